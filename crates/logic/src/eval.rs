@@ -1,0 +1,444 @@
+//! The evaluator: a term's value under a model, with exact rationals.
+//!
+//! Division follows SMT-LIB: integer `div`/`mod` are Euclidean (the remainder is
+//! never negative). Division by zero is left unspecified by SMT-LIB, so the
+//! evaluator reports it instead of inventing a value.
+
+use crate::context::Context;
+use crate::elab::Elaborator;
+use crate::sexp::Sexp;
+use crate::term::{Op, Sort, Symbol, Term, Value};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{Signed, Zero};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// An assignment of values to constants.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Model {
+    /// Values by constant name.
+    pub values: BTreeMap<Symbol, Value>,
+}
+
+impl Model {
+    /// An empty model.
+    pub fn new() -> Model {
+        Model::default()
+    }
+
+    /// Sets a value.
+    pub fn insert(&mut self, name: Symbol, v: Value) {
+        self.values.insert(name, v);
+    }
+
+    /// Looks a value up.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    /// The model restricted to the given names.
+    pub fn restrict<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Model {
+        let mut m = Model::new();
+        for n in names {
+            if let Some((k, v)) = self.values.get_key_value(n) {
+                m.values.insert(k.clone(), v.clone());
+            }
+        }
+        m
+    }
+}
+
+impl fmt::Display for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (k, v)) in self.values.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{k} = {v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a term has no value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    /// The model gives no value for a constant the term needs.
+    #[error("the model has no value for `{0}`")]
+    Unassigned(Symbol),
+    /// A division by zero, whose value SMT-LIB leaves open.
+    #[error("division by zero in `{0}`")]
+    DivisionByZero(String),
+    /// A call to a function the context does not define.
+    #[error("function `{0}` is not defined")]
+    UndefinedFunction(Symbol),
+    /// A value of the wrong sort (a model that disagrees with the declarations).
+    #[error("value of sort {found} where {expected} was expected")]
+    SortMismatch {
+        /// What the term needed.
+        expected: Sort,
+        /// What it got.
+        found: Sort,
+    },
+}
+
+/// Evaluates `t` under `model`, using `ctx` for defined functions and constants.
+pub fn eval(t: &Term, model: &Model, ctx: &Context) -> Result<Value, EvalError> {
+    Evaluator {
+        model,
+        ctx,
+        env: Vec::new(),
+    }
+    .eval(t)
+}
+
+/// Evaluates a Boolean term.
+pub fn eval_bool(t: &Term, model: &Model, ctx: &Context) -> Result<bool, EvalError> {
+    match eval(t, model, ctx)? {
+        Value::Bool(b) => Ok(b),
+        v => Err(EvalError::SortMismatch {
+            expected: Sort::Bool,
+            found: v.sort(),
+        }),
+    }
+}
+
+struct Evaluator<'a> {
+    model: &'a Model,
+    ctx: &'a Context,
+    env: Vec<(Symbol, Value)>,
+}
+
+fn as_rat(v: &Value) -> BigRational {
+    match v {
+        Value::Int(i) => BigRational::from_integer(i.clone()),
+        Value::Real(r) => r.clone(),
+        _ => unreachable!("well-sorted term: numeric value expected"),
+    }
+}
+
+fn as_int(v: &Value) -> BigInt {
+    match v {
+        Value::Int(i) => i.clone(),
+        _ => unreachable!("well-sorted term: Int value expected"),
+    }
+}
+
+fn as_bool(v: &Value) -> bool {
+    match v {
+        Value::Bool(b) => *b,
+        _ => unreachable!("well-sorted term: Bool value expected"),
+    }
+}
+
+/// Builds a numeric value of the sort of the operands (Int when all are Int).
+fn numeric(r: BigRational, int: bool) -> Value {
+    if int {
+        Value::Int(r.to_integer())
+    } else {
+        Value::Real(r)
+    }
+}
+
+/// Euclidean division: `a = b*q + r` with `0 <= r < |b|`.
+pub fn euclid_div_mod(a: &BigInt, b: &BigInt) -> (BigInt, BigInt) {
+    let r = a.mod_floor(&b.abs());
+    let q = (a - &r) / b;
+    (q, r)
+}
+
+impl Evaluator<'_> {
+    fn eval(&mut self, t: &Term) -> Result<Value, EvalError> {
+        Ok(match t {
+            Term::Bool(b) => Value::Bool(*b),
+            Term::Int(i) => Value::Int(i.clone()),
+            Term::Real(r) => Value::Real(r.clone()),
+            Term::EnumVal { sort, ctor } => Value::Enum(sort.clone(), ctor.clone()),
+            Term::Var(n, sort) => {
+                if let Some((_, v)) = self.env.iter().rev().find(|(x, _)| x == n) {
+                    return Ok(v.clone());
+                }
+                if let Some(f) = self.ctx.fun(n) {
+                    if f.params.is_empty() {
+                        let body = f.body.clone();
+                        let saved = std::mem::take(&mut self.env);
+                        let r = self.eval(&body);
+                        self.env = saved;
+                        return r;
+                    }
+                }
+                let v = self
+                    .model
+                    .get(n)
+                    .cloned()
+                    .ok_or_else(|| EvalError::Unassigned(n.clone()))?;
+                match (&v, sort) {
+                    // Solvers may print an integral real as an integer.
+                    (Value::Int(i), Sort::Real) => {
+                        Value::Real(BigRational::from_integer(i.clone()))
+                    }
+                    _ if &v.sort() != sort => {
+                        return Err(EvalError::SortMismatch {
+                            expected: sort.clone(),
+                            found: v.sort(),
+                        })
+                    }
+                    _ => v,
+                }
+            }
+            Term::Named(t, _) => self.eval(t)?,
+            Term::Let(binds, body) => {
+                let mut vals = Vec::with_capacity(binds.len());
+                for (n, b) in binds {
+                    vals.push((n.clone(), self.eval(b)?));
+                }
+                let k = self.env.len();
+                self.env.extend(vals);
+                let r = self.eval(body);
+                self.env.truncate(k);
+                r?
+            }
+            Term::Call(f, args, _) => {
+                let def = self
+                    .ctx
+                    .fun(f)
+                    .cloned()
+                    .ok_or_else(|| EvalError::UndefinedFunction(f.clone()))?;
+                let mut frame = Vec::with_capacity(args.len());
+                for ((p, _), a) in def.params.iter().zip(args) {
+                    frame.push((p.clone(), self.eval(a)?));
+                }
+                let saved = std::mem::replace(&mut self.env, frame);
+                let r = self.eval(&def.body);
+                self.env = saved;
+                r?
+            }
+            Term::App(op, args) => self.app(*op, args, t)?,
+        })
+    }
+
+    fn app(&mut self, op: Op, args: &[Term], whole: &Term) -> Result<Value, EvalError> {
+        // Short-circuit connectives and ite evaluate lazily, so a division by zero in a
+        // branch that is not taken does not make the whole term undefined.
+        match op {
+            Op::And => {
+                for a in args {
+                    if !as_bool(&self.eval(a)?) {
+                        return Ok(Value::Bool(false));
+                    }
+                }
+                return Ok(Value::Bool(true));
+            }
+            Op::Or => {
+                for a in args {
+                    if as_bool(&self.eval(a)?) {
+                        return Ok(Value::Bool(true));
+                    }
+                }
+                return Ok(Value::Bool(false));
+            }
+            Op::Implies => {
+                // Right-associative: a => (b => c) is true unless all premises hold and c fails.
+                let (last, prem) = args.split_last().expect("arity checked");
+                for p in prem {
+                    if !as_bool(&self.eval(p)?) {
+                        return Ok(Value::Bool(true));
+                    }
+                }
+                return self.eval(last);
+            }
+            Op::Ite => {
+                let c = as_bool(&self.eval(&args[0])?);
+                return self.eval(&args[if c { 1 } else { 2 }]);
+            }
+            _ => {}
+        }
+        let vals = args
+            .iter()
+            .map(|a| self.eval(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let int = vals.iter().all(|v| matches!(v, Value::Int(_)));
+        let div0 = || EvalError::DivisionByZero(crate::print::term(whole));
+        Ok(match op {
+            Op::Not => Value::Bool(!as_bool(&vals[0])),
+            Op::Xor => Value::Bool(vals.iter().fold(false, |acc, v| acc ^ as_bool(v))),
+            Op::Eq => Value::Bool(vals.windows(2).all(|w| eq_values(&w[0], &w[1]))),
+            Op::Distinct => {
+                let mut ok = true;
+                for i in 0..vals.len() {
+                    for j in i + 1..vals.len() {
+                        ok &= !eq_values(&vals[i], &vals[j]);
+                    }
+                }
+                Value::Bool(ok)
+            }
+            Op::Add => numeric(vals.iter().map(as_rat).sum(), int),
+            Op::Mul => numeric(vals.iter().map(as_rat).product(), int),
+            Op::Sub => {
+                let mut it = vals.iter().map(as_rat);
+                let first = it.next().expect("arity checked");
+                numeric(it.fold(first, |a, b| a - b), int)
+            }
+            Op::Neg => numeric(-as_rat(&vals[0]), int),
+            Op::Div => {
+                let mut it = vals.iter().map(as_rat);
+                let mut acc = it.next().expect("arity checked");
+                for b in it {
+                    if b.is_zero() {
+                        return Err(div0());
+                    }
+                    acc /= b;
+                }
+                Value::Real(acc)
+            }
+            Op::IntDiv | Op::Mod => {
+                let mut it = vals.iter().map(as_int);
+                let mut acc = it.next().expect("arity checked");
+                for b in it {
+                    if b.is_zero() {
+                        return Err(div0());
+                    }
+                    let (q, r) = euclid_div_mod(&acc, &b);
+                    acc = if op == Op::IntDiv { q } else { r };
+                }
+                Value::Int(acc)
+            }
+            Op::Abs => numeric(as_rat(&vals[0]).abs(), int),
+            Op::ToReal => Value::Real(as_rat(&vals[0])),
+            Op::ToInt => Value::Int(as_rat(&vals[0]).floor().to_integer()),
+            Op::IsInt => Value::Bool(as_rat(&vals[0]).is_integer()),
+            Op::Le | Op::Lt | Op::Ge | Op::Gt => {
+                let rs: Vec<BigRational> = vals.iter().map(as_rat).collect();
+                Value::Bool(rs.windows(2).all(|w| match op {
+                    Op::Le => w[0] <= w[1],
+                    Op::Lt => w[0] < w[1],
+                    Op::Ge => w[0] >= w[1],
+                    _ => w[0] > w[1],
+                }))
+            }
+            Op::And | Op::Or | Op::Implies | Op::Ite => unreachable!("handled above"),
+        })
+    }
+}
+
+fn eq_values(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Int(_) | Value::Real(_), Value::Int(_) | Value::Real(_)) => as_rat(a) == as_rat(b),
+        _ => a == b,
+    }
+}
+
+/// Why a solver's model could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read the model: {0}")]
+pub struct ModelError(pub String);
+
+/// Reads a value term printed by a solver (`5`, `(- 5)`, `(/ 1.0 3.0)`, `Red`, `true`)
+/// as a value of `sort`.
+pub fn parse_value(e: &Sexp, sort: &Sort, ctx: &Context) -> Result<Value, ModelError> {
+    let mut el = Elaborator::new(ctx.clone());
+    let t = el.term(e);
+    let diags = el.take_diagnostics();
+    let t = match t {
+        Some(t) if diags.is_empty() => t,
+        _ => {
+            let why = diags.first().map(|d| d.message.clone()).unwrap_or_default();
+            return Err(ModelError(format!("value `{e}`: {why}")));
+        }
+    };
+    if !crate::elab::is_constant(&t) {
+        return Err(ModelError(format!("value `{e}` is not a constant")));
+    }
+    let v =
+        eval(&t, &Model::new(), ctx).map_err(|err| ModelError(format!("value `{e}`: {err}")))?;
+    match (v, sort) {
+        (Value::Int(i), Sort::Real) => Ok(Value::Real(BigRational::from_integer(i))),
+        (v, s) if &v.sort() == s => Ok(v),
+        (v, s) => Err(ModelError(format!(
+            "value `{e}` has sort {}, expected {s}",
+            v.sort()
+        ))),
+    }
+}
+
+/// Reads a `(get-model)` answer: `((define-fun x () Int 5) ...)`, optionally headed by
+/// `model`. Entries for symbols the context does not declare as constants (solver-internal
+/// functions such as z3's `/0`) are skipped.
+pub fn parse_model(e: &Sexp, ctx: &Context) -> Result<Model, ModelError> {
+    let items = e
+        .as_list()
+        .ok_or_else(|| ModelError(format!("expected a list, found `{e}`")))?;
+    let items = match items.first().and_then(Sexp::as_symbol) {
+        Some("model") => &items[1..],
+        _ => items,
+    };
+    let mut m = Model::new();
+    for it in items {
+        let Some(parts) = it.as_list() else {
+            return Err(ModelError(format!("unexpected entry `{it}`")));
+        };
+        match parts {
+            [d, name, params, _sort, value] if d.as_symbol() == Some("define-fun") => {
+                let Some(n) = name.as_symbol() else {
+                    return Err(ModelError(format!("unexpected entry `{it}`")));
+                };
+                if params.as_list().is_none_or(|p| !p.is_empty()) {
+                    continue;
+                }
+                if let Some(crate::context::Entry::Const(sort)) = ctx.get(n) {
+                    let v = parse_value(value, sort, ctx)?;
+                    m.insert(Symbol::from(n), v);
+                }
+            }
+            // cvc5 lists datatype domains; z3 may print declare-fun for internal sorts.
+            [d, ..]
+                if matches!(
+                    d.as_symbol(),
+                    Some("declare-sort" | "declare-fun" | "declare-datatypes" | "declare-datatype")
+                ) => {}
+            _ => return Err(ModelError(format!("unexpected entry `{it}`"))),
+        }
+    }
+    Ok(m)
+}
+
+/// Reads a `(get-value (...))` answer `((t v) ...)` for the given terms.
+pub fn parse_values(e: &Sexp, terms: &[Term], ctx: &Context) -> Result<Vec<Value>, ModelError> {
+    let items = e
+        .as_list()
+        .ok_or_else(|| ModelError(format!("expected a list, found `{e}`")))?;
+    if items.len() != terms.len() {
+        return Err(ModelError(format!(
+            "asked for {} value(s), got {}",
+            terms.len(),
+            items.len()
+        )));
+    }
+    items
+        .iter()
+        .zip(terms)
+        .map(|(it, t)| match it.as_list() {
+            Some([_, v]) => parse_value(v, &t.sort(), ctx),
+            _ => Err(ModelError(format!("unexpected entry `{it}`"))),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn euclidean_division() {
+        let c = |a: i64, b: i64| {
+            let (q, r) = euclid_div_mod(&a.into(), &b.into());
+            (q.to_string(), r.to_string())
+        };
+        assert_eq!(c(7, 2), ("3".into(), "1".into()));
+        assert_eq!(c(-7, 2), ("-4".into(), "1".into()));
+        assert_eq!(c(7, -2), ("-3".into(), "1".into()));
+        assert_eq!(c(-7, -2), ("4".into(), "1".into()));
+    }
+}
