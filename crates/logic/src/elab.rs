@@ -108,6 +108,10 @@ impl Elaborator {
 
     /// Elaborates a term. Returns `None` after reporting an error.
     pub fn term(&mut self, e: &Sexp) -> Option<Term> {
+        crate::deep(|| self.term_inner(e))
+    }
+
+    fn term_inner(&mut self, e: &Sexp) -> Option<Term> {
         match &e.kind {
             SexpKind::Numeral(n) => Some(Term::Int(BigInt::from(n.clone()))),
             SexpKind::Decimal(d) => Some(Term::Real(parse_decimal(d))),

@@ -151,6 +151,10 @@ pub fn euclid_div_mod(a: &BigInt, b: &BigInt) -> (BigInt, BigInt) {
 
 impl Evaluator<'_> {
     fn eval(&mut self, t: &Term) -> Result<Value, EvalError> {
+        crate::deep(|| self.eval_inner(t))
+    }
+
+    fn eval_inner(&mut self, t: &Term) -> Result<Value, EvalError> {
         Ok(match t {
             Term::Bool(b) => Value::Bool(*b),
             Term::Int(i) => Value::Int(i.clone()),

@@ -25,7 +25,15 @@ pub mod script;
 pub mod sexp;
 pub mod source;
 pub mod term;
+pub mod testgen;
 pub mod untrusted;
+
+/// Runs a step of a recursive pass with enough stack, growing it on the heap when
+/// needed, so nesting up to the reader's limit never overflows (even in debug builds
+/// and on small thread stacks).
+pub(crate) fn deep<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+}
 
 pub use context::{Context, FunDef};
 pub use eval::{eval, eval_bool, EvalError, Model};

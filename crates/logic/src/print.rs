@@ -78,6 +78,10 @@ fn real_sexp(r: &BigRational) -> Sexp {
 
 /// A term as an s-expression.
 pub fn term_sexp(t: &Term) -> Sexp {
+    crate::deep(|| term_sexp_inner(t))
+}
+
+fn term_sexp_inner(t: &Term) -> Sexp {
     match t {
         Term::Bool(b) => Sexp::sym(if *b { "true" } else { "false" }),
         Term::Int(i) => {

@@ -177,6 +177,8 @@ impl Reader<'_> {
         let mut stack: Vec<(usize, Vec<Sexp>)> = Vec::new();
         // Skips the rest of an over-deep list, counting brackets.
         let mut skipping: usize = 0;
+        // Set when the current top-level item had an over-deep list: the item is dropped.
+        let mut poisoned = false;
         loop {
             let comment_start = self.pos;
             let comment = self.skip_space();
@@ -225,6 +227,7 @@ impl Reader<'_> {
                             .with_hint("flatten the expression, e.g. with `let`"),
                         );
                         skipping = 1;
+                        poisoned = true;
                         continue;
                     }
                     stack.push((start, Vec::new()));
@@ -237,7 +240,7 @@ impl Reader<'_> {
                                 kind: SexpKind::List(items),
                                 span: Span::new(open, self.pos),
                             };
-                            self.push(&mut stack, e);
+                            self.push(&mut stack, e, &mut poisoned);
                         }
                         None => self.out.errors.push(
                             Diagnostic::error(Span::new(start, self.pos), "unbalanced `)`")
@@ -247,7 +250,7 @@ impl Reader<'_> {
                 }
                 _ => {
                     if let Some(atom) = self.atom() {
-                        self.push(&mut stack, atom);
+                        self.push(&mut stack, atom, &mut poisoned);
                     }
                 }
             }
@@ -265,9 +268,10 @@ impl Reader<'_> {
         self.out
     }
 
-    fn push(&mut self, stack: &mut [(usize, Vec<Sexp>)], e: Sexp) {
+    fn push(&mut self, stack: &mut [(usize, Vec<Sexp>)], e: Sexp, poisoned: &mut bool) {
         match stack.last_mut() {
             Some((_, items)) => items.push(e),
+            None if *poisoned => *poisoned = false,
             None => self.out.items.push(e),
         }
     }
@@ -466,6 +470,10 @@ impl fmt::Display for Sexp {
 
 /// Writes a sexp on one line.
 pub fn write_flat(out: &mut String, e: &Sexp) {
+    crate::deep(|| write_flat_inner(out, e))
+}
+
+fn write_flat_inner(out: &mut String, e: &Sexp) {
     match &e.kind {
         SexpKind::Symbol(s) => write_symbol(out, s),
         SexpKind::Keyword(k) => {
@@ -515,6 +523,10 @@ fn flat_len(e: &Sexp, budget: usize) -> usize {
 
 /// Writes a sexp over several lines, breaking lists that do not fit in `width` columns.
 pub fn write_pretty(out: &mut String, e: &Sexp, indent: usize, width: usize) {
+    crate::deep(|| write_pretty_inner(out, e, indent, width))
+}
+
+fn write_pretty_inner(out: &mut String, e: &Sexp, indent: usize, width: usize) {
     let room = width.saturating_sub(indent);
     match &e.kind {
         SexpKind::List(items) if flat_len(e, room) > room && items.len() > 1 => {
@@ -571,6 +583,7 @@ mod tests {
         let out = read(&deep, ReadLimits { max_depth: 50 });
         assert_eq!(out.errors.len(), 1);
         assert!(out.errors[0].message.contains("nesting"));
+        assert!(out.items.is_empty());
     }
 
     #[test]

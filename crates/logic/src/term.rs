@@ -282,6 +282,15 @@ impl Term {
         seen: &mut std::collections::HashSet<Symbol>,
         out: &mut Vec<(Symbol, Sort)>,
     ) {
+        crate::deep(|| self.collect_free_inner(bound, seen, out))
+    }
+
+    fn collect_free_inner(
+        &self,
+        bound: &mut Vec<Symbol>,
+        seen: &mut std::collections::HashSet<Symbol>,
+        out: &mut Vec<(Symbol, Sort)>,
+    ) {
         match self {
             Term::Var(n, s) => {
                 if !bound.contains(n) && seen.insert(n.clone()) {
@@ -309,6 +318,10 @@ impl Term {
 
     /// Number of nodes, a size measure for limits and reports.
     pub fn size(&self) -> usize {
+        crate::deep(|| self.size_inner())
+    }
+
+    fn size_inner(&self) -> usize {
         match self {
             Term::App(_, args) | Term::Call(_, args, _) => {
                 1 + args.iter().map(Term::size).sum::<usize>()

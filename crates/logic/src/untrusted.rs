@@ -89,8 +89,27 @@ pub fn parse_untrusted(
     }
     let mut el = Elaborator::new(base.clone());
     let mut out = Untrusted::default();
+    let mut stray = false;
     for item in read.items.iter().take(limits.max_commands) {
         let head = item.head();
+        // Prose around the formulas: one error for each run of stray words.
+        if item.as_list().is_none() {
+            if !stray {
+                diags.push(
+                    Diagnostic::error(
+                        item.span,
+                        format!(
+                            "text outside any command, starting at `{}`",
+                            shorten(&item.to_string())
+                        ),
+                    )
+                    .with_hint(format!("answer with SMT-LIB commands only: {ALLOWED}")),
+                );
+            }
+            stray = true;
+            continue;
+        }
+        stray = false;
         match head {
             Some(
                 "declare-const" | "declare-fun" | "define-fun" | "declare-datatype"
