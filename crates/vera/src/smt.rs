@@ -1,0 +1,401 @@
+//! `vera smt check` and `vera smt fmt`.
+//!
+//! `check` runs a script's commands through one solver session. Every assertion gets
+//! an assumption literal (`vera!a<line>`), so an unsat answer comes with the lines of
+//! the assertions in the core; the solver driver re-checks that core and re-evaluates
+//! every model before either is printed.
+
+use crate::cli::{Format, SolverArgs};
+use crate::output::{excerpt, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use anyhow::{Context as _, Result};
+use logic::{print, Command, Script, Sort, SourceFile, Term};
+use serde::Serialize;
+use solver::{Outcome, Solver, SolverConfig};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The JSON schema name of `smt check` reports.
+const SCHEMA: &str = "vera.smt-check.v1";
+
+#[derive(Debug, Serialize)]
+struct Report {
+    schema: &'static str,
+    solver: String,
+    files: Vec<FileReport>,
+}
+
+#[derive(Debug, Serialize)]
+struct FileReport {
+    file: String,
+    /// The file's recorded `(set-info :status ...)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solver_version: Option<String>,
+    checks: Vec<CheckReport>,
+    notes: Vec<String>,
+    /// Set when the file could not be checked at all (bad input, solver failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct CheckReport {
+    line: usize,
+    /// `sat`, `unsat` or `unknown`.
+    answer: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// Values of the declared constants (sat only), as `name -> value`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    model: Vec<(String, String)>,
+    /// The assertions in the unsat core (unsat only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    core: Vec<CoreEntry>,
+    /// Answers to `get-value` commands after this check.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    values: Vec<(String, String)>,
+}
+
+#[derive(Debug, Serialize)]
+struct CoreEntry {
+    line: usize,
+    assertion: String,
+}
+
+impl FileReport {
+    fn new(file: &Path) -> FileReport {
+        FileReport {
+            file: file.display().to_string(),
+            expected: None,
+            solver_version: None,
+            checks: Vec::new(),
+            notes: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn last_answer(&self) -> Option<&'static str> {
+        self.checks.last().map(|c| c.answer)
+    }
+
+    fn disagrees(&self) -> bool {
+        match (&self.expected, self.last_answer()) {
+            (Some(e), Some(a)) => (e == "sat" || e == "unsat") && a != "unknown" && e != a,
+            _ => false,
+        }
+    }
+}
+
+/// `vera smt check FILE...`
+pub fn check(files: &[PathBuf], args: &SolverArgs, format: Format) -> Result<ExitCode> {
+    if args.transcript.is_some() && files.len() > 1 {
+        anyhow::bail!("--transcript records one session: give a single file");
+    }
+    let config = args.config();
+    let jobs = args.jobs().min(files.len()).max(1);
+    let reports = run_parallel(files, &config, jobs);
+    let failed = reports.iter().any(|r| {
+        r.error.is_some() || r.checks.iter().any(|c| c.answer == "unknown") || r.disagrees()
+    });
+    let any_unsat = reports.iter().any(|r| r.last_answer() == Some("unsat"));
+    match format {
+        Format::Json => {
+            let report = Report {
+                schema: SCHEMA,
+                solver: config.kind.to_string(),
+                files: reports,
+            };
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        Format::Human => print_human(&reports, files.len() > 1),
+    }
+    Ok(ExitCode::from(if failed {
+        EXIT_ERROR
+    } else if any_unsat {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }))
+}
+
+fn run_parallel(files: &[PathBuf], config: &SolverConfig, jobs: usize) -> Vec<FileReport> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<FileReport>>> =
+        Mutex::new((0..files.len()).map(|_| None).collect());
+    let progress = (files.len() > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(files.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
+                .expect("valid template"),
+        );
+        bar
+    });
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(path) = files.get(i) else { break };
+                let report = check_file(path, config);
+                if let Some(bar) = &progress {
+                    bar.inc(1);
+                }
+                results.lock().expect("no panics while holding the lock")[i] = Some(report);
+            });
+        }
+    });
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    results
+        .into_inner()
+        .expect("workers finished")
+        .into_iter()
+        .map(|r| r.expect("every file was checked"))
+        .collect()
+}
+
+fn check_file(path: &Path, config: &SolverConfig) -> FileReport {
+    let mut report = FileReport::new(path);
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            report.error = Some(format!("cannot read {}: {e}", path.display()));
+            return report;
+        }
+    };
+    let file = SourceFile::new(path.display().to_string(), text);
+    let script = match logic::parse_script(&file) {
+        Ok(s) => s,
+        Err(d) => {
+            report.error = Some(d.to_string());
+            return report;
+        }
+    };
+    for w in &script.warnings {
+        report.notes.push(file.locate(w).to_string());
+    }
+    report.expected = script.status().map(str::to_string);
+    if let Err(e) = run_script(&script, &file, config, &mut report) {
+        report.error = Some(e.to_string());
+    }
+    report
+}
+
+/// Assertion literals in scope, one frame per `push`.
+struct Tracker {
+    frames: Vec<Vec<Term>>,
+    lines: HashMap<logic::Symbol, (usize, String)>,
+}
+
+impl Tracker {
+    fn active(&self) -> Vec<Term> {
+        self.frames.iter().flatten().cloned().collect()
+    }
+}
+
+fn run_script(
+    script: &Script,
+    file: &SourceFile,
+    config: &SolverConfig,
+    report: &mut FileReport,
+) -> Result<(), solver::SolverError> {
+    let mut solver = Solver::start(config)?;
+    report.solver_version = Some(solver.version().to_string());
+    let mut tracker = Tracker {
+        frames: vec![Vec::new()],
+        lines: HashMap::new(),
+    };
+    let mut last_sat = false;
+    for (i, c) in script.commands.iter().enumerate() {
+        let line = file.line_col(c.span.start).0;
+        match &c.command {
+            Command::SetLogic(_)
+            | Command::DeclareConst(..)
+            | Command::DeclareEnum(..)
+            | Command::DefineFun(_) => solver.command(&c.command)?,
+            Command::Assert(t) => {
+                let name = format!("{}a{}_{}", logic::context::INTERNAL_PREFIX, line, i);
+                solver.declare_const(&name, Sort::Bool)?;
+                let lit = Term::var(&name, Sort::Bool);
+                solver.assert(&Term::app(logic::Op::Implies, vec![lit.clone(), t.clone()]))?;
+                tracker
+                    .lines
+                    .insert(name.as_str().into(), (line, excerpt(&print::term(t), 100)));
+                tracker.frames.last_mut().expect("base frame").push(lit);
+            }
+            Command::Push(n) => {
+                for _ in 0..*n {
+                    solver.push()?;
+                    tracker.frames.push(Vec::new());
+                }
+            }
+            Command::Pop(n) => {
+                for _ in 0..*n {
+                    solver.pop()?;
+                    tracker.frames.pop();
+                }
+            }
+            Command::CheckSat | Command::CheckSatAssuming(_) => {
+                let mut lits = tracker.active();
+                if let Command::CheckSatAssuming(extra) = &c.command {
+                    lits.extend(extra.iter().cloned());
+                }
+                let outcome = solver.check_assuming(&lits)?;
+                last_sat = matches!(outcome, Outcome::Sat(_));
+                report
+                    .checks
+                    .push(describe(line, outcome, &tracker, script));
+            }
+            Command::GetValue(ts) => {
+                if !last_sat {
+                    report.notes.push(format!(
+                        "line {line}: get-value skipped: the last check was not sat"
+                    ));
+                    continue;
+                }
+                let vals = solver.get_values(ts)?;
+                if let Some(last) = report.checks.last_mut() {
+                    last.values.extend(
+                        ts.iter()
+                            .zip(vals)
+                            .map(|(t, v)| (print::term(t), v.to_string())),
+                    );
+                }
+            }
+            Command::Exit => break,
+            Command::SetInfo(..) | Command::GetModel | Command::GetInfo(_) => {}
+            other => report.notes.push(format!(
+                "line {line}: `{}` ignored (vera manages the solver session itself)",
+                other.name()
+            )),
+        }
+    }
+    if report.checks.is_empty() {
+        report.notes.push("the file has no check-sat".into());
+    }
+    Ok(())
+}
+
+fn describe(line: usize, outcome: Outcome, tracker: &Tracker, script: &Script) -> CheckReport {
+    let mut r = CheckReport {
+        line,
+        answer: "unknown",
+        reason: None,
+        model: Vec::new(),
+        core: Vec::new(),
+        values: Vec::new(),
+    };
+    match outcome {
+        Outcome::Sat(model) => {
+            r.answer = "sat";
+            // Declared constants in declaration order, without vera's own literals.
+            for (name, _) in script.context.consts() {
+                if name.starts_with(logic::context::INTERNAL_PREFIX) {
+                    continue;
+                }
+                if let Some(v) = model.get(name) {
+                    r.model.push((name.to_string(), v.to_string()));
+                }
+            }
+        }
+        Outcome::Unsat(core) => {
+            r.answer = "unsat";
+            let mut entries: Vec<CoreEntry> = core
+                .iter()
+                .filter_map(|lit| match lit {
+                    Term::Var(n, _) => tracker.lines.get(n).map(|(line, text)| CoreEntry {
+                        line: *line,
+                        assertion: text.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            entries.sort_by_key(|e| e.line);
+            r.core = entries;
+        }
+        Outcome::Unknown(reason) => r.reason = Some(reason.to_string()),
+    }
+    r
+}
+
+fn print_human(reports: &[FileReport], many: bool) {
+    let (mut sat, mut unsat, mut unknown, mut errors, mut disagree) = (0, 0, 0, 0, 0);
+    for r in reports {
+        if let Some(e) = &r.error {
+            errors += 1;
+            eprintln!("{e}");
+            if !many {
+                continue;
+            }
+            eprintln!("{}: error", r.file);
+            continue;
+        }
+        for n in &r.notes {
+            eprintln!("{}: note: {n}", r.file);
+        }
+        for c in &r.checks {
+            match c.answer {
+                "sat" => sat += 1,
+                "unsat" => unsat += 1,
+                _ => unknown += 1,
+            }
+            let reason = c
+                .reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default();
+            println!("{}:{}: {}{}", r.file, c.line, c.answer, reason);
+            if !many {
+                let width = c.model.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+                for (n, v) in &c.model {
+                    println!("  {n:width$} = {v}");
+                }
+                if !c.core.is_empty() {
+                    println!("  unsat core ({} assertion(s)):", c.core.len());
+                    for e in &c.core {
+                        println!("    line {}: {}", e.line, e.assertion);
+                    }
+                }
+                for (t, v) in &c.values {
+                    println!("  {t} = {v}");
+                }
+            }
+        }
+        if r.disagrees() {
+            disagree += 1;
+            println!(
+                "{}: the file records :status {} but the solver answered {}",
+                r.file,
+                r.expected.as_deref().unwrap_or("?"),
+                r.last_answer().unwrap_or("?")
+            );
+        }
+    }
+    if many {
+        println!(
+            "{} files: {sat} sat, {unsat} unsat, {unknown} unknown, {errors} errors, {disagree} disagree with :status",
+            reports.len()
+        );
+    }
+}
+
+/// `vera smt fmt FILE`
+pub fn fmt(path: &Path, width: usize) -> Result<ExitCode> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let file = SourceFile::new(path.display().to_string(), text);
+    match logic::parse_script(&file) {
+        Ok(script) => {
+            print!("{}", logic::script::format_script(&script, width));
+            Ok(ExitCode::from(EXIT_OK))
+        }
+        Err(d) => {
+            eprintln!("{d}");
+            Ok(ExitCode::from(EXIT_ERROR))
+        }
+    }
+}
