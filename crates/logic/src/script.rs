@@ -177,28 +177,41 @@ pub fn parse_script_with(
 
 /// Parses one term against a context (for terms given on the command line or in a spec).
 pub fn parse_term(file: &SourceFile, context: &Context) -> Result<Term, Diagnostics> {
-    let e = sexp::read_one(file.text()).map_err(|ds| file.locate_all(&ds))?;
+    elaborate_term(file.text(), context).map_err(|ds| file.locate_all(&ds))
+}
+
+/// Parses one term, returning diagnostics with spans relative to `text` (for callers
+/// that embed the term in a larger file and shift the spans themselves).
+pub fn elaborate_term(text: &str, context: &Context) -> Result<Term, Vec<Diagnostic>> {
+    let e = sexp::read_one(text)?;
+    if e.depth() > ReadLimits::default().max_depth {
+        return Err(vec![Diagnostic::error(e.span, "term nested too deeply")]);
+    }
     let mut el = Elaborator::new(context.clone());
     let t = el.term(&e);
     let ds = el.take_diagnostics();
     match t {
         Some(t) if ds.is_empty() => Ok(t),
-        _ => Err(file.locate_all(&ds)),
+        _ => Err(ds),
     }
+}
+
+/// Like [`elaborate_term`], and the term must be Boolean.
+pub fn elaborate_formula(text: &str, context: &Context) -> Result<Term, Vec<Diagnostic>> {
+    let t = elaborate_term(text, context)?;
+    if t.sort() != Sort::Bool {
+        return Err(vec![Diagnostic::error(
+            Span::new(0, text.len()),
+            format!("expected a Bool formula, found a term of sort {}", t.sort()),
+        )
+        .with_hint("compare it with something, e.g. (> x 0)")]);
+    }
+    Ok(t)
 }
 
 /// Parses one term and checks that it is Boolean.
 pub fn parse_formula(file: &SourceFile, context: &Context) -> Result<Term, Diagnostics> {
-    let t = parse_term(file, context)?;
-    if t.sort() != Sort::Bool {
-        let d = Diagnostic::error(
-            Span::new(0, file.text().len()),
-            format!("expected a Bool formula, found a term of sort {}", t.sort()),
-        )
-        .with_hint("compare it with something, e.g. (> x 0)");
-        return Err(file.locate_all(&[d]));
-    }
-    Ok(t)
+    elaborate_formula(file.text(), context).map_err(|ds| file.locate_all(&ds))
 }
 
 /// Prints a script back, one command per line, keeping top-level comments in place.

@@ -15,6 +15,53 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Audit a requirements spec: global consistency, vacuity, violatability, redundancy.
+    ///
+    /// Exit status: 0 no findings, 1 findings, 2 bad input, solver failure or unknown.
+    Audit {
+        /// The spec (TOML), or a CSV of id,text[,formula] rows with --schema.
+        spec: PathBuf,
+        /// The TOML spec whose schema (enums, variables, domain) a CSV uses.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        /// When inconsistent, list up to N minimal conflicts (default: one).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        all_conflicts: usize,
+        /// Also print a violating state for every requirement.
+        #[arg(long)]
+        witnesses: bool,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Ask scenario questions: is a claim entailed by the requirements under a scenario?
+    ///
+    /// Exit status: 0 all entailed (or derived), 1 some not entailed or scenario
+    /// impossible, 2 bad input, unknown, or an answer that contradicts `expected`.
+    Ask {
+        /// The spec (TOML), or a CSV with --schema.
+        spec: PathBuf,
+        /// The TOML spec whose schema a CSV uses.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        /// The scenario, an SMT-LIB formula over the schema (default: true).
+        #[arg(long)]
+        scenario: Option<String>,
+        /// The claim to check under the scenario.
+        #[arg(long)]
+        claim: Option<String>,
+        /// A questions file (TOML with [[questions]]: id, text, scenario, claim, expected).
+        #[arg(long, conflicts_with_all = ["claim", "derive"])]
+        questions: Option<PathBuf>,
+        /// Instead of checking a claim, print what the requirements force under the scenario.
+        #[arg(long, conflicts_with = "claim")]
+        derive: bool,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Work with SMT-LIB files directly.
     #[command(subcommand)]
     Smt(SmtCommand),
@@ -116,6 +163,35 @@ pub enum Format {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Audit {
+            spec,
+            schema,
+            all_conflicts,
+            witnesses,
+            solver,
+            output,
+        } => crate::audit::audit(&spec, schema.as_deref(), &solver, output.format, all_conflicts, witnesses),
+        Command::Ask {
+            spec,
+            schema,
+            scenario,
+            claim,
+            questions,
+            derive,
+            solver,
+            output,
+        } => crate::audit::ask(
+            &crate::audit::AskArgs {
+                spec,
+                schema,
+                scenario,
+                claim,
+                questions,
+                derive,
+            },
+            &solver,
+            output.format,
+        ),
         Command::Smt(SmtCommand::Check {
             files,
             solver,

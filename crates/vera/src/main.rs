@@ -1,6 +1,7 @@
 //! The `vera` command line: argument parsing, terminal and JSON output, exit codes.
 //! All checking happens in the library crates; this binary only wires them up.
 
+mod audit;
 mod cli;
 mod output;
 mod smt;

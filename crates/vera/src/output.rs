@@ -22,3 +22,36 @@ pub fn excerpt(s: &str, max: usize) -> String {
         )
     }
 }
+
+/// What a painted word means; mapped to a terminal color.
+#[derive(Debug, Clone, Copy)]
+pub enum Paint {
+    /// A good verdict (consistent, entailed).
+    Good,
+    /// A finding.
+    Bad,
+    /// Unknown or doubtful.
+    Warn,
+    /// An identifier.
+    Id,
+}
+
+/// Colors `s` when standard output is a terminal and `NO_COLOR` is not set.
+pub fn paint(p: Paint, s: &str) -> String {
+    use std::io::IsTerminal;
+    use std::sync::OnceLock;
+    static COLOR: OnceLock<bool> = OnceLock::new();
+    let on = *COLOR.get_or_init(|| {
+        std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    });
+    if !on {
+        return s.to_string();
+    }
+    let code = match p {
+        Paint::Good => "32",
+        Paint::Bad => "31",
+        Paint::Warn => "33",
+        Paint::Id => "1",
+    };
+    format!("\x1b[{code}m{s}\x1b[0m")
+}

@@ -1,0 +1,15 @@
+//! Requirement specs over a typed schema, and what the solver can say about them:
+//! VeriMed's four audits (global consistency, vacuity, violatability, redundancy) and
+//! scenario questions with entailment, counterexamples and derived facts.
+//!
+//! Deterministic: no LLM is involved here.
+
+#![warn(missing_docs)]
+
+pub mod ask;
+pub mod audit;
+pub mod spec;
+
+pub use ask::{Asker, Derivation, Question, Verdict};
+pub use audit::{audit, AuditOptions, AuditReport};
+pub use spec::{load, load_csv, parse_spec, LoadError, Spec};

@@ -1,0 +1,715 @@
+//! Loading requirement specs (TOML, and CSV requirement lists over a TOML schema).
+//!
+//! Loading reports every problem it finds at once, each located in the file; formulas
+//! are checked by the term layer, and errors inside a formula point into the formula.
+
+use logic::context::Context;
+use logic::source::{Diagnostic, Diagnostics, Severity, SourceFile, Span};
+use logic::{Op, Sort, Symbol, Term};
+use num_rational::BigRational;
+use serde::Deserialize;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use toml::Spanned;
+
+/// A typed state variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    /// Its name, as used in formulas.
+    pub name: Symbol,
+    /// Its sort.
+    pub sort: Sort,
+    /// Physical unit, for reports.
+    pub unit: Option<String>,
+    /// What it means.
+    pub description: Option<String>,
+    /// Inclusive lower bound.
+    pub min: Option<BigRational>,
+    /// Inclusive upper bound.
+    pub max: Option<BigRational>,
+}
+
+/// A domain constraint: part of C, true in every state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Constraint {
+    /// Its id (`D1`, or `rate.min` for a variable bound).
+    pub id: String,
+    /// Its text, if given.
+    pub text: Option<String>,
+    /// The formula.
+    pub formula: Term,
+    /// One-based line in the spec file (0 for generated bounds of variables without one).
+    pub line: usize,
+}
+
+/// The shape of a requirement formula.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// `(=> trigger response)`.
+    Conditional {
+        /// When the requirement applies.
+        trigger: Term,
+        /// What it then demands.
+        response: Term,
+    },
+    /// Anything else: must hold always.
+    Invariant,
+}
+
+/// One requirement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    /// Its id.
+    pub id: String,
+    /// Its text, as written by the user.
+    pub text: String,
+    /// Its formula, if formalized.
+    pub formula: Option<Term>,
+    /// The formula's shape.
+    pub shape: Shape,
+    /// One-based line in the spec file.
+    pub line: usize,
+}
+
+impl Requirement {
+    /// The trigger (true for invariants).
+    pub fn trigger(&self) -> Term {
+        match &self.shape {
+            Shape::Conditional { trigger, .. } => trigger.clone(),
+            Shape::Invariant => Term::Bool(true),
+        }
+    }
+
+    /// What violates the requirement once triggered: `not response` (or `not formula`).
+    pub fn violation(&self) -> Option<Term> {
+        match &self.shape {
+            Shape::Conditional { response, .. } => Some(Term::not(response.clone())),
+            Shape::Invariant => self.formula.clone().map(Term::not),
+        }
+    }
+
+    /// True for conditional requirements.
+    pub fn is_conditional(&self) -> bool {
+        matches!(self.shape, Shape::Conditional { .. })
+    }
+}
+
+/// Splits `(=> p q)` into trigger and response; `(=> a b c)` is `(=> (and a b) c)`.
+pub fn shape_of(t: &Term) -> Shape {
+    match t {
+        Term::App(Op::Implies, args) if args.len() >= 2 => {
+            let (response, premises) = args.split_last().expect("two or more");
+            let trigger = if premises.len() == 1 {
+                premises[0].clone()
+            } else {
+                Term::App(Op::And, premises.to_vec())
+            };
+            Shape::Conditional {
+                trigger,
+                response: response.clone(),
+            }
+        }
+        Term::Named(inner, _) => shape_of(inner),
+        _ => Shape::Invariant,
+    }
+}
+
+/// A loaded, checked spec.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// Its name.
+    pub name: String,
+    /// The SMT-LIB logic its formulas live in.
+    pub logic: String,
+    /// Enumerations: name and values.
+    pub enums: Vec<(Symbol, Vec<Symbol>)>,
+    /// The schema's variables.
+    pub variables: Vec<Variable>,
+    /// Domain constraints C, including variable bounds.
+    pub domain: Vec<Constraint>,
+    /// Requirements, formalized or not, in file order.
+    pub requirements: Vec<Requirement>,
+    /// Declarations of the schema, for parsing more terms (scenarios, claims).
+    pub context: Context,
+    /// Warnings found while loading.
+    pub warnings: Diagnostics,
+    /// The file it came from.
+    pub source: SourceFile,
+}
+
+impl Spec {
+    /// The variable named `name`.
+    pub fn variable(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|v| &*v.name == name)
+    }
+
+    /// Requirements that have a formula.
+    pub fn formalized(&self) -> impl Iterator<Item = &Requirement> {
+        self.requirements.iter().filter(|r| r.formula.is_some())
+    }
+
+    /// Parses a formula (a scenario or claim) against the schema.
+    pub fn parse_formula(&self, what: &str, text: &str) -> Result<Term, Diagnostics> {
+        logic::parse_formula(&SourceFile::new(what, text), &self.context)
+    }
+}
+
+// ------------------------------------------------------------------ raw TOML
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    spec: Option<RawHeader>,
+    #[serde(default)]
+    enums: Vec<RawEnum>,
+    #[serde(default)]
+    variables: Vec<RawVariable>,
+    #[serde(default)]
+    domain: Vec<RawItem>,
+    #[serde(default)]
+    requirements: Vec<RawItem>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHeader {
+    name: Option<String>,
+    logic: Option<Spanned<String>>,
+    /// Free text about the spec; not used by the audits.
+    #[allow(dead_code)]
+    description: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEnum {
+    name: Spanned<String>,
+    values: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVariable {
+    name: Spanned<String>,
+    sort: Spanned<String>,
+    unit: Option<String>,
+    description: Option<String>,
+    min: Option<Spanned<toml::Value>>,
+    max: Option<Spanned<toml::Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawItem {
+    id: Spanned<String>,
+    text: Option<String>,
+    formula: Option<Spanned<String>>,
+}
+
+/// Why a spec could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file has problems, all listed.
+    #[error("{0}")]
+    Invalid(Diagnostics),
+}
+
+/// Reads and checks a TOML spec file.
+pub fn load(path: &std::path::Path) -> Result<Spec, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    parse_spec(SourceFile::new(path.display().to_string(), text)).map_err(LoadError::Invalid)
+}
+
+/// Checks a TOML spec held in memory.
+pub fn parse_spec(file: SourceFile) -> Result<Spec, Diagnostics> {
+    let raw: RawSpec = match toml::from_str(file.text()) {
+        Ok(r) => r,
+        Err(e) => {
+            let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
+            let msg = e.message().to_string();
+            return Err(file.locate_all(&[Diagnostic::error(span, msg)
+                .with_hint("see docs/spec-format.md for the fields of each table")]));
+        }
+    };
+    Loader::new(&file).load(raw, None)
+}
+
+/// Reads requirements from a CSV of `id,text[,formula]` rows over the schema (enums,
+/// variables, domain) of a TOML spec. The schema's own requirements are not used.
+pub fn load_csv(csv_path: &std::path::Path, schema_path: &std::path::Path) -> Result<Spec, LoadError> {
+    let schema_text = std::fs::read_to_string(schema_path).map_err(|source| LoadError::Io {
+        path: schema_path.display().to_string(),
+        source,
+    })?;
+    let csv_text = std::fs::read_to_string(csv_path).map_err(|source| LoadError::Io {
+        path: csv_path.display().to_string(),
+        source,
+    })?;
+    let schema_file = SourceFile::new(schema_path.display().to_string(), schema_text);
+    let csv_file = SourceFile::new(csv_path.display().to_string(), csv_text);
+    parse_csv(schema_file, &csv_file).map_err(LoadError::Invalid)
+}
+
+/// [`load_csv`] on text held in memory.
+pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diagnostics> {
+    let mut raw: RawSpec = toml::from_str(schema.text()).map_err(|e| {
+        let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
+        schema.locate_all(&[Diagnostic::error(span, e.message().to_string())])
+    })?;
+    raw.requirements.clear();
+    let mut rows = Vec::new();
+    let mut diags = Vec::new();
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(csv_file.text().as_bytes());
+    for (i, rec) in reader.records().enumerate() {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                let off = e.position().map_or(0, |p| p.byte() as usize);
+                diags.push(Diagnostic::error(Span::new(off, off + 1), format!("bad CSV row: {e}")));
+                continue;
+            }
+        };
+        let off = rec.position().map_or(0, |p| p.byte() as usize);
+        if i == 0 && rec.get(0).is_some_and(|c| c.trim().eq_ignore_ascii_case("id")) {
+            continue;
+        }
+        if rec.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        if rec.len() < 2 {
+            diags.push(
+                Diagnostic::error(Span::new(off, off + 1), "a row needs at least an id and a text")
+                    .with_hint("rows are id,text[,formula]"),
+            );
+            continue;
+        }
+        rows.push((off, rec));
+    }
+    if !diags.is_empty() {
+        return Err(csv_file.locate_all(&diags));
+    }
+    let loader = Loader::new(&schema);
+    loader.load(raw, Some((csv_file, rows)))
+}
+
+// ------------------------------------------------------------------ checking
+
+struct Loader<'a> {
+    file: &'a SourceFile,
+    diags: Vec<Diagnostic>,
+    /// Diagnostics located in a second file (the CSV), already rendered.
+    extra: Vec<logic::Located>,
+}
+
+fn sp<T>(s: &Spanned<T>) -> Span {
+    let r = s.span();
+    Span::new(r.start, r.end)
+}
+
+impl<'a> Loader<'a> {
+    fn new(file: &'a SourceFile) -> Loader<'a> {
+        Loader {
+            file,
+            diags: Vec::new(),
+            extra: Vec::new(),
+        }
+    }
+
+    fn line(&self, span: Span) -> usize {
+        self.file.line_col(span.start).0
+    }
+
+    /// Where the text of a TOML string starts, when the raw form maps one-to-one to the value.
+    fn string_offset(&self, s: &Spanned<String>) -> Option<usize> {
+        let span = sp(s);
+        let raw = self.file.slice(span);
+        let (open, close) = if raw.starts_with("\"\"\"") || raw.starts_with("'''") {
+            (3, 3)
+        } else if raw.starts_with('"') || raw.starts_with('\'') {
+            (1, 1)
+        } else {
+            return None;
+        };
+        if raw.len() < open + close {
+            return None;
+        }
+        let mut start = span.start + open;
+        let mut inner = &raw[open..raw.len() - close];
+        if open == 3 {
+            if let Some(rest) = inner.strip_prefix('\n') {
+                inner = rest;
+                start += 1;
+            }
+        }
+        (inner == s.get_ref().as_str()).then_some(start)
+    }
+
+    /// Parses a formula written in the spec; errors point into the formula when possible.
+    fn formula(&mut self, s: &Spanned<String>, ctx: &Context) -> Option<Term> {
+        match logic::script::elaborate_formula(s.get_ref(), ctx) {
+            Ok(t) => Some(t),
+            Err(ds) => {
+                let base = self.string_offset(s);
+                for d in ds {
+                    let span = match base {
+                        Some(b) => Span::new(b + d.span.start, b + d.span.end),
+                        None => sp(s),
+                    };
+                    self.diags.push(Diagnostic { span, ..d });
+                }
+                None
+            }
+        }
+    }
+
+    fn number(&mut self, v: &Spanned<toml::Value>, what: &str) -> Option<BigRational> {
+        let raw = self.file.slice(sp(v)).trim().replace('_', "");
+        let parsed = match v.get_ref() {
+            toml::Value::Integer(i) => Some(BigRational::from_integer((*i).into())),
+            toml::Value::Float(_) => decimal_text(&raw),
+            _ => None,
+        };
+        if parsed.is_none() {
+            self.diags.push(
+                Diagnostic::error(sp(v), format!("`{what}` must be a number"))
+                    .with_hint("write e.g. min = 0 or max = 12.5"),
+            );
+        }
+        parsed
+    }
+
+    fn load(mut self, raw: RawSpec, csv: Option<(&SourceFile, Vec<(usize, csv::StringRecord)>)>) -> Result<Spec, Diagnostics> {
+        let mut ctx = Context::new();
+        let mut enums: Vec<(Symbol, Vec<Symbol>)> = Vec::new();
+        for e in &raw.enums {
+            let n = e.name.get_ref();
+            if let Some(why) = ctx.check_new_name(n) {
+                self.diags.push(Diagnostic::error(sp(&e.name), why));
+                continue;
+            }
+            let mut values: Vec<Symbol> = Vec::new();
+            let mut ok = true;
+            for v in &e.values {
+                let vn = v.get_ref();
+                let clash = values.iter().any(|x| &**x == vn) || vn == n;
+                if clash {
+                    self.diags.push(Diagnostic::error(sp(v), format!("enum value `{vn}` is declared twice")));
+                    ok = false;
+                } else if let Some(why) = ctx.check_new_name(vn) {
+                    self.diags.push(Diagnostic::error(sp(v), why));
+                    ok = false;
+                } else if !logic::sexp::is_simple_symbol(vn) {
+                    self.diags.push(
+                        Diagnostic::error(sp(v), format!("`{vn}` is not a plain SMT-LIB symbol"))
+                            .with_hint("use letters, digits and _ (not starting with a digit)"),
+                    );
+                    ok = false;
+                } else {
+                    values.push(Arc::from(vn.as_str()));
+                }
+            }
+            if values.is_empty() && ok {
+                self.diags.push(Diagnostic::error(sp(&e.name), format!("enum `{n}` has no values")));
+                ok = false;
+            }
+            if ok {
+                ctx.declare_enum(Arc::from(n.as_str()), values.clone());
+                enums.push((Arc::from(n.as_str()), values));
+            }
+        }
+        let mut variables = Vec::new();
+        let mut bounds = Vec::new();
+        for v in &raw.variables {
+            let n = v.name.get_ref();
+            let sort = match v.sort.get_ref().as_str() {
+                "Bool" => Some(Sort::Bool),
+                "Int" => Some(Sort::Int),
+                "Real" => Some(Sort::Real),
+                s if enums.iter().any(|(e, _)| &**e == s) => Some(Sort::Enum(Arc::from(s))),
+                s => {
+                    let known: Vec<String> = ["Bool", "Int", "Real"]
+                        .iter()
+                        .map(|x| x.to_string())
+                        .chain(enums.iter().map(|(e, _)| e.to_string()))
+                        .collect();
+                    self.diags.push(
+                        Diagnostic::error(sp(&v.sort), format!("unknown sort `{s}` for variable `{n}`"))
+                            .with_hint(format!("known sorts: {}", known.join(", "))),
+                    );
+                    None
+                }
+            };
+            if let Some(why) = ctx.check_new_name(n) {
+                self.diags.push(Diagnostic::error(sp(&v.name), why));
+                continue;
+            }
+            if !logic::sexp::is_simple_symbol(n) {
+                self.diags.push(
+                    Diagnostic::error(sp(&v.name), format!("`{n}` is not a plain SMT-LIB symbol"))
+                        .with_hint("use letters, digits and _ (not starting with a digit)"),
+                );
+                continue;
+            }
+            let Some(sort) = sort else { continue };
+            let min = v.min.as_ref().and_then(|m| self.number(m, "min"));
+            let max = v.max.as_ref().and_then(|m| self.number(m, "max"));
+            if (v.min.is_some() || v.max.is_some()) && !sort.is_numeric() {
+                let at = v.min.as_ref().or(v.max.as_ref()).map(sp).unwrap_or(sp(&v.name));
+                self.diags.push(Diagnostic::error(at, format!("`{n}` has sort {sort}: only Int and Real variables take min/max")));
+            }
+            if let (Some(a), Some(b)) = (&min, &max) {
+                if a > b {
+                    self.diags.push(Diagnostic::error(
+                        sp(v.min.as_ref().expect("min")),
+                        format!("`{n}`: min {a} is greater than max {b}"),
+                    ));
+                }
+            }
+            let name: Symbol = Arc::from(n.as_str());
+            ctx.declare_const(name.clone(), sort.clone());
+            let var = Term::Var(name.clone(), sort.clone());
+            let lit = |r: &BigRational| match sort {
+                Sort::Int if r.is_integer() => Term::Int(r.to_integer()),
+                _ => Term::Real(r.clone()),
+            };
+            let int_bound_ok = |r: &BigRational| sort != Sort::Int || r.is_integer();
+            for (bound, op, suffix, raw_b) in [(&min, Op::Ge, "min", &v.min), (&max, Op::Le, "max", &v.max)] {
+                if let (Some(b), Some(rb)) = (bound, raw_b) {
+                    if !int_bound_ok(b) {
+                        self.diags.push(Diagnostic::error(sp(rb), format!("`{n}` is an Int: its {suffix} must be a whole number")));
+                        continue;
+                    }
+                    if sort.is_numeric() {
+                        bounds.push(Constraint {
+                            id: format!("{n}.{suffix}"),
+                            text: Some(format!("{n} {} {b}", if op == Op::Ge { ">=" } else { "<=" })),
+                            formula: Term::app(op, vec![var.clone(), lit(b)]),
+                            line: self.line(sp(rb)),
+                        });
+                    }
+                }
+            }
+            variables.push(Variable {
+                name,
+                sort,
+                unit: v.unit.clone(),
+                description: v.description.clone(),
+                min,
+                max,
+            });
+        }
+        let logic_name = match raw.spec.as_ref().and_then(|h| h.logic.as_ref()) {
+            Some(l) => {
+                let name = l.get_ref().clone();
+                if !name.starts_with("QF_") && name != "ALL" {
+                    self.diags.push(
+                        Diagnostic::error(sp(l), format!("logic `{name}` is not quantifier-free"))
+                            .with_hint("use a QF_ logic such as QF_LRA, or ALL"),
+                    );
+                }
+                name
+            }
+            None => default_logic(&variables, !enums.is_empty()),
+        };
+        ctx.set_logic(&logic_name);
+        if !enums.is_empty() && !ctx.allows_datatypes() {
+            let at = raw.spec.as_ref().and_then(|h| h.logic.as_ref()).map(sp).unwrap_or_default();
+            self.diags.push(
+                Diagnostic::error(at, format!("the spec declares enums but logic {logic_name} has no datatypes"))
+                    .with_hint("add DT to the logic (e.g. QF_DTLRA) or use ALL"),
+            );
+        }
+        let mut ids: HashMap<String, Span> = HashMap::new();
+        let mut domain = bounds;
+        for d in &raw.domain {
+            self.id(&d.id, &mut ids);
+            match &d.formula {
+                Some(f) => {
+                    if let Some(t) = self.formula(f, &ctx) {
+                        domain.push(Constraint {
+                            id: d.id.get_ref().clone(),
+                            text: d.text.clone(),
+                            formula: t,
+                            line: self.line(sp(&d.id)),
+                        });
+                    }
+                }
+                None => self.diags.push(
+                    Diagnostic::error(sp(&d.id), format!("domain constraint `{}` has no formula", d.id.get_ref()))
+                        .with_hint("a domain constraint is only useful with a formula"),
+                ),
+            }
+        }
+        let mut requirements = Vec::new();
+        for r in &raw.requirements {
+            self.id(&r.id, &mut ids);
+            let line = self.line(sp(&r.id));
+            let text = r.text.clone().unwrap_or_default();
+            if r.text.is_none() {
+                self.diags.push(Diagnostic::warning(sp(&r.id), format!("requirement `{}` has no text", r.id.get_ref())));
+            }
+            let formula = match &r.formula {
+                Some(f) => self.formula(f, &ctx),
+                None => {
+                    self.diags.push(
+                        Diagnostic::warning(sp(&r.id), format!("requirement `{}` is not formalized", r.id.get_ref()))
+                            .with_hint("it is listed as not formalized and takes no part in the audits"),
+                    );
+                    None
+                }
+            };
+            let shape = formula.as_ref().map(shape_of).unwrap_or(Shape::Invariant);
+            requirements.push(Requirement {
+                id: r.id.get_ref().clone(),
+                text,
+                formula,
+                shape,
+                line,
+            });
+        }
+        if let Some((csv_file, rows)) = csv {
+            let mut csv_diags = Vec::new();
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for (off, rec) in rows {
+                let id = rec.get(0).unwrap_or("").trim().to_string();
+                let text = rec.get(1).unwrap_or("").trim().to_string();
+                let span = Span::new(off, off + id.len().max(1));
+                let line = csv_file.line_col(off).0;
+                if id.is_empty() {
+                    csv_diags.push(Diagnostic::error(span, "empty requirement id"));
+                    continue;
+                }
+                if ids.contains_key(&id) || seen.contains_key(&id) {
+                    csv_diags.push(Diagnostic::error(span, format!("duplicate id `{id}`")));
+                    continue;
+                }
+                seen.insert(id.clone(), line);
+                let formula_text = rec.get(2).map(str::trim).filter(|f| !f.is_empty());
+                let formula = match formula_text {
+                    Some(f) => match logic::script::elaborate_formula(f, &ctx) {
+                        Ok(t) => Some(t),
+                        Err(ds) => {
+                            for d in ds {
+                                csv_diags.push(Diagnostic { span, message: format!("{id}: {}", d.message), ..d });
+                            }
+                            None
+                        }
+                    },
+                    None => {
+                        csv_diags.push(Diagnostic::warning(span, format!("requirement `{id}` is not formalized")));
+                        None
+                    }
+                };
+                let shape = formula.as_ref().map(shape_of).unwrap_or(Shape::Invariant);
+                requirements.push(Requirement { id, text, formula, shape, line });
+            }
+            self.extra.extend(csv_file.locate_all(&csv_diags).0);
+        }
+        // Unused variables (a warning: the schema may be shared between specs).
+        let mut used: BTreeSet<Symbol> = BTreeSet::new();
+        for t in domain.iter().map(|d| &d.formula).chain(requirements.iter().filter_map(|r| r.formula.as_ref())) {
+            used.extend(t.free_vars().into_iter().map(|(n, _)| n));
+        }
+        for v in &raw.variables {
+            let n = v.name.get_ref();
+            let bounded = v.min.is_some() || v.max.is_some();
+            if !used.contains(n.as_str()) && !bounded && ctx.is_declared(n) {
+                self.diags.push(Diagnostic::warning(sp(&v.name), format!("variable `{n}` is not used by any formula")));
+            } else if !used.contains(n.as_str()) && bounded {
+                self.diags.push(Diagnostic::warning(sp(&v.name), format!("variable `{n}` is only used by its own bounds")));
+            }
+        }
+        self.diags.sort_by_key(|d| d.span.start);
+        let mut all = self.file.locate_all(&self.diags);
+        all.0.extend(self.extra);
+        if all.0.iter().any(|d| d.severity == Severity::Error) {
+            return Err(all);
+        }
+        Ok(Spec {
+            name: raw
+                .spec
+                .as_ref()
+                .and_then(|h| h.name.clone())
+                .unwrap_or_else(|| self.file.name().to_string()),
+            logic: logic_name,
+            enums,
+            variables,
+            domain,
+            requirements,
+            context: ctx,
+            warnings: all,
+            source: self.file.clone(),
+        })
+    }
+
+    fn id(&mut self, id: &Spanned<String>, ids: &mut HashMap<String, Span>) {
+        let s = id.get_ref();
+        if s.trim().is_empty() {
+            self.diags.push(Diagnostic::error(sp(id), "empty id"));
+            return;
+        }
+        if let Some(first) = ids.get(s) {
+            let (l, _) = self.file.line_col(first.start);
+            self.diags.push(
+                Diagnostic::error(sp(id), format!("duplicate id `{s}`"))
+                    .with_hint(format!("first used on line {l}")),
+            );
+        } else {
+            ids.insert(s.clone(), sp(id));
+        }
+    }
+}
+
+fn default_logic(vars: &[Variable], enums: bool) -> String {
+    let int = vars.iter().any(|v| v.sort == Sort::Int);
+    let real = vars.iter().any(|v| v.sort == Sort::Real);
+    let arith = match (int, real) {
+        (true, true) => "LIRA",
+        (true, false) => "LIA",
+        _ => "LRA",
+    };
+    if enums {
+        format!("QF_DT{arith}")
+    } else {
+        format!("QF_{arith}")
+    }
+}
+
+/// The exact value of a decimal written in TOML (`12.5`, `-0.25`, `1e3`).
+fn decimal_text(raw: &str) -> Option<BigRational> {
+    let (neg, body) = match raw.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, raw.strip_prefix('+').unwrap_or(raw)),
+    };
+    let (mant, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], body[i + 1..].parse::<i32>().ok()?),
+        None => (body, 0),
+    };
+    if mant.is_empty() || !mant.bytes().all(|c| c.is_ascii_digit() || c == b'.') {
+        return None;
+    }
+    let mut r = logic::elab::parse_decimal(mant);
+    let ten = BigRational::from_integer(10.into());
+    for _ in 0..exp.unsigned_abs() {
+        if exp > 0 {
+            r *= &ten;
+        } else {
+            r /= &ten;
+        }
+    }
+    Some(if neg { -r } else { r })
+}

@@ -1,0 +1,472 @@
+//! `vera audit` and `vera ask`: terminal and JSON reports for the requirement audits
+//! and scenario questions of the `reqs` crate.
+
+use crate::cli::{Format, SolverArgs};
+use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use anyhow::{bail, Context as _, Result};
+use reqs::ask::{Derivation, Fact, Verdict};
+use reqs::audit::{Consistency, Redundancy, RequirementAudit, Vacuity, Violatability, Witness};
+use reqs::{AuditOptions, Spec};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Loads a TOML spec, or a CSV of requirements over a TOML schema.
+pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
+    let is_csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let spec = match (is_csv, schema) {
+        (true, Some(s)) => reqs::load_csv(path, s),
+        (true, None) => bail!("{}: a CSV of requirements needs --schema SPEC.toml for its variables", path.display()),
+        (false, Some(_)) => bail!("--schema is for CSV requirement files; {} is a spec already", path.display()),
+        (false, None) => reqs::load(path),
+    };
+    let spec = spec.map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !spec.warnings.0.is_empty() {
+        eprintln!("{}", spec.warnings);
+    }
+    Ok(spec)
+}
+
+#[derive(Serialize)]
+struct AuditJson<'a> {
+    schema: &'static str,
+    spec: &'a str,
+    file: &'a str,
+    solver: String,
+    summary: Summary,
+    consistency: &'a Consistency,
+    requirements: Vec<RequirementJson<'a>>,
+    not_formalized: &'a [String],
+    queries: usize,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct RequirementJson<'a> {
+    text: &'a str,
+    #[serde(flatten)]
+    audit: &'a RequirementAudit,
+}
+
+#[derive(Serialize, Default)]
+struct Summary {
+    requirements: usize,
+    formalized: usize,
+    variables: usize,
+    domain_constraints: usize,
+    vacuous: usize,
+    implied_by_domain: usize,
+    redundant: usize,
+    unknown: usize,
+}
+
+fn summarize(spec: &Spec, report: &reqs::AuditReport) -> Summary {
+    let mut s = Summary {
+        requirements: spec.requirements.len(),
+        formalized: report.requirements.len(),
+        variables: spec.variables.len(),
+        domain_constraints: spec.domain.len(),
+        ..Summary::default()
+    };
+    for r in &report.requirements {
+        if matches!(r.vacuity_domain, Vacuity::Vacuous { .. }) || matches!(r.vacuity_model, Vacuity::Vacuous { .. }) {
+            s.vacuous += 1;
+        }
+        if matches!(r.violatability, Violatability::ImpliedByDomain { .. }) {
+            s.implied_by_domain += 1;
+        }
+        if matches!(r.redundancy, Redundancy::Redundant { .. }) {
+            s.redundant += 1;
+        }
+        let unknown = matches!(r.vacuity_domain, Vacuity::Unknown { .. })
+            || matches!(r.vacuity_model, Vacuity::Unknown { .. })
+            || matches!(r.violatability, Violatability::Unknown { .. })
+            || matches!(r.redundancy, Redundancy::Unknown { .. });
+        if unknown {
+            s.unknown += 1;
+        }
+    }
+    s
+}
+
+/// `vera audit SPEC`
+pub fn audit(
+    path: &Path,
+    schema: Option<&Path>,
+    solver: &SolverArgs,
+    format: Format,
+    max_conflicts: usize,
+    witnesses: bool,
+) -> Result<ExitCode> {
+    let spec = match load_spec(path, schema) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let mut options = AuditOptions::new(solver.config());
+    options.jobs = solver.jobs();
+    options.max_conflicts = max_conflicts.max(1);
+    let start = std::time::Instant::now();
+    let report = reqs::audit(&spec, &options).with_context(|| format!("auditing {}", path.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let summary = summarize(&spec, &report);
+    let inconsistent = !matches!(report.consistency, Consistency::Consistent);
+    let findings = inconsistent || report.requirements.iter().any(RequirementAudit::has_findings);
+    let unknown = matches!(report.consistency, Consistency::Unknown { .. }) || summary.unknown > 0;
+    match format {
+        Format::Json => {
+            let requirements = report
+                .requirements
+                .iter()
+                .map(|a| RequirementJson {
+                    text: spec.requirements.iter().find(|r| r.id == a.id).map_or("", |r| r.text.as_str()),
+                    audit: a,
+                })
+                .collect();
+            let j = AuditJson {
+                schema: "vera.audit.v1",
+                spec: &spec.name,
+                file: spec.source.name(),
+                solver: solver.config().kind.to_string(),
+                summary,
+                consistency: &report.consistency,
+                requirements,
+                not_formalized: &report.not_formalized,
+                queries: report.queries,
+                seconds,
+            };
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => print!("{}", human_audit(&spec, &report, &summary, witnesses)),
+    }
+    Ok(ExitCode::from(if unknown {
+        EXIT_ERROR
+    } else if findings {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }))
+}
+
+fn witness_table(out: &mut String, w: &Witness, indent: &str) {
+    let width = w.iter().map(|a| a.variable.len()).max().unwrap_or(0);
+    for a in w {
+        let unit = a.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
+        let _ = writeln!(out, "{indent}{:width$} = {}{}", a.variable, a.value, unit);
+    }
+}
+
+fn ids(v: &[String]) -> String {
+    v.join(", ")
+}
+
+/// The terminal report: summary first, then findings by requirement.
+fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: bool) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} ({})", spec.name, spec.source.name());
+    let _ = writeln!(
+        o,
+        "{} requirements ({} formalized) over {} variables, {} domain constraints",
+        s.requirements, s.formalized, s.variables, s.domain_constraints
+    );
+    let text_of = |id: &str| {
+        spec.requirements
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| excerpt(&r.text, 90))
+            .or_else(|| spec.domain.iter().find(|d| d.id == id).and_then(|d| d.text.as_deref().map(|t| excerpt(t, 90))))
+            .unwrap_or_default()
+    };
+    match &report.consistency {
+        Consistency::Consistent => {
+            let _ = writeln!(o, "consistency: {}", paint(Paint::Good, "consistent"));
+        }
+        Consistency::DomainInconsistent { conflict } => {
+            let _ = writeln!(o, "consistency: {} — the domain constraints alone clash: {}", paint(Paint::Bad, "inconsistent"), ids(conflict));
+            for id in conflict {
+                let _ = writeln!(o, "  {id}: {}", text_of(id));
+            }
+            return o;
+        }
+        Consistency::Inconsistent { conflicts, complete } => {
+            let _ = writeln!(
+                o,
+                "consistency: {} — {} minimal conflict(s){}",
+                paint(Paint::Bad, "inconsistent"),
+                conflicts.len(),
+                if *complete { " (all of them)" } else { "" }
+            );
+            for (k, c) in conflicts.iter().enumerate() {
+                let _ = writeln!(o, "  conflict {}: {}", k + 1, ids(c));
+                for id in c {
+                    let _ = writeln!(o, "    {id}: {}", text_of(id));
+                }
+            }
+            if !complete && conflicts.len() == 1 {
+                let _ = writeln!(o, "  (use --all-conflicts N to list more)");
+            }
+        }
+        Consistency::Unknown { reason } => {
+            let _ = writeln!(o, "consistency: {} ({reason})", paint(Paint::Warn, "unknown"));
+        }
+    }
+    let _ = writeln!(
+        o,
+        "findings: {} vacuous, {} redundant, {} implied by domain, {} unknown",
+        s.vacuous, s.redundant, s.implied_by_domain, s.unknown
+    );
+    for a in &report.requirements {
+        let req = spec.requirements.iter().find(|r| r.id == a.id).expect("audited requirements exist");
+        let mut lines = Vec::new();
+        match &a.vacuity_domain {
+            Vacuity::Vacuous { because } => lines.push(format!(
+                "{}: the trigger can never hold under the domain constraints ({})",
+                paint(Paint::Bad, "vacuous"),
+                ids(because)
+            )),
+            Vacuity::Unknown { reason } => lines.push(format!("{} vacuity under the domain: {reason}", paint(Paint::Warn, "unknown"))),
+            _ => {}
+        }
+        match &a.vacuity_model {
+            Vacuity::Vacuous { because } => {
+                let others: Vec<String> = because.iter().filter(|i| **i != a.id).cloned().collect();
+                lines.push(format!(
+                    "{}: {} can never fire because of {}",
+                    paint(Paint::Bad, "vacuous"),
+                    a.id,
+                    ids(&others)
+                ))
+            }
+            Vacuity::Unknown { reason } => lines.push(format!("{} vacuity under the other requirements: {reason}", paint(Paint::Warn, "unknown"))),
+            _ => {}
+        }
+        match &a.violatability {
+            Violatability::ImpliedByDomain { because } => lines.push(format!(
+                "{}: no state of the domain breaks it (already enforced by {})",
+                paint(Paint::Bad, "implied by domain"),
+                ids(because)
+            )),
+            Violatability::Unknown { reason } => lines.push(format!("{} violatability: {reason}", paint(Paint::Warn, "unknown"))),
+            Violatability::Violatable { .. } => {}
+        }
+        match &a.redundancy {
+            Redundancy::Redundant { subsumed_by } => lines.push(format!(
+                "{}: already enforced by {}",
+                paint(Paint::Bad, "redundant"),
+                ids(subsumed_by)
+            )),
+            Redundancy::Unknown { reason } => lines.push(format!("{} redundancy: {reason}", paint(Paint::Warn, "unknown"))),
+            _ => {}
+        }
+        let show_witness = witnesses && matches!(a.violatability, Violatability::Violatable { .. });
+        if lines.is_empty() && !show_witness {
+            continue;
+        }
+        let _ = writeln!(o, "\n{} (line {}, {})", paint(Paint::Id, &a.id), a.line, a.kind);
+        let _ = writeln!(o, "  \"{}\"", excerpt(&req.text, 100));
+        for l in &lines {
+            let _ = writeln!(o, "  {l}");
+        }
+        if let (true, Violatability::Violatable { witness }) = (show_witness, &a.violatability) {
+            let _ = writeln!(o, "  violated in this state of the domain:");
+            witness_table(&mut o, witness, "    ");
+        }
+    }
+    if !report.not_formalized.is_empty() {
+        let _ = writeln!(o, "\nnot formalized (not audited): {}", ids(&report.not_formalized));
+    }
+    let ok = report.requirements.iter().filter(|a| !a.has_findings()).count();
+    let _ = writeln!(
+        o,
+        "\n{ok} of {} formalized requirements have no findings ({} solver queries)",
+        report.requirements.len(),
+        report.queries
+    );
+    o
+}
+
+#[derive(Serialize)]
+struct AnswerJson<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    text: &'a str,
+    scenario: String,
+    claim: String,
+    #[serde(flatten)]
+    verdict: &'a Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches_expected: Option<bool>,
+}
+
+/// What `vera ask` was asked.
+pub struct AskArgs {
+    pub spec: PathBuf,
+    pub schema: Option<PathBuf>,
+    pub scenario: Option<String>,
+    pub claim: Option<String>,
+    pub questions: Option<PathBuf>,
+    pub derive: bool,
+}
+
+/// `vera ask SPEC ...`
+pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCode> {
+    let spec = match load_spec(&args.spec, args.schema.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let parse = |what: &str, text: &str| spec.parse_formula(what, text).map_err(|d| anyhow::anyhow!("{d}"));
+    let mut asker = reqs::Asker::new(&spec, &solver.config())?;
+    if args.derive {
+        let scenario = parse("--scenario", args.scenario.as_deref().unwrap_or("true"))?;
+        let d = asker.derive(&scenario)?;
+        match format {
+            Format::Json => println!("{}", serde_json::to_string_pretty(&serde_json::json!({"schema": "vera.derive.v1", "scenario": logic::print::term(&scenario), "result": d}))?),
+            Format::Human => print!("{}", human_derive(&d)),
+        }
+        return Ok(ExitCode::from(match d {
+            Derivation::Facts { .. } => EXIT_OK,
+            Derivation::ScenarioImpossible { .. } => EXIT_FINDINGS,
+            Derivation::Unknown { .. } => EXIT_ERROR,
+        }));
+    }
+    let questions: Vec<reqs::Question> = match (&args.questions, &args.claim) {
+        (Some(q), None) => {
+            let text = std::fs::read_to_string(q).with_context(|| format!("cannot read {}", q.display()))?;
+            reqs::ask::load_questions(&text, &q.display().to_string()).map_err(|d| anyhow::anyhow!("{d}"))?
+        }
+        (None, Some(c)) => vec![reqs::Question {
+            id: "claim".into(),
+            text: String::new(),
+            scenario: args.scenario.clone(),
+            claim: Some(c.clone()),
+            expected: None,
+        }],
+        (Some(_), Some(_)) => bail!("give either --claim or --questions, not both"),
+        (None, None) => bail!("nothing to ask: give --claim TERM, --questions FILE or --derive"),
+    };
+    let mut results = Vec::new();
+    let mut worst = EXIT_OK;
+    for q in &questions {
+        let scenario = parse(&format!("{} scenario", q.id), q.scenario.as_deref().unwrap_or("true"))?;
+        let Some(claim_text) = &q.claim else { bail!("question {} has no claim", q.id) };
+        let claim = parse(&format!("{} claim", q.id), claim_text)?;
+        let verdict = asker.ask(&scenario, &claim)?;
+        let code = match &verdict {
+            Verdict::Entailed { .. } => EXIT_OK,
+            Verdict::Unknown { .. } => EXIT_ERROR,
+            _ => EXIT_FINDINGS,
+        };
+        let mismatch = q.expected.as_deref().is_some_and(|e| e != verdict.name());
+        worst = worst.max(if mismatch { EXIT_ERROR } else { code });
+        results.push((q, scenario, claim, verdict));
+    }
+    match format {
+        Format::Json => {
+            let answers: Vec<AnswerJson> = results
+                .iter()
+                .map(|(q, s, c, v)| AnswerJson {
+                    id: &q.id,
+                    text: &q.text,
+                    scenario: logic::print::term(s),
+                    claim: logic::print::term(c),
+                    verdict: v,
+                    expected: q.expected.as_deref(),
+                    matches_expected: q.expected.as_deref().map(|e| e == v.name()),
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&serde_json::json!({"schema": "vera.ask.v1", "answers": answers}))?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            let (mut agree, mut with_expectation) = (0, 0);
+            for (q, _, _, v) in &results {
+                let _ = write!(o, "{}: {}", paint(Paint::Id, &q.id), verdict_word(v));
+                if let Some(e) = &q.expected {
+                    with_expectation += 1;
+                    if e == v.name() {
+                        agree += 1;
+                    } else {
+                        let _ = write!(o, " {}", paint(Paint::Bad, &format!("(expected {e})")));
+                    }
+                }
+                let _ = writeln!(o);
+                if !q.text.is_empty() {
+                    let _ = writeln!(o, "  {}", excerpt(&q.text, 100));
+                }
+                match v {
+                    Verdict::Entailed { because } => {
+                        let _ = writeln!(o, "  justified by {}", ids(because));
+                    }
+                    Verdict::NotEntailed { counterexample, contradicts } => {
+                        if contradicts.is_empty() {
+                            let _ = writeln!(o, "  the requirements allow a state where it fails:");
+                        } else {
+                            let _ = writeln!(o, "  the claim contradicts {}; a state the requirements allow:", ids(contradicts));
+                        }
+                        witness_table(&mut o, counterexample, "    ");
+                    }
+                    Verdict::ScenarioImpossible { because } => {
+                        let _ = writeln!(o, "  no state satisfies the scenario and {}", ids(because));
+                    }
+                    Verdict::Unknown { reason } => {
+                        let _ = writeln!(o, "  {reason}");
+                    }
+                }
+            }
+            if with_expectation > 0 {
+                let _ = writeln!(o, "\n{agree} of {with_expectation} answers match the expected verdicts");
+            }
+            print!("{o}");
+        }
+    }
+    Ok(ExitCode::from(worst))
+}
+
+fn verdict_word(v: &Verdict) -> String {
+    match v {
+        Verdict::Entailed { .. } => paint(Paint::Good, "entailed"),
+        Verdict::NotEntailed { .. } => paint(Paint::Bad, "not entailed"),
+        Verdict::ScenarioImpossible { .. } => paint(Paint::Warn, "scenario impossible"),
+        Verdict::Unknown { .. } => paint(Paint::Warn, "unknown"),
+    }
+}
+
+fn human_derive(d: &Derivation) -> String {
+    let mut o = String::new();
+    match d {
+        Derivation::Facts { variables } => {
+            let width = variables.iter().map(|v| v.variable.len()).max().unwrap_or(0);
+            for v in variables {
+                let unit = v.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
+                let fact = match &v.fact {
+                    Fact::Forced { value } => format!("forced = {value}{unit}"),
+                    Fact::OneOf { values } => format!("one of {}", values.join(", ")),
+                    Fact::Bounded { at_least, at_most } => match (at_least, at_most) {
+                        (Some(l), Some(u)) => format!("between {l} and {u}{unit}"),
+                        (Some(l), None) => format!(">= {l}{unit}"),
+                        (None, Some(u)) => format!("<= {u}{unit}"),
+                        (None, None) => "free".into(),
+                    },
+                    Fact::Free => "free".into(),
+                    Fact::Unknown => "unknown".into(),
+                };
+                let _ = writeln!(o, "{:width$}  {fact}", v.variable);
+            }
+        }
+        Derivation::ScenarioImpossible { because } => {
+            let _ = writeln!(o, "scenario impossible: ruled out by {}", ids(because));
+        }
+        Derivation::Unknown { reason } => {
+            let _ = writeln!(o, "unknown: {reason}");
+        }
+    }
+    o
+}
