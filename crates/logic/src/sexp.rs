@@ -300,10 +300,7 @@ impl Reader<'_> {
         let start = self.pos;
         self.pos += 1;
         let mut s = String::new();
-        loop {
-            let Some(rest) = self.text.get(self.pos..) else {
-                break;
-            };
+        while let Some(rest) = self.text.get(self.pos..) {
             match rest.find('"') {
                 Some(i) => {
                     s.push_str(&rest[..i]);

@@ -219,7 +219,9 @@ impl Term {
         Term::Int(BigInt::from(i))
     }
 
-    /// `(not t)`.
+    /// `(not t)`. (An associated function, not `std::ops::Not`: `Term::not(t)` reads as
+    /// the SMT-LIB it builds.)
+    #[allow(clippy::should_implement_trait)]
     pub fn not(t: Term) -> Term {
         Term::App(Op::Not, vec![t])
     }
@@ -292,10 +294,8 @@ impl Term {
         out: &mut Vec<(Symbol, Sort)>,
     ) {
         match self {
-            Term::Var(n, s) => {
-                if !bound.contains(n) && seen.insert(n.clone()) {
-                    out.push((n.clone(), s.clone()));
-                }
+            Term::Var(n, s) if !bound.contains(n) && seen.insert(n.clone()) => {
+                out.push((n.clone(), s.clone()));
             }
             Term::App(_, args) | Term::Call(_, args, _) => {
                 for a in args {

@@ -76,10 +76,15 @@ struct QuestionsFile {
 /// Reads a questions file (TOML with `[[questions]]`).
 pub fn load_questions(text: &str, name: &str) -> Result<Vec<Question>, logic::Diagnostics> {
     let file = logic::SourceFile::new(name, text);
-    toml::from_str::<QuestionsFile>(text).map(|q| q.questions).map_err(|e| {
-        let span = e.span().map(|r| logic::Span::new(r.start, r.end)).unwrap_or_default();
-        file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
-    })
+    toml::from_str::<QuestionsFile>(text)
+        .map(|q| q.questions)
+        .map_err(|e| {
+            let span = e
+                .span()
+                .map(|r| logic::Span::new(r.start, r.end))
+                .unwrap_or_default();
+            file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
+        })
 }
 
 /// Answers questions one after the other on one solver session.
@@ -119,7 +124,10 @@ impl<'a> Asker<'a> {
     }
 
     fn ids(&self, lits: &[Term]) -> Vec<String> {
-        let mut out: Vec<String> = lits.iter().filter_map(|l| self.lits.id_of(self.spec, l).map(str::to_string)).collect();
+        let mut out: Vec<String> = lits
+            .iter()
+            .filter_map(|l| self.lits.id_of(self.spec, l).map(str::to_string))
+            .collect();
         out.sort_by_key(|id| self.order(id));
         out
     }
@@ -128,7 +136,14 @@ impl<'a> Asker<'a> {
         if let Some(i) = self.spec.requirements.iter().position(|r| r.id == id) {
             (0, i)
         } else {
-            (1, self.spec.domain.iter().position(|d| d.id == id).unwrap_or(usize::MAX))
+            (
+                1,
+                self.spec
+                    .domain
+                    .iter()
+                    .position(|d| d.id == id)
+                    .unwrap_or(usize::MAX),
+            )
         }
     }
 
@@ -143,7 +158,9 @@ impl<'a> Asker<'a> {
                 let min = s.minimize(&[], core, std::slice::from_ref(scenario))?;
                 let q = s.queries;
                 self.queries += q;
-                return Ok(Verdict::ScenarioImpossible { because: self.ids(&min) });
+                return Ok(Verdict::ScenarioImpossible {
+                    because: self.ids(&min),
+                });
             }
             Answer::Sat(_) => {
                 let negated = [scenario.clone(), Term::not(claim.clone())];
@@ -153,14 +170,23 @@ impl<'a> Asker<'a> {
                         let min = s.minimize(&[], core, &negated)?;
                         let q = s.queries;
                         self.queries += q;
-                        return Ok(Verdict::Entailed { because: self.ids(&min) });
+                        return Ok(Verdict::Entailed {
+                            because: self.ids(&min),
+                        });
                     }
                     Answer::Sat(m) => {
                         let mut terms = vec![scenario, claim];
-                        let reqs: Vec<&Term> = spec.formalized().filter_map(|r| r.formula.as_ref()).collect();
+                        let reqs: Vec<&Term> = spec
+                            .formalized()
+                            .filter_map(|r| r.formula.as_ref())
+                            .collect();
                         // Variables of the scenario and claim, then those of requirements
                         // sharing a variable with them.
-                        let mut vars: BTreeSet<logic::Symbol> = terms.iter().flat_map(|t| t.free_vars()).map(|(n, _)| n).collect();
+                        let mut vars: BTreeSet<logic::Symbol> = terms
+                            .iter()
+                            .flat_map(|t| t.free_vars())
+                            .map(|(n, _)| n)
+                            .collect();
                         for r in &reqs {
                             let fv: Vec<_> = r.free_vars().into_iter().map(|(n, _)| n).collect();
                             if fv.iter().any(|n| vars.contains(n)) {
@@ -214,7 +240,9 @@ impl<'a> Asker<'a> {
                 let min = s.minimize(&[], core, std::slice::from_ref(scenario))?;
                 let q = s.queries;
                 self.queries += q;
-                return Ok(Derivation::ScenarioImpossible { because: self.ids(&min) });
+                return Ok(Derivation::ScenarioImpossible {
+                    because: self.ids(&min),
+                });
             }
             Answer::Unknown(reason) => {
                 let q = s.queries;
@@ -231,19 +259,36 @@ impl<'a> Asker<'a> {
                     let can_true = sat(&mut s, &all, scenario, var.clone())?;
                     let can_false = sat(&mut s, &all, scenario, Term::not(var.clone()))?;
                     match (can_true, can_false) {
-                        (Some(true), Some(false)) => Fact::Forced { value: "true".into() },
-                        (Some(false), Some(true)) => Fact::Forced { value: "false".into() },
+                        (Some(true), Some(false)) => Fact::Forced {
+                            value: "true".into(),
+                        },
+                        (Some(false), Some(true)) => Fact::Forced {
+                            value: "false".into(),
+                        },
                         (Some(true), Some(true)) => Fact::Free,
                         _ => Fact::Unknown,
                     }
                 }
                 Sort::Enum(e) => {
-                    let values: Vec<logic::Symbol> = spec.enums.iter().find(|(n, _)| n == e).map(|(_, vs)| vs.clone()).unwrap_or_default();
+                    let values: Vec<logic::Symbol> = spec
+                        .enums
+                        .iter()
+                        .find(|(n, _)| n == e)
+                        .map(|(_, vs)| vs.clone())
+                        .unwrap_or_default();
                     let mut possible = Vec::new();
                     let mut unknown = false;
                     for c in values {
-                        let lit = Term::EnumVal { sort: e.clone(), ctor: c.clone() };
-                        match sat(&mut s, &all, scenario, Term::app(Op::Eq, vec![var.clone(), lit]))? {
+                        let lit = Term::EnumVal {
+                            sort: e.clone(),
+                            ctor: c.clone(),
+                        };
+                        match sat(
+                            &mut s,
+                            &all,
+                            scenario,
+                            Term::app(Op::Eq, vec![var.clone(), lit]),
+                        )? {
                             Some(true) => possible.push(c.to_string()),
                             Some(false) => {}
                             None => unknown = true,
@@ -252,7 +297,9 @@ impl<'a> Asker<'a> {
                     if unknown {
                         Fact::Unknown
                     } else if possible.len() == 1 {
-                        Fact::Forced { value: possible.remove(0) }
+                        Fact::Forced {
+                            value: possible.remove(0),
+                        }
                     } else {
                         Fact::OneOf { values: possible }
                     }
@@ -272,7 +319,12 @@ impl<'a> Asker<'a> {
 }
 
 /// Is M ∧ scenario ∧ extra satisfiable? `None` for unknown.
-fn sat(s: &mut Session, all: &[Term], scenario: &Term, extra: Term) -> Result<Option<bool>, SolverError> {
+fn sat(
+    s: &mut Session,
+    all: &[Term],
+    scenario: &Term,
+    extra: Term,
+) -> Result<Option<bool>, SolverError> {
     Ok(match s.check(all, &[scenario.clone(), extra])? {
         Answer::Sat(_) => Some(true),
         Answer::Unsat(_) => Some(false),
@@ -300,7 +352,12 @@ fn numeric_constants(spec: &Spec) -> Vec<BigRational> {
         }
     }
     let mut set = BTreeSet::new();
-    for t in spec.domain.iter().map(|d| &d.formula).chain(spec.formalized().filter_map(|r| r.formula.as_ref())) {
+    for t in spec
+        .domain
+        .iter()
+        .map(|d| &d.formula)
+        .chain(spec.formalized().filter_map(|r| r.formula.as_ref()))
+    {
         walk(t, &mut set);
     }
     set.into_iter().collect()
@@ -314,17 +371,31 @@ fn lit(sort: &Sort, r: &BigRational) -> Option<Term> {
     }
 }
 
-fn numeric_fact(s: &mut Session, all: &[Term], scenario: &Term, var: &Term, constants: &[BigRational]) -> Result<Fact, SolverError> {
+fn numeric_fact(
+    s: &mut Session,
+    all: &[Term],
+    scenario: &Term,
+    var: &Term,
+    constants: &[BigRational],
+) -> Result<Fact, SolverError> {
     // A forced value: take one model's value and ask whether any other is possible.
     let model = match s.check(all, std::slice::from_ref(scenario))? {
         Answer::Sat(m) => m,
         _ => return Ok(Fact::Unknown),
     };
-    let Term::Var(name, sort) = var else { unreachable!("a variable") };
-    let Some(v) = model.get(name).cloned() else { return Ok(Fact::Unknown) };
+    let Term::Var(name, sort) = var else {
+        unreachable!("a variable")
+    };
+    let Some(v) = model.get(name).cloned() else {
+        return Ok(Fact::Unknown);
+    };
     let differs = Term::app(Op::Distinct, vec![var.clone(), v.to_term()]);
     match sat(s, all, scenario, differs)? {
-        Some(false) => return Ok(Fact::Forced { value: v.to_string() }),
+        Some(false) => {
+            return Ok(Fact::Forced {
+                value: v.to_string(),
+            })
+        }
         None => return Ok(Fact::Unknown),
         Some(true) => {}
     }
@@ -341,7 +412,10 @@ fn numeric_fact(s: &mut Session, all: &[Term], scenario: &Term, var: &Term, cons
     while lo < hi {
         let mid = (lo + hi) / 2;
         let c = below[mid];
-        let Some(l) = lit(sort, c) else { lo = mid + 1; continue };
+        let Some(l) = lit(sort, c) else {
+            lo = mid + 1;
+            continue;
+        };
         // x >= c forced iff M ∧ s ∧ x < c is unsat.
         match sat(s, all, scenario, Term::app(Op::Lt, vec![var.clone(), l]))? {
             Some(false) => {
@@ -357,7 +431,10 @@ fn numeric_fact(s: &mut Session, all: &[Term], scenario: &Term, var: &Term, cons
     while lo < hi {
         let mid = (lo + hi) / 2;
         let c = above[mid];
-        let Some(l) = lit(sort, c) else { hi = mid; continue };
+        let Some(l) = lit(sort, c) else {
+            hi = mid;
+            continue;
+        };
         match sat(s, all, scenario, Term::app(Op::Gt, vec![var.clone(), l]))? {
             Some(false) => {
                 upper = Some(c.clone());
@@ -367,11 +444,20 @@ fn numeric_fact(s: &mut Session, all: &[Term], scenario: &Term, var: &Term, cons
         }
     }
     let show = |r: Option<BigRational>| {
-        r.map(|r| if r.is_integer() { r.to_integer().to_string() } else { Value::Real(r).to_string() })
+        r.map(|r| {
+            if r.is_integer() {
+                r.to_integer().to_string()
+            } else {
+                Value::Real(r).to_string()
+            }
+        })
     };
     Ok(match (lower, upper) {
         (None, None) => Fact::Free,
-        (l, u) => Fact::Bounded { at_least: show(l), at_most: show(u) },
+        (l, u) => Fact::Bounded {
+            at_least: show(l),
+            at_most: show(u),
+        },
     })
 }
 

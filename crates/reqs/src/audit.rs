@@ -84,6 +84,9 @@ pub enum Vacuity {
     Vacuous {
         /// Ids of the constraints and requirements that make the trigger unreachable.
         because: Vec<String>,
+        /// True when the requirement itself is part of the reason: whenever it fires,
+        /// its response contradicts the others, so M rules the trigger out.
+        response_conflict: bool,
     },
     /// Invariants have no trigger.
     NotApplicable,
@@ -168,13 +171,19 @@ pub struct RequirementAudit {
 impl RequirementAudit {
     /// True when any check found a defect or gave no answer.
     pub fn has_findings(&self) -> bool {
-        matches!(self.vacuity_domain, Vacuity::Vacuous { .. } | Vacuity::Unknown { .. })
-            || matches!(self.vacuity_model, Vacuity::Vacuous { .. } | Vacuity::Unknown { .. })
-            || matches!(
-                self.violatability,
-                Violatability::ImpliedByDomain { .. } | Violatability::Unknown { .. }
-            )
-            || matches!(self.redundancy, Redundancy::Redundant { .. } | Redundancy::Unknown { .. })
+        matches!(
+            self.vacuity_domain,
+            Vacuity::Vacuous { .. } | Vacuity::Unknown { .. }
+        ) || matches!(
+            self.vacuity_model,
+            Vacuity::Vacuous { .. } | Vacuity::Unknown { .. }
+        ) || matches!(
+            self.violatability,
+            Violatability::ImpliedByDomain { .. } | Violatability::Unknown { .. }
+        ) || matches!(
+            self.redundancy,
+            Redundancy::Redundant { .. } | Redundancy::Unknown { .. }
+        )
     }
 }
 
@@ -214,8 +223,6 @@ pub struct Loaded {
     reqs: Vec<Option<Term>>,
     members: HashMap<Symbol, Member>,
 }
-
-const MARKER: &str = "vera!spec";
 
 impl Loaded {
     /// Literals for the domain constraints.
@@ -274,16 +281,22 @@ pub fn load_into(solver: &mut Solver, spec: &Spec) -> Result<Loaded, SolverError
         solver.declare_const(&v.name, v.sort.clone())?;
     }
     let mut members = HashMap::new();
-    let mut guard = |solver: &mut Solver, name: String, t: &Term, m: Member| -> Result<Term, SolverError> {
-        solver.declare_const(&name, Sort::Bool)?;
-        let lit = Term::var(&name, Sort::Bool);
-        solver.assert(&Term::app(logic::Op::Implies, vec![lit.clone(), t.clone()]))?;
-        members.insert(Symbol::from(name.as_str()), m);
-        Ok(lit)
-    };
+    let mut guard =
+        |solver: &mut Solver, name: String, t: &Term, m: Member| -> Result<Term, SolverError> {
+            solver.declare_const(&name, Sort::Bool)?;
+            let lit = Term::var(&name, Sort::Bool);
+            solver.assert(&Term::app(logic::Op::Implies, vec![lit.clone(), t.clone()]))?;
+            members.insert(Symbol::from(name.as_str()), m);
+            Ok(lit)
+        };
     let mut domain = Vec::new();
     for (i, d) in spec.domain.iter().enumerate() {
-        domain.push(guard(solver, format!("vera!d{i}"), &d.formula, Member::Domain(i))?);
+        domain.push(guard(
+            solver,
+            format!("vera!d{i}"),
+            &d.formula,
+            Member::Domain(i),
+        )?);
     }
     let mut reqs = Vec::new();
     for (i, r) in spec.requirements.iter().enumerate() {
@@ -292,7 +305,6 @@ pub fn load_into(solver: &mut Solver, spec: &Spec) -> Result<Loaded, SolverError
             None => None,
         });
     }
-    solver.declare_const(MARKER, Sort::Bool)?;
     Ok(Loaded {
         domain,
         reqs,
@@ -347,7 +359,12 @@ impl Session<'_> {
     /// Deletion-based minimization: the smallest subset of `core` (with `fixed` always
     /// assumed) that stays unsat, such that removing any member makes it sat.
     /// Members whose removal gives unknown are kept.
-    pub fn minimize(&mut self, fixed: &[Term], core: Vec<Term>, extra: &[Term]) -> Result<Vec<Term>, SolverError> {
+    pub fn minimize(
+        &mut self,
+        fixed: &[Term],
+        core: Vec<Term>,
+        extra: &[Term],
+    ) -> Result<Vec<Term>, SolverError> {
         let mut core: Vec<Term> = core.into_iter().filter(|l| !fixed.contains(l)).collect();
         let mut i = 0;
         while i < core.len() {
@@ -436,11 +453,13 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         Answer::Unknown(reason) => Consistency::Unknown { reason },
         Answer::Unsat(core) => {
             let (conflicts, complete) = conflicts(&mut s, spec, core, options.max_conflicts)?;
-            Consistency::Inconsistent { conflicts, complete }
+            Consistency::Inconsistent {
+                conflicts,
+                complete,
+            }
         }
     };
     let consistent = consistency == Consistency::Consistent;
-    let lits = s.lits.clone();
     let mut queries = s.queries;
 
     let items: Vec<usize> = (0..spec.requirements.len())
@@ -448,21 +467,20 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         .collect();
     let pool = Pool::new(options.solver.clone(), options.jobs);
     let counted = std::sync::atomic::AtomicUsize::new(0);
-    let results = pool.map(&items, |solver, &i| {
-        let lits = if solver.context().is_declared(MARKER) {
-            lits.clone()
-        } else {
-            load_into(solver, spec)?
-        };
-        let mut s = Session {
-            solver,
-            lits,
-            queries: 0,
-        };
-        let r = audit_one(&mut s, spec, i, consistent);
-        counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
-        r
-    });
+    let results = pool.map_with(
+        &items,
+        |solver| load_into(solver, spec),
+        |solver, lits, &i| {
+            let mut s = Session {
+                solver,
+                lits: lits.clone(),
+                queries: 0,
+            };
+            let r = audit_one(&mut s, spec, i, consistent);
+            counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
+            r
+        },
+    );
     queries += counted.into_inner();
     let mut requirements = Vec::with_capacity(items.len());
     for (i, r) in items.iter().zip(results) {
@@ -475,9 +493,15 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
                     id: req.id.clone(),
                     line: req.line,
                     kind: kind(req),
-                    vacuity_domain: Vacuity::Unknown { reason: reason.clone() },
-                    vacuity_model: Vacuity::Unknown { reason: reason.clone() },
-                    violatability: Violatability::Unknown { reason: reason.clone() },
+                    vacuity_domain: Vacuity::Unknown {
+                        reason: reason.clone(),
+                    },
+                    vacuity_model: Vacuity::Unknown {
+                        reason: reason.clone(),
+                    },
+                    violatability: Violatability::Unknown {
+                        reason: reason.clone(),
+                    },
                     redundancy: Redundancy::Unknown { reason },
                 }
             }
@@ -499,11 +523,18 @@ fn kind(r: &Requirement) -> &'static str {
     }
 }
 
-fn audit_one(s: &mut Session, spec: &Spec, i: usize, consistent: bool) -> Result<RequirementAudit, SolverError> {
+fn audit_one(
+    s: &mut Session,
+    spec: &Spec,
+    i: usize,
+    consistent: bool,
+) -> Result<RequirementAudit, SolverError> {
     let req = &spec.requirements[i];
     let dom = s.lits.domain.clone();
     let mut rest = dom.clone();
     rest.extend(s.lits.reqs_except(Some(i)));
+    let mut all = dom.clone();
+    all.extend(s.lits.reqs_except(None));
     let trigger = req.trigger();
     let violation = req.violation().expect("formalized");
     let formula = req.formula.as_ref().expect("formalized");
@@ -513,20 +544,39 @@ fn audit_one(s: &mut Session, spec: &Spec, i: usize, consistent: bool) -> Result
             Answer::Sat(_) => Vacuity::Reachable,
             Answer::Unsat(core) => {
                 let min = s.minimize(&[], core, std::slice::from_ref(&trigger))?;
-                Vacuity::Vacuous { because: s.lits.ids(spec, &min) }
+                Vacuity::Vacuous {
+                    because: s.lits.ids(spec, &min),
+                    response_conflict: false,
+                }
             }
             Answer::Unknown(reason) => Vacuity::Unknown { reason },
         };
         let vm = if !consistent {
-            Vacuity::Skipped { reason: "the requirements are inconsistent".into() }
+            Vacuity::Skipped {
+                reason: "the requirements are inconsistent".into(),
+            }
         } else if matches!(vd, Vacuity::Vacuous { .. }) {
-            Vacuity::Skipped { reason: "already vacuous under the domain constraints".into() }
+            Vacuity::Skipped {
+                reason: "already vacuous under the domain constraints".into(),
+            }
         } else {
-            match s.check(&rest, std::slice::from_ref(&trigger))? {
+            // Under all of M, this requirement included: a trigger that the others rule
+            // out, or one whose response contradicts the others whenever it fires.
+            match s.check(&all, std::slice::from_ref(&trigger))? {
                 Answer::Sat(_) => Vacuity::Reachable,
                 Answer::Unsat(core) => {
                     let min = s.minimize(&[], core, std::slice::from_ref(&trigger))?;
-                    Vacuity::Vacuous { because: s.lits.ids(spec, &min) }
+                    let own = s.lits.reqs[i].as_ref().is_some_and(|l| min.contains(l));
+                    let because = s
+                        .lits
+                        .ids(spec, &min)
+                        .into_iter()
+                        .filter(|id| *id != req.id)
+                        .collect();
+                    Vacuity::Vacuous {
+                        because,
+                        response_conflict: own,
+                    }
                 }
                 Answer::Unknown(reason) => Vacuity::Unknown { reason },
             }
@@ -538,22 +588,32 @@ fn audit_one(s: &mut Session, spec: &Spec, i: usize, consistent: bool) -> Result
 
     let breaking = [trigger.clone(), violation.clone()];
     let violatability = match s.check(&dom, &breaking)? {
-        Answer::Sat(m) => Violatability::Violatable { witness: witness(spec, &m, &[formula]) },
+        Answer::Sat(m) => Violatability::Violatable {
+            witness: witness(spec, &m, &[formula]),
+        },
         Answer::Unsat(core) => {
             let min = s.minimize(&[], core, &breaking)?;
-            Violatability::ImpliedByDomain { because: s.lits.ids(spec, &min) }
+            Violatability::ImpliedByDomain {
+                because: s.lits.ids(spec, &min),
+            }
         }
         Answer::Unknown(reason) => Violatability::Unknown { reason },
     };
 
     let redundancy = if !consistent {
-        Redundancy::Skipped { reason: "the requirements are inconsistent".into() }
+        Redundancy::Skipped {
+            reason: "the requirements are inconsistent".into(),
+        }
     } else {
         match s.check(&rest, &breaking)? {
-            Answer::Sat(m) => Redundancy::NotRedundant { witness: witness(spec, &m, &[formula]) },
+            Answer::Sat(m) => Redundancy::NotRedundant {
+                witness: witness(spec, &m, &[formula]),
+            },
             Answer::Unsat(core) => {
                 let min = s.minimize(&[], core, &breaking)?;
-                Redundancy::Redundant { subsumed_by: s.lits.ids(spec, &min) }
+                Redundancy::Redundant {
+                    subsumed_by: s.lits.ids(spec, &min),
+                }
             }
             Answer::Unknown(reason) => Redundancy::Unknown { reason },
         }
@@ -571,7 +631,12 @@ fn audit_one(s: &mut Session, spec: &Spec, i: usize, consistent: bool) -> Result
 
 /// One minimal conflict, or (with `cap > 1`) up to `cap` of them by MARCO-style
 /// enumeration over the requirements (domain constraints always assumed).
-fn conflicts(s: &mut Session, spec: &Spec, core: Vec<Term>, cap: usize) -> Result<(Vec<Vec<String>>, bool), SolverError> {
+fn conflicts(
+    s: &mut Session,
+    spec: &Spec,
+    core: Vec<Term>,
+    cap: usize,
+) -> Result<(Vec<Vec<String>>, bool), SolverError> {
     let first = s.minimize(&[], core, &[])?;
     if cap <= 1 {
         return Ok((vec![s.lits.ids(spec, &first)], false));
@@ -580,7 +645,9 @@ fn conflicts(s: &mut Session, spec: &Spec, core: Vec<Term>, cap: usize) -> Resul
     let reqs = s.lits.reqs_except(None);
     // The map solver: one Bool per requirement; each model is an unexplored subset.
     let mut map = Solver::start(&map_config(s))?;
-    let seeds: Vec<Term> = (0..reqs.len()).map(|k| Term::var(&format!("m{k}"), Sort::Bool)).collect();
+    let seeds: Vec<Term> = (0..reqs.len())
+        .map(|k| Term::var(&format!("m{k}"), Sort::Bool))
+        .collect();
     for k in 0..reqs.len() {
         map.declare_const(&format!("m{k}"), Sort::Bool)?;
     }
@@ -594,7 +661,11 @@ fn conflicts(s: &mut Session, spec: &Spec, core: Vec<Term>, cap: usize) -> Resul
         map.assert(&or(clause))
     };
     let mut found: Vec<Vec<Term>> = Vec::new();
-    let first_reqs: Vec<Term> = first.iter().filter(|l| index.contains_key(l)).cloned().collect();
+    let first_reqs: Vec<Term> = first
+        .iter()
+        .filter(|l| index.contains_key(l))
+        .cloned()
+        .collect();
     block_mus(&mut map, &first_reqs)?;
     found.push(first);
     loop {
@@ -603,9 +674,13 @@ fn conflicts(s: &mut Session, spec: &Spec, core: Vec<Term>, cap: usize) -> Resul
         }
         // Prefer large seeds: assume every seed variable true, dropping the failed ones.
         let seed: Vec<usize> = match map.check_assuming(&seeds)? {
-            Outcome::Sat(m) => (0..reqs.len()).filter(|k| model_true(&m, &seeds[*k])).collect(),
+            Outcome::Sat(m) => (0..reqs.len())
+                .filter(|k| model_true(&m, &seeds[*k]))
+                .collect(),
             Outcome::Unsat(_) => match map.check()? {
-                Outcome::Sat(m) => (0..reqs.len()).filter(|k| model_true(&m, &seeds[*k])).collect(),
+                Outcome::Sat(m) => (0..reqs.len())
+                    .filter(|k| model_true(&m, &seeds[*k]))
+                    .collect(),
                 Outcome::Unsat(_) => break,
                 Outcome::Unknown(_) => break,
             },
@@ -637,7 +712,10 @@ fn conflicts(s: &mut Session, spec: &Spec, core: Vec<Term>, cap: usize) -> Resul
                         mss.push(k);
                     }
                 }
-                let clause: Vec<Term> = (0..reqs.len()).filter(|k| !mss.contains(k)).map(|k| seeds[k].clone()).collect();
+                let clause: Vec<Term> = (0..reqs.len())
+                    .filter(|k| !mss.contains(k))
+                    .map(|k| seeds[k].clone())
+                    .collect();
                 if clause.is_empty() {
                     break;
                 }

@@ -236,7 +236,10 @@ pub fn parse_spec(file: SourceFile) -> Result<Spec, Diagnostics> {
     let raw: RawSpec = match toml::from_str(file.text()) {
         Ok(r) => r,
         Err(e) => {
-            let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
+            let span = e
+                .span()
+                .map(|r| Span::new(r.start, r.end))
+                .unwrap_or_default();
             let msg = e.message().to_string();
             return Err(file.locate_all(&[Diagnostic::error(span, msg)
                 .with_hint("see docs/spec-format.md for the fields of each table")]));
@@ -247,7 +250,10 @@ pub fn parse_spec(file: SourceFile) -> Result<Spec, Diagnostics> {
 
 /// Reads requirements from a CSV of `id,text[,formula]` rows over the schema (enums,
 /// variables, domain) of a TOML spec. The schema's own requirements are not used.
-pub fn load_csv(csv_path: &std::path::Path, schema_path: &std::path::Path) -> Result<Spec, LoadError> {
+pub fn load_csv(
+    csv_path: &std::path::Path,
+    schema_path: &std::path::Path,
+) -> Result<Spec, LoadError> {
     let schema_text = std::fs::read_to_string(schema_path).map_err(|source| LoadError::Io {
         path: schema_path.display().to_string(),
         source,
@@ -264,7 +270,10 @@ pub fn load_csv(csv_path: &std::path::Path, schema_path: &std::path::Path) -> Re
 /// [`load_csv`] on text held in memory.
 pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diagnostics> {
     let mut raw: RawSpec = toml::from_str(schema.text()).map_err(|e| {
-        let span = e.span().map(|r| Span::new(r.start, r.end)).unwrap_or_default();
+        let span = e
+            .span()
+            .map(|r| Span::new(r.start, r.end))
+            .unwrap_or_default();
         schema.locate_all(&[Diagnostic::error(span, e.message().to_string())])
     })?;
     raw.requirements.clear();
@@ -279,12 +288,19 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
             Ok(r) => r,
             Err(e) => {
                 let off = e.position().map_or(0, |p| p.byte() as usize);
-                diags.push(Diagnostic::error(Span::new(off, off + 1), format!("bad CSV row: {e}")));
+                diags.push(Diagnostic::error(
+                    Span::new(off, off + 1),
+                    format!("bad CSV row: {e}"),
+                ));
                 continue;
             }
         };
         let off = rec.position().map_or(0, |p| p.byte() as usize);
-        if i == 0 && rec.get(0).is_some_and(|c| c.trim().eq_ignore_ascii_case("id")) {
+        if i == 0
+            && rec
+                .get(0)
+                .is_some_and(|c| c.trim().eq_ignore_ascii_case("id"))
+        {
             continue;
         }
         if rec.iter().all(|c| c.trim().is_empty()) {
@@ -292,8 +308,11 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
         }
         if rec.len() < 2 {
             diags.push(
-                Diagnostic::error(Span::new(off, off + 1), "a row needs at least an id and a text")
-                    .with_hint("rows are id,text[,formula]"),
+                Diagnostic::error(
+                    Span::new(off, off + 1),
+                    "a row needs at least an id and a text",
+                )
+                .with_hint("rows are id,text[,formula]"),
             );
             continue;
         }
@@ -392,7 +411,11 @@ impl<'a> Loader<'a> {
         parsed
     }
 
-    fn load(mut self, raw: RawSpec, csv: Option<(&SourceFile, Vec<(usize, csv::StringRecord)>)>) -> Result<Spec, Diagnostics> {
+    fn load(
+        mut self,
+        raw: RawSpec,
+        csv: Option<(&SourceFile, Vec<(usize, csv::StringRecord)>)>,
+    ) -> Result<Spec, Diagnostics> {
         let mut ctx = Context::new();
         let mut enums: Vec<(Symbol, Vec<Symbol>)> = Vec::new();
         for e in &raw.enums {
@@ -407,7 +430,10 @@ impl<'a> Loader<'a> {
                 let vn = v.get_ref();
                 let clash = values.iter().any(|x| &**x == vn) || vn == n;
                 if clash {
-                    self.diags.push(Diagnostic::error(sp(v), format!("enum value `{vn}` is declared twice")));
+                    self.diags.push(Diagnostic::error(
+                        sp(v),
+                        format!("enum value `{vn}` is declared twice"),
+                    ));
                     ok = false;
                 } else if let Some(why) = ctx.check_new_name(vn) {
                     self.diags.push(Diagnostic::error(sp(v), why));
@@ -423,7 +449,10 @@ impl<'a> Loader<'a> {
                 }
             }
             if values.is_empty() && ok {
-                self.diags.push(Diagnostic::error(sp(&e.name), format!("enum `{n}` has no values")));
+                self.diags.push(Diagnostic::error(
+                    sp(&e.name),
+                    format!("enum `{n}` has no values"),
+                ));
                 ok = false;
             }
             if ok {
@@ -447,8 +476,11 @@ impl<'a> Loader<'a> {
                         .chain(enums.iter().map(|(e, _)| e.to_string()))
                         .collect();
                     self.diags.push(
-                        Diagnostic::error(sp(&v.sort), format!("unknown sort `{s}` for variable `{n}`"))
-                            .with_hint(format!("known sorts: {}", known.join(", "))),
+                        Diagnostic::error(
+                            sp(&v.sort),
+                            format!("unknown sort `{s}` for variable `{n}`"),
+                        )
+                        .with_hint(format!("known sorts: {}", known.join(", "))),
                     );
                     None
                 }
@@ -468,8 +500,16 @@ impl<'a> Loader<'a> {
             let min = v.min.as_ref().and_then(|m| self.number(m, "min"));
             let max = v.max.as_ref().and_then(|m| self.number(m, "max"));
             if (v.min.is_some() || v.max.is_some()) && !sort.is_numeric() {
-                let at = v.min.as_ref().or(v.max.as_ref()).map(sp).unwrap_or(sp(&v.name));
-                self.diags.push(Diagnostic::error(at, format!("`{n}` has sort {sort}: only Int and Real variables take min/max")));
+                let at = v
+                    .min
+                    .as_ref()
+                    .or(v.max.as_ref())
+                    .map(sp)
+                    .unwrap_or(sp(&v.name));
+                self.diags.push(Diagnostic::error(
+                    at,
+                    format!("`{n}` has sort {sort}: only Int and Real variables take min/max"),
+                ));
             }
             if let (Some(a), Some(b)) = (&min, &max) {
                 if a > b {
@@ -487,16 +527,24 @@ impl<'a> Loader<'a> {
                 _ => Term::Real(r.clone()),
             };
             let int_bound_ok = |r: &BigRational| sort != Sort::Int || r.is_integer();
-            for (bound, op, suffix, raw_b) in [(&min, Op::Ge, "min", &v.min), (&max, Op::Le, "max", &v.max)] {
+            for (bound, op, suffix, raw_b) in
+                [(&min, Op::Ge, "min", &v.min), (&max, Op::Le, "max", &v.max)]
+            {
                 if let (Some(b), Some(rb)) = (bound, raw_b) {
                     if !int_bound_ok(b) {
-                        self.diags.push(Diagnostic::error(sp(rb), format!("`{n}` is an Int: its {suffix} must be a whole number")));
+                        self.diags.push(Diagnostic::error(
+                            sp(rb),
+                            format!("`{n}` is an Int: its {suffix} must be a whole number"),
+                        ));
                         continue;
                     }
                     if sort.is_numeric() {
                         bounds.push(Constraint {
                             id: format!("{n}.{suffix}"),
-                            text: Some(format!("{n} {} {b}", if op == Op::Ge { ">=" } else { "<=" })),
+                            text: Some(format!(
+                                "{n} {} {b}",
+                                if op == Op::Ge { ">=" } else { "<=" }
+                            )),
                             formula: Term::app(op, vec![var.clone(), lit(b)]),
                             line: self.line(sp(rb)),
                         });
@@ -527,10 +575,18 @@ impl<'a> Loader<'a> {
         };
         ctx.set_logic(&logic_name);
         if !enums.is_empty() && !ctx.allows_datatypes() {
-            let at = raw.spec.as_ref().and_then(|h| h.logic.as_ref()).map(sp).unwrap_or_default();
+            let at = raw
+                .spec
+                .as_ref()
+                .and_then(|h| h.logic.as_ref())
+                .map(sp)
+                .unwrap_or_default();
             self.diags.push(
-                Diagnostic::error(at, format!("the spec declares enums but logic {logic_name} has no datatypes"))
-                    .with_hint("add DT to the logic (e.g. QF_DTLRA) or use ALL"),
+                Diagnostic::error(
+                    at,
+                    format!("the spec declares enums but logic {logic_name} has no datatypes"),
+                )
+                .with_hint("add DT to the logic (e.g. QF_DTLRA) or use ALL"),
             );
         }
         let mut ids: HashMap<String, Span> = HashMap::new();
@@ -549,8 +605,11 @@ impl<'a> Loader<'a> {
                     }
                 }
                 None => self.diags.push(
-                    Diagnostic::error(sp(&d.id), format!("domain constraint `{}` has no formula", d.id.get_ref()))
-                        .with_hint("a domain constraint is only useful with a formula"),
+                    Diagnostic::error(
+                        sp(&d.id),
+                        format!("domain constraint `{}` has no formula", d.id.get_ref()),
+                    )
+                    .with_hint("a domain constraint is only useful with a formula"),
                 ),
             }
         }
@@ -560,14 +619,22 @@ impl<'a> Loader<'a> {
             let line = self.line(sp(&r.id));
             let text = r.text.clone().unwrap_or_default();
             if r.text.is_none() {
-                self.diags.push(Diagnostic::warning(sp(&r.id), format!("requirement `{}` has no text", r.id.get_ref())));
+                self.diags.push(Diagnostic::warning(
+                    sp(&r.id),
+                    format!("requirement `{}` has no text", r.id.get_ref()),
+                ));
             }
             let formula = match &r.formula {
                 Some(f) => self.formula(f, &ctx),
                 None => {
                     self.diags.push(
-                        Diagnostic::warning(sp(&r.id), format!("requirement `{}` is not formalized", r.id.get_ref()))
-                            .with_hint("it is listed as not formalized and takes no part in the audits"),
+                        Diagnostic::warning(
+                            sp(&r.id),
+                            format!("requirement `{}` is not formalized", r.id.get_ref()),
+                        )
+                        .with_hint(
+                            "it is listed as not formalized and takes no part in the audits",
+                        ),
                     );
                     None
                 }
@@ -604,33 +671,56 @@ impl<'a> Loader<'a> {
                         Ok(t) => Some(t),
                         Err(ds) => {
                             for d in ds {
-                                csv_diags.push(Diagnostic { span, message: format!("{id}: {}", d.message), ..d });
+                                csv_diags.push(Diagnostic {
+                                    span,
+                                    message: format!("{id}: {}", d.message),
+                                    ..d
+                                });
                             }
                             None
                         }
                     },
                     None => {
-                        csv_diags.push(Diagnostic::warning(span, format!("requirement `{id}` is not formalized")));
+                        csv_diags.push(Diagnostic::warning(
+                            span,
+                            format!("requirement `{id}` is not formalized"),
+                        ));
                         None
                     }
                 };
                 let shape = formula.as_ref().map(shape_of).unwrap_or(Shape::Invariant);
-                requirements.push(Requirement { id, text, formula, shape, line });
+                requirements.push(Requirement {
+                    id,
+                    text,
+                    formula,
+                    shape,
+                    line,
+                });
             }
             self.extra.extend(csv_file.locate_all(&csv_diags).0);
         }
         // Unused variables (a warning: the schema may be shared between specs).
         let mut used: BTreeSet<Symbol> = BTreeSet::new();
-        for t in domain.iter().map(|d| &d.formula).chain(requirements.iter().filter_map(|r| r.formula.as_ref())) {
+        for t in domain
+            .iter()
+            .map(|d| &d.formula)
+            .chain(requirements.iter().filter_map(|r| r.formula.as_ref()))
+        {
             used.extend(t.free_vars().into_iter().map(|(n, _)| n));
         }
         for v in &raw.variables {
             let n = v.name.get_ref();
             let bounded = v.min.is_some() || v.max.is_some();
             if !used.contains(n.as_str()) && !bounded && ctx.is_declared(n) {
-                self.diags.push(Diagnostic::warning(sp(&v.name), format!("variable `{n}` is not used by any formula")));
+                self.diags.push(Diagnostic::warning(
+                    sp(&v.name),
+                    format!("variable `{n}` is not used by any formula"),
+                ));
             } else if !used.contains(n.as_str()) && bounded {
-                self.diags.push(Diagnostic::warning(sp(&v.name), format!("variable `{n}` is only used by its own bounds")));
+                self.diags.push(Diagnostic::warning(
+                    sp(&v.name),
+                    format!("variable `{n}` is only used by its own bounds"),
+                ));
             }
         }
         self.diags.sort_by_key(|d| d.span.start);

@@ -14,11 +14,19 @@ use std::process::ExitCode;
 
 /// Loads a TOML spec, or a CSV of requirements over a TOML schema.
 pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
-    let is_csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let spec = match (is_csv, schema) {
         (true, Some(s)) => reqs::load_csv(path, s),
-        (true, None) => bail!("{}: a CSV of requirements needs --schema SPEC.toml for its variables", path.display()),
-        (false, Some(_)) => bail!("--schema is for CSV requirement files; {} is a spec already", path.display()),
+        (true, None) => bail!(
+            "{}: a CSV of requirements needs --schema SPEC.toml for its variables",
+            path.display()
+        ),
+        (false, Some(_)) => bail!(
+            "--schema is for CSV requirement files; {} is a spec already",
+            path.display()
+        ),
         (false, None) => reqs::load(path),
     };
     let spec = spec.map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -70,7 +78,9 @@ fn summarize(spec: &Spec, report: &reqs::AuditReport) -> Summary {
         ..Summary::default()
     };
     for r in &report.requirements {
-        if matches!(r.vacuity_domain, Vacuity::Vacuous { .. }) || matches!(r.vacuity_model, Vacuity::Vacuous { .. }) {
+        if matches!(r.vacuity_domain, Vacuity::Vacuous { .. })
+            || matches!(r.vacuity_model, Vacuity::Vacuous { .. })
+        {
             s.vacuous += 1;
         }
         if matches!(r.violatability, Violatability::ImpliedByDomain { .. }) {
@@ -110,11 +120,16 @@ pub fn audit(
     options.jobs = solver.jobs();
     options.max_conflicts = max_conflicts.max(1);
     let start = std::time::Instant::now();
-    let report = reqs::audit(&spec, &options).with_context(|| format!("auditing {}", path.display()))?;
+    let report =
+        reqs::audit(&spec, &options).with_context(|| format!("auditing {}", path.display()))?;
     let seconds = start.elapsed().as_secs_f64();
     let summary = summarize(&spec, &report);
     let inconsistent = !matches!(report.consistency, Consistency::Consistent);
-    let findings = inconsistent || report.requirements.iter().any(RequirementAudit::has_findings);
+    let findings = inconsistent
+        || report
+            .requirements
+            .iter()
+            .any(RequirementAudit::has_findings);
     let unknown = matches!(report.consistency, Consistency::Unknown { .. }) || summary.unknown > 0;
     match format {
         Format::Json => {
@@ -122,7 +137,11 @@ pub fn audit(
                 .requirements
                 .iter()
                 .map(|a| RequirementJson {
-                    text: spec.requirements.iter().find(|r| r.id == a.id).map_or("", |r| r.text.as_str()),
+                    text: spec
+                        .requirements
+                        .iter()
+                        .find(|r| r.id == a.id)
+                        .map_or("", |r| r.text.as_str()),
                     audit: a,
                 })
                 .collect();
@@ -154,7 +173,11 @@ pub fn audit(
 fn witness_table(out: &mut String, w: &Witness, indent: &str) {
     let width = w.iter().map(|a| a.variable.len()).max().unwrap_or(0);
     for a in w {
-        let unit = a.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
+        let unit = a
+            .unit
+            .as_deref()
+            .map(|u| format!(" {u}"))
+            .unwrap_or_default();
         let _ = writeln!(out, "{indent}{:width$} = {}{}", a.variable, a.value, unit);
     }
 }
@@ -177,7 +200,12 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
             .iter()
             .find(|r| r.id == id)
             .map(|r| excerpt(&r.text, 90))
-            .or_else(|| spec.domain.iter().find(|d| d.id == id).and_then(|d| d.text.as_deref().map(|t| excerpt(t, 90))))
+            .or_else(|| {
+                spec.domain
+                    .iter()
+                    .find(|d| d.id == id)
+                    .and_then(|d| d.text.as_deref().map(|t| excerpt(t, 90)))
+            })
             .unwrap_or_default()
     };
     match &report.consistency {
@@ -185,13 +213,21 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
             let _ = writeln!(o, "consistency: {}", paint(Paint::Good, "consistent"));
         }
         Consistency::DomainInconsistent { conflict } => {
-            let _ = writeln!(o, "consistency: {} — the domain constraints alone clash: {}", paint(Paint::Bad, "inconsistent"), ids(conflict));
+            let _ = writeln!(
+                o,
+                "consistency: {} — the domain constraints alone clash: {}",
+                paint(Paint::Bad, "inconsistent"),
+                ids(conflict)
+            );
             for id in conflict {
                 let _ = writeln!(o, "  {id}: {}", text_of(id));
             }
             return o;
         }
-        Consistency::Inconsistent { conflicts, complete } => {
+        Consistency::Inconsistent {
+            conflicts,
+            complete,
+        } => {
             let _ = writeln!(
                 o,
                 "consistency: {} — {} minimal conflict(s){}",
@@ -210,7 +246,11 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
             }
         }
         Consistency::Unknown { reason } => {
-            let _ = writeln!(o, "consistency: {} ({reason})", paint(Paint::Warn, "unknown"));
+            let _ = writeln!(
+                o,
+                "consistency: {} ({reason})",
+                paint(Paint::Warn, "unknown")
+            );
         }
     }
     let _ = writeln!(
@@ -219,28 +259,47 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
         s.vacuous, s.redundant, s.implied_by_domain, s.unknown
     );
     for a in &report.requirements {
-        let req = spec.requirements.iter().find(|r| r.id == a.id).expect("audited requirements exist");
+        let req = spec
+            .requirements
+            .iter()
+            .find(|r| r.id == a.id)
+            .expect("audited requirements exist");
         let mut lines = Vec::new();
         match &a.vacuity_domain {
-            Vacuity::Vacuous { because } => lines.push(format!(
+            Vacuity::Vacuous { because, .. } => lines.push(format!(
                 "{}: the trigger can never hold under the domain constraints ({})",
                 paint(Paint::Bad, "vacuous"),
                 ids(because)
             )),
-            Vacuity::Unknown { reason } => lines.push(format!("{} vacuity under the domain: {reason}", paint(Paint::Warn, "unknown"))),
+            Vacuity::Unknown { reason } => lines.push(format!(
+                "{} vacuity under the domain: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
             _ => {}
         }
         match &a.vacuity_model {
-            Vacuity::Vacuous { because } => {
-                let others: Vec<String> = because.iter().filter(|i| **i != a.id).cloned().collect();
-                lines.push(format!(
-                    "{}: {} can never fire because of {}",
-                    paint(Paint::Bad, "vacuous"),
-                    a.id,
-                    ids(&others)
-                ))
-            }
-            Vacuity::Unknown { reason } => lines.push(format!("{} vacuity under the other requirements: {reason}", paint(Paint::Warn, "unknown"))),
+            Vacuity::Vacuous {
+                because,
+                response_conflict: false,
+            } => lines.push(format!(
+                "{}: {} can never fire because of {}",
+                paint(Paint::Bad, "vacuous"),
+                a.id,
+                ids(because)
+            )),
+            Vacuity::Vacuous {
+                because,
+                response_conflict: true,
+            } => lines.push(format!(
+                "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
+                paint(Paint::Bad, "vacuous"),
+                a.id,
+                ids(because)
+            )),
+            Vacuity::Unknown { reason } => lines.push(format!(
+                "{} vacuity under the other requirements: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
             _ => {}
         }
         match &a.violatability {
@@ -249,7 +308,10 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
                 paint(Paint::Bad, "implied by domain"),
                 ids(because)
             )),
-            Violatability::Unknown { reason } => lines.push(format!("{} violatability: {reason}", paint(Paint::Warn, "unknown"))),
+            Violatability::Unknown { reason } => lines.push(format!(
+                "{} violatability: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
             Violatability::Violatable { .. } => {}
         }
         match &a.redundancy {
@@ -258,14 +320,23 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
                 paint(Paint::Bad, "redundant"),
                 ids(subsumed_by)
             )),
-            Redundancy::Unknown { reason } => lines.push(format!("{} redundancy: {reason}", paint(Paint::Warn, "unknown"))),
+            Redundancy::Unknown { reason } => lines.push(format!(
+                "{} redundancy: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
             _ => {}
         }
         let show_witness = witnesses && matches!(a.violatability, Violatability::Violatable { .. });
         if lines.is_empty() && !show_witness {
             continue;
         }
-        let _ = writeln!(o, "\n{} (line {}, {})", paint(Paint::Id, &a.id), a.line, a.kind);
+        let _ = writeln!(
+            o,
+            "\n{} (line {}, {})",
+            paint(Paint::Id, &a.id),
+            a.line,
+            a.kind
+        );
         let _ = writeln!(o, "  \"{}\"", excerpt(&req.text, 100));
         for l in &lines {
             let _ = writeln!(o, "  {l}");
@@ -276,9 +347,23 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
         }
     }
     if !report.not_formalized.is_empty() {
-        let _ = writeln!(o, "\nnot formalized (not audited): {}", ids(&report.not_formalized));
+        let _ = writeln!(
+            o,
+            "\nnot formalized (not audited): {}",
+            ids(&report.not_formalized)
+        );
     }
-    let ok = report.requirements.iter().filter(|a| !a.has_findings()).count();
+    if !matches!(report.consistency, Consistency::Consistent) {
+        let _ = writeln!(
+            o,
+            "\nvacuity under the other requirements and redundancy are not checked while the requirements are inconsistent"
+        );
+    }
+    let ok = report
+        .requirements
+        .iter()
+        .filter(|a| !a.has_findings())
+        .count();
     let _ = writeln!(
         o,
         "\n{ok} of {} formalized requirements have no findings ({} solver queries)",
@@ -322,13 +407,21 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    let parse = |what: &str, text: &str| spec.parse_formula(what, text).map_err(|d| anyhow::anyhow!("{d}"));
+    let parse = |what: &str, text: &str| {
+        spec.parse_formula(what, text)
+            .map_err(|d| anyhow::anyhow!("{d}"))
+    };
     let mut asker = reqs::Asker::new(&spec, &solver.config())?;
     if args.derive {
         let scenario = parse("--scenario", args.scenario.as_deref().unwrap_or("true"))?;
         let d = asker.derive(&scenario)?;
         match format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&serde_json::json!({"schema": "vera.derive.v1", "scenario": logic::print::term(&scenario), "result": d}))?),
+            Format::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"schema": "vera.derive.v1", "scenario": logic::print::term(&scenario), "result": d})
+                )?
+            ),
             Format::Human => print!("{}", human_derive(&d)),
         }
         return Ok(ExitCode::from(match d {
@@ -339,8 +432,10 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
     }
     let questions: Vec<reqs::Question> = match (&args.questions, &args.claim) {
         (Some(q), None) => {
-            let text = std::fs::read_to_string(q).with_context(|| format!("cannot read {}", q.display()))?;
-            reqs::ask::load_questions(&text, &q.display().to_string()).map_err(|d| anyhow::anyhow!("{d}"))?
+            let text = std::fs::read_to_string(q)
+                .with_context(|| format!("cannot read {}", q.display()))?;
+            reqs::ask::load_questions(&text, &q.display().to_string())
+                .map_err(|d| anyhow::anyhow!("{d}"))?
         }
         (None, Some(c)) => vec![reqs::Question {
             id: "claim".into(),
@@ -355,8 +450,13 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
     let mut results = Vec::new();
     let mut worst = EXIT_OK;
     for q in &questions {
-        let scenario = parse(&format!("{} scenario", q.id), q.scenario.as_deref().unwrap_or("true"))?;
-        let Some(claim_text) = &q.claim else { bail!("question {} has no claim", q.id) };
+        let scenario = parse(
+            &format!("{} scenario", q.id),
+            q.scenario.as_deref().unwrap_or("true"),
+        )?;
+        let Some(claim_text) = &q.claim else {
+            bail!("question {} has no claim", q.id)
+        };
         let claim = parse(&format!("{} claim", q.id), claim_text)?;
         let verdict = asker.ask(&scenario, &claim)?;
         let code = match &verdict {
@@ -382,7 +482,12 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
                     matches_expected: q.expected.as_deref().map(|e| e == v.name()),
                 })
                 .collect();
-            println!("{}", serde_json::to_string_pretty(&serde_json::json!({"schema": "vera.ask.v1", "answers": answers}))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"schema": "vera.ask.v1", "answers": answers})
+                )?
+            );
         }
         Format::Human => {
             let mut o = String::new();
@@ -405,16 +510,24 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
                     Verdict::Entailed { because } => {
                         let _ = writeln!(o, "  justified by {}", ids(because));
                     }
-                    Verdict::NotEntailed { counterexample, contradicts } => {
+                    Verdict::NotEntailed {
+                        counterexample,
+                        contradicts,
+                    } => {
                         if contradicts.is_empty() {
                             let _ = writeln!(o, "  the requirements allow a state where it fails:");
                         } else {
-                            let _ = writeln!(o, "  the claim contradicts {}; a state the requirements allow:", ids(contradicts));
+                            let _ = writeln!(
+                                o,
+                                "  the claim contradicts {}; a state the requirements allow:",
+                                ids(contradicts)
+                            );
                         }
                         witness_table(&mut o, counterexample, "    ");
                     }
                     Verdict::ScenarioImpossible { because } => {
-                        let _ = writeln!(o, "  no state satisfies the scenario and {}", ids(because));
+                        let _ =
+                            writeln!(o, "  no state satisfies the scenario and {}", ids(because));
                     }
                     Verdict::Unknown { reason } => {
                         let _ = writeln!(o, "  {reason}");
@@ -422,7 +535,10 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
                 }
             }
             if with_expectation > 0 {
-                let _ = writeln!(o, "\n{agree} of {with_expectation} answers match the expected verdicts");
+                let _ = writeln!(
+                    o,
+                    "\n{agree} of {with_expectation} answers match the expected verdicts"
+                );
             }
             print!("{o}");
         }
@@ -443,9 +559,17 @@ fn human_derive(d: &Derivation) -> String {
     let mut o = String::new();
     match d {
         Derivation::Facts { variables } => {
-            let width = variables.iter().map(|v| v.variable.len()).max().unwrap_or(0);
+            let width = variables
+                .iter()
+                .map(|v| v.variable.len())
+                .max()
+                .unwrap_or(0);
             for v in variables {
-                let unit = v.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
+                let unit = v
+                    .unit
+                    .as_deref()
+                    .map(|u| format!(" {u}"))
+                    .unwrap_or_default();
                 let fact = match &v.fact {
                     Fact::Forced { value } => format!("forced = {value}{unit}"),
                     Fact::OneOf { values } => format!("one of {}", values.join(", ")),

@@ -170,7 +170,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             witnesses,
             solver,
             output,
-        } => crate::audit::audit(&spec, schema.as_deref(), &solver, output.format, all_conflicts, witnesses),
+        } => crate::audit::audit(
+            &spec,
+            schema.as_deref(),
+            &solver,
+            output.format,
+            all_conflicts,
+            witnesses,
+        ),
         Command::Ask {
             spec,
             schema,

@@ -1,0 +1,150 @@
+//! Errors and the reasons a solver gives no answer.
+
+use logic::{Model, Term};
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Why a check ended without `sat` or `unsat`. An outcome, not an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// The per-query time limit ran out (solver-side or the wall-clock watchdog).
+    Timeout,
+    /// The solver ran out of resources (its resource budget or memory).
+    ResourceLimit,
+    /// The solver's procedures are incomplete for the problem (e.g. non-linear arithmetic).
+    Incomplete,
+    /// The solver process died mid-query; the text has its exit status and stderr tail.
+    Crashed(String),
+    /// Any other reason the solver gave, as it gave it.
+    Other(String),
+}
+
+impl Reason {
+    /// Maps a solver's `:reason-unknown` text to a reason.
+    pub fn from_solver(text: &str) -> Reason {
+        let t = text.to_ascii_lowercase();
+        if t.contains("timeout") || t.contains("canceled") || t.contains("cancelled") {
+            Reason::Timeout
+        } else if t.contains("resourceout") || t.contains("memout") || t.contains("resource") {
+            Reason::ResourceLimit
+        } else if t.contains("incomplete") {
+            Reason::Incomplete
+        } else {
+            Reason::Other(text.to_string())
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Timeout => f.write_str("the time limit was reached"),
+            Reason::ResourceLimit => f.write_str("the solver ran out of resources"),
+            Reason::Incomplete => {
+                f.write_str("the solver's methods are incomplete for this problem")
+            }
+            Reason::Crashed(d) => write!(f, "the solver crashed: {d}"),
+            Reason::Other(r) => write!(f, "the solver gave up ({r})"),
+        }
+    }
+}
+
+fn terms(ts: &[Term]) -> String {
+    ts.iter()
+        .map(logic::print::term)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn transcript_note(t: &Option<PathBuf>) -> String {
+    match t {
+        Some(p) => format!(" (transcript: {})", p.display()),
+        None => String::new(),
+    }
+}
+
+/// What can go wrong talking to a solver. Solver answers (including `unknown` and
+/// crashes during a check) are [`crate::Outcome`]s, not errors.
+#[derive(Debug, thiserror::Error)]
+pub enum SolverError {
+    /// The solver binary could not be found.
+    #[error("solver `{}` not found; {hint}", program.display())]
+    NotFound {
+        /// The program that was looked for.
+        program: PathBuf,
+        /// How to get it.
+        hint: String,
+    },
+    /// The solver is too old.
+    #[error("solver version {found} is too old; vera needs {required} or newer")]
+    Version {
+        /// The version the solver reported.
+        found: String,
+        /// The oldest supported version.
+        required: String,
+    },
+    /// Reading from or writing to the process, or the transcript, failed.
+    #[error("solver i/o failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// The solver answered a command with `(error "...")`. The solver state is as before
+    /// the command, which is not recorded.
+    #[error("the solver rejected `{command}`: {message}")]
+    Solver {
+        /// The command as sent.
+        command: String,
+        /// The solver's message.
+        message: String,
+    },
+    /// The solver printed something that is not a valid answer. The process is
+    /// restarted before the next command.
+    #[error("unexpected solver output: expected {expected}, got `{got}`")]
+    Protocol {
+        /// What was expected.
+        expected: String,
+        /// What came.
+        got: String,
+    },
+    /// The solver's model does not satisfy an assertion or assumption.
+    #[error("the solver's model violates `{assertion}`; model: {model}{}", transcript_note(.transcript))]
+    InvalidModel {
+        /// The violated (or unevaluable) formula, printed.
+        assertion: String,
+        /// The model as the solver gave it.
+        model: Model,
+        /// The transcript of the session, if one was written.
+        transcript: Option<PathBuf>,
+    },
+    /// The solver's unsat core is not unsatisfiable on its own.
+    #[error("the solver's unsat core ({}) is not unsatisfiable on its own{}", terms(.core), transcript_note(.transcript))]
+    InvalidCore {
+        /// The core.
+        core: Vec<Term>,
+        /// The transcript of the session, if one was written.
+        transcript: Option<PathBuf>,
+    },
+    /// The command is not one [`crate::Solver::command`] accepts, or the request is
+    /// outside what the solver layer supports.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// The process died while executing a command other than a check; it is restarted
+    /// (with the recorded state) before the next command.
+    #[error("the solver died during `{command}`: {detail}")]
+    Died {
+        /// The command as sent.
+        command: String,
+        /// Exit status and stderr tail.
+        detail: String,
+    },
+    /// The solver did not answer a command within the watchdog limit and was killed.
+    #[error("the solver did not answer `{command}` within {waited:?} and was stopped")]
+    Unresponsive {
+        /// The command as sent.
+        command: String,
+        /// How long vera waited.
+        waited: Duration,
+    },
+    /// [`crate::Solver::get_values`] was called without a preceding `sat` answer.
+    #[error("no model is available: values can only be read right after a sat answer")]
+    NoModel,
+}

@@ -1,0 +1,67 @@
+//! vera's connection to SMT solvers: z3 and cvc5 processes driven over SMT-LIB2 pipes.
+//!
+//! # Protocol
+//!
+//! A [`Solver`] owns one process (z3 `-in -smt2`, cvc5 `--lang smt2 --incremental
+//! --quiet`). Everything sent is printed by [`logic::print::command`]; no other text
+//! reaches the solver. The first command is `(set-option :print-success true)`, so
+//! every command is answered: `success`, an `(error "...")`, or the answer of a query.
+//! A reader thread splits stdout into complete s-expressions (strings, `|quoted|`
+//! symbols and answers over several lines included) and another thread keeps the
+//! last few KB of stderr for crash reports. After the version check (z3 4.8, cvc5 1.0
+//! or newer), models, unsat assumptions and the per-query time limit are switched on.
+//!
+//! An `(error ...)` answer is a [`SolverError::Solver`]; the command is not recorded and
+//! the solver state is as before. (cvc5 exits after some errors; vera notices with a
+//! cheap probe and restarts it.)
+//!
+//! # Restarts
+//!
+//! Every acknowledged state-changing command is recorded in a stack of `push` frames.
+//! When the process dies, hangs past the watchdog (the timeout plus the larger of 1 s
+//! and half the timeout) or prints garbage, it is dropped; before the next command a
+//! new process is started and the recorded frames are re-sent, so the caller sees the
+//! same state. A check during which the process died or hung ends in
+//! [`Outcome::Unknown`] with [`Reason::Crashed`] or [`Reason::Timeout`]; garbage is a
+//! [`SolverError::Protocol`]. `sat` and `unsat` are only reported when the solver said
+//! so.
+//!
+//! # Validation
+//!
+//! With [`SolverConfig::validate`] (the default), a `sat` model is checked by
+//! evaluating every assertion in force and every assumption with
+//! [`logic::eval::eval_bool`]; a false or unevaluable one is a
+//! [`SolverError::InvalidModel`]. A non-empty unsat core is re-checked on its own with
+//! `check-sat-assuming` and must be `unsat`, otherwise [`SolverError::InvalidCore`].
+//!
+//! # Transcripts
+//!
+//! With [`SolverConfig::transcript`], every command is written as sent and every
+//! answer as a `; ` comment (vera's notes start with `;; `), so running the solver on
+//! the file replays the session. A restart is written as a `(reset)` followed by the
+//! re-sent state.
+//!
+//! ```no_run
+//! use logic::{Op, Sort, Term};
+//! use solver::{Outcome, Solver, SolverConfig, SolverKind};
+//! let mut s = Solver::start(&SolverConfig::new(SolverKind::Z3))?;
+//! s.declare_const("x", Sort::Int)?;
+//! let x = Term::var("x", Sort::Int);
+//! s.assert(&Term::app(Op::Gt, vec![x, Term::int(2)]))?;
+//! assert!(matches!(s.check()?, Outcome::Sat(m) if m.get("x").is_some()));
+//! # Ok::<(), solver::SolverError>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod config;
+mod error;
+mod pool;
+mod process;
+mod solver;
+mod transcript;
+
+pub use config::{SolverConfig, SolverKind, UnknownSolver};
+pub use error::{Reason, SolverError};
+pub use pool::Pool;
+pub use solver::{Outcome, Solver};

@@ -1,0 +1,869 @@
+//! One solver process driven incrementally.
+
+use crate::config::{SolverConfig, SolverKind};
+use crate::error::{Reason, SolverError};
+use crate::process::{Answer, Process};
+use crate::transcript::Transcript;
+use logic::context::{Entry, INTERNAL_PREFIX};
+use logic::eval::{eval_bool, parse_model, parse_values};
+use logic::sexp::{Sexp, SexpKind};
+use logic::{print, Command, Context, Model, Op, Sort, Symbol, Term, Value};
+use num_bigint::BigUint;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The answer to a check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Satisfiable, with a model of the declared constants (validated when
+    /// [`SolverConfig::validate`] is set).
+    Sat(Model),
+    /// Unsatisfiable. For [`Solver::check_assuming`], the assumptions in the solver's
+    /// core, in the order given (validated when [`SolverConfig::validate`] is set);
+    /// empty for [`Solver::check`].
+    Unsat(Vec<Term>),
+    /// No answer, and why.
+    Unknown(Reason),
+}
+
+impl Outcome {
+    /// True for [`Outcome::Sat`].
+    pub fn is_sat(&self) -> bool {
+        matches!(self, Outcome::Sat(_))
+    }
+
+    /// True for [`Outcome::Unsat`].
+    pub fn is_unsat(&self) -> bool {
+        matches!(self, Outcome::Unsat(_))
+    }
+
+    /// `sat`, `unsat` or `unknown`, as SMT-LIB spells them.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Outcome::Sat(_) => "sat",
+            Outcome::Unsat(_) => "unsat",
+            Outcome::Unknown(_) => "unknown",
+        }
+    }
+}
+
+/// One scope of the assertion stack: the commands sent in it and the assumption
+/// literals introduced in it.
+#[derive(Debug, Clone, Default)]
+struct Frame {
+    commands: Vec<Command>,
+    literals: HashMap<Term, Term>,
+}
+
+/// Why an exchange with the process did not produce an answer.
+enum Fail {
+    /// The process died or hung and is gone; a check reports this as unknown.
+    Lost(Reason),
+    /// An error to hand to the caller.
+    Err(SolverError),
+}
+
+impl From<SolverError> for Fail {
+    fn from(e: SolverError) -> Fail {
+        Fail::Err(e)
+    }
+}
+
+/// A solver process and the state vera has sent to it.
+///
+/// The process is restarted transparently after a crash, a watchdog kill or garbage
+/// output; the recorded assertion stack is re-sent first, so the restart is invisible
+/// to the caller apart from [`Solver::restarts`].
+pub struct Solver {
+    config: SolverConfig,
+    program: PathBuf,
+    proc: Option<Process>,
+    version: String,
+    context: Context,
+    frames: Vec<Frame>,
+    transcript: Option<Transcript>,
+    restarts: usize,
+    next_literal: usize,
+    model_ready: bool,
+}
+
+impl std::fmt::Debug for Solver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Solver")
+            .field("kind", &self.config.kind)
+            .field("program", &self.program)
+            .field("version", &self.version)
+            .field("depth", &self.depth())
+            .field("running", &self.proc.is_some())
+            .field("restarts", &self.restarts)
+            .finish()
+    }
+}
+
+/// Reads `major.minor` from a version string such as `4.13.0` or `1.0.3-dev`.
+fn parse_version(s: &str) -> Option<(u64, u64)> {
+    let mut parts = s
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((major, minor))
+}
+
+/// The text of a string or symbol atom; other expressions printed.
+fn atom_text(e: &Sexp) -> String {
+    match &e.kind {
+        SexpKind::Str(s) | SexpKind::Symbol(s) => s.clone(),
+        _ => e.to_string(),
+    }
+}
+
+/// The message of an `(error "...")` answer.
+fn error_message(e: &Sexp) -> Option<String> {
+    match e.as_list() {
+        Some([head, msg]) if head.as_symbol() == Some("error") => Some(atom_text(msg)),
+        _ => None,
+    }
+}
+
+impl Solver {
+    /// Starts the solver: spawns the process, switches on acknowledgements, checks the
+    /// version and sets models, unsat assumptions and the per-query time limit.
+    pub fn start(config: &SolverConfig) -> Result<Solver, SolverError> {
+        let transcript = match &config.transcript {
+            Some(p) => Some(Transcript::create(p)?),
+            None => None,
+        };
+        let mut s = Solver {
+            config: config.clone(),
+            program: config.resolved_program(),
+            proc: None,
+            version: String::new(),
+            context: Context::new(),
+            frames: vec![Frame::default()],
+            transcript,
+            restarts: 0,
+            next_literal: 0,
+            model_ready: false,
+        };
+        s.launch()?;
+        Ok(s)
+    }
+
+    /// The version the solver reported, e.g. `4.13.0`.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Which solver this is.
+    pub fn kind(&self) -> SolverKind {
+        self.config.kind
+    }
+
+    /// The configuration it was started with.
+    pub fn config(&self) -> &SolverConfig {
+        &self.config
+    }
+
+    /// The binary being run.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// The symbols declared so far (what models are read against).
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// The number of open `push` scopes.
+    pub fn depth(&self) -> usize {
+        self.frames.len() - 1
+    }
+
+    /// The transcript file, if one is written.
+    pub fn transcript_path(&self) -> Option<&Path> {
+        self.transcript.as_ref().map(Transcript::path)
+    }
+
+    /// How many times the process has been restarted.
+    pub fn restarts(&self) -> usize {
+        self.restarts
+    }
+
+    /// The assertions in force, outermost scope first (including vera's own
+    /// definitions of assumption literals).
+    pub fn assertions(&self) -> impl Iterator<Item = &Term> {
+        self.frames
+            .iter()
+            .flat_map(|f| &f.commands)
+            .filter_map(|c| match c {
+                Command::Assert(t) => Some(t),
+                _ => None,
+            })
+    }
+
+    /// Sends a state-changing command: `set-logic`, `declare-const`,
+    /// `declare-datatype`, `define-fun`, `assert`, `push` or `pop`. Anything else is
+    /// [`SolverError::Unsupported`] (checks, models and options have their own methods).
+    /// On success the command is recorded, so that it is re-sent after a restart.
+    pub fn command(&mut self, c: &Command) -> Result<(), SolverError> {
+        match c {
+            Command::SetLogic(_)
+            | Command::DeclareConst(..)
+            | Command::DeclareEnum(..)
+            | Command::DefineFun(_)
+            | Command::Assert(_)
+            | Command::Push(_)
+            | Command::Pop(_) => {}
+            other => {
+                return Err(SolverError::Unsupported(format!(
+                    "`{}` cannot be sent with Solver::command",
+                    other.name()
+                )))
+            }
+        }
+        if let Command::Assert(t) = c {
+            if t.sort() != Sort::Bool {
+                return Err(SolverError::Unsupported(format!(
+                    "assertion `{}` is not a Boolean formula",
+                    print::term(t)
+                )));
+            }
+        }
+        self.model_ready = false;
+        self.ack(c)?;
+        self.record(c);
+        Ok(())
+    }
+
+    /// Declares a constant.
+    pub fn declare_const(&mut self, name: &str, sort: Sort) -> Result<(), SolverError> {
+        self.command(&Command::DeclareConst(Symbol::from(name), sort))
+    }
+
+    /// Asserts a Boolean formula.
+    pub fn assert(&mut self, t: &Term) -> Result<(), SolverError> {
+        self.command(&Command::Assert(t.clone()))
+    }
+
+    /// Opens a scope.
+    pub fn push(&mut self) -> Result<(), SolverError> {
+        self.command(&Command::Push(1))
+    }
+
+    /// Closes the innermost scope, forgetting its declarations and assertions.
+    pub fn pop(&mut self) -> Result<(), SolverError> {
+        self.command(&Command::Pop(1))
+    }
+
+    /// Checks the assertions in force.
+    pub fn check(&mut self) -> Result<Outcome, SolverError> {
+        self.query(None)
+    }
+
+    /// Checks the assertions in force together with the assumptions (Boolean
+    /// formulas). An [`Outcome::Unsat`] lists the assumptions in the core.
+    ///
+    /// Assumptions that are not Boolean constants or their negations are named by
+    /// fresh `vera!a<n>` literals, declared and defined in the current scope.
+    pub fn check_assuming(&mut self, assumptions: &[Term]) -> Result<Outcome, SolverError> {
+        if let Some(t) = assumptions.iter().find(|t| t.sort() != Sort::Bool) {
+            return Err(SolverError::Unsupported(format!(
+                "assumption `{}` is not a Boolean formula",
+                print::term(t)
+            )));
+        }
+        self.query(Some(assumptions))
+    }
+
+    /// The values of terms in the model of the last check, which must have been `sat`
+    /// with no command sent since.
+    pub fn get_values(&mut self, terms: &[Term]) -> Result<Vec<Value>, SolverError> {
+        if !self.model_ready || self.proc.is_none() {
+            return Err(SolverError::NoModel);
+        }
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let c = Command::GetValue(terms.to_vec());
+        let r = self.exchange(&c).and_then(|ans| match error_message(&ans) {
+            Some(_) => Err(self.reject(&c, &ans, "values")),
+            None => parse_values(&ans, terms, &self.context)
+                .map_err(|e| self.protocol(format!("values ({e})"), &ans)),
+        });
+        self.flush();
+        r.map_err(|f| self.to_error(&c, f))
+    }
+
+    /// Forgets every declaration and assertion (`(reset)`), keeping the process. If the
+    /// reset fails the process is dropped and a fresh one starts on the next command.
+    pub fn reset(&mut self) -> Result<(), SolverError> {
+        self.frames = vec![Frame::default()];
+        self.context = Context::new();
+        self.model_ready = false;
+        self.next_literal = 0;
+        if self.proc.is_none() {
+            return Ok(());
+        }
+        self.note("reset");
+        // Whether `(reset)` itself is acknowledged differs between solvers (it resets
+        // `:print-success`); `init` skips the acknowledgements that come.
+        let r = self.send(&Command::Reset).and_then(|()| self.init());
+        self.flush();
+        if r.is_err() {
+            self.kill();
+        }
+        Ok(())
+    }
+
+    // ---- internals ----
+
+    fn note(&mut self, text: &str) {
+        if let Some(t) = &mut self.transcript {
+            let _ = t.note(text);
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(t) = &mut self.transcript {
+            let _ = t.flush();
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut p) = self.proc.take() {
+            p.kill();
+        }
+    }
+
+    /// Spawns the process and initialises it.
+    fn launch(&mut self) -> Result<(), SolverError> {
+        let p = Process::spawn(&self.program, self.config.kind.args()).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                let k = self.config.kind;
+                SolverError::NotFound {
+                    program: self.program.clone(),
+                    hint: format!(
+                        "install {k} with scripts/setup, put `{}` on PATH, or set {} to the binary",
+                        k.default_program(),
+                        k.env_var()
+                    ),
+                }
+            } else {
+                SolverError::Io(e)
+            }
+        })?;
+        self.proc = Some(p);
+        let r = self.init();
+        self.flush();
+        if let Err(f) = r {
+            self.kill();
+            return Err(self.to_error(&Command::GetInfo("version".into()), f));
+        }
+        Ok(())
+    }
+
+    /// The option commands sent at start and after a reset.
+    fn init(&mut self) -> Result<(), Fail> {
+        let on = || Some(Sexp::sym("true"));
+        let c = Command::SetOption("print-success".into(), on());
+        self.send(&c)?;
+        let c = Command::GetInfo("version".into());
+        self.send(&c)?;
+        // After `(reset)` some solvers acknowledge the reset and the first option,
+        // some do not: skip up to two acknowledgements.
+        let mut ans = self.receive("the version")?;
+        for _ in 0..2 {
+            if ans.as_symbol() != Some("success") {
+                break;
+            }
+            ans = self.receive("the version")?;
+        }
+        let version = match ans.as_list() {
+            Some([k, v]) if k.kind == SexpKind::Keyword("version".into()) => atom_text(v),
+            _ => return Err(self.reject(&c, &ans, "(:version \"...\")")),
+        };
+        let (maj, min) = self.config.kind.min_version();
+        match parse_version(&version) {
+            Some(v) if v >= (maj, min) => {}
+            _ => {
+                return Err(Fail::Err(SolverError::Version {
+                    found: version,
+                    required: format!("{} {maj}.{min}", self.config.kind),
+                }))
+            }
+        }
+        self.version = version;
+        self.expect_ack(&Command::SetOption("produce-models".into(), on()))?;
+        self.expect_ack(&Command::SetOption(
+            "produce-unsat-assumptions".into(),
+            on(),
+        ))?;
+        let ms = self.config.timeout.as_millis();
+        if ms > 0 {
+            let ms = u64::try_from(ms).unwrap_or(u64::MAX);
+            self.expect_ack(&Command::SetOption(
+                self.config.kind.timeout_option().into(),
+                Some(Sexp::new(SexpKind::Numeral(BigUint::from(ms)))),
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Restarts a dead process and re-sends the recorded stack.
+    fn ensure_running(&mut self) -> Result<(), SolverError> {
+        if self.proc.is_some() {
+            return Ok(());
+        }
+        self.restarts += 1;
+        let n = self.restarts;
+        self.note(&format!(
+            "vera: the solver process was restarted here (restart {n}); the `(reset)` below \
+             stands for the new process and is not sent, the rest is re-sent"
+        ));
+        if let Some(t) = &mut self.transcript {
+            let _ = t.command(&print::command(&Command::Reset));
+        }
+        self.launch()?;
+        let frames = self.frames.clone();
+        for (i, frame) in frames.iter().enumerate() {
+            let push = Command::Push(1);
+            let cmds = (i > 0).then_some(&push).into_iter().chain(&frame.commands);
+            for c in cmds {
+                if let Err(f) = self.expect_ack(c) {
+                    self.kill();
+                    self.flush();
+                    return Err(self.to_error(c, f));
+                }
+            }
+        }
+        self.flush();
+        Ok(())
+    }
+
+    /// Writes a command.
+    fn send(&mut self, c: &Command) -> Result<(), Fail> {
+        let text = print::command(c);
+        if let Some(t) = &mut self.transcript {
+            t.command(&text).map_err(SolverError::Io)?;
+        }
+        let Some(p) = &mut self.proc else {
+            return Err(Fail::Lost(Reason::Crashed(
+                "the process is not running".into(),
+            )));
+        };
+        if p.send(&text).is_err() {
+            let report = p.death_report();
+            self.proc = None;
+            return Err(Fail::Lost(Reason::Crashed(report)));
+        }
+        Ok(())
+    }
+
+    /// Reads one answer, within the watchdog limit.
+    fn receive(&mut self, expected: &str) -> Result<Sexp, Fail> {
+        let limit = self.config.watchdog();
+        let Some(p) = &mut self.proc else {
+            return Err(Fail::Lost(Reason::Crashed(
+                "the process is not running".into(),
+            )));
+        };
+        match p.read(limit) {
+            Answer::Item(text) => {
+                let parsed = logic::sexp::read_one(&text);
+                if let Some(t) = &mut self.transcript {
+                    let _ = match &parsed {
+                        Ok(e) => t.answer(&e.to_string()),
+                        Err(_) => t.answer(&text),
+                    };
+                }
+                match parsed {
+                    Ok(e) => Ok(e),
+                    Err(_) => {
+                        self.kill();
+                        Err(Fail::Err(SolverError::Protocol {
+                            expected: expected.to_string(),
+                            got: text,
+                        }))
+                    }
+                }
+            }
+            Answer::Eof(report) => {
+                self.note(&format!("vera: the solver died: {report}"));
+                self.proc = None;
+                Err(Fail::Lost(Reason::Crashed(report)))
+            }
+            Answer::Timeout => {
+                self.note(&format!(
+                    "vera: no answer within {limit:?}; the solver was stopped"
+                ));
+                self.kill();
+                Err(Fail::Lost(Reason::Timeout))
+            }
+        }
+    }
+
+    /// Sends a command and reads its answer.
+    fn exchange(&mut self, c: &Command) -> Result<Sexp, Fail> {
+        self.send(c)?;
+        self.receive(&format!("an answer to `{}`", c.name()))
+    }
+
+    /// Garbage: stops the process (it restarts on the next command).
+    fn protocol(&mut self, expected: String, got: &Sexp) -> Fail {
+        self.kill();
+        Fail::Err(SolverError::Protocol {
+            expected,
+            got: got.to_string(),
+        })
+    }
+
+    /// An answer that is not the expected one: an `(error ...)` (after which the
+    /// process is probed, since some solvers exit after an error) or garbage.
+    fn reject(&mut self, c: &Command, ans: &Sexp, expected: &str) -> Fail {
+        match error_message(ans) {
+            Some(message) => {
+                self.probe();
+                Fail::Err(SolverError::Solver {
+                    command: print::command(c),
+                    message,
+                })
+            }
+            None => self.protocol(expected.to_string(), ans),
+        }
+    }
+
+    /// Checks that the process still answers; drops it if not.
+    fn probe(&mut self) {
+        let c = Command::GetInfo("version".into());
+        if let Ok(ans) = self.exchange(&c) {
+            if ans.as_list().is_none_or(|l| l.len() != 2) {
+                self.kill();
+            }
+        }
+    }
+
+    /// Sends a command that must be acknowledged with `success`.
+    fn expect_ack(&mut self, c: &Command) -> Result<(), Fail> {
+        let ans = self.exchange(c)?;
+        if ans.as_symbol() == Some("success") {
+            Ok(())
+        } else {
+            Err(self.reject(c, &ans, "success"))
+        }
+    }
+
+    /// Turns a lost process into the error of a non-check command.
+    fn to_error(&self, c: &Command, f: Fail) -> SolverError {
+        match f {
+            Fail::Err(e) => e,
+            Fail::Lost(Reason::Timeout) => SolverError::Unresponsive {
+                command: print::command(c),
+                waited: self.config.watchdog(),
+            },
+            Fail::Lost(r) => SolverError::Died {
+                command: print::command(c),
+                detail: match r {
+                    Reason::Crashed(d) => d,
+                    other => other.to_string(),
+                },
+            },
+        }
+    }
+
+    /// Sends an acknowledged command, restarting the process first if needed. A
+    /// process found dead is restarted and the command tried once more.
+    fn ack(&mut self, c: &Command) -> Result<(), SolverError> {
+        let mut tried = false;
+        loop {
+            self.ensure_running()?;
+            match self.expect_ack(c) {
+                Ok(()) => return Ok(()),
+                Err(Fail::Lost(Reason::Crashed(_))) if !tried => tried = true,
+                Err(f) => {
+                    self.flush();
+                    return Err(self.to_error(c, f));
+                }
+            }
+        }
+    }
+
+    /// Updates the context and the recorded stack after an acknowledged command.
+    fn record(&mut self, c: &Command) {
+        match c {
+            Command::SetLogic(l) => self.context.set_logic(l),
+            Command::DeclareConst(n, s) => self.context.declare_const(n.clone(), s.clone()),
+            Command::DeclareEnum(n, ctors) => self.context.declare_enum(n.clone(), ctors.clone()),
+            Command::DefineFun(f) => self.context.define((**f).clone()),
+            Command::Push(n) => {
+                for _ in 0..*n {
+                    self.frames.push(Frame::default());
+                }
+                self.context.push(*n as usize);
+                return;
+            }
+            Command::Pop(n) => {
+                let n = (*n as usize).min(self.depth());
+                self.frames.truncate(self.frames.len() - n);
+                self.context.pop(n);
+                return;
+            }
+            _ => {}
+        }
+        let frame = self.frames.last_mut().expect("base frame");
+        frame.commands.push(c.clone());
+    }
+
+    /// True for a declared Boolean constant or its negation.
+    fn is_prop_literal(&self, t: &Term) -> bool {
+        match t {
+            Term::Var(n, Sort::Bool) => {
+                matches!(self.context.get(n), Some(Entry::Const(Sort::Bool)))
+            }
+            Term::App(Op::Not, args) => args.len() == 1 && self.is_prop_literal(&args[0]),
+            _ => false,
+        }
+    }
+
+    /// The literal sent for each assumption, defining fresh ones where needed.
+    fn literals(&mut self, assumptions: &[Term]) -> Result<Vec<Term>, SolverError> {
+        let mut out = Vec::with_capacity(assumptions.len());
+        for t in assumptions {
+            if self.is_prop_literal(t) {
+                out.push(t.clone());
+                continue;
+            }
+            if let Some(l) = self.frames.iter().rev().find_map(|f| f.literals.get(t)) {
+                out.push(l.clone());
+                continue;
+            }
+            let name: Symbol = Arc::from(format!("{INTERNAL_PREFIX}a{}", self.next_literal));
+            self.next_literal += 1;
+            let lit = Term::Var(name.clone(), Sort::Bool);
+            for c in [
+                Command::DeclareConst(name, Sort::Bool),
+                Command::Assert(Term::app(Op::Eq, vec![lit.clone(), t.clone()])),
+            ] {
+                self.ack(&c)?;
+                self.record(&c);
+            }
+            self.frames
+                .last_mut()
+                .expect("base frame")
+                .literals
+                .insert(t.clone(), lit.clone());
+            out.push(lit);
+        }
+        Ok(out)
+    }
+
+    fn query(&mut self, assumptions: Option<&[Term]>) -> Result<Outcome, SolverError> {
+        self.model_ready = false;
+        self.ensure_running()?;
+        let lits = match assumptions {
+            Some(a) => self.literals(a)?,
+            None => Vec::new(),
+        };
+        let c = match assumptions {
+            Some(_) => Command::CheckSatAssuming(lits.clone()),
+            None => Command::CheckSat,
+        };
+        let r = self.run_query(&c, assumptions, &lits);
+        self.flush();
+        match r {
+            Ok(o) => Ok(o),
+            Err(Fail::Lost(reason)) => Ok(Outcome::Unknown(reason)),
+            Err(Fail::Err(e)) => Err(e),
+        }
+    }
+
+    fn run_query(
+        &mut self,
+        c: &Command,
+        assumptions: Option<&[Term]>,
+        lits: &[Term],
+    ) -> Result<Outcome, Fail> {
+        let ans = self.exchange(c)?;
+        match ans.as_symbol() {
+            Some("sat") => {
+                let model = self.fetch_model(assumptions.unwrap_or(&[]))?;
+                if self.config.validate {
+                    self.validate_model(&model, assumptions.unwrap_or(&[]))?;
+                }
+                self.model_ready = true;
+                let mut public = model;
+                public.values.retain(|k, _| !k.starts_with(INTERNAL_PREFIX));
+                Ok(Outcome::Sat(public))
+            }
+            Some("unsat") => {
+                let Some(assumptions) = assumptions else {
+                    return Ok(Outcome::Unsat(Vec::new()));
+                };
+                let (core, core_lits) = self.fetch_core(assumptions, lits)?;
+                if self.config.validate && !core.is_empty() {
+                    self.validate_core(&core, core_lits)?;
+                }
+                Ok(Outcome::Unsat(core))
+            }
+            Some("unknown") => Ok(Outcome::Unknown(self.reason_unknown()?)),
+            _ => Err(self.reject(c, &ans, "sat, unsat or unknown")),
+        }
+    }
+
+    /// Declared constants the assertions, assumptions and definitions mention.
+    fn needed_consts(&self, assumptions: &[Term]) -> Vec<(Symbol, Sort)> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let bodies = self.context.defs().map(|d| &d.body);
+        for t in self.assertions().chain(assumptions).chain(bodies) {
+            for (n, s) in t.free_vars() {
+                if matches!(self.context.get(&n), Some(Entry::Const(_))) && seen.insert(n.clone()) {
+                    out.push((n, s));
+                }
+            }
+        }
+        out
+    }
+
+    fn fetch_model(&mut self, assumptions: &[Term]) -> Result<Model, Fail> {
+        let c = Command::GetModel;
+        let ans = self.exchange(&c)?;
+        if error_message(&ans).is_some() {
+            return Err(self.reject(&c, &ans, "a model"));
+        }
+        let mut model = match parse_model(&ans, &self.context) {
+            Ok(m) => m,
+            Err(e) => return Err(self.protocol(format!("a model ({e})"), &ans)),
+        };
+        let missing: Vec<Term> = self
+            .needed_consts(assumptions)
+            .into_iter()
+            .filter(|(n, _)| model.get(n).is_none())
+            .map(|(n, s)| Term::Var(n, s))
+            .collect();
+        if !missing.is_empty() {
+            let c = Command::GetValue(missing.clone());
+            let ans = self.exchange(&c)?;
+            if error_message(&ans).is_some() {
+                return Err(self.reject(&c, &ans, "values"));
+            }
+            let values = match parse_values(&ans, &missing, &self.context) {
+                Ok(v) => v,
+                Err(e) => return Err(self.protocol(format!("values ({e})"), &ans)),
+            };
+            for (t, v) in missing.iter().zip(values) {
+                if let Term::Var(n, _) = t {
+                    model.insert(n.clone(), v);
+                }
+            }
+        }
+        Ok(model)
+    }
+
+    fn validate_model(&self, model: &Model, assumptions: &[Term]) -> Result<(), Fail> {
+        for t in self.assertions().chain(assumptions) {
+            let bad = match eval_bool(t, model, &self.context) {
+                Ok(true) => continue,
+                Ok(false) => print::term(t),
+                Err(e) => format!("{} (cannot be evaluated: {e})", print::term(t)),
+            };
+            return Err(Fail::Err(SolverError::InvalidModel {
+                assertion: bad,
+                model: model.clone(),
+                transcript: self.transcript_path().map(Path::to_path_buf),
+            }));
+        }
+        Ok(())
+    }
+
+    /// The assumptions in the solver's core and their literals.
+    fn fetch_core(
+        &mut self,
+        assumptions: &[Term],
+        lits: &[Term],
+    ) -> Result<(Vec<Term>, Vec<Term>), Fail> {
+        let c = Command::GetUnsatAssumptions;
+        let ans = self.exchange(&c)?;
+        let Some(items) = ans.as_list() else {
+            return Err(self.reject(&c, &ans, "a list of assumptions"));
+        };
+        if error_message(&ans).is_some() {
+            return Err(self.reject(&c, &ans, "a list of assumptions"));
+        }
+        let keys: Vec<String> = lits.iter().map(print::term).collect();
+        let mut picked = vec![false; keys.len()];
+        for it in items {
+            let s = it.to_string();
+            let mut found = false;
+            for (i, k) in keys.iter().enumerate() {
+                if *k == s {
+                    picked[i] = true;
+                    found = true;
+                }
+            }
+            if !found {
+                return Err(self.protocol("one of the assumptions".into(), it));
+            }
+        }
+        let mut core = Vec::new();
+        let mut core_lits = Vec::new();
+        let mut seen = HashSet::new();
+        for (i, p) in picked.iter().enumerate() {
+            if *p && seen.insert(&keys[i]) {
+                core.push(assumptions[i].clone());
+                core_lits.push(lits[i].clone());
+            }
+        }
+        Ok((core, core_lits))
+    }
+
+    fn validate_core(&mut self, core: &[Term], core_lits: Vec<Term>) -> Result<(), Fail> {
+        let c = Command::CheckSatAssuming(core_lits);
+        let ans = self.exchange(&c)?;
+        match ans.as_symbol() {
+            Some("unsat") => Ok(()),
+            Some("sat" | "unknown") => Err(Fail::Err(SolverError::InvalidCore {
+                core: core.to_vec(),
+                transcript: self.transcript_path().map(Path::to_path_buf),
+            })),
+            _ => Err(self.reject(&c, &ans, "unsat")),
+        }
+    }
+
+    fn reason_unknown(&mut self) -> Result<Reason, Fail> {
+        let c = Command::GetInfo("reason-unknown".into());
+        let ans = self.exchange(&c)?;
+        match ans.as_list() {
+            Some([k, v]) if k.kind == SexpKind::Keyword("reason-unknown".into()) => {
+                Ok(Reason::from_solver(&atom_text(v)))
+            }
+            _ => match self.reject(&c, &ans, "(:reason-unknown ...)") {
+                Fail::Err(SolverError::Solver { message, .. }) => {
+                    Ok(Reason::Other(format!("no reason given ({message})")))
+                }
+                f => Err(f),
+            },
+        }
+    }
+}
+
+impl Drop for Solver {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_version;
+
+    #[test]
+    fn versions() {
+        assert_eq!(parse_version("4.13.0"), Some((4, 13)));
+        assert_eq!(parse_version("1.0.3"), Some((1, 0)));
+        assert_eq!(parse_version("4.8.17 - build hashcode 3f"), Some((4, 8)));
+        assert_eq!(parse_version("v2"), Some((2, 0)));
+        assert_eq!(parse_version("dev"), None);
+    }
+}
