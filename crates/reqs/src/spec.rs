@@ -318,11 +318,15 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
         }
         rows.push((off, rec));
     }
-    if !diags.is_empty() {
-        return Err(csv_file.locate_all(&diags));
+    let shape = csv_file.locate_all(&diags);
+    let loaded = Loader::new(&schema).load(raw, Some((csv_file, rows)));
+    match loaded {
+        Ok(spec) if !shape.has_errors() => Ok(spec),
+        Ok(spec) => Err(Diagnostics(
+            shape.0.into_iter().chain(spec.warnings.0).collect(),
+        )),
+        Err(more) => Err(Diagnostics(shape.0.into_iter().chain(more.0).collect())),
     }
-    let loader = Loader::new(&schema);
-    loader.load(raw, Some((csv_file, rows)))
 }
 
 // ------------------------------------------------------------------ checking
@@ -425,7 +429,6 @@ impl<'a> Loader<'a> {
                 continue;
             }
             let mut values: Vec<Symbol> = Vec::new();
-            let mut ok = true;
             for v in &e.values {
                 let vn = v.get_ref();
                 let clash = values.iter().any(|x| &**x == vn) || vn == n;
@@ -434,26 +437,24 @@ impl<'a> Loader<'a> {
                         sp(v),
                         format!("enum value `{vn}` is declared twice"),
                     ));
-                    ok = false;
                 } else if let Some(why) = ctx.check_new_name(vn) {
                     self.diags.push(Diagnostic::error(sp(v), why));
-                    ok = false;
                 } else if !logic::sexp::is_simple_symbol(vn) {
                     self.diags.push(
                         Diagnostic::error(sp(v), format!("`{vn}` is not a plain SMT-LIB symbol"))
                             .with_hint("use letters, digits and _ (not starting with a digit)"),
                     );
-                    ok = false;
                 } else {
                     values.push(Arc::from(vn.as_str()));
                 }
             }
-            if values.is_empty() && ok {
+            // Declared with the values that are fine, so later formulas do not cascade.
+            let ok = !values.is_empty();
+            if !ok {
                 self.diags.push(Diagnostic::error(
                     sp(&e.name),
                     format!("enum `{n}` has no values"),
                 ));
-                ok = false;
             }
             if ok {
                 ctx.declare_enum(Arc::from(n.as_str()), values.clone());
@@ -699,7 +700,9 @@ impl<'a> Loader<'a> {
             }
             self.extra.extend(csv_file.locate_all(&csv_diags).0);
         }
-        // Unused variables (a warning: the schema may be shared between specs).
+        // Unused variables (a warning: the schema may be shared between specs). Not when
+        // formulas failed to load: their variables would look unused.
+        let failed = self.diags.iter().any(|d| d.severity == Severity::Error);
         let mut used: BTreeSet<Symbol> = BTreeSet::new();
         for t in domain
             .iter()
@@ -708,7 +711,7 @@ impl<'a> Loader<'a> {
         {
             used.extend(t.free_vars().into_iter().map(|(n, _)| n));
         }
-        for v in &raw.variables {
+        for v in raw.variables.iter().filter(|_| !failed) {
             let n = v.name.get_ref();
             let bounded = v.min.is_some() || v.max.is_some();
             if !used.contains(n.as_str()) && !bounded && ctx.is_declared(n) {

@@ -274,6 +274,10 @@ impl Solver {
                 print::term(t)
             )));
         }
+        // cvc5 rejects an empty `(check-sat-assuming ())`; it means plain check-sat.
+        if assumptions.is_empty() {
+            return self.query(None);
+        }
         self.query(Some(assumptions))
     }
 

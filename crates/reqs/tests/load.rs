@@ -1,0 +1,130 @@
+//! Bad spec files: every problem reported at once with file:line:col (golden files).
+//! Bless intended changes with `INSTA_UPDATE=always cargo test -p reqs`.
+
+use logic::SourceFile;
+
+fn errors(text: &str) -> String {
+    match reqs::parse_spec(SourceFile::new("spec.toml", text)) {
+        Ok(_) => panic!("expected errors"),
+        Err(d) => d.to_string(),
+    }
+}
+
+fn warnings(text: &str) -> String {
+    reqs::parse_spec(SourceFile::new("spec.toml", text))
+        .unwrap_or_else(|d| panic!("{d}"))
+        .warnings
+        .to_string()
+}
+
+#[test]
+fn toml_syntax_error() {
+    insta::assert_snapshot!(errors("[spec]\nname = \"x\"\n[[variables]\nname = \"a\"\n"));
+}
+
+#[test]
+fn unknown_field() {
+    insta::assert_snapshot!(errors(
+        "[[variables]]\nname = \"a\"\nsort = \"Int\"\nunits = \"mL\"\n"
+    ));
+}
+
+#[test]
+fn every_schema_and_formula_problem_at_once() {
+    insta::assert_snapshot!(errors(
+        r#"[[enums]]
+name = "Mode"
+values = ["Idle", "Run", "Idle"]
+
+[[variables]]
+name = "rate"
+sort = "Real"
+min = 10
+max = 5
+
+[[variables]]
+name = "flag"
+sort = "Bool"
+min = 0
+
+[[variables]]
+name = "mode"
+sort = "Modes"
+
+[[variables]]
+name = "count"
+sort = "Int"
+max = 2.5
+
+[[requirements]]
+id = "R1"
+text = "rate is positive"
+formula = "(> rat 0)"
+
+[[requirements]]
+id = "R1"
+text = "duplicate"
+formula = "(> rate 0)"
+
+[[requirements]]
+id = "R2"
+text = "not a formula"
+formula = "(+ rate 1)"
+
+[[requirements]]
+id = "R3"
+text = "unbalanced"
+formula = "(and flag (> rate 1)"
+
+[[requirements]]
+id = "R4"
+text = "mistyped"
+formula = "(=> flag (= rate Idle))"
+"#
+    ));
+}
+
+#[test]
+fn warnings_for_unused_variables_and_unformalized_requirements() {
+    insta::assert_snapshot!(warnings(
+        "[[variables]]\nname = \"a\"\nsort = \"Int\"\n\n[[variables]]\nname = \"b\"\nsort = \"Bool\"\n\n\
+         [[requirements]]\nid = \"R1\"\ntext = \"b holds\"\nformula = \"b\"\n\n\
+         [[requirements]]\nid = \"R2\"\ntext = \"to be written\"\n"
+    ));
+}
+
+#[test]
+fn multiline_formula_errors_point_into_the_formula() {
+    let text = "[[variables]]\nname = \"a\"\nsort = \"Int\"\n[[requirements]]\nid = \"R1\"\ntext = \"t\"\nformula = '''\n(and (> a 1)\n     (< b 2))'''\n";
+    let e = errors(text);
+    assert!(
+        e.starts_with("spec.toml:9:9: error: undeclared symbol `b`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn csv_requirements_over_a_schema() {
+    let schema = SourceFile::new(
+        "schema.toml",
+        "[[variables]]\nname = \"t\"\nsort = \"Real\"\n[[variables]]\nname = \"alarm\"\nsort = \"Bool\"\n",
+    );
+    let csv = SourceFile::new(
+        "reqs.csv",
+        "id,text,formula\nR1,\"If hot, alarm.\",\"(=> (> t 40) alarm)\"\nR2,Display the time,\n",
+    );
+    let spec = reqs::spec::parse_csv(schema.clone(), &csv).unwrap();
+    assert_eq!(spec.requirements.len(), 2);
+    assert!(spec.requirements[0].is_conditional());
+    assert_eq!(spec.requirements[0].text, "If hot, alarm.");
+    assert_eq!(spec.requirements[0].line, 2);
+    assert!(spec.requirements[1].formula.is_none());
+    assert!(spec
+        .warnings
+        .to_string()
+        .contains("reqs.csv:3:1: warning: requirement `R2` is not formalized"));
+
+    let bad = SourceFile::new("reqs.csv", "R1,a,(> t 1)\nR1,b,(> x 1)\nR3\n");
+    let e = reqs::spec::parse_csv(schema, &bad).unwrap_err().to_string();
+    insta::assert_snapshot!(e);
+}
