@@ -342,6 +342,17 @@ pub struct ModelError(pub String);
 /// Reads a value term printed by a solver (`5`, `(- 5)`, `(/ 1.0 3.0)`, `Red`, `true`)
 /// as a value of `sort`.
 pub fn parse_value(e: &Sexp, sort: &Sort, ctx: &Context) -> Result<Value, ModelError> {
+    // Models are large and almost every value is a plain literal: read those directly.
+    if let Some(v) = literal_value(e, ctx) {
+        return match (v, sort) {
+            (Value::Int(i), Sort::Real) => Ok(Value::Real(BigRational::from_integer(i))),
+            (v, s) if &v.sort() == s => Ok(v),
+            (v, s) => Err(ModelError(format!(
+                "value `{e}` has sort {}, expected {s}",
+                v.sort()
+            ))),
+        };
+    }
     let mut el = Elaborator::new(ctx.clone());
     let t = el.term(e);
     let diags = el.take_diagnostics();
@@ -364,6 +375,45 @@ pub fn parse_value(e: &Sexp, sort: &Sort, ctx: &Context) -> Result<Value, ModelE
             "value `{e}` has sort {}, expected {s}",
             v.sort()
         ))),
+    }
+}
+
+/// The value of a literal as solvers print them: `5`, `2.5`, `(- 5)`, `(/ 1.0 3.0)`,
+/// `(- (/ 1 3))`, `true`, an enumeration constructor. `None` for anything else.
+fn literal_value(e: &Sexp, ctx: &Context) -> Option<Value> {
+    use crate::sexp::SexpKind;
+    match &e.kind {
+        SexpKind::Numeral(n) => Some(Value::Int(BigInt::from(n.clone()))),
+        SexpKind::Decimal(d) => Some(Value::Real(crate::elab::parse_decimal(d))),
+        SexpKind::Symbol(s) => match s.as_str() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => match ctx.get(s) {
+                Some(crate::context::Entry::Ctor(sort)) => {
+                    Some(Value::Enum(sort.clone(), Symbol::from(s.as_str())))
+                }
+                _ => None,
+            },
+        },
+        SexpKind::List(items) => match (items.first().and_then(Sexp::as_symbol), items.len()) {
+            (Some("-"), 2) => match literal_value(&items[1], ctx)? {
+                Value::Int(i) => Some(Value::Int(-i)),
+                Value::Real(r) => Some(Value::Real(-r)),
+                _ => None,
+            },
+            (Some("/"), 3) => {
+                let num = |v: Value| match v {
+                    Value::Int(i) => Some(BigRational::from_integer(i)),
+                    Value::Real(r) => Some(r),
+                    _ => None,
+                };
+                let a = num(literal_value(&items[1], ctx)?)?;
+                let b = num(literal_value(&items[2], ctx)?)?;
+                (!b.is_zero()).then(|| Value::Real(a / b))
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -114,6 +114,7 @@ impl<'a> Asker<'a> {
             solver: &mut self.solver,
             lits: self.lits.clone(),
             queries: 0,
+            fresh: None,
         }
     }
 

@@ -21,6 +21,9 @@ pub struct AuditOptions {
     pub jobs: usize,
     /// When inconsistent, enumerate up to this many minimal conflicts (1: just one).
     pub max_conflicts: usize,
+    /// Benchmark baseline only: a fresh solver process per query instead of one
+    /// incremental session per worker.
+    pub fresh_process_per_query: bool,
 }
 
 impl AuditOptions {
@@ -30,6 +33,7 @@ impl AuditOptions {
             solver,
             jobs: 0,
             max_conflicts: 1,
+            fresh_process_per_query: false,
         }
     }
 }
@@ -273,11 +277,112 @@ impl Loaded {
 
 /// Declares the schema and asserts every member under its literal.
 pub fn load_into(solver: &mut Solver, spec: &Spec) -> Result<Loaded, SolverError> {
+    load_part(solver, spec, None)
+}
+
+/// A set of spec members that shares no variable with the rest of the spec.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Component {
+    /// Indices into `spec.variables`.
+    pub variables: Vec<usize>,
+    /// Indices into `spec.domain`.
+    pub domain: Vec<usize>,
+    /// Indices into `spec.requirements` (formalized ones only).
+    pub requirements: Vec<usize>,
+}
+
+/// Splits the spec into variable-disjoint components (members linked by shared
+/// variables). When the domain constraints (or all of M) are satisfiable, every
+/// component is, so a check that concerns one requirement only needs that
+/// requirement's component: the other components can always be satisfied alongside.
+pub fn components(spec: &Spec) -> Vec<Component> {
+    let index: HashMap<&str, usize> = spec
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (&*v.name, i))
+        .collect();
+    let mut parent: Vec<usize> = (0..spec.variables.len()).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    let vars_of = |t: &Term| -> Vec<usize> {
+        t.free_vars()
+            .iter()
+            .filter_map(|(n, _)| index.get(&**n).copied())
+            .collect()
+    };
+    let members: Vec<(Option<usize>, Option<usize>, Vec<usize>)> = spec
+        .domain
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (Some(i), None, vars_of(&d.formula)))
+        .chain(
+            spec.requirements
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.formula.as_ref().map(|f| (None, Some(i), vars_of(f)))),
+        )
+        .collect();
+    for (_, _, vs) in &members {
+        for w in vs.windows(2) {
+            let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent[a] = b;
+        }
+    }
+    let mut by_root: std::collections::BTreeMap<usize, Component> = Default::default();
+    let mut closed: Vec<Component> = Vec::new();
+    for v in 0..spec.variables.len() {
+        let r = find(&mut parent, v);
+        by_root.entry(r).or_default().variables.push(v);
+    }
+    for (d, q, vs) in members {
+        let c = match vs.first() {
+            Some(v) => {
+                let r = find(&mut parent, *v);
+                by_root.entry(r).or_default()
+            }
+            None => {
+                // A closed formula (no variables) stands alone.
+                closed.push(Component::default());
+                closed.last_mut().expect("just pushed")
+            }
+        };
+        c.domain.extend(d);
+        c.requirements.extend(q);
+    }
+    by_root
+        .into_values()
+        .chain(closed)
+        .filter(|c| !c.domain.is_empty() || !c.requirements.is_empty())
+        .collect()
+}
+
+/// Declares the schema (or one component of it) and asserts its members under their
+/// literals. Literal names depend only on the member's index in the spec.
+pub fn load_part(
+    solver: &mut Solver,
+    spec: &Spec,
+    part: Option<&Component>,
+) -> Result<Loaded, SolverError> {
     solver.command(&logic::Command::SetLogic(spec.logic.clone()))?;
     for (name, values) in &spec.enums {
         solver.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
     }
-    for v in &spec.variables {
+    let all_vars: Vec<usize>;
+    let vars = match part {
+        Some(c) => &c.variables,
+        None => {
+            all_vars = (0..spec.variables.len()).collect();
+            &all_vars
+        }
+    };
+    for &i in vars {
+        let v = &spec.variables[i];
         solver.declare_const(&v.name, v.sort.clone())?;
     }
     let mut members = HashMap::new();
@@ -291,6 +396,9 @@ pub fn load_into(solver: &mut Solver, spec: &Spec) -> Result<Loaded, SolverError
         };
     let mut domain = Vec::new();
     for (i, d) in spec.domain.iter().enumerate() {
+        if part.is_some_and(|c| !c.domain.contains(&i)) {
+            continue;
+        }
         domain.push(guard(
             solver,
             format!("vera!d{i}"),
@@ -300,9 +408,10 @@ pub fn load_into(solver: &mut Solver, spec: &Spec) -> Result<Loaded, SolverError
     }
     let mut reqs = Vec::new();
     for (i, r) in spec.requirements.iter().enumerate() {
+        let wanted = part.is_none_or(|c| c.requirements.contains(&i));
         reqs.push(match &r.formula {
-            Some(f) => Some(guard(solver, format!("vera!r{i}"), f, Member::Req(i))?),
-            None => None,
+            Some(f) if wanted => Some(guard(solver, format!("vera!r{i}"), f, Member::Req(i))?),
+            _ => None,
         });
     }
     Ok(Loaded {
@@ -320,6 +429,9 @@ pub struct Session<'s> {
     pub lits: Loaded,
     /// Queries issued.
     pub queries: usize,
+    /// Benchmark baseline: answer every query in a fresh process that loads the spec
+    /// anew, as a script without incremental solving would.
+    pub fresh: Option<(SolverConfig, &'s Spec)>,
 }
 
 /// The result of one check-sat, with cores already mapped to literals.
@@ -336,6 +448,18 @@ impl Session<'_> {
     /// Checks the given assumptions, with `extra` asserted for this query only.
     pub fn check(&mut self, assumptions: &[Term], extra: &[Term]) -> Result<Answer, SolverError> {
         self.queries += 1;
+        if let Some((config, spec)) = &self.fresh {
+            let mut solver = Solver::start(config)?;
+            load_into(&mut solver, spec)?;
+            for t in extra {
+                solver.assert(t)?;
+            }
+            return Ok(match solver.check_assuming(assumptions)? {
+                Outcome::Sat(m) => Answer::Sat(m),
+                Outcome::Unsat(core) => Answer::Unsat(core),
+                Outcome::Unknown(reason) => Answer::Unknown(reason.to_string()),
+            });
+        }
         if !extra.is_empty() {
             self.solver.push()?;
             for t in extra {
@@ -411,10 +535,14 @@ fn witness(spec: &Spec, model: &Model, terms: &[&Term]) -> Witness {
 pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditError> {
     let mut main = Solver::start(&options.solver)?;
     let lits = load_into(&mut main, spec)?;
+    let fresh = options
+        .fresh_process_per_query
+        .then(|| (options.solver.clone(), spec));
     let mut s = Session {
         solver: &mut main,
         lits,
         queries: 0,
+        fresh: fresh.clone(),
     };
     let not_formalized: Vec<String> = spec
         .requirements
@@ -462,51 +590,69 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
     let consistent = consistency == Consistency::Consistent;
     let mut queries = s.queries;
 
-    let items: Vec<usize> = (0..spec.requirements.len())
-        .filter(|i| spec.requirements[*i].formula.is_some())
-        .collect();
+    // Per-requirement checks run on the requirement's component only (see
+    // [`components`]), in chunks so that one large component still uses every worker.
+    const CHUNK: usize = 16;
+    let parts = components(spec);
+    let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (k, c) in parts.iter().enumerate() {
+        for chunk in c.requirements.chunks(CHUNK) {
+            items.push((k, chunk.to_vec()));
+        }
+    }
     let pool = Pool::new(options.solver.clone(), options.jobs);
     let counted = std::sync::atomic::AtomicUsize::new(0);
-    let results = pool.map_with(
-        &items,
-        |solver| load_into(solver, spec),
-        |solver, lits, &i| {
-            let mut s = Session {
-                solver,
-                lits: lits.clone(),
-                queries: 0,
-            };
-            let r = audit_one(&mut s, spec, i, consistent);
-            counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
-            r
-        },
-    );
+    let results = pool.map(&items, |solver, (k, chunk)| {
+        let lits = load_part(solver, spec, Some(&parts[*k]))?;
+        let mut s = Session {
+            solver,
+            lits,
+            queries: 0,
+            fresh: fresh.clone(),
+        };
+        let r: Result<Vec<(usize, RequirementAudit)>, SolverError> = chunk
+            .iter()
+            .map(|&i| audit_one(&mut s, spec, i, consistent).map(|a| (i, a)))
+            .collect();
+        counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
+        r
+    });
     queries += counted.into_inner();
-    let mut requirements = Vec::with_capacity(items.len());
-    for (i, r) in items.iter().zip(results) {
-        let req = &spec.requirements[*i];
-        requirements.push(match r {
-            Ok(a) => a,
+    let mut by_index: HashMap<usize, RequirementAudit> = HashMap::new();
+    for ((_, chunk), r) in items.iter().zip(results) {
+        match r {
+            Ok(list) => by_index.extend(list),
             Err(e) => {
                 let reason = format!("solver error: {e}");
-                RequirementAudit {
-                    id: req.id.clone(),
-                    line: req.line,
-                    kind: kind(req),
-                    vacuity_domain: Vacuity::Unknown {
-                        reason: reason.clone(),
-                    },
-                    vacuity_model: Vacuity::Unknown {
-                        reason: reason.clone(),
-                    },
-                    violatability: Violatability::Unknown {
-                        reason: reason.clone(),
-                    },
-                    redundancy: Redundancy::Unknown { reason },
+                for &i in chunk {
+                    let req = &spec.requirements[i];
+                    by_index.insert(
+                        i,
+                        RequirementAudit {
+                            id: req.id.clone(),
+                            line: req.line,
+                            kind: kind(req),
+                            vacuity_domain: Vacuity::Unknown {
+                                reason: reason.clone(),
+                            },
+                            vacuity_model: Vacuity::Unknown {
+                                reason: reason.clone(),
+                            },
+                            violatability: Violatability::Unknown {
+                                reason: reason.clone(),
+                            },
+                            redundancy: Redundancy::Unknown {
+                                reason: reason.clone(),
+                            },
+                        },
+                    );
                 }
             }
-        });
+        }
     }
+    let requirements: Vec<RequirementAudit> = (0..spec.requirements.len())
+        .filter_map(|i| by_index.remove(&i))
+        .collect();
     Ok(AuditReport {
         consistency,
         requirements,

@@ -8,6 +8,7 @@
 
 pub mod ask;
 pub mod audit;
+pub mod generate;
 pub mod spec;
 
 pub use ask::{Asker, Derivation, Question, Verdict};
