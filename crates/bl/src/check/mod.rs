@@ -1,0 +1,1595 @@
+//! The consistency checker of the SIRNA paper, Eq. (2) and Theorem 1.
+//!
+//! Given a formalization A of the documentation (SMT-LIB, output `O_A`), an
+//! implementation B (BL or SMT-LIB, output `O_B`), mappings Φ and constraints Ψ, it
+//! decides whether `∀V. A ∧ B ∧ Φ ∧ Ψ ⇒ O_A = O_B` is valid by asking a solver whether
+//! `A ∧ B ∧ Φ ∧ Ψ ∧ O_A ≠ O_B` is satisfiable.
+//!
+//! * The two sides live in separate namespaces: every symbol of A is renamed `nl.x`,
+//!   every symbol of B `bl.x`. A name on both sides denotes two variables until a
+//!   mapping relates them. With [`CheckOptions::map_same_named_inputs`] (the default)
+//!   inputs with the same name on both sides are equated unless the bounds map either
+//!   of them explicitly; outputs are always compared through the given pair.
+//! * Before the check, formalization diagnostics look for SIRNA's failure categories:
+//!   output missing, functions used but not defined, A not functional, intermediate
+//!   variables left unconstrained, constraints that leave no input, and inputs for
+//!   which A has no output (sampled at one point per path of B).
+//! * A counterexample is replayed: B through the interpreter (or the evaluator for an
+//!   SMT-LIB side), A by evaluating every one of its assertions with `logic::eval`.
+//! * With [`CheckOptions::enumerate`], every divergence region is listed: a conjunction
+//!   of the path conditions of both sides on which the outputs differ everywhere,
+//!   generalised by dropping conditions that do not matter.
+
+pub mod bounds;
+mod render;
+pub mod side;
+
+pub use bounds::{BoundItem, Bounds, BoundsError};
+pub use side::{Side, SideLabel};
+
+use logic::{Command, Context, Diagnostics, Model, Op, Sort, SourceFile, Symbol, Term, Value};
+use num_rational::BigRational;
+use serde::Serialize;
+use side::{inline_calls, rename_command, rename_term, substitute};
+use solver::{Outcome, Solver, SolverConfig, SolverError};
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+/// Where one side comes from.
+#[derive(Debug, Clone)]
+pub enum SideSource {
+    /// An SMT-LIB file (declarations, definitions, assertions).
+    Smt(SourceFile),
+    /// A BL program.
+    Bl(SourceFile),
+}
+
+/// A named assumption: an SMT-LIB predicate added to Ψ to mark a discrepancy as
+/// intended (e.g. `sin_exception=(< bl.sin 900000000)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Assumption {
+    /// The user's name for it.
+    pub name: String,
+    /// The predicate, in SMT-LIB, over `nl.x` / `bl.x` (or unqualified names that exist
+    /// on one side only).
+    pub term: String,
+}
+
+impl Assumption {
+    /// Reads `NAME=TERM` as given to `--assume`.
+    pub fn parse_arg(arg: &str) -> Result<Assumption, CheckError> {
+        match arg.split_once('=') {
+            Some((n, t)) if !n.trim().is_empty() && !t.trim().is_empty() => Ok(Assumption {
+                name: n.trim().to_string(),
+                term: t.trim().to_string(),
+            }),
+            _ => Err(CheckError::BadAssumptionArg(arg.to_string())),
+        }
+    }
+}
+
+/// Knobs of a check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Equate inputs with the same name on both sides unless the bounds map them.
+    pub map_same_named_inputs: bool,
+    /// Run the formalization diagnostics before the check.
+    pub diagnose: bool,
+    /// List divergence regions after an inconsistency.
+    pub enumerate: bool,
+    /// At most this many regions.
+    pub max_regions: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> CheckOptions {
+        CheckOptions {
+            map_same_named_inputs: true,
+            diagnose: true,
+            enumerate: false,
+            max_regions: 16,
+        }
+    }
+}
+
+/// Everything a check needs.
+#[derive(Debug, Clone)]
+pub struct CheckInput {
+    /// The documentation's formalization (A).
+    pub nl: SideSource,
+    /// The implementation (B).
+    pub bl: SideSource,
+    /// Output of A; taken from the bounds when `None`.
+    pub nl_output: Option<String>,
+    /// Output of B; from the bounds, else the last binding of a BL program.
+    pub bl_output: Option<String>,
+    /// Mappings and constraints.
+    pub bounds: Option<Bounds>,
+    /// Named assumptions added to Ψ.
+    pub assumptions: Vec<Assumption>,
+    /// Options.
+    pub options: CheckOptions,
+}
+
+impl CheckInput {
+    /// A check of `nl` against `bl` with default options and no bounds.
+    pub fn new(nl: SideSource, bl: SideSource) -> CheckInput {
+        CheckInput {
+            nl,
+            bl,
+            nl_output: None,
+            bl_output: None,
+            bounds: None,
+            assumptions: Vec::new(),
+            options: CheckOptions::default(),
+        }
+    }
+}
+
+/// What a check can fail with (as opposed to a verdict).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// A side does not parse or type-check.
+    #[error("the {} side does not parse:\n{diagnostics}", side.upper())]
+    Parse {
+        /// Which side.
+        side: SideLabel,
+        /// What is wrong, located.
+        diagnostics: Diagnostics,
+    },
+    /// The bounds file is unusable (including names that exist on neither side).
+    #[error(transparent)]
+    Bounds(#[from] BoundsError),
+    /// An assumption does not parse.
+    #[error("assumption `{name}` does not parse{note}:\n{diagnostics}")]
+    Assumption {
+        /// Its name.
+        name: String,
+        /// Located diagnostics.
+        diagnostics: Diagnostics,
+        /// A note on names that need qualifying.
+        note: String,
+    },
+    /// `--assume` without `NAME=TERM`.
+    #[error("expected NAME=TERM for an assumption, found `{0}`")]
+    BadAssumptionArg(String),
+    /// The solver session failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// A counterexample did not replay: a bug in vera or the solver, never a verdict.
+    #[error("the counterexample did not replay: {0}")]
+    Replay(String),
+}
+
+/// The answer of a check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Eq. (2) is valid: the outputs agree on every input allowed by Φ and Ψ.
+    Consistent,
+    /// There are inputs on which the outputs differ (see the counterexample).
+    Inconsistent,
+    /// The solver gave no answer.
+    Unknown,
+    /// A formalization diagnostic makes the check meaningless (see the diagnostics).
+    Rejected,
+}
+
+/// SIRNA's failure categories, and vera's additions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// The output variable does not exist (MF).
+    OutputMissing,
+    /// A function is declared with arguments but has no definition (MD).
+    UndefinedFunction,
+    /// Two outputs for one input (MC, MB).
+    NotFunctional,
+    /// An intermediate variable is not determined by the inputs (MC).
+    UnconstrainedIntermediate,
+    /// A and B together with Φ and Ψ admit no assignment at all (GF).
+    Vacuous,
+    /// An input allowed by Ψ for which A has no output (GF: spurious constraints).
+    NoOutputForInput,
+    /// An input of one side is not related to the other side.
+    UnmappedInput,
+}
+
+/// One formalization diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The category.
+    pub kind: FindingKind,
+    /// The side it is about.
+    pub side: SideLabel,
+    /// What was found, in one line.
+    pub message: String,
+    /// True when it makes the verdict meaningless.
+    pub blocking: bool,
+}
+
+/// A side's inputs and output at a counterexample.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SideValues {
+    /// Input values by name (exact, `n/d` when not a finite decimal).
+    pub inputs: BTreeMap<String, String>,
+    /// The output's name.
+    pub output: String,
+    /// Its value.
+    pub value: String,
+    /// How the value was confirmed independently of the solver.
+    pub replay: String,
+}
+
+/// A concrete input on which the outputs differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Counterexample {
+    /// The documentation side.
+    pub nl: SideValues,
+    /// The implementation side.
+    pub bl: SideValues,
+}
+
+/// A set of inputs on which the outputs differ everywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Region {
+    /// True when the outputs differ at every point of the region; false when they
+    /// differ only on part of it (where the two sides' formulas cross).
+    pub everywhere: bool,
+    /// The conjunction of conditions, each in infix notation.
+    pub conditions: Vec<String>,
+    /// An example input (BL names, then NL inputs not mapped to BL).
+    pub example: BTreeMap<String, String>,
+    /// The NL output at the example.
+    pub nl_output: String,
+    /// The BL output at the example.
+    pub bl_output: String,
+    /// BL minus NL at the example.
+    pub difference: String,
+}
+
+/// The result of a check, serializable for JSON reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Output compared on the NL side.
+    pub nl_output: String,
+    /// Output compared on the BL side.
+    pub bl_output: String,
+    /// Φ, in SMT-LIB over the prefixed names.
+    pub mappings: Vec<String>,
+    /// Ψ (ranges and assumptions), in SMT-LIB over the prefixed names.
+    pub constraints: Vec<String>,
+    /// Names of the assumptions in force.
+    pub assumptions: Vec<String>,
+    /// Formalization diagnostics.
+    pub findings: Vec<Finding>,
+    /// The witness of an inconsistency.
+    pub counterexample: Option<Counterexample>,
+    /// Divergence regions (with enumeration on).
+    pub regions: Vec<Region>,
+    /// True when the region list is complete (not cut by the cap or an unknown).
+    pub regions_complete: bool,
+    /// Why the verdict is unknown.
+    pub reason: Option<String>,
+}
+
+impl Report {
+    /// A human rendering in the style of Fig. 2 of the paper.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for f in &self.findings {
+            s.push_str(&format!(
+                "[{} {}] {}\n",
+                if f.blocking {
+                    "Formalization error"
+                } else {
+                    "Formalization warning"
+                },
+                f.side.upper(),
+                f.message
+            ));
+        }
+        match self.verdict {
+            Verdict::Consistent => s.push_str(&format!(
+                "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints\n",
+                self.nl_output, self.bl_output
+            )),
+            Verdict::Unknown => s.push_str(&format!(
+                "[Unknown] {}\n",
+                self.reason.as_deref().unwrap_or("the solver gave no answer")
+            )),
+            Verdict::Rejected => s.push_str("[Rejected] the formalization must be fixed before checking\n"),
+            Verdict::Inconsistent => {
+                s.push_str("[Inconsistency Found]\n");
+                if let Some(c) = &self.counterexample {
+                    let show = |m: &BTreeMap<String, String>| {
+                        m.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+                    };
+                    s.push_str(&format!(
+                        "Inputs: NL {}, BL {}\n",
+                        show(&c.nl.inputs),
+                        show(&c.bl.inputs)
+                    ));
+                    s.push_str(&format!(
+                        "Outputs: NL {} = {} ({}), BL {} = {} ({})\n",
+                        c.nl.output, c.nl.value, c.nl.replay, c.bl.output, c.bl.value, c.bl.replay
+                    ));
+                }
+            }
+        }
+        if !self.regions.is_empty() {
+            s.push_str(&format!(
+                "Divergence regions ({}{}):\n",
+                self.regions.len(),
+                if self.regions_complete {
+                    ""
+                } else {
+                    ", list cut short"
+                }
+            ));
+            for r in &self.regions {
+                let ex: Vec<String> = r
+                    .example
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect();
+                s.push_str(&format!(
+                    "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})\n",
+                    if r.conditions.is_empty() {
+                        "every input".to_string()
+                    } else {
+                        r.conditions.join(" and ")
+                    },
+                    if r.everywhere { "" } else { " (on part of it)" },
+                    self.nl_output,
+                    r.nl_output,
+                    self.bl_output,
+                    r.bl_output,
+                    r.difference,
+                    ex.join(", ")
+                ));
+            }
+        }
+        s
+    }
+}
+
+// ------------------------------------------------------------------ preparation
+
+/// An input of one side: its own name, its prefixed constant and sort.
+#[derive(Debug, Clone)]
+struct Input {
+    name: String,
+    var: Term,
+}
+
+/// One side, renamed and with its output resolved.
+struct Prepared {
+    label: SideLabel,
+    side: Side,
+    /// Renamed declarations and definitions.
+    decls: Vec<Command>,
+    /// Renamed assertions.
+    asserts: Vec<Term>,
+    output_name: String,
+    output: Term,
+    /// True when the output is a function of its parameters (functional by construction).
+    function_form: bool,
+    inputs: Vec<Input>,
+}
+
+fn pre(label: SideLabel) -> impl Fn(&str) -> Symbol {
+    move |n: &str| Arc::from(format!("{}{n}", label.prefix()).as_str())
+}
+
+fn numeric(t: Term) -> Term {
+    if t.sort() == Sort::Int {
+        logic::elab::to_real(t)
+    } else {
+        t
+    }
+}
+
+fn load(label: SideLabel, src: &SideSource) -> Result<Side, CheckError> {
+    match src {
+        SideSource::Smt(f) => Side::from_smt(label, f).map_err(|diagnostics| CheckError::Parse {
+            side: label,
+            diagnostics,
+        }),
+        SideSource::Bl(f) => {
+            crate::parse(f)
+                .map(|p| Side::from_bl(label, p))
+                .map_err(|diagnostics| CheckError::Parse {
+                    side: label,
+                    diagnostics,
+                })
+        }
+    }
+}
+
+fn describe_names(side: &Side) -> String {
+    let mut names: Vec<String> = side.consts().into_iter().map(|(n, _)| n).collect();
+    names.extend(side.functions().into_iter().map(|(n, _)| n));
+    if names.len() > 12 {
+        names.truncate(12);
+        names.push("...".into());
+    }
+    names.join(", ")
+}
+
+fn bounds_err(index: usize, message: String) -> CheckError {
+    CheckError::Bounds(BoundsError::Invalid {
+        file: BOUNDS_FILE.with(|f| f.borrow().clone()),
+        index,
+        message,
+    })
+}
+
+/// Splits an optional `nl.` / `bl.` qualifier.
+fn qualified(name: &str) -> (Option<SideLabel>, &str) {
+    if let Some(r) = name.strip_prefix("nl.") {
+        (Some(SideLabel::Nl), r)
+    } else if let Some(r) = name.strip_prefix("bl.") {
+        (Some(SideLabel::Bl), r)
+    } else {
+        (None, name)
+    }
+}
+
+/// Which sides have `name` as an output candidate (constant or function).
+fn output_sides(name: &str, nl: &Side, bl: &Side) -> Vec<SideLabel> {
+    let (q, n) = qualified(name);
+    let mut v = Vec::new();
+    for (l, s) in [(SideLabel::Nl, nl), (SideLabel::Bl, bl)] {
+        if q.is_none_or(|q| q == l) && (s.has_const(n) || s.has_function(n)) {
+            v.push(l);
+        }
+    }
+    v
+}
+
+/// Assigns two names to the two sides; errors name what is unknown or ambiguous.
+fn assign_pair(
+    index: usize,
+    what: &str,
+    a: &str,
+    b: &str,
+    sides_of: &dyn Fn(&str) -> Vec<SideLabel>,
+    nl: &Side,
+    bl: &Side,
+) -> Result<(String, String), CheckError> {
+    let (sa, sb) = (sides_of(a), sides_of(b));
+    for (n, s) in [(a, &sa), (b, &sb)] {
+        if s.is_empty() {
+            return Err(bounds_err(
+                index,
+                format!(
+                    "unknown {what} `{n}`: not a name of the NL side ({}) nor of the BL side ({})",
+                    describe_names(nl),
+                    describe_names(bl)
+                ),
+            ));
+        }
+    }
+    let strip = |n: &str| qualified(n).1.to_string();
+    let mut choices = Vec::new();
+    if sa.contains(&SideLabel::Nl) && sb.contains(&SideLabel::Bl) {
+        choices.push((strip(a), strip(b)));
+    }
+    if sa.contains(&SideLabel::Bl) && sb.contains(&SideLabel::Nl) {
+        let c = (strip(b), strip(a));
+        if !choices.contains(&c) {
+            choices.push(c);
+        }
+    }
+    match choices.len() {
+        1 => Ok(choices.pop().expect("one choice")),
+        0 => Err(bounds_err(
+            index,
+            format!(
+                "`{a}` and `{b}` are on the same side; a {what} pair needs one name from each side"
+            ),
+        )),
+        _ => Err(bounds_err(
+            index,
+            format!("`{a}` and `{b}` both exist on both sides; qualify them as nl.NAME / bl.NAME"),
+        )),
+    }
+}
+
+struct Problem {
+    nl: Prepared,
+    bl: Prepared,
+    phi: Vec<Term>,
+    psi: Vec<Term>,
+    findings: Vec<Finding>,
+    assumption_names: Vec<String>,
+    ctx: Context,
+}
+
+fn prepare_side(side: Side, output: &str) -> Result<Prepared, Finding> {
+    let label = side.label;
+    let f = pre(label);
+    let decls: Vec<Command> = side
+        .commands
+        .iter()
+        .filter(|c| !matches!(c, Command::Assert(_)))
+        .map(|c| rename_command(c, &f))
+        .collect();
+    let asserts: Vec<Term> = side
+        .commands
+        .iter()
+        .filter_map(|c| match c {
+            Command::Assert(t) => Some(rename_term(t, &f)),
+            _ => None,
+        })
+        .collect();
+    let mut p = Prepared {
+        label,
+        decls,
+        asserts,
+        output_name: output.to_string(),
+        output: Term::Bool(false),
+        function_form: false,
+        inputs: Vec::new(),
+        side,
+    };
+    if let Some(sort) = p.side.sort_of(output).filter(|_| p.side.has_const(output)) {
+        if !sort.is_numeric() {
+            return Err(Finding {
+                kind: FindingKind::OutputMissing,
+                side: label,
+                message: format!("output `{output}` has sort {sort}, not a number"),
+                blocking: true,
+            });
+        }
+        p.output = numeric(Term::Var(f(output), sort));
+        let defined = p.side.defined.clone();
+        for (n, s) in p.side.consts() {
+            let is_input = match &p.side.program {
+                Some(prog) => prog.inputs().any(|i| i == n),
+                None => !defined.contains(&n),
+            };
+            if n != output && is_input {
+                p.inputs.push(Input {
+                    var: Term::Var(f(&n), s),
+                    name: n,
+                });
+            }
+        }
+    } else if let Some(def) = p
+        .side
+        .context
+        .fun(output)
+        .filter(|d| !d.params.is_empty())
+        .cloned()
+    {
+        p.function_form = true;
+        let mut args = Vec::new();
+        for (param, s) in &def.params {
+            let mut cname = format!("{}{param}", label.prefix());
+            if p.side.has_const(param) {
+                cname = format!("{}{output}.{param}", label.prefix());
+            }
+            let sym: Symbol = Arc::from(cname.as_str());
+            p.decls.push(Command::DeclareConst(sym.clone(), s.clone()));
+            let v = Term::Var(sym, s.clone());
+            args.push(v.clone());
+            p.inputs.push(Input {
+                name: param.to_string(),
+                var: v,
+            });
+        }
+        p.output = numeric(Term::Call(f(output), args, def.sort.clone()));
+        for (n, s) in p.side.consts() {
+            if !p.side.defined.contains(&n) {
+                p.inputs.push(Input {
+                    var: Term::Var(f(&n), s),
+                    name: n,
+                });
+            }
+        }
+    } else {
+        let hint = describe_names(&p.side);
+        return Err(Finding {
+            kind: FindingKind::OutputMissing,
+            side: label,
+            message: format!("output variable `{output}` is missing (names: {hint})"),
+            blocking: true,
+        });
+    }
+    Ok(p)
+}
+
+/// The constant term for a name on one side: an input (including function
+/// parameters) or any constant.
+fn var_of(p: &Prepared, name: &str) -> Option<Term> {
+    if let Some(i) = p.inputs.iter().find(|i| i.name == name) {
+        return Some(i.var.clone());
+    }
+    let s = p.side.sort_of(name).filter(|_| p.side.has_const(name))?;
+    Some(Term::Var(pre(p.label)(name), s))
+}
+
+fn eq(a: Term, b: Term) -> Term {
+    Term::app(Op::Eq, vec![numeric(a), numeric(b)])
+}
+
+thread_local! {
+    /// The bounds file's name, for messages about its entries.
+    static BOUNDS_FILE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Resolves outputs, mappings, ranges and assumptions.
+fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckError> {
+    BOUNDS_FILE.with(|f| {
+        *f.borrow_mut() = input
+            .bounds
+            .as_ref()
+            .map_or_else(|| "bounds".to_string(), |b| b.file.clone())
+    });
+    let nl = load(SideLabel::Nl, &input.nl)?;
+    let bl = load(SideLabel::Bl, &input.bl)?;
+    let mut findings = Vec::new();
+    for (s, l) in [(&nl, SideLabel::Nl), (&bl, SideLabel::Bl)] {
+        for f in &s.undefined_functions {
+            findings.push(Finding {
+                kind: FindingKind::UndefinedFunction,
+                side: l,
+                message: format!("function `{f}` is declared but never defined"),
+                blocking: true,
+            });
+        }
+    }
+    let items: &[BoundItem] = input.bounds.as_ref().map_or(&[], |b| &b.items);
+    // Outputs.
+    let (mut out_nl, mut out_bl) = (input.nl_output.clone(), input.bl_output.clone());
+    let mut fn_pairs: Vec<(usize, &BoundItem, String, String)> = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let (pair, what) = match it {
+            BoundItem::Outputs { variables } => ((&variables[0], &variables[1]), "output"),
+            BoundItem::Strict { functions, .. } | BoundItem::Mapping { functions, .. } => {
+                ((&functions[0], &functions[1]), "function")
+            }
+            _ => continue,
+        };
+        let sides_of = |n: &str| output_sides(n, &nl, &bl);
+        let (a, b) = assign_pair(i + 1, what, pair.0, pair.1, &sides_of, &nl, &bl)?;
+        for (given, found, l) in [(&mut out_nl, &a, "NL"), (&mut out_bl, &b, "BL")] {
+            match given {
+                Some(g) if g != found => {
+                    return Err(bounds_err(
+                        i + 1,
+                        format!("the bounds name `{found}` as the {l} output, but `{g}` was given"),
+                    ))
+                }
+                _ => *given = Some(found.clone()),
+            }
+        }
+        if what == "function" {
+            fn_pairs.push((i + 1, it, a, b));
+        }
+    }
+    let out_bl = out_bl.or_else(|| {
+        bl.program
+            .as_ref()
+            .and_then(|p| p.last_name().map(str::to_string))
+    });
+    let Some(out_nl) = out_nl else {
+        findings.push(Finding {
+            kind: FindingKind::OutputMissing,
+            side: SideLabel::Nl,
+            message: "no NL output variable given (use the bounds' `outputs` entry or name it)"
+                .into(),
+            blocking: true,
+        });
+        return Ok(Err(findings));
+    };
+    let Some(out_bl) = out_bl else {
+        findings.push(Finding {
+            kind: FindingKind::OutputMissing,
+            side: SideLabel::Bl,
+            message: "no BL output variable given".into(),
+            blocking: true,
+        });
+        return Ok(Err(findings));
+    };
+    let (pnl, pbl) = (prepare_side(nl, &out_nl), prepare_side(bl, &out_bl));
+    let (mut pnl, mut pbl) = match (pnl, pbl) {
+        (Ok(a), Ok(b)) => (a, b),
+        (a, b) => {
+            findings.extend(a.err());
+            findings.extend(b.err());
+            return Ok(Err(findings));
+        }
+    };
+    let mut phi: Vec<Term> = Vec::new();
+    let mut mapped: HashSet<(SideLabel, String)> = HashSet::new();
+    let sides_of_var = |n: &str| {
+        let (q, m) = qualified(n);
+        let mut v = Vec::new();
+        for p in [&pnl, &pbl] {
+            if q.is_none_or(|q| q == p.label) && var_of(p, m).is_some() {
+                v.push(p.label);
+            }
+        }
+        v
+    };
+    // Function parameter mappings.
+    for (idx, it, a, b) in &fn_pairs {
+        let _ = (a, b);
+        let pa: Vec<Input> = pnl
+            .inputs
+            .iter()
+            .filter(|_| pnl.function_form)
+            .cloned()
+            .collect();
+        let pb: Vec<Input> = pbl
+            .inputs
+            .iter()
+            .filter(|_| pbl.function_form)
+            .cloned()
+            .collect();
+        match it {
+            BoundItem::Strict { .. } => {
+                if pa.len() != pb.len() {
+                    return Err(bounds_err(
+                        *idx,
+                        format!(
+                            "`strict` needs functions of the same arity; `{}` has {} parameters, `{}` has {}",
+                            pnl.output_name,
+                            pa.len(),
+                            pbl.output_name,
+                            pb.len()
+                        ),
+                    ));
+                }
+                for (x, y) in pa.iter().zip(&pb) {
+                    phi.push(eq(x.var.clone(), y.var.clone()));
+                    mapped.insert((SideLabel::Nl, x.name.clone()));
+                    mapped.insert((SideLabel::Bl, y.name.clone()));
+                }
+            }
+            BoundItem::Mapping { mapping, .. } => {
+                for (x, y) in mapping {
+                    let (n, m) =
+                        assign_pair(*idx, "parameter", x, y, &sides_of_var, &pnl.side, &pbl.side)?;
+                    phi.push(eq(
+                        var_of(&pnl, &n).expect("resolved"),
+                        var_of(&pbl, &m).expect("resolved"),
+                    ));
+                    mapped.insert((SideLabel::Nl, n));
+                    mapped.insert((SideLabel::Bl, m));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Equalities and ranges.
+    let mut psi: Vec<Term> = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        match it {
+            BoundItem::Equals { variables } => {
+                if variables.len() == 2 {
+                    let (n, m) = assign_pair(
+                        i + 1,
+                        "variable",
+                        &variables[0],
+                        &variables[1],
+                        &sides_of_var,
+                        &pnl.side,
+                        &pbl.side,
+                    )?;
+                    phi.push(eq(
+                        var_of(&pnl, &n).expect("resolved"),
+                        var_of(&pbl, &m).expect("resolved"),
+                    ));
+                    mapped.insert((SideLabel::Nl, n));
+                    mapped.insert((SideLabel::Bl, m));
+                } else {
+                    let mut terms = Vec::new();
+                    for v in variables {
+                        let s = sides_of_var(v);
+                        if s.len() != 1 {
+                            return Err(bounds_err(
+                                i + 1,
+                                format!(
+                                    "`{v}` is {}; qualify it as nl.NAME or bl.NAME",
+                                    if s.is_empty() {
+                                        "not a variable of either side"
+                                    } else {
+                                        "on both sides"
+                                    }
+                                ),
+                            ));
+                        }
+                        let p = if s[0] == SideLabel::Nl { &pnl } else { &pbl };
+                        let n = qualified(v).1;
+                        mapped.insert((s[0], n.to_string()));
+                        terms.push(var_of(p, n).expect("resolved"));
+                    }
+                    for w in terms.windows(2) {
+                        phi.push(eq(w[0].clone(), w[1].clone()));
+                    }
+                }
+            }
+            BoundItem::Ranges {
+                variables,
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+            } => {
+                for v in variables {
+                    let s = sides_of_var(v);
+                    if s.is_empty() {
+                        return Err(bounds_err(
+                            i + 1,
+                            format!(
+                                "unknown variable `{v}`: not a name of the NL side ({}) nor of the BL side ({})",
+                                describe_names(&pnl.side),
+                                describe_names(&pbl.side)
+                            ),
+                        ));
+                    }
+                    for l in s {
+                        let p = if l == SideLabel::Nl { &pnl } else { &pbl };
+                        let x = numeric(var_of(p, qualified(v).1).expect("resolved"));
+                        if let Some(m) = min {
+                            let op = if min_inclusive.unwrap_or(true) {
+                                Op::Ge
+                            } else {
+                                Op::Gt
+                            };
+                            psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
+                        }
+                        if let Some(m) = max {
+                            let op = if max_inclusive.unwrap_or(false) {
+                                Op::Le
+                            } else {
+                                Op::Lt
+                            };
+                            psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if input.options.map_same_named_inputs {
+        for x in &pnl.inputs {
+            if let Some(y) = pbl.inputs.iter().find(|y| y.name == x.name) {
+                if !mapped.contains(&(SideLabel::Nl, x.name.clone()))
+                    && !mapped.contains(&(SideLabel::Bl, y.name.clone()))
+                {
+                    phi.push(eq(x.var.clone(), y.var.clone()));
+                    mapped.insert((SideLabel::Nl, x.name.clone()));
+                    mapped.insert((SideLabel::Bl, y.name.clone()));
+                }
+            }
+        }
+    }
+    // When the mappings relate some constants of a relational SMT side, those (and
+    // the ranged ones) are its inputs; every other constant is an intermediate, which
+    // the functionality check then has to find determined.
+    let ranged: HashSet<String> = items
+        .iter()
+        .flat_map(|it| match it {
+            BoundItem::Ranges { variables, .. } => variables
+                .iter()
+                .map(|v| qualified(v).1.to_string())
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    for p in [&mut pnl, &mut pbl] {
+        let label = p.label;
+        if p.side.program.is_none()
+            && !p.function_form
+            && p.inputs
+                .iter()
+                .any(|i| mapped.contains(&(label, i.name.clone())))
+        {
+            p.inputs
+                .retain(|i| mapped.contains(&(label, i.name.clone())) || ranged.contains(&i.name));
+        }
+    }
+    // The combined context (for assumptions and evaluation).
+    let mut ctx = Context::new();
+    for c in pnl.decls.iter().chain(&pbl.decls) {
+        match c {
+            Command::DeclareConst(n, s) => ctx.declare_const(n.clone(), s.clone()),
+            Command::DefineFun(d) => ctx.define((**d).clone()),
+            _ => {}
+        }
+    }
+    // Assumptions.
+    let mut names = Vec::new();
+    for a in &input.assumptions {
+        let mut actx = ctx.clone();
+        let mut both = Vec::new();
+        let mut alias: BTreeMap<Symbol, Term> = BTreeMap::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        for (n, s) in pnl.side.consts().into_iter().chain(pbl.side.consts()) {
+            if !seen.insert(n.clone()) {
+                both.push(n);
+            } else if !ctx.is_declared(&n) {
+                alias.insert(Arc::from(n.as_str()), Term::Var(Arc::from(n.as_str()), s));
+            }
+        }
+        for n in &both {
+            alias.remove(n.as_str());
+        }
+        for (n, t) in &alias {
+            if let Term::Var(_, s) = t {
+                actx.declare_const(n.clone(), s.clone());
+            }
+        }
+        let file = SourceFile::new(format!("assumption {}", a.name), a.term.clone());
+        let t =
+            logic::parse_formula(&file, &actx).map_err(|diagnostics| CheckError::Assumption {
+                name: a.name.clone(),
+                diagnostics,
+                note: if both.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (names on both sides must be written nl.NAME or bl.NAME: {})",
+                        both.join(", ")
+                    )
+                },
+            })?;
+        // Unqualified names to their side's constant.
+        let resolved: BTreeMap<Symbol, Term> = alias
+            .keys()
+            .map(|n| {
+                let side = if pnl.side.has_const(n) { &pnl } else { &pbl };
+                (n.clone(), var_of(side, n).expect("declared"))
+            })
+            .collect();
+        psi.push(substitute(&t, &resolved));
+        names.push(a.name.clone());
+    }
+    for (p, other) in [(&pnl, &pbl), (&pbl, &pnl)] {
+        for x in &p.inputs {
+            let used_in_phi = phi.iter().chain(&psi).any(|t| {
+                t.free_vars().iter().any(|(n, _)| {
+                    Some(n)
+                        == match &x.var {
+                            Term::Var(v, _) => Some(v),
+                            _ => None,
+                        }
+                })
+            });
+            if !used_in_phi && !other.inputs.is_empty() {
+                findings.push(Finding {
+                    kind: FindingKind::UnmappedInput,
+                    side: p.label,
+                    message: format!(
+                        "input `{}` is not mapped to the other side and is unconstrained",
+                        x.name
+                    ),
+                    blocking: false,
+                });
+            }
+        }
+    }
+    Ok(Ok(Problem {
+        nl: pnl,
+        bl: pbl,
+        phi,
+        psi,
+        findings,
+        assumption_names: names,
+        ctx,
+    }))
+}
+
+// ------------------------------------------------------------------ solving
+
+fn distinct(a: &Term, b: &Term) -> Term {
+    Term::app(Op::Distinct, vec![a.clone(), b.clone()])
+}
+
+fn value_of(t: &Term, m: &Model, ctx: &Context) -> Result<Value, CheckError> {
+    logic::eval(t, m, ctx)
+        .map_err(|e| CheckError::Replay(format!("{}: {e}", logic::print::term(t))))
+}
+
+fn rat(v: &Value) -> Option<BigRational> {
+    match v {
+        Value::Real(r) => Some(r.clone()),
+        Value::Int(i) => Some(BigRational::from_integer(i.clone())),
+        _ => None,
+    }
+}
+
+/// The model with every declared constant given a value (0 / false for those the
+/// solver left out because nothing constrains them).
+fn complete(m: &Model, ctx: &Context) -> Model {
+    let mut m = m.clone();
+    for (n, s) in ctx.consts() {
+        if m.get(n).is_none() {
+            let v = match s {
+                Sort::Bool => Value::Bool(false),
+                Sort::Int => Value::Int(0.into()),
+                _ => Value::Real(BigRational::from_integer(0.into())),
+            };
+            m.insert(n.clone(), v);
+        }
+    }
+    m
+}
+
+/// A value for people: exact, integers without a trailing `.0`.
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// Checks the documented rule against the implementation (Eq. (2)), after the
+/// formalization diagnostics.
+pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Report, CheckError> {
+    let problem = match prepare(input)? {
+        Ok(p) => p,
+        Err(findings) => {
+            return Ok(Report {
+                verdict: Verdict::Rejected,
+                nl_output: input.nl_output.clone().unwrap_or_default(),
+                bl_output: input.bl_output.clone().unwrap_or_default(),
+                mappings: vec![],
+                constraints: vec![],
+                assumptions: input.assumptions.iter().map(|a| a.name.clone()).collect(),
+                findings,
+                counterexample: None,
+                regions: vec![],
+                regions_complete: true,
+                reason: None,
+            })
+        }
+    };
+    let mut solver = Solver::start(config)?;
+    run(&problem, input, &mut solver)
+}
+
+fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckError> {
+    let mut findings = p.findings.clone();
+    let mut report = Report {
+        verdict: Verdict::Unknown,
+        nl_output: p.nl.output_name.clone(),
+        bl_output: p.bl.output_name.clone(),
+        mappings: p.phi.iter().map(logic::print::term).collect(),
+        constraints: p.psi.iter().map(logic::print::term).collect(),
+        assumptions: p.assumption_names.clone(),
+        findings: vec![],
+        counterexample: None,
+        regions: vec![],
+        regions_complete: true,
+        reason: None,
+    };
+    for c in p.nl.decls.iter().chain(&p.bl.decls) {
+        s.command(c)?;
+    }
+    for t in &p.bl.asserts {
+        s.assert(t)?;
+    }
+    for t in p.phi.iter().chain(&p.psi) {
+        s.assert(t)?;
+    }
+    // Sample one input per path of B (before A is asserted), for the totality check.
+    let bl_atoms = atoms(&p.bl, &p.ctx);
+    let mut sample_atoms = bl_atoms.clone();
+    sample_atoms.extend(atoms(&p.nl, &p.ctx));
+    let mut samples: Vec<Model> = Vec::new();
+    if input.options.diagnose && !p.nl.function_form {
+        s.push()?;
+        while samples.len() < 16 {
+            match s.check()? {
+                Outcome::Sat(m) => {
+                    let m = complete(&m, &p.ctx);
+                    let lits: Vec<Term> = sample_atoms
+                        .iter()
+                        .filter_map(|a| {
+                            logic::eval_bool(a, &m, &p.ctx).ok().map(|b| {
+                                if b {
+                                    a.clone()
+                                } else {
+                                    Term::not(a.clone())
+                                }
+                            })
+                        })
+                        .collect();
+                    samples.push(m);
+                    if lits.is_empty() {
+                        break;
+                    }
+                    s.assert(&Term::not(Term::app(Op::And, lits)))?;
+                }
+                _ => break,
+            }
+        }
+        s.pop()?;
+    }
+    s.push()?;
+    for t in &p.nl.asserts {
+        s.assert(t)?;
+    }
+    if input.options.diagnose {
+        // Inputs for which A has no output.
+        for m in &samples {
+            let fix: Vec<Term> =
+                p.nl.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        logic::eval(&i.var, m, &p.ctx)
+                            .ok()
+                            .map(|v| eq(i.var.clone(), v.to_term()))
+                    })
+                    .collect();
+            if let Outcome::Unsat(_) = s.check_assuming(&fix)? {
+                let shown: Vec<String> =
+                    p.nl.inputs
+                        .iter()
+                        .filter_map(|i| {
+                            logic::eval(&i.var, m, &p.ctx)
+                                .ok()
+                                .map(|v| format!("{} = {}", i.name, show(&v)))
+                        })
+                        .collect();
+                findings.push(Finding {
+                    kind: FindingKind::NoOutputForInput,
+                    side: SideLabel::Nl,
+                    message: format!(
+                        "the formalization has no solution for the allowed input {} (spurious constraints?)",
+                        shown.join(", ")
+                    ),
+                    blocking: true,
+                });
+                break;
+            }
+        }
+        match s.check()? {
+            Outcome::Unsat(_) => findings.push(Finding {
+                kind: FindingKind::Vacuous,
+                side: SideLabel::Nl,
+                message:
+                    "the two sides with the mappings and constraints admit no assignment at all"
+                        .into(),
+                blocking: true,
+            }),
+            Outcome::Sat(_) | Outcome::Unknown(_) => {}
+        }
+        for side in [&p.nl, &p.bl] {
+            if side.function_form || side.side.program.is_some() {
+                continue;
+            }
+            functional(side, s, &mut findings)?;
+        }
+    }
+    if findings.iter().any(|f| f.blocking) {
+        report.verdict = Verdict::Rejected;
+        report.findings = findings;
+        return Ok(report);
+    }
+    report.findings = findings;
+    let diff = distinct(&p.nl.output, &p.bl.output);
+    match s.check_assuming(std::slice::from_ref(&diff))? {
+        Outcome::Unsat(_) => report.verdict = Verdict::Consistent,
+        Outcome::Unknown(r) => {
+            report.verdict = Verdict::Unknown;
+            report.reason = Some(r.to_string());
+        }
+        Outcome::Sat(m) => {
+            report.verdict = Verdict::Inconsistent;
+            let m = complete(&m, &p.ctx);
+            report.counterexample = Some(replay(p, &m)?);
+            if input.options.enumerate {
+                let (regions, complete) = enumerate(p, s, &bl_atoms, input.options.max_regions)?;
+                report.regions = regions;
+                report.regions_complete = complete;
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// A not functional? Two copies sharing the inputs, different outputs.
+fn functional(
+    side: &Prepared,
+    s: &mut Solver,
+    findings: &mut Vec<Finding>,
+) -> Result<(), CheckError> {
+    let inputs: HashSet<String> = side.inputs.iter().map(|i| i.name.clone()).collect();
+    let label = side.label;
+    let copy = |n: &str| -> Symbol {
+        if inputs.contains(n) {
+            Arc::from(format!("{}{n}", label.prefix()).as_str())
+        } else {
+            Arc::from(format!("{}{n}", label.copy_prefix()).as_str())
+        }
+    };
+    s.push()?;
+    let mut pairs = Vec::new();
+    for c in &side.side.commands {
+        let c2 = rename_command(c, &copy);
+        if let Command::DeclareConst(n, _) = c {
+            if inputs.contains(&**n) {
+                continue;
+            }
+            let sort = side.side.sort_of(n).expect("declared");
+            pairs.push((
+                n.to_string(),
+                Term::Var(pre(label)(n), sort.clone()),
+                Term::Var(copy(n), sort),
+            ));
+        }
+        s.command(&c2)?;
+    }
+    let out2 = rename_term(
+        &side.output,
+        &|n: &str| match n.strip_prefix(label.prefix()) {
+            Some(orig) => copy(orig),
+            None => Arc::from(n),
+        },
+    );
+    let show_inputs = |m: &Model| -> String {
+        side.inputs
+            .iter()
+            .filter_map(|i| {
+                m.get(match &i.var {
+                    Term::Var(v, _) => v,
+                    _ => return None,
+                })
+                .map(|v| format!("{} = {}", i.name, show(v)))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match s.check_assuming(&[distinct(&side.output, &out2)])? {
+        Outcome::Sat(m) => {
+            let ctx = s.context().clone();
+            let m = complete(&m, &ctx);
+            let (a, b) = (
+                logic::eval(&side.output, &m, &ctx)
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
+                logic::eval(&out2, &m, &ctx)
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
+            );
+            findings.push(Finding {
+                kind: FindingKind::NotFunctional,
+                side: label,
+                message: format!(
+                    "not functional: for {} the output `{}` can be {a} or {b}",
+                    show_inputs(&m),
+                    side.output_name
+                ),
+                blocking: true,
+            });
+        }
+        Outcome::Unsat(_) | Outcome::Unknown(_) => {}
+    }
+    for (name, a, b) in pairs.iter().take(40) {
+        if *name == side.output_name {
+            continue;
+        }
+        if let Outcome::Sat(m) = s.check_assuming(&[distinct(a, b)])? {
+            findings.push(Finding {
+                kind: FindingKind::UnconstrainedIntermediate,
+                side: label,
+                message: format!(
+                    "intermediate variable `{name}` is not determined by the inputs (e.g. at {})",
+                    show_inputs(&m)
+                ),
+                blocking: false,
+            });
+        }
+    }
+    s.pop()?;
+    Ok(())
+}
+
+fn replay(p: &Problem, m: &Model) -> Result<Counterexample, CheckError> {
+    let side_values = |side: &Prepared| -> Result<SideValues, CheckError> {
+        let mut inputs = BTreeMap::new();
+        let mut exact = BTreeMap::new();
+        for i in &side.inputs {
+            let v = value_of(&i.var, m, &p.ctx)?;
+            inputs.insert(i.name.clone(), show(&v));
+            if let Some(r) = rat(&v) {
+                exact.insert(i.name.clone(), r);
+            }
+        }
+        let claimed = value_of(&side.output, m, &p.ctx)?;
+        let replay = match &side.side.program {
+            Some(prog) => {
+                let got = crate::interpret(prog, &exact, &side.output_name)
+                    .map_err(|e| CheckError::Replay(format!("the interpreter failed: {e}")))?;
+                if Some(&got) != rat(&claimed).as_ref() {
+                    return Err(CheckError::Replay(format!(
+                        "the interpreter computes {} = {} but the solver claimed {}",
+                        side.output_name,
+                        show(&Value::Real(got)),
+                        show(&claimed)
+                    )));
+                }
+                "replayed by the BL interpreter".to_string()
+            }
+            None => {
+                for t in &side.asserts {
+                    if !logic::eval_bool(t, m, &p.ctx)
+                        .map_err(|e| CheckError::Replay(e.to_string()))?
+                    {
+                        return Err(CheckError::Replay(format!(
+                            "assertion {} is false under the counterexample",
+                            logic::print::term(t)
+                        )));
+                    }
+                }
+                if side.function_form {
+                    "evaluated from the definition".to_string()
+                } else {
+                    format!(
+                        "all {} assertions hold, checked by the evaluator",
+                        side.asserts.len()
+                    )
+                }
+            }
+        };
+        Ok(SideValues {
+            inputs,
+            output: side.output_name.clone(),
+            value: show(&claimed),
+            replay,
+        })
+    };
+    for t in p.phi.iter().chain(&p.psi) {
+        if !logic::eval_bool(t, m, &p.ctx).map_err(|e| CheckError::Replay(e.to_string()))? {
+            return Err(CheckError::Replay(format!(
+                "constraint {} is false",
+                logic::print::term(t)
+            )));
+        }
+    }
+    let nl = side_values(&p.nl)?;
+    let bl = side_values(&p.bl)?;
+    if nl.value == bl.value {
+        return Err(CheckError::Replay("the two outputs are equal".into()));
+    }
+    Ok(Counterexample { nl, bl })
+}
+
+// ------------------------------------------------------------------ regions
+
+fn is_atom(t: &Term) -> bool {
+    match t {
+        Term::App(Op::Le | Op::Lt | Op::Ge | Op::Gt | Op::Eq, xs) => {
+            xs.len() == 2 && xs[0].sort().is_numeric() && !t.free_vars().is_empty()
+        }
+        _ => false,
+    }
+}
+
+fn collect_atoms(
+    t: &Term,
+    inputs: &HashSet<Symbol>,
+    out: &mut Vec<Term>,
+    seen: &mut HashSet<Term>,
+) {
+    let mut stack = vec![t];
+    while let Some(t) = stack.pop() {
+        if is_atom(t)
+            && t.free_vars().iter().all(|(n, _)| inputs.contains(n))
+            && seen.insert(t.clone())
+        {
+            out.push(t.clone());
+        }
+        match t {
+            Term::App(_, xs) | Term::Call(_, xs, _) => stack.extend(xs.iter().rev()),
+            Term::Named(x, _) => stack.push(x),
+            Term::Let(b, x) => {
+                stack.push(x);
+                stack.extend(b.iter().map(|(_, t)| t));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Comparisons over the side's inputs: the path conditions, with definitions inlined.
+fn atoms(side: &Prepared, ctx: &Context) -> Vec<Term> {
+    let inputs: HashSet<Symbol> = side
+        .inputs
+        .iter()
+        .filter_map(|i| match &i.var {
+            Term::Var(v, _) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    if let Some(prog) = &side.side.program {
+        // Inline every binding so conditions are over inputs.
+        let f = pre(side.label);
+        let mut defs: BTreeMap<Symbol, Term> = BTreeMap::new();
+        for l in &prog.lets {
+            if let crate::Binding::Expr(e) = &l.value {
+                let t = substitute(&crate::encode::expr_term(e, &f), &defs);
+                if t.size() > 20_000 {
+                    return out; // too large to describe readably
+                }
+                collect_atoms(&t, &inputs, &mut out, &mut seen);
+                defs.insert(f(&l.name), t);
+            }
+        }
+    } else if side.function_form {
+        collect_atoms(
+            &inline_calls(&side.output, ctx),
+            &inputs,
+            &mut out,
+            &mut seen,
+        );
+    } else {
+        for t in &side.asserts {
+            collect_atoms(&inline_calls(t, ctx), &inputs, &mut out, &mut seen);
+        }
+    }
+    out
+}
+
+fn enumerate(
+    p: &Problem,
+    s: &mut Solver,
+    bl_atoms: &[Term],
+    cap: usize,
+) -> Result<(Vec<Region>, bool), CheckError> {
+    let mut all = bl_atoms.to_vec();
+    let mut seen: HashSet<Term> = all.iter().cloned().collect();
+    for a in atoms(&p.nl, &p.ctx) {
+        if seen.insert(a.clone()) {
+            all.push(a);
+        }
+    }
+    // The strict form of each lower or upper bound of Ψ, so that a region can exclude
+    // the boundary (e.g. `income > 0` where both sides compute 0 at `income = 0`).
+    for t in &p.psi {
+        if let Term::App(op @ (Op::Ge | Op::Le), xs) = t {
+            let strict = Term::app(if *op == Op::Ge { Op::Gt } else { Op::Lt }, xs.clone());
+            if is_atom(&strict) && seen.insert(strict.clone()) {
+                all.push(strict);
+            }
+        }
+    }
+    let diff = distinct(&p.nl.output, &p.bl.output);
+    let same = eq(p.nl.output.clone(), p.bl.output.clone());
+    let both: HashSet<String> =
+        p.nl.side
+            .consts()
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| p.bl.side.has_const(n))
+            .collect();
+    let display = |n: &str| -> String {
+        let (_, orig) = qualified(n);
+        if both.contains(orig) {
+            n.to_string()
+        } else {
+            orig.to_string()
+        }
+    };
+    let mut regions = Vec::new();
+    let mut complete = true;
+    // Found regions are excluded through assumptions (not assertions), so that the
+    // generalisation queries below range over the whole input space.
+    let mut blocked: Vec<Term> = Vec::new();
+    loop {
+        let mut search = vec![diff.clone()];
+        search.extend(blocked.iter().cloned());
+        if regions.len() >= cap {
+            complete = matches!(s.check_assuming(&search)?, Outcome::Unsat(_));
+            break;
+        }
+        let m = match s.check_assuming(&search)? {
+            Outcome::Sat(m) => complete_model(&m, &p.ctx),
+            Outcome::Unsat(_) => break,
+            Outcome::Unknown(_) => {
+                complete = false;
+                break;
+            }
+        };
+        let lits: Vec<Term> = all
+            .iter()
+            .filter_map(|a| {
+                logic::eval_bool(a, &m, &p.ctx).ok().map(|b| {
+                    if b {
+                        a.clone()
+                    } else {
+                        Term::not(a.clone())
+                    }
+                })
+            })
+            .collect();
+        // Does the cell of the path conditions differ everywhere?
+        let mut q = vec![same.clone()];
+        q.extend(lits.iter().cloned());
+        let everywhere = matches!(s.check_assuming(&q)?, Outcome::Unsat(_));
+        let mut keep = lits.clone();
+        let mut i = 0;
+        while i < keep.len() {
+            let mut trial = keep.clone();
+            let lit = trial.remove(i);
+            // Implied by the others: the region is the same without it.
+            let mut implied = trial.clone();
+            implied.push(Term::not(lit));
+            if let Outcome::Unsat(_) = s.check_assuming(&implied)? {
+                keep = trial;
+                continue;
+            }
+            // Irrelevant: the outputs still differ everywhere without it.
+            if everywhere {
+                let mut assumptions = vec![same.clone()];
+                assumptions.extend(trial.iter().cloned());
+                if let Outcome::Unsat(_) = s.check_assuming(&assumptions)? {
+                    keep = trial;
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        let mut example = BTreeMap::new();
+        for inp in p.bl.inputs.iter().chain(p.nl.inputs.iter()) {
+            if let Ok(v) = logic::eval(&inp.var, &m, &p.ctx) {
+                let key = match &inp.var {
+                    Term::Var(v, _) => display(v),
+                    _ => inp.name.clone(),
+                };
+                example.entry(key).or_insert_with(|| show(&v));
+            }
+        }
+        let a = value_of(&p.nl.output, &m, &p.ctx)?;
+        let b = value_of(&p.bl.output, &m, &p.ctx)?;
+        let d = match (rat(&a), rat(&b)) {
+            (Some(x), Some(y)) => show(&Value::Real(y - x)),
+            _ => "?".into(),
+        };
+        let mut conditions: Vec<String> = Vec::new();
+        for t in &keep {
+            let c = render::infix(t, &display);
+            if !conditions.contains(&c) {
+                conditions.push(c);
+            }
+        }
+        regions.push(Region {
+            everywhere,
+            conditions,
+            example,
+            nl_output: show(&a),
+            bl_output: show(&b),
+            difference: d,
+        });
+        if keep.is_empty() {
+            break;
+        }
+        blocked.push(Term::not(Term::app(Op::And, keep)));
+    }
+    // Largest difference first.
+    let size = |r: &Region| {
+        crate::parse_rational(&r.difference).map(|d| {
+            if d < BigRational::from_integer(0.into()) {
+                -d
+            } else {
+                d
+            }
+        })
+    };
+    regions.sort_by_key(|r| std::cmp::Reverse(size(r)));
+    Ok((regions, complete))
+}
+
+fn complete_model(m: &Model, ctx: &Context) -> Model {
+    complete(m, ctx)
+}
