@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod batch;
 pub mod check;
 pub mod encode;
 pub mod format;

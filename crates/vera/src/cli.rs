@@ -62,9 +62,81 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Check a documented rule (SMT-LIB) against its BL implementation.
+    ///
+    /// Exit status: 0 consistent, 1 inconsistent, 2 unknown, rejected formalization or
+    /// bad input. With --batch: the worst over all cases.
+    Consistency {
+        /// The documentation's formalization (SMT-LIB).
+        #[arg(long)]
+        nl: Option<PathBuf>,
+        /// Its output variable (default: from the bounds, else the one defined constant nothing uses).
+        #[arg(long)]
+        nl_output: Option<String>,
+        /// The implementation (BL, or SMT-LIB).
+        #[arg(long = "impl")]
+        implementation: Option<PathBuf>,
+        /// Its output variable (default: from the bounds, else the last binding).
+        #[arg(long)]
+        impl_output: Option<String>,
+        /// Mappings and input ranges in the SIRNA bounds format (JSON).
+        #[arg(long)]
+        bounds: Option<PathBuf>,
+        /// A named assumption NAME=TERM added to the input constraints (repeatable).
+        #[arg(long, value_name = "NAME=TERM")]
+        assume: Vec<String>,
+        /// List every diverging input region, not just one counterexample.
+        #[arg(long)]
+        enumerate: bool,
+        /// At most this many regions.
+        #[arg(long, default_value_t = 16)]
+        max_regions: usize,
+        /// Do not equate same-named inputs of the two sides by default.
+        #[arg(long)]
+        no_same_name_mapping: bool,
+        /// Check every case under a folder laid out like the fees dataset.
+        #[arg(long, value_name = "DIR")]
+        batch: Option<PathBuf>,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// The BL business-rule language.
+    #[command(subcommand)]
+    Bl(BlCommand),
     /// Work with SMT-LIB files directly.
     #[command(subcommand)]
     Smt(SmtCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BlCommand {
+    /// Parse and check a BL program; report every error with file:line:col.
+    Check {
+        /// The program.
+        file: PathBuf,
+    },
+    /// Print a BL program in canonical layout (the file is not changed).
+    Fmt {
+        /// The program.
+        file: PathBuf,
+    },
+    /// Print the SMT-LIB encoding of a BL program (one definition per let).
+    Encode {
+        /// The program.
+        file: PathBuf,
+    },
+    /// Run a BL program on inputs with exact arithmetic.
+    Eval {
+        /// The program.
+        file: PathBuf,
+        /// Input values, NAME=VALUE (12, -3.5 or 1/3).
+        inputs: Vec<String>,
+        /// Print only this binding.
+        #[arg(long)]
+        output: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -199,6 +271,43 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &solver,
             output.format,
         ),
+        Command::Consistency {
+            nl,
+            nl_output,
+            implementation,
+            impl_output,
+            bounds,
+            assume,
+            enumerate,
+            max_regions,
+            no_same_name_mapping,
+            batch,
+            solver,
+            output,
+        } => crate::blcmd::consistency(
+            &crate::blcmd::ConsistencyArgs {
+                nl,
+                nl_output,
+                implementation,
+                impl_output,
+                bounds,
+                assume,
+                enumerate,
+                max_regions,
+                no_same_name_mapping,
+                batch,
+            },
+            &solver,
+            output.format,
+        ),
+        Command::Bl(BlCommand::Check { file }) => crate::blcmd::check(&file),
+        Command::Bl(BlCommand::Fmt { file }) => crate::blcmd::fmt(&file),
+        Command::Bl(BlCommand::Encode { file }) => crate::blcmd::encode(&file),
+        Command::Bl(BlCommand::Eval {
+            file,
+            inputs,
+            output,
+        }) => crate::blcmd::eval(&file, &inputs, output.as_deref()),
         Command::Smt(SmtCommand::Check {
             files,
             solver,

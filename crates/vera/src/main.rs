@@ -2,6 +2,7 @@
 //! All checking happens in the library crates; this binary only wires them up.
 
 mod audit;
+mod blcmd;
 mod cli;
 mod output;
 mod smt;
