@@ -407,8 +407,13 @@ fn numeric_fact(
     };
     // The tightest bounds among the spec's constants (binary search over the sorted list:
     // "x >= c is forced" is monotone in c).
+    // Only constants the variable's sort can take (whole numbers for Int).
+    let constants: Vec<&BigRational> = constants
+        .iter()
+        .filter(|c| lit(sort, c).is_some())
+        .collect();
     let mut lower = None;
-    let below: Vec<&BigRational> = constants.iter().filter(|c| **c <= value).collect();
+    let below: Vec<&BigRational> = constants.iter().copied().filter(|c| **c <= value).collect();
     let (mut lo, mut hi) = (0usize, below.len());
     while lo < hi {
         let mid = (lo + hi) / 2;
@@ -427,7 +432,7 @@ fn numeric_fact(
         }
     }
     let mut upper = None;
-    let above: Vec<&BigRational> = constants.iter().filter(|c| **c >= value).collect();
+    let above: Vec<&BigRational> = constants.iter().copied().filter(|c| **c >= value).collect();
     let (mut lo, mut hi) = (0usize, above.len());
     while lo < hi {
         let mid = (lo + hi) / 2;

@@ -816,7 +816,10 @@ fn conflicts(
     found.push(first);
     loop {
         if found.len() >= cap {
-            return Ok((found.iter().map(|c| s.lits.ids(spec, c)).collect(), false));
+            return Ok((
+                in_spec_order(spec, found.iter().map(|c| s.lits.ids(spec, c)).collect()),
+                false,
+            ));
         }
         // Prefer large seeds: assume every seed variable true, dropping the failed ones.
         let seed: Vec<usize> = match map.check_assuming(&seeds)? {
@@ -870,7 +873,23 @@ fn conflicts(
             Answer::Unknown(_) => break,
         }
     }
-    Ok((found.iter().map(|c| s.lits.ids(spec, c)).collect(), true))
+    Ok((
+        in_spec_order(spec, found.iter().map(|c| s.lits.ids(spec, c)).collect()),
+        true,
+    ))
+}
+
+/// Conflicts ordered by where their first member stands in the spec, so reports do not
+/// depend on the order in which a solver happened to find them.
+fn in_spec_order(spec: &Spec, mut conflicts: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let pos = |id: &String| {
+        spec.requirements
+            .iter()
+            .position(|r| &r.id == id)
+            .unwrap_or(usize::MAX)
+    };
+    conflicts.sort_by_key(|c| c.iter().map(pos).min());
+    conflicts
 }
 
 fn map_config(s: &Session) -> SolverConfig {
