@@ -19,7 +19,7 @@ pub enum Command {
     ///
     /// Exit status: 0 no findings, 1 findings, 2 bad input, solver failure or unknown.
     Audit {
-        /// The spec (TOML), or a CSV of id,text[,formula] rows with --schema.
+        /// The spec (TOML), or a CSV of id,text,formula rows (formula optional) with --schema.
         spec: PathBuf,
         /// The TOML spec whose schema (enums, variables, domain) a CSV uses.
         #[arg(long)]
@@ -51,7 +51,7 @@ pub enum Command {
         /// The claim to check under the scenario.
         #[arg(long)]
         claim: Option<String>,
-        /// A questions file (TOML with [[questions]]: id, text, scenario, claim, expected).
+        /// A questions file (TOML, one questions table per question: id, text, scenario, claim, expected).
         #[arg(long, conflicts_with_all = ["claim", "derive"])]
         questions: Option<PathBuf>,
         /// Instead of checking a claim, print what the requirements force under the scenario.
@@ -105,9 +105,22 @@ pub enum Command {
     /// The BL business-rule language.
     #[command(subcommand)]
     Bl(BlCommand),
+    /// The language-model layer.
+    #[command(subcommand)]
+    Llm(LlmCommand),
     /// Work with SMT-LIB files directly.
     #[command(subcommand)]
     Smt(SmtCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LlmCommand {
+    /// Check an LLM configuration with one small request and say what is wrong.
+    Ping {
+        /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
+        #[arg(long, default_value = "vera.toml")]
+        config: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -300,6 +313,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &solver,
             output.format,
         ),
+        Command::Llm(LlmCommand::Ping { config }) => crate::llmcmd::ping(&config),
         Command::Bl(BlCommand::Check { file }) => crate::blcmd::check(&file),
         Command::Bl(BlCommand::Fmt { file }) => crate::blcmd::fmt(&file),
         Command::Bl(BlCommand::Encode { file }) => crate::blcmd::encode(&file),

@@ -4,6 +4,7 @@
 mod audit;
 mod blcmd;
 mod cli;
+mod llmcmd;
 mod output;
 mod smt;
 

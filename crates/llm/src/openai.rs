@@ -1,0 +1,174 @@
+//! Any OpenAI-compatible chat-completions endpoint (hosted services, vLLM, llama.cpp
+//! server, Ollama, LM Studio): `POST {base_url}/chat/completions`.
+
+use serde_json::{json, Value};
+
+use crate::error::{LlmError, Result};
+use crate::http::{excerpt, Http, HttpSettings};
+use crate::provider::Provider;
+use crate::secret::ApiKey;
+use crate::types::{FinishReason, Request, Response, Usage};
+
+/// How a request's JSON schema is conveyed to the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredMode {
+    /// The provider's own mechanism: OpenAI `response_format: json_schema`, Anthropic
+    /// forced tool use.
+    #[default]
+    Native,
+    /// Only an instruction with the schema in the system prompt (for servers without
+    /// structured output). The answer is validated on our side either way.
+    Prompt,
+}
+
+/// An OpenAI-compatible chat-completions client.
+pub struct OpenAi {
+    id: String,
+    model: String,
+    url: String,
+    key: Option<ApiKey>,
+    structured: StructuredMode,
+    http: Http,
+}
+
+impl OpenAi {
+    /// A client for `base_url` (e.g. `https://api.openai.com/v1` or
+    /// `http://127.0.0.1:8080/v1`). `id` names the provider in cache keys.
+    pub fn new(
+        id: impl Into<String>,
+        base_url: &str,
+        model: impl Into<String>,
+        key: Option<ApiKey>,
+        settings: HttpSettings,
+    ) -> OpenAi {
+        OpenAi {
+            id: id.into(),
+            model: model.into(),
+            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            key,
+            structured: StructuredMode::Native,
+            http: Http::new(settings),
+        }
+    }
+
+    /// Chooses how schemas are sent.
+    pub fn with_structured(mut self, mode: StructuredMode) -> OpenAi {
+        self.structured = mode;
+        self
+    }
+
+    /// The JSON body this client sends for `request` (public for tests and logging).
+    pub fn body(&self, request: &Request) -> Value {
+        let mut messages: Vec<Value> = request
+            .messages
+            .iter()
+            .map(|m| json!({"role": m.role.as_str(), "content": m.content}))
+            .collect();
+        let mut body = json!({"model": self.model});
+        if let Some(t) = request.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let Some(n) = request.max_tokens {
+            body["max_tokens"] = json!(n);
+        }
+        if !request.stop.is_empty() {
+            body["stop"] = json!(request.stop);
+        }
+        if let Some(s) = request.seed {
+            body["seed"] = json!(s);
+        }
+        if let Some(schema) = &request.schema {
+            match self.structured {
+                StructuredMode::Native => {
+                    body["response_format"] = json!({
+                        "type": "json_schema",
+                        "json_schema": {"name": schema.name, "schema": schema.schema, "strict": true}
+                    });
+                }
+                StructuredMode::Prompt => {
+                    messages.insert(
+                        0,
+                        json!({"role": "system", "content": schema_instruction(schema)}),
+                    );
+                }
+            }
+        }
+        body["messages"] = Value::Array(messages);
+        body
+    }
+}
+
+/// The instruction used by [`StructuredMode::Prompt`].
+pub(crate) fn schema_instruction(schema: &crate::types::JsonSchema) -> String {
+    format!(
+        "Answer with a single JSON value that follows this JSON schema, and nothing else:\n{}",
+        serde_json::to_string(&schema.schema).unwrap_or_default()
+    )
+}
+
+impl Provider for OpenAi {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn model(&self) -> &str {
+        &self.model
+    }
+    fn complete(&self, request: &Request) -> Result<Response> {
+        let mut headers = Vec::new();
+        if let Some(k) = &self.key {
+            headers.push(("authorization", format!("Bearer {}", k.expose())));
+        }
+        let v = self
+            .http
+            .post_json(&self.url, &headers, &self.body(request), self.key.as_ref())?;
+        parse_response(&v)
+    }
+}
+
+/// Reads a chat-completions response body.
+pub fn parse_response(v: &Value) -> Result<Response> {
+    let bad = |detail: &str| LlmError::BadResponse {
+        detail: detail.to_string(),
+        excerpt: excerpt(&v.to_string()),
+    };
+    let choice = v
+        .get("choices")
+        .and_then(|c| c.as_array())
+        .ok_or_else(|| bad("no `choices` array"))?
+        .first()
+        .ok_or_else(|| bad("empty `choices` array"))?;
+    let message = choice
+        .get("message")
+        .ok_or_else(|| bad("choice without `message`"))?;
+    let text = match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(_) => return Err(bad("`message.content` is not a string")),
+    };
+    let finish = match choice.get("finish_reason").and_then(|f| f.as_str()) {
+        Some("stop") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some("tool_calls") | Some("function_call") => FinishReason::ToolUse,
+        Some(other) => FinishReason::Other(other.to_string()),
+        None => FinishReason::Unknown,
+    };
+    let usage = Usage {
+        input_tokens: v
+            .pointer("/usage/prompt_tokens")
+            .and_then(|t| t.as_u64())
+            .unwrap_or(0),
+        output_tokens: v
+            .pointer("/usage/completion_tokens")
+            .and_then(|t| t.as_u64())
+            .unwrap_or(0),
+    };
+    let model = v.get("model").and_then(|m| m.as_str()).map(str::to_string);
+    Ok(Response {
+        text,
+        finish,
+        usage,
+        model,
+    })
+}

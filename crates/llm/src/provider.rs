@@ -1,0 +1,45 @@
+//! The provider interface: one request in, one response out, one attempt.
+//!
+//! Providers do not retry, cache, record or count: [`crate::Client`] does all of that
+//! around any provider, so the scripted provider exercises the same paths as the HTTP
+//! ones.
+
+use crate::error::Result;
+use crate::types::{Request, Response};
+
+/// A source of completions.
+pub trait Provider: Send + Sync {
+    /// A stable identifier of the provider (`openai`, `anthropic`, `local`, `scripted`),
+    /// part of the cache key.
+    fn id(&self) -> &str;
+    /// The model name, part of the cache key.
+    fn model(&self) -> &str;
+    /// Sends one request and returns the provider's answer as is. Answer checks (empty,
+    /// truncated, schema) happen in the client; transient failures are returned as
+    /// retryable errors ([`crate::LlmError::is_retryable`]).
+    fn complete(&self, request: &Request) -> Result<Response>;
+}
+
+impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+    fn model(&self) -> &str {
+        (**self).model()
+    }
+    fn complete(&self, request: &Request) -> Result<Response> {
+        (**self).complete(request)
+    }
+}
+
+impl<P: Provider + ?Sized> Provider for Box<P> {
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+    fn model(&self) -> &str {
+        (**self).model()
+    }
+    fn complete(&self, request: &Request) -> Result<Response> {
+        (**self).complete(request)
+    }
+}

@@ -1,0 +1,149 @@
+//! Record and replay cassettes.
+
+use std::sync::Arc;
+
+use llm::{Client, LlmError, Recorder, Replayer, Request, Response, Scripted, Source, Usage};
+
+fn session() -> Vec<Request> {
+    let mut v: Vec<Request> = (0..6)
+        .map(|i| {
+            Request::new()
+                .system("You formalize requirements.\nAnswer with one SMT-LIB term.")
+                .user(format!(
+                    "Requirement R{i}: if the temperature exceeds {} °C, raise an alarm.",
+                    37 + i
+                ))
+                .temperature(0.0)
+                .max_tokens(64)
+        })
+        .collect();
+    v.push(Request::new().user("sampled").temperature(1.0).sample(3));
+    v
+}
+
+fn provider() -> Scripted {
+    Scripted::from_fn(|req, _| {
+        let last = &req.messages.last().unwrap().content;
+        Ok(Response {
+            // Unicode, quotes, newlines and trailing spaces: all must survive byte for byte.
+            text: format!("(=> (> temp {}) alarm)\n\"ünïcødé\"  \t", last.len()),
+            finish: llm::FinishReason::Stop,
+            usage: Usage {
+                input_tokens: last.len() as u64,
+                output_tokens: 7,
+            },
+            model: Some("m-2026".into()),
+        })
+    })
+}
+
+#[test]
+fn a_recorded_session_replays_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let tape = dir.path().join("session.jsonl");
+    let recorded = {
+        let c = Client::builder(provider())
+            .record(Recorder::open(&tape).unwrap())
+            .concurrency(1)
+            .build();
+        c.run_all("formalize", &session())
+    };
+    let lines = std::fs::read_to_string(&tape).unwrap();
+    assert_eq!(lines.lines().count(), session().len());
+
+    // Replay: the provider would fail if called.
+    let never = Arc::new(Scripted::from_list([]));
+    let c = Client::builder_arc(never.clone())
+        .replay(Replayer::open(&tape).unwrap())
+        .build();
+    let replayed = c.run_all("formalize", &session());
+    assert_eq!(never.calls(), 0);
+    for (a, b) in recorded.iter().zip(&replayed) {
+        let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
+        assert_eq!(b.source, Source::Replay);
+        assert_eq!(a.text().as_bytes(), b.text().as_bytes());
+        assert_eq!(a.response, b.response);
+        assert_eq!(a.key, b.key);
+    }
+    assert_eq!(c.accounting().total.replayed, session().len() as u64);
+
+    // Re-recording the replay (replay + record) reproduces the cassette byte for byte.
+    let copy = dir.path().join("copy.jsonl");
+    let c = Client::builder(Scripted::from_list([]))
+        .replay(Replayer::open(&tape).unwrap())
+        .record(Recorder::open(&copy).unwrap())
+        .concurrency(1)
+        .build();
+    c.run_all("formalize", &session());
+    assert_eq!(std::fs::read(&tape).unwrap(), std::fs::read(&copy).unwrap());
+
+    // Recording the same deterministic session again gives the same file.
+    let again = dir.path().join("again.jsonl");
+    let c = Client::builder(provider())
+        .record(Recorder::open(&again).unwrap())
+        .concurrency(1)
+        .build();
+    c.run_all("formalize", &session());
+    assert_eq!(
+        std::fs::read(&tape).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+}
+
+#[test]
+fn a_missing_entry_fails_with_key_and_diff_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let tape = dir.path().join("s.jsonl");
+    Client::builder(provider())
+        .record(Recorder::open(&tape).unwrap())
+        .build()
+        .run_all("s", &session());
+    let c = Client::builder(Scripted::from_list([]))
+        .replay(Replayer::open(&tape).unwrap())
+        .build();
+
+    // One word changed in the user message of R2.
+    let mut changed = session()[2].clone();
+    changed.messages[1].content = changed.messages[1].content.replace("raise", "sound");
+    let err = c.complete("s", &changed).unwrap_err();
+    match &err {
+        LlmError::ReplayMissing { key, hint } => {
+            assert_eq!(key, &c.key(&changed));
+            assert!(
+                hint.contains(&c.key(&session()[2])),
+                "names the closest entry: {hint}"
+            );
+            assert!(hint.contains("first difference at prompt line 3"), "{hint}");
+            assert!(hint.contains("raise an alarm"), "{hint}");
+            assert!(hint.contains("sound an alarm"), "{hint}");
+        }
+        other => panic!("{other}"),
+    }
+    let shown = err.to_string();
+    assert!(
+        shown.starts_with("replay: no recorded answer for request "),
+        "{shown}"
+    );
+
+    // Same prompt, other sample index.
+    let other = session()[0].clone().sample(1);
+    match c.complete("s", &other).unwrap_err() {
+        LlmError::ReplayMissing { hint, .. } => {
+            assert!(hint.contains("sample 1 (recorded 0)"), "{hint}")
+        }
+        other => panic!("{other}"),
+    }
+    assert_eq!(c.accounting().total.errors, 2);
+}
+
+#[test]
+fn a_bad_cassette_line_is_reported_with_its_line_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let tape = dir.path().join("bad.jsonl");
+    std::fs::write(&tape, "\n{\"not\": \"an exchange\"}\n").unwrap();
+    let err = Replayer::open(&tape)
+        .err()
+        .expect("bad cassette")
+        .to_string();
+    assert!(err.contains("bad.jsonl:2"), "{err}");
+}
