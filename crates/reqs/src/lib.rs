@@ -9,6 +9,7 @@
 pub mod ask;
 pub mod audit;
 pub mod generate;
+pub mod mutate;
 pub mod spec;
 
 pub use ask::{Asker, Derivation, Question, Verdict};

@@ -594,3 +594,102 @@ fn human_derive(d: &Derivation) -> String {
     }
     o
 }
+
+/// `vera mutate SPEC`
+pub fn mutate(
+    path: &Path,
+    schema: Option<&Path>,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    use reqs::mutate::Detection;
+    let spec = match load_spec(path, schema) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let start = std::time::Instant::now();
+    let report = reqs::mutate::analyze(&spec, &solver.config(), solver.jobs())?;
+    let seconds = start.elapsed().as_secs_f64();
+    let unknown = report
+        .mutants
+        .iter()
+        .any(|m| matches!(m.detection, Detection::Unknown { .. }));
+    let undetected: Vec<&reqs::mutate::MutantResult> = report
+        .mutants
+        .iter()
+        .filter(|m| m.detection == Detection::Equivalent)
+        .collect();
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.mutate.v1", "spec": spec.name, "seconds": seconds, "rates": report.rates, "mutants": report.mutants});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            let _ = writeln!(
+                o,
+                "{} ({}): {} mutants of {} requirements in {seconds:.2} s",
+                spec.name,
+                spec.source.name(),
+                report.mutants.len(),
+                spec.formalized().count()
+            );
+            let _ = writeln!(
+                o,
+                "\n{:<34} {:>7} {:>8} {:>7}  Wilson 95%",
+                "category", "mutants", "detected", "rate"
+            );
+            for r in &report.rates {
+                let _ = writeln!(
+                    o,
+                    "{:<34} {:>7} {:>8} {:>6.1}%  [{:.1}%, {:.1}%]",
+                    r.category,
+                    r.mutants,
+                    r.detected,
+                    100.0 * r.rate,
+                    100.0 * r.interval.0,
+                    100.0 * r.interval.1
+                );
+            }
+            if !undetected.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "\nundetected (equivalent under the domain: the spec cannot tell them apart):"
+                );
+                for m in &undetected {
+                    let _ = writeln!(
+                        o,
+                        "  {}: {} — {}",
+                        m.mutant.requirement,
+                        m.mutant.category.name(),
+                        m.mutant.description
+                    );
+                }
+            }
+            for m in report
+                .mutants
+                .iter()
+                .filter(|m| matches!(m.detection, Detection::Unknown { .. }))
+            {
+                if let Detection::Unknown { reason } = &m.detection {
+                    let _ = writeln!(
+                        o,
+                        "  {}: unknown ({reason}) — {}",
+                        m.mutant.requirement, m.mutant.description
+                    );
+                }
+            }
+            print!("{o}");
+        }
+    }
+    Ok(ExitCode::from(if unknown {
+        EXIT_ERROR
+    } else if undetected.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }))
+}

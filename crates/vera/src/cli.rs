@@ -62,6 +62,21 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Mutation analysis: would the spec notice if a requirement were wrong?
+    ///
+    /// Exit status: 0 every mutant detected, 1 some mutants undetected (equivalent
+    /// under the domain), 2 bad input, solver failure or unknown.
+    Mutate {
+        /// The spec (TOML), or a CSV with --schema.
+        spec: PathBuf,
+        /// The TOML spec whose schema a CSV uses.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Check a documented rule (SMT-LIB) against its BL implementation.
     ///
     /// Exit status: 0 consistent, 1 inconsistent, 2 unknown, rejected formalization or
@@ -313,6 +328,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &solver,
             output.format,
         ),
+        Command::Mutate {
+            spec,
+            schema,
+            solver,
+            output,
+        } => crate::audit::mutate(&spec, schema.as_deref(), &solver, output.format),
         Command::Llm(LlmCommand::Ping { config }) => crate::llmcmd::ping(&config),
         Command::Bl(BlCommand::Check { file }) => crate::blcmd::check(&file),
         Command::Bl(BlCommand::Fmt { file }) => crate::blcmd::fmt(&file),
