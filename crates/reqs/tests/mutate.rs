@@ -130,8 +130,8 @@ fn detection_on_known_cases() {
             }
             d => panic!("{kind}: {d:?}"),
         }
-        // Negating B's response clashes with C once the alarm is on? No: with B negated
-        // the heater is always on, which C allows; the mutant is simply not equivalent.
+        // With B negated the heater is always on, which C allows: the mutant is not
+        // equivalent to B (it does not make the requirements inconsistent).
         assert!(
             matches!(
                 find("B", "response negated"),
