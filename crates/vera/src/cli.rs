@@ -120,12 +120,101 @@ pub enum Command {
     /// The BL business-rule language.
     #[command(subcommand)]
     Bl(BlCommand),
+    /// C files with ACSL specifications, verified with Frama-C/WP.
+    #[command(subcommand)]
+    C(CCommand),
     /// The language-model layer.
     #[command(subcommand)]
     Llm(LlmCommand),
     /// Work with SMT-LIB files directly.
     #[command(subcommand)]
     Smt(SmtCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CCommand {
+    /// Print the file's segments (strongly connected components of the dependency
+    /// graph, dependencies first) and their points of interest.
+    Segments {
+        /// The C file.
+        file: PathBuf,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Verify the file's existing ACSL annotations with Frama-C/WP, segment by segment.
+    ///
+    /// Exit status: 0 all proved, 1 goals not proved or vacuous (failed smoke tests),
+    /// 2 no goals at all, bad input or a broken setup.
+    Verify {
+        /// The C file.
+        file: PathBuf,
+        #[command(flatten)]
+        wp: WpArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Measure how strong the specifications are: the share of non-equivalent mutants
+    /// of the code they reject (variant discrimination rate).
+    Strength {
+        /// The C file.
+        file: PathBuf,
+        /// At most this many mutants, spread over the file.
+        #[arg(long)]
+        max_mutants: Option<usize>,
+        #[command(flatten)]
+        wp: WpArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+/// Options of the Frama-C/WP runs.
+#[derive(Debug, Clone, Args)]
+pub struct WpArgs {
+    /// Provers WP uses, comma-separated, tried in order.
+    #[arg(long, default_value = "z3,cvc5")]
+    pub prover: String,
+    /// Per-goal prover timeout, in seconds.
+    #[arg(long = "wp-timeout", default_value_t = 2)]
+    pub wp_timeout: u32,
+    /// Also prove run-time-error guards (-wp-rte).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub rte: bool,
+    /// Run smoke tests (dead code, inconsistent preconditions); several times slower.
+    #[arg(long)]
+    pub smoke_tests: bool,
+    /// Parallel Frama-C processes.
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Result cache directory (default: ~/.cache/vera/acsl).
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Do not read or write the result cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl WpArgs {
+    /// The verifier configuration these options describe.
+    pub fn config(&self) -> acsl::WpConfig {
+        let mut c = acsl::WpConfig {
+            prover: self.prover.clone(),
+            timeout: self.wp_timeout,
+            rte: self.rte,
+            smoke_tests: self.smoke_tests,
+            ..Default::default()
+        };
+        if let Some(j) = self.jobs.filter(|j| *j > 0) {
+            c.jobs = j;
+        }
+        if let Some(d) = &self.cache_dir {
+            c.cache_dir = Some(d.clone());
+        }
+        if self.no_cache {
+            c.cache_dir = None;
+        }
+        c
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -334,6 +423,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
         } => crate::audit::mutate(&spec, schema.as_deref(), &solver, output.format),
+        Command::C(CCommand::Segments { file, output }) => {
+            crate::ccmd::segments(&file, output.format)
+        }
+        Command::C(CCommand::Verify { file, wp, output }) => {
+            crate::ccmd::verify(&file, &wp, output.format)
+        }
+        Command::C(CCommand::Strength {
+            file,
+            max_mutants,
+            wp,
+            output,
+        }) => crate::ccmd::strength(&file, &wp, max_mutants, output.format),
         Command::Llm(LlmCommand::Ping { config }) => crate::llmcmd::ping(&config),
         Command::Bl(BlCommand::Check { file }) => crate::blcmd::check(&file),
         Command::Bl(BlCommand::Fmt { file }) => crate::blcmd::fmt(&file),

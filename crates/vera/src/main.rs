@@ -3,6 +3,7 @@
 
 mod audit;
 mod blcmd;
+mod ccmd;
 mod cli;
 mod llmcmd;
 mod output;

@@ -1,0 +1,976 @@
+//! The Frama-C/WP driver: setup detection, one run of `frama-c -wp` on a text,
+//! parsing of its per-goal console lines and its per-property CSV report, the
+//! verdict, and a content-hash cache of runs.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::util::{self, RunError};
+
+/// How Frama-C/WP is run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WpConfig {
+    /// The `frama-c` program.
+    pub frama_c: PathBuf,
+    /// The `why3` program (used once, to write the Why3 configuration).
+    pub why3: PathBuf,
+    /// The provers WP uses (`-wp-prover`), comma-separated and tried in order:
+    /// `z3`, `cvc5`, `cvc4`, ... Alt-Ergo, WP's default, is not assumed.
+    pub prover: String,
+    /// Per-goal prover timeout in seconds (`-wp-timeout`).
+    pub timeout: u32,
+    /// Provers run in parallel by one Frama-C process (`-wp-par`).
+    pub par: u32,
+    /// Frama-C processes run in parallel (independent segments, mutants).
+    pub jobs: usize,
+    /// Generate and prove run-time error guards (`-wp-rte`).
+    pub rte: bool,
+    /// Run smoke tests for dead code and inconsistent preconditions
+    /// (`-wp-smoke-tests`; several times slower).
+    pub smoke_tests: bool,
+    /// Directory for the result cache, the WP goal cache and the Why3 configuration;
+    /// `None` caches nothing.
+    pub cache_dir: Option<PathBuf>,
+    /// The Why3 configuration file; `None` means `why3.conf` in the cache directory
+    /// (or in the system's temporary directory). It is written by `why3 config
+    /// detect` when missing.
+    pub why3_config: Option<PathBuf>,
+    /// Extra arguments passed to `frama-c` before the file.
+    pub extra_args: Vec<String>,
+    /// Wall-clock limit for one Frama-C process, in seconds.
+    pub process_limit: u64,
+}
+
+impl Default for WpConfig {
+    fn default() -> Self {
+        let cache_dir = std::env::var_os("VERA_CACHE_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("vera")))
+            .or_else(|| {
+                std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache").join("vera"))
+            })
+            .map(|d| d.join("acsl"));
+        WpConfig {
+            frama_c: "frama-c".into(),
+            why3: "why3".into(),
+            prover: "z3,cvc5".into(),
+            timeout: 2,
+            par: 2,
+            jobs: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .min(4),
+            rte: true,
+            smoke_tests: false,
+            cache_dir,
+            why3_config: None,
+            extra_args: Vec::new(),
+            process_limit: 300,
+        }
+    }
+}
+
+impl WpConfig {
+    /// The Why3 configuration path in force.
+    pub fn why3_config_path(&self) -> PathBuf {
+        if let Some(p) = &self.why3_config {
+            return p.clone();
+        }
+        match &self.cache_dir {
+            Some(d) => d.join("why3.conf"),
+            None => std::env::temp_dir().join("vera-acsl-why3.conf"),
+        }
+    }
+
+    /// The arguments for one run on `file` (without the program).
+    pub fn arguments(&self, file: &str, csv: &str) -> Vec<String> {
+        let mut a: Vec<String> = vec!["-wp".into()];
+        if self.rte {
+            a.push("-wp-rte".into());
+        }
+        a.extend([
+            "-wp-prover".into(),
+            self.prover.clone(),
+            "-wp-timeout".into(),
+            self.timeout.to_string(),
+            "-wp-par".into(),
+            self.par.max(1).to_string(),
+        ]);
+        if self.smoke_tests {
+            a.push("-wp-smoke-tests".into());
+        }
+        if let Some(d) = &self.cache_dir {
+            a.extend([
+                "-wp-cache".into(),
+                "update".into(),
+                "-wp-cache-dir".into(),
+                d.join("wp-goals").display().to_string(),
+            ]);
+        }
+        a.extend(self.extra_args.iter().cloned());
+        a.push(file.into());
+        a.extend(["-then".into(), "-report-csv".into(), csv.into()]);
+        a
+    }
+}
+
+/// What is wrong with the setup or with one run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WpError {
+    /// `frama-c` is not installed or not on `PATH`.
+    #[error("cannot run `{program}`: {reason}. Frama-C with the WP plug-in is needed: run scripts/setup, or `apt-get install -y frama-c-base why3`")]
+    FramaCMissing {
+        /// The program tried.
+        program: String,
+        /// Why it could not be run.
+        reason: String,
+    },
+    /// `frama-c` runs but has no WP plug-in.
+    #[error("`{program}` has no WP plug-in (`frama-c -wp-detect` printed nothing from WP); install the frama-c-base package")]
+    WpMissing {
+        /// The program tried.
+        program: String,
+    },
+    /// The Why3 configuration could not be written.
+    #[error("cannot write the Why3 configuration {path}: {reason}. `why3 config detect` must work (install the why3 package)")]
+    Why3Config {
+        /// The configuration file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The requested prover is not in the Why3 configuration.
+    #[error("prover `{prover}` is not configured for WP (Why3 configuration {config}); available: {}. Install it (z3: scripts/setup) and delete the configuration file so that it is detected again", if available.is_empty() { "none".to_string() } else { available.join(", ") })]
+    ProverMissing {
+        /// The prover asked for.
+        prover: String,
+        /// Aliases WP knows.
+        available: Vec<String>,
+        /// The Why3 configuration in use.
+        config: PathBuf,
+    },
+    /// Frama-C rejected the input (syntax or typing errors in C or ACSL) or aborted.
+    #[error("Frama-C failed on {file} (exit status {status}):\n{}", messages.join("\n"))]
+    FramaC {
+        /// The file Frama-C was run on.
+        file: String,
+        /// The exit status (-1 when killed by a signal).
+        status: i32,
+        /// Frama-C's error and warning lines.
+        messages: Vec<String>,
+    },
+    /// One Frama-C process ran longer than the limit and was killed.
+    #[error("Frama-C ran longer than {seconds} s on {file} and was stopped")]
+    ProcessLimit {
+        /// The file.
+        file: String,
+        /// The limit.
+        seconds: u64,
+    },
+    /// The C file does not parse.
+    #[error("{0}")]
+    Parse(crate::front::Diagnostics),
+    /// A file system error.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// A prover WP knows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProverInfo {
+    /// Display name, e.g. `Z3`.
+    pub name: String,
+    /// Version.
+    pub version: String,
+    /// The alias for `-wp-prover`, e.g. `z3`.
+    pub alias: String,
+}
+
+/// The setup found at start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    /// `frama-c -version`.
+    pub frama_c_version: String,
+    /// The Why3 configuration in use.
+    pub why3_config: PathBuf,
+    /// Provers WP can use.
+    pub provers: Vec<ProverInfo>,
+}
+
+fn spawn_error(program: &Path, e: &std::io::Error) -> WpError {
+    WpError::FramaCMissing {
+        program: program.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+fn quick(cmd: Command, limit: u64) -> Result<util::Finished, RunError> {
+    let dir = std::env::temp_dir();
+    util::run_limited(cmd, &dir, None, Duration::from_secs(limit))
+}
+
+static WHY3_LOCK: Mutex<()> = Mutex::new(());
+
+/// Write the Why3 configuration when it is missing: `why3 config detect`, plus a
+/// `cvc5` entry (driver `cvc4_16`) when cvc5 is on `PATH`, since Why3 1.5 does not
+/// know cvc5.
+pub fn ensure_why3_config(cfg: &WpConfig) -> Result<PathBuf, WpError> {
+    let path = cfg.why3_config_path();
+    let _g = WHY3_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if path.is_file() {
+        return Ok(path);
+    }
+    let err = |reason: String| WpError::Why3Config {
+        path: path.clone(),
+        reason,
+    };
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| err(e.to_string()))?;
+    }
+    let tmp = path.with_extension(format!("tmp{}-{}", std::process::id(), util::unique()));
+    let mut cmd = Command::new(&cfg.why3);
+    cmd.args(["config", "detect"]).env("WHY3CONFIG", &tmp);
+    let out = quick(cmd, 60).map_err(|e| match e {
+        RunError::Spawn(e) => err(format!("cannot run `{}`: {e}", cfg.why3.display())),
+        RunError::Killed => err("`why3 config detect` did not finish".into()),
+        RunError::Io(e) => err(e.to_string()),
+    })?;
+    if !out.status.success() || !tmp.is_file() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err(format!(
+            "`why3 config detect` failed: {}",
+            out.stderr.lines().last().unwrap_or("")
+        )));
+    }
+    let mut conf = std::fs::read_to_string(&tmp).map_err(|e| err(e.to_string()))?;
+    conf = resolve_shims(&conf);
+    if !conf.contains("shortcut = \"cvc5\"") {
+        if let Some(cvc5) = util::which("cvc5") {
+            let mut v = Command::new(&cvc5);
+            v.arg("--version");
+            let version = quick(v, 10)
+                .ok()
+                .and_then(|o| {
+                    o.stdout
+                        .lines()
+                        .next()
+                        .and_then(|l| {
+                            l.split_whitespace()
+                                .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+                        })
+                        .map(str::to_string)
+                })
+                .unwrap_or_else(|| "1.0".into());
+            conf.push_str(&format!(
+                "\n[prover]\ncommand = \"{} --tlimit-per=%t000 --lang=smt2 %f\"\ndriver = \"cvc4_16\"\nname = \"CVC5\"\nshortcut = \"cvc5\"\nversion = \"{}\"\n",
+                cvc5.display(),
+                version
+            ));
+        }
+    }
+    std::fs::write(&tmp, conf).map_err(|e| err(e.to_string()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| err(e.to_string()))?;
+    Ok(path)
+}
+
+/// Replace version-manager shims (pyenv's `.../shims/z3`) by the programs they
+/// stand for: Why3 kills provers by process, and a shim in between turns time and
+/// memory limits into prover failures.
+fn resolve_shims(conf: &str) -> String {
+    let mut out = conf.to_string();
+    for line in conf.lines() {
+        let Some(p) = line
+            .trim()
+            .strip_prefix("path = \"")
+            .and_then(|r| r.strip_suffix('"'))
+        else {
+            continue;
+        };
+        if !p.contains("/shims/") {
+            continue;
+        }
+        let Some(name) = Path::new(p).file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let mut cmd = Command::new("pyenv");
+        cmd.args(["which", name]);
+        if let Ok(o) = quick(cmd, 20) {
+            let real = o.stdout.trim();
+            if o.status.success() && Path::new(real).is_file() {
+                out = out.replace(&format!("\"{p}\""), &format!("\"{real}\""));
+            }
+        }
+    }
+    out
+}
+
+fn setup_cache() -> &'static Mutex<HashMap<String, Setup>> {
+    static C: OnceLock<Mutex<HashMap<String, Setup>>> = OnceLock::new();
+    C.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Check that Frama-C, WP and the configured prover work, and say what is wrong
+/// otherwise. The answer is remembered for the rest of the process.
+pub fn detect(cfg: &WpConfig) -> Result<Setup, WpError> {
+    let key = format!(
+        "{}\0{}\0{}",
+        cfg.frama_c.display(),
+        cfg.why3_config_path().display(),
+        cfg.prover
+    );
+    if let Some(s) = setup_cache().lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return Ok(s);
+    }
+    let mut v = Command::new(&cfg.frama_c);
+    v.arg("-version");
+    let out = quick(v, 60).map_err(|e| match e {
+        RunError::Spawn(e) => spawn_error(&cfg.frama_c, &e),
+        RunError::Killed => WpError::FramaCMissing {
+            program: cfg.frama_c.display().to_string(),
+            reason: "`frama-c -version` did not finish".into(),
+        },
+        RunError::Io(e) => WpError::Io(e.to_string()),
+    })?;
+    if !out.status.success() {
+        return Err(WpError::FramaCMissing {
+            program: cfg.frama_c.display().to_string(),
+            reason: format!("`frama-c -version` failed: {}", out.stderr.trim()),
+        });
+    }
+    let frama_c_version = out.stdout.trim().to_string();
+    let conf = ensure_why3_config(cfg)?;
+    let mut d = Command::new(&cfg.frama_c);
+    d.arg("-wp-detect").env("WHY3CONFIG", &conf);
+    let out = quick(d, 60).map_err(|e| match e {
+        RunError::Spawn(e) => spawn_error(&cfg.frama_c, &e),
+        _ => WpError::WpMissing {
+            program: cfg.frama_c.display().to_string(),
+        },
+    })?;
+    let all = format!("{}{}", out.stdout, out.stderr);
+    if !all.contains("[wp]") {
+        return Err(WpError::WpMissing {
+            program: cfg.frama_c.display().to_string(),
+        });
+    }
+    let provers = parse_detect(&all);
+    for wanted in cfg.prover.split(',').map(|p| p.trim().to_ascii_lowercase()) {
+        let known = provers.iter().any(|p| {
+            p.alias.eq_ignore_ascii_case(&wanted)
+                || format!("{}:{}", p.name, p.version).eq_ignore_ascii_case(&wanted)
+        }) || wanted == "qed"
+            || wanted == "none";
+        if !known {
+            return Err(WpError::ProverMissing {
+                prover: wanted,
+                available: provers.iter().map(|p| p.alias.clone()).collect(),
+                config: conf,
+            });
+        }
+    }
+    let setup = Setup {
+        frama_c_version,
+        why3_config: conf,
+        provers,
+    };
+    if let Ok(mut m) = setup_cache().lock() {
+        m.insert(key, setup.clone());
+    }
+    Ok(setup)
+}
+
+/// Parse `frama-c -wp-detect` lines such as `[wp] Prover  Z3 4.8.12  [z3|Z3:4.8.12]`.
+fn parse_detect(out: &str) -> Vec<ProverInfo> {
+    let mut v = Vec::new();
+    for line in out.lines() {
+        let Some(rest) = line.trim().strip_prefix("[wp] Prover") else {
+            continue;
+        };
+        let (head, bracket) = match rest.find('[') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => continue,
+        };
+        let alias = bracket.split(['|', ']']).next().unwrap_or("").to_string();
+        let words: Vec<&str> = head.split_whitespace().collect();
+        let (name, version) = match words.as_slice() {
+            [n, ver, ..] => (n.to_string(), ver.to_string()),
+            [n] => (n.to_string(), String::new()),
+            [] => continue,
+        };
+        v.push(ProverInfo {
+            name,
+            version,
+            alias,
+        });
+    }
+    v
+}
+
+/// The status of one proof goal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoalStatus {
+    /// Proved (by Qed or a prover).
+    Valid,
+    /// The prover answered without a proof.
+    Unknown,
+    /// The prover ran out of time (or steps).
+    Timeout,
+    /// The prover failed or crashed; a false goal often ends here.
+    Failed,
+    /// The goal was not sent to a prover.
+    NotTried,
+    /// A counter-example was found (WP rarely says this).
+    Invalid,
+}
+
+impl GoalStatus {
+    fn parse(s: &str) -> GoalStatus {
+        let s = s.trim().to_ascii_lowercase();
+        if s.starts_with("valid") {
+            GoalStatus::Valid
+        } else if s.starts_with("timeout") || s.starts_with("step") {
+            GoalStatus::Timeout
+        } else if s.starts_with("failed") || s.contains("failure") {
+            GoalStatus::Failed
+        } else if s.starts_with("not tried") {
+            GoalStatus::NotTried
+        } else if s.starts_with("invalid") {
+            GoalStatus::Invalid
+        } else {
+            GoalStatus::Unknown
+        }
+    }
+}
+
+/// One proof goal and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Goal {
+    /// WP's goal name, e.g. `typed_find_loop_invariant_preserved`.
+    pub name: String,
+    /// The function the goal belongs to, when it could be told from the name.
+    pub function: Option<String>,
+    /// The result.
+    pub status: GoalStatus,
+    /// Who decided: `Qed` or a prover such as `Z3 4.8.12`.
+    pub prover: Option<String>,
+    /// Prover time in milliseconds, when reported.
+    pub time_ms: Option<f64>,
+}
+
+/// Consolidated status of one property (annotation clause or RTE guard).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PropertyStatus {
+    /// Proved.
+    Valid,
+    /// Proved, assuming other properties that are not all proved.
+    ValidUnderHypotheses,
+    /// Not proved.
+    Unknown,
+    /// Refuted, or unreachable (a failed smoke test).
+    InvalidOrUnreachable,
+    /// Assumed without proof (e.g. preconditions of functions nobody calls).
+    ConsideredValid,
+    /// Another status string from Frama-C.
+    Other(String),
+}
+
+impl PropertyStatus {
+    fn parse(s: &str) -> PropertyStatus {
+        let l = s.trim().to_ascii_lowercase();
+        if l == "valid" {
+            PropertyStatus::Valid
+        } else if l.starts_with("valid") || l.contains("under hyp") {
+            PropertyStatus::ValidUnderHypotheses
+        } else if l.starts_with("unknown") {
+            PropertyStatus::Unknown
+        } else if l.contains("invalid") || l.contains("unreachable") {
+            PropertyStatus::InvalidOrUnreachable
+        } else if l.starts_with("considered valid") {
+            PropertyStatus::ConsideredValid
+        } else {
+            PropertyStatus::Other(s.trim().to_string())
+        }
+    }
+
+    /// True for [`PropertyStatus::Valid`].
+    pub fn is_valid(&self) -> bool {
+        matches!(self, PropertyStatus::Valid)
+    }
+}
+
+/// One property from Frama-C's CSV report: an annotation clause or an RTE guard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Property {
+    /// 1-based line in the original file.
+    pub line: usize,
+    /// The function.
+    pub function: String,
+    /// Frama-C's kind, e.g. `postcondition`, `loop invariant`, `mem_access`.
+    pub kind: String,
+    /// The property as Frama-C prints it.
+    pub text: String,
+    /// Its consolidated status.
+    pub status: PropertyStatus,
+    /// The goals of this property, when they could be matched (labelled clauses).
+    pub goals: Vec<String>,
+}
+
+/// One smoke test (a check that a precondition or a piece of code is not dead).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SmokeTest {
+    /// WP's name.
+    pub name: String,
+    /// The function.
+    pub function: Option<String>,
+    /// False when WP proved `false` there: dead code or an inconsistent precondition.
+    pub passed: bool,
+}
+
+/// The verdict of one run (or of a file), never "proved" without evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum Verdict {
+    /// Every goal is valid, there was at least one, and no smoke test failed.
+    Proved {
+        /// Number of goals.
+        goals: usize,
+    },
+    /// Some goals are not proved.
+    NotProved {
+        /// Goals not proved.
+        unproved: usize,
+        /// All goals.
+        goals: usize,
+    },
+    /// WP generated no goal at all: nothing was checked.
+    NoGoals,
+    /// A smoke test failed: dead code or an inconsistent precondition makes the
+    /// proofs vacuous.
+    Inconsistent {
+        /// Names of the failed smoke tests.
+        failed_smoke_tests: Vec<String>,
+        /// Goals not proved.
+        unproved: usize,
+        /// All goals.
+        goals: usize,
+    },
+}
+
+impl Verdict {
+    /// True only for [`Verdict::Proved`].
+    pub fn is_proved(&self) -> bool {
+        matches!(self, Verdict::Proved { .. })
+    }
+
+    fn of(goals: &[Goal], smoke: &[SmokeTest]) -> Verdict {
+        let unproved = goals
+            .iter()
+            .filter(|g| g.status != GoalStatus::Valid)
+            .count();
+        let failed: Vec<String> = smoke
+            .iter()
+            .filter(|s| !s.passed)
+            .map(|s| s.name.clone())
+            .collect();
+        if !failed.is_empty() {
+            Verdict::Inconsistent {
+                failed_smoke_tests: failed,
+                unproved,
+                goals: goals.len(),
+            }
+        } else if goals.is_empty() {
+            Verdict::NoGoals
+        } else if unproved == 0 {
+            Verdict::Proved { goals: goals.len() }
+        } else {
+            Verdict::NotProved {
+                unproved,
+                goals: goals.len(),
+            }
+        }
+    }
+}
+
+/// The result of one Frama-C/WP run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WpRun {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Every goal, in the order WP printed them.
+    pub goals: Vec<Goal>,
+    /// Every property of the file from the CSV report.
+    pub properties: Vec<Property>,
+    /// Smoke tests, when requested.
+    pub smoke_tests: Vec<SmokeTest>,
+    /// Warnings Frama-C printed (first line of each).
+    pub warnings: Vec<String>,
+    /// True when this result came from the cache.
+    pub cached: bool,
+    /// Wall time of the Frama-C process in seconds (0 for a cache hit).
+    pub seconds: f64,
+}
+
+/// Counters shared by the runs of one command.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Frama-C processes started.
+    pub verifier_calls: AtomicUsize,
+    /// Runs answered from the cache.
+    pub cache_hits: AtomicUsize,
+}
+
+impl Counters {
+    /// A snapshot (calls, hits).
+    pub fn get(&self) -> (usize, usize) {
+        (
+            self.verifier_calls.load(Ordering::Relaxed),
+            self.cache_hits.load(Ordering::Relaxed),
+        )
+    }
+}
+
+const CACHE_VERSION: &str = "acsl-wp-1";
+
+/// Run Frama-C/WP on `text` (written to a temporary file called `file_name`),
+/// where `functions` are the functions defined in the text (for naming goals).
+/// A result is cached under the hash of the text, the arguments, the Frama-C
+/// version and the prover.
+pub fn run_wp(
+    text: &str,
+    file_name: &str,
+    functions: &[String],
+    cfg: &WpConfig,
+    counters: &Counters,
+) -> Result<WpRun, WpError> {
+    let setup = detect(cfg)?;
+    let args = cfg.arguments(file_name, "report.csv");
+    let key = util::content_hash(&[
+        CACHE_VERSION.as_bytes(),
+        setup.frama_c_version.as_bytes(),
+        format!("{:?}", setup.provers).as_bytes(),
+        args.join("\0").as_bytes(),
+        text.as_bytes(),
+    ]);
+    let cache = cfg.cache_dir.as_deref();
+    if let Some(hit) = util::cache_get(cache, "runs", &key) {
+        if let Ok(mut run) = serde_json::from_str::<WpRun>(&hit) {
+            counters.cache_hits.fetch_add(1, Ordering::Relaxed);
+            run.cached = true;
+            run.seconds = 0.0;
+            return Ok(run);
+        }
+    }
+    let dir = tempfile::tempdir().map_err(|e| WpError::Io(format!("temporary directory: {e}")))?;
+    let path = dir.path().join(file_name);
+    std::fs::write(&path, text).map_err(|e| WpError::Io(e.to_string()))?;
+    let mut cmd = Command::new(&cfg.frama_c);
+    // Frama-C resolves relative file names against $PWD, not the process's
+    // working directory: set both.
+    cmd.args(&args)
+        .current_dir(dir.path())
+        .env("PWD", dir.path())
+        .env("WHY3CONFIG", &setup.why3_config);
+    if let Some(d) = &cfg.cache_dir {
+        // WP's goal cache must exist, or every prover call fails.
+        std::fs::create_dir_all(d.join("wp-goals"))
+            .map_err(|e| WpError::Io(format!("{}: {e}", d.display())))?;
+    }
+    counters.verifier_calls.fetch_add(1, Ordering::Relaxed);
+    let out = util::run_limited(
+        cmd,
+        dir.path(),
+        None,
+        Duration::from_secs(cfg.process_limit),
+    )
+    .map_err(|e| match e {
+        RunError::Spawn(e) => spawn_error(&cfg.frama_c, &e),
+        RunError::Killed => WpError::ProcessLimit {
+            file: file_name.into(),
+            seconds: cfg.process_limit,
+        },
+        RunError::Io(e) => WpError::Io(e.to_string()),
+    })?;
+    let console = format!("{}\n{}", out.stdout, out.stderr);
+    if let Some(p) = console
+        .lines()
+        .find_map(|l| {
+            l.split("Prover '")
+                .nth(1)
+                .and_then(|r| r.split('\'').next())
+        })
+        .filter(|_| console.contains("not found in why3.conf"))
+    {
+        return Err(WpError::ProverMissing {
+            prover: p.to_string(),
+            available: setup.provers.iter().map(|p| p.alias.clone()).collect(),
+            config: setup.why3_config.clone(),
+        });
+    }
+    if !out.status.success() {
+        return Err(WpError::FramaC {
+            file: file_name.into(),
+            status: out.status.code().unwrap_or(-1),
+            messages: error_lines(&console),
+        });
+    }
+    let csv = std::fs::read_to_string(dir.path().join("report.csv")).unwrap_or_default();
+    let mut run = parse_run(&console, &csv, file_name, functions);
+    run.seconds = out.elapsed.as_secs_f64();
+    if let Ok(j) = serde_json::to_string(&run) {
+        util::cache_put(cache, "runs", &key, &j);
+    }
+    Ok(run)
+}
+
+/// Frama-C's error lines (and the warnings that made it stop).
+fn error_lines(console: &str) -> Vec<String> {
+    let mut v: Vec<String> = console
+        .lines()
+        .filter(|l| {
+            l.contains("Error")
+                || l.contains("error")
+                || l.contains("aborted")
+                || l.contains("annot-error")
+        })
+        .map(|l| l.trim().to_string())
+        .collect();
+    if v.is_empty() {
+        v = console
+            .lines()
+            .rev()
+            .take(5)
+            .map(|l| l.trim().to_string())
+            .collect();
+        v.reverse();
+    }
+    v.truncate(30);
+    v
+}
+
+/// The function a goal name belongs to: the longest function name that follows
+/// the model prefix (`typed_`) and is followed by `_`.
+fn goal_function(name: &str, functions: &[String]) -> Option<String> {
+    let rest = name.split_once('_').map(|(_, r)| r).unwrap_or(name);
+    functions
+        .iter()
+        .filter(|f| rest.starts_with(f.as_str()) && rest[f.len()..].starts_with('_'))
+        .max_by_key(|f| f.len())
+        .cloned()
+}
+
+fn parse_time(token: &str) -> Option<f64> {
+    let t = token.trim_matches(|c| c == '(' || c == ')');
+    if t.contains(':') {
+        return None;
+    }
+    if let Some(ms) = t.strip_suffix("ms") {
+        return ms.parse().ok();
+    }
+    if let Some(s) = t.strip_suffix('s') {
+        return s.parse::<f64>().ok().map(|s| s * 1000.0);
+    }
+    None
+}
+
+/// How close a status is to a proof, to pick the best of several attempts.
+fn rank(s: GoalStatus) -> u8 {
+    match s {
+        GoalStatus::Valid => 5,
+        GoalStatus::Timeout => 4,
+        GoalStatus::Unknown => 3,
+        GoalStatus::Failed => 2,
+        GoalStatus::Invalid => 1,
+        GoalStatus::NotTried => 0,
+    }
+}
+
+/// Parse the console output and the CSV report of one run.
+pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]) -> WpRun {
+    let mut goals = Vec::new();
+    let mut smoke = Vec::new();
+    let mut warnings = Vec::new();
+    for line in console.lines() {
+        let l = line.trim_end();
+        if l.contains("Warning:") {
+            warnings.push(l.trim().to_string());
+        }
+        // `  Z3 4.8.12: Timeout (Qed:4ms) (2s)`: one prover's attempt on the goal
+        // printed just above (several provers were given).
+        if l.starts_with("  ") && !l.starts_with("   ") {
+            if let (Some(g), Some((prover, result))) = (goals.last_mut(), l.trim().split_once(": "))
+            {
+                let g: &mut Goal = g;
+                if g.prover.is_none() || g.status != GoalStatus::Valid {
+                    let status = GoalStatus::parse(result);
+                    let better = g.prover.is_none() || rank(status) > rank(g.status);
+                    if better {
+                        g.status = status;
+                        g.prover = Some(prover.to_string());
+                        g.time_ms = result.split_whitespace().rev().find_map(parse_time);
+                    }
+                }
+            }
+            continue;
+        }
+        let Some(rest) = l.strip_prefix("[wp] ") else {
+            continue;
+        };
+        let (tag, rest) = match rest.strip_prefix('[') {
+            Some(r) => match r.split_once("] ") {
+                Some((t, r)) => (Some(t.to_string()), r),
+                None => (None, rest),
+            },
+            None => (None, rest),
+        };
+        if let Some(s) = rest.strip_prefix("Smoke-test ") {
+            let name = s.split_whitespace().next().unwrap_or("").to_string();
+            let passed = !matches!(tag.as_deref(), Some("Failed") | Some("Invalid"));
+            smoke.push(SmokeTest {
+                function: goal_function(&name, functions),
+                name,
+                passed,
+            });
+            continue;
+        }
+        let Some(g) = rest.strip_prefix("Goal ") else {
+            continue;
+        };
+        match g.split_once(" : ") {
+            Some((name, result)) => {
+                let name = name.trim().to_string();
+                goals.push(Goal {
+                    function: goal_function(&name, functions),
+                    name,
+                    status: GoalStatus::parse(result),
+                    prover: tag.filter(|t| t != "Cache"),
+                    time_ms: result.split_whitespace().rev().find_map(parse_time),
+                });
+            }
+            None => {
+                // `[wp] [Failed] Goal NAME`, the attempts follow on indented lines.
+                let name = g.split_whitespace().next().unwrap_or("").to_string();
+                goals.push(Goal {
+                    function: goal_function(&name, functions),
+                    name,
+                    status: tag
+                        .as_deref()
+                        .map(GoalStatus::parse)
+                        .unwrap_or(GoalStatus::Unknown),
+                    prover: None,
+                    time_ms: None,
+                });
+            }
+        }
+    }
+    // A goal can be printed twice (once per prover attempt): keep the last result.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut unique_goals: Vec<Goal> = Vec::new();
+    for g in goals {
+        match seen.get(&g.name) {
+            Some(&i) => unique_goals[i] = g,
+            None => {
+                seen.insert(g.name.clone(), unique_goals.len());
+                unique_goals.push(g);
+            }
+        }
+    }
+    let goals = unique_goals;
+    let mut properties = Vec::new();
+    for (i, row) in csv.lines().enumerate() {
+        if i == 0 {
+            continue;
+        }
+        let cols: Vec<&str> = row.split('\t').collect();
+        if cols.len() < 7 || cols[1] != file_name {
+            continue;
+        }
+        let text = cols[6..].join("\t");
+        let kind = cols[4].to_string();
+        let function = cols[3].to_string();
+        // Labelled clauses (`name: ...`) name their goals: match them.
+        let label = text
+            .split_once(':')
+            .map(|(l, _)| l.trim())
+            .filter(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        let matched = match label {
+            Some(l) => goals
+                .iter()
+                .filter(|g| g.function.as_deref() == Some(function.as_str()))
+                .filter(|g| {
+                    g.name.ends_with(&format!("_{l}")) || g.name.contains(&format!("_{l}_"))
+                })
+                .map(|g| g.name.clone())
+                .collect(),
+            None => Vec::new(),
+        };
+        properties.push(Property {
+            line: cols[2].parse().unwrap_or(0),
+            function,
+            kind,
+            text,
+            status: PropertyStatus::parse(cols[5]),
+            goals: matched,
+        });
+    }
+    WpRun {
+        verdict: Verdict::of(&goals, &smoke),
+        goals,
+        properties,
+        smoke_tests: smoke,
+        warnings,
+        cached: false,
+        seconds: 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn console_lines() {
+        let console = "[wp] [Qed] Goal typed_find_loop_invariant_preserved : Valid (4ms)\n\
+[wp] [Z3 5.4.1] Goal typed_find_assert_rte_mem_access : Valid (Qed:4ms) (50ms) (105911)\n\
+[wp] [Z3 5.4.1] Goal typed_bad_ensures : Failed\n\
+[wp] [CVC5 1.0.3] Goal typed_f_g_ensures : Timeout (Qed:3ms) (1s)\n\
+[wp] Goal typed_find_ensures : not tried\n\
+[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n\
+[wp] [Failed] Goal typed_bad_ensures_wrong\n  Z3 5.4.1: Failed\n  CVC5 1.0.3: Timeout (Qed:4ms) (2s)\n";
+        let fns = vec!["find".to_string(), "bad".into(), "f".into(), "f_g".into()];
+        let r = parse_run(console, "", "x.c", &fns);
+        assert_eq!(r.goals.len(), 6);
+        assert_eq!(r.goals[5].status, GoalStatus::Timeout);
+        assert_eq!(r.goals[5].prover.as_deref(), Some("CVC5 1.0.3"));
+        assert_eq!(r.goals[5].time_ms, Some(2000.0));
+        assert_eq!(r.goals[1].time_ms, Some(50.0));
+        assert_eq!(r.goals[1].prover.as_deref(), Some("Z3 5.4.1"));
+        assert_eq!(r.goals[2].status, GoalStatus::Failed);
+        assert_eq!(r.goals[3].status, GoalStatus::Timeout);
+        assert_eq!(r.goals[3].function.as_deref(), Some("f_g"));
+        assert_eq!(r.goals[3].time_ms, Some(1000.0));
+        assert_eq!(r.goals[4].status, GoalStatus::NotTried);
+        assert!(!r.smoke_tests[0].passed);
+        assert!(matches!(r.verdict, Verdict::Inconsistent { .. }));
+    }
+
+    #[test]
+    fn detect_lines() {
+        let p = parse_detect("[wp] Prover         Z3 5.4.1  [z3|Z3:5.4.1]\n[wp] Prover       CVC4 1.8    [cvc4|CVC4:1.8]\n");
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].alias, "z3");
+        assert_eq!(p[1].version, "1.8");
+    }
+
+    #[test]
+    fn zero_goals_is_not_proved() {
+        assert_eq!(Verdict::of(&[], &[]), Verdict::NoGoals);
+    }
+}
