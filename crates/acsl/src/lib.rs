@@ -8,10 +8,10 @@
 //!   form one segment; [`points_of_interest`] in post-order.
 //! - [`annotate`]: insertion of ACSL comments that keeps every original byte, and
 //!   [`harness`] extraction of one segment with the contracts it depends on.
-//! - [`verify`]: Frama-C/WP on each segment's harness, in parallel and cached,
+//! - [`mod@verify`]: Frama-C/WP on each segment's harness, in parallel and cached,
 //!   with per-goal and per-property results and a verdict that never calls zero
 //!   goals or a failed smoke test a success.
-//! - [`strength`]: mutants through the syntax tree, equivalent ones filtered by
+//! - [`mod@strength`]: mutants through the syntax tree, equivalent ones filtered by
 //!   Trivial Compiler Equivalence, and the variant discrimination rate.
 //!
 //! A later synthesis loop drives the same pieces: for each segment (in order) and
