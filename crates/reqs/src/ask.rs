@@ -2,7 +2,7 @@
 //! requirements under a scenario? And, going further, what do the requirements force
 //! under a scenario (`derive`)?
 
-use crate::audit::{load_into, Answer, Assignment, Session, Witness};
+use crate::audit::{load_into, witness, Answer, Session, Witness};
 use crate::spec::Spec;
 use logic::{Op, Sort, Term, Value};
 use num_rational::BigRational;
@@ -183,7 +183,7 @@ impl<'a> Asker<'a> {
                             .collect();
                         // Variables of the scenario and claim, then those of requirements
                         // sharing a variable with them.
-                        let mut vars: BTreeSet<logic::Symbol> = terms
+                        let vars: BTreeSet<logic::Symbol> = terms
                             .iter()
                             .flat_map(|t| t.free_vars())
                             .map(|(n, _)| n)
@@ -194,19 +194,7 @@ impl<'a> Asker<'a> {
                                 terms.push(r);
                             }
                         }
-                        vars.extend(terms.iter().flat_map(|t| t.free_vars()).map(|(n, _)| n));
-                        let counterexample = spec
-                            .variables
-                            .iter()
-                            .filter(|v| vars.contains(&v.name))
-                            .filter_map(|v| {
-                                m.get(&v.name).map(|val| Assignment {
-                                    variable: v.name.to_string(),
-                                    value: val.to_string(),
-                                    unit: v.unit.clone(),
-                                })
-                            })
-                            .collect();
+                        let counterexample = witness(spec, &m, &terms);
                         let with_claim = [scenario.clone(), claim.clone()];
                         let contradicts = match s.check(&all, &with_claim)? {
                             Answer::Unsat(core) => {

@@ -508,7 +508,9 @@ impl Session<'_> {
     }
 }
 
-fn witness(spec: &Spec, model: &Model, terms: &[&Term]) -> Witness {
+/// The model restricted to the schema variables that occur in `terms`, in schema order,
+/// with units: the witness shown for a finding.
+pub fn witness(spec: &Spec, model: &Model, terms: &[&Term]) -> Witness {
     let mut names: Vec<Symbol> = Vec::new();
     for t in terms {
         for (n, _) in t.free_vars() {

@@ -5,7 +5,7 @@
 //! equivalent to the original under the domain constraints (checked in both directions,
 //! with a distinguishing state).
 
-use crate::audit::{components, load_part, Answer, Assignment, Session, Witness};
+use crate::audit::{components, load_part, witness, Answer, Session, Witness};
 use crate::spec::{shape_of, Shape, Spec};
 use logic::{Op, Sort, Term};
 use num_bigint::BigInt;
@@ -368,21 +368,6 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
-fn witness_of(spec: &Spec, m: &logic::Model, t: &Term) -> Witness {
-    let names: Vec<logic::Symbol> = t.free_vars().into_iter().map(|(n, _)| n).collect();
-    spec.variables
-        .iter()
-        .filter(|v| names.contains(&v.name))
-        .filter_map(|v| {
-            m.get(&v.name).map(|val| Assignment {
-                variable: v.name.to_string(),
-                value: val.to_string(),
-                unit: v.unit.clone(),
-            })
-        })
-        .collect()
-}
-
 fn detect(s: &mut Session, spec: &Spec, i: usize, m: &Mutant) -> Result<Detection, SolverError> {
     let original = spec.requirements[i].formula.clone().expect("formalized");
     let dom = s.lits.domain().to_vec();
@@ -403,7 +388,7 @@ fn detect(s: &mut Session, spec: &Spec, i: usize, m: &Mutant) -> Result<Detectio
             Answer::Sat(model) => {
                 return Ok(Detection::NotEquivalent {
                     direction,
-                    witness: witness_of(spec, &model, &both),
+                    witness: witness(spec, &model, &[&both]),
                 })
             }
             Answer::Unknown(reason) => return Ok(Detection::Unknown { reason }),

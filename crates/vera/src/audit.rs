@@ -36,6 +36,11 @@ pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
     Ok(spec)
 }
 
+/// [`load_spec`], printing the problems: `None` when the spec cannot be used.
+fn load_or_report(path: &Path, schema: Option<&Path>) -> Option<Spec> {
+    load_spec(path, schema).map_err(|e| eprintln!("{e}")).ok()
+}
+
 #[derive(Serialize)]
 struct AuditJson<'a> {
     schema: &'static str,
@@ -109,12 +114,8 @@ pub fn audit(
     max_conflicts: usize,
     witnesses: bool,
 ) -> Result<ExitCode> {
-    let spec = match load_spec(path, schema) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
+    let Some(spec) = load_or_report(path, schema) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
     };
     let mut options = AuditOptions::new(solver.config());
     options.jobs = solver.jobs();
@@ -400,12 +401,8 @@ pub struct AskArgs {
 
 /// `vera ask SPEC ...`
 pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCode> {
-    let spec = match load_spec(&args.spec, args.schema.as_deref()) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
+    let Some(spec) = load_or_report(&args.spec, args.schema.as_deref()) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
     };
     let parse = |what: &str, text: &str| {
         spec.parse_formula(what, text)
@@ -603,12 +600,8 @@ pub fn mutate(
     format: Format,
 ) -> Result<ExitCode> {
     use reqs::mutate::Detection;
-    let spec = match load_spec(path, schema) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
+    let Some(spec) = load_or_report(path, schema) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
     };
     let start = std::time::Instant::now();
     let report = reqs::mutate::analyze(&spec, &solver.config(), solver.jobs())?;
