@@ -687,17 +687,35 @@ fn audit_one(
     let violation = req.violation().expect("formalized");
     let formula = req.formula.as_ref().expect("formalized");
 
+    let breaking = [trigger.clone(), violation.clone()];
+    // The redundancy query first: when the rest of M allows breaking this requirement,
+    // that one state also shows the trigger reachable and the requirement violatable
+    // under the domain, which saves two queries for most requirements.
+    let rest_breaks = if consistent {
+        Some(s.check(&rest, &breaking)?)
+    } else {
+        None
+    };
+    let broken_state = match &rest_breaks {
+        Some(Answer::Sat(m)) => Some(m.clone()),
+        _ => None,
+    };
+
     let (vacuity_domain, vacuity_model) = if req.is_conditional() {
-        let vd = match s.check(&dom, std::slice::from_ref(&trigger))? {
-            Answer::Sat(_) => Vacuity::Reachable,
-            Answer::Unsat(core) => {
-                let min = s.minimize(&[], core, std::slice::from_ref(&trigger))?;
-                Vacuity::Vacuous {
-                    because: s.lits.ids(spec, &min),
-                    response_conflict: false,
+        let vd = if broken_state.is_some() {
+            Vacuity::Reachable
+        } else {
+            match s.check(&dom, std::slice::from_ref(&trigger))? {
+                Answer::Sat(_) => Vacuity::Reachable,
+                Answer::Unsat(core) => {
+                    let min = s.minimize(&[], core, std::slice::from_ref(&trigger))?;
+                    Vacuity::Vacuous {
+                        because: s.lits.ids(spec, &min),
+                        response_conflict: false,
+                    }
                 }
+                Answer::Unknown(reason) => Vacuity::Unknown { reason },
             }
-            Answer::Unknown(reason) => Vacuity::Unknown { reason },
         };
         let vm = if !consistent {
             Vacuity::Skipped {
@@ -734,37 +752,38 @@ fn audit_one(
         (Vacuity::NotApplicable, Vacuity::NotApplicable)
     };
 
-    let breaking = [trigger.clone(), violation.clone()];
-    let violatability = match s.check(&dom, &breaking)? {
-        Answer::Sat(m) => Violatability::Violatable {
-            witness: witness(spec, &m, &[formula]),
+    let violatability = match &broken_state {
+        Some(m) => Violatability::Violatable {
+            witness: witness(spec, m, &[formula]),
         },
-        Answer::Unsat(core) => {
-            let min = s.minimize(&[], core, &breaking)?;
-            Violatability::ImpliedByDomain {
-                because: s.lits.ids(spec, &min),
-            }
-        }
-        Answer::Unknown(reason) => Violatability::Unknown { reason },
-    };
-
-    let redundancy = if !consistent {
-        Redundancy::Skipped {
-            reason: "the requirements are inconsistent".into(),
-        }
-    } else {
-        match s.check(&rest, &breaking)? {
-            Answer::Sat(m) => Redundancy::NotRedundant {
+        None => match s.check(&dom, &breaking)? {
+            Answer::Sat(m) => Violatability::Violatable {
                 witness: witness(spec, &m, &[formula]),
             },
             Answer::Unsat(core) => {
                 let min = s.minimize(&[], core, &breaking)?;
-                Redundancy::Redundant {
-                    subsumed_by: s.lits.ids(spec, &min),
+                Violatability::ImpliedByDomain {
+                    because: s.lits.ids(spec, &min),
                 }
             }
-            Answer::Unknown(reason) => Redundancy::Unknown { reason },
+            Answer::Unknown(reason) => Violatability::Unknown { reason },
+        },
+    };
+
+    let redundancy = match rest_breaks {
+        None => Redundancy::Skipped {
+            reason: "the requirements are inconsistent".into(),
+        },
+        Some(Answer::Sat(m)) => Redundancy::NotRedundant {
+            witness: witness(spec, &m, &[formula]),
+        },
+        Some(Answer::Unsat(core)) => {
+            let min = s.minimize(&[], core, &breaking)?;
+            Redundancy::Redundant {
+                subsumed_by: s.lits.ids(spec, &min),
+            }
         }
+        Some(Answer::Unknown(reason)) => Redundancy::Unknown { reason },
     };
     Ok(RequirementAudit {
         id: req.id.clone(),
