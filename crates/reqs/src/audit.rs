@@ -594,11 +594,18 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
 
     // Per-requirement checks run on the requirement's component only (see
     // [`components`]), in chunks so that one large component still uses every worker.
-    const CHUNK: usize = 16;
+    // Each chunk reloads its component into a solver, so chunks are as large as keeps
+    // every worker busy: about four per worker, and at least 32 requirements.
+    let jobs = if options.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        options.jobs
+    };
+    let chunk_size = (spec.formalized().count() / (jobs * 4)).max(32);
     let parts = components(spec);
     let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
     for (k, c) in parts.iter().enumerate() {
-        for chunk in c.requirements.chunks(CHUNK) {
+        for chunk in c.requirements.chunks(chunk_size) {
             items.push((k, chunk.to_vec()));
         }
     }
