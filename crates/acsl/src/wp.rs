@@ -732,16 +732,27 @@ pub fn run_wp(
 
 /// Frama-C's error lines (and the warnings that made it stop).
 fn error_lines(console: &str) -> Vec<String> {
-    let mut v: Vec<String> = console
-        .lines()
-        .filter(|l| {
-            l.contains("Error")
-                || l.contains("error")
-                || l.contains("aborted")
-                || l.contains("annot-error")
-        })
-        .map(|l| l.trim().to_string())
-        .collect();
+    // Frama-C wraps long messages: the text of `[kernel:annot-error] f.c:3: Warning:`
+    // is on the indented lines that follow, which belong to the same message.
+    let mut v: Vec<String> = Vec::new();
+    let mut in_message = false;
+    for l in console.lines() {
+        let matched = l.contains("Error")
+            || l.contains("error")
+            || l.contains("aborted")
+            || l.contains("annot-error");
+        if matched {
+            v.push(l.trim().to_string());
+            in_message = true;
+        } else if in_message && l.starts_with("  ") && !l.trim().is_empty() {
+            if let Some(last) = v.last_mut() {
+                last.push(' ');
+                last.push_str(l.trim());
+            }
+        } else {
+            in_message = false;
+        }
+    }
     if v.is_empty() {
         v = console
             .lines()

@@ -4,3 +4,13 @@
 //! recorded cassette or a scripted provider in tests.
 
 #![warn(missing_docs)]
+
+pub mod ambiguity;
+pub mod clarify;
+pub mod csynth;
+pub mod eval;
+pub mod faults;
+pub mod formalize;
+pub mod qa;
+pub mod roundtrip;
+pub mod voting;

@@ -8,6 +8,7 @@
 
 pub mod ask;
 pub mod audit;
+pub mod equiv;
 pub mod generate;
 pub mod mutate;
 pub mod spec;

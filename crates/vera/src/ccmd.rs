@@ -233,3 +233,209 @@ pub fn strength(
         },
     ))
 }
+
+/// Options of `vera c synth`.
+#[derive(Debug, clap::Args)]
+pub struct SynthArgs {
+    /// The C file (it is never modified).
+    pub file: std::path::PathBuf,
+    /// The annotated copy to write (default: FILE.synth.c next to the input).
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// The JSON report to write (default: the output with extension .json).
+    #[arg(long)]
+    pub report: Option<std::path::PathBuf>,
+    /// Answers per point of interest: the first one and the repairs.
+    #[arg(long, default_value_t = 3)]
+    pub attempts: usize,
+    /// Skip the VDR-guided strengthening (the VDR is then not measured).
+    #[arg(long)]
+    pub no_strengthen: bool,
+    /// Strengthening rounds per segment.
+    #[arg(long, default_value_t = 1)]
+    pub refine_rounds: usize,
+    /// At most this many mutants per segment.
+    #[arg(long, default_value_t = 16)]
+    pub max_mutants: usize,
+    /// A copy of the file with hand-written ACSL: report recall against it.
+    #[arg(long)]
+    pub reference: Option<std::path::PathBuf>,
+    /// The LLM configuration (its [llm] table; VERA_LLM_* variables override it).
+    #[arg(long, default_value = "vera.toml")]
+    pub config: std::path::PathBuf,
+    /// Append every LLM exchange to this cassette.
+    #[arg(long)]
+    pub record: Option<std::path::PathBuf>,
+    /// Answer only from this cassette (no model is called).
+    #[arg(long, conflicts_with = "record")]
+    pub replay: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub wp: WpArgs,
+    #[command(flatten)]
+    pub output: crate::cli::OutputArgs,
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// `vera c synth FILE`
+pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
+    use pipeline::csynth;
+    let Some(file) = parse(&a.file)? else {
+        return Ok(ExitCode::from(EXIT_ERROR));
+    };
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| a.file.with_extension("synth.c"));
+    if same_file(&out, &a.file) {
+        eprintln!(
+            "error: the output must not be the input file ({})",
+            out.display()
+        );
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    let report_path = a
+        .report
+        .clone()
+        .unwrap_or_else(|| out.with_extension("json"));
+    let reference = match &a.reference {
+        Some(p) => match parse(p)? {
+            Some(f) => Some(f),
+            None => return Ok(ExitCode::from(EXIT_ERROR)),
+        },
+        None => None,
+    };
+    let mut cfg = match llm::LlmConfig::load(Some(&a.config)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    if let Some(r) = &a.record {
+        cfg.record = Some(r.clone());
+    }
+    if let Some(r) = &a.replay {
+        cfg.replay = Some(r.clone());
+        cfg.record = None;
+    }
+    let client = match cfg.client() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let wp = a.wp.config();
+    let opts = csynth::SynthOptions {
+        attempts: a.attempts.max(1),
+        strengthen: !a.no_strengthen,
+        refine_rounds: a.refine_rounds,
+        max_mutants: Some(a.max_mutants),
+        ..Default::default()
+    };
+    let human = a.output.format == Format::Human;
+    let mut log = |l: &str| {
+        if human {
+            eprintln!("{l}");
+        }
+    };
+    let outcome = match csynth::synthesize(&file, &client, &wp, &opts, &mut log) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            if matches!(cfg.provider, llm::ProviderKind::Local) && cfg.replay.is_none() {
+                eprintln!("hint: is the local model running? `scripts/local-llm start`");
+            }
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    std::fs::write(&out, &outcome.text)
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    let recall = match reference {
+        Some(r) => {
+            let mut synthesized = acsl::parse_c(outcome.text.as_str())
+                .map_err(|d| anyhow::anyhow!("the annotated output does not parse: {d}"))?;
+            synthesized.path = file.path.clone();
+            match csynth::recall(&synthesized, &r, &wp) {
+                Ok(rc) => Some(rc),
+                Err(e) => {
+                    eprintln!("error: recall: {e}");
+                    return Ok(ExitCode::from(EXIT_ERROR));
+                }
+            }
+        }
+        None => None,
+    };
+    let r = &outcome.report;
+    let json = serde_json::json!({
+        "schema": "vera.c-synth.v1",
+        "output": out,
+        "report": r,
+        "recall": recall,
+    });
+    std::fs::write(&report_path, serde_json::to_string_pretty(&json)?)
+        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    match a.output.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&json)?),
+        Format::Human => {
+            let s = &r.summary;
+            let pct = |v: Option<f64>| {
+                v.map(|v| format!("{:.1}%", 100.0 * v))
+                    .unwrap_or_else(|| "n/a".into())
+            };
+            let mut o = String::new();
+            let _ = writeln!(
+                o,
+                "{} -> {}: {}",
+                a.file.display(),
+                out.display(),
+                verdict_word(&r.final_verdict)
+            );
+            let _ = writeln!(
+                o,
+                "clauses: {} proposed, {} proved, {} assumed (requires), {} dropped, {} refused, {} refused by Frama-C, {} duplicates; precision {}",
+                s.proposed, s.proved, s.assumed, s.dropped, s.rejected, s.rejected_by_frama_c, s.duplicates, pct(s.precision)
+            );
+            if opts.strengthen {
+                let _ = writeln!(
+                    o,
+                    "VDR before refinement {} ({}/{}), after {} ({}/{})",
+                    pct(s.vdr_before.vdr),
+                    s.vdr_before.killed,
+                    s.vdr_before.assessed,
+                    pct(s.vdr_after.vdr),
+                    s.vdr_after.killed,
+                    s.vdr_after.assessed
+                );
+            }
+            if let Some(rc) = &recall {
+                let _ = writeln!(
+                    o,
+                    "recall {} ({} of {} reference clauses; {})",
+                    pct(rc.recall),
+                    rc.covered,
+                    rc.reference_clauses,
+                    rc.definition
+                );
+            }
+            let _ = writeln!(
+                o,
+                "LLM: {} requests, {} calls, {} tokens in, {} out; verifier: {} runs ({} cached), strength {} runs ({} cached); {:.1} s",
+                s.llm_requests, s.llm_calls, s.input_tokens, s.output_tokens, s.verifier_calls, s.verifier_cache_hits, s.strength_verifier_calls, s.strength_cache_hits, s.wall_seconds
+            );
+            let _ = writeln!(o, "report: {}", report_path.display());
+            print!("{o}");
+        }
+    }
+    Ok(ExitCode::from(if r.final_verdict.is_proved() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }))
+}

@@ -62,6 +62,81 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Verified question answering: the model extracts a scenario and proposes an
+    /// answer over the schema; the solver checks M ∧ s ∧ ¬a and rejected answers are
+    /// repaired with one of four feedback modes.
+    ///
+    /// Exit status: 0 every question accepted in every mode, 1 some rejected after the
+    /// repair budget, 2 bad input, LLM or solver failure.
+    Qa {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// The questions file (TOML, see docs/qa.md).
+        questions: PathBuf,
+        #[command(flatten)]
+        qa: crate::qacmd::QaArgs,
+        #[command(flatten)]
+        llm: crate::qacmd::ModelArgs,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Round trip: formula → sentence → formula, checked for equivalence under the
+    /// domain, with one repair turn for mismatches.
+    ///
+    /// Exit status: 0 all equivalent, 1 some differ, 2 bad input, LLM or solver failure.
+    Roundtrip {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// Only the first N formalized requirements.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// No repair turn.
+        #[arg(long)]
+        no_repair: bool,
+        #[command(flatten)]
+        llm: crate::qacmd::ModelArgs,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// End-to-end fault detection: faulty requirement texts are formalized again and
+    /// substituted into the model; a fault is detected by inconsistency or
+    /// non-equivalence.
+    ///
+    /// Exit status: 0 every fault detected, 1 some missed, 2 bad input, LLM or solver failure.
+    Faults {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// Faulty texts (TOML `[[mutants]]`); without it the model writes one per requirement.
+        #[arg(long)]
+        mutants: Option<PathBuf>,
+        /// With generated faults: only the first N formalized requirements.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        #[command(flatten)]
+        llm: crate::qacmd::ModelArgs,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// The evaluation harness: runs the experiments and writes eval.json and tables.md
+    /// (Table 1, Fig. 4, Fig. 5, Fig. 6 as tables) with the LLM accounting.
+    ///
+    /// Exit status: 0 written, 2 bad input, LLM or solver failure.
+    Eval {
+        /// The spec (TOML).
+        spec: PathBuf,
+        #[command(flatten)]
+        eval: crate::qacmd::EvalArgs,
+        #[command(flatten)]
+        llm: crate::qacmd::ModelArgs,
+        #[command(flatten)]
+        solver: SolverArgs,
+    },
     /// Mutation analysis: would the spec notice if a requirement were wrong?
     ///
     /// Exit status: 0 every mutant detected, 1 some mutants undetected (equivalent
@@ -112,6 +187,136 @@ pub enum Command {
         /// Check every case under a folder laid out like the fees dataset.
         #[arg(long, value_name = "DIR")]
         batch: Option<PathBuf>,
+        /// Formalize this rule text with a language model (voted translations) instead of --nl.
+        #[arg(long, value_name = "RULE.txt", conflicts_with_all = ["nl", "batch"])]
+        nl_text: Option<PathBuf>,
+        /// With --nl-text: the variable specification (default: model.json next to the rule).
+        #[arg(long, value_name = "JSON")]
+        variables: Option<PathBuf>,
+        /// With --nl-text: translations to vote on.
+        #[arg(long, default_value_t = 3)]
+        translations: u32,
+        /// With --nl-text: the confidence threshold θ.
+        #[arg(long, default_value_t = 2.0 / 3.0)]
+        theta: f64,
+        #[command(flatten)]
+        llm: crate::pipecmd::LlmArgs,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Partition candidate formulas into classes of equivalence under the domain, with
+    /// distinguishing witnesses (boundary values first) and agreement metrics.
+    ///
+    /// Exit status: 0 one class per set, 1 some set has several, 2 bad input.
+    Equiv {
+        /// The spec (TOML), or a CSV with --schema.
+        spec: PathBuf,
+        /// Candidate terms over the schema.
+        terms: Vec<String>,
+        /// The TOML spec whose schema a CSV uses.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        /// A TOML file of candidate sets: [[requirements]] id = "...", candidates = ["...", ...].
+        #[arg(long)]
+        candidates: Option<PathBuf>,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Formalize requirement texts with a language model: schema and domain in the
+    /// prompt, every answer parsed as untrusted input and checked by the solver, a
+    /// repair loop; writes a NEW spec with provenance per requirement.
+    ///
+    /// Exit status: 0 all formalized, 1 some still fail (listed), 2 bad input or LLM failure.
+    Formalize {
+        /// The spec (TOML), or a CSV of id,text rows with --schema.
+        input: PathBuf,
+        /// The TOML spec whose schema a CSV uses.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        /// The new spec file (default: INPUT.formalized.toml).
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+        /// Overwrite an existing output file (never the input).
+        #[arg(long)]
+        force: bool,
+        /// The whole set in one request (JSON id -> formula) instead of one request each.
+        #[arg(long)]
+        batch: bool,
+        /// Repair turns after the first attempt.
+        #[arg(long, default_value_t = 5)]
+        retries: usize,
+        /// Only these requirement ids (comma-separated).
+        #[arg(long)]
+        only: Option<String>,
+        /// Worked examples taken from already formalized requirements not being formalized.
+        #[arg(long, default_value_t = 2)]
+        examples: usize,
+        #[command(flatten)]
+        llm: crate::pipecmd::LlmArgs,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Screen requirement texts for ambiguity: N formalizations at temperature 1.0 each,
+    /// partitioned by solver equivalence; several classes flag the requirement.
+    ///
+    /// Exit status: 0 none flagged, 1 some flagged, 2 bad input or LLM failure.
+    Ambiguity {
+        /// The spec (TOML), or a CSV with --schema.
+        spec: PathBuf,
+        /// The TOML spec whose schema a CSV uses.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        /// Samples per requirement.
+        #[arg(long, short = 'n', default_value_t = 5)]
+        samples: u32,
+        /// Only these requirement ids (comma-separated).
+        #[arg(long)]
+        only: Option<String>,
+        #[command(flatten)]
+        llm: crate::pipecmd::LlmArgs,
+        #[command(flatten)]
+        solver: SolverArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Clarify ambiguity-sensitive requirements from the solver's evidence, re-screening
+    /// each rewrite; writes a proposals file. With --apply, writes accepted proposals
+    /// into a new spec.
+    Clarify {
+        /// The spec (TOML), or a CSV with --schema.
+        spec: PathBuf,
+        /// The TOML spec whose schema a CSV uses.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        /// Rounds at most.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Samples per screening.
+        #[arg(long, short = 'n', default_value_t = 5)]
+        samples: u32,
+        /// Only these requirement ids (comma-separated).
+        #[arg(long)]
+        only: Option<String>,
+        /// The proposals file to write (default: SPEC.proposals.json).
+        #[arg(long, short = 'o')]
+        proposals: Option<PathBuf>,
+        /// Apply the accepted proposals of this file instead of clarifying.
+        #[arg(long, value_name = "PROPOSALS")]
+        apply: Option<PathBuf>,
+        /// With --apply: the new spec file (default: SPEC.clarified.toml).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Overwrite an existing output file (never an input).
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        llm: crate::pipecmd::LlmArgs,
         #[command(flatten)]
         solver: SolverArgs,
         #[command(flatten)]
@@ -166,6 +371,13 @@ pub enum CCommand {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Synthesize ACSL specifications with a language model, Frama-C/WP as the judge:
+    /// per point of interest generation and repair, unprovable clauses dropped, then
+    /// strengthening against surviving mutants. Writes a new annotated file and a
+    /// JSON report; the input is never modified.
+    ///
+    /// Exit status: 0 the output verifies, 1 goals remain open, 2 bad input or setup.
+    Synth(crate::ccmd::SynthArgs),
 }
 
 /// Options of the Frama-C/WP runs.
@@ -399,8 +611,46 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_regions,
             no_same_name_mapping,
             batch,
+            nl_text: Some(rule),
+            variables,
+            translations,
+            theta,
+            llm,
             solver,
             output,
+        } => {
+            let _ = (enumerate, max_regions, no_same_name_mapping, batch, nl);
+            crate::pipecmd::consistency_nl_text(
+                &crate::pipecmd::NlTextArgs {
+                    rule,
+                    variables,
+                    translations,
+                    theta,
+                    nl_output,
+                    implementation,
+                    impl_output,
+                    bounds,
+                    assume,
+                },
+                &llm,
+                &solver,
+                output.format,
+            )
+        }
+        Command::Consistency {
+            nl,
+            nl_output,
+            implementation,
+            impl_output,
+            bounds,
+            assume,
+            enumerate,
+            max_regions,
+            no_same_name_mapping,
+            batch,
+            solver,
+            output,
+            ..
         } => crate::blcmd::consistency(
             &crate::blcmd::ConsistencyArgs {
                 nl,
@@ -417,6 +667,131 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &solver,
             output.format,
         ),
+        Command::Equiv {
+            spec,
+            terms,
+            schema,
+            candidates,
+            solver,
+            output,
+        } => crate::pipecmd::equiv(
+            &spec,
+            schema.as_deref(),
+            &terms,
+            candidates.as_deref(),
+            &solver,
+            output.format,
+        ),
+        Command::Formalize {
+            input,
+            schema,
+            out,
+            force,
+            batch,
+            retries,
+            only,
+            examples,
+            llm,
+            solver,
+            output,
+        } => crate::pipecmd::formalize(
+            &crate::pipecmd::FormalizeArgs {
+                input,
+                schema,
+                output: out,
+                force,
+                batch,
+                retries,
+                only,
+                examples,
+            },
+            &llm,
+            &solver,
+            output.format,
+        ),
+        Command::Ambiguity {
+            spec,
+            schema,
+            samples,
+            only,
+            llm,
+            solver,
+            output,
+        } => crate::pipecmd::ambiguity(
+            &spec,
+            schema.as_deref(),
+            samples,
+            &only,
+            &llm,
+            &solver,
+            output.format,
+        ),
+        Command::Clarify {
+            spec,
+            schema,
+            rounds,
+            samples,
+            only,
+            proposals,
+            apply,
+            out,
+            force,
+            llm,
+            solver,
+            output,
+        } => crate::pipecmd::clarify(
+            &crate::pipecmd::ClarifyArgs {
+                spec,
+                schema,
+                rounds,
+                samples,
+                only,
+                proposals,
+                apply,
+                output: out,
+                force,
+            },
+            &llm,
+            &solver,
+            output.format,
+        ),
+        Command::Qa {
+            spec,
+            questions,
+            qa,
+            llm,
+            solver,
+            output,
+        } => crate::qacmd::qa(&spec, &questions, &qa, &llm, &solver, output.format),
+        Command::Roundtrip {
+            spec,
+            limit,
+            no_repair,
+            llm,
+            solver,
+            output,
+        } => crate::qacmd::roundtrip(&spec, limit, no_repair, &llm, &solver, output.format),
+        Command::Faults {
+            spec,
+            mutants,
+            limit,
+            llm,
+            solver,
+            output,
+        } => crate::qacmd::faults(
+            &spec,
+            mutants.as_deref(),
+            limit,
+            &llm,
+            &solver,
+            output.format,
+        ),
+        Command::Eval {
+            spec,
+            eval,
+            llm,
+            solver,
+        } => crate::qacmd::eval(&spec, &eval, &llm, &solver),
         Command::Mutate {
             spec,
             schema,
@@ -435,6 +810,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             wp,
             output,
         }) => crate::ccmd::strength(&file, &wp, max_mutants, output.format),
+        Command::C(CCommand::Synth(args)) => crate::ccmd::synth(&args),
         Command::Llm(LlmCommand::Ping { config }) => crate::llmcmd::ping(&config),
         Command::Bl(BlCommand::Check { file }) => crate::blcmd::check(&file),
         Command::Bl(BlCommand::Fmt { file }) => crate::blcmd::fmt(&file),

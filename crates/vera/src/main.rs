@@ -7,6 +7,8 @@ mod ccmd;
 mod cli;
 mod llmcmd;
 mod output;
+mod pipecmd;
+mod qacmd;
 mod smt;
 
 use clap::Parser;

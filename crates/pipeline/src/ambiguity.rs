@@ -1,0 +1,274 @@
+//! Ambiguity screening (VeriMed sections 2.1 and 2.2): each requirement is formalized N
+//! times at temperature 1.0 (distinct sample indices, so the cache keeps the samples
+//! apart); the valid samples are partitioned by bidirectional equivalence under the
+//! domain ([`reqs::equiv`]); a requirement with more than one class is flagged
+//! ambiguity-sensitive, with one representative per class and the witnesses that
+//! separate them, in words.
+
+use crate::formalize::{
+    examples, excerpt, requirement_prompt, schema_info, validate, PipelineError, Prompts,
+    ValidateError,
+};
+use llm::{Client, Request};
+use reqs::equiv::{Checker, Partition, Universe};
+use reqs::Spec;
+use serde::Serialize;
+use solver::SolverConfig;
+
+/// Options of the screening.
+#[derive(Debug, Clone)]
+pub struct AmbiguityOptions {
+    /// Samples per requirement (default 5).
+    pub samples: u32,
+    /// Sampling temperature (default 1.0).
+    pub temperature: f64,
+    /// Worked examples in the prompt (default 2).
+    pub examples: usize,
+    /// Only these ids.
+    pub only: Option<Vec<String>>,
+    /// Token limit per answer.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for AmbiguityOptions {
+    fn default() -> Self {
+        AmbiguityOptions {
+            samples: 5,
+            temperature: 1.0,
+            examples: 2,
+            only: None,
+            max_tokens: None,
+        }
+    }
+}
+
+/// One sample.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sample {
+    /// Its sample index.
+    pub index: u32,
+    /// The answer (shortened).
+    pub answer: String,
+    /// The formula as vera read it, when valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formula: Option<String>,
+    /// Why it is not valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Its class label, when valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+}
+
+/// The screening of one requirement (or one text of it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Screening {
+    /// The requirement id.
+    pub id: String,
+    /// The text screened.
+    pub text: String,
+    /// The samples.
+    pub samples: Vec<Sample>,
+    /// Valid samples.
+    pub valid: usize,
+    /// Classes of the valid samples (none when no sample is valid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<Partition>,
+    /// More than one class.
+    pub flagged: bool,
+    /// The witnesses in words, one line per distinguishing state.
+    pub explanations: Vec<String>,
+}
+
+impl Screening {
+    /// Number of classes (0 without valid samples).
+    pub fn classes(&self) -> usize {
+        self.partition.as_ref().map_or(0, |p| p.metrics.classes)
+    }
+}
+
+/// Totals over a screening run (Fig. 6).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Summary {
+    /// Requirements screened.
+    pub requirements: usize,
+    /// Flagged ambiguity-sensitive.
+    pub flagged: usize,
+    /// Samples that were not valid formulas.
+    pub invalid_samples: usize,
+    /// Agreeing pairs over all pairs of valid samples, pooled over requirements.
+    pub pairwise_agreement: f64,
+    /// Mean number of classes per requirement with a valid sample.
+    pub mean_distinct_encodings: f64,
+}
+
+/// The result of [`screen`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AmbiguityReport {
+    /// Per requirement, in spec order.
+    pub requirements: Vec<Screening>,
+    /// Totals.
+    pub summary: Summary,
+}
+
+/// Totals over screenings.
+pub fn summarize(items: &[&Screening]) -> Summary {
+    let (mut agree, mut pairs, mut classes, mut with) = (0usize, 0usize, 0usize, 0usize);
+    for s in items {
+        if let Some(p) = &s.partition {
+            agree += p.metrics.agreeing_pairs;
+            pairs += p.metrics.pairs;
+            classes += p.metrics.classes;
+            with += 1;
+        }
+    }
+    Summary {
+        requirements: items.len(),
+        flagged: items.iter().filter(|s| s.flagged).count(),
+        invalid_samples: items.iter().map(|s| s.samples.len() - s.valid).sum(),
+        pairwise_agreement: if pairs == 0 {
+            1.0
+        } else {
+            agree as f64 / pairs as f64
+        },
+        mean_distinct_encodings: if with == 0 {
+            0.0
+        } else {
+            classes as f64 / with as f64
+        },
+    }
+}
+
+/// Screens texts (id, text) with an existing checker: N samples each, partitioned.
+pub fn screen_texts(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    items: &[(String, String)],
+    options: &AmbiguityOptions,
+) -> Result<Vec<Screening>, PipelineError> {
+    let prompts = Prompts::builtin();
+    let schema = schema_info(spec).render();
+    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
+    let ex = examples(spec, &prompts, &skip, options.examples);
+    let mut reqs = Vec::new();
+    for (_, text) in items {
+        let user = requirement_prompt(&prompts, &schema, &ex, text)?;
+        for i in 0..options.samples {
+            let mut r = Request::new()
+                .user(user.clone())
+                .temperature(options.temperature)
+                .sample(i);
+            if let Some(m) = options.max_tokens {
+                r = r.max_tokens(m);
+            }
+            reqs.push(r);
+        }
+    }
+    let mut answers = client.run_all("ambiguity", &reqs).into_iter();
+    let mut out = Vec::new();
+    for (id, text) in items {
+        let mut samples = Vec::new();
+        let mut terms = Vec::new();
+        let mut which = Vec::new();
+        for i in 0..options.samples {
+            let a = answers.next().expect("one answer per request");
+            let (answer, result) = match a {
+                Ok(c) => (excerpt(c.text()), validate(spec, checker, c.text())),
+                Err(e) if e.is_answer_problem() => (
+                    String::new(),
+                    Err(ValidateError::Invalid(
+                        e.feedback().unwrap_or_else(|| e.to_string()),
+                    )),
+                ),
+                Err(e) => return Err(e.into()),
+            };
+            match result {
+                Ok(t) => {
+                    samples.push(Sample {
+                        index: i,
+                        answer,
+                        formula: Some(logic::print::term(&t)),
+                        error: None,
+                        class: None,
+                    });
+                    which.push(samples.len() - 1);
+                    terms.push(t);
+                }
+                Err(ValidateError::Invalid(e)) => samples.push(Sample {
+                    index: i,
+                    answer,
+                    formula: None,
+                    error: Some(e),
+                    class: None,
+                }),
+                Err(ValidateError::Solver(e)) => return Err(e.into()),
+            }
+        }
+        let partition = if terms.is_empty() {
+            None
+        } else {
+            Some(checker.partition(&terms)?)
+        };
+        let mut explanations = Vec::new();
+        if let Some(p) = &partition {
+            for (k, &s) in which.iter().enumerate() {
+                samples[s].class = Some(p.classes[p.class_of[k]].label.clone());
+            }
+            for sep in &p.separations {
+                for d in [&sep.only_a, &sep.only_b].into_iter().flatten() {
+                    explanations.push(d.explanation.clone());
+                }
+            }
+        }
+        let flagged = partition.as_ref().is_some_and(|p| p.metrics.classes > 1);
+        out.push(Screening {
+            id: id.clone(),
+            text: text.clone(),
+            valid: terms.len(),
+            samples,
+            partition,
+            flagged,
+            explanations,
+        });
+    }
+    Ok(out)
+}
+
+/// Screens the requirements of `spec` (or those in `options.only`).
+pub fn screen(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &AmbiguityOptions,
+) -> Result<AmbiguityReport, PipelineError> {
+    let items = selected(spec, options.only.as_deref())?;
+    let universe = Universe::of_spec(spec);
+    let mut checker = Checker::new(&universe, solver)?;
+    let requirements = screen_texts(spec, client, &mut checker, &items, options)?;
+    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+    Ok(AmbiguityReport {
+        requirements,
+        summary,
+    })
+}
+
+/// (id, text) of the selected requirements, in spec order.
+pub fn selected(
+    spec: &Spec,
+    only: Option<&[String]>,
+) -> Result<Vec<(String, String)>, PipelineError> {
+    if let Some(only) = only {
+        for id in only {
+            if !spec.requirements.iter().any(|r| &r.id == id) {
+                return Err(PipelineError::Input(format!("no requirement `{id}`")));
+            }
+        }
+    }
+    Ok(spec
+        .requirements
+        .iter()
+        .filter(|r| only.is_none_or(|o| o.contains(&r.id)))
+        .map(|r| (r.id.clone(), r.text.clone()))
+        .collect())
+}

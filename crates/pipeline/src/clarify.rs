@@ -1,0 +1,317 @@
+//! The clarification loop (VeriMed Fig. 2, Experiment 4): for each requirement flagged
+//! ambiguity-sensitive, the model rewrites the text minimally from the solver evidence
+//! (class count, entropy, one representative per class, the separating witnesses) at
+//! temperature 0.2; the new text is screened again, up to R rounds. The result is a
+//! list of proposals for the user to accept; nothing is changed in the spec until
+//! [`apply`] writes accepted proposals into a new spec file.
+
+use crate::ambiguity::{
+    screen_texts, summarize, AmbiguityOptions, AmbiguityReport, Screening, Summary,
+};
+use crate::formalize::{render_spec, schema_info, OutRequirement, PipelineError};
+use llm::{Client, Request, Template};
+use reqs::equiv::{Checker, Universe};
+use reqs::Spec;
+use serde::{Deserialize, Serialize};
+use solver::SolverConfig;
+use std::fmt::Write as _;
+
+/// Options of the loop.
+#[derive(Debug, Clone)]
+pub struct ClarifyOptions {
+    /// Rounds at most (default 5).
+    pub rounds: usize,
+    /// Temperature of the rewrite (default 0.2).
+    pub temperature: f64,
+    /// How texts are screened.
+    pub screening: AmbiguityOptions,
+}
+
+impl Default for ClarifyOptions {
+    fn default() -> Self {
+        ClarifyOptions {
+            rounds: 5,
+            temperature: 0.2,
+            screening: AmbiguityOptions::default(),
+        }
+    }
+}
+
+/// One round of one requirement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Round {
+    /// The text proposed in this round.
+    pub text: String,
+    /// Classes its screening found.
+    pub classes: usize,
+}
+
+/// A proposed rewrite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Proposal {
+    /// The requirement id.
+    pub id: String,
+    /// The original text.
+    pub original: String,
+    /// The last text proposed.
+    pub clarified: String,
+    /// Rounds used.
+    pub rounds: usize,
+    /// Classes of the original text.
+    pub classes_before: usize,
+    /// Classes of the clarified text.
+    pub classes_after: usize,
+    /// The clarified text screened to exactly one class.
+    pub converged: bool,
+    /// Whether `--apply` takes it (default: converged). Edit the file to change it.
+    pub accepted: bool,
+    /// The formula of the single class, when converged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formula: Option<String>,
+    /// Every round.
+    pub history: Vec<Round>,
+}
+
+/// Convergence statistics (Fig. 6).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stats {
+    /// Before clarification.
+    pub before: Summary,
+    /// After: each clarified requirement's last screening replaces its first.
+    pub after: Summary,
+    /// Flagged count after each round (index 0: before any round).
+    pub flagged_per_round: Vec<usize>,
+}
+
+/// The proposals and statistics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClarifyReport {
+    /// One per flagged requirement.
+    pub proposals: Vec<Proposal>,
+    /// Convergence statistics.
+    pub stats: Stats,
+    /// The first screening.
+    pub screening: AmbiguityReport,
+}
+
+/// The clarification prompt template.
+pub fn template() -> Template {
+    Template::parse("clarify", include_str!("../../../prompts/clarify.txt"))
+        .expect("built-in template")
+}
+
+/// The clarification prompt for one screening.
+pub fn prompt(spec: &Spec, s: &Screening, samples: u32) -> Result<String, PipelineError> {
+    let p = s.partition.as_ref();
+    let mut readings = String::new();
+    if let Some(p) = p {
+        for c in &p.classes {
+            let _ = writeln!(
+                readings,
+                "- reading {} ({} of {} samples): {}",
+                c.label,
+                c.members.len(),
+                p.metrics.candidates,
+                c.formula
+            );
+        }
+    }
+    let mut witnesses = String::new();
+    for e in &s.explanations {
+        let _ = writeln!(witnesses, "- {e}");
+    }
+    let classes = s.classes().to_string();
+    let entropy = format!("{:.2}", p.map_or(0.0, |p| p.metrics.entropy));
+    let samples = samples.to_string();
+    Ok(template().render(&[
+        ("samples", &samples),
+        ("classes", &classes),
+        ("entropy", &entropy),
+        ("schema", &schema_info(spec).render()),
+        ("id", &s.id),
+        ("requirement", &s.text),
+        ("readings", &readings),
+        ("witnesses", &witnesses),
+    ])?)
+}
+
+/// The clarified text from an answer: trimmed, one paragraph, quotes dropped.
+pub fn clean_text(answer: &str) -> Option<String> {
+    let t = answer.trim();
+    let t = t.split("\n\n").next().unwrap_or("").trim();
+    let t = t.trim_matches(|c| c == '"' || c == '`').trim();
+    let t = t.strip_prefix("Requirement:").unwrap_or(t).trim();
+    let t: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!t.is_empty() && t.len() <= 2000).then_some(t)
+}
+
+/// Runs the loop: screens (unless a screening is given), then clarifies every flagged
+/// requirement for up to `rounds` rounds.
+pub fn clarify(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &ClarifyOptions,
+    screening: Option<AmbiguityReport>,
+) -> Result<ClarifyReport, PipelineError> {
+    let universe = Universe::of_spec(spec);
+    let mut checker = Checker::new(&universe, solver)?;
+    let first = match screening {
+        Some(s) => s,
+        None => {
+            let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
+            let requirements =
+                screen_texts(spec, client, &mut checker, &items, &options.screening)?;
+            let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+            AmbiguityReport {
+                requirements,
+                summary,
+            }
+        }
+    };
+    // Current screening of every flagged requirement.
+    let mut current: Vec<Screening> = first
+        .requirements
+        .iter()
+        .filter(|s| s.flagged)
+        .cloned()
+        .collect();
+    let mut proposals: Vec<Proposal> = current
+        .iter()
+        .map(|s| Proposal {
+            id: s.id.clone(),
+            original: s.text.clone(),
+            clarified: s.text.clone(),
+            rounds: 0,
+            classes_before: s.classes(),
+            classes_after: s.classes(),
+            converged: false,
+            accepted: false,
+            formula: None,
+            history: vec![],
+        })
+        .collect();
+    let mut flagged_per_round = vec![current.len()];
+    for _round in 0..options.rounds {
+        let open: Vec<usize> = (0..current.len()).filter(|&i| current[i].flagged).collect();
+        if open.is_empty() {
+            break;
+        }
+        let mut reqs = Vec::new();
+        for &i in &open {
+            let p = prompt(spec, &current[i], options.screening.samples)?;
+            reqs.push(
+                Request::new()
+                    .user(p)
+                    .temperature(options.temperature)
+                    .max_tokens(300),
+            );
+        }
+        let answers = client.run_all("clarify", &reqs);
+        let mut items = Vec::new();
+        let mut back = Vec::new();
+        for (&i, a) in open.iter().zip(answers) {
+            let text = match a {
+                Ok(c) => clean_text(c.text()),
+                Err(e) if e.is_answer_problem() => None,
+                Err(e) => return Err(e.into()),
+            };
+            proposals[i].rounds += 1;
+            match text {
+                Some(t) => {
+                    items.push((current[i].id.clone(), t));
+                    back.push(i);
+                }
+                None => proposals[i].history.push(Round {
+                    text: String::new(),
+                    classes: current[i].classes(),
+                }),
+            }
+        }
+        let screened = screen_texts(spec, client, &mut checker, &items, &options.screening)?;
+        for (i, s) in back.into_iter().zip(screened) {
+            proposals[i].history.push(Round {
+                text: s.text.clone(),
+                classes: s.classes(),
+            });
+            proposals[i].clarified = s.text.clone();
+            proposals[i].classes_after = s.classes();
+            current[i] = s;
+        }
+        flagged_per_round.push(current.iter().filter(|s| s.flagged).count());
+    }
+    for (p, s) in proposals.iter_mut().zip(&current) {
+        p.converged = s.classes() == 1 && p.rounds > 0;
+        p.accepted = p.converged;
+        p.formula = s
+            .partition
+            .as_ref()
+            .filter(|_| p.converged)
+            .map(|x| x.classes[0].formula.clone());
+    }
+    let after_items: Vec<&Screening> = first
+        .requirements
+        .iter()
+        .map(|s| current.iter().find(|c| c.id == s.id).unwrap_or(s))
+        .collect();
+    let stats = Stats {
+        before: first.summary,
+        after: summarize(&after_items),
+        flagged_per_round,
+    };
+    Ok(ClarifyReport {
+        proposals,
+        stats,
+        screening: first,
+    })
+}
+
+/// The proposals file (JSON, `vera.clarify.v1`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProposalsFile {
+    /// `vera.clarify.v1`.
+    pub schema: String,
+    /// The spec they are about.
+    pub spec: String,
+    /// The proposals.
+    pub proposals: Vec<Proposal>,
+}
+
+/// A new spec with the accepted proposals applied: new text, and the converged formula
+/// (the original formula when the proposal has none). Returns the text and the ids changed.
+pub fn apply(spec: &Spec, proposals: &[Proposal]) -> (String, Vec<String>) {
+    let mut changed = Vec::new();
+    let reqs: Vec<OutRequirement> = spec
+        .requirements
+        .iter()
+        .map(|r| {
+            let original = r.formula.as_ref().map(logic::print::term);
+            match proposals.iter().find(|p| p.id == r.id && p.accepted) {
+                Some(p) => {
+                    changed.push(r.id.clone());
+                    OutRequirement {
+                        id: r.id.clone(),
+                        text: p.clarified.clone(),
+                        formula: p.formula.clone().or(original),
+                        notes: vec![format!(
+                            "clarified by vera in {} rounds ({} -> {} readings); was: {}",
+                            p.rounds, p.classes_before, p.classes_after, p.original
+                        )],
+                    }
+                }
+                None => OutRequirement {
+                    id: r.id.clone(),
+                    text: r.text.clone(),
+                    formula: original,
+                    notes: vec![],
+                },
+            }
+        })
+        .collect();
+    let header = vec![format!(
+        "{} with {} clarified requirement(s) applied by vera.",
+        spec.source.name(),
+        changed.len()
+    )];
+    (render_spec(spec, &header, &reqs), changed)
+}

@@ -1,0 +1,835 @@
+//! The autoformalizer (VeriMed section 2.2): requirement texts become SMT-LIB terms over
+//! the spec's schema, with the schema and domain constraints injected into the prompt.
+//!
+//! Two modes: *batch* (the whole set in one request whose answer is a JSON object
+//! mapping ids to terms, as in VeriMed's Experiment 1) and *per requirement* (one request
+//! each, in parallel). Every term goes through `logic::parse_untrusted` against the
+//! spec's context and must be satisfiable together with the domain constraints (asked
+//! of the solver). A term that fails either check enters the syntactic repair loop: the
+//! exact error and the failed output go back to the model, up to `max_retries` times.
+//! Requirements that still fail are reported, never dropped.
+
+use llm::{Client, LlmError, Request, SchemaInfo, Template};
+use logic::{Sort, Term};
+use reqs::equiv::{Checker, Universe};
+use reqs::Spec;
+use serde::Serialize;
+use serde_json::{json, Value};
+use solver::SolverConfig;
+use std::fmt::Write as _;
+
+/// Why a formalization, screening, clarification or vote could not run. Problems with
+/// single answers are not errors: they are repaired or reported.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    /// The LLM layer failed (configuration, transport after retries, replay miss, ...).
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    /// The solver failed.
+    #[error(transparent)]
+    Solver(#[from] solver::SolverError),
+    /// Equivalence checking could not start (e.g. an inconsistent domain).
+    #[error(transparent)]
+    Equiv(#[from] reqs::equiv::EquivError),
+    /// The consistency checker failed.
+    #[error(transparent)]
+    Check(#[from] bl::check::CheckError),
+    /// Bad input (an unknown id, an output file that exists, ...).
+    #[error("{0}")]
+    Input(String),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// The prompt templates this module uses (built in; see `prompts/`).
+#[derive(Debug, Clone)]
+pub struct Prompts {
+    /// One requirement → one term.
+    pub one: Template,
+    /// One worked example inside `examples`.
+    pub example: Template,
+    /// The repair turn after an unusable answer (per requirement).
+    pub repair: Template,
+    /// The whole set → a JSON object.
+    pub batch: Template,
+    /// The repair turn of batch mode.
+    pub batch_repair: Template,
+}
+
+impl Prompts {
+    /// The templates shipped in `prompts/`, compiled in.
+    pub fn builtin() -> Prompts {
+        let t = |name: &str, text: &str| Template::parse(name, text).expect("built-in template");
+        Prompts {
+            one: t(
+                "formalize-requirement",
+                include_str!("../../../prompts/formalize-requirement.txt"),
+            ),
+            example: t(
+                "formalize-example",
+                include_str!("../../../prompts/formalize-example.txt"),
+            ),
+            repair: t("repair", include_str!("../../../prompts/repair.txt")),
+            batch: t(
+                "formalize-batch",
+                include_str!("../../../prompts/formalize-batch.txt"),
+            ),
+            batch_repair: t(
+                "formalize-batch-repair",
+                include_str!("../../../prompts/formalize-batch-repair.txt"),
+            ),
+        }
+    }
+}
+
+/// The schema of a spec as plain data for prompts.
+pub fn schema_info(spec: &Spec) -> SchemaInfo {
+    let num = |r: &Option<num_rational::BigRational>| {
+        r.as_ref()
+            .map(|r| logic::Value::Real(r.clone()).to_string())
+    };
+    SchemaInfo {
+        variables: spec
+            .variables
+            .iter()
+            .map(|v| llm::VariableInfo {
+                name: v.name.to_string(),
+                sort: v.sort.to_string(),
+                unit: v.unit.clone(),
+                description: v.description.clone(),
+                min: num(&v.min).map(|s| s.trim_end_matches(".0").to_string()),
+                max: num(&v.max).map(|s| s.trim_end_matches(".0").to_string()),
+            })
+            .collect(),
+        enums: spec
+            .enums
+            .iter()
+            .map(|(n, vs)| llm::EnumInfo {
+                name: n.to_string(),
+                values: vs.iter().map(|v| v.to_string()).collect(),
+                description: None,
+            })
+            .collect(),
+        domain: user_domain(spec)
+            .map(|d| llm::ConstraintInfo {
+                id: d.id.clone(),
+                text: d.text.clone(),
+                formula: Some(logic::print::term(&d.formula)),
+            })
+            .collect(),
+    }
+}
+
+/// Domain constraints written by the user (not the generated variable bounds).
+pub fn user_domain(spec: &Spec) -> impl Iterator<Item = &reqs::spec::Constraint> {
+    spec.domain.iter().filter(move |d| !is_bound(spec, &d.id))
+}
+
+fn is_bound(spec: &Spec, id: &str) -> bool {
+    spec.variables.iter().any(|v| {
+        (v.min.is_some() && id == format!("{}.min", v.name))
+            || (v.max.is_some() && id == format!("{}.max", v.name))
+    })
+}
+
+/// Worked examples: up to `n` formalized requirements of the spec that are not being
+/// formalized now.
+pub fn examples(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> String {
+    let mut out = String::new();
+    for r in spec
+        .requirements
+        .iter()
+        .filter(|r| !skip.contains(&r.id))
+        .filter_map(|r| r.formula.as_ref().map(|f| (r, f)))
+        .take(n)
+    {
+        let term = logic::print::term(r.1);
+        if let Ok(s) = prompts
+            .example
+            .render(&[("requirement", &r.0.text), ("term", &term)])
+        {
+            out.push_str(&s);
+        }
+    }
+    if !out.is_empty() {
+        out.insert_str(0, "\nExamples:\n");
+    }
+    out
+}
+
+/// Largest excerpt of a failed answer sent back in a repair turn.
+pub const EXCERPT_BYTES: usize = 2000;
+
+/// The answer, shortened for a repair turn or a report.
+pub fn excerpt(text: &str) -> String {
+    if text.len() <= EXCERPT_BYTES {
+        return text.to_string();
+    }
+    let mut end = EXCERPT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &text[..end], text.len())
+}
+
+/// Turns one answer into a term: the answer must be one Boolean term over the schema
+/// (or one `(assert ...)`), read with `logic::parse_untrusted`. The error is the exact
+/// text returned to the model.
+pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("the answer is empty".into());
+    }
+    let limits = logic::Limits::default();
+    if t.len() > limits.max_bytes {
+        return Err(format!(
+            "the answer is {} bytes, over the limit of {} bytes; answer with the term alone",
+            t.len(),
+            limits.max_bytes
+        ));
+    }
+    let token = !t.starts_with('(') && !t.contains(char::is_whitespace);
+    if !t.starts_with('(') && !token {
+        return Err(format!(
+            "text outside the formula: the answer starts with `{}`; answer with the SMT-LIB term alone, without prose or code fences",
+            t.chars().take(40).collect::<String>()
+        ));
+    }
+    let wrapped;
+    let input = if t.starts_with("(assert") {
+        t
+    } else {
+        wrapped = format!("(assert {t})");
+        &wrapped
+    };
+    let u = logic::parse_untrusted("answer", input, &spec.context, limits)
+        .map_err(|d| d.to_string().trim_end().to_string())?;
+    if !u.constants.is_empty() || !u.enums.is_empty() || !u.definitions.is_empty() {
+        return Err(
+            "the answer declares or defines symbols; use only the schema's variables".into(),
+        );
+    }
+    match u.assertions.len() {
+        1 => Ok(u.assertions.into_iter().next().expect("one").0),
+        0 => Err("the answer contains no formula".into()),
+        n => Err(format!(
+            "the answer contains {n} formulas (or text after the formula); answer with exactly one term"
+        )),
+    }
+}
+
+/// Parses an answer and checks it against the domain with the solver.
+pub fn validate(spec: &Spec, checker: &mut Checker, text: &str) -> Result<Term, ValidateError> {
+    let t = parse_answer(spec, text).map_err(ValidateError::Invalid)?;
+    match checker.satisfiable(&t).map_err(ValidateError::Solver)? {
+        Some(false) => Err(ValidateError::Invalid(
+            "the formula contradicts the domain constraints and variable bounds: no state satisfies it"
+                .into(),
+        )),
+        _ => Ok(t),
+    }
+}
+
+/// Why an answer was not accepted.
+#[derive(Debug)]
+pub enum ValidateError {
+    /// Repairable: the text to send back.
+    Invalid(String),
+    /// The solver failed (not the model's fault).
+    Solver(solver::SolverError),
+}
+
+/// Batch or one request per requirement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// The whole set in one request, JSON object id → term.
+    Batch,
+    /// One request per requirement.
+    PerRequirement,
+}
+
+/// Options of [`formalize`].
+#[derive(Debug, Clone)]
+pub struct FormalizeOptions {
+    /// Batch or per requirement.
+    pub mode: Mode,
+    /// Repair turns after the first attempt (default 5).
+    pub max_retries: usize,
+    /// Sampling temperature (default 0).
+    pub temperature: f64,
+    /// Worked examples taken from already formalized requirements (default 2).
+    pub examples: usize,
+    /// Only these ids (default: every requirement).
+    pub only: Option<Vec<String>>,
+    /// Token limit per answer.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for FormalizeOptions {
+    fn default() -> Self {
+        FormalizeOptions {
+            mode: Mode::PerRequirement,
+            max_retries: 5,
+            temperature: 0.0,
+            examples: 2,
+            only: None,
+            max_tokens: None,
+        }
+    }
+}
+
+/// One attempt at a requirement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Attempt {
+    /// The answer (shortened).
+    pub answer: String,
+    /// Why it was not accepted, if it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Where a formula came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// The provider id.
+    pub provider: String,
+    /// The model.
+    pub model: String,
+    /// The prompt template, `name@vN`.
+    pub prompt: String,
+    /// Attempts used (1 = first attempt).
+    pub attempts: usize,
+}
+
+/// The outcome for one requirement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Formalized {
+    /// The requirement id.
+    pub id: String,
+    /// Its text.
+    pub text: String,
+    /// The accepted formula, printed by vera.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formula: Option<String>,
+    /// The accepted term.
+    #[serde(skip)]
+    pub term: Option<Term>,
+    /// Every attempt, in order.
+    pub attempts: Vec<Attempt>,
+    /// Where the formula came from.
+    pub provenance: Provenance,
+}
+
+/// What [`formalize`] produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormalizeReport {
+    /// Batch or per requirement.
+    pub mode: Mode,
+    /// One entry per requirement asked for, in spec order.
+    pub requirements: Vec<Formalized>,
+    /// Accepted on the first attempt.
+    pub first_attempt: usize,
+    /// Accepted after one or more repairs.
+    pub after_repair: usize,
+    /// Ids that still fail.
+    pub failed: Vec<String>,
+    /// Solver queries.
+    pub queries: usize,
+}
+
+struct Work {
+    idx: usize,
+    messages: Vec<llm::Message>,
+    done: bool,
+}
+
+/// Formalizes the requirements of `spec` (or those in `options.only`).
+pub fn formalize(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &FormalizeOptions,
+) -> Result<FormalizeReport, PipelineError> {
+    let prompts = Prompts::builtin();
+    let universe = Universe::of_spec(spec);
+    let mut checker = Checker::new(&universe, solver)?;
+    let wanted: Vec<usize> = spec
+        .requirements
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(only) = &options.only {
+        for id in only {
+            if !spec.requirements.iter().any(|r| &r.id == id) {
+                return Err(PipelineError::Input(format!("no requirement `{id}`")));
+            }
+        }
+    }
+    let ids: Vec<String> = wanted
+        .iter()
+        .map(|&i| spec.requirements[i].id.clone())
+        .collect();
+    let schema = schema_info(spec).render();
+    let examples = examples(spec, &prompts, &ids, options.examples);
+    let template = match options.mode {
+        Mode::Batch => prompts.batch.id(),
+        Mode::PerRequirement => prompts.one.id(),
+    };
+    let mut out: Vec<Formalized> = wanted
+        .iter()
+        .map(|&i| {
+            let r = &spec.requirements[i];
+            Formalized {
+                id: r.id.clone(),
+                text: r.text.clone(),
+                formula: None,
+                term: None,
+                attempts: vec![],
+                provenance: Provenance {
+                    provider: client.provider().id().to_string(),
+                    model: client.provider().model().to_string(),
+                    prompt: template.clone(),
+                    attempts: 0,
+                },
+            }
+        })
+        .collect();
+    match options.mode {
+        Mode::PerRequirement => per_requirement(
+            spec,
+            client,
+            &mut checker,
+            options,
+            &prompts,
+            &schema,
+            &examples,
+            &mut out,
+        )?,
+        Mode::Batch => batch(
+            spec,
+            client,
+            &mut checker,
+            options,
+            &prompts,
+            &schema,
+            &examples,
+            &mut out,
+        )?,
+    }
+    for f in &mut out {
+        f.provenance.attempts = f.attempts.len();
+    }
+    let first_attempt = out
+        .iter()
+        .filter(|f| f.formula.is_some() && f.attempts.len() == 1)
+        .count();
+    let after_repair = out
+        .iter()
+        .filter(|f| f.formula.is_some() && f.attempts.len() > 1)
+        .count();
+    let failed = out
+        .iter()
+        .filter(|f| f.formula.is_none())
+        .map(|f| f.id.clone())
+        .collect();
+    Ok(FormalizeReport {
+        mode: options.mode,
+        requirements: out,
+        first_attempt,
+        after_repair,
+        failed,
+        queries: checker.queries,
+    })
+}
+
+/// The prompt of one requirement (also used by the ambiguity screening).
+pub fn requirement_prompt(
+    prompts: &Prompts,
+    schema: &str,
+    examples: &str,
+    text: &str,
+) -> Result<String, LlmError> {
+    prompts.one.render(&[
+        ("schema", schema),
+        ("examples", examples),
+        ("requirement", text),
+    ])
+}
+
+fn request(messages: &[llm::Message], options: &FormalizeOptions) -> Request {
+    let mut r = Request::new().temperature(options.temperature);
+    r.messages = messages.to_vec();
+    if let Some(m) = options.max_tokens {
+        r = r.max_tokens(m);
+    }
+    r
+}
+
+/// An answer problem from the client becomes a repairable error with the LLM's feedback.
+fn answer_problem(e: &LlmError) -> Option<(String, String)> {
+    if !e.is_answer_problem() {
+        return None;
+    }
+    let shown = match e {
+        LlmError::Truncated { partial, .. } | LlmError::Filtered { partial } => excerpt(partial),
+        LlmError::Malformed { text, .. } => excerpt(text),
+        LlmError::Oversized { bytes, .. } => format!("(an answer of {bytes} bytes, not shown)"),
+        _ => String::new(),
+    };
+    Some((shown, e.feedback().unwrap_or_else(|| e.to_string())))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn per_requirement(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    prompts: &Prompts,
+    schema: &str,
+    examples: &str,
+    out: &mut [Formalized],
+) -> Result<(), PipelineError> {
+    let mut work: Vec<Work> = Vec::new();
+    for (idx, f) in out.iter().enumerate() {
+        let user = requirement_prompt(prompts, schema, examples, &f.text)?;
+        work.push(Work {
+            idx,
+            messages: vec![llm::Message::user(user)],
+            done: false,
+        });
+    }
+    for _round in 0..=options.max_retries {
+        let open: Vec<usize> = (0..work.len()).filter(|&i| !work[i].done).collect();
+        if open.is_empty() {
+            break;
+        }
+        let reqs: Vec<Request> = open
+            .iter()
+            .map(|&i| request(&work[i].messages, options))
+            .collect();
+        let answers = client.run_all("formalize", &reqs);
+        for (&i, a) in open.iter().zip(answers) {
+            let (shown, error) = match a {
+                Ok(c) => match validate(spec, checker, c.text()) {
+                    Ok(t) => {
+                        let f = &mut out[work[i].idx];
+                        f.attempts.push(Attempt {
+                            answer: excerpt(c.text()),
+                            error: None,
+                        });
+                        f.formula = Some(logic::print::term(&t));
+                        f.term = Some(t);
+                        work[i].done = true;
+                        continue;
+                    }
+                    Err(ValidateError::Invalid(e)) => (excerpt(c.text()), e),
+                    Err(ValidateError::Solver(e)) => return Err(e.into()),
+                },
+                Err(e) => match answer_problem(&e) {
+                    Some(p) => p,
+                    None => return Err(e.into()),
+                },
+            };
+            out[work[i].idx].attempts.push(Attempt {
+                answer: shown.clone(),
+                error: Some(error.clone()),
+            });
+            let repair = prompts.repair.render(&[("problem", &error)])?;
+            work[i].messages.push(llm::Message::assistant(shown));
+            work[i].messages.push(llm::Message::user(repair));
+        }
+    }
+    let _ = spec;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn batch(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    prompts: &Prompts,
+    schema: &str,
+    examples: &str,
+    out: &mut [Formalized],
+) -> Result<(), PipelineError> {
+    let mut list = String::new();
+    for f in out.iter() {
+        let _ = writeln!(list, "- {}: {}", f.id, f.text);
+    }
+    let user = prompts.batch.render(&[
+        ("schema", schema),
+        ("examples", examples),
+        ("requirements", &list),
+    ])?;
+    let mut messages = vec![llm::Message::user(user)];
+    for _round in 0..=options.max_retries {
+        let open: Vec<usize> = (0..out.len())
+            .filter(|&i| out[i].formula.is_none())
+            .collect();
+        if open.is_empty() {
+            break;
+        }
+        let ids: Vec<&str> = open.iter().map(|&i| out[i].id.as_str()).collect();
+        let req = request(&messages, options).schema("formulas", object_schema(&ids));
+        let (answer_text, problems): (String, Vec<(usize, String)>) =
+            match client.complete("formalize", &req) {
+                Ok(c) => {
+                    let json = c.json.clone().unwrap_or(Value::Null);
+                    let mut problems = Vec::new();
+                    for &i in &open {
+                        let id = out[i].id.clone();
+                        let text = json.get(&id).and_then(Value::as_str).unwrap_or("");
+                        match validate(spec, checker, text) {
+                            Ok(t) => {
+                                out[i].attempts.push(Attempt {
+                                    answer: excerpt(text),
+                                    error: None,
+                                });
+                                out[i].formula = Some(logic::print::term(&t));
+                                out[i].term = Some(t);
+                            }
+                            Err(ValidateError::Invalid(e)) => {
+                                out[i].attempts.push(Attempt {
+                                    answer: excerpt(text),
+                                    error: Some(e.clone()),
+                                });
+                                problems.push((i, e));
+                            }
+                            Err(ValidateError::Solver(e)) => return Err(e.into()),
+                        }
+                    }
+                    (excerpt(c.text()), problems)
+                }
+                Err(e) => match answer_problem(&e) {
+                    Some((shown, fb)) => {
+                        for &i in &open {
+                            out[i].attempts.push(Attempt {
+                                answer: shown.clone(),
+                                error: Some(fb.clone()),
+                            });
+                        }
+                        (shown, open.iter().map(|&i| (i, fb.clone())).collect())
+                    }
+                    None => return Err(e.into()),
+                },
+            };
+        if problems.is_empty() {
+            break;
+        }
+        let mut listed = String::new();
+        for (i, e) in &problems {
+            let _ = writeln!(listed, "- {}: {}", out[*i].id, e.replace('\n', "\n  "));
+        }
+        let ids: Vec<&str> = problems.iter().map(|(i, _)| out[*i].id.as_str()).collect();
+        let repair = prompts
+            .batch_repair
+            .render(&[("problems", &listed), ("ids", &ids.join(", "))])?;
+        messages.push(llm::Message::assistant(answer_text));
+        messages.push(llm::Message::user(repair));
+    }
+    Ok(())
+}
+
+fn object_schema(ids: &[&str]) -> Value {
+    let props: serde_json::Map<String, Value> = ids
+        .iter()
+        .map(|id| (id.to_string(), json!({"type": "string"})))
+        .collect();
+    json!({"type": "object", "properties": props, "required": ids, "additionalProperties": false})
+}
+
+// ------------------------------------------------------------------ writing specs
+
+/// One requirement as written to a new spec file.
+#[derive(Debug, Clone)]
+pub struct OutRequirement {
+    /// Its id.
+    pub id: String,
+    /// Its text.
+    pub text: String,
+    /// Its formula, if any.
+    pub formula: Option<String>,
+    /// Comment lines written above it (provenance, failures).
+    pub notes: Vec<String>,
+}
+
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+fn number(r: &num_rational::BigRational) -> String {
+    if r.is_integer() {
+        r.to_integer().to_string()
+    } else {
+        logic::Value::Real(r.clone()).to_string()
+    }
+}
+
+/// Writes a spec in the TOML format of docs/spec-format.md: the schema and domain of
+/// `spec` and the given requirements.
+pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> String {
+    let mut o = String::new();
+    for h in header {
+        let _ = writeln!(o, "# {h}");
+    }
+    let _ = writeln!(
+        o,
+        "\n[spec]\nname = {}\nlogic = {}",
+        toml_str(&spec.name),
+        toml_str(&spec.logic)
+    );
+    for (n, vs) in &spec.enums {
+        let values: Vec<String> = vs.iter().map(|v| toml_str(v)).collect();
+        let _ = writeln!(
+            o,
+            "\n[[enums]]\nname = {}\nvalues = [{}]",
+            toml_str(n),
+            values.join(", ")
+        );
+    }
+    for v in &spec.variables {
+        let sort = match &v.sort {
+            Sort::Enum(e) => e.to_string(),
+            s => s.to_string(),
+        };
+        let _ = writeln!(
+            o,
+            "\n[[variables]]\nname = {}\nsort = {}",
+            toml_str(&v.name),
+            toml_str(&sort)
+        );
+        if let Some(u) = &v.unit {
+            let _ = writeln!(o, "unit = {}", toml_str(u));
+        }
+        if let Some(d) = &v.description {
+            let _ = writeln!(o, "description = {}", toml_str(d));
+        }
+        if let Some(m) = &v.min {
+            let _ = writeln!(o, "min = {}", number(m));
+        }
+        if let Some(m) = &v.max {
+            let _ = writeln!(o, "max = {}", number(m));
+        }
+    }
+    for d in user_domain(spec) {
+        let _ = writeln!(o, "\n[[domain]]\nid = {}", toml_str(&d.id));
+        if let Some(t) = &d.text {
+            let _ = writeln!(o, "text = {}", toml_str(t));
+        }
+        let _ = writeln!(o, "formula = {}", toml_str(&logic::print::term(&d.formula)));
+    }
+    for r in reqs {
+        o.push('\n');
+        for n in &r.notes {
+            for line in n.lines() {
+                let _ = writeln!(o, "# {line}");
+            }
+        }
+        let _ = writeln!(
+            o,
+            "[[requirements]]\nid = {}\ntext = {}",
+            toml_str(&r.id),
+            toml_str(&r.text)
+        );
+        if let Some(f) = &r.formula {
+            let _ = writeln!(o, "formula = {}", toml_str(f));
+        }
+    }
+    o
+}
+
+/// The new spec after formalization: every requirement of `spec`, those formalized now
+/// with their new formula and provenance, those that failed without a formula and with
+/// the last error.
+pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
+    let header = vec![
+        format!("Formalized by vera from {}.", spec.source.name()),
+        format!(
+            "Mode {:?}; {} formalized on the first attempt, {} after repair, {} failed.",
+            report.mode,
+            report.first_attempt,
+            report.after_repair,
+            report.failed.len()
+        ),
+    ];
+    let reqs: Vec<OutRequirement> = spec
+        .requirements
+        .iter()
+        .map(
+            |r| match report.requirements.iter().find(|f| f.id == r.id) {
+                Some(f) => {
+                    let p = &f.provenance;
+                    let mut notes = vec![format!(
+                        "provenance: provider={} model={} prompt={} attempts={}",
+                        p.provider, p.model, p.prompt, p.attempts
+                    )];
+                    if f.formula.is_none() {
+                        let last = f
+                            .attempts
+                            .last()
+                            .and_then(|a| a.error.clone())
+                            .unwrap_or_default();
+                        notes.push(format!(
+                            "NOT FORMALIZED: {}",
+                            last.lines().next().unwrap_or("")
+                        ));
+                    }
+                    OutRequirement {
+                        id: r.id.clone(),
+                        text: r.text.clone(),
+                        formula: f.formula.clone(),
+                        notes,
+                    }
+                }
+                None => OutRequirement {
+                    id: r.id.clone(),
+                    text: r.text.clone(),
+                    formula: r.formula.as_ref().map(logic::print::term),
+                    notes: vec![],
+                },
+            },
+        )
+        .collect();
+    render_spec(spec, &header, &reqs)
+}
+
+/// Writes `text` to a new file: refuses the input file itself, and an existing file
+/// unless `force`.
+pub fn write_new(
+    path: &std::path::Path,
+    text: &str,
+    inputs: &[&std::path::Path],
+    force: bool,
+) -> Result<(), PipelineError> {
+    let canon = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+    if let Some(c) = canon(path) {
+        if inputs.iter().any(|i| canon(i).as_ref() == Some(&c)) {
+            return Err(PipelineError::Input(format!(
+                "{} is an input file; vera never writes over its input",
+                path.display()
+            )));
+        }
+    }
+    if path.exists() && !force {
+        return Err(PipelineError::Input(format!(
+            "{} exists; choose another output or pass --force",
+            path.display()
+        )));
+    }
+    std::fs::write(path, text).map_err(|e| PipelineError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
+}

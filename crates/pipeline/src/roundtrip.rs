@@ -1,0 +1,535 @@
+//! Round-trip fidelity (VeriMed section 2.4): the model turns each formula back into a
+//! requirement sentence, re-formalizes the sentence under the same schema, and vera
+//! checks that the new formula is equivalent to the original under the domain
+//! constraints C, in both directions. A mismatch gets one repair turn: the describer
+//! sees the re-formalized formula and a distinguishing state and writes a better
+//! sentence, which is formalized and checked again.
+//!
+//! Text similarity between the original requirement text and the reconstructed sentence
+//! is a lexical cosine over word counts: the LLM layer has no embeddings call, so the
+//! paper's embedding similarity is not computed.
+
+use crate::qa::{schema_info, RateCi};
+use llm::{Client, LlmError, Request, Template};
+use logic::{Model, Term};
+use reqs::audit::{load_into, Answer, Assignment, Loaded, Session, Witness};
+use reqs::Spec;
+use serde::Serialize;
+use solver::{Solver, SolverConfig, SolverError};
+use std::collections::BTreeMap;
+
+const DESCRIBE: &str = include_str!("../../../prompts/roundtrip-describe.txt");
+const REPAIR: &str = include_str!("../../../prompts/roundtrip-repair.txt");
+const FORMALIZE: &str = include_str!("../../../prompts/formalize-requirement.txt");
+const EXAMPLE: &str = include_str!("../../../prompts/formalize-example.txt");
+const FORMAT_REPAIR: &str = include_str!("../../../prompts/repair.txt");
+
+pub(crate) fn template(name: &str, text: &str) -> Template {
+    Template::parse(name, text).expect("built-in templates parse")
+}
+
+/// Equivalence of two formulas under the domain constraints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Equivalence {
+    /// C ∧ f ∧ ¬g and C ∧ g ∧ ¬f are both unsat.
+    Equivalent,
+    /// A state that one allows and the other forbids.
+    Differs {
+        /// `original-only` (the original holds, the other does not) or `other-only`.
+        direction: &'static str,
+        /// The state, over both formulas' variables.
+        witness: Witness,
+    },
+    /// The solver gave no answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A solver with the spec loaded, for equivalence and replacement checks.
+pub struct Checker<'s> {
+    spec: &'s Spec,
+    solver: Solver,
+    lits: Loaded,
+    /// Solver queries so far.
+    pub queries: usize,
+}
+
+fn witness_of(spec: &Spec, m: &Model, terms: &[&Term]) -> Witness {
+    let names: Vec<logic::Symbol> = terms
+        .iter()
+        .flat_map(|t| t.free_vars())
+        .map(|(n, _)| n)
+        .collect();
+    spec.variables
+        .iter()
+        .filter(|v| names.contains(&v.name))
+        .filter_map(|v| {
+            m.get(&v.name).map(|val| Assignment {
+                variable: v.name.to_string(),
+                value: val.to_string(),
+                unit: v.unit.clone(),
+            })
+        })
+        .collect()
+}
+
+impl<'s> Checker<'s> {
+    /// Starts a solver and loads the spec.
+    pub fn new(spec: &'s Spec, config: &SolverConfig) -> Result<Checker<'s>, SolverError> {
+        let mut solver = Solver::start(config)?;
+        let lits = load_into(&mut solver, spec)?;
+        Ok(Checker {
+            spec,
+            solver,
+            lits,
+            queries: 0,
+        })
+    }
+
+    fn check(&mut self, assume: &[Term], extra: &[Term]) -> Result<Answer, SolverError> {
+        let mut s = Session {
+            solver: &mut self.solver,
+            lits: self.lits.clone(),
+            queries: 0,
+            fresh: None,
+        };
+        let a = s.check(assume, extra);
+        self.queries += s.queries;
+        a
+    }
+
+    /// Bidirectional equivalence of `original` and `other` under C.
+    pub fn equivalence(
+        &mut self,
+        original: &Term,
+        other: &Term,
+    ) -> Result<Equivalence, SolverError> {
+        let dom = self.lits.domain().to_vec();
+        for (direction, holds, fails) in [
+            ("original-only", original, other),
+            ("other-only", other, original),
+        ] {
+            match self.check(&dom, &[holds.clone(), Term::not(fails.clone())])? {
+                Answer::Sat(m) => {
+                    return Ok(Equivalence::Differs {
+                        direction,
+                        witness: witness_of(self.spec, &m, &[original, other]),
+                    })
+                }
+                Answer::Unknown(reason) => return Ok(Equivalence::Unknown { reason }),
+                Answer::Unsat(_) => {}
+            }
+        }
+        Ok(Equivalence::Equivalent)
+    }
+
+    /// Is C ∧ (every requirement but `index`) ∧ `formula` satisfiable? `None`: unknown.
+    pub fn consistent_with(
+        &mut self,
+        index: usize,
+        formula: &Term,
+    ) -> Result<Option<bool>, SolverError> {
+        let mut assume = self.lits.domain().to_vec();
+        assume.extend(self.lits.reqs_except(Some(index)));
+        Ok(match self.check(&assume, std::slice::from_ref(formula))? {
+            Answer::Sat(_) => Some(true),
+            Answer::Unsat(_) => Some(false),
+            Answer::Unknown(_) => None,
+        })
+    }
+}
+
+/// Reads one formula written by the model: code fences and a leading `Term:` are
+/// dropped, then the text goes through `logic::parse_untrusted` as one assertion and
+/// must add no declarations.
+pub fn parse_formula_answer(spec: &Spec, text: &str) -> Result<Term, String> {
+    let mut t = text.trim();
+    if let Some(rest) = t.strip_prefix("```") {
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+        t = rest.trim_end().strip_suffix("```").unwrap_or(rest).trim();
+    }
+    t = t.strip_prefix("Term:").unwrap_or(t).trim();
+    t = t.trim_matches('`').trim();
+    if t.is_empty() {
+        return Err("the answer is empty".into());
+    }
+    let wrapped = format!("(assert {t}\n)");
+    let u = logic::parse_untrusted("formula", &wrapped, &spec.context, logic::Limits::default())
+        .map_err(|d| {
+            d.0.iter()
+                .take(3)
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+    match u.assertions.as_slice() {
+        [(f, _)] if u.constants.is_empty() && u.definitions.is_empty() && u.enums.is_empty() => {
+            Ok(f.clone())
+        }
+        _ => Err("answer with exactly one term, no commands or declarations".into()),
+    }
+}
+
+/// The formalization prompt for a requirement text, with two worked examples from the
+/// spec's other requirements (never the one at `skip`).
+pub fn formalize_prompt(spec: &Spec, text: &str, skip: Option<usize>) -> String {
+    let ex = template("formalize-example", EXAMPLE);
+    let examples: String = spec
+        .requirements
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| Some(*i) != skip && r.formula.is_some())
+        .take(2)
+        .map(|(_, r)| {
+            ex.render(&[
+                ("requirement", &r.text),
+                (
+                    "term",
+                    &logic::print::term(r.formula.as_ref().expect("formalized")),
+                ),
+            ])
+            .expect("all variables given")
+        })
+        .collect();
+    template("formalize-requirement", FORMALIZE)
+        .render(&[
+            ("schema", &schema_info(spec).render()),
+            ("examples", &examples),
+            ("requirement", text),
+        ])
+        .expect("all variables given")
+}
+
+/// How one formalization is asked for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sampling<'a> {
+    /// The accounting stage.
+    pub stage: &'a str,
+    /// The sample index.
+    pub sample: u32,
+    /// The temperature.
+    pub temperature: f64,
+    /// Format-repair turns.
+    pub repairs: usize,
+}
+
+impl<'a> Sampling<'a> {
+    /// Temperature 0, sample 0, one repair turn.
+    pub fn greedy(stage: &'a str) -> Sampling<'a> {
+        Sampling {
+            stage,
+            sample: 0,
+            temperature: 0.0,
+            repairs: 1,
+        }
+    }
+}
+
+/// Formalizes `text` with up to `repairs` format-repair turns. `Err` holds the last
+/// problem when no answer parsed; LLM failures that a repair cannot fix are `Ok(Err)`
+/// only for answer problems, otherwise returned as the outer error.
+pub(crate) fn formalize(
+    client: &Client,
+    how: &Sampling,
+    spec: &Spec,
+    text: &str,
+    skip: Option<usize>,
+) -> Result<Result<Term, String>, LlmError> {
+    let Sampling {
+        stage,
+        sample,
+        temperature,
+        repairs,
+    } = *how;
+    let prompt = formalize_prompt(spec, text, skip);
+    let fix = template("repair", FORMAT_REPAIR);
+    let mut req = Request::new()
+        .user(prompt)
+        .temperature(temperature)
+        .max_tokens(400)
+        .sample(sample);
+    let mut problem = String::new();
+    for _ in 0..=repairs {
+        let answer = match client.complete(stage, &req) {
+            Ok(c) => c.text().to_string(),
+            Err(e) if e.is_answer_problem() => {
+                problem = e.feedback().unwrap_or_else(|| e.to_string());
+                req = req.user(
+                    fix.render(&[("problem", &problem)])
+                        .expect("all variables given"),
+                );
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        match parse_formula_answer(spec, &answer) {
+            Ok(t) => return Ok(Ok(t)),
+            Err(p) => {
+                problem = p;
+                req = req.assistant(answer).user(
+                    fix.render(&[("problem", &problem)])
+                        .expect("all variables given"),
+                );
+            }
+        }
+    }
+    Ok(Err(problem))
+}
+
+/// Lexical cosine similarity of two texts over lower-cased word counts (0 to 1).
+pub fn lexical_cosine(a: &str, b: &str) -> f64 {
+    fn counts(s: &str) -> BTreeMap<String, f64> {
+        let mut m = BTreeMap::new();
+        for w in s
+            .split(|c: char| !c.is_alphanumeric() && c != '.')
+            .map(|w| w.trim_matches('.').to_lowercase())
+            .filter(|w| !w.is_empty())
+        {
+            *m.entry(w).or_insert(0.0) += 1.0;
+        }
+        m
+    }
+    let (x, y) = (counts(a), counts(b));
+    let dot: f64 = x
+        .iter()
+        .map(|(w, c)| c * y.get(w).copied().unwrap_or(0.0))
+        .sum();
+    let norm = |m: &BTreeMap<String, f64>| m.values().map(|c| c * c).sum::<f64>().sqrt();
+    let d = norm(&x) * norm(&y);
+    if d == 0.0 {
+        0.0
+    } else {
+        dot / d
+    }
+}
+
+/// The round trip of one requirement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Trip {
+    /// Requirement id.
+    pub id: String,
+    /// The original formula.
+    pub formula: String,
+    /// The sentence the model wrote for it (after the repair, if there was one).
+    pub sentence: Option<String>,
+    /// The re-formalized formula.
+    pub reformalized: Option<String>,
+    /// Equivalence of the first re-formalization with the original.
+    pub initial: Option<Equivalence>,
+    /// Equivalence after the repair turn (only when the first one differed).
+    pub repaired: Option<Equivalence>,
+    /// Why no formula came back, if none did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// Lexical cosine of the original text and the final sentence, in thousandths.
+    pub similarity_milli: Option<u32>,
+}
+
+impl Trip {
+    /// Equivalent at the first try.
+    pub fn initially_equivalent(&self) -> bool {
+        self.initial == Some(Equivalence::Equivalent)
+    }
+    /// Equivalent after at most one repair.
+    pub fn finally_equivalent(&self) -> bool {
+        self.initially_equivalent() || self.repaired == Some(Equivalence::Equivalent)
+    }
+}
+
+/// The round-trip report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoundTripReport {
+    /// One entry per requirement checked.
+    pub trips: Vec<Trip>,
+    /// Equivalent at the first try.
+    pub initial: RateCi,
+    /// Equivalent after one repair.
+    pub after_repair: RateCi,
+    /// Mean lexical cosine (original text vs reconstructed sentence); not embeddings.
+    pub mean_lexical_similarity: Option<f64>,
+    /// Prompt templates used.
+    pub templates: Vec<String>,
+}
+
+/// Options of [`run`].
+#[derive(Debug, Clone)]
+pub struct RoundTripOptions {
+    /// Only the first N formalized requirements.
+    pub limit: Option<usize>,
+    /// Allow the one repair turn.
+    pub repair: bool,
+}
+
+impl Default for RoundTripOptions {
+    fn default() -> Self {
+        RoundTripOptions {
+            limit: None,
+            repair: true,
+        }
+    }
+}
+
+/// Why a round trip stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RoundTripError {
+    /// The LLM failed in a way a repair turn cannot fix.
+    #[error("llm: {0}")]
+    Llm(#[from] LlmError),
+    /// The solver failed.
+    #[error("solver: {0}")]
+    Solver(#[from] SolverError),
+}
+
+fn describe_prompt(spec: &Spec, formula: &str) -> String {
+    template("roundtrip-describe", DESCRIBE)
+        .render(&[
+            ("schema", &schema_info(spec).render()),
+            ("formula", formula),
+        ])
+        .expect("all variables given")
+}
+
+fn sentence_of(text: &str) -> String {
+    text.trim()
+        .trim_start_matches("Sentence:")
+        .trim()
+        .trim_matches('"')
+        .trim()
+        .to_string()
+}
+
+fn show_witness(w: &Witness) -> String {
+    w.iter()
+        .map(|a| match &a.unit {
+            Some(u) => format!("{} = {} {u}", a.variable, a.value),
+            None => format!("{} = {}", a.variable, a.value),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs the round trip over the spec's formalized requirements.
+pub fn run(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &RoundTripOptions,
+) -> Result<RoundTripReport, RoundTripError> {
+    let mut checker = Checker::new(spec, solver)?;
+    let chosen: Vec<usize> = spec
+        .requirements
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.formula.is_some())
+        .map(|(i, _)| i)
+        .take(options.limit.unwrap_or(usize::MAX))
+        .collect();
+    // Descriptions in one batch (bounded concurrency in the client).
+    let describe: Vec<Request> = chosen
+        .iter()
+        .map(|&i| {
+            let f = logic::print::term(spec.requirements[i].formula.as_ref().expect("formalized"));
+            Request::new()
+                .user(describe_prompt(spec, &f))
+                .temperature(0.0)
+                .max_tokens(200)
+        })
+        .collect();
+    let sentences = client.run_all("roundtrip.describe", &describe);
+    let mut trips = Vec::new();
+    let mut sims = Vec::new();
+    for ((&i, req), sentence) in chosen.iter().zip(&describe).zip(sentences) {
+        let r = &spec.requirements[i];
+        let original = r.formula.clone().expect("formalized");
+        let shown = logic::print::term(&original);
+        let mut trip = Trip {
+            id: r.id.clone(),
+            formula: shown.clone(),
+            sentence: None,
+            reformalized: None,
+            initial: None,
+            repaired: None,
+            problem: None,
+            similarity_milli: None,
+        };
+        let sentence = match sentence {
+            Ok(c) => sentence_of(c.text()),
+            Err(e) if e.is_answer_problem() => {
+                trip.problem = Some(e.to_string());
+                trips.push(trip);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut current = sentence.clone();
+        match formalize(
+            client,
+            &Sampling::greedy("roundtrip.formalize"),
+            spec,
+            &sentence,
+            Some(i),
+        )? {
+            Ok(f) => {
+                let eq = checker.equivalence(&original, &f)?;
+                trip.reformalized = Some(logic::print::term(&f));
+                if let (Equivalence::Differs { witness, .. }, true) = (&eq, options.repair) {
+                    let fix = template("roundtrip-repair", REPAIR)
+                        .render(&[
+                            ("reformalized", &logic::print::term(&f)),
+                            (
+                                "witness",
+                                &format!("They disagree in this state: {}.", show_witness(witness)),
+                            ),
+                        ])
+                        .expect("all variables given");
+                    let again = req.clone().assistant(sentence.clone()).user(fix);
+                    match client.complete("roundtrip.repair", &again) {
+                        Ok(c) => {
+                            current = sentence_of(c.text());
+                            match formalize(
+                                client,
+                                &Sampling::greedy("roundtrip.formalize"),
+                                spec,
+                                &current,
+                                Some(i),
+                            )? {
+                                Ok(g) => {
+                                    trip.repaired = Some(checker.equivalence(&original, &g)?);
+                                    trip.reformalized = Some(logic::print::term(&g));
+                                }
+                                Err(p) => trip.problem = Some(p),
+                            }
+                        }
+                        Err(e) if e.is_answer_problem() => trip.problem = Some(e.to_string()),
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                trip.initial = Some(eq);
+            }
+            Err(p) => trip.problem = Some(p),
+        }
+        let sim = lexical_cosine(&r.text, &current);
+        sims.push(sim);
+        trip.similarity_milli = Some((sim * 1000.0).round() as u32);
+        trip.sentence = Some(current);
+        trips.push(trip);
+    }
+    let n = trips.len();
+    let initial = RateCi::new(trips.iter().filter(|t| t.initially_equivalent()).count(), n);
+    let after_repair = RateCi::new(trips.iter().filter(|t| t.finally_equivalent()).count(), n);
+    Ok(RoundTripReport {
+        trips,
+        initial,
+        after_repair,
+        mean_lexical_similarity: (!sims.is_empty())
+            .then(|| sims.iter().sum::<f64>() / sims.len() as f64),
+        templates: vec![
+            template("roundtrip-describe", DESCRIBE).id(),
+            template("roundtrip-repair", REPAIR).id(),
+            template("formalize-requirement", FORMALIZE).id(),
+        ],
+    })
+}

@@ -1,0 +1,7 @@
+/* The larger of two integers. */
+
+int max2(int a, int b) {
+  if (a > b)
+    return a;
+  return b;
+}

@@ -1,0 +1,428 @@
+//! The formalization, ambiguity, clarification and voting loops driven by the scripted
+//! provider, with real solvers.
+
+use llm::{Cache, Client, Request, Response, Scripted};
+use logic::SourceFile;
+use pipeline::ambiguity::{screen, AmbiguityOptions};
+use pipeline::clarify::{apply, clarify, ClarifyOptions};
+use pipeline::formalize::{formalize, formalized_spec, FormalizeOptions, Mode};
+use pipeline::voting::{vote, Category, VariableSpec, VotingOptions};
+use reqs::Spec;
+use solver::{SolverConfig, SolverKind};
+
+const SPEC: &str = r#"
+[spec]
+name = "t"
+
+[[variables]]
+name = "temp"
+sort = "Real"
+unit = "degC"
+min = 20
+max = 45
+
+[[variables]]
+name = "alarm"
+sort = "Bool"
+
+[[variables]]
+name = "flow"
+sort = "Real"
+unit = "mL/min"
+min = 0
+max = 600
+
+[[domain]]
+id = "D1"
+text = "no alarm below 21"
+formula = "(=> (< temp 21) (not alarm))"
+
+[[requirements]]
+id = "R1"
+text = "If the temperature exceeds 38 degC the alarm shall be raised."
+
+[[requirements]]
+id = "R2"
+text = "Between 33 and 40 degC the alarm shall be raised."
+
+[[requirements]]
+id = "R3"
+text = "The flow shall not exceed 500 mL/min."
+formula = "(<= flow 500)"
+"#;
+
+fn spec() -> Spec {
+    reqs::parse_spec(SourceFile::new("t.toml", SPEC)).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn client(f: impl Fn(&Request, usize) -> llm::Result<Response> + Send + Sync + 'static) -> Client {
+    Client::builder(Scripted::from_fn(f))
+        .cache(Cache::in_memory().unwrap())
+        .concurrency(1)
+        .build()
+}
+
+fn last_user(r: &Request) -> &str {
+    &r.messages.last().unwrap().content
+}
+
+fn z3() -> SolverConfig {
+    SolverConfig::new(SolverKind::Z3)
+}
+
+fn only(ids: &[&str]) -> Option<Vec<String>> {
+    Some(ids.iter().map(|s| s.to_string()).collect())
+}
+
+#[test]
+fn repair_succeeds_on_attempt_three_and_sees_the_exact_error() {
+    let spec = spec();
+    let c = client(|r, _| {
+        let attempt = r.messages.len().div_ceil(2);
+        Ok(Response::text(match attempt {
+            1 => "The formula is (=> (> temp 38) alarm)",
+            2 => "(=> (> tempp 38) alarm)",
+            _ => "(=> (> temp 38) alarm)",
+        }))
+    });
+    let o = FormalizeOptions {
+        only: only(&["R1"]),
+        ..Default::default()
+    };
+    let rep = formalize(&spec, &c, &z3(), &o).unwrap();
+    let f = &rep.requirements[0];
+    assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+    assert_eq!(f.attempts.len(), 3);
+    assert_eq!(f.provenance.attempts, 3);
+    assert_eq!(f.provenance.prompt, "formalize-requirement@v1");
+    assert!(f.attempts[0]
+        .error
+        .as_ref()
+        .unwrap()
+        .contains("text outside the formula"));
+    assert!(
+        f.attempts[1].error.as_ref().unwrap().contains("tempp"),
+        "{:?}",
+        f.attempts[1]
+    );
+    assert_eq!((rep.first_attempt, rep.after_repair), (0, 1));
+    // The third request carried both failed outputs and both errors.
+    let third = c.provider();
+    let _ = third;
+    let text = formalized_spec(&spec, &rep);
+    let back = reqs::parse_spec(SourceFile::new("out.toml", text.clone())).unwrap();
+    assert_eq!(
+        back.requirements[0]
+            .formula
+            .as_ref()
+            .map(logic::print::term)
+            .as_deref(),
+        Some("(=> (> temp 38.0) alarm)")
+    );
+    assert!(text.contains(
+        "# provenance: provider=scripted model=script prompt=formalize-requirement@v1 attempts=3"
+    ));
+    // The untouched requirements keep their text and formula.
+    assert_eq!(back.requirements.len(), 3);
+    assert!(back.requirements[2].formula.is_some());
+}
+
+#[test]
+fn repair_requests_carry_failed_output_and_error() {
+    let spec = spec();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Request>::new()));
+    let s2 = seen.clone();
+    let c = client(move |r, _| {
+        s2.lock().unwrap().push(r.clone());
+        Ok(Response::text(if r.messages.len() == 1 {
+            "(=> (> temp 38) (check))"
+        } else {
+            "(=> (> temp 38) alarm)"
+        }))
+    });
+    let o = FormalizeOptions {
+        only: only(&["R1"]),
+        ..Default::default()
+    };
+    formalize(&spec, &c, &z3(), &o).unwrap();
+    let seen = seen.lock().unwrap();
+    let second = &seen[1];
+    assert_eq!(second.messages.len(), 3);
+    assert_eq!(second.messages[1].content, "(=> (> temp 38) (check))");
+    assert!(
+        second.messages[2].content.contains("check"),
+        "{}",
+        second.messages[2].content
+    );
+    assert!(
+        second.messages[2].content.contains("answer:1:"),
+        "located error"
+    );
+}
+
+#[test]
+fn repair_exhausts_its_budget_and_the_requirement_is_listed() {
+    let spec = spec();
+    let c = client(|_, _| Ok(Response::text("(check-sat)")));
+    let o = FormalizeOptions {
+        only: only(&["R1", "R2"]),
+        max_retries: 2,
+        ..Default::default()
+    };
+    let rep = formalize(&spec, &c, &z3(), &o).unwrap();
+    assert_eq!(rep.failed, ["R1", "R2"]);
+    for f in &rep.requirements {
+        assert_eq!(f.attempts.len(), 3);
+        assert!(f.formula.is_none());
+    }
+    let text = formalized_spec(&spec, &rep);
+    assert!(text.contains("NOT FORMALIZED"));
+    let back = reqs::parse_spec(SourceFile::new("out.toml", text)).unwrap();
+    assert_eq!(back.requirements.len(), 3, "failed requirements are kept");
+    assert!(back.requirements[0].formula.is_none());
+}
+
+#[test]
+fn hostile_answers_are_repairable() {
+    let spec = spec();
+    let hostile: Vec<String> = vec![
+        "(assert true) (exit)".into(),
+        "(set-option :produce-proofs true)".into(),
+        "(=> (> temp 38) (= pump_speed 0))".into(),
+        "Sure! Here it is:\n```\n(=> (> temp 38) alarm)\n```".into(),
+        format!("(or {} alarm)", "true ".repeat(200_000)),
+        "(and (< temp 10) alarm)".into(), // contradicts the bounds and D1
+        "(=> (> temp 38) alarm) (declare-const x Int)".into(),
+    ];
+    for h in hostile {
+        let h2 = h.clone();
+        let c = client(move |r, _| {
+            Ok(Response::text(if r.messages.len() == 1 {
+                h2.clone()
+            } else {
+                "(=> (> temp 38) alarm)".into()
+            }))
+        });
+        let o = FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        };
+        let rep = formalize(&spec, &c, &z3(), &o).unwrap();
+        let f = &rep.requirements[0];
+        assert_eq!(f.attempts.len(), 2, "{}", &h[..h.len().min(60)]);
+        assert!(f.attempts[0].error.is_some());
+        assert!(
+            f.attempts[0].answer.len() <= 2100,
+            "long answers are shortened"
+        );
+        assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+    }
+}
+
+#[test]
+fn batch_mode_repairs_only_the_failing_ids() {
+    let spec = spec();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Request>::new()));
+    let s2 = seen.clone();
+    let c = client(move |r, _| {
+        s2.lock().unwrap().push(r.clone());
+        Ok(Response::text(if r.messages.len() == 1 {
+            r#"{"R1": "(=> (> temp 38) alarm)", "R2": "(=> (and (>= temp 33) (<= temp 40)) alarmm)"}"#
+        } else {
+            r#"{"R2": "(=> (and (>= temp 33) (<= temp 40)) alarm)"}"#
+        }))
+    });
+    let o = FormalizeOptions {
+        mode: Mode::Batch,
+        only: only(&["R1", "R2"]),
+        ..Default::default()
+    };
+    let rep = formalize(&spec, &c, &z3(), &o).unwrap();
+    assert!(rep.failed.is_empty());
+    assert_eq!((rep.first_attempt, rep.after_repair), (1, 1));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    let schema = &seen[1].schema.as_ref().unwrap().schema;
+    assert_eq!(schema["required"], serde_json::json!(["R2"]));
+    assert!(last_user(&seen[1]).contains("alarmm"));
+}
+
+const READINGS: [&str; 3] = [
+    "(=> (and (> temp 33) (< temp 40)) alarm)",
+    "(=> (and (>= temp 33) (<= temp 40)) alarm)",
+    "(=> (and (> temp 33) (<= temp 40)) alarm)",
+];
+
+/// Samples of R2's original text split three ways; the clarified text (containing
+/// "inclusive") converges when `converge` is set.
+fn ambiguous_model(converge: bool) -> Client {
+    client(move |r, _| {
+        let u = last_user(r);
+        if u.contains("Rewrite the requirement") {
+            return Ok(Response::text(
+                "Between 33 degC and 40 degC inclusive the alarm shall be raised.",
+            ));
+        }
+        let text = if u.contains("inclusive") && converge {
+            READINGS[1]
+        } else if u.contains("Between 33") {
+            READINGS[(r.sample as usize) % 3]
+        } else {
+            "(=> (> temp 38) alarm)"
+        };
+        Ok(Response::text(text))
+    })
+}
+
+#[test]
+fn ambiguity_flags_the_range_with_endpoint_witnesses() {
+    let spec = spec();
+    let c = ambiguous_model(true);
+    let rep = screen(
+        &spec,
+        &c,
+        &z3(),
+        &AmbiguityOptions {
+            only: only(&["R1", "R2"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rep.summary.flagged, 1);
+    let r2 = &rep.requirements[1];
+    assert!(r2.flagged);
+    assert_eq!(r2.classes(), 3);
+    assert_eq!(r2.samples.len(), 5);
+    assert!(r2.explanations.iter().any(|e| e.contains("temp = 33 degC")));
+    assert!(r2.explanations.iter().any(|e| e.contains("temp = 40 degC")));
+    assert!(!rep.requirements[0].flagged);
+    // 5 samples of R1 agree (10 pairs), R2's split 2/2/1 (2 of 10 pairs).
+    assert!((rep.summary.pairwise_agreement - 12.0 / 20.0).abs() < 1e-9);
+    assert!((rep.summary.mean_distinct_encodings - 2.0).abs() < 1e-9);
+    // Distinct sample indices: 10 calls, no cache collisions.
+    assert_eq!(c.accounting().total.calls, 10);
+}
+
+#[test]
+fn clarification_converges() {
+    let spec = spec();
+    let c = ambiguous_model(true);
+    let o = ClarifyOptions {
+        screening: AmbiguityOptions {
+            only: only(&["R1", "R2"]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let rep = clarify(&spec, &c, &z3(), &o, None).unwrap();
+    assert_eq!(rep.proposals.len(), 1);
+    let p = &rep.proposals[0];
+    assert!(p.converged && p.accepted);
+    assert_eq!((p.rounds, p.classes_before, p.classes_after), (1, 3, 1));
+    assert!(p.clarified.contains("inclusive"));
+    assert_eq!(
+        p.formula.as_deref(),
+        Some("(=> (and (>= temp 33.0) (<= temp 40.0)) alarm)")
+    );
+    assert_eq!(rep.stats.flagged_per_round, vec![1, 0]);
+    assert_eq!((rep.stats.before.flagged, rep.stats.after.flagged), (1, 0));
+    assert!((rep.stats.after.pairwise_agreement - 1.0).abs() < 1e-9);
+    let (text, changed) = apply(&spec, &rep.proposals);
+    assert_eq!(changed, ["R2"]);
+    let back = reqs::parse_spec(SourceFile::new("c.toml", text)).unwrap();
+    assert!(back.requirements[1].text.contains("inclusive"));
+    assert!(back.requirements[1].formula.is_some());
+}
+
+#[test]
+fn clarification_does_not_converge() {
+    let spec = spec();
+    let c = ambiguous_model(false);
+    let o = ClarifyOptions {
+        rounds: 3,
+        screening: AmbiguityOptions {
+            only: only(&["R2"]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let rep = clarify(&spec, &c, &z3(), &o, None).unwrap();
+    let p = &rep.proposals[0];
+    assert!(!p.converged && !p.accepted);
+    assert_eq!(p.rounds, 3);
+    assert_eq!(p.history.len(), 3);
+    assert_eq!(rep.stats.flagged_per_round, vec![1, 1, 1, 1]);
+    let (_, changed) = apply(&spec, &rep.proposals);
+    assert!(changed.is_empty(), "nothing applied that was not accepted");
+}
+
+const VARS: &str = r#"{"types": [], "variables": [
+  {"name": "Income", "type": "NUMBER", "description": "taxable income"},
+  {"name": "Low", "type": "NUMBER", "description": "10% on income up to 1000"},
+  {"name": "High", "type": "NUMBER", "description": "20% on income over 1000"},
+  {"name": "Tax", "type": "NUMBER", "description": "Low plus High"}]}"#;
+
+const GOOD: &str = "(assert (= Low (* 0.1 (ite (<= Income 1000) Income 1000))))\n\
+(assert (= High (* 0.2 (ite (<= Income 1000) 0 (- Income 1000)))))\n\
+(assert (= Tax (+ Low High)))";
+/// The same, written differently (and with declarations, which are tolerated).
+const GOOD2: &str = "(declare-const Income Real)(declare-const Low Real)(declare-const High Real)(declare-const Tax Real)\n\
+(assert (= Tax (+ Low High)))\n\
+(assert (= Low (ite (> Income 1000) 100.0 (* 0.1 Income))))\n\
+(assert (= High (ite (> Income 1000) (* 0.2 (- Income 1000)) 0.0)))";
+/// Off at the boundary and forgetting High.
+const BAD: &str =
+    "(assert (= Low (* 0.1 (ite (< Income 1000) Income 1000))))\n(assert (= Tax Low))";
+
+#[test]
+fn voting_accepts_a_two_thirds_majority() {
+    let vars = VariableSpec::from_json(VARS).unwrap();
+    let c = client(|r, _| Ok(Response::text([GOOD, GOOD2, BAD][r.sample as usize])));
+    let o = VotingOptions {
+        output: Some("Tax".into()),
+        ..Default::default()
+    };
+    let v = vote("10% up to 1000, 20% above", &vars, &c, &z3(), &o).unwrap();
+    assert!(v.accepted);
+    assert!((v.confidence - 2.0 / 3.0).abs() < 1e-9);
+    assert_eq!(v.representative, Some(0));
+    let smt = v.smt.unwrap();
+    assert!(smt.starts_with("(declare-const Income Real)"));
+    // The outvoted translation is diagnosed.
+    let cats: Vec<Category> = v.translations[2]
+        .diagnostics
+        .iter()
+        .map(|d| d.category)
+        .collect();
+    assert!(
+        cats.contains(&Category::MissingIntermediateVariables),
+        "{cats:?}"
+    );
+}
+
+#[test]
+fn voting_rejects_without_a_majority() {
+    let vars = VariableSpec::from_json(VARS).unwrap();
+    let c = client(|r, _| {
+        Ok(Response::text(
+            [GOOD, BAD, "(assert (= Tax (undefined_fn Income)))"][r.sample as usize],
+        ))
+    });
+    let o = VotingOptions {
+        output: Some("Tax".into()),
+        ..Default::default()
+    };
+    let v = vote("10% up to 1000, 20% above", &vars, &c, &z3(), &o).unwrap();
+    assert!(!v.accepted);
+    assert!((v.confidence - 1.0 / 3.0).abs() < 1e-9);
+    assert!(v.smt.is_none());
+    assert!(!v.translations[2].diagnostics.is_empty());
+    assert!(!v.translations[1].diagnostics.is_empty());
+    assert!(
+        v.translations[0]
+            .diagnostics
+            .iter()
+            .any(|d| d.category != Category::Outvoted)
+            || v.translations[0].diagnostics.is_empty()
+    );
+}

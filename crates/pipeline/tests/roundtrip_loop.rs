@@ -1,0 +1,167 @@
+//! The round trip driven by the scripted provider: equivalent at once, repaired by the
+//! one repair turn, still different after it (budget exhausted), and formalizations that
+//! never parse.
+
+mod common;
+
+use common::{client, formalizing, spec, z3};
+use pipeline::roundtrip::{
+    self, lexical_cosine, parse_formula_answer, Equivalence, RoundTripOptions,
+};
+
+fn describe(formula: &str, repair: bool) -> String {
+    match (formula, repair) {
+        (f, _) if f.contains("(> temp 40") => {
+            "If the temperature exceeds 40 degC, the alarm shall be raised.".into()
+        }
+        ("(=> alarm (not heater))", false) => {
+            "While the alarm is active, the heater shall be on.".into()
+        }
+        ("(=> alarm (not heater))", true) => {
+            "While the alarm is active, the heater shall be off.".into()
+        }
+        _ => "In service mode the temperature stays below 30 degC.".into(),
+    }
+}
+
+fn formalize(text: &str) -> String {
+    match text {
+        "If the temperature exceeds 40 degC, the alarm shall be raised." => {
+            "(=> (> temp 40) alarm)".into()
+        }
+        "While the alarm is active, the heater shall be on." => "(=> alarm heater)".into(),
+        "While the alarm is active, the heater shall be off." => {
+            "Term: (=> alarm (not heater))".into()
+        }
+        // A boundary slip, inside a code fence.
+        _ => "```smt\n(=> (= mode Service) (<= temp 30))\n```".into(),
+    }
+}
+
+#[test]
+fn equivalent_repaired_and_exhausted() {
+    let s = spec();
+    let (c, seen) = client(|r| {
+        if let Some(t) = formalizing(r) {
+            return formalize(&t);
+        }
+        let first = &r.messages[0].content;
+        let f = first
+            .lines()
+            .find_map(|l| l.strip_prefix("Formula: "))
+            .unwrap()
+            .to_string();
+        describe(&f, r.messages.len() > 1)
+    });
+    let rep = roundtrip::run(&s, &c, &z3(), &RoundTripOptions::default()).unwrap();
+    let t = &rep.trips;
+    assert_eq!(t.len(), 3);
+    assert_eq!(t[0].initial, Some(Equivalence::Equivalent));
+    assert_eq!(t[0].repaired, None);
+    assert_eq!(t[0].similarity_milli, Some(1000));
+    // R2: differs, fixed by the repair turn.
+    assert!(matches!(t[1].initial, Some(Equivalence::Differs { .. })));
+    assert_eq!(t[1].repaired, Some(Equivalence::Equivalent));
+    assert_eq!(
+        t[1].reformalized.as_deref(),
+        Some("(=> alarm (not heater))")
+    );
+    assert_eq!(
+        t[1].sentence.as_deref(),
+        Some("While the alarm is active, the heater shall be off.")
+    );
+    // R3: the boundary differs at temp = 30 and stays different.
+    let Some(Equivalence::Differs { direction, witness }) = &t[2].repaired else {
+        panic!("{:?}", t[2])
+    };
+    assert_eq!(*direction, "other-only");
+    assert!(
+        witness
+            .iter()
+            .any(|a| a.variable == "temp" && a.value == "30.0"),
+        "{witness:?}"
+    );
+    assert_eq!(
+        (rep.initial.k, rep.after_repair.k, rep.after_repair.n),
+        (1, 2, 3)
+    );
+    assert!(rep.mean_lexical_similarity.unwrap() > 0.5);
+    // The repair turn carries the re-formalized formula and the witness; formalization
+    // prompts never show the requirement itself as an example.
+    let reqs = seen.lock().unwrap();
+    let repair = reqs
+        .iter()
+        .find(|r| r.messages.len() == 3 && r.messages[0].content.contains("Formula: (=> alarm"))
+        .unwrap();
+    let last = &repair.messages[2].content;
+    assert!(
+        last.contains("(=> alarm heater)") && last.contains("alarm = true"),
+        "{last}"
+    );
+    for r in reqs.iter().filter(|r| formalizing(r).is_some()) {
+        let text = formalizing(r).unwrap();
+        if text.starts_with("If the temperature exceeds 40") {
+            assert_eq!(
+                r.messages[0]
+                    .content
+                    .matches("If the temperature exceeds 40")
+                    .count(),
+                1
+            );
+        }
+    }
+}
+
+#[test]
+fn formalizations_that_never_parse() {
+    let s = spec();
+    let (c, seen) = client(|r| {
+        if formalizing(r).is_some() {
+            if r.messages.len() == 1 {
+                "(=> (> temp 40)".into()
+            } else {
+                "(=> (> pressure 40) alarm)".into()
+            }
+        } else {
+            "If the temperature exceeds 40 degC, the alarm shall be raised.".into()
+        }
+    });
+    let rep = roundtrip::run(
+        &s,
+        &c,
+        &z3(),
+        &RoundTripOptions {
+            limit: Some(1),
+            repair: true,
+        },
+    )
+    .unwrap();
+    let t = &rep.trips[0];
+    assert_eq!(t.initial, None);
+    assert!(
+        t.problem.as_ref().unwrap().contains("pressure"),
+        "{:?}",
+        t.problem
+    );
+    assert_eq!((rep.initial.k, rep.initial.n), (0, 1));
+    // One describe call, then the formalization and its one format-repair turn.
+    let reqs = seen.lock().unwrap();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[2].messages[2]
+        .content
+        .starts_with("Your previous answer could not be used"));
+}
+
+#[test]
+fn untrusted_formulas_and_similarity() {
+    let s = spec();
+    assert!(parse_formula_answer(&s, "(> temp 40)").is_ok());
+    assert!(parse_formula_answer(&s, "(> temp 40)) (check-sat").is_err());
+    assert!(parse_formula_answer(&s, "(> temp 40)) (assert alarm").is_err());
+    assert!(
+        parse_formula_answer(&s, "(> temp 40)) (declare-const x Int) (assert (> x 0)").is_err()
+    );
+    assert!(parse_formula_answer(&s, "").is_err());
+    assert!((lexical_cosine("the alarm is raised", "The alarm is raised.") - 1.0).abs() < 1e-9);
+    assert_eq!(lexical_cosine("alarm", "heater"), 0.0);
+}

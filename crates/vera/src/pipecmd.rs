@@ -1,0 +1,661 @@
+//! `vera equiv`, `vera formalize`, `vera ambiguity`, `vera clarify` and
+//! `vera consistency --nl-text`: the formalization loops of the `pipeline` crate.
+
+use crate::cli::{Format, SolverArgs};
+use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use anyhow::{bail, Context as _, Result};
+use clap::Args;
+use pipeline::ambiguity::{AmbiguityOptions, AmbiguityReport, Screening};
+use pipeline::clarify::{ClarifyOptions, ProposalsFile};
+use pipeline::formalize::{FormalizeOptions, Mode};
+use reqs::equiv::{Partition, Universe};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Options that choose the language model.
+#[derive(Debug, Clone, Args)]
+pub struct LlmArgs {
+    /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
+    #[arg(long = "llm-config", default_value = "vera.toml")]
+    pub llm_config: PathBuf,
+    /// Append every exchange to this cassette (JSON lines).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Answer only from this cassette; no model is called.
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
+    /// Do not read or write the LLM cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl LlmArgs {
+    fn client(&self) -> Result<llm::Client> {
+        let mut cfg = llm::LlmConfig::load(Some(&self.llm_config))?;
+        if let Some(r) = &self.record {
+            cfg.record = Some(r.clone());
+        }
+        if let Some(r) = &self.replay {
+            cfg.replay = Some(r.clone());
+        }
+        if self.no_cache {
+            cfg.cache_mode = llm::CacheMode::Off;
+        }
+        Ok(cfg.client()?)
+    }
+}
+
+fn ids(only: &Option<String>) -> Option<Vec<String>> {
+    only.as_ref().map(|s| {
+        s.split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect()
+    })
+}
+
+fn accounting_json(client: &llm::Client) -> serde_json::Value {
+    serde_json::to_value(client.accounting()).unwrap_or_default()
+}
+
+fn print_accounting(client: &llm::Client) {
+    let a = client.accounting();
+    eprintln!(
+        "llm: {} requests, {} calls, {} cache hits, {} replayed, {} input + {} output tokens",
+        a.total.requests,
+        a.total.calls,
+        a.total.cache_hits,
+        a.total.replayed,
+        a.total.input_tokens,
+        a.total.output_tokens
+    );
+}
+
+// ------------------------------------------------------------------ equiv
+
+fn render_partition(o: &mut String, p: &Partition) {
+    let m = &p.metrics;
+    let _ = writeln!(
+        o,
+        "  {} candidates, {} classes; pairwise agreement {:.1}%, entropy {:.2} bits, confidence {:.2}",
+        m.candidates,
+        m.classes,
+        100.0 * m.pairwise_agreement,
+        m.entropy,
+        m.confidence
+    );
+    for c in &p.classes {
+        let members: Vec<String> = c.members.iter().map(|i| format!("#{}", i + 1)).collect();
+        let _ = writeln!(
+            o,
+            "  reading {} ({}): {}",
+            paint(Paint::Id, &c.label),
+            members.join(" "),
+            c.formula
+        );
+    }
+    for s in &p.separations {
+        for d in [&s.only_a, &s.only_b].into_iter().flatten() {
+            let _ = writeln!(o, "    - {}", d.explanation);
+        }
+    }
+    for (i, j) in &p.undecided {
+        let _ = writeln!(o, "  undecided: #{} and #{} (solver unknown)", i + 1, j + 1);
+    }
+}
+
+/// `vera equiv SPEC TERM... | --candidates FILE`
+pub fn equiv(
+    spec_path: &Path,
+    schema: Option<&Path>,
+    terms: &[String],
+    candidates: Option<&Path>,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let spec = crate::audit::load_spec(spec_path, schema)?;
+    let sets: Vec<(String, Vec<String>)> = match candidates {
+        Some(f) => {
+            if !terms.is_empty() {
+                bail!("give candidate terms on the command line or --candidates, not both");
+            }
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("cannot read {}", f.display()))?;
+            reqs::equiv::load_candidates(&text, &f.display().to_string())
+                .map_err(|d| anyhow::anyhow!("{d}"))?
+        }
+        None => {
+            if terms.is_empty() {
+                bail!("give at least one candidate TERM, or --candidates FILE");
+            }
+            vec![("command line".into(), terms.to_vec())]
+        }
+    };
+    let universe = Universe::of_spec(&spec);
+    let mut checker = reqs::equiv::Checker::new(&universe, &solver.config())?;
+    let mut results = Vec::new();
+    let mut any_split = false;
+    for (id, texts) in &sets {
+        let mut ts = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            match spec.parse_formula(&format!("{id} #{}", i + 1), t) {
+                Ok(t) => ts.push(t),
+                Err(d) => {
+                    eprintln!("{d}");
+                    return Ok(ExitCode::from(EXIT_ERROR));
+                }
+            }
+        }
+        let p = checker.partition(&ts)?;
+        any_split |= p.metrics.classes > 1;
+        results.push((id.clone(), p));
+    }
+    match format {
+        Format::Json => {
+            let sets: Vec<_> = results
+                .iter()
+                .map(|(id, p)| serde_json::json!({"id": id, "partition": p}))
+                .collect();
+            let j = serde_json::json!({"schema": "vera.equiv.v1", "spec": spec_path.display().to_string(), "sets": sets, "queries": checker.queries});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            for (id, p) in &results {
+                let _ = writeln!(o, "{}", paint(Paint::Id, id));
+                render_partition(&mut o, p);
+            }
+            print!("{o}");
+        }
+    }
+    Ok(ExitCode::from(if any_split {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }))
+}
+
+// ------------------------------------------------------------------ formalize
+
+/// What `vera formalize` was asked.
+pub struct FormalizeArgs {
+    pub input: PathBuf,
+    pub schema: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    pub force: bool,
+    pub batch: bool,
+    pub retries: usize,
+    pub only: Option<String>,
+    pub examples: usize,
+}
+
+fn default_out(input: &Path, suffix: &str) -> PathBuf {
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "spec".into());
+    input.with_file_name(format!("{stem}.{suffix}"))
+}
+
+/// `vera formalize SPEC_OR_CSV [--schema S] [-o OUT]`
+pub fn formalize(
+    a: &FormalizeArgs,
+    llm_args: &LlmArgs,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let spec = crate::audit::load_spec(&a.input, a.schema.as_deref())?;
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| default_out(&a.input, "formalized.toml"));
+    let mut inputs: Vec<&Path> = vec![&a.input];
+    if let Some(s) = &a.schema {
+        inputs.push(s);
+    }
+    if out.exists() && !a.force {
+        bail!(
+            "{} exists; choose another output with -o or pass --force",
+            out.display()
+        );
+    }
+    let client = llm_args.client()?;
+    let options = FormalizeOptions {
+        mode: if a.batch {
+            Mode::Batch
+        } else {
+            Mode::PerRequirement
+        },
+        max_retries: a.retries,
+        only: ids(&a.only),
+        examples: a.examples,
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let report = pipeline::formalize::formalize(&spec, &client, &solver.config(), &options)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let text = pipeline::formalize::formalized_spec(&spec, &report);
+    pipeline::formalize::write_new(&out, &text, &inputs, a.force)?;
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.formalize.v1", "input": a.input.display().to_string(), "output": out.display().to_string(), "report": report, "llm": accounting_json(&client), "seconds": seconds});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            for f in &report.requirements {
+                match &f.formula {
+                    Some(t) => {
+                        let _ = writeln!(
+                            o,
+                            "{} {}  {}",
+                            paint(Paint::Good, "ok"),
+                            paint(Paint::Id, &f.id),
+                            t
+                        );
+                    }
+                    None => {
+                        let e = f
+                            .attempts
+                            .last()
+                            .and_then(|x| x.error.clone())
+                            .unwrap_or_default();
+                        let _ = writeln!(
+                            o,
+                            "{} {}  {}",
+                            paint(Paint::Bad, "failed"),
+                            paint(Paint::Id, &f.id),
+                            excerpt(&e, 100)
+                        );
+                    }
+                }
+                if f.attempts.len() > 1 {
+                    let _ = writeln!(o, "    after {} attempts", f.attempts.len());
+                }
+            }
+            let _ = writeln!(
+                o,
+                "\n{} requirements: {} on the first attempt, {} after repair, {} failed; wrote {} ({seconds:.1} s)",
+                report.requirements.len(),
+                report.first_attempt,
+                report.after_repair,
+                report.failed.len(),
+                out.display()
+            );
+            if !report.failed.is_empty() {
+                let _ = writeln!(o, "not formalized: {}", report.failed.join(", "));
+            }
+            print!("{o}");
+            print_accounting(&client);
+        }
+    }
+    Ok(ExitCode::from(if report.failed.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }))
+}
+
+// ------------------------------------------------------------------ ambiguity
+
+fn render_screening(o: &mut String, s: &Screening) {
+    let status = if s.flagged {
+        paint(Paint::Bad, "ambiguity-sensitive")
+    } else if s.valid == 0 {
+        paint(Paint::Warn, "no valid sample")
+    } else {
+        paint(Paint::Good, "one reading")
+    };
+    let _ = writeln!(
+        o,
+        "{} {status}  {}",
+        paint(Paint::Id, &s.id),
+        excerpt(&s.text, 90)
+    );
+    if s.valid < s.samples.len() {
+        let _ = writeln!(
+            o,
+            "  {} of {} samples invalid",
+            s.samples.len() - s.valid,
+            s.samples.len()
+        );
+    }
+    if s.flagged {
+        if let Some(p) = &s.partition {
+            render_partition(o, p);
+        }
+    }
+}
+
+fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
+    let _ = writeln!(
+        o,
+        "{} of {} requirements ambiguity-sensitive; pairwise agreement {:.1}%; mean distinct encodings {:.2}; {} invalid samples",
+        s.flagged,
+        s.requirements,
+        100.0 * s.pairwise_agreement,
+        s.mean_distinct_encodings,
+        s.invalid_samples
+    );
+}
+
+/// `vera ambiguity SPEC`
+pub fn ambiguity(
+    spec_path: &Path,
+    schema: Option<&Path>,
+    samples: u32,
+    only: &Option<String>,
+    llm_args: &LlmArgs,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let spec = crate::audit::load_spec(spec_path, schema)?;
+    let client = llm_args.client()?;
+    let options = AmbiguityOptions {
+        samples,
+        only: ids(only),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let rep: AmbiguityReport =
+        pipeline::ambiguity::screen(&spec, &client, &solver.config(), &options)?;
+    let seconds = start.elapsed().as_secs_f64();
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.ambiguity.v1", "spec": spec_path.display().to_string(), "report": rep, "llm": accounting_json(&client), "seconds": seconds});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            for s in &rep.requirements {
+                render_screening(&mut o, s);
+            }
+            o.push('\n');
+            render_summary(&mut o, &rep.summary);
+            let _ = writeln!(o, "({seconds:.1} s)");
+            print!("{o}");
+            print_accounting(&client);
+        }
+    }
+    Ok(ExitCode::from(if rep.summary.flagged > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }))
+}
+
+// ------------------------------------------------------------------ clarify
+
+/// What `vera clarify` was asked.
+pub struct ClarifyArgs {
+    pub spec: PathBuf,
+    pub schema: Option<PathBuf>,
+    pub rounds: usize,
+    pub samples: u32,
+    pub only: Option<String>,
+    pub proposals: Option<PathBuf>,
+    pub apply: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    pub force: bool,
+}
+
+/// `vera clarify SPEC [-o PROPOSALS] | --apply PROPOSALS [--out SPEC]`
+pub fn clarify(
+    a: &ClarifyArgs,
+    llm_args: &LlmArgs,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let spec = crate::audit::load_spec(&a.spec, a.schema.as_deref())?;
+    let mut inputs: Vec<&Path> = vec![&a.spec];
+    if let Some(s) = &a.schema {
+        inputs.push(s);
+    }
+    if let Some(pf) = &a.apply {
+        let text =
+            std::fs::read_to_string(pf).with_context(|| format!("cannot read {}", pf.display()))?;
+        let file: ProposalsFile =
+            serde_json::from_str(&text).with_context(|| format!("{}", pf.display()))?;
+        if file.schema != "vera.clarify.v1" {
+            bail!("{}: not a vera.clarify.v1 proposals file", pf.display());
+        }
+        let (out_text, changed) = pipeline::clarify::apply(&spec, &file.proposals);
+        let out = a
+            .output
+            .clone()
+            .unwrap_or_else(|| default_out(&a.spec, "clarified.toml"));
+        inputs.push(pf);
+        pipeline::formalize::write_new(&out, &out_text, &inputs, a.force)?;
+        println!(
+            "applied {} accepted proposal(s) ({}); wrote {}",
+            changed.len(),
+            changed.join(", "),
+            out.display()
+        );
+        return Ok(ExitCode::from(EXIT_OK));
+    }
+    let out = a
+        .proposals
+        .clone()
+        .unwrap_or_else(|| default_out(&a.spec, "proposals.json"));
+    if out.exists() && !a.force {
+        bail!(
+            "{} exists; choose another output with -o or pass --force",
+            out.display()
+        );
+    }
+    let client = llm_args.client()?;
+    let options = ClarifyOptions {
+        rounds: a.rounds,
+        screening: AmbiguityOptions {
+            samples: a.samples,
+            only: ids(&a.only),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let rep = pipeline::clarify::clarify(&spec, &client, &solver.config(), &options, None)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let file = ProposalsFile {
+        schema: "vera.clarify.v1".into(),
+        spec: a.spec.display().to_string(),
+        proposals: rep.proposals.clone(),
+    };
+    pipeline::formalize::write_new(
+        &out,
+        &serde_json::to_string_pretty(&file)?,
+        &inputs,
+        a.force,
+    )?;
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.clarify-run.v1", "spec": a.spec.display().to_string(), "proposals_file": out.display().to_string(), "report": rep, "llm": accounting_json(&client), "seconds": seconds});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            for p in &rep.proposals {
+                let status = if p.converged {
+                    paint(Paint::Good, "converged")
+                } else {
+                    paint(Paint::Warn, "not converged")
+                };
+                let _ = writeln!(
+                    o,
+                    "{} {status} after {} round(s): {} -> {} readings",
+                    paint(Paint::Id, &p.id),
+                    p.rounds,
+                    p.classes_before,
+                    p.classes_after
+                );
+                let _ = writeln!(o, "  was: {}", p.original);
+                let _ = writeln!(o, "  now: {}", p.clarified);
+            }
+            let s = &rep.stats;
+            o.push_str("\nbefore: ");
+            render_summary(&mut o, &s.before);
+            o.push_str("after:  ");
+            render_summary(&mut o, &s.after);
+            let _ = writeln!(
+                o,
+                "flagged per round: {:?}\nwrote {} ({seconds:.1} s); apply with `vera clarify {} --apply {}`",
+                s.flagged_per_round,
+                out.display(),
+                a.spec.display(),
+                out.display()
+            );
+            print!("{o}");
+            print_accounting(&client);
+        }
+    }
+    Ok(ExitCode::from(EXIT_OK))
+}
+
+// ------------------------------------------------------------------ consistency --nl-text
+
+/// What `vera consistency --nl-text` was asked.
+pub struct NlTextArgs {
+    pub rule: PathBuf,
+    pub variables: Option<PathBuf>,
+    pub translations: u32,
+    pub theta: f64,
+    pub nl_output: Option<String>,
+    pub implementation: Option<PathBuf>,
+    pub impl_output: Option<String>,
+    pub bounds: Option<PathBuf>,
+    pub assume: Vec<String>,
+}
+
+/// `vera consistency --nl-text RULE.txt --variables model.json --impl P.bl [--bounds B]`
+pub fn consistency_nl_text(
+    a: &NlTextArgs,
+    llm_args: &LlmArgs,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let rule = std::fs::read_to_string(&a.rule)
+        .with_context(|| format!("cannot read {}", a.rule.display()))?;
+    let vars_path = match &a.variables {
+        Some(v) => v.clone(),
+        None => a.rule.with_file_name("model.json"),
+    };
+    let vars_text = std::fs::read_to_string(&vars_path).with_context(|| {
+        format!(
+            "cannot read the variable specification {} (give --variables)",
+            vars_path.display()
+        )
+    })?;
+    let vars = pipeline::voting::VariableSpec::from_json(&vars_text)?;
+    let Some(imp) = &a.implementation else {
+        bail!("--nl-text needs --impl PROGRAM.bl");
+    };
+    let imp_text =
+        std::fs::read_to_string(imp).with_context(|| format!("cannot read {}", imp.display()))?;
+    let imp_file = logic::SourceFile::new(imp.display().to_string(), imp_text);
+    let imp_side = if imp.extension().is_some_and(|x| x == "bl") {
+        bl::check::SideSource::Bl(imp_file)
+    } else {
+        bl::check::SideSource::Smt(imp_file)
+    };
+    let mut input = bl::check::CheckInput::new(
+        bl::check::SideSource::Smt(logic::SourceFile::new("nl", "")),
+        imp_side,
+    );
+    input.bl_output = a.impl_output.clone();
+    if let Some(b) = &a.bounds {
+        let text =
+            std::fs::read_to_string(b).with_context(|| format!("cannot read {}", b.display()))?;
+        input.bounds = Some(bl::check::Bounds::from_json(
+            &b.display().to_string(),
+            &text,
+        )?);
+    }
+    input.assumptions = a
+        .assume
+        .iter()
+        .map(|x| bl::check::Assumption::parse_arg(x))
+        .collect::<Result<Vec<_>, _>>()?;
+    // The output: --nl-output, else the last variable of the specification (SIRNA's
+    // specifications list the output last, e.g. FinalTaxes).
+    let output = a
+        .nl_output
+        .clone()
+        .or_else(|| vars.variables.last().map(|v| v.name.clone()));
+    input.nl_output = a.nl_output.clone();
+    let client = llm_args.client()?;
+    let options = pipeline::voting::VotingOptions {
+        translations: a.translations,
+        theta: a.theta,
+        output: output.clone(),
+        ..Default::default()
+    };
+    let mut v = pipeline::voting::vote(&rule, &vars, &client, &solver.config(), &options)?;
+    let report = match &v.smt {
+        Some(smt) => {
+            let mut i = input.clone();
+            i.nl = bl::check::SideSource::Smt(logic::SourceFile::new(
+                format!("{} (voted translation)", a.rule.display()),
+                smt.clone(),
+            ));
+            if i.nl_output.is_none() && i.bounds.is_none() {
+                i.nl_output = output.clone();
+            }
+            Some(bl::check::check_consistency(&i, &solver.config())?)
+        }
+        None => {
+            if input.nl_output.is_none() && input.bounds.is_none() {
+                input.nl_output = output.clone();
+            }
+            pipeline::voting::diagnose_with_checker(&mut v, &vars, &input, &solver.config())?;
+            None
+        }
+    };
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.consistency-nl.v1", "rule": a.rule.display().to_string(), "impl": imp.display().to_string(), "vote": v, "report": report, "llm": accounting_json(&client)});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            let _ = writeln!(
+                o,
+                "{} translations, confidence {:.2} (θ = {:.2}): {}",
+                v.translations.len(),
+                v.confidence,
+                v.theta,
+                if v.accepted {
+                    paint(Paint::Good, "accepted")
+                } else {
+                    paint(Paint::Bad, "rejected")
+                }
+            );
+            for t in &v.translations {
+                let _ = writeln!(
+                    o,
+                    "  #{} class {}",
+                    t.index + 1,
+                    t.class.as_deref().unwrap_or("-")
+                );
+                for d in &t.diagnostics {
+                    let _ = writeln!(o, "    {:?}: {}", d.category, excerpt(&d.message, 120));
+                }
+            }
+            if let Some(r) = &report {
+                o.push('\n');
+                o.push_str(&r.render());
+            }
+            print!("{o}");
+            print_accounting(&client);
+        }
+    }
+    Ok(ExitCode::from(match &report {
+        None => EXIT_ERROR,
+        Some(r) => match r.verdict {
+            bl::check::Verdict::Consistent => EXIT_OK,
+            bl::check::Verdict::Inconsistent => EXIT_FINDINGS,
+            _ => EXIT_ERROR,
+        },
+    }))
+}

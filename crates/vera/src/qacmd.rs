@@ -1,0 +1,372 @@
+//! `vera qa`, `vera roundtrip`, `vera faults` and `vera eval`: verified question
+//! answering with repair, round-trip fidelity, end-to-end fault detection and the
+//! evaluation harness of the `pipeline` crate.
+
+use crate::audit::load_spec;
+use crate::cli::{Format, SolverArgs};
+use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use anyhow::{bail, Context as _, Result};
+use clap::Args;
+use pipeline::eval::{EvalOptions, Experiment, FaultSource};
+use pipeline::faults::FaultyText;
+use pipeline::qa::{FeedbackMode, QaOptions, QaQuestion};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Options that choose the language model.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
+    #[arg(long = "llm-config", default_value = "vera.toml")]
+    pub llm_config: PathBuf,
+    /// Append every exchange to this cassette (JSON lines).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Answer only from this cassette; no model is called.
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
+    /// Do not read or write the LLM cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl ModelArgs {
+    fn client(&self) -> Result<llm::Client> {
+        let mut cfg = llm::LlmConfig::load(Some(&self.llm_config))?;
+        if let Some(r) = &self.record {
+            cfg.record = Some(r.clone());
+        }
+        if let Some(r) = &self.replay {
+            cfg.replay = Some(r.clone());
+        }
+        if self.no_cache {
+            cfg.cache_mode = llm::CacheMode::Off;
+        }
+        Ok(cfg.client()?)
+    }
+}
+
+/// Options of the QA loop.
+#[derive(Debug, Clone, Args)]
+pub struct QaArgs {
+    /// Feedback modes, comma-separated: none, generic, requirements, counterexample.
+    #[arg(long, default_value = "none,generic,requirements,counterexample")]
+    pub modes: String,
+    /// Repairs after the first attempt.
+    #[arg(long, default_value_t = 5)]
+    pub max_repairs: usize,
+    /// Sampling temperature.
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f64,
+    /// Only the first N questions.
+    #[arg(long, value_name = "N")]
+    pub limit_questions: Option<usize>,
+}
+
+impl QaArgs {
+    fn options(&self) -> Result<QaOptions> {
+        let mut modes = Vec::new();
+        for m in self.modes.split(',').filter(|m| !m.trim().is_empty()) {
+            match FeedbackMode::parse(m) {
+                Some(x) if !modes.contains(&x) => modes.push(x),
+                Some(_) => {}
+                None => bail!(
+                    "unknown feedback mode `{}` (none, generic, requirements, counterexample)",
+                    m.trim()
+                ),
+            }
+        }
+        if modes.is_empty() {
+            bail!("--modes needs at least one feedback mode");
+        }
+        Ok(QaOptions {
+            modes,
+            max_repairs: self.max_repairs,
+            temperature: self.temperature,
+            ..QaOptions::default()
+        })
+    }
+}
+
+fn load_questions(path: &Path, limit: Option<usize>) -> Result<Vec<QaQuestion>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut qs = pipeline::qa::load_questions(&text, &path.display().to_string())
+        .map_err(|d| anyhow::anyhow!("{d}"))?;
+    if let Some(n) = limit {
+        qs.truncate(n);
+    }
+    Ok(qs)
+}
+
+fn load_mutants(path: &Path) -> Result<Vec<FaultyText>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(pipeline::faults::load_mutants(
+        &text,
+        &path.display().to_string(),
+    )?)
+}
+
+fn accounting(client: &llm::Client) -> serde_json::Value {
+    serde_json::to_value(client.accounting()).unwrap_or_default()
+}
+
+/// `vera qa SPEC QUESTIONS`
+pub fn qa(
+    spec: &Path,
+    questions: &Path,
+    args: &QaArgs,
+    model: &ModelArgs,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let spec = match load_spec(spec, None) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let qs = load_questions(questions, args.limit_questions)?;
+    let options = args.options()?;
+    let client = model.client()?;
+    let start = std::time::Instant::now();
+    let report = pipeline::qa::run(&spec, &qs, &client, &solver.config(), &options)?;
+    let seconds = start.elapsed().as_secs_f64();
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.qa.v1", "spec": spec.name, "seconds": seconds,
+                "report": report, "accounting": accounting(&client)});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            for run in &report.runs {
+                let (word, p) = match run.accepted_at {
+                    Some(0) => ("accepted".to_string(), Paint::Good),
+                    Some(k) => (format!("repaired at attempt {k}"), Paint::Good),
+                    None => ("rejected".to_string(), Paint::Bad),
+                };
+                let last = run.attempts.last().map(|a| {
+                    serde_json::to_value(&a.check)
+                        .ok()
+                        .and_then(|v| v["status"].as_str().map(str::to_string))
+                        .unwrap_or_default()
+                });
+                let _ = writeln!(
+                    o,
+                    "{:<14} {} {}: {} (last: {})",
+                    run.mode.name(),
+                    paint(Paint::Id, &run.id),
+                    excerpt(
+                        &qs.iter()
+                            .find(|q| q.id == run.id)
+                            .map(|q| q.text.clone())
+                            .unwrap_or_default(),
+                        50
+                    ),
+                    paint(p, &word),
+                    last.unwrap_or_default()
+                );
+            }
+            let _ = writeln!(o);
+            o.push_str(&pipeline::qa::markdown(&report));
+            let _ = writeln!(o, "\n{}", client.accounting().table());
+            let _ = writeln!(o, "{seconds:.1} s");
+            print!("{o}");
+        }
+    }
+    let all = report.runs.iter().all(|r| r.accepted_at.is_some());
+    Ok(ExitCode::from(if all { EXIT_OK } else { EXIT_FINDINGS }))
+}
+
+/// `vera roundtrip SPEC`
+pub fn roundtrip(
+    spec: &Path,
+    limit: Option<usize>,
+    no_repair: bool,
+    model: &ModelArgs,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let spec = match load_spec(spec, None) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let client = model.client()?;
+    let options = pipeline::roundtrip::RoundTripOptions {
+        limit,
+        repair: !no_repair,
+    };
+    let report = pipeline::roundtrip::run(&spec, &client, &solver.config(), &options)?;
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.roundtrip.v1", "spec": spec.name,
+                "report": report, "accounting": accounting(&client)});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            let mut o = String::new();
+            for t in &report.trips {
+                let (word, p) = if t.initially_equivalent() {
+                    ("equivalent", Paint::Good)
+                } else if t.finally_equivalent() {
+                    ("equivalent after repair", Paint::Good)
+                } else if t.problem.is_some() && t.reformalized.is_none() {
+                    ("no formula", Paint::Warn)
+                } else {
+                    ("differs", Paint::Bad)
+                };
+                let _ = writeln!(o, "{} {}", paint(Paint::Id, &t.id), paint(p, word));
+                let _ = writeln!(o, "  formula:      {}", t.formula);
+                if let Some(s) = &t.sentence {
+                    let _ = writeln!(o, "  sentence:     {}", excerpt(s, 100));
+                }
+                if let Some(f) = &t.reformalized {
+                    let _ = writeln!(o, "  reformalized: {f}");
+                }
+                if let Some(p) = &t.problem {
+                    let _ = writeln!(o, "  problem:      {}", excerpt(p, 100));
+                }
+            }
+            let _ = writeln!(
+                o,
+                "\nequivalent at first try {}, after one repair {}; mean lexical cosine {}",
+                report.initial.show(),
+                report.after_repair.show(),
+                report
+                    .mean_lexical_similarity
+                    .map(|s| format!("{:.1}%", 100.0 * s))
+                    .unwrap_or_else(|| "-".into())
+            );
+            let _ = writeln!(o, "\n{}", client.accounting().table());
+            print!("{o}");
+        }
+    }
+    let all = report.trips.iter().all(|t| t.finally_equivalent());
+    Ok(ExitCode::from(if all { EXIT_OK } else { EXIT_FINDINGS }))
+}
+
+/// `vera faults SPEC [--mutants FILE]`
+pub fn faults(
+    spec: &Path,
+    mutants: Option<&Path>,
+    limit: Option<usize>,
+    model: &ModelArgs,
+    solver: &SolverArgs,
+    format: Format,
+) -> Result<ExitCode> {
+    let spec = match load_spec(spec, None) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let client = model.client()?;
+    let texts = match mutants {
+        Some(p) => load_mutants(p)?,
+        None => pipeline::faults::generate(&spec, &client, limit)?,
+    };
+    let report = pipeline::faults::run(&spec, &texts, &client, &solver.config())?;
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.faults.v1", "spec": spec.name,
+                "report": report, "accounting": accounting(&client)});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            print!("{}", pipeline::faults::markdown(&report));
+            println!("\n{}", client.accounting().table());
+        }
+    }
+    let all = report.results.iter().all(|r| r.detected());
+    Ok(ExitCode::from(if all { EXIT_OK } else { EXIT_FINDINGS }))
+}
+
+/// Options of `vera eval`.
+#[derive(Debug, Clone, Args)]
+pub struct EvalArgs {
+    /// The QA questions file.
+    #[arg(long)]
+    pub questions: Option<PathBuf>,
+    /// Experiments, comma-separated: audit, roundtrip, mutation, qa, faults, ambiguity.
+    #[arg(long, default_value = "audit,roundtrip,mutation,qa,faults,ambiguity")]
+    pub experiments: String,
+    /// Faulty requirement texts (TOML); without it the model writes them.
+    #[arg(long)]
+    pub mutants: Option<PathBuf>,
+    /// Only the first N formalized requirements in roundtrip, faults and ambiguity.
+    #[arg(long, value_name = "N")]
+    pub limit_requirements: Option<usize>,
+    /// Formalizations sampled per requirement in the ambiguity experiment.
+    #[arg(long, default_value_t = 5)]
+    pub samples: u32,
+    /// Directory for eval.json and tables.md.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub qa: QaArgs,
+}
+
+/// `vera eval SPEC --questions FILE --out DIR`
+pub fn eval(
+    spec: &Path,
+    args: &EvalArgs,
+    model: &ModelArgs,
+    solver: &SolverArgs,
+) -> Result<ExitCode> {
+    let spec = match load_spec(spec, None) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::from(EXIT_ERROR));
+        }
+    };
+    let mut experiments = Vec::new();
+    for e in args.experiments.split(',').filter(|e| !e.trim().is_empty()) {
+        match Experiment::parse(e) {
+            Some(x) => experiments.push(x),
+            None => bail!(
+                "unknown experiment `{}` (audit, roundtrip, mutation, qa, faults, ambiguity)",
+                e.trim()
+            ),
+        }
+    }
+    let questions = match (&args.questions, experiments.contains(&Experiment::Qa)) {
+        (Some(p), _) => load_questions(p, args.qa.limit_questions)?,
+        (None, true) => bail!("the qa experiment needs --questions FILE"),
+        (None, false) => Vec::new(),
+    };
+    let faults = match &args.mutants {
+        Some(p) => FaultSource::Given(load_mutants(p)?),
+        None => FaultSource::Generate,
+    };
+    let options = EvalOptions {
+        experiments,
+        questions,
+        qa: args.qa.options()?,
+        faults,
+        limit_requirements: args.limit_requirements,
+        ambiguity_samples: args.samples,
+        jobs: solver.jobs(),
+    };
+    let client = model.client()?;
+    let report = pipeline::eval::run(&spec, &client, &solver.config(), &options)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let json = args.out.join("eval.json");
+    let md = args.out.join("tables.md");
+    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    let tables = pipeline::eval::markdown(&report);
+    std::fs::write(&md, &tables).with_context(|| format!("cannot write {}", md.display()))?;
+    print!("{tables}");
+    eprintln!("wrote {} and {}", json.display(), md.display());
+    Ok(ExitCode::from(EXIT_OK))
+}
