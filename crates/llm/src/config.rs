@@ -450,6 +450,12 @@ impl LlmConfig {
     /// Builds a ready client: provider, cache (unless off), cassette, limits, prices.
     /// In replay mode no key is needed and the provider is never called.
     pub fn client(&self) -> Result<Client> {
+        Ok(self.builder()?.build())
+    }
+
+    /// A client builder set up from this configuration, for callers that add an
+    /// observer or a cancellation token before building.
+    pub fn builder(&self) -> Result<crate::ClientBuilder> {
         let provider: Arc<dyn Provider> = if self.replay.is_some() {
             Arc::new(Offline {
                 id: self.provider.id().into(),
@@ -479,7 +485,7 @@ impl LlmConfig {
         if let Some(path) = &self.replay {
             b = b.replay(Replayer::open(path)?);
         }
-        Ok(b.build())
+        Ok(b)
     }
 }
 

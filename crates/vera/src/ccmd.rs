@@ -260,15 +260,8 @@ pub struct SynthArgs {
     /// A copy of the file with hand-written ACSL: report recall against it.
     #[arg(long)]
     pub reference: Option<std::path::PathBuf>,
-    /// The LLM configuration (its [llm] table; VERA_LLM_* variables override it).
-    #[arg(long, default_value = "vera.toml")]
-    pub config: std::path::PathBuf,
-    /// Append every LLM exchange to this cassette.
-    #[arg(long)]
-    pub record: Option<std::path::PathBuf>,
-    /// Answer only from this cassette (no model is called).
-    #[arg(long, conflicts_with = "record")]
-    pub replay: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub llm: crate::llmcmd::LlmArgs,
     #[command(flatten)]
     pub wp: WpArgs,
     #[command(flatten)]
@@ -310,24 +303,10 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         },
         None => None,
     };
-    let mut cfg = match llm::LlmConfig::load(Some(&a.config)) {
+    let client = match a.llm.client() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
-    };
-    if let Some(r) = &a.record {
-        cfg.record = Some(r.clone());
-    }
-    if let Some(r) = &a.replay {
-        cfg.replay = Some(r.clone());
-        cfg.record = None;
-    }
-    let client = match cfg.client() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
@@ -349,8 +328,8 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
-            if matches!(cfg.provider, llm::ProviderKind::Local) && cfg.replay.is_none() {
-                eprintln!("hint: is the local model running? `scripts/local-llm start`");
+            if a.llm.replay.is_none() {
+                eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
             }
             return Ok(ExitCode::from(EXIT_ERROR));
         }

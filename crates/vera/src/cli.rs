@@ -218,7 +218,7 @@ pub enum Command {
         /// The TOML spec whose schema a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
-        /// A TOML file of candidate sets: [[requirements]] id = "...", candidates = ["...", ...].
+        /// A TOML file of candidate sets: one requirements table per set, with id and candidates.
         #[arg(long)]
         candidates: Option<PathBuf>,
         #[command(flatten)]
@@ -401,9 +401,9 @@ pub struct WpArgs {
     /// Result cache directory (default: ~/.cache/vera/acsl).
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
-    /// Do not read or write the result cache.
+    /// Do not read or write the verifier's result cache.
     #[arg(long)]
-    pub no_cache: bool,
+    pub no_verifier_cache: bool,
 }
 
 impl WpArgs {
@@ -422,7 +422,7 @@ impl WpArgs {
         if let Some(d) = &self.cache_dir {
             c.cache_dir = Some(d.clone());
         }
-        if self.no_cache {
+        if self.no_verifier_cache {
             c.cache_dir = None;
         }
         c
@@ -826,5 +826,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             output,
         }) => crate::smt::check(&files, &solver, output.format),
         Command::Smt(SmtCommand::Fmt { file, width }) => crate::smt::fmt(&file, width),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Clap's own consistency checks on every subcommand (unique names, valid defaults).
+    #[test]
+    fn command_line_definition_is_valid() {
+        super::Cli::command().debug_assert();
     }
 }

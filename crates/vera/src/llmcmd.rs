@@ -1,9 +1,106 @@
-//! `vera llm ping`: checks an LLM configuration end to end and says what is wrong.
+//! `vera llm ping`, and the options every LLM-backed command shares: configuration,
+//! cassettes, cache mode, concurrency, a progress bar and Ctrl-C handling.
 
 use crate::output::{EXIT_ERROR, EXIT_OK};
 use anyhow::Result;
-use std::path::Path;
+use clap::Args;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+/// Options that choose and drive the language model.
+#[derive(Debug, Clone, Args)]
+pub struct LlmArgs {
+    /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
+    #[arg(long = "llm-config", default_value = "vera.toml")]
+    pub llm_config: PathBuf,
+    /// Append every exchange to this cassette (JSON lines).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Answer only from this cassette; no model is called.
+    #[arg(long, conflicts_with = "record")]
+    pub replay: Option<PathBuf>,
+    /// Do not read or write the LLM cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Ask the model again and overwrite cached answers.
+    #[arg(long, conflicts_with = "no_cache")]
+    pub refresh: bool,
+    /// Requests in flight at once (overrides the configuration).
+    #[arg(long = "llm-concurrency")]
+    pub llm_concurrency: Option<usize>,
+    /// No progress bar (it is also off when standard error is not a terminal).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl LlmArgs {
+    /// The client these options describe, with a progress bar on a terminal and a
+    /// Ctrl-C handler that stops the run cleanly (answers already received are kept in
+    /// the cache and the cassette).
+    pub fn client(&self) -> Result<llm::Client> {
+        let mut cfg = llm::LlmConfig::load(Some(&self.llm_config))?;
+        if let Some(r) = &self.record {
+            cfg.record = Some(r.clone());
+        }
+        if let Some(r) = &self.replay {
+            cfg.replay = Some(r.clone());
+            cfg.record = None;
+        }
+        if self.no_cache {
+            cfg.cache_mode = llm::CacheMode::Off;
+        } else if self.refresh {
+            cfg.cache_mode = llm::CacheMode::Refresh;
+        }
+        if let Some(n) = self.llm_concurrency.filter(|n| *n > 0) {
+            cfg.concurrency = Some(n);
+        }
+        let mut b = cfg.builder()?;
+        use std::io::IsTerminal;
+        if !self.quiet && std::io::stderr().is_terminal() {
+            b = b.observer(Arc::new(Bar::default()));
+        }
+        let client = b.build();
+        let token = client.cancel_token();
+        // Only the first command of a process installs the handler; later calls keep it.
+        let _ = ctrlc::set_handler(move || {
+            eprintln!("\ninterrupted: finishing the requests in flight, keeping what is done");
+            token.cancel();
+        });
+        Ok(client)
+    }
+}
+
+/// A progress bar for LLM batches: done/total, cache hits and ETA.
+#[derive(Default)]
+struct Bar {
+    bar: Mutex<Option<indicatif::ProgressBar>>,
+}
+
+impl llm::Observer for Bar {
+    fn batch_started(&self, stage: &str, total: usize) {
+        let b = indicatif::ProgressBar::new(total as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} {bar:30} {pos}/{len} {msg} eta {eta}",
+            )
+            .expect("valid template"),
+        );
+        b.set_prefix(stage.to_string());
+        *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(b);
+    }
+    fn request_finished(&self, p: &llm::Progress<'_>) {
+        if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            b.set_position(p.done as u64);
+            b.set_message(format!("({} cached)", p.cached));
+        }
+    }
+    fn batch_finished(&self, _stage: &str, _stats: &llm::Stats) {
+        if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            b.finish_and_clear();
+        }
+    }
+}
 
 /// `vera llm ping [--config vera.toml]`
 pub fn ping(config: &Path) -> Result<ExitCode> {

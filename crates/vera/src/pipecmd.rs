@@ -4,7 +4,6 @@
 use crate::cli::{Format, SolverArgs};
 use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use anyhow::{bail, Context as _, Result};
-use clap::Args;
 use pipeline::ambiguity::{AmbiguityOptions, AmbiguityReport, Screening};
 use pipeline::clarify::{ClarifyOptions, ProposalsFile};
 use pipeline::formalize::{FormalizeOptions, Mode};
@@ -13,38 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Options that choose the language model.
-#[derive(Debug, Clone, Args)]
-pub struct LlmArgs {
-    /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
-    #[arg(long = "llm-config", default_value = "vera.toml")]
-    pub llm_config: PathBuf,
-    /// Append every exchange to this cassette (JSON lines).
-    #[arg(long)]
-    pub record: Option<PathBuf>,
-    /// Answer only from this cassette; no model is called.
-    #[arg(long)]
-    pub replay: Option<PathBuf>,
-    /// Do not read or write the LLM cache.
-    #[arg(long)]
-    pub no_cache: bool,
-}
-
-impl LlmArgs {
-    fn client(&self) -> Result<llm::Client> {
-        let mut cfg = llm::LlmConfig::load(Some(&self.llm_config))?;
-        if let Some(r) = &self.record {
-            cfg.record = Some(r.clone());
-        }
-        if let Some(r) = &self.replay {
-            cfg.replay = Some(r.clone());
-        }
-        if self.no_cache {
-            cfg.cache_mode = llm::CacheMode::Off;
-        }
-        Ok(cfg.client()?)
-    }
-}
+pub use crate::llmcmd::LlmArgs;
 
 fn ids(only: &Option<String>) -> Option<Vec<String>> {
     only.as_ref().map(|s| {

@@ -15,37 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Options that choose the language model.
-#[derive(Debug, Clone, Args)]
-pub struct ModelArgs {
-    /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
-    #[arg(long = "llm-config", default_value = "vera.toml")]
-    pub llm_config: PathBuf,
-    /// Append every exchange to this cassette (JSON lines).
-    #[arg(long)]
-    pub record: Option<PathBuf>,
-    /// Answer only from this cassette; no model is called.
-    #[arg(long)]
-    pub replay: Option<PathBuf>,
-    /// Do not read or write the LLM cache.
-    #[arg(long)]
-    pub no_cache: bool,
-}
-
-impl ModelArgs {
-    fn client(&self) -> Result<llm::Client> {
-        let mut cfg = llm::LlmConfig::load(Some(&self.llm_config))?;
-        if let Some(r) = &self.record {
-            cfg.record = Some(r.clone());
-        }
-        if let Some(r) = &self.replay {
-            cfg.replay = Some(r.clone());
-        }
-        if self.no_cache {
-            cfg.cache_mode = llm::CacheMode::Off;
-        }
-        Ok(cfg.client()?)
-    }
-}
+pub use crate::llmcmd::LlmArgs as ModelArgs;
 
 /// Options of the QA loop.
 #[derive(Debug, Clone, Args)]
