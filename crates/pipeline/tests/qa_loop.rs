@@ -8,52 +8,8 @@ use serde_json::json;
 use solver::{SolverConfig, SolverKind};
 use std::sync::{Arc, Mutex};
 
-const SPEC: &str = r#"
-[spec]
-name = "toy"
-
-[[enums]]
-name = "Mode"
-values = ["Off", "Run", "Service"]
-
-[[variables]]
-name = "temp"
-sort = "Real"
-unit = "degC"
-min = 0
-max = 100
-
-[[variables]]
-name = "alarm"
-sort = "Bool"
-
-[[variables]]
-name = "heater"
-sort = "Bool"
-
-[[variables]]
-name = "mode"
-sort = "Mode"
-
-[[requirements]]
-id = "R1"
-text = "If the temperature exceeds 40 degC, the alarm shall be raised."
-formula = "(=> (> temp 40) alarm)"
-
-[[requirements]]
-id = "R2"
-text = "While the alarm is active, the heater shall be off."
-formula = "(=> alarm (not heater))"
-
-[[requirements]]
-id = "R3"
-text = "In service mode the temperature stays below 30 degC."
-formula = "(=> (= mode Service) (< temp 30))"
-"#;
-
-fn spec() -> reqs::Spec {
-    reqs::parse_spec(logic::SourceFile::new("toy.toml", SPEC)).unwrap()
-}
+mod common;
+use common::spec;
 
 fn hot() -> QaQuestion {
     QaQuestion {
