@@ -201,13 +201,19 @@ fn comparison_edits(t: &Term, place: Place) -> Vec<Edit> {
             return;
         }
         let shown = logic::print::term(sub);
+        let mut edit = |cat: Category, new: Term| {
+            out.push((
+                cat,
+                format!("`{shown}` becomes `{}`", logic::print::term(&new)),
+                replace(t, path, new),
+            ));
+        };
         // Limits: move the right-hand side one unit either way.
         let lower_bound = matches!(op, Op::Gt | Op::Ge);
         for up in [true, false] {
             if let Some(nv) = shift(&args[1], up) {
                 let mut a = args.clone();
                 a[1] = nv;
-                let new = Term::App(*op, a);
                 // In a trigger, moving the limit so the condition holds less often is a
                 // suppressed alarm; everywhere else it is a violated limit.
                 let suppresses = place == Place::Trigger && up == lower_bound;
@@ -216,11 +222,7 @@ fn comparison_edits(t: &Term, place: Place) -> Vec<Edit> {
                 } else {
                     Category::LimitViolation
                 };
-                out.push((
-                    cat,
-                    format!("`{shown}` becomes `{}`", logic::print::term(&new)),
-                    replace(t, path, new),
-                ));
+                edit(cat, Term::App(*op, a));
             }
         }
         let flipped = match op {
@@ -229,24 +231,14 @@ fn comparison_edits(t: &Term, place: Place) -> Vec<Edit> {
             Op::Ge => Op::Lt,
             _ => Op::Le,
         };
-        let new = Term::App(flipped, args.clone());
-        out.push((
-            Category::RelationalFlip,
-            format!("`{shown}` becomes `{}`", logic::print::term(&new)),
-            replace(t, path, new),
-        ));
+        edit(Category::RelationalFlip, Term::App(flipped, args.clone()));
         let boundary = match op {
             Op::Le => Op::Lt,
             Op::Lt => Op::Le,
             Op::Ge => Op::Gt,
             _ => Op::Ge,
         };
-        let new = Term::App(boundary, args.clone());
-        out.push((
-            Category::BoundaryFlip,
-            format!("`{shown}` becomes `{}`", logic::print::term(&new)),
-            replace(t, path, new),
-        ));
+        edit(Category::BoundaryFlip, Term::App(boundary, args.clone()));
     });
     out
 }
