@@ -37,7 +37,7 @@ pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
 }
 
 /// [`load_spec`], printing the problems: `None` when the spec cannot be used.
-fn load_or_report(path: &Path, schema: Option<&Path>) -> Option<Spec> {
+pub fn load_or_report(path: &Path, schema: Option<&Path>) -> Option<Spec> {
     load_spec(path, schema).map_err(|e| eprintln!("{e}")).ok()
 }
 

@@ -2,7 +2,7 @@
 //! answering with repair, round-trip fidelity, end-to-end fault detection and the
 //! evaluation harness of the `pipeline` crate.
 
-use crate::audit::load_spec;
+use crate::audit::load_or_report;
 use crate::cli::{Format, SolverArgs};
 use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use anyhow::{bail, Context as _, Result};
@@ -92,12 +92,8 @@ pub fn qa(
     solver: &SolverArgs,
     format: Format,
 ) -> Result<ExitCode> {
-    let spec = match load_spec(spec, None) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
+    let Some(spec) = load_or_report(spec, None) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
     };
     let qs = load_questions(questions, args.limit_questions)?;
     let options = args.options()?;
@@ -161,12 +157,8 @@ pub fn roundtrip(
     solver: &SolverArgs,
     format: Format,
 ) -> Result<ExitCode> {
-    let spec = match load_spec(spec, None) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
+    let Some(spec) = load_or_report(spec, None) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
     };
     let client = model.client()?;
     let options = pipeline::roundtrip::RoundTripOptions {
@@ -231,12 +223,8 @@ pub fn faults(
     solver: &SolverArgs,
     format: Format,
 ) -> Result<ExitCode> {
-    let spec = match load_spec(spec, None) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
+    let Some(spec) = load_or_report(spec, None) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
     };
     let client = model.client()?;
     let texts = match mutants {
@@ -291,12 +279,8 @@ pub fn eval(
     model: &ModelArgs,
     solver: &SolverArgs,
 ) -> Result<ExitCode> {
-    let spec = match load_spec(spec, None) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
+    let Some(spec) = load_or_report(spec, None) else {
+        return Ok(ExitCode::from(EXIT_ERROR));
     };
     let mut experiments = Vec::new();
     for e in args.experiments.split(',').filter(|e| !e.trim().is_empty()) {
