@@ -103,6 +103,8 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("VERA_LLM_CACHE_MODE", "cache_mode: use | refresh | off"),
     ("VERA_LLM_RECORD", "record (cassette to append to)"),
     ("VERA_LLM_REPLAY", "replay (cassette to answer from)"),
+    ("VERA_LLM_EMBEDDING_MODEL", "embedding_model"),
+    ("VERA_LLM_EMBEDDING_URL", "embedding_base_url"),
 ];
 
 fn d_connect() -> f64 {
@@ -204,6 +206,12 @@ pub struct LlmConfig {
     /// Cassette to answer from (the provider is never called).
     #[serde(default)]
     pub replay: Option<PathBuf>,
+    /// Embeddings model for text similarity (round trip); none: not computed.
+    #[serde(default)]
+    pub embedding_model: Option<String>,
+    /// Base URL of the OpenAI-compatible embeddings endpoint; default `base_url`.
+    #[serde(default)]
+    pub embedding_base_url: Option<String>,
 }
 
 impl Default for LlmConfig {
@@ -332,6 +340,12 @@ impl LlmConfig {
         if let Some(v) = get("VERA_LLM_REPLAY") {
             self.replay = Some(PathBuf::from(v));
         }
+        if let Some(v) = get("VERA_LLM_EMBEDDING_MODEL") {
+            self.embedding_model = Some(v);
+        }
+        if let Some(v) = get("VERA_LLM_EMBEDDING_URL") {
+            self.embedding_base_url = Some(v);
+        }
         Ok(())
     }
 
@@ -445,6 +459,43 @@ impl LlmConfig {
                     .with_default_max_tokens(self.default_max_tokens),
             ),
         })
+    }
+
+    /// The embeddings client, when `embedding_model` is set. Its endpoint is
+    /// `embedding_base_url`, else `base_url` (which must then speak the OpenAI API: the
+    /// Anthropic API has no embeddings endpoint). The key is the provider's.
+    pub fn embeddings(&self) -> Result<Option<Arc<dyn crate::embed::Embeddings>>> {
+        let Some(model) = self
+            .embedding_model
+            .as_ref()
+            .filter(|m| !m.trim().is_empty())
+        else {
+            return Ok(None);
+        };
+        let base = match &self.embedding_base_url {
+            Some(u) => u.trim_end_matches('/').to_string(),
+            None if self.api() == Api::Anthropic => {
+                return Err(LlmError::Config(
+                    "the Anthropic API has no embeddings endpoint: set embedding_base_url".into(),
+                ))
+            }
+            None => self.base_url(),
+        };
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(LlmError::Config(format!(
+                "embedding_base_url {base:?} must start with http:// or https://"
+            )));
+        }
+        let key = match self.api_key_env() {
+            Some(var) => Some(ApiKey::from_env(&var)?),
+            None => None,
+        };
+        Ok(Some(Arc::new(crate::embed::OpenAiEmbeddings::new(
+            &base,
+            model.trim(),
+            key,
+            self.http_settings()?,
+        ))))
     }
 
     /// Builds a ready client: provider, cache (unless off), cassette, limits, prices.

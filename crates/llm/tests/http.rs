@@ -418,3 +418,86 @@ fn batches_over_http_run_in_parallel_and_in_order() {
     // 16 × 200 ms at concurrency 8 is two rounds, not sixteen.
     assert!(took < Duration::from_millis(1600), "{took:?}");
 }
+
+#[test]
+fn embeddings_wire_format_and_errors() {
+    use llm::{Embeddings, OpenAiEmbeddings};
+    let server = Server::start(|r, _| {
+        let body = r.json();
+        let inputs = body["input"].as_array().unwrap().len();
+        if body["model"] == "broken" {
+            return Reply::json(
+                200,
+                json!({"data": [{"index": 0, "embedding": [1.0]}]}).to_string(),
+            );
+        }
+        if body["model"] == "missing" {
+            return Reply::json(
+                404,
+                json!({"error": {"message": "model not found"}}).to_string(),
+            );
+        }
+        // Answered out of order: the client must place vectors by index.
+        let data: Vec<serde_json::Value> = (0..inputs)
+            .rev()
+            .map(|i| json!({"object": "embedding", "index": i, "embedding": [i as f64, 1.0, 0.0]}))
+            .collect();
+        Reply::json(
+            200,
+            json!({"object": "list", "data": data, "model": body["model"]}).to_string(),
+        )
+    });
+    let e = OpenAiEmbeddings::new(&server.url(), "emb", Some(ApiKey::new(KEY)), settings(5000));
+    let v = e
+        .embed(&["a".to_string(), "b".to_string(), "c".to_string()])
+        .unwrap();
+    assert_eq!(
+        v,
+        vec![
+            vec![0.0, 1.0, 0.0],
+            vec![1.0, 1.0, 0.0],
+            vec![2.0, 1.0, 0.0]
+        ]
+    );
+    let got = server.requests();
+    assert_eq!(got[0].method, "POST");
+    assert!(got[0].path.ends_with("/embeddings"), "{}", got[0].path);
+    assert_eq!(
+        got[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    assert_eq!(got[0].json()["input"], json!(["a", "b", "c"]));
+    // No request for no texts.
+    assert!(e.embed(&[]).unwrap().is_empty());
+    assert_eq!(server.requests().len(), 1);
+    // Too few vectors, or an HTTP error, are typed errors that do not show the key.
+    let broken = OpenAiEmbeddings::new(&server.url(), "broken", None, settings(5000));
+    let err = broken.embed(&["a".into(), "b".into()]).unwrap_err();
+    assert!(matches!(err, LlmError::BadResponse { .. }), "{err}");
+    let missing = OpenAiEmbeddings::new(
+        &server.url(),
+        "missing",
+        Some(ApiKey::new(KEY)),
+        settings(5000),
+    );
+    let err = missing.embed(&["a".into()]).unwrap_err();
+    assert!(matches!(err, LlmError::Http { status: 404, .. }), "{err}");
+    assert!(!err.to_string().contains(KEY));
+}
+
+#[test]
+fn embeddings_configuration() {
+    let cfg = llm::LlmConfig::from_toml("[llm]\nprovider = \"local\"\n").unwrap();
+    assert!(cfg.embeddings().unwrap().is_none(), "off unless configured");
+    let cfg = llm::LlmConfig::from_toml(
+        "[llm]\nprovider = \"local\"\nembedding_model = \"nomic\"\nembedding_base_url = \"http://127.0.0.1:8081/v1\"\n",
+    )
+    .unwrap();
+    assert_eq!(cfg.embeddings().unwrap().unwrap().model(), "nomic");
+    let cfg = llm::LlmConfig::from_toml(
+        "[llm]\nprovider = \"anthropic\"\nmodel = \"m\"\napi_key_env = \"\"\nembedding_model = \"e\"\n",
+    )
+    .unwrap();
+    let err = cfg.embeddings().unwrap_err();
+    assert!(err.to_string().contains("no embeddings endpoint"), "{err}");
+}

@@ -92,10 +92,16 @@ impl Screening {
 pub struct Summary {
     /// Requirements screened.
     pub requirements: usize,
+    /// Requirements with at least one valid sample.
+    pub screened: usize,
     /// Flagged ambiguity-sensitive.
     pub flagged: usize,
     /// Samples that were not valid formulas.
     pub invalid_samples: usize,
+    /// Pairs of valid samples of one requirement that are equivalent, pooled.
+    pub agreeing_pairs: usize,
+    /// Pairs of valid samples of one requirement, pooled.
+    pub pairs: usize,
     /// Agreeing pairs over all pairs of valid samples, pooled over requirements.
     pub pairwise_agreement: f64,
     /// Mean number of classes per requirement with a valid sample.
@@ -124,7 +130,10 @@ pub fn summarize(items: &[&Screening]) -> Summary {
     }
     Summary {
         requirements: items.len(),
+        screened: with,
         flagged: items.iter().filter(|s| s.flagged).count(),
+        agreeing_pairs: agree,
+        pairs,
         invalid_samples: items.iter().map(|s| s.samples.len() - s.valid).sum(),
         pairwise_agreement: if pairs == 0 {
             1.0

@@ -4,11 +4,13 @@
 //! Fig. 5 (end-to-end fault detection) and Fig. 6 (ambiguity under repeated
 //! formalization) — with the LLM accounting of each experiment.
 
+use crate::ambiguity::AmbiguityOptions;
+use crate::clarify::{self, ClarifyOptions, ClarifyReport};
 use crate::faults::{self, FaultReport, FaultyText};
+use crate::formalize::PipelineError;
 use crate::qa::{self, QaOptions, QaQuestion, QaReport, RateCi};
-use crate::roundtrip::{
-    self, formalize, Checker, Equivalence, RoundTripOptions, RoundTripReport, Sampling,
-};
+use crate::roundtrip::{self, RoundTripOptions, RoundTripReport};
+use crate::select::Selection;
 use llm::{Accounting, Client, LlmError};
 use reqs::audit::{Redundancy, Vacuity};
 use reqs::mutate::{Detection, MutantResult, Rate};
@@ -32,7 +34,7 @@ pub enum Experiment {
     Qa,
     /// End-to-end fault detection (Fig. 5).
     Faults,
-    /// Ambiguity under repeated formalization (Fig. 6 A, B, D).
+    /// Ambiguity under repeated formalization and its clarification (Fig. 6 A–D).
     Ambiguity,
 }
 
@@ -85,13 +87,18 @@ pub struct EvalOptions {
     pub qa: QaOptions,
     /// Faulty texts for the fault experiment.
     pub faults: FaultSource,
-    /// Only the first N formalized requirements in the round trip, fault generation and
-    /// ambiguity experiments.
-    pub limit_requirements: Option<usize>,
+    /// The formalized requirements of the round trip, fault generation and ambiguity
+    /// experiments.
+    pub selection: Selection,
     /// Samples per requirement in the ambiguity experiment (the paper: 5).
     pub ambiguity_samples: u32,
+    /// Clarification rounds at most for the flagged requirements (the paper: 5; 0 skips
+    /// clarification, Fig. 6 C).
+    pub clarify_rounds: usize,
     /// Solver processes for the mutation stress test.
     pub jobs: usize,
+    /// Embeddings for the round trip's text similarity (none: lexical only).
+    pub embeddings: Option<std::sync::Arc<dyn llm::Embeddings>>,
 }
 
 /// Table 1a's audit half.
@@ -120,32 +127,16 @@ pub struct MutationSummary {
     pub undetected: Vec<MutantResult>,
 }
 
-/// One requirement under repeated formalization.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AmbiguityEntry {
-    /// Requirement id.
-    pub id: String,
-    /// Samples that parsed.
-    pub parsed: u32,
-    /// Distinct encodings (classes under bidirectional equivalence under C).
-    pub encodings: Vec<String>,
-    /// Samples per encoding.
-    pub counts: Vec<u32>,
-}
-
-/// Fig. 6 (A, B, D).
+/// The ambiguity experiment: screening and clarification (Fig. 6).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AmbiguityReport {
-    /// Samples per requirement.
+pub struct AmbiguityExperiment {
+    /// Samples per requirement (N).
     pub samples: u32,
-    /// Per requirement.
-    pub requirements: Vec<AmbiguityEntry>,
-    /// Requirements with more than one encoding.
-    pub flagged: RateCi,
-    /// Agreeing pairs among all pairs of parsed samples.
-    pub pairwise_agreement: RateCi,
-    /// Mean distinct encodings per requirement (over those with a parsed sample).
-    pub mean_encodings: f64,
+    /// Clarification rounds at most (R; 0: screening only).
+    pub rounds: usize,
+    /// The screening, the proposals and the before/after statistics.
+    #[serde(flatten)]
+    pub report: ClarifyReport,
 }
 
 /// Everything the harness measured.
@@ -172,7 +163,7 @@ pub struct EvalReport {
     pub faults: Option<FaultReport>,
     /// Fig. 6.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ambiguity: Option<AmbiguityReport>,
+    pub ambiguity: Option<AmbiguityExperiment>,
     /// LLM accounting per experiment.
     pub accounting: BTreeMap<String, Accounting>,
     /// Wall time per experiment, in seconds.
@@ -200,6 +191,9 @@ pub enum EvalError {
     /// The solver failed.
     #[error("solver: {0}")]
     Solver(#[from] SolverError),
+    /// Screening or clarification failed.
+    #[error("ambiguity: {0}")]
+    Ambiguity(#[from] PipelineError),
 }
 
 fn audit_summary(
@@ -247,81 +241,33 @@ fn audit_summary(
     })
 }
 
-/// Samples `n` formalizations of each requirement and groups them by equivalence.
+/// The ambiguity experiment: screening of the selected requirements, then the
+/// clarification loop on the flagged ones (Fig. 6 A–D).
 pub fn ambiguity(
     spec: &Spec,
     client: &Client,
     solver: &SolverConfig,
-    samples: u32,
-    limit: Option<usize>,
-) -> Result<AmbiguityReport, EvalError> {
-    let mut checker = Checker::new(spec, solver)?;
-    let mut entries = Vec::new();
-    let (mut agree, mut pairs) = (0usize, 0usize);
-    for (i, r) in spec
-        .requirements
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.formula.is_some())
-        .take(limit.unwrap_or(usize::MAX))
-    {
-        let mut classes: Vec<(logic::Term, u32)> = Vec::new();
-        let mut parsed = 0;
-        for s in 0..samples {
-            let Ok(f) = formalize(
-                client,
-                &Sampling {
-                    stage: "ambiguity.formalize",
-                    sample: s,
-                    temperature: 1.0,
-                    repairs: 0,
-                },
-                spec,
-                &r.text,
-                Some(i),
-            )?
-            else {
-                continue;
-            };
-            parsed += 1;
-            let mut placed = false;
-            for (rep, count) in classes.iter_mut() {
-                if checker.equivalence(rep, &f)? == Equivalence::Equivalent {
-                    *count += 1;
-                    placed = true;
-                    break;
-                }
-            }
-            if !placed {
-                classes.push((f, 1));
-            }
-        }
-        let p = parsed as usize;
-        pairs += p * p.saturating_sub(1) / 2;
-        agree += classes
-            .iter()
-            .map(|(_, c)| (*c as usize) * (*c as usize).saturating_sub(1) / 2)
-            .sum::<usize>();
-        entries.push(AmbiguityEntry {
-            id: r.id.clone(),
-            parsed,
-            encodings: classes.iter().map(|(t, _)| logic::print::term(t)).collect(),
-            counts: classes.iter().map(|(_, c)| *c).collect(),
-        });
-    }
-    let with: Vec<&AmbiguityEntry> = entries.iter().filter(|e| e.parsed > 0).collect();
-    let flagged = with.iter().filter(|e| e.encodings.len() > 1).count();
-    let mean = if with.is_empty() {
-        0.0
-    } else {
-        with.iter().map(|e| e.encodings.len() as f64).sum::<f64>() / with.len() as f64
+    options: &EvalOptions,
+) -> Result<AmbiguityExperiment, EvalError> {
+    let only: Vec<String> = options
+        .selection
+        .indices(spec)
+        .into_iter()
+        .map(|i| spec.requirements[i].id.clone())
+        .collect();
+    let opts = ClarifyOptions {
+        rounds: options.clarify_rounds,
+        screening: AmbiguityOptions {
+            samples: options.ambiguity_samples,
+            only: Some(only),
+            ..AmbiguityOptions::default()
+        },
+        ..ClarifyOptions::default()
     };
-    Ok(AmbiguityReport {
-        samples,
-        flagged: RateCi::new(flagged, with.len()),
-        pairwise_agreement: RateCi::new(agree, pairs),
-        mean_encodings: mean,
-        requirements: entries,
+    Ok(AmbiguityExperiment {
+        samples: options.ambiguity_samples,
+        rounds: options.clarify_rounds,
+        report: clarify::clarify(spec, client, solver, &opts, None)?,
     })
 }
 
@@ -358,8 +304,9 @@ pub fn run(
                     client,
                     solver,
                     &RoundTripOptions {
-                        limit: options.limit_requirements,
+                        selection: options.selection.clone(),
                         repair: true,
+                        embeddings: options.embeddings.clone(),
                     },
                 )?)
             }
@@ -386,20 +333,12 @@ pub fn run(
             Experiment::Faults => {
                 let mutants = match &options.faults {
                     FaultSource::Given(m) => m.clone(),
-                    FaultSource::Generate => {
-                        faults::generate(spec, client, options.limit_requirements)?
-                    }
+                    FaultSource::Generate => faults::generate(spec, client, &options.selection)?,
                 };
                 report.faults = Some(faults::run(spec, &mutants, client, solver)?);
             }
             Experiment::Ambiguity => {
-                report.ambiguity = Some(ambiguity(
-                    spec,
-                    client,
-                    solver,
-                    options.ambiguity_samples,
-                    options.limit_requirements,
-                )?)
+                report.ambiguity = Some(ambiguity(spec, client, solver, options)?)
             }
         }
         report
@@ -436,12 +375,16 @@ pub fn markdown(r: &EvalReport) -> String {
         }
         if let Some(t) = &r.roundtrip {
             o.push_str(&format!(
-                "| RT equivalent, first try | {} |\n| RT equivalent, after one repair | {} |\n| RT mean lexical cosine (not embeddings) | {} |\n",
+                "| RT equivalent, first try | {} |\n| RT equivalent, after one repair | {} |\n| RT mean lexical cosine | {} |\n| RT mean embedding cosine | {} |\n",
                 pct(&t.initial),
                 pct(&t.after_repair),
                 t.mean_lexical_similarity
                     .map(|s| format!("{:.1}%", 100.0 * s))
-                    .unwrap_or_else(|| "-".into())
+                    .unwrap_or_else(|| "-".into()),
+                match (&t.mean_embedding_similarity, &t.embedding_model) {
+                    (Some(s), Some(m)) => format!("{:.1}% ({m})", 100.0 * s),
+                    _ => "- (no embedding_model configured)".into(),
+                }
             ));
         }
         o.push('\n');
@@ -486,32 +429,7 @@ pub fn markdown(r: &EvalReport) -> String {
         o.push('\n');
     }
     if let Some(a) = &r.ambiguity {
-        o.push_str(&format!(
-            "## Fig. 6: ambiguity under repeated formalization (N = {})\n\n| metric | value |\n|---|---|\n| (A) ambiguity-sensitive requirements | {} |\n| (D) pairwise SMT agreement | {} |\n| mean distinct encodings per requirement | {:.2} |\n\n",
-            a.samples,
-            pct(&a.flagged),
-            pct(&a.pairwise_agreement),
-            a.mean_encodings
-        ));
-        let mut flagged: Vec<&AmbiguityEntry> = a
-            .requirements
-            .iter()
-            .filter(|e| e.encodings.len() > 1)
-            .collect();
-        flagged.sort_by_key(|e| std::cmp::Reverse(e.encodings.len()));
-        if !flagged.is_empty() {
-            o.push_str("(B) distinct encodings per flagged requirement:\n\n| requirement | encodings | samples per encoding |\n|---|---:|---|\n");
-            for e in flagged {
-                o.push_str(&format!(
-                    "| {} | {} | {:?} |\n",
-                    e.id,
-                    e.encodings.len(),
-                    e.counts
-                ));
-            }
-            o.push('\n');
-        }
-        o.push_str("(C) clarification rounds are not run by the harness.\n\n");
+        o.push_str(&ambiguity_markdown(a));
     }
     if !r.accounting.is_empty() {
         o.push_str("## LLM accounting per experiment\n\n| experiment | requests | provider calls | cached/replayed | tokens in | tokens out | LLM wall s | experiment wall s | cost $ |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -539,4 +457,69 @@ fn list(ids: &[String]) -> String {
     } else {
         format!("({})", ids.join(", "))
     }
+}
+
+fn ambiguity_markdown(a: &AmbiguityExperiment) -> String {
+    let st = &a.report.stats;
+    let flagged = |s: &crate::ambiguity::Summary| RateCi::new(s.flagged, s.screened);
+    let agree = |s: &crate::ambiguity::Summary| RateCi::new(s.agreeing_pairs, s.pairs);
+    let mut o = format!(
+        "## Fig. 6: ambiguity under repeated formalization (N = {}, up to {} clarification rounds)\n\n\
+         | metric | before clarification | after clarification |\n|---|---|---|\n\
+         | (A) ambiguity-sensitive requirements | {} | {} |\n\
+         | (D) pairwise SMT agreement | {} | {} |\n\
+         | mean distinct encodings per requirement | {:.2} | {:.2} |\n\
+         | samples that were not valid formulas | {} | {} |\n\n",
+        a.samples,
+        a.rounds,
+        pct(&flagged(&st.before)),
+        pct(&flagged(&st.after)),
+        pct(&agree(&st.before)),
+        pct(&agree(&st.after)),
+        st.before.mean_distinct_encodings,
+        st.after.mean_distinct_encodings,
+        st.before.invalid_samples,
+        st.after.invalid_samples,
+    );
+    let mut flagged: Vec<&crate::ambiguity::Screening> = a
+        .report
+        .screening
+        .requirements
+        .iter()
+        .filter(|s| s.flagged)
+        .collect();
+    flagged.sort_by_key(|s| std::cmp::Reverse(s.classes()));
+    if !flagged.is_empty() {
+        o.push_str("(B) distinct encodings per flagged requirement:\n\n| requirement | encodings | samples per encoding |\n|---|---:|---|\n");
+        for s in flagged {
+            let sizes: Vec<usize> = s
+                .partition
+                .as_ref()
+                .map(|p| p.classes.iter().map(|c| c.members.len()).collect())
+                .unwrap_or_default();
+            o.push_str(&format!("| {} | {} | {:?} |\n", s.id, s.classes(), sizes));
+        }
+        o.push('\n');
+    }
+    if a.rounds == 0 {
+        o.push_str("(C) clarification was not run (0 rounds).\n\n");
+    } else if !a.report.proposals.is_empty() {
+        o.push_str(&format!(
+            "(C) flagged after each round: {:?}\n\n| requirement | classes before | classes after | rounds | converged | clarified text |\n|---|---:|---:|---:|---|---|\n",
+            st.flagged_per_round
+        ));
+        for p in &a.report.proposals {
+            o.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                p.id,
+                p.classes_before,
+                p.classes_after,
+                p.rounds,
+                if p.converged { "yes" } else { "no" },
+                p.clarified.replace('|', "\\|")
+            ));
+        }
+        o.push('\n');
+    }
+    o
 }

@@ -84,17 +84,18 @@ pub fn load_mutants(text: &str, name: &str) -> Result<Vec<FaultyText>, FaultErro
         })
 }
 
-/// Asks the model for one faulty version of each of the first `limit` formalized
-/// requirements, cycling through the four categories.
+/// Asks the model for one faulty version of each selected formalized requirement,
+/// cycling through the four categories.
 pub fn generate(
     spec: &Spec,
     client: &Client,
-    limit: Option<usize>,
+    selection: &crate::select::Selection,
 ) -> Result<Vec<FaultyText>, FaultError> {
     let t = template("fault-mutate", MUTATE);
-    let chosen: Vec<&reqs::spec::Requirement> = spec
-        .formalized()
-        .take(limit.unwrap_or(usize::MAX))
+    let chosen: Vec<&reqs::spec::Requirement> = selection
+        .indices(spec)
+        .into_iter()
+        .map(|i| &spec.requirements[i])
         .collect();
     let reqs: Vec<Request> = chosen
         .iter()

@@ -13,4 +13,5 @@ pub mod faults;
 pub mod formalize;
 pub mod qa;
 pub mod roundtrip;
+pub mod select;
 pub mod voting;

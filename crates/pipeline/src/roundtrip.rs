@@ -6,17 +6,20 @@
 //! sentence, which is formalized and checked again.
 //!
 //! Text similarity between the original requirement text and the reconstructed sentence
-//! is a lexical cosine over word counts: the LLM layer has no embeddings call, so the
-//! paper's embedding similarity is not computed.
+//! is always a lexical cosine over word counts and, when an embeddings endpoint is
+//! configured ([`RoundTripOptions::embeddings`]), also the cosine of the two texts'
+//! embeddings, as in the paper.
 
 use crate::qa::{schema_info, RateCi};
-use llm::{Client, LlmError, Request, Template};
+use crate::select::Selection;
+use llm::{Client, Embeddings, LlmError, Request, Template};
 use logic::{Model, Term};
 use reqs::audit::{load_into, Answer, Assignment, Loaded, Session, Witness};
 use reqs::Spec;
 use serde::Serialize;
 use solver::{Solver, SolverConfig, SolverError};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 const DESCRIBE: &str = include_str!("../../../prompts/roundtrip-describe.txt");
 const REPAIR: &str = include_str!("../../../prompts/roundtrip-repair.txt");
@@ -326,6 +329,9 @@ pub struct Trip {
     pub problem: Option<String>,
     /// Lexical cosine of the original text and the final sentence, in thousandths.
     pub similarity_milli: Option<u32>,
+    /// Embedding cosine of the same two texts, in thousandths (signed), when configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding_similarity_milli: Option<i32>,
 }
 
 impl Trip {
@@ -348,8 +354,14 @@ pub struct RoundTripReport {
     pub initial: RateCi,
     /// Equivalent after one repair.
     pub after_repair: RateCi,
-    /// Mean lexical cosine (original text vs reconstructed sentence); not embeddings.
+    /// Mean lexical cosine (original text vs reconstructed sentence).
     pub mean_lexical_similarity: Option<f64>,
+    /// Mean embedding cosine of the same pairs, when an embeddings model is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_embedding_similarity: Option<f64>,
+    /// The embeddings model used, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding_model: Option<String>,
     /// Prompt templates used.
     pub templates: Vec<String>,
 }
@@ -357,17 +369,20 @@ pub struct RoundTripReport {
 /// Options of [`run`].
 #[derive(Debug, Clone)]
 pub struct RoundTripOptions {
-    /// Only the first N formalized requirements.
-    pub limit: Option<usize>,
+    /// Which formalized requirements.
+    pub selection: Selection,
     /// Allow the one repair turn.
     pub repair: bool,
+    /// Embeddings for the text similarity (none: lexical cosine only).
+    pub embeddings: Option<Arc<dyn Embeddings>>,
 }
 
 impl Default for RoundTripOptions {
     fn default() -> Self {
         RoundTripOptions {
-            limit: None,
+            selection: Selection::default(),
             repair: true,
+            embeddings: None,
         }
     }
 }
@@ -419,14 +434,7 @@ pub fn run(
     options: &RoundTripOptions,
 ) -> Result<RoundTripReport, RoundTripError> {
     let mut checker = Checker::new(spec, solver)?;
-    let chosen: Vec<usize> = spec
-        .requirements
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.formula.is_some())
-        .map(|(i, _)| i)
-        .take(options.limit.unwrap_or(usize::MAX))
-        .collect();
+    let chosen: Vec<usize> = options.selection.indices(spec);
     // Descriptions in one batch (bounded concurrency in the client).
     let describe: Vec<Request> = chosen
         .iter()
@@ -454,6 +462,7 @@ pub fn run(
             repaired: None,
             problem: None,
             similarity_milli: None,
+            embedding_similarity_milli: None,
         };
         let sentence = match sentence {
             Ok(c) => sentence_of(c.text()),
@@ -517,6 +526,32 @@ pub fn run(
         trip.sentence = Some(current);
         trips.push(trip);
     }
+    let mut mean_embedding_similarity = None;
+    if let Some(e) = &options.embeddings {
+        // One request for every (original text, final sentence) pair.
+        let pairs: Vec<(usize, String, String)> = trips
+            .iter()
+            .enumerate()
+            .filter_map(|(k, t)| {
+                let r = spec.requirements.iter().find(|r| r.id == t.id)?;
+                Some((k, r.text.clone(), t.sentence.clone()?))
+            })
+            .collect();
+        let texts: Vec<String> = pairs
+            .iter()
+            .flat_map(|(_, a, b)| [a.clone(), b.clone()])
+            .collect();
+        let vectors = e.embed(&texts)?;
+        let mut sum = 0.0;
+        for (j, (k, _, _)) in pairs.iter().enumerate() {
+            let c = llm::cosine(&vectors[2 * j], &vectors[2 * j + 1]);
+            sum += c;
+            trips[*k].embedding_similarity_milli = Some((c * 1000.0).round() as i32);
+        }
+        if !pairs.is_empty() {
+            mean_embedding_similarity = Some(sum / pairs.len() as f64);
+        }
+    }
     let n = trips.len();
     let initial = RateCi::new(trips.iter().filter(|t| t.initially_equivalent()).count(), n);
     let after_repair = RateCi::new(trips.iter().filter(|t| t.finally_equivalent()).count(), n);
@@ -526,6 +561,8 @@ pub fn run(
         after_repair,
         mean_lexical_similarity: (!sims.is_empty())
             .then(|| sims.iter().sum::<f64>() / sims.len() as f64),
+        mean_embedding_similarity,
+        embedding_model: options.embeddings.as_ref().map(|e| e.model().to_string()),
         templates: vec![
             template("roundtrip-describe", DESCRIBE).id(),
             template("roundtrip-repair", REPAIR).id(),

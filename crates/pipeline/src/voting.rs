@@ -516,14 +516,34 @@ pub fn draft_template() -> Template {
     .expect("built-in template")
 }
 
+/// A drafted variable specification and how it was obtained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Draft {
+    /// The specification, checked by [`VariableSpec::from_json`].
+    pub spec: VariableSpec,
+    /// Answers requested (1 = accepted at once).
+    pub attempts: usize,
+    /// Why each earlier answer was refused.
+    pub refused: Vec<String>,
+    /// Names of the example's variables the draft reuses (a check of the style, not of
+    /// correctness).
+    pub shared_names: Vec<String>,
+    /// The prompt template, `name@vN`.
+    pub prompt: String,
+}
+
 /// Drafts a variable specification for `rule` from one example (rule text and its
-/// specification) of the same domain. The answer is checked as a [`VariableSpec`].
+/// specification) of the same domain (SIRNA Fig. 9). An answer that is not a valid
+/// specification (no JSON, unknown type, a name that is not a plain SMT-LIB symbol,
+/// no variables, a name twice) goes back to the model with the reason, up to `repairs`
+/// times; then the last reason is the error.
 pub fn draft_variables(
     rule: &str,
     example_rule: &str,
     example: &VariableSpec,
     client: &Client,
-) -> Result<VariableSpec, PipelineError> {
+    repairs: usize,
+) -> Result<Draft, PipelineError> {
     let t = draft_template();
     let ex = serde_json::to_string_pretty(example).unwrap_or_default();
     let user = t.render(&[
@@ -542,10 +562,66 @@ pub fn draft_variables(
         },
         "required": ["variables"]
     });
-    let req = Request::new()
+    let mut req = Request::new()
         .user(user)
         .temperature(0.0)
         .schema("variable_spec", schema);
-    let c = client.complete("draft-variables", &req)?;
-    VariableSpec::from_json(&c.json.map(|j| j.to_string()).unwrap_or_default())
+    let mut refused = Vec::new();
+    for attempt in 0..=repairs {
+        let (answer, problem) = match client.complete("draft-variables", &req) {
+            Ok(c) => {
+                let text = c
+                    .json
+                    .as_ref()
+                    .map(|j| j.to_string())
+                    .unwrap_or_else(|| c.text().to_string());
+                match VariableSpec::from_json(&text).and_then(check_draft) {
+                    Ok(spec) => {
+                        let shared_names = spec
+                            .variables
+                            .iter()
+                            .filter(|d| example.variables.iter().any(|e| e.name == d.name))
+                            .map(|d| d.name.clone())
+                            .collect();
+                        return Ok(Draft {
+                            spec,
+                            attempts: attempt + 1,
+                            refused,
+                            shared_names,
+                            prompt: t.id(),
+                        });
+                    }
+                    Err(e) => (text, e.to_string()),
+                }
+            }
+            Err(e) if e.is_answer_problem() => {
+                (String::new(), e.feedback().unwrap_or_else(|| e.to_string()))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        refused.push(problem.clone());
+        req = req.assistant(excerpt(&answer)).user(format!(
+            "That answer is not a valid variable specification: {problem}\nAnswer again with the JSON object alone."
+        ));
+    }
+    Err(PipelineError::Input(format!(
+        "no valid variable specification after {} answers; the last was refused because: {}",
+        repairs + 1,
+        refused.last().map(String::as_str).unwrap_or("-")
+    )))
+}
+
+fn check_draft(v: VariableSpec) -> Result<VariableSpec, PipelineError> {
+    if v.variables.is_empty() {
+        return Err(PipelineError::Input("it lists no variables".into()));
+    }
+    for (i, d) in v.variables.iter().enumerate() {
+        if v.variables[..i].iter().any(|e| e.name == d.name) {
+            return Err(PipelineError::Input(format!(
+                "variable `{}` is listed twice",
+                d.name
+            )));
+        }
+    }
+    Ok(v)
 }

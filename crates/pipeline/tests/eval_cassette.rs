@@ -55,9 +55,11 @@ fn replays_through_the_library() {
             ..QaOptions::default()
         },
         faults: FaultSource::Generate,
-        limit_requirements: Some(1),
+        selection: pipeline::select::Selection::first(Some(1)),
         ambiguity_samples: 5,
+        clarify_rounds: 0,
         jobs: 1,
+        embeddings: None,
     };
     let solver = solver::SolverConfig::new(solver::SolverKind::Z3);
     let rep = eval::run(&spec, &client, &solver, &opts).unwrap();

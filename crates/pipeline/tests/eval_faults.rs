@@ -121,7 +121,7 @@ fn generated_faults_and_mutants_file() {
             formalize(&formalizing(r).unwrap())
         }
     });
-    let texts = faults::generate(&s, &c, Some(2)).unwrap();
+    let texts = faults::generate(&s, &c, &pipeline::select::Selection::first(Some(2))).unwrap();
     assert_eq!(texts.len(), 2);
     assert_eq!(
         texts[0].text,
@@ -160,7 +160,15 @@ fn harness_tables_over_every_experiment() {
             if t.starts_with("While the alarm") {
                 return "(=> alarm (not heater))".into();
             }
+            // The clarified text has one reading.
+            if t.starts_with("If the temperature is above 40") {
+                return "(=> (> temp 40) alarm)".into();
+            }
             return formalize(&t);
+        }
+        if p.contains("Rewrite the requirement text minimally") {
+            assert!(p.contains("Requirement R1:"), "{p}");
+            return "If the temperature is above 40 degC (40 degC itself excluded), the alarm shall be raised.".into();
         }
         if p.contains("Formula: ") {
             if p.contains("Formula: (=> alarm") {
@@ -196,9 +204,11 @@ fn harness_tables_over_every_experiment() {
             ..QaOptions::default()
         },
         faults: FaultSource::Generate,
-        limit_requirements: Some(2),
+        selection: pipeline::select::Selection::first(Some(2)),
         ambiguity_samples: 3,
+        clarify_rounds: 2,
         jobs: 1,
+        embeddings: None,
     };
     let rep = eval::run(&s, &c, &z3(), &opts).unwrap();
     assert_eq!(rep.audit.as_ref().unwrap().consistency, "consistent");
@@ -206,15 +216,25 @@ fn harness_tables_over_every_experiment() {
     assert!(rep.mutation.is_some());
     assert_eq!(rep.qa.as_ref().unwrap().modes[1].final_accuracy.k, 1);
     assert_eq!(rep.faults.as_ref().unwrap().results.len(), 2);
-    let amb = rep.ambiguity.as_ref().unwrap();
-    assert_eq!(amb.requirements[0].encodings.len(), 2);
-    assert_eq!((amb.flagged.k, amb.flagged.n), (1, 2));
+    let amb = &rep.ambiguity.as_ref().unwrap().report;
+    assert_eq!(amb.screening.requirements.len(), 2);
+    assert_eq!(amb.screening.requirements[0].classes(), 2);
+    let (before, after) = (&amb.stats.before, &amb.stats.after);
+    assert_eq!((before.flagged, before.screened), (1, 2));
     // R1: 3 samples in classes of 2 and 1 (1 agreeing pair of 3); R2: 3 of 3.
-    assert_eq!((amb.pairwise_agreement.k, amb.pairwise_agreement.n), (4, 6));
+    assert_eq!((before.agreeing_pairs, before.pairs), (4, 6));
+    // One clarification round: R1's new text has a single reading.
+    assert_eq!(
+        (after.flagged, after.agreeing_pairs, after.pairs),
+        (0, 6, 6)
+    );
+    assert_eq!(amb.stats.flagged_per_round, vec![1, 0]);
+    assert!(amb.proposals[0].converged && amb.proposals[0].rounds == 1);
     // Accounting per LLM experiment; the deterministic ones make no requests.
     assert_eq!(rep.accounting["audit"].total.requests, 0);
     assert_eq!(rep.accounting["qa"].total.requests, 2);
-    assert_eq!(rep.accounting["ambiguity"].total.requests, 6);
+    // 2 x 3 screening samples, one rewrite, 3 samples of the rewrite.
+    assert_eq!(rep.accounting["ambiguity"].total.requests, 10);
     let md = eval::markdown(&rep);
     for h in [
         "## Table 1 (a)",
@@ -223,6 +243,8 @@ fn harness_tables_over_every_experiment() {
         "## Fig. 5",
         "## Fig. 6",
         "## LLM accounting",
+        "| (A) ambiguity-sensitive requirements | 1/2",
+        "| R1 | 2 | 1 | 1 | yes |",
     ] {
         assert!(md.contains(h), "{h} missing:\n{md}");
     }

@@ -6,7 +6,9 @@ use logic::SourceFile;
 use pipeline::ambiguity::{screen, AmbiguityOptions};
 use pipeline::clarify::{apply, clarify, ClarifyOptions};
 use pipeline::formalize::{formalize, formalized_spec, FormalizeOptions, Mode};
-use pipeline::voting::{vote, Category, VariableSpec, VotingOptions};
+use pipeline::voting::{
+    diagnose_with_checker, draft_variables, vote, Category, VariableSpec, VotingOptions,
+};
 use reqs::Spec;
 use solver::{SolverConfig, SolverKind};
 
@@ -68,6 +70,10 @@ fn last_user(r: &Request) -> &str {
 
 fn z3() -> SolverConfig {
     SolverConfig::new(SolverKind::Z3)
+}
+
+fn cvc5() -> SolverConfig {
+    SolverConfig::new(SolverKind::Cvc5)
 }
 
 fn only(ids: &[&str]) -> Option<Vec<String>> {
@@ -425,4 +431,121 @@ fn voting_rejects_without_a_majority() {
             .any(|d| d.category != Category::Outvoted)
             || v.translations[0].diagnostics.is_empty()
     );
+}
+
+/// The implementation of the rule in VARS, in BL.
+const PROG: &str = "let income = <input>\n\
+let low = 0.1 * (if income > 1000 then 1000 else income)\n\
+let high = if income > 1000 then 0.2 * (income - 1000) else 0\n\
+let tax = low + high\n";
+
+const PROG_BOUNDS: &str = r#"[
+  {"type": "outputs", "variables": ["tax", "Tax"]},
+  {"type": "equals", "variables": ["Income", "income"]},
+  {"type": "ranges", "variables": ["Income"], "min": 0}
+]"#;
+
+fn categories(v: &pipeline::voting::Vote, i: usize) -> Vec<Category> {
+    v.translations[i]
+        .diagnostics
+        .iter()
+        .map(|d| d.category)
+        .collect()
+}
+
+#[test]
+fn rejected_translations_are_diagnosed_against_the_implementation() {
+    let vars = VariableSpec::from_json(VARS).unwrap();
+    // A correct translation, one that leaves Low and High free (not functional), and one
+    // that only has an output below 500 (spurious constraint).
+    let answers = [
+        GOOD,
+        "(assert (= Tax (+ Low High)))",
+        "(assert (= Low (* 0.1 Income)))\n(assert (= High 0))\n(assert (= Tax Low))\n(assert (< Income 500))",
+    ];
+    let c = client(move |r, _| Ok(Response::text(answers[r.sample as usize])));
+    let o = VotingOptions {
+        output: Some("Tax".into()),
+        ..Default::default()
+    };
+    let mut v = vote("10% up to 1000, 20% above", &vars, &c, &z3(), &o).unwrap();
+    assert!(!v.accepted, "three classes of one");
+    let mut input = bl::check::CheckInput::new(
+        bl::check::SideSource::Smt(SourceFile::new("nl", "")),
+        bl::check::SideSource::Bl(SourceFile::new("prog.bl", PROG)),
+    );
+    input.bounds = Some(bl::check::Bounds::from_json("bounds.json", PROG_BOUNDS).unwrap());
+    for solver in [z3(), cvc5()] {
+        let mut w = v.clone();
+        diagnose_with_checker(&mut w, &vars, &input, &solver).unwrap();
+        let (c0, c1, c2) = (categories(&w, 0), categories(&w, 1), categories(&w, 2));
+        // The correct one gets no finding from the checker.
+        assert!(
+            !c0.iter().any(|c| matches!(
+                c,
+                Category::MissingConstraints
+                    | Category::SpuriousConstraints
+                    | Category::UndefinedFunctions
+            )),
+            "{c0:?}"
+        );
+        assert!(c1.contains(&Category::MissingConstraints), "{c1:?}");
+        assert!(c2.contains(&Category::SpuriousConstraints), "{c2:?}");
+    }
+    // Twice is idempotent: the same finding is not added again.
+    diagnose_with_checker(&mut v, &vars, &input, &z3()).unwrap();
+    let n = v.translations[1].diagnostics.len();
+    diagnose_with_checker(&mut v, &vars, &input, &z3()).unwrap();
+    assert_eq!(v.translations[1].diagnostics.len(), n);
+}
+
+const NEW_RULE: &str = "A 5% surcharge applies to the amount over $200.";
+
+#[test]
+fn draft_variables_repairs_an_invalid_answer() {
+    let example = VariableSpec::from_json(VARS).unwrap();
+    // First answer: an unknown type; second: the same name twice; third: valid.
+    let answers = [
+        r#"{"variables": [{"name": "Amount", "type": "MONEY", "description": "x"}]}"#,
+        r#"{"variables": [{"name": "Amount", "type": "NUMBER", "description": "x"},
+                          {"name": "Amount", "type": "NUMBER", "description": "y"}]}"#,
+        r#"{"types": [], "variables": [
+            {"name": "Income", "type": "NUMBER", "description": "the amount charged"},
+            {"name": "Surcharge", "type": "NUMBER", "description": "5% of the amount over 200"},
+            {"name": "Tax", "type": "NUMBER", "description": "the surcharge"}], "rules": []}"#,
+    ];
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Request>::new()));
+    let s2 = seen.clone();
+    let c = client(move |r, _| {
+        let mut g = s2.lock().unwrap();
+        g.push(r.clone());
+        Ok(Response::text(answers[g.len() - 1]))
+    });
+    let d = draft_variables(NEW_RULE, "10% up to 1000, 20% above", &example, &c, 2).unwrap();
+    assert_eq!(d.attempts, 3);
+    assert_eq!(d.spec.variables.len(), 3);
+    assert_eq!(
+        d.shared_names,
+        vec!["Income".to_string(), "Tax".to_string()]
+    );
+    assert!(d.refused[0].contains("MONEY"), "{:?}", d.refused);
+    assert!(d.refused[1].contains("listed twice"), "{:?}", d.refused);
+    let g = seen.lock().unwrap();
+    // The prompt carries the example and the new rule; the repair carries the reason.
+    let first = &g[0].messages[0].content;
+    assert!(first.contains("10% up to 1000, 20% above") && first.contains(NEW_RULE));
+    assert!(
+        first.contains("\"name\": \"Low\""),
+        "the example spec as JSON"
+    );
+    let last = &g[2].messages.last().unwrap().content;
+    assert!(last.contains("listed twice"), "{last}");
+}
+
+#[test]
+fn draft_variables_gives_up_after_its_budget() {
+    let example = VariableSpec::from_json(VARS).unwrap();
+    let c = client(|_, _| Ok(Response::text("Here are the variables: Income and Tax.")));
+    let e = draft_variables(NEW_RULE, "10% up to 1000", &example, &c, 1).unwrap_err();
+    assert!(e.to_string().contains("after 2 answers"), "{e}");
 }

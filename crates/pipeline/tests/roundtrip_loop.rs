@@ -131,8 +131,9 @@ fn formalizations_that_never_parse() {
         &c,
         &z3(),
         &RoundTripOptions {
-            limit: Some(1),
+            selection: pipeline::select::Selection::first(Some(1)),
             repair: true,
+            embeddings: None,
         },
     )
     .unwrap();
@@ -164,4 +165,76 @@ fn untrusted_formulas_and_similarity() {
     assert!(parse_formula_answer(&s, "").is_err());
     assert!((lexical_cosine("the alarm is raised", "The alarm is raised.") - 1.0).abs() < 1e-9);
     assert_eq!(lexical_cosine("alarm", "heater"), 0.0);
+}
+
+/// Scripted embedding content: a bag of lower-cased words hashed into 64 buckets. The
+/// real HTTP protocol is tested in the llm crate; this drives the round trip's use.
+struct WordEmbeddings(std::sync::Mutex<Vec<Vec<String>>>);
+
+impl llm::Embeddings for WordEmbeddings {
+    fn model(&self) -> &str {
+        "scripted-words"
+    }
+    fn embed(&self, texts: &[String]) -> llm::Result<Vec<Vec<f64>>> {
+        self.0.lock().unwrap().push(texts.to_vec());
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0.0; 64];
+                for w in t.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
+                    if !w.is_empty() {
+                        let h = w.bytes().fold(7u64, |h, b| h.wrapping_mul(31) + b as u64);
+                        v[(h % 64) as usize] += 1.0;
+                    }
+                }
+                v
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn embedding_similarity_when_configured() {
+    let s = spec();
+    let (c, _) = client(|r| {
+        if let Some(t) = formalizing(r) {
+            return formalize(&t);
+        }
+        let first = &r.messages[0].content;
+        let f = first
+            .lines()
+            .find_map(|l| l.strip_prefix("Formula: "))
+            .unwrap()
+            .to_string();
+        describe(&f, r.messages.len() > 1)
+    });
+    let emb = std::sync::Arc::new(WordEmbeddings(Default::default()));
+    let opts = RoundTripOptions {
+        embeddings: Some(emb.clone()),
+        ..RoundTripOptions::default()
+    };
+    let rep = roundtrip::run(&s, &c, &z3(), &opts).unwrap();
+    // One embeddings request: (original text, final sentence) for each of the 3 trips.
+    let calls = emb.0.lock().unwrap().clone();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].len(), 6);
+    assert_eq!(calls[0][0], s.requirements[0].text);
+    assert_eq!(Some(&calls[0][1]), rep.trips[0].sentence.as_ref());
+    assert_eq!(rep.embedding_model.as_deref(), Some("scripted-words"));
+    let milli: Vec<i32> = rep
+        .trips
+        .iter()
+        .map(|t| t.embedding_similarity_milli.unwrap())
+        .collect();
+    assert!(milli.iter().all(|m| (0..=1000).contains(m)), "{milli:?}");
+    let mean = rep.mean_embedding_similarity.unwrap();
+    let expect = milli.iter().map(|m| *m as f64).sum::<f64>() / 3000.0;
+    assert!((mean - expect).abs() < 0.002, "{mean} vs {expect}");
+    // Without embeddings the fields are absent.
+    let plain = roundtrip::run(&s, &c, &z3(), &RoundTripOptions::default()).unwrap();
+    assert!(plain.mean_embedding_similarity.is_none());
+    assert!(plain
+        .trips
+        .iter()
+        .all(|t| t.embedding_similarity_milli.is_none()));
 }

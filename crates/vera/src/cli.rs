@@ -206,6 +206,33 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Draft a variable specification (model.json) for a new rule text from one example
+    /// rule of the same domain and its specification (SIRNA Fig. 9).
+    ///
+    /// Exit status: 0 drafted, 2 no valid draft or bad input.
+    DraftVariables {
+        /// The new rule text.
+        rule: PathBuf,
+        /// An example rule text of the same domain.
+        #[arg(long, value_name = "RULE.txt")]
+        example_rule: PathBuf,
+        /// The example's variable specification (default: model.json next to it).
+        #[arg(long, value_name = "JSON")]
+        example_spec: Option<PathBuf>,
+        /// Write the draft here instead of standard output.
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+        /// Overwrite an existing output file (never an input).
+        #[arg(long)]
+        force: bool,
+        /// Repair turns after the first answer.
+        #[arg(long, default_value_t = 2)]
+        retries: usize,
+        #[command(flatten)]
+        llm: crate::pipecmd::LlmArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Partition candidate formulas into classes of equivalence under the domain, with
     /// distinguishing witnesses (boundary values first) and agreement metrics.
     ///
@@ -680,6 +707,27 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &terms,
             candidates.as_deref(),
             &solver,
+            output.format,
+        ),
+        Command::DraftVariables {
+            rule,
+            example_rule,
+            example_spec,
+            out,
+            force,
+            retries,
+            llm,
+            output,
+        } => crate::pipecmd::draft_variables(
+            &crate::pipecmd::DraftArgs {
+                rule,
+                example_rule,
+                example_spec,
+                out,
+                force,
+                retries,
+            },
+            &llm,
             output.format,
         ),
         Command::Formalize {

@@ -71,6 +71,13 @@ impl LlmArgs {
     }
 }
 
+impl LlmArgs {
+    /// The embeddings client of the configuration (`embedding_model`), if one is set.
+    pub fn embeddings(&self) -> Result<Option<Arc<dyn llm::Embeddings>>> {
+        Ok(llm::LlmConfig::load(Some(&self.llm_config))?.embeddings()?)
+    }
+}
+
 /// A progress bar for LLM batches: done/total, cache hits and ETA.
 #[derive(Default)]
 struct Bar {

@@ -627,3 +627,84 @@ pub fn consistency_nl_text(
         },
     }))
 }
+
+// ------------------------------------------------------------------ draft-variables
+
+/// What `vera draft-variables` was asked.
+pub struct DraftArgs {
+    pub rule: PathBuf,
+    pub example_rule: PathBuf,
+    pub example_spec: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub force: bool,
+    pub retries: usize,
+}
+
+/// `vera draft-variables RULE.txt --example-rule EX.txt [--example-spec model.json] [-o OUT]`
+pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs, format: Format) -> Result<ExitCode> {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))
+    };
+    let rule = read(&a.rule)?;
+    let example_rule = read(&a.example_rule)?;
+    let spec_path = a
+        .example_spec
+        .clone()
+        .unwrap_or_else(|| a.example_rule.with_file_name("model.json"));
+    let example = pipeline::voting::VariableSpec::from_json(&read(&spec_path)?)
+        .with_context(|| format!("{} (the example specification)", spec_path.display()))?;
+    let client = llm_args.client()?;
+    let draft =
+        match pipeline::voting::draft_variables(&rule, &example_rule, &example, &client, a.retries)
+        {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {e}");
+                print_accounting(&client);
+                return Ok(ExitCode::from(EXIT_ERROR));
+            }
+        };
+    let json = serde_json::to_string_pretty(&draft.spec)? + "\n";
+    if let Some(out) = &a.out {
+        let inputs = [
+            a.rule.as_path(),
+            a.example_rule.as_path(),
+            spec_path.as_path(),
+        ];
+        pipeline::formalize::write_new(out, &json, &inputs, a.force)?;
+    }
+    match format {
+        Format::Json => {
+            let j = serde_json::json!({"schema": "vera.draft-variables.v1",
+                "rule": a.rule.display().to_string(),
+                "example": spec_path.display().to_string(),
+                "draft": draft, "llm": accounting_json(&client)});
+            println!("{}", serde_json::to_string_pretty(&j)?);
+        }
+        Format::Human => {
+            if a.out.is_none() {
+                print!("{json}");
+            }
+            eprintln!(
+                "drafted {} variables in {} answer(s){}; names shared with the example: {}",
+                draft.spec.variables.len(),
+                draft.attempts,
+                a.out
+                    .as_ref()
+                    .map(|o| format!(", written to {}", o.display()))
+                    .unwrap_or_default(),
+                if draft.shared_names.is_empty() {
+                    "none".to_string()
+                } else {
+                    draft.shared_names.join(", ")
+                }
+            );
+            for r in &draft.refused {
+                eprintln!("  refused: {}", excerpt(r, 160));
+            }
+            eprintln!("review the draft before using it: the descriptions decide how rules are formalized");
+            print_accounting(&client);
+        }
+    }
+    Ok(ExitCode::from(EXIT_OK))
+}

@@ -10,6 +10,7 @@ use clap::Args;
 use pipeline::eval::{EvalOptions, Experiment, FaultSource};
 use pipeline::faults::FaultyText;
 use pipeline::qa::{FeedbackMode, QaOptions, QaQuestion};
+use pipeline::select::Selection;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -162,8 +163,9 @@ pub fn roundtrip(
     };
     let client = model.client()?;
     let options = pipeline::roundtrip::RoundTripOptions {
-        limit,
+        selection: Selection::first(limit),
         repair: !no_repair,
+        embeddings: model.embeddings()?,
     };
     let report = pipeline::roundtrip::run(&spec, &client, &solver.config(), &options)?;
     match format {
@@ -198,13 +200,18 @@ pub fn roundtrip(
             }
             let _ = writeln!(
                 o,
-                "\nequivalent at first try {}, after one repair {}; mean lexical cosine {}",
+                "\nequivalent at first try {}, after one repair {}; mean lexical cosine {}{}",
                 report.initial.show(),
                 report.after_repair.show(),
                 report
                     .mean_lexical_similarity
                     .map(|s| format!("{:.1}%", 100.0 * s))
-                    .unwrap_or_else(|| "-".into())
+                    .unwrap_or_else(|| "-".into()),
+                match (report.mean_embedding_similarity, &report.embedding_model) {
+                    (Some(s), Some(m)) =>
+                        format!("; mean embedding cosine {:.1}% ({m})", 100.0 * s),
+                    _ => String::new(),
+                }
             );
             let _ = writeln!(o, "\n{}", client.accounting().table());
             print!("{o}");
@@ -229,7 +236,7 @@ pub fn faults(
     let client = model.client()?;
     let texts = match mutants {
         Some(p) => load_mutants(p)?,
-        None => pipeline::faults::generate(&spec, &client, limit)?,
+        None => pipeline::faults::generate(&spec, &client, &Selection::first(limit))?,
     };
     let report = pipeline::faults::run(&spec, &texts, &client, &solver.config())?;
     match format {
@@ -259,12 +266,19 @@ pub struct EvalArgs {
     /// Faulty requirement texts (TOML); without it the model writes them.
     #[arg(long)]
     pub mutants: Option<PathBuf>,
-    /// Only the first N formalized requirements in roundtrip, faults and ambiguity.
+    /// Only these formalized requirements (comma-separated ids) in roundtrip, faults and
+    /// ambiguity.
+    #[arg(long, value_name = "IDS")]
+    pub only: Option<String>,
+    /// Only the first N (selected) formalized requirements in roundtrip, faults and ambiguity.
     #[arg(long, value_name = "N")]
     pub limit_requirements: Option<usize>,
     /// Formalizations sampled per requirement in the ambiguity experiment.
     #[arg(long, default_value_t = 5)]
     pub samples: u32,
+    /// Clarification rounds for the requirements the ambiguity experiment flags (0: none).
+    #[arg(long, default_value_t = 5, value_name = "R")]
+    pub clarify_rounds: usize,
     /// Directory for eval.json and tables.md.
     #[arg(long)]
     pub out: PathBuf,
@@ -301,13 +315,31 @@ pub fn eval(
         Some(p) => FaultSource::Given(load_mutants(p)?),
         None => FaultSource::Generate,
     };
+    let selection = Selection {
+        only: args.only.as_ref().map(|s| {
+            s.split(',')
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect()
+        }),
+        limit: args.limit_requirements,
+    };
+    let unknown = selection.unknown(&spec);
+    if !unknown.is_empty() {
+        bail!(
+            "--only names no formalized requirement of the spec: {}",
+            unknown.join(", ")
+        );
+    }
     let options = EvalOptions {
         experiments,
         questions,
         qa: args.qa.options()?,
         faults,
-        limit_requirements: args.limit_requirements,
+        selection,
         ambiguity_samples: args.samples,
+        clarify_rounds: args.clarify_rounds,
+        embeddings: model.embeddings()?,
         jobs: solver.jobs(),
     };
     let client = model.client()?;
