@@ -148,18 +148,21 @@ pub fn summarize(items: &[&Screening]) -> Summary {
     }
 }
 
-/// Screens texts (id, text) with an existing checker: N samples each, partitioned.
+/// Screens texts (id, text) with an existing checker: N samples each, partitioned. The
+/// worked examples in the prompt come from formalized requirements not in `skip` (the
+/// ids of the whole screening run, so that a text screened again later sees the same
+/// examples).
 pub fn screen_texts(
     spec: &Spec,
     client: &Client,
     checker: &mut Checker,
     items: &[(String, String)],
+    skip: &[String],
     options: &AmbiguityOptions,
 ) -> Result<Vec<Screening>, PipelineError> {
     let prompts = Prompts::builtin();
     let schema = schema_info(spec).render();
-    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
-    let ex = examples(spec, &prompts, &skip, options.examples);
+    let ex = examples(spec, &prompts, skip, options.examples);
     let mut reqs = Vec::new();
     for (_, text) in items {
         let user = requirement_prompt(&prompts, &schema, &ex, text)?;
@@ -254,7 +257,8 @@ pub fn screen(
     let items = selected(spec, options.only.as_deref())?;
     let universe = Universe::of_spec(spec);
     let mut checker = Checker::new(&universe, solver)?;
-    let requirements = screen_texts(spec, client, &mut checker, &items, options)?;
+    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
+    let requirements = screen_texts(spec, client, &mut checker, &items, &skip, options)?;
     let summary = summarize(&requirements.iter().collect::<Vec<_>>());
     Ok(AmbiguityReport {
         requirements,

@@ -25,6 +25,9 @@ pub struct ClarifyOptions {
     pub temperature: f64,
     /// How texts are screened.
     pub screening: AmbiguityOptions,
+    /// Valid formalizations a clarified text needs before its single class counts as
+    /// convergence (default 2: at least one agreeing pair).
+    pub min_valid: usize,
 }
 
 impl Default for ClarifyOptions {
@@ -33,6 +36,7 @@ impl Default for ClarifyOptions {
             rounds: 5,
             temperature: 0.2,
             screening: AmbiguityOptions::default(),
+            min_valid: 2,
         }
     }
 }
@@ -70,6 +74,9 @@ pub struct Proposal {
     pub formula: Option<String>,
     /// Every round.
     pub history: Vec<Round>,
+    /// Why it did not converge, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Convergence statistics (Fig. 6).
@@ -160,8 +167,15 @@ pub fn clarify(
         Some(s) => s,
         None => {
             let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
-            let requirements =
-                screen_texts(spec, client, &mut checker, &items, &options.screening)?;
+            let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
+            let requirements = screen_texts(
+                spec,
+                client,
+                &mut checker,
+                &items,
+                &skip,
+                &options.screening,
+            )?;
             let summary = summarize(&requirements.iter().collect::<Vec<_>>());
             AmbiguityReport {
                 requirements,
@@ -169,6 +183,9 @@ pub fn clarify(
             }
         }
     };
+    // Worked examples stay those of the first screening, so that before and after differ
+    // only in the text.
+    let skip: Vec<String> = first.requirements.iter().map(|s| s.id.clone()).collect();
     // Current screening of every flagged requirement.
     let mut current: Vec<Screening> = first
         .requirements
@@ -189,11 +206,17 @@ pub fn clarify(
             accepted: false,
             formula: None,
             history: vec![],
+            note: None,
         })
         .collect();
     let mut flagged_per_round = vec![current.len()];
+    // A requirement whose rewrite came back unchanged is not asked again: the same
+    // evidence would give the same answer.
+    let mut stuck = vec![false; current.len()];
     for _round in 0..options.rounds {
-        let open: Vec<usize> = (0..current.len()).filter(|&i| current[i].flagged).collect();
+        let open: Vec<usize> = (0..current.len())
+            .filter(|&i| current[i].flagged && !stuck[i])
+            .collect();
         if open.is_empty() {
             break;
         }
@@ -218,6 +241,14 @@ pub fn clarify(
             };
             proposals[i].rounds += 1;
             match text {
+                Some(t) if same_text(&t, &current[i].text) => {
+                    stuck[i] = true;
+                    proposals[i].history.push(Round {
+                        text: t,
+                        classes: current[i].classes(),
+                    });
+                    proposals[i].note = Some("the model returned the text unchanged".into());
+                }
                 Some(t) => {
                     items.push((current[i].id.clone(), t));
                     back.push(i);
@@ -228,7 +259,14 @@ pub fn clarify(
                 }),
             }
         }
-        let screened = screen_texts(spec, client, &mut checker, &items, &options.screening)?;
+        let screened = screen_texts(
+            spec,
+            client,
+            &mut checker,
+            &items,
+            &skip,
+            &options.screening,
+        )?;
         for (i, s) in back.into_iter().zip(screened) {
             proposals[i].history.push(Round {
                 text: s.text.clone(),
@@ -241,7 +279,23 @@ pub fn clarify(
         flagged_per_round.push(current.iter().filter(|s| s.flagged).count());
     }
     for (p, s) in proposals.iter_mut().zip(&current) {
-        p.converged = s.classes() == 1 && p.rounds > 0;
+        let changed = !same_text(&p.clarified, &p.original);
+        p.converged = s.classes() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
+        if p.note.is_none() && !p.converged {
+            p.note = Some(if !changed {
+                "no rewrite differs from the original text".into()
+            } else if s.classes() == 1 && s.valid < options.min_valid {
+                format!(
+                    "only {} of {} formalizations of the clarified text are valid: too few to show one reading",
+                    s.valid,
+                    s.samples.len()
+                )
+            } else if s.classes() == 0 {
+                "no formalization of the clarified text is valid".into()
+            } else {
+                format!("still {} readings after {} round(s)", s.classes(), p.rounds)
+            });
+        }
         p.accepted = p.converged;
         p.formula = s
             .partition
@@ -264,6 +318,17 @@ pub fn clarify(
         stats,
         screening: first,
     })
+}
+
+/// Equal up to case, whitespace and punctuation.
+fn same_text(a: &str, b: &str) -> bool {
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    norm(a) == norm(b)
 }
 
 /// The proposals file (JSON, `vera.clarify.v1`).

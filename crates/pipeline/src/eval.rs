@@ -505,18 +505,19 @@ fn ambiguity_markdown(a: &AmbiguityExperiment) -> String {
         o.push_str("(C) clarification was not run (0 rounds).\n\n");
     } else if !a.report.proposals.is_empty() {
         o.push_str(&format!(
-            "(C) flagged after each round: {:?}\n\n| requirement | classes before | classes after | rounds | converged | clarified text |\n|---|---:|---:|---:|---|---|\n",
+            "(C) flagged after each round: {:?}\n\n| requirement | classes before | classes after | rounds | converged | clarified text | note |\n|---|---:|---:|---:|---|---|---|\n",
             st.flagged_per_round
         ));
         for p in &a.report.proposals {
             o.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
                 p.id,
                 p.classes_before,
                 p.classes_after,
                 p.rounds,
                 if p.converged { "yes" } else { "no" },
-                p.clarified.replace('|', "\\|")
+                p.clarified.replace('|', "\\|"),
+                p.note.as_deref().unwrap_or("").replace('|', "\\|")
             ));
         }
         o.push('\n');

@@ -178,6 +178,12 @@ pub fn excerpt(text: &str) -> String {
     format!("{}... ({} bytes in all)", &text[..end], text.len())
 }
 
+/// Operators a formula answer may start with when its outer parentheses are missing.
+const OPERATORS: &[&str] = &[
+    "not", "and", "or", "=>", "xor", "=", "distinct", "<", "<=", ">", ">=", "+", "-", "*", "/",
+    "ite", "div", "mod", "abs",
+];
+
 /// Turns one answer into a term: the answer must be one Boolean term over the schema
 /// (or one `(assert ...)`), read with `logic::parse_untrusted`. The error is the exact
 /// text returned to the model.
@@ -196,6 +202,13 @@ pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
     }
     let token = !t.starts_with('(') && !t.contains(char::is_whitespace);
     if !t.starts_with('(') && !token {
+        // `not door_closed`, `=> a b`: a compound term without its parentheses.
+        let head = t.split_whitespace().next().unwrap_or("");
+        if OPERATORS.contains(&head) && !t.contains('\n') && t.len() <= 200 {
+            return Err(format!(
+                "`{t}` is not an SMT-LIB term: an application needs parentheses around the operator and its arguments, as in `({t})`; answer with the whole term in parentheses"
+            ));
+        }
         return Err(format!(
             "text outside the formula: the answer starts with `{}`; answer with the SMT-LIB term alone, without prose or code fences",
             t.chars().take(40).collect::<String>()

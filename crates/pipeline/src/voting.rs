@@ -140,6 +140,7 @@ fn sort_of(kind: &str) -> Option<Sort> {
 /// (declarations of exactly those variables are tolerated), through
 /// `logic::parse_untrusted` only.
 pub fn parse_translation(vars: &VariableSpec, text: &str) -> Result<Vec<Term>, String> {
+    let text = code_of(text);
     let limits = logic::Limits::default();
     let base = vars.context();
     let first = logic::parse_untrusted("translation", text, &base, limits);
@@ -176,6 +177,33 @@ pub fn parse_translation(vars: &VariableSpec, text: &str) -> Result<Vec<Term>, S
     Ok(u.assertions.into_iter().map(|(t, _)| t).collect())
 }
 
+/// The SMT-LIB part of an answer: the body of its one fenced code block (prose around
+/// it dropped) when it has exactly one, else the whole answer.
+pub fn code_of(answer: &str) -> &str {
+    let mut blocks = Vec::new();
+    let mut rest = answer;
+    while let Some(open) = rest.find("```") {
+        let after = &rest[open + 3..];
+        // The info string (`smt2`, `lisp`, ...) ends the opening line.
+        let body_start = after.find('\n').map_or(after.len(), |n| n + 1);
+        let body = &after[body_start..];
+        match body.find("```") {
+            Some(close) => {
+                blocks.push(&body[..close]);
+                rest = &body[close + 3..];
+            }
+            None => {
+                blocks.push(body);
+                break;
+            }
+        }
+    }
+    match blocks.as_slice() {
+        [one] => one.trim(),
+        _ => answer,
+    }
+}
+
 /// SIRNA's failure categories for one translation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -210,7 +238,9 @@ pub struct TranslationDiagnostic {
 pub struct Translation {
     /// Its sample index.
     pub index: u32,
-    /// The answer (shortened).
+    /// Answers requested for it (1 + repair turns used).
+    pub attempts: usize,
+    /// The last answer (shortened).
     pub answer: String,
     /// The assertions as vera read them.
     pub assertions: Vec<String>,
@@ -235,6 +265,9 @@ pub struct VotingOptions {
     pub temperature: f64,
     /// The output variable, for the diagnostics.
     pub output: Option<String>,
+    /// Repair turns per translation that does not parse (default 2): the error goes back
+    /// to the model with its answer.
+    pub repairs: usize,
 }
 
 impl Default for VotingOptions {
@@ -244,6 +277,7 @@ impl Default for VotingOptions {
             theta: 2.0 / 3.0,
             temperature: 1.0,
             output: None,
+            repairs: 2,
         }
     }
 }
@@ -301,14 +335,29 @@ pub fn vote(
         .collect();
     let answers = client.run_all("voting", &reqs);
     let mut translations = Vec::new();
-    for (i, a) in answers.into_iter().enumerate() {
-        let (answer, parsed) = match a {
-            Ok(c) => (excerpt(c.text()), parse_translation(vars, c.text())),
-            Err(e) if e.is_answer_problem() => (
-                String::new(),
-                Err(e.feedback().unwrap_or_else(|| e.to_string())),
-            ),
-            Err(e) => return Err(e.into()),
+    for (i, (a, req)) in answers.into_iter().zip(reqs).enumerate() {
+        let mut req = req;
+        let mut a = a;
+        let mut attempts = 1;
+        let (answer, parsed) = loop {
+            let (answer, parsed) = match a {
+                Ok(c) => (c.text().to_string(), parse_translation(vars, c.text())),
+                Err(e) if e.is_answer_problem() => (
+                    String::new(),
+                    Err(e.feedback().unwrap_or_else(|| e.to_string())),
+                ),
+                Err(e) => return Err(e.into()),
+            };
+            match &parsed {
+                Err(problem) if attempts <= options.repairs => {
+                    req = req.assistant(excerpt(&answer)).user(format!(
+                        "That translation cannot be used:\n{problem}\nAnswer again with SMT-LIB assert commands over the specification's variables only, no prose."
+                    ));
+                    attempts += 1;
+                    a = client.complete("voting.repair", &req);
+                }
+                _ => break (excerpt(&answer), parsed),
+            }
         };
         let (terms, diagnostics) = match parsed {
             Ok(ts) => (ts, vec![]),
@@ -332,6 +381,7 @@ pub fn vote(
         };
         translations.push(Translation {
             index: i as u32,
+            attempts,
             answer,
             assertions: terms.iter().map(logic::print::term).collect(),
             terms,

@@ -199,6 +199,7 @@ fn hostile_answers_are_repairable() {
         format!("(or {} alarm)", "true ".repeat(200_000)),
         "(and (< temp 10) alarm)".into(), // contradicts the bounds and D1
         "(=> (> temp 38) alarm) (declare-const x Int)".into(),
+        "not alarm".into(), // outer parentheses missing
     ];
     for h in hostile {
         let h2 = h.clone();
@@ -222,6 +223,10 @@ fn hostile_answers_are_repairable() {
             "long answers are shortened"
         );
         assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+        if h == "not alarm" {
+            let e = f.attempts[0].error.as_deref().unwrap();
+            assert!(e.contains("as in `(not alarm)`"), "{e}");
+        }
     }
 }
 
@@ -265,9 +270,17 @@ fn ambiguous_model(converge: bool) -> Client {
     client(move |r, _| {
         let u = last_user(r);
         if u.contains("Rewrite the requirement") {
-            return Ok(Response::text(
-                "Between 33 degC and 40 degC inclusive the alarm shall be raised.",
-            ));
+            if converge {
+                return Ok(Response::text(
+                    "Between 33 degC and 40 degC inclusive the alarm shall be raised.",
+                ));
+            }
+            // A new wording every round that stays as ambiguous.
+            let current = u
+                .lines()
+                .find_map(|l| l.strip_prefix("Requirement R2: "))
+                .unwrap();
+            return Ok(Response::text(format!("{current} Really.")));
         }
         let text = if u.contains("inclusive") && converge {
             READINGS[1]
@@ -357,6 +370,12 @@ fn clarification_does_not_converge() {
     assert!(!p.converged && !p.accepted);
     assert_eq!(p.rounds, 3);
     assert_eq!(p.history.len(), 3);
+    assert!(
+        p.clarified.ends_with("Really. Really. Really."),
+        "{}",
+        p.clarified
+    );
+    assert_eq!(p.note.as_deref(), Some("still 3 readings after 3 round(s)"));
     assert_eq!(rep.stats.flagged_per_round, vec![1, 1, 1, 1]);
     let (_, changed) = apply(&spec, &rep.proposals);
     assert!(changed.is_empty(), "nothing applied that was not accepted");
@@ -548,4 +567,121 @@ fn draft_variables_gives_up_after_its_budget() {
     let c = client(|_, _| Ok(Response::text("Here are the variables: Income and Tax.")));
     let e = draft_variables(NEW_RULE, "10% up to 1000", &example, &c, 1).unwrap_err();
     assert!(e.to_string().contains("after 2 answers"), "{e}");
+}
+
+#[test]
+fn voting_reads_fenced_answers_and_repairs_prose() {
+    let vars = VariableSpec::from_json(VARS).unwrap();
+    let fenced =
+        format!("Here is the translation:\n```smtlib2\n{GOOD}\n```\nIt sums both brackets.");
+    let fenced2 = format!("```lisp\n{GOOD2}\n```");
+    let c = client(move |r, _| {
+        let last = &r.messages.last().unwrap().content;
+        Ok(Response::text(match (r.sample, r.messages.len()) {
+            (0, _) => fenced.clone(),
+            (1, _) => fenced2.clone(),
+            // Sample 2: prose first; the repair turn carries the parse error.
+            (2, 1) => "To translate the rule we define the brackets.".to_string(),
+            (2, _) => {
+                assert!(last.contains("cannot be used"), "{last}");
+                assert!(last.contains("text outside any command"), "{last}");
+                GOOD.to_string()
+            }
+            _ => unreachable!(),
+        }))
+    });
+    let o = VotingOptions {
+        output: Some("Tax".into()),
+        ..Default::default()
+    };
+    let v = vote("10% up to 1000, 20% above", &vars, &c, &z3(), &o).unwrap();
+    let attempts: Vec<usize> = v.translations.iter().map(|t| t.attempts).collect();
+    assert_eq!(attempts, vec![1, 1, 2]);
+    assert!(v.accepted && (v.confidence - 1.0).abs() < 1e-9, "{v:?}");
+    // Without repair turns the prose answer stays invalid.
+    let o0 = VotingOptions { repairs: 0, ..o };
+    let c0 = client(|r, _| {
+        Ok(Response::text(if r.sample == 2 {
+            "To translate the rule we define the brackets.".to_string()
+        } else {
+            GOOD.to_string()
+        }))
+    });
+    let v0 = vote("10% up to 1000, 20% above", &vars, &c0, &z3(), &o0).unwrap();
+    assert_eq!(
+        v0.translations[2].diagnostics[0].category,
+        Category::Invalid
+    );
+    assert!(v0.accepted, "two of three still reach 2/3");
+}
+
+#[test]
+fn code_of_takes_exactly_one_fenced_block() {
+    use pipeline::voting::code_of;
+    assert_eq!(code_of("```smt2\n(assert x)\n```"), "(assert x)");
+    assert_eq!(code_of("Text\n```\n(assert x)\n```\nmore"), "(assert x)");
+    // Unclosed: the rest after the opening line.
+    assert_eq!(code_of("```lisp\n(assert x)"), "(assert x)");
+    // Two blocks or none: the answer as it is (and the parser reports it).
+    let two = "```\n(assert x)\n```\n```\n(assert y)\n```";
+    assert_eq!(code_of(two), two);
+    assert_eq!(code_of("(assert x)"), "(assert x)");
+}
+
+#[test]
+fn clarification_stops_on_an_unchanged_text_and_needs_valid_samples() {
+    let spec = spec();
+    // The rewrite only adds punctuation: one round, then no more questions.
+    let same = client(|r, _| {
+        let u = last_user(r);
+        if u.contains("Rewrite the requirement") {
+            let t = u
+                .lines()
+                .find_map(|l| l.strip_prefix("Requirement R2: "))
+                .unwrap();
+            return Ok(Response::text(format!("{t}.")));
+        }
+        Ok(Response::text(READINGS[(r.sample as usize) % 3]))
+    });
+    let o = ClarifyOptions {
+        screening: AmbiguityOptions {
+            only: only(&["R2"]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let rep = clarify(&spec, &same, &z3(), &o, None).unwrap();
+    let p = &rep.proposals[0];
+    assert_eq!(p.rounds, 1);
+    assert!(!p.converged);
+    assert_eq!(
+        p.note.as_deref(),
+        Some("the model returned the text unchanged")
+    );
+    // A rewrite of which only one formalization is valid: one class, but not evidence.
+    let sparse = client(|r, _| {
+        let u = last_user(r);
+        if u.contains("Rewrite the requirement") {
+            return Ok(Response::text(
+                "From 33 to 40 degC inclusive the alarm shall be raised.",
+            ));
+        }
+        if u.contains("From 33") {
+            return Ok(Response::text(if r.sample == 0 {
+                READINGS[1]
+            } else {
+                "alarm if hot"
+            }));
+        }
+        Ok(Response::text(READINGS[(r.sample as usize) % 3]))
+    });
+    let rep = clarify(&spec, &sparse, &z3(), &o, None).unwrap();
+    let p = &rep.proposals[0];
+    assert_eq!(p.classes_after, 1);
+    assert!(!p.converged && !p.accepted);
+    assert!(
+        p.note.as_deref().unwrap().contains("only 1 of 5"),
+        "{:?}",
+        p.note
+    );
 }

@@ -295,7 +295,13 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
                 continue;
             }
         };
-        let off = rec.position().map_or(0, |p| p.byte() as usize);
+        // The reader reports a record's position before the previous row's line
+        // terminator; the row itself starts after it.
+        let text = csv_file.text().as_bytes();
+        let mut off = rec.position().map_or(0, |p| p.byte() as usize);
+        while off < text.len() && matches!(text[off], b'\r' | b'\n') {
+            off += 1;
+        }
         if i == 0
             && rec
                 .get(0)

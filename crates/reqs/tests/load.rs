@@ -128,3 +128,28 @@ fn csv_requirements_over_a_schema() {
     let e = reqs::spec::parse_csv(schema, &bad).unwrap_err().to_string();
     insta::assert_snapshot!(e);
 }
+
+#[test]
+fn csv_rows_with_crlf_line_ends_are_located_on_their_own_line() {
+    // Spreadsheet exports end rows with CRLF.
+    let schema = SourceFile::new(
+        "schema.toml",
+        "[[variables]]\nname = \"t\"\nsort = \"Real\"\n",
+    );
+    let csv = SourceFile::new(
+        "reqs.csv",
+        "id,text\r\nR1,The heater shall stop above 40 degC.\r\nR2,\"If cold, heat.\"\r\n",
+    );
+    let spec = reqs::spec::parse_csv(schema, &csv).unwrap();
+    let w = spec.warnings.to_string();
+    assert!(
+        w.contains("reqs.csv:2:1: warning: requirement `R1` is not formalized"),
+        "{w}"
+    );
+    assert!(
+        w.contains("reqs.csv:3:1: warning: requirement `R2` is not formalized"),
+        "{w}"
+    );
+    assert_eq!(spec.requirements[0].line, 2);
+    assert_eq!(spec.requirements[1].line, 3);
+}

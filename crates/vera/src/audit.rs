@@ -14,6 +14,33 @@ use std::process::ExitCode;
 
 /// Loads a TOML spec, or a CSV of requirements over a TOML schema.
 pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
+    load_spec_with(path, schema, |_| true)
+}
+
+/// [`load_spec`] for a spec about to be formalized: the warnings that only say the
+/// formalization is still to be done (requirements without a formula, variables no
+/// formula uses yet) are counted on one line instead of printed one by one.
+pub fn load_spec_to_formalize(path: &Path, schema: Option<&Path>) -> Result<Spec> {
+    let pending = |l: &logic::Located| {
+        l.message.ends_with("is not formalized")
+            || l.message.ends_with("is not used by any formula")
+    };
+    let spec = load_spec_with(path, schema, |l| !pending(l))?;
+    let n = spec.warnings.0.iter().filter(|l| pending(l)).count();
+    if n > 0 {
+        eprintln!(
+            "note: {} requirement(s) without a formula; {n} warning(s) about missing formulas not shown",
+            spec.requirements.iter().filter(|r| r.formula.is_none()).count()
+        );
+    }
+    Ok(spec)
+}
+
+fn load_spec_with(
+    path: &Path,
+    schema: Option<&Path>,
+    show: impl Fn(&logic::Located) -> bool,
+) -> Result<Spec> {
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
@@ -30,8 +57,16 @@ pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
         (false, None) => reqs::load(path),
     };
     let spec = spec.map_err(|e| anyhow::anyhow!("{e}"))?;
-    if !spec.warnings.0.is_empty() {
-        eprintln!("{}", spec.warnings);
+    let shown = logic::Diagnostics(
+        spec.warnings
+            .0
+            .iter()
+            .filter(|l| show(l))
+            .cloned()
+            .collect(),
+    );
+    if !shown.0.is_empty() {
+        eprintln!("{shown}");
     }
     Ok(spec)
 }

@@ -199,6 +199,9 @@ pub enum Command {
         /// With --nl-text: the confidence threshold θ.
         #[arg(long, default_value_t = 2.0 / 3.0)]
         theta: f64,
+        /// With --nl-text: repair turns for a translation that does not parse.
+        #[arg(long, default_value_t = 2)]
+        retries: usize,
         #[command(flatten)]
         llm: crate::pipecmd::LlmArgs,
         #[command(flatten)]
@@ -461,7 +464,7 @@ pub enum LlmCommand {
     /// Check an LLM configuration with one small request and say what is wrong.
     Ping {
         /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
-        #[arg(long, default_value = "vera.toml")]
+        #[arg(long, alias = "llm-config", default_value = "vera.toml")]
         config: PathBuf,
     },
 }
@@ -642,6 +645,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             variables,
             translations,
             theta,
+            retries,
             llm,
             solver,
             output,
@@ -653,6 +657,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     variables,
                     translations,
                     theta,
+                    retries,
                     nl_output,
                     implementation,
                     impl_output,

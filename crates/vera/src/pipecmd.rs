@@ -173,7 +173,7 @@ pub fn formalize(
     solver: &SolverArgs,
     format: Format,
 ) -> Result<ExitCode> {
-    let spec = crate::audit::load_spec(&a.input, a.schema.as_deref())?;
+    let spec = crate::audit::load_spec_to_formalize(&a.input, a.schema.as_deref())?;
     let out = a
         .output
         .clone()
@@ -460,6 +460,9 @@ pub fn clarify(
                 );
                 let _ = writeln!(o, "  was: {}", p.original);
                 let _ = writeln!(o, "  now: {}", p.clarified);
+                if let Some(n) = &p.note {
+                    let _ = writeln!(o, "  why: {n}");
+                }
             }
             let s = &rep.stats;
             o.push_str("\nbefore: ");
@@ -489,6 +492,7 @@ pub struct NlTextArgs {
     pub variables: Option<PathBuf>,
     pub translations: u32,
     pub theta: f64,
+    pub retries: usize,
     pub nl_output: Option<String>,
     pub implementation: Option<PathBuf>,
     pub impl_output: Option<String>,
@@ -557,6 +561,7 @@ pub fn consistency_nl_text(
         translations: a.translations,
         theta: a.theta,
         output: output.clone(),
+        repairs: a.retries,
         ..Default::default()
     };
     let mut v = pipeline::voting::vote(&rule, &vars, &client, &solver.config(), &options)?;
@@ -602,9 +607,11 @@ pub fn consistency_nl_text(
             for t in &v.translations {
                 let _ = writeln!(
                     o,
-                    "  #{} class {}",
+                    "  #{} class {} ({} answer{})",
                     t.index + 1,
-                    t.class.as_deref().unwrap_or("-")
+                    t.class.as_deref().unwrap_or("-"),
+                    t.attempts,
+                    if t.attempts == 1 { "" } else { "s" }
                 );
                 for d in &t.diagnostics {
                     let _ = writeln!(o, "    {:?}: {}", d.category, excerpt(&d.message, 120));
