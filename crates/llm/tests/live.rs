@@ -454,3 +454,40 @@ fn live_structured_output() {
         failures.join("\n")
     );
 }
+
+/// The embeddings endpoint of a second local server (`VERA_LOCAL_LLM_PORT=8081
+/// VERA_LOCAL_LLM_EMBEDDINGS=1 scripts/local-llm start`), at `VERA_LOCAL_EMBED_URL`
+/// (default `http://127.0.0.1:8081/v1`).
+#[test]
+fn live_embeddings_from_the_local_server() {
+    use llm::{cosine, Embeddings, OpenAiEmbeddings};
+    let base = std::env::var("VERA_LOCAL_EMBED_URL")
+        .unwrap_or_else(|_| "http://127.0.0.1:8081/v1".to_string());
+    if !server_up(&base) {
+        if std::env::var("VERA_LLM_LIVE").as_deref() == Ok("require") {
+            panic!("VERA_LLM_LIVE=require but no embeddings server answers at {base}");
+        }
+        eprintln!("note: no embeddings server at {base}; live embeddings test skipped");
+        return;
+    }
+    let e = OpenAiEmbeddings::new(&base, "local", None, HttpSettings::default());
+    let texts: Vec<String> = [
+        "If the temperature exceeds 40 degC, the alarm shall be raised.",
+        "If the temperature exceeds 40 degC, the alarm shall be raised.",
+        "The heater shall be off while the fan runs.",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let v = e.embed(&texts).unwrap();
+    assert_eq!(v.len(), 3);
+    assert!(v[0].len() >= 64 && v.iter().all(|x| x.len() == v[0].len()));
+    let same = cosine(&v[0], &v[1]);
+    let other = cosine(&v[0], &v[2]);
+    eprintln!(
+        "live embeddings: dimension {}, cosine(same) = {same:.4}, cosine(other) = {other:.4}",
+        v[0].len()
+    );
+    assert!(same > 0.999, "the same text embeds to the same vector: {same}");
+    assert!(other < same);
+}
