@@ -231,14 +231,44 @@ pub fn clarify(
             );
         }
         let answers = client.run_all("clarify", &reqs);
-        let mut items = Vec::new();
-        let mut back = Vec::new();
-        for (&i, a) in open.iter().zip(answers) {
-            let text = match a {
+        let mut texts = Vec::new();
+        for a in answers {
+            texts.push(match a {
                 Ok(c) => clean_text(c.text()),
                 Err(e) if e.is_answer_problem() => None,
                 Err(e) => return Err(e.into()),
-            };
+            });
+        }
+        // A rewrite that only repeats the text is answered once, in the same
+        // conversation, with that fact; a second repetition ends the requirement's rounds.
+        let again: Vec<usize> = (0..open.len())
+            .filter(|&k| {
+                texts[k]
+                    .as_deref()
+                    .is_some_and(|t| same_text(t, &current[open[k]].text))
+            })
+            .collect();
+        if !again.is_empty() {
+            let follow: Vec<Request> = again
+                .iter()
+                .map(|&k| {
+                    reqs[k]
+                        .clone()
+                        .assistant(texts[k].clone().unwrap_or_default())
+                        .user(UNCHANGED.to_string())
+                })
+                .collect();
+            for (&k, a) in again.iter().zip(client.run_all("clarify.unchanged", &follow)) {
+                texts[k] = match a {
+                    Ok(c) => clean_text(c.text()),
+                    Err(e) if e.is_answer_problem() => texts[k].take(),
+                    Err(e) => return Err(e.into()),
+                };
+            }
+        }
+        let mut items = Vec::new();
+        let mut back = Vec::new();
+        for (&i, text) in open.iter().zip(texts) {
             proposals[i].rounds += 1;
             match text {
                 Some(t) if same_text(&t, &current[i].text) => {
@@ -319,6 +349,12 @@ pub fn clarify(
         screening: first,
     })
 }
+
+/// The follow-up turn after a rewrite that repeats the text.
+const UNCHANGED: &str = "That is the same text as before, so it still admits the readings above. \
+Change the wording so that exactly one of them remains: for example, say whether each \
+boundary value is included, or which condition applies when both could. Answer with the \
+rewritten requirement text alone.";
 
 /// Equal up to case, whitespace and punctuation.
 fn same_text(a: &str, b: &str) -> bool {

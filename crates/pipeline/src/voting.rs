@@ -5,7 +5,7 @@
 //! with diagnostics per translation in SIRNA's categories.
 
 use crate::formalize::{excerpt, PipelineError};
-use llm::{Client, Request, Template};
+use llm::{Client, LlmError, Request, Template};
 use logic::{Context, Sort, Symbol, Term};
 use reqs::equiv::{Checker, Partition, Universe};
 use serde::{Deserialize, Serialize};
@@ -306,6 +306,21 @@ pub struct Vote {
     pub prompt: String,
 }
 
+/// Token limit of one translation (a longer answer is truncated and repaired).
+const TRANSLATION_MAX_TOKENS: u32 = 1024;
+/// Characters of a failed answer echoed in its repair turn.
+const REPAIR_ECHO_CHARS: usize = 1200;
+
+/// The first lines of a parse error: enough to act on, short enough for the context.
+fn short_error(e: &str) -> String {
+    let lines: Vec<&str> = e.lines().take(12).collect();
+    let mut s = lines.join("\n");
+    if e.lines().count() > 12 {
+        s.push_str("\n...");
+    }
+    s
+}
+
 /// The translation prompt template.
 pub fn template() -> Template {
     Template::parse(
@@ -330,6 +345,7 @@ pub fn vote(
             Request::new()
                 .user(user.clone())
                 .temperature(options.temperature)
+                .max_tokens(TRANSLATION_MAX_TOKENS)
                 .sample(i)
         })
         .collect();
@@ -350,11 +366,26 @@ pub fn vote(
             };
             match &parsed {
                 Err(problem) if attempts <= options.repairs => {
-                    req = req.assistant(excerpt(&answer)).user(format!(
-                        "That translation cannot be used:\n{problem}\nAnswer again with SMT-LIB assert commands over the specification's variables only, no prose."
+                    // The failed answer is echoed shortened, so that the conversation
+                    // stays within small context windows.
+                    let shown: String = answer.chars().take(REPAIR_ECHO_CHARS).collect();
+                    let next = req.clone().assistant(shown).user(format!(
+                        "That translation cannot be used:\n{}\nAnswer again with SMT-LIB assert commands over the specification's variables only, no prose.",
+                        short_error(problem)
                     ));
-                    attempts += 1;
-                    a = client.complete("voting.repair", &req);
+                    match client.complete("voting.repair", &next) {
+                        // A request the provider refuses (e.g. over its context size)
+                        // ends the repairs of this translation, not the vote.
+                        Err(e @ LlmError::Http { .. }) => {
+                            let why = format!("{problem}\n(no further repair: {e})");
+                            break (excerpt(&answer), Err(why));
+                        }
+                        r => {
+                            req = next;
+                            attempts += 1;
+                            a = r;
+                        }
+                    }
                 }
                 _ => break (excerpt(&answer), parsed),
             }

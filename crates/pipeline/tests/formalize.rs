@@ -631,11 +631,15 @@ fn code_of_takes_exactly_one_fenced_block() {
 #[test]
 fn clarification_stops_on_an_unchanged_text_and_needs_valid_samples() {
     let spec = spec();
-    // The rewrite only adds punctuation: one round, then no more questions.
-    let same = client(|r, _| {
-        let u = last_user(r);
-        if u.contains("Rewrite the requirement") {
-            let t = u
+    // The rewrite only adds punctuation, and again when told so: one round, then no
+    // more questions.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Request>::new()));
+    let s2 = seen.clone();
+    let same = client(move |r, _| {
+        let first = &r.messages[0].content;
+        if first.contains("Rewrite the requirement") {
+            s2.lock().unwrap().push(r.clone());
+            let t = first
                 .lines()
                 .find_map(|l| l.strip_prefix("Requirement R2: "))
                 .unwrap();
@@ -658,6 +662,11 @@ fn clarification_stops_on_an_unchanged_text_and_needs_valid_samples() {
         p.note.as_deref(),
         Some("the model returned the text unchanged")
     );
+    // Two requests: the rewrite, and the follow-up that says the text did not change.
+    let asked = seen.lock().unwrap();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[1].messages.len(), 3);
+    assert!(asked[1].messages[2].content.contains("same text as before"));
     // A rewrite of which only one formalization is valid: one class, but not evidence.
     let sparse = client(|r, _| {
         let u = last_user(r);
@@ -684,4 +693,67 @@ fn clarification_stops_on_an_unchanged_text_and_needs_valid_samples() {
         "{:?}",
         p.note
     );
+}
+
+#[test]
+fn clarification_follow_up_gets_a_real_rewrite() {
+    let spec = spec();
+    // The first rewrite repeats the text; told so, the model makes the bounds explicit.
+    let c = client(|r, _| {
+        let first = &r.messages[0].content;
+        if first.contains("Rewrite the requirement") {
+            let t = first
+                .lines()
+                .find_map(|l| l.strip_prefix("Requirement R2: "))
+                .unwrap()
+                .to_string();
+            return Ok(Response::text(if r.messages.len() == 1 {
+                t
+            } else {
+                "Between 33 degC and 40 degC inclusive the alarm shall be raised.".into()
+            }));
+        }
+        let u = last_user(r);
+        Ok(Response::text(if u.contains("inclusive") {
+            READINGS[1]
+        } else {
+            READINGS[(r.sample as usize) % 3]
+        }))
+    });
+    let o = ClarifyOptions {
+        screening: AmbiguityOptions {
+            only: only(&["R2"]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let rep = clarify(&spec, &c, &z3(), &o, None).unwrap();
+    let p = &rep.proposals[0];
+    assert!(p.converged, "{p:?}");
+    assert_eq!(p.rounds, 1);
+    assert!(p.clarified.contains("inclusive"));
+}
+
+#[test]
+fn voting_survives_a_repair_turn_the_provider_refuses() {
+    let vars = VariableSpec::from_json(VARS).unwrap();
+    let c = client(|r, _| {
+        if r.messages.len() > 1 {
+            return Err(llm::LlmError::Http {
+                status: 400,
+                message: "request exceeds the available context size".into(),
+            });
+        }
+        Ok(Response::text(if r.sample == 2 { "Prose only." } else { GOOD }))
+    });
+    let o = VotingOptions {
+        output: Some("Tax".into()),
+        ..Default::default()
+    };
+    let v = vote("10% up to 1000, 20% above", &vars, &c, &z3(), &o).unwrap();
+    assert!(v.accepted, "two valid translations of three");
+    let d = &v.translations[2].diagnostics[0];
+    assert_eq!(d.category, Category::Invalid);
+    assert!(d.message.contains("no further repair"), "{}", d.message);
+    assert_eq!(v.translations[2].attempts, 1);
 }
