@@ -394,6 +394,13 @@ pub fn clarify(
             .clone()
             .unwrap_or_else(|| default_out(&a.spec, "clarified.toml"));
         inputs.push(pf);
+        if changed.is_empty() {
+            eprintln!(
+                "nothing to apply: no proposal in {} is accepted (set \"accepted\": true to take one); nothing written",
+                pf.display()
+            );
+            return Ok(ExitCode::from(EXIT_OK));
+        }
         pipeline::formalize::write_new(&out, &out_text, &inputs, a.force)?;
         println!(
             "applied {} accepted proposal(s) ({}); wrote {}",

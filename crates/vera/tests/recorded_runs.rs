@@ -126,3 +126,136 @@ fn draft_variables_for_nunavut_from_the_yukon_example() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("exists"), "{stderr}");
 }
+
+/// Recorded with `vera consistency --nl-text cra-25/nu/nu.txt --impl cra-25/nu/prog.bl
+/// --bounds examples/fees/cra-bounds.json --assume 'sin_exception=(< sin 900000000)'`.
+#[test]
+fn voting_on_the_nunavut_rule_is_rejected_with_diagnostics() {
+    let (code, j, stderr) = replay(
+        &cassette("voting-nu.jsonl"),
+        &[
+            "consistency",
+            "--nl-text",
+            &cra("nu/nu.txt"),
+            "--impl",
+            &cra("nu/prog.bl"),
+            "--bounds",
+            "examples/fees/cra-bounds.json",
+            "--assume",
+            "sin_exception=(< sin 900000000)",
+        ],
+    );
+    assert_eq!(j["schema"], "vera.consistency-nl.v1", "{stderr}");
+    no_calls(&j);
+    // The recorded 1.5B model: two of three translations never parse, even after two
+    // repair turns each; the third parses but leaves the brackets unconstrained. No class
+    // reaches 2/3, so the vote is rejected (exit 2) and nothing is checked against the
+    // program.
+    assert_eq!(code, 2);
+    let v = &j["vote"];
+    assert_eq!(v["accepted"], false);
+    assert!((v["confidence"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9);
+    assert!(j["report"].is_null());
+    let t = v["translations"].as_array().unwrap();
+    let attempts: Vec<u64> = t.iter().map(|x| x["attempts"].as_u64().unwrap()).collect();
+    assert_eq!(attempts, vec![3, 3, 1]);
+    let cats = |i: usize| -> Vec<String> {
+        t[i]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["category"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(cats(0), vec!["invalid"]);
+    assert_eq!(cats(1), vec!["invalid"]);
+    // The checker's own finding against prog.bl: not functional.
+    let c2 = cats(2);
+    assert!(c2.contains(&"missing_constraints".to_string()), "{c2:?}");
+    assert!(c2.contains(&"missing_intermediate_variables".to_string()), "{c2:?}");
+    assert!(t[2]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["message"].as_str().unwrap().starts_with("not functional")));
+}
+
+/// The requirements-CSV pipeline of examples/hemodialysis/README.md, recorded in
+/// `csv-pipeline.jsonl`: formalize, ambiguity, clarify, apply.
+#[test]
+fn csv_to_formalized_spec_ambiguity_report_and_proposals() {
+    let dir = tempfile::tempdir().unwrap();
+    let formalized = dir.path().join("formalized.toml").display().to_string();
+    let proposals = dir.path().join("proposals.json").display().to_string();
+    let c = cassette("csv-pipeline.jsonl");
+    let (code, j, stderr) = replay(
+        &c,
+        &[
+            "formalize",
+            "examples/hemodialysis/requirements.csv",
+            "--schema",
+            "examples/hemodialysis/hemodialysis.toml",
+            "-o",
+            &formalized,
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    no_calls(&j);
+    let r = &j["report"];
+    // Four on the first attempt; R-BF-4 (`not door_closed` without parentheses) after
+    // one repair turn that said so.
+    assert_eq!((r["first_attempt"].as_u64(), r["after_repair"].as_u64()), (Some(4), Some(1)));
+    let spec = reqs::load(Path::new(&formalized)).unwrap();
+    assert_eq!(spec.requirements.len(), 5);
+    assert_eq!(spec.formalized().count(), 5);
+
+    let (code, j, stderr) = replay(&c, &["ambiguity", &formalized]);
+    assert_eq!(code, 1, "something is flagged: {stderr}");
+    no_calls(&j);
+    let s = &j["report"]["summary"];
+    assert_eq!(s["flagged"], 2);
+    let flagged: Vec<&serde_json::Value> = j["report"]["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["flagged"] == true)
+        .collect();
+    let ids: Vec<&str> = flagged.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, vec!["R-AIR-1", "R-TEMP-1"]);
+    // Every flagged requirement comes with witnesses in words.
+    assert!(flagged
+        .iter()
+        .all(|r| !r["explanations"].as_array().unwrap().is_empty()));
+    // R-TEMP-1's readings disagree at exactly 41 degC (exceeds vs at least).
+    assert!(flagged[1]["explanations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e.as_str().unwrap().contains("dialysate_temp = 41 degC")));
+
+    let (code, j, stderr) = replay(&c, &["clarify", &formalized, "-o", &proposals]);
+    assert_eq!(code, 0, "{stderr}");
+    no_calls(&j);
+    // The recorded model repeats both texts, even when told so: nothing converges and
+    // the proposals say why.
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&proposals).unwrap()).unwrap();
+    assert_eq!(file["schema"], "vera.clarify.v1");
+    let ps = file["proposals"].as_array().unwrap();
+    assert_eq!(ps.len(), 2);
+    for p in ps {
+        assert_eq!(p["converged"], false);
+        assert_eq!(p["accepted"], false);
+        assert_eq!(p["note"], "the model returned the text unchanged");
+    }
+    // Applying proposals nobody accepted changes nothing, and says so.
+    let clarified = dir.path().join("clarified.toml").display().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(["clarify", &formalized, "--apply", &proposals, "--out", &clarified])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("nothing to apply"), "{err}");
+    assert!(!Path::new(&clarified).exists());
+}
