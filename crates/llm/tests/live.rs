@@ -488,6 +488,9 @@ fn live_embeddings_from_the_local_server() {
         "live embeddings: dimension {}, cosine(same) = {same:.4}, cosine(other) = {other:.4}",
         v[0].len()
     );
-    assert!(same > 0.999, "the same text embeds to the same vector: {same}");
+    assert!(
+        same > 0.999,
+        "the same text embeds to the same vector: {same}"
+    );
     assert!(other < same);
 }

@@ -258,7 +258,10 @@ pub fn clarify(
                         .user(UNCHANGED.to_string())
                 })
                 .collect();
-            for (&k, a) in again.iter().zip(client.run_all("clarify.unchanged", &follow)) {
+            for (&k, a) in again
+                .iter()
+                .zip(client.run_all("clarify.unchanged", &follow))
+            {
                 texts[k] = match a {
                     Ok(c) => clean_text(c.text()),
                     Err(e) if e.is_answer_problem() => texts[k].take(),

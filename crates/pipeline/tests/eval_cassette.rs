@@ -83,7 +83,12 @@ fn fig4_replays_all_four_feedback_modes() {
         .iter()
         .map(|m| {
             assert_eq!(m.questions, 8);
-            (m.mode, m.first_attempt.k, m.final_accuracy.k, m.repair_success.k)
+            (
+                m.mode,
+                m.first_attempt.k,
+                m.final_accuracy.k,
+                m.repair_success.k,
+            )
         })
         .collect();
     // The recorded model: one of eight right at once; only the counterexample brings
@@ -126,7 +131,12 @@ fn fig6_and_table1_replay_roundtrip_faults_and_clarification() {
     let amb = &rep.ambiguity.as_ref().unwrap().report;
     assert_eq!(amb.screening.requirements.len(), 5);
     let md = eval::markdown(&rep);
-    for h in ["## Table 1 (a)", "## Fig. 5", "## Fig. 6", "before clarification"] {
+    for h in [
+        "## Table 1 (a)",
+        "## Fig. 5",
+        "## Fig. 6",
+        "before clarification",
+    ] {
         assert!(md.contains(h), "{h}:\n{md}");
     }
     println!("{md}");
@@ -201,10 +211,9 @@ fn replays_through_the_cli_with_the_deterministic_experiments() {
         "{}",
         String::from_utf8_lossy(&status.stderr)
     );
-    let j: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.path().join("eval/eval.json")).unwrap(),
-    )
-    .unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("eval/eval.json")).unwrap())
+            .unwrap();
     assert_eq!(j["schema"], "vera.eval.v1");
     assert_eq!(j["accounting"]["qa"]["total"]["calls"], 0);
     assert_eq!(j["qa"]["modes"].as_array().unwrap().len(), 4);

@@ -744,7 +744,11 @@ fn voting_survives_a_repair_turn_the_provider_refuses() {
                 message: "request exceeds the available context size".into(),
             });
         }
-        Ok(Response::text(if r.sample == 2 { "Prose only." } else { GOOD }))
+        Ok(Response::text(if r.sample == 2 {
+            "Prose only."
+        } else {
+            GOOD
+        }))
     });
     let o = VotingOptions {
         output: Some("Tax".into()),

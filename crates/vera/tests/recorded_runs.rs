@@ -172,7 +172,10 @@ fn voting_on_the_nunavut_rule_is_rejected_with_diagnostics() {
     // The checker's own finding against prog.bl: not functional.
     let c2 = cats(2);
     assert!(c2.contains(&"missing_constraints".to_string()), "{c2:?}");
-    assert!(c2.contains(&"missing_intermediate_variables".to_string()), "{c2:?}");
+    assert!(
+        c2.contains(&"missing_intermediate_variables".to_string()),
+        "{c2:?}"
+    );
     assert!(t[2]["diagnostics"]
         .as_array()
         .unwrap()
@@ -204,7 +207,10 @@ fn csv_to_formalized_spec_ambiguity_report_and_proposals() {
     let r = &j["report"];
     // Four on the first attempt; R-BF-4 (`not door_closed` without parentheses) after
     // one repair turn that said so.
-    assert_eq!((r["first_attempt"].as_u64(), r["after_repair"].as_u64()), (Some(4), Some(1)));
+    assert_eq!(
+        (r["first_attempt"].as_u64(), r["after_repair"].as_u64()),
+        (Some(4), Some(1))
+    );
     let spec = reqs::load(Path::new(&formalized)).unwrap();
     assert_eq!(spec.requirements.len(), 5);
     assert_eq!(spec.formalized().count(), 5);
@@ -251,7 +257,14 @@ fn csv_to_formalized_spec_ambiguity_report_and_proposals() {
     // Applying proposals nobody accepted changes nothing, and says so.
     let clarified = dir.path().join("clarified.toml").display().to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_vera"))
-        .args(["clarify", &formalized, "--apply", &proposals, "--out", &clarified])
+        .args([
+            "clarify",
+            &formalized,
+            "--apply",
+            &proposals,
+            "--out",
+            &clarified,
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
