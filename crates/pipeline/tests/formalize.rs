@@ -761,3 +761,22 @@ fn voting_survives_a_repair_turn_the_provider_refuses() {
     assert!(d.message.contains("no further repair"), "{}", d.message);
     assert_eq!(v.translations[2].attempts, 1);
 }
+
+#[test]
+fn screening_token_limit_reaches_every_sample() {
+    let spec = spec();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Option<u32>>::new()));
+    let s2 = seen.clone();
+    let c = client(move |r, _| {
+        s2.lock().unwrap().push(r.max_tokens);
+        Ok(Response::text("(=> (> temp 38) alarm)"))
+    });
+    let o = AmbiguityOptions {
+        only: only(&["R1"]),
+        samples: 3,
+        max_tokens: Some(64),
+        ..Default::default()
+    };
+    screen(&spec, &c, &z3(), &o).unwrap();
+    assert_eq!(*seen.lock().unwrap(), vec![Some(64); 3]);
+}

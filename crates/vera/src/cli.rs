@@ -305,6 +305,9 @@ pub enum Command {
         /// Samples per requirement.
         #[arg(long, short = 'n', default_value_t = 5)]
         samples: u32,
+        /// Token limit per sampled formalization (a longer answer is an invalid sample).
+        #[arg(long, value_name = "N")]
+        max_tokens: Option<u32>,
         /// Only these requirement ids (comma-separated).
         #[arg(long)]
         only: Option<String>,
@@ -330,6 +333,9 @@ pub enum Command {
         /// Samples per screening.
         #[arg(long, short = 'n', default_value_t = 5)]
         samples: u32,
+        /// Token limit per sampled formalization (a longer answer is an invalid sample).
+        #[arg(long, value_name = "N")]
+        max_tokens: Option<u32>,
         /// Only these requirement ids (comma-separated).
         #[arg(long)]
         only: Option<String>,
@@ -766,6 +772,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             spec,
             schema,
             samples,
+            max_tokens,
             only,
             llm,
             solver,
@@ -773,7 +780,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => crate::pipecmd::ambiguity(
             &spec,
             schema.as_deref(),
-            samples,
+            (samples, max_tokens),
             &only,
             &llm,
             &solver,
@@ -784,6 +791,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             schema,
             rounds,
             samples,
+            max_tokens,
             only,
             proposals,
             apply,
@@ -798,6 +806,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 schema,
                 rounds,
                 samples,
+                max_tokens,
                 only,
                 proposals,
                 apply,

@@ -312,7 +312,7 @@ fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
 pub fn ambiguity(
     spec_path: &Path,
     schema: Option<&Path>,
-    samples: u32,
+    sampling: (u32, Option<u32>),
     only: &Option<String>,
     llm_args: &LlmArgs,
     solver: &SolverArgs,
@@ -320,9 +320,11 @@ pub fn ambiguity(
 ) -> Result<ExitCode> {
     let spec = crate::audit::load_spec(spec_path, schema)?;
     let client = llm_args.client()?;
+    let (samples, max_tokens) = sampling;
     let options = AmbiguityOptions {
         samples,
         only: ids(only),
+        max_tokens,
         ..Default::default()
     };
     let start = std::time::Instant::now();
@@ -361,6 +363,7 @@ pub struct ClarifyArgs {
     pub schema: Option<PathBuf>,
     pub rounds: usize,
     pub samples: u32,
+    pub max_tokens: Option<u32>,
     pub only: Option<String>,
     pub proposals: Option<PathBuf>,
     pub apply: Option<PathBuf>,
@@ -426,6 +429,7 @@ pub fn clarify(
         screening: AmbiguityOptions {
             samples: a.samples,
             only: ids(&a.only),
+            max_tokens: a.max_tokens,
             ..Default::default()
         },
         ..Default::default()
