@@ -429,23 +429,22 @@ impl LlmConfig {
         }
     }
 
+    /// The key from the environment variable the configuration names, if a key is used.
+    fn api_key(&self) -> Result<Option<ApiKey>> {
+        self.api_key_env()
+            .map(|var| ApiKey::from_env(&var))
+            .transpose()
+    }
+
     /// Builds the provider (reads the key from the environment).
     pub fn provider(&self) -> Result<Arc<dyn Provider>> {
-        let key = match self.api_key_env() {
-            Some(var) => Some(ApiKey::from_env(&var)?),
-            None => None,
-        };
-        self.provider_with_key(key)
+        self.provider_with_key(self.api_key()?)
     }
 
     /// Builds the provider with an explicit key.
     pub fn provider_with_key(&self, key: Option<ApiKey>) -> Result<Arc<dyn Provider>> {
         let base = self.base_url();
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(LlmError::Config(format!(
-                "base_url {base:?} must start with http:// or https://"
-            )));
-        }
+        check_url("base_url", &base)?;
         let model = self.model()?;
         let id = self.provider.id();
         let http = self.http_settings()?;
@@ -481,19 +480,11 @@ impl LlmConfig {
             }
             None => self.base_url(),
         };
-        if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(LlmError::Config(format!(
-                "embedding_base_url {base:?} must start with http:// or https://"
-            )));
-        }
-        let key = match self.api_key_env() {
-            Some(var) => Some(ApiKey::from_env(&var)?),
-            None => None,
-        };
+        check_url("embedding_base_url", &base)?;
         Ok(Some(Arc::new(crate::embed::OpenAiEmbeddings::new(
             &base,
             model.trim(),
-            key,
+            self.api_key()?,
             self.http_settings()?,
         ))))
     }
@@ -558,6 +549,17 @@ impl Provider for Offline {
         Err(LlmError::Config(
             "replay mode: the provider is not called".into(),
         ))
+    }
+}
+
+/// A base URL must be HTTP(S); `name` is the setting it came from.
+fn check_url(name: &str, base: &str) -> Result<()> {
+    if base.starts_with("http://") || base.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(LlmError::Config(format!(
+            "{name} {base:?} must start with http:// or https://"
+        )))
     }
 }
 

@@ -528,13 +528,14 @@ pub fn run(
     }
     let mut mean_embedding_similarity = None;
     if let Some(e) = &options.embeddings {
-        // One request for every (original text, final sentence) pair.
+        // One request for every (original text, final sentence) pair; trip k is the
+        // round trip of requirement chosen[k].
         let pairs: Vec<(usize, String, String)> = trips
             .iter()
+            .zip(&chosen)
             .enumerate()
-            .filter_map(|(k, t)| {
-                let r = spec.requirements.iter().find(|r| r.id == t.id)?;
-                Some((k, r.text.clone(), t.sentence.clone()?))
+            .filter_map(|(k, (t, &i))| {
+                Some((k, spec.requirements[i].text.clone(), t.sentence.clone()?))
             })
             .collect();
         let texts: Vec<String> = pairs

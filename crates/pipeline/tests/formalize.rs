@@ -266,6 +266,14 @@ const READINGS: [&str; 3] = [
 
 /// Samples of R2's original text split three ways; the clarified text (containing
 /// "inclusive") converges when `converge` is set.
+/// The text of R2 in a clarification prompt.
+fn r2_text(prompt: &str) -> &str {
+    prompt
+        .lines()
+        .find_map(|l| l.strip_prefix("Requirement R2: "))
+        .expect("a clarification prompt for R2")
+}
+
 fn ambiguous_model(converge: bool) -> Client {
     client(move |r, _| {
         let u = last_user(r);
@@ -276,10 +284,7 @@ fn ambiguous_model(converge: bool) -> Client {
                 ));
             }
             // A new wording every round that stays as ambiguous.
-            let current = u
-                .lines()
-                .find_map(|l| l.strip_prefix("Requirement R2: "))
-                .unwrap();
+            let current = r2_text(u);
             return Ok(Response::text(format!("{current} Really.")));
         }
         let text = if u.contains("inclusive") && converge {
@@ -639,10 +644,7 @@ fn clarification_stops_on_an_unchanged_text_and_needs_valid_samples() {
         let first = &r.messages[0].content;
         if first.contains("Rewrite the requirement") {
             s2.lock().unwrap().push(r.clone());
-            let t = first
-                .lines()
-                .find_map(|l| l.strip_prefix("Requirement R2: "))
-                .unwrap();
+            let t = r2_text(first);
             return Ok(Response::text(format!("{t}.")));
         }
         Ok(Response::text(READINGS[(r.sample as usize) % 3]))
@@ -702,11 +704,7 @@ fn clarification_follow_up_gets_a_real_rewrite() {
     let c = client(|r, _| {
         let first = &r.messages[0].content;
         if first.contains("Rewrite the requirement") {
-            let t = first
-                .lines()
-                .find_map(|l| l.strip_prefix("Requirement R2: "))
-                .unwrap()
-                .to_string();
+            let t = r2_text(first).to_string();
             return Ok(Response::text(if r.messages.len() == 1 {
                 t
             } else {

@@ -14,7 +14,8 @@ use std::process::ExitCode;
 
 pub use crate::llmcmd::LlmArgs;
 
-fn ids(only: &Option<String>) -> Option<Vec<String>> {
+/// A comma-separated list of requirement ids (`--only`).
+pub(crate) fn ids(only: &Option<String>) -> Option<Vec<String>> {
     only.as_ref().map(|s| {
         s.split(',')
             .map(|x| x.trim().to_string())

@@ -316,12 +316,7 @@ pub fn eval(
         None => FaultSource::Generate,
     };
     let selection = Selection {
-        only: args.only.as_ref().map(|s| {
-            s.split(',')
-                .map(|x| x.trim().to_string())
-                .filter(|x| !x.is_empty())
-                .collect()
-        }),
+        only: crate::pipecmd::ids(&args.only),
         limit: args.limit_requirements,
     };
     let unknown = selection.unknown(&spec);
