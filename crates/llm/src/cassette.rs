@@ -7,8 +7,8 @@
 //! first line where they differ.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -33,26 +33,31 @@ pub struct Exchange {
 }
 
 /// Appends exchanges to a cassette file.
+///
+/// The cassette is written beside its path and renamed into place when the recorder is
+/// dropped (see [`safefile::Stream`]): an interrupted run leaves the previous cassette as
+/// it was. An input of the run is never recorded over.
 pub struct Recorder {
-    file: Mutex<File>,
+    file: Mutex<safefile::Stream>,
     path: PathBuf,
 }
 
 impl Recorder {
-    /// Opens `path` for appending (creating it and its directories).
-    pub fn open(path: impl AsRef<Path>) -> Result<Recorder> {
+    /// Opens a new cassette at `path` (creating its directories). An existing file is
+    /// refused unless `append`, which keeps its exchanges and adds the new ones after them.
+    pub fn open(path: impl AsRef<Path>, append: bool) -> Result<Recorder> {
         let path = path.as_ref().to_path_buf();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| LlmError::Cassette(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| LlmError::Cassette(format!("cannot open {}: {e}", path.display())))?;
+        let stream = safefile::Stream::create(
+            &path,
+            append,
+            safefile::StreamOptions {
+                append: true,
+                cut_marker: None,
+            },
+        )
+        .map_err(|e| LlmError::Cassette(e.to_string()))?;
         Ok(Recorder {
-            file: Mutex::new(file),
+            file: Mutex::new(stream),
             path,
         })
     }
@@ -66,9 +71,8 @@ impl Recorder {
     pub fn record(&self, exchange: &Exchange) -> Result<()> {
         let mut line = serde_json::to_string(exchange).expect("an exchange serializes");
         line.push('\n');
-        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let f = self.file.lock().unwrap_or_else(|p| p.into_inner());
         f.write_all(line.as_bytes())
-            .and_then(|_| f.flush())
             .map_err(|e| LlmError::Cassette(format!("cannot write {}: {e}", self.path.display())))
     }
 }

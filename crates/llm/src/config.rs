@@ -200,9 +200,13 @@ pub struct LlmConfig {
     /// How the cache is used.
     #[serde(default)]
     pub cache_mode: CacheMode,
-    /// Cassette to append every exchange to.
+    /// Cassette to record every exchange in (a new file, unless `record_append`).
     #[serde(default)]
     pub record: Option<PathBuf>,
+    /// Add to an existing `record` cassette instead of refusing it (the command line's
+    /// `--force`; never set from a file).
+    #[serde(skip)]
+    pub record_append: bool,
     /// Cassette to answer from (the provider is never called).
     #[serde(default)]
     pub replay: Option<PathBuf>,
@@ -522,7 +526,7 @@ impl LlmConfig {
             }
         }
         if let Some(path) = &self.record {
-            b = b.record(Recorder::open(path)?);
+            b = b.record(Recorder::open(path, self.record_append)?);
         }
         if let Some(path) = &self.replay {
             b = b.replay(Replayer::open(path)?);

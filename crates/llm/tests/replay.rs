@@ -43,7 +43,7 @@ fn a_recorded_session_replays_byte_for_byte() {
     let tape = dir.path().join("session.jsonl");
     let recorded = {
         let c = Client::builder(provider())
-            .record(Recorder::open(&tape).unwrap())
+            .record(Recorder::open(&tape, false).unwrap())
             .concurrency(1)
             .build();
         c.run_all("formalize", &session())
@@ -71,19 +71,21 @@ fn a_recorded_session_replays_byte_for_byte() {
     let copy = dir.path().join("copy.jsonl");
     let c = Client::builder(Scripted::from_list([]))
         .replay(Replayer::open(&tape).unwrap())
-        .record(Recorder::open(&copy).unwrap())
+        .record(Recorder::open(&copy, false).unwrap())
         .concurrency(1)
         .build();
     c.run_all("formalize", &session());
+    drop(c); // the cassette is renamed into place when its recorder is dropped
     assert_eq!(std::fs::read(&tape).unwrap(), std::fs::read(&copy).unwrap());
 
     // Recording the same deterministic session again gives the same file.
     let again = dir.path().join("again.jsonl");
     let c = Client::builder(provider())
-        .record(Recorder::open(&again).unwrap())
+        .record(Recorder::open(&again, false).unwrap())
         .concurrency(1)
         .build();
     c.run_all("formalize", &session());
+    drop(c);
     assert_eq!(
         std::fs::read(&tape).unwrap(),
         std::fs::read(&again).unwrap()
@@ -95,7 +97,7 @@ fn a_missing_entry_fails_with_key_and_diff_hint() {
     let dir = tempfile::tempdir().unwrap();
     let tape = dir.path().join("s.jsonl");
     Client::builder(provider())
-        .record(Recorder::open(&tape).unwrap())
+        .record(Recorder::open(&tape, false).unwrap())
         .build()
         .run_all("s", &session());
     let c = Client::builder(Scripted::from_list([]))

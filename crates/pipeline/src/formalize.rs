@@ -818,31 +818,22 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
     render_spec(spec, &header, &reqs)
 }
 
-/// Writes `text` to a new file: refuses the input file itself, and an existing file
-/// unless `force`.
+/// Writes `text` to a new file, atomically: refuses an input file (compared by identity,
+/// so hard and symbolic links count) even with `force`, and an existing file unless `force`.
 pub fn write_new(
     path: &std::path::Path,
     text: &str,
     inputs: &[&std::path::Path],
     force: bool,
 ) -> Result<(), PipelineError> {
-    let canon = |p: &std::path::Path| std::fs::canonicalize(p).ok();
-    if let Some(c) = canon(path) {
-        if inputs.iter().any(|i| canon(i).as_ref() == Some(&c)) {
-            return Err(PipelineError::Input(format!(
-                "{} is an input file; vera never writes over its input",
-                path.display()
-            )));
-        }
+    for i in inputs {
+        safefile::register_input(i);
     }
-    if path.exists() && !force {
-        return Err(PipelineError::Input(format!(
-            "{} exists; choose another output or pass --force",
-            path.display()
-        )));
-    }
-    std::fs::write(path, text).map_err(|e| PipelineError::Io {
-        path: path.display().to_string(),
-        source: e,
+    safefile::write_atomic(path, text.as_bytes(), force).map_err(|e| match e {
+        safefile::SafeFileError::Write { source, .. } => PipelineError::Io {
+            path: path.display().to_string(),
+            source,
+        },
+        other => PipelineError::Input(other.to_string()),
     })
 }

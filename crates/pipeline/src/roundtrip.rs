@@ -93,12 +93,7 @@ impl<'s> Checker<'s> {
     }
 
     fn check(&mut self, assume: &[Term], extra: &[Term]) -> Result<Answer, SolverError> {
-        let mut s = Session {
-            solver: &mut self.solver,
-            lits: self.lits.clone(),
-            queries: 0,
-            fresh: None,
-        };
+        let mut s = Session::new(&mut self.solver, self.lits.clone());
         let a = s.check(assume, extra);
         self.queries += s.queries;
         a

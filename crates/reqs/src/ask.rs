@@ -110,12 +110,7 @@ impl<'a> Asker<'a> {
     }
 
     fn session(&mut self) -> Session<'_> {
-        Session {
-            solver: &mut self.solver,
-            lits: self.lits.clone(),
-            queries: 0,
-            fresh: None,
-        }
+        Session::new(&mut self.solver, self.lits.clone())
     }
 
     fn all(&self) -> Vec<Term> {

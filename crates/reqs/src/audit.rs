@@ -68,12 +68,33 @@ pub enum Consistency {
     Inconsistent {
         /// Minimal conflicting sets of ids (requirements and the domain constraints involved).
         conflicts: Vec<Vec<String>>,
-        /// True when every minimal conflict was found (the enumeration did not hit its cap).
+        /// True when every minimal conflict was found: the enumeration ran to its end
+        /// (it did not hit its cap, and the solver answered every query).
         complete: bool,
+        /// Why the enumeration stopped early, when it did (the cap, or an unknown answer).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        incomplete: Option<Incomplete>,
     },
     /// The solver gave no answer.
     Unknown {
         /// Why.
+        reason: String,
+    },
+}
+
+/// Why a conflict enumeration stopped before it had found every minimal conflict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "why", rename_all = "kebab-case")]
+pub enum Incomplete {
+    /// The requested number of conflicts was reached.
+    Cap {
+        /// The cap.
+        cap: usize,
+    },
+    /// The solver answered unknown (or failed) during the enumeration; there may be
+    /// conflicts not listed.
+    Unknown {
+        /// The solver's reason.
         reason: String,
     },
 }
@@ -432,6 +453,9 @@ pub struct Session<'s> {
     /// Benchmark baseline: answer every query in a fresh process that loads the spec
     /// anew, as a script without incremental solving would.
     pub fresh: Option<(SolverConfig, &'s Spec)>,
+    /// Set when a minimization kept a member because the solver answered unknown
+    /// without it (the result is unsat but may not be minimal).
+    pub minimize_unknown: Option<String>,
 }
 
 /// The result of one check-sat, with cores already mapped to literals.
@@ -444,7 +468,18 @@ pub enum Answer {
     Unknown(String),
 }
 
-impl Session<'_> {
+impl<'s> Session<'s> {
+    /// A session over a loaded spec, with no queries yet.
+    pub fn new(solver: &'s mut Solver, lits: Loaded) -> Session<'s> {
+        Session {
+            solver,
+            lits,
+            queries: 0,
+            fresh: None,
+            minimize_unknown: None,
+        }
+    }
+
     /// Checks the given assumptions, with `extra` asserted for this query only.
     pub fn check(&mut self, assumptions: &[Term], extra: &[Term]) -> Result<Answer, SolverError> {
         self.queries += 1;
@@ -501,7 +536,11 @@ impl Session<'_> {
                     // Keep only what the new core still needs (it is a subset of the candidate).
                     core = candidate.into_iter().filter(|l| c.contains(l)).collect();
                 }
-                Answer::Sat(_) | Answer::Unknown(_) => i += 1,
+                Answer::Sat(_) => i += 1,
+                Answer::Unknown(r) => {
+                    self.minimize_unknown.get_or_insert(r);
+                    i += 1;
+                }
             }
         }
         Ok(core)
@@ -545,6 +584,7 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         lits,
         queries: 0,
         fresh: fresh.clone(),
+        minimize_unknown: None,
     };
     let not_formalized: Vec<String> = spec
         .requirements
@@ -582,14 +622,19 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         Answer::Sat(_) => Consistency::Consistent,
         Answer::Unknown(reason) => Consistency::Unknown { reason },
         Answer::Unsat(core) => {
-            let (conflicts, complete) = conflicts(&mut s, spec, core, options.max_conflicts)?;
+            let (conflicts, incomplete) = conflicts(&mut s, spec, core, options.max_conflicts)?;
             Consistency::Inconsistent {
                 conflicts,
-                complete,
+                complete: incomplete.is_none(),
+                incomplete,
             }
         }
     };
-    let consistent = consistency == Consistency::Consistent;
+    let global = match &consistency {
+        Consistency::Consistent => Global::Consistent,
+        Consistency::Unknown { reason } => Global::Unknown(reason.clone()),
+        _ => Global::Inconsistent,
+    };
     let mut queries = s.queries;
 
     // Per-requirement checks run on the requirement's component only (see
@@ -618,10 +663,11 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
             lits,
             queries: 0,
             fresh: fresh.clone(),
+            minimize_unknown: None,
         };
         let r: Result<Vec<(usize, RequirementAudit)>, SolverError> = chunk
             .iter()
-            .map(|&i| audit_one(&mut s, spec, i, consistent).map(|a| (i, a)))
+            .map(|&i| audit_one(&mut s, spec, i, &global).map(|a| (i, a)))
             .collect();
         counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
         r
@@ -678,12 +724,35 @@ fn kind(r: &Requirement) -> &'static str {
     }
 }
 
+/// What the global check found, as the per-requirement checks need it.
+enum Global {
+    Consistent,
+    Inconsistent,
+    /// The consistency check answered unknown (with the reason).
+    Unknown(String),
+}
+
+impl Global {
+    /// Why a check that needs a consistent M was not run: `Ok` a skip reason, `Err` an
+    /// unknown reason.
+    fn not_run(&self) -> Option<Result<String, String>> {
+        match self {
+            Global::Consistent => None,
+            Global::Inconsistent => Some(Ok("the requirements are inconsistent".into())),
+            Global::Unknown(r) => Some(Err(format!(
+                "not checked: the consistency of the requirements is unknown ({r})"
+            ))),
+        }
+    }
+}
+
 fn audit_one(
     s: &mut Session,
     spec: &Spec,
     i: usize,
-    consistent: bool,
+    global: &Global,
 ) -> Result<RequirementAudit, SolverError> {
+    let consistent = matches!(global, Global::Consistent);
     let req = &spec.requirements[i];
     let dom = s.lits.domain.clone();
     let mut rest = dom.clone();
@@ -724,9 +793,10 @@ fn audit_one(
                 Answer::Unknown(reason) => Vacuity::Unknown { reason },
             }
         };
-        let vm = if !consistent {
-            Vacuity::Skipped {
-                reason: "the requirements are inconsistent".into(),
+        let vm = if let Some(why) = global.not_run() {
+            match why {
+                Ok(reason) => Vacuity::Skipped { reason },
+                Err(reason) => Vacuity::Unknown { reason },
             }
         } else if matches!(vd, Vacuity::Vacuous { .. }) {
             Vacuity::Skipped {
@@ -778,8 +848,12 @@ fn audit_one(
     };
 
     let redundancy = match rest_breaks {
-        None => Redundancy::Skipped {
-            reason: "the requirements are inconsistent".into(),
+        None => match global.not_run() {
+            Some(Err(reason)) => Redundancy::Unknown { reason },
+            Some(Ok(reason)) => Redundancy::Skipped { reason },
+            None => Redundancy::Skipped {
+                reason: "not checked".into(),
+            },
         },
         Some(Answer::Sat(m)) => Redundancy::NotRedundant {
             witness: witness(spec, &m, &[formula]),
@@ -810,10 +884,13 @@ fn conflicts(
     spec: &Spec,
     core: Vec<Term>,
     cap: usize,
-) -> Result<(Vec<Vec<String>>, bool), SolverError> {
+) -> Result<(Vec<Vec<String>>, Option<Incomplete>), SolverError> {
     let first = s.minimize(&[], core, &[])?;
     if cap <= 1 {
-        return Ok((vec![s.lits.ids(spec, &first)], false));
+        return Ok((
+            vec![s.lits.ids(spec, &first)],
+            Some(Incomplete::Cap { cap: 1 }),
+        ));
     }
     let dom = s.lits.domain.clone();
     let reqs = s.lits.reqs_except(None);
@@ -842,12 +919,16 @@ fn conflicts(
         .collect();
     block_mus(&mut map, &first_reqs)?;
     found.push(first);
+    let unknown = |why: &str, reason: &dyn std::fmt::Display| {
+        Some(Incomplete::Unknown {
+            reason: format!("{why}: {reason}"),
+        })
+    };
+    let mut stopped: Option<Incomplete> = None;
     loop {
         if found.len() >= cap {
-            return Ok((
-                in_spec_order(spec, found.iter().map(|c| s.lits.ids(spec, c)).collect()),
-                false,
-            ));
+            stopped = Some(Incomplete::Cap { cap });
+            break;
         }
         // Prefer large seeds: assume every seed variable true, dropping the failed ones.
         let seed: Vec<usize> = match map.check_assuming(&seeds)? {
@@ -859,9 +940,15 @@ fn conflicts(
                     .filter(|k| model_true(&m, &seeds[*k]))
                     .collect(),
                 Outcome::Unsat(_) => break,
-                Outcome::Unknown(_) => break,
+                Outcome::Unknown(r) => {
+                    stopped = unknown("the subset solver answered unknown", &r);
+                    break;
+                }
             },
-            Outcome::Unknown(_) => break,
+            Outcome::Unknown(r) => {
+                stopped = unknown("the subset solver answered unknown", &r);
+                break;
+            }
         };
         let mut assume = dom.clone();
         assume.extend(seed.iter().map(|k| reqs[*k].clone()));
@@ -885,9 +972,17 @@ fn conflicts(
                     let mut a = dom.clone();
                     a.extend(mss.iter().map(|j| reqs[*j].clone()));
                     a.push(reqs[k].clone());
-                    if let Answer::Sat(_) = s.check(&a, &[])? {
-                        mss.push(k);
+                    match s.check(&a, &[])? {
+                        Answer::Sat(_) => mss.push(k),
+                        Answer::Unsat(_) => {}
+                        Answer::Unknown(r) => {
+                            stopped = unknown("the solver answered unknown", &r);
+                            break;
+                        }
                     }
+                }
+                if stopped.is_some() {
+                    break;
                 }
                 let clause: Vec<Term> = (0..reqs.len())
                     .filter(|k| !mss.contains(k))
@@ -898,12 +993,20 @@ fn conflicts(
                 }
                 map.assert(&or(clause))?;
             }
-            Answer::Unknown(_) => break,
+            Answer::Unknown(r) => {
+                stopped = unknown("the solver answered unknown", &r);
+                break;
+            }
+        }
+    }
+    if stopped.is_none() {
+        if let Some(r) = s.minimize_unknown.take() {
+            stopped = unknown("a conflict may not be minimal", &r);
         }
     }
     Ok((
         in_spec_order(spec, found.iter().map(|c| s.lits.ids(spec, c)).collect()),
-        true,
+        stopped,
     ))
 }
 

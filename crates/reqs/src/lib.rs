@@ -14,5 +14,5 @@ pub mod mutate;
 pub mod spec;
 
 pub use ask::{Asker, Derivation, Question, Verdict};
-pub use audit::{audit, AuditOptions, AuditReport};
+pub use audit::{audit, AuditOptions, AuditReport, Incomplete};
 pub use spec::{load, load_csv, parse_spec, LoadError, Spec};

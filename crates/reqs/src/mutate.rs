@@ -414,12 +414,7 @@ pub fn analyze(
     let groups: Vec<usize> = (0..parts.len()).collect();
     let out = pool.map(&groups, |solver, &k| {
         let lits = load_part(solver, spec, Some(&parts[k]))?;
-        let mut s = Session {
-            solver,
-            lits,
-            queries: 0,
-            fresh: None,
-        };
+        let mut s = Session::new(solver, lits);
         let mut done = Vec::new();
         for (idx, (kk, i, m)) in items.iter().enumerate() {
             if *kk != k {

@@ -209,14 +209,9 @@ struct RawItem {
 /// Why a spec could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The path.
-        path: String,
-        /// The cause.
-        source: std::io::Error,
-    },
+    /// The file could not be read (missing, too large, not UTF-8 text, ...).
+    #[error("{0}")]
+    Read(#[from] safefile::SafeFileError),
     /// The file has problems, all listed.
     #[error("{0}")]
     Invalid(Diagnostics),
@@ -224,10 +219,7 @@ pub enum LoadError {
 
 /// Reads and checks a TOML spec file.
 pub fn load(path: &std::path::Path) -> Result<Spec, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let text = safefile::read_text(path)?;
     parse_spec(SourceFile::new(path.display().to_string(), text)).map_err(LoadError::Invalid)
 }
 
@@ -254,14 +246,8 @@ pub fn load_csv(
     csv_path: &std::path::Path,
     schema_path: &std::path::Path,
 ) -> Result<Spec, LoadError> {
-    let schema_text = std::fs::read_to_string(schema_path).map_err(|source| LoadError::Io {
-        path: schema_path.display().to_string(),
-        source,
-    })?;
-    let csv_text = std::fs::read_to_string(csv_path).map_err(|source| LoadError::Io {
-        path: csv_path.display().to_string(),
-        source,
-    })?;
+    let schema_text = safefile::read_text(schema_path)?;
+    let csv_text = safefile::read_text(csv_path)?;
     let schema_file = SourceFile::new(schema_path.display().to_string(), schema_text);
     let csv_file = SourceFile::new(csv_path.display().to_string(), csv_text);
     parse_csv(schema_file, &csv_file).map_err(LoadError::Invalid)

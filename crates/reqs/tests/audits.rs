@@ -170,6 +170,7 @@ fn minimal_conflict_and_all_conflicts() {
         let Consistency::Inconsistent {
             conflicts,
             complete,
+            ..
         } = &r.consistency
         else {
             panic!("{k}")

@@ -96,6 +96,8 @@ pub struct SolverConfig {
     pub timeout: Duration,
     /// Where to write a replayable `.smt2` transcript of the session, if anywhere.
     pub transcript: Option<PathBuf>,
+    /// Replace an existing transcript file (never an input of the run; see `safefile`).
+    pub transcript_force: bool,
     /// Re-check models and unsat cores before reporting them.
     pub validate: bool,
 }
@@ -109,6 +111,7 @@ impl SolverConfig {
             program: None,
             timeout: Duration::from_secs(10),
             transcript: None,
+            transcript_force: false,
             validate: true,
         }
     }

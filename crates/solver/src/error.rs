@@ -87,6 +87,10 @@ pub enum SolverError {
     /// Reading from or writing to the process, or the transcript, failed.
     #[error("solver i/o failed: {0}")]
     Io(#[from] std::io::Error),
+    /// The transcript file may not be written (an input, or an existing file without
+    /// `transcript_force`), or could not be created.
+    #[error("transcript: {0}")]
+    Transcript(#[from] safefile::SafeFileError),
     /// The solver answered a command with `(error "...")`. The solver state is as before
     /// the command, which is not recorded.
     #[error("the solver rejected `{command}`: {message}")]

@@ -132,7 +132,7 @@ impl Solver {
     /// version and sets models, unsat assumptions and the per-query time limit.
     pub fn start(config: &SolverConfig) -> Result<Solver, SolverError> {
         let transcript = match &config.transcript {
-            Some(p) => Some(Transcript::create(p)?),
+            Some(p) => Some(Transcript::create(p, config.transcript_force)?),
             None => None,
         };
         let mut s = Solver {

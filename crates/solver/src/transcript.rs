@@ -1,26 +1,36 @@
 //! Replayable session transcripts.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+use safefile::{Stream, StreamOptions};
 
 /// Writes every command as sent and every answer as a one-line `; ` comment, so that running the
 /// solver on the file replays the session. Notes from vera start with `;; `.
+///
+/// The file is written beside its path and renamed into place when the session ends, so
+/// an interrupted run never leaves a transcript that looks complete; one cut by Ctrl-C
+/// ends with a `;; vera: cut here: ...` line (see [`safefile::interrupt_all`]).
 #[derive(Debug)]
 pub(crate) struct Transcript {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: Stream,
 }
 
 impl Transcript {
-    /// Creates (or truncates) the file.
-    pub(crate) fn create(path: &Path) -> std::io::Result<Transcript> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)?;
-        }
+    /// Creates the file: an input of the run is refused, and so is an existing file
+    /// unless `force`.
+    pub(crate) fn create(path: &Path, force: bool) -> Result<Transcript, safefile::SafeFileError> {
+        let out = Stream::create(
+            path,
+            force,
+            StreamOptions {
+                append: false,
+                cut_marker: Some(";; vera: ".into()),
+            },
+        )?;
         Ok(Transcript {
             path: path.to_path_buf(),
-            out: BufWriter::new(File::create(path)?),
+            out,
         })
     }
 
@@ -31,7 +41,7 @@ impl Transcript {
 
     /// A command exactly as sent.
     pub(crate) fn command(&mut self, text: &str) -> std::io::Result<()> {
-        writeln!(self.out, "{text}")
+        self.out.write_all(format!("{text}\n").as_bytes())
     }
 
     /// An answer as one `; ` comment line (line breaks inside it become spaces).
@@ -40,20 +50,24 @@ impl Transcript {
             .chars()
             .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
             .collect();
-        writeln!(self.out, "; {line}")
+        self.out.write_all(format!("; {line}\n").as_bytes())
     }
 
     /// A note from vera.
     pub(crate) fn note(&mut self, text: &str) -> std::io::Result<()> {
+        let mut lines = String::new();
         for line in text.lines() {
-            writeln!(self.out, ";; {line}")?;
+            lines.push_str(";; ");
+            lines.push_str(line);
+            lines.push('\n');
         }
-        Ok(())
+        self.out.write_all(lines.as_bytes())
     }
 
     /// Flushes to disk.
+    /// Writes are unbuffered (a cut transcript keeps every line sent); nothing to do.
     pub(crate) fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
+        Ok(())
     }
 }
 

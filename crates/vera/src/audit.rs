@@ -117,6 +117,15 @@ fn summarize(spec: &Spec, report: &reqs::AuditReport) -> Summary {
         domain_constraints: spec.domain.len(),
         ..Summary::default()
     };
+    if let Consistency::Inconsistent {
+        incomplete: Some(reqs::Incomplete::Unknown { .. }),
+        ..
+    } = &report.consistency
+    {
+        // The conflict enumeration met an unknown answer: counted like a check that
+        // could not be decided.
+        s.unknown += 1;
+    }
     for r in &report.requirements {
         if matches!(r.vacuity_domain, Vacuity::Vacuous { .. })
             || matches!(r.vacuity_model, Vacuity::Vacuous { .. })
@@ -263,13 +272,24 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
         Consistency::Inconsistent {
             conflicts,
             complete,
+            incomplete,
         } => {
+            let extent = match incomplete {
+                _ if *complete => " (all of them)".to_string(),
+                Some(reqs::Incomplete::Cap { cap }) if *cap > 1 => {
+                    format!(" (stopped at --all-conflicts {cap}; there may be more)")
+                }
+                Some(reqs::Incomplete::Unknown { reason }) => format!(
+                    " ({} — there may be more: {reason})",
+                    paint(Paint::Warn, "incomplete")
+                ),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 o,
-                "consistency: {} — {} minimal conflict(s){}",
+                "consistency: {} — {} minimal conflict(s){extent}",
                 paint(Paint::Bad, "inconsistent"),
                 conflicts.len(),
-                if *complete { " (all of them)" } else { "" }
             );
             for (k, c) in conflicts.iter().enumerate() {
                 let _ = writeln!(o, "  conflict {}: {}", k + 1, ids(c));
@@ -277,7 +297,7 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
                     let _ = writeln!(o, "    {id}: {}", text_of(id));
                 }
             }
-            if !complete && conflicts.len() == 1 {
+            if matches!(incomplete, Some(reqs::Incomplete::Cap { cap: 1 })) {
                 let _ = writeln!(o, "  (use --all-conflicts N to list more)");
             }
         }
@@ -389,11 +409,20 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
             ids(&report.not_formalized)
         );
     }
-    if !matches!(report.consistency, Consistency::Consistent) {
-        let _ = writeln!(
-            o,
-            "\nvacuity under the other requirements and redundancy are not checked while the requirements are inconsistent"
-        );
+    match report.consistency {
+        Consistency::Consistent => {}
+        Consistency::Unknown { .. } => {
+            let _ = writeln!(
+                o,
+                "\nvacuity under the other requirements and redundancy are unknown: they need the consistency check, which had no answer"
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                o,
+                "\nvacuity under the other requirements and redundancy are not checked while the requirements are inconsistent"
+            );
+        }
     }
     let ok = report
         .requirements
@@ -464,8 +493,7 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
     }
     let questions: Vec<reqs::Question> = match (&args.questions, &args.claim) {
         (Some(q), None) => {
-            let text = std::fs::read_to_string(q)
-                .with_context(|| format!("cannot read {}", q.display()))?;
+            let text = safefile::read_text(q)?;
             reqs::ask::load_questions(&text, &q.display().to_string())
                 .map_err(|d| anyhow::anyhow!("{d}"))?
         }

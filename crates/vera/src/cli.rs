@@ -9,6 +9,11 @@ use std::time::Duration;
 #[derive(Debug, Parser)]
 #[command(name = "vera", version, about, long_about = None)]
 pub struct Cli {
+    /// Replace an output file that already exists (a transcript, a cassette, a written
+    /// spec or report). vera never writes over one of the command's inputs, even with
+    /// --force.
+    #[arg(long, global = true)]
+    pub force: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -225,9 +230,6 @@ pub enum Command {
         /// Write the draft here instead of standard output.
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
-        /// Overwrite an existing output file (never an input).
-        #[arg(long)]
-        force: bool,
         /// Repair turns after the first answer.
         #[arg(long, default_value_t = 2)]
         retries: usize,
@@ -270,9 +272,6 @@ pub enum Command {
         /// The new spec file (default: INPUT.formalized.toml).
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
-        /// Overwrite an existing output file (never the input).
-        #[arg(long)]
-        force: bool,
         /// The whole set in one request (JSON id -> formula) instead of one request each.
         #[arg(long)]
         batch: bool,
@@ -348,9 +347,6 @@ pub enum Command {
         /// With --apply: the new spec file (default: SPEC.clarified.toml).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Overwrite an existing output file (never an input).
-        #[arg(long)]
-        force: bool,
         #[command(flatten)]
         llm: crate::pipecmd::LlmArgs,
         #[command(flatten)]
@@ -555,6 +551,7 @@ impl SolverArgs {
         });
         c.timeout = Duration::from_secs_f64(self.timeout);
         c.transcript = self.transcript.clone();
+        c.transcript_force = crate::files::force();
         c
     }
 
@@ -599,6 +596,7 @@ pub enum Format {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let force = cli.force;
     match cli.command {
         Command::Audit {
             spec,
@@ -725,7 +723,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             example_rule,
             example_spec,
             out,
-            force,
             retries,
             llm,
             output,
@@ -745,7 +742,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             input,
             schema,
             out,
-            force,
             batch,
             retries,
             only,
@@ -796,7 +792,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             proposals,
             apply,
             out,
-            force,
             llm,
             solver,
             output,

@@ -43,6 +43,7 @@ impl LlmArgs {
         if let Some(r) = &self.record {
             cfg.record = Some(r.clone());
         }
+        cfg.record_append = crate::files::force();
         if let Some(r) = &self.replay {
             cfg.replay = Some(r.clone());
             cfg.record = None;
@@ -62,11 +63,10 @@ impl LlmArgs {
         }
         let client = b.build();
         let token = client.cancel_token();
-        // Only the first command of a process installs the handler; later calls keep it.
-        let _ = ctrlc::set_handler(move || {
-            eprintln!("\ninterrupted: finishing the requests in flight, keeping what is done");
-            token.cancel();
-        });
+        crate::interrupt::on_first_interrupt(
+            "finishing the requests in flight, keeping what is done (press Ctrl-C again to stop at once)",
+            move || token.cancel(),
+        );
         Ok(client)
     }
 }

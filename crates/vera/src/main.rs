@@ -5,17 +5,26 @@ mod audit;
 mod blcmd;
 mod ccmd;
 mod cli;
+mod files;
+mod interrupt;
 mod llmcmd;
 mod output;
 mod pipecmd;
 mod qacmd;
 mod smt;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let matches = cli::Cli::command().get_matches();
+    files::register_inputs(&matches);
+    let args = match cli::Cli::from_arg_matches(&matches) {
+        Ok(a) => a,
+        Err(e) => e.exit(),
+    };
+    files::set_force(args.force);
+    interrupt::install();
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {

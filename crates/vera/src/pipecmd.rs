@@ -89,8 +89,7 @@ pub fn equiv(
             if !terms.is_empty() {
                 bail!("give candidate terms on the command line or --candidates, not both");
             }
-            let text = std::fs::read_to_string(f)
-                .with_context(|| format!("cannot read {}", f.display()))?;
+            let text = safefile::read_text(f)?;
             reqs::equiv::load_candidates(&text, &f.display().to_string())
                 .map_err(|d| anyhow::anyhow!("{d}"))?
         }
@@ -385,8 +384,7 @@ pub fn clarify(
         inputs.push(s);
     }
     if let Some(pf) = &a.apply {
-        let text =
-            std::fs::read_to_string(pf).with_context(|| format!("cannot read {}", pf.display()))?;
+        let text = safefile::read_text(pf)?;
         let file: ProposalsFile =
             serde_json::from_str(&text).with_context(|| format!("{}", pf.display()))?;
         if file.schema != "vera.clarify.v1" {
@@ -519,8 +517,7 @@ pub fn consistency_nl_text(
     solver: &SolverArgs,
     format: Format,
 ) -> Result<ExitCode> {
-    let rule = std::fs::read_to_string(&a.rule)
-        .with_context(|| format!("cannot read {}", a.rule.display()))?;
+    let rule = safefile::read_text(&a.rule)?;
     let vars_path = match &a.variables {
         Some(v) => v.clone(),
         None => a.rule.with_file_name("model.json"),
@@ -535,8 +532,7 @@ pub fn consistency_nl_text(
     let Some(imp) = &a.implementation else {
         bail!("--nl-text needs --impl PROGRAM.bl");
     };
-    let imp_text =
-        std::fs::read_to_string(imp).with_context(|| format!("cannot read {}", imp.display()))?;
+    let imp_text = safefile::read_text(imp)?;
     let imp_file = logic::SourceFile::new(imp.display().to_string(), imp_text);
     let imp_side = if imp.extension().is_some_and(|x| x == "bl") {
         bl::check::SideSource::Bl(imp_file)
@@ -549,8 +545,7 @@ pub fn consistency_nl_text(
     );
     input.bl_output = a.impl_output.clone();
     if let Some(b) = &a.bounds {
-        let text =
-            std::fs::read_to_string(b).with_context(|| format!("cannot read {}", b.display()))?;
+        let text = safefile::read_text(b)?;
         input.bounds = Some(bl::check::Bounds::from_json(
             &b.display().to_string(),
             &text,
@@ -661,9 +656,7 @@ pub struct DraftArgs {
 
 /// `vera draft-variables RULE.txt --example-rule EX.txt [--example-spec model.json] [-o OUT]`
 pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs, format: Format) -> Result<ExitCode> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))
-    };
+    let read = |p: &Path| safefile::read_text(p);
     let rule = read(&a.rule)?;
     let example_rule = read(&a.example_rule)?;
     let spec_path = a

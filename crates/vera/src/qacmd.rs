@@ -61,8 +61,7 @@ impl QaArgs {
 }
 
 fn load_questions(path: &Path, limit: Option<usize>) -> Result<Vec<QaQuestion>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = safefile::read_text(path)?;
     let mut qs = pipeline::qa::load_questions(&text, &path.display().to_string())
         .map_err(|d| anyhow::anyhow!("{d}"))?;
     if let Some(n) = limit {
@@ -72,8 +71,7 @@ fn load_questions(path: &Path, limit: Option<usize>) -> Result<Vec<QaQuestion>> 
 }
 
 fn load_mutants(path: &Path) -> Result<Vec<FaultyText>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = safefile::read_text(path)?;
     Ok(pipeline::faults::load_mutants(
         &text,
         &path.display().to_string(),
@@ -337,16 +335,23 @@ pub fn eval(
         embeddings: model.embeddings()?,
         jobs: solver.jobs(),
     };
+    // The outputs are checked before the (long) run, and written atomically after it.
+    let json = args.out.join("eval.json");
+    let md = args.out.join("tables.md");
+    let force = crate::files::force();
+    safefile::check_output(&json, force)?;
+    safefile::check_output(&md, force)?;
     let client = model.client()?;
     let report = pipeline::eval::run(&spec, &client, &solver.config(), &options)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let json = args.out.join("eval.json");
-    let md = args.out.join("tables.md");
-    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("cannot write {}", json.display()))?;
+    safefile::write_atomic(
+        &json,
+        (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+        force,
+    )?;
     let tables = pipeline::eval::markdown(&report);
-    std::fs::write(&md, &tables).with_context(|| format!("cannot write {}", md.display()))?;
+    safefile::write_atomic(&md, tables.as_bytes(), force)?;
     print!("{tables}");
     eprintln!("wrote {} and {}", json.display(), md.display());
     Ok(ExitCode::from(EXIT_OK))

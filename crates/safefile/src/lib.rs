@@ -1,0 +1,497 @@
+//! File safety for every file vera reads or writes.
+//!
+//! Three rules, kept in one place so that every command follows them:
+//!
+//! - **Inputs are never written over.** Every file vera reads through [`read_text`] or
+//!   [`read_bytes`], and every path named by [`register_input`], is remembered by its
+//!   identity (device and inode on Unix), so a hard link, a symbolic link or `./a` versus
+//!   `a` cannot trick an output into replacing an input. Not even `--force` allows that.
+//! - **Existing files are replaced only when asked.** An output that already exists is
+//!   refused unless the caller passes `force` (the command line's `--force`).
+//! - **Writes are atomic.** Whole files go to a temporary file in the same folder and are
+//!   renamed into place ([`write_atomic`]); files written as the work goes (transcripts,
+//!   cassettes) are a [`Stream`] that is renamed into place when it is finished. An
+//!   interrupted run leaves the old file (or none), never a truncated one that looks
+//!   complete; [`interrupt_all`] finishes every open stream with a marker line that says
+//!   it was cut.
+//!
+//! Reads are bounded ([`MAX_INPUT_BYTES`]): a device such as `/dev/zero` or an enormous
+//! file is an error, not unbounded memory.
+//!
+//! *Process-wide state:* the set of input identities and the list of open streams are
+//! global to the process, because a command's inputs are read and its outputs opened in
+//! different crates.
+
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+/// The largest file vera reads as input (64 MiB).
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// Why a file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SafeFileError {
+    /// The output is one of the command's inputs.
+    #[error(
+        "{} is an input of this command; vera never writes over its input, not even with --force",
+        .path.display()
+    )]
+    IsInput {
+        /// The output path as given.
+        path: PathBuf,
+    },
+    /// The output exists and `force` was not given.
+    #[error(
+        "{} already exists; choose another file, or pass --force to replace it",
+        .path.display()
+    )]
+    Exists {
+        /// The output path as given.
+        path: PathBuf,
+    },
+    /// The output names a directory.
+    #[error("{} is a directory, not a file", .path.display())]
+    IsDirectory {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The input is larger than the limit.
+    #[error("{} is larger than {limit} bytes, more than vera reads", .path.display())]
+    TooLarge {
+        /// The path as given.
+        path: PathBuf,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The input is not UTF-8 text.
+    #[error("{}:{line}:{column}: not UTF-8 text (a binary file?)", .path.display())]
+    NotUtf8 {
+        /// The path as given.
+        path: PathBuf,
+        /// 1-based line of the first invalid byte.
+        line: usize,
+        /// 1-based byte column of the first invalid byte.
+        column: usize,
+    },
+    /// Reading failed.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        /// The path as given.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// Writing failed.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        /// The path as given.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
+
+/// Result with [`SafeFileError`].
+pub type Result<T> = std::result::Result<T, SafeFileError>;
+
+/// The identity of a file: device and inode on Unix, the canonical path elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FileId(Inner);
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Inner {
+    #[cfg(unix)]
+    Unix { dev: u64, ino: u64 },
+    #[cfg_attr(unix, allow(dead_code))]
+    Path(PathBuf),
+}
+
+impl FileId {
+    /// The identity of the file `path` names (following symbolic links), if it exists.
+    pub fn of(path: &Path) -> Option<FileId> {
+        let md = fs::metadata(path).ok()?;
+        Some(Self::from_metadata(path, &md))
+    }
+
+    #[cfg(unix)]
+    fn from_metadata(_path: &Path, md: &fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId(Inner::Unix {
+            dev: md.dev(),
+            ino: md.ino(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn from_metadata(path: &Path, _md: &fs::Metadata) -> FileId {
+        FileId(Inner::Path(
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        ))
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+static INPUTS: Mutex<Vec<FileId>> = Mutex::new(Vec::new());
+
+/// Remembers `path` as an input of this run, if it exists (a missing input is reported
+/// by whoever reads it). Directories count too: nothing is written over a directory.
+pub fn register_input(path: &Path) {
+    if let Some(id) = FileId::of(path) {
+        let mut inputs = lock(&INPUTS);
+        if !inputs.contains(&id) {
+            inputs.push(id);
+        }
+    }
+}
+
+/// Whether `path` names a file registered as an input.
+pub fn is_input(path: &Path) -> bool {
+    FileId::of(path).is_some_and(|id| lock(&INPUTS).contains(&id))
+}
+
+/// Checks that `path` may be written: not an input (never), not a directory, and not an
+/// existing file unless `force`.
+pub fn check_output(path: &Path, force: bool) -> Result<()> {
+    let Ok(md) = fs::metadata(path) else {
+        // A dangling symbolic link would be followed by the rename's target; refuse it
+        // like an existing file.
+        if fs::symlink_metadata(path).is_ok() && !force {
+            return Err(SafeFileError::Exists {
+                path: path.to_path_buf(),
+            });
+        }
+        return Ok(());
+    };
+    if lock(&INPUTS).contains(&FileId::from_metadata(path, &md)) {
+        return Err(SafeFileError::IsInput {
+            path: path.to_path_buf(),
+        });
+    }
+    if md.is_dir() {
+        return Err(SafeFileError::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    if !force {
+        return Err(SafeFileError::Exists {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// Reads at most `limit` bytes of `path` (and remembers it as an input). Works on regular
+/// files, pipes and devices alike; more than `limit` bytes is an error.
+pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let read_err = |source| SafeFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(read_err)?;
+    let md = file.metadata().map_err(read_err)?;
+    if md.is_dir() {
+        return Err(SafeFileError::Read {
+            path: path.to_path_buf(),
+            source: io::Error::other("it is a directory"),
+        });
+    }
+    if md.is_file() && md.len() > limit {
+        return Err(SafeFileError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        });
+    }
+    register_input(path);
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(read_err)?;
+    if bytes.len() as u64 > limit {
+        return Err(SafeFileError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads `path` whole, up to [`MAX_INPUT_BYTES`].
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    read_bytes_limited(path, MAX_INPUT_BYTES)
+}
+
+/// Reads `path` as UTF-8 text, up to [`MAX_INPUT_BYTES`]; invalid UTF-8 is an error that
+/// names the line and column of the first bad byte.
+pub fn read_text(path: &Path) -> Result<String> {
+    read_text_limited(path, MAX_INPUT_BYTES)
+}
+
+/// [`read_text`] with a chosen limit.
+pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
+    let bytes = read_bytes_limited(path, limit)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = good.len() - good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1;
+        SafeFileError::NotUtf8 {
+            path: path.to_path_buf(),
+            line,
+            column,
+        }
+    })
+}
+
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A temporary file beside `path`, named after it, that is not deleted on drop.
+fn temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
+    let dir = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
+    // tempfile creates files readable by the owner only; an output is an ordinary file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o777);
+        let _ = fs::set_permissions(&tmp_path, fs::Permissions::from_mode(mode));
+    }
+    Ok((file, tmp_path))
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file in the same folder, synced, then
+/// renamed over `path`) after [`check_output`].
+pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
+    check_output(path, force)?;
+    let write_err = |source| SafeFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (mut file, tmp) = temp_beside(path).map_err(write_err)?;
+    let done = file
+        .write_all(bytes)
+        .and_then(|_| file.sync_all())
+        .and_then(|_| fs::rename(&tmp, path));
+    if let Err(e) = done {
+        let _ = fs::remove_file(&tmp);
+        return Err(write_err(e));
+    }
+    Ok(())
+}
+
+/// How a [`Stream`] starts and how it marks an interruption.
+#[derive(Debug, Clone, Default)]
+pub struct StreamOptions {
+    /// Keep the existing file's content and append to it (needs `force` when it exists).
+    pub append: bool,
+    /// Written before the reason when the stream is cut ([`interrupt_all`], or a panic):
+    /// for example `";; vera: "` for an SMT-LIB transcript. `None`: no marker line.
+    pub cut_marker: Option<String>,
+}
+
+#[derive(Debug)]
+struct StreamState {
+    file: Option<File>,
+    tmp: PathBuf,
+    path: PathBuf,
+    cut_marker: Option<String>,
+}
+
+impl StreamState {
+    /// Writes the cut marker (if any) and renames the file into place; idempotent.
+    fn close(&mut self, cut: Option<&str>) -> io::Result<()> {
+        let Some(mut file) = self.file.take() else {
+            return Ok(());
+        };
+        if let (Some(reason), Some(prefix)) = (cut, self.cut_marker.as_deref()) {
+            let line: String = reason.chars().filter(|c| !c.is_control()).collect();
+            writeln!(file, "{prefix}cut here: {line}")?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&self.tmp, &self.path)
+    }
+}
+
+static OPEN_STREAMS: Mutex<Vec<Weak<Mutex<StreamState>>>> = Mutex::new(Vec::new());
+
+/// A file written as the work goes (a transcript, a cassette): written to a temporary file
+/// beside its path and renamed into place by [`Stream::finish`] (or on drop). Writes go
+/// straight to the file, unbuffered, so a cut stream keeps everything written before it.
+#[derive(Debug)]
+pub struct Stream {
+    state: Arc<Mutex<StreamState>>,
+    path: PathBuf,
+}
+
+impl Stream {
+    /// Opens a stream that will become `path`, after [`check_output`].
+    pub fn create(path: &Path, force: bool, options: StreamOptions) -> Result<Stream> {
+        check_output(path, force)?;
+        let write_err = |source| SafeFileError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = folder_of(path);
+        fs::create_dir_all(dir).map_err(write_err)?;
+        let (mut file, tmp) = temp_beside(path).map_err(write_err)?;
+        if options.append && path.exists() {
+            let copied = File::open(path).and_then(|mut old| io::copy(&mut old, &mut file));
+            if let Err(e) = copied {
+                let _ = fs::remove_file(&tmp);
+                return Err(write_err(e));
+            }
+        }
+        let state = Arc::new(Mutex::new(StreamState {
+            file: Some(file),
+            tmp,
+            path: path.to_path_buf(),
+            cut_marker: options.cut_marker,
+        }));
+        let mut open = lock(&OPEN_STREAMS);
+        open.retain(|w| w.strong_count() > 0);
+        open.push(Arc::downgrade(&state));
+        Ok(Stream {
+            state,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `bytes`; after the stream was cut this is an error.
+    pub fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
+        let mut st = lock(&self.state);
+        match st.file.as_mut() {
+            Some(f) => f.write_all(bytes),
+            None => Err(io::Error::other("the output was already closed")),
+        }
+    }
+
+    /// Renames the finished file into place.
+    pub fn finish(self) -> Result<()> {
+        let path = self.path.clone();
+        let r = lock(&self.state).close(None);
+        r.map_err(|source| SafeFileError::Write { path, source })
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        let cut = std::thread::panicking().then_some("vera stopped on an internal error");
+        let _ = lock(&self.state).close(cut);
+    }
+}
+
+/// Cuts every open stream: writes its marker line with `reason` and renames it into place.
+/// Meant for a Ctrl-C handler, just before the process exits. Returns the paths closed.
+pub fn interrupt_all(reason: &str) -> Vec<PathBuf> {
+    let streams: Vec<_> = lock(&OPEN_STREAMS)
+        .drain(..)
+        .filter_map(|w| w.upgrade())
+        .collect();
+    let mut closed = Vec::new();
+    for s in streams {
+        let mut st = lock(&s);
+        if st.file.is_some() && st.close(Some(reason)).is_ok() {
+            closed.push(st.path.clone());
+        }
+    }
+    closed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_over_an_input_is_refused_through_a_hard_link_even_with_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("spec.toml");
+        fs::write(&input, "x").unwrap();
+        let link = dir.path().join("link.toml");
+        fs::hard_link(&input, &link).unwrap();
+        assert_eq!(read_text(&input).unwrap(), "x");
+        let err = write_atomic(&link, b"y", true).unwrap_err();
+        assert!(matches!(err, SafeFileError::IsInput { .. }), "{err}");
+        let dotted = dir.path().join(".").join("spec.toml");
+        assert!(matches!(
+            check_output(&dotted, true),
+            Err(SafeFileError::IsInput { .. })
+        ));
+        assert_eq!(fs::read_to_string(&input).unwrap(), "x");
+    }
+
+    #[test]
+    fn existing_output_needs_force_and_is_replaced_atomically() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.txt");
+        fs::write(&out, "old").unwrap();
+        assert!(matches!(
+            write_atomic(&out, b"new", false),
+            Err(SafeFileError::Exists { .. })
+        ));
+        assert_eq!(fs::read_to_string(&out).unwrap(), "old");
+        write_atomic(&out, b"new", true).unwrap();
+        assert_eq!(fs::read_to_string(&out).unwrap(), "new");
+        // No temporary file is left behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn appending_stream_keeps_the_old_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("c.jsonl");
+        fs::write(&out, "{\"a\":1}\n").unwrap();
+        let opts = StreamOptions {
+            append: true,
+            cut_marker: None,
+        };
+        assert!(Stream::create(&out, false, opts.clone()).is_err());
+        let s = Stream::create(&out, true, opts).unwrap();
+        s.write_all(b"{\"b\":2}\n").unwrap();
+        drop(s);
+        assert_eq!(fs::read_to_string(&out).unwrap(), "{\"a\":1}\n{\"b\":2}\n");
+    }
+
+    #[test]
+    fn reads_are_bounded_and_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big");
+        fs::write(&big, vec![b'a'; 100]).unwrap();
+        assert!(matches!(
+            read_text_limited(&big, 10),
+            Err(SafeFileError::TooLarge { .. })
+        ));
+        let bin = dir.path().join("bin");
+        fs::write(&bin, b"ok\nab\xffc").unwrap();
+        match read_text(&bin) {
+            Err(SafeFileError::NotUtf8 { line, column, .. }) => assert_eq!((line, column), (2, 3)),
+            other => panic!("{other:?}"),
+        }
+        #[cfg(unix)]
+        assert!(matches!(
+            read_text_limited(Path::new("/dev/zero"), 1 << 16),
+            Err(SafeFileError::TooLarge { .. })
+        ));
+    }
+}

@@ -1,0 +1,47 @@
+//! The command line's side of file safety (the rules live in the `safefile` crate):
+//! every path argument that is not an output is registered as an input before anything
+//! runs, so no output (transcript, cassette, written spec, report) can replace it, and
+//! `--force` is remembered for the writers that need it.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Arguments that name files or folders vera writes (everything else that is a path is an
+/// input).
+const OUTPUT_ARGS: &[&str] = &[
+    "out",
+    "proposals",
+    "report",
+    "transcript",
+    "record",
+    "cache_dir",
+];
+
+static FORCE: AtomicBool = AtomicBool::new(false);
+
+/// Registers every input path of a parsed command line (subcommands included).
+pub fn register_inputs(m: &clap::ArgMatches) {
+    for id in m.ids() {
+        if OUTPUT_ARGS.contains(&id.as_str()) {
+            continue;
+        }
+        if let Ok(Some(values)) = m.try_get_many::<PathBuf>(id.as_str()) {
+            for v in values {
+                safefile::register_input(v);
+            }
+        }
+    }
+    if let Some((_, sub)) = m.subcommand() {
+        register_inputs(sub);
+    }
+}
+
+/// Remembers `--force`.
+pub fn set_force(force: bool) {
+    FORCE.store(force, Ordering::Relaxed);
+}
+
+/// Whether `--force` was given: an existing output may be replaced (never an input).
+pub fn force() -> bool {
+    FORCE.load(Ordering::Relaxed)
+}
