@@ -191,6 +191,9 @@ pub enum EvalError {
     /// The solver failed.
     #[error("solver: {0}")]
     Solver(#[from] SolverError),
+    /// Mutation analysis could not run.
+    #[error("mutation: {0}")]
+    Mutate(#[from] reqs::mutate::MutateError),
     /// Screening or clarification failed.
     #[error("ambiguity: {0}")]
     Ambiguity(#[from] PipelineError),

@@ -28,6 +28,7 @@ pub enum PipelineError {
     /// The solver failed.
     #[error(transparent)]
     Solver(#[from] solver::SolverError),
+
     /// Equivalence checking could not start (e.g. an inconsistent domain).
     #[error(transparent)]
     Equiv(#[from] reqs::equiv::EquivError),

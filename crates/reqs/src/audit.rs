@@ -274,7 +274,7 @@ impl Loaded {
         }
     }
 
-    fn ids(&self, spec: &Spec, lits: &[Term]) -> Vec<String> {
+    pub(crate) fn ids(&self, spec: &Spec, lits: &[Term]) -> Vec<String> {
         // Requirements first, in spec order, then domain constraints.
         let mut reqs = Vec::new();
         let mut dom = Vec::new();

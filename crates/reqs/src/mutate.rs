@@ -390,13 +390,53 @@ fn detect(s: &mut Session, spec: &Spec, i: usize, m: &Mutant) -> Result<Detectio
     Ok(Detection::Equivalent)
 }
 
+/// Why mutation analysis could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum MutateError {
+    /// A solver session failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// The analysis means nothing for this spec: with inconsistent requirements every
+    /// mutant would count as detected.
+    #[error("mutation analysis is not meaningful here: {0}")]
+    NotMeaningful(String),
+}
+
 /// Runs the analysis over every formalized requirement. The spec's own requirements must
-/// be consistent (run the audit first); otherwise every mutant would look inconsistent.
+/// be consistent: that is checked first, and an inconsistent (or undecided) spec is
+/// refused, since every mutant of it would look detected.
 pub fn analyze(
     spec: &Spec,
     config: &SolverConfig,
     jobs: usize,
-) -> Result<MutationReport, SolverError> {
+) -> Result<MutationReport, MutateError> {
+    if spec.formalized().next().is_none() {
+        return Err(MutateError::NotMeaningful(
+            "the spec has no formalized requirement to mutate".into(),
+        ));
+    }
+    {
+        let mut solver = solver::Solver::start(config)?;
+        let lits = load_part(&mut solver, spec, None)?;
+        let mut s = Session::new(&mut solver, lits);
+        let mut all = s.lits.domain().to_vec();
+        all.extend(s.lits.reqs_except(None));
+        match s.check(&all, &[])? {
+            Answer::Sat(_) => {}
+            Answer::Unsat(core) => {
+                let min = s.minimize(&[], core, &[])?;
+                return Err(MutateError::NotMeaningful(format!(
+                    "the requirements are inconsistent (conflict: {}); every mutant would count as detected. Run `vera audit` and fix the conflict first",
+                    s.lits.ids(spec, &min).join(", ")
+                )));
+            }
+            Answer::Unknown(reason) => {
+                return Err(MutateError::NotMeaningful(format!(
+                    "the consistency of the requirements is unknown ({reason})"
+                )));
+            }
+        }
+    }
     let parts = components(spec);
     let mut items: Vec<(usize, usize, Mutant)> = Vec::new();
     for (k, c) in parts.iter().enumerate() {

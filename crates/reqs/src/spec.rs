@@ -264,7 +264,11 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
     })?;
     raw.requirements.clear();
     let mut rows = Vec::new();
-    let mut diags = Vec::new();
+    let mut diags = quote_problems(csv_file.text());
+    if !diags.is_empty() {
+        // The reader would silently read past the broken quote; report it alone.
+        return Err(csv_file.locate_all(&diags));
+    }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -319,6 +323,91 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
         )),
         Err(more) => Err(Diagnostics(shape.0.into_iter().chain(more.0).collect())),
     }
+}
+
+/// Quotes the CSV reader would accept silently but that swallow rows: a quoted field
+/// still open at the end of the file, and a quoted field that runs over a line break into
+/// what looks like the next row (a line starting with an id like the row's own, then a
+/// comma).
+fn quote_problems(text: &str) -> Vec<Diagnostic> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut line_start = 0;
+    let mut at_field_start = true;
+    while i < b.len() {
+        match b[i] {
+            b'"' if at_field_start => {
+                let open = i;
+                // The row's id: the first field of this line.
+                let row = &text[line_start..open];
+                let id = row.split(',').next().unwrap_or("").trim();
+                let prefix: String = id.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+                i += 1;
+                let mut closed = false;
+                while i < b.len() {
+                    if b[i] == b'"' {
+                        if b.get(i + 1) == Some(&b'"') {
+                            i += 2;
+                            continue;
+                        }
+                        closed = true;
+                        break;
+                    }
+                    if b[i] == b'\n' && !prefix.is_empty() {
+                        let next = &text[i + 1..];
+                        let first = next.split(',').next().unwrap_or("");
+                        let looks_like_row = next.contains(',')
+                            && !first.contains('\n')
+                            && first.starts_with(&prefix)
+                            && first.len() <= 40
+                            && first.chars().any(|c| c.is_ascii_digit())
+                            && first
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || "-_.()".contains(c));
+                        if looks_like_row {
+                            out.push(
+                                Diagnostic::error(
+                                    Span::new(open, open + 1),
+                                    format!(
+                                        "this quote is not closed on its line, so the field swallows the row `{}` below",
+                                        first.trim()
+                                    ),
+                                )
+                                .with_hint("close the quote; a quote inside a quoted text is written twice (\"\")"),
+                            );
+                            return out;
+                        }
+                    }
+                    i += 1;
+                }
+                if !closed {
+                    out.push(
+                        Diagnostic::error(
+                            Span::new(open, open + 1),
+                            "unterminated quote: this field runs to the end of the file",
+                        )
+                        .with_hint(
+                            "close the quote; a quote inside a quoted text is written twice (\"\")",
+                        ),
+                    );
+                    return out;
+                }
+                i += 1;
+                at_field_start = false;
+                continue;
+            }
+            b',' => at_field_start = true,
+            b'\n' => {
+                at_field_start = true;
+                line_start = i + 1;
+            }
+            b'\r' => {}
+            _ => at_field_start = false,
+        }
+        i += 1;
+    }
+    out
 }
 
 // ------------------------------------------------------------------ checking

@@ -153,3 +153,32 @@ fn csv_rows_with_crlf_line_ends_are_located_on_their_own_line() {
     assert_eq!(spec.requirements[0].line, 2);
     assert_eq!(spec.requirements[1].line, 3);
 }
+
+#[test]
+fn csv_quote_that_swallows_rows_is_a_located_error() {
+    let schema = SourceFile::new("s.toml", "[[variables]]\nname = \"x\"\nsort = \"Int\"\n");
+    // Closed nowhere: the field would run to the end of the file.
+    let open = SourceFile::new("r.csv", "id,text,formula\nR1,\"x is big,(> x 1)\n");
+    let e = reqs::spec::parse_csv(schema.clone(), &open)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("r.csv:2:4: error: unterminated quote"), "{e}");
+    // Closed only by a later row's quote: R2 would vanish into R1's text.
+    let swallow = SourceFile::new(
+        "r.csv",
+        "id,text,formula\nR1,\"x is big,(> x 1)\nR2,\"x is small\",(< x 9)\n",
+    );
+    let e = reqs::spec::parse_csv(schema.clone(), &swallow)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("r.csv:2:4: error"), "{e}");
+    assert!(e.contains("swallows the row `R2`"), "{e}");
+    // A quoted text over several lines, with a doubled quote, is fine.
+    let multi = SourceFile::new(
+        "r.csv",
+        "id,text,formula\nR1,\"x is big,\nsaid the \"\"spec\"\"\",(> x 1)\nR2,small,(< x 9)\n",
+    );
+    let spec = reqs::spec::parse_csv(schema, &multi).unwrap();
+    assert_eq!(spec.requirements.len(), 2);
+    assert!(spec.requirements[0].text.contains("\"spec\""));
+}

@@ -76,6 +76,27 @@ pub fn load_or_report(path: &Path, schema: Option<&Path>) -> Option<Spec> {
     load_spec(path, schema).map_err(|e| eprintln!("{e}")).ok()
 }
 
+/// [`load_or_report`] for the commands that check formulas: a spec without a single
+/// formalized requirement (an empty file, a CSV with only its header row) is reported
+/// as having nothing to check, never passed as "no findings".
+pub fn load_checkable(path: &Path, schema: Option<&Path>) -> Option<Spec> {
+    let spec = load_or_report(path, schema)?;
+    if spec.formalized().next().is_none() {
+        eprintln!(
+            "error: nothing to check: {} has {} requirement(s) and none with a formula{}",
+            path.display(),
+            spec.requirements.len(),
+            if spec.requirements.is_empty() {
+                ""
+            } else {
+                " (write formulas, or run `vera formalize`)"
+            }
+        );
+        return None;
+    }
+    Some(spec)
+}
+
 #[derive(Serialize)]
 struct AuditJson<'a> {
     schema: &'static str,
@@ -158,7 +179,7 @@ pub fn audit(
     max_conflicts: usize,
     witnesses: bool,
 ) -> Result<ExitCode> {
-    let Some(spec) = load_or_report(path, schema) else {
+    let Some(spec) = load_checkable(path, schema) else {
         return Ok(ExitCode::from(EXIT_ERROR));
     };
     let mut options = AuditOptions::new(solver.config());
@@ -465,7 +486,7 @@ pub struct AskArgs {
 
 /// `vera ask SPEC ...`
 pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCode> {
-    let Some(spec) = load_or_report(&args.spec, args.schema.as_deref()) else {
+    let Some(spec) = load_checkable(&args.spec, args.schema.as_deref()) else {
         return Ok(ExitCode::from(EXIT_ERROR));
     };
     let parse = |what: &str, text: &str| {
@@ -486,6 +507,14 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
             Format::Human => print!("{}", human_derive(&d)),
         }
         return Ok(ExitCode::from(match d {
+            // A fact the solver could not decide is not a result: exit 2, like any unknown.
+            Derivation::Facts { variables }
+                if variables
+                    .iter()
+                    .any(|v| matches!(v.fact, reqs::ask::Fact::Unknown)) =>
+            {
+                EXIT_ERROR
+            }
             Derivation::Facts { .. } => EXIT_OK,
             Derivation::ScenarioImpossible { .. } => EXIT_FINDINGS,
             Derivation::Unknown { .. } => EXIT_ERROR,

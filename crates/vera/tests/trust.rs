@@ -109,3 +109,56 @@ fn unknown_consistency_is_not_reported_as_inconsistent() {
     let (_, out, _) = vera_env(&["audit", SPEC], &env);
     assert!(!out.contains("inconsistent"), "{out}");
 }
+
+#[test]
+fn mutation_analysis_of_an_inconsistent_spec_is_refused() {
+    let (code, out, err) = vera(&["mutate", INCONSISTENT]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("not meaningful"), "{err}");
+    assert!(err.contains("inconsistent"), "{err}");
+    assert!(!out.contains("100.0%"), "{out}");
+}
+
+#[test]
+fn derive_with_undecided_facts_exits_2() {
+    let proxy = proxy();
+    // The first check after the spec is loaded (is the scenario possible?) is answered;
+    // every later one (the facts) is unknown.
+    let env = [
+        ("VERA_Z3", proxy.as_str()),
+        ("FAKE_ARM", "(declare-const blood_flow"),
+        ("FAKE_AFTER", "1"),
+    ];
+    let (code, out, err) = vera_env(
+        &["ask", SPEC, "--scenario", "(= phase Therapy)", "--derive"],
+        &env,
+    );
+    assert!(out.contains("unknown"), "{out}\n{err}");
+    assert_eq!(code, 2, "{out}\n{err}");
+    // Without faults the same derivation is a result.
+    let (code, _, err) = vera(&["ask", SPEC, "--scenario", "(= phase Therapy)", "--derive"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn empty_spec_and_header_only_csv_have_nothing_to_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.toml");
+    std::fs::write(&empty, "").unwrap();
+    let header = dir.path().join("header.csv");
+    std::fs::write(&header, "id,text,formula\n").unwrap();
+    let (e, h) = (empty.display().to_string(), header.display().to_string());
+    for args in [
+        vec!["audit", e.as_str()],
+        vec!["ask", e.as_str(), "--claim", "true"],
+        vec!["mutate", e.as_str()],
+        vec!["audit", h.as_str(), "--schema", SPEC],
+    ] {
+        let (code, out, err) = vera(&args);
+        assert_eq!(code, 2, "{args:?}\n{out}\n{err}");
+        assert!(
+            err.contains("nothing to check") || err.contains("no formalized requirement"),
+            "{args:?}: {err}"
+        );
+    }
+}
