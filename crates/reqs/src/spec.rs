@@ -7,6 +7,7 @@ use logic::context::Context;
 use logic::source::{Diagnostic, Diagnostics, Severity, SourceFile, Span};
 use logic::{Op, Sort, Symbol, Term};
 use num_rational::BigRational;
+use num_traits::Zero;
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -410,6 +411,89 @@ fn quote_problems(text: &str) -> Vec<Diagnostic> {
     out
 }
 
+/// The first control character (line break, escape, ...) in `s`, if any.
+fn control_char(s: &str) -> Option<char> {
+    s.chars().find(|c| c.is_control())
+}
+
+/// An id with a control character: it could forge report lines or terminal escapes.
+fn bad_id(span: Span, c: char) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        format!("an id may not contain control characters (found {c:?})"),
+    )
+    .with_hint("ids appear in reports and on terminals; use letters, digits and - _ .")
+}
+
+/// A problem with a well-sorted formula that the solver would not report.
+struct FormulaProblem {
+    error: bool,
+    message: String,
+    hint: &'static str,
+}
+
+impl FormulaProblem {
+    fn diagnostic(&self, span: Span) -> Diagnostic {
+        let d = if self.error {
+            Diagnostic::error(span, self.message.clone())
+        } else {
+            Diagnostic::warning(span, self.message.clone())
+        };
+        d.with_hint(self.hint)
+    }
+}
+
+/// Prepares an elaborated spec formula for the audits: `(! t :named n)` annotations are
+/// dropped (the requirement's id names it; a name would be declared twice once the audit
+/// negates the formula), a division by the literal zero is an error (SMT-LIB leaves its
+/// value unspecified, so no model of it can be checked), and a division by a term that
+/// can be zero is a warning.
+fn settle_formula(t: Term) -> (Term, Vec<FormulaProblem>) {
+    fn walk(t: Term, out: &mut Vec<FormulaProblem>) -> Term {
+        match t {
+            Term::Named(inner, _) => walk(*inner, out),
+            Term::App(op, args) => {
+                let args: Vec<Term> = args.into_iter().map(|a| walk(a, out)).collect();
+                if matches!(op, Op::Div | Op::IntDiv | Op::Mod) && args.len() >= 2 {
+                    for d in &args[1..] {
+                        let zero = match d {
+                            Term::Int(i) => i.is_zero(),
+                            Term::Real(r) => r.is_zero(),
+                            _ => false,
+                        };
+                        let printed = logic::print::term(&Term::App(op, args.clone()));
+                        if zero {
+                            out.push(FormulaProblem {
+                                error: true,
+                                message: format!("division by zero in `{printed}`"),
+                                hint: "SMT-LIB leaves the value of a division by zero unspecified; rewrite the formula without it",
+                            });
+                        } else if !matches!(d, Term::Int(_) | Term::Real(_)) {
+                            out.push(FormulaProblem {
+                                error: false,
+                                message: format!("`{printed}` divides by a term that may be zero"),
+                                hint: "SMT-LIB leaves the value of a division by zero unspecified; guard it, e.g. (=> (not (= d 0)) ...)",
+                            });
+                        }
+                    }
+                }
+                Term::App(op, args)
+            }
+            Term::Call(f, args, sort) => {
+                Term::Call(f, args.into_iter().map(|a| walk(a, out)).collect(), sort)
+            }
+            Term::Let(bs, body) => Term::Let(
+                bs.into_iter().map(|(n, v)| (n, walk(v, out))).collect(),
+                Box::new(walk(*body, out)),
+            ),
+            other => other,
+        }
+    }
+    let mut out = Vec::new();
+    let t = walk(t, &mut out);
+    (t, out)
+}
+
 // ------------------------------------------------------------------ checking
 
 struct Loader<'a> {
@@ -465,7 +549,18 @@ impl<'a> Loader<'a> {
     /// Parses a formula written in the spec; errors point into the formula when possible.
     fn formula(&mut self, s: &Spanned<String>, ctx: &Context) -> Option<Term> {
         match logic::script::elaborate_formula(s.get_ref(), ctx) {
-            Ok(t) => Some(t),
+            Ok(t) => {
+                let (t, problems) = settle_formula(t);
+                let span = self
+                    .string_offset(s)
+                    .map_or(sp(s), |b| Span::new(b, b + s.get_ref().len()));
+                let mut ok = true;
+                for p in problems {
+                    ok &= !p.error;
+                    self.diags.push(p.diagnostic(span));
+                }
+                ok.then_some(t)
+            }
             Err(ds) => {
                 let base = self.string_offset(s);
                 for d in ds {
@@ -742,6 +837,10 @@ impl<'a> Loader<'a> {
                     csv_diags.push(Diagnostic::error(span, "empty requirement id"));
                     continue;
                 }
+                if let Some(bad) = control_char(&id) {
+                    csv_diags.push(bad_id(span, bad));
+                    continue;
+                }
                 if ids.contains_key(&id) || seen.contains_key(&id) {
                     csv_diags.push(Diagnostic::error(span, format!("duplicate id `{id}`")));
                     continue;
@@ -750,7 +849,19 @@ impl<'a> Loader<'a> {
                 let formula_text = rec.get(2).map(str::trim).filter(|f| !f.is_empty());
                 let formula = match formula_text {
                     Some(f) => match logic::script::elaborate_formula(f, &ctx) {
-                        Ok(t) => Some(t),
+                        Ok(t) => {
+                            let (t, problems) = settle_formula(t);
+                            let mut ok = true;
+                            for p in problems {
+                                ok &= !p.error;
+                                let d = p.diagnostic(span);
+                                csv_diags.push(Diagnostic {
+                                    message: format!("{id}: {}", d.message),
+                                    ..d
+                                });
+                            }
+                            ok.then_some(t)
+                        }
                         Err(ds) => {
                             for d in ds {
                                 csv_diags.push(Diagnostic {
@@ -834,6 +945,10 @@ impl<'a> Loader<'a> {
         let s = id.get_ref();
         if s.trim().is_empty() {
             self.diags.push(Diagnostic::error(sp(id), "empty id"));
+            return;
+        }
+        if let Some(bad) = control_char(s) {
+            self.diags.push(bad_id(sp(id), bad));
             return;
         }
         if let Some(first) = ids.get(s) {

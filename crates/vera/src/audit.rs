@@ -2,7 +2,7 @@
 //! and scenario questions of the `reqs` crate.
 
 use crate::cli::{Format, SolverArgs};
-use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::output::{clean, excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
 use anyhow::{bail, Context as _, Result};
 use reqs::ask::{Derivation, Fact, Verdict};
 use reqs::audit::{Consistency, Redundancy, RequirementAudit, Vacuity, Violatability, Witness};
@@ -255,7 +255,7 @@ fn ids(v: &[String]) -> String {
 /// The terminal report: summary first, then findings by requirement.
 fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: bool) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "{} ({})", spec.name, spec.source.name());
+    let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(spec.source.name()));
     let _ = writeln!(
         o,
         "{} requirements ({} formalized) over {} variables, {} domain constraints",
@@ -717,8 +717,8 @@ pub fn mutate(
             let _ = writeln!(
                 o,
                 "{} ({}): {} mutants of {} requirements in {seconds:.2} s",
-                spec.name,
-                spec.source.name(),
+                clean(&spec.name),
+                clean(spec.source.name()),
                 report.mutants.len(),
                 spec.formalized().count()
             );

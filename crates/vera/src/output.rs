@@ -9,7 +9,7 @@ pub const EXIT_ERROR: u8 = 2;
 
 /// Shortens text for one-line display.
 pub fn excerpt(s: &str, max: usize) -> String {
-    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line: String = clean(&s.split_whitespace().collect::<Vec<_>>().join(" "));
     if one_line.chars().count() <= max {
         one_line
     } else {
@@ -21,6 +21,29 @@ pub fn excerpt(s: &str, max: usize) -> String {
                 .collect::<String>()
         )
     }
+}
+
+/// `s` with every control character (escape, carriage return, line break, ...) and
+/// every bidirectional-override character shown as a `\u{..}` escape, so text from a
+/// user's file can neither send terminal escapes nor forge report lines.
+pub fn clean(s: &str) -> String {
+    let bad = |c: char| {
+        c.is_control()
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    if !s.chars().any(bad) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if bad(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// What a painted word means; mapped to a terminal color.

@@ -162,3 +162,74 @@ fn empty_spec_and_header_only_csv_have_nothing_to_check() {
         );
     }
 }
+
+#[test]
+fn named_formulas_audit_and_division_by_zero_is_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("named.toml");
+    std::fs::write(
+        &spec,
+        r#"[[variables]]
+name = "x"
+sort = "Int"
+
+[[requirements]]
+id = "R1"
+text = "x is big"
+formula = "(! (> x 1) :named big)"
+
+[[requirements]]
+id = "R2"
+text = "if x is big then x is small"
+formula = "(=> (! (> x 1) :named big2) (< x 10))"
+"#,
+    )
+    .unwrap();
+    let p = spec.display().to_string();
+    for solver in ["z3", "cvc5"] {
+        let (code, out, err) = vera(&["audit", &p, "--solver", solver]);
+        assert_eq!(code, 0, "{solver}\n{out}\n{err}");
+        assert!(
+            out.contains("2 of 2 formalized requirements have no findings"),
+            "{out}"
+        );
+    }
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, text.replace("(< x 10)", "(< (div x 0) 10)")).unwrap();
+    let (code, _, err) = vera(&["audit", &p]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("named.toml:13:12: error: division by zero in `(div x 0)`"),
+        "{err}"
+    );
+    assert!(!err.contains("model"), "{err}");
+}
+
+#[test]
+fn control_characters_never_reach_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("esc.toml");
+    let write = |id: &str| {
+        std::fs::write(
+            &spec,
+            format!(
+                "[spec]\nname = \"evil\\u001b[2J\"\n[[variables]]\nname = \"x\"\nsort = \"Int\"\n\n[[requirements]]\nid = \"{id}\"\ntext = \"x is big\\u001b]0;owned\\u0007\\nconsistency: consistent\"\nformula = \"(> x 1)\"\n"
+            ),
+        )
+        .unwrap();
+    };
+    write("R1");
+    let p = spec.display().to_string();
+    let (code, out, err) = vera(&["audit", &p]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(out.contains("evil\\u{1b}[2J"), "{out}");
+    // An id with a line break would forge a report line: refused where it is written.
+    write("R1\\nR2 (line 1, invariant)");
+    let (code, _, err) = vera(&["audit", &p]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("esc.toml:8:6: error: an id may not contain control characters"),
+        "{err}"
+    );
+}
