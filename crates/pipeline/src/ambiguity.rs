@@ -76,6 +76,9 @@ pub struct Screening {
     pub partition: Option<Partition>,
     /// More than one class.
     pub flagged: bool,
+    /// Fewer than two valid samples: nothing to compare, so the screening says nothing
+    /// about ambiguity (a failure, never "one reading").
+    pub could_not_screen: bool,
     /// The witnesses in words, one line per distinguishing state.
     pub explanations: Vec<String>,
 }
@@ -96,14 +99,17 @@ pub struct Summary {
     pub screened: usize,
     /// Flagged ambiguity-sensitive.
     pub flagged: usize,
+    /// Requirements with fewer than two valid samples (not screened).
+    pub could_not_screen: usize,
     /// Samples that were not valid formulas.
     pub invalid_samples: usize,
     /// Pairs of valid samples of one requirement that are equivalent, pooled.
     pub agreeing_pairs: usize,
     /// Pairs of valid samples of one requirement, pooled.
     pub pairs: usize,
-    /// Agreeing pairs over all pairs of valid samples, pooled over requirements.
-    pub pairwise_agreement: f64,
+    /// Agreeing pairs over all pairs of valid samples, pooled over requirements; `None`
+    /// when there is no pair of valid samples to compare.
+    pub pairwise_agreement: Option<f64>,
     /// Mean number of classes per requirement with a valid sample.
     pub mean_distinct_encodings: f64,
 }
@@ -132,14 +138,11 @@ pub fn summarize(items: &[&Screening]) -> Summary {
         requirements: items.len(),
         screened: with,
         flagged: items.iter().filter(|s| s.flagged).count(),
+        could_not_screen: items.iter().filter(|s| s.could_not_screen).count(),
         agreeing_pairs: agree,
         pairs,
         invalid_samples: items.iter().map(|s| s.samples.len() - s.valid).sum(),
-        pairwise_agreement: if pairs == 0 {
-            1.0
-        } else {
-            agree as f64 / pairs as f64
-        },
+        pairwise_agreement: (pairs > 0).then(|| agree as f64 / pairs as f64),
         mean_distinct_encodings: if with == 0 {
             0.0
         } else {
@@ -237,6 +240,7 @@ pub fn screen_texts(
         out.push(Screening {
             id: id.clone(),
             text: text.clone(),
+            could_not_screen: terms.len() < 2,
             valid: terms.len(),
             samples,
             partition,

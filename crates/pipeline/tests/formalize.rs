@@ -321,7 +321,7 @@ fn ambiguity_flags_the_range_with_endpoint_witnesses() {
     assert!(r2.explanations.iter().any(|e| e.contains("temp = 40 degC")));
     assert!(!rep.requirements[0].flagged);
     // 5 samples of R1 agree (10 pairs), R2's split 2/2/1 (2 of 10 pairs).
-    assert!((rep.summary.pairwise_agreement - 12.0 / 20.0).abs() < 1e-9);
+    assert!((rep.summary.pairwise_agreement.unwrap() - 12.0 / 20.0).abs() < 1e-9);
     assert!((rep.summary.mean_distinct_encodings - 2.0).abs() < 1e-9);
     // Distinct sample indices: 10 calls, no cache collisions.
     assert_eq!(c.accounting().total.calls, 10);
@@ -350,7 +350,7 @@ fn clarification_converges() {
     );
     assert_eq!(rep.stats.flagged_per_round, vec![1, 0]);
     assert_eq!((rep.stats.before.flagged, rep.stats.after.flagged), (1, 0));
-    assert!((rep.stats.after.pairwise_agreement - 1.0).abs() < 1e-9);
+    assert!((rep.stats.after.pairwise_agreement.unwrap() - 1.0).abs() < 1e-9);
     let (text, changed) = apply(&spec, &rep.proposals);
     assert_eq!(changed, ["R2"]);
     let back = reqs::parse_spec(SourceFile::new("c.toml", text)).unwrap();
@@ -777,4 +777,37 @@ fn screening_token_limit_reaches_every_sample() {
     };
     screen(&spec, &c, &z3(), &o).unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![Some(64); 3]);
+}
+
+#[test]
+fn ambiguity_without_two_valid_samples_could_not_screen() {
+    let spec = spec();
+    // R1: every sample is prose; R2: exactly one valid sample.
+    let c = client(|r, _| {
+        let u = last_user(r);
+        let text = if u.contains("Between 33") && r.sample == 0 {
+            "(=> (and (>= temp 33) (<= temp 40)) alarm)"
+        } else {
+            "I think the alarm should sound when it is hot."
+        };
+        Ok(Response::text(text))
+    });
+    let rep = screen(
+        &spec,
+        &c,
+        &z3(),
+        &AmbiguityOptions {
+            only: only(&["R1", "R2"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(rep.requirements.iter().all(|s| s.could_not_screen));
+    assert_eq!(rep.requirements[0].valid, 0);
+    assert_eq!(rep.requirements[1].valid, 1);
+    assert_eq!(rep.summary.could_not_screen, 2);
+    assert_eq!(
+        rep.summary.pairwise_agreement, None,
+        "no pair, no agreement"
+    );
 }

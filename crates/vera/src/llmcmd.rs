@@ -111,13 +111,17 @@ impl llm::Observer for Bar {
 
 /// `vera llm ping [--config vera.toml]`
 pub fn ping(config: &Path) -> Result<ExitCode> {
-    let cfg = match llm::LlmConfig::load(Some(config)) {
+    let mut cfg = match llm::LlmConfig::load(Some(config)) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
+    // A ping asks the endpoint itself: never the cache or a cassette.
+    cfg.cache_mode = llm::CacheMode::Off;
+    cfg.replay = None;
+    cfg.record = None;
     let model = cfg.model().unwrap_or_else(|_| "(no model set)".into());
     println!(
         "provider {:?}, endpoint {}, model {model}",

@@ -270,8 +270,15 @@ pub fn formalize(
 fn render_screening(o: &mut String, s: &Screening) {
     let status = if s.flagged {
         paint(Paint::Bad, "ambiguity-sensitive")
-    } else if s.valid == 0 {
-        paint(Paint::Warn, "no valid sample")
+    } else if s.could_not_screen {
+        paint(
+            Paint::Warn,
+            &format!(
+                "could not screen ({} valid sample{}; two are needed)",
+                s.valid,
+                if s.valid == 1 { "" } else { "s" }
+            ),
+        )
     } else {
         paint(Paint::Good, "one reading")
     };
@@ -293,16 +300,20 @@ fn render_screening(o: &mut String, s: &Screening) {
         if let Some(p) = &s.partition {
             render_partition(o, p);
         }
+    } else if let Some(f) = s.samples.iter().find_map(|x| x.formula.as_deref()) {
+        let _ = writeln!(o, "  reading: {}", excerpt(f, 110));
     }
 }
 
 fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
     let _ = writeln!(
         o,
-        "{} of {} requirements ambiguity-sensitive; pairwise agreement {:.1}%; mean distinct encodings {:.2}; {} invalid samples",
+        "{} of {} requirements ambiguity-sensitive, {} could not be screened; pairwise agreement {}; mean distinct encodings {:.2}; {} invalid samples",
         s.flagged,
         s.requirements,
-        100.0 * s.pairwise_agreement,
+        s.could_not_screen,
+        s.pairwise_agreement
+            .map_or("n/a (no two valid samples)".to_string(), |a| format!("{:.1}%", 100.0 * a)),
         s.mean_distinct_encodings,
         s.invalid_samples
     );
@@ -348,7 +359,10 @@ pub fn ambiguity(
             print_accounting(&client);
         }
     }
-    Ok(ExitCode::from(if rep.summary.flagged > 0 {
+    Ok(ExitCode::from(if rep.summary.could_not_screen > 0 {
+        // A requirement without two valid samples was not screened: not a pass.
+        EXIT_ERROR
+    } else if rep.summary.flagged > 0 {
         EXIT_FINDINGS
     } else {
         EXIT_OK

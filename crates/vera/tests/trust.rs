@@ -233,3 +233,58 @@ fn control_characters_never_reach_the_terminal_raw() {
         "{err}"
     );
 }
+
+/// Serves `n` OpenAI-style chat answers ("OK") on a local port, then stops listening.
+fn one_shot_server(n: usize) -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let h = std::thread::spawn(move || {
+        for _ in 0..n {
+            let (mut sock, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(sock.try_clone().unwrap());
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+            }
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            let answer = r#"{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"OK"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}"#;
+            let _ = write!(
+                sock,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    (port, h)
+}
+
+#[test]
+fn llm_ping_asks_the_endpoint_never_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache.sqlite").display().to_string();
+    let (port, server) = one_shot_server(1);
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let env = [
+        ("VERA_LLM_PROVIDER", "local"),
+        ("VERA_LLM_BASE_URL", url.as_str()),
+        ("VERA_LLM_CACHE", cache.as_str()),
+        ("VERA_LLM_MAX_RETRIES", "0"),
+    ];
+    let args = ["llm", "ping", "--config", "/nonexistent/vera.toml"];
+    let (code, out, err) = vera_env(&args, &env);
+    assert_eq!(code, 0, "{out}\n{err}");
+    server.join().unwrap();
+    // Nothing listens any more: the ping fails, whatever the cache holds.
+    let (code, out, err) = vera_env(&args, &env);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(!out.contains("ok:"), "{out}");
+}
