@@ -57,7 +57,7 @@ impl SourceFile {
 
     /// One-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
+        let offset = self.boundary(offset);
         let line = match self.line_starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
@@ -78,9 +78,21 @@ impl SourceFile {
         self.text[start..end].trim_end_matches('\r')
     }
 
-    /// The text covered by a span.
+    /// The text covered by a span (a span that ends inside a character, or past the
+    /// end, is shortened to the nearest character boundary).
     pub fn slice(&self, span: Span) -> &str {
-        &self.text[span.start.min(self.text.len())..span.end.min(self.text.len())]
+        let start = self.boundary(span.start);
+        let end = self.boundary(span.end).max(start);
+        &self.text[start..end]
+    }
+
+    /// `offset`, clamped to the text and moved back to the start of its character.
+    fn boundary(&self, offset: usize) -> usize {
+        let mut o = offset.min(self.text.len());
+        while !self.text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
     }
 
     /// Attaches this file's location to a diagnostic.
