@@ -24,6 +24,8 @@ pub struct AuditOptions {
     /// Benchmark baseline only: a fresh solver process per query instead of one
     /// incremental session per worker.
     pub fresh_process_per_query: bool,
+    /// Run the realizability audit (when the schema has roles).
+    pub realizability: bool,
 }
 
 impl AuditOptions {
@@ -34,6 +36,7 @@ impl AuditOptions {
             jobs: 0,
             max_conflicts: 1,
             fresh_process_per_query: false,
+            realizability: true,
         }
     }
 }
@@ -221,6 +224,8 @@ pub struct AuditReport {
     pub requirements: Vec<RequirementAudit>,
     /// Ids of requirements without a formula.
     pub not_formalized: Vec<String>,
+    /// Conflicts the environment can force (see [`crate::realize`]).
+    pub realizability: crate::realize::Realizability,
     /// Number of solver queries issued.
     pub queries: usize,
 }
@@ -603,11 +608,15 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
                 consistency: Consistency::DomainInconsistent { conflict },
                 requirements: Vec::new(),
                 not_formalized,
+                realizability: not_checked("the domain constraints are inconsistent"),
                 queries: s.queries,
             });
         }
         Answer::Unknown(reason) => {
             return Ok(AuditReport {
+                realizability: crate::realize::Realizability::Unknown {
+                    reason: format!("the domain's consistency is unknown ({reason})"),
+                },
                 consistency: Consistency::Unknown { reason },
                 requirements: Vec::new(),
                 not_formalized,
@@ -708,12 +717,36 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
     let requirements: Vec<RequirementAudit> = (0..spec.requirements.len())
         .filter_map(|i| by_index.remove(&i))
         .collect();
+    let realizability = match &consistency {
+        _ if !options.realizability => not_checked("not asked for"),
+        Consistency::Consistent => {
+            let mut ro = crate::realize::RealizeOptions::new(options.solver.clone());
+            ro.max_conflicts = ro.max_conflicts.max(options.max_conflicts);
+            match crate::realize::realizability(spec, &ro) {
+                Ok(r) => r,
+                Err(e) => crate::realize::Realizability::Unknown {
+                    reason: format!("solver error: {e}"),
+                },
+            }
+        }
+        Consistency::Unknown { reason } => crate::realize::Realizability::Unknown {
+            reason: format!("the consistency of the requirements is unknown ({reason})"),
+        },
+        _ => not_checked("the requirements are inconsistent (no state satisfies them at all)"),
+    };
     Ok(AuditReport {
         consistency,
         requirements,
         not_formalized,
+        realizability,
         queries,
     })
+}
+
+fn not_checked(reason: &str) -> crate::realize::Realizability {
+    crate::realize::Realizability::NotChecked {
+        reason: reason.into(),
+    }
 }
 
 fn kind(r: &Requirement) -> &'static str {

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod equiv;
 pub mod generate;
 pub mod mutate;
+pub mod realize;
 pub mod spec;
 
 pub use ask::{Asker, Derivation, Question, Verdict};

@@ -28,6 +28,19 @@ pub struct Variable {
     pub min: Option<BigRational>,
     /// Inclusive upper bound.
     pub max: Option<BigRational>,
+    /// Who chooses its value: the environment (an input) or the system (an output).
+    /// `None` when the spec does not say.
+    pub role: Option<Role>,
+}
+
+/// Who chooses a variable's value, for the realizability audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Chosen by the environment: sensors, switches, settings, operator actions.
+    Input,
+    /// Chosen by the system: actuators, alarms, displays, derived states.
+    Output,
 }
 
 /// A domain constraint: part of C, true in every state.
@@ -197,6 +210,7 @@ struct RawVariable {
     description: Option<String>,
     min: Option<Spanned<toml::Value>>,
     max: Option<Spanned<toml::Value>>,
+    role: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -728,6 +742,18 @@ impl<'a> Loader<'a> {
                     }
                 }
             }
+            let role = match v.role.as_ref().map(|r| (r, r.get_ref().as_str())) {
+                None => None,
+                Some((_, "input")) => Some(Role::Input),
+                Some((_, "output")) => Some(Role::Output),
+                Some((r, other)) => {
+                    self.diags.push(
+                        Diagnostic::error(sp(r), format!("unknown role `{other}`"))
+                            .with_hint("a role is \"input\" (chosen by the environment) or \"output\" (chosen by the system)"),
+                    );
+                    None
+                }
+            };
             variables.push(Variable {
                 name,
                 sort,
@@ -735,6 +761,7 @@ impl<'a> Loader<'a> {
                 description: v.description.clone(),
                 min,
                 max,
+                role,
             });
         }
         let logic_name = match raw.spec.as_ref().and_then(|h| h.logic.as_ref()) {

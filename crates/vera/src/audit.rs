@@ -6,6 +6,7 @@ use crate::output::{clean, excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXI
 use anyhow::{bail, Context as _, Result};
 use reqs::ask::{Derivation, Fact, Verdict};
 use reqs::audit::{Consistency, Redundancy, RequirementAudit, Vacuity, Violatability, Witness};
+use reqs::realize::Realizability;
 use reqs::{AuditOptions, Spec};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -105,6 +106,7 @@ struct AuditJson<'a> {
     solver: String,
     summary: Summary,
     consistency: &'a Consistency,
+    realizability: &'a Realizability,
     requirements: Vec<RequirementJson<'a>>,
     not_formalized: &'a [String],
     queries: usize,
@@ -191,12 +193,23 @@ pub fn audit(
     let seconds = start.elapsed().as_secs_f64();
     let summary = summarize(&spec, &report);
     let inconsistent = !matches!(report.consistency, Consistency::Consistent);
+    let unrealizable = matches!(report.realizability, Realizability::Unrealizable { .. });
     let findings = inconsistent
+        || unrealizable
         || report
             .requirements
             .iter()
             .any(RequirementAudit::has_findings);
-    let unknown = matches!(report.consistency, Consistency::Unknown { .. }) || summary.unknown > 0;
+    let unknown = matches!(report.consistency, Consistency::Unknown { .. })
+        || matches!(report.realizability, Realizability::Unknown { .. })
+        || matches!(
+            report.realizability,
+            Realizability::Unrealizable {
+                incomplete: Some(reqs::Incomplete::Unknown { .. }),
+                ..
+            }
+        )
+        || summary.unknown > 0;
     match format {
         Format::Json => {
             let requirements = report
@@ -218,6 +231,7 @@ pub fn audit(
                 solver: solver.config().kind.to_string(),
                 summary,
                 consistency: &report.consistency,
+                realizability: &report.realizability,
                 requirements,
                 not_formalized: &report.not_formalized,
                 queries: report.queries,
@@ -234,6 +248,64 @@ pub fn audit(
     } else {
         EXIT_OK
     }))
+}
+
+/// The realizability section: conflicts the environment can force, each with its input
+/// state and the decision it asks for.
+fn human_realizability(o: &mut String, r: &Realizability, text_of: &dyn Fn(&str) -> String) {
+    match r {
+        Realizability::NotChecked { reason } => {
+            let _ = writeln!(o, "realizability: not checked ({reason})");
+        }
+        Realizability::Realizable { .. } => {
+            let _ = writeln!(
+                o,
+                "realizability: {} — for every input the domain allows, some outputs satisfy every requirement",
+                paint(Paint::Good, "realizable")
+            );
+        }
+        Realizability::Unknown { reason } => {
+            let _ = writeln!(
+                o,
+                "realizability: {} ({reason})",
+                paint(Paint::Warn, "unknown")
+            );
+        }
+        Realizability::Unrealizable {
+            conflicts,
+            complete,
+            incomplete,
+        } => {
+            let extent = match incomplete {
+                _ if *complete => " (all of them)".to_string(),
+                Some(reqs::Incomplete::Cap { cap }) => {
+                    format!(" (stopped at {cap}; there may be more)")
+                }
+                Some(reqs::Incomplete::Unknown { reason }) => format!(
+                    " ({} — there may be more: {reason})",
+                    paint(Paint::Warn, "incomplete")
+                ),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                o,
+                "realizability: {} — {} conflict(s) the environment can force{extent}",
+                paint(Paint::Bad, "unrealizable"),
+                conflicts.len()
+            );
+            for (k, c) in conflicts.iter().enumerate() {
+                let mut members = c.requirements.clone();
+                members.extend(c.domain.iter().cloned());
+                let _ = writeln!(o, "  conflict for some inputs {}: {}", k + 1, ids(&members));
+                for id in &members {
+                    let _ = writeln!(o, "    {id}: {}", text_of(id));
+                }
+                let _ = writeln!(o, "    inputs:");
+                witness_table(o, &c.inputs, "      ");
+                let _ = writeln!(o, "    decide: {}", clean(&c.question));
+            }
+        }
+    }
 }
 
 fn witness_table(out: &mut String, w: &Witness, indent: &str) {
@@ -330,6 +402,7 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
             );
         }
     }
+    human_realizability(&mut o, &report.realizability, &text_of);
     let _ = writeln!(
         o,
         "findings: {} vacuous, {} redundant, {} implied by domain, {} unknown",
@@ -445,10 +518,16 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
             );
         }
     }
+    let in_env_conflict = |id: &str| match &report.realizability {
+        Realizability::Unrealizable { conflicts, .. } => conflicts
+            .iter()
+            .any(|c| c.requirements.iter().any(|r| r == id)),
+        _ => false,
+    };
     let ok = report
         .requirements
         .iter()
-        .filter(|a| !a.has_findings())
+        .filter(|a| !a.has_findings() && !in_env_conflict(&a.id))
         .count();
     let _ = writeln!(
         o,

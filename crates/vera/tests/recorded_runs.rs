@@ -216,10 +216,24 @@ fn csv_to_formalized_spec_ambiguity_report_and_proposals() {
     assert_eq!(spec.formalized().count(), 5);
 
     let (code, j, stderr) = replay(&c, &["ambiguity", &formalized]);
-    assert_eq!(code, 1, "something is flagged: {stderr}");
+    // Two are flagged, and the requirements with fewer than two valid samples could not
+    // be screened at all: that is a failure (exit 2), not a pass.
+    assert_eq!(code, 2, "{stderr}");
     no_calls(&j);
     let s = &j["report"]["summary"];
     assert_eq!(s["flagged"], 2);
+    let unscreened: Vec<&str> = j["report"]["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["could_not_screen"] == true)
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        s["could_not_screen"].as_u64(),
+        Some(unscreened.len() as u64)
+    );
+    assert!(!unscreened.is_empty());
     let flagged: Vec<&serde_json::Value> = j["report"]["requirements"]
         .as_array()
         .unwrap()

@@ -1,0 +1,640 @@
+//! Realizability: conflicts the environment can force.
+//!
+//! With roles in the schema (`role = "input"` for what the environment chooses, every
+//! other variable chosen by the system), the requirements are *realizable* when for every
+//! input state the domain allows there are outputs that satisfy the domain and all
+//! requirements:
+//!
+//! ```text
+//! forall i. DomIn(i) => exists o. DomIO(i, o) and R(i, o)
+//! ```
+//!
+//! where `DomIn` are the domain constraints over inputs only and `DomIO` the others. A
+//! consistent spec can still be unrealizable: some state avoids every clash, but the
+//! environment can pick inputs for which two requirements demand opposite outputs.
+//!
+//! The exists-forall question is decided by a counterexample-guided loop over two solver
+//! sessions: a candidate session proposes inputs allowed by `DomIn` and not yet covered;
+//! a check session fixes them and looks for outputs. If there are none, the inputs are a
+//! witness, and the check's unsat core names the requirements that clash there. If there
+//! are outputs `o*`, the candidate session learns `not (DomIO(i, o*) and R(i, o*))`
+//! (the formulas with the outputs bound to `o*` by a `let`), so the next candidate is an
+//! input those outputs do not serve. The candidate session running out of inputs proves
+//! realizability; the iteration bound ends in `unknown`, never in "realizable".
+//!
+//! Minimal conflicts (sets of requirements that are unrealizable on their own) are
+//! enumerated MARCO-style like the consistency audit's: a map session over subsets,
+//! shrinking unrealizable seeds by deletion and growing realizable ones. Every reported
+//! conflict is re-checked in a fresh solver process: with its witness inputs fixed, its
+//! requirements and the domain are unsat, and the inputs satisfy `DomIn` under vera's own
+//! evaluator.
+
+use crate::audit::{witness, Incomplete, Witness};
+use crate::spec::{Role, Spec};
+use logic::{Model, Op, Sort, Symbol, Term, Value};
+use serde::Serialize;
+use solver::{Outcome, Solver, SolverConfig, SolverError};
+use std::collections::BTreeSet;
+
+/// Options for [`realizability`].
+#[derive(Debug, Clone)]
+pub struct RealizeOptions {
+    /// The solver.
+    pub solver: SolverConfig,
+    /// Candidate/check rounds allowed for one realizability question before it is
+    /// `unknown`.
+    pub max_iterations: usize,
+    /// Stop after this many minimal conflicts.
+    pub max_conflicts: usize,
+}
+
+impl RealizeOptions {
+    /// Defaults: 1,000 rounds per question, up to 20 conflicts.
+    pub fn new(solver: SolverConfig) -> RealizeOptions {
+        RealizeOptions {
+            solver,
+            max_iterations: 1000,
+            max_conflicts: 20,
+        }
+    }
+}
+
+/// The verdict of the realizability audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Realizability {
+    /// Not checked (no roles in the schema, or the requirements are inconsistent).
+    NotChecked {
+        /// Why.
+        reason: String,
+    },
+    /// For every allowed input state there are outputs satisfying everything.
+    Realizable {
+        /// Candidate/check rounds it took.
+        iterations: usize,
+    },
+    /// The environment can force a conflict.
+    Unrealizable {
+        /// Minimal sets of requirements that are unrealizable on their own.
+        conflicts: Vec<EnvConflict>,
+        /// True when every minimal set was found.
+        complete: bool,
+        /// Why the enumeration stopped early, when it did.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        incomplete: Option<Incomplete>,
+    },
+    /// The solver (or the iteration bound) gave no answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A minimal set of requirements the environment can drive into conflict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvConflict {
+    /// The requirements, in spec order.
+    pub requirements: Vec<String>,
+    /// Domain constraints over outputs that take part in the clash.
+    pub domain: Vec<String>,
+    /// Input values under which no outputs satisfy them (every input of the schema).
+    pub inputs: Witness,
+    /// The decision this conflict asks of the people who own the requirements.
+    pub question: String,
+}
+
+/// The outcome of one exists-forall question.
+enum Cegis {
+    Realizable,
+    /// Inputs with no outputs, and the requirement indices of the core there.
+    Witness(Model, Vec<usize>),
+    Unknown(String),
+}
+
+struct Roles {
+    inputs: Vec<(Symbol, Sort)>,
+    outputs: Vec<(Symbol, Sort)>,
+    /// Domain constraint indices over inputs only, and the others.
+    dom_in: Vec<usize>,
+    dom_io: Vec<usize>,
+}
+
+fn dlit(i: usize) -> Term {
+    Term::var(&format!("vera!d{i}"), Sort::Bool)
+}
+
+fn rlit(i: usize) -> Term {
+    Term::var(&format!("vera!r{i}"), Sort::Bool)
+}
+
+fn and(mut ts: Vec<Term>) -> Term {
+    match ts.len() {
+        0 => Term::Bool(true),
+        1 => ts.remove(0),
+        _ => Term::app(Op::And, ts),
+    }
+}
+
+fn or(mut ts: Vec<Term>) -> Term {
+    match ts.len() {
+        0 => Term::Bool(false),
+        1 => ts.remove(0),
+        _ => Term::app(Op::Or, ts),
+    }
+}
+
+struct Realizer<'a> {
+    spec: &'a Spec,
+    roles: Roles,
+    options: &'a RealizeOptions,
+    /// Proposes inputs.
+    cand: Solver,
+    /// Looks for outputs for fixed inputs.
+    check: Solver,
+    /// Rounds used in total.
+    rounds: usize,
+}
+
+impl<'a> Realizer<'a> {
+    fn new(spec: &'a Spec, roles: Roles, options: &'a RealizeOptions) -> Result<Self, SolverError> {
+        let mut cand = Solver::start(&options.solver)?;
+        crate::audit::load_into(&mut cand, spec)?;
+        let mut config = options.solver.clone();
+        config.transcript = None;
+        let mut check = Solver::start(&config)?;
+        crate::audit::load_into(&mut check, spec)?;
+        Ok(Realizer {
+            spec,
+            roles,
+            options,
+            cand,
+            check,
+            rounds: 0,
+        })
+    }
+
+    fn input_eqs(&self, m: &Model) -> Vec<Term> {
+        self.roles
+            .inputs
+            .iter()
+            .filter_map(|(n, s)| {
+                m.get(n)
+                    .map(|v| Term::app(Op::Eq, vec![Term::Var(n.clone(), s.clone()), v.to_term()]))
+            })
+            .collect()
+    }
+
+    /// Values of `vars` in the current model of `solver` (after a sat answer).
+    fn values(solver: &mut Solver, vars: &[(Symbol, Sort)]) -> Result<Model, SolverError> {
+        let terms: Vec<Term> = vars
+            .iter()
+            .map(|(n, s)| Term::Var(n.clone(), s.clone()))
+            .collect();
+        let mut m = Model::new();
+        if terms.is_empty() {
+            return Ok(m);
+        }
+        let vals = solver.get_values(&terms)?;
+        for ((n, _), v) in vars.iter().zip(vals) {
+            m.values.insert(n.clone(), v);
+        }
+        Ok(m)
+    }
+
+    /// Is there an output for these inputs under the dom_io constraints and `reqs`?
+    /// `Ok(Err(core requirement indices))` when there is none.
+    fn outputs_for(
+        &mut self,
+        inputs: &Model,
+        reqs: &[usize],
+    ) -> Result<Result<Option<Model>, Vec<usize>>, SolverError> {
+        let eqs = self.input_eqs(inputs);
+        let mut assume: Vec<Term> = self.roles.dom_io.iter().map(|i| dlit(*i)).collect();
+        assume.extend(reqs.iter().map(|i| rlit(*i)));
+        assume.extend(self.roles.dom_in.iter().map(|i| dlit(*i)));
+        self.check.push()?;
+        for e in &eqs {
+            self.check.assert(e)?;
+        }
+        let r = self.check.check_assuming(&assume);
+        let out = match r {
+            Ok(Outcome::Sat(_)) => {
+                let outs = self.roles.outputs.clone();
+                Self::values(&mut self.check, &outs).map(|m| Ok(Some(m)))
+            }
+            Ok(Outcome::Unsat(core)) => Ok(Err(reqs
+                .iter()
+                .copied()
+                .filter(|i| core.contains(&rlit(*i)))
+                .collect())),
+            Ok(Outcome::Unknown(_)) => Ok(Ok(None)),
+            Err(e) => Err(e),
+        };
+        self.check.pop()?;
+        out
+    }
+
+    /// The learned constraint: these outputs do not serve the next candidate.
+    fn block(&self, outputs: &Model, reqs: &[usize]) -> Term {
+        let mut body: Vec<Term> = self
+            .roles
+            .dom_io
+            .iter()
+            .map(|i| self.spec.domain[*i].formula.clone())
+            .collect();
+        body.extend(
+            reqs.iter()
+                .filter_map(|i| self.spec.requirements[*i].formula.clone()),
+        );
+        let bindings: Vec<(Symbol, Term)> = self
+            .roles
+            .outputs
+            .iter()
+            .filter_map(|(n, _)| outputs.get(n).map(|v| (n.clone(), v.to_term())))
+            .collect();
+        let body = and(body);
+        let bound = if bindings.is_empty() {
+            body
+        } else {
+            Term::Let(bindings, Box::new(body))
+        };
+        Term::not(bound)
+    }
+
+    /// Decides whether the requirements `reqs` (indices) are realizable.
+    fn cegis(&mut self, reqs: &[usize]) -> Result<Cegis, SolverError> {
+        let dom_in: Vec<Term> = self.roles.dom_in.iter().map(|i| dlit(*i)).collect();
+        self.cand.push()?;
+        let result = (|| {
+            for _ in 0..self.options.max_iterations {
+                self.rounds += 1;
+                let inputs = match self.cand.check_assuming(&dom_in)? {
+                    Outcome::Unsat(_) => return Ok(Cegis::Realizable),
+                    Outcome::Unknown(r) => {
+                        return Ok(Cegis::Unknown(format!("proposing inputs: {r}")))
+                    }
+                    Outcome::Sat(_) => {
+                        let ins = self.roles.inputs.clone();
+                        Self::values(&mut self.cand, &ins)?
+                    }
+                };
+                match self.outputs_for(&inputs, reqs)? {
+                    Err(core) => return Ok(Cegis::Witness(inputs, core)),
+                    Ok(None) => {
+                        return Ok(Cegis::Unknown(
+                            "the solver answered unknown looking for outputs".into(),
+                        ))
+                    }
+                    Ok(Some(outputs)) => {
+                        let b = self.block(&outputs, reqs);
+                        self.cand.assert(&b)?;
+                    }
+                }
+            }
+            Ok(Cegis::Unknown(format!(
+                "no decision within {} candidate inputs (raise the bound, or bound the inputs' ranges)",
+                self.options.max_iterations
+            )))
+        })();
+        self.cand.pop()?;
+        result
+    }
+
+    /// Shrinks an unrealizable set (with a witness) to a minimal one. Returns the set,
+    /// its witness, and whether minimality is certain.
+    fn shrink(
+        &mut self,
+        mut set: Vec<usize>,
+        mut wit: Model,
+    ) -> Result<(Vec<usize>, Model, Option<String>), SolverError> {
+        let mut doubt = None;
+        let mut k = 0;
+        while k < set.len() {
+            let mut smaller = set.clone();
+            smaller.remove(k);
+            // Cheap first: still no outputs for the same inputs?
+            if let Err(core) = self.outputs_for(&wit, &smaller)? {
+                set = core;
+                continue;
+            }
+            match self.cegis(&smaller)? {
+                Cegis::Witness(w, core) => {
+                    set = core;
+                    wit = w;
+                }
+                Cegis::Realizable => k += 1,
+                Cegis::Unknown(r) => {
+                    doubt.get_or_insert(r);
+                    k += 1;
+                }
+            }
+        }
+        Ok((set, wit, doubt))
+    }
+
+    /// The dom_io constraints that take part in the clash of `set` at `wit`.
+    fn domain_part(&mut self, set: &[usize], wit: &Model) -> Result<Vec<String>, SolverError> {
+        let eqs = self.input_eqs(wit);
+        let mut assume: Vec<Term> = set.iter().map(|i| rlit(*i)).collect();
+        assume.extend(self.roles.dom_in.iter().map(|i| dlit(*i)));
+        let fixed = assume.len();
+        assume.extend(self.roles.dom_io.iter().map(|i| dlit(*i)));
+        self.check.push()?;
+        for e in &eqs {
+            self.check.assert(e)?;
+        }
+        // Deletion over the dom_io literals only.
+        let mut k = fixed;
+        while k < assume.len() {
+            let mut a = assume.clone();
+            a.remove(k);
+            match self.check.check_assuming(&a)? {
+                Outcome::Unsat(_) => assume = a,
+                _ => k += 1,
+            }
+        }
+        self.check.pop()?;
+        Ok(self
+            .roles
+            .dom_io
+            .iter()
+            .filter(|i| assume[fixed..].contains(&dlit(**i)))
+            .map(|i| self.spec.domain[*i].id.clone())
+            .collect())
+    }
+
+    fn conflict(&mut self, set: &[usize], wit: &Model) -> Result<EnvConflict, SolverError> {
+        let domain = self.domain_part(set, wit)?;
+        let vars: Vec<Term> = self
+            .roles
+            .inputs
+            .iter()
+            .map(|(n, s)| Term::Var(n.clone(), s.clone()))
+            .collect();
+        let refs: Vec<&Term> = vars.iter().collect();
+        let inputs = witness(self.spec, wit, &refs);
+        let requirements: Vec<String> = set
+            .iter()
+            .map(|i| self.spec.requirements[*i].id.clone())
+            .collect();
+        let when: Vec<String> = inputs
+            .iter()
+            .map(|a| format!("{} = {}", a.variable, a.value))
+            .collect();
+        let question = format!(
+            "When {}, {} cannot all hold: which requirement gives way?",
+            if when.is_empty() {
+                "any input occurs".to_string()
+            } else {
+                when.join(" and ")
+            },
+            requirements.join(", ")
+        );
+        Ok(EnvConflict {
+            requirements,
+            domain,
+            inputs,
+            question,
+        })
+    }
+}
+
+/// The roles of a spec, or why realizability cannot be checked.
+fn roles(spec: &Spec) -> Result<Roles, String> {
+    let inputs: Vec<(Symbol, Sort)> = spec
+        .variables
+        .iter()
+        .filter(|v| v.role == Some(Role::Input))
+        .map(|v| (v.name.clone(), v.sort.clone()))
+        .collect();
+    if inputs.is_empty() {
+        return Err(
+            "no variable has `role = \"input\"`: say which variables the environment chooses (docs/spec-format.md)"
+                .into(),
+        );
+    }
+    let outputs = spec
+        .variables
+        .iter()
+        .filter(|v| v.role != Some(Role::Input))
+        .map(|v| (v.name.clone(), v.sort.clone()))
+        .collect();
+    let input_names: BTreeSet<&str> = inputs.iter().map(|(n, _)| &**n).collect();
+    let (mut dom_in, mut dom_io) = (Vec::new(), Vec::new());
+    for (i, d) in spec.domain.iter().enumerate() {
+        if d.formula
+            .free_vars()
+            .iter()
+            .all(|(n, _)| input_names.contains(&**n))
+        {
+            dom_in.push(i);
+        } else {
+            dom_io.push(i);
+        }
+    }
+    Ok(Roles {
+        inputs,
+        outputs,
+        dom_in,
+        dom_io,
+    })
+}
+
+/// Re-checks a conflict in a fresh solver process: the inputs satisfy the input-only
+/// domain constraints (vera's evaluator), and with them fixed the requirements and the
+/// domain are unsat.
+fn recheck(
+    spec: &Spec,
+    config: &SolverConfig,
+    c: &EnvConflict,
+    wit: &Model,
+) -> Result<(), SolverError> {
+    let roles = roles(spec).map_err(|r| SolverError::Protocol {
+        expected: "roles".into(),
+        got: r,
+    })?;
+    for i in &roles.dom_in {
+        let ok = logic::eval_bool(&spec.domain[*i].formula, wit, &spec.context).unwrap_or(false);
+        if !ok {
+            return Err(SolverError::Protocol {
+                expected: format!("witness inputs that satisfy {}", spec.domain[*i].id),
+                got: format!("{:?}", c.inputs),
+            });
+        }
+    }
+    let mut config = config.clone();
+    config.transcript = None;
+    let mut fresh = Solver::start(&config)?;
+    crate::audit::load_into(&mut fresh, spec)?;
+    for (n, s) in &roles.inputs {
+        if let Some(v) = wit.get(n) {
+            fresh.assert(&Term::app(
+                Op::Eq,
+                vec![Term::Var(n.clone(), s.clone()), v.to_term()],
+            ))?;
+        }
+    }
+    let mut assume: Vec<Term> = (0..spec.domain.len()).map(dlit).collect();
+    assume.extend(
+        spec.requirements
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| c.requirements.contains(&r.id))
+            .map(|(i, _)| rlit(i)),
+    );
+    match fresh.check_assuming(&assume)? {
+        Outcome::Unsat(_) => Ok(()),
+        other => Err(SolverError::Protocol {
+            expected: format!(
+                "unsat: no outputs for the witness inputs of {:?}",
+                c.requirements
+            ),
+            got: format!("{} in a fresh process", other.status()),
+        }),
+    }
+}
+
+/// The realizability audit: whether the environment can force a conflict, with every
+/// minimal set of requirements it can drive into one (up to `max_conflicts`). Call it on
+/// a consistent spec (an inconsistent one is unrealizable for every input).
+pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizability, SolverError> {
+    let roles = match roles(spec) {
+        Ok(r) => r,
+        Err(reason) => return Ok(Realizability::NotChecked { reason }),
+    };
+    let all: Vec<usize> = spec
+        .requirements
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.formula.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    let mut r = Realizer::new(spec, roles, options)?;
+    let (first, first_wit) = match r.cegis(&all)? {
+        Cegis::Realizable => {
+            return Ok(Realizability::Realizable {
+                iterations: r.rounds,
+            })
+        }
+        Cegis::Unknown(reason) => return Ok(Realizability::Unknown { reason }),
+        Cegis::Witness(w, core) => (core, w),
+    };
+    let mut found: Vec<(Vec<usize>, Model)> = Vec::new();
+    let mut stopped: Option<Incomplete> = None;
+    let (set, wit, doubt) = r.shrink(first, first_wit)?;
+    if let Some(d) = doubt {
+        stopped = Some(Incomplete::Unknown {
+            reason: format!("a conflict may not be minimal: {d}"),
+        });
+    }
+    found.push((set, wit));
+
+    // MARCO over the requirements: the map session's models are unexplored subsets.
+    let mut map_config = SolverConfig::new(options.solver.kind);
+    map_config.program = options.solver.program.clone();
+    let mut map = Solver::start(&map_config)?;
+    let seeds: Vec<Term> = (0..all.len())
+        .map(|k| Term::var(&format!("m{k}"), Sort::Bool))
+        .collect();
+    for k in 0..all.len() {
+        map.declare_const(&format!("m{k}"), Sort::Bool)?;
+    }
+    let pos = |i: usize| {
+        all.iter()
+            .position(|x| *x == i)
+            .expect("a formalized requirement")
+    };
+    let block_up = |map: &mut Solver, set: &[usize]| -> Result<(), SolverError> {
+        map.assert(&or(set
+            .iter()
+            .map(|i| Term::not(seeds[pos(*i)].clone()))
+            .collect()))
+    };
+    block_up(&mut map, &found[0].0)?;
+    while stopped.is_none() {
+        if found.len() >= options.max_conflicts {
+            stopped = Some(Incomplete::Cap {
+                cap: options.max_conflicts,
+            });
+            break;
+        }
+        let model = match map.check_assuming(&seeds)? {
+            Outcome::Sat(m) => m,
+            Outcome::Unsat(_) => match map.check()? {
+                Outcome::Sat(m) => m,
+                Outcome::Unsat(_) => break,
+                Outcome::Unknown(reason) => {
+                    stopped = Some(Incomplete::Unknown {
+                        reason: reason.to_string(),
+                    });
+                    break;
+                }
+            },
+            Outcome::Unknown(reason) => {
+                stopped = Some(Incomplete::Unknown {
+                    reason: reason.to_string(),
+                });
+                break;
+            }
+        };
+        let seed: Vec<usize> = (0..all.len())
+            .filter(|k| matches!(model.get(&format!("m{k}")), Some(Value::Bool(true))))
+            .map(|k| all[k])
+            .collect();
+        match r.cegis(&seed)? {
+            Cegis::Witness(w, core) => {
+                let (set, wit, doubt) = r.shrink(core, w)?;
+                block_up(&mut map, &set)?;
+                found.push((set, wit));
+                if let Some(d) = doubt {
+                    stopped = Some(Incomplete::Unknown {
+                        reason: format!("a conflict may not be minimal: {d}"),
+                    });
+                }
+            }
+            Cegis::Realizable => {
+                // Grow to a maximal realizable set, then require leaving it.
+                let mut grown = seed.clone();
+                for &i in &all {
+                    if grown.contains(&i) {
+                        continue;
+                    }
+                    let mut bigger = grown.clone();
+                    bigger.push(i);
+                    match r.cegis(&bigger)? {
+                        Cegis::Realizable => grown = bigger,
+                        Cegis::Witness(..) => {}
+                        Cegis::Unknown(reason) => {
+                            stopped = Some(Incomplete::Unknown { reason });
+                            break;
+                        }
+                    }
+                }
+                let leave: Vec<Term> = all
+                    .iter()
+                    .filter(|i| !grown.contains(i))
+                    .map(|i| seeds[pos(*i)].clone())
+                    .collect();
+                if leave.is_empty() {
+                    break;
+                }
+                map.assert(&or(leave))?;
+            }
+            Cegis::Unknown(reason) => {
+                stopped = Some(Incomplete::Unknown { reason });
+            }
+        }
+    }
+    let mut conflicts = Vec::new();
+    found.sort_by_key(|(s, _)| s.iter().min().copied());
+    for (set, wit) in &found {
+        let c = r.conflict(set, wit)?;
+        recheck(spec, &options.solver, &c, wit)?;
+        conflicts.push(c);
+    }
+    Ok(Realizability::Unrealizable {
+        conflicts,
+        complete: stopped.is_none(),
+        incomplete: stopped,
+    })
+}
