@@ -216,6 +216,16 @@ impl<'a> Asker<'a> {
     /// What M forces under the scenario, variable by variable.
     pub fn derive(&mut self, scenario: &Term) -> Result<Derivation, SolverError> {
         let all = self.all();
+        self.derive_under(scenario, all)
+    }
+
+    /// What the domain alone (no requirement) forces under the scenario.
+    pub fn derive_from_domain(&mut self, scenario: &Term) -> Result<Derivation, SolverError> {
+        let dom = self.lits.domain().to_vec();
+        self.derive_under(scenario, dom)
+    }
+
+    fn derive_under(&mut self, scenario: &Term, all: Vec<Term>) -> Result<Derivation, SolverError> {
         let spec = self.spec;
         let constants = numeric_constants(spec);
         let mut s = self.session();
@@ -299,6 +309,54 @@ impl<'a> Asker<'a> {
         let q = s.queries;
         self.queries += q;
         Ok(Derivation::Facts { variables: out })
+    }
+}
+
+impl Asker<'_> {
+    /// For a schema with roles: which inputs the scenario fixes, and what the
+    /// requirements allow for each output. `None` without roles or when the scenario is
+    /// impossible or undecided.
+    pub fn roles_view(&mut self, scenario: &Term) -> Result<Option<RolesView>, SolverError> {
+        use crate::spec::Role;
+        let spec = self.spec;
+        if !spec.variables.iter().any(|v| v.role == Some(Role::Input)) {
+            return Ok(None);
+        }
+        // Inputs are the environment's: what the scenario fixes is judged under the
+        // domain alone (the requirements must not "fix" an input by ruling a clash out).
+        let Derivation::Facts { variables } = self.derive(scenario)? else {
+            return Ok(None);
+        };
+        let Derivation::Facts {
+            variables: env_facts,
+        } = self.derive_from_domain(scenario)?
+        else {
+            return Ok(None);
+        };
+        let mut view = RolesView {
+            fixes_all_inputs: true,
+            fixed_inputs: Vec::new(),
+            free_inputs: Vec::new(),
+            outputs: Vec::new(),
+        };
+        let is_input = |name: &str| {
+            spec.variables
+                .iter()
+                .any(|v| *v.name == *name && v.role == Some(Role::Input))
+        };
+        for d in env_facts.into_iter().filter(|d| is_input(&d.variable)) {
+            if matches!(d.fact, Fact::Forced { .. }) {
+                view.fixed_inputs.push(d);
+            } else {
+                view.fixes_all_inputs = false;
+                view.free_inputs.push(d.variable);
+            }
+        }
+        view.outputs = variables
+            .into_iter()
+            .filter(|d| !is_input(&d.variable))
+            .collect();
+        Ok(Some(view))
     }
 }
 
@@ -490,6 +548,20 @@ pub struct Derived {
     /// What is forced.
     #[serde(flatten)]
     pub fact: Fact,
+}
+
+/// What a scenario leaves open, for a schema with roles: which inputs it fixes, and
+/// what the requirements still allow for every output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RolesView {
+    /// True when every input has one value under the scenario and the requirements.
+    pub fixes_all_inputs: bool,
+    /// Inputs with one value.
+    pub fixed_inputs: Vec<Derived>,
+    /// Inputs the scenario leaves open (the answer covers every value they can take).
+    pub free_inputs: Vec<String>,
+    /// What the requirements allow for each output under the scenario.
+    pub outputs: Vec<Derived>,
 }
 
 /// The result of [`Asker::derive`].

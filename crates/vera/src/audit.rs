@@ -551,6 +551,9 @@ struct AnswerJson<'a> {
     expected: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     matches_expected: Option<bool>,
+    /// With roles: the inputs the scenario fixes and what each output may be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    roles: Option<&'a reqs::ask::RolesView>,
 }
 
 /// What `vera ask` was asked.
@@ -627,6 +630,14 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
         };
         let claim = parse(&format!("{} claim", q.id), claim_text)?;
         let verdict = asker.ask(&scenario, &claim)?;
+        let view = if matches!(
+            verdict,
+            Verdict::Entailed { .. } | Verdict::NotEntailed { .. }
+        ) {
+            asker.roles_view(&scenario)?
+        } else {
+            None
+        };
         let code = match &verdict {
             Verdict::Entailed { .. } => EXIT_OK,
             Verdict::Unknown { .. } => EXIT_ERROR,
@@ -634,13 +645,14 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
         };
         let mismatch = q.expected.as_deref().is_some_and(|e| e != verdict.name());
         worst = worst.max(if mismatch { EXIT_ERROR } else { code });
-        results.push((q, scenario, claim, verdict));
+        results.push((q, scenario, claim, verdict, view));
     }
     match format {
         Format::Json => {
             let answers: Vec<AnswerJson> = results
                 .iter()
-                .map(|(q, s, c, v)| AnswerJson {
+                .map(|(q, s, c, v, view)| AnswerJson {
+                    roles: view.as_ref(),
                     id: &q.id,
                     text: &q.text,
                     scenario: logic::print::term(s),
@@ -660,7 +672,7 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
         Format::Human => {
             let mut o = String::new();
             let (mut agree, mut with_expectation) = (0, 0);
-            for (q, _, _, v) in &results {
+            for (q, _, _, v, view) in &results {
                 let _ = write!(o, "{}: {}", paint(Paint::Id, &q.id), verdict_word(v));
                 if let Some(e) = &q.expected {
                     with_expectation += 1;
@@ -701,6 +713,9 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
                         let _ = writeln!(o, "  {reason}");
                     }
                 }
+                if let Some(view) = view {
+                    human_roles(&mut o, view);
+                }
             }
             if with_expectation > 0 {
                 let _ = writeln!(
@@ -723,6 +738,62 @@ fn verdict_word(v: &Verdict) -> String {
     }
 }
 
+/// The inputs a scenario fixes and what the requirements allow for each output.
+fn human_roles(o: &mut String, view: &reqs::ask::RolesView) {
+    let fixed: Vec<String> = view
+        .fixed_inputs
+        .iter()
+        .map(|d| format!("{} ({})", d.variable, fact_words(d)))
+        .collect();
+    if view.fixes_all_inputs {
+        let _ = writeln!(o, "  the scenario fixes every input: {}", fixed.join(", "));
+    } else {
+        let _ = writeln!(
+            o,
+            "  the scenario leaves inputs open: {} (the answer holds for every value of these that the requirements allow){}",
+            view.free_inputs.join(", "),
+            if fixed.is_empty() {
+                String::new()
+            } else {
+                format!("; fixed: {}", fixed.join(", "))
+            }
+        );
+    }
+    if !view.outputs.is_empty() {
+        let _ = writeln!(o, "  outputs the requirements allow:");
+        let width = view
+            .outputs
+            .iter()
+            .map(|d| d.variable.len())
+            .max()
+            .unwrap_or(0);
+        for d in &view.outputs {
+            let _ = writeln!(o, "    {:width$}  {}", d.variable, fact_words(d));
+        }
+    }
+}
+
+/// One derived fact in words.
+fn fact_words(v: &reqs::ask::Derived) -> String {
+    let unit = v
+        .unit
+        .as_deref()
+        .map(|u| format!(" {u}"))
+        .unwrap_or_default();
+    match &v.fact {
+        Fact::Forced { value } => format!("forced = {value}{unit}"),
+        Fact::OneOf { values } => format!("one of {}", values.join(", ")),
+        Fact::Bounded { at_least, at_most } => match (at_least, at_most) {
+            (Some(l), Some(u)) => format!("between {l} and {u}{unit}"),
+            (Some(l), None) => format!(">= {l}{unit}"),
+            (None, Some(u)) => format!("<= {u}{unit}"),
+            (None, None) => "free".into(),
+        },
+        Fact::Free => "free".into(),
+        Fact::Unknown => "unknown".into(),
+    }
+}
+
 fn human_derive(d: &Derivation) -> String {
     let mut o = String::new();
     match d {
@@ -733,23 +804,7 @@ fn human_derive(d: &Derivation) -> String {
                 .max()
                 .unwrap_or(0);
             for v in variables {
-                let unit = v
-                    .unit
-                    .as_deref()
-                    .map(|u| format!(" {u}"))
-                    .unwrap_or_default();
-                let fact = match &v.fact {
-                    Fact::Forced { value } => format!("forced = {value}{unit}"),
-                    Fact::OneOf { values } => format!("one of {}", values.join(", ")),
-                    Fact::Bounded { at_least, at_most } => match (at_least, at_most) {
-                        (Some(l), Some(u)) => format!("between {l} and {u}{unit}"),
-                        (Some(l), None) => format!(">= {l}{unit}"),
-                        (None, Some(u)) => format!("<= {u}{unit}"),
-                        (None, None) => "free".into(),
-                    },
-                    Fact::Free => "free".into(),
-                    Fact::Unknown => "unknown".into(),
-                };
+                let fact = fact_words(v);
                 let _ = writeln!(o, "{:width$}  {fact}", v.variable);
             }
         }

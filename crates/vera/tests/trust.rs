@@ -288,3 +288,118 @@ fn llm_ping_asks_the_endpoint_never_the_cache() {
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(!out.contains("ok:"), "{out}");
 }
+
+const LIGHTS: &str = r#"[[variables]]
+name = "darkness_switch"
+sort = "Bool"
+role = "input"
+[[variables]]
+name = "daylight"
+sort = "Bool"
+role = "input"
+[[variables]]
+name = "low_beam"
+sort = "Bool"
+role = "output"
+[[requirements]]
+id = "L1"
+text = "With the darkness switch on, the low beams are on."
+formula = "(=> darkness_switch low_beam)"
+[[requirements]]
+id = "L2"
+text = "In daylight the low beams are off."
+formula = "(=> daylight (not low_beam))"
+"#;
+
+#[test]
+fn realizability_with_unknown_inside_the_loop_is_unknown_never_realizable() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("lights.toml");
+    // Realizable once daylight yields to the darkness switch.
+    std::fs::write(
+        &spec,
+        LIGHTS.replace(
+            "(=> daylight (not low_beam))",
+            "(=> (and daylight (not darkness_switch)) (not low_beam))",
+        ),
+    )
+    .unwrap();
+    let p = spec.display().to_string();
+    let (code, out, err) = vera(&["audit", &p, "--format", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["realizability"]["status"], "realizable");
+    // The output search (inputs fixed by an assertion) answers unknown.
+    let proxy = proxy();
+    let env = [
+        ("VERA_Z3", proxy.as_str()),
+        ("FAKE_ARM", "(assert (= darkness_switch"),
+    ];
+    let (code, out, err) = vera_env(&["audit", &p, "--format", "json"], &env);
+    assert_eq!(code, 2, "{out}\n{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        j["realizability"]["status"], "unknown",
+        "{}",
+        j["realizability"]
+    );
+}
+
+#[test]
+fn unrealizable_spec_is_a_finding_with_the_decision_to_make() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("lights.toml");
+    std::fs::write(&spec, LIGHTS).unwrap();
+    let p = spec.display().to_string();
+    for solver in ["z3", "cvc5"] {
+        let (code, out, err) = vera(&["audit", &p, "--solver", solver]);
+        assert_eq!(code, 1, "{out}\n{err}");
+        assert!(out.contains("consistency: consistent"), "{out}");
+        assert!(out.contains("realizability: unrealizable"), "{out}");
+        assert!(out.contains("conflict for some inputs 1: L1, L2"), "{out}");
+        assert!(
+            out.contains("decide: When darkness_switch = true and daylight = true"),
+            "{out}"
+        );
+        assert!(
+            out.contains("0 of 2 formalized requirements have no findings"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn ask_says_which_inputs_the_scenario_fixes_and_what_outputs_may_be() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("lights.toml");
+    std::fs::write(&spec, LIGHTS).unwrap();
+    let p = spec.display().to_string();
+    let (code, out, err) = vera(&[
+        "ask",
+        &p,
+        "--scenario",
+        "darkness_switch",
+        "--claim",
+        "low_beam",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let roles = &j["answers"][0]["roles"];
+    // daylight is the environment's to choose: the requirements do not fix it, even
+    // though they rule daylight = true out (that is the conflict).
+    assert_eq!(roles["fixes_all_inputs"], false, "{roles}");
+    assert_eq!(roles["free_inputs"], serde_json::json!(["daylight"]));
+    assert_eq!(roles["outputs"][0]["variable"], "low_beam");
+    assert_eq!(roles["outputs"][0]["fact"], "forced");
+    let (_, out, _) = vera(&[
+        "ask",
+        &p,
+        "--scenario",
+        "(and darkness_switch (not daylight))",
+        "--claim",
+        "low_beam",
+    ]);
+    assert!(out.contains("the scenario fixes every input"), "{out}");
+}
