@@ -129,7 +129,43 @@ struct Summary {
     vacuous: usize,
     implied_by_domain: usize,
     redundant: usize,
+    conflicts_for_some_inputs: usize,
     unknown: usize,
+}
+
+/// The conflicts for some inputs that requirement `id` takes part in (1-based numbers as
+/// printed), and its partners in them.
+fn env_conflicts_of(report: &reqs::AuditReport, id: &str) -> Vec<(usize, Vec<String>)> {
+    match &report.realizability {
+        Realizability::Unrealizable { conflicts, .. } => conflicts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.requirements.iter().any(|r| r == id))
+            .map(|(k, c)| {
+                (
+                    k + 1,
+                    c.requirements
+                        .iter()
+                        .filter(|r| *r != id)
+                        .cloned()
+                        .collect(),
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A trigger ruled out only by a clash with other requirements, in a requirement the
+/// environment can drive into that clash: a conflict for some inputs, not a vacuity.
+fn vacuous_by_priority(report: &reqs::AuditReport, a: &RequirementAudit) -> bool {
+    matches!(
+        a.vacuity_model,
+        Vacuity::Vacuous {
+            response_conflict: true,
+            ..
+        }
+    ) && !env_conflicts_of(report, &a.id).is_empty()
 }
 
 fn summarize(spec: &Spec, report: &reqs::AuditReport) -> Summary {
@@ -149,9 +185,13 @@ fn summarize(spec: &Spec, report: &reqs::AuditReport) -> Summary {
         // could not be decided.
         s.unknown += 1;
     }
+    if let Realizability::Unrealizable { conflicts, .. } = &report.realizability {
+        s.conflicts_for_some_inputs = conflicts.len();
+    }
     for r in &report.requirements {
         if matches!(r.vacuity_domain, Vacuity::Vacuous { .. })
-            || matches!(r.vacuity_model, Vacuity::Vacuous { .. })
+            || (matches!(r.vacuity_model, Vacuity::Vacuous { .. })
+                && !vacuous_by_priority(report, r))
         {
             s.vacuous += 1;
         }
@@ -405,8 +445,8 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
     human_realizability(&mut o, &report.realizability, &text_of);
     let _ = writeln!(
         o,
-        "findings: {} vacuous, {} redundant, {} implied by domain, {} unknown",
-        s.vacuous, s.redundant, s.implied_by_domain, s.unknown
+        "findings: {} vacuous, {} redundant, {} implied by domain, {} conflict(s) for some inputs, {} unknown",
+        s.vacuous, s.redundant, s.implied_by_domain, s.conflicts_for_some_inputs, s.unknown
     );
     for a in &report.requirements {
         let req = spec
@@ -428,6 +468,15 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
             _ => {}
         }
         match &a.vacuity_model {
+            Vacuity::Vacuous { .. } if vacuous_by_priority(report, a) => {
+                for (k, partners) in env_conflicts_of(report, &a.id) {
+                    lines.push(format!(
+                        "{}: whenever the environment makes its trigger hold, it clashes with {} (conflict for some inputs {k} above): decide which one takes priority",
+                        paint(Paint::Bad, "conflict for some inputs"),
+                        ids(&partners)
+                    ));
+                }
+            }
             Vacuity::Vacuous {
                 because,
                 response_conflict: false,

@@ -403,3 +403,24 @@ fn ask_says_which_inputs_the_scenario_fixes_and_what_outputs_may_be() {
     ]);
     assert!(out.contains("the scenario fixes every input"), "{out}");
 }
+
+#[test]
+fn req7_req8_style_pair_is_a_conflict_for_some_inputs_not_two_vacuities() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("req78.toml");
+    std::fs::write(
+        &spec,
+        "[[variables]]\nname = \"var3\"\nsort = \"Bool\"\nrole = \"input\"\n\
+         [[variables]]\nname = \"var4\"\nsort = \"Int\"\nrole = \"output\"\n\
+         [[requirements]]\nid = \"REQ7\"\ntext = \"If var3 then var4 is 0.\"\nformula = \"(=> var3 (= var4 0))\"\n\
+         [[requirements]]\nid = \"REQ8\"\ntext = \"If var3 then var4 is 1.\"\nformula = \"(=> var3 (= var4 1))\"\n",
+    )
+    .unwrap();
+    let p = spec.display().to_string();
+    let (code, out, err) = vera(&["audit", &p]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("0 vacuous"), "{out}");
+    assert!(out.contains("1 conflict(s) for some inputs"), "{out}");
+    assert!(out.contains("it clashes with REQ8"), "{out}");
+    assert!(out.contains("it clashes with REQ7"), "{out}");
+}
