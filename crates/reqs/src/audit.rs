@@ -7,7 +7,7 @@
 //! splits the per-requirement checks. Cores are minimized by deletion.
 
 use crate::spec::{Requirement, Spec};
-use logic::{Model, Sort, Symbol, Term};
+use logic::{Model, Sort, Symbol, Term, Value};
 use serde::Serialize;
 use solver::{Outcome, Pool, Solver, SolverConfig, SolverError};
 use std::collections::HashMap;
@@ -26,6 +26,10 @@ pub struct AuditOptions {
     pub fresh_process_per_query: bool,
     /// Run the realizability audit (when the schema has roles).
     pub realizability: bool,
+    /// Settle checks from known models of M and small local queries before asking
+    /// about a requirement's whole component (the same verdicts; `false` asks every
+    /// check over the whole component, the plain path).
+    pub fast_paths: bool,
 }
 
 impl AuditOptions {
@@ -37,6 +41,7 @@ impl AuditOptions {
             max_conflicts: 1,
             fresh_process_per_query: false,
             realizability: true,
+            fast_paths: true,
         }
     }
 }
@@ -246,7 +251,7 @@ enum Member {
 }
 
 /// The assumption literals of a spec loaded into a solver.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Loaded {
     domain: Vec<Term>,
     /// Per requirement (spec order); `None` for requirements without a formula.
@@ -420,9 +425,19 @@ pub fn load_part(
             members.insert(Symbol::from(name.as_str()), m);
             Ok(lit)
         };
+    // Membership by index (a large component would make `contains` quadratic).
+    let in_part = |list: &[usize], n: usize| {
+        let mut v = vec![false; n];
+        for &i in list {
+            v[i] = true;
+        }
+        v
+    };
+    let dom_in = part.map(|c| in_part(&c.domain, spec.domain.len()));
+    let req_in = part.map(|c| in_part(&c.requirements, spec.requirements.len()));
     let mut domain = Vec::new();
     for (i, d) in spec.domain.iter().enumerate() {
-        if part.is_some_and(|c| !c.domain.contains(&i)) {
+        if dom_in.as_ref().is_some_and(|v| !v[i]) {
             continue;
         }
         domain.push(guard(
@@ -434,7 +449,7 @@ pub fn load_part(
     }
     let mut reqs = Vec::new();
     for (i, r) in spec.requirements.iter().enumerate() {
-        let wanted = part.is_none_or(|c| c.requirements.contains(&i));
+        let wanted = req_in.as_ref().is_none_or(|v| v[i]);
         reqs.push(match &r.formula {
             Some(f) if wanted => Some(guard(solver, format!("vera!r{i}"), f, Member::Req(i))?),
             _ => None,
@@ -627,8 +642,12 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
     }
     let mut all = dom.clone();
     all.extend(s.lits.reqs_except(None));
+    let mut first_model = None;
     let consistency = match s.check(&all, &[])? {
-        Answer::Sat(_) => Consistency::Consistent,
+        Answer::Sat(m) => {
+            first_model = Some(m);
+            Consistency::Consistent
+        }
         Answer::Unknown(reason) => Consistency::Unknown { reason },
         Answer::Unsat(core) => {
             let (conflicts, incomplete) = conflicts(&mut s, spec, core, options.max_conflicts)?;
@@ -644,18 +663,30 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         Consistency::Unknown { reason } => Global::Unknown(reason.clone()),
         _ => Global::Inconsistent,
     };
+    let fast = options.fast_paths && !options.fresh_process_per_query;
+    let facts = fast.then(|| Facts::new(spec));
+    let bases = match (&facts, &first_model) {
+        (Some(facts), Some(m)) => make_bases(&mut s, facts, m)?,
+        _ => Vec::new(),
+    };
+    drop(first_model);
     let mut queries = s.queries;
 
     // Per-requirement checks run on the requirement's component only (see
     // [`components`]), in chunks so that one large component still uses every worker.
-    // Each chunk reloads its component into a solver, so chunks are as large as keeps
-    // every worker busy: about four per worker, and at least 32 requirements.
+    // On the plain path each chunk reloads its component into a solver, so chunks are
+    // as large as keeps every worker busy: about four per worker, and at least 32
+    // requirements. The fast paths load nothing per chunk and take smaller ones.
     let jobs = if options.jobs == 0 {
         std::thread::available_parallelism().map_or(1, usize::from)
     } else {
         options.jobs
     };
-    let chunk_size = (spec.formalized().count() / (jobs * 4)).max(32);
+    let chunk_size = if fast {
+        (spec.formalized().count() / (jobs * 16)).max(4)
+    } else {
+        (spec.formalized().count() / (jobs * 4)).max(32)
+    };
     let parts = components(spec);
     let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
     for (k, c) in parts.iter().enumerate() {
@@ -665,22 +696,53 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
     }
     let pool = Pool::new(options.solver.clone(), options.jobs);
     let counted = std::sync::atomic::AtomicUsize::new(0);
-    let results = pool.map(&items, |solver, (k, chunk)| {
-        let lits = load_part(solver, spec, Some(&parts[*k]))?;
-        let mut s = Session {
-            solver,
-            lits,
-            queries: 0,
-            fresh: fresh.clone(),
-            minimize_unknown: None,
-        };
-        let r: Result<Vec<(usize, RequirementAudit)>, SolverError> = chunk
-            .iter()
-            .map(|&i| audit_one(&mut s, spec, i, &global).map(|a| (i, a)))
-            .collect();
-        counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
-        r
-    });
+    let results = if let Some(facts) = &facts {
+        pool.map_with(
+            &items,
+            |solver| {
+                solver.command(&logic::Command::SetLogic(spec.logic.clone()))?;
+                for (name, values) in &spec.enums {
+                    solver.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
+                }
+                Ok(std::cell::RefCell::new(None))
+            },
+            |solver, big, (k, chunk)| {
+                let mut f = Fast {
+                    facts,
+                    bases: &bases,
+                    scratch: solver,
+                    big,
+                    parts: &parts,
+                    part: *k,
+                    config: &options.solver,
+                    queries: 0,
+                };
+                let r: Result<Vec<(usize, RequirementAudit)>, SolverError> = chunk
+                    .iter()
+                    .map(|&i| audit_one_fast(&mut f, i, &global).map(|a| (i, a)))
+                    .collect();
+                counted.fetch_add(f.queries, std::sync::atomic::Ordering::Relaxed);
+                r
+            },
+        )
+    } else {
+        pool.map(&items, |solver, (k, chunk)| {
+            let lits = load_part(solver, spec, Some(&parts[*k]))?;
+            let mut s = Session {
+                solver,
+                lits,
+                queries: 0,
+                fresh: fresh.clone(),
+                minimize_unknown: None,
+            };
+            let r: Result<Vec<(usize, RequirementAudit)>, SolverError> = chunk
+                .iter()
+                .map(|&i| audit_one(&mut s, spec, i, &global).map(|a| (i, a)))
+                .collect();
+            counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
+            r
+        })
+    };
     queries += counted.into_inner();
     let mut by_index: HashMap<usize, RequirementAudit> = HashMap::new();
     for ((_, chunk), r) in items.iter().zip(results) {
@@ -1062,6 +1124,14 @@ fn map_config(s: &Session) -> SolverConfig {
     c
 }
 
+fn and(mut ts: Vec<Term>) -> Term {
+    match ts.len() {
+        0 => Term::Bool(true),
+        1 => ts.remove(0),
+        _ => Term::app(logic::Op::And, ts),
+    }
+}
+
 fn or(mut ts: Vec<Term>) -> Term {
     match ts.len() {
         0 => Term::Bool(false),
@@ -1075,4 +1145,994 @@ fn model_true(m: &Model, t: &Term) -> bool {
         Term::Var(n, _) => matches!(m.get(n), Some(logic::Value::Bool(true))),
         _ => false,
     }
+}
+
+// ---- Fast paths -----------------------------------------------------------------
+//
+// On a large connected component every query of the plain path runs over the whole
+// component, and every satisfiable answer brings a full model that is read and
+// validated: quadratic in the size of the spec. The fast paths answer the same
+// questions from a few models of M (the *bases*) and small local queries:
+//
+// - a base is a validated model of all of M: one from the consistency check and one
+//   for each combination of values of the *hub* variables (those that almost every
+//   requirement mentions, such as a phase) that some trigger asks for;
+// - a satisfiable check is settled by changing a base only where the check's own
+//   variables are: a local query over the members that mention them (everything else
+//   fixed to the base by a `let`), or a relaxed local query (the members around the
+//   check, nothing fixed) whose model is grafted onto a base. Either way the result is
+//   a full state that vera's evaluator confirms against every member whose variables
+//   changed (the others keep the base's values, which satisfy them);
+// - an unsatisfiable local query is conclusive (it has fewer constraints than the
+//   real one), and its core is minimized by deletion like any other core;
+// - whatever stays open is asked over the whole component, as in the plain path.
+//
+// Checks that involve only the domain constraints run on the components of the
+// domain constraints alone (sound because C was found satisfiable as a whole).
+
+/// A member of M by its index in the spec. Domain constraints sort first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum MemberRef {
+    Dom(usize),
+    Req(usize),
+}
+
+/// Variables mentioned by at least this many members can be hubs.
+const HUB_MIN: usize = 32;
+/// At most this many bases are asked for.
+const MAX_BASES: usize = 32;
+/// Local queries with more members than this are left to the whole component.
+const LOCAL_LIMIT: usize = 400;
+
+/// What the fast paths know about the structure of a spec.
+struct Facts<'a> {
+    spec: &'a Spec,
+    var_index: HashMap<Symbol, usize>,
+    dom_vars: Vec<Vec<usize>>,
+    req_vars: Vec<Vec<usize>>,
+    /// Per variable: the members that mention it.
+    var_members: Vec<Vec<MemberRef>>,
+    /// Per variable: the domain constraints that mention it.
+    var_domain: Vec<Vec<usize>>,
+    /// Per variable: mentioned by so many members that local queries fix it.
+    hub: Vec<bool>,
+    /// Per variable: its component under the domain constraints alone.
+    var_dcomp: Vec<usize>,
+    /// The domain constraints of each such component.
+    dcomps: Vec<Vec<usize>>,
+}
+
+impl<'a> Facts<'a> {
+    fn new(spec: &'a Spec) -> Facts<'a> {
+        let var_index: HashMap<Symbol, usize> = spec
+            .variables
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.name.clone(), i))
+            .collect();
+        let vars_of = |t: &Term| -> Vec<usize> {
+            t.free_vars()
+                .iter()
+                .filter_map(|(n, _)| var_index.get(n).copied())
+                .collect()
+        };
+        let dom_vars: Vec<Vec<usize>> = spec.domain.iter().map(|d| vars_of(&d.formula)).collect();
+        let req_vars: Vec<Vec<usize>> = spec
+            .requirements
+            .iter()
+            .map(|r| r.formula.as_ref().map(&vars_of).unwrap_or_default())
+            .collect();
+        let mut var_members = vec![Vec::new(); spec.variables.len()];
+        let mut var_domain = vec![Vec::new(); spec.variables.len()];
+        for (i, vs) in dom_vars.iter().enumerate() {
+            for &v in vs {
+                var_members[v].push(MemberRef::Dom(i));
+                var_domain[v].push(i);
+            }
+        }
+        for (i, vs) in req_vars.iter().enumerate() {
+            for &v in vs {
+                var_members[v].push(MemberRef::Req(i));
+            }
+        }
+        let members = dom_vars.len() + spec.formalized().count();
+        let limit = HUB_MIN.max(2 * (members as f64).sqrt() as usize);
+        let hub = var_members.iter().map(|m| m.len() > limit).collect();
+        // Components of the variables under the domain constraints alone.
+        let mut parent: Vec<usize> = (0..spec.variables.len()).collect();
+        fn find(p: &mut [usize], mut x: usize) -> usize {
+            while p[x] != x {
+                p[x] = p[p[x]];
+                x = p[x];
+            }
+            x
+        }
+        for vs in &dom_vars {
+            for w in vs.windows(2) {
+                let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+                parent[a] = b;
+            }
+        }
+        let mut root_index: HashMap<usize, usize> = HashMap::new();
+        let mut var_dcomp = Vec::with_capacity(spec.variables.len());
+        for v in 0..spec.variables.len() {
+            let r = find(&mut parent, v);
+            let next = root_index.len();
+            var_dcomp.push(*root_index.entry(r).or_insert(next));
+        }
+        let mut dcomps = vec![Vec::new(); root_index.len()];
+        for (i, vs) in dom_vars.iter().enumerate() {
+            if let Some(v) = vs.first() {
+                dcomps[var_dcomp[*v]].push(i);
+            }
+        }
+        Facts {
+            spec,
+            var_index,
+            dom_vars,
+            req_vars,
+            var_members,
+            var_domain,
+            hub,
+            var_dcomp,
+            dcomps,
+        }
+    }
+
+    fn formula(&self, m: MemberRef) -> &'a Term {
+        match m {
+            MemberRef::Dom(i) => &self.spec.domain[i].formula,
+            MemberRef::Req(i) => self.spec.requirements[i]
+                .formula
+                .as_ref()
+                .expect("members are formalized"),
+        }
+    }
+
+    fn vars(&self, m: MemberRef) -> &[usize] {
+        match m {
+            MemberRef::Dom(i) => &self.dom_vars[i],
+            MemberRef::Req(i) => &self.req_vars[i],
+        }
+    }
+
+    /// The schema variables of some terms, sorted, each once.
+    fn vars_of(&self, ts: &[Term]) -> Vec<usize> {
+        let mut out: Vec<usize> = ts
+            .iter()
+            .flat_map(|t| t.free_vars())
+            .filter_map(|(n, _)| self.var_index.get(&n).copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn name(&self, v: usize) -> &Symbol {
+        &self.spec.variables[v].name
+    }
+
+    /// The members that mention any of `vars`, sorted, without `exclude`.
+    fn members_of(&self, vars: &[usize], exclude: Option<MemberRef>) -> Vec<MemberRef> {
+        let mut out: Vec<MemberRef> = vars
+            .iter()
+            .flat_map(|v| self.var_members[*v].iter().copied())
+            .filter(|m| Some(*m) != exclude)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Ids for people: requirements first in spec order, then domain constraints (as
+    /// [`Loaded::ids`] orders them).
+    fn ids(&self, members: &[MemberRef]) -> Vec<String> {
+        let mut reqs: Vec<usize> = Vec::new();
+        let mut dom: Vec<usize> = Vec::new();
+        for m in members {
+            match m {
+                MemberRef::Req(i) => reqs.push(*i),
+                MemberRef::Dom(i) => dom.push(*i),
+            }
+        }
+        reqs.sort_unstable();
+        dom.sort_unstable();
+        reqs.iter()
+            .map(|i| self.spec.requirements[*i].id.clone())
+            .chain(dom.iter().map(|i| self.spec.domain[*i].id.clone()))
+            .collect()
+    }
+
+    /// [`witness`], without a pass over the whole schema.
+    fn witness(&self, model: &Model, formula: &Term) -> Witness {
+        let vars = self.vars_of(std::slice::from_ref(formula));
+        vars.into_iter()
+            .filter_map(|i| {
+                let v = &self.spec.variables[i];
+                model.get(&v.name).map(|val| Assignment {
+                    variable: v.name.to_string(),
+                    value: val.to_string(),
+                    unit: v.unit.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The conjuncts of `x` that mention hub variables only.
+    fn hub_conjuncts(&self, x: &[Term]) -> Vec<Term> {
+        let mut all = Vec::new();
+        for t in x {
+            conjuncts(t, &mut all);
+        }
+        all.into_iter()
+            .filter(|t| {
+                let vs = self.vars_of(std::slice::from_ref(t));
+                !vs.is_empty() && vs.iter().all(|v| self.hub[*v])
+            })
+            .collect()
+    }
+}
+
+/// Splits a formula into conjuncts (through `and`, `not or`, `not =>`, `not not`).
+fn conjuncts(t: &Term, out: &mut Vec<Term>) {
+    match t {
+        Term::App(logic::Op::And, args) => args.iter().for_each(|a| conjuncts(a, out)),
+        Term::App(logic::Op::Not, args) if args.len() == 1 => match &args[0] {
+            Term::App(logic::Op::Or, inner) => inner
+                .iter()
+                .for_each(|a| conjuncts(&Term::not(a.clone()), out)),
+            Term::App(logic::Op::Not, inner) if inner.len() == 1 => conjuncts(&inner[0], out),
+            Term::App(logic::Op::Implies, inner) if inner.len() >= 2 => {
+                let (last, premises) = inner.split_last().expect("two or more");
+                premises.iter().for_each(|a| conjuncts(a, out));
+                conjuncts(&Term::not(last.clone()), out);
+            }
+            _ => out.push(t.clone()),
+        },
+        _ => out.push(t.clone()),
+    }
+}
+
+/// A validated model of all of M, by variable index.
+#[derive(Debug, Clone)]
+struct Base {
+    values: Vec<Option<Value>>,
+}
+
+impl Base {
+    fn from_model(facts: &Facts, m: &Model) -> Base {
+        let mut values = vec![None; facts.spec.variables.len()];
+        for (n, v) in &m.values {
+            if let Some(i) = facts.var_index.get(n) {
+                values[*i] = Some(v.clone());
+            }
+        }
+        Base { values }
+    }
+}
+
+/// A base with a few variables changed.
+struct Overlay<'b> {
+    base: &'b Base,
+    delta: Vec<(usize, Value)>,
+}
+
+impl Overlay<'_> {
+    fn get(&self, v: usize) -> Option<&Value> {
+        match self.delta.iter().find(|(w, _)| *w == v) {
+            Some((_, val)) => Some(val),
+            None => self.base.values[v].as_ref(),
+        }
+    }
+
+    /// The state restricted to `vars` (those with a value).
+    fn model(&self, facts: &Facts, vars: &[usize]) -> Model {
+        let mut m = Model::new();
+        for &v in vars {
+            if let Some(val) = self.get(v) {
+                m.insert(facts.name(v).clone(), val.clone());
+            }
+        }
+        m
+    }
+
+    /// True when `t` (over `vars`) evaluates to true in this state.
+    fn holds(&self, facts: &Facts, t: &Term, vars: &[usize]) -> bool {
+        if vars.iter().any(|v| self.get(*v).is_none()) {
+            return false;
+        }
+        matches!(
+            logic::eval_bool(t, &self.model(facts, vars), &facts.spec.context),
+            Ok(true)
+        )
+    }
+}
+
+/// How a check that a state exists came out.
+enum Found {
+    /// A state, confirmed by the evaluator (over the check's variables at least).
+    State(Model),
+    /// No state: a minimal core of members.
+    Unsat(Vec<MemberRef>),
+    /// No answer.
+    Unknown(String),
+}
+
+/// The result of a local query.
+enum Local {
+    State(Model),
+    Unsat(Vec<MemberRef>),
+    Open,
+}
+
+/// The per-worker state of the fast paths: the worker's own solver for local queries,
+/// and (started when first needed) a solver with the whole component loaded.
+struct Fast<'f, 's> {
+    facts: &'f Facts<'f>,
+    bases: &'f [Base],
+    scratch: &'s mut Solver,
+    big: &'s std::cell::RefCell<Option<(usize, Solver, Loaded)>>,
+    parts: &'f [Component],
+    part: usize,
+    config: &'f SolverConfig,
+    queries: usize,
+}
+
+impl Fast<'_, '_> {
+    /// Bases whose hub values satisfy the hub conjuncts of `x`.
+    fn candidates(&self, x: &[Term]) -> Vec<usize> {
+        let conj = self.facts.hub_conjuncts(x);
+        let with_vars: Vec<(Term, Vec<usize>)> = conj
+            .into_iter()
+            .map(|t| {
+                let vs = self.facts.vars_of(std::slice::from_ref(&t));
+                (t, vs)
+            })
+            .collect();
+        (0..self.bases.len())
+            .filter(|b| {
+                let o = Overlay {
+                    base: &self.bases[*b],
+                    delta: Vec::new(),
+                };
+                with_vars.iter().all(|(t, vs)| o.holds(self.facts, t, vs))
+            })
+            .collect()
+    }
+
+    /// Is there a state of M (without `exclude`) where all of `x` holds? Tried on the
+    /// bases, then locally, then on the whole component.
+    fn exists(&mut self, x: &[Term], exclude: Option<usize>) -> Result<Found, SolverError> {
+        let xv = self.facts.vars_of(x);
+        let cands = self.candidates(x);
+        if exclude.is_none() {
+            // A base where x already holds.
+            for &b in &cands {
+                let o = Overlay {
+                    base: &self.bases[b],
+                    delta: Vec::new(),
+                };
+                if x.iter().all(|t| {
+                    let vs = self.facts.vars_of(std::slice::from_ref(t));
+                    o.holds(self.facts, t, &vs)
+                }) {
+                    return Ok(Found::State(o.model(self.facts, &xv)));
+                }
+            }
+        }
+        if let Some(m) = self.fixed_query(x, exclude, &cands)? {
+            return Ok(Found::State(m));
+        }
+        match self.relaxed_query(x, exclude)? {
+            Local::State(m) => {
+                return Ok(Found::State(m));
+            }
+            Local::Unsat(core) => {
+                return Ok(Found::Unsat(core));
+            }
+            Local::Open => {}
+        }
+        self.whole(x, exclude)
+    }
+
+    /// The local query with everything but the non-hub variables of `x` fixed to one of
+    /// the candidate bases: the members that mention those variables, and `x`. One
+    /// query tries every candidate: the fixed values are `ite` chains over selector
+    /// literals.
+    fn fixed_query(
+        &mut self,
+        x: &[Term],
+        exclude: Option<usize>,
+        cands: &[usize],
+    ) -> Result<Option<Model>, SolverError> {
+        let facts = self.facts;
+        if cands.is_empty() {
+            return Ok(None);
+        }
+        let xv = facts.vars_of(x);
+        let free: Vec<usize> = xv
+            .iter()
+            .copied()
+            .filter(|v| !facts.hub[*v] || cands.iter().any(|b| self.bases[*b].values[*v].is_none()))
+            .collect();
+        let members = facts.members_of(&free, exclude.map(MemberRef::Req));
+        if members.len() > LOCAL_LIMIT {
+            return Ok(None);
+        }
+        let mut fixed: Vec<usize> = members
+            .iter()
+            .flat_map(|m| facts.vars(*m).iter().copied())
+            .chain(xv.iter().copied())
+            .filter(|v| !free.contains(v))
+            .collect();
+        fixed.sort_unstable();
+        fixed.dedup();
+        // Selector k (for k < last) picks candidate k; none of them, the last one.
+        let selectors: Vec<Term> = (0..cands.len() - 1)
+            .map(|k| Term::var(&format!("vera!base{k}"), Sort::Bool))
+            .collect();
+        let mut bindings = Vec::with_capacity(fixed.len());
+        for v in &fixed {
+            let mut values = Vec::with_capacity(cands.len());
+            for b in cands {
+                match &self.bases[*b].values[*v] {
+                    Some(val) => values.push(val),
+                    None => return Ok(None),
+                }
+            }
+            let last = values.last().expect("a candidate").to_term();
+            let term = if values.iter().all(|val| *val == values[0]) {
+                last
+            } else {
+                selectors
+                    .iter()
+                    .zip(&values)
+                    .rev()
+                    .fold(last, |rest, (sel, val)| {
+                        Term::app(logic::Op::Ite, vec![sel.clone(), val.to_term(), rest])
+                    })
+            };
+            bindings.push((facts.name(*v).clone(), term));
+        }
+        let mut body: Vec<Term> = x.to_vec();
+        body.extend(members.iter().map(|m| facts.formula(*m).clone()));
+        let body = and(body);
+        let query = if bindings.is_empty() {
+            body
+        } else {
+            Term::Let(bindings, Box::new(body))
+        };
+        self.scratch.push()?;
+        let r: Result<Option<Model>, SolverError> = (|| {
+            for v in &free {
+                let var = &facts.spec.variables[*v];
+                self.scratch.declare_const(&var.name, var.sort.clone())?;
+            }
+            for sel in &selectors {
+                if let Term::Var(n, _) = sel {
+                    self.scratch.declare_const(n, Sort::Bool)?;
+                }
+            }
+            self.scratch.assert(&query)?;
+            self.queries += 1;
+            match self.scratch.check()? {
+                Outcome::Sat(m) => Ok(Some(m)),
+                _ => Ok(None),
+            }
+        })();
+        self.scratch.pop()?;
+        let Some(m) = r? else {
+            return Ok(None);
+        };
+        let delta: Vec<(usize, Value)> = free
+            .iter()
+            .filter_map(|v| m.get(facts.name(*v)).map(|val| (*v, val.clone())))
+            .collect();
+        // The base the solver picked is one where the new values confirm; asking the
+        // evaluator is cheaper than asking the solver for the selectors.
+        for b in cands {
+            let o = Overlay {
+                base: &self.bases[*b],
+                delta: delta.clone(),
+            };
+            if self.confirm(&o, x, &members) {
+                return Ok(Some(o.model(facts, &xv)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// True when every term of `x` and every member in `check` holds in `o`.
+    fn confirm(&self, o: &Overlay, x: &[Term], check: &[MemberRef]) -> bool {
+        let facts = self.facts;
+        x.iter().all(|t| {
+            let vs = facts.vars_of(std::slice::from_ref(t));
+            o.holds(facts, t, &vs)
+        }) && check
+            .iter()
+            .all(|m| o.holds(facts, facts.formula(*m), facts.vars(*m)))
+    }
+
+    /// The relaxed local query: `x` with the members that mention its non-hub variables
+    /// and the domain constraints on theirs, nothing fixed. Unsat is conclusive; a model
+    /// is grafted onto a base with the same hub values and confirmed.
+    fn relaxed_query(&mut self, x: &[Term], exclude: Option<usize>) -> Result<Local, SolverError> {
+        let facts = self.facts;
+        let xv = facts.vars_of(x);
+        let own: Vec<usize> = xv.iter().copied().filter(|v| !facts.hub[*v]).collect();
+        let mut members = facts.members_of(&own, exclude.map(MemberRef::Req));
+        // A model that breaks members outside the query brings them in, a few times.
+        for _ in 0..3 {
+            match self.relaxed_round(x, exclude, &members)? {
+                Ok(local) => return Ok(local),
+                Err(broken) if !broken.is_empty() => {
+                    members.extend(broken);
+                    members.sort_unstable();
+                    members.dedup();
+                }
+                Err(_) => break,
+            }
+        }
+        Ok(Local::Open)
+    }
+
+    /// One relaxed query over `members` (and the domain constraints on their
+    /// variables). `Err` with the members a grafted model breaks (empty: give up).
+    fn relaxed_round(
+        &mut self,
+        x: &[Term],
+        exclude: Option<usize>,
+        members: &[MemberRef],
+    ) -> Result<Result<Local, Vec<MemberRef>>, SolverError> {
+        let facts = self.facts;
+        let xv = facts.vars_of(x);
+        let mut members = members.to_vec();
+        let mut vars: Vec<usize> = members
+            .iter()
+            .flat_map(|m| facts.vars(*m).iter().copied())
+            .chain(xv.iter().copied())
+            .collect();
+        vars.sort_unstable();
+        vars.dedup();
+        // Bounds and other domain constraints on the variables involved.
+        for &v in &vars {
+            members.extend(facts.var_domain[v].iter().map(|d| MemberRef::Dom(*d)));
+        }
+        members.sort_unstable();
+        members.dedup();
+        if members.len() > LOCAL_LIMIT {
+            return Ok(Err(Vec::new()));
+        }
+        let mut vars: Vec<usize> = members
+            .iter()
+            .flat_map(|m| facts.vars(*m).iter().copied())
+            .chain(xv.iter().copied())
+            .collect();
+        vars.sort_unstable();
+        vars.dedup();
+        self.scratch.push()?;
+        let r = self.relaxed_in_scope(x, exclude, &members, &vars);
+        self.scratch.pop()?;
+        r
+    }
+
+    fn relaxed_in_scope(
+        &mut self,
+        x: &[Term],
+        exclude: Option<usize>,
+        members: &[MemberRef],
+        vars: &[usize],
+    ) -> Result<Result<Local, Vec<MemberRef>>, SolverError> {
+        let facts = self.facts;
+        for v in vars {
+            let var = &facts.spec.variables[*v];
+            self.scratch.declare_const(&var.name, var.sort.clone())?;
+        }
+        for t in x {
+            self.scratch.assert(t)?;
+        }
+        // Most of these are satisfiable: asked first without literals, in one assertion.
+        self.scratch.push()?;
+        let plain: Result<Outcome, SolverError> = (|| {
+            self.scratch.assert(&and(members
+                .iter()
+                .map(|m| facts.formula(*m).clone())
+                .collect()))?;
+            self.queries += 1;
+            self.scratch.check()
+        })();
+        self.scratch.pop()?;
+        let answer = match plain? {
+            Outcome::Unsat(_) => {
+                let lits = guard_members(self.scratch, facts, members)?;
+                self.queries += 1;
+                (self.scratch.check_assuming(&lits)?, lits)
+            }
+            other => (other, Vec::new()),
+        };
+        let (answer, lits) = answer;
+        match answer {
+            Outcome::Unsat(core) => {
+                let min = minimize_in(self.scratch, core, &mut self.queries)?;
+                Ok(Ok(Local::Unsat(
+                    members
+                        .iter()
+                        .zip(&lits)
+                        .filter(|(_, l)| min.contains(l))
+                        .map(|(m, _)| *m)
+                        .collect(),
+                )))
+            }
+            Outcome::Unknown(_) => Ok(Err(Vec::new())),
+            Outcome::Sat(m) => {
+                // Graft onto a base that agrees on every hub variable involved.
+                let mut broken: Option<Vec<MemberRef>> = None;
+                for base in self.bases {
+                    let agrees = vars.iter().filter(|v| facts.hub[**v]).all(|v| {
+                        base.values[*v].is_some()
+                            && base.values[*v].as_ref() == m.get(facts.name(*v))
+                    });
+                    if !agrees {
+                        continue;
+                    }
+                    let delta: Vec<(usize, Value)> = vars
+                        .iter()
+                        .filter_map(|v| {
+                            let val = m.get(facts.name(*v))?;
+                            (base.values[*v].as_ref() != Some(val)).then(|| (*v, val.clone()))
+                        })
+                        .collect();
+                    let changed: Vec<usize> = delta.iter().map(|(v, _)| *v).collect();
+                    let check = facts.members_of(&changed, exclude.map(MemberRef::Req));
+                    if check.len() > 4 * members.len() + 64 {
+                        continue;
+                    }
+                    let o = Overlay { base, delta };
+                    if self.confirm(&o, x, &check) {
+                        return Ok(Ok(Local::State(o.model(facts, vars))));
+                    }
+                    if broken.is_none() {
+                        broken = Some(
+                            check
+                                .iter()
+                                .copied()
+                                .filter(|m| !o.holds(facts, facts.formula(*m), facts.vars(*m)))
+                                .collect(),
+                        );
+                    }
+                }
+                Ok(Err(broken.unwrap_or_default()))
+            }
+        }
+    }
+
+    /// The check over the whole component, as the plain path asks it.
+    fn whole(&mut self, x: &[Term], exclude: Option<usize>) -> Result<Found, SolverError> {
+        let mut cell = self.big.borrow_mut();
+        if cell.as_ref().is_none_or(|(p, _, _)| *p != self.part) {
+            let mut config = self.config.clone();
+            config.transcript = config.transcript.map(|p| {
+                let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+                p.with_file_name(format!(
+                    "{}.whole-{}.smt2",
+                    stem.unwrap_or_default(),
+                    std::process::id()
+                ))
+            });
+            *cell = None;
+            let mut solver = Solver::start(&config)?;
+            let lits = load_part(&mut solver, self.facts.spec, Some(&self.parts[self.part]))?;
+            *cell = Some((self.part, solver, lits));
+        }
+        let (_, solver, lits) = cell.as_mut().expect("loaded");
+        let mut s = Session::new(solver, std::mem::take(lits));
+        let mut assume = s.lits.domain.clone();
+        assume.extend(s.lits.reqs_except(exclude));
+        let r = (|| {
+            Ok(match s.check(&assume, x)? {
+                Answer::Sat(m) => Found::State(m),
+                Answer::Unknown(r) => Found::Unknown(r),
+                Answer::Unsat(core) => {
+                    let min = s.minimize(&[], core, x)?;
+                    Found::Unsat(
+                        min.iter()
+                            .filter_map(|l| match l {
+                                Term::Var(n, _) => s.lits.members.get(n).map(|m| match m {
+                                    Member::Domain(i) => MemberRef::Dom(*i),
+                                    Member::Req(i) => MemberRef::Req(*i),
+                                }),
+                                _ => None,
+                            })
+                            .collect(),
+                    )
+                }
+            })
+        })();
+        self.queries += s.queries;
+        *lits = s.lits;
+        r
+    }
+
+    /// Is there a state of the domain constraints where `x` holds? Asked on the
+    /// components of the domain constraints that `x` touches.
+    fn domain_state(&mut self, x: &[Term]) -> Result<Found, SolverError> {
+        let facts = self.facts;
+        let xv = facts.vars_of(x);
+        let mut comps: Vec<usize> = xv.iter().map(|v| facts.var_dcomp[*v]).collect();
+        comps.sort_unstable();
+        comps.dedup();
+        let members: Vec<MemberRef> = {
+            let mut d: Vec<usize> = comps
+                .iter()
+                .flat_map(|c| facts.dcomps[*c].iter().copied())
+                .collect();
+            d.sort_unstable();
+            d.into_iter().map(MemberRef::Dom).collect()
+        };
+        let mut vars: Vec<usize> = members
+            .iter()
+            .flat_map(|m| facts.vars(*m).iter().copied())
+            .chain(xv.iter().copied())
+            .collect();
+        vars.sort_unstable();
+        vars.dedup();
+        self.scratch.push()?;
+        let r = (|| {
+            for v in &vars {
+                let var = &facts.spec.variables[*v];
+                self.scratch.declare_const(&var.name, var.sort.clone())?;
+            }
+            let lits = guard_members(self.scratch, facts, &members)?;
+            for t in x {
+                self.scratch.assert(t)?;
+            }
+            self.queries += 1;
+            Ok(match self.scratch.check_assuming(&lits)? {
+                Outcome::Sat(m) => {
+                    // Confirmed by the evaluator, as every witness is.
+                    let empty = Base {
+                        values: vec![None; facts.spec.variables.len()],
+                    };
+                    let o = Overlay {
+                        base: &empty,
+                        delta: vars
+                            .iter()
+                            .filter_map(|v| m.get(facts.name(*v)).map(|val| (*v, val.clone())))
+                            .collect(),
+                    };
+                    if self.confirm(&o, x, &members) {
+                        Found::State(o.model(facts, &vars))
+                    } else {
+                        Found::Unknown("the solver's state does not satisfy the check".into())
+                    }
+                }
+                Outcome::Unsat(core) => {
+                    let min = minimize_in(self.scratch, core, &mut self.queries)?;
+                    Found::Unsat(
+                        members
+                            .iter()
+                            .zip(&lits)
+                            .filter(|(_, l)| min.contains(l))
+                            .map(|(m, _)| *m)
+                            .collect(),
+                    )
+                }
+                Outcome::Unknown(r) => Found::Unknown(r.to_string()),
+            })
+        })();
+        self.scratch.pop()?;
+        r
+    }
+}
+
+/// Declares a literal per member (with the names [`load_part`] uses) and asserts each
+/// member under its literal; returns the literals in the members' order.
+fn guard_members(
+    solver: &mut Solver,
+    facts: &Facts,
+    members: &[MemberRef],
+) -> Result<Vec<Term>, SolverError> {
+    let mut lits = Vec::with_capacity(members.len());
+    let mut guarded = Vec::with_capacity(members.len());
+    for m in members {
+        let name = match m {
+            MemberRef::Dom(i) => format!("vera!d{i}"),
+            MemberRef::Req(i) => format!("vera!r{i}"),
+        };
+        solver.declare_const(&name, Sort::Bool)?;
+        let lit = Term::var(&name, Sort::Bool);
+        guarded.push(Term::app(
+            logic::Op::Implies,
+            vec![lit.clone(), facts.formula(*m).clone()],
+        ));
+        lits.push(lit);
+    }
+    if !guarded.is_empty() {
+        solver.assert(&and(guarded))?;
+    }
+    Ok(lits)
+}
+
+/// Deletion-based minimization of a core of assumption literals (see
+/// [`Session::minimize`]), on whatever the solver has asserted.
+fn minimize_in(
+    solver: &mut Solver,
+    core: Vec<Term>,
+    queries: &mut usize,
+) -> Result<Vec<Term>, SolverError> {
+    let mut core = core;
+    let mut i = 0;
+    while i < core.len() {
+        let mut candidate = core.clone();
+        candidate.remove(i);
+        *queries += 1;
+        match solver.check_assuming(&candidate)? {
+            Outcome::Unsat(c) => {
+                core = candidate.into_iter().filter(|l| c.contains(l)).collect();
+            }
+            Outcome::Sat(_) | Outcome::Unknown(_) => i += 1,
+        }
+    }
+    Ok(core)
+}
+
+/// The bases: the consistency check's model, then a model of M for each combination of
+/// hub conditions that triggers ask for (most asked first, at most [`MAX_BASES`]).
+fn make_bases(s: &mut Session, facts: &Facts, first: &Model) -> Result<Vec<Base>, SolverError> {
+    let mut bases = vec![Base::from_model(facts, first)];
+    let mut wanted: HashMap<Vec<String>, (usize, Vec<Term>)> = HashMap::new();
+    for r in &facts.spec.requirements {
+        let Some(violation) = r.violation() else {
+            continue;
+        };
+        let trigger = r.trigger();
+        for x in [vec![trigger.clone()], vec![trigger.clone(), violation]] {
+            let conj = facts.hub_conjuncts(&x);
+            if conj.is_empty() {
+                continue;
+            }
+            let mut key: Vec<String> = conj.iter().map(logic::print::term).collect();
+            key.sort();
+            key.dedup();
+            wanted.entry(key).or_insert_with(|| (0, conj)).0 += 1;
+        }
+    }
+    let mut wanted: Vec<(Vec<String>, (usize, Vec<Term>))> = wanted.into_iter().collect();
+    wanted.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
+    let mut all = s.lits.domain.clone();
+    all.extend(s.lits.reqs_except(None));
+    for (_, (_, conj)) in wanted.into_iter().take(MAX_BASES) {
+        let with_vars: Vec<(Term, Vec<usize>)> = conj
+            .iter()
+            .map(|t| (t.clone(), facts.vars_of(std::slice::from_ref(t))))
+            .collect();
+        let covered = bases.iter().any(|b| {
+            let o = Overlay {
+                base: b,
+                delta: Vec::new(),
+            };
+            with_vars.iter().all(|(t, vs)| o.holds(facts, t, vs))
+        });
+        if covered {
+            continue;
+        }
+        if let Answer::Sat(m) = s.check(&all, &conj)? {
+            bases.push(Base::from_model(facts, &m));
+        }
+    }
+    Ok(bases)
+}
+
+/// [`audit_one`] on the fast paths: the same four checks, the same verdicts.
+fn audit_one_fast(
+    f: &mut Fast,
+    i: usize,
+    global: &Global,
+) -> Result<RequirementAudit, SolverError> {
+    let spec = f.facts.spec;
+    let consistent = matches!(global, Global::Consistent);
+    let req = &spec.requirements[i];
+    let trigger = req.trigger();
+    let violation = req.violation().expect("formalized");
+    let formula = req.formula.as_ref().expect("formalized");
+    let breaking = [trigger.clone(), violation.clone()];
+
+    // Redundancy first: a state of the rest of M that breaks this requirement also
+    // shows the trigger reachable and the requirement violatable under the domain.
+    let rest_breaks = if consistent {
+        Some(f.exists(&breaking, Some(i))?)
+    } else {
+        None
+    };
+    let broken_state = match &rest_breaks {
+        Some(Found::State(m)) => Some(m.clone()),
+        _ => None,
+    };
+
+    let (vacuity_domain, vacuity_model) = if req.is_conditional() {
+        let vd = if broken_state.is_some() {
+            Vacuity::Reachable
+        } else {
+            match f.domain_state(std::slice::from_ref(&trigger))? {
+                Found::State(_) => Vacuity::Reachable,
+                Found::Unsat(core) => Vacuity::Vacuous {
+                    because: f.facts.ids(&core),
+                    response_conflict: false,
+                },
+                Found::Unknown(reason) => Vacuity::Unknown { reason },
+            }
+        };
+        let vm = if let Some(why) = global.not_run() {
+            match why {
+                Ok(reason) => Vacuity::Skipped { reason },
+                Err(reason) => Vacuity::Unknown { reason },
+            }
+        } else if matches!(vd, Vacuity::Vacuous { .. }) {
+            Vacuity::Skipped {
+                reason: "already vacuous under the domain constraints".into(),
+            }
+        } else {
+            match f.exists(std::slice::from_ref(&trigger), None)? {
+                Found::State(_) => Vacuity::Reachable,
+                Found::Unsat(core) => {
+                    let own = core.contains(&MemberRef::Req(i));
+                    let because = f
+                        .facts
+                        .ids(&core)
+                        .into_iter()
+                        .filter(|id| *id != req.id)
+                        .collect();
+                    Vacuity::Vacuous {
+                        because,
+                        response_conflict: own,
+                    }
+                }
+                Found::Unknown(reason) => Vacuity::Unknown { reason },
+            }
+        };
+        (vd, vm)
+    } else {
+        (Vacuity::NotApplicable, Vacuity::NotApplicable)
+    };
+
+    let violatability = match &broken_state {
+        Some(m) => Violatability::Violatable {
+            witness: f.facts.witness(m, formula),
+        },
+        None => match f.domain_state(&breaking)? {
+            Found::State(m) => Violatability::Violatable {
+                witness: f.facts.witness(&m, formula),
+            },
+            Found::Unsat(core) => Violatability::ImpliedByDomain {
+                because: f.facts.ids(&core),
+            },
+            Found::Unknown(reason) => Violatability::Unknown { reason },
+        },
+    };
+
+    let redundancy = match rest_breaks {
+        None => match global.not_run() {
+            Some(Err(reason)) => Redundancy::Unknown { reason },
+            Some(Ok(reason)) => Redundancy::Skipped { reason },
+            None => Redundancy::Skipped {
+                reason: "not checked".into(),
+            },
+        },
+        Some(Found::State(m)) => Redundancy::NotRedundant {
+            witness: f.facts.witness(&m, formula),
+        },
+        Some(Found::Unsat(core)) => Redundancy::Redundant {
+            subsumed_by: f.facts.ids(&core),
+        },
+        Some(Found::Unknown(reason)) => Redundancy::Unknown { reason },
+    };
+    Ok(RequirementAudit {
+        id: req.id.clone(),
+        line: req.line,
+        kind: kind(req),
+        vacuity_domain,
+        vacuity_model,
+        violatability,
+        redundancy,
+    })
 }
