@@ -494,21 +494,295 @@ fn recheck(
     }
 }
 
+/// Members whose outputs are linked, directly or through other members, with the input
+/// constraints their inputs depend on. Outputs of different groups are independent, so
+/// `forall i. exists o. R` holds exactly when it holds for every group on its own; and
+/// since every superset of an unrealizable set is unrealizable, every minimal conflict
+/// lies within one group.
+struct Group {
+    /// Requirement indices.
+    reqs: Vec<usize>,
+    /// Domain constraints over outputs (and inputs) of the group.
+    dom_io: Vec<usize>,
+    /// Input-only domain constraints on the group's inputs (and the inputs they link).
+    dom_in: Vec<usize>,
+    /// Variable indices.
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+}
+
+fn groups(spec: &Spec, roles: &Roles) -> Vec<Group> {
+    let index: std::collections::HashMap<&str, usize> = spec
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (&*v.name, i))
+        .collect();
+    let is_input: Vec<bool> = spec
+        .variables
+        .iter()
+        .map(|v| v.role == Some(Role::Input))
+        .collect();
+    let vars_of = |t: &Term| -> Vec<usize> {
+        t.free_vars()
+            .iter()
+            .filter_map(|(n, _)| index.get(&**n).copied())
+            .collect()
+    };
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    let mut parent: Vec<usize> = (0..spec.variables.len()).collect();
+    let union = |parent: &mut Vec<usize>, vs: &[usize]| {
+        for w in vs.windows(2) {
+            let (a, b) = (find(parent, w[0]), find(parent, w[1]));
+            parent[a] = b;
+        }
+    };
+    // Inputs are linked by the input-only constraints, outputs by everything else.
+    let mut members: Vec<(bool, usize, Vec<usize>)> = Vec::new();
+    for &d in &roles.dom_io {
+        members.push((true, d, vars_of(&spec.domain[d].formula)));
+    }
+    for (i, r) in spec.requirements.iter().enumerate() {
+        if let Some(f) = &r.formula {
+            members.push((false, i, vars_of(f)));
+        }
+    }
+    for (_, _, vs) in &members {
+        let outs: Vec<usize> = vs.iter().copied().filter(|v| !is_input[*v]).collect();
+        union(&mut parent, &outs);
+    }
+    for &d in &roles.dom_in {
+        union(&mut parent, &vars_of(&spec.domain[d].formula));
+    }
+    let mut by_key: std::collections::BTreeMap<(usize, usize), Group> = Default::default();
+    for (is_dom, k, vs) in members {
+        // Keyed by the root of the first output; a requirement over inputs only is a
+        // group of its own.
+        let key = match vs.iter().find(|v| !is_input[**v]) {
+            Some(o) => (0, find(&mut parent, *o)),
+            None => (1, k),
+        };
+        let g = by_key.entry(key).or_insert_with(|| Group {
+            reqs: Vec::new(),
+            dom_io: Vec::new(),
+            dom_in: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        });
+        if is_dom {
+            g.dom_io.push(k);
+        } else {
+            g.reqs.push(k);
+        }
+        for v in vs {
+            if is_input[v] {
+                g.inputs.push(v);
+            } else {
+                g.outputs.push(v);
+            }
+        }
+    }
+    let dom_in_vars: Vec<(usize, Vec<usize>)> = roles
+        .dom_in
+        .iter()
+        .map(|d| (*d, vars_of(&spec.domain[*d].formula)))
+        .collect();
+    let mut out: Vec<Group> = by_key.into_values().collect();
+    for g in &mut out {
+        let roots: BTreeSet<usize> = g.inputs.iter().map(|v| find(&mut parent, *v)).collect();
+        for (d, vs) in &dom_in_vars {
+            if vs.iter().any(|v| roots.contains(&find(&mut parent, *v))) {
+                g.dom_in.push(*d);
+                g.inputs.extend(vs.iter().copied());
+            }
+        }
+        for list in [&mut g.inputs, &mut g.outputs] {
+            list.sort_unstable();
+            list.dedup();
+        }
+    }
+    out
+}
+
+/// What the loop decided for one group.
+enum Decision {
+    Realizable(usize),
+    Unrealizable,
+    Unknown(String),
+}
+
+/// The exists-forall loop for one group, in a scope of two sessions that hold nothing
+/// else: no literals (the group is only decided here; conflicts are found by the full
+/// loop), the group's variables only, so every model is small.
+fn decide(
+    cand: &mut Solver,
+    check: &mut Solver,
+    spec: &Spec,
+    g: &Group,
+    max_iterations: usize,
+) -> Result<Decision, SolverError> {
+    let var = |i: usize| {
+        let v = &spec.variables[i];
+        Term::Var(v.name.clone(), v.sort.clone())
+    };
+    let inputs: Vec<Term> = g.inputs.iter().map(|i| var(*i)).collect();
+    let outputs: Vec<Term> = g.outputs.iter().map(|i| var(*i)).collect();
+    let dom_in = and(g
+        .dom_in
+        .iter()
+        .map(|d| spec.domain[*d].formula.clone())
+        .collect());
+    let mut system: Vec<Term> = g
+        .dom_io
+        .iter()
+        .map(|d| spec.domain[*d].formula.clone())
+        .collect();
+    system.extend(
+        g.reqs
+            .iter()
+            .filter_map(|i| spec.requirements[*i].formula.clone()),
+    );
+    let system = and(system);
+    cand.push()?;
+    check.push()?;
+    let result: Result<Decision, SolverError> = (|| {
+        for t in &inputs {
+            if let Term::Var(n, s) = t {
+                cand.declare_const(n, s.clone())?;
+                check.declare_const(n, s.clone())?;
+            }
+        }
+        for t in &outputs {
+            if let Term::Var(n, s) = t {
+                check.declare_const(n, s.clone())?;
+            }
+        }
+        cand.assert(&dom_in)?;
+        check.assert(&and(vec![dom_in.clone(), system.clone()]))?;
+        for round in 1..=max_iterations {
+            match cand.check()? {
+                Outcome::Unsat(_) => return Ok(Decision::Realizable(round)),
+                Outcome::Unknown(r) => {
+                    return Ok(Decision::Unknown(format!("proposing inputs: {r}")))
+                }
+                Outcome::Sat(_) => {}
+            }
+            let values = if inputs.is_empty() {
+                Vec::new()
+            } else {
+                cand.get_values(&inputs)?
+            };
+            let eqs: Vec<Term> = inputs
+                .iter()
+                .zip(values)
+                .map(|(t, v)| Term::app(Op::Eq, vec![t.clone(), v.to_term()]))
+                .collect();
+            check.push()?;
+            // Ok(Ok(Some(outputs))), Ok(Ok(None)) for none, Ok(Err(reason)) for unknown.
+            let found: Result<Result<Option<Vec<Value>>, String>, SolverError> = (|| {
+                check.assert(&and(eqs))?;
+                Ok(match check.check()? {
+                    Outcome::Sat(_) if outputs.is_empty() => Ok(Some(Vec::new())),
+                    Outcome::Sat(_) => Ok(Some(check.get_values(&outputs)?)),
+                    Outcome::Unsat(_) => Ok(None),
+                    Outcome::Unknown(r) => Err(format!("looking for outputs: {r}")),
+                })
+            })();
+            check.pop()?;
+            let found = match found? {
+                Ok(f) => f,
+                Err(reason) => return Ok(Decision::Unknown(reason)),
+            };
+            let Some(values) = found else {
+                return Ok(Decision::Unrealizable);
+            };
+            let bindings: Vec<(Symbol, Term)> = outputs
+                .iter()
+                .zip(values)
+                .filter_map(|(t, v)| match t {
+                    Term::Var(n, _) => Some((n.clone(), v.to_term())),
+                    _ => None,
+                })
+                .collect();
+            let served = if bindings.is_empty() {
+                system.clone()
+            } else {
+                Term::Let(bindings, Box::new(system.clone()))
+            };
+            cand.assert(&Term::not(served))?;
+        }
+        Ok(Decision::Unknown(format!(
+            "no decision within {max_iterations} candidate inputs (raise the bound, or bound the inputs' ranges)"
+        )))
+    })();
+    let pops = cand.pop().and(check.pop());
+    let r = result?;
+    pops?;
+    Ok(r)
+}
+
 /// The realizability audit: whether the environment can force a conflict, with every
 /// minimal set of requirements it can drive into one (up to `max_conflicts`). Call it on
 /// a consistent spec (an inconsistent one is unrealizable for every input).
+///
+/// Each group of linked outputs is decided on its own first (see [`Group`]); the
+/// conflicts are then looked for among the requirements of the groups that are not
+/// realizable.
 pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizability, SolverError> {
     let roles = match roles(spec) {
         Ok(r) => r,
         Err(reason) => return Ok(Realizability::NotChecked { reason }),
     };
-    let all: Vec<usize> = spec
-        .requirements
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.formula.is_some())
-        .map(|(i, _)| i)
-        .collect();
+    let groups = groups(spec, &roles);
+    let mut rounds = 0;
+    let mut open: Vec<&Group> = Vec::new();
+    let mut unknown = None;
+    {
+        let mut cand = Solver::start(&options.solver)?;
+        let mut config = options.solver.clone();
+        config.transcript = None;
+        let mut check = Solver::start(&config)?;
+        for s in [&mut cand, &mut check] {
+            s.command(&logic::Command::SetLogic(spec.logic.clone()))?;
+            for (name, values) in &spec.enums {
+                s.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
+            }
+        }
+        for g in &groups {
+            match decide(&mut cand, &mut check, spec, g, options.max_iterations)? {
+                Decision::Realizable(n) => rounds += n,
+                Decision::Unrealizable => open.push(g),
+                Decision::Unknown(reason) => {
+                    unknown.get_or_insert(reason);
+                }
+            }
+        }
+    }
+    if open.is_empty() {
+        return Ok(match unknown {
+            Some(reason) => Realizability::Unknown { reason },
+            None => Realizability::Realizable { iterations: rounds },
+        });
+    }
+    let all: Vec<usize> = if open.iter().all(|g| !g.reqs.is_empty()) {
+        let mut all: Vec<usize> = open.iter().flat_map(|g| g.reqs.iter().copied()).collect();
+        all.sort_unstable();
+        all
+    } else {
+        // A clash of domain constraints alone: the whole loop, as it always ran.
+        spec.requirements
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.formula.is_some())
+            .map(|(i, _)| i)
+            .collect()
+    };
     let mut r = Realizer::new(spec, roles, options)?;
     let (first, first_wit) = match r.cegis(&all)? {
         Cegis::Realizable => {
