@@ -125,3 +125,218 @@ pub fn spec_text(n: usize) -> String {
         "[spec]\nname = \"generated spec with {count} requirements\"\n\n[[enums]]\nname = \"Mode\"\nvalues = [\"Off\", \"Run\", \"Service\"]\n{vars}{domain}{reqs}"
     )
 }
+
+/// A small deterministic generator (splitmix64), so that specs are reproducible
+/// without a dependency.
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The phases of the generated device, in the order of [`connected_spec_text`]'s enum.
+pub const PHASES: [&str; 4] = ["Standby", "Prime", "Treat", "Rinse"];
+
+/// The TOML text of a spec with `n` requirements that form one connected component,
+/// as real requirement sets do: almost every requirement is guarded by the same phase
+/// variable, sensors are shared between alarms and interlocks, and actuators are
+/// linked by interlocks. With roles: the phase and the sensors are inputs, the
+/// actuators outputs.
+///
+/// The schema: a 4-valued `phase`, `n/4` pressure sensors in `[0, 1000]`, and `n/6`
+/// Boolean actuators in three kinds (alarms, motors, valves). In every 20 requirements:
+/// 9 phase-guarded threshold alarms (`phase = P and p_j > c => alarm_k`), 2 weaker
+/// duplicates of earlier alarms (a higher threshold: redundant), 4 sensor interlocks
+/// (two pressures above their limits close a valve), 3 phase invariants (a motor on or
+/// off in a phase, a valve closed in a phase) and 2 actuator interlocks (a valve closed
+/// while a motor runs or an alarm sounds). Every 97th alarm has a threshold above the
+/// sensor's range (vacuous under the domain). The spec is consistent and realizable:
+/// alarms on, valves closed and motors as their phase says serve every input.
+pub fn connected_spec_text(n: usize) -> String {
+    let n = n.max(1);
+    let sensors = (n / 4).max(2);
+    let actuators = (n / 6).max(6);
+    // Actuator k is an alarm, a motor or a valve by k mod 3.
+    let alarms: Vec<usize> = (0..actuators).filter(|k| k % 3 == 0).collect();
+    let motors: Vec<usize> = (0..actuators).filter(|k| k % 3 == 1).collect();
+    let valves: Vec<usize> = (0..actuators).filter(|k| k % 3 == 2).collect();
+    let act_name = |k: usize| match k % 3 {
+        0 => format!("alarm{k}"),
+        1 => format!("motor{k}"),
+        _ => format!("valve{k}"),
+    };
+    // Each motor runs in the phases of a fixed pattern (never none, never all).
+    let runs = |m: usize, p: usize| {
+        let pattern = 1 + (m / 3) % 14;
+        pattern & (1 << p) != 0
+    };
+    let mut rng = Mix(0x5eed ^ n as u64);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "[spec]\nname = \"generated one-component spec with {n} requirements\"\n\n[[enums]]\nname = \"Phase\"\nvalues = [{}]\n\n[[variables]]\nname = \"phase\"\nsort = \"Phase\"\nrole = \"input\"\n",
+        PHASES
+            .iter()
+            .map(|p| format!("\"{p}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for j in 0..sensors {
+        let _ = write!(
+            out,
+            "\n[[variables]]\nname = \"p{j}\"\nsort = \"Real\"\nunit = \"kPa\"\nmin = 0\nmax = 1000\nrole = \"input\"\n"
+        );
+    }
+    for k in 0..actuators {
+        let _ = write!(
+            out,
+            "\n[[variables]]\nname = \"{}\"\nsort = \"Bool\"\nrole = \"output\"\n",
+            act_name(k)
+        );
+    }
+    // Earlier alarms, for the weaker duplicates: (phase, sensor, threshold, alarm).
+    let mut earlier: Vec<(usize, usize, i64, usize)> = Vec::new();
+    let (mut next_alarm, mut next_lock, mut next_inv, mut next_act) = (0usize, 0, 0, 0);
+    for i in 0..n {
+        let (id, text, formula) = match i % 20 {
+            0..=8 => {
+                let t = next_alarm;
+                next_alarm += 1;
+                let p = rng.below(4);
+                let j = t % sensors;
+                let c = if t % 97 == 50 {
+                    1200
+                } else {
+                    100 + 10 * rng.below(80) as i64
+                };
+                let a = alarms[rng.below(alarms.len())];
+                earlier.push((p, j, c, a));
+                (
+                    format!("ALM-{i}"),
+                    format!(
+                        "In phase {}, a pressure p{j} above {c} kPa shall raise {}.",
+                        PHASES[p],
+                        act_name(a)
+                    ),
+                    format!(
+                        "(=> (and (= phase {}) (> p{j} {c})) {})",
+                        PHASES[p],
+                        act_name(a)
+                    ),
+                )
+            }
+            9 | 10 if !earlier.is_empty() => {
+                let (p, j, c, a) = earlier.swap_remove(rng.below(earlier.len()));
+                let c = c + 20;
+                (
+                    format!("DUP-{i}"),
+                    format!(
+                        "In phase {}, a pressure p{j} above {c} kPa shall raise {}.",
+                        PHASES[p],
+                        act_name(a)
+                    ),
+                    format!(
+                        "(=> (and (= phase {}) (> p{j} {c})) {})",
+                        PHASES[p],
+                        act_name(a)
+                    ),
+                )
+            }
+            9..=14 => {
+                let t = next_lock;
+                next_lock += 1;
+                let j = t % sensors;
+                let k = (j + 1 + rng.below(sensors - 1)) % sensors;
+                let (c, d) = (
+                    300 + 10 * rng.below(60) as i64,
+                    300 + 10 * rng.below(60) as i64,
+                );
+                let v = valves[t % valves.len()];
+                (
+                    format!("LOCK-{i}"),
+                    format!(
+                        "While p{j} is above {c} kPa and p{k} above {d} kPa, {} shall be closed.",
+                        act_name(v)
+                    ),
+                    format!("(=> (and (> p{j} {c}) (> p{k} {d})) (not {}))", act_name(v)),
+                )
+            }
+            15..=17 => {
+                let t = next_inv;
+                next_inv += 1;
+                let p = t % 4;
+                let slot = t / 4;
+                if slot % 3 == 2 {
+                    // Each valve is closed in two phases.
+                    let v = valves[(slot / 3 * 2 + p / 2) % valves.len()];
+                    (
+                        format!("INV-{i}"),
+                        format!("In phase {}, {} shall be closed.", PHASES[p], act_name(v)),
+                        format!("(=> (= phase {}) (not {}))", PHASES[p], act_name(v)),
+                    )
+                } else {
+                    let m = motors[(slot - slot / 3) % motors.len()];
+                    let on = runs(m, p);
+                    (
+                        format!("INV-{i}"),
+                        format!(
+                            "In phase {}, {} shall {}.",
+                            PHASES[p],
+                            act_name(m),
+                            if on { "run" } else { "be stopped" }
+                        ),
+                        if on {
+                            format!("(=> (= phase {}) {})", PHASES[p], act_name(m))
+                        } else {
+                            format!("(=> (= phase {}) (not {}))", PHASES[p], act_name(m))
+                        },
+                    )
+                }
+            }
+            _ => {
+                let t = next_act;
+                next_act += 1;
+                // Interlocks stay within a group of six actuators: the alarm or the
+                // motor of each half shuts that half's valve.
+                let groups = actuators.div_ceil(6);
+                let g = (t % groups) * 6;
+                let (other, v) = match (t / groups) % 4 {
+                    0 => (g, g + 2),
+                    1 => (g + 1, g + 2),
+                    2 => (g + 3, g + 5),
+                    _ => (g + 4, g + 5),
+                };
+                let (other, v) = if v < actuators {
+                    (other, v)
+                } else {
+                    (alarms[t % alarms.len()], valves[t % valves.len()])
+                };
+                (
+                    format!("ACT-{i}"),
+                    format!(
+                        "While {} is on, {} shall be closed.",
+                        act_name(other),
+                        act_name(v)
+                    ),
+                    format!("(=> {} (not {}))", act_name(other), act_name(v)),
+                )
+            }
+        };
+        let _ = write!(
+            out,
+            "\n[[requirements]]\nid = \"{id}\"\ntext = \"{text}\"\nformula = \"{formula}\"\n"
+        );
+    }
+    out
+}
