@@ -903,6 +903,16 @@ fn audit_one(
             match s.check(&all, std::slice::from_ref(&trigger))? {
                 Answer::Sat(_) => Vacuity::Reachable,
                 Answer::Unsat(core) => {
+                    // When the others alone rule the trigger out, that is the reason
+                    // given (not a conflict with this requirement's own response),
+                    // whichever core the solver happened to return.
+                    let core = match &rest_breaks {
+                        Some(Answer::Sat(_)) => core,
+                        _ => match s.check(&rest, std::slice::from_ref(&trigger))? {
+                            Answer::Unsat(others) => others,
+                            _ => core,
+                        },
+                    };
                     let min = s.minimize(&[], core, std::slice::from_ref(&trigger))?;
                     let own = s.lits.reqs[i].as_ref().is_some_and(|l| min.contains(l));
                     let because = s
@@ -1997,7 +2007,7 @@ fn make_bases(s: &mut Session, facts: &Facts, first: &Model) -> Result<Vec<Base>
             wanted.entry(key).or_insert_with(|| (0, conj)).0 += 1;
         }
     }
-    let mut wanted: Vec<(Vec<String>, (usize, Vec<Term>))> = wanted.into_iter().collect();
+    let mut wanted: Vec<_> = wanted.into_iter().collect();
     wanted.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
     let mut all = s.lits.domain.clone();
     all.extend(s.lits.reqs_except(None));
@@ -2075,6 +2085,14 @@ fn audit_one_fast(
             match f.exists(std::slice::from_ref(&trigger), None)? {
                 Found::State(_) => Vacuity::Reachable,
                 Found::Unsat(core) => {
+                    // As on the plain path: the others alone, when they rule it out.
+                    let core = match &rest_breaks {
+                        Some(Found::State(_)) => core,
+                        _ => match f.exists(std::slice::from_ref(&trigger), Some(i))? {
+                            Found::Unsat(others) => others,
+                            _ => core,
+                        },
+                    };
                     let own = core.contains(&MemberRef::Req(i));
                     let because = f
                         .facts
