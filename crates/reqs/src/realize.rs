@@ -46,6 +46,9 @@ pub struct RealizeOptions {
     pub max_iterations: usize,
     /// Stop after this many minimal conflicts.
     pub max_conflicts: usize,
+    /// Decide each group of linked outputs on its own before looking for conflicts
+    /// (the same verdicts; `false` runs one loop over the whole spec).
+    pub by_groups: bool,
 }
 
 impl RealizeOptions {
@@ -55,6 +58,7 @@ impl RealizeOptions {
             solver,
             max_iterations: 1000,
             max_conflicts: 20,
+            by_groups: true,
         }
     }
 }
@@ -739,11 +743,15 @@ pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizabil
         Ok(r) => r,
         Err(reason) => return Ok(Realizability::NotChecked { reason }),
     };
-    let groups = groups(spec, &roles);
+    let groups = if options.by_groups {
+        groups(spec, &roles)
+    } else {
+        Vec::new()
+    };
     let mut rounds = 0;
     let mut open: Vec<&Group> = Vec::new();
     let mut unknown = None;
-    {
+    if options.by_groups {
         let mut cand = Solver::start(&options.solver)?;
         let mut config = options.solver.clone();
         config.transcript = None;
@@ -764,13 +772,13 @@ pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizabil
             }
         }
     }
-    if open.is_empty() {
+    if options.by_groups && open.is_empty() {
         return Ok(match unknown {
             Some(reason) => Realizability::Unknown { reason },
             None => Realizability::Realizable { iterations: rounds },
         });
     }
-    let all: Vec<usize> = if open.iter().all(|g| !g.reqs.is_empty()) {
+    let all: Vec<usize> = if options.by_groups && open.iter().all(|g| !g.reqs.is_empty()) {
         let mut all: Vec<usize> = open.iter().flat_map(|g| g.reqs.iter().copied()).collect();
         all.sort_unstable();
         all
@@ -900,7 +908,13 @@ pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizabil
         }
     }
     let mut conflicts = Vec::new();
-    found.sort_by_key(|(s, _)| s.iter().min().copied());
+    // In spec order of their members (a set's smallest index first), whatever order
+    // the enumeration found them in.
+    found.sort_by_cached_key(|(s, _)| {
+        let mut k = s.clone();
+        k.sort_unstable();
+        k
+    });
     for (set, wit) in &found {
         let c = r.conflict(set, wit)?;
         recheck(spec, &options.solver, &c, wit)?;
