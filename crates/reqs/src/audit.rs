@@ -30,6 +30,9 @@ pub struct AuditOptions {
     /// about a requirement's whole component (the same verdicts; `false` asks every
     /// check over the whole component, the plain path).
     pub fast_paths: bool,
+    /// Reuse the results of an earlier audit of the same spec kept in this folder, and
+    /// keep this audit's results there (with the fast paths only). `None`: no cache.
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 impl AuditOptions {
@@ -42,6 +45,7 @@ impl AuditOptions {
             fresh_process_per_query: false,
             realizability: true,
             fast_paths: true,
+            cache_dir: None,
         }
     }
 }
@@ -233,6 +237,13 @@ pub struct AuditReport {
     pub realizability: crate::realize::Realizability,
     /// Number of solver queries issued.
     pub queries: usize,
+    /// Checks answered: the consistency check, each requirement's checks that were not
+    /// skipped, and the groups of the realizability audit.
+    pub checks: usize,
+    /// How many of them were taken from the cache of an earlier audit.
+    pub reused: usize,
+    /// Why the cache could not be written, if it could not.
+    pub cache_error: Option<String>,
 }
 
 /// Why an audit could not run at all (individual checks report unknowns instead).
@@ -594,109 +605,151 @@ pub fn witness(spec: &Spec, model: &Model, terms: &[&Term]) -> Witness {
 
 /// Runs the four audits.
 pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditError> {
-    let mut main = Solver::start(&options.solver)?;
-    let lits = load_into(&mut main, spec)?;
-    let fresh = options
-        .fresh_process_per_query
-        .then(|| (options.solver.clone(), spec));
-    let mut s = Session {
-        solver: &mut main,
-        lits,
-        queries: 0,
-        fresh: fresh.clone(),
-        minimize_unknown: None,
-    };
     let not_formalized: Vec<String> = spec
         .requirements
         .iter()
         .filter(|r| r.formula.is_none())
         .map(|r| r.id.clone())
         .collect();
-
-    // The domain alone first: if it is unsatisfiable, nothing else means anything.
-    let dom = s.lits.domain.clone();
-    match s.check(&dom, &[])? {
-        Answer::Unsat(core) => {
-            let min = s.minimize(&[], core, &[])?;
-            let conflict = s.lits.ids(spec, &min);
-            return Ok(AuditReport {
-                consistency: Consistency::DomainInconsistent { conflict },
-                requirements: Vec::new(),
-                not_formalized,
-                realizability: not_checked("the domain constraints are inconsistent"),
-                queries: s.queries,
-            });
-        }
-        Answer::Unknown(reason) => {
-            return Ok(AuditReport {
-                realizability: crate::realize::Realizability::Unknown {
-                    reason: format!("the domain's consistency is unknown ({reason})"),
-                },
-                consistency: Consistency::Unknown { reason },
-                requirements: Vec::new(),
-                not_formalized,
-                queries: s.queries,
-            })
-        }
-        Answer::Sat(_) => {}
-    }
-    let mut all = dom.clone();
-    all.extend(s.lits.reqs_except(None));
-    let mut first_model = None;
-    let consistency = match s.check(&all, &[])? {
-        Answer::Sat(m) => {
-            first_model = Some(m);
-            Consistency::Consistent
-        }
-        Answer::Unknown(reason) => Consistency::Unknown { reason },
-        Answer::Unsat(core) => {
-            let (conflicts, incomplete) = conflicts(&mut s, spec, core, options.max_conflicts)?;
-            Consistency::Inconsistent {
-                conflicts,
-                complete: incomplete.is_none(),
-                incomplete,
+    let fresh = options
+        .fresh_process_per_query
+        .then(|| (options.solver.clone(), spec));
+    let fast = options.fast_paths && !options.fresh_process_per_query;
+    let facts = fast.then(|| Facts::new(spec));
+    let cache_file = match (&facts, &options.cache_dir) {
+        (Some(_), Some(dir)) => Some(cache_path(dir, spec, options)),
+        _ => None,
+    };
+    let hashes = match (&facts, &cache_file) {
+        (Some(f), Some(_)) => Some(Hashes::new(f)),
+        _ => None,
+    };
+    let mut prior = match (&facts, &hashes, &cache_file) {
+        (Some(f), Some(h), Some(path)) => Prior::read(path, f, h, options),
+        _ => Prior::default(),
+    };
+    // Bases of an earlier audit that still satisfy every member are models of M.
+    let mut bases: Vec<Base> = Vec::new();
+    let mut now_of_prior: Vec<Option<usize>> = vec![None; prior.bases.len()];
+    if let Some(f) = &facts {
+        prior.validate(f);
+        for (k, b) in prior.bases.iter().enumerate() {
+            if prior.violated[k].is_empty() {
+                now_of_prior[k] = Some(bases.len());
+                bases.push(b.clone());
             }
         }
+    }
+    let mut checks = 0;
+    let mut reused = 0;
+    let mut main: Option<Main> = None;
+
+    let consistency = if bases.is_empty() {
+        let m = main.insert(Main::start(spec, options)?);
+        let (consistency, first_model) = match m.global(spec, options, fresh.clone())? {
+            Ok(found) => found,
+            Err(early) => {
+                return Ok(AuditReport {
+                    not_formalized,
+                    queries: m.queries,
+                    ..early
+                })
+            }
+        };
+        if let (Some(_), Some(model)) = (&facts, first_model) {
+            bases.push(Base::from_model(facts.as_ref().expect("fast"), &model));
+        }
+        consistency
+    } else {
+        reused += 1;
+        Consistency::Consistent
     };
+    checks += 1;
     let global = match &consistency {
         Consistency::Consistent => Global::Consistent,
         Consistency::Unknown { reason } => Global::Unknown(reason.clone()),
         _ => Global::Inconsistent,
     };
-    let fast = options.fast_paths && !options.fresh_process_per_query;
-    let facts = fast.then(|| Facts::new(spec));
-    let bases = match (&facts, &first_model) {
-        (Some(facts), Some(m)) => make_bases(&mut s, facts, m)?,
-        _ => Vec::new(),
-    };
-    drop(first_model);
-    let mut queries = s.queries;
 
-    // Per-requirement checks run on the requirement's component only (see
-    // [`components`]), in chunks so that one large component still uses every worker.
-    // On the plain path each chunk reloads its component into a solver, so chunks are
-    // as large as keeps every worker busy: about four per worker, and at least 32
-    // requirements. The fast paths load nothing per chunk and take smaller ones.
+    // The per-requirement checks: first whatever the cache still proves, then the rest.
+    let formalized: Vec<usize> = (0..spec.requirements.len())
+        .filter(|i| spec.requirements[*i].formula.is_some())
+        .collect();
+    let parts = components(spec);
+    let mut part_of = vec![0; spec.requirements.len()];
+    for (k, c) in parts.iter().enumerate() {
+        for &i in &c.requirements {
+            part_of[i] = k;
+        }
+    }
+    let part_size: Vec<usize> = parts
+        .iter()
+        .map(|c| c.domain.len() + c.requirements.len())
+        .collect();
+    let mut done: HashMap<usize, Done> = HashMap::new();
+    let mut reuses: HashMap<usize, Reuse> = HashMap::new();
+    let mut todo: Vec<usize> = Vec::new();
+    match &facts {
+        Some(f) => {
+            for &i in &formalized {
+                let reuse = match &hashes {
+                    Some(h) => prior.reuse(f, h, i, &now_of_prior, part_size[part_of[i]]),
+                    None => Reuse::default(),
+                };
+                match audit_one_fast(None, f, hashes.as_ref(), i, &global, &reuse)? {
+                    Some(d) => {
+                        done.insert(i, d);
+                    }
+                    None => {
+                        todo.push(i);
+                        reuses.insert(i, reuse);
+                    }
+                }
+            }
+            if matches!(global, Global::Consistent)
+                && !todo.is_empty()
+                && more_bases_needed(f, &bases, &todo)
+            {
+                if main.is_none() {
+                    main = Some(Main::start(spec, options)?);
+                }
+                let m = main.as_mut().expect("started");
+                m.with(None, |s| more_bases(s, f, &mut bases, &todo))?;
+            }
+        }
+        None => todo = formalized.clone(),
+    }
+    let mut queries = main.as_ref().map_or(0, |m| m.queries);
+    drop(main);
+
+    // Chunks of one component each, so that one large component still uses every
+    // worker. On the plain path each chunk reloads its component into a solver, so
+    // chunks are as large as keeps every worker busy: about four per worker, and at
+    // least 32 requirements. The fast paths load nothing per chunk and take smaller
+    // ones.
     let jobs = if options.jobs == 0 {
         std::thread::available_parallelism().map_or(1, usize::from)
     } else {
         options.jobs
     };
     let chunk_size = if fast {
-        (spec.formalized().count() / (jobs * 16)).max(4)
+        (todo.len() / (jobs * 16)).max(4)
     } else {
-        (spec.formalized().count() / (jobs * 4)).max(32)
+        (todo.len() / (jobs * 4)).max(32)
     };
-    let parts = components(spec);
+    let mut by_part: Vec<Vec<usize>> = vec![Vec::new(); parts.len()];
+    for &i in &todo {
+        by_part[part_of[i]].push(i);
+    }
     let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
-    for (k, c) in parts.iter().enumerate() {
-        for chunk in c.requirements.chunks(chunk_size) {
+    for (k, list) in by_part.iter().enumerate() {
+        for chunk in list.chunks(chunk_size) {
             items.push((k, chunk.to_vec()));
         }
     }
     let pool = Pool::new(options.solver.clone(), options.jobs);
     let counted = std::sync::atomic::AtomicUsize::new(0);
-    let results = if let Some(facts) = &facts {
+    let results: Vec<Result<Vec<(usize, Done)>, SolverError>> = if let Some(facts) = &facts {
         pool.map_with(
             &items,
             |solver| {
@@ -717,12 +770,25 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
                     config: &options.solver,
                     queries: 0,
                 };
-                let r: Result<Vec<(usize, RequirementAudit)>, SolverError> = chunk
-                    .iter()
-                    .map(|&i| audit_one_fast(&mut f, i, &global).map(|a| (i, a)))
-                    .collect();
+                let empty = Reuse::default();
+                let mut out = Vec::with_capacity(chunk.len());
+                let mut failed = None;
+                for &i in chunk {
+                    let reuse = reuses.get(&i).unwrap_or(&empty);
+                    match audit_one_fast(Some(&mut f), facts, hashes.as_ref(), i, &global, reuse) {
+                        Ok(Some(d)) => out.push((i, d)),
+                        Ok(None) => {}
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
                 counted.fetch_add(f.queries, std::sync::atomic::Ordering::Relaxed);
-                r
+                match failed {
+                    Some(e) => Err(e),
+                    None => Ok(out),
+                }
             },
         )
     } else {
@@ -735,57 +801,88 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
                 fresh: fresh.clone(),
                 minimize_unknown: None,
             };
-            let r: Result<Vec<(usize, RequirementAudit)>, SolverError> = chunk
+            let r: Result<Vec<(usize, Done)>, SolverError> = chunk
                 .iter()
-                .map(|&i| audit_one(&mut s, spec, i, &global).map(|a| (i, a)))
+                .map(|&i| {
+                    audit_one(&mut s, spec, i, &global).map(|a| {
+                        let n = answered(&a);
+                        (
+                            i,
+                            Done {
+                                audit: a,
+                                record: Record::default(),
+                                checks: n,
+                                reused: 0,
+                            },
+                        )
+                    })
+                })
                 .collect();
             counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
             r
         })
     };
     queries += counted.into_inner();
-    let mut by_index: HashMap<usize, RequirementAudit> = HashMap::new();
     for ((_, chunk), r) in items.iter().zip(results) {
         match r {
-            Ok(list) => by_index.extend(list),
+            Ok(list) => done.extend(list),
             Err(e) => {
                 let reason = format!("solver error: {e}");
                 for &i in chunk {
                     let req = &spec.requirements[i];
-                    by_index.insert(
+                    let unknown = RequirementAudit {
+                        id: req.id.clone(),
+                        line: req.line,
+                        kind: kind(req),
+                        vacuity_domain: Vacuity::Unknown {
+                            reason: reason.clone(),
+                        },
+                        vacuity_model: Vacuity::Unknown {
+                            reason: reason.clone(),
+                        },
+                        violatability: Violatability::Unknown {
+                            reason: reason.clone(),
+                        },
+                        redundancy: Redundancy::Unknown {
+                            reason: reason.clone(),
+                        },
+                    };
+                    done.insert(
                         i,
-                        RequirementAudit {
-                            id: req.id.clone(),
-                            line: req.line,
-                            kind: kind(req),
-                            vacuity_domain: Vacuity::Unknown {
-                                reason: reason.clone(),
-                            },
-                            vacuity_model: Vacuity::Unknown {
-                                reason: reason.clone(),
-                            },
-                            violatability: Violatability::Unknown {
-                                reason: reason.clone(),
-                            },
-                            redundancy: Redundancy::Unknown {
-                                reason: reason.clone(),
-                            },
+                        Done {
+                            checks: answered(&unknown),
+                            audit: unknown,
+                            record: Record::default(),
+                            reused: 0,
                         },
                     );
                 }
             }
         }
     }
-    let requirements: Vec<RequirementAudit> = (0..spec.requirements.len())
-        .filter_map(|i| by_index.remove(&i))
-        .collect();
+    let mut requirements = Vec::with_capacity(formalized.len());
+    let mut records: Vec<(usize, Record)> = Vec::with_capacity(formalized.len());
+    for i in 0..spec.requirements.len() {
+        if let Some(d) = done.remove(&i) {
+            checks += d.checks;
+            reused += d.reused;
+            requirements.push(d.audit);
+            records.push((i, d.record));
+        }
+    }
+    let mut groups_learned = Vec::new();
     let realizability = match &consistency {
         _ if !options.realizability => not_checked("not asked for"),
         Consistency::Consistent => {
             let mut ro = crate::realize::RealizeOptions::new(options.solver.clone());
             ro.max_conflicts = ro.max_conflicts.max(options.max_conflicts);
-            match crate::realize::realizability(spec, &ro) {
-                Ok(r) => r,
+            match crate::realize::realizability_cached(spec, &ro, &prior.groups) {
+                Ok((r, learned, groups, from_cache)) => {
+                    checks += groups;
+                    reused += from_cache;
+                    groups_learned = learned;
+                    r
+                }
                 Err(e) => crate::realize::Realizability::Unknown {
                     reason: format!("solver error: {e}"),
                 },
@@ -796,13 +893,142 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         },
         _ => not_checked("the requirements are inconsistent (no state satisfies them at all)"),
     };
+    let cache_error = match (&facts, &hashes, &cache_file) {
+        (Some(f), Some(h), Some(path)) => write_cache(
+            path,
+            &ToKeep {
+                facts: f,
+                hashes: h,
+                options,
+                bases: &bases,
+                prior: &prior,
+                records: &records,
+                groups: &groups_learned,
+            },
+        )
+        .err(),
+        _ => None,
+    };
     Ok(AuditReport {
         consistency,
         requirements,
         not_formalized,
         realizability,
         queries,
+        checks,
+        reused,
+        cache_error,
     })
+}
+
+/// The number of checks that gave an answer (not skipped, not applicable).
+fn answered(a: &RequirementAudit) -> usize {
+    let v = |x: &Vacuity| !matches!(x, Vacuity::NotApplicable | Vacuity::Skipped { .. });
+    usize::from(v(&a.vacuity_domain))
+        + usize::from(v(&a.vacuity_model))
+        + 1
+        + usize::from(!matches!(a.redundancy, Redundancy::Skipped { .. }))
+}
+
+/// The solver that holds the whole spec, for the global checks and for bases.
+struct Main {
+    solver: Solver,
+    lits: Loaded,
+    queries: usize,
+}
+
+impl Main {
+    fn start(spec: &Spec, options: &AuditOptions) -> Result<Main, SolverError> {
+        let mut solver = Solver::start(&options.solver)?;
+        let lits = load_into(&mut solver, spec)?;
+        Ok(Main {
+            solver,
+            lits,
+            queries: 0,
+        })
+    }
+
+    /// Runs `f` on a session over this solver.
+    fn with<R>(
+        &mut self,
+        fresh: Option<(SolverConfig, &Spec)>,
+        f: impl FnOnce(&mut Session) -> Result<R, SolverError>,
+    ) -> Result<R, SolverError> {
+        let mut s = Session {
+            solver: &mut self.solver,
+            lits: std::mem::take(&mut self.lits),
+            queries: 0,
+            fresh,
+            minimize_unknown: None,
+        };
+        let r = f(&mut s);
+        self.queries += s.queries;
+        self.lits = s.lits;
+        r
+    }
+
+    /// The global checks: the domain alone (an unsatisfiable or unknown domain ends
+    /// the audit: `Err` with the report), then M, with a model when consistent.
+    #[allow(clippy::type_complexity)]
+    fn global(
+        &mut self,
+        spec: &Spec,
+        options: &AuditOptions,
+        fresh: Option<(SolverConfig, &Spec)>,
+    ) -> Result<Result<(Consistency, Option<Model>), AuditReport>, SolverError> {
+        self.with(fresh, |s| {
+            let early = |consistency, realizability| AuditReport {
+                consistency,
+                requirements: Vec::new(),
+                not_formalized: Vec::new(),
+                realizability,
+                queries: 0,
+                checks: 1,
+                reused: 0,
+                cache_error: None,
+            };
+            // The domain alone first: if it is unsatisfiable, nothing else means anything.
+            let dom = s.lits.domain.clone();
+            match s.check(&dom, &[])? {
+                Answer::Unsat(core) => {
+                    let min = s.minimize(&[], core, &[])?;
+                    let conflict = s.lits.ids(spec, &min);
+                    return Ok(Err(early(
+                        Consistency::DomainInconsistent { conflict },
+                        not_checked("the domain constraints are inconsistent"),
+                    )));
+                }
+                Answer::Unknown(reason) => {
+                    return Ok(Err(early(
+                        Consistency::Unknown {
+                            reason: reason.clone(),
+                        },
+                        crate::realize::Realizability::Unknown {
+                            reason: format!("the domain's consistency is unknown ({reason})"),
+                        },
+                    )))
+                }
+                Answer::Sat(_) => {}
+            }
+            let mut all = dom.clone();
+            all.extend(s.lits.reqs_except(None));
+            Ok(Ok(match s.check(&all, &[])? {
+                Answer::Sat(m) => (Consistency::Consistent, Some(m)),
+                Answer::Unknown(reason) => (Consistency::Unknown { reason }, None),
+                Answer::Unsat(core) => {
+                    let (conflicts, incomplete) = conflicts(s, spec, core, options.max_conflicts)?;
+                    (
+                        Consistency::Inconsistent {
+                            conflicts,
+                            complete: incomplete.is_none(),
+                            incomplete,
+                        },
+                        None,
+                    )
+                }
+            }))
+        })
+    }
 }
 
 fn not_checked(reason: &str) -> crate::realize::Realizability {
@@ -1421,9 +1647,9 @@ impl Base {
     }
 }
 
-/// A base with a few variables changed.
+/// A base (or nothing) with a few variables changed.
 struct Overlay<'b> {
-    base: &'b Base,
+    base: Option<&'b Base>,
     delta: Vec<(usize, Value)>,
 }
 
@@ -1431,7 +1657,7 @@ impl Overlay<'_> {
     fn get(&self, v: usize) -> Option<&Value> {
         match self.delta.iter().find(|(w, _)| *w == v) {
             Some((_, val)) => Some(val),
-            None => self.base.values[v].as_ref(),
+            None => self.base.and_then(|b| b.values[v].as_ref()),
         }
     }
 
@@ -1458,10 +1684,26 @@ impl Overlay<'_> {
     }
 }
 
+/// Where a state comes from: a base (an index into the bases at hand, or none) and the
+/// values that differ from it. Kept in the cache, so that the state can be confirmed
+/// again against an edited spec.
+#[derive(Debug, Clone)]
+struct Graft {
+    base: Option<usize>,
+    delta: Vec<(usize, Value)>,
+}
+
+/// A state that satisfies a check: its values over the check's variables, and where
+/// the whole state comes from.
+struct State {
+    model: Model,
+    graft: Graft,
+}
+
 /// How a check that a state exists came out.
 enum Found {
     /// A state, confirmed by the evaluator (over the check's variables at least).
-    State(Model),
+    State(State),
     /// No state: a minimal core of members.
     Unsat(Vec<MemberRef>),
     /// No answer.
@@ -1470,7 +1712,7 @@ enum Found {
 
 /// The result of a local query.
 enum Local {
-    State(Model),
+    State(State),
     Unsat(Vec<MemberRef>),
     Open,
 }
@@ -1502,7 +1744,7 @@ impl Fast<'_, '_> {
         (0..self.bases.len())
             .filter(|b| {
                 let o = Overlay {
-                    base: &self.bases[*b],
+                    base: Some(&self.bases[*b]),
                     delta: Vec::new(),
                 };
                 with_vars.iter().all(|(t, vs)| o.holds(self.facts, t, vs))
@@ -1519,27 +1761,29 @@ impl Fast<'_, '_> {
             // A base where x already holds.
             for &b in &cands {
                 let o = Overlay {
-                    base: &self.bases[b],
+                    base: Some(&self.bases[b]),
                     delta: Vec::new(),
                 };
                 if x.iter().all(|t| {
                     let vs = self.facts.vars_of(std::slice::from_ref(t));
                     o.holds(self.facts, t, &vs)
                 }) {
-                    return Ok(Found::State(o.model(self.facts, &xv)));
+                    return Ok(Found::State(State {
+                        model: o.model(self.facts, &xv),
+                        graft: Graft {
+                            base: Some(b),
+                            delta: Vec::new(),
+                        },
+                    }));
                 }
             }
         }
-        if let Some(m) = self.fixed_query(x, exclude, &cands)? {
-            return Ok(Found::State(m));
+        if let Some(state) = self.fixed_query(x, exclude, &cands)? {
+            return Ok(Found::State(state));
         }
         match self.relaxed_query(x, exclude)? {
-            Local::State(m) => {
-                return Ok(Found::State(m));
-            }
-            Local::Unsat(core) => {
-                return Ok(Found::Unsat(core));
-            }
+            Local::State(state) => return Ok(Found::State(state)),
+            Local::Unsat(core) => return Ok(Found::Unsat(core)),
             Local::Open => {}
         }
         self.whole(x, exclude)
@@ -1554,7 +1798,7 @@ impl Fast<'_, '_> {
         x: &[Term],
         exclude: Option<usize>,
         cands: &[usize],
-    ) -> Result<Option<Model>, SolverError> {
+    ) -> Result<Option<State>, SolverError> {
         let facts = self.facts;
         if cands.is_empty() {
             return Ok(None);
@@ -1642,11 +1886,17 @@ impl Fast<'_, '_> {
         // evaluator is cheaper than asking the solver for the selectors.
         for b in cands {
             let o = Overlay {
-                base: &self.bases[*b],
+                base: Some(&self.bases[*b]),
                 delta: delta.clone(),
             };
             if self.confirm(&o, x, &members) {
-                return Ok(Some(o.model(facts, &xv)));
+                return Ok(Some(State {
+                    model: o.model(facts, &xv),
+                    graft: Graft {
+                        base: Some(*b),
+                        delta: o.delta,
+                    },
+                }));
             }
         }
         Ok(None)
@@ -1777,7 +2027,7 @@ impl Fast<'_, '_> {
             Outcome::Sat(m) => {
                 // Graft onto a base that agrees on every hub variable involved.
                 let mut broken: Option<Vec<MemberRef>> = None;
-                for base in self.bases {
+                for (k, base) in self.bases.iter().enumerate() {
                     let agrees = vars.iter().filter(|v| facts.hub[**v]).all(|v| {
                         base.values[*v].is_some()
                             && base.values[*v].as_ref() == m.get(facts.name(*v))
@@ -1797,9 +2047,18 @@ impl Fast<'_, '_> {
                     if check.len() > 4 * members.len() + 64 {
                         continue;
                     }
-                    let o = Overlay { base, delta };
+                    let o = Overlay {
+                        base: Some(base),
+                        delta,
+                    };
                     if self.confirm(&o, x, &check) {
-                        return Ok(Ok(Local::State(o.model(facts, vars))));
+                        return Ok(Ok(Local::State(State {
+                            model: o.model(facts, vars),
+                            graft: Graft {
+                                base: Some(k),
+                                delta: o.delta,
+                            },
+                        })));
                     }
                     if broken.is_none() {
                         broken = Some(
@@ -1840,7 +2099,17 @@ impl Fast<'_, '_> {
         assume.extend(s.lits.reqs_except(exclude));
         let r = (|| {
             Ok(match s.check(&assume, x)? {
-                Answer::Sat(m) => Found::State(m),
+                Answer::Sat(m) => {
+                    let delta = m
+                        .values
+                        .iter()
+                        .filter_map(|(n, v)| Some((*self.facts.var_index.get(n)?, v.clone())))
+                        .collect();
+                    Found::State(State {
+                        model: m,
+                        graft: Graft { base: None, delta },
+                    })
+                }
                 Answer::Unknown(r) => Found::Unknown(r),
                 Answer::Unsat(core) => {
                     let min = s.minimize(&[], core, x)?;
@@ -1900,18 +2169,21 @@ impl Fast<'_, '_> {
             Ok(match self.scratch.check_assuming(&lits)? {
                 Outcome::Sat(m) => {
                     // Confirmed by the evaluator, as every witness is.
-                    let empty = Base {
-                        values: vec![None; facts.spec.variables.len()],
-                    };
                     let o = Overlay {
-                        base: &empty,
+                        base: None,
                         delta: vars
                             .iter()
                             .filter_map(|v| m.get(facts.name(*v)).map(|val| (*v, val.clone())))
                             .collect(),
                     };
                     if self.confirm(&o, x, &members) {
-                        Found::State(o.model(facts, &vars))
+                        Found::State(State {
+                            model: o.model(facts, &vars),
+                            graft: Graft {
+                                base: None,
+                                delta: o.delta,
+                            },
+                        })
                     } else {
                         Found::Unknown("the solver's state does not satisfy the check".into())
                     }
@@ -1986,12 +2258,836 @@ fn minimize_in(
     Ok(core)
 }
 
-/// The bases: the consistency check's model, then a model of M for each combination of
-/// hub conditions that triggers ask for (most asked first, at most [`MAX_BASES`]).
-fn make_bases(s: &mut Session, facts: &Facts, first: &Model) -> Result<Vec<Base>, SolverError> {
-    let mut bases = vec![Base::from_model(facts, first)];
+// ---- Reusing an earlier audit ---------------------------------------------------
+//
+// With a cache folder, an audit keeps what each check's result rests on, and the next
+// audit of the same spec (same file, same solver) takes every result whose grounds
+// still hold instead of asking again:
+//
+// - a check that involves only the domain constraints is keyed by the content of its
+//   terms, of their variables' declarations and of the domain constraints it was asked
+//   over; the same key gives the same answer;
+// - a state that satisfies a check (a reachable trigger, a requirement the others do
+//   not enforce) is kept as a base and the values that differ from it, and it is
+//   confirmed again by the evaluator against the current spec: every member whose
+//   variables it changes, and every member the base itself no longer satisfies;
+// - an unsatisfiable check (a vacuity, a redundancy) is kept as its minimal core with
+//   a content hash of each member: while none of them changed, the core is still unsat
+//   and still minimal;
+// - a base that satisfies every current member is a model of M: the spec is
+//   consistent without asking;
+// - each group of linked outputs the realizability audit found realizable is keyed by
+//   the content of the group.
+//
+// An edit to one requirement therefore re-asks its own checks and those whose states
+// it breaks or whose cores it belongs to. A cache that cannot be read is ignored.
+
+/// FNV-1a over 128 bits: a content hash that is the same on every platform and with
+/// every toolchain (unlike the standard library's hasher), for cache keys.
+#[derive(Clone, Copy)]
+pub(crate) struct ContentHash(u128);
+
+impl ContentHash {
+    pub(crate) fn new() -> ContentHash {
+        ContentHash(0x6c62_272e_07bb_0142_62b8_2175_6295_c58d)
+    }
+
+    fn bytes(mut self, b: &[u8]) -> ContentHash {
+        for &x in b {
+            self.0 ^= u128::from(x);
+            self.0 = self
+                .0
+                .wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
+        }
+        self
+    }
+
+    /// Adds a string (with a terminator, so that `ab`+`c` and `a`+`bc` differ).
+    pub(crate) fn str(self, s: &str) -> ContentHash {
+        self.bytes(s.as_bytes()).bytes(&[0xff])
+    }
+
+    pub(crate) fn num(self, v: u128) -> ContentHash {
+        self.bytes(&v.to_le_bytes())
+    }
+
+    /// Adds a variable's declaration: name, sort and, for an enumeration, its values.
+    pub(crate) fn decl(self, spec: &Spec, name: &str, sort: &Sort) -> ContentHash {
+        let mut h = self.str(name).str(&sort.to_string());
+        if let Sort::Enum(e) = sort {
+            if let Some((_, ctors)) = spec.enums.iter().find(|(n, _)| n == e) {
+                for c in ctors {
+                    h = h.str(c);
+                }
+            }
+        }
+        h
+    }
+
+    pub(crate) fn finish(self) -> u128 {
+        self.0
+    }
+}
+
+/// Content hashes of the members of a spec.
+struct Hashes {
+    dom: Vec<u128>,
+    req: Vec<u128>,
+    /// Per component of the domain constraints alone.
+    dcomp: Vec<u128>,
+}
+
+impl Hashes {
+    fn new(facts: &Facts) -> Hashes {
+        let spec = facts.spec;
+        let member = |tag: &str, id: &str, t: &Term, vars: &[usize]| {
+            let mut h = ContentHash::new()
+                .str(tag)
+                .str(id)
+                .str(&logic::print::term(t));
+            for &v in vars {
+                let var = &spec.variables[v];
+                h = h.decl(spec, &var.name, &var.sort);
+            }
+            h.finish()
+        };
+        let dom: Vec<u128> = spec
+            .domain
+            .iter()
+            .enumerate()
+            .map(|(i, d)| member("domain", &d.id, &d.formula, &facts.dom_vars[i]))
+            .collect();
+        let req = spec
+            .requirements
+            .iter()
+            .enumerate()
+            .map(|(i, r)| match &r.formula {
+                Some(f) => member("requirement", &r.id, f, &facts.req_vars[i]),
+                None => 0,
+            })
+            .collect();
+        let dcomp = facts
+            .dcomps
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .fold(ContentHash::new().str("domain part"), |h, d| h.num(dom[*d]))
+                    .finish()
+            })
+            .collect();
+        Hashes { dom, req, dcomp }
+    }
+
+    fn of(&self, m: MemberRef) -> u128 {
+        match m {
+            MemberRef::Dom(i) => self.dom[i],
+            MemberRef::Req(i) => self.req[i],
+        }
+    }
+
+    /// The key of a check over the domain constraints: its terms, their variables'
+    /// declarations, and the parts of the domain it is asked over.
+    fn domain_key(&self, facts: &Facts, tag: &str, x: &[Term]) -> u128 {
+        let xv = facts.vars_of(x);
+        let mut h = ContentHash::new().str(tag);
+        for t in x {
+            h = h.str(&logic::print::term(t));
+        }
+        let mut comps: Vec<usize> = Vec::with_capacity(xv.len());
+        for &v in &xv {
+            let var = &facts.spec.variables[v];
+            h = h.decl(facts.spec, &var.name, &var.sort);
+            comps.push(facts.var_dcomp[v]);
+        }
+        comps.sort_unstable();
+        comps.dedup();
+        comps.iter().fold(h, |h, c| h.num(self.dcomp[*c])).finish()
+    }
+}
+
+/// A domain-only vacuity as kept.
+#[derive(Debug, Clone)]
+enum VdStored {
+    Reachable,
+    Vacuous(Vec<String>),
+}
+
+/// A violatability as kept: the violating values over the formula's variables, or the
+/// domain constraints that enforce it.
+#[derive(Debug, Clone)]
+enum ViolStored {
+    Violatable(Vec<(usize, Value)>),
+    Implied(Vec<String>),
+}
+
+/// Which list of bases a kept state refers to.
+#[derive(Debug, Clone, Copy)]
+enum BaseRef {
+    /// The bases of this audit.
+    Now(usize),
+    /// The bases read from the cache.
+    Prior(usize),
+}
+
+/// What a result over M rests on.
+#[derive(Debug, Clone)]
+enum Proof {
+    State(Option<BaseRef>, Vec<(usize, Value)>),
+    Core(Vec<MemberRef>),
+}
+
+/// What one requirement's results rest on, to be kept.
+#[derive(Debug, Clone, Default)]
+struct Record {
+    vd: Option<(u128, VdStored)>,
+    viol: Option<(u128, ViolStored)>,
+    vm: Option<Proof>,
+    red: Option<Proof>,
+}
+
+/// A result over M as read from the cache.
+enum PriorProof {
+    State(Option<usize>, Vec<(usize, Value)>),
+    Core(Vec<(MemberRef, u128)>),
+}
+
+struct PriorRecord {
+    hash: u128,
+    vd: Option<(u128, VdStored)>,
+    viol: Option<(u128, ViolStored)>,
+    vm: Option<PriorProof>,
+    red: Option<PriorProof>,
+}
+
+/// The results of an earlier audit, as read from the cache.
+#[derive(Default)]
+struct Prior {
+    bases: Vec<Base>,
+    /// Per base: the current members it does not satisfy (see [`Prior::validate`]).
+    violated: Vec<Vec<MemberRef>>,
+    records: HashMap<String, PriorRecord>,
+    groups: HashMap<u128, usize>,
+}
+
+/// Results of one requirement that still hold, each with what it rests on.
+#[derive(Default)]
+struct Reuse {
+    vd: Option<(Vacuity, (u128, VdStored))>,
+    viol: Option<(Violatability, (u128, ViolStored))>,
+    vm: Option<(Vacuity, Proof)>,
+    red: Option<(Redundancy, Proof, Option<Model>)>,
+}
+
+/// One requirement's audit with what its results rest on.
+struct Done {
+    audit: RequirementAudit,
+    record: Record,
+    /// Checks answered, and how many of them came from the cache.
+    checks: usize,
+    reused: usize,
+}
+
+/// The first line of a cache file (with the solver after it). A cache written by
+/// another version of vera is not read: bump the format number when what is kept, or
+/// how a result is derived, changes.
+const CACHE_HEADER: &str = concat!("vera-audit-cache\t1\t", env!("CARGO_PKG_VERSION"));
+
+/// The cache file of a spec (by its file name) and solver.
+fn cache_path(dir: &std::path::Path, spec: &Spec, options: &AuditOptions) -> std::path::PathBuf {
+    let key = ContentHash::new()
+        .str("vera audit")
+        .str(&options.solver.kind.to_string())
+        .str(spec.source.name())
+        .finish();
+    dir.join(format!("{key:032x}.cache"))
+}
+
+/// Tabs, newlines and backslashes escaped, so that a name or an id is one field.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn unesc(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match it.next()? {
+            '\\' => '\\',
+            't' => '\t',
+            'n' => '\n',
+            'r' => '\r',
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
+fn encode_value(v: &Value) -> String {
+    match v {
+        Value::Bool(true) => "t".into(),
+        Value::Bool(false) => "f".into(),
+        Value::Int(i) => format!("i{i}"),
+        Value::Real(r) => format!("r{}/{}", r.numer(), r.denom()),
+        Value::Enum(_, c) => format!("e{}", esc(c)),
+    }
+}
+
+fn decode_value(s: &str, sort: &Sort, spec: &Spec) -> Option<Value> {
+    match sort {
+        Sort::Bool => match s {
+            "t" => Some(Value::Bool(true)),
+            "f" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        Sort::Int => s.strip_prefix('i')?.parse().ok().map(Value::Int),
+        Sort::Real => {
+            let (n, d) = s.strip_prefix('r')?.split_once('/')?;
+            let (n, d): (num_bigint::BigInt, num_bigint::BigInt) =
+                (n.parse().ok()?, d.parse().ok()?);
+            if num_traits::Zero::is_zero(&d) {
+                return None;
+            }
+            Some(Value::Real(num_rational::BigRational::new(n, d)))
+        }
+        Sort::Enum(e) => {
+            let c = unesc(s.strip_prefix('e')?)?;
+            let (_, ctors) = spec.enums.iter().find(|(n, _)| n == e)?;
+            let ctor = ctors.iter().find(|k| ***k == *c)?;
+            Some(Value::Enum(e.clone(), ctor.clone()))
+        }
+    }
+}
+
+/// `name=value` fields to values by variable index; `None` if any does not fit the
+/// current schema.
+fn decode_values(fields: &[&str], facts: &Facts) -> Option<Vec<(usize, Value)>> {
+    fields
+        .iter()
+        .map(|f| {
+            let (name, value) = f.rsplit_once('=')?;
+            let name = unesc(name)?;
+            let v = *facts.var_index.get(name.as_str())?;
+            let val = decode_value(value, &facts.spec.variables[v].sort, facts.spec)?;
+            Some((v, val))
+        })
+        .collect()
+}
+
+fn encode_values(out: &mut String, facts: &Facts, values: &[(usize, Value)]) {
+    for (v, val) in values {
+        out.push('\t');
+        out.push_str(&esc(facts.name(*v)));
+        out.push('=');
+        out.push_str(&encode_value(val));
+    }
+}
+
+impl Prior {
+    /// Reads the cache file; anything missing, unreadable or malformed gives an empty
+    /// cache (the audit then asks everything).
+    fn read(
+        path: &std::path::Path,
+        facts: &Facts,
+        hashes: &Hashes,
+        options: &AuditOptions,
+    ) -> Prior {
+        let _ = hashes;
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return Prior::default();
+        };
+        Prior::parse(&text, facts, options).unwrap_or_default()
+    }
+
+    fn parse(text: &str, facts: &Facts, options: &AuditOptions) -> Option<Prior> {
+        let mut lines = text.lines();
+        let header = lines.next()?;
+        if header != format!("{CACHE_HEADER}\t{}", options.solver.kind) {
+            return None;
+        }
+        let ids: HashMap<&str, MemberRef> = facts
+            .spec
+            .domain
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.id.as_str(), MemberRef::Dom(i)))
+            .chain(
+                facts
+                    .spec
+                    .requirements
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.formula.is_some())
+                    .map(|(i, r)| (r.id.as_str(), MemberRef::Req(i))),
+            )
+            .collect();
+        let hex = |s: &str| u128::from_str_radix(s, 16).ok();
+        let id_list =
+            |fields: &[&str]| -> Option<Vec<String>> { fields.iter().map(|f| unesc(f)).collect() };
+        let proof = |fields: &[&str]| -> Option<Option<PriorProof>> {
+            Some(match fields.first().copied()? {
+                "state" => {
+                    let base = match *fields.get(1)? {
+                        "-" => None,
+                        b => Some(b.parse().ok()?),
+                    };
+                    // A value of a variable that no longer exists: not reusable.
+                    decode_values(&fields[2..], facts).map(|delta| PriorProof::State(base, delta))
+                }
+                "core" => {
+                    let mut core = Vec::new();
+                    for pair in fields[1..].chunks(2) {
+                        let [id, h] = pair else { return None };
+                        match ids.get(unesc(id)?.as_str()) {
+                            Some(m) => core.push((*m, hex(h)?)),
+                            // A member that is gone: the core no longer holds.
+                            None => return Some(None),
+                        }
+                    }
+                    Some(PriorProof::Core(core))
+                }
+                _ => return None,
+            })
+        };
+        let mut prior = Prior::default();
+        let mut current: Option<(String, PriorRecord)> = None;
+        for line in lines {
+            let fields: Vec<&str> = line.split('\t').collect();
+            match fields[0] {
+                "B" => {
+                    let mut values = vec![None; facts.spec.variables.len()];
+                    for (v, val) in decode_values(&fields[1..], facts).unwrap_or_default() {
+                        values[v] = Some(val);
+                    }
+                    prior.bases.push(Base { values });
+                }
+                "G" => {
+                    prior
+                        .groups
+                        .insert(hex(fields.get(1)?)?, fields.get(2)?.parse().ok()?);
+                }
+                "R" => {
+                    if let Some((id, r)) = current.take() {
+                        prior.records.insert(id, r);
+                    }
+                    current = Some((
+                        unesc(fields.get(1)?)?,
+                        PriorRecord {
+                            hash: hex(fields.get(2)?)?,
+                            vd: None,
+                            viol: None,
+                            vm: None,
+                            red: None,
+                        },
+                    ));
+                }
+                "vd" => {
+                    let (_, r) = current.as_mut()?;
+                    let key = hex(fields.get(1)?)?;
+                    r.vd = Some((
+                        key,
+                        match *fields.get(2)? {
+                            "reach" => VdStored::Reachable,
+                            "vac" => VdStored::Vacuous(id_list(&fields[3..])?),
+                            _ => return None,
+                        },
+                    ));
+                }
+                "viol" => {
+                    let (_, r) = current.as_mut()?;
+                    let key = hex(fields.get(1)?)?;
+                    r.viol = match *fields.get(2)? {
+                        "viol" => decode_values(&fields[3..], facts)
+                            .map(|vals| (key, ViolStored::Violatable(vals))),
+                        "impl" => Some((key, ViolStored::Implied(id_list(&fields[3..])?))),
+                        _ => return None,
+                    };
+                }
+                "vm" => {
+                    let (_, r) = current.as_mut()?;
+                    r.vm = proof(&fields[1..])?;
+                }
+                "red" => {
+                    let (_, r) = current.as_mut()?;
+                    r.red = proof(&fields[1..])?;
+                }
+                _ => return None,
+            }
+        }
+        if let Some((id, r)) = current.take() {
+            prior.records.insert(id, r);
+        }
+        if prior
+            .records
+            .values()
+            .flat_map(|r| [&r.vm, &r.red])
+            .any(|p| matches!(p, Some(PriorProof::State(Some(b), _)) if *b >= prior.bases.len()))
+        {
+            return None;
+        }
+        Some(prior)
+    }
+
+    /// Finds, for every base, the current members it does not satisfy.
+    fn validate(&mut self, facts: &Facts) {
+        let members: Vec<MemberRef> = (0..facts.spec.domain.len())
+            .map(MemberRef::Dom)
+            .chain(
+                (0..facts.spec.requirements.len())
+                    .filter(|i| facts.spec.requirements[*i].formula.is_some())
+                    .map(MemberRef::Req),
+            )
+            .collect();
+        self.violated = self
+            .bases
+            .iter()
+            .map(|b| {
+                let o = Overlay {
+                    base: Some(b),
+                    delta: Vec::new(),
+                };
+                members
+                    .iter()
+                    .copied()
+                    .filter(|m| !o.holds(facts, facts.formula(*m), facts.vars(*m)))
+                    .collect()
+            })
+            .collect();
+    }
+
+    /// True when the kept state (a base of this cache and the values that differ)
+    /// satisfies `x` and every current member but `exclude`. `part_size`: the number
+    /// of members of the requirement's component (a state without a base must cover
+    /// them all).
+    fn state_holds(
+        &self,
+        facts: &Facts,
+        base: Option<usize>,
+        delta: &[(usize, Value)],
+        x: &[Term],
+        exclude: Option<usize>,
+        part_size: usize,
+    ) -> bool {
+        let skip = exclude.map(MemberRef::Req);
+        let changed: Vec<usize> = delta.iter().map(|(v, _)| *v).collect();
+        let check = facts.members_of(&changed, skip);
+        let covered = match base {
+            Some(b) => self.violated[b]
+                .iter()
+                .all(|m| Some(*m) == skip || check.binary_search(m).is_ok()),
+            None => check.len() + usize::from(skip.is_some()) >= part_size,
+        };
+        if !covered {
+            return false;
+        }
+        let o = Overlay {
+            base: base.map(|b| &self.bases[b]),
+            delta: delta.to_vec(),
+        };
+        x.iter().all(|t| {
+            let vs = facts.vars_of(std::slice::from_ref(t));
+            o.holds(facts, t, &vs)
+        }) && check
+            .iter()
+            .all(|m| o.holds(facts, facts.formula(*m), facts.vars(*m)))
+    }
+
+    /// The results of requirement `i` that still hold.
+    fn reuse(
+        &self,
+        facts: &Facts,
+        hashes: &Hashes,
+        i: usize,
+        now_of_prior: &[Option<usize>],
+        part_size: usize,
+    ) -> Reuse {
+        let mut out = Reuse::default();
+        let req = &facts.spec.requirements[i];
+        let Some(rec) = self.records.get(&req.id) else {
+            return out;
+        };
+        if rec.hash != hashes.req[i] {
+            return out;
+        }
+        let (Some(formula), Some(violation)) = (&req.formula, req.violation()) else {
+            return out;
+        };
+        let trigger = req.trigger();
+        let breaking = [trigger.clone(), violation];
+        if req.is_conditional() {
+            if let Some((key, stored)) = &rec.vd {
+                if *key == hashes.domain_key(facts, "vd", std::slice::from_ref(&trigger)) {
+                    let v = match stored {
+                        VdStored::Reachable => Vacuity::Reachable,
+                        VdStored::Vacuous(ids) => Vacuity::Vacuous {
+                            because: ids.clone(),
+                            response_conflict: false,
+                        },
+                    };
+                    out.vd = Some((v, (*key, stored.clone())));
+                }
+            }
+        }
+        if let Some((key, stored)) = &rec.viol {
+            if *key == hashes.domain_key(facts, "viol", &breaking) {
+                match stored {
+                    ViolStored::Violatable(values) => {
+                        // The violating values are evaluated again.
+                        let o = Overlay {
+                            base: None,
+                            delta: values.clone(),
+                        };
+                        let ok = breaking.iter().all(|t| {
+                            let vs = facts.vars_of(std::slice::from_ref(t));
+                            o.holds(facts, t, &vs)
+                        });
+                        if ok {
+                            let vars = facts.vars_of(std::slice::from_ref(formula));
+                            let w = facts.witness(&o.model(facts, &vars), formula);
+                            out.viol = Some((
+                                Violatability::Violatable { witness: w },
+                                (*key, stored.clone()),
+                            ));
+                        }
+                    }
+                    ViolStored::Implied(ids) => {
+                        out.viol = Some((
+                            Violatability::ImpliedByDomain {
+                                because: ids.clone(),
+                            },
+                            (*key, stored.clone()),
+                        ));
+                    }
+                }
+            }
+        }
+        let base_ref = |b: Option<usize>| {
+            b.map(|b| match now_of_prior[b] {
+                Some(k) => BaseRef::Now(k),
+                None => BaseRef::Prior(b),
+            })
+        };
+        let core_holds = |core: &[(MemberRef, u128)]| core.iter().all(|(m, h)| hashes.of(*m) == *h);
+        match &rec.red {
+            Some(PriorProof::State(b, delta))
+                if self.state_holds(facts, *b, delta, &breaking, Some(i), part_size) =>
+            {
+                let o = Overlay {
+                    base: b.map(|b| &self.bases[b]),
+                    delta: delta.clone(),
+                };
+                let model = o.model(facts, &facts.vars_of(&breaking));
+                out.red = Some((
+                    Redundancy::NotRedundant {
+                        witness: facts.witness(&model, formula),
+                    },
+                    Proof::State(base_ref(*b), delta.clone()),
+                    Some(model),
+                ));
+            }
+            Some(PriorProof::Core(core))
+                if core_holds(core) && core.iter().all(|(m, _)| *m != MemberRef::Req(i)) =>
+            {
+                let refs: Vec<MemberRef> = core.iter().map(|(m, _)| *m).collect();
+                out.red = Some((
+                    Redundancy::Redundant {
+                        subsumed_by: facts.ids(&refs),
+                    },
+                    Proof::Core(refs),
+                    None,
+                ));
+            }
+            _ => {}
+        }
+        if req.is_conditional() {
+            let x = std::slice::from_ref(&trigger);
+            match &rec.vm {
+                Some(PriorProof::State(b, delta))
+                    if self.state_holds(facts, *b, delta, x, None, part_size) =>
+                {
+                    out.vm = Some((
+                        Vacuity::Reachable,
+                        Proof::State(base_ref(*b), delta.clone()),
+                    ));
+                }
+                Some(PriorProof::Core(core)) if core_holds(core) => {
+                    let refs: Vec<MemberRef> = core.iter().map(|(m, _)| *m).collect();
+                    let own = refs.contains(&MemberRef::Req(i));
+                    let because = facts
+                        .ids(&refs)
+                        .into_iter()
+                        .filter(|id| *id != req.id)
+                        .collect();
+                    out.vm = Some((
+                        Vacuity::Vacuous {
+                            because,
+                            response_conflict: own,
+                        },
+                        Proof::Core(refs),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// What [`write_cache`] keeps.
+#[derive(Clone, Copy)]
+struct ToKeep<'a> {
+    facts: &'a Facts<'a>,
+    hashes: &'a Hashes,
+    options: &'a AuditOptions,
+    bases: &'a [Base],
+    prior: &'a Prior,
+    records: &'a [(usize, Record)],
+    groups: &'a [(u128, usize)],
+}
+
+/// Writes the cache file: this audit's bases (and the earlier ones that kept states
+/// still refer to), each requirement's records, and the realizable groups.
+fn write_cache(path: &std::path::Path, w: &ToKeep) -> Result<(), String> {
+    let ToKeep {
+        facts,
+        hashes,
+        options,
+        bases,
+        prior,
+        records,
+        groups,
+    } = *w;
+    // Earlier bases still referred to go after this audit's.
+    let mut kept: Vec<usize> = Vec::new();
+    let mut index_of_prior: HashMap<usize, usize> = HashMap::new();
+    for (_, r) in records {
+        for p in [&r.vm, &r.red] {
+            if let Some(Proof::State(Some(BaseRef::Prior(b)), _)) = p {
+                index_of_prior.entry(*b).or_insert_with(|| {
+                    kept.push(*b);
+                    bases.len() + kept.len() - 1
+                });
+            }
+        }
+    }
+    let mut out = format!("{CACHE_HEADER}\t{}\n", options.solver.kind);
+    for b in bases.iter().chain(kept.iter().map(|k| &prior.bases[*k])) {
+        out.push('B');
+        let values: Vec<(usize, Value)> = b
+            .values
+            .iter()
+            .enumerate()
+            .filter_map(|(v, val)| Some((v, val.clone()?)))
+            .collect();
+        encode_values(&mut out, facts, &values);
+        out.push('\n');
+    }
+    let ids = |out: &mut String, list: &[String]| {
+        for id in list {
+            out.push('\t');
+            out.push_str(&esc(id));
+        }
+    };
+    let proof = |out: &mut String, tag: &str, p: &Proof| {
+        out.push_str(tag);
+        match p {
+            Proof::State(b, delta) => {
+                let b = b.map(|b| match b {
+                    BaseRef::Now(k) => k,
+                    BaseRef::Prior(k) => index_of_prior[&k],
+                });
+                out.push_str("\tstate\t");
+                match b {
+                    Some(b) => out.push_str(&b.to_string()),
+                    None => out.push('-'),
+                }
+                encode_values(out, facts, delta);
+            }
+            Proof::Core(core) => {
+                out.push_str("\tcore");
+                for m in core {
+                    let id = match m {
+                        MemberRef::Dom(i) => &facts.spec.domain[*i].id,
+                        MemberRef::Req(i) => &facts.spec.requirements[*i].id,
+                    };
+                    out.push('\t');
+                    out.push_str(&esc(id));
+                    out.push_str(&format!("\t{:032x}", hashes.of(*m)));
+                }
+            }
+        }
+        out.push('\n');
+    };
+    for (i, r) in records {
+        let req = &facts.spec.requirements[*i];
+        out.push_str(&format!("R\t{}\t{:032x}\n", esc(&req.id), hashes.req[*i]));
+        if let Some((key, v)) = &r.vd {
+            out.push_str(&format!("vd\t{key:032x}"));
+            match v {
+                VdStored::Reachable => out.push_str("\treach"),
+                VdStored::Vacuous(list) => {
+                    out.push_str("\tvac");
+                    ids(&mut out, list);
+                }
+            }
+            out.push('\n');
+        }
+        if let Some((key, v)) = &r.viol {
+            out.push_str(&format!("viol\t{key:032x}"));
+            match v {
+                ViolStored::Violatable(values) => {
+                    out.push_str("\tviol");
+                    encode_values(&mut out, facts, values);
+                }
+                ViolStored::Implied(list) => {
+                    out.push_str("\timpl");
+                    ids(&mut out, list);
+                }
+            }
+            out.push('\n');
+        }
+        if let Some(p) = &r.vm {
+            proof(&mut out, "vm", p);
+        }
+        if let Some(p) = &r.red {
+            proof(&mut out, "red", p);
+        }
+    }
+    for (key, rounds) in groups {
+        out.push_str(&format!("G\t{key:032x}\t{rounds}\n"));
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    safefile::write_atomic(path, out.as_bytes(), true).map_err(|e| e.to_string())
+}
+
+/// True when some requirement still to be audited asks for hub conditions that no base
+/// satisfies.
+fn more_bases_needed(facts: &Facts, bases: &[Base], todo: &[usize]) -> bool {
+    !wanted_bases(facts, bases, todo).is_empty()
+}
+
+/// The combinations of hub conditions that requirements in `todo` ask for and no base
+/// satisfies, most asked first, at most [`MAX_BASES`].
+fn wanted_bases(facts: &Facts, bases: &[Base], todo: &[usize]) -> Vec<Vec<Term>> {
     let mut wanted: HashMap<Vec<String>, (usize, Vec<Term>)> = HashMap::new();
-    for r in &facts.spec.requirements {
+    for &i in todo {
+        let r = &facts.spec.requirements[i];
         let Some(violation) = r.violation() else {
             continue;
         };
@@ -2009,69 +3105,140 @@ fn make_bases(s: &mut Session, facts: &Facts, first: &Model) -> Result<Vec<Base>
     }
     let mut wanted: Vec<_> = wanted.into_iter().collect();
     wanted.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
+    wanted
+        .into_iter()
+        .take(MAX_BASES)
+        .map(|(_, (_, conj))| conj)
+        .filter(|conj| !covered(facts, bases, conj))
+        .collect()
+}
+
+/// True when some base satisfies every one of `conj`.
+fn covered(facts: &Facts, bases: &[Base], conj: &[Term]) -> bool {
+    bases.iter().any(|b| {
+        let o = Overlay {
+            base: Some(b),
+            delta: Vec::new(),
+        };
+        conj.iter()
+            .all(|t| o.holds(facts, t, &facts.vars_of(std::slice::from_ref(t))))
+    })
+}
+
+/// Adds a base (a model of M) for each combination of hub conditions that requirements
+/// in `todo` ask for and no base satisfies yet.
+fn more_bases(
+    s: &mut Session,
+    facts: &Facts,
+    bases: &mut Vec<Base>,
+    todo: &[usize],
+) -> Result<(), SolverError> {
     let mut all = s.lits.domain.clone();
     all.extend(s.lits.reqs_except(None));
-    for (_, (_, conj)) in wanted.into_iter().take(MAX_BASES) {
-        let with_vars: Vec<(Term, Vec<usize>)> = conj
-            .iter()
-            .map(|t| (t.clone(), facts.vars_of(std::slice::from_ref(t))))
-            .collect();
-        let covered = bases.iter().any(|b| {
-            let o = Overlay {
-                base: b,
-                delta: Vec::new(),
-            };
-            with_vars.iter().all(|(t, vs)| o.holds(facts, t, vs))
-        });
-        if covered {
+    for conj in wanted_bases(facts, bases, todo) {
+        if covered(facts, bases, &conj) {
             continue;
         }
         if let Answer::Sat(m) = s.check(&all, &conj)? {
             bases.push(Base::from_model(facts, &m));
         }
     }
-    Ok(bases)
+    Ok(())
 }
 
-/// [`audit_one`] on the fast paths: the same four checks, the same verdicts.
+/// [`audit_one`] on the fast paths, taking what `reuse` still proves. Without a worker
+/// (`f` is `None`) it answers only when every check it needs is reused.
 fn audit_one_fast(
-    f: &mut Fast,
+    mut f: Option<&mut Fast>,
+    facts: &Facts,
+    hashes: Option<&Hashes>,
     i: usize,
     global: &Global,
-) -> Result<RequirementAudit, SolverError> {
-    let spec = f.facts.spec;
+    reuse: &Reuse,
+) -> Result<Option<Done>, SolverError> {
+    let spec = facts.spec;
     let consistent = matches!(global, Global::Consistent);
     let req = &spec.requirements[i];
     let trigger = req.trigger();
     let violation = req.violation().expect("formalized");
     let formula = req.formula.as_ref().expect("formalized");
     let breaking = [trigger.clone(), violation.clone()];
+    let mut record = Record::default();
+    let mut reused = 0;
+    let state_proof =
+        |st: &State| Proof::State(st.graft.base.map(BaseRef::Now), st.graft.delta.clone());
+    macro_rules! worker {
+        () => {
+            match f.as_deref_mut() {
+                Some(w) => w,
+                None => return Ok(None),
+            }
+        };
+    }
 
     // Redundancy first: a state of the rest of M that breaks this requirement also
     // shows the trigger reachable and the requirement violatable under the domain.
-    let rest_breaks = if consistent {
-        Some(f.exists(&breaking, Some(i))?)
-    } else {
+    let mut broken_state: Option<Model> = None;
+    let mut red_from_cache = false;
+    let redundancy = if !consistent {
         None
+    } else if let Some((v, proof, model)) = &reuse.red {
+        reused += 1;
+        red_from_cache = true;
+        record.red = Some(proof.clone());
+        broken_state = model.clone();
+        Some(v.clone())
+    } else {
+        Some(match worker!().exists(&breaking, Some(i))? {
+            Found::State(st) => {
+                record.red = Some(state_proof(&st));
+                let witness = facts.witness(&st.model, formula);
+                broken_state = Some(st.model);
+                Redundancy::NotRedundant { witness }
+            }
+            Found::Unsat(core) => {
+                let r = Redundancy::Redundant {
+                    subsumed_by: facts.ids(&core),
+                };
+                record.red = Some(Proof::Core(core));
+                r
+            }
+            Found::Unknown(reason) => Redundancy::Unknown { reason },
+        })
     };
-    let broken_state = match &rest_breaks {
-        Some(Found::State(m)) => Some(m.clone()),
-        _ => None,
-    };
+    let red_state = broken_state.is_some();
 
     let (vacuity_domain, vacuity_model) = if req.is_conditional() {
         let vd = if broken_state.is_some() {
+            reused += usize::from(red_from_cache);
             Vacuity::Reachable
+        } else if let Some((v, _)) = &reuse.vd {
+            reused += 1;
+            v.clone()
         } else {
-            match f.domain_state(std::slice::from_ref(&trigger))? {
+            match worker!().domain_state(std::slice::from_ref(&trigger))? {
                 Found::State(_) => Vacuity::Reachable,
                 Found::Unsat(core) => Vacuity::Vacuous {
-                    because: f.facts.ids(&core),
+                    because: facts.ids(&core),
                     response_conflict: false,
                 },
                 Found::Unknown(reason) => Vacuity::Unknown { reason },
             }
         };
+        if let Some(h) = hashes {
+            let stored = match &vd {
+                Vacuity::Reachable => Some(VdStored::Reachable),
+                Vacuity::Vacuous { because, .. } => Some(VdStored::Vacuous(because.clone())),
+                _ => None,
+            };
+            record.vd = stored.map(|s| {
+                let key = match &reuse.vd {
+                    Some((_, (key, _))) => *key,
+                    None => h.domain_key(facts, "vd", std::slice::from_ref(&trigger)),
+                };
+                (key, s)
+            });
+        }
         let vm = if let Some(why) = global.not_run() {
             match why {
                 Ok(reason) => Vacuity::Skipped { reason },
@@ -2081,25 +3248,44 @@ fn audit_one_fast(
             Vacuity::Skipped {
                 reason: "already vacuous under the domain constraints".into(),
             }
+        } else if let Some((v, proof)) = reuse.vm.as_ref().filter(|(v, _)| {
+            // A conflict with its own response stands only while the rest of M
+            // allows the trigger (the redundancy state shows it does).
+            !matches!(
+                v,
+                Vacuity::Vacuous {
+                    response_conflict: true,
+                    ..
+                }
+            ) || red_state
+        }) {
+            reused += 1;
+            record.vm = Some(proof.clone());
+            v.clone()
         } else {
-            match f.exists(std::slice::from_ref(&trigger), None)? {
-                Found::State(_) => Vacuity::Reachable,
+            let w = worker!();
+            match w.exists(std::slice::from_ref(&trigger), None)? {
+                Found::State(st) => {
+                    record.vm = Some(state_proof(&st));
+                    Vacuity::Reachable
+                }
                 Found::Unsat(core) => {
                     // As on the plain path: the others alone, when they rule it out.
-                    let core = match &rest_breaks {
-                        Some(Found::State(_)) => core,
-                        _ => match f.exists(std::slice::from_ref(&trigger), Some(i))? {
+                    let core = if red_state {
+                        core
+                    } else {
+                        match w.exists(std::slice::from_ref(&trigger), Some(i))? {
                             Found::Unsat(others) => others,
                             _ => core,
-                        },
+                        }
                     };
                     let own = core.contains(&MemberRef::Req(i));
-                    let because = f
-                        .facts
+                    let because = facts
                         .ids(&core)
                         .into_iter()
                         .filter(|id| *id != req.id)
                         .collect();
+                    record.vm = Some(Proof::Core(core));
                     Vacuity::Vacuous {
                         because,
                         response_conflict: own,
@@ -2113,22 +3299,58 @@ fn audit_one_fast(
         (Vacuity::NotApplicable, Vacuity::NotApplicable)
     };
 
-    let violatability = match &broken_state {
-        Some(m) => Violatability::Violatable {
-            witness: f.facts.witness(m, formula),
-        },
-        None => match f.domain_state(&breaking)? {
-            Found::State(m) => Violatability::Violatable {
-                witness: f.facts.witness(&m, formula),
+    let formula_vars = facts.vars_of(std::slice::from_ref(formula));
+    let values_of = |m: &Model| -> Vec<(usize, Value)> {
+        formula_vars
+            .iter()
+            .filter_map(|v| Some((*v, m.get(facts.name(*v))?.clone())))
+            .collect()
+    };
+    let (violatability, viol_stored) = match &broken_state {
+        Some(m) => {
+            reused += usize::from(red_from_cache);
+            (
+                Violatability::Violatable {
+                    witness: facts.witness(m, formula),
+                },
+                Some(ViolStored::Violatable(values_of(m))),
+            )
+        }
+        None => match &reuse.viol {
+            Some((v, (_, stored))) => {
+                reused += 1;
+                (v.clone(), Some(stored.clone()))
+            }
+            None => match worker!().domain_state(&breaking)? {
+                Found::State(st) => (
+                    Violatability::Violatable {
+                        witness: facts.witness(&st.model, formula),
+                    },
+                    Some(ViolStored::Violatable(values_of(&st.model))),
+                ),
+                Found::Unsat(core) => {
+                    let because = facts.ids(&core);
+                    (
+                        Violatability::ImpliedByDomain {
+                            because: because.clone(),
+                        },
+                        Some(ViolStored::Implied(because)),
+                    )
+                }
+                Found::Unknown(reason) => (Violatability::Unknown { reason }, None),
             },
-            Found::Unsat(core) => Violatability::ImpliedByDomain {
-                because: f.facts.ids(&core),
-            },
-            Found::Unknown(reason) => Violatability::Unknown { reason },
         },
     };
+    if let (Some(h), Some(stored)) = (hashes, viol_stored) {
+        let key = match &reuse.viol {
+            Some((_, (key, _))) if broken_state.is_none() => *key,
+            _ => h.domain_key(facts, "viol", &breaking),
+        };
+        record.viol = Some((key, stored));
+    }
 
-    let redundancy = match rest_breaks {
+    let redundancy = match redundancy {
+        Some(r) => r,
         None => match global.not_run() {
             Some(Err(reason)) => Redundancy::Unknown { reason },
             Some(Ok(reason)) => Redundancy::Skipped { reason },
@@ -2136,15 +3358,8 @@ fn audit_one_fast(
                 reason: "not checked".into(),
             },
         },
-        Some(Found::State(m)) => Redundancy::NotRedundant {
-            witness: f.facts.witness(&m, formula),
-        },
-        Some(Found::Unsat(core)) => Redundancy::Redundant {
-            subsumed_by: f.facts.ids(&core),
-        },
-        Some(Found::Unknown(reason)) => Redundancy::Unknown { reason },
     };
-    Ok(RequirementAudit {
+    let audit = RequirementAudit {
         id: req.id.clone(),
         line: req.line,
         kind: kind(req),
@@ -2152,5 +3367,12 @@ fn audit_one_fast(
         vacuity_model,
         violatability,
         redundancy,
-    })
+    };
+    let checks = answered(&audit);
+    Ok(Some(Done {
+        audit,
+        record,
+        checks,
+        reused,
+    }))
 }

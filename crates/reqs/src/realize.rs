@@ -739,9 +739,51 @@ fn decide(
 /// conflicts are then looked for among the requirements of the groups that are not
 /// realizable.
 pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizability, SolverError> {
+    realizability_cached(spec, options, &std::collections::HashMap::new()).map(|r| r.0)
+}
+
+/// [`realizability_cached`]'s answer: the verdict, the realizable groups (content key
+/// and rounds), the number of groups, and how many were known.
+pub(crate) type Cached = (Realizability, Vec<(u128, usize)>, usize, usize);
+
+/// A content key of a group: everything its verdict depends on.
+fn group_key(spec: &Spec, g: &Group, options: &RealizeOptions) -> u128 {
+    let mut h = crate::audit::ContentHash::new()
+        .str("realizability group")
+        .num(options.max_iterations as u128)
+        .str(&spec.logic);
+    for i in &g.reqs {
+        let r = &spec.requirements[*i];
+        h = h.str(&r.id);
+        if let Some(f) = &r.formula {
+            h = h.str(&logic::print::term(f));
+        }
+    }
+    for d in g.dom_io.iter().chain(&g.dom_in) {
+        h = h
+            .str(&spec.domain[*d].id)
+            .str(&logic::print::term(&spec.domain[*d].formula));
+    }
+    for (role, list) in [("in", &g.inputs), ("out", &g.outputs)] {
+        for v in list {
+            let var = &spec.variables[*v];
+            h = h.str(role).decl(spec, &var.name, &var.sort);
+        }
+    }
+    h.finish()
+}
+
+/// [`realizability`], taking the groups found realizable by an earlier run from `known`
+/// (by content key, with their rounds). Also returns the realizable groups' keys and
+/// rounds, the number of groups, and how many came from `known`.
+pub(crate) fn realizability_cached(
+    spec: &Spec,
+    options: &RealizeOptions,
+    known: &std::collections::HashMap<u128, usize>,
+) -> Result<Cached, SolverError> {
     let roles = match roles(spec) {
         Ok(r) => r,
-        Err(reason) => return Ok(Realizability::NotChecked { reason }),
+        Err(reason) => return Ok((Realizability::NotChecked { reason }, Vec::new(), 0, 0)),
     };
     let groups = if options.by_groups {
         groups(spec, &roles)
@@ -751,20 +793,37 @@ pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizabil
     let mut rounds = 0;
     let mut open: Vec<&Group> = Vec::new();
     let mut unknown = None;
+    let mut learned = Vec::new();
+    let mut from_cache = 0;
     if options.by_groups {
-        let mut cand = Solver::start(&options.solver)?;
-        let mut config = options.solver.clone();
-        config.transcript = None;
-        let mut check = Solver::start(&config)?;
-        for s in [&mut cand, &mut check] {
-            s.command(&logic::Command::SetLogic(spec.logic.clone()))?;
-            for (name, values) in &spec.enums {
-                s.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
-            }
-        }
+        let mut sessions: Option<(Solver, Solver)> = None;
         for g in &groups {
-            match decide(&mut cand, &mut check, spec, g, options.max_iterations)? {
-                Decision::Realizable(n) => rounds += n,
+            let key = group_key(spec, g, options);
+            if let Some(n) = known.get(&key) {
+                rounds += n;
+                from_cache += 1;
+                learned.push((key, *n));
+                continue;
+            }
+            if sessions.is_none() {
+                let mut cand = Solver::start(&options.solver)?;
+                let mut config = options.solver.clone();
+                config.transcript = None;
+                let mut check = Solver::start(&config)?;
+                for s in [&mut cand, &mut check] {
+                    s.command(&logic::Command::SetLogic(spec.logic.clone()))?;
+                    for (name, values) in &spec.enums {
+                        s.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
+                    }
+                }
+                sessions = Some((cand, check));
+            }
+            let (cand, check) = sessions.as_mut().expect("started");
+            match decide(cand, check, spec, g, options.max_iterations)? {
+                Decision::Realizable(n) => {
+                    rounds += n;
+                    learned.push((key, n));
+                }
                 Decision::Unrealizable => open.push(g),
                 Decision::Unknown(reason) => {
                     unknown.get_or_insert(reason);
@@ -772,12 +831,26 @@ pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizabil
             }
         }
     }
+    let n_groups = groups.len().max(1);
     if options.by_groups && open.is_empty() {
-        return Ok(match unknown {
+        let r = match unknown {
             Some(reason) => Realizability::Unknown { reason },
             None => Realizability::Realizable { iterations: rounds },
-        });
+        };
+        return Ok((r, learned, n_groups, from_cache));
     }
+    let r = conflicts_among(spec, roles, options, &open)?;
+    Ok((r, learned, n_groups, from_cache))
+}
+
+/// The conflict enumeration over the requirements of the unrealizable groups (all
+/// requirements without groups).
+fn conflicts_among(
+    spec: &Spec,
+    roles: Roles,
+    options: &RealizeOptions,
+    open: &[&Group],
+) -> Result<Realizability, SolverError> {
     let all: Vec<usize> = if options.by_groups && open.iter().all(|g| !g.reqs.is_empty()) {
         let mut all: Vec<usize> = open.iter().flat_map(|g| g.reqs.iter().copied()).collect();
         all.sort_unstable();
