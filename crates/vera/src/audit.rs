@@ -220,6 +220,7 @@ pub fn audit(
     format: Format,
     max_conflicts: usize,
     witnesses: bool,
+    cache: Option<&Path>,
 ) -> Result<ExitCode> {
     let Some(spec) = load_checkable(path, schema) else {
         return Ok(ExitCode::from(EXIT_ERROR));
@@ -227,10 +228,19 @@ pub fn audit(
     let mut options = AuditOptions::new(solver.config());
     options.jobs = solver.jobs();
     options.max_conflicts = max_conflicts.max(1);
+    // A transcript records the queries of this run: nothing is taken from the cache.
+    let cache = cache.filter(|_| solver.transcript.is_none());
+    options.cache_dir = cache.map(Path::to_path_buf);
     let start = std::time::Instant::now();
     let report =
         reqs::audit(&spec, &options).with_context(|| format!("auditing {}", path.display()))?;
     let seconds = start.elapsed().as_secs_f64();
+    if let (Some(dir), Some(e)) = (cache, &report.cache_error) {
+        eprintln!(
+            "warning: the audit cache in {} was not updated: {e}",
+            dir.display()
+        );
+    }
     let summary = summarize(&spec, &report);
     let inconsistent = !matches!(report.consistency, Consistency::Consistent);
     let unrealizable = matches!(report.realizability, Realizability::Unrealizable { .. });
@@ -278,8 +288,20 @@ pub fn audit(
                 seconds,
             };
             println!("{}", serde_json::to_string_pretty(&j)?);
+            if let Some(dir) = cache {
+                // The JSON report keeps its schema; the reuse goes to standard error.
+                eprintln!(
+                    "note: {} of {} checks reused from the cache in {}",
+                    report.reused,
+                    report.checks,
+                    dir.display()
+                );
+            }
         }
-        Format::Human => print!("{}", human_audit(&spec, &report, &summary, witnesses)),
+        Format::Human => print!(
+            "{}",
+            human_audit(&spec, &report, &summary, witnesses, cache.is_some())
+        ),
     }
     Ok(ExitCode::from(if unknown {
         EXIT_ERROR
@@ -365,7 +387,13 @@ fn ids(v: &[String]) -> String {
 }
 
 /// The terminal report: summary first, then findings by requirement.
-fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: bool) -> String {
+fn human_audit(
+    spec: &Spec,
+    report: &reqs::AuditReport,
+    s: &Summary,
+    witnesses: bool,
+    cached: bool,
+) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(spec.source.name()));
     let _ = writeln!(
@@ -578,9 +606,17 @@ fn human_audit(spec: &Spec, report: &reqs::AuditReport, s: &Summary, witnesses: 
         .iter()
         .filter(|a| !a.has_findings() && !in_env_conflict(&a.id))
         .count();
+    let reused = if cached {
+        format!(
+            "{} of {} checks reused from the cache, ",
+            report.reused, report.checks
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         o,
-        "\n{ok} of {} formalized requirements have no findings ({} solver queries)",
+        "\n{ok} of {} formalized requirements have no findings ({reused}{} solver queries)",
         report.requirements.len(),
         report.queries
     );

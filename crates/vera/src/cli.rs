@@ -35,6 +35,13 @@ pub enum Command {
         /// Also print a violating state for every requirement.
         #[arg(long)]
         witnesses: bool,
+        /// Folder where results are kept, so that re-running after an edit asks again
+        /// only the checks the edit can change.
+        #[arg(long, value_name = "DIR", default_value = ".vera-cache/audit")]
+        cache_dir: PathBuf,
+        /// Ask every check again: neither read nor write the cache.
+        #[arg(long)]
+        no_cache: bool,
         #[command(flatten)]
         solver: SolverArgs,
         #[command(flatten)]
@@ -603,6 +610,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             schema,
             all_conflicts,
             witnesses,
+            cache_dir,
+            no_cache,
             solver,
             output,
         } => crate::audit::audit(
@@ -612,6 +621,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             output.format,
             all_conflicts,
             witnesses,
+            (!no_cache).then_some(cache_dir.as_path()),
         ),
         Command::Ask {
             spec,
