@@ -9,7 +9,9 @@
 //! `cargo bench -p reqs --bench audit`. Environment: VERA_BENCH_SIZES=100,1000,5000
 //! and VERA_BENCH_BASELINE=100,1000 (grouped shape), VERA_BENCH_CONNECTED=100,1000,5000,10000
 //! and VERA_BENCH_CONNECTED_BASELINE=100,1000 (connected shape),
-//! VERA_BENCH_REALIZE=1000, VERA_BENCH_JOBS=2, VERA_BENCH_PLAIN=1 (no fast paths),
+//! VERA_BENCH_REALIZE=1000, VERA_BENCH_REAUDIT=1000 (audits with a cache: cold,
+//! unchanged, one requirement edited), VERA_BENCH_JOBS=2, VERA_BENCH_PLAIN=1 (no fast
+//! paths),
 //! VERA_BENCH_WRITE=N:PATH (write the connected spec of N requirements and stop).
 //! An empty list skips a part.
 
@@ -149,6 +151,50 @@ fn consistency_secs(spec: &Spec) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
+/// One requirement of the connected spec edited: the first alarm on sensor p3 gets a
+/// threshold 15 kPa higher.
+fn edit_one(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("formula = \"(=> (and (= phase") && l.contains("(> p3 "))
+        .expect("an alarm on p3");
+    let at = line.find("(> p3 ").expect("threshold") + "(> p3 ".len();
+    let len = line[at..].find(')').expect("closing");
+    let c: i64 = line[at..at + len].parse().expect("a number");
+    let moved = format!("{}{}{}", &line[..at], c + 15, &line[at + len..]);
+    text.replacen(line, &moved, 1)
+}
+
+/// The cache: a cold audit, the same spec again, and one requirement edited.
+fn reaudit(n: usize, jobs: usize) {
+    let dir = std::env::temp_dir().join(format!("vera-bench-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = reqs::generate::connected_spec_text(n);
+    let mut o = options(jobs, false);
+    o.realizability = true;
+    o.cache_dir = Some(dir.clone());
+    for (what, text) in [
+        ("cold cache", text.clone()),
+        ("unchanged", text.clone()),
+        ("one edited", edit_one(&text)),
+    ] {
+        let spec = load("connected-reaudit.toml", text);
+        let cpu0 = cpu_seconds();
+        let start = Instant::now();
+        let r = audit(&spec, &o).expect("audit runs");
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "re-audit  N={n:>6} {what:<10}: {secs:>8.2} s (cpu {:.2} s), {} queries, {} of {} checks reused (load {})",
+            cpu_seconds() - cpu0,
+            r.queries,
+            r.reused,
+            r.checks,
+            load_average()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn main() {
     // VERA_BENCH_WRITE=N:PATH writes the connected spec of N requirements and stops
     // (for timing `vera audit` on it).
@@ -180,6 +226,9 @@ fn main() {
         "100,1000",
         jobs,
     );
+    for n in sizes("VERA_BENCH_REAUDIT", "1000") {
+        reaudit(n, jobs);
+    }
     for n in sizes("VERA_BENCH_REALIZE", "1000") {
         let spec = load(
             &format!("connected-{n}.toml"),
