@@ -6,7 +6,7 @@
 //! one solver process answers every check incrementally; a pool of such processes
 //! splits the per-requirement checks. Cores are minimized by deletion.
 
-use crate::spec::{Requirement, Spec};
+use crate::spec::{Requirement, Shape, Spec};
 use logic::{Model, Sort, Symbol, Term, Value};
 use serde::Serialize;
 use solver::{Outcome, Pool, Solver, SolverConfig, SolverError};
@@ -1902,6 +1902,60 @@ impl Fast<'_, '_> {
         Ok(None)
     }
 
+    /// From a state that breaks requirement `i` and satisfies the rest of M, a state of
+    /// all of M where its trigger holds: the same state with some of the response's
+    /// Boolean variables flipped (at most three), confirmed by the evaluator on `i` and
+    /// every member that mentions a flipped variable. No solver query.
+    fn flip_response(&self, g: &Graft, i: usize) -> Option<Graft> {
+        let facts = self.facts;
+        let req = &facts.spec.requirements[i];
+        let Shape::Conditional { response, .. } = &req.shape else {
+            return None;
+        };
+        let base = match g.base {
+            Some(b) => Some(self.bases.get(b)?),
+            None => None,
+        };
+        let flips: Vec<usize> = facts
+            .vars_of(std::slice::from_ref(response))
+            .into_iter()
+            .filter(|v| facts.spec.variables[*v].sort == Sort::Bool && !facts.hub[*v])
+            .take(3)
+            .collect();
+        let trigger = req.trigger();
+        for mask in 1..(1usize << flips.len()) {
+            let mut delta = g.delta.clone();
+            let mut changed = Vec::new();
+            for (k, v) in flips.iter().enumerate() {
+                if mask & (1 << k) == 0 {
+                    continue;
+                }
+                let o = Overlay {
+                    base,
+                    delta: delta.clone(),
+                };
+                let Some(Value::Bool(b)) = o.get(*v).cloned() else {
+                    return None;
+                };
+                delta.retain(|(w, _)| w != v);
+                delta.push((*v, Value::Bool(!b)));
+                changed.push(*v);
+            }
+            let mut check = facts.members_of(&changed, None);
+            if let Err(at) = check.binary_search(&MemberRef::Req(i)) {
+                check.insert(at, MemberRef::Req(i));
+            }
+            let o = Overlay { base, delta };
+            if self.confirm(&o, std::slice::from_ref(&trigger), &check) {
+                return Some(Graft {
+                    base: g.base,
+                    delta: o.delta,
+                });
+            }
+        }
+        None
+    }
+
     /// True when every term of `x` and every member in `check` holds in `o`.
     fn confirm(&self, o: &Overlay, x: &[Term], check: &[MemberRef]) -> bool {
         let facts = self.facts;
@@ -3179,6 +3233,7 @@ fn audit_one_fast(
     // Redundancy first: a state of the rest of M that breaks this requirement also
     // shows the trigger reachable and the requirement violatable under the domain.
     let mut broken_state: Option<Model> = None;
+    let mut broken_graft: Option<Graft> = None;
     let mut red_from_cache = false;
     let redundancy = if !consistent {
         None
@@ -3194,6 +3249,7 @@ fn audit_one_fast(
                 record.red = Some(state_proof(&st));
                 let witness = facts.witness(&st.model, formula);
                 broken_state = Some(st.model);
+                broken_graft = Some(st.graft);
                 Redundancy::NotRedundant { witness }
             }
             Found::Unsat(core) => {
@@ -3262,6 +3318,13 @@ fn audit_one_fast(
             reused += 1;
             record.vm = Some(proof.clone());
             v.clone()
+        } else if let Some(g) = broken_graft
+            .as_ref()
+            .and_then(|g| f.as_deref().and_then(|w| w.flip_response(g, i)))
+        {
+            // The state that breaks the requirement, with its response made to hold.
+            record.vm = Some(Proof::State(g.base.map(BaseRef::Now), g.delta));
+            Vacuity::Reachable
         } else {
             let w = worker!();
             match w.exists(std::slice::from_ref(&trigger), None)? {
