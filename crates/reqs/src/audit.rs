@@ -1904,9 +1904,54 @@ impl Fast<'_, '_> {
 
     /// From a state that breaks requirement `i` and satisfies the rest of M, a state of
     /// all of M where its trigger holds: the same state with some of the response's
-    /// Boolean variables flipped (at most three), confirmed by the evaluator on `i` and
-    /// every member that mentions a flipped variable. No solver query.
+    /// Boolean variables flipped, confirmed by the evaluator on `i` and every member
+    /// that mentions a flipped variable. No solver query.
     fn flip_response(&self, g: &Graft, i: usize) -> Option<Graft> {
+        let facts = self.facts;
+        let trigger = facts.spec.requirements[i].trigger();
+        self.flipped(g, i, std::slice::from_ref(&trigger), |changed| {
+            let mut check = facts.members_of(changed, None);
+            if let Err(at) = check.binary_search(&MemberRef::Req(i)) {
+                check.insert(at, MemberRef::Req(i));
+            }
+            check
+        })
+    }
+
+    /// From a state of M where the trigger of requirement `i` holds, a state of the
+    /// domain constraints that violates it: some of the response's Boolean variables
+    /// flipped, confirmed on the trigger, the violation and every domain constraint
+    /// that mentions a flipped variable. Its values over the requirement's variables.
+    fn flip_to_break(&self, g: &Graft, i: usize) -> Option<Model> {
+        let facts = self.facts;
+        let req = &facts.spec.requirements[i];
+        let x = [req.trigger(), req.violation()?];
+        let found = self.flipped(g, i, &x, |changed| {
+            let mut check: Vec<MemberRef> = changed
+                .iter()
+                .flat_map(|v| facts.var_domain[*v].iter().map(|d| MemberRef::Dom(*d)))
+                .collect();
+            check.sort_unstable();
+            check.dedup();
+            check
+        })?;
+        let o = Overlay {
+            base: found.base.map(|b| &self.bases[b]),
+            delta: found.delta,
+        };
+        Some(o.model(facts, &facts.vars_of(&x)))
+    }
+
+    /// The state `g` with some (at most three) of the Boolean non-hub variables of
+    /// requirement `i`'s response flipped, such that `x` and the members
+    /// `check(flipped variables)` hold.
+    fn flipped(
+        &self,
+        g: &Graft,
+        i: usize,
+        x: &[Term],
+        check: impl Fn(&[usize]) -> Vec<MemberRef>,
+    ) -> Option<Graft> {
         let facts = self.facts;
         let req = &facts.spec.requirements[i];
         let Shape::Conditional { response, .. } = &req.shape else {
@@ -1922,7 +1967,6 @@ impl Fast<'_, '_> {
             .filter(|v| facts.spec.variables[*v].sort == Sort::Bool && !facts.hub[*v])
             .take(3)
             .collect();
-        let trigger = req.trigger();
         for mask in 1..(1usize << flips.len()) {
             let mut delta = g.delta.clone();
             let mut changed = Vec::new();
@@ -1941,12 +1985,8 @@ impl Fast<'_, '_> {
                 delta.push((*v, Value::Bool(!b)));
                 changed.push(*v);
             }
-            let mut check = facts.members_of(&changed, None);
-            if let Err(at) = check.binary_search(&MemberRef::Req(i)) {
-                check.insert(at, MemberRef::Req(i));
-            }
             let o = Overlay { base, delta };
-            if self.confirm(&o, std::slice::from_ref(&trigger), &check) {
+            if self.confirm(&o, x, &check(&changed)) {
                 return Some(Graft {
                     base: g.base,
                     delta: o.delta,
@@ -3263,6 +3303,18 @@ fn audit_one_fast(
         })
     };
     let red_state = broken_state.is_some();
+    // Without a state that breaks the requirement, a state of M where the trigger
+    // holds settles the trigger under the domain too (and, with the response broken,
+    // often the violatability): asked first when both would be asked.
+    let mut vm_found: Option<Found> = None;
+    if req.is_conditional() && consistent && !red_state && reuse.vd.is_none() && reuse.vm.is_none()
+    {
+        vm_found = Some(worker!().exists(std::slice::from_ref(&trigger), None)?);
+    }
+    let mut vm_graft: Option<Graft> = match &vm_found {
+        Some(Found::State(st)) => Some(st.graft.clone()),
+        _ => None,
+    };
 
     let (vacuity_domain, vacuity_model) = if req.is_conditional() {
         let vd = if broken_state.is_some() {
@@ -3271,6 +3323,8 @@ fn audit_one_fast(
         } else if let Some((v, _)) = &reuse.vd {
             reused += 1;
             v.clone()
+        } else if vm_graft.is_some() {
+            Vacuity::Reachable
         } else {
             match worker!().domain_state(std::slice::from_ref(&trigger))? {
                 Found::State(_) => Vacuity::Reachable,
@@ -3326,10 +3380,14 @@ fn audit_one_fast(
             record.vm = Some(Proof::State(g.base.map(BaseRef::Now), g.delta));
             Vacuity::Reachable
         } else {
-            let w = worker!();
-            match w.exists(std::slice::from_ref(&trigger), None)? {
+            let found = match vm_found.take() {
+                Some(found) => found,
+                None => worker!().exists(std::slice::from_ref(&trigger), None)?,
+            };
+            match found {
                 Found::State(st) => {
                     record.vm = Some(state_proof(&st));
+                    vm_graft = Some(st.graft);
                     Vacuity::Reachable
                 }
                 Found::Unsat(core) => {
@@ -3337,7 +3395,7 @@ fn audit_one_fast(
                     let core = if red_state {
                         core
                     } else {
-                        match w.exists(std::slice::from_ref(&trigger), Some(i))? {
+                        match worker!().exists(std::slice::from_ref(&trigger), Some(i))? {
                             Found::Unsat(others) => others,
                             _ => core,
                         }
@@ -3384,24 +3442,41 @@ fn audit_one_fast(
                 reused += 1;
                 (v.clone(), Some(stored.clone()))
             }
-            None => match worker!().domain_state(&breaking)? {
-                Found::State(st) => (
-                    Violatability::Violatable {
-                        witness: facts.witness(&st.model, formula),
-                    },
-                    Some(ViolStored::Violatable(values_of(&st.model))),
-                ),
-                Found::Unsat(core) => {
-                    let because = facts.ids(&core);
-                    (
-                        Violatability::ImpliedByDomain {
-                            because: because.clone(),
+            None => {
+                // A state of M where the trigger holds, with the response broken, is a
+                // state of the domain that violates the requirement.
+                let flipped = vm_graft
+                    .as_ref()
+                    .and_then(|g| f.as_deref().and_then(|w| w.flip_to_break(g, i)));
+                let found = match flipped {
+                    Some(m) => Found::State(State {
+                        model: m,
+                        graft: Graft {
+                            base: None,
+                            delta: Vec::new(),
                         },
-                        Some(ViolStored::Implied(because)),
-                    )
+                    }),
+                    None => worker!().domain_state(&breaking)?,
+                };
+                match found {
+                    Found::State(st) => (
+                        Violatability::Violatable {
+                            witness: facts.witness(&st.model, formula),
+                        },
+                        Some(ViolStored::Violatable(values_of(&st.model))),
+                    ),
+                    Found::Unsat(core) => {
+                        let because = facts.ids(&core);
+                        (
+                            Violatability::ImpliedByDomain {
+                                because: because.clone(),
+                            },
+                            Some(ViolStored::Implied(because)),
+                        )
+                    }
+                    Found::Unknown(reason) => (Violatability::Unknown { reason }, None),
                 }
-                Found::Unknown(reason) => (Violatability::Unknown { reason }, None),
-            },
+            }
         },
     };
     if let (Some(h), Some(stored)) = (hashes, viol_stored) {
