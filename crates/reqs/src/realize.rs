@@ -621,12 +621,13 @@ enum Decision {
     Unknown(String),
 }
 
-/// The exists-forall loop for one group, in a scope of two sessions that hold nothing
-/// else: no literals (the group is only decided here; conflicts are found by the full
-/// loop), the group's variables only, so every model is small.
+/// The exists-forall loop for one group, in a scope of one session that holds nothing
+/// else: the group's variables, the input constraints and the learned blocks under one
+/// literal (proposing inputs), the input constraints and the group's members under
+/// another (looking for outputs). No literal per member (the group is only decided
+/// here; conflicts are found by the full loop), and every model is small.
 fn decide(
-    cand: &mut Solver,
-    check: &mut Solver,
+    s: &mut Solver,
     spec: &Spec,
     g: &Group,
     max_iterations: usize,
@@ -653,52 +654,61 @@ fn decide(
             .filter_map(|i| spec.requirements[*i].formula.clone()),
     );
     let system = and(system);
-    cand.push()?;
-    check.push()?;
+    let propose = Term::var("vera!propose", Sort::Bool);
+    let serve = Term::var("vera!serve", Sort::Bool);
+    let values_of = |s: &mut Solver, m: &Model, ts: &[Term]| -> Result<Vec<Value>, SolverError> {
+        let known: Option<Vec<Value>> = ts
+            .iter()
+            .map(|t| match t {
+                Term::Var(n, _) => m.get(n).cloned(),
+                _ => None,
+            })
+            .collect();
+        match known {
+            Some(v) => Ok(v),
+            None if ts.is_empty() => Ok(Vec::new()),
+            None => s.get_values(ts),
+        }
+    };
+    s.push()?;
     let result: Result<Decision, SolverError> = (|| {
-        for t in &inputs {
-            if let Term::Var(n, s) = t {
-                cand.declare_const(n, s.clone())?;
-                check.declare_const(n, s.clone())?;
+        for t in inputs.iter().chain(&outputs).chain([&propose, &serve]) {
+            if let Term::Var(n, sort) = t {
+                s.declare_const(n, sort.clone())?;
             }
         }
-        for t in &outputs {
-            if let Term::Var(n, s) = t {
-                check.declare_const(n, s.clone())?;
-            }
-        }
-        cand.assert(&dom_in)?;
-        check.assert(&and(vec![dom_in.clone(), system.clone()]))?;
+        s.assert(&Term::app(
+            Op::Implies,
+            vec![propose.clone(), dom_in.clone()],
+        ))?;
+        s.assert(&Term::app(
+            Op::Implies,
+            vec![serve.clone(), and(vec![dom_in.clone(), system.clone()])],
+        ))?;
         for round in 1..=max_iterations {
-            match cand.check()? {
+            let values = match s.check_assuming(std::slice::from_ref(&propose))? {
                 Outcome::Unsat(_) => return Ok(Decision::Realizable(round)),
                 Outcome::Unknown(r) => {
                     return Ok(Decision::Unknown(format!("proposing inputs: {r}")))
                 }
-                Outcome::Sat(_) => {}
-            }
-            let values = if inputs.is_empty() {
-                Vec::new()
-            } else {
-                cand.get_values(&inputs)?
+                Outcome::Sat(m) => values_of(s, &m, &inputs)?,
             };
             let eqs: Vec<Term> = inputs
                 .iter()
                 .zip(values)
                 .map(|(t, v)| Term::app(Op::Eq, vec![t.clone(), v.to_term()]))
                 .collect();
-            check.push()?;
+            s.push()?;
             // Ok(Ok(Some(outputs))), Ok(Ok(None)) for none, Ok(Err(reason)) for unknown.
             let found: Result<Result<Option<Vec<Value>>, String>, SolverError> = (|| {
-                check.assert(&and(eqs))?;
-                Ok(match check.check()? {
-                    Outcome::Sat(_) if outputs.is_empty() => Ok(Some(Vec::new())),
-                    Outcome::Sat(_) => Ok(Some(check.get_values(&outputs)?)),
+                s.assert(&and(eqs))?;
+                Ok(match s.check_assuming(std::slice::from_ref(&serve))? {
+                    Outcome::Sat(m) => Ok(Some(values_of(s, &m, &outputs)?)),
                     Outcome::Unsat(_) => Ok(None),
                     Outcome::Unknown(r) => Err(format!("looking for outputs: {r}")),
                 })
             })();
-            check.pop()?;
+            s.pop()?;
             let found = match found? {
                 Ok(f) => f,
                 Err(reason) => return Ok(Decision::Unknown(reason)),
@@ -719,15 +729,18 @@ fn decide(
             } else {
                 Term::Let(bindings, Box::new(system.clone()))
             };
-            cand.assert(&Term::not(served))?;
+            s.assert(&Term::app(
+                Op::Implies,
+                vec![propose.clone(), Term::not(served)],
+            ))?;
         }
         Ok(Decision::Unknown(format!(
             "no decision within {max_iterations} candidate inputs (raise the bound, or bound the inputs' ranges)"
         )))
     })();
-    let pops = cand.pop().and(check.pop());
+    let popped = s.pop();
     let r = result?;
-    pops?;
+    popped?;
     Ok(r)
 }
 
@@ -796,7 +809,7 @@ pub(crate) fn realizability_cached(
     let mut learned = Vec::new();
     let mut from_cache = 0;
     if options.by_groups {
-        let mut sessions: Option<(Solver, Solver)> = None;
+        let mut session: Option<Solver> = None;
         for g in &groups {
             let key = group_key(spec, g, options);
             if let Some(n) = known.get(&key) {
@@ -805,21 +818,18 @@ pub(crate) fn realizability_cached(
                 learned.push((key, *n));
                 continue;
             }
-            if sessions.is_none() {
-                let mut cand = Solver::start(&options.solver)?;
-                let mut config = options.solver.clone();
-                config.transcript = None;
-                let mut check = Solver::start(&config)?;
-                for s in [&mut cand, &mut check] {
+            let s = match &mut session {
+                Some(s) => s,
+                None => {
+                    let mut s = Solver::start(&options.solver)?;
                     s.command(&logic::Command::SetLogic(spec.logic.clone()))?;
                     for (name, values) in &spec.enums {
                         s.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
                     }
+                    session.insert(s)
                 }
-                sessions = Some((cand, check));
-            }
-            let (cand, check) = sessions.as_mut().expect("started");
-            match decide(cand, check, spec, g, options.max_iterations)? {
+            };
+            match decide(s, spec, g, options.max_iterations)? {
                 Decision::Realizable(n) => {
                     rounds += n;
                     learned.push((key, n));
