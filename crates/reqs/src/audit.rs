@@ -2586,11 +2586,13 @@ struct Done {
 /// how a result is derived, changes.
 const CACHE_HEADER: &str = concat!("vera-audit-cache\t1\t", env!("CARGO_PKG_VERSION"));
 
-/// The cache file of a spec (by its file name) and solver.
+/// The cache file of a spec (by its file name) and solver (by its kind and the
+/// program that runs: another binary, or a wrapper, gets a cache of its own).
 fn cache_path(dir: &std::path::Path, spec: &Spec, options: &AuditOptions) -> std::path::PathBuf {
     let key = ContentHash::new()
         .str("vera audit")
         .str(&options.solver.kind.to_string())
+        .str(&options.solver.resolved_program().to_string_lossy())
         .str(spec.source.name())
         .finish();
     dir.join(format!("{key:032x}.cache"))

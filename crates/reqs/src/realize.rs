@@ -701,7 +701,9 @@ fn decide(
             s.push()?;
             // Ok(Ok(Some(outputs))), Ok(Ok(None)) for none, Ok(Err(reason)) for unknown.
             let found: Result<Result<Option<Vec<Value>>, String>, SolverError> = (|| {
-                s.assert(&and(eqs))?;
+                for e in &eqs {
+                    s.assert(e)?;
+                }
                 Ok(match s.check_assuming(std::slice::from_ref(&serve))? {
                     Outcome::Sat(m) => Ok(Some(values_of(s, &m, &outputs)?)),
                     Outcome::Unsat(_) => Ok(None),
@@ -748,9 +750,11 @@ fn decide(
 /// minimal set of requirements it can drive into one (up to `max_conflicts`). Call it on
 /// a consistent spec (an inconsistent one is unrealizable for every input).
 ///
-/// Each group of linked outputs is decided on its own first (see [`Group`]); the
-/// conflicts are then looked for among the requirements of the groups that are not
-/// realizable.
+/// Each group of linked outputs (the members that share output variables, directly or
+/// through other members) is decided on its own first: outputs of different groups are
+/// independent, so the spec is realizable exactly when every group is. The conflicts
+/// are then looked for among the requirements of the groups that are not realizable
+/// (every minimal conflict lies within one group).
 pub fn realizability(spec: &Spec, options: &RealizeOptions) -> Result<Realizability, SolverError> {
     realizability_cached(spec, options, &std::collections::HashMap::new()).map(|r| r.0)
 }
