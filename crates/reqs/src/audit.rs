@@ -749,79 +749,104 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
     }
     let pool = Pool::new(options.solver.clone(), options.jobs);
     let counted = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<Result<Vec<(usize, Done)>, SolverError>> = if let Some(facts) = &facts {
-        pool.map_with(
-            &items,
-            |solver| {
-                solver.command(&logic::Command::SetLogic(spec.logic.clone()))?;
-                for (name, values) in &spec.enums {
-                    solver.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
-                }
-                Ok(std::cell::RefCell::new(None))
-            },
-            |solver, big, (k, chunk)| {
-                let mut f = Fast {
-                    facts,
-                    bases: &bases,
-                    scratch: solver,
-                    big,
-                    parts: &parts,
-                    part: *k,
-                    config: &options.solver,
-                    queries: 0,
-                };
-                let empty = Reuse::default();
-                let mut out = Vec::with_capacity(chunk.len());
-                let mut failed = None;
-                for &i in chunk {
-                    let reuse = reuses.get(&i).unwrap_or(&empty);
-                    match audit_one_fast(Some(&mut f), facts, hashes.as_ref(), i, &global, reuse) {
-                        Ok(Some(d)) => out.push((i, d)),
-                        Ok(None) => {}
-                        Err(e) => {
-                            failed = Some(e);
-                            break;
+    // The realizability audit runs alongside the per-requirement checks: both are
+    // bound by exchanges with solver processes more than by computation.
+    let realize_wanted = options.realizability && matches!(consistency, Consistency::Consistent);
+    let (results, realized) = std::thread::scope(|sc| {
+        let realizing = realize_wanted.then(|| {
+            sc.spawn(|| {
+                let mut ro = crate::realize::RealizeOptions::new(options.solver.clone());
+                ro.max_conflicts = ro.max_conflicts.max(options.max_conflicts);
+                crate::realize::realizability_cached(spec, &ro, &prior.groups)
+            })
+        });
+        let results: Vec<Result<Vec<(usize, Done)>, SolverError>> = if let Some(facts) = &facts {
+            pool.map_with(
+                &items,
+                |solver| {
+                    solver.command(&logic::Command::SetLogic(spec.logic.clone()))?;
+                    for (name, values) in &spec.enums {
+                        solver
+                            .command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
+                    }
+                    Ok(std::cell::RefCell::new(None))
+                },
+                |solver, big, (k, chunk)| {
+                    let mut f = Fast {
+                        facts,
+                        bases: &bases,
+                        scratch: solver,
+                        big,
+                        parts: &parts,
+                        part: *k,
+                        config: &options.solver,
+                        queries: 0,
+                    };
+                    let empty = Reuse::default();
+                    let mut out = Vec::with_capacity(chunk.len());
+                    let mut failed = None;
+                    for &i in chunk {
+                        let reuse = reuses.get(&i).unwrap_or(&empty);
+                        match audit_one_fast(
+                            Some(&mut f),
+                            facts,
+                            hashes.as_ref(),
+                            i,
+                            &global,
+                            reuse,
+                        ) {
+                            Ok(Some(d)) => out.push((i, d)),
+                            Ok(None) => {}
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
+                            }
                         }
                     }
-                }
-                counted.fetch_add(f.queries, std::sync::atomic::Ordering::Relaxed);
-                match failed {
-                    Some(e) => Err(e),
-                    None => Ok(out),
-                }
-            },
-        )
-    } else {
-        pool.map(&items, |solver, (k, chunk)| {
-            let lits = load_part(solver, spec, Some(&parts[*k]))?;
-            let mut s = Session {
-                solver,
-                lits,
-                queries: 0,
-                fresh: fresh.clone(),
-                minimize_unknown: None,
-            };
-            let r: Result<Vec<(usize, Done)>, SolverError> = chunk
-                .iter()
-                .map(|&i| {
-                    audit_one(&mut s, spec, i, &global).map(|a| {
-                        let n = answered(&a);
-                        (
-                            i,
-                            Done {
-                                audit: a,
-                                record: Record::default(),
-                                checks: n,
-                                reused: 0,
-                            },
-                        )
+                    counted.fetch_add(f.queries, std::sync::atomic::Ordering::Relaxed);
+                    match failed {
+                        Some(e) => Err(e),
+                        None => Ok(out),
+                    }
+                },
+            )
+        } else {
+            pool.map(&items, |solver, (k, chunk)| {
+                let lits = load_part(solver, spec, Some(&parts[*k]))?;
+                let mut s = Session {
+                    solver,
+                    lits,
+                    queries: 0,
+                    fresh: fresh.clone(),
+                    minimize_unknown: None,
+                };
+                let r: Result<Vec<(usize, Done)>, SolverError> = chunk
+                    .iter()
+                    .map(|&i| {
+                        audit_one(&mut s, spec, i, &global).map(|a| {
+                            let n = answered(&a);
+                            (
+                                i,
+                                Done {
+                                    audit: a,
+                                    record: Record::default(),
+                                    checks: n,
+                                    reused: 0,
+                                },
+                            )
+                        })
                     })
-                })
-                .collect();
-            counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
-            r
-        })
-    };
+                    .collect();
+                counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
+                r
+            })
+        };
+        let realized = realizing.map(|h| match h.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        });
+        (results, realized)
+    });
     queries += counted.into_inner();
     for ((_, chunk), r) in items.iter().zip(results) {
         match r {
@@ -871,24 +896,18 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         }
     }
     let mut groups_learned = Vec::new();
-    let realizability = match &consistency {
+    let realizability = match (&consistency, realized) {
         _ if !options.realizability => not_checked("not asked for"),
-        Consistency::Consistent => {
-            let mut ro = crate::realize::RealizeOptions::new(options.solver.clone());
-            ro.max_conflicts = ro.max_conflicts.max(options.max_conflicts);
-            match crate::realize::realizability_cached(spec, &ro, &prior.groups) {
-                Ok((r, learned, groups, from_cache)) => {
-                    checks += groups;
-                    reused += from_cache;
-                    groups_learned = learned;
-                    r
-                }
-                Err(e) => crate::realize::Realizability::Unknown {
-                    reason: format!("solver error: {e}"),
-                },
-            }
+        (_, Some(Ok((r, learned, groups, from_cache)))) => {
+            checks += groups;
+            reused += from_cache;
+            groups_learned = learned;
+            r
         }
-        Consistency::Unknown { reason } => crate::realize::Realizability::Unknown {
+        (_, Some(Err(e))) => crate::realize::Realizability::Unknown {
+            reason: format!("solver error: {e}"),
+        },
+        (Consistency::Unknown { reason }, None) => crate::realize::Realizability::Unknown {
             reason: format!("the consistency of the requirements is unknown ({reason})"),
         },
         _ => not_checked("the requirements are inconsistent (no state satisfies them at all)"),
