@@ -140,13 +140,14 @@ fn is_bound(spec: &Spec, id: &str) -> bool {
 }
 
 /// Worked examples: up to `n` formalized requirements of the spec that are not being
-/// formalized now.
+/// formalized now and whose formula a person wrote or accepted (an unreviewed model
+/// formula is never shown to the model as an example).
 pub fn examples(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> String {
     let mut out = String::new();
     for r in spec
         .requirements
         .iter()
-        .filter(|r| !skip.contains(&r.id))
+        .filter(|r| !skip.contains(&r.id) && r.reviewed())
         .filter_map(|r| r.formula.as_ref().map(|f| (r, f)))
         .take(n)
     {
@@ -280,8 +281,11 @@ pub struct FormalizeOptions {
     pub temperature: f64,
     /// Worked examples taken from already formalized requirements (default 2).
     pub examples: usize,
-    /// Only these ids (default: every requirement).
+    /// Only these ids (default: every requirement without a formula).
     pub only: Option<Vec<String>>,
+    /// Formalize these again even though they have a formula (never done otherwise:
+    /// a formula the user wrote is kept).
+    pub reformalize: Vec<String>,
     /// Token limit per answer.
     pub max_tokens: Option<u32>,
 }
@@ -294,6 +298,7 @@ impl Default for FormalizeOptions {
             temperature: 0.0,
             examples: 2,
             only: None,
+            reformalize: Vec::new(),
             max_tokens: None,
         }
     }
@@ -354,6 +359,8 @@ pub struct FormalizeReport {
     pub after_repair: usize,
     /// Ids that still fail.
     pub failed: Vec<String>,
+    /// Ids that already had a formula and were kept (not sent to the model).
+    pub kept: Vec<String>,
     /// Solver queries.
     pub queries: usize,
 }
@@ -379,10 +386,11 @@ pub fn formalize(
         .iter()
         .enumerate()
         .filter(|(_, r)| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
+        .filter(|(_, r)| r.formula.is_none() || options.reformalize.contains(&r.id))
         .map(|(i, _)| i)
         .collect();
-    if let Some(only) = &options.only {
-        for id in only {
+    for id in options.only.iter().flatten().chain(&options.reformalize) {
+        {
             if !spec.requirements.iter().any(|r| &r.id == id) {
                 return Err(PipelineError::Input(format!("no requirement `{id}`")));
             }
@@ -455,12 +463,20 @@ pub fn formalize(
         .filter(|f| f.formula.is_none())
         .map(|f| f.id.clone())
         .collect();
+    let kept = spec
+        .requirements
+        .iter()
+        .filter(|r| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
+        .filter(|r| r.formula.is_some() && !options.reformalize.contains(&r.id))
+        .map(|r| r.id.clone())
+        .collect();
     Ok(FormalizeReport {
         mode: options.mode,
         requirements: out,
         first_attempt,
         after_repair,
         failed,
+        kept,
         queries: checker.queries,
     })
 }
@@ -675,6 +691,8 @@ pub struct OutRequirement {
     pub text: String,
     /// Its formula, if any.
     pub formula: Option<String>,
+    /// Who wrote the formula (written as `origin`/`accepted`).
+    pub origin: reqs::spec::Origin,
     /// Comment lines written above it (provenance, failures).
     pub notes: Vec<String>,
 }
@@ -736,6 +754,15 @@ pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> S
         if let Some(m) = &v.max {
             let _ = writeln!(o, "max = {}", number(m));
         }
+        match v.role {
+            Some(reqs::spec::Role::Input) => {
+                let _ = writeln!(o, "role = \"input\"");
+            }
+            Some(reqs::spec::Role::Output) => {
+                let _ = writeln!(o, "role = \"output\"");
+            }
+            None => {}
+        }
     }
     for d in user_domain(spec) {
         let _ = writeln!(o, "\n[[domain]]\nid = {}", toml_str(&d.id));
@@ -759,6 +786,15 @@ pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> S
         );
         if let Some(f) = &r.formula {
             let _ = writeln!(o, "formula = {}", toml_str(f));
+            match r.origin {
+                reqs::spec::Origin::Hand => {}
+                reqs::spec::Origin::Model => {
+                    let _ = writeln!(o, "origin = \"model\"");
+                }
+                reqs::spec::Origin::ModelAccepted => {
+                    let _ = writeln!(o, "origin = \"model\"\naccepted = true");
+                }
+            }
         }
     }
     o
@@ -804,6 +840,7 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                         id: r.id.clone(),
                         text: r.text.clone(),
                         formula: f.formula.clone(),
+                        origin: reqs::spec::Origin::Model,
                         notes,
                     }
                 }
@@ -811,6 +848,7 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                     id: r.id.clone(),
                     text: r.text.clone(),
                     formula: r.formula.as_ref().map(logic::print::term),
+                    origin: r.origin,
                     notes: vec![],
                 },
             },

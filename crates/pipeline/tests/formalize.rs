@@ -811,3 +811,63 @@ fn ambiguity_without_two_valid_samples_could_not_screen() {
         "no pair, no agreement"
     );
 }
+
+#[test]
+fn formulas_the_user_wrote_are_kept_and_unreviewed_model_formulas_are_never_examples() {
+    let text = format!(
+        "{SPEC}\n[[requirements]]\nid = \"R4\"\ntext = \"The flow shall stay above 10 mL/min.\"\nformula = \"(> flow 10)\"\norigin = \"model\"\n"
+    );
+    let spec = reqs::parse_spec(SourceFile::new("t.toml", &text)).unwrap();
+    let prompts = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = prompts.clone();
+    let c = client(move |r, _| {
+        seen.lock().unwrap().push(last_user(r).to_string());
+        Ok(Response::text("(=> (> temp 38) alarm)"))
+    });
+    let rep = formalize(&spec, &c, &z3(), &FormalizeOptions::default()).unwrap();
+    // Only the two requirements without a formula were asked for.
+    let asked: Vec<&str> = rep.requirements.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(asked, ["R1", "R2"]);
+    assert_eq!(rep.kept, ["R3", "R4"]);
+    let prompts = prompts.lock().unwrap();
+    assert_eq!(prompts.len(), 2);
+    for p in prompts.iter() {
+        assert!(
+            p.contains("(<= flow 500.0)"),
+            "the hand formula is an example: {p}"
+        );
+        assert!(
+            !p.contains("(> flow 10"),
+            "an unreviewed model formula is not: {p}"
+        );
+    }
+    // The written spec marks the new formulas as the model's and keeps R3 and R4 as they were.
+    let out = formalized_spec(&spec, &rep);
+    let again = reqs::parse_spec(SourceFile::new("out.toml", &out)).unwrap();
+    let origin = |id: &str| {
+        again
+            .requirements
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .origin
+    };
+    assert_eq!(origin("R1"), reqs::spec::Origin::Model);
+    assert_eq!(origin("R3"), reqs::spec::Origin::Hand);
+    assert_eq!(origin("R4"), reqs::spec::Origin::Model);
+
+    // Asked for by name, a hand formula is formalized again.
+    let rep = formalize(
+        &spec,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R3"]),
+            reformalize: vec!["R3".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rep.requirements.len(), 1);
+    assert!(rep.kept.is_empty());
+}

@@ -278,10 +278,15 @@ pub enum Command {
         /// Repair turns after the first attempt.
         #[arg(long, default_value_t = 5)]
         retries: usize,
-        /// Only these requirement ids (comma-separated).
+        /// Only these requirement ids (comma-separated). Requirements that already have a
+        /// formula are kept as they are unless named in --reformalize.
         #[arg(long)]
         only: Option<String>,
-        /// Worked examples taken from already formalized requirements not being formalized.
+        /// Formalize these ids again although they have a formula (comma-separated).
+        #[arg(long, value_name = "IDS")]
+        reformalize: Option<String>,
+        /// Worked examples taken from requirements whose formula a person wrote or
+        /// accepted (`origin = "model"` formulas need `accepted = true`).
         #[arg(long, default_value_t = 2)]
         examples: usize,
         #[command(flatten)]
@@ -745,6 +750,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             batch,
             retries,
             only,
+            reformalize,
             examples,
             llm,
             solver,
@@ -758,6 +764,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 batch,
                 retries,
                 only,
+                reformalize,
                 examples,
             },
             &llm,
