@@ -19,8 +19,11 @@ pub struct SegmentReport {
     pub segment: usize,
     /// Functions verified.
     pub functions: Vec<String>,
-    /// Functions whose contracts were assumed.
+    /// Called functions used through their contracts (assumed, not proved, here).
     pub assumed: Vec<String>,
+    /// Called functions included with their bodies (no contract, or no default
+    /// `assigns` clause): calls to them may assign anything.
+    pub with_body: Vec<String>,
     /// The run.
     pub run: WpRun,
 }
@@ -120,6 +123,7 @@ pub fn verify_segment(
         segment: segment.index,
         functions: h.functions,
         assumed: h.assumed,
+        with_body: h.with_body,
         run,
     })
 }

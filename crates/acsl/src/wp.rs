@@ -88,9 +88,14 @@ impl WpConfig {
         }
     }
 
-    /// The arguments for one run on `file` (without the program).
-    pub fn arguments(&self, file: &str, csv: &str) -> Vec<String> {
+    /// The arguments for one run on `file` (without the program). When
+    /// `functions` is not empty, WP verifies only those (`-wp-fct`); the file may
+    /// define others (callees kept whole in a harness).
+    pub fn arguments(&self, file: &str, csv: &str, functions: &[String]) -> Vec<String> {
         let mut a: Vec<String> = vec!["-wp".into()];
+        if !functions.is_empty() {
+            a.extend(["-wp-fct".into(), functions.join(",")]);
+        }
         if self.rte {
             a.push("-wp-rte".into());
         }
@@ -639,8 +644,9 @@ impl Counters {
 
 const CACHE_VERSION: &str = "acsl-wp-1";
 
-/// Run Frama-C/WP on `text` (written to a temporary file called `file_name`),
-/// where `functions` are the functions defined in the text (for naming goals).
+/// Run Frama-C/WP on `text` (written to a temporary file called `file_name`)
+/// for `functions`: WP verifies only these (all functions of the text when the
+/// list is empty), and goals are attributed to them by name.
 /// A result is cached under the hash of the text, the arguments, the Frama-C
 /// version and the prover.
 pub fn run_wp(
@@ -651,7 +657,7 @@ pub fn run_wp(
     counters: &Counters,
 ) -> Result<WpRun, WpError> {
     let setup = detect(cfg)?;
-    let args = cfg.arguments(file_name, "report.csv");
+    let args = cfg.arguments(file_name, "report.csv", functions);
     let key = util::content_hash(&[
         CACHE_VERSION.as_bytes(),
         setup.frama_c_version.as_bytes(),

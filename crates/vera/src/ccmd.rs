@@ -51,6 +51,11 @@ pub fn segments(path: &Path, format: Format) -> Result<ExitCode> {
                     let _ = write!(o, "; depends on {}", deps.join(", "));
                 }
                 let _ = writeln!(o);
+                let _ = write!(
+                    o,
+                    "{}",
+                    callees("  ", &s.called_by_contract, &s.called_with_body)
+                );
                 if !s.functions.is_empty() {
                     for p in acsl::points_of_interest(&file, s) {
                         let what = match p.kind {
@@ -70,6 +75,26 @@ pub fn segments(path: &Path, format: Format) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::from(EXIT_OK))
+}
+
+/// The lines that say how a segment's harness uses the functions it calls.
+fn callees(indent: &str, by_contract: &[String], with_body: &[String]) -> String {
+    let mut o = String::new();
+    if !by_contract.is_empty() {
+        let _ = writeln!(
+            o,
+            "{indent}callees used through their contracts: {}",
+            by_contract.join(", ")
+        );
+    }
+    if !with_body.is_empty() {
+        let _ = writeln!(
+            o,
+            "{indent}callees included with their bodies (no contract or no assigns clause; a call may assign anything): {}",
+            with_body.join(", ")
+        );
+    }
+    o
 }
 
 fn verdict_word(v: &Verdict) -> String {
@@ -128,12 +153,12 @@ pub fn verify(path: &Path, wp: &WpArgs, format: Format) -> Result<ExitCode> {
                     s.functions.join(", "),
                     verdict_word(&s.run.verdict)
                 );
-                for p in s
-                    .run
-                    .properties
-                    .iter()
-                    .filter(|p| !matches!(p.status, acsl::wp::PropertyStatus::Valid))
-                {
+                let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
+                // Properties of the callees in the harness are not checked there.
+                for p in s.run.properties.iter().filter(|p| {
+                    !matches!(p.status, acsl::wp::PropertyStatus::Valid)
+                        && s.functions.contains(&p.function)
+                }) {
                     let _ = writeln!(
                         o,
                         "    line {}: {} `{}` in {}: {:?}",
