@@ -216,8 +216,10 @@ fn spawn_error(program: &Path, e: &std::io::Error) -> WpError {
 }
 
 fn quick(cmd: Command, limit: u64) -> Result<util::Finished, RunError> {
-    let dir = std::env::temp_dir();
-    util::run_limited(cmd, &dir, None, Duration::from_secs(limit))
+    // A directory of its own: several vera processes run these at once, and
+    // output files in a shared directory would be read by the wrong process.
+    let dir = tempfile::tempdir().map_err(RunError::Io)?;
+    util::run_limited(cmd, dir.path(), None, Duration::from_secs(limit))
 }
 
 static WHY3_LOCK: Mutex<()> = Mutex::new(());
