@@ -32,7 +32,8 @@ pub struct WpConfig {
     /// Generate and prove run-time error guards (`-wp-rte`).
     pub rte: bool,
     /// Run smoke tests for dead code and inconsistent preconditions
-    /// (`-wp-smoke-tests`; several times slower).
+    /// (`-wp-smoke-tests`). On by default: without them contradictory
+    /// preconditions make every goal provable and the verdict says "proved".
     pub smoke_tests: bool,
     /// Directory for the result cache, the WP goal cache and the Why3 configuration;
     /// `None` caches nothing.
@@ -67,7 +68,7 @@ impl Default for WpConfig {
                 .unwrap_or(1)
                 .min(4),
             rte: true,
-            smoke_tests: false,
+            smoke_tests: true,
             cache_dir,
             why3_config: None,
             extra_args: Vec::new(),

@@ -132,3 +132,29 @@ fn callees_without_assigns_keep_their_bodies() {
     assert!(h.text.contains("void reset(void) ;"));
     assert_eq!(h.text.lines().count(), file.text.lines().count());
 }
+
+#[test]
+fn contradictory_preconditions_are_not_proved_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path());
+    let p = c_file("vacuous.c");
+    let r = verify(&p, &cfg).unwrap();
+    match &r.verdict {
+        Verdict::Inconsistent {
+            failed_smoke_tests, ..
+        } => assert!(
+            failed_smoke_tests
+                .iter()
+                .any(|t| t == "typed_f_wp_smoke_default_requires"),
+            "{failed_smoke_tests:?}"
+        ),
+        v => panic!("{v:?}"),
+    }
+    // Without smoke tests WP proves the false postcondition: the opt-out is
+    // explicit.
+    let plain = WpConfig {
+        smoke_tests: false,
+        ..cfg
+    };
+    assert!(verify(&p, &plain).unwrap().verdict.is_proved());
+}

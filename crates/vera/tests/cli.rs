@@ -299,3 +299,15 @@ fn c_verify_does_not_prove_a_caller_through_a_callee_without_contract() {
         "{out}"
     );
 }
+
+#[test]
+fn c_verify_runs_smoke_tests_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = vera_c("verify", "vacuous.c", &[], dir.path());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("vacuous: smoke tests failed"), "{out}");
+    assert!(!out.contains(": proved"), "{out}");
+    let (code, out, err) = vera_c("verify", "vacuous.c", &["--no-smoke-tests"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(": proved"), "{out}");
+}
