@@ -470,6 +470,9 @@ pub struct Goal {
     pub prover: Option<String>,
     /// Prover time in milliseconds, when reported.
     pub time_ms: Option<f64>,
+    /// True when WP took the prover's answer from its goal cache (`(cached)`).
+    #[serde(default)]
+    pub cached: bool,
 }
 
 /// Consolidated status of one property (annotation clause or RTE guard).
@@ -835,6 +838,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                         g.status = status;
                         g.prover = Some(prover.to_string());
                         g.time_ms = result.split_whitespace().rev().find_map(parse_time);
+                        g.cached = result.contains("(cached)");
                     }
                 }
             }
@@ -872,6 +876,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                     status: GoalStatus::parse(result),
                     prover: tag.filter(|t| t != "Cache"),
                     time_ms: result.split_whitespace().rev().find_map(parse_time),
+                    cached: result.contains("(cached)"),
                 });
             }
             None => {
@@ -886,6 +891,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                         .unwrap_or(GoalStatus::Unknown),
                     prover: None,
                     time_ms: None,
+                    cached: false,
                 });
             }
         }
@@ -977,6 +983,17 @@ mod tests {
         assert_eq!(r.goals[3].function.as_deref(), Some("f_g"));
         assert_eq!(r.goals[3].time_ms, Some(1000.0));
         assert_eq!(r.goals[4].status, GoalStatus::NotTried);
+        assert!(r.goals.iter().all(|g| !g.cached));
+        let again = parse_run(
+            "[wp] [Z3 5.4.1] Goal typed_f_ensures : Valid (Qed:2ms) (10ms) (29893) (cached)\n\
+[wp] [Failed] Goal typed_f_ensures_2\n  Z3 5.4.1: Failed \n  CVC5 1.0.3: Unknown (Qed:4ms) (cached)\n",
+            "",
+            "x.c",
+            &fns,
+        );
+        assert!(again.goals[0].cached);
+        assert_eq!(again.goals[1].status, GoalStatus::Unknown);
+        assert!(again.goals[1].cached);
         assert!(!r.smoke_tests[0].passed);
         assert!(matches!(r.verdict, Verdict::Inconsistent { .. }));
     }
