@@ -91,8 +91,15 @@ impl WpConfig {
 
     /// The arguments for one run on `file` (without the program). When
     /// `functions` is not empty, WP verifies only those (`-wp-fct`); the file may
-    /// define others (callees kept whole in a harness).
-    pub fn arguments(&self, file: &str, csv: &str, functions: &[String]) -> Vec<String> {
+    /// define others (callees kept whole in a harness). `goal_cache` is WP's goal
+    /// cache directory ([`goal_cache_dir`]), if any.
+    pub fn arguments(
+        &self,
+        file: &str,
+        csv: &str,
+        functions: &[String],
+        goal_cache: Option<&Path>,
+    ) -> Vec<String> {
         let mut a: Vec<String> = vec!["-wp".into()];
         if !functions.is_empty() {
             a.extend(["-wp-fct".into(), functions.join(",")]);
@@ -111,12 +118,12 @@ impl WpConfig {
         if self.smoke_tests {
             a.push("-wp-smoke-tests".into());
         }
-        if let Some(d) = &self.cache_dir {
+        if let Some(d) = goal_cache {
             a.extend([
                 "-wp-cache".into(),
                 "update".into(),
                 "-wp-cache-dir".into(),
-                d.join("wp-goals").display().to_string(),
+                d.display().to_string(),
             ]);
         }
         a.extend(self.extra_args.iter().cloned());
@@ -205,8 +212,12 @@ pub struct Setup {
     pub frama_c_version: String,
     /// The Why3 configuration in use.
     pub why3_config: PathBuf,
-    /// Provers WP can use.
+    /// Provers WP can use, with their versions.
     pub provers: Vec<ProverInfo>,
+    /// `why3 --version` (empty when it cannot be run).
+    pub why3_version: String,
+    /// SHA-256 of the Why3 configuration's text (prover paths, commands, limits).
+    pub why3_config_hash: String,
 }
 
 fn spawn_error(program: &Path, e: &std::io::Error) -> WpError {
@@ -382,10 +393,25 @@ pub fn detect(cfg: &WpConfig) -> Result<Setup, WpError> {
             });
         }
     }
+    let why3_config_hash = std::fs::read(&conf)
+        .map(|t| util::content_hash(&[&t]))
+        .map_err(|e| WpError::Why3Config {
+            path: conf.clone(),
+            reason: e.to_string(),
+        })?;
+    let mut w = Command::new(&cfg.why3);
+    w.arg("--version");
+    let why3_version = quick(w, 60)
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| o.stdout.trim().to_string())
+        .unwrap_or_default();
     let setup = Setup {
         frama_c_version,
         why3_config: conf,
         provers,
+        why3_version,
+        why3_config_hash,
     };
     if let Ok(mut m) = setup_cache().lock() {
         m.insert(key, setup.clone());
@@ -648,13 +674,53 @@ impl Counters {
     }
 }
 
-const CACHE_VERSION: &str = "acsl-wp-1";
+const CACHE_VERSION: &str = "acsl-wp-2";
+
+/// The hash of everything that can change a prover's answer on a goal: the
+/// Frama-C, Why3 and prover versions, the Why3 configuration, the provers asked
+/// for, the timeout and the extra Frama-C arguments (which may set step or
+/// memory limits or another memory model).
+pub fn answer_key(cfg: &WpConfig, setup: &Setup) -> String {
+    util::content_hash(&[
+        CACHE_VERSION.as_bytes(),
+        setup.frama_c_version.as_bytes(),
+        setup.why3_version.as_bytes(),
+        setup.why3_config_hash.as_bytes(),
+        format!("{:?}", setup.provers).as_bytes(),
+        cfg.prover.as_bytes(),
+        cfg.timeout.to_string().as_bytes(),
+        cfg.extra_args.join("\0").as_bytes(),
+    ])
+}
+
+/// WP's goal cache directory for `cfg`: one per [`answer_key`], because WP
+/// reuses a cached "unknown" whatever the timeout it was found with, so one
+/// directory shared by several timeouts (or prover versions) would keep giving
+/// the answers of the weakest setting. `None` when nothing is cached.
+pub fn goal_cache_dir(cfg: &WpConfig, setup: &Setup) -> Option<PathBuf> {
+    let key = answer_key(cfg, setup);
+    cfg.cache_dir
+        .as_ref()
+        .map(|d| d.join("wp-goals").join(&key[..16]))
+}
+
+/// The key of one run's result in vera's cache: the [`answer_key`], the full
+/// argument list (timeout, provers, RTE guards, smoke tests, `-wp-fct`, the goal
+/// cache, the file name, extra arguments) and the text.
+pub fn run_key(cfg: &WpConfig, setup: &Setup, args: &[String], text: &str) -> String {
+    util::content_hash(&[
+        CACHE_VERSION.as_bytes(),
+        answer_key(cfg, setup).as_bytes(),
+        args.join("\0").as_bytes(),
+        text.as_bytes(),
+    ])
+}
 
 /// Run Frama-C/WP on `text` (written to a temporary file called `file_name`)
 /// for `functions`: WP verifies only these (all functions of the text when the
 /// list is empty), and goals are attributed to them by name.
-/// A result is cached under the hash of the text, the arguments, the Frama-C
-/// version and the prover.
+/// A result is cached under [`run_key`]: a change of any option or version that
+/// can change an answer runs Frama-C again.
 pub fn run_wp(
     text: &str,
     file_name: &str,
@@ -663,14 +729,9 @@ pub fn run_wp(
     counters: &Counters,
 ) -> Result<WpRun, WpError> {
     let setup = detect(cfg)?;
-    let args = cfg.arguments(file_name, "report.csv", functions);
-    let key = util::content_hash(&[
-        CACHE_VERSION.as_bytes(),
-        setup.frama_c_version.as_bytes(),
-        format!("{:?}", setup.provers).as_bytes(),
-        args.join("\0").as_bytes(),
-        text.as_bytes(),
-    ]);
+    let goal_cache = goal_cache_dir(cfg, &setup);
+    let args = cfg.arguments(file_name, "report.csv", functions, goal_cache.as_deref());
+    let key = run_key(cfg, &setup, &args, text);
     let cache = cfg.cache_dir.as_deref();
     if let Some(hit) = util::cache_get(cache, "runs", &key) {
         if let Ok(mut run) = serde_json::from_str::<WpRun>(&hit) {
@@ -690,10 +751,9 @@ pub fn run_wp(
         .current_dir(dir.path())
         .env("PWD", dir.path())
         .env("WHY3CONFIG", &setup.why3_config);
-    if let Some(d) = &cfg.cache_dir {
+    if let Some(d) = &goal_cache {
         // WP's goal cache must exist, or every prover call fails.
-        std::fs::create_dir_all(d.join("wp-goals"))
-            .map_err(|e| WpError::Io(format!("{}: {e}", d.display())))?;
+        std::fs::create_dir_all(d).map_err(|e| WpError::Io(format!("{}: {e}", d.display())))?;
     }
     counters.verifier_calls.fetch_add(1, Ordering::Relaxed);
     let out = util::run_limited(
@@ -1004,6 +1064,145 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].alias, "z3");
         assert_eq!(p[1].version, "1.8");
+    }
+
+    fn a_setup() -> Setup {
+        Setup {
+            frama_c_version: "25.0-beta (Manganese)".into(),
+            why3_config: "/cache/why3.conf".into(),
+            provers: vec![ProverInfo {
+                name: "Z3".into(),
+                version: "4.8.12".into(),
+                alias: "z3".into(),
+            }],
+            why3_version: "Why3 platform, version 1.5.1".into(),
+            why3_config_hash: "0123".into(),
+        }
+    }
+
+    #[test]
+    fn every_option_that_changes_an_answer_changes_the_cache_keys() {
+        let cfg = WpConfig {
+            cache_dir: Some("/cache".into()),
+            ..WpConfig::default()
+        };
+        let setup = a_setup();
+        let keys = |c: &WpConfig, s: &Setup, text: &str, fns: &[String], file: &str| {
+            let goals = goal_cache_dir(c, s);
+            let args = c.arguments(file, "r.csv", fns, goals.as_deref());
+            (run_key(c, s, &args, text), goals)
+        };
+        let f = vec!["f".to_string()];
+        let (base, base_goals) = keys(&cfg, &setup, "int f(void);", &f, "a.c");
+        assert_eq!(keys(&cfg, &setup, "int f(void);", &f, "a.c").0, base);
+        let with = |c: WpConfig| keys(&c, &setup, "int f(void);", &f, "a.c");
+        let of = |s: Setup| keys(&cfg, &s, "int f(void);", &f, "a.c");
+        // (what changed, keys, whether WP's goal answers may differ)
+        let cases = [
+            (
+                "timeout",
+                with(WpConfig {
+                    timeout: 3,
+                    ..cfg.clone()
+                }),
+                true,
+            ),
+            (
+                "prover",
+                with(WpConfig {
+                    prover: "cvc5".into(),
+                    ..cfg.clone()
+                }),
+                true,
+            ),
+            (
+                "extra arguments",
+                with(WpConfig {
+                    extra_args: vec!["-wp-steps".into(), "100".into()],
+                    ..cfg.clone()
+                }),
+                true,
+            ),
+            (
+                "frama-c",
+                of(Setup {
+                    frama_c_version: "26.0".into(),
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "why3",
+                of(Setup {
+                    why3_version: "Why3 1.6.0".into(),
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "why3.conf",
+                of(Setup {
+                    why3_config_hash: "4567".into(),
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "prover version",
+                of(Setup {
+                    provers: vec![ProverInfo {
+                        name: "Z3".into(),
+                        version: "4.12.2".into(),
+                        alias: "z3".into(),
+                    }],
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "rte",
+                with(WpConfig {
+                    rte: false,
+                    ..cfg.clone()
+                }),
+                false,
+            ),
+            (
+                "smoke tests",
+                with(WpConfig {
+                    smoke_tests: false,
+                    ..cfg.clone()
+                }),
+                false,
+            ),
+            ("text", keys(&cfg, &setup, "int f(int);", &f, "a.c"), false),
+            (
+                "functions",
+                keys(&cfg, &setup, "int f(void);", &[], "a.c"),
+                false,
+            ),
+            (
+                "file name",
+                keys(&cfg, &setup, "int f(void);", &f, "b.c"),
+                false,
+            ),
+        ];
+        for (what, (key, goals), answers_differ) in cases {
+            assert_ne!(key, base, "{what} must change the run key");
+            if answers_differ {
+                assert_ne!(goals, base_goals, "{what} must change WP's goal cache");
+            } else {
+                assert_eq!(goals, base_goals, "{what}: goal answers are shared");
+            }
+        }
+        let none = WpConfig {
+            cache_dir: None,
+            ..cfg.clone()
+        };
+        assert_eq!(goal_cache_dir(&none, &setup), None);
+        assert!(!none
+            .arguments("a.c", "r.csv", &f, None)
+            .contains(&"-wp-cache".to_string()));
     }
 
     #[test]

@@ -158,3 +158,47 @@ fn contradictory_preconditions_are_not_proved_by_default() {
     };
     assert!(verify(&p, &plain).unwrap().verdict.is_proved());
 }
+
+#[test]
+fn a_longer_timeout_does_not_reuse_answers_of_a_shorter_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/bad/hard_goal.c");
+    let short = WpConfig {
+        timeout: 1,
+        ..config(dir.path())
+    };
+    let first = verify(&p, &short).unwrap();
+    assert!(!first.verdict.is_proved(), "{:?}", first.verdict);
+    assert_eq!(first.stats.verifier_calls, 1);
+    let open: Vec<&Goal> = first.segments[0]
+        .run
+        .goals
+        .iter()
+        .filter(|g| g.status != GoalStatus::Valid)
+        .collect();
+    assert!(!open.is_empty());
+    // The same run again is answered from the cache.
+    let again = verify(&p, &short).unwrap();
+    assert_eq!((again.stats.verifier_calls, again.stats.cache_hits), (0, 1));
+    // A longer timeout: a new run, and no open goal answered from the answers
+    // given under the shorter timeout.
+    let long = WpConfig {
+        timeout: 2,
+        ..short.clone()
+    };
+    let second = verify(&p, &long).unwrap();
+    assert_eq!(second.stats.cache_hits, 0);
+    assert_eq!(second.stats.verifier_calls, 1);
+    for g in second.segments[0]
+        .run
+        .goals
+        .iter()
+        .filter(|g| g.status != GoalStatus::Valid)
+    {
+        assert!(
+            !g.cached,
+            "{} reused an answer of the 1 s run: {g:?}",
+            g.name
+        );
+    }
+}
