@@ -507,7 +507,8 @@ pub struct Goal {
 pub enum PropertyStatus {
     /// Proved.
     Valid,
-    /// Proved, assuming other properties that are not all proved.
+    /// Proved, assuming other properties that are not all proved (Frama-C's
+    /// report says "Partially proven").
     ValidUnderHypotheses,
     /// Not proved.
     Unknown,
@@ -524,7 +525,7 @@ impl PropertyStatus {
         let l = s.trim().to_ascii_lowercase();
         if l == "valid" {
             PropertyStatus::Valid
-        } else if l.starts_with("valid") || l.contains("under hyp") {
+        } else if l.starts_with("valid") || l.contains("under hyp") || l == "partially proven" {
             PropertyStatus::ValidUnderHypotheses
         } else if l.starts_with("unknown") {
             PropertyStatus::Unknown
@@ -540,6 +541,22 @@ impl PropertyStatus {
     /// True for [`PropertyStatus::Valid`].
     pub fn is_valid(&self) -> bool {
         matches!(self, PropertyStatus::Valid)
+    }
+
+    /// True when WP proved the property itself, possibly using other properties
+    /// that are not proved: [`PropertyStatus::Valid`] or
+    /// [`PropertyStatus::ValidUnderHypotheses`].
+    pub fn is_proved(&self) -> bool {
+        matches!(
+            self,
+            PropertyStatus::Valid | PropertyStatus::ValidUnderHypotheses
+        )
+    }
+
+    /// True when the property was assumed, not proved (it had nothing to prove
+    /// in this run): [`PropertyStatus::ConsideredValid`].
+    pub fn is_assumed(&self) -> bool {
+        matches!(self, PropertyStatus::ConsideredValid)
     }
 }
 

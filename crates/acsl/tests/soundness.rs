@@ -202,3 +202,40 @@ fn a_longer_timeout_does_not_reuse_answers_of_a_shorter_one() {
         );
     }
 }
+
+#[test]
+fn renumbered_unprovable_guards_do_not_kill_mutants() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = WpConfig {
+        timeout: 1,
+        ..config(dir.path())
+    };
+    let opts = StrengthOptions {
+        operators: vec![Operator::StatementDeletion],
+        ..StrengthOptions::default()
+    };
+    let r = strength(&c_file("renumbered_rte.c"), &cfg, &opts).unwrap();
+    assert!(
+        matches!(r.baseline, Verdict::NotProved { unproved: 1, .. }),
+        "{:?}",
+        r.baseline
+    );
+    let deleted = r
+        .mutants
+        .iter()
+        .find(|m| m.mutant.original == "a = n + 1;")
+        .unwrap();
+    assert_eq!(deleted.fate, Fate::Survived, "{deleted:?}");
+    // The report says what the original leaves open, by property and by goal.
+    assert_eq!(r.baseline_open.len(), 1, "{:?}", r.baseline_open);
+    let open = &r.baseline_open[0];
+    assert_eq!(
+        (open.function.as_str(), open.kind.as_str(), open.line),
+        ("f", "signed_overflow", 11)
+    );
+    assert!(open.text.starts_with("k + 1"), "{}", open.text);
+    assert_eq!(
+        r.baseline_unproved_goals,
+        vec!["typed_f_assert_rte_signed_overflow_2".to_string()]
+    );
+}

@@ -230,6 +230,24 @@ pub fn strength(
                 report.generated, report.considered, report.killed, report.survived, report.equivalent, report.not_compiling, report.rejected
             );
             let _ = writeln!(o, "original: {}", verdict_word(&report.baseline));
+            if !report.baseline_open.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "  not proved in the original (mutants are not killed by these):"
+                );
+                for p in &report.baseline_open {
+                    let _ = writeln!(
+                        o,
+                        "    line {}: {} `{}` in {}: {:?}",
+                        p.line, p.kind, p.text, p.function, p.status
+                    );
+                }
+                let _ = writeln!(
+                    o,
+                    "    goals: {}",
+                    report.baseline_unproved_goals.join(", ")
+                );
+            }
             for m in report
                 .mutants
                 .iter()
