@@ -66,6 +66,18 @@ pub struct VerifyReport {
 
 /// Combine the verdicts of several runs into one.
 pub fn combine(runs: &[&WpRun]) -> Verdict {
+    let unreadable: Vec<&str> = runs
+        .iter()
+        .filter_map(|r| match &r.verdict {
+            Verdict::Unreadable { reason } => Some(reason.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !unreadable.is_empty() {
+        return Verdict::Unreadable {
+            reason: unreadable.join("; "),
+        };
+    }
     let goals: usize = runs.iter().map(|r| r.goals.len()).sum();
     let unproved: usize = runs
         .iter()

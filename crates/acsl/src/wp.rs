@@ -616,6 +616,12 @@ pub enum Verdict {
         /// All goals.
         goals: usize,
     },
+    /// WP's output did not add up: the goals and smoke tests read from it do
+    /// not match its own count (`Proved goals: P / N`). Nothing is claimed.
+    Unreadable {
+        /// What did not match.
+        reason: String,
+    },
 }
 
 impl Verdict {
@@ -624,7 +630,10 @@ impl Verdict {
         matches!(self, Verdict::Proved { .. })
     }
 
-    fn of(goals: &[Goal], smoke: &[SmokeTest]) -> Verdict {
+    /// The verdict of goals and smoke tests read from WP's output, checked
+    /// against WP's summary line (`Proved goals: proved / total`, which counts
+    /// smoke tests too: a passed one as proved).
+    fn of(goals: &[Goal], smoke: &[SmokeTest], summary: Option<(usize, usize)>) -> Verdict {
         let unproved = goals
             .iter()
             .filter(|g| g.status != GoalStatus::Valid)
@@ -634,6 +643,29 @@ impl Verdict {
             .filter(|s| !s.passed)
             .map(|s| s.name.clone())
             .collect();
+        let read = goals.len() + smoke.len();
+        let read_proved = goals.len() - unproved + smoke.len() - failed.len();
+        if read > 0 {
+            match summary {
+                None => {
+                    return Verdict::Unreadable {
+                        reason: format!(
+                            "{} goals and {} smoke tests read, but WP printed no `Proved goals` line",
+                            goals.len(),
+                            smoke.len()
+                        ),
+                    }
+                }
+                Some((p, n)) if (p, n) != (read_proved, read) => {
+                    return Verdict::Unreadable {
+                        reason: format!(
+                            "WP counts {p} of {n} goals and smoke tests proved; its goal lines give {read_proved} of {read}"
+                        ),
+                    }
+                }
+                Some(_) => {}
+            }
+        }
         if !failed.is_empty() {
             Verdict::Inconsistent {
                 failed_smoke_tests: failed,
@@ -691,7 +723,7 @@ impl Counters {
     }
 }
 
-const CACHE_VERSION: &str = "acsl-wp-2";
+const CACHE_VERSION: &str = "acsl-wp-3";
 
 /// The hash of everything that can change a prover's answer on a goal: the
 /// Frama-C, Why3 and prover versions, the Why3 configuration, the provers asked
@@ -894,20 +926,26 @@ fn rank(s: GoalStatus) -> u8 {
 
 /// Parse the console output and the CSV report of one run.
 pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]) -> WpRun {
-    let mut goals = Vec::new();
-    let mut smoke = Vec::new();
+    let mut goals: Vec<Goal> = Vec::new();
+    let mut smoke: Vec<SmokeTest> = Vec::new();
     let mut warnings = Vec::new();
+    let mut summary = None;
+    // The goal printed on the line before, to which indented attempt lines belong.
+    let mut attempts_of: Option<usize> = None;
     for line in console.lines() {
         let l = line.trim_end();
         if l.contains("Warning:") {
             warnings.push(l.trim().to_string());
         }
         // `  Z3 4.8.12: Timeout (Qed:4ms) (2s)`: one prover's attempt on the goal
-        // printed just above (several provers were given).
+        // printed just above (several provers were given). Indented lines after
+        // anything else (the per-prover statistics after `Proved goals`, the text
+        // of a warning) are not attempts.
         if l.starts_with("  ") && !l.starts_with("   ") {
-            if let (Some(g), Some((prover, result))) = (goals.last_mut(), l.trim().split_once(": "))
-            {
-                let g: &mut Goal = g;
+            if let (Some(g), Some((prover, result))) = (
+                attempts_of.and_then(|i| goals.get_mut(i)),
+                l.trim().split_once(": "),
+            ) {
                 if g.prover.is_none() || g.status != GoalStatus::Valid {
                     let status = GoalStatus::parse(result);
                     let better = g.prover.is_none() || rank(status) > rank(g.status);
@@ -921,9 +959,18 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
             }
             continue;
         }
+        attempts_of = None;
         let Some(rest) = l.strip_prefix("[wp] ") else {
             continue;
         };
+        if let Some(counts) = rest.trim_start().strip_prefix("Proved goals:") {
+            if let Some((p, n)) = counts.split_once('/') {
+                if let (Ok(p), Ok(n)) = (p.trim().parse(), n.trim().parse()) {
+                    summary = Some((p, n));
+                }
+            }
+            continue;
+        }
         let (tag, rest) = match rest.strip_prefix('[') {
             Some(r) => match r.split_once("] ") {
                 Some((t, r)) => (Some(t.to_string()), r),
@@ -933,12 +980,16 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
         };
         if let Some(s) = rest.strip_prefix("Smoke-test ") {
             let name = s.split_whitespace().next().unwrap_or("").to_string();
-            let passed = !matches!(tag.as_deref(), Some("Failed") | Some("Invalid"));
-            smoke.push(SmokeTest {
-                function: goal_function(&name, functions),
-                name,
-                passed,
-            });
+            // Only WP's `[Passed]` is a pass; a failed test is printed twice.
+            let passed = tag.as_deref() == Some("Passed");
+            match smoke.iter_mut().find(|t| t.name == name) {
+                Some(t) => t.passed &= passed,
+                None => smoke.push(SmokeTest {
+                    function: goal_function(&name, functions),
+                    name,
+                    passed,
+                }),
+            }
             continue;
         }
         let Some(g) = rest.strip_prefix("Goal ") else {
@@ -972,6 +1023,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                 });
             }
         }
+        attempts_of = Some(goals.len() - 1);
     }
     // A goal can be printed twice (once per prover attempt): keep the last result.
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -1024,7 +1076,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
         });
     }
     WpRun {
-        verdict: Verdict::of(&goals, &smoke),
+        verdict: Verdict::of(&goals, &smoke, summary),
         goals,
         properties,
         smoke_tests: smoke,
@@ -1046,7 +1098,8 @@ mod tests {
 [wp] [CVC5 1.0.3] Goal typed_f_g_ensures : Timeout (Qed:3ms) (1s)\n\
 [wp] Goal typed_find_ensures : not tried\n\
 [wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n\
-[wp] [Failed] Goal typed_bad_ensures_wrong\n  Z3 5.4.1: Failed\n  CVC5 1.0.3: Timeout (Qed:4ms) (2s)\n";
+[wp] [Failed] Goal typed_bad_ensures_wrong\n  Z3 5.4.1: Failed\n  CVC5 1.0.3: Timeout (Qed:4ms) (2s)\n\
+[wp] Proved goals:    2 / 7\n";
         let fns = vec!["find".to_string(), "bad".into(), "f".into(), "f_g".into()];
         let r = parse_run(console, "", "x.c", &fns);
         assert_eq!(r.goals.len(), 6);
@@ -1073,6 +1126,88 @@ mod tests {
         assert!(again.goals[1].cached);
         assert!(!r.smoke_tests[0].passed);
         assert!(matches!(r.verdict, Verdict::Inconsistent { .. }));
+    }
+
+    #[test]
+    fn goals_that_do_not_add_up_are_not_proved() {
+        let fns = vec!["f".to_string()];
+        let ok = "[wp] 1 goal scheduled\n[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n\
+[wp] Proved goals:    1 / 1\n  Qed:             1  (2ms)\n";
+        assert_eq!(
+            parse_run(ok, "", "x.c", &fns).verdict,
+            Verdict::Proved { goals: 1 }
+        );
+        // WP counts a goal that no goal line shows: the unseen one is not proved.
+        let missing =
+            "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n[wp] Proved goals:    1 / 2\n";
+        assert!(matches!(
+            parse_run(missing, "", "x.c", &fns).verdict,
+            Verdict::Unreadable { .. }
+        ));
+        // WP proved fewer than the goal lines say.
+        let fewer = "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n[wp] Proved goals:    0 / 1\n";
+        assert!(matches!(
+            parse_run(fewer, "", "x.c", &fns).verdict,
+            Verdict::Unreadable { .. }
+        ));
+        // Goal lines without WP's count.
+        let no_summary = "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n";
+        assert!(matches!(
+            parse_run(no_summary, "", "x.c", &fns).verdict,
+            Verdict::Unreadable { .. }
+        ));
+    }
+
+    #[test]
+    fn only_attempt_lines_change_a_goal() {
+        let fns = vec!["f".to_string()];
+        // The per-prover statistics after the count belong to no goal.
+        let console = "[wp] [Failed] Goal typed_f_ensures\n  Z3 5.4.1: Failed\n\
+[wp] Proved goals:    0 / 1\n  Z3 5.4.1:        0  (failed: 1)\n  Qed: Valid\n";
+        let r = parse_run(console, "", "x.c", &fns);
+        assert_eq!(r.goals.len(), 1);
+        assert_eq!(r.goals[0].status, GoalStatus::Failed);
+        assert_eq!(r.goals[0].prover.as_deref(), Some("Z3 5.4.1"));
+        assert_eq!(
+            r.verdict,
+            Verdict::NotProved {
+                unproved: 1,
+                goals: 1
+            }
+        );
+    }
+
+    #[test]
+    fn smoke_tests_pass_only_when_wp_says_passed() {
+        let fns = vec!["f".to_string()];
+        let console = "[wp] [Qed] Goal typed_f_ensures : Valid\n\
+[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n       Qed: Valid\n\
+[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n\
+[wp] [Passed] Smoke-test typed_f_wp_smoke_dead_code_s3\n\
+[wp] [Qed] Smoke-test typed_f_wp_smoke_dead_code_s4\n\
+[wp] Proved goals:    3 / 4\n";
+        let r = parse_run(console, "", "x.c", &fns);
+        let passed: Vec<(&str, bool)> = r
+            .smoke_tests
+            .iter()
+            .map(|t| (t.name.as_str(), t.passed))
+            .collect();
+        assert_eq!(
+            passed,
+            vec![
+                ("typed_f_wp_smoke_default_requires", false),
+                ("typed_f_wp_smoke_dead_code_s3", true),
+                ("typed_f_wp_smoke_dead_code_s4", false),
+            ]
+        );
+        assert!(matches!(r.verdict, Verdict::Unreadable { .. }));
+        let console = console.replace("3 / 4", "2 / 4");
+        match parse_run(&console, "", "x.c", &fns).verdict {
+            Verdict::Inconsistent {
+                failed_smoke_tests, ..
+            } => assert_eq!(failed_smoke_tests.len(), 2),
+            v => panic!("{v:?}"),
+        }
     }
 
     #[test]
@@ -1224,6 +1359,6 @@ mod tests {
 
     #[test]
     fn zero_goals_is_not_proved() {
-        assert_eq!(Verdict::of(&[], &[]), Verdict::NoGoals);
+        assert_eq!(Verdict::of(&[], &[], None), Verdict::NoGoals);
     }
 }

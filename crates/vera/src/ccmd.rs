@@ -105,6 +105,10 @@ fn verdict_word(v: &Verdict) -> String {
             &format!("not proved ({unproved} of {goals} goals open)"),
         ),
         Verdict::NoGoals => paint(Paint::Warn, "no goals (nothing was checked)"),
+        Verdict::Unreadable { reason } => paint(
+            Paint::Bad,
+            &format!("not proved: WP's output does not add up ({reason})"),
+        ),
         Verdict::Inconsistent {
             failed_smoke_tests, ..
         } => paint(
@@ -184,7 +188,7 @@ pub fn verify(path: &Path, wp: &WpArgs, format: Format) -> Result<ExitCode> {
     Ok(ExitCode::from(match report.verdict {
         Verdict::Proved { .. } => EXIT_OK,
         Verdict::NotProved { .. } | Verdict::Inconsistent { .. } => EXIT_FINDINGS,
-        Verdict::NoGoals => EXIT_ERROR,
+        Verdict::NoGoals | Verdict::Unreadable { .. } => EXIT_ERROR,
     }))
 }
 
