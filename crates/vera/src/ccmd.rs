@@ -51,6 +51,11 @@ pub fn segments(path: &Path, format: Format) -> Result<ExitCode> {
                     let _ = write!(o, "; depends on {}", deps.join(", "));
                 }
                 let _ = writeln!(o);
+                let _ = write!(
+                    o,
+                    "{}",
+                    callees("  ", &s.called_by_contract, &s.called_with_body)
+                );
                 if !s.functions.is_empty() {
                     for p in acsl::points_of_interest(&file, s) {
                         let what = match p.kind {
@@ -72,6 +77,26 @@ pub fn segments(path: &Path, format: Format) -> Result<ExitCode> {
     Ok(ExitCode::from(EXIT_OK))
 }
 
+/// The lines that say how a segment's harness uses the functions it calls.
+fn callees(indent: &str, by_contract: &[String], with_body: &[String]) -> String {
+    let mut o = String::new();
+    if !by_contract.is_empty() {
+        let _ = writeln!(
+            o,
+            "{indent}callees used through their contracts: {}",
+            by_contract.join(", ")
+        );
+    }
+    if !with_body.is_empty() {
+        let _ = writeln!(
+            o,
+            "{indent}callees included with their bodies (no contract or no assigns clause; a call may assign anything): {}",
+            with_body.join(", ")
+        );
+    }
+    o
+}
+
 fn verdict_word(v: &Verdict) -> String {
     match v {
         Verdict::Proved { goals } => paint(Paint::Good, &format!("proved ({goals} goals)")),
@@ -80,6 +105,10 @@ fn verdict_word(v: &Verdict) -> String {
             &format!("not proved ({unproved} of {goals} goals open)"),
         ),
         Verdict::NoGoals => paint(Paint::Warn, "no goals (nothing was checked)"),
+        Verdict::Unreadable { reason } => paint(
+            Paint::Bad,
+            &format!("not proved: WP's output does not add up ({reason})"),
+        ),
         Verdict::Inconsistent {
             failed_smoke_tests, ..
         } => paint(
@@ -128,12 +157,12 @@ pub fn verify(path: &Path, wp: &WpArgs, format: Format) -> Result<ExitCode> {
                     s.functions.join(", "),
                     verdict_word(&s.run.verdict)
                 );
-                for p in s
-                    .run
-                    .properties
-                    .iter()
-                    .filter(|p| !matches!(p.status, acsl::wp::PropertyStatus::Valid))
-                {
+                let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
+                // Properties of the callees in the harness are not checked there.
+                for p in s.run.properties.iter().filter(|p| {
+                    !matches!(p.status, acsl::wp::PropertyStatus::Valid)
+                        && s.functions.contains(&p.function)
+                }) {
                     let _ = writeln!(
                         o,
                         "    line {}: {} `{}` in {}: {:?}",
@@ -159,7 +188,7 @@ pub fn verify(path: &Path, wp: &WpArgs, format: Format) -> Result<ExitCode> {
     Ok(ExitCode::from(match report.verdict {
         Verdict::Proved { .. } => EXIT_OK,
         Verdict::NotProved { .. } | Verdict::Inconsistent { .. } => EXIT_FINDINGS,
-        Verdict::NoGoals => EXIT_ERROR,
+        Verdict::NoGoals | Verdict::Unreadable { .. } => EXIT_ERROR,
     }))
 }
 
@@ -205,6 +234,24 @@ pub fn strength(
                 report.generated, report.considered, report.killed, report.survived, report.equivalent, report.not_compiling, report.rejected
             );
             let _ = writeln!(o, "original: {}", verdict_word(&report.baseline));
+            if !report.baseline_open.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "  not proved in the original (mutants are not killed by these):"
+                );
+                for p in &report.baseline_open {
+                    let _ = writeln!(
+                        o,
+                        "    line {}: {} `{}` in {}: {:?}",
+                        p.line, p.kind, p.text, p.function, p.status
+                    );
+                }
+                let _ = writeln!(
+                    o,
+                    "    goals: {}",
+                    report.baseline_unproved_goals.join(", ")
+                );
+            }
             for m in report
                 .mutants
                 .iter()

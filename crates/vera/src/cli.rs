@@ -429,8 +429,12 @@ pub struct WpArgs {
     /// Also prove run-time-error guards (-wp-rte).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub rte: bool,
-    /// Run smoke tests (dead code, inconsistent preconditions); several times slower.
-    #[arg(long)]
+    /// Do not run WP's smoke tests (dead code, contradictory preconditions). They
+    /// run by default; without them a vacuous proof is reported as proved.
+    #[arg(long, conflicts_with = "smoke_tests")]
+    pub no_smoke_tests: bool,
+    /// Run smoke tests: the default, accepted for older scripts.
+    #[arg(long, hide = true)]
     pub smoke_tests: bool,
     /// Parallel Frama-C processes.
     #[arg(long, short = 'j')]
@@ -450,7 +454,7 @@ impl WpArgs {
             prover: self.prover.clone(),
             timeout: self.wp_timeout,
             rte: self.rte,
-            smoke_tests: self.smoke_tests,
+            smoke_tests: !self.no_smoke_tests,
             ..Default::default()
         };
         if let Some(j) = self.jobs.filter(|j| *j > 0) {

@@ -245,3 +245,69 @@ fn consistency_batch_over_the_cra_data() {
     );
     assert!(out.contains("unknown output `final_tax`"), "{out}");
 }
+
+/// `vera c SUBCOMMAND FILE ...` on a file of crates/acsl/tests/c/soundness with a
+/// fresh cache directory (real Frama-C/WP).
+fn vera_c(sub: &str, file: &str, extra: &[&str], cache: &Path) -> (i32, String, String) {
+    let path = format!("crates/acsl/tests/c/soundness/{file}");
+    let cache = cache.display().to_string();
+    let mut args = vec!["c", sub, path.as_str(), "--cache-dir", cache.as_str()];
+    args.extend_from_slice(extra);
+    vera(&args)
+}
+
+#[test]
+fn c_verify_does_not_prove_a_caller_through_a_callee_without_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = vera_c("verify", "callee_no_contract.c", &[], dir.path());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("not proved"), "{out}");
+    assert!(
+        out.contains("callees included with their bodies") && out.contains(": set"),
+        "{out}"
+    );
+    let (code, out, err) = vera_c(
+        "verify",
+        "callee_no_contract.c",
+        &["--format", "json"],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["report"]["verdict"]["verdict"], "not_proved");
+    let f = v["report"]["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["functions"] == serde_json::json!(["f"]))
+        .unwrap();
+    assert_eq!(f["with_body"], serde_json::json!(["set"]));
+    assert_eq!(f["assumed"], serde_json::json!([]));
+
+    let (code, out, err) = vera(&[
+        "c",
+        "segments",
+        "crates/acsl/tests/c/soundness/callee_kinds.c",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("callees included with their bodies (no contract or no assigns clause; a call may assign anything): set_spec"),
+        "{out}"
+    );
+    assert!(
+        out.contains("callees used through their contracts: reset"),
+        "{out}"
+    );
+}
+
+#[test]
+fn c_verify_runs_smoke_tests_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = vera_c("verify", "vacuous.c", &[], dir.path());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("vacuous: smoke tests failed"), "{out}");
+    assert!(!out.contains(": proved"), "{out}");
+    let (code, out, err) = vera_c("verify", "vacuous.c", &["--no-smoke-tests"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(": proved"), "{out}");
+}
