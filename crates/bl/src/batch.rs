@@ -162,6 +162,9 @@ pub struct CaseResult {
     pub case: Case,
     /// The verdict, when the check ran.
     pub verdict: Option<Verdict>,
+    /// Why the verdict is unknown (the queries without an answer), or why the
+    /// formalization was rejected (its blocking findings).
+    pub reason: Option<String>,
     /// Why it could not run.
     pub error: Option<String>,
     /// The full report.
@@ -202,6 +205,28 @@ fn run_case(case: &Case, options: &BatchOptions, config: &SolverConfig) -> Resul
     check_consistency(&input, &config).map_err(|e| e.to_string())
 }
 
+/// The reason shown for an unknown or rejected case.
+fn case_reason(report: &Report) -> Option<String> {
+    match report.verdict {
+        Verdict::Unknown => Some(
+            report
+                .reason
+                .clone()
+                .unwrap_or_else(|| "the solver gave no answer".into()),
+        ),
+        Verdict::Rejected => Some(
+            report
+                .findings
+                .iter()
+                .filter(|f| f.blocking)
+                .map(|f| format!("{}: {}", f.side.upper(), f.message))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        Verdict::Consistent | Verdict::Inconsistent => None,
+    }
+}
+
 /// Checks every case, in parallel; results in case order.
 pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec<CaseResult> {
     let jobs = if options.jobs == 0 {
@@ -223,6 +248,7 @@ pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec
                     Ok(report) => CaseResult {
                         case: case.clone(),
                         verdict: Some(report.verdict),
+                        reason: case_reason(&report),
                         error: None,
                         report: Some(report),
                         seconds,
@@ -230,6 +256,7 @@ pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec
                     Err(e) => CaseResult {
                         case: case.clone(),
                         verdict: None,
+                        reason: None,
                         error: Some(e),
                         report: None,
                         seconds,

@@ -249,13 +249,14 @@ fn batch(
                     (Some(Verdict::Rejected), _) => paint(Paint::Warn, "rejected"),
                     (None, _) => paint(Paint::Warn, "error"),
                 };
-                let detail = match (&r.report, &r.error) {
-                    (Some(rep), _) if rep.verdict == Verdict::Inconsistent => rep
+                let detail = match (&r.report, &r.error, &r.reason) {
+                    (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => rep
                         .regions
                         .first()
                         .map(|g| format!("  e.g. {}", g.conditions.join(" and ")))
                         .unwrap_or_default(),
-                    (_, Some(e)) => format!("  {}", e.lines().next().unwrap_or("")),
+                    (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
+                    (_, _, Some(why)) => format!("  {}", why.lines().next().unwrap_or("")),
                     _ => String::new(),
                 };
                 let _ = writeln!(

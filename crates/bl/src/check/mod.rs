@@ -31,7 +31,7 @@ use logic::{Command, Context, Diagnostics, Model, Op, Sort, SourceFile, Symbol, 
 use num_rational::BigRational;
 use serde::Serialize;
 use side::{inline_calls, rename_command, rename_term, substitute};
-use solver::{Outcome, Solver, SolverConfig, SolverError};
+use solver::{Outcome, Reason, Solver, SolverConfig, SolverError};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -233,9 +233,10 @@ pub struct Counterexample {
 /// A set of inputs on which the outputs differ everywhere.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Region {
-    /// True when the outputs differ at every point of the region; false when they
-    /// differ only on part of it (where the two sides' formulas cross).
-    pub everywhere: bool,
+    /// `Some(true)` when the outputs differ at every point of the region, `Some(false)`
+    /// when they differ only on part of it (where the two sides' formulas cross),
+    /// `None` when the solver could not tell (see `note`).
+    pub everywhere: Option<bool>,
     /// The conjunction of conditions, each in infix notation.
     pub conditions: Vec<String>,
     /// An example input (BL names, then NL inputs not mapped to BL).
@@ -246,6 +247,88 @@ pub struct Region {
     pub bl_output: String,
     /// BL minus NL at the example.
     pub difference: String,
+    /// What the solver could not decide about this region, if anything (whether the
+    /// outputs differ everywhere, or whether a condition can be dropped).
+    pub note: Option<String>,
+}
+
+/// A solver query of the checker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Query {
+    /// Sampling one allowed input per path of both sides, for the totality check.
+    Sampling,
+    /// Does the formalization have an output for a sampled input?
+    Totality,
+    /// Do the two sides with the mappings and constraints admit any assignment?
+    Vacuity,
+    /// Is a relational side functional (one output per input)?
+    Functionality,
+    /// Is an intermediate variable determined by the inputs? (A warning only.)
+    Intermediate,
+    /// Eq. (2) itself: do the outputs differ on some allowed input?
+    Consistency,
+}
+
+impl Query {
+    /// The query's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Query::Sampling => "input sampling",
+            Query::Totality => "totality check",
+            Query::Vacuity => "no-assignment check",
+            Query::Functionality => "functionality check",
+            Query::Intermediate => "intermediate-variable check",
+            Query::Consistency => "consistency query",
+        }
+    }
+
+    /// True when the verdict depends on the query's answer.
+    pub fn affects_verdict(self) -> bool {
+        !matches!(self, Query::Intermediate)
+    }
+}
+
+/// A query the solver answered `unknown`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Undecided {
+    /// Which query.
+    pub query: Query,
+    /// The side it is about, when it is about one.
+    pub side: Option<SideLabel>,
+    /// What exactly was asked (a sampled input, a variable), possibly empty.
+    pub detail: String,
+    /// The solver's reason.
+    pub reason: String,
+    /// True when the verdict depends on it (then the verdict is unknown, unless a
+    /// blocking finding rejects the formalization anyway).
+    pub affects_verdict: bool,
+}
+
+impl Undecided {
+    fn new(query: Query, side: Option<SideLabel>, detail: String, reason: &Reason) -> Undecided {
+        Undecided {
+            query,
+            side,
+            detail,
+            reason: reason.to_string(),
+            affects_verdict: query.affects_verdict(),
+        }
+    }
+
+    /// One line: which query, about what, and the solver's reason.
+    pub fn describe(&self) -> String {
+        let mut s = format!("the {}", self.query.name());
+        if let Some(side) = self.side {
+            s.push_str(&format!(" of {}", side.upper()));
+        }
+        if !self.detail.is_empty() {
+            s.push(' ');
+            s.push_str(&self.detail);
+        }
+        s.push_str(&format!(" answered unknown ({})", self.reason));
+        s
+    }
 }
 
 /// The result of a check, serializable for JSON reports.
@@ -271,7 +354,11 @@ pub struct Report {
     pub regions: Vec<Region>,
     /// True when the region list is complete (not cut by the cap or an unknown).
     pub regions_complete: bool,
-    /// Why the verdict is unknown.
+    /// Why the region list is incomplete.
+    pub regions_note: Option<String>,
+    /// Queries the solver answered `unknown`, in the order asked.
+    pub undecided: Vec<Undecided>,
+    /// Why the verdict is unknown: the queries it depends on that got no answer.
     pub reason: Option<String>,
 }
 
@@ -290,6 +377,12 @@ impl Report {
                 f.side.upper(),
                 f.message
             ));
+        }
+        for u in &self.undecided {
+            // Those the verdict depends on are its reason, printed with it.
+            if !u.affects_verdict || self.verdict != Verdict::Unknown {
+                s.push_str(&format!("[Undecided] {}\n", u.describe()));
+            }
         }
         match self.verdict {
             Verdict::Consistent => s.push_str(&format!(
@@ -319,14 +412,14 @@ impl Report {
                 }
             }
         }
-        if !self.regions.is_empty() {
+        if !self.regions.is_empty() || self.regions_note.is_some() {
             s.push_str(&format!(
                 "Divergence regions ({}{}):\n",
                 self.regions.len(),
-                if self.regions_complete {
-                    ""
-                } else {
-                    ", list cut short"
+                match (&self.regions_note, self.regions_complete) {
+                    (Some(n), _) => format!(", incomplete: {n}"),
+                    (None, false) => ", incomplete".to_string(),
+                    (None, true) => String::new(),
                 }
             ));
             for r in &self.regions {
@@ -342,7 +435,12 @@ impl Report {
                     } else {
                         r.conditions.join(" and ")
                     },
-                    if r.everywhere { "" } else { " (on part of it)" },
+                    match (r.everywhere, &r.note) {
+                        (Some(true), _) => String::new(),
+                        (Some(false), _) => " (on part of it)".to_string(),
+                        (None, Some(n)) => format!(" (not known whether everywhere: {n})"),
+                        (None, None) => " (not known whether everywhere)".to_string(),
+                    },
                     self.nl_output,
                     r.nl_output,
                     self.bl_output,
@@ -350,6 +448,9 @@ impl Report {
                     r.difference,
                     ex.join(", ")
                 ));
+                if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
+                    s.push_str(&format!("    ({n})\n"));
+                }
             }
         }
         s
@@ -1047,6 +1148,8 @@ pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Re
                 counterexample: None,
                 regions: vec![],
                 regions_complete: true,
+                regions_note: None,
+                undecided: vec![],
                 reason: None,
             })
         }
@@ -1055,8 +1158,34 @@ pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Re
     run(&problem, input, &mut solver)
 }
 
+/// The literals of `atoms` that hold in `m` (each atom or its negation).
+fn literals_at(atoms: &[Term], m: &Model, ctx: &Context) -> Vec<Term> {
+    atoms
+        .iter()
+        .filter_map(|a| {
+            logic::eval_bool(a, m, ctx)
+                .ok()
+                .map(|b| if b { a.clone() } else { Term::not(a.clone()) })
+        })
+        .collect()
+}
+
+/// `name = value, ...` for the inputs of a side that have a value in `m`.
+fn show_inputs(inputs: &[Input], m: &Model, ctx: &Context) -> String {
+    inputs
+        .iter()
+        .filter_map(|i| {
+            logic::eval(&i.var, m, ctx)
+                .ok()
+                .map(|v| format!("{} = {}", i.name, show(&v)))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckError> {
     let mut findings = p.findings.clone();
+    let mut undecided: Vec<Undecided> = Vec::new();
     let mut report = Report {
         verdict: Verdict::Unknown,
         nl_output: p.nl.output_name.clone(),
@@ -1068,6 +1197,8 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         counterexample: None,
         regions: vec![],
         regions_complete: true,
+        regions_note: None,
+        undecided: vec![],
         reason: None,
     };
     for c in p.nl.decls.iter().chain(&p.bl.decls) {
@@ -1090,25 +1221,23 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             match s.check()? {
                 Outcome::Sat(m) => {
                     let m = complete(&m, &p.ctx);
-                    let lits: Vec<Term> = sample_atoms
-                        .iter()
-                        .filter_map(|a| {
-                            logic::eval_bool(a, &m, &p.ctx).ok().map(|b| {
-                                if b {
-                                    a.clone()
-                                } else {
-                                    Term::not(a.clone())
-                                }
-                            })
-                        })
-                        .collect();
+                    let lits = literals_at(&sample_atoms, &m, &p.ctx);
                     samples.push(m);
                     if lits.is_empty() {
                         break;
                     }
                     s.assert(&Term::not(Term::app(Op::And, lits)))?;
                 }
-                _ => break,
+                Outcome::Unsat(_) => break,
+                Outcome::Unknown(r) => {
+                    undecided.push(Undecided::new(
+                        Query::Sampling,
+                        None,
+                        format!("(after {} samples)", samples.len()),
+                        &r,
+                    ));
+                    break;
+                }
             }
         }
         s.pop()?;
@@ -1129,26 +1258,31 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
                             .map(|v| eq(i.var.clone(), v.to_term()))
                     })
                     .collect();
-            if let Outcome::Unsat(_) = s.check_assuming(&fix)? {
-                let shown: Vec<String> =
-                    p.nl.inputs
-                        .iter()
-                        .filter_map(|i| {
-                            logic::eval(&i.var, m, &p.ctx)
-                                .ok()
-                                .map(|v| format!("{} = {}", i.name, show(&v)))
-                        })
-                        .collect();
-                findings.push(Finding {
-                    kind: FindingKind::NoOutputForInput,
-                    side: SideLabel::Nl,
-                    message: format!(
-                        "the formalization has no solution for the allowed input {} (spurious constraints?)",
-                        shown.join(", ")
-                    ),
-                    blocking: true,
-                });
-                break;
+            let at = || show_inputs(&p.nl.inputs, m, &p.ctx);
+            match s.check_assuming(&fix)? {
+                Outcome::Sat(_) => {}
+                Outcome::Unsat(_) => {
+                    findings.push(Finding {
+                        kind: FindingKind::NoOutputForInput,
+                        side: SideLabel::Nl,
+                        message: format!(
+                            "the formalization has no solution for the allowed input {} (spurious constraints?)",
+                            at()
+                        ),
+                        blocking: true,
+                    });
+                    break;
+                }
+                Outcome::Unknown(r) => {
+                    // Every further sample would cost the same time limit.
+                    undecided.push(Undecided::new(
+                        Query::Totality,
+                        Some(SideLabel::Nl),
+                        format!("at {}", at()),
+                        &r,
+                    ));
+                    break;
+                }
             }
         }
         match s.check()? {
@@ -1160,40 +1294,62 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
                         .into(),
                 blocking: true,
             }),
-            Outcome::Sat(_) | Outcome::Unknown(_) => {}
+            Outcome::Sat(_) => {}
+            Outcome::Unknown(r) => {
+                undecided.push(Undecided::new(Query::Vacuity, None, String::new(), &r))
+            }
         }
         for side in [&p.nl, &p.bl] {
             if side.function_form || side.side.program.is_some() {
                 continue;
             }
-            functional(side, s, &mut findings)?;
+            functional(side, s, &mut findings, &mut undecided)?;
         }
     }
-    if findings.iter().any(|f| f.blocking) {
+    report.findings = findings;
+    report.undecided = undecided;
+    if report.findings.iter().any(|f| f.blocking) {
         report.verdict = Verdict::Rejected;
-        report.findings = findings;
         return Ok(report);
     }
-    report.findings = findings;
+    if report.undecided.iter().any(|u| u.affects_verdict) {
+        report.verdict = Verdict::Unknown;
+        report.reason = Some(unknown_reason(&report.undecided));
+        return Ok(report);
+    }
     let diff = distinct(&p.nl.output, &p.bl.output);
     match s.check_assuming(std::slice::from_ref(&diff))? {
         Outcome::Unsat(_) => report.verdict = Verdict::Consistent,
         Outcome::Unknown(r) => {
             report.verdict = Verdict::Unknown;
-            report.reason = Some(r.to_string());
+            report
+                .undecided
+                .push(Undecided::new(Query::Consistency, None, String::new(), &r));
+            report.reason = Some(unknown_reason(&report.undecided));
         }
         Outcome::Sat(m) => {
             report.verdict = Verdict::Inconsistent;
             let m = complete(&m, &p.ctx);
             report.counterexample = Some(replay(p, &m)?);
             if input.options.enumerate {
-                let (regions, complete) = enumerate(p, s, &bl_atoms, input.options.max_regions)?;
+                let (regions, note) = enumerate(p, s, &bl_atoms, input.options.max_regions)?;
                 report.regions = regions;
-                report.regions_complete = complete;
+                report.regions_complete = note.is_none();
+                report.regions_note = note;
             }
         }
     }
     Ok(report)
+}
+
+/// The reason of an unknown verdict: every query it depends on that got no answer.
+fn unknown_reason(undecided: &[Undecided]) -> String {
+    undecided
+        .iter()
+        .filter(|u| u.affects_verdict)
+        .map(Undecided::describe)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A not functional? Two copies sharing the inputs, different outputs.
@@ -1201,6 +1357,7 @@ fn functional(
     side: &Prepared,
     s: &mut Solver,
     findings: &mut Vec<Finding>,
+    undecided: &mut Vec<Undecided>,
 ) -> Result<(), CheckError> {
     let inputs: HashSet<String> = side.inputs.iter().map(|i| i.name.clone()).collect();
     let label = side.label;
@@ -1215,15 +1372,14 @@ fn functional(
     let mut pairs = Vec::new();
     for c in &side.side.commands {
         let c2 = rename_command(c, &copy);
-        if let Command::DeclareConst(n, _) = c {
+        if let Command::DeclareConst(n, sort) = c {
             if inputs.contains(&**n) {
                 continue;
             }
-            let sort = side.side.sort_of(n).expect("declared");
             pairs.push((
                 n.to_string(),
                 Term::Var(pre(label)(n), sort.clone()),
-                Term::Var(copy(n), sort),
+                Term::Var(copy(n), sort.clone()),
             ));
         }
         s.command(&c2)?;
@@ -1235,58 +1391,70 @@ fn functional(
             None => Arc::from(n),
         },
     );
-    let show_inputs = |m: &Model| -> String {
-        side.inputs
-            .iter()
-            .filter_map(|i| {
-                m.get(match &i.var {
-                    Term::Var(v, _) => v,
-                    _ => return None,
-                })
-                .map(|v| format!("{} = {}", i.name, show(v)))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     match s.check_assuming(&[distinct(&side.output, &out2)])? {
         Outcome::Sat(m) => {
             let ctx = s.context().clone();
             let m = complete(&m, &ctx);
-            let (a, b) = (
-                logic::eval(&side.output, &m, &ctx)
-                    .map(|v| v.to_string())
-                    .unwrap_or_default(),
-                logic::eval(&out2, &m, &ctx)
-                    .map(|v| v.to_string())
-                    .unwrap_or_default(),
-            );
+            let value = |t: &Term| {
+                logic::eval(t, &m, &ctx)
+                    .map(|v| show(&v))
+                    .unwrap_or_else(|e| format!("(not evaluable: {e})"))
+            };
             findings.push(Finding {
                 kind: FindingKind::NotFunctional,
                 side: label,
                 message: format!(
-                    "not functional: for {} the output `{}` can be {a} or {b}",
-                    show_inputs(&m),
-                    side.output_name
+                    "not functional: for {} the output `{}` can be {} or {}",
+                    show_inputs(&side.inputs, &m, &ctx),
+                    side.output_name,
+                    value(&side.output),
+                    value(&out2)
                 ),
                 blocking: true,
             });
         }
-        Outcome::Unsat(_) | Outcome::Unknown(_) => {}
-    }
-    for (name, a, b) in pairs.iter().take(40) {
-        if *name == side.output_name {
-            continue;
+        Outcome::Unsat(_) => {}
+        Outcome::Unknown(r) => {
+            undecided.push(Undecided::new(
+                Query::Functionality,
+                Some(label),
+                format!("(output `{}`)", side.output_name),
+                &r,
+            ));
         }
-        if let Outcome::Sat(m) = s.check_assuming(&[distinct(a, b)])? {
-            findings.push(Finding {
+    }
+    let candidates: Vec<&(String, Term, Term)> = pairs
+        .iter()
+        .filter(|(name, _, _)| *name != side.output_name)
+        .take(40)
+        .collect();
+    for (k, (name, a, b)) in candidates.iter().enumerate() {
+        match s.check_assuming(&[distinct(a, b)])? {
+            Outcome::Sat(m) => findings.push(Finding {
                 kind: FindingKind::UnconstrainedIntermediate,
                 side: label,
                 message: format!(
                     "intermediate variable `{name}` is not determined by the inputs (e.g. at {})",
-                    show_inputs(&m)
+                    show_inputs(&side.inputs, &complete(&m, s.context()), s.context())
                 ),
                 blocking: false,
-            });
+            }),
+            Outcome::Unsat(_) => {}
+            Outcome::Unknown(r) => {
+                // The others would each cost the same time limit: stop here.
+                let rest = candidates.len() - k - 1;
+                undecided.push(Undecided::new(
+                    Query::Intermediate,
+                    Some(label),
+                    if rest == 0 {
+                        format!("for `{name}`")
+                    } else {
+                        format!("for `{name}` ({rest} more intermediates not checked)")
+                    },
+                    &r,
+                ));
+                break;
+            }
         }
     }
     s.pop()?;
@@ -1441,12 +1609,14 @@ fn atoms(side: &Prepared, ctx: &Context) -> Vec<Term> {
     out
 }
 
+/// Lists divergence regions. The note says why the list is incomplete (`None` when it
+/// is complete).
 fn enumerate(
     p: &Problem,
     s: &mut Solver,
     bl_atoms: &[Term],
     cap: usize,
-) -> Result<(Vec<Region>, bool), CheckError> {
+) -> Result<(Vec<Region>, Option<String>), CheckError> {
     let mut all = bl_atoms.to_vec();
     let mut seen: HashSet<Term> = all.iter().cloned().collect();
     for a in atoms(&p.nl, &p.ctx) {
@@ -1482,7 +1652,7 @@ fn enumerate(
         }
     };
     let mut regions = Vec::new();
-    let mut complete = true;
+    let mut incomplete: Option<String> = None;
     // Found regions are excluded through assumptions (not assertions), so that the
     // generalisation queries below range over the whole input space.
     let mut blocked: Vec<Term> = Vec::new();
@@ -1490,33 +1660,41 @@ fn enumerate(
         let mut search = vec![diff.clone()];
         search.extend(blocked.iter().cloned());
         if regions.len() >= cap {
-            complete = matches!(s.check_assuming(&search)?, Outcome::Unsat(_));
+            incomplete = match s.check_assuming(&search)? {
+                Outcome::Unsat(_) => None,
+                Outcome::Sat(_) => Some(format!("cut at {cap} regions, more exist")),
+                Outcome::Unknown(r) => Some(format!(
+                    "cut at {cap} regions; whether more exist is unknown ({r})"
+                )),
+            };
             break;
         }
         let m = match s.check_assuming(&search)? {
             Outcome::Sat(m) => complete_model(&m, &p.ctx),
             Outcome::Unsat(_) => break,
-            Outcome::Unknown(_) => {
-                complete = false;
+            Outcome::Unknown(r) => {
+                incomplete = Some(format!(
+                    "the search for a further region answered unknown ({r})"
+                ));
                 break;
             }
         };
-        let lits: Vec<Term> = all
-            .iter()
-            .filter_map(|a| {
-                logic::eval_bool(a, &m, &p.ctx).ok().map(|b| {
-                    if b {
-                        a.clone()
-                    } else {
-                        Term::not(a.clone())
-                    }
-                })
-            })
-            .collect();
+        let lits = literals_at(&all, &m, &p.ctx);
+        let mut note: Option<String> = None;
         // Does the cell of the path conditions differ everywhere?
         let mut q = vec![same.clone()];
         q.extend(lits.iter().cloned());
-        let everywhere = matches!(s.check_assuming(&q)?, Outcome::Unsat(_));
+        let everywhere = match s.check_assuming(&q)? {
+            Outcome::Unsat(_) => Some(true),
+            Outcome::Sat(_) => Some(false),
+            Outcome::Unknown(r) => {
+                note = Some(format!("the solver answered unknown ({r})"));
+                None
+            }
+        };
+        // Conditions are only dropped on an unsat answer; an unknown keeps the
+        // condition, which leaves the region correct but maybe not minimal.
+        let mut kept_on_unknown: Option<Reason> = None;
         let mut keep = lits.clone();
         let mut i = 0;
         while i < keep.len() {
@@ -1525,20 +1703,41 @@ fn enumerate(
             // Implied by the others: the region is the same without it.
             let mut implied = trial.clone();
             implied.push(Term::not(lit));
-            if let Outcome::Unsat(_) = s.check_assuming(&implied)? {
-                keep = trial;
-                continue;
-            }
-            // Irrelevant: the outputs still differ everywhere without it.
-            if everywhere {
-                let mut assumptions = vec![same.clone()];
-                assumptions.extend(trial.iter().cloned());
-                if let Outcome::Unsat(_) = s.check_assuming(&assumptions)? {
+            match s.check_assuming(&implied)? {
+                Outcome::Unsat(_) => {
                     keep = trial;
                     continue;
                 }
+                Outcome::Sat(_) => {}
+                Outcome::Unknown(r) => {
+                    kept_on_unknown.get_or_insert(r);
+                }
+            }
+            // Irrelevant: the outputs still differ everywhere without it.
+            if everywhere == Some(true) {
+                let mut assumptions = vec![same.clone()];
+                assumptions.extend(trial.iter().cloned());
+                match s.check_assuming(&assumptions)? {
+                    Outcome::Unsat(_) => {
+                        keep = trial;
+                        continue;
+                    }
+                    Outcome::Sat(_) => {}
+                    Outcome::Unknown(r) => {
+                        kept_on_unknown.get_or_insert(r);
+                    }
+                }
             }
             i += 1;
+        }
+        if let Some(r) = kept_on_unknown {
+            let n = format!(
+                "some conditions may be redundant: a simplification query answered unknown ({r})"
+            );
+            note = Some(match note {
+                Some(prev) => format!("{prev}; {n}"),
+                None => n,
+            });
         }
         let mut example = BTreeMap::new();
         for inp in p.bl.inputs.iter().chain(p.nl.inputs.iter()) {
@@ -1570,6 +1769,7 @@ fn enumerate(
             nl_output: show(&a),
             bl_output: show(&b),
             difference: d,
+            note,
         });
         if keep.is_empty() {
             break;
@@ -1587,7 +1787,7 @@ fn enumerate(
         })
     };
     regions.sort_by_key(|r| std::cmp::Reverse(size(r)));
-    Ok((regions, complete))
+    Ok((regions, incomplete))
 }
 
 fn complete_model(m: &Model, ctx: &Context) -> Model {
