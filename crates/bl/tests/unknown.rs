@@ -161,7 +161,7 @@ fn batch_counts_an_unknown_case_as_unknown_with_its_reason() {
     .unwrap();
     std::fs::write(case.join("prog.bl"), PROG).unwrap();
     std::fs::write(case.join("bounds.json"), BOUNDS).unwrap();
-    let cases = bl::batch::discover(dir.path()).unwrap();
+    let cases = bl::batch::discover(dir.path()).unwrap().cases;
     for kind in solvers() {
         let results = bl::batch::run(&cases, &bl::batch::BatchOptions::default(), &config(kind));
         assert_eq!(results.len(), 1);

@@ -205,8 +205,12 @@ fn batch(
     solver: &SolverArgs,
     format: Format,
 ) -> Result<ExitCode> {
-    let cases =
+    let found =
         bl::batch::discover(root).with_context(|| format!("cannot read {}", root.display()))?;
+    let cases = found.cases;
+    for s in &found.skipped {
+        eprintln!("warning: skipped {}: {}", s.path.display(), s.reason);
+    }
     if cases.is_empty() {
         bail!(
             "no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)",
@@ -235,7 +239,7 @@ fn batch(
     let rows = bl::batch::summarize(&results);
     match format {
         Format::Json => {
-            let j = serde_json::json!({"schema": "vera.consistency-batch.v1", "root": root.display().to_string(), "seconds": seconds, "summary": rows, "cases": results});
+            let j = serde_json::json!({"schema": "vera.consistency-batch.v1", "root": root.display().to_string(), "seconds": seconds, "summary": rows, "cases": results, "skipped": found.skipped});
             println!("{}", serde_json::to_string_pretty(&j)?);
         }
         Format::Human => {

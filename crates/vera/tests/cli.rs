@@ -354,3 +354,19 @@ fn consistency_batch_unknown_case_is_an_unknown_row() {
         );
     }
 }
+
+/// A symbolic link cycle under a batch folder (`DIR/plain/loop -> ..`) is not followed:
+/// the case is checked once and the link is reported as skipped.
+#[cfg(unix)]
+#[test]
+fn consistency_batch_does_not_follow_a_symlink_cycle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    let d = bl_case(&root, "plain", BL_PLAIN_NL);
+    std::os::unix::fs::symlink("..", d.join("loop")).unwrap();
+    let (code, out, err) = vera(&["consistency", "--batch", &root.display().to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\n1 cases in"), "{out}");
+    assert!(err.contains("skipped"), "{err}");
+    assert!(err.contains("loop: symbolic link to a folder"), "{err}");
+}
