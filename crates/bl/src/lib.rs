@@ -25,6 +25,7 @@
 pub mod ast;
 pub mod batch;
 pub mod check;
+pub mod diag;
 pub mod encode;
 pub mod format;
 pub mod interp;
@@ -40,7 +41,7 @@ use std::collections::BTreeMap;
 
 /// An input value that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{text}` is not a number for input `{name}` (write e.g. 12, -3.5 or 1/3)")]
+#[error("`{}` is not a number for input `{}` (write e.g. 12, -3.5 or 1/3)", diag::quote(.text), diag::quote(.name))]
 pub struct BadNumber {
     /// The input's name.
     pub name: String,
@@ -49,8 +50,12 @@ pub struct BadNumber {
 }
 
 /// Reads a rational written as an integer, a decimal or `n/d`, optionally negative.
+/// At most [`parse::MAX_NUMBER_DIGITS`] digits on each side of `/`.
 pub fn parse_rational(text: &str) -> Option<BigRational> {
     let t = text.trim();
+    if t.len() > 2 * parse::MAX_NUMBER_DIGITS + 3 {
+        return None;
+    }
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, t),

@@ -21,7 +21,7 @@ fn program(path: &Path) -> Result<Option<(bl::Program, SourceFile)>> {
     match bl::parse(&file) {
         Ok(p) => {
             let w = bl::warnings(&p, &file);
-            if !w.0.is_empty() {
+            if !w.is_empty() {
                 eprintln!("{w}");
             }
             Ok(Some((p, file)))

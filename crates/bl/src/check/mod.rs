@@ -27,7 +27,8 @@ pub mod side;
 pub use bounds::{BoundItem, Bounds, BoundsError};
 pub use side::{Side, SideLabel};
 
-use logic::{Command, Context, Diagnostics, Model, Op, Sort, SourceFile, Symbol, Term, Value};
+use crate::diag::Diagnostics;
+use logic::{Command, Context, Model, Op, Sort, SourceFile, Symbol, Term, Value};
 use num_rational::BigRational;
 use serde::Serialize;
 use side::{inline_calls, rename_command, rename_term, substitute};
@@ -151,14 +152,21 @@ pub enum CheckError {
         note: String,
     },
     /// `--assume` without `NAME=TERM`.
-    #[error("expected NAME=TERM for an assumption, found `{0}`")]
+    #[error("expected NAME=TERM for an assumption, found `{}`", crate::diag::quote(.0))]
     BadAssumptionArg(String),
-    /// The solver session failed.
-    #[error(transparent)]
-    Solver(#[from] SolverError),
+    /// The solver session failed. Its message can quote a whole command, so it is
+    /// shown shortened (the full error is kept).
+    #[error("{}", crate::diag::message(&.0.to_string()))]
+    Solver(SolverError),
     /// A counterexample did not replay: a bug in vera or the solver, never a verdict.
-    #[error("the counterexample did not replay: {0}")]
+    #[error("the counterexample did not replay: {}", crate::diag::message(.0))]
     Replay(String),
+}
+
+impl From<SolverError> for CheckError {
+    fn from(e: SolverError) -> CheckError {
+        CheckError::Solver(e)
+    }
 }
 
 /// The answer of a check.
@@ -511,8 +519,16 @@ fn load(label: SideLabel, src: &SideSource) -> Result<Side, CheckError> {
 }
 
 fn describe_names(side: &Side) -> String {
-    let mut names: Vec<String> = side.consts().into_iter().map(|(n, _)| n).collect();
-    names.extend(side.functions().into_iter().map(|(n, _)| n));
+    let mut names: Vec<String> = side
+        .consts()
+        .into_iter()
+        .map(|(n, _)| crate::diag::quote(&n))
+        .collect();
+    names.extend(
+        side.functions()
+            .into_iter()
+            .map(|(n, _)| crate::diag::quote(&n)),
+    );
     if names.len() > 12 {
         names.truncate(12);
         names.push("...".into());
@@ -521,10 +537,9 @@ fn describe_names(side: &Side) -> String {
 }
 
 fn bounds_err(index: usize, message: String) -> CheckError {
-    CheckError::Bounds(BoundsError::Invalid {
-        file: BOUNDS_FILE.with(|f| f.borrow().clone()),
-        index,
-        message,
+    BOUNDS_FILE.with(|f| {
+        let (file, positions) = &*f.borrow();
+        CheckError::Bounds(BoundsError::invalid(file, positions, index, &message))
     })
 }
 
@@ -720,16 +735,18 @@ fn eq(a: Term, b: Term) -> Term {
 
 thread_local! {
     /// The bounds file's name, for messages about its entries.
-    static BOUNDS_FILE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    /// The bounds file's name and the positions of its entries, for messages about them.
+    static BOUNDS_FILE: std::cell::RefCell<(String, Vec<(usize, usize)>)> =
+        const { std::cell::RefCell::new((String::new(), Vec::new())) };
 }
 
 /// Resolves outputs, mappings, ranges and assumptions.
 fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckError> {
     BOUNDS_FILE.with(|f| {
-        *f.borrow_mut() = input
-            .bounds
-            .as_ref()
-            .map_or_else(|| "bounds".to_string(), |b| b.file.clone())
+        *f.borrow_mut() = input.bounds.as_ref().map_or_else(
+            || ("bounds".to_string(), Vec::new()),
+            |b| (b.file.clone(), b.positions.clone()),
+        )
     });
     let nl = load(SideLabel::Nl, &input.nl)?;
     let bl = load(SideLabel::Bl, &input.bl)?;
@@ -1032,14 +1049,21 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         let file = SourceFile::new(format!("assumption {}", a.name), a.term.clone());
         let t =
             logic::parse_formula(&file, &actx).map_err(|diagnostics| CheckError::Assumption {
-                name: a.name.clone(),
-                diagnostics,
+                name: crate::diag::quote(&a.name),
+                diagnostics: Diagnostics::from_logic(&diagnostics),
                 note: if both.is_empty() {
                     String::new()
                 } else {
                     format!(
                         " (names on both sides must be written nl.NAME or bl.NAME: {})",
-                        both.join(", ")
+                        crate::diag::clip(
+                            &both
+                                .iter()
+                                .map(|n| crate::diag::quote(n))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            crate::diag::MAX_MESSAGE
+                        )
                     )
                 },
             })?;
