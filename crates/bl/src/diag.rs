@@ -149,7 +149,8 @@ impl Located {
         let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i).max(at);
         let line_text = text[line_start..line_end].trim_end_matches('\r');
         let at_in_line = (at - line_start).min(line_text.len());
-        let end = d.span.end.clamp(at, line_start + line_text.len());
+        // `at` can be past the trimmed line (on a final `\r`).
+        let end = d.span.end.clamp(at, (line_start + line_text.len()).max(at));
         let (before, after) = line_text.split_at(at_in_line);
         let width_chars = text
             .get(at..end)

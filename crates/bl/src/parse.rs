@@ -189,8 +189,8 @@ pub fn parse_number(s: &str) -> BigRational {
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
     let digits: String = format!("{int}{frac}");
     let n: BigInt = digits.parse().unwrap_or_default();
-    let d = BigInt::from(10).pow(u32::try_from(frac.len()).unwrap_or(u32::MAX));
-    BigRational::new(n, d)
+    let e = i32::try_from(frac.len()).unwrap_or(i32::MAX);
+    crate::times_pow10(BigRational::from_integer(n), -e)
 }
 
 struct Parser<'a> {

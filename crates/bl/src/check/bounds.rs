@@ -97,8 +97,7 @@ fn json_number(t: &str) -> Option<BigRational> {
         return None;
     }
     let m = crate::parse_rational(mant)?;
-    let scale = BigRational::from_integer(num_bigint::BigInt::from(10).pow(exp.unsigned_abs()));
-    Some(if exp >= 0 { m * scale } else { m / scale })
+    Some(crate::times_pow10(m, exp))
 }
 
 /// Line and column (one-based, in characters) of each element of the top-level array of
@@ -275,5 +274,34 @@ impl Bounds {
             items,
             positions,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn powers_of_ten_agree_with_plain_arithmetic() {
+        let ten = BigRational::from_integer(10.into());
+        for m in [
+            "0", "1", "-1", "1/3", "-7/40", "25/2", "3/1250", "12.5", "-0.008",
+        ] {
+            let m = crate::parse_rational(m).unwrap();
+            for e in -12i32..=12 {
+                let mut plain = m.clone();
+                for _ in 0..e.unsigned_abs() {
+                    plain = if e > 0 { plain * &ten } else { plain / &ten };
+                }
+                let fast = crate::times_pow10(m.clone(), e);
+                assert_eq!(fast, plain, "{m} e{e}");
+                // Reduced as BigRational::new would.
+                let (n, d) = (fast.numer().clone(), fast.denom().clone());
+                assert_eq!(
+                    BigRational::new(n.clone(), d.clone()),
+                    BigRational::new_raw(n, d)
+                );
+            }
+        }
     }
 }

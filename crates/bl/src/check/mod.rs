@@ -766,13 +766,21 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
     let (mut out_nl, mut out_bl) = (input.nl_output.clone(), input.bl_output.clone());
     let mut fn_pairs: Vec<(usize, &BoundItem, String, String)> = Vec::new();
     for (i, it) in items.iter().enumerate() {
-        let (pair, what) = match it {
-            BoundItem::Outputs { variables } => ((&variables[0], &variables[1]), "output"),
+        let (names, what) = match it {
+            BoundItem::Outputs { variables } => (variables, "output"),
             BoundItem::Strict { functions, .. } | BoundItem::Mapping { functions, .. } => {
-                ((&functions[0], &functions[1]), "function")
+                (functions, "function")
             }
             _ => continue,
         };
+        // Checked when reading a file; bounds built in code may still be wrong.
+        let [first, second] = names.as_slice() else {
+            return Err(bounds_err(
+                i + 1,
+                format!("needs exactly two {what} names, one per side"),
+            ));
+        };
+        let pair = (first, second);
         let sides_of = |n: &str| output_sides(n, &nl, &bl);
         let (a, b) = assign_pair(i + 1, what, pair.0, pair.1, &sides_of, &nl, &bl)?;
         for (given, found, l) in [(&mut out_nl, &a, "NL"), (&mut out_bl, &b, "BL")] {

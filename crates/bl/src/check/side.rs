@@ -215,7 +215,7 @@ fn collect_defined(t: &Term, out: &mut HashSet<String>) {
                 }
                 logic::Op::And => stack.extend(args.iter()),
                 logic::Op::Implies => stack.extend(args.last()),
-                logic::Op::Ite => stack.extend(&args[1..]),
+                logic::Op::Ite => stack.extend(args.iter().skip(1)),
                 _ => {}
             }
         } else if let Term::Named(x, _) = t {
