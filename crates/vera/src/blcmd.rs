@@ -198,6 +198,12 @@ pub fn consistency(
     }))
 }
 
+/// Text from input files (folder names, names in messages) with control characters
+/// escaped, for the terminal.
+fn esc(s: &str) -> String {
+    bl::diag::escape(s).into_owned()
+}
+
 fn batch(
     root: &Path,
     args: &ConsistencyArgs,
@@ -209,7 +215,11 @@ fn batch(
         bl::batch::discover(root).with_context(|| format!("cannot read {}", root.display()))?;
     let cases = found.cases;
     for s in &found.skipped {
-        eprintln!("warning: skipped {}: {}", s.path.display(), s.reason);
+        eprintln!(
+            "warning: skipped {}: {}",
+            esc(&s.path.display().to_string()),
+            esc(&s.reason)
+        );
     }
     if cases.is_empty() {
         bail!(
@@ -244,8 +254,11 @@ fn batch(
         }
         Format::Human => {
             let mut o = String::new();
-            let width = results.iter().map(|r| r.case.name.len()).max().unwrap_or(4);
-            for r in &results {
+            // Case and dataset names are folder names, and details quote input files:
+            // control characters in them are escaped.
+            let names: Vec<String> = results.iter().map(|r| esc(&r.case.name)).collect();
+            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+            for (r, name) in results.iter().zip(&names) {
                 let verdict = match (&r.verdict, &r.error) {
                     (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
                     (Some(Verdict::Inconsistent), _) => paint(Paint::Bad, "inconsistent"),
@@ -260,13 +273,14 @@ fn batch(
                         .map(|g| format!("  e.g. {}", g.conditions.join(" and ")))
                         .unwrap_or_default(),
                     (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
-                    (_, _, Some(why)) => format!("  {}", why.lines().next().unwrap_or("")),
+                    (_, _, Some(why)) => format!("  {why}"),
                     _ => String::new(),
                 };
                 let _ = writeln!(
                     o,
-                    "{:width$}  {verdict}  {:.2}s{detail}",
-                    r.case.name, r.seconds
+                    "{name:width$}  {verdict}  {:.2}s{}",
+                    r.seconds,
+                    esc(&detail)
                 );
             }
             let _ = writeln!(
@@ -278,7 +292,7 @@ fn batch(
                 let _ = writeln!(
                     o,
                     "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
-                    s.dataset,
+                    esc(&s.dataset),
                     s.cases,
                     s.consistent,
                     s.inconsistent,

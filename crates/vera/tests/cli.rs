@@ -392,3 +392,48 @@ fn bl_check_of_a_deeply_nested_rule_prints_a_short_located_error() {
     assert!(err.contains("rule.bl:2:"), "{err}");
     assert!(err.contains("nested more than 1000 levels"), "{err}");
 }
+
+/// Folder names and names in input files reach the terminal with control characters
+/// escaped: no escape sequence, and no forged report line.
+#[cfg(unix)]
+#[test]
+fn consistency_output_escapes_control_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    bl_case(&root, "ok\u{1b}[2J\n[Consistent] forged row", BL_PLAIN_NL);
+    let d = bl_case(
+        &root,
+        "named",
+        "(declare-const x Real)\n(declare-const |z\n[Consistent] forged \u{1b}[31mred| Real)\n(declare-const out Real)\n(assert (= out (* 1.0 x)))\n",
+    );
+    let (_, out, err) = vera(&["consistency", "--batch", &root.display().to_string()]);
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(
+        !out.lines().any(|l| l.starts_with("[Consistent] forged")),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok\\u{1b}[2J\\n[Consistent] forged row"),
+        "{out}{err}"
+    );
+    let p = |f: &str| d.join(f).display().to_string();
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &p("nl.smt2"),
+        "--impl",
+        &p("prog.bl"),
+        "--bounds",
+        &p("bounds.json"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(
+        !out.lines().any(|l| l.starts_with("[Consistent] forged")),
+        "{out}"
+    );
+    assert!(
+        out.contains("z\\n[Consistent] forged \\u{1b}[31mred"),
+        "{out}"
+    );
+}

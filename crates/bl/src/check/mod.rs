@@ -373,10 +373,16 @@ pub struct Report {
 impl Report {
     /// A human rendering in the style of Fig. 2 of the paper.
     pub fn render(&self) -> String {
+        // Every line goes through `line`, which escapes control characters: names and
+        // values come from input files and must not act on a terminal or start a line.
         let mut s = String::new();
+        let mut line = |text: String| {
+            s.push_str(&crate::diag::escape(&text));
+            s.push('\n');
+        };
         for f in &self.findings {
-            s.push_str(&format!(
-                "[{} {}] {}\n",
+            line(format!(
+                "[{} {}] {}",
                 if f.blocking {
                     "Formalization error"
                 } else {
@@ -389,40 +395,45 @@ impl Report {
         for u in &self.undecided {
             // Those the verdict depends on are its reason, printed with it.
             if !u.affects_verdict || self.verdict != Verdict::Unknown {
-                s.push_str(&format!("[Undecided] {}\n", u.describe()));
+                line(format!("[Undecided] {}", u.describe()));
             }
         }
         match self.verdict {
-            Verdict::Consistent => s.push_str(&format!(
-                "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints\n",
+            Verdict::Consistent => line(format!(
+                "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints",
                 self.nl_output, self.bl_output
             )),
-            Verdict::Unknown => s.push_str(&format!(
-                "[Unknown] {}\n",
+            Verdict::Unknown => line(format!(
+                "[Unknown] {}",
                 self.reason.as_deref().unwrap_or("the solver gave no answer")
             )),
-            Verdict::Rejected => s.push_str("[Rejected] the formalization must be fixed before checking\n"),
+            Verdict::Rejected => {
+                line("[Rejected] the formalization must be fixed before checking".into())
+            }
             Verdict::Inconsistent => {
-                s.push_str("[Inconsistency Found]\n");
+                line("[Inconsistency Found]".into());
                 if let Some(c) = &self.counterexample {
                     let show = |m: &BTreeMap<String, String>| {
-                        m.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+                        m.iter()
+                            .map(|(k, v)| format!("{k} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     };
-                    s.push_str(&format!(
-                        "Inputs: NL {}, BL {}\n",
+                    line(format!(
+                        "Inputs: NL {}, BL {}",
                         show(&c.nl.inputs),
                         show(&c.bl.inputs)
                     ));
-                    s.push_str(&format!(
-                        "Outputs: NL {} = {} ({}), BL {} = {} ({})\n",
+                    line(format!(
+                        "Outputs: NL {} = {} ({}), BL {} = {} ({})",
                         c.nl.output, c.nl.value, c.nl.replay, c.bl.output, c.bl.value, c.bl.replay
                     ));
                 }
             }
         }
         if !self.regions.is_empty() || self.regions_note.is_some() {
-            s.push_str(&format!(
-                "Divergence regions ({}{}):\n",
+            line(format!(
+                "Divergence regions ({}{}):",
                 self.regions.len(),
                 match (&self.regions_note, self.regions_complete) {
                     (Some(n), _) => format!(", incomplete: {n}"),
@@ -436,8 +447,8 @@ impl Report {
                     .iter()
                     .map(|(k, v)| format!("{k} = {v}"))
                     .collect();
-                s.push_str(&format!(
-                    "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})\n",
+                line(format!(
+                    "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})",
                     if r.conditions.is_empty() {
                         "every input".to_string()
                     } else {
@@ -457,7 +468,7 @@ impl Report {
                     ex.join(", ")
                 ));
                 if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
-                    s.push_str(&format!("    ({n})\n"));
+                    line(format!("    ({n})"));
                 }
             }
         }
