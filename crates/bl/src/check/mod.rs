@@ -14,6 +14,9 @@
 //!   output missing, functions used but not defined, A not functional, intermediate
 //!   variables left unconstrained, constraints that leave no input, and inputs for
 //!   which A has no output (sampled at one point per path of B).
+//! * Every query on the way to a verdict must be answered: an `unknown` answer of a
+//!   formalization check or of Eq. (2) makes the verdict [`Verdict::Unknown`], never a
+//!   pass ([`Report::undecided`] lists each with the solver's reason).
 //! * A counterexample is replayed: B through the interpreter (or the evaluator for an
 //!   SMT-LIB side), A by evaluating every one of its assertions with `logic::eval`.
 //! * With [`CheckOptions::enumerate`], every divergence region is listed: a conjunction
@@ -177,7 +180,8 @@ pub enum Verdict {
     Consistent,
     /// There are inputs on which the outputs differ (see the counterexample).
     Inconsistent,
-    /// The solver gave no answer.
+    /// A query the verdict depends on (a formalization check or Eq. (2) itself) got no
+    /// answer; [`Report::reason`] names them.
     Unknown,
     /// A formalization diagnostic makes the check meaningless (see the diagnostics).
     Rejected,
