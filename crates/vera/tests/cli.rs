@@ -310,4 +310,194 @@ fn c_verify_runs_smoke_tests_by_default() {
     let (code, out, err) = vera_c("verify", "vacuous.c", &["--no-smoke-tests"], dir.path());
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(": proved"), "{out}");
+// ------------------------------------------------------------------ consistency (bl)
+//
+// `vera consistency` on hand-made cases in temporary folders, with both solvers.
+
+/// Positive integers with a³ + b³ = c³: none exist, and no solver can show it, so a
+/// query that needs this answers unknown at a short time limit, deterministically.
+const BL_FERMAT_NL: &str = "(declare-const x Real)\n(declare-const a Int)\n(declare-const b Int)\n(declare-const c Int)\n(declare-const out Real)\n(assert (and (> a 0) (> b 0) (> c 0) (= (+ (* a a a) (* b b b)) (* c c c))))\n(assert (= out (* 1.0 x)))\n";
+const BL_PLAIN_NL: &str =
+    "(declare-const x Real)\n(declare-const out Real)\n(assert (= out (* 1.0 x)))\n";
+const BL_PROG: &str = "let x = <input>\nlet fee = x\n";
+const BL_BOUNDS: &str = r#"[ {"type": "outputs", "variables": ["out", "fee"]},
+  {"type": "equals", "variables": ["nl.x", "bl.x"]} ]"#;
+
+fn bl_case(dir: &Path, name: &str, nl: &str) -> PathBuf {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("nl.smt2"), nl).unwrap();
+    std::fs::write(d.join("prog.bl"), BL_PROG).unwrap();
+    std::fs::write(d.join("bounds.json"), BL_BOUNDS).unwrap();
+    d
+}
+
+/// The formalization has no solution at all, which no solver can prove: the totality
+/// and no-assignment checks answer unknown, and the verdict must be unknown (exit 2)
+/// with the checks named, not `[Consistent]`.
+#[test]
+fn consistency_unknown_diagnostic_is_not_a_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = bl_case(tmp.path(), "fermat", BL_FERMAT_NL);
+    let p = |f: &str| d.join(f).display().to_string();
+    for solver in ["z3", "cvc5"] {
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--solver",
+            solver,
+            "--timeout",
+            "0.5",
+            "--nl",
+            &p("nl.smt2"),
+            "--impl",
+            &p("prog.bl"),
+            "--bounds",
+            &p("bounds.json"),
+        ]);
+        assert_eq!(code, 2, "{solver}: {out}{err}");
+        assert!(out.contains("[Unknown]"), "{solver}: {out}");
+        assert!(!out.contains("[Consistent]"), "{solver}: {out}");
+        assert!(out.contains("totality check"), "{solver}: {out}");
+        assert!(out.contains("time limit"), "{solver}: {out}");
+    }
+}
+
+/// In a batch the same case is an unknown row with its reason, counted as unknown in
+/// the dataset's summary; the batch exits 2.
+#[test]
+fn consistency_batch_unknown_case_is_an_unknown_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    bl_case(&root, "fermat", BL_FERMAT_NL);
+    bl_case(&root, "plain", BL_PLAIN_NL);
+    let root = root.display().to_string();
+    for solver in ["z3", "cvc5"] {
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--solver",
+            solver,
+            "--timeout",
+            "0.5",
+            "--batch",
+            &root,
+        ]);
+        assert_eq!(code, 2, "{solver}: {out}{err}");
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("fermat"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(row.contains("unknown"), "{solver}: {row}");
+        assert!(row.contains("totality check"), "{solver}: {row}");
+        let plain = out.lines().find(|l| l.starts_with("plain")).unwrap();
+        assert!(plain.contains("consistent"), "{solver}: {plain}");
+        assert!(
+            out.contains("set              2          1            0        1        0      0"),
+            "{solver}: {out}"
+        );
+        let (code, json, _) = vera(&[
+            "consistency",
+            "--solver",
+            solver,
+            "--timeout",
+            "0.5",
+            "--batch",
+            &root,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 2);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["summary"][0]["unknown"], 1, "{json}");
+        assert_eq!(v["cases"][0]["verdict"], "unknown", "{json}");
+        assert!(
+            v["cases"][0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("totality check"),
+            "{json}"
+        );
+    }
+}
+
+/// A symbolic link cycle under a batch folder (`DIR/plain/loop -> ..`) is not followed:
+/// the case is checked once and the link is reported as skipped.
+#[cfg(unix)]
+#[test]
+fn consistency_batch_does_not_follow_a_symlink_cycle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    let d = bl_case(&root, "plain", BL_PLAIN_NL);
+    std::os::unix::fs::symlink("..", d.join("loop")).unwrap();
+    let (code, out, err) = vera(&["consistency", "--batch", &root.display().to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\n1 cases in"), "{out}");
+    assert!(err.contains("skipped"), "{err}");
+    assert!(err.contains("loop: symbolic link to a folder"), "{err}");
+}
+
+/// A 1,600-row nested rule on one line (about 1 MB) passes the nesting limit: the error
+/// names file:line:col and shows a short excerpt, not the line.
+#[test]
+fn bl_check_of_a_deeply_nested_rule_prints_a_short_located_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pad: String = (0..60).map(|k| format!(" + {k}.5 * 0")).collect();
+    let mut text = String::from("let income = <input>\nlet tax = ");
+    for i in 0..1_600 {
+        text.push_str(&format!(
+            "if income <= {i}000.25 then {i}.5 * income{pad} else "
+        ));
+    }
+    text.push_str("0\n");
+    let path = tmp.path().join("rule.bl");
+    std::fs::write(&path, &text).unwrap();
+    let (code, out, err) = vera(&["bl", "check", &path.display().to_string()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.len() < 2_000, "{} bytes on stderr", err.len());
+    assert!(err.contains("rule.bl:2:"), "{err}");
+    assert!(err.contains("nested more than 1000 levels"), "{err}");
+}
+
+/// Folder names and names in input files reach the terminal with control characters
+/// escaped: no escape sequence, and no forged report line.
+#[cfg(unix)]
+#[test]
+fn consistency_output_escapes_control_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    bl_case(&root, "ok\u{1b}[2J\n[Consistent] forged row", BL_PLAIN_NL);
+    let d = bl_case(
+        &root,
+        "named",
+        "(declare-const x Real)\n(declare-const |z\n[Consistent] forged \u{1b}[31mred| Real)\n(declare-const out Real)\n(assert (= out (* 1.0 x)))\n",
+    );
+    let (_, out, err) = vera(&["consistency", "--batch", &root.display().to_string()]);
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(
+        !out.lines().any(|l| l.starts_with("[Consistent] forged")),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok\\u{1b}[2J\\n[Consistent] forged row"),
+        "{out}{err}"
+    );
+    let p = |f: &str| d.join(f).display().to_string();
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &p("nl.smt2"),
+        "--impl",
+        &p("prog.bl"),
+        "--bounds",
+        &p("bounds.json"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(
+        !out.lines().any(|l| l.starts_with("[Consistent] forged")),
+        "{out}"
+    );
+    assert!(
+        out.contains("z\\n[Consistent] forged \\u{1b}[31mred"),
+        "{out}"
+    );
 }
