@@ -310,6 +310,8 @@ fn c_verify_runs_smoke_tests_by_default() {
     let (code, out, err) = vera_c("verify", "vacuous.c", &["--no-smoke-tests"], dir.path());
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains(": proved"), "{out}");
+}
+
 // ------------------------------------------------------------------ consistency (bl)
 //
 // `vera consistency` on hand-made cases in temporary folders, with both solvers.
