@@ -195,7 +195,9 @@ fn hostile_answers_are_repairable() {
         "(assert true) (exit)".into(),
         "(set-option :produce-proofs true)".into(),
         "(=> (> temp 38) (= pump_speed 0))".into(),
-        "Sure! Here it is:\n```\n(=> (> temp 38) alarm)\n```".into(),
+        // Two fenced blocks: which one? (One block is read as the term it contains.)
+        "Here:\n```\n(> temp 38)\n```\nor\n```smt2\n(=> (> temp 38) alarm)\n```".into(),
+        "(temp > 38)".into(), // infix
         format!("(or {} alarm)", "true ".repeat(200_000)),
         "(and (< temp 10) alarm)".into(), // contradicts the bounds and D1
         "(=> (> temp 38) alarm) (declare-const x Int)".into(),
@@ -227,7 +229,109 @@ fn hostile_answers_are_repairable() {
             let e = f.attempts[0].error.as_deref().unwrap();
             assert!(e.contains("as in `(not alarm)`"), "{e}");
         }
+        if h == "(temp > 38)" {
+            let e = f.attempts[0].error.as_deref().unwrap();
+            assert!(
+                e.contains("infix `>` at column 7") && e.contains("write `(> temp 38)`"),
+                "{e}"
+            );
+        }
     }
+}
+
+#[test]
+fn one_fenced_block_or_one_assert_is_read_as_its_term() {
+    let spec = spec();
+    for answer in [
+        "Sure! Here it is:\n```\n(=> (> temp 38) alarm)\n```",
+        "```smt2\n(assert (=> (> temp 38) alarm))\n```",
+        "(assert (=> (> temp 38) alarm))",
+    ] {
+        let t = pipeline::formalize::parse_answer(&spec, answer).unwrap();
+        assert_eq!(
+            logic::print::term(&t),
+            "(=> (> temp 38.0) alarm)",
+            "{answer}"
+        );
+    }
+}
+
+/// Answers that parse but say nothing, or say too much: screened before use.
+#[test]
+fn tautologies_and_forcing_formulas_of_conditional_texts_are_screened_out() {
+    let spec = spec();
+    for (bad, expect) in [
+        ("(=> (> temp 38) true)", "constrains nothing"),
+        ("(or alarm (not alarm))", "constrains nothing"),
+        (
+            "alarm",
+            "forces alarm = true in every state, but the requirement is conditional",
+        ),
+    ] {
+        let c = client(move |r, _| {
+            Ok(Response::text(if r.messages.len() == 1 {
+                bad
+            } else {
+                "(=> (> temp 38) alarm)"
+            }))
+        });
+        let o = FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        };
+        let rep = formalize(&spec, &c, &z3(), &o).unwrap();
+        let f = &rep.requirements[0];
+        let e = f.attempts[0].error.as_deref().unwrap_or("");
+        assert!(e.contains(expect), "{bad}: {e}");
+        assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+    }
+    // An unconditional text may force a value: kept, with a note for the reviewer.
+    let c = client(|_, _| Ok(Response::text("(not alarm)")));
+    let text = SPEC.replace(
+        "If the temperature exceeds 38 degC the alarm shall be raised.",
+        "The alarm shall stay silent.",
+    );
+    let quiet = reqs::parse_spec(SourceFile::new("t.toml", &text)).unwrap();
+    let rep = formalize(
+        &quiet,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = &rep.requirements[0];
+    assert_eq!(f.formula.as_deref(), Some("(not alarm)"));
+    assert_eq!(f.notes.len(), 1);
+    assert_eq!(f.notes[0].kind, "forces");
+}
+
+#[test]
+fn a_repeated_rejected_answer_is_resampled_once_then_given_up() {
+    let spec = spec();
+    let c = client(|_, _| Ok(Response::text("alarm is on above 38")));
+    let rep = formalize(
+        &spec,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = &rep.requirements[0];
+    assert!(f.formula.is_none());
+    // First answer, the repeat (answered with a fresh sample), the repeat again: stop,
+    // instead of five identical repair turns.
+    assert_eq!(f.attempts.len(), 3, "{:?}", f.attempts);
+    assert!(f.attempts[2]
+        .error
+        .as_deref()
+        .unwrap()
+        .starts_with("stopped: the model repeated a rejected answer"));
 }
 
 #[test]
