@@ -11,7 +11,7 @@ use crate::source::{Diagnostic, Span};
 use crate::term::{Op, Sort, Symbol, Term};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::Zero;
+use num_traits::{Signed, Zero};
 use std::sync::Arc;
 
 /// A name bound by `let` or a function parameter.
@@ -409,8 +409,8 @@ impl Elaborator {
                 if t.len() == 1 {
                     let a = t.into_iter().next().expect("one");
                     return Some(match a {
-                        Term::Int(i) if i > BigInt::zero() => Term::Int(-i),
-                        Term::Real(r) if r > BigRational::zero() => Term::Real(-r),
+                        Term::Int(i) if i.is_positive() => Term::Int(-i),
+                        Term::Real(r) if r.is_positive() => Term::Real(-r),
                         a => Term::App(Op::Neg, vec![a]),
                     });
                 }
@@ -426,8 +426,8 @@ impl Elaborator {
                 }
                 // A quotient of two literals is a literal (this is how models print rationals).
                 if let [Term::Real(a), Term::Real(b)] = t.as_slice() {
-                    if !b.is_zero() {
-                        return Some(Term::Real(a / b));
+                    if let Some(q) = crate::num::div(a, b) {
+                        return Some(Term::Real(q));
                     }
                 }
                 if self.ctx.arithmetic() == Arithmetic::Linear && !t[1..].iter().all(is_constant) {
@@ -1122,12 +1122,15 @@ pub fn to_real(t: Term) -> Term {
     }
 }
 
-/// The exact value of a decimal such as `0.145`.
+/// The exact value of a decimal such as `0.145`, reduced.
+///
+/// The reader only produces `digits.digits`; any other text gives zero (use
+/// [`try_parse_decimal`] to tell). Fast on literals of any length.
 pub fn parse_decimal(d: &str) -> BigRational {
-    let (int, frac) = d.split_once('.').unwrap_or((d, ""));
-    let digits: BigInt = format!("{int}{frac}")
-        .parse()
-        .expect("lexer checked digits");
-    let scale = num_traits::pow(BigInt::from(10), frac.len());
-    BigRational::new(digits, scale)
+    try_parse_decimal(d).unwrap_or_else(|| BigRational::from_integer(BigInt::zero()))
+}
+
+/// The exact value of `digits` or `digits.digits`, reduced; `None` for other text.
+pub fn try_parse_decimal(d: &str) -> Option<BigRational> {
+    crate::num::decimal_value(d)
 }

@@ -20,6 +20,7 @@
 pub mod context;
 pub mod elab;
 pub mod eval;
+mod num;
 pub mod print;
 pub mod script;
 pub mod sexp;

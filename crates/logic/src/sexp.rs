@@ -108,6 +108,10 @@ impl Default for ReadLimits {
     }
 }
 
+/// The most digits a numeral or decimal may have. Converting decimal digits to a
+/// number takes time quadratic in their count; the limit keeps every literal fast.
+pub const MAX_NUMBER_DIGITS: usize = 100_000;
+
 /// A comment at the top level, between expressions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comment {
@@ -418,8 +422,30 @@ impl Reader<'_> {
                 );
                 return None;
             }
+            let count = word.len() - usize::from(frac.is_some());
+            if count > MAX_NUMBER_DIGITS {
+                self.out.errors.push(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "number of {count} digits exceeds the limit of {MAX_NUMBER_DIGITS} digits"
+                        ),
+                    )
+                    .with_hint("vera reads numbers of up to 100,000 digits"),
+                );
+                return None;
+            }
             match frac {
-                None => SexpKind::Numeral(word.parse().expect("digits")),
+                None => match word.parse() {
+                    Ok(n) => SexpKind::Numeral(n),
+                    Err(_) => {
+                        self.out.errors.push(Diagnostic::error(
+                            span,
+                            format!("malformed number `{word}`"),
+                        ));
+                        return None;
+                    }
+                },
                 Some(_) => SexpKind::Decimal(word.to_string()),
             }
         } else if word.contains(':') || word.contains('#') {
@@ -509,6 +535,13 @@ fn flat_len(e: &Sexp, budget: usize) -> usize {
                 }
             }
             n + 1
+        }
+        // A numeral has at least bits * log10(2) digits: a long one need not be
+        // converted to decimal (quadratic in its length) to know that it does not fit.
+        SexpKind::Numeral(n)
+            if n.bits() as f64 * std::f64::consts::LOG10_2 > budget as f64 + 1.0 =>
+        {
+            budget + 1
         }
         _ => {
             let mut s = String::new();
