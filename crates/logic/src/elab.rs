@@ -4,12 +4,12 @@
 //! a one-line hint. Elaboration goes on after an error so that one run reports as
 //! many problems as it can.
 
-use crate::context::{Arithmetic, Context, Entry, FunDef};
+use crate::context::{Arithmetic, Context, Entry, FunDef, MAX_SCOPES};
 use crate::script::Command;
 use crate::sexp::{Sexp, SexpKind};
 use crate::source::{Diagnostic, Span};
 use crate::term::{Op, Sort, Symbol, Term};
-use num_bigint::BigInt;
+use num_bigint::{BigInt, BigUint};
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 use std::sync::Arc;
@@ -779,6 +779,16 @@ impl Elaborator {
                     return None;
                 }
                 let v = args.get(1).cloned();
+                if head == "set-option" && k == "global-declarations" {
+                    match v.as_ref().and_then(Sexp::as_symbol) {
+                        Some("true") => self.ctx.set_global_declarations(true),
+                        Some("false") => self.ctx.set_global_declarations(false),
+                        _ => {
+                            self.err(span, "`:global-declarations` takes true or false");
+                            return None;
+                        }
+                    }
+                }
                 Some(if head == "set-info" {
                     Command::SetInfo(k, v)
                 } else {
@@ -861,16 +871,10 @@ impl Elaborator {
                 Some(Command::CheckSatAssuming(out))
             }
             "push" | "pop" => {
-                let n = match args {
-                    [] => 1,
+                let (n, at) = match args {
+                    [] => (BigUint::from(1u32), span),
                     [a] => match &a.kind {
-                        SexpKind::Numeral(n) => match u32::try_from(n.clone()) {
-                            Ok(n) => n,
-                            Err(_) => {
-                                self.err(a.span, "scope count too large");
-                                return None;
-                            }
-                        },
+                        SexpKind::Numeral(n) => (n.clone(), a.span),
                         _ => {
                             self.err(a.span, "expected a numeral");
                             return None;
@@ -881,16 +885,33 @@ impl Elaborator {
                         return None;
                     }
                 };
+                let depth = self.ctx.depth();
+                let n = match u32::try_from(&n) {
+                    Ok(n) if head == "push" && (n as usize) <= MAX_SCOPES - depth => n,
+                    Ok(n) if head == "pop" && (n as usize) <= depth => n,
+                    _ if head == "push" => {
+                        self.err_hint(
+                            at,
+                            format!(
+                                "`push {n}` with {depth} scope(s) open exceeds the limit of {MAX_SCOPES} open scopes"
+                            ),
+                            "vera bounds the assertion stack; push fewer scopes",
+                        );
+                        return None;
+                    }
+                    _ => {
+                        self.err(span, format!("`pop {n}` with only {depth} scope(s) open"));
+                        return None;
+                    }
+                };
                 if head == "push" {
-                    self.ctx.push(n as usize);
+                    if let Err(e) = self.ctx.push(n as usize) {
+                        self.err(at, e.to_string());
+                        return None;
+                    }
                     Some(Command::Push(n))
-                } else if !self.ctx.pop(n as usize) {
-                    self.err(
-                        span,
-                        format!("`pop {n}` with only {} scope(s) open", self.ctx.depth()),
-                    );
-                    None
                 } else {
+                    self.ctx.pop(n as usize);
                     Some(Command::Pop(n))
                 }
             }
@@ -922,7 +943,10 @@ impl Elaborator {
                 self.ctx = Context::new();
                 Command::Reset
             }),
-            "reset-assertions" => nargs(self, 0).then_some(Command::ResetAssertions),
+            "reset-assertions" => nargs(self, 0).then(|| {
+                self.ctx.reset_assertions();
+                Command::ResetAssertions
+            }),
             "exit" => nargs(self, 0).then_some(Command::Exit),
             "declare-sort"
             | "define-sort"

@@ -1,6 +1,7 @@
 //! Regression tests for hostile sizes: very long atoms, exponential definition chains
 //! and huge scope counts. Each must end quickly with a result or a clean error.
 
+use logic::context::MAX_SCOPES;
 use logic::eval::parse_model;
 use logic::script::format_script;
 use logic::sexp::{read_one, ReadLimits};
@@ -175,6 +176,33 @@ fn squaring_chain_hits_the_size_limit() {
 }
 
 #[test]
+fn huge_push_count_is_a_located_error() {
+    for text in [
+        "(push 1000000000)",
+        "(push 4294967295)",
+        "(push 99999999999999999999)",
+    ] {
+        let t = Instant::now();
+        let err = parse_script(&SourceFile::new("p.smt2", text))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("p.smt2:1:7: error:"), "{err}");
+        assert!(err.contains(&MAX_SCOPES.to_string()), "{err}");
+        assert!(t.elapsed() < Duration::from_secs(1));
+    }
+    // Many small pushes add up to the same limit.
+    let many = "(push 1000)\n".repeat(MAX_SCOPES / 1000 + 1);
+    let err = parse_script(&SourceFile::new("p.smt2", many))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("scopes"), "{err}");
+    // Up to the limit is fine.
+    let ok = format!("(push {MAX_SCOPES})");
+    let s = parse_script(&SourceFile::new("p.smt2", ok)).unwrap();
+    assert_eq!(s.context.depth(), MAX_SCOPES);
+}
+
+#[test]
 fn untrusted_text_cannot_push() {
     let err = parse_untrusted(
         "llm",
@@ -282,3 +310,42 @@ fn numbers_beyond_the_digit_limit_are_errors() {
         .is_empty());
 }
 
+#[test]
+fn context_push_is_bounded() {
+    let mut c = Context::new();
+    assert!(c.push(MAX_SCOPES).is_ok());
+    assert!(c.push(1).is_err());
+    assert_eq!(c.depth(), MAX_SCOPES);
+    assert!(Context::new().push(usize::MAX).is_err());
+    assert!(c.pop(MAX_SCOPES));
+    assert!(!c.pop(1));
+}
+
+#[test]
+fn reset_assertions_forgets_declarations_unless_global() {
+    // SMT-LIB: reset-assertions empties the assertion stack; declarations go with it
+    // unless :global-declarations is set. The logic stays.
+    let s = script(
+        "(set-logic QF_LIA) (declare-const x Int) (push 1) (declare-const y Int) \
+         (reset-assertions) (declare-const x Int) (declare-const y Int) (assert (> x y))",
+    );
+    assert_eq!(s.context.depth(), 0);
+    assert_eq!(s.context.logic(), Some("QF_LIA"));
+    let err = parse_script(&SourceFile::new(
+        "r.smt2",
+        "(declare-const x Int)\n(reset-assertions)\n(assert (> x 0))",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("r.smt2:3:12: error: undeclared symbol `x`"),
+        "{err}"
+    );
+    let s = script(
+        "(set-option :global-declarations true) (declare-const x Int) (push 1) \
+         (declare-const y Int) (pop 1) (reset-assertions) (assert (> x y))",
+    );
+    assert!(s.context.global_declarations());
+    let s = script("(declare-const x Int) (reset) (declare-const x Real)");
+    assert_eq!(s.context.consts().count(), 1);
+}

@@ -4,7 +4,7 @@ use crate::config::{SolverConfig, SolverKind};
 use crate::error::{Reason, SolverError};
 use crate::process::{Answer, Process};
 use crate::transcript::Transcript;
-use logic::context::{Entry, INTERNAL_PREFIX};
+use logic::context::{Entry, INTERNAL_PREFIX, MAX_SCOPES};
 use logic::eval::{eval_bool, parse_model, parse_values};
 use logic::sexp::{Sexp, SexpKind};
 use logic::{print, Command, Context, Model, Op, Sort, Symbol, Term, Value};
@@ -221,6 +221,14 @@ impl Solver {
                     "`{}` cannot be sent with Solver::command",
                     other.name()
                 )))
+            }
+        }
+        if let Command::Push(n) = c {
+            let open = self.depth();
+            if *n as usize > MAX_SCOPES - open.min(MAX_SCOPES) {
+                return Err(SolverError::Unsupported(format!(
+                    "`(push {n})` with {open} scope(s) open exceeds the limit of {MAX_SCOPES} open scopes"
+                )));
             }
         }
         if let Command::Assert(t) = c {
@@ -601,10 +609,12 @@ impl Solver {
             Command::DeclareEnum(n, ctors) => self.context.declare_enum(n.clone(), ctors.clone()),
             Command::DefineFun(f) => self.context.define((**f).clone()),
             Command::Push(n) => {
-                for _ in 0..*n {
-                    self.frames.push(Frame::default());
+                // `command` checked the count against MAX_SCOPES, which bounds the frames.
+                if self.context.push(*n as usize).is_ok() {
+                    for _ in 0..*n {
+                        self.frames.push(Frame::default());
+                    }
                 }
-                self.context.push(*n as usize);
                 return;
             }
             Command::Pop(n) => {
