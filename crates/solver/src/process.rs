@@ -5,18 +5,24 @@ use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How much of stderr is kept for crash reports.
 const STDERR_TAIL: usize = 4096;
 
+/// The longest answer read from a solver, in bytes. A longer one (a runaway or hostile
+/// process) is garbage: the reader stops instead of buffering without bound.
+pub(crate) const MAX_ANSWER: usize = 64 << 20;
+
 /// What the stdout reader thread sends.
 #[derive(Debug)]
 enum Msg {
     /// The text of one complete top-level s-expression or atom.
     Item(String),
+    /// An answer longer than [`MAX_ANSWER`]; nothing more is read.
+    TooLong,
     /// End of output (or a read error).
     Eof,
 }
@@ -30,6 +36,8 @@ pub(crate) enum Answer {
     Eof(String),
     /// Nothing came before the deadline.
     Timeout,
+    /// An answer longer than [`MAX_ANSWER`] bytes.
+    TooLong,
 }
 
 /// A running solver process.
@@ -53,7 +61,9 @@ impl Process {
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut err = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = mpsc::channel();
+        // Bounded: a process that prints without end waits for vera instead of filling
+        // memory.
+        let (tx, rx) = mpsc::sync_channel(1024);
         std::thread::Builder::new()
             .name("solver-stdout".into())
             .spawn(move || split_items(stdout, tx))?;
@@ -98,6 +108,7 @@ impl Process {
         }
         match self.rx.recv_timeout(limit) {
             Ok(Msg::Item(s)) => Answer::Item(s),
+            Ok(Msg::TooLong) => Answer::TooLong,
             Ok(Msg::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 self.eof = true;
                 Answer::Eof(self.death_report())
@@ -156,7 +167,7 @@ impl Drop for Process {
 
 /// The reader thread: splits a byte stream into top-level s-expressions and atoms,
 /// respecting string literals (with `""` escapes), `|quoted|` symbols and `;` comments.
-fn split_items(mut out: impl Read, tx: Sender<Msg>) {
+fn split_items(mut out: impl Read, tx: SyncSender<Msg>) {
     let mut splitter = Splitter::default();
     let mut buf = [0u8; 8192];
     loop {
@@ -167,6 +178,10 @@ fn split_items(mut out: impl Read, tx: Sender<Msg>) {
                     if tx.send(Msg::Item(item)).is_err() {
                         return;
                     }
+                }
+                if splitter.pending() > MAX_ANSWER {
+                    let _ = tx.send(Msg::TooLong);
+                    return;
                 }
             }
         }
@@ -252,6 +267,11 @@ impl Splitter {
             }
         }
         items
+    }
+
+    /// Bytes of the item being read.
+    pub(crate) fn pending(&self) -> usize {
+        self.buf.len()
     }
 
     /// The incomplete rest at end of input, if any.
