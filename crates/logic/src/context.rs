@@ -264,10 +264,16 @@ impl Context {
         }
     }
 
-    /// Names of symbols close to `name` (for "did you mean" hints).
+    /// Names of symbols close to `name` (for "did you mean" hints). Only names of up
+    /// to 64 bytes are compared, and at most 5,000 of them, so a hint stays cheap.
     pub fn similar(&self, name: &str) -> Option<&str> {
+        const LONGEST: usize = 64;
+        const MOST: usize = 5_000;
+        if name.len() > LONGEST {
+            return None;
+        }
         let mut best: Option<(&str, f64)> = None;
-        for n in self.names.keys() {
+        for n in self.names.keys().filter(|n| n.len() <= LONGEST).take(MOST) {
             let score = strsim::jaro_winkler(name, n);
             if score > 0.85 && best.is_none_or(|(_, b)| score > b) {
                 best = Some((n, score));

@@ -5,6 +5,7 @@
 //! many problems as it can.
 
 use crate::context::{Arithmetic, Context, Entry, FunDef, MAX_SCOPES};
+use crate::scope::Scoped;
 use crate::script::Command;
 use crate::sexp::{Sexp, SexpKind};
 use crate::source::{Diagnostic, Span};
@@ -12,7 +13,12 @@ use crate::term::{Op, Sort, Symbol, Term};
 use num_bigint::{BigInt, BigUint};
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
+use std::collections::HashSet;
 use std::sync::Arc;
+
+/// The most diagnostics one elaborator keeps; past that, errors still make the
+/// input fail but are not recorded.
+const MAX_DIAGNOSTICS: usize = 1000;
 
 /// A name bound by `let` or a function parameter.
 #[derive(Debug, Clone)]
@@ -27,7 +33,7 @@ struct Local {
 #[derive(Debug)]
 pub struct Elaborator {
     ctx: Context,
-    locals: Vec<Local>,
+    locals: Scoped<Local>,
     diags: Vec<Diagnostic>,
 }
 
@@ -45,7 +51,7 @@ impl Elaborator {
     pub fn new(ctx: Context) -> Elaborator {
         Elaborator {
             ctx,
-            locals: Vec::new(),
+            locals: Scoped::default(),
             diags: Vec::new(),
         }
     }
@@ -66,12 +72,25 @@ impl Elaborator {
     }
 
     fn err(&mut self, span: Span, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::error(span, msg));
+        if self.diags.len() < MAX_DIAGNOSTICS {
+            self.diags.push(Diagnostic::error(span, msg));
+        }
     }
 
     fn err_hint(&mut self, span: Span, msg: impl Into<String>, hint: impl Into<String>) {
-        self.diags
-            .push(Diagnostic::error(span, msg).with_hint(hint));
+        if self.diags.len() < MAX_DIAGNOSTICS {
+            self.diags
+                .push(Diagnostic::error(span, msg).with_hint(hint));
+        }
+    }
+
+    /// A declared name close to `name`, for "did you mean" hints, while the hints can
+    /// still be shown (the search is not free on large contexts).
+    fn similar(&self, name: &str) -> Option<String> {
+        if self.diags.len() >= crate::source::MAX_SHOWN {
+            return None;
+        }
+        self.ctx.similar(name).map(str::to_string)
     }
 
     // ---------------------------------------------------------------- sorts
@@ -85,7 +104,7 @@ impl Elaborator {
             Some(n) => match self.ctx.get(n) {
                 Some(Entry::EnumSort(_)) => Some(Sort::Enum(sym(n))),
                 _ => {
-                    let hint = match self.ctx.similar(n) {
+                    let hint = match self.similar(n) {
                         Some(s) => format!("did you mean `{s}`?"),
                         None => "vera knows Bool, Int, Real and declared enumerations".into(),
                     };
@@ -142,7 +161,7 @@ impl Elaborator {
             "false" => return Some(Term::Bool(false)),
             _ => {}
         }
-        if let Some(l) = self.locals.iter().rev().find(|l| &*l.name == s) {
+        if let Some(l) = self.locals.get(s) {
             return Some(Term::Var(l.name.clone(), l.sort.clone()));
         }
         match self.ctx.get(s) {
@@ -176,7 +195,7 @@ impl Elaborator {
                 let hint = if Op::from_name(s).is_some() {
                     format!("`{s}` is an operator: apply it, e.g. ({s} a b)")
                 } else {
-                    match self.ctx.similar(s) {
+                    match self.similar(s) {
                         Some(n) => format!("did you mean `{n}`?"),
                         None => format!("declare it first, e.g. (declare-const {s} Int)"),
                     }
@@ -228,7 +247,7 @@ impl Elaborator {
         if let Some(op) = Op::from_name(h) {
             return self.op_app(op, args, span);
         }
-        if let Some(l) = self.locals.iter().rev().find(|l| &*l.name == h) {
+        if let Some(l) = self.locals.get(h) {
             self.err(
                 head.span,
                 format!("`{}` is a variable, not a function", l.name),
@@ -279,7 +298,7 @@ impl Elaborator {
                 None
             }
             None => {
-                let hint = match self.ctx.similar(h) {
+                let hint = match self.similar(h) {
                     Some(n) => format!("did you mean `{n}`?"),
                     None => "define it with define-fun, or use a built-in operator".to_string(),
                 };
@@ -525,16 +544,11 @@ impl Elaborator {
 
     fn is_const_here(&self, t: &Term) -> bool {
         t.free_vars().iter().all(|(n, _)| {
-            self.locals
-                .iter()
-                .rev()
-                .find(|l| &l.name == n)
-                .map(|l| l.constant)
-                .unwrap_or_else(|| {
-                    self.ctx
-                        .fun(n)
-                        .is_some_and(|f| f.params.is_empty() && is_constant(&f.body))
-                })
+            self.locals.get(n).map(|l| l.constant).unwrap_or_else(|| {
+                self.ctx
+                    .fun(n)
+                    .is_some_and(|f| f.params.is_empty() && is_constant(&f.body))
+            })
         })
     }
 
@@ -624,12 +638,13 @@ impl Elaborator {
         }
         let mut out: Vec<(Symbol, Term)> = Vec::with_capacity(binds.len());
         let mut locals = Vec::with_capacity(binds.len());
+        let mut seen = HashSet::new();
         let mut ok = true;
         for b in binds {
             match b.as_list() {
                 Some([n, v]) if n.as_symbol().is_some() => {
                     let name = n.as_symbol().expect("symbol");
-                    if out.iter().any(|(x, _)| &**x == name) {
+                    if !seen.insert(name) {
                         self.err(n.span, format!("`{name}` is bound twice in one `let`"));
                         ok = false;
                         continue;
@@ -662,7 +677,9 @@ impl Elaborator {
             return None;
         }
         let n = self.locals.len();
-        self.locals.extend(locals);
+        for l in locals {
+            self.locals.push(l.name.clone(), l);
+        }
         let body = self.term(body);
         self.locals.truncate(n);
         Some(Term::Let(out, Box::new(body?)))
@@ -987,12 +1004,13 @@ impl Elaborator {
         };
         let name = self.new_name(&args[0]);
         let mut ps: Vec<Local> = Vec::new();
+        let mut seen = HashSet::new();
         let mut ok = true;
         for p in params {
             match p.as_list() {
                 Some([n, s]) if n.as_symbol().is_some() => {
                     let pn = n.as_symbol().expect("symbol");
-                    if ps.iter().any(|l| &*l.name == pn) {
+                    if !seen.insert(pn) {
                         self.err(n.span, format!("parameter `{pn}` is declared twice"));
                         ok = false;
                     }
@@ -1016,7 +1034,8 @@ impl Elaborator {
             }
         }
         let sort = self.sort(&args[2]);
-        let saved = std::mem::replace(&mut self.locals, ps.clone());
+        let scope = ps.iter().map(|l| (l.name.clone(), l.clone())).collect();
+        let saved = std::mem::replace(&mut self.locals, scope);
         let body = self.term(&args[3]);
         self.locals = saved;
         let (name, sort, body) = (name?, sort?, body?);
@@ -1059,6 +1078,7 @@ impl Elaborator {
             return None;
         }
         let mut out: Vec<Symbol> = Vec::new();
+        let mut seen = HashSet::new();
         for c in cs {
             let cname = match (c.as_symbol(), c.as_list()) {
                 (Some(s), _) => Some((s, c)),
@@ -1079,7 +1099,7 @@ impl Elaborator {
                 self.err(c.span, "expected a constructor such as (Red)");
                 return None;
             };
-            if out.iter().any(|x| &**x == s) || &*n == s {
+            if !seen.insert(s) || &*n == s {
                 self.err(at.span, format!("`{s}` is declared twice"));
                 return None;
             }

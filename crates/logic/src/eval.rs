@@ -6,6 +6,7 @@
 
 use crate::context::Context;
 use crate::elab::Elaborator;
+use crate::scope::Scoped;
 use crate::sexp::Sexp;
 use crate::term::{Op, Sort, Symbol, Term, Value};
 use num_bigint::BigInt;
@@ -140,7 +141,7 @@ pub fn eval_bool(t: &Term, model: &Model, ctx: &Context) -> Result<bool, EvalErr
 pub struct Evaluator<'a> {
     model: &'a Model,
     ctx: &'a Context,
-    env: Vec<(Symbol, Value)>,
+    env: Scoped<Value>,
     /// Values of defined constants (they do not depend on `env`).
     consts: HashMap<Symbol, Value>,
     /// Values of calls, by function and argument values.
@@ -211,7 +212,7 @@ impl<'a> Evaluator<'a> {
         Evaluator {
             model,
             ctx,
-            env: Vec::new(),
+            env: Scoped::default(),
             consts: HashMap::new(),
             calls: HashMap::new(),
             cached_words: 0,
@@ -230,7 +231,7 @@ impl<'a> Evaluator<'a> {
     /// The value of `t`.
     pub fn eval(&mut self, t: &Term) -> Result<Value, EvalError> {
         self.fuel = self.budget;
-        self.env.clear();
+        self.env = Scoped::default();
         self.value(t)
     }
 
@@ -294,7 +295,7 @@ impl<'a> Evaluator<'a> {
             Term::Real(r) => Value::Real(r.clone()),
             Term::EnumVal { sort, ctor } => Value::Enum(sort.clone(), ctor.clone()),
             Term::Var(n, sort) => {
-                if let Some((_, v)) = self.env.iter().rev().find(|(x, _)| x == n) {
+                if let Some(v) = self.env.get(n) {
                     return Ok(v.clone());
                 }
                 if let Some(f) = self.ctx.fun(n) {
@@ -338,7 +339,9 @@ impl<'a> Evaluator<'a> {
                     vals.push((n.clone(), self.value(b)?));
                 }
                 let k = self.env.len();
-                self.env.extend(vals);
+                for (n, v) in vals {
+                    self.env.push(n, v);
+                }
                 let r = self.value(body);
                 self.env.truncate(k);
                 r?
@@ -356,7 +359,7 @@ impl<'a> Evaluator<'a> {
                 if let Some(v) = self.calls.get(&key) {
                     return Ok(v.clone());
                 }
-                let frame: Vec<(Symbol, Value)> = def
+                let frame: Scoped<Value> = def
                     .params
                     .iter()
                     .map(|(p, _)| p.clone())
@@ -555,6 +558,10 @@ pub fn parse_value(e: &Sexp, sort: &Sort, ctx: &Context) -> Result<Value, ModelE
 /// The value of a literal as solvers print them: `5`, `2.5`, `(- 5)`, `(/ 1.0 3.0)`,
 /// `(- (/ 1 3))`, `true`, an enumeration constructor. `None` for anything else.
 fn literal_value(e: &Sexp, ctx: &Context) -> Option<Value> {
+    crate::deep(|| literal_value_inner(e, ctx))
+}
+
+fn literal_value_inner(e: &Sexp, ctx: &Context) -> Option<Value> {
     use crate::sexp::SexpKind;
     match &e.kind {
         SexpKind::Numeral(n) => Some(Value::Int(BigInt::from(n.clone()))),

@@ -22,6 +22,7 @@ pub mod elab;
 pub mod eval;
 mod num;
 pub mod print;
+mod scope;
 pub mod script;
 pub mod sexp;
 pub mod source;

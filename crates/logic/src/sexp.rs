@@ -108,6 +108,10 @@ impl Default for ReadLimits {
     }
 }
 
+/// The most errors one read records. Reading goes on after that many, but further
+/// errors are dropped: they would only burden the report and memory.
+pub const MAX_ERRORS: usize = 1000;
+
 /// The most digits a numeral or decimal may have. Converting decimal digits to a
 /// number takes time quadratic in their count; the limit keeps every literal fast.
 pub const MAX_NUMBER_DIGITS: usize = 100_000;
@@ -176,6 +180,13 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// Records an error, unless [`MAX_ERRORS`] are recorded already.
+    fn error(&mut self, d: Diagnostic) {
+        if self.out.errors.len() < MAX_ERRORS {
+            self.out.errors.push(d);
+        }
+    }
+
     fn run(mut self) -> ReadOutput {
         // Open lists: start offset and items so far.
         let mut stack: Vec<(usize, Vec<Sexp>)> = Vec::new();
@@ -223,7 +234,7 @@ impl Reader<'_> {
                 b'(' => {
                     self.pos += 1;
                     if stack.len() >= self.limits.max_depth {
-                        self.out.errors.push(
+                        self.error(
                             Diagnostic::error(
                                 Span::new(start, start + 1),
                                 format!("nesting deeper than {} levels", self.limits.max_depth),
@@ -246,7 +257,7 @@ impl Reader<'_> {
                             };
                             self.push(&mut stack, e, &mut poisoned);
                         }
-                        None => self.out.errors.push(
+                        None => self.error(
                             Diagnostic::error(Span::new(start, self.pos), "unbalanced `)`")
                                 .with_hint("remove it, or add the `(` it closes"),
                         ),
@@ -261,7 +272,7 @@ impl Reader<'_> {
         }
         // Unclosed lists: report the outermost opening bracket.
         if let Some((open, _)) = stack.first() {
-            self.out.errors.push(
+            self.error(
                 Diagnostic::error(
                     Span::new(*open, *open + 1),
                     "unclosed `(`: the input ends before this list is closed",
@@ -323,7 +334,7 @@ impl Reader<'_> {
             }
         }
         self.pos = self.bytes.len();
-        self.out.errors.push(
+        self.error(
             Diagnostic::error(Span::new(start, start + 1), "unterminated string literal")
                 .with_hint("close it with `\"`"),
         );
@@ -339,7 +350,7 @@ impl Reader<'_> {
                 let body = &rest[..i];
                 self.pos += i + 1;
                 if body.contains('\\') {
-                    self.out.errors.push(Diagnostic::error(
+                    self.error(Diagnostic::error(
                         Span::new(start, self.pos),
                         "a quoted symbol may not contain `\\`",
                     ));
@@ -352,7 +363,7 @@ impl Reader<'_> {
             }
             None => {
                 self.pos = self.bytes.len();
-                self.out.errors.push(
+                self.error(
                     Diagnostic::error(Span::new(start, start + 1), "unterminated quoted symbol")
                         .with_hint("close it with `|`"),
                 );
@@ -381,7 +392,7 @@ impl Reader<'_> {
             // A character SMT-LIB does not allow outside strings and quoted symbols.
             let ch = self.text[start..].chars().next().expect("non-empty");
             self.pos = start + ch.len_utf8();
-            self.out.errors.push(Diagnostic::error(
+            self.error(Diagnostic::error(
                 Span::new(start, self.pos),
                 format!("unexpected character `{}`", ch.escape_default()),
             ));
@@ -402,7 +413,7 @@ impl Reader<'_> {
             {
                 SexpKind::Bits(word.to_string())
             } else {
-                self.out.errors.push(Diagnostic::error(
+                self.error(Diagnostic::error(
                     span,
                     format!("malformed literal `{word}`"),
                 ));
@@ -416,7 +427,7 @@ impl Reader<'_> {
             let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
             let ok = digits(int) && frac.is_none_or(digits);
             if !ok {
-                self.out.errors.push(
+                self.error(
                     Diagnostic::error(span, format!("malformed number `{word}`"))
                         .with_hint("numerals are digits, decimals are digits.digits"),
                 );
@@ -424,7 +435,7 @@ impl Reader<'_> {
             }
             let count = word.len() - usize::from(frac.is_some());
             if count > MAX_NUMBER_DIGITS {
-                self.out.errors.push(
+                self.error(
                     Diagnostic::error(
                         span,
                         format!(
@@ -439,7 +450,7 @@ impl Reader<'_> {
                 None => match word.parse() {
                     Ok(n) => SexpKind::Numeral(n),
                     Err(_) => {
-                        self.out.errors.push(Diagnostic::error(
+                        self.error(Diagnostic::error(
                             span,
                             format!("malformed number `{word}`"),
                         ));
@@ -449,7 +460,7 @@ impl Reader<'_> {
                 Some(_) => SexpKind::Decimal(word.to_string()),
             }
         } else if word.contains(':') || word.contains('#') {
-            self.out.errors.push(Diagnostic::error(
+            self.error(Diagnostic::error(
                 span,
                 format!("malformed symbol `{word}`"),
             ));

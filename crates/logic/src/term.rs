@@ -338,14 +338,14 @@ impl Term {
     pub fn free_vars(&self) -> Vec<(Symbol, Sort)> {
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        let mut bound: Vec<Symbol> = Vec::new();
+        let mut bound = crate::scope::Scoped::default();
         self.collect_free(&mut bound, &mut seen, &mut out);
         out
     }
 
     fn collect_free(
         &self,
-        bound: &mut Vec<Symbol>,
+        bound: &mut crate::scope::Scoped<()>,
         seen: &mut std::collections::HashSet<Symbol>,
         out: &mut Vec<(Symbol, Sort)>,
     ) {
@@ -354,12 +354,12 @@ impl Term {
 
     fn collect_free_inner(
         &self,
-        bound: &mut Vec<Symbol>,
+        bound: &mut crate::scope::Scoped<()>,
         seen: &mut std::collections::HashSet<Symbol>,
         out: &mut Vec<(Symbol, Sort)>,
     ) {
         match self {
-            Term::Var(n, s) if !bound.contains(n) && seen.insert(n.clone()) => {
+            Term::Var(n, s) if bound.get(n).is_none() && seen.insert(n.clone()) => {
                 out.push((n.clone(), s.clone()));
             }
             Term::App(_, args) | Term::Call(_, args, _) => {
@@ -372,7 +372,9 @@ impl Term {
                     t.collect_free(bound, seen, out);
                 }
                 let n = bound.len();
-                bound.extend(binds.iter().map(|(s, _)| s.clone()));
+                for (s, _) in binds {
+                    bound.push(s.clone(), ());
+                }
                 body.collect_free(bound, seen, out);
                 bound.truncate(n);
             }

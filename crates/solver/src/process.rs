@@ -312,6 +312,42 @@ mod tests {
     }
 
     #[test]
+    fn hostile_bytes_split_into_readable_items() {
+        // 1 MB of random bytes (invalid UTF-8 included), fed in odd-sized chunks: every
+        // item is lossily decoded text, and reading it as an answer never panics.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let bytes: Vec<u8> = (0..1 << 20)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mostly brackets, bars, quotes and spaces, to exercise the states.
+                match x % 8 {
+                    0 => b'(',
+                    1 => b')',
+                    2 => b' ',
+                    3 => b'|',
+                    4 => b'"',
+                    _ => (x >> 8) as u8,
+                }
+            })
+            .collect();
+        let mut s = Splitter::default();
+        let mut items = Vec::new();
+        for chunk in bytes.chunks(777) {
+            items.extend(s.feed(chunk));
+        }
+        items.extend(s.finish());
+        let ctx = logic::Context::new();
+        for it in &items {
+            if let Ok(e) = logic::sexp::read_one(it) {
+                let _ = logic::eval::parse_model(&e, &ctx);
+            }
+        }
+        assert!(s.pending() == 0);
+    }
+
+    #[test]
     fn items_split_across_reads() {
         let mut s = Splitter::default();
         assert!(s.feed(b"(:version \"4.").is_empty());
