@@ -9,11 +9,12 @@
 //! A reader thread splits stdout into complete s-expressions (strings, `|quoted|`
 //! symbols and answers over several lines included) and another thread keeps the
 //! last few KB of stderr for crash reports; an answer longer than 64 MiB is garbage.
-//! After the version check (z3 4.8, cvc5 1.0 or newer) comes a sanity probe: on the
-//! empty state `(check-sat)` must be `sat` and `(check-sat-assuming (false))` must be
-//! `unsat`, else the solver is refused with [`SolverError::FailedProbe`]. Then the
-//! process is reset (cvc5 takes no `set-logic` after a check) and models, unsat
-//! assumptions and the per-query time limit are switched on.
+//! After the version check (z3 4.8, cvc5 1.0 or newer) comes a sanity probe, the
+//! first time a binary is started in the process: on the empty state `(check-sat)`
+//! must be `sat` and `(check-sat-assuming (false))` must be `unsat`, else the solver is
+//! refused with [`SolverError::FailedProbe`]; the process is then reset (cvc5 takes no
+//! `set-logic` after a check). Models, unsat assumptions and the per-query time limit
+//! are switched on last.
 //!
 //! An `(error ...)` answer is a [`SolverError::Solver`]; the command is not recorded and
 //! the solver state is as before. (cvc5 exits after some errors; vera notices with a

@@ -11,7 +11,7 @@ use logic::{print, Command, Context, Model, Op, Sort, Symbol, Term, Value};
 use num_bigint::BigUint;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The answer to a check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -417,18 +417,32 @@ impl Solver {
             }
         })?;
         self.proc = Some(p);
-        let r = self.handshake().and_then(|()| self.probe_answers());
-        // cvc5 refuses `set-logic` after a check: start afresh after the probe.
-        let r = r.and_then(|()| {
-            self.note("vera: the start-up checks passed; the session starts here");
-            self.send(&Command::Reset)?;
+        let key = (self.program.clone(), self.config.kind);
+        let r = if probed()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&key)
+        {
             self.init()
-        });
+        } else {
+            self.handshake()
+                .and_then(|()| self.probe_answers())
+                .and_then(|()| {
+                    // cvc5 refuses `set-logic` after a check: start afresh after the probe.
+                    self.note("vera: the start-up checks passed; the session starts here");
+                    self.send(&Command::Reset)?;
+                    self.init()
+                })
+        };
         self.flush();
         if let Err(f) = r {
             self.kill();
             return Err(self.to_error(&Command::GetInfo("version".into()), f));
         }
+        probed()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key);
         Ok(())
     }
 
@@ -436,6 +450,10 @@ impl Solver {
     /// `(check-sat-assuming (false))` must be `unsat`. A binary that answers the same to
     /// everything (or is not a solver at all) is refused here, before it answers a real
     /// query. It runs before the time limit is set, so a tiny limit cannot make it fail.
+    ///
+    /// A binary (and driver) that passed is not probed again in this process: the
+    /// first check costs z3 some 10 to 20 ms of set-up, and pools and re-checks start
+    /// the same binary many times.
     fn probe_answers(&mut self) -> Result<(), Fail> {
         let probes = [
             (Command::CheckSat, "sat"),
@@ -1065,18 +1083,36 @@ impl Solver {
 
     /// Brings the re-check process to the state of this one: pops the scopes that
     /// differ, then sends the missing commands and scopes.
+    ///
+    /// A scope of the re-check process stands for a frame of this session if it was
+    /// sent that frame (same id) or the same commands so far: per-query scopes are
+    /// popped and pushed again with the same content many times in a row (a core
+    /// minimization), and are then left in place instead of re-sent.
     fn sync_checker(&self, ck: &mut Checker) -> Result<(), SolverError> {
         let m = &self.frames;
-        let c = &mut ck.sync;
-        let mut same = 0;
-        while same < c.len() && same < m.len() && c[same] == (m[same].id, m[same].commands.len()) {
-            same += 1;
-        }
-        // The first differing scope is kept if it only lacks commands at its end.
-        let keep = match (c.get(same), m.get(same)) {
-            (Some(&(id, sent)), Some(f)) if id == f.id && sent <= f.commands.len() => same + 1,
-            _ => same,
+        let mirrors = |ck: &Checker, k: usize| -> bool {
+            let (id, sent) = ck.sync[k];
+            let f = &m[k];
+            sent <= f.commands.len()
+                && (id == f.id
+                    || ck
+                        .solver
+                        .frames
+                        .get(k)
+                        .is_some_and(|cf| cf.commands[..] == f.commands[..sent]))
         };
+        let mut keep = 0;
+        while keep < ck.sync.len() && keep < m.len() && mirrors(ck, keep) {
+            let complete = ck.sync[keep].1 == m[keep].commands.len();
+            ck.sync[keep].0 = m[keep].id;
+            keep += 1;
+            // Commands are added to the top scope only: one that lacks some is the
+            // last that can stay.
+            if !complete {
+                break;
+            }
+        }
+        let c = &mut ck.sync;
         if keep == 0 {
             ck.solver.reset()?;
             c.clear();
@@ -1139,6 +1175,12 @@ impl Solver {
             },
         }
     }
+}
+
+/// The binaries that passed the start-up probe in this process, with their driver.
+fn probed() -> &'static Mutex<HashSet<(PathBuf, SolverKind)>> {
+    static PROBED: OnceLock<Mutex<HashSet<(PathBuf, SolverKind)>>> = OnceLock::new();
+    PROBED.get_or_init(Default::default)
 }
 
 /// A value of each sort, for the default assignment: `false`, `0`, the first
