@@ -182,15 +182,16 @@ impl SourceFile {
 /// The most diagnostics [`SourceFile::locate_all`] renders.
 pub const MAX_SHOWN: usize = 100;
 
-/// The most characters of a source line shown under a diagnostic.
-const MAX_LINE_SHOWN: usize = 160;
+/// The most characters of a source line shown under a diagnostic (lines of real
+/// specifications stay whole; a window is cut from a longer one).
+const MAX_LINE_SHOWN: usize = 1000;
 
 /// The longest underline.
 const MAX_CARETS: usize = 80;
 
 /// The longest message or hint kept, in bytes; longer ones are cut with `...` (they
-/// quote input, which may be huge).
-const MAX_MESSAGE: usize = 400;
+/// may quote input, which may be huge).
+const MAX_MESSAGE: usize = 1000;
 
 fn shorten(mut s: String) -> String {
     if s.len() > MAX_MESSAGE {
@@ -369,7 +370,12 @@ mod tests {
         let at = text.find("(bad)").unwrap();
         let d = Diagnostic::error(Span::new(at, at + 5), "x".repeat(100_000));
         let shown = f.locate(&d).to_string();
-        assert!(shown.len() < 1_000, "{}", shown.len());
+        assert!(
+            shown.len() < 2 * MAX_MESSAGE + 2 * MAX_LINE_SHOWN,
+            "{}",
+            shown.len()
+        );
+        assert!(shown.lines().nth(2).unwrap().len() < MAX_LINE_SHOWN + 20);
         let lines: Vec<&str> = shown.lines().collect();
         assert!(lines[0].starts_with("l.smt2:1:100001: error: xxx"));
         assert!(lines[0].ends_with("..."));

@@ -45,12 +45,15 @@
 //!    model and under the assignment of default values (`false`, `0`, the first
 //!    constructor; assumption literals in the core made true). If everything holds
 //!    there, the answer is wrong: [`SolverError::InvalidCore`].
-//! 2. Otherwise the core is re-checked in a second process of the same binary and
-//!    options, started on the first re-check and kept in step with the first one
-//!    (only the commands it has not seen are sent). `unsat` confirms the answer;
-//!    `sat` is [`SolverError::InvalidCore`]; anything else (unknown, a crash, an
-//!    error) is [`SolverError::UnconfirmedCore`]. With a transcript, the re-check
-//!    process writes `<stem>.recheck.smt2` next to it.
+//! 2. A non-empty core is re-checked on the same process with `check-sat-assuming`
+//!    and must be `unsat`, otherwise [`SolverError::InvalidCore`]. (This keeps the
+//!    process's sequence of queries, and so its later models, as they were.)
+//! 3. The core is re-checked in a second process of the same binary and options,
+//!    started on the first re-check and kept in step with the first one (only the
+//!    commands it has not seen are sent). `unsat` confirms the answer; `sat` is
+//!    [`SolverError::InvalidCore`]; anything else (unknown, a crash, an error) is
+//!    [`SolverError::UnconfirmedCore`]. With a transcript, the re-check process
+//!    writes `<stem>.recheck.smt2` next to it.
 //!
 //! A core that names an assumption that was not asked for is a
 //! [`SolverError::Protocol`].

@@ -970,7 +970,16 @@ impl Solver {
                 transcript,
             }));
         }
-        let answer = self.recheck(core_lits);
+        // The second process works on the core while this one re-checks it too.
+        let pending = self.start_recheck(core_lits);
+        if !core_lits.is_empty() {
+            if let Err(f) = self.recheck_here(core, core_lits) {
+                // Its answer is not needed: stop it rather than wait.
+                self.checker = None;
+                return Err(f);
+            }
+        }
+        let answer = pending.and_then(|c| self.finish_recheck(&c));
         if let Some(p) = self
             .checker
             .as_ref()
@@ -997,6 +1006,23 @@ impl Solver {
                 detail: format!("the re-check failed: {e}"),
                 transcript,
             })),
+        }
+    }
+
+    /// Re-checks a non-empty core on this process, as vera always has. It catches a
+    /// solver that cannot reproduce its own core, and it keeps this process's
+    /// sequence of queries (and so its later models, which recorded runs and reports
+    /// depend on) what it was before the re-check in a second process was added.
+    fn recheck_here(&mut self, core: &[Term], core_lits: &[Term]) -> Result<(), Fail> {
+        let c = Command::CheckSatAssuming(core_lits.to_vec());
+        let ans = self.exchange(&c)?;
+        match ans.as_symbol() {
+            Some("unsat") => Ok(()),
+            Some("sat" | "unknown") => Err(Fail::Err(SolverError::InvalidCore {
+                core: core.to_vec(),
+                transcript: self.transcript_path().map(Path::to_path_buf),
+            })),
+            _ => Err(self.reject(&c, &ans, "unsat")),
         }
     }
 
@@ -1053,10 +1079,11 @@ impl Solver {
         None
     }
 
-    /// Re-checks the assertions in force with the given literals assumed, in the
-    /// separate re-check process (started on first use and brought up to date with
-    /// the commands it has not seen). Returns the answer: `sat`, `unsat` or `unknown`.
-    fn recheck(&mut self, lits: &[Term]) -> Result<String, SolverError> {
+    /// Starts a re-check of the assertions in force with the given literals assumed,
+    /// in the separate re-check process (started on first use and brought up to date
+    /// with the commands it has not seen): sends the check and returns it, without
+    /// waiting for the answer, so that this process can work meanwhile.
+    fn start_recheck(&mut self, lits: &[Term]) -> Result<Command, SolverError> {
         let mut checker = match self.checker.take() {
             Some(c) => c,
             None => {
@@ -1072,12 +1099,27 @@ impl Solver {
         };
         let r = self
             .sync_checker(&mut checker)
-            .and_then(|()| checker.solver.bare_check(lits));
+            .and_then(|()| checker.solver.bare_send(lits));
         if r.is_err() {
             // Its state is unknown: start from a clean one next time.
             checker.sync.clear();
         }
         self.checker = Some(checker);
+        r
+    }
+
+    /// The answer to the check [`Solver::start_recheck`] sent: `sat`, `unsat` or
+    /// `unknown` (with a reason when the process died or hung).
+    fn finish_recheck(&mut self, c: &Command) -> Result<String, SolverError> {
+        let Some(checker) = self.checker.as_mut() else {
+            return Err(SolverError::Unsupported(
+                "the re-check process is gone".into(),
+            ));
+        };
+        let r = checker.solver.bare_receive(c);
+        if r.is_err() {
+            checker.sync.clear();
+        }
         r
     }
 
@@ -1138,9 +1180,9 @@ impl Solver {
         }
     }
 
-    /// A check whose answer is only read, not validated: `(check-sat)` for no
-    /// literals, else `(check-sat-assuming ...)`.
-    fn bare_check(&mut self, lits: &[Term]) -> Result<String, SolverError> {
+    /// Sends a check whose answer is only read, not validated: `(check-sat)` for no
+    /// literals, else `(check-sat-assuming ...)`. [`Solver::bare_receive`] reads it.
+    fn bare_send(&mut self, lits: &[Term]) -> Result<Command, SolverError> {
         self.model_ready = false;
         self.ensure_running()?;
         let c = if lits.is_empty() {
@@ -1148,10 +1190,21 @@ impl Solver {
         } else {
             Command::CheckSatAssuming(lits.to_vec())
         };
-        let r = self.exchange(&c).and_then(|ans| match ans.as_symbol() {
-            Some(a @ ("sat" | "unsat" | "unknown")) => Ok(a.to_string()),
-            _ => Err(self.reject(&c, &ans, "sat, unsat or unknown")),
-        });
+        match self.send(&c) {
+            // A process lost while sending shows in the answer.
+            Ok(()) | Err(Fail::Lost(_)) => Ok(c),
+            Err(Fail::Err(e)) => Err(e),
+        }
+    }
+
+    /// The answer to the check [`Solver::bare_send`] sent.
+    fn bare_receive(&mut self, c: &Command) -> Result<String, SolverError> {
+        let r = self
+            .receive(&format!("an answer to `{}`", c.name()))
+            .and_then(|ans| match ans.as_symbol() {
+                Some(a @ ("sat" | "unsat" | "unknown")) => Ok(a.to_string()),
+                _ => Err(self.reject(c, &ans, "sat, unsat or unknown")),
+            });
         self.flush();
         match r {
             Ok(a) => Ok(a),

@@ -20,6 +20,14 @@ fn config(kind: SolverKind, program: &Path) -> SolverConfig {
     c
 }
 
+/// For the Python wrappers around z3: starting Python and z3 on a loaded machine can
+/// take longer than the short watchdog of `config`.
+fn wrapper_config(kind: SolverKind, program: &Path) -> SolverConfig {
+    let mut c = config(kind, program);
+    c.timeout = Duration::from_secs(5);
+    c
+}
+
 /// A script in `dir` that runs `fixture` with the environment variable set, for
 /// fixtures configured through the environment.
 fn with_env(dir: &Path, fixture_name: &str, var: &str, value: &str) -> PathBuf {
@@ -153,7 +161,7 @@ fn endless_answer_is_cut_off(kind: SolverKind) {
 
 /// Starts the liar with a transcript in `dir`.
 fn liar(kind: SolverKind, dir: &Path, name: &str) -> (Solver, PathBuf) {
-    let mut c = config(kind, &fixture(name));
+    let mut c = wrapper_config(kind, &fixture(name));
     let t = dir.join("session.smt2");
     c.transcript = Some(t.clone());
     (Solver::start(&c).unwrap(), t)
@@ -244,7 +252,7 @@ fn dropped_core_name_is_caught(kind: SolverKind) {
 fn core_naming_an_unasked_assumption_is_rejected(kind: SolverKind) {
     let dir = tempfile::tempdir().unwrap();
     let program = with_env(dir.path(), "wrong-core.py", "VERA_FAKE_CORE", "replace");
-    let mut s = Solver::start(&config(kind, &program)).unwrap();
+    let mut s = Solver::start(&wrapper_config(kind, &program)).unwrap();
     s.declare_const("p", Sort::Bool).unwrap();
     s.declare_const("q", Sort::Bool).unwrap();
     s.declare_const("bogus", Sort::Bool).unwrap();
@@ -272,7 +280,7 @@ fn crash_after_n_commands_is_never_a_wrong_answer(kind: SolverKind) {
             "VERA_FAKE_CRASH_AFTER",
             &n.to_string(),
         );
-        let mut s = match Solver::start(&config(kind, &program)) {
+        let mut s = match Solver::start(&wrapper_config(kind, &program)) {
             Ok(s) => s,
             Err(SolverError::Died { .. }) => {
                 errors += 1;
