@@ -503,3 +503,216 @@ fn consistency_output_escapes_control_characters() {
         "{out}"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// `vera smt check` on hostile and tricky scripts, compared with the solvers run
+// directly where they agree.
+// ---------------------------------------------------------------------------------
+
+/// Runs vera with extra environment variables.
+fn vera_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root())
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The answers of `vera smt check --format json` on one file.
+fn smt_answers(solver: &str, file: &Path) -> Vec<String> {
+    let (code, out, err) = vera(&[
+        "smt",
+        "check",
+        "--solver",
+        solver,
+        "--format",
+        "json",
+        file.to_str().unwrap(),
+    ]);
+    assert!(
+        code == 0 || code == 1,
+        "{solver}: exit {code}\n{out}\n{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["files"][0]["error"].is_null(), "{solver}: {out}");
+    v["files"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["answer"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The check-sat answers of the solver run directly on the file.
+fn direct_answers(solver: &str, file: &Path) -> Vec<String> {
+    let mut cmd = Command::new(solver);
+    if solver == "cvc5" {
+        cmd.args(["--incremental", "--quiet"]);
+    }
+    let out = cmd.arg(file).output().expect("solver runs");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| matches!(*l, "sat" | "unsat" | "unknown"))
+        .map(str::to_string)
+        .collect()
+}
+
+fn smt_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+#[test]
+fn smt_reset_assertions_and_reset_agree_with_z3_and_cvc5() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(
+        dir.path(),
+        "resets.smt2",
+        "(set-logic QF_LIA)\n(declare-const x Int)\n(assert (> x 0))\n(push 1)\n\
+         (assert (< x 0))\n(check-sat)\n(reset-assertions)\n(declare-const y Int)\n\
+         (assert (> y 5))\n(check-sat)\n(reset)\n(set-logic QF_LRA)\n\
+         (declare-const x Real)\n(assert (< x 0.5))\n(check-sat)\n",
+    );
+    for solver in ["z3", "cvc5"] {
+        assert_eq!(
+            direct_answers(solver, &f),
+            ["unsat", "sat", "sat"],
+            "{solver}"
+        );
+        assert_eq!(smt_answers(solver, &f), ["unsat", "sat", "sat"], "{solver}");
+    }
+}
+
+#[test]
+fn smt_reset_assertions_forgets_declarations_as_cvc5_does() {
+    // SMT-LIB: without :global-declarations, reset-assertions removes declarations;
+    // cvc5 follows it (z3 keeps them, and rejects the new declaration of x).
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(
+        dir.path(),
+        "redeclare.smt2",
+        "(declare-const x Int)\n(assert (> x 0))\n(assert (< x 0))\n(check-sat)\n\
+         (reset-assertions)\n(declare-const x Int)\n(assert (= x 3))\n(check-sat)\n",
+    );
+    assert_eq!(direct_answers("cvc5", &f), ["unsat", "sat"]);
+    for solver in ["z3", "cvc5"] {
+        assert_eq!(smt_answers(solver, &f), ["unsat", "sat"], "{solver}");
+    }
+    // Using x after reset-assertions without declaring it again is an error, located.
+    let g = smt_file(
+        dir.path(),
+        "stale.smt2",
+        "(declare-const x Int)\n(assert (> x 0))\n(assert (< x 0))\n\
+         (reset-assertions)\n(assert (> x 5))\n(check-sat)\n",
+    );
+    let (code, out, err) = vera(&["smt", "check", g.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("stale.smt2:5:12: error: undeclared symbol `x`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn smt_global_declarations_are_refused_with_a_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(
+        dir.path(),
+        "global.smt2",
+        "(set-option :global-declarations true)\n(declare-const x Int)\n(check-sat)\n",
+    );
+    let (code, out, err) = vera(&["smt", "check", f.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("global.smt2:1:1: error:") && err.contains(":global-declarations"),
+        "{err}"
+    );
+}
+
+#[test]
+fn smt_doubling_definition_chain_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("(declare-const x Int)\n(define-fun f1 () Int (+ x x))\n");
+    for i in 2..=60 {
+        text.push_str(&format!(
+            "(define-fun f{i} () Int (+ f{} f{}))\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    text.push_str("(assert (> f60 0))\n(check-sat)\n");
+    let f = smt_file(dir.path(), "chain.smt2", &text);
+    let t = std::time::Instant::now();
+    assert_eq!(smt_answers("z3", &f), ["sat"]);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn smt_huge_push_is_a_located_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(dir.path(), "push.smt2", "(push 1000000000)\n(check-sat)\n");
+    let t = std::time::Instant::now();
+    let (code, out, err) = vera(&["smt", "check", f.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("push.smt2:1:7: error:"), "{err}");
+    assert!(err.contains("10000 open scopes"), "{err}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn smt_model_with_a_70000_character_name_is_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "v".repeat(70_000);
+    let f = smt_file(
+        dir.path(),
+        "long.smt2",
+        &format!("(declare-const {name} Int)\n(declare-const y Int)\n(assert (= {name} (+ y 1) 8))\n(check-sat)\n"),
+    );
+    let (code, out, err) = vera(&["smt", "check", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("  {name} = 8\n")), "{}", out.len());
+    assert!(out.contains(&format!("  y{} = 7\n", " ".repeat(70_000 - 1))));
+}
+
+#[test]
+fn smt_solver_lying_with_an_empty_core_is_an_error() {
+    let liar = root().join("crates/solver/tests/fixtures/lie-empty-core.py");
+    let (code, out, err) = vera_env(
+        &["smt", "check", "examples/smt/pump-ok.smt2"],
+        &[("VERA_Z3", liar.to_str().unwrap())],
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(!out.contains("unsat"), "{out}");
+    assert!(err.contains("the solver's unsat answer is wrong"), "{err}");
+}
+
+#[test]
+fn smt_solver_answering_sat_to_everything_is_refused() {
+    for (solver, var) in [("z3", "VERA_Z3"), ("cvc5", "VERA_CVC5")] {
+        let fake = root().join("crates/solver/tests/fixtures/sat-to-everything.sh");
+        let (code, out, err) = vera_env(
+            &[
+                "smt",
+                "check",
+                "--solver",
+                solver,
+                "examples/smt/pump-limits.smt2",
+            ],
+            &[(var, fake.to_str().unwrap())],
+        );
+        assert_eq!(code, 2, "{solver}: {out}{err}");
+        assert!(err.contains("trivially unsat"), "{solver}: {err}");
+    }
+}
