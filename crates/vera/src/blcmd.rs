@@ -103,7 +103,13 @@ pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> Result
             None => bail!("`{o}` is not a binding of {}", path.display()),
         },
         None => {
-            let width = p.lets.iter().map(|l| l.name.len()).max().unwrap_or(0);
+            let width = p
+                .lets
+                .iter()
+                .map(|l| l.name.len())
+                .max()
+                .unwrap_or(0)
+                .min(40);
             for l in &p.lets {
                 if let Some(v) = values.get(&l.name) {
                     println!("{:width$} = {}", l.name, show(v));
@@ -257,7 +263,12 @@ fn batch(
             // Case and dataset names are folder names, and details quote input files:
             // control characters in them are escaped.
             let names: Vec<String> = results.iter().map(|r| esc(&r.case.name)).collect();
-            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+            let width = names
+                .iter()
+                .map(|n| n.chars().count())
+                .max()
+                .unwrap_or(4)
+                .min(40);
             for (r, name) in results.iter().zip(&names) {
                 let verdict = match (&r.verdict, &r.error) {
                     (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),

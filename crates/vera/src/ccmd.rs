@@ -315,13 +315,6 @@ pub struct SynthArgs {
     pub output: crate::cli::OutputArgs,
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 /// `vera c synth FILE`
 pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
     use pipeline::csynth;
@@ -332,17 +325,15 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| a.file.with_extension("synth.c"));
-    if same_file(&out, &a.file) {
-        eprintln!(
-            "error: the output must not be the input file ({})",
-            out.display()
-        );
-        return Ok(ExitCode::from(EXIT_ERROR));
-    }
     let report_path = a
         .report
         .clone()
         .unwrap_or_else(|| out.with_extension("json"));
+    // Checked before the (long) synthesis: never an input (by identity), never an
+    // existing file without --force.
+    safefile::register_input(&a.file);
+    safefile::check_output(&out, crate::files::force())?;
+    safefile::check_output(&report_path, crate::files::force())?;
     let reference = match &a.reference {
         Some(p) => match parse(p)? {
             Some(f) => Some(f),
@@ -381,8 +372,7 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    std::fs::write(&out, &outcome.text)
-        .with_context(|| format!("cannot write {}", out.display()))?;
+    safefile::write_atomic(&out, outcome.text.as_bytes(), crate::files::force())?;
     let recall = match reference {
         Some(r) => {
             let mut synthesized = acsl::parse_c(outcome.text.as_str())
@@ -405,8 +395,11 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         "report": r,
         "recall": recall,
     });
-    std::fs::write(&report_path, serde_json::to_string_pretty(&json)?)
-        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    safefile::write_atomic(
+        &report_path,
+        serde_json::to_string_pretty(&json)?.as_bytes(),
+        crate::files::force(),
+    )?;
     match a.output.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&json)?),
         Format::Human => {

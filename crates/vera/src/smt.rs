@@ -162,10 +162,10 @@ fn run_parallel(files: &[PathBuf], config: &SolverConfig, jobs: usize) -> Vec<Fi
 
 fn check_file(path: &Path, config: &SolverConfig) -> FileReport {
     let mut report = FileReport::new(path);
-    let text = match std::fs::read_to_string(path) {
+    let text = match safefile::read_text(path) {
         Ok(t) => t,
         Err(e) => {
-            report.error = Some(format!("cannot read {}: {e}", path.display()));
+            report.error = Some(e.to_string());
             return report;
         }
     };
@@ -313,8 +313,12 @@ fn run_script(
             )),
         }
     }
-    if report.checks.is_empty() {
-        report.notes.push("the file has no check-sat".into());
+    if report.checks.is_empty() && report.error.is_none() {
+        // Nothing was decided: never a pass.
+        report.error = Some(format!(
+            "nothing to check: {} has no check-sat",
+            report.file
+        ));
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! (crates/solver/tests/fixtures, see its README) stand in for z3 or cvc5. Each run must
 //! end in exit 2 (an error, or an unknown reported as such) — never in a verdict — unless
 //! it gives exactly the answer the real solver gives (a fault that struck after the work
-//! was done).
+//! was done; for the z3-based wrappers standing in for cvc5, the same verdict).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,14 +62,37 @@ fn commands(bl: &Path) -> Vec<Vec<String>> {
         vec!["smt", "check", "examples/smt/pump-limits.smt2"],
         vec!["smt", "check", "examples/smt/pump-ok.smt2"],
         vec!["audit", SPEC],
-        vec!["audit", "examples/hemodialysis/hemodialysis-inconsistent.toml", "--all-conflicts", "3"],
-        vec!["ask", SPEC, "--questions", "examples/hemodialysis/questions.toml"],
+        vec![
+            "audit",
+            "examples/hemodialysis/hemodialysis-inconsistent.toml",
+            "--all-conflicts",
+            "3",
+        ],
+        vec![
+            "ask",
+            SPEC,
+            "--questions",
+            "examples/hemodialysis/questions.toml",
+        ],
         vec!["ask", SPEC, "--scenario", "(= phase Therapy)", "--derive"],
         vec!["mutate", SPEC],
-        vec!["equiv", SPEC, "(> blood_flow 100)", "(>= blood_flow 101)", "(> blood_flow 100.5)"],
         vec![
-            "ambiguity", SPEC, "--only", "R-AIR-1,R-AIR-2,R-TEMP-1,R-TEMP-2,R-BF-4",
-            "--llm-config", "/nonexistent/vera.toml", "--no-cache", "--replay", cassette,
+            "equiv",
+            SPEC,
+            "(> blood_flow 100)",
+            "(>= blood_flow 101)",
+            "(> blood_flow 100.5)",
+        ],
+        vec![
+            "ambiguity",
+            SPEC,
+            "--only",
+            "R-AIR-1,R-AIR-2,R-TEMP-1,R-TEMP-2,R-BF-4",
+            "--llm-config",
+            "/nonexistent/vera.toml",
+            "--no-cache",
+            "--replay",
+            cassette,
         ],
     ]
     .into_iter()
@@ -86,6 +109,17 @@ fn commands(bl: &Path) -> Vec<Vec<String>> {
     .collect()
 }
 
+/// `text` without elapsed-time figures such as `(0.5 s)`.
+fn untimed(text: &str) -> String {
+    text.lines()
+        .map(|l| match (l.rfind('('), l.ends_with(" s)")) {
+            (Some(i), true) => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn check(kind: &str, var: &str) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -93,7 +127,11 @@ fn check(kind: &str, var: &str) {
         "(declare-const x Real)\n(declare-const out Real)\n(assert (= out (* 2.0 x)))\n",
     )
     .unwrap();
-    std::fs::write(dir.path().join("prog.bl"), "let x = <input>\nlet fee = x + x\n").unwrap();
+    std::fs::write(
+        dir.path().join("prog.bl"),
+        "let x = <input>\nlet fee = x + x\n",
+    )
+    .unwrap();
     std::fs::write(
         dir.path().join("bounds.json"),
         r#"[ {"type": "outputs", "variables": ["out", "fee"]},
@@ -111,7 +149,12 @@ fn check(kind: &str, var: &str) {
         );
         for fake in FAKES {
             let (code, out, err) = run(&args, Some((var, &fixture(fake))));
-            let honest = code == real_code && out == real_out;
+            // The `.py` fakes run the real z3 underneath (also when standing in for
+            // cvc5, whose models differ): with them a fault that struck after the work
+            // was done gives the real verdict, with exactly the real report for z3.
+            let wrapper = fake.ends_with(".py");
+            let honest = code == real_code
+                && (untimed(&out) == untimed(&real_out) || (wrapper && kind == "cvc5"));
             if code != 2 && !honest {
                 failures.push(format!(
                     "{fake} as {kind} on {args:?}: exit {code}\n{}\n{}",
