@@ -2,46 +2,63 @@
 //! bounded time and memory, on 1 MB inputs, 10,000 levels of nesting, huge numerals,
 //! invalid UTF-8 (read lossily, as the command line does) and unbalanced brackets.
 //!
-//! Memory is measured with a counting allocator (this test binary only); the tests of
-//! this file run one at a time so that the counts are their own.
+//! Memory is measured with a counting allocator (this test binary only) that counts
+//! each thread's own allocations, so tests running beside one another do not inflate
+//! each other's figures; the checks also take a lock so that timings are their own.
 
 use bl::check::Bounds;
 use logic::SourceFile;
 use proptest::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 struct Counting;
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+// Counts are per thread: the test harness runs other tests (and proptest generates
+// inputs) on other threads at the same time, and their allocations are not this
+// input's. `const` thread-locals of `Cell` allocate nothing, so the allocator may
+// use them.
+thread_local! {
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+fn grew(by: usize) {
+    let now = CURRENT.with(|c| {
+        let now = c.get().saturating_add(by);
+        c.set(now);
+        now
+    });
+    PEAK.with(|p| p.set(p.get().max(now)));
+}
+
+fn shrank(by: usize) {
+    CURRENT.with(|c| c.set(c.get().saturating_sub(by)));
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc(layout);
         if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
+            grew(layout.size());
         }
         p
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         System.dealloc(ptr, layout);
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        shrank(layout.size());
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = System.realloc(ptr, layout, new_size);
         if !p.is_null() {
             if new_size >= layout.size() {
-                let grow = new_size - layout.size();
-                let now = CURRENT.fetch_add(grow, Ordering::Relaxed) + grow;
-                PEAK.fetch_max(now, Ordering::Relaxed);
+                grew(new_size - layout.size());
             } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+                shrank(layout.size() - new_size);
             }
         }
         p
@@ -65,12 +82,12 @@ const MEMORY_BASE: usize = 8 << 20;
 /// Runs `f` on `input` and checks that it neither panics nor takes more than [`TIME`]
 /// or allocates more than the memory bound at its peak.
 fn bounded<T>(what: &str, input: &str, f: impl FnOnce(&str) -> T) -> T {
-    let start_mem = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(start_mem, Ordering::Relaxed);
+    let start_mem = CURRENT.with(Cell::get);
+    PEAK.with(|p| p.set(start_mem));
     let t = Instant::now();
     let out = f(input);
     let took = t.elapsed();
-    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(start_mem);
+    let peak = PEAK.with(Cell::get).saturating_sub(start_mem);
     eprintln!(
         "{what}: {} bytes in {took:?}, {peak} bytes at the peak",
         input.len()
