@@ -255,30 +255,45 @@ fn blank(out: &mut String, text: &str, span: Span) {
 pub struct Harness {
     /// The segment's index.
     pub segment: usize,
-    /// Functions verified in this harness (the segment's definitions).
+    /// Functions verified in this harness (the segment's definitions). Only
+    /// these are given to WP (`-wp-fct`).
     pub functions: Vec<String>,
-    /// Functions whose contracts are assumed (called by the segment).
+    /// Called functions used through their contracts (kept as prototypes with
+    /// their contracts: assumed, not proved, here).
     pub assumed: Vec<String>,
+    /// Called functions kept whole, with their bodies, because they have no
+    /// contract or no default `assigns` clause (see
+    /// [`Segment::called_with_body`]). They are not verified here.
+    pub with_body: Vec<String>,
     /// The harness text; every kept line is at its original line number.
     pub text: String,
 }
 
 /// The harness for `segment`: preprocessor lines, global annotations, types,
 /// globals and prototypes are kept; the segment's functions are kept whole with
-/// their contracts and loop annotations; functions the segment calls become
-/// prototypes with their contracts; every other function becomes a prototype
-/// without contract. Removed bytes are replaced by their newlines.
+/// their contracts and loop annotations; called functions with a default
+/// `assigns` clause become prototypes with their contracts; called functions
+/// without one are kept whole (a prototype would let Frama-C invent an `assigns`
+/// clause for them); every other function becomes a prototype without contract.
+/// Removed bytes are replaced by their newlines.
+///
+/// The callees of a function kept whole need nothing more: WP never looks into
+/// a callee's body, only at its contract and at whether it has a body, and it
+/// verifies only the segment's functions.
 pub fn harness(file: &CFile, segment: &Segment) -> Harness {
     let text = &file.text;
     let mut out = String::with_capacity(text.len());
     let mut pos = 0;
-    let in_segment = |name: &str| segment.functions.iter().any(|f| f == name);
-    let assumed = |name: &str| segment.called.iter().any(|f| f == name);
+    let keep_whole = |name: &str| {
+        segment.functions.iter().any(|f| f == name)
+            || segment.called_with_body.iter().any(|f| f == name)
+    };
+    let assumed = |name: &str| segment.called_by_contract.iter().any(|f| f == name);
     for item in &file.items {
         if item.kind != ItemKind::Function {
             continue;
         }
-        if in_segment(&item.name) {
+        if keep_whole(&item.name) {
             continue;
         }
         let keep_contract = assumed(&item.name);
@@ -315,7 +330,8 @@ pub fn harness(file: &CFile, segment: &Segment) -> Harness {
     Harness {
         segment: segment.index,
         functions: segment.functions.clone(),
-        assumed: segment.called.clone(),
+        assumed: segment.called_by_contract.clone(),
+        with_body: segment.called_with_body.clone(),
         text: out,
     }
 }

@@ -7,7 +7,8 @@
 //!   connected components in topological order, so recursion and mutual recursion
 //!   form one segment; [`points_of_interest`] in post-order.
 //! - [`annotate`]: insertion of ACSL comments that keeps every original byte, and
-//!   [`harness`] extraction of one segment with the contracts it depends on.
+//!   [`harness`] extraction of one segment with the contracts it depends on (and
+//!   the whole definitions of callees without an `assigns` clause).
 //! - [`mod@verify`]: Frama-C/WP on each segment's harness, in parallel and cached,
 //!   with per-goal and per-property results and a verdict that never calls zero
 //!   goals or a failed smoke test a success.

@@ -27,9 +27,18 @@ pub struct Segment {
     pub recursive: bool,
     /// Indices of the segments this one depends on directly.
     pub depends_on: Vec<usize>,
-    /// Function definitions in other segments this one calls directly: their
-    /// contracts are what a harness of this segment assumes.
+    /// Function definitions in other segments this one calls directly.
     pub called: Vec<String>,
+    /// The part of [`Segment::called`] used through its contract in a harness:
+    /// functions whose contract has an `assigns` clause for the default behaviour.
+    pub called_by_contract: Vec<String>,
+    /// The part of [`Segment::called`] kept whole (contract, if any, and body) in a
+    /// harness: functions without a contract or whose contract has no default
+    /// `assigns` clause. Reduced to a prototype, such a function would get
+    /// `assigns` clauses that Frama-C generates from its prototype (for
+    /// `void f(void)`: `assigns \nothing`), which is more than the whole file lets
+    /// WP assume: with the body present, WP assumes the call may assign anything.
+    pub called_with_body: Vec<String>,
 }
 
 /// Where a point of interest is.
@@ -120,6 +129,8 @@ pub fn segments(file: &CFile) -> Vec<Segment> {
             recursive,
             depends_on: Vec::new(),
             called: Vec::new(),
+            called_by_contract: Vec::new(),
+            called_with_body: Vec::new(),
         });
     }
     for seg in &mut out {
@@ -140,8 +151,42 @@ pub fn segments(file: &CFile) -> Vec<Segment> {
         }
         seg.depends_on = deps.into_iter().collect();
         seg.called = called.into_iter().collect();
+        let (by_contract, with_body): (Vec<String>, Vec<String>) =
+            seg.called.iter().cloned().partition(|name| {
+                let mut defs = file
+                    .items
+                    .iter()
+                    .filter(|it| it.kind == ItemKind::Function && it.name == *name)
+                    .peekable();
+                defs.peek().is_some()
+                    && defs.all(|it| {
+                        it.contract
+                            .is_some_and(|c| contract_has_assigns(c.text(&file.text)))
+                    })
+            });
+        seg.called_by_contract = by_contract;
+        seg.called_with_body = with_body;
     }
     out
+}
+
+/// True when an ACSL contract comment has an `assigns` clause for the default
+/// behaviour: an `assigns` keyword before the first named `behavior`. (ACSL puts
+/// the default behaviour's clauses before the named behaviours.) A contract whose
+/// `assigns` clauses are all inside named behaviours does not count: the answer
+/// errs towards keeping a function's body.
+pub fn contract_has_assigns(contract: &str) -> bool {
+    let words = contract.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '\\'));
+    let mut previous = "";
+    for w in words.filter(|w| !w.is_empty()) {
+        match w {
+            "behavior" => return false,
+            "assigns" if previous != "loop" => return true,
+            _ => {}
+        }
+        previous = w;
+    }
+    false
 }
 
 /// The segments that contain at least one function definition.
@@ -179,4 +224,25 @@ pub fn points_of_interest(file: &CFile, segment: &Segment) -> Vec<Poi> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contract_has_assigns;
+
+    #[test]
+    fn default_assigns_clauses() {
+        assert!(contract_has_assigns("/*@ assigns \\nothing; */"));
+        assert!(contract_has_assigns(
+            "/*@ requires p != \\null;\n    assigns *p;\n    ensures *p == 0; */"
+        ));
+        assert!(contract_has_assigns("//@ assigns g;"));
+        assert!(!contract_has_assigns("/*@ ensures \\result >= 0; */"));
+        assert!(!contract_has_assigns("/*@ ensures my_assigns == 0; */"));
+        // Only inside named behaviours: not the default behaviour's.
+        assert!(!contract_has_assigns(
+            "/*@ behavior a: assumes x > 0; assigns g;\n    behavior b: assumes x <= 0; assigns \\nothing; */"
+        ));
+        assert!(!contract_has_assigns("/*@ loop assigns i; */"));
+    }
 }

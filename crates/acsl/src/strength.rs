@@ -16,7 +16,10 @@ use crate::segment::function_segments;
 use crate::tce::{self, Compiled, Equivalence, TceConfig, TceCounters, TceError};
 use crate::util::parallel_map;
 use crate::verify::{combine, harness_name, verify_segment};
-use crate::wp::{detect, run_wp, Counters, GoalStatus, Verdict, WpConfig, WpError};
+use crate::wp::{
+    detect, run_wp, Counters, GoalStatus, Property, PropertyStatus, Verdict, WpConfig, WpError,
+    WpRun,
+};
 
 /// What to mutate and how.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,11 +81,113 @@ pub enum Fate {
     },
     /// The original specification fails on it.
     Killed {
-        /// Goals proved on the original and not on the mutant.
+        /// WP's names of the mutant's goals that are not proved and whose names
+        /// are not among the original's unproved goals (names of run-time-error
+        /// guards and call preconditions are numbered by position, so this list
+        /// is informative; the decision rests on `properties`).
         unproved: Vec<String>,
+        /// The properties the mutant leaves open that the original does not:
+        /// proved there, or new.
+        properties: Vec<OpenProperty>,
     },
     /// The original specification still verifies on it.
     Survived,
+}
+
+/// A property (annotation clause or run-time-error guard) that a run does not
+/// prove, named by what it is and where it is rather than by WP's goal name,
+/// whose number depends on the position of the property among others of its kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenProperty {
+    /// The function.
+    pub function: String,
+    /// Frama-C's kind (`postcondition`, `signed_overflow`, ...).
+    pub kind: String,
+    /// The line in the original file.
+    pub line: usize,
+    /// The property's text with whitespace collapsed.
+    pub text: String,
+    /// Its status.
+    pub status: PropertyStatus,
+}
+
+impl OpenProperty {
+    fn of(p: &Property, line: usize) -> OpenProperty {
+        OpenProperty {
+            function: p.function.clone(),
+            kind: p.kind.clone(),
+            line,
+            text: p.text.split_whitespace().collect::<Vec<_>>().join(" "),
+            status: p.status.clone(),
+        }
+    }
+
+    fn exact(&self) -> (String, String, usize, String) {
+        (
+            self.function.clone(),
+            self.kind.clone(),
+            self.line,
+            self.text.clone(),
+        )
+    }
+
+    fn loose(&self) -> (String, String, usize) {
+        (self.function.clone(), self.kind.clone(), self.line)
+    }
+}
+
+/// The properties of `functions` that `run` leaves open (neither proved nor
+/// assumed), with lines translated by `line`.
+fn open_properties(
+    run: &WpRun,
+    functions: &[String],
+    line: impl Fn(usize) -> usize,
+) -> Vec<OpenProperty> {
+    run.properties
+        .iter()
+        .filter(|p| functions.contains(&p.function))
+        .filter(|p| !p.status.is_proved() && !p.status.is_assumed())
+        .map(|p| OpenProperty::of(p, line(p.line)))
+        .collect()
+}
+
+/// The mutant's open properties that the original's open properties do not
+/// account for. A property is matched by function, kind, line and text, each
+/// original property at most once. On the mutated lines, where the mutation
+/// changed the text of the guards, a property is matched by function, kind and
+/// line: a guard that was already open there does not kill the mutant because
+/// the mutated expression reads differently.
+fn unexplained(
+    original: &[OpenProperty],
+    mutant: &[OpenProperty],
+    mutated: impl Fn(usize) -> bool,
+) -> Vec<OpenProperty> {
+    let mut exact: BTreeMap<(String, String, usize, String), usize> = BTreeMap::new();
+    let mut loose: BTreeMap<(String, String, usize), usize> = BTreeMap::new();
+    for p in original {
+        *exact.entry(p.exact()).or_default() += 1;
+        *loose.entry(p.loose()).or_default() += 1;
+    }
+    let mut rest = Vec::new();
+    for p in mutant {
+        match exact.get_mut(&p.exact()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                if let Some(l) = loose.get_mut(&p.loose()) {
+                    *l = l.saturating_sub(1);
+                }
+            }
+            _ => rest.push(p),
+        }
+    }
+    let mut out = Vec::new();
+    for p in rest {
+        match loose.get_mut(&p.loose()) {
+            Some(n) if *n > 0 && mutated(p.line) => *n -= 1,
+            _ => out.push(p.clone()),
+        }
+    }
+    out
 }
 
 /// One mutant and its fate.
@@ -146,9 +251,15 @@ pub struct StrengthReport {
     /// Survived.
     pub survived: usize,
     /// The verdict of the original file's mutated segments. When it is not
-    /// "proved", a mutant counts as killed only if it fails a goal that the
-    /// original proves.
+    /// "proved", a mutant counts as killed only if it leaves open a property
+    /// that the original proves (or one the original does not have).
     pub baseline: Verdict,
+    /// The properties of the mutated segments that the original does not prove
+    /// (empty when the baseline is proved).
+    pub baseline_open: Vec<OpenProperty>,
+    /// WP's names of the goals of the mutated segments that the original does
+    /// not prove.
+    pub baseline_unproved_goals: Vec<String>,
     /// Per function.
     pub functions: BTreeMap<String, Tally>,
     /// Per operator.
@@ -234,19 +345,33 @@ pub fn strength_file(
         .into_iter()
         .collect::<Result<_, _>>()?;
     let baseline = combine(&base.iter().map(|b| &b.run).collect::<Vec<_>>());
-    let mut unproved_in_base: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut open_in_base: BTreeMap<String, Baseline> = BTreeMap::new();
+    let mut baseline_open = Vec::new();
+    let mut baseline_unproved_goals = Vec::new();
     for b in &base {
-        let bad: BTreeSet<String> = b
-            .run
-            .goals
-            .iter()
-            .filter(|g| g.status != GoalStatus::Valid)
-            .map(|g| g.name.clone())
-            .collect();
+        let bad = Baseline {
+            goals: b
+                .run
+                .goals
+                .iter()
+                .filter(|g| g.status != GoalStatus::Valid)
+                .map(|g| g.name.clone())
+                .collect(),
+            properties: open_properties(&b.run, &b.functions, |l| l),
+        };
+        baseline_open.extend(bad.properties.iter().cloned());
+        baseline_unproved_goals.extend(bad.goals.iter().cloned());
         for f in &b.functions {
-            unproved_in_base.insert(f.clone(), bad.clone());
+            open_in_base.insert(f.clone(), bad.clone());
         }
     }
+    // Mutants are verified without smoke tests: code that a mutation makes dead
+    // is not a rejection by the specification. The original's smoke tests are
+    // in the baseline.
+    let mutant_cfg = WpConfig {
+        smoke_tests: false,
+        ..cfg.clone()
+    };
 
     let original = tce::compile(&file.text, &tce_cfg, &tce_counters)?;
     if let Compiled::Rejected { message } = &original {
@@ -259,7 +384,7 @@ pub fn strength_file(
             let fate = match tce::compile(&text, &tce_cfg, &tce_counters)? {
                 c @ Compiled::Object { .. } => match tce::compare(&original, &c) {
                     Equivalence::Equivalent => Fate::Equivalent,
-                    _ => assess(file, m, &text, &name, cfg, &counters, &unproved_in_base)?,
+                    _ => assess(m, &text, &name, &mutant_cfg, &counters, &open_in_base)?,
                 },
                 Compiled::Rejected { message } => Fate::DoesNotCompile { message },
             };
@@ -313,6 +438,8 @@ pub fn strength_file(
         killed: total.killed,
         survived: total.assessed - total.killed,
         baseline,
+        baseline_open,
+        baseline_unproved_goals,
         functions,
         operators,
         mutants: outcomes,
@@ -326,15 +453,37 @@ pub fn strength_file(
     })
 }
 
+/// What the original leaves unproved in one segment.
+#[derive(Debug, Clone, Default)]
+struct Baseline {
+    /// WP's names of the goals not proved.
+    goals: BTreeSet<String>,
+    /// The properties not proved.
+    properties: Vec<OpenProperty>,
+}
+
+/// The line of the original that line `l` of the mutant corresponds to, and
+/// whether it is one of the mutated lines.
+fn original_line(m: &Mutant, l: usize) -> (usize, bool) {
+    let before = m.original.matches('\n').count();
+    let after = m.replacement.matches('\n').count();
+    if l < m.line {
+        (l, false)
+    } else if l <= m.line + after {
+        (l.min(m.line + before), true)
+    } else {
+        (l + before - after, false)
+    }
+}
+
 /// Verify one non-equivalent mutant with the original specification.
 fn assess(
-    _file: &CFile,
     m: &Mutant,
     text: &str,
     name: &str,
     cfg: &WpConfig,
     counters: &Counters,
-    unproved_in_base: &BTreeMap<String, BTreeSet<String>>,
+    open_in_base: &BTreeMap<String, Baseline>,
 ) -> Result<Fate, StrengthError> {
     let mutated = match parse_c(text) {
         Ok(f) => f,
@@ -353,27 +502,61 @@ fn assess(
         });
     };
     let h = harness(&mutated, &seg);
-    match run_wp(&h.text, name, &h.functions, cfg, counters) {
-        Ok(run) => {
-            let empty = BTreeSet::new();
-            let base = unproved_in_base.get(&m.function).unwrap_or(&empty);
-            let unproved: Vec<String> = run
-                .goals
-                .iter()
-                .filter(|g| g.status != GoalStatus::Valid && !base.contains(&g.name))
-                .map(|g| g.name.clone())
-                .collect();
-            Ok(if unproved.is_empty() {
-                Fate::Survived
-            } else {
-                Fate::Killed { unproved }
+    let run = match run_wp(&h.text, name, &h.functions, cfg, counters) {
+        Ok(run) => run,
+        Err(WpError::FramaC { messages, .. }) => {
+            return Ok(Fate::RejectedByFramaC {
+                message: messages.join("\n"),
             })
         }
-        Err(WpError::FramaC { messages, .. }) => Ok(Fate::RejectedByFramaC {
-            message: messages.join("\n"),
-        }),
-        Err(e) => Err(e.into()),
+        Err(e) => return Err(e.into()),
+    };
+    let empty = Baseline::default();
+    let base = open_in_base.get(&m.function).unwrap_or(&empty);
+    let open = open_properties(&run, &h.functions, |l| original_line(m, l).0);
+    let mutated_lines = m.line..=m.line + m.original.matches('\n').count();
+    let properties = unexplained(&base.properties, &open, |l| mutated_lines.contains(&l));
+    let unproved_goals: Vec<&str> = run
+        .goals
+        .iter()
+        .filter(|g| g.status != GoalStatus::Valid)
+        .map(|g| g.name.as_str())
+        .collect();
+    let mut unproved: Vec<String> = unproved_goals
+        .iter()
+        .filter(|g| !base.goals.contains(**g))
+        .map(|g| g.to_string())
+        .collect();
+    // The goals of labelled clauses among the killing properties, by name.
+    for p in run
+        .properties
+        .iter()
+        .filter(|p| h.functions.contains(&p.function))
+    {
+        let key = OpenProperty::of(p, original_line(m, p.line).0);
+        if properties.contains(&key) {
+            for g in &p.goals {
+                if unproved_goals.contains(&g.as_str()) && !unproved.contains(g) {
+                    unproved.push(g.clone());
+                }
+            }
+        }
     }
+    // Without a property report (nothing to match), fall back on goal names.
+    let no_report = !run
+        .properties
+        .iter()
+        .any(|p| h.functions.contains(&p.function));
+    Ok(
+        if !properties.is_empty() || (no_report && !unproved.is_empty()) {
+            Fate::Killed {
+                unproved,
+                properties,
+            }
+        } else {
+            Fate::Survived
+        },
+    )
 }
 
 /// Parse the C file at `path` and measure the strength of its specifications.
@@ -384,4 +567,62 @@ pub fn strength(
 ) -> Result<StrengthReport, StrengthError> {
     let file = parse_c(path).map_err(WpError::Parse)?;
     strength_file(&file, cfg, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(function: &str, kind: &str, line: usize, text: &str) -> OpenProperty {
+        OpenProperty {
+            function: function.into(),
+            kind: kind.into(),
+            line,
+            text: text.into(),
+            status: PropertyStatus::Unknown,
+        }
+    }
+
+    #[test]
+    fn open_properties_are_matched_by_what_and_where() {
+        let original = vec![
+            open("f", "signed_overflow", 11, "k + 1 ≤ 2147483647"),
+            open("f", "signed_overflow", 12, "a + b ≤ 2147483647"),
+        ];
+        let elsewhere = |_: usize| false;
+        // The same guards, whatever WP calls their goals: nothing new.
+        assert!(unexplained(&original, &original, elsewhere).is_empty());
+        // A guard the original proves, or a new one, is open on the mutant.
+        let new = open("f", "division_by_zero", 12, "b ≢ 0");
+        let mutant = vec![original[0].clone(), new.clone()];
+        assert_eq!(unexplained(&original, &mutant, elsewhere), vec![new]);
+        // Each original property accounts for one open property only.
+        let twice = vec![original[0].clone(), original[0].clone()];
+        assert_eq!(unexplained(&original, &twice, elsewhere).len(), 1);
+        // On the mutated line a changed expression is the same guard.
+        let changed = vec![open("f", "signed_overflow", 11, "k + 2 ≤ 2147483647")];
+        assert!(unexplained(&original, &changed, |l| l == 11).is_empty());
+        assert_eq!(unexplained(&original, &changed, elsewhere), changed);
+        // A postcondition is never explained by a guard.
+        let post = vec![open("f", "postcondition", 11, "\\result ≥ 0")];
+        assert_eq!(unexplained(&original, &post, |l| l == 11), post);
+    }
+
+    #[test]
+    fn mutant_lines_map_back_to_the_original() {
+        let m = Mutant {
+            id: 0,
+            operator: Operator::StatementDeletion,
+            function: "f".into(),
+            start: 0,
+            end: 0,
+            line: 5,
+            original: "g(a,\n  b);".into(),
+            replacement: ";".into(),
+        };
+        assert_eq!(original_line(&m, 4), (4, false));
+        assert_eq!(original_line(&m, 5), (5, true));
+        // The deleted statement spanned two lines: later lines move up by one.
+        assert_eq!(original_line(&m, 6), (7, false));
+    }
 }

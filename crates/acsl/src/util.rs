@@ -104,7 +104,8 @@ pub enum RunError {
 }
 
 /// Run `cmd` with stdout and stderr going to files in `dir`, stdin from `input`
-/// (or nothing), and kill it after `limit`.
+/// (or nothing), and kill it after `limit`. The file names are unique within the
+/// process only: `dir` must not be shared with other processes.
 pub fn run_limited(
     mut cmd: Command,
     dir: &Path,

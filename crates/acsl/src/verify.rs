@@ -19,8 +19,11 @@ pub struct SegmentReport {
     pub segment: usize,
     /// Functions verified.
     pub functions: Vec<String>,
-    /// Functions whose contracts were assumed.
+    /// Called functions used through their contracts (assumed, not proved, here).
     pub assumed: Vec<String>,
+    /// Called functions included with their bodies (no contract, or no default
+    /// `assigns` clause): calls to them may assign anything.
+    pub with_body: Vec<String>,
     /// The run.
     pub run: WpRun,
 }
@@ -63,6 +66,18 @@ pub struct VerifyReport {
 
 /// Combine the verdicts of several runs into one.
 pub fn combine(runs: &[&WpRun]) -> Verdict {
+    let unreadable: Vec<&str> = runs
+        .iter()
+        .filter_map(|r| match &r.verdict {
+            Verdict::Unreadable { reason } => Some(reason.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !unreadable.is_empty() {
+        return Verdict::Unreadable {
+            reason: unreadable.join("; "),
+        };
+    }
     let goals: usize = runs.iter().map(|r| r.goals.len()).sum();
     let unproved: usize = runs
         .iter()
@@ -120,6 +135,7 @@ pub fn verify_segment(
         segment: segment.index,
         functions: h.functions,
         assumed: h.assumed,
+        with_body: h.with_body,
         run,
     })
 }

@@ -32,7 +32,8 @@ pub struct WpConfig {
     /// Generate and prove run-time error guards (`-wp-rte`).
     pub rte: bool,
     /// Run smoke tests for dead code and inconsistent preconditions
-    /// (`-wp-smoke-tests`; several times slower).
+    /// (`-wp-smoke-tests`). On by default: without them contradictory
+    /// preconditions make every goal provable and the verdict says "proved".
     pub smoke_tests: bool,
     /// Directory for the result cache, the WP goal cache and the Why3 configuration;
     /// `None` caches nothing.
@@ -67,7 +68,7 @@ impl Default for WpConfig {
                 .unwrap_or(1)
                 .min(4),
             rte: true,
-            smoke_tests: false,
+            smoke_tests: true,
             cache_dir,
             why3_config: None,
             extra_args: Vec::new(),
@@ -88,9 +89,21 @@ impl WpConfig {
         }
     }
 
-    /// The arguments for one run on `file` (without the program).
-    pub fn arguments(&self, file: &str, csv: &str) -> Vec<String> {
+    /// The arguments for one run on `file` (without the program). When
+    /// `functions` is not empty, WP verifies only those (`-wp-fct`); the file may
+    /// define others (callees kept whole in a harness). `goal_cache` is WP's goal
+    /// cache directory ([`goal_cache_dir`]), if any.
+    pub fn arguments(
+        &self,
+        file: &str,
+        csv: &str,
+        functions: &[String],
+        goal_cache: Option<&Path>,
+    ) -> Vec<String> {
         let mut a: Vec<String> = vec!["-wp".into()];
+        if !functions.is_empty() {
+            a.extend(["-wp-fct".into(), functions.join(",")]);
+        }
         if self.rte {
             a.push("-wp-rte".into());
         }
@@ -105,12 +118,12 @@ impl WpConfig {
         if self.smoke_tests {
             a.push("-wp-smoke-tests".into());
         }
-        if let Some(d) = &self.cache_dir {
+        if let Some(d) = goal_cache {
             a.extend([
                 "-wp-cache".into(),
                 "update".into(),
                 "-wp-cache-dir".into(),
-                d.join("wp-goals").display().to_string(),
+                d.display().to_string(),
             ]);
         }
         a.extend(self.extra_args.iter().cloned());
@@ -199,8 +212,12 @@ pub struct Setup {
     pub frama_c_version: String,
     /// The Why3 configuration in use.
     pub why3_config: PathBuf,
-    /// Provers WP can use.
+    /// Provers WP can use, with their versions.
     pub provers: Vec<ProverInfo>,
+    /// `why3 --version` (empty when it cannot be run).
+    pub why3_version: String,
+    /// SHA-256 of the Why3 configuration's text (prover paths, commands, limits).
+    pub why3_config_hash: String,
 }
 
 fn spawn_error(program: &Path, e: &std::io::Error) -> WpError {
@@ -211,8 +228,10 @@ fn spawn_error(program: &Path, e: &std::io::Error) -> WpError {
 }
 
 fn quick(cmd: Command, limit: u64) -> Result<util::Finished, RunError> {
-    let dir = std::env::temp_dir();
-    util::run_limited(cmd, &dir, None, Duration::from_secs(limit))
+    // A directory of its own: several vera processes run these at once, and
+    // output files in a shared directory would be read by the wrong process.
+    let dir = tempfile::tempdir().map_err(RunError::Io)?;
+    util::run_limited(cmd, dir.path(), None, Duration::from_secs(limit))
 }
 
 static WHY3_LOCK: Mutex<()> = Mutex::new(());
@@ -374,10 +393,25 @@ pub fn detect(cfg: &WpConfig) -> Result<Setup, WpError> {
             });
         }
     }
+    let why3_config_hash = std::fs::read(&conf)
+        .map(|t| util::content_hash(&[&t]))
+        .map_err(|e| WpError::Why3Config {
+            path: conf.clone(),
+            reason: e.to_string(),
+        })?;
+    let mut w = Command::new(&cfg.why3);
+    w.arg("--version");
+    let why3_version = quick(w, 60)
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| o.stdout.trim().to_string())
+        .unwrap_or_default();
     let setup = Setup {
         frama_c_version,
         why3_config: conf,
         provers,
+        why3_version,
+        why3_config_hash,
     };
     if let Ok(mut m) = setup_cache().lock() {
         m.insert(key, setup.clone());
@@ -462,6 +496,9 @@ pub struct Goal {
     pub prover: Option<String>,
     /// Prover time in milliseconds, when reported.
     pub time_ms: Option<f64>,
+    /// True when WP took the prover's answer from its goal cache (`(cached)`).
+    #[serde(default)]
+    pub cached: bool,
 }
 
 /// Consolidated status of one property (annotation clause or RTE guard).
@@ -470,7 +507,8 @@ pub struct Goal {
 pub enum PropertyStatus {
     /// Proved.
     Valid,
-    /// Proved, assuming other properties that are not all proved.
+    /// Proved, assuming other properties that are not all proved (Frama-C's
+    /// report says "Partially proven").
     ValidUnderHypotheses,
     /// Not proved.
     Unknown,
@@ -487,7 +525,7 @@ impl PropertyStatus {
         let l = s.trim().to_ascii_lowercase();
         if l == "valid" {
             PropertyStatus::Valid
-        } else if l.starts_with("valid") || l.contains("under hyp") {
+        } else if l.starts_with("valid") || l.contains("under hyp") || l == "partially proven" {
             PropertyStatus::ValidUnderHypotheses
         } else if l.starts_with("unknown") {
             PropertyStatus::Unknown
@@ -503,6 +541,22 @@ impl PropertyStatus {
     /// True for [`PropertyStatus::Valid`].
     pub fn is_valid(&self) -> bool {
         matches!(self, PropertyStatus::Valid)
+    }
+
+    /// True when WP proved the property itself, possibly using other properties
+    /// that are not proved: [`PropertyStatus::Valid`] or
+    /// [`PropertyStatus::ValidUnderHypotheses`].
+    pub fn is_proved(&self) -> bool {
+        matches!(
+            self,
+            PropertyStatus::Valid | PropertyStatus::ValidUnderHypotheses
+        )
+    }
+
+    /// True when the property was assumed, not proved (it had nothing to prove
+    /// in this run): [`PropertyStatus::ConsideredValid`].
+    pub fn is_assumed(&self) -> bool {
+        matches!(self, PropertyStatus::ConsideredValid)
     }
 }
 
@@ -562,6 +616,12 @@ pub enum Verdict {
         /// All goals.
         goals: usize,
     },
+    /// WP's output did not add up: the goals and smoke tests read from it do
+    /// not match its own count (`Proved goals: P / N`). Nothing is claimed.
+    Unreadable {
+        /// What did not match.
+        reason: String,
+    },
 }
 
 impl Verdict {
@@ -570,7 +630,10 @@ impl Verdict {
         matches!(self, Verdict::Proved { .. })
     }
 
-    fn of(goals: &[Goal], smoke: &[SmokeTest]) -> Verdict {
+    /// The verdict of goals and smoke tests read from WP's output, checked
+    /// against WP's summary line (`Proved goals: proved / total`, which counts
+    /// smoke tests too: a passed one as proved).
+    fn of(goals: &[Goal], smoke: &[SmokeTest], summary: Option<(usize, usize)>) -> Verdict {
         let unproved = goals
             .iter()
             .filter(|g| g.status != GoalStatus::Valid)
@@ -580,6 +643,29 @@ impl Verdict {
             .filter(|s| !s.passed)
             .map(|s| s.name.clone())
             .collect();
+        let read = goals.len() + smoke.len();
+        let read_proved = goals.len() - unproved + smoke.len() - failed.len();
+        if read > 0 {
+            match summary {
+                None => {
+                    return Verdict::Unreadable {
+                        reason: format!(
+                            "{} goals and {} smoke tests read, but WP printed no `Proved goals` line",
+                            goals.len(),
+                            smoke.len()
+                        ),
+                    }
+                }
+                Some((p, n)) if (p, n) != (read_proved, read) => {
+                    return Verdict::Unreadable {
+                        reason: format!(
+                            "WP counts {p} of {n} goals and smoke tests proved; its goal lines give {read_proved} of {read}"
+                        ),
+                    }
+                }
+                Some(_) => {}
+            }
+        }
         if !failed.is_empty() {
             Verdict::Inconsistent {
                 failed_smoke_tests: failed,
@@ -637,12 +723,53 @@ impl Counters {
     }
 }
 
-const CACHE_VERSION: &str = "acsl-wp-1";
+const CACHE_VERSION: &str = "acsl-wp-3";
 
-/// Run Frama-C/WP on `text` (written to a temporary file called `file_name`),
-/// where `functions` are the functions defined in the text (for naming goals).
-/// A result is cached under the hash of the text, the arguments, the Frama-C
-/// version and the prover.
+/// The hash of everything that can change a prover's answer on a goal: the
+/// Frama-C, Why3 and prover versions, the Why3 configuration, the provers asked
+/// for, the timeout and the extra Frama-C arguments (which may set step or
+/// memory limits or another memory model).
+pub fn answer_key(cfg: &WpConfig, setup: &Setup) -> String {
+    util::content_hash(&[
+        CACHE_VERSION.as_bytes(),
+        setup.frama_c_version.as_bytes(),
+        setup.why3_version.as_bytes(),
+        setup.why3_config_hash.as_bytes(),
+        format!("{:?}", setup.provers).as_bytes(),
+        cfg.prover.as_bytes(),
+        cfg.timeout.to_string().as_bytes(),
+        cfg.extra_args.join("\0").as_bytes(),
+    ])
+}
+
+/// WP's goal cache directory for `cfg`: one per [`answer_key`], because WP
+/// reuses a cached "unknown" whatever the timeout it was found with, so one
+/// directory shared by several timeouts (or prover versions) would keep giving
+/// the answers of the weakest setting. `None` when nothing is cached.
+pub fn goal_cache_dir(cfg: &WpConfig, setup: &Setup) -> Option<PathBuf> {
+    let key = answer_key(cfg, setup);
+    cfg.cache_dir
+        .as_ref()
+        .map(|d| d.join("wp-goals").join(&key[..16]))
+}
+
+/// The key of one run's result in vera's cache: the [`answer_key`], the full
+/// argument list (timeout, provers, RTE guards, smoke tests, `-wp-fct`, the goal
+/// cache, the file name, extra arguments) and the text.
+pub fn run_key(cfg: &WpConfig, setup: &Setup, args: &[String], text: &str) -> String {
+    util::content_hash(&[
+        CACHE_VERSION.as_bytes(),
+        answer_key(cfg, setup).as_bytes(),
+        args.join("\0").as_bytes(),
+        text.as_bytes(),
+    ])
+}
+
+/// Run Frama-C/WP on `text` (written to a temporary file called `file_name`)
+/// for `functions`: WP verifies only these (all functions of the text when the
+/// list is empty), and goals are attributed to them by name.
+/// A result is cached under [`run_key`]: a change of any option or version that
+/// can change an answer runs Frama-C again.
 pub fn run_wp(
     text: &str,
     file_name: &str,
@@ -651,14 +778,9 @@ pub fn run_wp(
     counters: &Counters,
 ) -> Result<WpRun, WpError> {
     let setup = detect(cfg)?;
-    let args = cfg.arguments(file_name, "report.csv");
-    let key = util::content_hash(&[
-        CACHE_VERSION.as_bytes(),
-        setup.frama_c_version.as_bytes(),
-        format!("{:?}", setup.provers).as_bytes(),
-        args.join("\0").as_bytes(),
-        text.as_bytes(),
-    ]);
+    let goal_cache = goal_cache_dir(cfg, &setup);
+    let args = cfg.arguments(file_name, "report.csv", functions, goal_cache.as_deref());
+    let key = run_key(cfg, &setup, &args, text);
     let cache = cfg.cache_dir.as_deref();
     if let Some(hit) = util::cache_get(cache, "runs", &key) {
         if let Ok(mut run) = serde_json::from_str::<WpRun>(&hit) {
@@ -678,10 +800,9 @@ pub fn run_wp(
         .current_dir(dir.path())
         .env("PWD", dir.path())
         .env("WHY3CONFIG", &setup.why3_config);
-    if let Some(d) = &cfg.cache_dir {
+    if let Some(d) = &goal_cache {
         // WP's goal cache must exist, or every prover call fails.
-        std::fs::create_dir_all(d.join("wp-goals"))
-            .map_err(|e| WpError::Io(format!("{}: {e}", d.display())))?;
+        std::fs::create_dir_all(d).map_err(|e| WpError::Io(format!("{}: {e}", d.display())))?;
     }
     counters.verifier_calls.fetch_add(1, Ordering::Relaxed);
     let out = util::run_limited(
@@ -805,20 +926,26 @@ fn rank(s: GoalStatus) -> u8 {
 
 /// Parse the console output and the CSV report of one run.
 pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]) -> WpRun {
-    let mut goals = Vec::new();
-    let mut smoke = Vec::new();
+    let mut goals: Vec<Goal> = Vec::new();
+    let mut smoke: Vec<SmokeTest> = Vec::new();
     let mut warnings = Vec::new();
+    let mut summary = None;
+    // The goal printed on the line before, to which indented attempt lines belong.
+    let mut attempts_of: Option<usize> = None;
     for line in console.lines() {
         let l = line.trim_end();
         if l.contains("Warning:") {
             warnings.push(l.trim().to_string());
         }
         // `  Z3 4.8.12: Timeout (Qed:4ms) (2s)`: one prover's attempt on the goal
-        // printed just above (several provers were given).
+        // printed just above (several provers were given). Indented lines after
+        // anything else (the per-prover statistics after `Proved goals`, the text
+        // of a warning) are not attempts.
         if l.starts_with("  ") && !l.starts_with("   ") {
-            if let (Some(g), Some((prover, result))) = (goals.last_mut(), l.trim().split_once(": "))
-            {
-                let g: &mut Goal = g;
+            if let (Some(g), Some((prover, result))) = (
+                attempts_of.and_then(|i| goals.get_mut(i)),
+                l.trim().split_once(": "),
+            ) {
                 if g.prover.is_none() || g.status != GoalStatus::Valid {
                     let status = GoalStatus::parse(result);
                     let better = g.prover.is_none() || rank(status) > rank(g.status);
@@ -826,14 +953,24 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                         g.status = status;
                         g.prover = Some(prover.to_string());
                         g.time_ms = result.split_whitespace().rev().find_map(parse_time);
+                        g.cached = result.contains("(cached)");
                     }
                 }
             }
             continue;
         }
+        attempts_of = None;
         let Some(rest) = l.strip_prefix("[wp] ") else {
             continue;
         };
+        if let Some(counts) = rest.trim_start().strip_prefix("Proved goals:") {
+            if let Some((p, n)) = counts.split_once('/') {
+                if let (Ok(p), Ok(n)) = (p.trim().parse(), n.trim().parse()) {
+                    summary = Some((p, n));
+                }
+            }
+            continue;
+        }
         let (tag, rest) = match rest.strip_prefix('[') {
             Some(r) => match r.split_once("] ") {
                 Some((t, r)) => (Some(t.to_string()), r),
@@ -843,12 +980,16 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
         };
         if let Some(s) = rest.strip_prefix("Smoke-test ") {
             let name = s.split_whitespace().next().unwrap_or("").to_string();
-            let passed = !matches!(tag.as_deref(), Some("Failed") | Some("Invalid"));
-            smoke.push(SmokeTest {
-                function: goal_function(&name, functions),
-                name,
-                passed,
-            });
+            // Only WP's `[Passed]` is a pass; a failed test is printed twice.
+            let passed = tag.as_deref() == Some("Passed");
+            match smoke.iter_mut().find(|t| t.name == name) {
+                Some(t) => t.passed &= passed,
+                None => smoke.push(SmokeTest {
+                    function: goal_function(&name, functions),
+                    name,
+                    passed,
+                }),
+            }
             continue;
         }
         let Some(g) = rest.strip_prefix("Goal ") else {
@@ -863,6 +1004,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                     status: GoalStatus::parse(result),
                     prover: tag.filter(|t| t != "Cache"),
                     time_ms: result.split_whitespace().rev().find_map(parse_time),
+                    cached: result.contains("(cached)"),
                 });
             }
             None => {
@@ -877,9 +1019,11 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                         .unwrap_or(GoalStatus::Unknown),
                     prover: None,
                     time_ms: None,
+                    cached: false,
                 });
             }
         }
+        attempts_of = Some(goals.len() - 1);
     }
     // A goal can be printed twice (once per prover attempt): keep the last result.
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -932,7 +1076,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
         });
     }
     WpRun {
-        verdict: Verdict::of(&goals, &smoke),
+        verdict: Verdict::of(&goals, &smoke, summary),
         goals,
         properties,
         smoke_tests: smoke,
@@ -954,7 +1098,8 @@ mod tests {
 [wp] [CVC5 1.0.3] Goal typed_f_g_ensures : Timeout (Qed:3ms) (1s)\n\
 [wp] Goal typed_find_ensures : not tried\n\
 [wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n\
-[wp] [Failed] Goal typed_bad_ensures_wrong\n  Z3 5.4.1: Failed\n  CVC5 1.0.3: Timeout (Qed:4ms) (2s)\n";
+[wp] [Failed] Goal typed_bad_ensures_wrong\n  Z3 5.4.1: Failed\n  CVC5 1.0.3: Timeout (Qed:4ms) (2s)\n\
+[wp] Proved goals:    2 / 7\n";
         let fns = vec!["find".to_string(), "bad".into(), "f".into(), "f_g".into()];
         let r = parse_run(console, "", "x.c", &fns);
         assert_eq!(r.goals.len(), 6);
@@ -968,8 +1113,101 @@ mod tests {
         assert_eq!(r.goals[3].function.as_deref(), Some("f_g"));
         assert_eq!(r.goals[3].time_ms, Some(1000.0));
         assert_eq!(r.goals[4].status, GoalStatus::NotTried);
+        assert!(r.goals.iter().all(|g| !g.cached));
+        let again = parse_run(
+            "[wp] [Z3 5.4.1] Goal typed_f_ensures : Valid (Qed:2ms) (10ms) (29893) (cached)\n\
+[wp] [Failed] Goal typed_f_ensures_2\n  Z3 5.4.1: Failed \n  CVC5 1.0.3: Unknown (Qed:4ms) (cached)\n",
+            "",
+            "x.c",
+            &fns,
+        );
+        assert!(again.goals[0].cached);
+        assert_eq!(again.goals[1].status, GoalStatus::Unknown);
+        assert!(again.goals[1].cached);
         assert!(!r.smoke_tests[0].passed);
         assert!(matches!(r.verdict, Verdict::Inconsistent { .. }));
+    }
+
+    #[test]
+    fn goals_that_do_not_add_up_are_not_proved() {
+        let fns = vec!["f".to_string()];
+        let ok = "[wp] 1 goal scheduled\n[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n\
+[wp] Proved goals:    1 / 1\n  Qed:             1  (2ms)\n";
+        assert_eq!(
+            parse_run(ok, "", "x.c", &fns).verdict,
+            Verdict::Proved { goals: 1 }
+        );
+        // WP counts a goal that no goal line shows: the unseen one is not proved.
+        let missing =
+            "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n[wp] Proved goals:    1 / 2\n";
+        assert!(matches!(
+            parse_run(missing, "", "x.c", &fns).verdict,
+            Verdict::Unreadable { .. }
+        ));
+        // WP proved fewer than the goal lines say.
+        let fewer = "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n[wp] Proved goals:    0 / 1\n";
+        assert!(matches!(
+            parse_run(fewer, "", "x.c", &fns).verdict,
+            Verdict::Unreadable { .. }
+        ));
+        // Goal lines without WP's count.
+        let no_summary = "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n";
+        assert!(matches!(
+            parse_run(no_summary, "", "x.c", &fns).verdict,
+            Verdict::Unreadable { .. }
+        ));
+    }
+
+    #[test]
+    fn only_attempt_lines_change_a_goal() {
+        let fns = vec!["f".to_string()];
+        // The per-prover statistics after the count belong to no goal.
+        let console = "[wp] [Failed] Goal typed_f_ensures\n  Z3 5.4.1: Failed\n\
+[wp] Proved goals:    0 / 1\n  Z3 5.4.1:        0  (failed: 1)\n  Qed: Valid\n";
+        let r = parse_run(console, "", "x.c", &fns);
+        assert_eq!(r.goals.len(), 1);
+        assert_eq!(r.goals[0].status, GoalStatus::Failed);
+        assert_eq!(r.goals[0].prover.as_deref(), Some("Z3 5.4.1"));
+        assert_eq!(
+            r.verdict,
+            Verdict::NotProved {
+                unproved: 1,
+                goals: 1
+            }
+        );
+    }
+
+    #[test]
+    fn smoke_tests_pass_only_when_wp_says_passed() {
+        let fns = vec!["f".to_string()];
+        let console = "[wp] [Qed] Goal typed_f_ensures : Valid\n\
+[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n       Qed: Valid\n\
+[wp] [Failed] Smoke-test typed_f_wp_smoke_default_requires\n\
+[wp] [Passed] Smoke-test typed_f_wp_smoke_dead_code_s3\n\
+[wp] [Qed] Smoke-test typed_f_wp_smoke_dead_code_s4\n\
+[wp] Proved goals:    3 / 4\n";
+        let r = parse_run(console, "", "x.c", &fns);
+        let passed: Vec<(&str, bool)> = r
+            .smoke_tests
+            .iter()
+            .map(|t| (t.name.as_str(), t.passed))
+            .collect();
+        assert_eq!(
+            passed,
+            vec![
+                ("typed_f_wp_smoke_default_requires", false),
+                ("typed_f_wp_smoke_dead_code_s3", true),
+                ("typed_f_wp_smoke_dead_code_s4", false),
+            ]
+        );
+        assert!(matches!(r.verdict, Verdict::Unreadable { .. }));
+        let console = console.replace("3 / 4", "2 / 4");
+        match parse_run(&console, "", "x.c", &fns).verdict {
+            Verdict::Inconsistent {
+                failed_smoke_tests, ..
+            } => assert_eq!(failed_smoke_tests.len(), 2),
+            v => panic!("{v:?}"),
+        }
     }
 
     #[test]
@@ -980,8 +1218,147 @@ mod tests {
         assert_eq!(p[1].version, "1.8");
     }
 
+    fn a_setup() -> Setup {
+        Setup {
+            frama_c_version: "25.0-beta (Manganese)".into(),
+            why3_config: "/cache/why3.conf".into(),
+            provers: vec![ProverInfo {
+                name: "Z3".into(),
+                version: "4.8.12".into(),
+                alias: "z3".into(),
+            }],
+            why3_version: "Why3 platform, version 1.5.1".into(),
+            why3_config_hash: "0123".into(),
+        }
+    }
+
+    #[test]
+    fn every_option_that_changes_an_answer_changes_the_cache_keys() {
+        let cfg = WpConfig {
+            cache_dir: Some("/cache".into()),
+            ..WpConfig::default()
+        };
+        let setup = a_setup();
+        let keys = |c: &WpConfig, s: &Setup, text: &str, fns: &[String], file: &str| {
+            let goals = goal_cache_dir(c, s);
+            let args = c.arguments(file, "r.csv", fns, goals.as_deref());
+            (run_key(c, s, &args, text), goals)
+        };
+        let f = vec!["f".to_string()];
+        let (base, base_goals) = keys(&cfg, &setup, "int f(void);", &f, "a.c");
+        assert_eq!(keys(&cfg, &setup, "int f(void);", &f, "a.c").0, base);
+        let with = |c: WpConfig| keys(&c, &setup, "int f(void);", &f, "a.c");
+        let of = |s: Setup| keys(&cfg, &s, "int f(void);", &f, "a.c");
+        // (what changed, keys, whether WP's goal answers may differ)
+        let cases = [
+            (
+                "timeout",
+                with(WpConfig {
+                    timeout: 3,
+                    ..cfg.clone()
+                }),
+                true,
+            ),
+            (
+                "prover",
+                with(WpConfig {
+                    prover: "cvc5".into(),
+                    ..cfg.clone()
+                }),
+                true,
+            ),
+            (
+                "extra arguments",
+                with(WpConfig {
+                    extra_args: vec!["-wp-steps".into(), "100".into()],
+                    ..cfg.clone()
+                }),
+                true,
+            ),
+            (
+                "frama-c",
+                of(Setup {
+                    frama_c_version: "26.0".into(),
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "why3",
+                of(Setup {
+                    why3_version: "Why3 1.6.0".into(),
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "why3.conf",
+                of(Setup {
+                    why3_config_hash: "4567".into(),
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "prover version",
+                of(Setup {
+                    provers: vec![ProverInfo {
+                        name: "Z3".into(),
+                        version: "4.12.2".into(),
+                        alias: "z3".into(),
+                    }],
+                    ..a_setup()
+                }),
+                true,
+            ),
+            (
+                "rte",
+                with(WpConfig {
+                    rte: false,
+                    ..cfg.clone()
+                }),
+                false,
+            ),
+            (
+                "smoke tests",
+                with(WpConfig {
+                    smoke_tests: false,
+                    ..cfg.clone()
+                }),
+                false,
+            ),
+            ("text", keys(&cfg, &setup, "int f(int);", &f, "a.c"), false),
+            (
+                "functions",
+                keys(&cfg, &setup, "int f(void);", &[], "a.c"),
+                false,
+            ),
+            (
+                "file name",
+                keys(&cfg, &setup, "int f(void);", &f, "b.c"),
+                false,
+            ),
+        ];
+        for (what, (key, goals), answers_differ) in cases {
+            assert_ne!(key, base, "{what} must change the run key");
+            if answers_differ {
+                assert_ne!(goals, base_goals, "{what} must change WP's goal cache");
+            } else {
+                assert_eq!(goals, base_goals, "{what}: goal answers are shared");
+            }
+        }
+        let none = WpConfig {
+            cache_dir: None,
+            ..cfg.clone()
+        };
+        assert_eq!(goal_cache_dir(&none, &setup), None);
+        assert!(!none
+            .arguments("a.c", "r.csv", &f, None)
+            .contains(&"-wp-cache".to_string()));
+    }
+
     #[test]
     fn zero_goals_is_not_proved() {
-        assert_eq!(Verdict::of(&[], &[]), Verdict::NoGoals);
+        assert_eq!(Verdict::of(&[], &[], None), Verdict::NoGoals);
     }
 }

@@ -47,7 +47,7 @@ fn rate_table(rows: usize) -> (String, String) {
 fn main() {
     let config = SolverConfig::new(SolverKind::Z3);
     // 1. The whole dataset, enumeration on (CRA with the corrected bounds by default).
-    let cases = batch::discover(&data()).expect("dataset");
+    let cases = batch::discover(&data()).expect("dataset").cases;
     let options = BatchOptions {
         check: bl::check::CheckOptions {
             enumerate: true,

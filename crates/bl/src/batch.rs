@@ -26,20 +26,122 @@ pub struct Case {
     pub bounds: Option<PathBuf>,
 }
 
+/// Deepest folder under the root that discovery looks into.
+pub const MAX_DEPTH: usize = 32;
+
+/// Most folders discovery reads in one walk.
+pub const MAX_FOLDERS: usize = 100_000;
+
+/// Something under the root that discovery did not look into.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The entry.
+    pub path: PathBuf,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// What discovery found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Discovery {
+    /// The cases, sorted by name.
+    pub cases: Vec<Case>,
+    /// Entries not looked into: links to folders (never followed, so a link cannot
+    /// make the walk loop), folders that cannot be read, and folders beyond the
+    /// depth or count limits.
+    pub skipped: Vec<Skipped>,
+}
+
 /// Finds the cases under `root`: every folder with exactly one implementation file
 /// (`*.bl`, else `bl.smt2`) and one documentation formalization (`nl.smt2`,
 /// `<folder>.smt2`, `*-nl.smt2`, or the only other `.smt2` that is not `prog.smt2`).
-pub fn discover(root: &Path) -> std::io::Result<Vec<Case>> {
+///
+/// Symbolic links to folders are not followed (they are listed in
+/// [`Discovery::skipped`]); links to files are read like files. The walk goes at most
+/// [`MAX_DEPTH`] folders deep and reads at most [`MAX_FOLDERS`] folders. Only an
+/// unreadable `root` is an error.
+pub fn discover(root: &Path) -> std::io::Result<Discovery> {
     let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
+    let mut skipped = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    let mut folders = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        folders += 1;
+        if folders > MAX_FOLDERS {
+            skipped.push(Skipped {
+                path: dir,
+                reason: format!(
+                    "not read: the walk stops after {MAX_FOLDERS} folders ({} more pending)",
+                    stack.len()
+                ),
+            });
+            break;
+        }
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if depth == 0 => return Err(e),
+            Err(e) => {
+                skipped.push(Skipped {
+                    path: dir,
+                    reason: format!("cannot read the folder: {e}"),
+                });
+                continue;
+            }
+        };
         let mut files = Vec::new();
-        for e in std::fs::read_dir(&dir)? {
-            let p = e?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
+        for e in entries {
+            let e = match e {
+                Ok(e) => e,
+                Err(err) => {
+                    skipped.push(Skipped {
+                        path: dir.clone(),
+                        reason: format!("cannot list the folder: {err}"),
+                    });
+                    break;
+                }
+            };
+            let p = e.path();
+            // `file_type` does not follow links; `metadata` does.
+            let Ok(kind) = e.file_type() else {
+                skipped.push(Skipped {
+                    path: p,
+                    reason: "cannot read its type".into(),
+                });
+                continue;
+            };
+            if kind.is_dir() {
+                if depth + 1 > MAX_DEPTH {
+                    skipped.push(Skipped {
+                        path: p,
+                        reason: format!("not read: deeper than {MAX_DEPTH} folders"),
+                    });
+                } else {
+                    stack.push((p, depth + 1));
+                }
+            } else if kind.is_symlink() {
+                match std::fs::metadata(&p) {
+                    Ok(m) if m.is_dir() => skipped.push(Skipped {
+                        path: p,
+                        reason: "symbolic link to a folder, not followed".into(),
+                    }),
+                    Ok(m) if m.is_file() => files.push(p),
+                    Ok(_) => skipped.push(Skipped {
+                        path: p,
+                        reason: "symbolic link to something that is not a regular file".into(),
+                    }),
+                    Err(e) => skipped.push(Skipped {
+                        path: p,
+                        reason: format!("broken symbolic link: {e}"),
+                    }),
+                }
+            } else if kind.is_file() {
                 files.push(p);
+            } else {
+                // A fifo or device could block or never end when read.
+                skipped.push(Skipped {
+                    path: p,
+                    reason: "not a regular file".into(),
+                });
             }
         }
         files.sort();
@@ -108,7 +210,11 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<Case>> {
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(out)
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Discovery {
+        cases: out,
+        skipped,
+    })
 }
 
 /// The output of an SMT-LIB formalization when it has exactly one: a defined constant
@@ -162,6 +268,9 @@ pub struct CaseResult {
     pub case: Case,
     /// The verdict, when the check ran.
     pub verdict: Option<Verdict>,
+    /// Why the verdict is unknown (the queries without an answer), or why the
+    /// formalization was rejected (its blocking findings).
+    pub reason: Option<String>,
     /// Why it could not run.
     pub error: Option<String>,
     /// The full report.
@@ -170,10 +279,29 @@ pub struct CaseResult {
     pub seconds: f64,
 }
 
+/// Largest input file a batch reads.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads a case's file: at most [`MAX_FILE_BYTES`], invalid UTF-8 replaced.
+fn read_case_file(p: &Path) -> Result<String, String> {
+    use std::io::Read as _;
+    let f = std::fs::File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} is larger than {} MiB",
+            p.display(),
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 fn run_case(case: &Case, options: &BatchOptions, config: &SolverConfig) -> Result<Report, String> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
-    };
+    let read = read_case_file;
     let nl = SourceFile::new(case.nl.display().to_string(), read(&case.nl)?);
     let imp_text = read(&case.implementation)?;
     let imp = SourceFile::new(case.implementation.display().to_string(), imp_text);
@@ -202,6 +330,28 @@ fn run_case(case: &Case, options: &BatchOptions, config: &SolverConfig) -> Resul
     check_consistency(&input, &config).map_err(|e| e.to_string())
 }
 
+/// The reason shown for an unknown or rejected case.
+fn case_reason(report: &Report) -> Option<String> {
+    match report.verdict {
+        Verdict::Unknown => Some(
+            report
+                .reason
+                .clone()
+                .unwrap_or_else(|| "the solver gave no answer".into()),
+        ),
+        Verdict::Rejected => Some(
+            report
+                .findings
+                .iter()
+                .filter(|f| f.blocking)
+                .map(|f| format!("{}: {}", f.side.upper(), f.message))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        Verdict::Consistent | Verdict::Inconsistent => None,
+    }
+}
+
 /// Checks every case, in parallel; results in case order.
 pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec<CaseResult> {
     let jobs = if options.jobs == 0 {
@@ -223,6 +373,7 @@ pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec
                     Ok(report) => CaseResult {
                         case: case.clone(),
                         verdict: Some(report.verdict),
+                        reason: case_reason(&report),
                         error: None,
                         report: Some(report),
                         seconds,
@@ -230,6 +381,7 @@ pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec
                     Err(e) => CaseResult {
                         case: case.clone(),
                         verdict: None,
+                        reason: None,
                         error: Some(e),
                         report: None,
                         seconds,

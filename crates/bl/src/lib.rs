@@ -25,6 +25,7 @@
 pub mod ast;
 pub mod batch;
 pub mod check;
+pub mod diag;
 pub mod encode;
 pub mod format;
 pub mod interp;
@@ -35,12 +36,14 @@ pub use encode::{encode, encode_text, encode_with};
 pub use interp::{interpret, run, InterpError, Values};
 pub use parse::{parse, warnings};
 
+use num_bigint::BigInt;
 use num_rational::BigRational;
+use num_traits::Zero;
 use std::collections::BTreeMap;
 
 /// An input value that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{text}` is not a number for input `{name}` (write e.g. 12, -3.5 or 1/3)")]
+#[error("`{}` is not a number for input `{}` (write e.g. 12, -3.5 or 1/3)", diag::quote(.text), diag::quote(.name))]
 pub struct BadNumber {
     /// The input's name.
     pub name: String,
@@ -49,8 +52,12 @@ pub struct BadNumber {
 }
 
 /// Reads a rational written as an integer, a decimal or `n/d`, optionally negative.
+/// At most [`parse::MAX_NUMBER_DIGITS`] digits on each side of `/`.
 pub fn parse_rational(text: &str) -> Option<BigRational> {
     let t = text.trim();
+    if t.len() > 2 * parse::MAX_NUMBER_DIGITS + 3 {
+        return None;
+    }
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, t),
@@ -89,4 +96,40 @@ pub fn inputs(pairs: &[(&str, &str)]) -> Result<BTreeMap<String, BigRational>, B
                 })
         })
         .collect()
+}
+
+/// Multiplicity of the prime `p` in `n` (0 for n = 0), at most `cap`.
+fn multiplicity(n: &BigInt, p: u32, cap: u32) -> u32 {
+    let mut n = n.clone();
+    let mut k = 0;
+    while k < cap && !n.is_zero() && (&n % p).is_zero() {
+        n /= p;
+        k += 1;
+    }
+    k
+}
+
+/// `m · 10^e` exactly, for decimal literals and exponents. It is reduced without a
+/// general gcd: only the factors 2 and 5 of 10^e can be shared with the (already
+/// coprime) numerator and denominator of `m`, and a general gcd with a power of ten of
+/// a few hundred digits costs far more than this. The result has about |e| more
+/// digits than `m`: callers bound `e` (literals have at most
+/// [`parse::MAX_NUMBER_DIGITS`] digits, bounds exponents at most
+/// [`check::bounds::MAX_EXPONENT`]).
+pub fn times_pow10(m: BigRational, e: i32) -> BigRational {
+    let k = e.unsigned_abs();
+    if k == 0 || m.is_zero() {
+        return m;
+    }
+    let (n, d) = m.into_raw();
+    // The part of n (for e < 0) or d (for e > 0) that cancels against 10^k.
+    let other = if e > 0 { &d } else { &n };
+    let (twos, fives) = (multiplicity(other, 2, k), multiplicity(other, 5, k));
+    let cancel = BigInt::from(2).pow(twos) * BigInt::from(5).pow(fives);
+    let rest = BigInt::from(2).pow(k - twos) * BigInt::from(5).pow(k - fives);
+    if e > 0 {
+        BigRational::new_raw(n * rest, d / cancel)
+    } else {
+        BigRational::new_raw(n / cancel, d * rest)
+    }
 }

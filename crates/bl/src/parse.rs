@@ -6,14 +6,19 @@
 //! static checks look at every binding, so one run reports as many problems as it can.
 
 use crate::ast::{BinOp, Binding, CmpOp, Expr, ExprKind, Let, Program};
-use logic::{Diagnostic, Diagnostics, SourceFile, Span};
+use crate::diag::{Diagnostics, Sink};
+use logic::{Diagnostic, SourceFile, Span};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::Zero;
 use std::collections::HashMap;
 
-/// Deepest accepted nesting of parentheses and `if`s.
+/// Deepest accepted nesting of an expression: parentheses, `if`s and chains of
+/// operators (`a + b + c` is nested two deep) all count.
 pub const MAX_DEPTH: usize = 1000;
+
+/// Most digits in a number literal.
+pub const MAX_NUMBER_DIGITS: usize = 200;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
@@ -50,120 +55,150 @@ fn describe(t: &Tok) -> String {
     }
 }
 
-fn lex(text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(Tok, Span)> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_alphabetic() {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let w = &text[start..i];
-            let t = match w {
-                "let" => Tok::Let,
-                "if" => Tok::If,
-                "then" => Tok::Then,
-                "else" => Tok::Else,
-                _ => Tok::Ident(w.to_string()),
-            };
-            out.push((t, Span::new(start, i)));
-            continue;
-        }
-        if c.is_ascii_digit() {
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i < b.len() && b[i] == b'.' {
-                if i + 1 < b.len() && b[i + 1].is_ascii_digit() {
-                    i += 1;
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                } else {
-                    diags.push(
-                        Diagnostic::error(Span::new(start, i + 1), "a number cannot end with `.`")
-                            .with_hint("write digits after the point, e.g. `5.0`"),
-                    );
-                    i += 1;
-                    continue;
-                }
-            }
-            let n = parse_number(&text[start..i]);
-            out.push((Tok::Num(n), Span::new(start, i)));
-            continue;
-        }
-        let rest = &text[i..];
-        let (tok, len) = if rest.starts_with("<input>") {
-            (Some(Tok::Input), 7)
-        } else if rest.starts_with("<=") {
-            (Some(Tok::Cmp(CmpOp::Le)), 2)
-        } else if rest.starts_with(">=") {
-            (Some(Tok::Cmp(CmpOp::Ge)), 2)
-        } else if rest.starts_with("==") {
-            (Some(Tok::Cmp(CmpOp::Eq)), 2)
-        } else {
-            match c {
-                b'<' => (Some(Tok::Cmp(CmpOp::Lt)), 1),
-                b'>' => (Some(Tok::Cmp(CmpOp::Gt)), 1),
-                b'=' => (Some(Tok::Assign), 1),
-                b'+' => (Some(Tok::Op(BinOp::Add)), 1),
-                b'-' => (Some(Tok::Op(BinOp::Sub)), 1),
-                b'*' => (Some(Tok::Op(BinOp::Mul)), 1),
-                b'/' => (Some(Tok::Op(BinOp::Div)), 1),
-                b'(' => (Some(Tok::LParen), 1),
-                b')' => (Some(Tok::RParen), 1),
-                _ => (None, rest.chars().next().map_or(1, char::len_utf8)),
-            }
-        };
-        match tok {
-            Some(t) => out.push((t, Span::new(start, start + len))),
-            None => {
-                let ch = &text[start..start + len];
-                let hint = match ch {
-                    "!" => "BL has no `!=`; compare with `==` and swap the branches",
-                    "_" => "identifiers start with a letter",
-                    "#" | ";" => "BL has no comments",
-                    "×" => "write multiplication as `*`",
-                    "≤" => "write `<=`",
-                    "≥" => "write `>=`",
-                    _ => "BL has `let`, `if`/`then`/`else`, numbers, names, + - * / ( ) and > < == <= >=",
-                };
-                diags.push(
-                    Diagnostic::error(
-                        Span::new(start, start + len),
-                        format!("unexpected character `{ch}`"),
-                    )
-                    .with_hint(hint),
-                );
-            }
-        }
-        i += len;
-    }
-    out.push((Tok::Eof, Span::new(text.len(), text.len())));
-    out
+/// A lexer that produces one token at a time, so that memory does not grow with the
+/// number of tokens.
+struct Lexer<'a> {
+    text: &'a str,
+    pos: usize,
 }
 
-/// The exact value of a BL number literal (`[0-9]+(.[0-9]+)?`).
+impl Lexer<'_> {
+    /// The next token; problems go to `diags`.
+    fn next(&mut self, diags: &mut Sink) -> (Tok, Span) {
+        let text = self.text;
+        let b = text.as_bytes();
+        loop {
+            let mut i = self.pos;
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            self.pos = i;
+            if i >= b.len() {
+                return (Tok::Eof, Span::new(text.len(), text.len()));
+            }
+            let c = b[i];
+            let start = i;
+            if c.is_ascii_alphabetic() {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                self.pos = i;
+                let w = &text[start..i];
+                let t = match w {
+                    "let" => Tok::Let,
+                    "if" => Tok::If,
+                    "then" => Tok::Then,
+                    "else" => Tok::Else,
+                    _ => Tok::Ident(w.to_string()),
+                };
+                return (t, Span::new(start, i));
+            }
+            if c.is_ascii_digit() {
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                if i < b.len() && b[i] == b'.' {
+                    if i + 1 < b.len() && b[i + 1].is_ascii_digit() {
+                        i += 1;
+                        while i < b.len() && b[i].is_ascii_digit() {
+                            i += 1;
+                        }
+                    } else {
+                        diags.push(
+                            Diagnostic::error(
+                                Span::new(start, i + 1),
+                                "a number cannot end with `.`",
+                            )
+                            .with_hint("write digits after the point, e.g. `5.0`"),
+                        );
+                        self.pos = i + 1;
+                        continue;
+                    }
+                }
+                self.pos = i;
+                let span = Span::new(start, i);
+                let digits = text[start..i].bytes().filter(u8::is_ascii_digit).count();
+                if digits > MAX_NUMBER_DIGITS {
+                    diags.push(
+                        Diagnostic::error(
+                            span,
+                            format!(
+                                "a number with {digits} digits; at most {MAX_NUMBER_DIGITS} are accepted"
+                            ),
+                        )
+                        .with_hint("is a separator missing between two numbers?"),
+                    );
+                    return (Tok::Num(BigRational::zero()), span);
+                }
+                return (Tok::Num(parse_number(&text[start..i])), span);
+            }
+            let rest = &text[i..];
+            let (tok, len) = if rest.starts_with("<input>") {
+                (Some(Tok::Input), 7)
+            } else if rest.starts_with("<=") {
+                (Some(Tok::Cmp(CmpOp::Le)), 2)
+            } else if rest.starts_with(">=") {
+                (Some(Tok::Cmp(CmpOp::Ge)), 2)
+            } else if rest.starts_with("==") {
+                (Some(Tok::Cmp(CmpOp::Eq)), 2)
+            } else {
+                match c {
+                    b'<' => (Some(Tok::Cmp(CmpOp::Lt)), 1),
+                    b'>' => (Some(Tok::Cmp(CmpOp::Gt)), 1),
+                    b'=' => (Some(Tok::Assign), 1),
+                    b'+' => (Some(Tok::Op(BinOp::Add)), 1),
+                    b'-' => (Some(Tok::Op(BinOp::Sub)), 1),
+                    b'*' => (Some(Tok::Op(BinOp::Mul)), 1),
+                    b'/' => (Some(Tok::Op(BinOp::Div)), 1),
+                    b'(' => (Some(Tok::LParen), 1),
+                    b')' => (Some(Tok::RParen), 1),
+                    _ => (None, rest.chars().next().map_or(1, char::len_utf8)),
+                }
+            };
+            self.pos = i + len;
+            match tok {
+                Some(t) => return (t, Span::new(start, start + len)),
+                None => {
+                    let ch = &text[start..start + len];
+                    let hint = match ch {
+                        "!" => "BL has no `!=`; compare with `==` and swap the branches",
+                        "_" => "identifiers start with a letter",
+                        "#" | ";" => "BL has no comments",
+                        "×" => "write multiplication as `*`",
+                        "≤" => "write `<=`",
+                        "≥" => "write `>=`",
+                        "\u{fffd}" => "the file is not valid UTF-8 here",
+                        _ => "BL has `let`, `if`/`then`/`else`, numbers, names, + - * / ( ) and > < == <= >=",
+                    };
+                    diags.push(
+                        Diagnostic::error(
+                            Span::new(start, start + len),
+                            format!("unexpected character `{ch}`"),
+                        )
+                        .with_hint(hint),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The exact value of a BL number literal (`[0-9]+(.[0-9]+)?`). The caller checks the
+/// shape; anything else reads as 0.
 pub fn parse_number(s: &str) -> BigRational {
     let (int, frac) = s.split_once('.').unwrap_or((s, ""));
     let digits: String = format!("{int}{frac}");
     let n: BigInt = digits.parse().unwrap_or_default();
-    let d = BigInt::from(10).pow(frac.len() as u32);
-    BigRational::new(n, d)
+    let e = i32::try_from(frac.len()).unwrap_or(i32::MAX);
+    crate::times_pow10(BigRational::from_integer(n), -e)
 }
 
 struct Parser<'a> {
-    toks: &'a [(Tok, Span)],
-    pos: usize,
+    lexer: Lexer<'a>,
+    /// The current token.
+    cur: (Tok, Span),
     depth: usize,
-    diags: Vec<Diagnostic>,
+    diags: Sink,
 }
 
 /// A syntax error already recorded; unwinds to the enclosing `let`.
@@ -171,28 +206,44 @@ struct Bail;
 
 impl<'a> Parser<'a> {
     fn peek(&self) -> &Tok {
-        &self.toks[self.pos].0
+        &self.cur.0
     }
 
     fn span(&self) -> Span {
-        self.toks[self.pos].1
+        self.cur.1
     }
 
     fn bump(&mut self) -> (Tok, Span) {
-        let t = self.toks[self.pos].clone();
-        if self.pos + 1 < self.toks.len() {
-            self.pos += 1;
+        if self.cur.0 == Tok::Eof {
+            return self.cur.clone();
         }
-        t
+        let next = self.lexer.next(&mut self.diags);
+        std::mem::replace(&mut self.cur, next)
     }
 
     fn error(&mut self, msg: String, hint: Option<&str>) -> Bail {
-        let mut d = Diagnostic::error(self.span(), msg);
+        self.error_at(self.span(), msg, hint)
+    }
+
+    fn error_at(&mut self, span: Span, msg: String, hint: Option<&str>) -> Bail {
+        let mut d = Diagnostic::error(span, msg);
         if let Some(h) = hint {
             d = d.with_hint(h);
         }
         self.diags.push(d);
         Bail
+    }
+
+    /// A node of height `h`; an error when that is deeper than [`MAX_DEPTH`].
+    fn node(&mut self, kind: ExprKind, span: Span, h: usize) -> Result<(Expr, usize), Bail> {
+        if h > MAX_DEPTH {
+            return Err(self.error_at(
+                span,
+                format!("expression nested more than {MAX_DEPTH} levels deep"),
+                Some("split it into several `let` bindings"),
+            ));
+        }
+        Ok((Expr { kind, span }, h))
     }
 
     fn expect(&mut self, want: Tok, what: &str, hint: Option<&str>) -> Result<Span, Bail> {
@@ -245,7 +296,7 @@ impl<'a> Parser<'a> {
         let (value, end) = if *self.peek() == Tok::Input {
             (Binding::Input, self.bump().1)
         } else {
-            let e = self.expr()?;
+            let (e, _) = self.expr()?;
             let end = e.span;
             (Binding::Expr(e), end)
         };
@@ -267,35 +318,38 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn expr(&mut self) -> Result<Expr, Bail> {
-        let mut lhs = self.mult()?;
+    /// An expression and its height (a literal is 1).
+    fn expr(&mut self) -> Result<(Expr, usize), Bail> {
+        let (mut lhs, mut h) = self.mult()?;
         while let Tok::Op(op @ (BinOp::Add | BinOp::Sub)) = *self.peek() {
             self.bump();
-            let rhs = self.mult()?;
+            let (rhs, rh) = self.mult()?;
             let span = lhs.span.to(rhs.span);
-            lhs = Expr {
-                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
+            (lhs, h) = self.node(
+                ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
                 span,
-            };
+                h.max(rh) + 1,
+            )?;
         }
-        Ok(lhs)
+        Ok((lhs, h))
     }
 
-    fn mult(&mut self) -> Result<Expr, Bail> {
-        let mut lhs = self.unary()?;
+    fn mult(&mut self) -> Result<(Expr, usize), Bail> {
+        let (mut lhs, mut h) = self.unary()?;
         while let Tok::Op(op @ (BinOp::Mul | BinOp::Div)) = *self.peek() {
             self.bump();
-            let rhs = self.unary()?;
+            let (rhs, rh) = self.unary()?;
             let span = lhs.span.to(rhs.span);
-            lhs = Expr {
-                kind: ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
+            (lhs, h) = self.node(
+                ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
                 span,
-            };
+                h.max(rh) + 1,
+            )?;
         }
-        Ok(lhs)
+        Ok((lhs, h))
     }
 
-    fn unary(&mut self) -> Result<Expr, Bail> {
+    fn unary(&mut self) -> Result<(Expr, usize), Bail> {
         if self.depth >= MAX_DEPTH {
             return Err(self.error(
                 format!("expression nested more than {MAX_DEPTH} levels deep"),
@@ -308,34 +362,26 @@ impl<'a> Parser<'a> {
         r
     }
 
-    fn unary_inner(&mut self) -> Result<Expr, Bail> {
-        match self.peek().clone() {
-            Tok::Num(n) => {
-                let span = self.bump().1;
-                Ok(Expr {
-                    kind: ExprKind::Num(n),
-                    span,
-                })
-            }
-            Tok::Ident(v) => {
-                let span = self.bump().1;
-                Ok(Expr {
-                    kind: ExprKind::Var(v),
-                    span,
-                })
+    fn unary_inner(&mut self) -> Result<(Expr, usize), Bail> {
+        match self.peek() {
+            Tok::Num(_) | Tok::Ident(_) => {
+                let (t, span) = self.bump();
+                let kind = match t {
+                    Tok::Num(n) => ExprKind::Num(n),
+                    Tok::Ident(v) => ExprKind::Var(v),
+                    _ => unreachable!("matched above"),
+                };
+                Ok((Expr { kind, span }, 1))
             }
             Tok::LParen => {
                 let start = self.bump().1;
-                let inner = self.expr()?;
+                let (inner, h) = self.expr()?;
                 let end = self.expect(Tok::RParen, "`)`", Some("close the parenthesis"))?;
-                Ok(Expr {
-                    kind: ExprKind::Paren(Box::new(inner)),
-                    span: start.to(end),
-                })
+                self.node(ExprKind::Paren(Box::new(inner)), start.to(end), h + 1)
             }
             Tok::If => {
                 let start = self.bump().1;
-                let lhs = self.expr()?;
+                let (lhs, h1) = self.expr()?;
                 let cmp = match *self.peek() {
                     Tok::Cmp(c) => {
                         self.bump();
@@ -355,18 +401,18 @@ impl<'a> Parser<'a> {
                         ));
                     }
                 };
-                let rhs = self.expr()?;
+                let (rhs, h2) = self.expr()?;
                 self.expect(Tok::Then, "`then`", Some("write `if a > b then x else y`"))?;
-                let then_ = self.expr()?;
+                let (then_, h3) = self.expr()?;
                 self.expect(
                     Tok::Else,
                     "`else`",
                     Some("every `if` needs an `else` branch"),
                 )?;
-                let else_ = self.expr()?;
+                let (else_, h4) = self.expr()?;
                 let span = start.to(else_.span);
-                Ok(Expr {
-                    kind: ExprKind::If {
+                self.node(
+                    ExprKind::If {
                         lhs: Box::new(lhs),
                         cmp,
                         rhs: Box::new(rhs),
@@ -374,7 +420,8 @@ impl<'a> Parser<'a> {
                         else_: Box::new(else_),
                     },
                     span,
-                })
+                    h1.max(h2).max(h3).max(h4) + 1,
+                )
             }
             Tok::Op(BinOp::Sub) => {
                 Err(self.error("BL has no unary minus".into(), Some("write `0 - x`")))
@@ -384,7 +431,7 @@ impl<'a> Parser<'a> {
                 Some("bind the input to a name first: `let x = <input>`"),
             )),
             t => {
-                let found = describe(&t);
+                let found = describe(t);
                 Err(self.error(format!("expected an expression, found {found}"), None))
             }
         }
@@ -397,6 +444,22 @@ fn is_zero_literal(e: &Expr) -> bool {
         ExprKind::Paren(x) => is_zero_literal(x),
         _ => false,
     }
+}
+
+/// The defined name closest to `v` by edit distance, if close enough to suggest.
+/// Names far apart in length are not compared, which keeps this cheap on long names.
+fn nearest<'a>(v: &str, defined: &HashMap<&'a str, Span>) -> Option<&'a str> {
+    const LONGEST: usize = 64;
+    if v.len() > LONGEST {
+        return None;
+    }
+    defined
+        .keys()
+        .filter(|k| k.len() <= LONGEST && k.len().abs_diff(v.len()) <= 2.max(k.len() / 4))
+        .map(|k| (edit_distance(k, v), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4) && *d < v.len())
+        .min()
+        .map(|(_, k)| k)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -415,7 +478,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The static checks, as raw diagnostics (not yet located).
-fn check(program: &Program, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
+fn check(program: &Program, file: &SourceFile, diags: &mut Sink) {
     let mut defined: HashMap<&str, Span> = HashMap::new();
     let all: HashMap<&str, Span> = program
         .lets
@@ -435,21 +498,25 @@ fn check(program: &Program, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
                             .with_hint("BL bindings are not recursive; use an earlier name"),
                     );
                 } else if let Some(later) = all.get(v) {
-                    let (line, _) = file.line_col(later.start);
+                    // Hints of diagnostics that will not be shown are not worked out.
+                    let hint = if diags.full() {
+                        String::new()
+                    } else {
+                        let (line, _) = file.line_col(later.start);
+                        format!("`{v}` is defined on line {line}; move that binding up")
+                    };
                     diags.push(
                         Diagnostic::error(span, format!("`{v}` is used before its definition"))
-                            .with_hint(format!(
-                                "`{v}` is defined on line {line}; move that binding up"
-                            )),
+                            .with_hint(hint),
                     );
                 } else {
-                    let near = defined
-                        .keys()
-                        .map(|k| (edit_distance(k, v), *k))
-                        .filter(|(d, k)| *d <= 2.max(k.len() / 4) && *d < v.len())
-                        .min();
+                    let near = if diags.full() {
+                        None
+                    } else {
+                        nearest(v, &defined)
+                    };
                     let hint = match near {
-                        Some((_, k)) => format!("did you mean `{k}`?"),
+                        Some(k) => format!("did you mean `{k}`?"),
                         None => format!("bind it first, e.g. `let {v} = <input>`"),
                     };
                     diags.push(
@@ -484,7 +551,11 @@ fn check(program: &Program, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
             }
         }
         if let Some(first) = defined.get(l.name.as_str()) {
-            let (line, _) = file.line_col(first.start);
+            let (line, _) = if diags.full() {
+                (0, 0)
+            } else {
+                file.line_col(first.start)
+            };
             diags.push(
                 Diagnostic::error(l.name_span, format!("`{}` is bound twice", l.name)).with_hint(
                     format!(
@@ -499,18 +570,25 @@ fn check(program: &Program, file: &SourceFile, diags: &mut Vec<Diagnostic>) {
 }
 
 /// Parses and checks a BL program, reporting every error it can find.
+///
+/// Work and memory are linear in the size of the text; at most
+/// [`crate::diag::MAX_SHOWN`] diagnostics are kept, each with a short excerpt.
 pub fn parse(file: &SourceFile) -> Result<Program, Diagnostics> {
-    let mut diags = Vec::new();
-    let toks = lex(file.text(), &mut diags);
-    let mut p = Parser {
-        toks: &toks,
+    let mut diags = Sink::default();
+    let mut lexer = Lexer {
+        text: file.text(),
         pos: 0,
+    };
+    let first = lexer.next(&mut diags);
+    let mut p = Parser {
+        lexer,
+        cur: first,
         depth: 0,
-        diags: Vec::new(),
+        diags,
     };
     let program = p.program();
-    diags.extend(p.diags);
-    if program.lets.is_empty() && diags.is_empty() {
+    let mut diags = p.diags;
+    if program.lets.is_empty() && diags.total() == 0 {
         diags.push(
             Diagnostic::error(
                 Span::new(0, file.text().len()),
@@ -519,12 +597,13 @@ pub fn parse(file: &SourceFile) -> Result<Program, Diagnostics> {
             .with_hint("write at least one `let name = expression`"),
         );
     }
-    check(&program, file, &mut diags);
-    if diags.is_empty() {
+    let mut checks = Sink::default();
+    check(&program, file, &mut checks);
+    diags.merge(checks);
+    if diags.total() == 0 {
         Ok(program)
     } else {
-        diags.sort_by_key(|d| d.span.start);
-        Err(file.locate_all(&diags))
+        Err(Diagnostics::from_sink(file, diags))
     }
 }
 
@@ -540,16 +619,18 @@ pub fn warnings(program: &Program, file: &SourceFile) -> Diagnostics {
         }
     }
     let n = program.lets.len();
-    let ds: Vec<Diagnostic> = program
+    let mut ds = Sink::default();
+    for l in program
         .lets
         .iter()
         .take(n.saturating_sub(1))
         .filter(|l| !used.contains(&l.name))
-        .map(|l| {
+    {
+        ds.push(
             Diagnostic::warning(l.name_span, format!("`{}` is never used", l.name)).with_hint(
                 "an unused input is ignored; an unused binding may be the intended output",
-            )
-        })
-        .collect();
-    file.locate_all(&ds)
+            ),
+        );
+    }
+    Diagnostics::from_sink(file, ds)
 }

@@ -24,6 +24,7 @@ pub struct ClientBuilder {
     cache_mode: CacheMode,
     recorder: Option<Recorder>,
     replayer: Option<Replayer>,
+    replay_then_live: bool,
     retry: RetryPolicy,
     concurrency: usize,
     tokens_per_minute: Option<u64>,
@@ -53,6 +54,14 @@ impl ClientBuilder {
     /// Answers only from a cassette; the provider is never called.
     pub fn replay(mut self, replayer: Replayer) -> Self {
         self.replayer = Some(replayer);
+        self
+    }
+    /// With [`ClientBuilder::replay`]: a request the cassette does not hold goes on to
+    /// the cache and the provider instead of failing (for re-recording a cassette after
+    /// a change that alters some requests: together with a recorder, the new cassette
+    /// keeps the unchanged answers and asks the model only for the new requests).
+    pub fn replay_then_live(mut self, on: bool) -> Self {
+        self.replay_then_live = on;
         self
     }
     /// Sets the retry policy.
@@ -98,6 +107,7 @@ impl ClientBuilder {
             cache_mode: self.cache_mode,
             recorder: self.recorder,
             replayer: self.replayer,
+            replay_then_live: self.replay_then_live,
             retry: self.retry,
             concurrency: self.concurrency,
             in_flight: Semaphore::new(self.concurrency),
@@ -119,6 +129,7 @@ pub struct Client {
     cache_mode: CacheMode,
     recorder: Option<Recorder>,
     replayer: Option<Replayer>,
+    replay_then_live: bool,
     retry: RetryPolicy,
     concurrency: usize,
     in_flight: Semaphore,
@@ -147,6 +158,7 @@ impl Client {
             cache_mode: CacheMode::Use,
             recorder: None,
             replayer: None,
+            replay_then_live: false,
             retry: RetryPolicy::default(),
             concurrency: 4,
             tokens_per_minute: None,
@@ -314,9 +326,17 @@ impl Client {
             return Err(LlmError::Cancelled);
         }
         let key = self.key(request);
-        let (response, source, retries) = if let Some(replayer) = &self.replayer {
+        let replayed = match &self.replayer {
+            Some(r) => match r.get(&key, request) {
+                Ok(resp) => Some(resp),
+                Err(LlmError::ReplayMissing { .. }) if self.replay_then_live => None,
+                Err(e) => return Err(e),
+            },
+            None => None,
+        };
+        let (response, source, retries) = if let Some(resp) = replayed {
             delta.replayed = 1;
-            (replayer.get(&key, request)?, Source::Replay, 0)
+            (resp, Source::Replay, 0)
         } else if let Some(hit) = self.cached(&key)? {
             delta.cache_hits = 1;
             (hit, Source::Cache, 0)

@@ -210,6 +210,10 @@ pub struct LlmConfig {
     /// Cassette to answer from (the provider is never called).
     #[serde(default)]
     pub replay: Option<PathBuf>,
+    /// With `replay`: ask the provider for what the cassette lacks instead of failing
+    /// (the command line's `--replay-then-live`, for re-recording; never set from a file).
+    #[serde(skip)]
+    pub replay_then_live: bool,
     /// Embeddings model for text similarity (round trip); none: not computed.
     #[serde(default)]
     pub embedding_model: Option<String>,
@@ -502,7 +506,7 @@ impl LlmConfig {
     /// A client builder set up from this configuration, for callers that add an
     /// observer or a cancellation token before building.
     pub fn builder(&self) -> Result<crate::ClientBuilder> {
-        let provider: Arc<dyn Provider> = if self.replay.is_some() {
+        let provider: Arc<dyn Provider> = if self.replay.is_some() && !self.replay_then_live {
             Arc::new(Offline {
                 id: self.provider.id().into(),
                 model: self.model()?,
@@ -529,7 +533,9 @@ impl LlmConfig {
             b = b.record(Recorder::open(path, self.record_append)?);
         }
         if let Some(path) = &self.replay {
-            b = b.replay(Replayer::open(path)?);
+            b = b
+                .replay(Replayer::open(path)?)
+                .replay_then_live(self.replay_then_live);
         }
         Ok(b)
     }

@@ -47,6 +47,22 @@ pub struct Context {
     names: IndexMap<Symbol, Entry>,
     /// Number of names at each `push`.
     marks: Vec<usize>,
+    /// `:global-declarations`: declarations outlive `pop` and `reset-assertions`.
+    global: bool,
+}
+
+/// The most `push` scopes that may be open at once. A script asking for more gets an
+/// error instead of an assertion stack that grows without bound.
+pub const MAX_SCOPES: usize = 10_000;
+
+/// A `push` beyond [`MAX_SCOPES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at most {max} scopes may be open; {open} are open and {requested} more were requested", max = MAX_SCOPES)]
+pub struct TooManyScopes {
+    /// Scopes open before the request.
+    pub open: usize,
+    /// Scopes requested.
+    pub requested: u64,
 }
 
 /// Words a user may not take as a name.
@@ -162,22 +178,53 @@ impl Context {
             .insert(def.name.clone(), Entry::Fun(Arc::new(def)));
     }
 
-    /// Opens `n` scopes.
-    pub fn push(&mut self, n: usize) {
-        for _ in 0..n {
-            self.marks.push(self.names.len());
+    /// Opens `n` scopes, unless that would make more than [`MAX_SCOPES`] open (then
+    /// nothing changes).
+    pub fn push(&mut self, n: usize) -> Result<(), TooManyScopes> {
+        if n > MAX_SCOPES - self.marks.len() {
+            return Err(TooManyScopes {
+                open: self.marks.len(),
+                requested: n as u64,
+            });
         }
+        let mark = self.names.len();
+        self.marks.resize(self.marks.len() + n, mark);
+        Ok(())
     }
 
-    /// Closes `n` scopes, forgetting what they declared. Returns false if fewer were open.
+    /// Closes `n` scopes, forgetting what they declared (unless declarations are
+    /// global). Returns false, changing nothing, if fewer were open.
     pub fn pop(&mut self, n: usize) -> bool {
-        for _ in 0..n {
-            match self.marks.pop() {
-                Some(m) => self.names.truncate(m),
-                None => return false,
+        if n > self.marks.len() {
+            return false;
+        }
+        let keep = self.marks.len() - n;
+        if let Some(&m) = self.marks.get(keep) {
+            if !self.global {
+                self.names.truncate(m);
             }
         }
+        self.marks.truncate(keep);
         true
+    }
+
+    /// `(reset-assertions)`: closes every scope and, unless declarations are global,
+    /// forgets every declaration and definition. The logic and options stay.
+    pub fn reset_assertions(&mut self) {
+        if !self.global {
+            self.names.clear();
+        }
+        self.marks.clear();
+    }
+
+    /// Sets `:global-declarations` (SMT-LIB's default is off).
+    pub fn set_global_declarations(&mut self, on: bool) {
+        self.global = on;
+    }
+
+    /// True when declarations survive `pop` and `reset-assertions`.
+    pub fn global_declarations(&self) -> bool {
+        self.global
     }
 
     /// Number of open scopes.
@@ -217,10 +264,16 @@ impl Context {
         }
     }
 
-    /// Names of symbols close to `name` (for "did you mean" hints).
+    /// Names of symbols close to `name` (for "did you mean" hints). Only names of up
+    /// to 64 bytes are compared, and at most 5,000 of them, so a hint stays cheap.
     pub fn similar(&self, name: &str) -> Option<&str> {
+        const LONGEST: usize = 64;
+        const MOST: usize = 5_000;
+        if name.len() > LONGEST {
+            return None;
+        }
         let mut best: Option<(&str, f64)> = None;
-        for n in self.names.keys() {
+        for n in self.names.keys().filter(|n| n.len() <= LONGEST).take(MOST) {
             let score = strsim::jaro_winkler(name, n);
             if score > 0.85 && best.is_none_or(|(_, b)| score > b) {
                 best = Some((n, score));

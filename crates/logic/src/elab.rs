@@ -4,15 +4,21 @@
 //! a one-line hint. Elaboration goes on after an error so that one run reports as
 //! many problems as it can.
 
-use crate::context::{Arithmetic, Context, Entry, FunDef};
+use crate::context::{Arithmetic, Context, Entry, FunDef, MAX_SCOPES};
+use crate::scope::Scoped;
 use crate::script::Command;
 use crate::sexp::{Sexp, SexpKind};
 use crate::source::{Diagnostic, Span};
 use crate::term::{Op, Sort, Symbol, Term};
-use num_bigint::BigInt;
+use num_bigint::{BigInt, BigUint};
 use num_rational::BigRational;
-use num_traits::Zero;
+use num_traits::{Signed, Zero};
+use std::collections::HashSet;
 use std::sync::Arc;
+
+/// The most diagnostics one elaborator keeps; past that, errors still make the
+/// input fail but are not recorded.
+const MAX_DIAGNOSTICS: usize = 1000;
 
 /// A name bound by `let` or a function parameter.
 #[derive(Debug, Clone)]
@@ -27,7 +33,7 @@ struct Local {
 #[derive(Debug)]
 pub struct Elaborator {
     ctx: Context,
-    locals: Vec<Local>,
+    locals: Scoped<Local>,
     diags: Vec<Diagnostic>,
 }
 
@@ -45,7 +51,7 @@ impl Elaborator {
     pub fn new(ctx: Context) -> Elaborator {
         Elaborator {
             ctx,
-            locals: Vec::new(),
+            locals: Scoped::default(),
             diags: Vec::new(),
         }
     }
@@ -66,12 +72,25 @@ impl Elaborator {
     }
 
     fn err(&mut self, span: Span, msg: impl Into<String>) {
-        self.diags.push(Diagnostic::error(span, msg));
+        if self.diags.len() < MAX_DIAGNOSTICS {
+            self.diags.push(Diagnostic::error(span, msg));
+        }
     }
 
     fn err_hint(&mut self, span: Span, msg: impl Into<String>, hint: impl Into<String>) {
-        self.diags
-            .push(Diagnostic::error(span, msg).with_hint(hint));
+        if self.diags.len() < MAX_DIAGNOSTICS {
+            self.diags
+                .push(Diagnostic::error(span, msg).with_hint(hint));
+        }
+    }
+
+    /// A declared name close to `name`, for "did you mean" hints, while the hints can
+    /// still be shown (the search is not free on large contexts).
+    fn similar(&self, name: &str) -> Option<String> {
+        if self.diags.len() >= crate::source::MAX_SHOWN {
+            return None;
+        }
+        self.ctx.similar(name).map(str::to_string)
     }
 
     // ---------------------------------------------------------------- sorts
@@ -85,7 +104,7 @@ impl Elaborator {
             Some(n) => match self.ctx.get(n) {
                 Some(Entry::EnumSort(_)) => Some(Sort::Enum(sym(n))),
                 _ => {
-                    let hint = match self.ctx.similar(n) {
+                    let hint = match self.similar(n) {
                         Some(s) => format!("did you mean `{s}`?"),
                         None => "vera knows Bool, Int, Real and declared enumerations".into(),
                     };
@@ -142,7 +161,7 @@ impl Elaborator {
             "false" => return Some(Term::Bool(false)),
             _ => {}
         }
-        if let Some(l) = self.locals.iter().rev().find(|l| &*l.name == s) {
+        if let Some(l) = self.locals.get(s) {
             return Some(Term::Var(l.name.clone(), l.sort.clone()));
         }
         match self.ctx.get(s) {
@@ -176,7 +195,7 @@ impl Elaborator {
                 let hint = if Op::from_name(s).is_some() {
                     format!("`{s}` is an operator: apply it, e.g. ({s} a b)")
                 } else {
-                    match self.ctx.similar(s) {
+                    match self.similar(s) {
                         Some(n) => format!("did you mean `{n}`?"),
                         None => format!("declare it first, e.g. (declare-const {s} Int)"),
                     }
@@ -228,7 +247,7 @@ impl Elaborator {
         if let Some(op) = Op::from_name(h) {
             return self.op_app(op, args, span);
         }
-        if let Some(l) = self.locals.iter().rev().find(|l| &*l.name == h) {
+        if let Some(l) = self.locals.get(h) {
             self.err(
                 head.span,
                 format!("`{}` is a variable, not a function", l.name),
@@ -279,7 +298,7 @@ impl Elaborator {
                 None
             }
             None => {
-                let hint = match self.ctx.similar(h) {
+                let hint = match self.similar(h) {
                     Some(n) => format!("did you mean `{n}`?"),
                     None => "define it with define-fun, or use a built-in operator".to_string(),
                 };
@@ -409,8 +428,8 @@ impl Elaborator {
                 if t.len() == 1 {
                     let a = t.into_iter().next().expect("one");
                     return Some(match a {
-                        Term::Int(i) if i > BigInt::zero() => Term::Int(-i),
-                        Term::Real(r) if r > BigRational::zero() => Term::Real(-r),
+                        Term::Int(i) if i.is_positive() => Term::Int(-i),
+                        Term::Real(r) if r.is_positive() => Term::Real(-r),
                         a => Term::App(Op::Neg, vec![a]),
                     });
                 }
@@ -426,8 +445,8 @@ impl Elaborator {
                 }
                 // A quotient of two literals is a literal (this is how models print rationals).
                 if let [Term::Real(a), Term::Real(b)] = t.as_slice() {
-                    if !b.is_zero() {
-                        return Some(Term::Real(a / b));
+                    if let Some(q) = crate::num::div(a, b) {
+                        return Some(Term::Real(q));
                     }
                 }
                 if self.ctx.arithmetic() == Arithmetic::Linear && !t[1..].iter().all(is_constant) {
@@ -525,16 +544,11 @@ impl Elaborator {
 
     fn is_const_here(&self, t: &Term) -> bool {
         t.free_vars().iter().all(|(n, _)| {
-            self.locals
-                .iter()
-                .rev()
-                .find(|l| &l.name == n)
-                .map(|l| l.constant)
-                .unwrap_or_else(|| {
-                    self.ctx
-                        .fun(n)
-                        .is_some_and(|f| f.params.is_empty() && is_constant(&f.body))
-                })
+            self.locals.get(n).map(|l| l.constant).unwrap_or_else(|| {
+                self.ctx
+                    .fun(n)
+                    .is_some_and(|f| f.params.is_empty() && is_constant(&f.body))
+            })
         })
     }
 
@@ -624,12 +638,13 @@ impl Elaborator {
         }
         let mut out: Vec<(Symbol, Term)> = Vec::with_capacity(binds.len());
         let mut locals = Vec::with_capacity(binds.len());
+        let mut seen = HashSet::new();
         let mut ok = true;
         for b in binds {
             match b.as_list() {
                 Some([n, v]) if n.as_symbol().is_some() => {
                     let name = n.as_symbol().expect("symbol");
-                    if out.iter().any(|(x, _)| &**x == name) {
+                    if !seen.insert(name) {
                         self.err(n.span, format!("`{name}` is bound twice in one `let`"));
                         ok = false;
                         continue;
@@ -662,7 +677,9 @@ impl Elaborator {
             return None;
         }
         let n = self.locals.len();
-        self.locals.extend(locals);
+        for l in locals {
+            self.locals.push(l.name.clone(), l);
+        }
         let body = self.term(body);
         self.locals.truncate(n);
         Some(Term::Let(out, Box::new(body?)))
@@ -779,6 +796,16 @@ impl Elaborator {
                     return None;
                 }
                 let v = args.get(1).cloned();
+                if head == "set-option" && k == "global-declarations" {
+                    match v.as_ref().and_then(Sexp::as_symbol) {
+                        Some("true") => self.ctx.set_global_declarations(true),
+                        Some("false") => self.ctx.set_global_declarations(false),
+                        _ => {
+                            self.err(span, "`:global-declarations` takes true or false");
+                            return None;
+                        }
+                    }
+                }
                 Some(if head == "set-info" {
                     Command::SetInfo(k, v)
                 } else {
@@ -861,16 +888,10 @@ impl Elaborator {
                 Some(Command::CheckSatAssuming(out))
             }
             "push" | "pop" => {
-                let n = match args {
-                    [] => 1,
+                let (n, at) = match args {
+                    [] => (BigUint::from(1u32), span),
                     [a] => match &a.kind {
-                        SexpKind::Numeral(n) => match u32::try_from(n.clone()) {
-                            Ok(n) => n,
-                            Err(_) => {
-                                self.err(a.span, "scope count too large");
-                                return None;
-                            }
-                        },
+                        SexpKind::Numeral(n) => (n.clone(), a.span),
                         _ => {
                             self.err(a.span, "expected a numeral");
                             return None;
@@ -881,16 +902,33 @@ impl Elaborator {
                         return None;
                     }
                 };
+                let depth = self.ctx.depth();
+                let n = match u32::try_from(&n) {
+                    Ok(n) if head == "push" && (n as usize) <= MAX_SCOPES - depth => n,
+                    Ok(n) if head == "pop" && (n as usize) <= depth => n,
+                    _ if head == "push" => {
+                        self.err_hint(
+                            at,
+                            format!(
+                                "`push {n}` with {depth} scope(s) open exceeds the limit of {MAX_SCOPES} open scopes"
+                            ),
+                            "vera bounds the assertion stack; push fewer scopes",
+                        );
+                        return None;
+                    }
+                    _ => {
+                        self.err(span, format!("`pop {n}` with only {depth} scope(s) open"));
+                        return None;
+                    }
+                };
                 if head == "push" {
-                    self.ctx.push(n as usize);
+                    if let Err(e) = self.ctx.push(n as usize) {
+                        self.err(at, e.to_string());
+                        return None;
+                    }
                     Some(Command::Push(n))
-                } else if !self.ctx.pop(n as usize) {
-                    self.err(
-                        span,
-                        format!("`pop {n}` with only {} scope(s) open", self.ctx.depth()),
-                    );
-                    None
                 } else {
+                    self.ctx.pop(n as usize);
                     Some(Command::Pop(n))
                 }
             }
@@ -922,7 +960,10 @@ impl Elaborator {
                 self.ctx = Context::new();
                 Command::Reset
             }),
-            "reset-assertions" => nargs(self, 0).then_some(Command::ResetAssertions),
+            "reset-assertions" => nargs(self, 0).then(|| {
+                self.ctx.reset_assertions();
+                Command::ResetAssertions
+            }),
             "exit" => nargs(self, 0).then_some(Command::Exit),
             "declare-sort"
             | "define-sort"
@@ -963,12 +1004,13 @@ impl Elaborator {
         };
         let name = self.new_name(&args[0]);
         let mut ps: Vec<Local> = Vec::new();
+        let mut seen = HashSet::new();
         let mut ok = true;
         for p in params {
             match p.as_list() {
                 Some([n, s]) if n.as_symbol().is_some() => {
                     let pn = n.as_symbol().expect("symbol");
-                    if ps.iter().any(|l| &*l.name == pn) {
+                    if !seen.insert(pn) {
                         self.err(n.span, format!("parameter `{pn}` is declared twice"));
                         ok = false;
                     }
@@ -992,7 +1034,8 @@ impl Elaborator {
             }
         }
         let sort = self.sort(&args[2]);
-        let saved = std::mem::replace(&mut self.locals, ps.clone());
+        let scope = ps.iter().map(|l| (l.name.clone(), l.clone())).collect();
+        let saved = std::mem::replace(&mut self.locals, scope);
         let body = self.term(&args[3]);
         self.locals = saved;
         let (name, sort, body) = (name?, sort?, body?);
@@ -1035,6 +1078,7 @@ impl Elaborator {
             return None;
         }
         let mut out: Vec<Symbol> = Vec::new();
+        let mut seen = HashSet::new();
         for c in cs {
             let cname = match (c.as_symbol(), c.as_list()) {
                 (Some(s), _) => Some((s, c)),
@@ -1055,7 +1099,7 @@ impl Elaborator {
                 self.err(c.span, "expected a constructor such as (Red)");
                 return None;
             };
-            if out.iter().any(|x| &**x == s) || &*n == s {
+            if !seen.insert(s) || &*n == s {
                 self.err(at.span, format!("`{s}` is declared twice"));
                 return None;
             }
@@ -1122,12 +1166,15 @@ pub fn to_real(t: Term) -> Term {
     }
 }
 
-/// The exact value of a decimal such as `0.145`.
+/// The exact value of a decimal such as `0.145`, reduced.
+///
+/// The reader only produces `digits.digits`; any other text gives zero (use
+/// [`try_parse_decimal`] to tell). Fast on literals of any length.
 pub fn parse_decimal(d: &str) -> BigRational {
-    let (int, frac) = d.split_once('.').unwrap_or((d, ""));
-    let digits: BigInt = format!("{int}{frac}")
-        .parse()
-        .expect("lexer checked digits");
-    let scale = num_traits::pow(BigInt::from(10), frac.len());
-    BigRational::new(digits, scale)
+    try_parse_decimal(d).unwrap_or_else(|| BigRational::from_integer(BigInt::zero()))
+}
+
+/// The exact value of `digits` or `digits.digits`, reduced; `None` for other text.
+pub fn try_parse_decimal(d: &str) -> Option<BigRational> {
+    crate::num::decimal_value(d)
 }

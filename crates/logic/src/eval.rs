@@ -6,13 +6,15 @@
 
 use crate::context::Context;
 use crate::elab::Elaborator;
+use crate::scope::Scoped;
 use crate::sexp::Sexp;
 use crate::term::{Op, Sort, Symbol, Term, Value};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// An assignment of values to constants.
@@ -82,33 +84,80 @@ pub enum EvalError {
         /// What it got.
         found: Sort,
     },
+    /// An intermediate number grew beyond [`MAX_BITS`] (for example through a chain of
+    /// definitions that square each other).
+    #[error("a number in the evaluation is too large (over {limit} bits)")]
+    TooLarge {
+        /// The limit, in bits.
+        limit: u64,
+    },
+    /// The evaluation needed more than its budget of steps (definitions whose expansion
+    /// cannot be shared grow exponentially).
+    #[error("the evaluation exceeded its budget of {budget} steps")]
+    TooExpensive {
+        /// The budget that ran out.
+        budget: u64,
+    },
 }
 
+/// The largest number, in bits (numerator and denominator together), that evaluation
+/// computes before giving up with [`EvalError::TooLarge`].
+pub const MAX_BITS: u64 = 1 << 20;
+
+/// The work one term may take, in steps of [`Evaluator`] (a node visited, or 64 bits
+/// of a number computed), before [`EvalError::TooExpensive`].
+pub const DEFAULT_BUDGET: u64 = 2_000_000;
+
+/// How much memoized definition values an [`Evaluator`] keeps, in 64-bit words.
+const CACHE_WORDS: u64 = 4 << 20;
+
 /// Evaluates `t` under `model`, using `ctx` for defined functions and constants.
+///
+/// Defined constants and function calls are memoized, so a chain of definitions that
+/// refer to each other several times is evaluated in linear time; the work is bounded
+/// by [`DEFAULT_BUDGET`] and numbers by [`MAX_BITS`].
 pub fn eval(t: &Term, model: &Model, ctx: &Context) -> Result<Value, EvalError> {
-    Evaluator {
-        model,
-        ctx,
-        env: Vec::new(),
-    }
-    .eval(t)
+    Evaluator::new(model, ctx).eval(t)
 }
 
 /// Evaluates a Boolean term.
 pub fn eval_bool(t: &Term, model: &Model, ctx: &Context) -> Result<bool, EvalError> {
-    match eval(t, model, ctx)? {
-        Value::Bool(b) => Ok(b),
-        v => Err(EvalError::SortMismatch {
-            expected: Sort::Bool,
-            found: v.sort(),
-        }),
-    }
+    Evaluator::new(model, ctx).eval_bool(t)
 }
 
-struct Evaluator<'a> {
+/// Evaluates many terms under one model, sharing the values of definitions between
+/// them. Each call to [`Evaluator::eval`] gets a fresh budget.
+///
+/// ```
+/// use logic::{parse_script, Model, SourceFile, Value};
+/// use logic::eval::Evaluator;
+/// let s = parse_script(&SourceFile::new("d", "(declare-const x Int) \
+///     (define-fun d () Int (+ x x)) (assert (> d 3)) (assert (< d 9))")).unwrap();
+/// let mut m = Model::new();
+/// m.insert("x".into(), Value::Int(2.into()));
+/// let mut ev = Evaluator::new(&m, &s.context);
+/// assert!(s.assertions().all(|a| ev.eval_bool(a).unwrap()));
+/// ```
+pub struct Evaluator<'a> {
     model: &'a Model,
     ctx: &'a Context,
-    env: Vec<(Symbol, Value)>,
+    env: Scoped<Value>,
+    /// Values of defined constants (they do not depend on `env`).
+    consts: HashMap<Symbol, Value>,
+    /// Values of calls, by function and argument values.
+    calls: HashMap<(Symbol, Vec<Value>), Value>,
+    cached_words: u64,
+    budget: u64,
+    fuel: u64,
+}
+
+impl std::fmt::Debug for Evaluator<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Evaluator")
+            .field("budget", &self.budget)
+            .field("memoized", &(self.consts.len() + self.calls.len()))
+            .finish()
+    }
 }
 
 fn as_rat(v: &Value) -> BigRational {
@@ -133,12 +182,20 @@ fn as_bool(v: &Value) -> bool {
     }
 }
 
-/// Builds a numeric value of the sort of the operands (Int when all are Int).
-fn numeric(r: BigRational, int: bool) -> Value {
-    if int {
-        Value::Int(r.to_integer())
-    } else {
-        Value::Real(r)
+/// Size of a value in 64-bit words (at least one).
+fn words(v: &Value) -> u64 {
+    let bits = match v {
+        Value::Int(i) => i.bits(),
+        Value::Real(r) => crate::num::rat_bits(r),
+        _ => 0,
+    };
+    1 + bits / 64
+}
+
+fn num_cmp(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        _ => crate::num::cmp(&as_rat(a), &as_rat(b)),
     }
 }
 
@@ -149,28 +206,111 @@ pub fn euclid_div_mod(a: &BigInt, b: &BigInt) -> (BigInt, BigInt) {
     (q, r)
 }
 
-impl Evaluator<'_> {
-    fn eval(&mut self, t: &Term) -> Result<Value, EvalError> {
-        crate::deep(|| self.eval_inner(t))
+impl<'a> Evaluator<'a> {
+    /// An evaluator for terms over `ctx` under `model`, with [`DEFAULT_BUDGET`].
+    pub fn new(model: &'a Model, ctx: &'a Context) -> Evaluator<'a> {
+        Evaluator {
+            model,
+            ctx,
+            env: Scoped::default(),
+            consts: HashMap::new(),
+            calls: HashMap::new(),
+            cached_words: 0,
+            budget: DEFAULT_BUDGET,
+            fuel: DEFAULT_BUDGET,
+        }
     }
 
-    fn eval_inner(&mut self, t: &Term) -> Result<Value, EvalError> {
+    /// Sets the budget of steps for each term.
+    pub fn with_budget(mut self, budget: u64) -> Evaluator<'a> {
+        self.budget = budget;
+        self.fuel = budget;
+        self
+    }
+
+    /// The value of `t`.
+    pub fn eval(&mut self, t: &Term) -> Result<Value, EvalError> {
+        self.fuel = self.budget;
+        self.env = Scoped::default();
+        self.value(t)
+    }
+
+    /// The value of a Boolean term.
+    pub fn eval_bool(&mut self, t: &Term) -> Result<bool, EvalError> {
+        match self.eval(t)? {
+            Value::Bool(b) => Ok(b),
+            v => Err(EvalError::SortMismatch {
+                expected: Sort::Bool,
+                found: v.sort(),
+            }),
+        }
+    }
+
+    fn spend(&mut self, n: u64) -> Result<(), EvalError> {
+        match self.fuel.checked_sub(n) {
+            Some(f) => {
+                self.fuel = f;
+                Ok(())
+            }
+            None => {
+                self.fuel = 0;
+                Err(EvalError::TooExpensive {
+                    budget: self.budget,
+                })
+            }
+        }
+    }
+
+    /// Charges for a computed number and checks its size.
+    fn computed(&mut self, v: Value) -> Result<Value, EvalError> {
+        let bits = match &v {
+            Value::Int(i) => i.bits(),
+            Value::Real(r) => crate::num::rat_bits(r),
+            _ => 0,
+        };
+        if bits > MAX_BITS {
+            return Err(EvalError::TooLarge { limit: MAX_BITS });
+        }
+        self.spend(words(&v))?;
+        Ok(v)
+    }
+
+    fn remember(&mut self, size: u64) -> bool {
+        if self.cached_words + size > CACHE_WORDS {
+            return false;
+        }
+        self.cached_words += size;
+        true
+    }
+
+    fn value(&mut self, t: &Term) -> Result<Value, EvalError> {
+        self.spend(1)?;
+        crate::deep(|| self.value_inner(t))
+    }
+
+    fn value_inner(&mut self, t: &Term) -> Result<Value, EvalError> {
         Ok(match t {
             Term::Bool(b) => Value::Bool(*b),
             Term::Int(i) => Value::Int(i.clone()),
             Term::Real(r) => Value::Real(r.clone()),
             Term::EnumVal { sort, ctor } => Value::Enum(sort.clone(), ctor.clone()),
             Term::Var(n, sort) => {
-                if let Some((_, v)) = self.env.iter().rev().find(|(x, _)| x == n) {
+                if let Some(v) = self.env.get(n) {
                     return Ok(v.clone());
                 }
                 if let Some(f) = self.ctx.fun(n) {
                     if f.params.is_empty() {
-                        let body = f.body.clone();
+                        if let Some(v) = self.consts.get(n) {
+                            return Ok(v.clone());
+                        }
                         let saved = std::mem::take(&mut self.env);
-                        let r = self.eval(&body);
+                        let r = self.value(&f.body);
                         self.env = saved;
-                        return r;
+                        let v = r?;
+                        if self.remember(words(&v)) {
+                            self.consts.insert(n.clone(), v.clone());
+                        }
+                        return Ok(v);
                     }
                 }
                 let v = self
@@ -192,15 +332,17 @@ impl Evaluator<'_> {
                     _ => v,
                 }
             }
-            Term::Named(t, _) => self.eval(t)?,
+            Term::Named(t, _) => self.value(t)?,
             Term::Let(binds, body) => {
                 let mut vals = Vec::with_capacity(binds.len());
                 for (n, b) in binds {
-                    vals.push((n.clone(), self.eval(b)?));
+                    vals.push((n.clone(), self.value(b)?));
                 }
                 let k = self.env.len();
-                self.env.extend(vals);
-                let r = self.eval(body);
+                for (n, v) in vals {
+                    self.env.push(n, v);
+                }
+                let r = self.value(body);
                 self.env.truncate(k);
                 r?
             }
@@ -208,16 +350,30 @@ impl Evaluator<'_> {
                 let def = self
                     .ctx
                     .fun(f)
-                    .cloned()
                     .ok_or_else(|| EvalError::UndefinedFunction(f.clone()))?;
-                let mut frame = Vec::with_capacity(args.len());
-                for ((p, _), a) in def.params.iter().zip(args) {
-                    frame.push((p.clone(), self.eval(a)?));
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.value(a)?);
                 }
+                let key = (f.clone(), vals);
+                if let Some(v) = self.calls.get(&key) {
+                    return Ok(v.clone());
+                }
+                let frame: Scoped<Value> = def
+                    .params
+                    .iter()
+                    .map(|(p, _)| p.clone())
+                    .zip(key.1.iter().cloned())
+                    .collect();
                 let saved = std::mem::replace(&mut self.env, frame);
-                let r = self.eval(&def.body);
+                let r = self.value(&def.body);
                 self.env = saved;
-                r?
+                let v = r?;
+                let size = words(&v) + key.1.iter().map(words).sum::<u64>();
+                if self.remember(size) {
+                    self.calls.insert(key, v.clone());
+                }
+                v
             }
             Term::App(op, args) => self.app(*op, args, t)?,
         })
@@ -229,7 +385,7 @@ impl Evaluator<'_> {
         match op {
             Op::And => {
                 for a in args {
-                    if !as_bool(&self.eval(a)?) {
+                    if !as_bool(&self.value(a)?) {
                         return Ok(Value::Bool(false));
                     }
                 }
@@ -237,7 +393,7 @@ impl Evaluator<'_> {
             }
             Op::Or => {
                 for a in args {
-                    if as_bool(&self.eval(a)?) {
+                    if as_bool(&self.value(a)?) {
                         return Ok(Value::Bool(true));
                     }
                 }
@@ -247,25 +403,25 @@ impl Evaluator<'_> {
                 // Right-associative: a => (b => c) is true unless all premises hold and c fails.
                 let (last, prem) = args.split_last().expect("arity checked");
                 for p in prem {
-                    if !as_bool(&self.eval(p)?) {
+                    if !as_bool(&self.value(p)?) {
                         return Ok(Value::Bool(true));
                     }
                 }
-                return self.eval(last);
+                return self.value(last);
             }
             Op::Ite => {
-                let c = as_bool(&self.eval(&args[0])?);
-                return self.eval(&args[if c { 1 } else { 2 }]);
+                let c = as_bool(&self.value(&args[0])?);
+                return self.value(&args[if c { 1 } else { 2 }]);
             }
             _ => {}
         }
         let vals = args
             .iter()
-            .map(|a| self.eval(a))
+            .map(|a| self.value(a))
             .collect::<Result<Vec<_>, _>>()?;
         let int = vals.iter().all(|v| matches!(v, Value::Int(_)));
         let div0 = || EvalError::DivisionByZero(crate::print::term(whole));
-        Ok(match op {
+        let v = match op {
             Op::Not => Value::Bool(!as_bool(&vals[0])),
             Op::Xor => Value::Bool(vals.iter().fold(false, |acc, v| acc ^ as_bool(v))),
             Op::Eq => Value::Bool(vals.windows(2).all(|w| eq_values(&w[0], &w[1]))),
@@ -278,25 +434,54 @@ impl Evaluator<'_> {
                 }
                 Value::Bool(ok)
             }
-            Op::Add => numeric(vals.iter().map(as_rat).sum(), int),
-            Op::Mul => numeric(vals.iter().map(as_rat).product(), int),
-            Op::Sub => {
-                let mut it = vals.iter().map(as_rat);
+            Op::Le | Op::Lt | Op::Ge | Op::Gt => Value::Bool(vals.windows(2).all(|w| {
+                let o = num_cmp(&w[0], &w[1]);
+                match op {
+                    Op::Le => o != Ordering::Greater,
+                    Op::Lt => o == Ordering::Less,
+                    Op::Ge => o != Ordering::Less,
+                    _ => o == Ordering::Greater,
+                }
+            })),
+            Op::IsInt => Value::Bool(as_rat(&vals[0]).is_integer()),
+            Op::Add | Op::Sub | Op::Mul | Op::Neg | Op::Abs if int => {
+                let mut it = vals.iter().map(as_int);
                 let first = it.next().expect("arity checked");
-                numeric(it.fold(first, |a, b| a - b), int)
+                let mut acc = match op {
+                    Op::Neg => -first,
+                    Op::Abs => first.abs(),
+                    _ => first,
+                };
+                for b in it {
+                    match op {
+                        Op::Add => acc += b,
+                        Op::Sub => acc -= b,
+                        _ => acc *= b,
+                    }
+                    if acc.bits() > MAX_BITS {
+                        return Err(EvalError::TooLarge { limit: MAX_BITS });
+                    }
+                }
+                self.computed(Value::Int(acc))?
             }
-            Op::Neg => numeric(-as_rat(&vals[0]), int),
-            Op::Div => {
+            Op::Add | Op::Sub | Op::Mul | Op::Div => {
                 let mut it = vals.iter().map(as_rat);
                 let mut acc = it.next().expect("arity checked");
                 for b in it {
-                    if b.is_zero() {
-                        return Err(div0());
+                    acc = match op {
+                        Op::Add => crate::num::add(&acc, &b),
+                        Op::Sub => crate::num::sub(&acc, &b),
+                        Op::Mul => crate::num::mul(&acc, &b),
+                        _ => crate::num::div(&acc, &b).ok_or_else(div0)?,
+                    };
+                    if crate::num::rat_bits(&acc) > MAX_BITS {
+                        return Err(EvalError::TooLarge { limit: MAX_BITS });
                     }
-                    acc /= b;
                 }
-                Value::Real(acc)
+                self.computed(Value::Real(acc))?
             }
+            Op::Neg => Value::Real(-as_rat(&vals[0])),
+            Op::Abs => Value::Real(as_rat(&vals[0]).abs()),
             Op::IntDiv | Op::Mod => {
                 let mut it = vals.iter().map(as_int);
                 let mut acc = it.next().expect("arity checked");
@@ -307,29 +492,21 @@ impl Evaluator<'_> {
                     let (q, r) = euclid_div_mod(&acc, &b);
                     acc = if op == Op::IntDiv { q } else { r };
                 }
-                Value::Int(acc)
+                self.computed(Value::Int(acc))?
             }
-            Op::Abs => numeric(as_rat(&vals[0]).abs(), int),
             Op::ToReal => Value::Real(as_rat(&vals[0])),
-            Op::ToInt => Value::Int(as_rat(&vals[0]).floor().to_integer()),
-            Op::IsInt => Value::Bool(as_rat(&vals[0]).is_integer()),
-            Op::Le | Op::Lt | Op::Ge | Op::Gt => {
-                let rs: Vec<BigRational> = vals.iter().map(as_rat).collect();
-                Value::Bool(rs.windows(2).all(|w| match op {
-                    Op::Le => w[0] <= w[1],
-                    Op::Lt => w[0] < w[1],
-                    Op::Ge => w[0] >= w[1],
-                    _ => w[0] > w[1],
-                }))
-            }
+            Op::ToInt => self.computed(Value::Int(as_rat(&vals[0]).floor().to_integer()))?,
             Op::And | Op::Or | Op::Implies | Op::Ite => unreachable!("handled above"),
-        })
+        };
+        Ok(v)
     }
 }
 
 fn eq_values(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Int(_) | Value::Real(_), Value::Int(_) | Value::Real(_)) => as_rat(a) == as_rat(b),
+        (Value::Int(_) | Value::Real(_), Value::Int(_) | Value::Real(_)) => {
+            num_cmp(a, b) == Ordering::Equal
+        }
         _ => a == b,
     }
 }
@@ -381,6 +558,10 @@ pub fn parse_value(e: &Sexp, sort: &Sort, ctx: &Context) -> Result<Value, ModelE
 /// The value of a literal as solvers print them: `5`, `2.5`, `(- 5)`, `(/ 1.0 3.0)`,
 /// `(- (/ 1 3))`, `true`, an enumeration constructor. `None` for anything else.
 fn literal_value(e: &Sexp, ctx: &Context) -> Option<Value> {
+    crate::deep(|| literal_value_inner(e, ctx))
+}
+
+fn literal_value_inner(e: &Sexp, ctx: &Context) -> Option<Value> {
     use crate::sexp::SexpKind;
     match &e.kind {
         SexpKind::Numeral(n) => Some(Value::Int(BigInt::from(n.clone()))),
@@ -409,7 +590,7 @@ fn literal_value(e: &Sexp, ctx: &Context) -> Option<Value> {
                 };
                 let a = num(literal_value(&items[1], ctx)?)?;
                 let b = num(literal_value(&items[2], ctx)?)?;
-                (!b.is_zero()).then(|| Value::Real(a / b))
+                crate::num::div(&a, &b).map(Value::Real)
             }
             _ => None,
         },

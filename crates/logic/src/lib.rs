@@ -20,7 +20,9 @@
 pub mod context;
 pub mod elab;
 pub mod eval;
+mod num;
 pub mod print;
+mod scope;
 pub mod script;
 pub mod sexp;
 pub mod source;

@@ -7,42 +7,44 @@ use crate::script::Command;
 use crate::sexp::{write_flat, write_pretty, Sexp, SexpKind};
 use crate::term::{Op, Sort, Term};
 use num_bigint::BigInt;
-use num_integer::Integer;
 use num_rational::BigRational;
-use num_traits::{Signed, Zero};
+use num_traits::Signed;
 
 /// The exact decimal spelling of a rational, if it has one (`0.145`, `5.0`).
 /// Negative values have a leading `-` (a human form, not SMT-LIB).
+///
+/// Runs in time about linear in the size of the rational per digit of the
+/// denominator's exponent (no repeated bignum division by 2, no width formatting), so
+/// literals of any length print.
 pub fn decimal(r: &BigRational) -> Option<String> {
-    let mut d = r.denom().clone();
-    let two = BigInt::from(2);
-    let five = BigInt::from(5);
-    let mut digits = 0u32;
-    let (mut twos, mut fives) = (0u32, 0u32);
-    while d.is_even() {
-        d /= &two;
-        twos += 1;
-    }
-    while (&d % &five).is_zero() {
-        d /= &five;
-        fives += 1;
-    }
-    if d != BigInt::from(1) {
-        return None;
-    }
-    digits = digits.max(twos.max(fives));
-    let scale = BigInt::from(10).pow(digits);
-    let scaled = (r * BigRational::from_integer(scale)).to_integer();
-    let neg = scaled.is_negative();
-    let s = scaled.abs().to_string();
+    let (twos, fives) = crate::num::two_five_exponents(r.denom().magnitude())?;
+    let digits = twos.max(fives);
+    // numer * 10^digits / denom, exactly: denom = 2^twos * 5^fives.
+    let scaled = crate::num::pow5(digits - fives) * r.numer().magnitude().clone();
+    let scaled = scaled << (digits - twos);
+    let neg = r.numer().is_negative();
+    let s = scaled.to_string();
+    let digits = usize::try_from(digits).ok()?;
     let (int, frac) = if digits == 0 {
         (s, "0".to_string())
     } else {
-        let s = format!("{:0>width$}", s, width = digits as usize + 1);
-        let (a, b) = s.split_at(s.len() - digits as usize);
+        let mut s = s;
+        if s.len() <= digits {
+            let mut padded = "0".repeat(digits + 1 - s.len());
+            padded.push_str(&s);
+            s = padded;
+        }
+        let (a, b) = s.split_at(s.len() - digits);
         (a.to_string(), b.to_string())
     };
-    Some(format!("{}{}.{}", if neg { "-" } else { "" }, int, frac))
+    let mut out = String::with_capacity(int.len() + frac.len() + 2);
+    if neg {
+        out.push('-');
+    }
+    out.push_str(&int);
+    out.push('.');
+    out.push_str(&frac);
+    Some(out)
 }
 
 fn num(n: BigInt) -> Sexp {

@@ -108,6 +108,14 @@ impl Default for ReadLimits {
     }
 }
 
+/// The most errors one read records. Reading goes on after that many, but further
+/// errors are dropped: they would only burden the report and memory.
+pub const MAX_ERRORS: usize = 1000;
+
+/// The most digits a numeral or decimal may have. Converting decimal digits to a
+/// number takes time quadratic in their count; the limit keeps every literal fast.
+pub const MAX_NUMBER_DIGITS: usize = 100_000;
+
 /// A comment at the top level, between expressions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comment {
@@ -172,6 +180,13 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// Records an error, unless [`MAX_ERRORS`] are recorded already.
+    fn error(&mut self, d: Diagnostic) {
+        if self.out.errors.len() < MAX_ERRORS {
+            self.out.errors.push(d);
+        }
+    }
+
     fn run(mut self) -> ReadOutput {
         // Open lists: start offset and items so far.
         let mut stack: Vec<(usize, Vec<Sexp>)> = Vec::new();
@@ -219,7 +234,7 @@ impl Reader<'_> {
                 b'(' => {
                     self.pos += 1;
                     if stack.len() >= self.limits.max_depth {
-                        self.out.errors.push(
+                        self.error(
                             Diagnostic::error(
                                 Span::new(start, start + 1),
                                 format!("nesting deeper than {} levels", self.limits.max_depth),
@@ -242,7 +257,7 @@ impl Reader<'_> {
                             };
                             self.push(&mut stack, e, &mut poisoned);
                         }
-                        None => self.out.errors.push(
+                        None => self.error(
                             Diagnostic::error(Span::new(start, self.pos), "unbalanced `)`")
                                 .with_hint("remove it, or add the `(` it closes"),
                         ),
@@ -257,7 +272,7 @@ impl Reader<'_> {
         }
         // Unclosed lists: report the outermost opening bracket.
         if let Some((open, _)) = stack.first() {
-            self.out.errors.push(
+            self.error(
                 Diagnostic::error(
                     Span::new(*open, *open + 1),
                     "unclosed `(`: the input ends before this list is closed",
@@ -319,7 +334,7 @@ impl Reader<'_> {
             }
         }
         self.pos = self.bytes.len();
-        self.out.errors.push(
+        self.error(
             Diagnostic::error(Span::new(start, start + 1), "unterminated string literal")
                 .with_hint("close it with `\"`"),
         );
@@ -335,7 +350,7 @@ impl Reader<'_> {
                 let body = &rest[..i];
                 self.pos += i + 1;
                 if body.contains('\\') {
-                    self.out.errors.push(Diagnostic::error(
+                    self.error(Diagnostic::error(
                         Span::new(start, self.pos),
                         "a quoted symbol may not contain `\\`",
                     ));
@@ -348,7 +363,7 @@ impl Reader<'_> {
             }
             None => {
                 self.pos = self.bytes.len();
-                self.out.errors.push(
+                self.error(
                     Diagnostic::error(Span::new(start, start + 1), "unterminated quoted symbol")
                         .with_hint("close it with `|`"),
                 );
@@ -377,7 +392,7 @@ impl Reader<'_> {
             // A character SMT-LIB does not allow outside strings and quoted symbols.
             let ch = self.text[start..].chars().next().expect("non-empty");
             self.pos = start + ch.len_utf8();
-            self.out.errors.push(Diagnostic::error(
+            self.error(Diagnostic::error(
                 Span::new(start, self.pos),
                 format!("unexpected character `{}`", ch.escape_default()),
             ));
@@ -398,7 +413,7 @@ impl Reader<'_> {
             {
                 SexpKind::Bits(word.to_string())
             } else {
-                self.out.errors.push(Diagnostic::error(
+                self.error(Diagnostic::error(
                     span,
                     format!("malformed literal `{word}`"),
                 ));
@@ -412,18 +427,40 @@ impl Reader<'_> {
             let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
             let ok = digits(int) && frac.is_none_or(digits);
             if !ok {
-                self.out.errors.push(
+                self.error(
                     Diagnostic::error(span, format!("malformed number `{word}`"))
                         .with_hint("numerals are digits, decimals are digits.digits"),
                 );
                 return None;
             }
+            let count = word.len() - usize::from(frac.is_some());
+            if count > MAX_NUMBER_DIGITS {
+                self.error(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "number of {count} digits exceeds the limit of {MAX_NUMBER_DIGITS} digits"
+                        ),
+                    )
+                    .with_hint("vera reads numbers of up to 100,000 digits"),
+                );
+                return None;
+            }
             match frac {
-                None => SexpKind::Numeral(word.parse().expect("digits")),
+                None => match word.parse() {
+                    Ok(n) => SexpKind::Numeral(n),
+                    Err(_) => {
+                        self.error(Diagnostic::error(
+                            span,
+                            format!("malformed number `{word}`"),
+                        ));
+                        return None;
+                    }
+                },
                 Some(_) => SexpKind::Decimal(word.to_string()),
             }
         } else if word.contains(':') || word.contains('#') {
-            self.out.errors.push(Diagnostic::error(
+            self.error(Diagnostic::error(
                 span,
                 format!("malformed symbol `{word}`"),
             ));
@@ -509,6 +546,13 @@ fn flat_len(e: &Sexp, budget: usize) -> usize {
                 }
             }
             n + 1
+        }
+        // A numeral has at least bits * log10(2) digits: a long one need not be
+        // converted to decimal (quadratic in its length) to know that it does not fit.
+        SexpKind::Numeral(n)
+            if n.bits() as f64 * std::f64::consts::LOG10_2 > budget as f64 + 1.0 =>
+        {
+            budget + 1
         }
         _ => {
             let mut s = String::new();

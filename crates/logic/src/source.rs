@@ -98,6 +98,11 @@ impl SourceFile {
     /// Attaches this file's location to a diagnostic.
     pub fn locate(&self, d: &Diagnostic) -> Located {
         let (line, col) = self.line_col(d.span.start);
+        self.located(d, line, col)
+    }
+
+    fn located(&self, d: &Diagnostic, line: usize, col: usize) -> Located {
+        let (source_line, caret) = self.excerpt(line, d.span.start);
         Located {
             file: self.name.to_string(),
             line,
@@ -105,20 +110,111 @@ impl SourceFile {
             severity: d.severity,
             message: d.message.clone(),
             hint: d.hint.clone(),
-            source_line: self.line_text(line).to_string(),
+            source_line,
+            caret,
             width: self
                 .slice(d.span)
                 .chars()
+                .take(MAX_CARETS + 1)
                 .take_while(|c| *c != '\n')
                 .count()
                 .max(1),
         }
     }
 
-    /// Locates every diagnostic of a list.
-    pub fn locate_all(&self, ds: &[Diagnostic]) -> Diagnostics {
-        Diagnostics(ds.iter().map(|d| self.locate(d)).collect())
+    /// The line to show under a diagnostic and the number of its characters before the
+    /// caret. A long line is cut to a window around the offset, marked with `...`.
+    fn excerpt(&self, line: usize, offset: usize) -> (String, usize) {
+        let full = self.line_text(line);
+        let start = self.line_starts[line - 1];
+        let at = offset.clamp(start, start + full.len()) - start;
+        if full.len() <= MAX_LINE_SHOWN {
+            return (full.to_string(), full[..at].chars().count());
+        }
+        let half = MAX_LINE_SHOWN / 2;
+        let mut from = at.saturating_sub(half);
+        while !full.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (at + half).min(full.len());
+        while !full.is_char_boundary(to) {
+            to += 1;
+        }
+        let mut shown = String::with_capacity(to - from + 6);
+        if from > 0 {
+            shown.push_str("...");
+        }
+        let caret = shown.len() + full[from..at].chars().count();
+        shown.push_str(&full[from..to]);
+        if to < full.len() {
+            shown.push_str("...");
+        }
+        (shown, caret)
     }
+
+    /// Locates the diagnostics of a list, at most [`MAX_SHOWN`] of them; a final note
+    /// counts the rest. Columns are found in one pass when the list is in file order,
+    /// so many diagnostics on one long line stay cheap.
+    pub fn locate_all(&self, ds: &[Diagnostic]) -> Diagnostics {
+        let mut out = Vec::with_capacity(ds.len().min(MAX_SHOWN + 1));
+        // The last located offset, its line and column.
+        let mut last: Option<(usize, usize, usize)> = None;
+        for d in ds.iter().take(MAX_SHOWN) {
+            let offset = d.span.start.min(self.text.len());
+            let (line, col) = match last {
+                Some((o, l, c))
+                    if o <= offset && self.line_starts.get(l).is_none_or(|next| offset < *next) =>
+                {
+                    (l, c + self.text[o..offset].chars().count())
+                }
+                _ => self.line_col(offset),
+            };
+            last = Some((offset, line, col));
+            out.push(self.located(d, line, col));
+        }
+        if ds.len() > MAX_SHOWN {
+            let rest = &ds[MAX_SHOWN..];
+            let errors = rest
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count();
+            let mut note = Diagnostic::error(
+                rest[0].span,
+                format!("{} more problem(s) not shown", rest.len()),
+            );
+            if errors == 0 {
+                note.severity = Severity::Warning;
+            }
+            out.push(self.locate(&note));
+        }
+        Diagnostics(out)
+    }
+}
+
+/// The most diagnostics [`SourceFile::locate_all`] renders.
+pub const MAX_SHOWN: usize = 100;
+
+/// The most characters of a source line shown under a diagnostic (lines of real
+/// specifications stay whole; a window is cut from a longer one).
+const MAX_LINE_SHOWN: usize = 1000;
+
+/// The longest underline.
+const MAX_CARETS: usize = 80;
+
+/// The longest message or hint kept, in bytes; longer ones are cut with `...` (they
+/// may quote input, which may be huge).
+const MAX_MESSAGE: usize = 1000;
+
+fn shorten(mut s: String) -> String {
+    if s.len() > MAX_MESSAGE {
+        let mut cut = MAX_MESSAGE;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str("...");
+    }
+    s
 }
 
 /// How serious a diagnostic is.
@@ -158,7 +254,7 @@ impl Diagnostic {
         Diagnostic {
             span,
             severity: Severity::Error,
-            message: message.into(),
+            message: shorten(message.into()),
             hint: None,
         }
     }
@@ -173,7 +269,7 @@ impl Diagnostic {
 
     /// Adds a one-line hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
-        self.hint = Some(hint.into());
+        self.hint = Some(shorten(hint.into()));
         self
     }
 }
@@ -193,8 +289,11 @@ pub struct Located {
     pub message: String,
     /// What to do about it.
     pub hint: Option<String>,
-    /// The source line the diagnostic points into.
+    /// The source line the diagnostic points into (a window of it, with `...`
+    /// marking the cuts, when the line is long).
     pub source_line: String,
+    /// How many characters of `source_line` come before the caret.
+    pub caret: usize,
     /// How many characters of the line to underline.
     pub width: usize,
 }
@@ -213,7 +312,7 @@ impl fmt::Display for Located {
         let pad: String = self
             .source_line
             .chars()
-            .take(self.col - 1)
+            .take(self.caret)
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
         write!(
@@ -221,7 +320,7 @@ impl fmt::Display for Located {
             "{:gutter$} | {}{}",
             "",
             pad,
-            "^".repeat(self.width.min(80))
+            "^".repeat(self.width.min(MAX_CARETS))
         )?;
         if let Some(h) = &self.hint {
             write!(f, "\n{:gutter$} = hint: {}", "", h)?;
@@ -274,6 +373,33 @@ mod tests {
         assert_eq!(f.line_col(7), (4, 1));
         assert_eq!(f.line_text(2), "cd");
         assert_eq!(f.line_text(3), "");
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_caret_and_lists_are_capped() {
+        let text = format!("{}(bad){}", "a ".repeat(50_000), " b".repeat(50_000));
+        let f = SourceFile::new("l.smt2", text.clone());
+        let at = text.find("(bad)").unwrap();
+        let d = Diagnostic::error(Span::new(at, at + 5), "x".repeat(100_000));
+        let shown = f.locate(&d).to_string();
+        assert!(
+            shown.len() < 2 * MAX_MESSAGE + 2 * MAX_LINE_SHOWN,
+            "{}",
+            shown.len()
+        );
+        assert!(shown.lines().nth(2).unwrap().len() < MAX_LINE_SHOWN + 20);
+        let lines: Vec<&str> = shown.lines().collect();
+        assert!(lines[0].starts_with("l.smt2:1:100001: error: xxx"));
+        assert!(lines[0].ends_with("..."));
+        let caret = lines[3].find('^').unwrap();
+        assert_eq!(&lines[2][caret..caret + 5], "(bad)");
+        let many: Vec<Diagnostic> = (0..1000)
+            .map(|i| Diagnostic::error(Span::new(2 * i, 2 * i + 1), "e"))
+            .collect();
+        let all = f.locate_all(&many);
+        assert_eq!(all.0.len(), MAX_SHOWN + 1);
+        assert_eq!(all.0[99].col, 199);
+        assert!(all.0[MAX_SHOWN].message.contains("900 more"));
     }
 
     #[test]

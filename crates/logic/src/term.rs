@@ -6,7 +6,9 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// An interned-by-sharing name.
@@ -181,7 +183,11 @@ impl Op {
 }
 
 /// A well-sorted term.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+///
+/// Equality and hashing are structural; a [`Term::Real`] holds a reduced rational (as
+/// `BigRational::new` and the elaborator make them), so structural hashing agrees with
+/// numeric equality of literals.
+#[derive(Debug, Clone, Eq)]
 pub enum Term {
     /// `true` / `false`
     Bool(bool),
@@ -206,6 +212,65 @@ pub enum Term {
     Let(Vec<(Symbol, Term)>, Box<Term>),
     /// `(! t :named n)`.
     Named(Box<Term>, Symbol),
+}
+
+impl PartialEq for Term {
+    fn eq(&self, other: &Term) -> bool {
+        crate::deep(|| match (self, other) {
+            (Term::Bool(a), Term::Bool(b)) => a == b,
+            (Term::Int(a), Term::Int(b)) => a == b,
+            (Term::Real(a), Term::Real(b)) => crate::num::eq(a, b),
+            (Term::Var(a, s), Term::Var(b, t)) => a == b && s == t,
+            (Term::EnumVal { sort: s, ctor: c }, Term::EnumVal { sort: t, ctor: d }) => {
+                s == t && c == d
+            }
+            (Term::App(o, a), Term::App(p, b)) => o == p && a == b,
+            (Term::Call(f, a, s), Term::Call(g, b, t)) => f == g && s == t && a == b,
+            (Term::Let(a, x), Term::Let(b, y)) => a == b && x == y,
+            (Term::Named(x, a), Term::Named(y, b)) => a == b && x == y,
+            _ => false,
+        })
+    }
+}
+
+impl Hash for Term {
+    // num-rational hashes a rational through its continued fraction, recursively and in
+    // quadratic time; a reduced rational is hashed by its two parts instead.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        crate::deep(|| {
+            std::mem::discriminant(self).hash(state);
+            match self {
+                Term::Bool(b) => b.hash(state),
+                Term::Int(i) => i.hash(state),
+                Term::Real(r) => crate::num::hash(r, state),
+                Term::Var(n, s) => {
+                    n.hash(state);
+                    s.hash(state);
+                }
+                Term::EnumVal { sort, ctor } => {
+                    sort.hash(state);
+                    ctor.hash(state);
+                }
+                Term::App(op, args) => {
+                    op.hash(state);
+                    args.hash(state);
+                }
+                Term::Call(f, args, s) => {
+                    f.hash(state);
+                    args.hash(state);
+                    s.hash(state);
+                }
+                Term::Let(binds, body) => {
+                    binds.hash(state);
+                    body.hash(state);
+                }
+                Term::Named(body, n) => {
+                    body.hash(state);
+                    n.hash(state);
+                }
+            }
+        })
+    }
 }
 
 impl Term {
@@ -273,14 +338,14 @@ impl Term {
     pub fn free_vars(&self) -> Vec<(Symbol, Sort)> {
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        let mut bound: Vec<Symbol> = Vec::new();
+        let mut bound = crate::scope::Scoped::default();
         self.collect_free(&mut bound, &mut seen, &mut out);
         out
     }
 
     fn collect_free(
         &self,
-        bound: &mut Vec<Symbol>,
+        bound: &mut crate::scope::Scoped<()>,
         seen: &mut std::collections::HashSet<Symbol>,
         out: &mut Vec<(Symbol, Sort)>,
     ) {
@@ -289,12 +354,12 @@ impl Term {
 
     fn collect_free_inner(
         &self,
-        bound: &mut Vec<Symbol>,
+        bound: &mut crate::scope::Scoped<()>,
         seen: &mut std::collections::HashSet<Symbol>,
         out: &mut Vec<(Symbol, Sort)>,
     ) {
         match self {
-            Term::Var(n, s) if !bound.contains(n) && seen.insert(n.clone()) => {
+            Term::Var(n, s) if bound.get(n).is_none() && seen.insert(n.clone()) => {
                 out.push((n.clone(), s.clone()));
             }
             Term::App(_, args) | Term::Call(_, args, _) => {
@@ -307,7 +372,9 @@ impl Term {
                     t.collect_free(bound, seen, out);
                 }
                 let n = bound.len();
-                bound.extend(binds.iter().map(|(s, _)| s.clone()));
+                for (s, _) in binds {
+                    bound.push(s.clone(), ());
+                }
                 body.collect_free(bound, seen, out);
                 bound.truncate(n);
             }
@@ -336,7 +403,10 @@ impl Term {
 }
 
 /// A value of some sort, as found in a model or computed by the evaluator.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Values are ordered by sort (Bool, Int, Real, enumerations), then numerically or by
+/// name. A [`Value::Real`] holds a reduced rational.
+#[derive(Debug, Clone, Eq)]
 pub enum Value {
     /// A Boolean.
     Bool(bool),
@@ -346,6 +416,58 @@ pub enum Value {
     Real(BigRational),
     /// An enumeration constructor: sort and constructor.
     Enum(Symbol, Symbol),
+}
+
+impl Value {
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Bool(_) => 0,
+            Value::Int(_) => 1,
+            Value::Real(_) => 2,
+            Value::Enum(..) => 3,
+        }
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Value) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Value {
+    // Not num-rational's order, which recurses through continued fractions (deep enough
+    // to overflow the stack on long, close rationals).
+    fn cmp(&self, other: &Value) -> Ordering {
+        match (self, other) {
+            (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+            (Value::Int(a), Value::Int(b)) => a.cmp(b),
+            (Value::Real(a), Value::Real(b)) => crate::num::cmp(a, b),
+            (Value::Enum(s, c), Value::Enum(t, d)) => s.cmp(t).then_with(|| c.cmp(d)),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.rank().hash(state);
+        match self {
+            Value::Bool(b) => b.hash(state),
+            Value::Int(i) => i.hash(state),
+            Value::Real(r) => crate::num::hash(r, state),
+            Value::Enum(s, c) => {
+                s.hash(state);
+                c.hash(state);
+            }
+        }
+    }
 }
 
 impl Value {

@@ -6,7 +6,7 @@
 //! separate them, in words.
 
 use crate::formalize::{
-    examples, excerpt, requirement_prompt, schema_info, validate, PipelineError, Prompts,
+    examples, excerpt, requirement_prompt, schema_info, validate_screened, PipelineError, Prompts,
     ValidateError,
 };
 use llm::{Client, Request};
@@ -189,7 +189,10 @@ pub fn screen_texts(
         for i in 0..options.samples {
             let a = answers.next().expect("one answer per request");
             let (answer, result) = match a {
-                Ok(c) => (excerpt(c.text()), validate(spec, checker, c.text())),
+                Ok(c) => (
+                    excerpt(c.text()),
+                    validate_screened(spec, checker, c.text(), text).map(|(t, _)| t),
+                ),
                 Err(e) if e.is_answer_problem() => (
                     String::new(),
                     Err(ValidateError::Invalid(

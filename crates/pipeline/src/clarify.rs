@@ -396,6 +396,12 @@ pub fn apply(spec: &Spec, proposals: &[Proposal]) -> (String, Vec<String>) {
                     OutRequirement {
                         id: r.id.clone(),
                         text: p.clarified.clone(),
+                        // The person accepted the proposal, formula included.
+                        origin: if p.formula.is_some() {
+                            reqs::spec::Origin::ModelAccepted
+                        } else {
+                            r.origin
+                        },
                         formula: p.formula.clone().or(original),
                         notes: vec![format!(
                             "clarified by vera in {} rounds ({} -> {} readings); was: {}",
@@ -406,6 +412,7 @@ pub fn apply(spec: &Spec, proposals: &[Proposal]) -> (String, Vec<String>) {
                 None => OutRequirement {
                     id: r.id.clone(),
                     text: r.text.clone(),
+                    origin: r.origin,
                     formula: original,
                     notes: vec![],
                 },

@@ -140,13 +140,14 @@ fn is_bound(spec: &Spec, id: &str) -> bool {
 }
 
 /// Worked examples: up to `n` formalized requirements of the spec that are not being
-/// formalized now.
+/// formalized now and whose formula a person wrote or accepted (an unreviewed model
+/// formula is never shown to the model as an example).
 pub fn examples(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> String {
     let mut out = String::new();
     for r in spec
         .requirements
         .iter()
-        .filter(|r| !skip.contains(&r.id))
+        .filter(|r| !skip.contains(&r.id) && r.reviewed())
         .filter_map(|r| r.formula.as_ref().map(|f| (r, f)))
         .take(n)
     {
@@ -189,7 +190,8 @@ const OPERATORS: &[&str] = &[
 /// (or one `(assert ...)`), read with `logic::parse_untrusted`. The error is the exact
 /// text returned to the model.
 pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
-    let t = text.trim();
+    let unfenced = single_fenced_block(text);
+    let t = unfenced.as_deref().unwrap_or(text).trim();
     if t.is_empty() {
         return Err("the answer is empty".into());
     }
@@ -200,6 +202,9 @@ pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
             t.len(),
             limits.max_bytes
         ));
+    }
+    if let Some(hint) = infix_hint(spec, t) {
+        return Err(hint);
     }
     let token = !t.starts_with('(') && !t.contains(char::is_whitespace);
     if !t.starts_with('(') && !token {
@@ -238,6 +243,168 @@ pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
     }
 }
 
+/// The content of the answer's only fenced code block (```` ```smt2 ... ``` ````), when
+/// it has exactly one: a deterministic normalization before parsing.
+pub fn single_fenced_block(text: &str) -> Option<String> {
+    let parts: Vec<&str> = text.split("```").collect();
+    // One block: prose, block, prose.
+    if parts.len() != 3 {
+        return None;
+    }
+    let body = parts[1];
+    // Drop the info string (`smt2`, `lisp`, ...) on the opening line.
+    let body = match body.find('\n') {
+        Some(nl) if !body[..nl].trim().starts_with('(') => &body[nl + 1..],
+        _ => body,
+    };
+    Some(body.trim().to_string())
+}
+
+/// Infix notation, said in the model's own terms: `(x > 5)` or `x > 5` gives "infix `>`
+/// at column 4; write `(> x 5)`".
+fn infix_hint(spec: &Spec, t: &str) -> Option<String> {
+    let is_operand =
+        |w: &str| spec.variables.iter().any(|v| &*v.name == w) || w.parse::<f64>().is_ok();
+    // Tokens with their byte offsets; parentheses are tokens of their own.
+    let mut tokens: Vec<(usize, &str)> = Vec::new();
+    let mut start = None;
+    for (i, c) in t.char_indices() {
+        let sep = c.is_whitespace() || c == '(' || c == ')';
+        if sep {
+            if let Some(s) = start.take() {
+                tokens.push((s, &t[s..i]));
+            }
+            if c != ' ' && !c.is_whitespace() {
+                tokens.push((i, &t[i..i + 1]));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        tokens.push((s, &t[s..]));
+    }
+    for w in tokens.windows(3) {
+        let [(_, a), (at, op), (_, b)] = [w[0], w[1], w[2]];
+        if is_operand(a) && OPERATORS.contains(&op) && op != "-" && b != ")" {
+            let column = t[..at].chars().count() + 1;
+            return Some(format!(
+                "infix `{op}` at column {column}: SMT-LIB puts the operator first; write `({op} {a} {b})`, not `{a} {op} {b}`"
+            ));
+        }
+    }
+    None
+}
+
+/// What semantic screening found wrong (or worth a look) in a well-formed formula.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScreenFinding {
+    /// `tautology`, `unsatisfiable`, `forces` or `no-output`.
+    pub kind: &'static str,
+    /// The finding in words (also the repair feedback).
+    pub message: String,
+    /// True when the formula may not be used (never audit evidence, never an example).
+    pub rejects: bool,
+}
+
+/// Words that make a requirement text conditional.
+const CONDITIONAL_WORDS: &[&str] = &[
+    "if ",
+    "when",
+    "whenever",
+    "while ",
+    "once ",
+    "as soon as",
+    "unless",
+    "in case",
+    "during",
+    "after ",
+    "before ",
+];
+
+/// Screens a parsed formula before anything uses it: a tautology under the domain
+/// (constrains nothing), a formula no state of the domain satisfies, one that forces a
+/// variable to a single value in every state (rejected when the text is conditional,
+/// noted otherwise), and, when the schema has roles, one that mentions no output.
+pub fn screen_formula(
+    spec: &Spec,
+    checker: &mut Checker,
+    t: &Term,
+    text: &str,
+) -> Result<Vec<ScreenFinding>, solver::SolverError> {
+    let mut out = Vec::new();
+    let model = match checker.model_of(std::slice::from_ref(t))? {
+        Some(None) => {
+            out.push(ScreenFinding {
+                kind: "unsatisfiable",
+                message: "the formula contradicts the domain constraints and variable bounds: no state satisfies it".into(),
+                rejects: true,
+            });
+            return Ok(out);
+        }
+        Some(Some(m)) => Some(m),
+        None => None,
+    };
+    if checker.satisfiable(&Term::not(t.clone()))? == Some(false) {
+        out.push(ScreenFinding {
+            kind: "tautology",
+            message: format!(
+                "the formula `{}` holds in every state the domain allows: it constrains nothing; say what the requirement demands",
+                logic::print::term(t)
+            ),
+            rejects: true,
+        });
+        return Ok(out);
+    }
+    let conditional = {
+        let lower = format!(" {} ", text.to_lowercase());
+        CONDITIONAL_WORDS.iter().any(|w| lower.contains(w))
+    };
+    if let Some(m) = &model {
+        for (name, sort) in t.free_vars() {
+            let Some(v) = m.get(&name) else { continue };
+            let var = Term::Var(name.clone(), sort.clone());
+            let other = Term::app(logic::Op::Distinct, vec![var.clone(), v.to_term()]);
+            // Forced by the formula, not already by the domain.
+            if checker.model_of(&[t.clone(), other.clone()])? == Some(None)
+                && checker.satisfiable(&other)? == Some(true)
+            {
+                let message = if conditional {
+                    format!(
+                        "the formula forces {name} = {v} in every state, but the requirement is conditional: write it as (=> condition response) so that {name} is constrained only when the condition holds"
+                    )
+                } else {
+                    format!("the formula forces {name} = {v} in every state (check that the requirement means that)")
+                };
+                out.push(ScreenFinding {
+                    kind: "forces",
+                    message,
+                    rejects: conditional,
+                });
+            }
+        }
+    }
+    let has_roles = spec
+        .variables
+        .iter()
+        .any(|v| v.role == Some(reqs::spec::Role::Input));
+    if has_roles {
+        let mentions_output = t.free_vars().iter().any(|(n, _)| {
+            spec.variables
+                .iter()
+                .any(|v| v.name == *n && v.role != Some(reqs::spec::Role::Input))
+        });
+        if !mentions_output {
+            out.push(ScreenFinding {
+                kind: "no-output",
+                message: "the formula mentions no output (no variable the system chooses): it only restricts the environment; say what the system must do".into(),
+                rejects: true,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// Parses an answer and checks it against the domain with the solver.
 pub fn validate(spec: &Spec, checker: &mut Checker, text: &str) -> Result<Term, ValidateError> {
     let t = parse_answer(spec, text).map_err(ValidateError::Invalid)?;
@@ -248,6 +415,23 @@ pub fn validate(spec: &Spec, checker: &mut Checker, text: &str) -> Result<Term, 
         )),
         _ => Ok(t),
     }
+}
+
+/// [`validate`] followed by [`screen_formula`] against the requirement's text: a
+/// formula the screening rejects is an invalid answer (its finding is the feedback);
+/// the other findings come back with the term.
+pub fn validate_screened(
+    spec: &Spec,
+    checker: &mut Checker,
+    text: &str,
+    requirement: &str,
+) -> Result<(Term, Vec<ScreenFinding>), ValidateError> {
+    let t = validate(spec, checker, text)?;
+    let findings = screen_formula(spec, checker, &t, requirement).map_err(ValidateError::Solver)?;
+    if let Some(f) = findings.iter().find(|f| f.rejects) {
+        return Err(ValidateError::Invalid(f.message.clone()));
+    }
+    Ok((t, findings))
 }
 
 /// Why an answer was not accepted.
@@ -280,8 +464,11 @@ pub struct FormalizeOptions {
     pub temperature: f64,
     /// Worked examples taken from already formalized requirements (default 2).
     pub examples: usize,
-    /// Only these ids (default: every requirement).
+    /// Only these ids (default: every requirement without a formula).
     pub only: Option<Vec<String>>,
+    /// Formalize these again even though they have a formula (never done otherwise:
+    /// a formula the user wrote is kept).
+    pub reformalize: Vec<String>,
     /// Token limit per answer.
     pub max_tokens: Option<u32>,
 }
@@ -294,6 +481,7 @@ impl Default for FormalizeOptions {
             temperature: 0.0,
             examples: 2,
             only: None,
+            reformalize: Vec::new(),
             max_tokens: None,
         }
     }
@@ -337,6 +525,9 @@ pub struct Formalized {
     pub term: Option<Term>,
     /// Every attempt, in order.
     pub attempts: Vec<Attempt>,
+    /// Screening notes on the accepted formula (findings that do not reject it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<ScreenFinding>,
     /// Where the formula came from.
     pub provenance: Provenance,
 }
@@ -354,6 +545,8 @@ pub struct FormalizeReport {
     pub after_repair: usize,
     /// Ids that still fail.
     pub failed: Vec<String>,
+    /// Ids that already had a formula and were kept (not sent to the model).
+    pub kept: Vec<String>,
     /// Solver queries.
     pub queries: usize,
 }
@@ -362,7 +555,14 @@ struct Work {
     idx: usize,
     messages: Vec<llm::Message>,
     done: bool,
+    /// Rejected answers so far (trimmed), to notice a repetition.
+    rejected: Vec<String>,
+    /// Set once a repetition was answered with a fresh sample at a higher temperature.
+    resampled: bool,
 }
+
+/// Temperature of the fresh sample drawn when the model repeats a rejected answer.
+const RESAMPLE_TEMPERATURE: f64 = 0.7;
 
 /// Formalizes the requirements of `spec` (or those in `options.only`).
 pub fn formalize(
@@ -379,10 +579,11 @@ pub fn formalize(
         .iter()
         .enumerate()
         .filter(|(_, r)| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
+        .filter(|(_, r)| r.formula.is_none() || options.reformalize.contains(&r.id))
         .map(|(i, _)| i)
         .collect();
-    if let Some(only) = &options.only {
-        for id in only {
+    for id in options.only.iter().flatten().chain(&options.reformalize) {
+        {
             if !spec.requirements.iter().any(|r| &r.id == id) {
                 return Err(PipelineError::Input(format!("no requirement `{id}`")));
             }
@@ -408,6 +609,7 @@ pub fn formalize(
                 formula: None,
                 term: None,
                 attempts: vec![],
+                notes: vec![],
                 provenance: Provenance {
                     provider: client.provider().id().to_string(),
                     model: client.provider().model().to_string(),
@@ -455,12 +657,20 @@ pub fn formalize(
         .filter(|f| f.formula.is_none())
         .map(|f| f.id.clone())
         .collect();
+    let kept = spec
+        .requirements
+        .iter()
+        .filter(|r| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
+        .filter(|r| r.formula.is_some() && !options.reformalize.contains(&r.id))
+        .map(|r| r.id.clone())
+        .collect();
     Ok(FormalizeReport {
         mode: options.mode,
         requirements: out,
         first_attempt,
         after_repair,
         failed,
+        kept,
         queries: checker.queries,
     })
 }
@@ -520,6 +730,8 @@ fn per_requirement(
             idx,
             messages: vec![llm::Message::user(user)],
             done: false,
+            rejected: Vec::new(),
+            resampled: false,
         });
     }
     for _round in 0..=options.max_retries {
@@ -529,13 +741,20 @@ fn per_requirement(
         }
         let reqs: Vec<Request> = open
             .iter()
-            .map(|&i| request(&work[i].messages, options))
+            .map(|&i| {
+                let mut r = request(&work[i].messages, options);
+                if work[i].resampled {
+                    r = r.temperature(RESAMPLE_TEMPERATURE).sample(1);
+                }
+                r
+            })
             .collect();
         let answers = client.run_all("formalize", &reqs);
         for (&i, a) in open.iter().zip(answers) {
-            let (shown, error) = match a {
-                Ok(c) => match validate(spec, checker, c.text()) {
-                    Ok(t) => {
+            let text = out[work[i].idx].text.clone();
+            let (shown, error, raw) = match a {
+                Ok(c) => match validate_screened(spec, checker, c.text(), &text) {
+                    Ok((t, notes)) => {
                         let f = &mut out[work[i].idx];
                         f.attempts.push(Attempt {
                             answer: excerpt(c.text()),
@@ -543,22 +762,50 @@ fn per_requirement(
                         });
                         f.formula = Some(logic::print::term(&t));
                         f.term = Some(t);
+                        f.notes = notes;
                         work[i].done = true;
                         continue;
                     }
-                    Err(ValidateError::Invalid(e)) => (excerpt(c.text()), e),
+                    Err(ValidateError::Invalid(e)) => {
+                        (excerpt(c.text()), e, c.text().trim().to_string())
+                    }
                     Err(ValidateError::Solver(e)) => return Err(e.into()),
                 },
                 Err(e) => match answer_problem(&e) {
-                    Some(p) => p,
+                    Some((shown, fb)) => {
+                        let raw = shown.clone();
+                        (shown, fb, raw)
+                    }
                     None => return Err(e.into()),
                 },
             };
+            let repeated = work[i].rejected.contains(&raw);
+            work[i].rejected.push(raw);
+            if repeated && work[i].resampled {
+                // Asked differently once already: more turns would only repeat it.
+                out[work[i].idx].attempts.push(Attempt {
+                    answer: shown,
+                    error: Some(format!(
+                        "stopped: the model repeated a rejected answer again ({error})"
+                    )),
+                });
+                work[i].done = true;
+                continue;
+            }
             out[work[i].idx].attempts.push(Attempt {
                 answer: shown.clone(),
                 error: Some(error.clone()),
             });
-            let repair = prompts.repair.render(&[("problem", &error)])?;
+            let problem = if repeated {
+                // A different strategy: say so, and sample afresh at a higher temperature.
+                work[i].resampled = true;
+                format!(
+                    "{error}\nThis is the same answer as before, which was already rejected. Write a different term: think about what the requirement demands, clause by clause, and conjoin the clauses."
+                )
+            } else {
+                error
+            };
+            let repair = prompts.repair.render(&[("problem", &problem)])?;
             work[i].messages.push(llm::Message::assistant(shown));
             work[i].messages.push(llm::Message::user(repair));
         }
@@ -605,14 +852,16 @@ fn batch(
                     for &i in &open {
                         let id = out[i].id.clone();
                         let text = json.get(&id).and_then(Value::as_str).unwrap_or("");
-                        match validate(spec, checker, text) {
-                            Ok(t) => {
+                        let requirement = out[i].text.clone();
+                        match validate_screened(spec, checker, text, &requirement) {
+                            Ok((t, notes)) => {
                                 out[i].attempts.push(Attempt {
                                     answer: excerpt(text),
                                     error: None,
                                 });
                                 out[i].formula = Some(logic::print::term(&t));
                                 out[i].term = Some(t);
+                                out[i].notes = notes;
                             }
                             Err(ValidateError::Invalid(e)) => {
                                 out[i].attempts.push(Attempt {
@@ -675,6 +924,8 @@ pub struct OutRequirement {
     pub text: String,
     /// Its formula, if any.
     pub formula: Option<String>,
+    /// Who wrote the formula (written as `origin`/`accepted`).
+    pub origin: reqs::spec::Origin,
     /// Comment lines written above it (provenance, failures).
     pub notes: Vec<String>,
 }
@@ -736,6 +987,15 @@ pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> S
         if let Some(m) = &v.max {
             let _ = writeln!(o, "max = {}", number(m));
         }
+        match v.role {
+            Some(reqs::spec::Role::Input) => {
+                let _ = writeln!(o, "role = \"input\"");
+            }
+            Some(reqs::spec::Role::Output) => {
+                let _ = writeln!(o, "role = \"output\"");
+            }
+            None => {}
+        }
     }
     for d in user_domain(spec) {
         let _ = writeln!(o, "\n[[domain]]\nid = {}", toml_str(&d.id));
@@ -759,6 +1019,15 @@ pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> S
         );
         if let Some(f) = &r.formula {
             let _ = writeln!(o, "formula = {}", toml_str(f));
+            match r.origin {
+                reqs::spec::Origin::Hand => {}
+                reqs::spec::Origin::Model => {
+                    let _ = writeln!(o, "origin = \"model\"");
+                }
+                reqs::spec::Origin::ModelAccepted => {
+                    let _ = writeln!(o, "origin = \"model\"\naccepted = true");
+                }
+            }
         }
     }
     o
@@ -789,6 +1058,9 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                         "provenance: provider={} model={} prompt={} attempts={}",
                         p.provider, p.model, p.prompt, p.attempts
                     )];
+                    for n in &f.notes {
+                        notes.push(format!("screening ({}): {}", n.kind, n.message));
+                    }
                     if f.formula.is_none() {
                         let last = f
                             .attempts
@@ -804,6 +1076,7 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                         id: r.id.clone(),
                         text: r.text.clone(),
                         formula: f.formula.clone(),
+                        origin: reqs::spec::Origin::Model,
                         notes,
                     }
                 }
@@ -811,6 +1084,7 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                     id: r.id.clone(),
                     text: r.text.clone(),
                     formula: r.formula.as_ref().map(logic::print::term),
+                    origin: r.origin,
                     notes: vec![],
                 },
             },

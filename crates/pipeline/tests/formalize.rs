@@ -195,7 +195,9 @@ fn hostile_answers_are_repairable() {
         "(assert true) (exit)".into(),
         "(set-option :produce-proofs true)".into(),
         "(=> (> temp 38) (= pump_speed 0))".into(),
-        "Sure! Here it is:\n```\n(=> (> temp 38) alarm)\n```".into(),
+        // Two fenced blocks: which one? (One block is read as the term it contains.)
+        "Here:\n```\n(> temp 38)\n```\nor\n```smt2\n(=> (> temp 38) alarm)\n```".into(),
+        "(temp > 38)".into(), // infix
         format!("(or {} alarm)", "true ".repeat(200_000)),
         "(and (< temp 10) alarm)".into(), // contradicts the bounds and D1
         "(=> (> temp 38) alarm) (declare-const x Int)".into(),
@@ -227,7 +229,109 @@ fn hostile_answers_are_repairable() {
             let e = f.attempts[0].error.as_deref().unwrap();
             assert!(e.contains("as in `(not alarm)`"), "{e}");
         }
+        if h == "(temp > 38)" {
+            let e = f.attempts[0].error.as_deref().unwrap();
+            assert!(
+                e.contains("infix `>` at column 7") && e.contains("write `(> temp 38)`"),
+                "{e}"
+            );
+        }
     }
+}
+
+#[test]
+fn one_fenced_block_or_one_assert_is_read_as_its_term() {
+    let spec = spec();
+    for answer in [
+        "Sure! Here it is:\n```\n(=> (> temp 38) alarm)\n```",
+        "```smt2\n(assert (=> (> temp 38) alarm))\n```",
+        "(assert (=> (> temp 38) alarm))",
+    ] {
+        let t = pipeline::formalize::parse_answer(&spec, answer).unwrap();
+        assert_eq!(
+            logic::print::term(&t),
+            "(=> (> temp 38.0) alarm)",
+            "{answer}"
+        );
+    }
+}
+
+/// Answers that parse but say nothing, or say too much: screened before use.
+#[test]
+fn tautologies_and_forcing_formulas_of_conditional_texts_are_screened_out() {
+    let spec = spec();
+    for (bad, expect) in [
+        ("(=> (> temp 38) true)", "constrains nothing"),
+        ("(or alarm (not alarm))", "constrains nothing"),
+        (
+            "alarm",
+            "forces alarm = true in every state, but the requirement is conditional",
+        ),
+    ] {
+        let c = client(move |r, _| {
+            Ok(Response::text(if r.messages.len() == 1 {
+                bad
+            } else {
+                "(=> (> temp 38) alarm)"
+            }))
+        });
+        let o = FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        };
+        let rep = formalize(&spec, &c, &z3(), &o).unwrap();
+        let f = &rep.requirements[0];
+        let e = f.attempts[0].error.as_deref().unwrap_or("");
+        assert!(e.contains(expect), "{bad}: {e}");
+        assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+    }
+    // An unconditional text may force a value: kept, with a note for the reviewer.
+    let c = client(|_, _| Ok(Response::text("(not alarm)")));
+    let text = SPEC.replace(
+        "If the temperature exceeds 38 degC the alarm shall be raised.",
+        "The alarm shall stay silent.",
+    );
+    let quiet = reqs::parse_spec(SourceFile::new("t.toml", &text)).unwrap();
+    let rep = formalize(
+        &quiet,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = &rep.requirements[0];
+    assert_eq!(f.formula.as_deref(), Some("(not alarm)"));
+    assert_eq!(f.notes.len(), 1);
+    assert_eq!(f.notes[0].kind, "forces");
+}
+
+#[test]
+fn a_repeated_rejected_answer_is_resampled_once_then_given_up() {
+    let spec = spec();
+    let c = client(|_, _| Ok(Response::text("alarm is on above 38")));
+    let rep = formalize(
+        &spec,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = &rep.requirements[0];
+    assert!(f.formula.is_none());
+    // First answer, the repeat (answered with a fresh sample), the repeat again: stop,
+    // instead of five identical repair turns.
+    assert_eq!(f.attempts.len(), 3, "{:?}", f.attempts);
+    assert!(f.attempts[2]
+        .error
+        .as_deref()
+        .unwrap()
+        .starts_with("stopped: the model repeated a rejected answer"));
 }
 
 #[test]
@@ -810,4 +914,64 @@ fn ambiguity_without_two_valid_samples_could_not_screen() {
         rep.summary.pairwise_agreement, None,
         "no pair, no agreement"
     );
+}
+
+#[test]
+fn formulas_the_user_wrote_are_kept_and_unreviewed_model_formulas_are_never_examples() {
+    let text = format!(
+        "{SPEC}\n[[requirements]]\nid = \"R4\"\ntext = \"The flow shall stay above 10 mL/min.\"\nformula = \"(> flow 10)\"\norigin = \"model\"\n"
+    );
+    let spec = reqs::parse_spec(SourceFile::new("t.toml", &text)).unwrap();
+    let prompts = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = prompts.clone();
+    let c = client(move |r, _| {
+        seen.lock().unwrap().push(last_user(r).to_string());
+        Ok(Response::text("(=> (> temp 38) alarm)"))
+    });
+    let rep = formalize(&spec, &c, &z3(), &FormalizeOptions::default()).unwrap();
+    // Only the two requirements without a formula were asked for.
+    let asked: Vec<&str> = rep.requirements.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(asked, ["R1", "R2"]);
+    assert_eq!(rep.kept, ["R3", "R4"]);
+    let asked_prompts = prompts.lock().unwrap().clone();
+    assert_eq!(asked_prompts.len(), 2);
+    for p in asked_prompts.iter() {
+        assert!(
+            p.contains("(<= flow 500.0)"),
+            "the hand formula is an example: {p}"
+        );
+        assert!(
+            !p.contains("(> flow 10"),
+            "an unreviewed model formula is not: {p}"
+        );
+    }
+    // The written spec marks the new formulas as the model's and keeps R3 and R4 as they were.
+    let out = formalized_spec(&spec, &rep);
+    let again = reqs::parse_spec(SourceFile::new("out.toml", &out)).unwrap();
+    let origin = |id: &str| {
+        again
+            .requirements
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .origin
+    };
+    assert_eq!(origin("R1"), reqs::spec::Origin::Model);
+    assert_eq!(origin("R3"), reqs::spec::Origin::Hand);
+    assert_eq!(origin("R4"), reqs::spec::Origin::Model);
+
+    // Asked for by name, a hand formula is formalized again.
+    let rep = formalize(
+        &spec,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R3"]),
+            reformalize: vec!["R3".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(rep.requirements.len(), 1);
+    assert!(rep.kept.is_empty());
 }

@@ -275,6 +275,16 @@ impl<'u> Checker<'u> {
         })
     }
 
+    /// A state of the domain satisfying every term: `Some(Some(model))`, `Some(None)`
+    /// when there is none, `None` when the solver cannot tell.
+    pub fn model_of(&mut self, ts: &[Term]) -> Result<Option<Option<Model>>, SolverError> {
+        Ok(match self.sat(ts)? {
+            Sat::Yes(m) => Some(Some(m)),
+            Sat::No => Some(None),
+            Sat::Unknown(_) => None,
+        })
+    }
+
     /// Do `a` and `b` agree under the domain? `None` when the solver cannot tell.
     pub fn equivalent(&mut self, a: &Term, b: &Term) -> Result<Option<bool>, SolverError> {
         let mut unknown = false;

@@ -83,9 +83,32 @@ pub struct Requirement {
     pub shape: Shape,
     /// One-based line in the spec file.
     pub line: usize,
+    /// Who wrote the formula: a person (the default) or a language model
+    /// (`origin = "model"`), and whether a person accepted it after review
+    /// (`accepted = true`). A model's formula counts as reviewed only once accepted.
+    pub origin: Origin,
+}
+
+/// Who wrote a requirement's formula.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// Written by a person.
+    #[default]
+    Hand,
+    /// Proposed by a language model, not yet reviewed.
+    Model,
+    /// Proposed by a language model and accepted by a person.
+    ModelAccepted,
 }
 
 impl Requirement {
+    /// True when the formula was written or accepted by a person: only such formulas
+    /// serve as worked examples for a language model.
+    pub fn reviewed(&self) -> bool {
+        self.formula.is_some() && self.origin != Origin::Model
+    }
+
     /// The trigger (true for invariants).
     pub fn trigger(&self) -> Term {
         match &self.shape {
@@ -181,7 +204,17 @@ struct RawSpec {
     #[serde(default)]
     domain: Vec<RawItem>,
     #[serde(default)]
-    requirements: Vec<RawItem>,
+    requirements: Vec<RawRequirement>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequirement {
+    id: Spanned<String>,
+    text: Option<String>,
+    formula: Option<Spanned<String>>,
+    origin: Option<Spanned<String>>,
+    accepted: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -844,12 +877,25 @@ impl<'a> Loader<'a> {
                 }
             };
             let shape = formula.as_ref().map(shape_of).unwrap_or(Shape::Invariant);
+            let origin = match r.origin.as_ref().map(|o| (o, o.get_ref().as_str())) {
+                None | Some((_, "hand")) => Origin::Hand,
+                Some((_, "model")) if r.accepted == Some(true) => Origin::ModelAccepted,
+                Some((_, "model")) => Origin::Model,
+                Some((o, other)) => {
+                    self.diags.push(
+                        Diagnostic::error(sp(o), format!("unknown origin `{other}`"))
+                            .with_hint("origin is \"hand\" (the default) or \"model\""),
+                    );
+                    Origin::Hand
+                }
+            };
             requirements.push(Requirement {
                 id: r.id.get_ref().clone(),
                 text,
                 formula,
                 shape,
                 line,
+                origin,
             });
         }
         if let Some((csv_file, rows)) = csv {
@@ -915,6 +961,7 @@ impl<'a> Loader<'a> {
                     formula,
                     shape,
                     line,
+                    origin: Origin::Hand,
                 });
             }
             self.extra.extend(csv_file.locate_all(&csv_diags).0);

@@ -57,6 +57,22 @@ fn terms(ts: &[Term]) -> String {
         .join(" ")
 }
 
+fn core_text(core: &[Term]) -> String {
+    if core.is_empty() {
+        "empty core: the assertions alone".to_string()
+    } else {
+        format!("core {}", terms(core))
+    }
+}
+
+fn core_claim(core: &[Term]) -> String {
+    if core.is_empty() {
+        "the assertions alone (empty core) are".to_string()
+    } else {
+        format!("the assertions with its core ({}) are", terms(core))
+    }
+}
+
 fn transcript_note(t: &Option<PathBuf>) -> String {
     match t {
         Some(p) => format!(" (transcript: {})", p.display()),
@@ -119,11 +135,36 @@ pub enum SolverError {
         /// The transcript of the session, if one was written.
         transcript: Option<PathBuf>,
     },
-    /// The solver's unsat core is not unsatisfiable on its own.
-    #[error("the solver's unsat core ({}) is not unsatisfiable on its own{}", terms(.core), transcript_note(.transcript))]
+    /// The solver's unsat answer is wrong: its core (with the assertions in force) is
+    /// satisfiable, shown by a fresh solver process or by a model vera evaluated. An
+    /// empty core stands for the assertions alone.
+    #[error("the solver's unsat answer is wrong: {} satisfiable{}", core_claim(.core), transcript_note(.transcript))]
     InvalidCore {
         /// The core.
         core: Vec<Term>,
+        /// The transcript of the session, if one was written.
+        transcript: Option<PathBuf>,
+    },
+    /// The solver failed the start-up sanity probe: it answered a trivially
+    /// satisfiable or a trivially unsatisfiable query wrongly, so none of its answers
+    /// can be trusted.
+    #[error("the solver answered `{got}` to `{query}`, which is trivially {expected}; vera does not trust its answers")]
+    FailedProbe {
+        /// The probe as sent.
+        query: String,
+        /// The only right answer.
+        expected: &'static str,
+        /// What the solver answered.
+        got: String,
+    },
+    /// An unsat answer could not be confirmed: the re-check of its core in a fresh
+    /// solver process did not answer `unsat` (it gave up, crashed or failed).
+    #[error("the solver's unsat answer could not be confirmed ({}): {detail}{}", core_text(.core), transcript_note(.transcript))]
+    UnconfirmedCore {
+        /// The core (empty: the assertions alone).
+        core: Vec<Term>,
+        /// What the re-check said or why it failed.
+        detail: String,
         /// The transcript of the session, if one was written.
         transcript: Option<PathBuf>,
     },

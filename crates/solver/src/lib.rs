@@ -8,8 +8,13 @@
 //! every command is answered: `success`, an `(error "...")`, or the answer of a query.
 //! A reader thread splits stdout into complete s-expressions (strings, `|quoted|`
 //! symbols and answers over several lines included) and another thread keeps the
-//! last few KB of stderr for crash reports. After the version check (z3 4.8, cvc5 1.0
-//! or newer), models, unsat assumptions and the per-query time limit are switched on.
+//! last few KB of stderr for crash reports; an answer longer than 64 MiB is garbage.
+//! After the version check (z3 4.8, cvc5 1.0 or newer) comes a sanity probe, the
+//! first time a binary is started in the process: on the empty state `(check-sat)`
+//! must be `sat` and `(check-sat-assuming (false))` must be `unsat`, else the solver is
+//! refused with [`SolverError::FailedProbe`]; the process is then reset (cvc5 takes no
+//! `set-logic` after a check). Models, unsat assumptions and the per-query time limit
+//! are switched on last.
 //!
 //! An `(error ...)` answer is a [`SolverError::Solver`]; the command is not recorded and
 //! the solver state is as before. (cvc5 exits after some errors; vera notices with a
@@ -30,9 +35,28 @@
 //!
 //! With [`SolverConfig::validate`] (the default), a `sat` model is checked by
 //! evaluating every assertion in force and every assumption with
-//! [`logic::eval::eval_bool`]; a false or unevaluable one is a
-//! [`SolverError::InvalidModel`]. A non-empty unsat core is re-checked on its own with
-//! `check-sat-assuming` and must be `unsat`, otherwise [`SolverError::InvalidCore`].
+//! [`logic::eval::Evaluator`]; a false or unevaluable one is a
+//! [`SolverError::InvalidModel`].
+//!
+//! An `unsat` answer is checked before it is returned, whatever its core (an empty
+//! core, and the answer to a plain [`Solver::check`], stand for the assertions alone):
+//!
+//! 1. vera evaluates the assertions in force and the core under the last validated
+//!    model and under the assignment of default values (`false`, `0`, the first
+//!    constructor; assumption literals in the core made true). If everything holds
+//!    there, the answer is wrong: [`SolverError::InvalidCore`].
+//! 2. A non-empty core is re-checked on the same process with `check-sat-assuming`
+//!    and must be `unsat`, otherwise [`SolverError::InvalidCore`]. (This keeps the
+//!    process's sequence of queries, and so its later models, as they were.)
+//! 3. The core is re-checked in a second process of the same binary and options,
+//!    started on the first re-check and kept in step with the first one (only the
+//!    commands it has not seen are sent). `unsat` confirms the answer; `sat` is
+//!    [`SolverError::InvalidCore`]; anything else (unknown, a crash, an error) is
+//!    [`SolverError::UnconfirmedCore`]. With a transcript, the re-check process
+//!    writes `<stem>.recheck.smt2` next to it.
+//!
+//! A core that names an assumption that was not asked for is a
+//! [`SolverError::Protocol`].
 //!
 //! # Transcripts
 //!

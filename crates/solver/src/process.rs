@@ -5,18 +5,24 @@ use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How much of stderr is kept for crash reports.
 const STDERR_TAIL: usize = 4096;
 
+/// The longest answer read from a solver, in bytes. A longer one (a runaway or hostile
+/// process) is garbage: the reader stops instead of buffering without bound.
+pub(crate) const MAX_ANSWER: usize = 64 << 20;
+
 /// What the stdout reader thread sends.
 #[derive(Debug)]
 enum Msg {
     /// The text of one complete top-level s-expression or atom.
     Item(String),
+    /// An answer longer than [`MAX_ANSWER`]; nothing more is read.
+    TooLong,
     /// End of output (or a read error).
     Eof,
 }
@@ -30,6 +36,8 @@ pub(crate) enum Answer {
     Eof(String),
     /// Nothing came before the deadline.
     Timeout,
+    /// An answer longer than [`MAX_ANSWER`] bytes.
+    TooLong,
 }
 
 /// A running solver process.
@@ -53,7 +61,9 @@ impl Process {
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let mut err = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = mpsc::channel();
+        // Bounded: a process that prints without end waits for vera instead of filling
+        // memory.
+        let (tx, rx) = mpsc::sync_channel(1024);
         std::thread::Builder::new()
             .name("solver-stdout".into())
             .spawn(move || split_items(stdout, tx))?;
@@ -98,6 +108,7 @@ impl Process {
         }
         match self.rx.recv_timeout(limit) {
             Ok(Msg::Item(s)) => Answer::Item(s),
+            Ok(Msg::TooLong) => Answer::TooLong,
             Ok(Msg::Eof) | Err(RecvTimeoutError::Disconnected) => {
                 self.eof = true;
                 Answer::Eof(self.death_report())
@@ -156,7 +167,7 @@ impl Drop for Process {
 
 /// The reader thread: splits a byte stream into top-level s-expressions and atoms,
 /// respecting string literals (with `""` escapes), `|quoted|` symbols and `;` comments.
-fn split_items(mut out: impl Read, tx: Sender<Msg>) {
+fn split_items(mut out: impl Read, tx: SyncSender<Msg>) {
     let mut splitter = Splitter::default();
     let mut buf = [0u8; 8192];
     loop {
@@ -167,6 +178,10 @@ fn split_items(mut out: impl Read, tx: Sender<Msg>) {
                     if tx.send(Msg::Item(item)).is_err() {
                         return;
                     }
+                }
+                if splitter.pending() > MAX_ANSWER {
+                    let _ = tx.send(Msg::TooLong);
+                    return;
                 }
             }
         }
@@ -254,6 +269,11 @@ impl Splitter {
         items
     }
 
+    /// Bytes of the item being read.
+    pub(crate) fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     /// The incomplete rest at end of input, if any.
     pub(crate) fn finish(&mut self) -> Option<String> {
         let mut items = Vec::new();
@@ -289,6 +309,42 @@ mod tests {
                 "unsat"
             ]
         );
+    }
+
+    #[test]
+    fn hostile_bytes_split_into_readable_items() {
+        // 1 MB of random bytes (invalid UTF-8 included), fed in odd-sized chunks: every
+        // item is lossily decoded text, and reading it as an answer never panics.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let bytes: Vec<u8> = (0..1 << 20)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mostly brackets, bars, quotes and spaces, to exercise the states.
+                match x % 8 {
+                    0 => b'(',
+                    1 => b')',
+                    2 => b' ',
+                    3 => b'|',
+                    4 => b'"',
+                    _ => (x >> 8) as u8,
+                }
+            })
+            .collect();
+        let mut s = Splitter::default();
+        let mut items = Vec::new();
+        for chunk in bytes.chunks(777) {
+            items.extend(s.feed(chunk));
+        }
+        items.extend(s.finish());
+        let ctx = logic::Context::new();
+        for it in &items {
+            if let Ok(e) = logic::sexp::read_one(it) {
+                let _ = logic::eval::parse_model(&e, &ctx);
+            }
+        }
+        assert!(s.pending() == 0);
     }
 
     #[test]

@@ -4,14 +4,14 @@ use crate::config::{SolverConfig, SolverKind};
 use crate::error::{Reason, SolverError};
 use crate::process::{Answer, Process};
 use crate::transcript::Transcript;
-use logic::context::{Entry, INTERNAL_PREFIX};
-use logic::eval::{eval_bool, parse_model, parse_values};
+use logic::context::{Entry, INTERNAL_PREFIX, MAX_SCOPES};
+use logic::eval::{parse_model, parse_values, Evaluator};
 use logic::sexp::{Sexp, SexpKind};
 use logic::{print, Command, Context, Model, Op, Sort, Symbol, Term, Value};
 use num_bigint::BigUint;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The answer to a check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,11 +49,22 @@ impl Outcome {
 }
 
 /// One scope of the assertion stack: the commands sent in it and the assumption
-/// literals introduced in it.
-#[derive(Debug, Clone, Default)]
+/// literals introduced in it. The id tells frames apart (a popped frame and the next
+/// one pushed are different), so that the re-check process can be brought up to date
+/// with only the commands it has not seen.
+#[derive(Debug, Clone)]
 struct Frame {
+    id: u64,
     commands: Vec<Command>,
     literals: HashMap<Term, Term>,
+}
+
+/// The process that re-checks unsat answers: a second solver with the same binary and
+/// options, started on the first re-check. `sync` has, per scope open in it, the id
+/// of the main frame it mirrors and how many of that frame's commands it was sent.
+struct Checker {
+    solver: Box<Solver>,
+    sync: Vec<(u64, usize)>,
 }
 
 /// Why an exchange with the process did not produce an answer.
@@ -82,10 +93,15 @@ pub struct Solver {
     version: String,
     context: Context,
     frames: Vec<Frame>,
+    next_frame: u64,
     transcript: Option<Transcript>,
     restarts: usize,
     next_literal: usize,
     model_ready: bool,
+    /// The last model that passed validation, with vera's own literals: a candidate
+    /// witness against later unsat answers.
+    last_model: Option<Model>,
+    checker: Option<Checker>,
 }
 
 impl std::fmt::Debug for Solver {
@@ -141,12 +157,17 @@ impl Solver {
             proc: None,
             version: String::new(),
             context: Context::new(),
-            frames: vec![Frame::default()],
+            frames: Vec::new(),
+            next_frame: 0,
             transcript,
             restarts: 0,
             next_literal: 0,
             model_ready: false,
+            last_model: None,
+            checker: None,
         };
+        let base = s.new_frame();
+        s.frames.push(base);
         s.launch()?;
         Ok(s)
     }
@@ -221,6 +242,14 @@ impl Solver {
                     "`{}` cannot be sent with Solver::command",
                     other.name()
                 )))
+            }
+        }
+        if let Command::Push(n) = c {
+            let open = self.depth();
+            if *n as usize > MAX_SCOPES - open.min(MAX_SCOPES) {
+                return Err(SolverError::Unsupported(format!(
+                    "`(push {n})` with {open} scope(s) open exceeds the limit of {MAX_SCOPES} open scopes"
+                )));
             }
         }
         if let Command::Assert(t) = c {
@@ -303,9 +332,10 @@ impl Solver {
     /// Forgets every declaration and assertion (`(reset)`), keeping the process. If the
     /// reset fails the process is dropped and a fresh one starts on the next command.
     pub fn reset(&mut self) -> Result<(), SolverError> {
-        self.frames = vec![Frame::default()];
+        self.frames = vec![self.new_frame()];
         self.context = Context::new();
         self.model_ready = false;
+        self.last_model = None;
         self.next_literal = 0;
         if self.proc.is_none() {
             return Ok(());
@@ -321,7 +351,35 @@ impl Solver {
         Ok(())
     }
 
+    /// Empties the assertion stack as SMT-LIB's `(reset-assertions)` does: every scope,
+    /// assertion, declaration and definition goes, the logic and the options stay.
+    ///
+    /// The solvers disagree here (z3 keeps declarations), so vera does not send
+    /// `(reset-assertions)`: it resets and sends the logic again.
+    pub fn reset_assertions(&mut self) -> Result<(), SolverError> {
+        let logic = self.frames.first().and_then(|f| {
+            f.commands.iter().find_map(|c| match c {
+                Command::SetLogic(l) => Some(l.clone()),
+                _ => None,
+            })
+        });
+        self.reset()?;
+        if let Some(l) = logic {
+            self.command(&Command::SetLogic(l))?;
+        }
+        Ok(())
+    }
+
     // ---- internals ----
+
+    fn new_frame(&mut self) -> Frame {
+        self.next_frame += 1;
+        Frame {
+            id: self.next_frame,
+            commands: Vec::new(),
+            literals: HashMap::new(),
+        }
+    }
 
     fn note(&mut self, text: &str) {
         if let Some(t) = &mut self.transcript {
@@ -359,17 +417,72 @@ impl Solver {
             }
         })?;
         self.proc = Some(p);
-        let r = self.init();
+        let key = (self.program.clone(), self.config.kind);
+        let r = if probed()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&key)
+        {
+            self.init()
+        } else {
+            self.handshake()
+                .and_then(|()| self.probe_answers())
+                .and_then(|()| {
+                    // cvc5 refuses `set-logic` after a check: start afresh after the probe.
+                    self.note("vera: the start-up checks passed; the session starts here");
+                    self.send(&Command::Reset)?;
+                    self.init()
+                })
+        };
         self.flush();
         if let Err(f) = r {
             self.kill();
             return Err(self.to_error(&Command::GetInfo("version".into()), f));
+        }
+        probed()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key);
+        Ok(())
+    }
+
+    /// The start-up sanity probe: on an empty state `(check-sat)` must be `sat` and
+    /// `(check-sat-assuming (false))` must be `unsat`. A binary that answers the same to
+    /// everything (or is not a solver at all) is refused here, before it answers a real
+    /// query. It runs before the time limit is set, so a tiny limit cannot make it fail.
+    ///
+    /// A binary (and driver) that passed is not probed again in this process: the
+    /// first check costs z3 some 10 to 20 ms of set-up, and pools and re-checks start
+    /// the same binary many times.
+    fn probe_answers(&mut self) -> Result<(), Fail> {
+        let probes = [
+            (Command::CheckSat, "sat"),
+            (Command::CheckSatAssuming(vec![Term::Bool(false)]), "unsat"),
+        ];
+        for (c, want) in probes {
+            let ans = self.exchange(&c)?;
+            if ans.as_symbol() != Some(want) {
+                if error_message(&ans).is_none() && ans.as_symbol().is_none() {
+                    return Err(self.protocol(format!("{want} (start-up check)"), &ans));
+                }
+                return Err(Fail::Err(SolverError::FailedProbe {
+                    query: print::command(&c),
+                    expected: want,
+                    got: ans.to_string(),
+                }));
+            }
         }
         Ok(())
     }
 
     /// The option commands sent at start and after a reset.
     fn init(&mut self) -> Result<(), Fail> {
+        self.handshake()?;
+        self.options()
+    }
+
+    /// Switches on acknowledgements and checks the version.
+    fn handshake(&mut self) -> Result<(), Fail> {
         let on = || Some(Sexp::sym("true"));
         let c = Command::SetOption("print-success".into(), on());
         self.send(&c)?;
@@ -399,6 +512,12 @@ impl Solver {
             }
         }
         self.version = version;
+        Ok(())
+    }
+
+    /// Models, unsat assumptions and the time limit.
+    fn options(&mut self) -> Result<(), Fail> {
+        let on = || Some(Sexp::sym("true"));
         self.expect_ack(&Command::SetOption("produce-models".into(), on()))?;
         self.expect_ack(&Command::SetOption(
             "produce-unsat-assumptions".into(),
@@ -505,6 +624,14 @@ impl Solver {
                 self.kill();
                 Err(Fail::Lost(Reason::Timeout))
             }
+            Answer::TooLong => {
+                self.note("vera: the solver's answer was too long; the solver was stopped");
+                self.kill();
+                Err(Fail::Err(SolverError::Protocol {
+                    expected: expected.to_string(),
+                    got: format!("an answer longer than {} bytes", crate::process::MAX_ANSWER),
+                }))
+            }
         }
     }
 
@@ -601,10 +728,13 @@ impl Solver {
             Command::DeclareEnum(n, ctors) => self.context.declare_enum(n.clone(), ctors.clone()),
             Command::DefineFun(f) => self.context.define((**f).clone()),
             Command::Push(n) => {
-                for _ in 0..*n {
-                    self.frames.push(Frame::default());
+                // `command` checked the count against MAX_SCOPES, which bounds the frames.
+                if self.context.push(*n as usize).is_ok() {
+                    for _ in 0..*n {
+                        let f = self.new_frame();
+                        self.frames.push(f);
+                    }
                 }
-                self.context.push(*n as usize);
                 return;
             }
             Command::Pop(n) => {
@@ -694,6 +824,7 @@ impl Solver {
                 let model = self.fetch_model(assumptions.unwrap_or(&[]))?;
                 if self.config.validate {
                     self.validate_model(&model, assumptions.unwrap_or(&[]))?;
+                    self.last_model = Some(model.clone());
                 }
                 self.model_ready = true;
                 let mut public = model;
@@ -701,12 +832,12 @@ impl Solver {
                 Ok(Outcome::Sat(public))
             }
             Some("unsat") => {
-                let Some(assumptions) = assumptions else {
-                    return Ok(Outcome::Unsat(Vec::new()));
+                let (core, core_lits) = match assumptions {
+                    Some(a) => self.fetch_core(a, lits)?,
+                    None => (Vec::new(), Vec::new()),
                 };
-                let (core, core_lits) = self.fetch_core(assumptions, lits)?;
-                if self.config.validate && !core.is_empty() {
-                    self.validate_core(&core, core_lits)?;
+                if self.config.validate {
+                    self.confirm_unsat(&core, &core_lits)?;
                 }
                 Ok(Outcome::Unsat(core))
             }
@@ -766,8 +897,9 @@ impl Solver {
     }
 
     fn validate_model(&self, model: &Model, assumptions: &[Term]) -> Result<(), Fail> {
+        let mut ev = Evaluator::new(model, &self.context);
         for t in self.assertions().chain(assumptions) {
-            let bad = match eval_bool(t, model, &self.context) {
+            let bad = match ev.eval_bool(t) {
                 Ok(true) => continue,
                 Ok(false) => print::term(t),
                 Err(e) => format!("{} (cannot be evaluated: {e})", print::term(t)),
@@ -822,8 +954,67 @@ impl Solver {
         Ok((core, core_lits))
     }
 
-    fn validate_core(&mut self, core: &[Term], core_lits: Vec<Term>) -> Result<(), Fail> {
-        let c = Command::CheckSatAssuming(core_lits);
+    /// Checks an unsat answer before it is reported: first against models vera can
+    /// evaluate itself (the last validated model, and every constant at a default
+    /// value), then by a re-check of the core in a separate solver process. An empty
+    /// core stands for the assertions alone and is re-checked with `(check-sat)`.
+    fn confirm_unsat(&mut self, core: &[Term], core_lits: &[Term]) -> Result<(), Fail> {
+        let transcript = self.transcript_path().map(Path::to_path_buf);
+        if let Some(witness) = self.refute(core_lits) {
+            self.note(&format!(
+                "vera: the unsat answer is wrong: every assertion and assumption of the \
+                 core holds in {witness}"
+            ));
+            return Err(Fail::Err(SolverError::InvalidCore {
+                core: core.to_vec(),
+                transcript,
+            }));
+        }
+        // The second process works on the core while this one re-checks it too.
+        let pending = self.start_recheck(core_lits);
+        if !core_lits.is_empty() {
+            if let Err(f) = self.recheck_here(core, core_lits) {
+                // Its answer is not needed: stop it rather than wait.
+                self.checker = None;
+                return Err(f);
+            }
+        }
+        let answer = pending.and_then(|c| self.finish_recheck(&c));
+        if let Some(p) = self
+            .checker
+            .as_ref()
+            .and_then(|c| c.solver.transcript_path())
+        {
+            let p = p.display().to_string();
+            self.note(&format!(
+                "vera: the core was re-checked in a separate process ({p})"
+            ));
+        }
+        match answer {
+            Ok(a) if a == "unsat" => Ok(()),
+            Ok(a) if a == "sat" => Err(Fail::Err(SolverError::InvalidCore {
+                core: core.to_vec(),
+                transcript,
+            })),
+            Ok(a) => Err(Fail::Err(SolverError::UnconfirmedCore {
+                core: core.to_vec(),
+                detail: format!("the re-check answered {a}"),
+                transcript,
+            })),
+            Err(e) => Err(Fail::Err(SolverError::UnconfirmedCore {
+                core: core.to_vec(),
+                detail: format!("the re-check failed: {e}"),
+                transcript,
+            })),
+        }
+    }
+
+    /// Re-checks a non-empty core on this process, as vera always has. It catches a
+    /// solver that cannot reproduce its own core, and it keeps this process's
+    /// sequence of queries (and so its later models, which recorded runs and reports
+    /// depend on) what it was before the re-check in a second process was added.
+    fn recheck_here(&mut self, core: &[Term], core_lits: &[Term]) -> Result<(), Fail> {
+        let c = Command::CheckSatAssuming(core_lits.to_vec());
         let ans = self.exchange(&c)?;
         match ans.as_symbol() {
             Some("unsat") => Ok(()),
@@ -832,6 +1023,193 @@ impl Solver {
                 transcript: self.transcript_path().map(Path::to_path_buf),
             })),
             _ => Err(self.reject(&c, &ans, "unsat")),
+        }
+    }
+
+    /// A model, described, in which every assertion in force and every core literal
+    /// holds, if vera can find one by evaluation alone.
+    fn refute(&self, core_lits: &[Term]) -> Option<&'static str> {
+        let mut candidates = Vec::with_capacity(2);
+        if let Some(m) = &self.last_model {
+            candidates.push((m.clone(), "the last model the solver gave"));
+        }
+        candidates.push((Model::new(), "the assignment of default values"));
+        for (mut m, what) in candidates {
+            for (n, sort) in self.context.consts() {
+                if m.get(n).is_none_or(|v| &v.sort() != sort) {
+                    m.insert(n.clone(), default_value(sort, &self.context)?);
+                }
+            }
+            // Assumptions that are Boolean constants can be made true directly.
+            for l in core_lits {
+                match l {
+                    Term::Var(n, Sort::Bool) => m.insert(n.clone(), Value::Bool(true)),
+                    Term::App(Op::Not, a) => {
+                        if let [Term::Var(n, Sort::Bool)] = a.as_slice() {
+                            m.insert(n.clone(), Value::Bool(false));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // vera's literals for compound assumptions take the value of what they name.
+            let mut named = Vec::new();
+            {
+                let mut ev = Evaluator::new(&m, &self.context);
+                for f in &self.frames {
+                    for (t, lit) in &f.literals {
+                        if let (Term::Var(n, _), Ok(v)) = (lit, ev.eval(t)) {
+                            named.push((n.clone(), v));
+                        }
+                    }
+                }
+            }
+            for (n, v) in named {
+                m.insert(n, v);
+            }
+            let mut ev = Evaluator::new(&m, &self.context);
+            let holds = self
+                .assertions()
+                .chain(core_lits)
+                .all(|t| matches!(ev.eval_bool(t), Ok(true)));
+            if holds {
+                return Some(what);
+            }
+        }
+        None
+    }
+
+    /// Starts a re-check of the assertions in force with the given literals assumed,
+    /// in the separate re-check process (started on first use and brought up to date
+    /// with the commands it has not seen): sends the check and returns it, without
+    /// waiting for the answer, so that this process can work meanwhile.
+    fn start_recheck(&mut self, lits: &[Term]) -> Result<Command, SolverError> {
+        let mut checker = match self.checker.take() {
+            Some(c) => c,
+            None => {
+                let mut config = self.config.clone();
+                config.validate = false;
+                config.program = Some(self.program.clone());
+                config.transcript = self.transcript_path().map(recheck_path);
+                Checker {
+                    solver: Box::new(Solver::start(&config)?),
+                    sync: Vec::new(),
+                }
+            }
+        };
+        let r = self
+            .sync_checker(&mut checker)
+            .and_then(|()| checker.solver.bare_send(lits));
+        if r.is_err() {
+            // Its state is unknown: start from a clean one next time.
+            checker.sync.clear();
+        }
+        self.checker = Some(checker);
+        r
+    }
+
+    /// The answer to the check [`Solver::start_recheck`] sent: `sat`, `unsat` or
+    /// `unknown` (with a reason when the process died or hung).
+    fn finish_recheck(&mut self, c: &Command) -> Result<String, SolverError> {
+        let Some(checker) = self.checker.as_mut() else {
+            return Err(SolverError::Unsupported(
+                "the re-check process is gone".into(),
+            ));
+        };
+        let r = checker.solver.bare_receive(c);
+        if r.is_err() {
+            checker.sync.clear();
+        }
+        r
+    }
+
+    /// Brings the re-check process to the state of this one: pops the scopes that
+    /// differ, then sends the missing commands and scopes.
+    ///
+    /// A scope of the re-check process stands for a frame of this session if it was
+    /// sent that frame (same id) or the same commands so far: per-query scopes are
+    /// popped and pushed again with the same content many times in a row (a core
+    /// minimization), and are then left in place instead of re-sent.
+    fn sync_checker(&self, ck: &mut Checker) -> Result<(), SolverError> {
+        let m = &self.frames;
+        let mirrors = |ck: &Checker, k: usize| -> bool {
+            let (id, sent) = ck.sync[k];
+            let f = &m[k];
+            sent <= f.commands.len()
+                && (id == f.id
+                    || ck
+                        .solver
+                        .frames
+                        .get(k)
+                        .is_some_and(|cf| cf.commands[..] == f.commands[..sent]))
+        };
+        let mut keep = 0;
+        while keep < ck.sync.len() && keep < m.len() && mirrors(ck, keep) {
+            let complete = ck.sync[keep].1 == m[keep].commands.len();
+            ck.sync[keep].0 = m[keep].id;
+            keep += 1;
+            // Commands are added to the top scope only: one that lacks some is the
+            // last that can stay.
+            if !complete {
+                break;
+            }
+        }
+        let c = &mut ck.sync;
+        if keep == 0 {
+            ck.solver.reset()?;
+            c.clear();
+            c.push((m[0].id, 0));
+        } else if c.len() > keep {
+            let n = u32::try_from(c.len() - keep).unwrap_or(u32::MAX);
+            ck.solver.command(&Command::Pop(n))?;
+            c.truncate(keep);
+        }
+        let mut level = c.len() - 1;
+        loop {
+            let frame = &m[level];
+            while c[level].1 < frame.commands.len() {
+                ck.solver.command(&frame.commands[c[level].1])?;
+                c[level].1 += 1;
+            }
+            level += 1;
+            if level >= m.len() {
+                return Ok(());
+            }
+            ck.solver.command(&Command::Push(1))?;
+            c.push((m[level].id, 0));
+        }
+    }
+
+    /// Sends a check whose answer is only read, not validated: `(check-sat)` for no
+    /// literals, else `(check-sat-assuming ...)`. [`Solver::bare_receive`] reads it.
+    fn bare_send(&mut self, lits: &[Term]) -> Result<Command, SolverError> {
+        self.model_ready = false;
+        self.ensure_running()?;
+        let c = if lits.is_empty() {
+            Command::CheckSat
+        } else {
+            Command::CheckSatAssuming(lits.to_vec())
+        };
+        match self.send(&c) {
+            // A process lost while sending shows in the answer.
+            Ok(()) | Err(Fail::Lost(_)) => Ok(c),
+            Err(Fail::Err(e)) => Err(e),
+        }
+    }
+
+    /// The answer to the check [`Solver::bare_send`] sent.
+    fn bare_receive(&mut self, c: &Command) -> Result<String, SolverError> {
+        let r = self
+            .receive(&format!("an answer to `{}`", c.name()))
+            .and_then(|ans| match ans.as_symbol() {
+                Some(a @ ("sat" | "unsat" | "unknown")) => Ok(a.to_string()),
+                _ => Err(self.reject(c, &ans, "sat, unsat or unknown")),
+            });
+        self.flush();
+        match r {
+            Ok(a) => Ok(a),
+            Err(Fail::Lost(reason)) => Ok(format!("unknown ({reason})")),
+            Err(Fail::Err(e)) => Err(e),
         }
     }
 
@@ -850,6 +1228,35 @@ impl Solver {
             },
         }
     }
+}
+
+/// The binaries that passed the start-up probe in this process, with their driver.
+fn probed() -> &'static Mutex<HashSet<(PathBuf, SolverKind)>> {
+    static PROBED: OnceLock<Mutex<HashSet<(PathBuf, SolverKind)>>> = OnceLock::new();
+    PROBED.get_or_init(Default::default)
+}
+
+/// A value of each sort, for the default assignment: `false`, `0`, the first
+/// constructor.
+fn default_value(sort: &Sort, ctx: &Context) -> Option<Value> {
+    Some(match sort {
+        Sort::Bool => Value::Bool(false),
+        Sort::Int => Value::Int(0.into()),
+        Sort::Real => Value::Real(num_rational::BigRational::from_integer(0.into())),
+        Sort::Enum(e) => match ctx.get(e) {
+            Some(Entry::EnumSort(ctors)) => Value::Enum(e.clone(), ctors.first()?.clone()),
+            _ => return None,
+        },
+    })
+}
+
+/// The transcript of the re-check process: `dir/stem.recheck.smt2`.
+fn recheck_path(main: &Path) -> PathBuf {
+    let stem = main
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "transcript".into());
+    main.with_file_name(format!("{stem}.recheck.smt2"))
 }
 
 impl Drop for Solver {

@@ -371,7 +371,12 @@ fn human_realizability(o: &mut String, r: &Realizability, text_of: &dyn Fn(&str)
 }
 
 fn witness_table(out: &mut String, w: &Witness, indent: &str) {
-    let width = w.iter().map(|a| a.variable.len()).max().unwrap_or(0);
+    let width = w
+        .iter()
+        .map(|a| a.variable.len())
+        .max()
+        .unwrap_or(0)
+        .min(40);
     for a in w {
         let unit = a
             .unit

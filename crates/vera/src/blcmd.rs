@@ -21,7 +21,7 @@ fn program(path: &Path) -> Result<Option<(bl::Program, SourceFile)>> {
     match bl::parse(&file) {
         Ok(p) => {
             let w = bl::warnings(&p, &file);
-            if !w.0.is_empty() {
+            if !w.is_empty() {
                 eprintln!("{w}");
             }
             Ok(Some((p, file)))
@@ -103,7 +103,13 @@ pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> Result
             None => bail!("`{o}` is not a binding of {}", path.display()),
         },
         None => {
-            let width = p.lets.iter().map(|l| l.name.len()).max().unwrap_or(0);
+            let width = p
+                .lets
+                .iter()
+                .map(|l| l.name.len())
+                .max()
+                .unwrap_or(0)
+                .min(40);
             for l in &p.lets {
                 if let Some(v) = values.get(&l.name) {
                     println!("{:width$} = {}", l.name, show(v));
@@ -198,6 +204,12 @@ pub fn consistency(
     }))
 }
 
+/// Text from input files (folder names, names in messages) with control characters
+/// escaped, for the terminal.
+fn esc(s: &str) -> String {
+    bl::diag::escape(s).into_owned()
+}
+
 fn batch(
     root: &Path,
     args: &ConsistencyArgs,
@@ -205,8 +217,16 @@ fn batch(
     solver: &SolverArgs,
     format: Format,
 ) -> Result<ExitCode> {
-    let cases =
+    let found =
         bl::batch::discover(root).with_context(|| format!("cannot read {}", root.display()))?;
+    let cases = found.cases;
+    for s in &found.skipped {
+        eprintln!(
+            "warning: skipped {}: {}",
+            esc(&s.path.display().to_string()),
+            esc(&s.reason)
+        );
+    }
     if cases.is_empty() {
         bail!(
             "no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)",
@@ -235,13 +255,21 @@ fn batch(
     let rows = bl::batch::summarize(&results);
     match format {
         Format::Json => {
-            let j = serde_json::json!({"schema": "vera.consistency-batch.v1", "root": root.display().to_string(), "seconds": seconds, "summary": rows, "cases": results});
+            let j = serde_json::json!({"schema": "vera.consistency-batch.v1", "root": root.display().to_string(), "seconds": seconds, "summary": rows, "cases": results, "skipped": found.skipped});
             println!("{}", serde_json::to_string_pretty(&j)?);
         }
         Format::Human => {
             let mut o = String::new();
-            let width = results.iter().map(|r| r.case.name.len()).max().unwrap_or(4);
-            for r in &results {
+            // Case and dataset names are folder names, and details quote input files:
+            // control characters in them are escaped.
+            let names: Vec<String> = results.iter().map(|r| esc(&r.case.name)).collect();
+            let width = names
+                .iter()
+                .map(|n| n.chars().count())
+                .max()
+                .unwrap_or(4)
+                .min(40);
+            for (r, name) in results.iter().zip(&names) {
                 let verdict = match (&r.verdict, &r.error) {
                     (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
                     (Some(Verdict::Inconsistent), _) => paint(Paint::Bad, "inconsistent"),
@@ -249,19 +277,21 @@ fn batch(
                     (Some(Verdict::Rejected), _) => paint(Paint::Warn, "rejected"),
                     (None, _) => paint(Paint::Warn, "error"),
                 };
-                let detail = match (&r.report, &r.error) {
-                    (Some(rep), _) if rep.verdict == Verdict::Inconsistent => rep
+                let detail = match (&r.report, &r.error, &r.reason) {
+                    (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => rep
                         .regions
                         .first()
                         .map(|g| format!("  e.g. {}", g.conditions.join(" and ")))
                         .unwrap_or_default(),
-                    (_, Some(e)) => format!("  {}", e.lines().next().unwrap_or("")),
+                    (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
+                    (_, _, Some(why)) => format!("  {why}"),
                     _ => String::new(),
                 };
                 let _ = writeln!(
                     o,
-                    "{:width$}  {verdict}  {:.2}s{detail}",
-                    r.case.name, r.seconds
+                    "{name:width$}  {verdict}  {:.2}s{}",
+                    r.seconds,
+                    esc(&detail)
                 );
             }
             let _ = writeln!(
@@ -273,7 +303,7 @@ fn batch(
                 let _ = writeln!(
                     o,
                     "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
-                    s.dataset,
+                    esc(&s.dataset),
                     s.cases,
                     s.consistent,
                     s.inconsistent,

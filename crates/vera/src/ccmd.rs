@@ -51,6 +51,11 @@ pub fn segments(path: &Path, format: Format) -> Result<ExitCode> {
                     let _ = write!(o, "; depends on {}", deps.join(", "));
                 }
                 let _ = writeln!(o);
+                let _ = write!(
+                    o,
+                    "{}",
+                    callees("  ", &s.called_by_contract, &s.called_with_body)
+                );
                 if !s.functions.is_empty() {
                     for p in acsl::points_of_interest(&file, s) {
                         let what = match p.kind {
@@ -72,6 +77,26 @@ pub fn segments(path: &Path, format: Format) -> Result<ExitCode> {
     Ok(ExitCode::from(EXIT_OK))
 }
 
+/// The lines that say how a segment's harness uses the functions it calls.
+fn callees(indent: &str, by_contract: &[String], with_body: &[String]) -> String {
+    let mut o = String::new();
+    if !by_contract.is_empty() {
+        let _ = writeln!(
+            o,
+            "{indent}callees used through their contracts: {}",
+            by_contract.join(", ")
+        );
+    }
+    if !with_body.is_empty() {
+        let _ = writeln!(
+            o,
+            "{indent}callees included with their bodies (no contract or no assigns clause; a call may assign anything): {}",
+            with_body.join(", ")
+        );
+    }
+    o
+}
+
 fn verdict_word(v: &Verdict) -> String {
     match v {
         Verdict::Proved { goals } => paint(Paint::Good, &format!("proved ({goals} goals)")),
@@ -80,6 +105,10 @@ fn verdict_word(v: &Verdict) -> String {
             &format!("not proved ({unproved} of {goals} goals open)"),
         ),
         Verdict::NoGoals => paint(Paint::Warn, "no goals (nothing was checked)"),
+        Verdict::Unreadable { reason } => paint(
+            Paint::Bad,
+            &format!("not proved: WP's output does not add up ({reason})"),
+        ),
         Verdict::Inconsistent {
             failed_smoke_tests, ..
         } => paint(
@@ -128,12 +157,12 @@ pub fn verify(path: &Path, wp: &WpArgs, format: Format) -> Result<ExitCode> {
                     s.functions.join(", "),
                     verdict_word(&s.run.verdict)
                 );
-                for p in s
-                    .run
-                    .properties
-                    .iter()
-                    .filter(|p| !matches!(p.status, acsl::wp::PropertyStatus::Valid))
-                {
+                let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
+                // Properties of the callees in the harness are not checked there.
+                for p in s.run.properties.iter().filter(|p| {
+                    !matches!(p.status, acsl::wp::PropertyStatus::Valid)
+                        && s.functions.contains(&p.function)
+                }) {
                     let _ = writeln!(
                         o,
                         "    line {}: {} `{}` in {}: {:?}",
@@ -159,7 +188,7 @@ pub fn verify(path: &Path, wp: &WpArgs, format: Format) -> Result<ExitCode> {
     Ok(ExitCode::from(match report.verdict {
         Verdict::Proved { .. } => EXIT_OK,
         Verdict::NotProved { .. } | Verdict::Inconsistent { .. } => EXIT_FINDINGS,
-        Verdict::NoGoals => EXIT_ERROR,
+        Verdict::NoGoals | Verdict::Unreadable { .. } => EXIT_ERROR,
     }))
 }
 
@@ -205,6 +234,24 @@ pub fn strength(
                 report.generated, report.considered, report.killed, report.survived, report.equivalent, report.not_compiling, report.rejected
             );
             let _ = writeln!(o, "original: {}", verdict_word(&report.baseline));
+            if !report.baseline_open.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "  not proved in the original (mutants are not killed by these):"
+                );
+                for p in &report.baseline_open {
+                    let _ = writeln!(
+                        o,
+                        "    line {}: {} `{}` in {}: {:?}",
+                        p.line, p.kind, p.text, p.function, p.status
+                    );
+                }
+                let _ = writeln!(
+                    o,
+                    "    goals: {}",
+                    report.baseline_unproved_goals.join(", ")
+                );
+            }
             for m in report
                 .mutants
                 .iter()
@@ -268,13 +315,6 @@ pub struct SynthArgs {
     pub output: crate::cli::OutputArgs,
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 /// `vera c synth FILE`
 pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
     use pipeline::csynth;
@@ -285,17 +325,15 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         .out
         .clone()
         .unwrap_or_else(|| a.file.with_extension("synth.c"));
-    if same_file(&out, &a.file) {
-        eprintln!(
-            "error: the output must not be the input file ({})",
-            out.display()
-        );
-        return Ok(ExitCode::from(EXIT_ERROR));
-    }
     let report_path = a
         .report
         .clone()
         .unwrap_or_else(|| out.with_extension("json"));
+    // Checked before the (long) synthesis: never an input (by identity), never an
+    // existing file without --force.
+    safefile::register_input(&a.file);
+    safefile::check_output(&out, crate::files::force())?;
+    safefile::check_output(&report_path, crate::files::force())?;
     let reference = match &a.reference {
         Some(p) => match parse(p)? {
             Some(f) => Some(f),
@@ -334,8 +372,7 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_ERROR));
         }
     };
-    std::fs::write(&out, &outcome.text)
-        .with_context(|| format!("cannot write {}", out.display()))?;
+    safefile::write_atomic(&out, outcome.text.as_bytes(), crate::files::force())?;
     let recall = match reference {
         Some(r) => {
             let mut synthesized = acsl::parse_c(outcome.text.as_str())
@@ -358,8 +395,11 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         "report": r,
         "recall": recall,
     });
-    std::fs::write(&report_path, serde_json::to_string_pretty(&json)?)
-        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    safefile::write_atomic(
+        &report_path,
+        serde_json::to_string_pretty(&json)?.as_bytes(),
+        crate::files::force(),
+    )?;
     match a.output.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&json)?),
         Format::Human => {

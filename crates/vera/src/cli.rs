@@ -285,10 +285,15 @@ pub enum Command {
         /// Repair turns after the first attempt.
         #[arg(long, default_value_t = 5)]
         retries: usize,
-        /// Only these requirement ids (comma-separated).
+        /// Only these requirement ids (comma-separated). Requirements that already have a
+        /// formula are kept as they are unless named in --reformalize.
         #[arg(long)]
         only: Option<String>,
-        /// Worked examples taken from already formalized requirements not being formalized.
+        /// Formalize these ids again although they have a formula (comma-separated).
+        #[arg(long, value_name = "IDS")]
+        reformalize: Option<String>,
+        /// Worked examples taken from requirements whose formula a person wrote or
+        /// accepted (`origin = "model"` formulas need `accepted = true`).
         #[arg(long, default_value_t = 2)]
         examples: usize,
         #[command(flatten)]
@@ -431,8 +436,12 @@ pub struct WpArgs {
     /// Also prove run-time-error guards (-wp-rte).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub rte: bool,
-    /// Run smoke tests (dead code, inconsistent preconditions); several times slower.
-    #[arg(long)]
+    /// Do not run WP's smoke tests (dead code, contradictory preconditions). They
+    /// run by default; without them a vacuous proof is reported as proved.
+    #[arg(long, conflicts_with = "smoke_tests")]
+    pub no_smoke_tests: bool,
+    /// Run smoke tests: the default, accepted for older scripts.
+    #[arg(long, hide = true)]
     pub smoke_tests: bool,
     /// Parallel Frama-C processes.
     #[arg(long, short = 'j')]
@@ -452,7 +461,7 @@ impl WpArgs {
             prover: self.prover.clone(),
             timeout: self.wp_timeout,
             rte: self.rte,
-            smoke_tests: self.smoke_tests,
+            smoke_tests: !self.no_smoke_tests,
             ..Default::default()
         };
         if let Some(j) = self.jobs.filter(|j| *j > 0) {
@@ -755,6 +764,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             batch,
             retries,
             only,
+            reformalize,
             examples,
             llm,
             solver,
@@ -768,6 +778,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 batch,
                 retries,
                 only,
+                reformalize,
                 examples,
             },
             &llm,

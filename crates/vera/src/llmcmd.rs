@@ -14,12 +14,18 @@ pub struct LlmArgs {
     /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
     #[arg(long = "llm-config", default_value = "vera.toml")]
     pub llm_config: PathBuf,
-    /// Append every exchange to this cassette (JSON lines).
+    /// Record every exchange in this cassette (JSON lines; a new file unless --force,
+    /// which adds to it).
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Answer only from this cassette; no model is called.
-    #[arg(long, conflicts_with = "record")]
+    #[arg(long)]
     pub replay: Option<PathBuf>,
+    /// With --replay: ask the model for the requests the cassette does not hold instead
+    /// of failing. With --record, this re-records a cassette after a change that alters
+    /// some requests, asking the model only for those.
+    #[arg(long, requires = "replay")]
+    pub replay_then_live: bool,
     /// Do not read or write the LLM cache.
     #[arg(long)]
     pub no_cache: bool,
@@ -44,9 +50,15 @@ impl LlmArgs {
             cfg.record = Some(r.clone());
         }
         cfg.record_append = crate::files::force();
+        if self.replay.is_some() && self.record.is_some() && !self.replay_then_live {
+            anyhow::bail!("--replay answers only from the cassette: nothing new to --record (add --replay-then-live to re-record)");
+        }
         if let Some(r) = &self.replay {
             cfg.replay = Some(r.clone());
-            cfg.record = None;
+            if !self.replay_then_live {
+                cfg.record = None;
+            }
+            cfg.replay_then_live = self.replay_then_live;
         }
         if self.no_cache {
             cfg.cache_mode = llm::CacheMode::Off;

@@ -155,6 +155,7 @@ pub struct FormalizeArgs {
     pub batch: bool,
     pub retries: usize,
     pub only: Option<String>,
+    pub reformalize: Option<String>,
     pub examples: usize,
 }
 
@@ -197,6 +198,7 @@ pub fn formalize(
         },
         max_retries: a.retries,
         only: ids(&a.only),
+        reformalize: ids(&a.reformalize).unwrap_or_default(),
         examples: a.examples,
         ..Default::default()
     };
@@ -253,6 +255,13 @@ pub fn formalize(
             );
             if !report.failed.is_empty() {
                 let _ = writeln!(o, "not formalized: {}", report.failed.join(", "));
+            }
+            if !report.kept.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "kept as written ({} already had a formula; --reformalize IDS to ask again)",
+                    report.kept.len()
+                );
             }
             print!("{o}");
             print_accounting(&client);

@@ -3,7 +3,9 @@
 //! `check` runs a script's commands through one solver session. Every assertion gets
 //! an assumption literal (`vera!a<line>`), so an unsat answer comes with the lines of
 //! the assertions in the core; the solver driver re-checks that core and re-evaluates
-//! every model before either is printed.
+//! every model before either is printed. `reset` and `reset-assertions` follow SMT-LIB
+//! (the latter keeps the logic and forgets declarations); `:global-declarations true`
+//! is refused with its location.
 
 use crate::cli::{Format, SolverArgs};
 use crate::output::{excerpt, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
@@ -160,10 +162,10 @@ fn run_parallel(files: &[PathBuf], config: &SolverConfig, jobs: usize) -> Vec<Fi
 
 fn check_file(path: &Path, config: &SolverConfig) -> FileReport {
     let mut report = FileReport::new(path);
-    let text = match std::fs::read_to_string(path) {
+    let text = match safefile::read_text(path) {
         Ok(t) => t,
         Err(e) => {
-            report.error = Some(format!("cannot read {}: {e}", path.display()));
+            report.error = Some(e.to_string());
             return report;
         }
     };
@@ -179,10 +181,32 @@ fn check_file(path: &Path, config: &SolverConfig) -> FileReport {
         report.notes.push(file.locate(w).to_string());
     }
     report.expected = script.status().map(str::to_string);
+    if let Some(d) = unsupported(&script) {
+        report.error = Some(file.locate(&d).to_string());
+        return report;
+    }
     if let Err(e) = run_script(&script, &file, config, &mut report) {
         report.error = Some(e.to_string());
     }
     report
+}
+
+/// A command the session cannot carry out faithfully, located.
+fn unsupported(script: &Script) -> Option<logic::Diagnostic> {
+    script.commands.iter().find_map(|c| match &c.command {
+        Command::SetOption(k, Some(v))
+            if k == "global-declarations" && v.as_symbol() == Some("true") =>
+        {
+            Some(
+                logic::Diagnostic::error(
+                    c.span,
+                    "`:global-declarations true` is not supported by `vera smt check`",
+                )
+                .with_hint("declare the symbols again after pop and reset-assertions"),
+            )
+        }
+        _ => None,
+    })
 }
 
 /// Assertion literals in scope, one frame per `push`.
@@ -194,6 +218,11 @@ struct Tracker {
 impl Tracker {
     fn active(&self) -> Vec<Term> {
         self.frames.iter().flatten().cloned().collect()
+    }
+
+    /// Forgets every scope and literal, as `reset` and `reset-assertions` do.
+    fn clear(&mut self) {
+        self.frames = vec![Vec::new()];
     }
 }
 
@@ -227,17 +256,27 @@ fn run_script(
                     .insert(name.as_str().into(), (line, excerpt(&print::term(t), 100)));
                 tracker.frames.last_mut().expect("base frame").push(lit);
             }
+            // The parser bounds the count (logic::context::MAX_SCOPES).
             Command::Push(n) => {
-                for _ in 0..*n {
-                    solver.push()?;
-                    tracker.frames.push(Vec::new());
-                }
+                solver.command(&c.command)?;
+                tracker
+                    .frames
+                    .extend(std::iter::repeat_with(Vec::new).take(*n as usize));
             }
             Command::Pop(n) => {
-                for _ in 0..*n {
-                    solver.pop()?;
-                    tracker.frames.pop();
-                }
+                solver.command(&c.command)?;
+                let keep = tracker.frames.len().saturating_sub(*n as usize).max(1);
+                tracker.frames.truncate(keep);
+            }
+            Command::ResetAssertions => {
+                solver.reset_assertions()?;
+                tracker.clear();
+                last_sat = false;
+            }
+            Command::Reset => {
+                solver.reset()?;
+                tracker.clear();
+                last_sat = false;
             }
             Command::CheckSat | Command::CheckSatAssuming(_) => {
                 let mut lits = tracker.active();
@@ -248,7 +287,7 @@ fn run_script(
                 last_sat = matches!(outcome, Outcome::Sat(_));
                 report
                     .checks
-                    .push(describe(line, outcome, &tracker, script));
+                    .push(describe(line, outcome, &tracker, solver.context()));
             }
             Command::GetValue(ts) => {
                 if !last_sat {
@@ -274,13 +313,22 @@ fn run_script(
             )),
         }
     }
-    if report.checks.is_empty() {
-        report.notes.push("the file has no check-sat".into());
+    if report.checks.is_empty() && report.error.is_none() {
+        // Nothing was decided: never a pass.
+        report.error = Some(format!(
+            "nothing to check: {} has no check-sat",
+            report.file
+        ));
     }
     Ok(())
 }
 
-fn describe(line: usize, outcome: Outcome, tracker: &Tracker, script: &Script) -> CheckReport {
+fn describe(
+    line: usize,
+    outcome: Outcome,
+    tracker: &Tracker,
+    context: &logic::Context,
+) -> CheckReport {
     let mut r = CheckReport {
         line,
         answer: "unknown",
@@ -292,8 +340,9 @@ fn describe(line: usize, outcome: Outcome, tracker: &Tracker, script: &Script) -
     match outcome {
         Outcome::Sat(model) => {
             r.answer = "sat";
-            // Declared constants in declaration order, without vera's own literals.
-            for (name, _) in script.context.consts() {
+            // Declared constants in scope, in declaration order, without vera's own
+            // literals.
+            for (name, _) in context.consts() {
                 if name.starts_with(logic::context::INTERNAL_PREFIX) {
                     continue;
                 }
@@ -350,9 +399,12 @@ fn print_human(reports: &[FileReport], many: bool) {
                 .unwrap_or_default();
             println!("{}:{}: {}{}", r.file, c.line, c.answer, reason);
             if !many {
-                let width = c.model.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+                // Padded by hand: a width of 65,536 or more makes `format!` panic.
+                let chars = |n: &str| n.chars().count();
+                let width = c.model.iter().map(|(n, _)| chars(n)).max().unwrap_or(0);
                 for (n, v) in &c.model {
-                    println!("  {n:width$} = {v}");
+                    let pad = " ".repeat(width - chars(n));
+                    println!("  {n}{pad} = {v}");
                 }
                 if !c.core.is_empty() {
                     println!("  unsat core ({} assertion(s)):", c.core.len());

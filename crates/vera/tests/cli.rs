@@ -245,3 +245,474 @@ fn consistency_batch_over_the_cra_data() {
     );
     assert!(out.contains("unknown output `final_tax`"), "{out}");
 }
+
+/// `vera c SUBCOMMAND FILE ...` on a file of crates/acsl/tests/c/soundness with a
+/// fresh cache directory (real Frama-C/WP).
+fn vera_c(sub: &str, file: &str, extra: &[&str], cache: &Path) -> (i32, String, String) {
+    let path = format!("crates/acsl/tests/c/soundness/{file}");
+    let cache = cache.display().to_string();
+    let mut args = vec!["c", sub, path.as_str(), "--cache-dir", cache.as_str()];
+    args.extend_from_slice(extra);
+    vera(&args)
+}
+
+#[test]
+fn c_verify_does_not_prove_a_caller_through_a_callee_without_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = vera_c("verify", "callee_no_contract.c", &[], dir.path());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("not proved"), "{out}");
+    assert!(
+        out.contains("callees included with their bodies") && out.contains(": set"),
+        "{out}"
+    );
+    let (code, out, err) = vera_c(
+        "verify",
+        "callee_no_contract.c",
+        &["--format", "json"],
+        dir.path(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["report"]["verdict"]["verdict"], "not_proved");
+    let f = v["report"]["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["functions"] == serde_json::json!(["f"]))
+        .unwrap();
+    assert_eq!(f["with_body"], serde_json::json!(["set"]));
+    assert_eq!(f["assumed"], serde_json::json!([]));
+
+    let (code, out, err) = vera(&[
+        "c",
+        "segments",
+        "crates/acsl/tests/c/soundness/callee_kinds.c",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("callees included with their bodies (no contract or no assigns clause; a call may assign anything): set_spec"),
+        "{out}"
+    );
+    assert!(
+        out.contains("callees used through their contracts: reset"),
+        "{out}"
+    );
+}
+
+#[test]
+fn c_verify_runs_smoke_tests_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = vera_c("verify", "vacuous.c", &[], dir.path());
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("vacuous: smoke tests failed"), "{out}");
+    assert!(!out.contains(": proved"), "{out}");
+    let (code, out, err) = vera_c("verify", "vacuous.c", &["--no-smoke-tests"], dir.path());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(": proved"), "{out}");
+}
+
+// ------------------------------------------------------------------ consistency (bl)
+//
+// `vera consistency` on hand-made cases in temporary folders, with both solvers.
+
+/// Positive integers with a³ + b³ = c³: none exist, and no solver can show it, so a
+/// query that needs this answers unknown at a short time limit, deterministically.
+const BL_FERMAT_NL: &str = "(declare-const x Real)\n(declare-const a Int)\n(declare-const b Int)\n(declare-const c Int)\n(declare-const out Real)\n(assert (and (> a 0) (> b 0) (> c 0) (= (+ (* a a a) (* b b b)) (* c c c))))\n(assert (= out (* 1.0 x)))\n";
+const BL_PLAIN_NL: &str =
+    "(declare-const x Real)\n(declare-const out Real)\n(assert (= out (* 1.0 x)))\n";
+const BL_PROG: &str = "let x = <input>\nlet fee = x\n";
+const BL_BOUNDS: &str = r#"[ {"type": "outputs", "variables": ["out", "fee"]},
+  {"type": "equals", "variables": ["nl.x", "bl.x"]} ]"#;
+
+fn bl_case(dir: &Path, name: &str, nl: &str) -> PathBuf {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("nl.smt2"), nl).unwrap();
+    std::fs::write(d.join("prog.bl"), BL_PROG).unwrap();
+    std::fs::write(d.join("bounds.json"), BL_BOUNDS).unwrap();
+    d
+}
+
+/// The formalization has no solution at all, which no solver can prove: the totality
+/// and no-assignment checks answer unknown, and the verdict must be unknown (exit 2)
+/// with the checks named, not `[Consistent]`.
+#[test]
+fn consistency_unknown_diagnostic_is_not_a_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = bl_case(tmp.path(), "fermat", BL_FERMAT_NL);
+    let p = |f: &str| d.join(f).display().to_string();
+    for solver in ["z3", "cvc5"] {
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--solver",
+            solver,
+            "--timeout",
+            "0.5",
+            "--nl",
+            &p("nl.smt2"),
+            "--impl",
+            &p("prog.bl"),
+            "--bounds",
+            &p("bounds.json"),
+        ]);
+        assert_eq!(code, 2, "{solver}: {out}{err}");
+        assert!(out.contains("[Unknown]"), "{solver}: {out}");
+        assert!(!out.contains("[Consistent]"), "{solver}: {out}");
+        assert!(out.contains("totality check"), "{solver}: {out}");
+        assert!(out.contains("time limit"), "{solver}: {out}");
+    }
+}
+
+/// In a batch the same case is an unknown row with its reason, counted as unknown in
+/// the dataset's summary; the batch exits 2.
+#[test]
+fn consistency_batch_unknown_case_is_an_unknown_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    bl_case(&root, "fermat", BL_FERMAT_NL);
+    bl_case(&root, "plain", BL_PLAIN_NL);
+    let root = root.display().to_string();
+    for solver in ["z3", "cvc5"] {
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--solver",
+            solver,
+            "--timeout",
+            "0.5",
+            "--batch",
+            &root,
+        ]);
+        assert_eq!(code, 2, "{solver}: {out}{err}");
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("fermat"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(row.contains("unknown"), "{solver}: {row}");
+        assert!(row.contains("totality check"), "{solver}: {row}");
+        let plain = out.lines().find(|l| l.starts_with("plain")).unwrap();
+        assert!(plain.contains("consistent"), "{solver}: {plain}");
+        assert!(
+            out.contains("set              2          1            0        1        0      0"),
+            "{solver}: {out}"
+        );
+        let (code, json, _) = vera(&[
+            "consistency",
+            "--solver",
+            solver,
+            "--timeout",
+            "0.5",
+            "--batch",
+            &root,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 2);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["summary"][0]["unknown"], 1, "{json}");
+        assert_eq!(v["cases"][0]["verdict"], "unknown", "{json}");
+        assert!(
+            v["cases"][0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("totality check"),
+            "{json}"
+        );
+    }
+}
+
+/// A symbolic link cycle under a batch folder (`DIR/plain/loop -> ..`) is not followed:
+/// the case is checked once and the link is reported as skipped.
+#[cfg(unix)]
+#[test]
+fn consistency_batch_does_not_follow_a_symlink_cycle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    let d = bl_case(&root, "plain", BL_PLAIN_NL);
+    std::os::unix::fs::symlink("..", d.join("loop")).unwrap();
+    let (code, out, err) = vera(&["consistency", "--batch", &root.display().to_string()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\n1 cases in"), "{out}");
+    assert!(err.contains("skipped"), "{err}");
+    assert!(err.contains("loop: symbolic link to a folder"), "{err}");
+}
+
+/// A 1,600-row nested rule on one line (about 1 MB) passes the nesting limit: the error
+/// names file:line:col and shows a short excerpt, not the line.
+#[test]
+fn bl_check_of_a_deeply_nested_rule_prints_a_short_located_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pad: String = (0..60).map(|k| format!(" + {k}.5 * 0")).collect();
+    let mut text = String::from("let income = <input>\nlet tax = ");
+    for i in 0..1_600 {
+        text.push_str(&format!(
+            "if income <= {i}000.25 then {i}.5 * income{pad} else "
+        ));
+    }
+    text.push_str("0\n");
+    let path = tmp.path().join("rule.bl");
+    std::fs::write(&path, &text).unwrap();
+    let (code, out, err) = vera(&["bl", "check", &path.display().to_string()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.len() < 2_000, "{} bytes on stderr", err.len());
+    assert!(err.contains("rule.bl:2:"), "{err}");
+    assert!(err.contains("nested more than 1000 levels"), "{err}");
+}
+
+/// Folder names and names in input files reach the terminal with control characters
+/// escaped: no escape sequence, and no forged report line.
+#[cfg(unix)]
+#[test]
+fn consistency_output_escapes_control_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    bl_case(&root, "ok\u{1b}[2J\n[Consistent] forged row", BL_PLAIN_NL);
+    let d = bl_case(
+        &root,
+        "named",
+        "(declare-const x Real)\n(declare-const |z\n[Consistent] forged \u{1b}[31mred| Real)\n(declare-const out Real)\n(assert (= out (* 1.0 x)))\n",
+    );
+    let (_, out, err) = vera(&["consistency", "--batch", &root.display().to_string()]);
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(
+        !out.lines().any(|l| l.starts_with("[Consistent] forged")),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok\\u{1b}[2J\\n[Consistent] forged row"),
+        "{out}{err}"
+    );
+    let p = |f: &str| d.join(f).display().to_string();
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &p("nl.smt2"),
+        "--impl",
+        &p("prog.bl"),
+        "--bounds",
+        &p("bounds.json"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(
+        !out.lines().any(|l| l.starts_with("[Consistent] forged")),
+        "{out}"
+    );
+    assert!(
+        out.contains("z\\n[Consistent] forged \\u{1b}[31mred"),
+        "{out}"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// `vera smt check` on hostile and tricky scripts, compared with the solvers run
+// directly where they agree.
+// ---------------------------------------------------------------------------------
+
+/// Runs vera with extra environment variables.
+fn vera_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root())
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The answers of `vera smt check --format json` on one file.
+fn smt_answers(solver: &str, file: &Path) -> Vec<String> {
+    let (code, out, err) = vera(&[
+        "smt",
+        "check",
+        "--solver",
+        solver,
+        "--format",
+        "json",
+        file.to_str().unwrap(),
+    ]);
+    assert!(
+        code == 0 || code == 1,
+        "{solver}: exit {code}\n{out}\n{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["files"][0]["error"].is_null(), "{solver}: {out}");
+    v["files"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["answer"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The check-sat answers of the solver run directly on the file.
+fn direct_answers(solver: &str, file: &Path) -> Vec<String> {
+    let mut cmd = Command::new(solver);
+    if solver == "cvc5" {
+        cmd.args(["--incremental", "--quiet"]);
+    }
+    let out = cmd.arg(file).output().expect("solver runs");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| matches!(*l, "sat" | "unsat" | "unknown"))
+        .map(str::to_string)
+        .collect()
+}
+
+fn smt_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+#[test]
+fn smt_reset_assertions_and_reset_agree_with_z3_and_cvc5() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(
+        dir.path(),
+        "resets.smt2",
+        "(set-logic QF_LIA)\n(declare-const x Int)\n(assert (> x 0))\n(push 1)\n\
+         (assert (< x 0))\n(check-sat)\n(reset-assertions)\n(declare-const y Int)\n\
+         (assert (> y 5))\n(check-sat)\n(reset)\n(set-logic QF_LRA)\n\
+         (declare-const x Real)\n(assert (< x 0.5))\n(check-sat)\n",
+    );
+    for solver in ["z3", "cvc5"] {
+        assert_eq!(
+            direct_answers(solver, &f),
+            ["unsat", "sat", "sat"],
+            "{solver}"
+        );
+        assert_eq!(smt_answers(solver, &f), ["unsat", "sat", "sat"], "{solver}");
+    }
+}
+
+#[test]
+fn smt_reset_assertions_forgets_declarations_as_cvc5_does() {
+    // SMT-LIB: without :global-declarations, reset-assertions removes declarations;
+    // cvc5 follows it (z3 keeps them, and rejects the new declaration of x).
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(
+        dir.path(),
+        "redeclare.smt2",
+        "(declare-const x Int)\n(assert (> x 0))\n(assert (< x 0))\n(check-sat)\n\
+         (reset-assertions)\n(declare-const x Int)\n(assert (= x 3))\n(check-sat)\n",
+    );
+    assert_eq!(direct_answers("cvc5", &f), ["unsat", "sat"]);
+    for solver in ["z3", "cvc5"] {
+        assert_eq!(smt_answers(solver, &f), ["unsat", "sat"], "{solver}");
+    }
+    // Using x after reset-assertions without declaring it again is an error, located.
+    let g = smt_file(
+        dir.path(),
+        "stale.smt2",
+        "(declare-const x Int)\n(assert (> x 0))\n(assert (< x 0))\n\
+         (reset-assertions)\n(assert (> x 5))\n(check-sat)\n",
+    );
+    let (code, out, err) = vera(&["smt", "check", g.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("stale.smt2:5:12: error: undeclared symbol `x`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn smt_global_declarations_are_refused_with_a_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(
+        dir.path(),
+        "global.smt2",
+        "(set-option :global-declarations true)\n(declare-const x Int)\n(check-sat)\n",
+    );
+    let (code, out, err) = vera(&["smt", "check", f.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("global.smt2:1:1: error:") && err.contains(":global-declarations"),
+        "{err}"
+    );
+}
+
+#[test]
+fn smt_doubling_definition_chain_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("(declare-const x Int)\n(define-fun f1 () Int (+ x x))\n");
+    for i in 2..=60 {
+        text.push_str(&format!(
+            "(define-fun f{i} () Int (+ f{} f{}))\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    text.push_str("(assert (> f60 0))\n(check-sat)\n");
+    let f = smt_file(dir.path(), "chain.smt2", &text);
+    let t = std::time::Instant::now();
+    assert_eq!(smt_answers("z3", &f), ["sat"]);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn smt_huge_push_is_a_located_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = smt_file(dir.path(), "push.smt2", "(push 1000000000)\n(check-sat)\n");
+    let t = std::time::Instant::now();
+    let (code, out, err) = vera(&["smt", "check", f.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("push.smt2:1:7: error:"), "{err}");
+    assert!(err.contains("10000 open scopes"), "{err}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn smt_model_with_a_70000_character_name_is_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "v".repeat(70_000);
+    let f = smt_file(
+        dir.path(),
+        "long.smt2",
+        &format!("(declare-const {name} Int)\n(declare-const y Int)\n(assert (= {name} (+ y 1) 8))\n(check-sat)\n"),
+    );
+    let (code, out, err) = vera(&["smt", "check", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("  {name} = 8\n")), "{}", out.len());
+    assert!(out.contains(&format!("  y{} = 7\n", " ".repeat(70_000 - 1))));
+}
+
+#[test]
+fn smt_solver_lying_with_an_empty_core_is_an_error() {
+    let liar = root().join("crates/solver/tests/fixtures/lie-empty-core.py");
+    let (code, out, err) = vera_env(
+        &["smt", "check", "examples/smt/pump-ok.smt2"],
+        &[("VERA_Z3", liar.to_str().unwrap())],
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(!out.contains("unsat"), "{out}");
+    assert!(err.contains("the solver's unsat answer is wrong"), "{err}");
+}
+
+#[test]
+fn smt_solver_answering_sat_to_everything_is_refused() {
+    for (solver, var) in [("z3", "VERA_Z3"), ("cvc5", "VERA_CVC5")] {
+        let fake = root().join("crates/solver/tests/fixtures/sat-to-everything.sh");
+        let (code, out, err) = vera_env(
+            &[
+                "smt",
+                "check",
+                "--solver",
+                solver,
+                "examples/smt/pump-limits.smt2",
+            ],
+            &[(var, fake.to_str().unwrap())],
+        );
+        assert_eq!(code, 2, "{solver}: {out}{err}");
+        assert!(err.contains("trivially unsat"), "{solver}: {err}");
+    }
+}

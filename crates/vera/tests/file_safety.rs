@@ -111,9 +111,10 @@ fn existing_transcript_needs_force_and_a_finished_one_is_complete() {
     let text = std::fs::read_to_string(&t).unwrap();
     assert!(text.contains("(check-sat"), "{text}");
     assert!(!text.contains("cut here"), "{text}");
+    // The transcript, and the one of the process that re-checks unsat answers.
     assert_eq!(
         names(dir.path()),
-        ["h.toml", "t.smt2"],
+        ["h.toml", "t.recheck.smt2", "t.smt2"],
         "no temporary file left"
     );
 }
@@ -150,7 +151,9 @@ fn formalize_output_through_a_hard_link_to_its_input_is_refused_with_force() {
             "formalize",
             "h.toml",
             "--only",
-            "R-AIR-1",
+            "R-AIR-1,R-AIR-2,R-TEMP-1,R-TEMP-2,R-BF-4",
+            "--reformalize",
+            "R-AIR-1,R-AIR-2,R-TEMP-1,R-TEMP-2,R-BF-4",
             "-o",
             "out.toml",
             "--force",

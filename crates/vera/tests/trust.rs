@@ -424,3 +424,29 @@ fn req7_req8_style_pair_is_a_conflict_for_some_inputs_not_two_vacuities() {
     assert!(out.contains("it clashes with REQ8"), "{out}");
     assert!(out.contains("it clashes with REQ7"), "{out}");
 }
+
+#[test]
+fn smt_files_with_nothing_to_check_or_no_end_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.smt2");
+    std::fs::write(&empty, "").unwrap();
+    let decls = dir.path().join("decls.smt2");
+    std::fs::write(&decls, "(declare-const x Int)\n(assert (> x 1))\n").unwrap();
+    for f in [&empty, &decls] {
+        let (code, out, err) = vera(&["smt", "check", f.to_str().unwrap()]);
+        assert_eq!(code, 2, "{out}\n{err}");
+        assert!(
+            format!("{out}{err}").contains("nothing to check"),
+            "{out}\n{err}"
+        );
+    }
+    // A device that never ends is read up to the input limit, then refused.
+    let start = std::time::Instant::now();
+    let (code, out, err) = vera(&["smt", "check", "/dev/zero"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        format!("{out}{err}").contains("larger than"),
+        "{out}\n{err}"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+}

@@ -82,24 +82,67 @@ fn number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<BigRational>,
         .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a number")))
 }
 
-/// Reads a JSON number (with optional exponent) or `n/d` exactly.
+/// Largest accepted decimal exponent in a bounds number (`1e400`).
+pub const MAX_EXPONENT: u32 = 400;
+
+/// Reads a JSON number (with optional exponent, at most [`MAX_EXPONENT`] in size) or
+/// `n/d` exactly.
 fn json_number(t: &str) -> Option<BigRational> {
     let t = t.trim();
     let (mant, exp) = match t.find(['e', 'E']) {
         Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
         None => (t, 0),
     };
+    if exp.unsigned_abs() > MAX_EXPONENT {
+        return None;
+    }
     let m = crate::parse_rational(mant)?;
-    let ten = BigRational::from_integer(10.into());
-    let mut r = m;
-    for _ in 0..exp.unsigned_abs().min(400) {
-        if exp > 0 {
-            r *= &ten;
+    Some(crate::times_pow10(m, exp))
+}
+
+/// Line and column (one-based, in characters) of each element of the top-level array of
+/// a valid JSON text, found in one pass.
+fn entry_positions(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let (mut line, mut col) = (1usize, 1usize);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    // At depth 1, right after `[` or `,`: the next non-space character starts an entry.
+    let mut expect_entry = false;
+    for c in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if !c.is_whitespace() && c != '\u{feff}' {
+            if expect_entry && c != ']' {
+                out.push((line, col));
+            }
+            expect_entry = false;
+            match c {
+                '"' => in_string = true,
+                '[' | '{' => {
+                    depth += 1;
+                    expect_entry = depth == 1 && c == '[';
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                ',' => expect_entry = depth == 1,
+                _ => {}
+            }
+        }
+        if c == '\n' {
+            line += 1;
+            col = 1;
         } else {
-            r /= &ten;
+            col += 1;
         }
     }
-    Some(r)
+    out
 }
 
 /// A parsed bounds file.
@@ -109,6 +152,8 @@ pub struct Bounds {
     pub file: String,
     /// The entries in order.
     pub items: Vec<BoundItem>,
+    /// Line and column of each entry in the file (empty for bounds built in code).
+    pub positions: Vec<(usize, usize)>,
 }
 
 /// A bounds file that cannot be used.
@@ -127,37 +172,70 @@ pub enum BoundsError {
         message: String,
     },
     /// An entry that is well formed JSON but makes no sense.
-    #[error("{file}: error: entry {index}: {message}")]
+    #[error("{file}{}: error: entry {index}: {message}", at(*.line, *.col))]
     Invalid {
         /// The file name.
         file: String,
         /// One-based index of the entry.
         index: usize,
+        /// One-based line where the entry starts (0 when not known).
+        line: usize,
+        /// One-based column where the entry starts.
+        col: usize,
         /// What is wrong.
         message: String,
     },
 }
 
+fn at(line: usize, col: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}:{col}")
+    }
+}
+
+impl BoundsError {
+    /// A problem with entry `index` (one-based) of `bounds`, located when its
+    /// position is known. Names quoted in `message` are shortened.
+    pub fn invalid(
+        file: &str,
+        positions: &[(usize, usize)],
+        index: usize,
+        message: &str,
+    ) -> BoundsError {
+        let (line, col) = index
+            .checked_sub(1)
+            .and_then(|i| positions.get(i))
+            .copied()
+            .unwrap_or((0, 0));
+        BoundsError::Invalid {
+            file: crate::diag::escape(file).into_owned(),
+            index,
+            line,
+            col,
+            message: crate::diag::message(message),
+        }
+    }
+}
+
 impl Bounds {
     /// Parses a bounds file. `file` names it in errors.
+    /// Errors carry `file:line:col` and quote at most a short piece of the text.
     pub fn from_json(file: &str, text: &str) -> Result<Bounds, BoundsError> {
         let items: Vec<BoundItem> = serde_json::from_str(text).map_err(|e| BoundsError::Json {
-            file: file.to_string(),
+            file: crate::diag::escape(file).into_owned(),
             line: e.line(),
             col: e.column(),
-            message: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or("")
-                .to_string(),
+            message: crate::diag::message(
+                e.to_string()
+                    .rsplit_once(" at line ")
+                    .map_or("", |(m, _)| m),
+            ),
         })?;
+        let positions = entry_positions(text);
         for (i, it) in items.iter().enumerate() {
-            let bad = |m: &str| BoundsError::Invalid {
-                file: file.to_string(),
-                index: i + 1,
-                message: m.to_string(),
-            };
+            let bad = |m: &str| BoundsError::invalid(file, &positions, i + 1, m);
             match it {
                 BoundItem::Outputs { variables } if variables.len() != 2 => {
                     return Err(bad("`outputs` needs exactly two variables, one per side"))
@@ -194,6 +272,36 @@ impl Bounds {
         Ok(Bounds {
             file: file.to_string(),
             items,
+            positions,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn powers_of_ten_agree_with_plain_arithmetic() {
+        let ten = BigRational::from_integer(10.into());
+        for m in [
+            "0", "1", "-1", "1/3", "-7/40", "25/2", "3/1250", "12.5", "-0.008",
+        ] {
+            let m = crate::parse_rational(m).unwrap();
+            for e in -12i32..=12 {
+                let mut plain = m.clone();
+                for _ in 0..e.unsigned_abs() {
+                    plain = if e > 0 { plain * &ten } else { plain / &ten };
+                }
+                let fast = crate::times_pow10(m.clone(), e);
+                assert_eq!(fast, plain, "{m} e{e}");
+                // Reduced as BigRational::new would.
+                let (n, d) = (fast.numer().clone(), fast.denom().clone());
+                assert_eq!(
+                    BigRational::new(n.clone(), d.clone()),
+                    BigRational::new_raw(n, d)
+                );
+            }
+        }
     }
 }

@@ -14,6 +14,9 @@
 //!   output missing, functions used but not defined, A not functional, intermediate
 //!   variables left unconstrained, constraints that leave no input, and inputs for
 //!   which A has no output (sampled at one point per path of B).
+//! * Every query on the way to a verdict must be answered: an `unknown` answer of a
+//!   formalization check or of Eq. (2) makes the verdict [`Verdict::Unknown`], never a
+//!   pass ([`Report::undecided`] lists each with the solver's reason).
 //! * A counterexample is replayed: B through the interpreter (or the evaluator for an
 //!   SMT-LIB side), A by evaluating every one of its assertions with `logic::eval`.
 //! * With [`CheckOptions::enumerate`], every divergence region is listed: a conjunction
@@ -27,11 +30,12 @@ pub mod side;
 pub use bounds::{BoundItem, Bounds, BoundsError};
 pub use side::{Side, SideLabel};
 
-use logic::{Command, Context, Diagnostics, Model, Op, Sort, SourceFile, Symbol, Term, Value};
+use crate::diag::Diagnostics;
+use logic::{Command, Context, Model, Op, Sort, SourceFile, Symbol, Term, Value};
 use num_rational::BigRational;
 use serde::Serialize;
 use side::{inline_calls, rename_command, rename_term, substitute};
-use solver::{Outcome, Solver, SolverConfig, SolverError};
+use solver::{Outcome, Reason, Solver, SolverConfig, SolverError};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -151,14 +155,21 @@ pub enum CheckError {
         note: String,
     },
     /// `--assume` without `NAME=TERM`.
-    #[error("expected NAME=TERM for an assumption, found `{0}`")]
+    #[error("expected NAME=TERM for an assumption, found `{}`", crate::diag::quote(.0))]
     BadAssumptionArg(String),
-    /// The solver session failed.
-    #[error(transparent)]
-    Solver(#[from] SolverError),
+    /// The solver session failed. Its message can quote a whole command, so it is
+    /// shown shortened (the full error is kept).
+    #[error("{}", crate::diag::message(&.0.to_string()))]
+    Solver(SolverError),
     /// A counterexample did not replay: a bug in vera or the solver, never a verdict.
-    #[error("the counterexample did not replay: {0}")]
+    #[error("the counterexample did not replay: {}", crate::diag::message(.0))]
     Replay(String),
+}
+
+impl From<SolverError> for CheckError {
+    fn from(e: SolverError) -> CheckError {
+        CheckError::Solver(e)
+    }
 }
 
 /// The answer of a check.
@@ -169,7 +180,8 @@ pub enum Verdict {
     Consistent,
     /// There are inputs on which the outputs differ (see the counterexample).
     Inconsistent,
-    /// The solver gave no answer.
+    /// A query the verdict depends on (a formalization check or Eq. (2) itself) got no
+    /// answer; [`Report::reason`] names them.
     Unknown,
     /// A formalization diagnostic makes the check meaningless (see the diagnostics).
     Rejected,
@@ -233,9 +245,10 @@ pub struct Counterexample {
 /// A set of inputs on which the outputs differ everywhere.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Region {
-    /// True when the outputs differ at every point of the region; false when they
-    /// differ only on part of it (where the two sides' formulas cross).
-    pub everywhere: bool,
+    /// `Some(true)` when the outputs differ at every point of the region, `Some(false)`
+    /// when they differ only on part of it (where the two sides' formulas cross),
+    /// `None` when the solver could not tell (see `note`).
+    pub everywhere: Option<bool>,
     /// The conjunction of conditions, each in infix notation.
     pub conditions: Vec<String>,
     /// An example input (BL names, then NL inputs not mapped to BL).
@@ -246,6 +259,88 @@ pub struct Region {
     pub bl_output: String,
     /// BL minus NL at the example.
     pub difference: String,
+    /// What the solver could not decide about this region, if anything (whether the
+    /// outputs differ everywhere, or whether a condition can be dropped).
+    pub note: Option<String>,
+}
+
+/// A solver query of the checker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Query {
+    /// Sampling one allowed input per path of both sides, for the totality check.
+    Sampling,
+    /// Does the formalization have an output for a sampled input?
+    Totality,
+    /// Do the two sides with the mappings and constraints admit any assignment?
+    Vacuity,
+    /// Is a relational side functional (one output per input)?
+    Functionality,
+    /// Is an intermediate variable determined by the inputs? (A warning only.)
+    Intermediate,
+    /// Eq. (2) itself: do the outputs differ on some allowed input?
+    Consistency,
+}
+
+impl Query {
+    /// The query's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Query::Sampling => "input sampling",
+            Query::Totality => "totality check",
+            Query::Vacuity => "no-assignment check",
+            Query::Functionality => "functionality check",
+            Query::Intermediate => "intermediate-variable check",
+            Query::Consistency => "consistency query",
+        }
+    }
+
+    /// True when the verdict depends on the query's answer.
+    pub fn affects_verdict(self) -> bool {
+        !matches!(self, Query::Intermediate)
+    }
+}
+
+/// A query the solver answered `unknown`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Undecided {
+    /// Which query.
+    pub query: Query,
+    /// The side it is about, when it is about one.
+    pub side: Option<SideLabel>,
+    /// What exactly was asked (a sampled input, a variable), possibly empty.
+    pub detail: String,
+    /// The solver's reason.
+    pub reason: String,
+    /// True when the verdict depends on it (then the verdict is unknown, unless a
+    /// blocking finding rejects the formalization anyway).
+    pub affects_verdict: bool,
+}
+
+impl Undecided {
+    fn new(query: Query, side: Option<SideLabel>, detail: String, reason: &Reason) -> Undecided {
+        Undecided {
+            query,
+            side,
+            detail,
+            reason: reason.to_string(),
+            affects_verdict: query.affects_verdict(),
+        }
+    }
+
+    /// One line: which query, about what, and the solver's reason.
+    pub fn describe(&self) -> String {
+        let mut s = format!("the {}", self.query.name());
+        if let Some(side) = self.side {
+            s.push_str(&format!(" of {}", side.upper()));
+        }
+        if !self.detail.is_empty() {
+            s.push(' ');
+            s.push_str(&self.detail);
+        }
+        s.push_str(&format!(" answered unknown ({})", self.reason));
+        s
+    }
 }
 
 /// The result of a check, serializable for JSON reports.
@@ -271,17 +366,27 @@ pub struct Report {
     pub regions: Vec<Region>,
     /// True when the region list is complete (not cut by the cap or an unknown).
     pub regions_complete: bool,
-    /// Why the verdict is unknown.
+    /// Why the region list is incomplete.
+    pub regions_note: Option<String>,
+    /// Queries the solver answered `unknown`, in the order asked.
+    pub undecided: Vec<Undecided>,
+    /// Why the verdict is unknown: the queries it depends on that got no answer.
     pub reason: Option<String>,
 }
 
 impl Report {
     /// A human rendering in the style of Fig. 2 of the paper.
     pub fn render(&self) -> String {
+        // Every line goes through `line`, which escapes control characters: names and
+        // values come from input files and must not act on a terminal or start a line.
         let mut s = String::new();
+        let mut line = |text: String| {
+            s.push_str(&crate::diag::escape(&text));
+            s.push('\n');
+        };
         for f in &self.findings {
-            s.push_str(&format!(
-                "[{} {}] {}\n",
+            line(format!(
+                "[{} {}] {}",
                 if f.blocking {
                     "Formalization error"
                 } else {
@@ -291,42 +396,53 @@ impl Report {
                 f.message
             ));
         }
+        for u in &self.undecided {
+            // Those the verdict depends on are its reason, printed with it.
+            if !u.affects_verdict || self.verdict != Verdict::Unknown {
+                line(format!("[Undecided] {}", u.describe()));
+            }
+        }
         match self.verdict {
-            Verdict::Consistent => s.push_str(&format!(
-                "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints\n",
+            Verdict::Consistent => line(format!(
+                "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints",
                 self.nl_output, self.bl_output
             )),
-            Verdict::Unknown => s.push_str(&format!(
-                "[Unknown] {}\n",
+            Verdict::Unknown => line(format!(
+                "[Unknown] {}",
                 self.reason.as_deref().unwrap_or("the solver gave no answer")
             )),
-            Verdict::Rejected => s.push_str("[Rejected] the formalization must be fixed before checking\n"),
+            Verdict::Rejected => {
+                line("[Rejected] the formalization must be fixed before checking".into())
+            }
             Verdict::Inconsistent => {
-                s.push_str("[Inconsistency Found]\n");
+                line("[Inconsistency Found]".into());
                 if let Some(c) = &self.counterexample {
                     let show = |m: &BTreeMap<String, String>| {
-                        m.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+                        m.iter()
+                            .map(|(k, v)| format!("{k} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     };
-                    s.push_str(&format!(
-                        "Inputs: NL {}, BL {}\n",
+                    line(format!(
+                        "Inputs: NL {}, BL {}",
                         show(&c.nl.inputs),
                         show(&c.bl.inputs)
                     ));
-                    s.push_str(&format!(
-                        "Outputs: NL {} = {} ({}), BL {} = {} ({})\n",
+                    line(format!(
+                        "Outputs: NL {} = {} ({}), BL {} = {} ({})",
                         c.nl.output, c.nl.value, c.nl.replay, c.bl.output, c.bl.value, c.bl.replay
                     ));
                 }
             }
         }
-        if !self.regions.is_empty() {
-            s.push_str(&format!(
-                "Divergence regions ({}{}):\n",
+        if !self.regions.is_empty() || self.regions_note.is_some() {
+            line(format!(
+                "Divergence regions ({}{}):",
                 self.regions.len(),
-                if self.regions_complete {
-                    ""
-                } else {
-                    ", list cut short"
+                match (&self.regions_note, self.regions_complete) {
+                    (Some(n), _) => format!(", incomplete: {n}"),
+                    (None, false) => ", incomplete".to_string(),
+                    (None, true) => String::new(),
                 }
             ));
             for r in &self.regions {
@@ -335,14 +451,19 @@ impl Report {
                     .iter()
                     .map(|(k, v)| format!("{k} = {v}"))
                     .collect();
-                s.push_str(&format!(
-                    "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})\n",
+                line(format!(
+                    "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})",
                     if r.conditions.is_empty() {
                         "every input".to_string()
                     } else {
                         r.conditions.join(" and ")
                     },
-                    if r.everywhere { "" } else { " (on part of it)" },
+                    match (r.everywhere, &r.note) {
+                        (Some(true), _) => String::new(),
+                        (Some(false), _) => " (on part of it)".to_string(),
+                        (None, Some(n)) => format!(" (not known whether everywhere: {n})"),
+                        (None, None) => " (not known whether everywhere)".to_string(),
+                    },
                     self.nl_output,
                     r.nl_output,
                     self.bl_output,
@@ -350,6 +471,9 @@ impl Report {
                     r.difference,
                     ex.join(", ")
                 ));
+                if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
+                    line(format!("    ({n})"));
+                }
             }
         }
         s
@@ -410,8 +534,16 @@ fn load(label: SideLabel, src: &SideSource) -> Result<Side, CheckError> {
 }
 
 fn describe_names(side: &Side) -> String {
-    let mut names: Vec<String> = side.consts().into_iter().map(|(n, _)| n).collect();
-    names.extend(side.functions().into_iter().map(|(n, _)| n));
+    let mut names: Vec<String> = side
+        .consts()
+        .into_iter()
+        .map(|(n, _)| crate::diag::quote(&n))
+        .collect();
+    names.extend(
+        side.functions()
+            .into_iter()
+            .map(|(n, _)| crate::diag::quote(&n)),
+    );
     if names.len() > 12 {
         names.truncate(12);
         names.push("...".into());
@@ -420,10 +552,9 @@ fn describe_names(side: &Side) -> String {
 }
 
 fn bounds_err(index: usize, message: String) -> CheckError {
-    CheckError::Bounds(BoundsError::Invalid {
-        file: BOUNDS_FILE.with(|f| f.borrow().clone()),
-        index,
-        message,
+    BOUNDS_FILE.with(|f| {
+        let (file, positions) = &*f.borrow();
+        CheckError::Bounds(BoundsError::invalid(file, positions, index, &message))
     })
 }
 
@@ -619,16 +750,18 @@ fn eq(a: Term, b: Term) -> Term {
 
 thread_local! {
     /// The bounds file's name, for messages about its entries.
-    static BOUNDS_FILE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    /// The bounds file's name and the positions of its entries, for messages about them.
+    static BOUNDS_FILE: std::cell::RefCell<(String, Vec<(usize, usize)>)> =
+        const { std::cell::RefCell::new((String::new(), Vec::new())) };
 }
 
 /// Resolves outputs, mappings, ranges and assumptions.
 fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckError> {
     BOUNDS_FILE.with(|f| {
-        *f.borrow_mut() = input
-            .bounds
-            .as_ref()
-            .map_or_else(|| "bounds".to_string(), |b| b.file.clone())
+        *f.borrow_mut() = input.bounds.as_ref().map_or_else(
+            || ("bounds".to_string(), Vec::new()),
+            |b| (b.file.clone(), b.positions.clone()),
+        )
     });
     let nl = load(SideLabel::Nl, &input.nl)?;
     let bl = load(SideLabel::Bl, &input.bl)?;
@@ -648,13 +781,21 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
     let (mut out_nl, mut out_bl) = (input.nl_output.clone(), input.bl_output.clone());
     let mut fn_pairs: Vec<(usize, &BoundItem, String, String)> = Vec::new();
     for (i, it) in items.iter().enumerate() {
-        let (pair, what) = match it {
-            BoundItem::Outputs { variables } => ((&variables[0], &variables[1]), "output"),
+        let (names, what) = match it {
+            BoundItem::Outputs { variables } => (variables, "output"),
             BoundItem::Strict { functions, .. } | BoundItem::Mapping { functions, .. } => {
-                ((&functions[0], &functions[1]), "function")
+                (functions, "function")
             }
             _ => continue,
         };
+        // Checked when reading a file; bounds built in code may still be wrong.
+        let [first, second] = names.as_slice() else {
+            return Err(bounds_err(
+                i + 1,
+                format!("needs exactly two {what} names, one per side"),
+            ));
+        };
+        let pair = (first, second);
         let sides_of = |n: &str| output_sides(n, &nl, &bl);
         let (a, b) = assign_pair(i + 1, what, pair.0, pair.1, &sides_of, &nl, &bl)?;
         for (given, found, l) in [(&mut out_nl, &a, "NL"), (&mut out_bl, &b, "BL")] {
@@ -931,14 +1072,21 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         let file = SourceFile::new(format!("assumption {}", a.name), a.term.clone());
         let t =
             logic::parse_formula(&file, &actx).map_err(|diagnostics| CheckError::Assumption {
-                name: a.name.clone(),
-                diagnostics,
+                name: crate::diag::quote(&a.name),
+                diagnostics: Diagnostics::from_logic(&diagnostics),
                 note: if both.is_empty() {
                     String::new()
                 } else {
                     format!(
                         " (names on both sides must be written nl.NAME or bl.NAME: {})",
-                        both.join(", ")
+                        crate::diag::clip(
+                            &both
+                                .iter()
+                                .map(|n| crate::diag::quote(n))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            crate::diag::MAX_MESSAGE
+                        )
                     )
                 },
             })?;
@@ -1047,6 +1195,8 @@ pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Re
                 counterexample: None,
                 regions: vec![],
                 regions_complete: true,
+                regions_note: None,
+                undecided: vec![],
                 reason: None,
             })
         }
@@ -1055,8 +1205,34 @@ pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Re
     run(&problem, input, &mut solver)
 }
 
+/// The literals of `atoms` that hold in `m` (each atom or its negation).
+fn literals_at(atoms: &[Term], m: &Model, ctx: &Context) -> Vec<Term> {
+    atoms
+        .iter()
+        .filter_map(|a| {
+            logic::eval_bool(a, m, ctx)
+                .ok()
+                .map(|b| if b { a.clone() } else { Term::not(a.clone()) })
+        })
+        .collect()
+}
+
+/// `name = value, ...` for the inputs of a side that have a value in `m`.
+fn show_inputs(inputs: &[Input], m: &Model, ctx: &Context) -> String {
+    inputs
+        .iter()
+        .filter_map(|i| {
+            logic::eval(&i.var, m, ctx)
+                .ok()
+                .map(|v| format!("{} = {}", i.name, show(&v)))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckError> {
     let mut findings = p.findings.clone();
+    let mut undecided: Vec<Undecided> = Vec::new();
     let mut report = Report {
         verdict: Verdict::Unknown,
         nl_output: p.nl.output_name.clone(),
@@ -1068,6 +1244,8 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         counterexample: None,
         regions: vec![],
         regions_complete: true,
+        regions_note: None,
+        undecided: vec![],
         reason: None,
     };
     for c in p.nl.decls.iter().chain(&p.bl.decls) {
@@ -1090,25 +1268,23 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             match s.check()? {
                 Outcome::Sat(m) => {
                     let m = complete(&m, &p.ctx);
-                    let lits: Vec<Term> = sample_atoms
-                        .iter()
-                        .filter_map(|a| {
-                            logic::eval_bool(a, &m, &p.ctx).ok().map(|b| {
-                                if b {
-                                    a.clone()
-                                } else {
-                                    Term::not(a.clone())
-                                }
-                            })
-                        })
-                        .collect();
+                    let lits = literals_at(&sample_atoms, &m, &p.ctx);
                     samples.push(m);
                     if lits.is_empty() {
                         break;
                     }
                     s.assert(&Term::not(Term::app(Op::And, lits)))?;
                 }
-                _ => break,
+                Outcome::Unsat(_) => break,
+                Outcome::Unknown(r) => {
+                    undecided.push(Undecided::new(
+                        Query::Sampling,
+                        None,
+                        format!("(after {} samples)", samples.len()),
+                        &r,
+                    ));
+                    break;
+                }
             }
         }
         s.pop()?;
@@ -1129,26 +1305,31 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
                             .map(|v| eq(i.var.clone(), v.to_term()))
                     })
                     .collect();
-            if let Outcome::Unsat(_) = s.check_assuming(&fix)? {
-                let shown: Vec<String> =
-                    p.nl.inputs
-                        .iter()
-                        .filter_map(|i| {
-                            logic::eval(&i.var, m, &p.ctx)
-                                .ok()
-                                .map(|v| format!("{} = {}", i.name, show(&v)))
-                        })
-                        .collect();
-                findings.push(Finding {
-                    kind: FindingKind::NoOutputForInput,
-                    side: SideLabel::Nl,
-                    message: format!(
-                        "the formalization has no solution for the allowed input {} (spurious constraints?)",
-                        shown.join(", ")
-                    ),
-                    blocking: true,
-                });
-                break;
+            let at = || show_inputs(&p.nl.inputs, m, &p.ctx);
+            match s.check_assuming(&fix)? {
+                Outcome::Sat(_) => {}
+                Outcome::Unsat(_) => {
+                    findings.push(Finding {
+                        kind: FindingKind::NoOutputForInput,
+                        side: SideLabel::Nl,
+                        message: format!(
+                            "the formalization has no solution for the allowed input {} (spurious constraints?)",
+                            at()
+                        ),
+                        blocking: true,
+                    });
+                    break;
+                }
+                Outcome::Unknown(r) => {
+                    // Every further sample would cost the same time limit.
+                    undecided.push(Undecided::new(
+                        Query::Totality,
+                        Some(SideLabel::Nl),
+                        format!("at {}", at()),
+                        &r,
+                    ));
+                    break;
+                }
             }
         }
         match s.check()? {
@@ -1160,40 +1341,62 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
                         .into(),
                 blocking: true,
             }),
-            Outcome::Sat(_) | Outcome::Unknown(_) => {}
+            Outcome::Sat(_) => {}
+            Outcome::Unknown(r) => {
+                undecided.push(Undecided::new(Query::Vacuity, None, String::new(), &r))
+            }
         }
         for side in [&p.nl, &p.bl] {
             if side.function_form || side.side.program.is_some() {
                 continue;
             }
-            functional(side, s, &mut findings)?;
+            functional(side, s, &mut findings, &mut undecided)?;
         }
     }
-    if findings.iter().any(|f| f.blocking) {
+    report.findings = findings;
+    report.undecided = undecided;
+    if report.findings.iter().any(|f| f.blocking) {
         report.verdict = Verdict::Rejected;
-        report.findings = findings;
         return Ok(report);
     }
-    report.findings = findings;
+    if report.undecided.iter().any(|u| u.affects_verdict) {
+        report.verdict = Verdict::Unknown;
+        report.reason = Some(unknown_reason(&report.undecided));
+        return Ok(report);
+    }
     let diff = distinct(&p.nl.output, &p.bl.output);
     match s.check_assuming(std::slice::from_ref(&diff))? {
         Outcome::Unsat(_) => report.verdict = Verdict::Consistent,
         Outcome::Unknown(r) => {
             report.verdict = Verdict::Unknown;
-            report.reason = Some(r.to_string());
+            report
+                .undecided
+                .push(Undecided::new(Query::Consistency, None, String::new(), &r));
+            report.reason = Some(unknown_reason(&report.undecided));
         }
         Outcome::Sat(m) => {
             report.verdict = Verdict::Inconsistent;
             let m = complete(&m, &p.ctx);
             report.counterexample = Some(replay(p, &m)?);
             if input.options.enumerate {
-                let (regions, complete) = enumerate(p, s, &bl_atoms, input.options.max_regions)?;
+                let (regions, note) = enumerate(p, s, &bl_atoms, input.options.max_regions)?;
                 report.regions = regions;
-                report.regions_complete = complete;
+                report.regions_complete = note.is_none();
+                report.regions_note = note;
             }
         }
     }
     Ok(report)
+}
+
+/// The reason of an unknown verdict: every query it depends on that got no answer.
+fn unknown_reason(undecided: &[Undecided]) -> String {
+    undecided
+        .iter()
+        .filter(|u| u.affects_verdict)
+        .map(Undecided::describe)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A not functional? Two copies sharing the inputs, different outputs.
@@ -1201,6 +1404,7 @@ fn functional(
     side: &Prepared,
     s: &mut Solver,
     findings: &mut Vec<Finding>,
+    undecided: &mut Vec<Undecided>,
 ) -> Result<(), CheckError> {
     let inputs: HashSet<String> = side.inputs.iter().map(|i| i.name.clone()).collect();
     let label = side.label;
@@ -1215,15 +1419,14 @@ fn functional(
     let mut pairs = Vec::new();
     for c in &side.side.commands {
         let c2 = rename_command(c, &copy);
-        if let Command::DeclareConst(n, _) = c {
+        if let Command::DeclareConst(n, sort) = c {
             if inputs.contains(&**n) {
                 continue;
             }
-            let sort = side.side.sort_of(n).expect("declared");
             pairs.push((
                 n.to_string(),
                 Term::Var(pre(label)(n), sort.clone()),
-                Term::Var(copy(n), sort),
+                Term::Var(copy(n), sort.clone()),
             ));
         }
         s.command(&c2)?;
@@ -1235,58 +1438,70 @@ fn functional(
             None => Arc::from(n),
         },
     );
-    let show_inputs = |m: &Model| -> String {
-        side.inputs
-            .iter()
-            .filter_map(|i| {
-                m.get(match &i.var {
-                    Term::Var(v, _) => v,
-                    _ => return None,
-                })
-                .map(|v| format!("{} = {}", i.name, show(v)))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     match s.check_assuming(&[distinct(&side.output, &out2)])? {
         Outcome::Sat(m) => {
             let ctx = s.context().clone();
             let m = complete(&m, &ctx);
-            let (a, b) = (
-                logic::eval(&side.output, &m, &ctx)
-                    .map(|v| v.to_string())
-                    .unwrap_or_default(),
-                logic::eval(&out2, &m, &ctx)
-                    .map(|v| v.to_string())
-                    .unwrap_or_default(),
-            );
+            let value = |t: &Term| {
+                logic::eval(t, &m, &ctx)
+                    .map(|v| show(&v))
+                    .unwrap_or_else(|e| format!("(not evaluable: {e})"))
+            };
             findings.push(Finding {
                 kind: FindingKind::NotFunctional,
                 side: label,
                 message: format!(
-                    "not functional: for {} the output `{}` can be {a} or {b}",
-                    show_inputs(&m),
-                    side.output_name
+                    "not functional: for {} the output `{}` can be {} or {}",
+                    show_inputs(&side.inputs, &m, &ctx),
+                    side.output_name,
+                    value(&side.output),
+                    value(&out2)
                 ),
                 blocking: true,
             });
         }
-        Outcome::Unsat(_) | Outcome::Unknown(_) => {}
-    }
-    for (name, a, b) in pairs.iter().take(40) {
-        if *name == side.output_name {
-            continue;
+        Outcome::Unsat(_) => {}
+        Outcome::Unknown(r) => {
+            undecided.push(Undecided::new(
+                Query::Functionality,
+                Some(label),
+                format!("(output `{}`)", side.output_name),
+                &r,
+            ));
         }
-        if let Outcome::Sat(m) = s.check_assuming(&[distinct(a, b)])? {
-            findings.push(Finding {
+    }
+    let candidates: Vec<&(String, Term, Term)> = pairs
+        .iter()
+        .filter(|(name, _, _)| *name != side.output_name)
+        .take(40)
+        .collect();
+    for (k, (name, a, b)) in candidates.iter().enumerate() {
+        match s.check_assuming(&[distinct(a, b)])? {
+            Outcome::Sat(m) => findings.push(Finding {
                 kind: FindingKind::UnconstrainedIntermediate,
                 side: label,
                 message: format!(
                     "intermediate variable `{name}` is not determined by the inputs (e.g. at {})",
-                    show_inputs(&m)
+                    show_inputs(&side.inputs, &complete(&m, s.context()), s.context())
                 ),
                 blocking: false,
-            });
+            }),
+            Outcome::Unsat(_) => {}
+            Outcome::Unknown(r) => {
+                // The others would each cost the same time limit: stop here.
+                let rest = candidates.len() - k - 1;
+                undecided.push(Undecided::new(
+                    Query::Intermediate,
+                    Some(label),
+                    if rest == 0 {
+                        format!("for `{name}`")
+                    } else {
+                        format!("for `{name}` ({rest} more intermediates not checked)")
+                    },
+                    &r,
+                ));
+                break;
+            }
         }
     }
     s.pop()?;
@@ -1441,12 +1656,14 @@ fn atoms(side: &Prepared, ctx: &Context) -> Vec<Term> {
     out
 }
 
+/// Lists divergence regions. The note says why the list is incomplete (`None` when it
+/// is complete).
 fn enumerate(
     p: &Problem,
     s: &mut Solver,
     bl_atoms: &[Term],
     cap: usize,
-) -> Result<(Vec<Region>, bool), CheckError> {
+) -> Result<(Vec<Region>, Option<String>), CheckError> {
     let mut all = bl_atoms.to_vec();
     let mut seen: HashSet<Term> = all.iter().cloned().collect();
     for a in atoms(&p.nl, &p.ctx) {
@@ -1482,7 +1699,7 @@ fn enumerate(
         }
     };
     let mut regions = Vec::new();
-    let mut complete = true;
+    let mut incomplete: Option<String> = None;
     // Found regions are excluded through assumptions (not assertions), so that the
     // generalisation queries below range over the whole input space.
     let mut blocked: Vec<Term> = Vec::new();
@@ -1490,33 +1707,41 @@ fn enumerate(
         let mut search = vec![diff.clone()];
         search.extend(blocked.iter().cloned());
         if regions.len() >= cap {
-            complete = matches!(s.check_assuming(&search)?, Outcome::Unsat(_));
+            incomplete = match s.check_assuming(&search)? {
+                Outcome::Unsat(_) => None,
+                Outcome::Sat(_) => Some(format!("cut at {cap} regions, more exist")),
+                Outcome::Unknown(r) => Some(format!(
+                    "cut at {cap} regions; whether more exist is unknown ({r})"
+                )),
+            };
             break;
         }
         let m = match s.check_assuming(&search)? {
             Outcome::Sat(m) => complete_model(&m, &p.ctx),
             Outcome::Unsat(_) => break,
-            Outcome::Unknown(_) => {
-                complete = false;
+            Outcome::Unknown(r) => {
+                incomplete = Some(format!(
+                    "the search for a further region answered unknown ({r})"
+                ));
                 break;
             }
         };
-        let lits: Vec<Term> = all
-            .iter()
-            .filter_map(|a| {
-                logic::eval_bool(a, &m, &p.ctx).ok().map(|b| {
-                    if b {
-                        a.clone()
-                    } else {
-                        Term::not(a.clone())
-                    }
-                })
-            })
-            .collect();
+        let lits = literals_at(&all, &m, &p.ctx);
+        let mut note: Option<String> = None;
         // Does the cell of the path conditions differ everywhere?
         let mut q = vec![same.clone()];
         q.extend(lits.iter().cloned());
-        let everywhere = matches!(s.check_assuming(&q)?, Outcome::Unsat(_));
+        let everywhere = match s.check_assuming(&q)? {
+            Outcome::Unsat(_) => Some(true),
+            Outcome::Sat(_) => Some(false),
+            Outcome::Unknown(r) => {
+                note = Some(format!("the solver answered unknown ({r})"));
+                None
+            }
+        };
+        // Conditions are only dropped on an unsat answer; an unknown keeps the
+        // condition, which leaves the region correct but maybe not minimal.
+        let mut kept_on_unknown: Option<Reason> = None;
         let mut keep = lits.clone();
         let mut i = 0;
         while i < keep.len() {
@@ -1525,20 +1750,41 @@ fn enumerate(
             // Implied by the others: the region is the same without it.
             let mut implied = trial.clone();
             implied.push(Term::not(lit));
-            if let Outcome::Unsat(_) = s.check_assuming(&implied)? {
-                keep = trial;
-                continue;
-            }
-            // Irrelevant: the outputs still differ everywhere without it.
-            if everywhere {
-                let mut assumptions = vec![same.clone()];
-                assumptions.extend(trial.iter().cloned());
-                if let Outcome::Unsat(_) = s.check_assuming(&assumptions)? {
+            match s.check_assuming(&implied)? {
+                Outcome::Unsat(_) => {
                     keep = trial;
                     continue;
                 }
+                Outcome::Sat(_) => {}
+                Outcome::Unknown(r) => {
+                    kept_on_unknown.get_or_insert(r);
+                }
+            }
+            // Irrelevant: the outputs still differ everywhere without it.
+            if everywhere == Some(true) {
+                let mut assumptions = vec![same.clone()];
+                assumptions.extend(trial.iter().cloned());
+                match s.check_assuming(&assumptions)? {
+                    Outcome::Unsat(_) => {
+                        keep = trial;
+                        continue;
+                    }
+                    Outcome::Sat(_) => {}
+                    Outcome::Unknown(r) => {
+                        kept_on_unknown.get_or_insert(r);
+                    }
+                }
             }
             i += 1;
+        }
+        if let Some(r) = kept_on_unknown {
+            let n = format!(
+                "some conditions may be redundant: a simplification query answered unknown ({r})"
+            );
+            note = Some(match note {
+                Some(prev) => format!("{prev}; {n}"),
+                None => n,
+            });
         }
         let mut example = BTreeMap::new();
         for inp in p.bl.inputs.iter().chain(p.nl.inputs.iter()) {
@@ -1570,6 +1816,7 @@ fn enumerate(
             nl_output: show(&a),
             bl_output: show(&b),
             difference: d,
+            note,
         });
         if keep.is_empty() {
             break;
@@ -1587,7 +1834,7 @@ fn enumerate(
         })
     };
     regions.sort_by_key(|r| std::cmp::Reverse(size(r)));
-    Ok((regions, complete))
+    Ok((regions, incomplete))
 }
 
 fn complete_model(m: &Model, ctx: &Context) -> Model {

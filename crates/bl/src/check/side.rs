@@ -15,10 +15,11 @@
 //! defined.
 
 use crate::ast::{Binding, Program};
+use crate::diag::Diagnostics;
 use logic::context::Entry;
 use logic::elab::Elaborator;
 use logic::sexp::{self, Sexp, SexpKind};
-use logic::{Command, Context, Diagnostic, Diagnostics, Sort, SourceFile, Symbol, Term};
+use logic::{Command, Context, Diagnostic, Sort, SourceFile, Symbol, Term};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -116,7 +117,7 @@ impl Side {
         if !errors.is_empty() {
             let mut errors = errors;
             errors.sort_by_key(|d| d.span.start);
-            return Err(file.locate_all(&errors));
+            return Err(Diagnostics::locate(file, &errors));
         }
         let context = el.into_context();
         let mut defined = HashSet::new();
@@ -214,7 +215,7 @@ fn collect_defined(t: &Term, out: &mut HashSet<String>) {
                 }
                 logic::Op::And => stack.extend(args.iter()),
                 logic::Op::Implies => stack.extend(args.last()),
-                logic::Op::Ite => stack.extend(&args[1..]),
+                logic::Op::Ite => stack.extend(args.iter().skip(1)),
                 _ => {}
             }
         } else if let Term::Named(x, _) = t {

@@ -1226,7 +1226,7 @@ impl Engine<'_> {
         out.after = VdrCount::of(&last);
         // Which kept clause rejects which mutant, on the final measurement.
         for m in &last.mutants {
-            let Fate::Killed { unproved } = &m.fate else {
+            let Fate::Killed { unproved, .. } = &m.fate else {
                 continue;
             };
             for p in self.proposals.iter_mut().filter(|p| p.status.kept()) {
