@@ -85,6 +85,19 @@ fn cpu_seconds() -> f64 {
     f.iter().sum::<f64>() / 100.0
 }
 
+/// The peak resident set of this process so far (`VmHWM`), in MiB; the solver runs in
+/// child processes and is not included.
+fn peak_rss_mib() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or_else(|| "?".into(), |kb| format!("{:.0} MiB", kb / 1024.0))
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
@@ -106,11 +119,12 @@ fn shape(
         let spec = load(&format!("{label}-{n}.toml"), make(n));
         let r = run(&spec, false, jobs);
         println!(
-            "{label:<9} incremental   N={n:>6}: {:>8.2} s (cpu {:.2} s), {} queries, {} requirements with findings (load {})",
+            "{label:<9} incremental   N={n:>6}: {:>8.2} s (cpu {:.2} s), {} queries, {} requirements with findings, peak RSS {} (load {})",
             r.secs,
             r.cpu,
             r.queries,
             r.findings,
+            peak_rss_mib(),
             load_average()
         );
         times.insert(n, r.secs);
