@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 fn data() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/fees-dataset")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/fees-dataset")
 }
 
 const CRA_BOUNDS: &str = r#"[

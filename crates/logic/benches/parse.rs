@@ -1,4 +1,4 @@
-//! Parse + type-check throughput on the largest file of the shared SMT-LIB set, and on
+//! Parse + type-check throughput on the largest file of the SMT-LIB set in testdata/smtlib, and on
 //! all 150 files together. Prints MB/s. Run: `cargo bench -p logic --bench parse`.
 
 use logic::{parse_script, SourceFile};
@@ -29,9 +29,9 @@ fn throughput(name: &str, texts: &[(String, String)]) {
 }
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/smtlib");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/smtlib");
     let mut texts: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .expect("shared data")
+        .expect("testdata/smtlib is present")
         .map(|e| {
             let p = e.unwrap().path();
             (

@@ -1,14 +1,14 @@
-//! Every SMT-LIB file of the shared data parses, prints and re-parses to the same terms.
+//! Every SMT-LIB file of the test data (testdata/) parses, prints and re-parses to the same terms.
 
 use logic::{parse_script, print, SourceFile};
 use std::path::{Path, PathBuf};
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
 }
 
 fn smt2_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("shared data is present") {
+    for e in std::fs::read_dir(dir).expect("test data is present") {
         let p = e.unwrap().path();
         if p.is_dir() {
             smt2_files(&p, out);
@@ -45,7 +45,7 @@ fn round_trip(path: &Path) -> Result<(), String> {
 fn smtlib_benchmarks_round_trip() {
     let mut files = Vec::new();
     smt2_files(&shared().join("smtlib"), &mut files);
-    assert_eq!(files.len(), 150, "the shared benchmark set has 150 files");
+    assert_eq!(files.len(), 150, "the benchmark set has 150 files");
     let failures: Vec<String> = files
         .iter()
         .filter_map(|f| round_trip(f).err().map(|e| format!("{}: {e}", f.display())))

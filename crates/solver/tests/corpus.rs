@@ -1,4 +1,4 @@
-//! The shared SMT-LIB corpus: every benchmark's recorded status agrees with z3 and cvc5.
+//! The SMT-LIB corpus in testdata/smtlib: every benchmark's recorded status agrees with z3 and cvc5.
 
 use logic::{parse_script, Command, Script, SourceFile};
 use solver::{Outcome, Pool, SolverConfig, SolverError, SolverKind};
@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn corpus() -> Vec<(PathBuf, Script)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/smtlib");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/smtlib");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the shared SMT-LIB corpus is present")
+        .expect("the SMT-LIB corpus is present in testdata/smtlib")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "smt2"))
         .collect();

@@ -231,7 +231,7 @@ fn consistency_batch_over_the_cra_data() {
     let (code, out, err) = vera(&[
         "consistency",
         "--batch",
-        "../shared/data/fees-dataset/cra-25",
+        "testdata/fees-dataset/cra-25",
         "--bounds",
         "examples/fees/cra-bounds.json",
         "--assume",

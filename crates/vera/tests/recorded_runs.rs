@@ -21,7 +21,7 @@ fn cassette(name: &str) -> String {
 
 fn cra(path: &str) -> String {
     root()
-        .join("../shared/data/fees-dataset/cra-25")
+        .join("testdata/fees-dataset/cra-25")
         .join(path)
         .display()
         .to_string()

@@ -2,7 +2,7 @@
 use std::path::{Path, PathBuf};
 
 pub fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/fees-dataset")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/fees-dataset")
 }
 
 pub fn read(p: &Path) -> String {
