@@ -129,7 +129,7 @@ impl Replayer {
             by_key.entry(ex.key.clone()).or_insert(exchanges.len());
             by_uncapped_key
                 .entry(uncapped_key(&ex.provider, &ex.model, &ex.request))
-                .or_insert_with(Vec::new)
+                .or_default()
                 .push(exchanges.len());
             exchanges.push(ex);
         }

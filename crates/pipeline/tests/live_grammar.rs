@@ -42,8 +42,7 @@ fn server_up(base: &str) -> bool {
         return false;
     };
     let _ = s.set_read_timeout(Some(Duration::from_secs(3)));
-    if s
-        .write_all(format!("GET /health HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
+    if s.write_all(format!("GET /health HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
         .is_err()
     {
         return false;
