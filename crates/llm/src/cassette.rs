@@ -242,6 +242,9 @@ impl Replayer {
             if a.schema != b.schema {
                 diffs.push("JSON schema".into());
             }
+            if a.grammar != b.grammar {
+                diffs.push("grammar".into());
+            }
             if diffs.is_empty() {
                 diffs.push(format!(
                     "provider or model (recorded {} / {})",

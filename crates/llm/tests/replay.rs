@@ -241,6 +241,10 @@ fn a_recording_that_fits_under_a_new_token_cap_replays() {
     let mut no_grammar = grammar.clone();
     no_grammar.grammar = None;
     assert!(missing(&no_grammar));
+    match c.complete("s", &no_grammar) {
+        Err(LlmError::ReplayMissing { hint, .. }) => assert!(hint.contains("grammar"), "{hint}"),
+        other => panic!("{other:?}"),
+    }
     let c2 = replay(false);
     assert!(matches!(
         c2.complete("s", &grammar),
