@@ -487,6 +487,7 @@ impl LlmConfig {
 
     /// Builds the provider (reads the key from the environment).
     pub fn provider(&self) -> Result<Arc<dyn Provider>> {
+        self.check_grammar()?;
         self.provider_with_key(self.api_key()?)
     }
 
