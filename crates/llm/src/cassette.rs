@@ -5,6 +5,15 @@
 //! twice gives the same file. Replay answers only from the cassette; a request it does
 //! not hold fails with its key and a hint naming the closest recorded prompt and the
 //! first line where they differ.
+//!
+//! One difference is tolerated: `max_tokens`. A recorded answer to a request that
+//! differs from the one asked for only in `max_tokens`, that ended naturally
+//! (`finish: stop`, not `length`) and whose completion used no more tokens than the new
+//! cap (known from the recorded usage; any count when the new request has no cap), is
+//! the answer the new request gets: a cap only cuts generation short, and this
+//! generation ended before the cap was reached. So lowering or adding a cap does not
+//! invalidate recordings that fit under it, and a recording that would have been cut
+//! still fails as missing.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -15,7 +24,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{LlmError, Result};
-use crate::types::{Request, Response};
+use crate::key::request_key;
+use crate::types::{FinishReason, Request, Response};
 
 /// One recorded exchange.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,7 +91,16 @@ impl Recorder {
 pub struct Replayer {
     path: PathBuf,
     by_key: HashMap<String, usize>,
+    /// Exchange indices by the key of their request without `max_tokens`.
+    by_uncapped_key: HashMap<String, Vec<usize>>,
     exchanges: Vec<Exchange>,
+}
+
+/// The key of `request` with its `max_tokens` removed.
+fn uncapped_key(provider: &str, model: &str, request: &Request) -> String {
+    let mut r = request.clone();
+    r.max_tokens = None;
+    request_key(provider, model, &r)
 }
 
 impl Replayer {
@@ -92,6 +111,7 @@ impl Replayer {
             .map_err(|e| LlmError::Cassette(format!("cannot open {}: {e}", path.display())))?;
         let mut exchanges = Vec::new();
         let mut by_key = HashMap::new();
+        let mut by_uncapped_key: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, line) in BufReader::new(file).lines().enumerate() {
             let line = line
                 .map_err(|e| LlmError::Cassette(format!("cannot read {}: {e}", path.display())))?;
@@ -107,11 +127,16 @@ impl Replayer {
             })?;
             // The first recording of a key wins (later ones are re-recordings).
             by_key.entry(ex.key.clone()).or_insert(exchanges.len());
+            by_uncapped_key
+                .entry(uncapped_key(&ex.provider, &ex.model, &ex.request))
+                .or_default()
+                .push(exchanges.len());
             exchanges.push(ex);
         }
         Ok(Replayer {
             path,
             by_key,
+            by_uncapped_key,
             exchanges,
         })
     }
@@ -126,16 +151,43 @@ impl Replayer {
         self.by_key.is_empty()
     }
 
-    /// The recorded answer to `request` (whose key is `key`), or
+    /// The recorded answer to `request` (whose key is `key`) sent to `model` of
+    /// `provider`: the exchange with that key, else one that differs only in
+    /// `max_tokens` and fits under the new cap (see the module documentation), else
     /// [`LlmError::ReplayMissing`] with a hint.
-    pub fn get(&self, key: &str, request: &Request) -> Result<Response> {
-        match self.by_key.get(key) {
-            Some(&i) => Ok(self.exchanges[i].response.clone()),
-            None => Err(LlmError::ReplayMissing {
-                key: key.to_string(),
-                hint: self.hint(request),
-            }),
+    pub fn get(
+        &self,
+        provider: &str,
+        model: &str,
+        key: &str,
+        request: &Request,
+    ) -> Result<Response> {
+        if let Some(&i) = self.by_key.get(key) {
+            return Ok(self.exchanges[i].response.clone());
         }
+        let fits = |r: &Response| {
+            r.finish == FinishReason::Stop
+                && match request.max_tokens {
+                    None => true,
+                    Some(cap) => {
+                        r.usage.output_tokens > 0 && r.usage.output_tokens <= u64::from(cap)
+                    }
+                }
+        };
+        let uncapped = uncapped_key(provider, model, request);
+        if let Some(i) = self
+            .by_uncapped_key
+            .get(&uncapped)
+            .into_iter()
+            .flatten()
+            .find(|&&i| fits(&self.exchanges[i].response))
+        {
+            return Ok(self.exchanges[*i].response.clone());
+        }
+        Err(LlmError::ReplayMissing {
+            key: key.to_string(),
+            hint: self.hint(request),
+        })
     }
 
     fn hint(&self, request: &Request) -> String {
@@ -189,6 +241,9 @@ impl Replayer {
             }
             if a.schema != b.schema {
                 diffs.push("JSON schema".into());
+            }
+            if a.grammar != b.grammar {
+                diffs.push("grammar".into());
             }
             if diffs.is_empty() {
                 diffs.push(format!(

@@ -202,9 +202,33 @@ impl Client {
         std::mem::take(&mut *self.accounting.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// The key under which `request` is cached and recorded.
+    /// The key under which `request` is cached and recorded (after a grammar the
+    /// provider does not accept is dropped).
     pub fn key(&self, request: &Request) -> String {
-        request_key(self.provider.id(), self.provider.model(), request)
+        request_key(
+            self.provider.id(),
+            self.provider.model(),
+            &self.effective(request),
+        )
+    }
+
+    /// Whether the provider accepts GBNF grammars (`grammar = true` in the
+    /// configuration, for llama.cpp's server). Callers may attach a grammar either
+    /// way; without support it is dropped before the key is computed.
+    pub fn accepts_grammar(&self) -> bool {
+        self.provider.accepts_grammar()
+    }
+
+    /// The request as it is keyed and sent: without its grammar when the provider does
+    /// not accept grammars, so such a request is exactly the one without a grammar.
+    fn effective<'r>(&self, request: &'r Request) -> std::borrow::Cow<'r, Request> {
+        if request.grammar.is_some() && !self.provider.accepts_grammar() {
+            let mut r = request.clone();
+            r.grammar = None;
+            std::borrow::Cow::Owned(r)
+        } else {
+            std::borrow::Cow::Borrowed(request)
+        }
     }
 
     /// Answers one request, counted under `stage`.
@@ -325,9 +349,10 @@ impl Client {
         if self.cancel.is_cancelled() {
             return Err(LlmError::Cancelled);
         }
-        let key = self.key(request);
+        let request = &*self.effective(request);
+        let key = request_key(self.provider.id(), self.provider.model(), request);
         let replayed = match &self.replayer {
-            Some(r) => match r.get(&key, request) {
+            Some(r) => match r.get(self.provider.id(), self.provider.model(), &key, request) {
                 Ok(resp) => Some(resp),
                 Err(LlmError::ReplayMissing { .. }) if self.replay_then_live => None,
                 Err(e) => return Err(e),

@@ -99,6 +99,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("VERA_LLM_PRICE_INPUT", "price_input_per_mtok"),
     ("VERA_LLM_PRICE_OUTPUT", "price_output_per_mtok"),
     ("VERA_LLM_STRUCTURED", "structured: native | prompt"),
+    (
+        "VERA_LLM_GRAMMAR",
+        "grammar: true | false (send GBNF grammars; llama.cpp's server only)",
+    ),
     ("VERA_LLM_CACHE", "cache (path of the SQLite file)"),
     ("VERA_LLM_CACHE_MODE", "cache_mode: use | refresh | off"),
     ("VERA_LLM_RECORD", "record (cassette to append to)"),
@@ -194,6 +198,12 @@ pub struct LlmConfig {
     /// How JSON schemas are conveyed.
     #[serde(default)]
     pub structured: StructuredMode,
+    /// Send GBNF grammars (a request's `grammar`, e.g. the formula grammar of
+    /// formalization) as the top-level `grammar` field of chat completions. Only
+    /// llama.cpp's server accepts it, so it is off by default and refused with the
+    /// Anthropic API and with the hosted OpenAI endpoint.
+    #[serde(default)]
+    pub grammar: bool,
     /// The cache file; `.vera-cache/llm.sqlite` by default.
     #[serde(default = "d_cache")]
     pub cache: Option<PathBuf>,
@@ -332,6 +342,17 @@ impl LlmConfig {
                 }
             };
         }
+        if let Some(v) = get("VERA_LLM_GRAMMAR") {
+            self.grammar = match v.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "on" | "yes" => true,
+                "false" | "0" | "off" | "no" => false,
+                _ => {
+                    return Err(LlmError::Config(format!(
+                        "VERA_LLM_GRAMMAR={v:?}: expected true or false"
+                    )))
+                }
+            };
+        }
         if let Some(v) = get("VERA_LLM_CACHE") {
             self.cache = Some(PathBuf::from(v));
         }
@@ -444,8 +465,29 @@ impl LlmConfig {
             .transpose()
     }
 
+    /// Refuses `grammar = true` where the endpoint cannot take it: the Anthropic API,
+    /// and OpenAI's hosted service (which rejects unknown fields).
+    fn check_grammar(&self) -> Result<()> {
+        if !self.grammar {
+            return Ok(());
+        }
+        if self.api() == Api::Anthropic {
+            return Err(LlmError::Config(
+                "grammar = true needs the OpenAI wire format of llama.cpp's server; the Anthropic API takes no grammar".into(),
+            ));
+        }
+        if self.base_url().contains("api.openai.com") {
+            return Err(LlmError::Config(
+                "grammar = true is for llama.cpp's server; the hosted OpenAI API takes no grammar"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Builds the provider (reads the key from the environment).
     pub fn provider(&self) -> Result<Arc<dyn Provider>> {
+        self.check_grammar()?;
         self.provider_with_key(self.api_key()?)
     }
 
@@ -453,13 +495,16 @@ impl LlmConfig {
     pub fn provider_with_key(&self, key: Option<ApiKey>) -> Result<Arc<dyn Provider>> {
         let base = self.base_url();
         check_url("base_url", &base)?;
+        self.check_grammar()?;
         let model = self.model()?;
         let id = self.provider.id();
         let http = self.http_settings()?;
         Ok(match self.api() {
-            Api::Openai => {
-                Arc::new(OpenAi::new(id, &base, model, key, http).with_structured(self.structured))
-            }
+            Api::Openai => Arc::new(
+                OpenAi::new(id, &base, model, key, http)
+                    .with_structured(self.structured)
+                    .with_grammar(self.grammar),
+            ),
             Api::Anthropic => Arc::new(
                 Anthropic::new(id, &base, model, key, http)
                     .with_structured(self.structured)
@@ -507,9 +552,11 @@ impl LlmConfig {
     /// observer or a cancellation token before building.
     pub fn builder(&self) -> Result<crate::ClientBuilder> {
         let provider: Arc<dyn Provider> = if self.replay.is_some() && !self.replay_then_live {
+            self.check_grammar()?;
             Arc::new(Offline {
                 id: self.provider.id().into(),
                 model: self.model()?,
+                grammar: self.grammar,
             })
         } else {
             self.provider()?
@@ -541,11 +588,12 @@ impl LlmConfig {
     }
 }
 
-/// Stands in for the provider in replay mode: same id and model (so keys match), never
-/// answers.
+/// Stands in for the provider in replay mode: same id, model and grammar setting (so
+/// keys match), never answers.
 struct Offline {
     id: String,
     model: String,
+    grammar: bool,
 }
 
 impl Provider for Offline {
@@ -554,6 +602,9 @@ impl Provider for Offline {
     }
     fn model(&self) -> &str {
         &self.model
+    }
+    fn accepts_grammar(&self) -> bool {
+        self.grammar
     }
     fn complete(&self, _: &Request) -> Result<Response> {
         Err(LlmError::Config(
@@ -647,6 +698,34 @@ cache_mode = "refresh"
         let err = client.complete("s", &Request::new().user("x")).unwrap_err();
         assert!(matches!(err, LlmError::ReplayMissing { .. }), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn grammar_is_opt_in_and_refused_where_it_cannot_go() {
+        assert!(!LlmConfig::default().grammar);
+        let c = LlmConfig::from_toml("[llm]\ngrammar = true\n").unwrap();
+        assert!(c.provider().unwrap().accepts_grammar());
+        assert!(!LlmConfig::default().provider().unwrap().accepts_grammar());
+        let mut c = LlmConfig::default();
+        c.apply_env(|k| (k == "VERA_LLM_GRAMMAR").then(|| "on".into()))
+            .unwrap();
+        assert!(c.grammar);
+        let e = c
+            .apply_env(|k| (k == "VERA_LLM_GRAMMAR").then(|| "maybe".into()))
+            .unwrap_err();
+        assert!(e.to_string().contains("VERA_LLM_GRAMMAR"), "{e}");
+        for text in [
+            "[llm]\ngrammar = true\napi = \"anthropic\"\n",
+            "[llm]\ngrammar = true\nprovider = \"anthropic\"\nmodel = \"m\"\napi_key_env = \"\"\n",
+            "[llm]\ngrammar = true\nprovider = \"openai\"\nmodel = \"m\"\napi_key_env = \"\"\n",
+        ] {
+            let c = LlmConfig::from_toml(text).unwrap();
+            match c.provider() {
+                Err(LlmError::Config(m)) => assert!(m.contains("grammar"), "{m}"),
+                Err(e) => panic!("wrong error {e}"),
+                Ok(_) => panic!("{text}: a grammar would be sent"),
+            }
+        }
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub struct OpenAi {
     url: String,
     key: Option<ApiKey>,
     structured: StructuredMode,
+    grammar: bool,
     http: Http,
 }
 
@@ -48,6 +49,7 @@ impl OpenAi {
             url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
             key,
             structured: StructuredMode::Native,
+            grammar: false,
             http: Http::new(settings),
         }
     }
@@ -55,6 +57,13 @@ impl OpenAi {
     /// Chooses how schemas are sent.
     pub fn with_structured(mut self, mode: StructuredMode) -> OpenAi {
         self.structured = mode;
+        self
+    }
+
+    /// Sends a request's GBNF grammar as the top-level `grammar` field (llama.cpp's
+    /// server accepts it; hosted services do not, so it is off by default).
+    pub fn with_grammar(mut self, on: bool) -> OpenAi {
+        self.grammar = on;
         self
     }
 
@@ -77,6 +86,9 @@ impl OpenAi {
         }
         if let Some(s) = request.seed {
             body["seed"] = json!(s);
+        }
+        if let Some(g) = request.grammar.as_ref().filter(|_| self.grammar) {
+            body["grammar"] = json!(g);
         }
         if let Some(schema) = &request.schema {
             match self.structured {
@@ -113,6 +125,9 @@ impl Provider for OpenAi {
     }
     fn model(&self) -> &str {
         &self.model
+    }
+    fn accepts_grammar(&self) -> bool {
+        self.grammar
     }
     fn complete(&self, request: &Request) -> Result<Response> {
         let mut headers = Vec::new();

@@ -18,6 +18,12 @@ pub trait Provider: Send + Sync {
     /// truncated, schema) happen in the client; transient failures are returned as
     /// retryable errors ([`crate::LlmError::is_retryable`]).
     fn complete(&self, request: &Request) -> Result<Response>;
+    /// Whether a request's GBNF `grammar` is sent (llama.cpp's server). False by
+    /// default: [`crate::Client`] then drops the grammar before the cache key is
+    /// computed, so the provider never sees it.
+    fn accepts_grammar(&self) -> bool {
+        false
+    }
 }
 
 impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
@@ -26,6 +32,9 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
     }
     fn model(&self) -> &str {
         (**self).model()
+    }
+    fn accepts_grammar(&self) -> bool {
+        (**self).accepts_grammar()
     }
     fn complete(&self, request: &Request) -> Result<Response> {
         (**self).complete(request)
@@ -38,6 +47,9 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
     }
     fn model(&self) -> &str {
         (**self).model()
+    }
+    fn accepts_grammar(&self) -> bool {
+        (**self).accepts_grammar()
     }
     fn complete(&self, request: &Request) -> Result<Response> {
         (**self).complete(request)

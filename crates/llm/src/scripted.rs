@@ -20,6 +20,7 @@ pub struct Scripted {
     list: Option<Mutex<VecDeque<Result<Response>>>>,
     func: Option<Box<AnswerFn>>,
     latency: Duration,
+    grammar: bool,
     calls: AtomicUsize,
     seen: Mutex<Vec<Request>>,
 }
@@ -32,6 +33,7 @@ impl Scripted {
             list: list.map(Mutex::new),
             func,
             latency: Duration::ZERO,
+            grammar: false,
             calls: AtomicUsize::new(0),
             seen: Mutex::new(Vec::new()),
         }
@@ -73,6 +75,12 @@ impl Scripted {
         self
     }
 
+    /// Plays a provider that accepts GBNF grammars (so requests keep theirs).
+    pub fn with_grammar(mut self, on: bool) -> Scripted {
+        self.grammar = on;
+        self
+    }
+
     /// Calls made so far.
     pub fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
@@ -90,6 +98,9 @@ impl Provider for Scripted {
     }
     fn model(&self) -> &str {
         &self.model
+    }
+    fn accepts_grammar(&self) -> bool {
+        self.grammar
     }
     fn complete(&self, request: &Request) -> Result<Response> {
         let n = self.calls.fetch_add(1, Ordering::SeqCst);

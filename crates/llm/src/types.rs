@@ -92,6 +92,13 @@ pub struct Request {
     /// Structured output: the answer must be JSON that follows this schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<JsonSchema>,
+    /// A GBNF grammar (llama.cpp's format) the answer must follow, sent as the top-level
+    /// `grammar` field by an OpenAI-compatible provider configured with `grammar = true`
+    /// (llama.cpp's server). A client whose provider does not accept grammars drops it
+    /// before anything else, so it is then neither sent nor part of the cache key. Absent
+    /// from the serialized request (and so from the key) when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<String>,
     /// Which sample this is when the same prompt is asked several times (0 for the
     /// first). Never sent to the provider; it only separates cache entries.
     #[serde(default)]
@@ -108,6 +115,7 @@ impl Request {
             stop: Vec::new(),
             seed: None,
             schema: None,
+            grammar: None,
             sample: 0,
         }
     }
@@ -152,6 +160,11 @@ impl Request {
             name: name.into(),
             schema,
         });
+        self
+    }
+    /// Constrains the answer with a GBNF grammar (see the `grammar` field).
+    pub fn grammar(mut self, gbnf: impl Into<String>) -> Self {
+        self.grammar = Some(gbnf.into());
         self
     }
     /// Sets the sample index.

@@ -136,6 +136,42 @@ fn openai_structured_output() {
 }
 
 #[test]
+fn a_grammar_is_sent_only_to_a_provider_that_accepts_it() {
+    let g = "root ::= \"(> t \" [0-9]+ \")\"";
+    let server = Server::start(|_, _| Reply::json(200, openai_body("(> t 5)", "stop", 3, 4)));
+    // llama.cpp's server (grammar = true): the grammar is the top-level `grammar` field,
+    // and it is part of the key.
+    let with = client(openai(&server).with_grammar(true), 0);
+    assert!(with.accepts_grammar());
+    with.complete("t", &request().grammar(g)).unwrap();
+    let body = server.requests()[0].json();
+    assert_eq!(body["grammar"], g);
+    assert_ne!(with.key(&request().grammar(g)), with.key(&request()));
+    // Any other OpenAI-compatible endpoint: never sent, and the key is that of the
+    // request without a grammar (so recordings made without grammars still match).
+    let without = client(openai(&server), 0);
+    assert!(!without.accepts_grammar());
+    without.complete("t", &request().grammar(g)).unwrap();
+    let body = server.requests()[1].json();
+    assert!(body.get("grammar").is_none(), "{body}");
+    assert_eq!(without.key(&request().grammar(g)), without.key(&request()));
+    // A request without a grammar has the same key whatever the provider accepts.
+    assert_eq!(with.key(&request()), without.key(&request()));
+}
+
+#[test]
+fn anthropic_never_receives_a_grammar() {
+    let server = Server::start(|_, _| Reply::json(200, anthropic_body("hi", "end_turn", 9, 2)));
+    let c = client(anthropic(&server), 0);
+    assert!(!c.accepts_grammar());
+    c.complete("t", &request().grammar("root ::= \"hi\""))
+        .unwrap();
+    let body = server.requests()[0].json();
+    assert!(body.get("grammar").is_none(), "{body}");
+    assert!(!body.to_string().contains("root ::="), "{body}");
+}
+
+#[test]
 fn anthropic_success_and_wire_format() {
     let server = Server::start(|_, _| Reply::json(200, anthropic_body("hi", "end_turn", 9, 2)));
     let c = client(anthropic(&server), 0);

@@ -149,3 +149,106 @@ fn a_bad_cassette_line_is_reported_with_its_line_number() {
         .to_string();
     assert!(err.contains("bad.jsonl:2"), "{err}");
 }
+
+/// Answers whose finish reason and token count the prompt chooses.
+fn shaped() -> Scripted {
+    Scripted::from_fn(|req, _| {
+        let last = req.messages.last().unwrap().content.clone();
+        let (finish, output_tokens) = match last.as_str() {
+            "cut" => (llm::FinishReason::Length, 64),
+            "unknown usage" => (llm::FinishReason::Stop, 0),
+            _ => (llm::FinishReason::Stop, 7),
+        };
+        Ok(Response {
+            text: format!("answer to {last}"),
+            finish,
+            usage: Usage {
+                input_tokens: 3,
+                output_tokens,
+            },
+            model: None,
+        })
+    })
+}
+
+#[test]
+fn a_recording_that_fits_under_a_new_token_cap_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let tape = dir.path().join("caps.jsonl");
+    let plain = Request::new().user("plain").temperature(0.0);
+    let capped = Request::new()
+        .user("capped")
+        .temperature(0.0)
+        .max_tokens(64);
+    let cut = Request::new().user("cut").temperature(0.0).max_tokens(64);
+    let unknown = Request::new().user("unknown usage").temperature(0.0);
+    let grammar = Request::new()
+        .user("constrained")
+        .temperature(0.0)
+        .grammar("root ::= \"x\"");
+    {
+        let c = Client::builder(shaped().with_grammar(true))
+            .record(Recorder::open(&tape, false).unwrap())
+            .build();
+        for r in [&plain, &capped, &cut, &unknown, &grammar] {
+            let _ = c.complete("s", r);
+        }
+    }
+    let replay = |accepts_grammar: bool| {
+        Client::builder(Scripted::from_list([]).with_grammar(accepts_grammar))
+            .replay(Replayer::open(&tape).unwrap())
+            .build()
+    };
+    let c = replay(true);
+    let ok = |r: &Request| c.complete("s", r).map(|a| a.text().to_string());
+    let missing = |r: &Request| matches!(c.complete("s", r), Err(LlmError::ReplayMissing { .. }));
+
+    // Stopped after 7 tokens: the same answer under any cap of at least 7, or none.
+    assert_eq!(
+        ok(&plain.clone().max_tokens(256)).unwrap(),
+        "answer to plain"
+    );
+    assert_eq!(ok(&plain.clone().max_tokens(7)).unwrap(), "answer to plain");
+    assert!(missing(&plain.clone().max_tokens(6)));
+    assert_eq!(
+        ok(&capped.clone().max_tokens(8)).unwrap(),
+        "answer to capped"
+    );
+    let mut uncapped = capped.clone();
+    uncapped.max_tokens = None;
+    assert_eq!(ok(&uncapped).unwrap(), "answer to capped");
+    // Cut at the old cap: a larger cap might have given more, so nothing is assumed.
+    assert!(missing(&cut.clone().max_tokens(128)));
+    assert!(missing(&cut.clone().max_tokens(32)));
+    // Usage not recorded: only the uncapped request can use it.
+    assert!(missing(&unknown.clone().max_tokens(256)));
+    // The exact key still answers a cut recording (as the checks then report it).
+    assert!(matches!(
+        c.complete("s", &cut),
+        Err(LlmError::Truncated { .. })
+    ));
+    // Any other difference is still a miss.
+    assert!(missing(&plain.clone().temperature(0.5).max_tokens(256)));
+    assert!(missing(&plain.clone().sample(1).max_tokens(256)));
+
+    // A grammar is part of the key where it is sent; without grammar support the
+    // request is the one without a grammar, which this cassette does not hold.
+    assert_eq!(ok(&grammar).unwrap(), "answer to constrained");
+    assert_eq!(
+        ok(&grammar.clone().max_tokens(100)).unwrap(),
+        "answer to constrained"
+    );
+    let mut no_grammar = grammar.clone();
+    no_grammar.grammar = None;
+    assert!(missing(&no_grammar));
+    match c.complete("s", &no_grammar) {
+        Err(LlmError::ReplayMissing { hint, .. }) => assert!(hint.contains("grammar"), "{hint}"),
+        other => panic!("{other:?}"),
+    }
+    let c2 = replay(false);
+    assert!(matches!(
+        c2.complete("s", &grammar),
+        Err(LlmError::ReplayMissing { .. })
+    ));
+    assert_eq!(c2.key(&grammar), c2.key(&no_grammar));
+}

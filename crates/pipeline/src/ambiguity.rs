@@ -166,6 +166,7 @@ pub fn screen_texts(
     let prompts = Prompts::builtin();
     let schema = schema_info(spec).render();
     let ex = examples(spec, &prompts, skip, options.examples);
+    let grammar = crate::formalize::formula_grammar(spec, client);
     let mut reqs = Vec::new();
     for (_, text) in items {
         let user = requirement_prompt(&prompts, &schema, &ex, text)?;
@@ -176,6 +177,9 @@ pub fn screen_texts(
                 .sample(i);
             if let Some(m) = options.max_tokens {
                 r = r.max_tokens(m);
+            }
+            if let Some(g) = &grammar {
+                r = r.grammar(g.clone());
             }
             reqs.push(r);
         }

@@ -469,9 +469,18 @@ pub struct FormalizeOptions {
     /// Formalize these again even though they have a formula (never done otherwise:
     /// a formula the user wrote is kept).
     pub reformalize: Vec<String>,
-    /// Token limit per answer.
+    /// Token limit per answer, first attempts and repair turns alike (default
+    /// [`DEFAULT_MAX_TOKENS`]; `None` sends no limit).
     pub max_tokens: Option<u32>,
+    /// Constrain per-requirement answers with the schema's formula grammar
+    /// ([`crate::grammar::Grammar::formula`]) when the provider accepts grammars
+    /// (default true; batch answers are JSON and never get it).
+    pub grammar: bool,
 }
+
+/// Default token limit of a formalization answer: a formula over a schema is a few
+/// dozen tokens; a longer answer is prose or a runaway term, cut and repaired.
+pub const DEFAULT_MAX_TOKENS: u32 = 256;
 
 impl Default for FormalizeOptions {
     fn default() -> Self {
@@ -482,7 +491,8 @@ impl Default for FormalizeOptions {
             examples: 2,
             only: None,
             reformalize: Vec::new(),
-            max_tokens: None,
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
+            grammar: true,
         }
     }
 }
@@ -689,13 +699,28 @@ pub fn requirement_prompt(
     ])
 }
 
-fn request(messages: &[llm::Message], options: &FormalizeOptions) -> Request {
+fn request(
+    messages: &[llm::Message],
+    options: &FormalizeOptions,
+    grammar: Option<&str>,
+) -> Request {
     let mut r = Request::new().temperature(options.temperature);
     r.messages = messages.to_vec();
     if let Some(m) = options.max_tokens {
         r = r.max_tokens(m);
     }
+    if let Some(g) = grammar {
+        r = r.grammar(g);
+    }
     r
+}
+
+/// The formula grammar of `spec` in GBNF, when `client`'s provider accepts grammars
+/// (`None` otherwise: answers are then only parsed and repaired).
+pub fn formula_grammar(spec: &Spec, client: &Client) -> Option<String> {
+    client
+        .accepts_grammar()
+        .then(|| crate::grammar::Grammar::formula(spec).gbnf())
 }
 
 /// An answer problem from the client becomes a repairable error with the LLM's feedback.
@@ -723,6 +748,11 @@ fn per_requirement(
     examples: &str,
     out: &mut [Formalized],
 ) -> Result<(), PipelineError> {
+    let grammar = if options.grammar {
+        formula_grammar(spec, client)
+    } else {
+        None
+    };
     let mut work: Vec<Work> = Vec::new();
     for (idx, f) in out.iter().enumerate() {
         let user = requirement_prompt(prompts, schema, examples, &f.text)?;
@@ -742,7 +772,7 @@ fn per_requirement(
         let reqs: Vec<Request> = open
             .iter()
             .map(|&i| {
-                let mut r = request(&work[i].messages, options);
+                let mut r = request(&work[i].messages, options, grammar.as_deref());
                 if work[i].resampled {
                     r = r.temperature(RESAMPLE_TEMPERATURE).sample(1);
                 }
@@ -843,7 +873,7 @@ fn batch(
             break;
         }
         let ids: Vec<&str> = open.iter().map(|&i| out[i].id.as_str()).collect();
-        let req = request(&messages, options).schema("formulas", object_schema(&ids));
+        let req = request(&messages, options, None).schema("formulas", object_schema(&ids));
         let (answer_text, problems): (String, Vec<(usize, String)>) =
             match client.complete("formalize", &req) {
                 Ok(c) => {

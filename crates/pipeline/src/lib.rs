@@ -11,6 +11,7 @@ pub mod csynth;
 pub mod eval;
 pub mod faults;
 pub mod formalize;
+pub mod grammar;
 pub mod qa;
 pub mod roundtrip;
 pub mod select;

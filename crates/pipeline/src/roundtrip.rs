@@ -249,6 +249,9 @@ pub(crate) fn formalize(
         .temperature(temperature)
         .max_tokens(400)
         .sample(sample);
+    if let Some(g) = crate::formalize::formula_grammar(spec, client) {
+        req = req.grammar(g);
+    }
     let mut problem = String::new();
     for _ in 0..=repairs {
         let answer = match client.complete(stage, &req) {

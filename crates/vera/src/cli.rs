@@ -296,6 +296,10 @@ pub enum Command {
         /// accepted (`origin = "model"` formulas need `accepted = true`).
         #[arg(long, default_value_t = 2)]
         examples: usize,
+        /// Token limit per answer, first attempts and repair turns alike (a formula is a
+        /// few dozen tokens; a longer answer is cut and repaired).
+        #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
+        max_tokens: u32,
         #[command(flatten)]
         llm: crate::pipecmd::LlmArgs,
         #[command(flatten)]
@@ -766,6 +770,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             only,
             reformalize,
             examples,
+            max_tokens,
             llm,
             solver,
             output,
@@ -780,6 +785,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 only,
                 reformalize,
                 examples,
+                max_tokens,
             },
             &llm,
             &solver,

@@ -32,6 +32,10 @@ pub struct LlmArgs {
     /// Ask the model again and overwrite cached answers.
     #[arg(long, conflicts_with = "no_cache")]
     pub refresh: bool,
+    /// Constrain formula answers with a GBNF grammar of the schema (the configuration's
+    /// `grammar = true`; for llama.cpp's server only, refused with other providers).
+    #[arg(long)]
+    pub grammar: bool,
     /// Requests in flight at once (overrides the configuration).
     #[arg(long = "llm-concurrency")]
     pub llm_concurrency: Option<usize>,
@@ -64,6 +68,9 @@ impl LlmArgs {
             cfg.cache_mode = llm::CacheMode::Off;
         } else if self.refresh {
             cfg.cache_mode = llm::CacheMode::Refresh;
+        }
+        if self.grammar {
+            cfg.grammar = true;
         }
         if let Some(n) = self.llm_concurrency.filter(|n| *n > 0) {
             cfg.concurrency = Some(n);

@@ -157,6 +157,7 @@ pub struct FormalizeArgs {
     pub only: Option<String>,
     pub reformalize: Option<String>,
     pub examples: usize,
+    pub max_tokens: u32,
 }
 
 fn default_out(input: &Path, suffix: &str) -> PathBuf {
@@ -200,6 +201,7 @@ pub fn formalize(
         only: ids(&a.only),
         reformalize: ids(&a.reformalize).unwrap_or_default(),
         examples: a.examples,
+        max_tokens: Some(a.max_tokens),
         ..Default::default()
     };
     let start = std::time::Instant::now();
