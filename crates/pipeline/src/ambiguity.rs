@@ -26,7 +26,8 @@ pub struct AmbiguityOptions {
     pub examples: usize,
     /// Only these ids.
     pub only: Option<Vec<String>>,
-    /// Token limit per answer.
+    /// Token limit per answer (`None`, the default here, sends no limit; the command
+    /// line sends [`crate::formalize::DEFAULT_MAX_TOKENS`] unless told otherwise).
     pub max_tokens: Option<u32>,
 }
 

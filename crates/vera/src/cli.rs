@@ -321,8 +321,8 @@ pub enum Command {
         #[arg(long, short = 'n', default_value_t = 5)]
         samples: u32,
         /// Token limit per sampled formalization (a longer answer is an invalid sample).
-        #[arg(long, value_name = "N")]
-        max_tokens: Option<u32>,
+        #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
+        max_tokens: u32,
         /// Only these requirement ids (comma-separated).
         #[arg(long)]
         only: Option<String>,
@@ -349,8 +349,8 @@ pub enum Command {
         #[arg(long, short = 'n', default_value_t = 5)]
         samples: u32,
         /// Token limit per sampled formalization (a longer answer is an invalid sample).
-        #[arg(long, value_name = "N")]
-        max_tokens: Option<u32>,
+        #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
+        max_tokens: u32,
         /// Only these requirement ids (comma-separated).
         #[arg(long)]
         only: Option<String>,

@@ -334,7 +334,7 @@ fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
 pub fn ambiguity(
     spec_path: &Path,
     schema: Option<&Path>,
-    sampling: (u32, Option<u32>),
+    sampling: (u32, u32),
     only: &Option<String>,
     llm_args: &LlmArgs,
     solver: &SolverArgs,
@@ -346,7 +346,7 @@ pub fn ambiguity(
     let options = AmbiguityOptions {
         samples,
         only: ids(only),
-        max_tokens,
+        max_tokens: Some(max_tokens),
         ..Default::default()
     };
     let start = std::time::Instant::now();
@@ -388,7 +388,7 @@ pub struct ClarifyArgs {
     pub schema: Option<PathBuf>,
     pub rounds: usize,
     pub samples: u32,
-    pub max_tokens: Option<u32>,
+    pub max_tokens: u32,
     pub only: Option<String>,
     pub proposals: Option<PathBuf>,
     pub apply: Option<PathBuf>,
@@ -453,7 +453,7 @@ pub fn clarify(
         screening: AmbiguityOptions {
             samples: a.samples,
             only: ids(&a.only),
-            max_tokens: a.max_tokens,
+            max_tokens: Some(a.max_tokens),
             ..Default::default()
         },
         ..Default::default()
