@@ -476,6 +476,10 @@ pub struct FormalizeOptions {
     /// ([`crate::grammar::Grammar::formula`]) when the provider accepts grammars
     /// (default true; batch answers are JSON and never get it).
     pub grammar: bool,
+    /// A requirement of several sentences that no turn formalized is tried once more
+    /// clause by clause: each sentence formalized on its own (with the whole text as
+    /// context), screened, and the clauses conjoined and screened again (default true).
+    pub decompose: bool,
 }
 
 /// Default token limit of a formalization answer: a formula over a schema is a few
@@ -493,6 +497,7 @@ impl Default for FormalizeOptions {
             reformalize: Vec::new(),
             max_tokens: Some(DEFAULT_MAX_TOKENS),
             grammar: true,
+            decompose: true,
         }
     }
 }
@@ -840,7 +845,138 @@ fn per_requirement(
             work[i].messages.push(llm::Message::user(repair));
         }
     }
-    let _ = spec;
+    if options.decompose {
+        for w in work.iter().filter(|w| !w.done) {
+            decompose(
+                spec,
+                client,
+                checker,
+                options,
+                (prompts, schema, examples),
+                grammar.as_deref(),
+                &mut out[w.idx],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The sentences of a requirement text: split after `.`, `!` or `?` followed by
+/// white space and an upper-case letter (so `8.5 V` and `e.g. a` stay whole). Texts of
+/// one sentence give one element.
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for k in 0..chars.len() {
+        let (at, c) = chars[k];
+        if !matches!(c, '.' | '!' | '?') {
+            continue;
+        }
+        let mut j = k + 1;
+        let mut spaced = false;
+        while j < chars.len() && chars[j].1.is_whitespace() {
+            spaced = true;
+            j += 1;
+        }
+        if spaced && j < chars.len() && chars[j].1.is_uppercase() {
+            let piece = text[start..at + c.len_utf8()].trim();
+            if !piece.is_empty() {
+                out.push(piece.to_string());
+            }
+            start = chars[j].0;
+        }
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// The clause-by-clause strategy for a multi-sentence requirement that no turn
+/// formalized (see [`FormalizeOptions::decompose`]). Each clause is asked once; the
+/// attempts are recorded as `[clause k/n] ...`. The requirement gets a formula only if
+/// every clause is accepted and their conjunction passes screening against the whole
+/// text.
+fn decompose(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    (prompts, schema, examples): (&Prompts, &str, &str),
+    grammar: Option<&str>,
+    f: &mut Formalized,
+) -> Result<(), PipelineError> {
+    let clauses = sentences(&f.text);
+    if clauses.len() < 2 {
+        return Ok(());
+    }
+    let n = clauses.len();
+    let mut reqs = Vec::with_capacity(n);
+    for c in &clauses {
+        let text = format!(
+            "{c} (This is one sentence of the requirement \"{}\". Formalize only this sentence; read words such as \"it\" or \"they\" from the whole requirement.)",
+            f.text
+        );
+        let user = requirement_prompt(prompts, schema, examples, &text)?;
+        reqs.push(request(&[llm::Message::user(user)], options, grammar));
+    }
+    let answers = client.run_all("formalize", &reqs);
+    let mut terms = Vec::with_capacity(n);
+    for (k, (a, clause)) in answers.into_iter().zip(&clauses).enumerate() {
+        let tag = format!("[clause {}/{n}]", k + 1);
+        match a {
+            Ok(c) => match validate_screened(spec, checker, c.text(), clause) {
+                Ok((t, _)) => {
+                    f.attempts.push(Attempt {
+                        answer: format!("{tag} {}", excerpt(c.text())),
+                        error: None,
+                    });
+                    terms.push(t);
+                }
+                Err(ValidateError::Invalid(e)) => f.attempts.push(Attempt {
+                    answer: format!("{tag} {}", excerpt(c.text())),
+                    error: Some(e),
+                }),
+                Err(ValidateError::Solver(e)) => return Err(e.into()),
+            },
+            Err(e) => match answer_problem(&e) {
+                Some((shown, fb)) => f.attempts.push(Attempt {
+                    answer: format!("{tag} {shown}"),
+                    error: Some(fb),
+                }),
+                None => return Err(e.into()),
+            },
+        }
+    }
+    if terms.len() < n {
+        return Ok(());
+    }
+    let conj = format!(
+        "(and {})",
+        terms
+            .iter()
+            .map(logic::print::term)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    match validate_screened(spec, checker, &conj, &f.text) {
+        Ok((t, notes)) => {
+            f.attempts.push(Attempt {
+                answer: format!("[clauses conjoined] {}", excerpt(&conj)),
+                error: None,
+            });
+            f.formula = Some(logic::print::term(&t));
+            f.term = Some(t);
+            f.notes = notes;
+        }
+        Err(ValidateError::Invalid(e)) => f.attempts.push(Attempt {
+            answer: format!("[clauses conjoined] {}", excerpt(&conj)),
+            error: Some(e),
+        }),
+        Err(ValidateError::Solver(e)) => return Err(e.into()),
+    }
     Ok(())
 }
 

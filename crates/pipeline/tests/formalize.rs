@@ -975,3 +975,137 @@ fn formulas_the_user_wrote_are_kept_and_unreviewed_model_formulas_are_never_exam
     assert_eq!(rep.requirements.len(), 1);
     assert!(rep.kept.is_empty());
 }
+
+#[test]
+fn sentences_split_at_sentence_ends_only() {
+    use pipeline::formalize::sentences;
+    assert_eq!(
+        sentences("The alarm shall sound above 38.5 degC. It shall stop below 37 degC."),
+        vec![
+            "The alarm shall sound above 38.5 degC.",
+            "It shall stop below 37 degC."
+        ]
+    );
+    // A decimal point, an abbreviation before a lower-case word, one sentence.
+    assert_eq!(sentences("Below 8.5 V, e.g. at start, no light.").len(), 1);
+    assert_eq!(sentences("  ").len(), 0);
+}
+
+const TWO_SENTENCES: &str =
+    "Above 38 degC the alarm shall be raised. Below 30 degC it shall be off.";
+
+/// A model that never gets the whole two-sentence text right but formalizes each
+/// sentence alone; `bad_second` makes the second clause contradict the first (each
+/// clause is satisfiable, their conjunction is not).
+fn clause_model(bad_second: bool) -> Client {
+    client(move |r, _| {
+        let u = last_user(r);
+        let text = if u.contains("This is one sentence of the requirement") {
+            if u.contains("Formalize only this sentence")
+                && u.contains("Below 30 degC it shall be off. (This")
+            {
+                if bad_second {
+                    "(and (> temp 40) (not alarm))"
+                } else {
+                    "(=> (< temp 30) (not alarm))"
+                }
+            } else {
+                "(=> (> temp 38) alarm)"
+            }
+        } else {
+            "alarm above 38, off below 21"
+        };
+        Ok(Response::text(text))
+    })
+}
+
+fn two_sentence_spec() -> Spec {
+    let text = SPEC.replace(
+        "Between 33 and 40 degC the alarm shall be raised.",
+        TWO_SENTENCES,
+    );
+    reqs::parse_spec(SourceFile::new("t.toml", text)).unwrap_or_else(|d| panic!("{d}"))
+}
+
+#[test]
+fn a_multi_sentence_requirement_is_formalized_clause_by_clause_when_turns_fail() {
+    let spec = two_sentence_spec();
+    for solver in [z3(), cvc5()] {
+        let rep = formalize(
+            &spec,
+            &clause_model(false),
+            &solver,
+            &FormalizeOptions {
+                only: only(&["R2"]),
+                max_retries: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let f = &rep.requirements[0];
+        assert_eq!(
+            f.formula.as_deref(),
+            Some("(and (=> (> temp 38.0) alarm) (=> (< temp 30.0) (not alarm)))"),
+            "{:?}",
+            f.attempts
+        );
+        let tags: Vec<&str> = f
+            .attempts
+            .iter()
+            .map(|a| a.answer.split(']').next().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            tags[tags.len() - 3..],
+            ["[clause 1/2", "[clause 2/2", "[clauses conjoined"]
+        );
+        assert_eq!(rep.after_repair, 1);
+        assert_eq!(rep.first_attempt, 0);
+    }
+    // Switched off: the requirement stays unformalized.
+    let rep = formalize(
+        &spec,
+        &clause_model(false),
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R2"]),
+            max_retries: 1,
+            decompose: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(rep.requirements[0].formula.is_none());
+    assert!(!rep.requirements[0]
+        .attempts
+        .iter()
+        .any(|a| a.answer.starts_with("[clause")));
+}
+
+#[test]
+fn clauses_whose_conjunction_is_unsatisfiable_give_no_formula() {
+    let spec = two_sentence_spec();
+    let rep = formalize(
+        &spec,
+        &clause_model(true),
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R2"]),
+            max_retries: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = &rep.requirements[0];
+    assert!(f.formula.is_none(), "{:?}", f.formula);
+    let conj = f
+        .attempts
+        .iter()
+        .find(|a| a.answer.starts_with("[clauses conjoined]"))
+        .expect("the clauses were conjoined and screened");
+    assert!(
+        conj.error
+            .as_deref()
+            .is_some_and(|e| e.contains("no state satisfies it")),
+        "{conj:?}"
+    );
+}

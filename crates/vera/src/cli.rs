@@ -300,6 +300,10 @@ pub enum Command {
         /// few dozen tokens; a longer answer is cut and repaired).
         #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
         max_tokens: u32,
+        /// Do not retry a multi-sentence requirement that no turn formalized clause by
+        /// clause (each sentence formalized on its own, the clauses conjoined).
+        #[arg(long)]
+        no_decompose: bool,
         #[command(flatten)]
         llm: crate::pipecmd::LlmArgs,
         #[command(flatten)]
@@ -771,6 +775,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             reformalize,
             examples,
             max_tokens,
+            no_decompose,
             llm,
             solver,
             output,
@@ -786,6 +791,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 reformalize,
                 examples,
                 max_tokens,
+                no_decompose,
             },
             &llm,
             &solver,

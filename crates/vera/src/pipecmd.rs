@@ -158,6 +158,7 @@ pub struct FormalizeArgs {
     pub reformalize: Option<String>,
     pub examples: usize,
     pub max_tokens: u32,
+    pub no_decompose: bool,
 }
 
 fn default_out(input: &Path, suffix: &str) -> PathBuf {
@@ -202,6 +203,7 @@ pub fn formalize(
         reformalize: ids(&a.reformalize).unwrap_or_default(),
         examples: a.examples,
         max_tokens: Some(a.max_tokens),
+        decompose: !a.no_decompose,
         ..Default::default()
     };
     let start = std::time::Instant::now();
