@@ -46,7 +46,14 @@ fn load_spec_with(
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let spec = match (is_csv, schema) {
-        (true, Some(s)) => reqs::load_csv(path, s),
+        (true, Some(s)) => {
+            let columns = crate::files::csv_columns().cloned().unwrap_or_default();
+            reqs::load_csv_with(path, s, &columns)
+        }
+        (false, _) if crate::files::csv_columns().is_some() => bail!(
+            "--csv-columns is for CSV requirement files; {} is a spec already",
+            path.display()
+        ),
         (true, None) => bail!(
             "{}: a CSV of requirements needs --schema SPEC.toml for its variables",
             path.display()

@@ -716,3 +716,70 @@ fn smt_solver_answering_sat_to_everything_is_refused() {
         assert!(err.contains("trivially unsat"), "{solver}: {err}");
     }
 }
+
+#[test]
+fn audit_reads_a_csv_by_header_names_or_a_column_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.toml");
+    std::fs::write(
+        &schema,
+        "[[variables]]\nname = \"temp\"\nsort = \"Real\"\n[[variables]]\nname = \"alarm\"\nsort = \"Bool\"\n",
+    )
+    .unwrap();
+    let s = schema.display().to_string();
+    // Hanfor-like: ID,Description,...,Type with a heading row; the formulas in `SMT`.
+    let hanfor = dir.path().join("hanfor.csv");
+    std::fs::write(
+        &hanfor,
+        "ID,Description,Formal Text,Type,SMT\n\
+         H1,Alarms,,Heading,\n\
+         REQ-1,Alarm above 40.,,requirement,(=> (> temp 40) alarm)\n\
+         REQ-2,No alarm below 10.,,requirement,(=> (< temp 10) (not alarm))\n",
+    )
+    .unwrap();
+    let h = hanfor.display().to_string();
+    let (code, out, err) = vera(&["audit", &h, "--schema", &s]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 of 2 formalized requirements"), "{out}");
+    assert!(
+        err.contains(
+            "note: skipped as not requirements: 1 row(s) whose `Type` is `Heading` (line 2)"
+        ),
+        "{err}"
+    );
+    // Another layout: one error naming the headers and the flag, not one per row.
+    let other = dir.path().join("other.csv");
+    std::fs::write(
+        &other,
+        "ReqID,Body,Logic\nA-1,Alarm above 40.,(=> (> temp 40) alarm)\nA-2,Quiet below 10.,(=> (< temp 10) (not alarm))\n",
+    )
+    .unwrap();
+    let o = other.display().to_string();
+    let (code, out, err) = vera(&["audit", &o, "--schema", &s]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(
+        err.contains("`ReqID`, `Body`, `Logic`") && err.contains("--csv-columns"),
+        "{err}"
+    );
+    let (code, out, err) = vera(&[
+        "audit",
+        &o,
+        "--schema",
+        &s,
+        "--csv-columns",
+        "id=ReqID,text=Body,formula=Logic",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 of 2 formalized requirements"), "{out}");
+    // A bad mapping is refused by the command line; a mapping for a TOML spec too.
+    let (code, _, err) = vera(&["audit", &o, "--schema", &s, "--csv-columns", "row=ReqID"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown role `row`"), "{err}");
+    let (code, _, err) = vera(&["audit", &s, "--csv-columns", "id=ReqID"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--csv-columns is for CSV requirement files"),
+        "{err}"
+    );
+}
