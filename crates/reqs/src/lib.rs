@@ -9,6 +9,7 @@
 pub mod ask;
 pub mod audit;
 pub mod equiv;
+pub mod forcing;
 pub mod generate;
 pub mod mutate;
 pub mod realize;
