@@ -356,6 +356,10 @@ pub enum Command {
     /// Clarify ambiguity-sensitive requirements from the solver's evidence, re-screening
     /// each rewrite; writes a proposals file. With --apply, writes accepted proposals
     /// into a new spec.
+    ///
+    /// Exit status: 0 every flagged requirement converged (or none was flagged), 1 some
+    /// did not, 2 none converged (nothing to apply), bad input, LLM or solver failure.
+    /// With --apply: 0 applied or nothing to apply, 2 bad input.
     Clarify {
         /// The spec (TOML), or a CSV with --schema.
         spec: PathBuf,

@@ -459,6 +459,16 @@ pub fn clarify(
     let start = std::time::Instant::now();
     let rep = pipeline::clarify::clarify(&spec, &client, &solver.config(), &options, None)?;
     let seconds = start.elapsed().as_secs_f64();
+    let converged = rep.proposals.iter().filter(|p| p.converged).count();
+    // 0: every flagged requirement converged (or none was flagged); 1: some did not;
+    // 2: none did, so there is nothing to apply.
+    let code = if converged == rep.proposals.len() {
+        EXIT_OK
+    } else if converged > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_ERROR
+    };
     let file = ProposalsFile {
         schema: "vera.clarify.v1".into(),
         spec: a.spec.display().to_string(),
@@ -492,11 +502,44 @@ pub fn clarify(
                     p.classes_after
                 );
                 let _ = writeln!(o, "  was: {}", p.original);
-                let _ = writeln!(o, "  now: {}", p.clarified);
+                if p.converged {
+                    let _ = writeln!(o, "  now: {}", p.clarified);
+                } else if p.clarified != p.original {
+                    let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
+                }
+                for r in p.history.iter().filter(|r| r.rejected.is_some()) {
+                    let _ = writeln!(
+                        o,
+                        "  rejected: {} ({})",
+                        excerpt(&r.text, 100),
+                        r.rejected.as_deref().unwrap_or_default()
+                    );
+                }
                 if let Some(n) = &p.note {
                     let _ = writeln!(o, "  why: {n}");
                 }
             }
+            let rejected = |what: &str| {
+                rep.proposals
+                    .iter()
+                    .flat_map(|p| &p.history)
+                    .filter(|r| r.rejected.as_deref().is_some_and(|x| x.starts_with(what)))
+                    .count()
+            };
+            let _ = writeln!(
+                o,
+                "\nconverged: {converged} of {} flagged requirement(s){}; rewrites rejected: {} meta-answer(s), {} failed to formalize, {} unchanged, {} empty",
+                rep.proposals.len(),
+                if converged == 0 && !rep.proposals.is_empty() {
+                    " (nothing converged: no proposal to apply)"
+                } else {
+                    ""
+                },
+                rejected("meta-answer"),
+                rejected("failed"),
+                rejected("the text is unchanged"),
+                rejected("the answer was empty"),
+            );
             let s = &rep.stats;
             o.push_str("\nbefore: ");
             render_summary(&mut o, &s.before);
@@ -514,7 +557,7 @@ pub fn clarify(
             print_accounting(&client);
         }
     }
-    Ok(ExitCode::from(EXIT_OK))
+    Ok(ExitCode::from(code))
 }
 
 // ------------------------------------------------------------------ consistency --nl-text
