@@ -99,9 +99,12 @@ pub enum Command {
         output: OutputArgs,
     },
     /// Round trip: formula → sentence → formula, checked for equivalence under the
-    /// domain, with one repair turn for mismatches.
+    /// domain, with one repair turn for mismatches. It checks that the formula survives
+    /// a trip through text; sentences that do not mention the formula's variables or
+    /// drift from the requirement text are flagged.
     ///
-    /// Exit status: 0 all equivalent, 1 some differ, 2 bad input, LLM or solver failure.
+    /// Exit status: 0 all equivalent and none flagged, 1 some differ or are flagged, 2
+    /// bad input, LLM or solver failure.
     Roundtrip {
         /// The spec (TOML).
         spec: PathBuf,
