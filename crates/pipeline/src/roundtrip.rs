@@ -380,10 +380,8 @@ fn name_words(name: &str) -> Vec<String> {
     let mut cur = String::new();
     let mut prev_lower = false;
     for c in name.chars() {
-        if !c.is_alphabetic() || (c.is_uppercase() && prev_lower) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur).to_lowercase());
-            }
+        if (!c.is_alphabetic() || (c.is_uppercase() && prev_lower)) && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur).to_lowercase());
         }
         if c.is_alphabetic() {
             cur.push(c);

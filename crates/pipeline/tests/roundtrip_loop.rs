@@ -348,7 +348,18 @@ fn drift_and_variable_mentions_are_measured_as_documented() {
         "{}",
         flags[0].message
     );
-    assert!(DRIFT_THRESHOLD > 0.0 && DRIFT_THRESHOLD < 1.0);
+    // The threshold is 25%: one content word of four is enough, none is drift.
+    let drift = |sentence: &str| {
+        sentence_flags("alarm heater pump valve", &f, sentence)
+            .iter()
+            .any(|x| x.kind == "drift")
+    };
+    assert_eq!(
+        content_overlap("alarm heater pump valve", "temp alarm"),
+        Some(DRIFT_THRESHOLD)
+    );
+    assert!(!drift("temp alarm"));
+    assert!(drift("temp above 40"));
 }
 
 #[test]
