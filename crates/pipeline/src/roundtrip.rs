@@ -350,7 +350,7 @@ pub const WHAT_IT_CHECKS: &str = "each formula is described in a sentence by the
 pub const DRIFT_THRESHOLD: f64 = 0.25;
 
 /// Words that carry no content for [`content_overlap`].
-const STOPWORDS: &[&str] = &[
+pub const STOPWORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "not", "no", "of", "to", "in", "on", "at", "by", "for", "from",
     "with", "as", "is", "are", "be", "been", "being", "was", "were", "it", "its", "this", "that",
     "these", "those", "then", "than", "if", "when", "whenever", "while", "shall", "must", "should",
