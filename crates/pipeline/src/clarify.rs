@@ -402,7 +402,7 @@ pub fn clarify(
     })
 }
 
-/// The follow-up turn after a meta-answer (the reason is appended in parentheses).
+/// The follow-up turn after a meta-answer (followed by the reason it was not taken).
 const META: &str = "That describes how the requirement should be changed instead of changing it. \
 Answer with the rewritten requirement itself, as it would stand in the specification (for \
 example \"The pump shall ...\"), not with a sentence about the requirement, its text or its \
