@@ -626,6 +626,20 @@ pub fn parse_csv_with(
                 )
                 .with_hint(CSV_MAPPING_HINT)]));
             };
+            let same = [("text", Some(txt)), ("formula", formula)]
+                .into_iter()
+                .find(|(_, c)| *c == Some(id))
+                .map(|(role, _)| role);
+            if let Some(role) = same {
+                return Err(csv_file.locate_all(&[Diagnostic::error(
+                    span,
+                    format!(
+                        "the id and the {role} would both be read from column `{}`",
+                        csv_shown(&rec[id])
+                    ),
+                )
+                .with_hint(CSV_MAPPING_HINT)]));
+            }
             if formula.is_none() && columns.formula.is_none() {
                 if let Some(ft) = rec.iter().find(|h| csv_norm(h) == "formaltext") {
                     notes.push(format!(

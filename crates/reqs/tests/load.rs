@@ -263,6 +263,17 @@ fn other_layouts_are_read_with_a_column_mapping() {
         e.contains("other.csv:2:6: error: A-1: undeclared symbol `tmp`"),
         "{e}"
     );
+    // One column cannot be both the id and the text.
+    let same: reqs::CsvColumns = "text=ReqID".parse().unwrap();
+    let e = reqs::spec::parse_csv_with(csv_schema(), &csv, &same)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "other.csv:1:1: error: the id and the text would both be read from column `ReqID`"
+        ),
+        "{e}"
+    );
     for wrong in ["", "id", "id=", "row=X", "id=A,id=B"] {
         assert!(wrong.parse::<reqs::CsvColumns>().is_err(), "{wrong}");
     }
