@@ -224,6 +224,8 @@ pub enum Severity {
     Error,
     /// The input can be used but is probably not what was meant.
     Warning,
+    /// Information about how the input was read (rows skipped, columns chosen).
+    Note,
 }
 
 impl fmt::Display for Severity {
@@ -231,6 +233,7 @@ impl fmt::Display for Severity {
         f.write_str(match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         })
     }
 }
@@ -263,6 +266,14 @@ impl Diagnostic {
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
+    /// A note at `span`: how the input was read, not a problem.
+    pub fn note(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Note,
             ..Diagnostic::error(span, message)
         }
     }

@@ -46,8 +46,14 @@ impl Default for ClarifyOptions {
 pub struct Round {
     /// The text proposed in this round.
     pub text: String,
-    /// Classes its screening found.
+    /// Classes its screening found (for a rejected text: those of the text it was
+    /// meant to replace, which stays current).
     pub classes: usize,
+    /// Why the text was not taken: a meta-answer (it describes the rewrite instead of
+    /// being one), an empty answer, or a rewrite too few formalizations of which are
+    /// valid. A rejected text never counts as progress.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
 }
 
 /// A proposed rewrite.
@@ -239,26 +245,32 @@ pub fn clarify(
                 Err(e) => return Err(e.into()),
             });
         }
-        // A rewrite that only repeats the text is answered once, in the same
-        // conversation, with that fact; a second repetition ends the requirement's rounds.
-        let again: Vec<usize> = (0..open.len())
-            .filter(|&k| {
-                texts[k]
-                    .as_deref()
-                    .is_some_and(|t| same_text(t, &current[open[k]].text))
-            })
+        // A rewrite that only repeats the text, or that describes the rewrite instead of
+        // making it, is answered once, in the same conversation, with that fact; a second
+        // such answer ends the requirement's rounds.
+        let follow_up = |k: usize, t: &Option<String>| -> Option<String> {
+            let t = t.as_deref()?;
+            if same_text(t, &current[open[k]].text) {
+                Some(UNCHANGED.to_string())
+            } else {
+                meta_answer(t, &current[open[k]].text)
+                    .map(|why| format!("{META} The answer was not taken: {why}."))
+            }
+        };
+        let again: Vec<(usize, String)> = (0..open.len())
+            .filter_map(|k| follow_up(k, &texts[k]).map(|m| (k, m)))
             .collect();
         if !again.is_empty() {
             let follow: Vec<Request> = again
                 .iter()
-                .map(|&k| {
-                    reqs[k]
+                .map(|(k, message)| {
+                    reqs[*k]
                         .clone()
-                        .assistant(texts[k].clone().unwrap_or_default())
-                        .user(UNCHANGED.to_string())
+                        .assistant(texts[*k].clone().unwrap_or_default())
+                        .user(message.clone())
                 })
                 .collect();
-            for (&k, a) in again
+            for (&(k, _), a) in again
                 .iter()
                 .zip(client.run_all("clarify.unchanged", &follow))
             {
@@ -273,14 +285,31 @@ pub fn clarify(
         let mut back = Vec::new();
         for (&i, text) in open.iter().zip(texts) {
             proposals[i].rounds += 1;
+            let meta = text
+                .as_deref()
+                .and_then(|t| meta_answer(t, &current[i].text));
             match text {
                 Some(t) if same_text(&t, &current[i].text) => {
                     stuck[i] = true;
                     proposals[i].history.push(Round {
                         text: t,
                         classes: current[i].classes(),
+                        rejected: Some("the text is unchanged".into()),
                     });
                     proposals[i].note = Some("the model returned the text unchanged".into());
+                }
+                Some(t) if meta.is_some() => {
+                    let why = meta.expect("checked");
+                    stuck[i] = true;
+                    let reason = format!("meta-answer: {why}");
+                    proposals[i].history.push(Round {
+                        text: t,
+                        classes: current[i].classes(),
+                        rejected: Some(reason.clone()),
+                    });
+                    proposals[i].note = Some(format!(
+                        "rejected as a meta-answer twice (the second time after being told so): {why}"
+                    ));
                 }
                 Some(t) => {
                     items.push((current[i].id.clone(), t));
@@ -289,6 +318,7 @@ pub fn clarify(
                 None => proposals[i].history.push(Round {
                     text: String::new(),
                     classes: current[i].classes(),
+                    rejected: Some("the answer was empty or longer than 2000 characters".into()),
                 }),
             }
         }
@@ -301,9 +331,28 @@ pub fn clarify(
             &options.screening,
         )?;
         for (i, s) in back.into_iter().zip(screened) {
+            if s.could_not_screen {
+                // Not formalizable: a failed rewrite, never progress. The text it was
+                // meant to replace stays current (and counts in the statistics); the
+                // same evidence would bring the same answer, so the rounds end.
+                let why = format!(
+                    "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
+                    s.valid,
+                    s.samples.len()
+                );
+                proposals[i].history.push(Round {
+                    text: s.text.clone(),
+                    classes: current[i].classes(),
+                    rejected: Some(why.clone()),
+                });
+                proposals[i].note = Some(format!("the last rewrite {why}"));
+                stuck[i] = true;
+                continue;
+            }
             proposals[i].history.push(Round {
                 text: s.text.clone(),
                 classes: s.classes(),
+                rejected: None,
             });
             proposals[i].clarified = s.text.clone();
             proposals[i].classes_after = s.classes();
@@ -351,6 +400,102 @@ pub fn clarify(
         stats,
         screening: first,
     })
+}
+
+/// The follow-up turn after a meta-answer (followed by the reason it was not taken).
+const META: &str = "That describes how the requirement should be changed instead of changing it. \
+Answer with the rewritten requirement itself, as it would stand in the specification (for \
+example \"The pump shall ...\"), not with a sentence about the requirement, its text or its \
+readings.";
+
+/// Openings of an answer that talks about the task instead of doing it.
+pub const META_OPENINGS: &[&str] = &[
+    "to clarify",
+    "to disambiguate",
+    "to remove the ambiguity",
+    "to resolve the ambiguity",
+    "to make the requirement",
+    "to make it",
+    "the requirement",
+    "this requirement",
+    "the original",
+    "the rewritten",
+    "the clarified",
+    "rewritten requirement",
+    "clarified requirement",
+    "rewritten text",
+    "clarified text",
+    "here is",
+    "here's",
+    "i would",
+    "i suggest",
+    "we should",
+    "sure",
+    "certainly",
+];
+
+/// Phrases that talk about the requirement rather than state it, anywhere in an answer.
+pub const META_PHRASES: &[&str] = &[
+    "should be rewritten",
+    "should be reworded",
+    "should be rephrased",
+    "should be clarified",
+    "should be changed",
+    "should be revised",
+    "should be updated",
+    "should be amended",
+    "should clearly state",
+    "should explicitly state",
+    "should specify",
+    "should state",
+    "needs to be rewritten",
+    "needs to be clarified",
+    "needs to specify",
+    "needs to state",
+    "the requirement text",
+    "the original text",
+    "the original requirement",
+    "the requirement should",
+    "the requirement must",
+    "the requirement is ambiguous",
+    "the requirement does not",
+    "this requirement",
+    "the rewritten requirement",
+    "the clarified requirement",
+    "is ambiguous",
+];
+
+/// Why `answer` is a meta-answer: it describes the rewrite ("The requirement text should
+/// be rewritten to clearly state ...", "To clarify, ...") or talks about "the
+/// requirement" instead of stating it. `None` for an answer that reads as a requirement.
+/// A lexical test: the phrase lists are [`META_OPENINGS`] and [`META_PHRASES`]; a
+/// phrase that the text being rewritten (`original`) has too is not held against it.
+pub fn meta_answer(answer: &str, original: &str) -> Option<String> {
+    let lower = answer.to_lowercase();
+    let lower = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let before = original.to_lowercase();
+    let before = before.trim_start_matches(|c: char| !c.is_alphanumeric());
+    if let Some(p) = META_PHRASES
+        .iter()
+        .find(|p| lower.contains(*p) && !before.contains(*p))
+    {
+        return Some(format!(
+            "it says \"{p}\", talking about the requirement instead of stating it"
+        ));
+    }
+    META_OPENINGS
+        .iter()
+        .find(|o| {
+            !before.starts_with(*o)
+                && lower.starts_with(*o)
+                && !lower[o.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphanumeric)
+        })
+        .map(|o| {
+            format!("it opens with \"{o}\", describing the task instead of stating the requirement")
+        })
 }
 
 /// The follow-up turn after a rewrite that repeats the text.

@@ -330,6 +330,168 @@ pub struct Trip {
     /// Embedding cosine of the same two texts, in thousandths (signed), when configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding_similarity_milli: Option<i32>,
+    /// What is wrong with the sentence even when the formula came back equivalent: it
+    /// does not mention the formula's variables, or it drifted from the requirement text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<TripFlag>,
+}
+
+/// A problem with a round trip's sentence (see [`sentence_flags`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TripFlag {
+    /// `unmentioned-variables` or `drift`.
+    pub kind: &'static str,
+    /// The finding in words.
+    pub message: String,
+}
+
+/// What the round trip checks, for reports.
+pub const WHAT_IT_CHECKS: &str = "each formula is described in a sentence by the model, the sentence is formalized again, and the solver checks that the new formula is equivalent to the original under the domain: the formula survives a trip through text. It does not check that the formula means what the requirement text says; the sentence is flagged when it does not mention the formula's variables or drifts from the requirement text";
+
+/// Share of the requirement text's content words a sentence must contain (see
+/// [`content_overlap`]); below it the sentence is flagged as drifting.
+pub const DRIFT_THRESHOLD: f64 = 0.25;
+
+/// Words that carry no content for [`content_overlap`].
+pub const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "and", "or", "not", "no", "of", "to", "in", "on", "at", "by", "for", "from",
+    "with", "as", "is", "are", "be", "been", "being", "was", "were", "it", "its", "this", "that",
+    "these", "those", "then", "than", "if", "when", "whenever", "while", "shall", "must", "should",
+    "will", "may", "can", "does", "do", "has", "have", "every", "each", "all", "any", "always",
+    "never", "there", "which", "who", "whose", "also",
+];
+
+/// Lower-case words of a text (letters and digits; a decimal point inside a number kept).
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric() && c != '.')
+        .map(|w| w.trim_matches('.').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Two words match when equal, or when the shorter, of at least 4 characters, starts
+/// the longer (`temp` / `temperature`, `alarm` / `alarms`).
+fn word_match(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.chars().count() >= 4 && long.starts_with(short))
+}
+
+/// The words of a variable name: split at `_`, digits and lower-to-upper case changes
+/// (`door_closed` → door, closed; `bloodFlow` → blood, flow).
+fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if (!c.is_alphabetic() || (c.is_uppercase() && prev_lower)) && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur).to_lowercase());
+        }
+        if c.is_alphabetic() {
+            cur.push(c);
+        }
+        prev_lower = c.is_lowercase();
+    }
+    if !cur.is_empty() {
+        out.push(cur.to_lowercase());
+    }
+    out
+}
+
+/// Content-word overlap of a sentence with a requirement text: the share of the text's
+/// content words (its words minus [`STOPWORDS`], each counted once) that the sentence
+/// contains, words matched as in `word_match` (equal, or a prefix of at least 4
+/// characters). `None` when the text has no content word.
+pub fn content_overlap(text: &str, sentence: &str) -> Option<f64> {
+    let content = |s: &str| {
+        let mut v: Vec<String> = words(s)
+            .into_iter()
+            .filter(|w| !STOPWORDS.contains(&w.as_str()))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let (a, b) = (content(text), content(sentence));
+    if a.is_empty() {
+        return None;
+    }
+    let found = a
+        .iter()
+        .filter(|w| b.iter().any(|x| word_match(w, x)))
+        .count();
+    Some(found as f64 / a.len() as f64)
+}
+
+/// The enumeration values a formula compares with, by sort.
+fn enum_values(formula: &Term) -> Vec<(logic::Symbol, logic::Symbol)> {
+    let mut out = Vec::new();
+    let mut stack = vec![formula];
+    while let Some(t) = stack.pop() {
+        match t {
+            Term::EnumVal { sort, ctor } => out.push((sort.clone(), ctor.clone())),
+            Term::App(_, args) | Term::Call(_, args, _) => stack.extend(args.iter()),
+            Term::Let(bs, body) => {
+                stack.extend(bs.iter().map(|(_, v)| v));
+                stack.push(body);
+            }
+            Term::Named(inner, _) => stack.push(inner),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The flags of a round trip's sentence: variables of `formula` it mentions neither by
+/// name nor by a word of the name (words of at least 3 characters, matched as in
+/// `word_match`; an enumeration variable also counts as mentioned through a value the
+/// formula compares it with, as in "during priming" for `(= phase Priming)`), and a
+/// content-word overlap with the requirement text below [`DRIFT_THRESHOLD`].
+pub fn sentence_flags(text: &str, formula: &Term, sentence: &str) -> Vec<TripFlag> {
+    let mut flags = Vec::new();
+    let said = words(sentence);
+    let lower = sentence.to_lowercase();
+    let values = enum_values(formula);
+    let mentions = |name: &str| {
+        lower.contains(&name.to_lowercase())
+            || name_words(name)
+                .iter()
+                .filter(|w| w.chars().count() >= 3)
+                .any(|w| said.iter().any(|x| word_match(w, x)))
+    };
+    let missing: Vec<String> = formula
+        .free_vars()
+        .into_iter()
+        .filter(|(n, sort)| {
+            let by_value = match sort {
+                logic::Sort::Enum(e) => values.iter().any(|(s, c)| s == e && mentions(c)),
+                _ => false,
+            };
+            !mentions(n) && !by_value
+        })
+        .map(|(n, _)| n.to_string())
+        .collect();
+    if !missing.is_empty() {
+        flags.push(TripFlag {
+            kind: "unmentioned-variables",
+            message: format!(
+                "the sentence does not mention {} (by name or a word of the name): it may describe some other formula that happens to be equivalent",
+                missing.join(", ")
+            ),
+        });
+    }
+    if let Some(o) = content_overlap(text, sentence) {
+        if o < DRIFT_THRESHOLD {
+            flags.push(TripFlag {
+                kind: "drift",
+                message: format!(
+                    "the sentence shares {:.0}% of the requirement text's content words (below {:.0}%): it has drifted from what the requirement says",
+                    100.0 * o,
+                    100.0 * DRIFT_THRESHOLD
+                ),
+            });
+        }
+    }
+    flags
 }
 
 impl Trip {
@@ -340,6 +502,10 @@ impl Trip {
     /// Equivalent after at most one repair.
     pub fn finally_equivalent(&self) -> bool {
         self.initially_equivalent() || self.repaired == Some(Equivalence::Equivalent)
+    }
+    /// Equivalent after at most one repair, and the sentence not flagged.
+    pub fn passed(&self) -> bool {
+        self.finally_equivalent() && self.flags.is_empty()
     }
 }
 
@@ -352,6 +518,8 @@ pub struct RoundTripReport {
     pub initial: RateCi,
     /// Equivalent after one repair.
     pub after_repair: RateCi,
+    /// Trips whose sentence is flagged (see [`sentence_flags`]), equivalent or not.
+    pub flagged: usize,
     /// Mean lexical cosine (original text vs reconstructed sentence).
     pub mean_lexical_similarity: Option<f64>,
     /// Mean embedding cosine of the same pairs, when an embeddings model is configured.
@@ -461,6 +629,7 @@ pub fn run(
             problem: None,
             similarity_milli: None,
             embedding_similarity_milli: None,
+            flags: Vec::new(),
         };
         let sentence = match sentence {
             Ok(c) => sentence_of(c.text()),
@@ -521,6 +690,7 @@ pub fn run(
         let sim = lexical_cosine(&r.text, &current);
         sims.push(sim);
         trip.similarity_milli = Some((sim * 1000.0).round() as u32);
+        trip.flags = sentence_flags(&r.text, &original, &current);
         trip.sentence = Some(current);
         trips.push(trip);
     }
@@ -554,10 +724,12 @@ pub fn run(
     let n = trips.len();
     let initial = RateCi::new(trips.iter().filter(|t| t.initially_equivalent()).count(), n);
     let after_repair = RateCi::new(trips.iter().filter(|t| t.finally_equivalent()).count(), n);
+    let flagged = trips.iter().filter(|t| !t.flags.is_empty()).count();
     Ok(RoundTripReport {
         trips,
         initial,
         after_repair,
+        flagged,
         mean_lexical_similarity: (!sims.is_empty())
             .then(|| sims.iter().sum::<f64>() / sims.len() as f64),
         mean_embedding_similarity,

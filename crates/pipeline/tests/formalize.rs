@@ -792,13 +792,165 @@ fn clarification_stops_on_an_unchanged_text_and_needs_valid_samples() {
     });
     let rep = clarify(&spec, &sparse, &z3(), &o, None).unwrap();
     let p = &rep.proposals[0];
-    assert_eq!(p.classes_after, 1);
+    // Counted as a failed rewrite: the original's three readings stay current, in the
+    // proposal and in the statistics, so nothing looks like progress.
+    assert_eq!(p.classes_after, 3);
+    assert_eq!(p.clarified, p.original);
     assert!(!p.converged && !p.accepted);
     assert!(
         p.note.as_deref().unwrap().contains("only 1 of 5"),
         "{:?}",
         p.note
     );
+    let last = p.history.last().unwrap();
+    assert!(last.text.contains("From 33"));
+    assert!(
+        last.rejected.as_deref().unwrap().starts_with("failed:"),
+        "{last:?}"
+    );
+    assert_eq!(rep.stats.flagged_per_round, vec![1, 1]);
+    assert_eq!((rep.stats.before.flagged, rep.stats.after.flagged), (1, 1));
+}
+
+#[test]
+fn clarification_rejects_meta_answers_with_a_follow_up() {
+    let spec = spec();
+    let o = ClarifyOptions {
+        screening: AmbiguityOptions {
+            only: only(&["R2"]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    // The first answer describes the rewrite; told so, the model writes the requirement.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Request>::new()));
+    let s2 = seen.clone();
+    let c = client(move |r, _| {
+        let first = &r.messages[0].content;
+        if first.contains("Rewrite the requirement") {
+            s2.lock().unwrap().push(r.clone());
+            return Ok(Response::text(if r.messages.len() == 1 {
+                "The requirement text should be rewritten to clearly state that 33 and 40 degC are included."
+            } else {
+                "Between 33 degC and 40 degC inclusive the alarm shall be raised."
+            }));
+        }
+        let u = last_user(r);
+        Ok(Response::text(if u.contains("inclusive") {
+            READINGS[1]
+        } else {
+            READINGS[(r.sample as usize) % 3]
+        }))
+    });
+    let rep = clarify(&spec, &c, &z3(), &o, None).unwrap();
+    let p = &rep.proposals[0];
+    assert!(p.converged, "{p:?}");
+    assert!(p.clarified.starts_with("Between 33"));
+    let asked = seen.lock().unwrap();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[1].messages.len(), 3);
+    let follow = &asked[1].messages[2].content;
+    assert!(
+        follow.contains("describes how the requirement should be changed"),
+        "{follow}"
+    );
+    assert!(
+        follow.contains("should be rewritten"),
+        "the reason is given: {follow}"
+    );
+    drop(asked);
+
+    // Meta-answers both times: rejected with the reason, never screened, never accepted.
+    let screened = std::sync::Arc::new(std::sync::Mutex::new(0usize));
+    let s3 = screened.clone();
+    let c = client(move |r, _| {
+        let first = &r.messages[0].content;
+        if first.contains("Rewrite the requirement") {
+            return Ok(Response::text(if r.messages.len() == 1 {
+                "To clarify, the alarm range includes both end points."
+            } else {
+                "This requirement should specify that both ends are included."
+            }));
+        }
+        if last_user(r).contains("end points") || last_user(r).contains("both ends") {
+            *s3.lock().unwrap() += 1;
+        }
+        Ok(Response::text(READINGS[(r.sample as usize) % 3]))
+    });
+    let rep = clarify(&spec, &c, &z3(), &o, None).unwrap();
+    let p = &rep.proposals[0];
+    assert!(!p.converged && !p.accepted);
+    assert_eq!(p.clarified, p.original);
+    assert_eq!(p.classes_after, 3);
+    let last = p.history.last().unwrap();
+    assert!(last.text.starts_with("This requirement should specify"));
+    assert!(
+        last.rejected.as_deref().unwrap().starts_with("meta-answer"),
+        "{last:?}"
+    );
+    assert!(
+        p.note.as_deref().unwrap().contains("meta-answer"),
+        "{:?}",
+        p.note
+    );
+    assert_eq!(
+        *screened.lock().unwrap(),
+        0,
+        "a meta-answer is never screened"
+    );
+    assert_eq!(rep.stats.after.flagged, 1);
+}
+
+#[test]
+fn meta_answers_are_told_apart_from_rewrites() {
+    use pipeline::clarify::meta_answer;
+    let original = "Between 33 and 40 degC the alarm shall be raised.";
+    for meta in [
+        "The requirement text should be rewritten to clearly state that 40 is included.",
+        "To clarify, the alarm is raised from 33 to 40 degC inclusive.",
+        "Here is the rewritten requirement: the alarm shall be raised at 33 to 40 degC.",
+        "The alarm range should be clarified to include both ends.",
+        "It must be said whether this requirement includes 40 degC.",
+    ] {
+        assert!(meta_answer(meta, original).is_some(), "{meta}");
+    }
+    for rewrite in [
+        "Between 33 degC and 40 degC inclusive the alarm shall be raised.",
+        "The alarm shall be raised whenever the temperature is at least 33 degC and at most 40 degC.",
+        "If the temperature readings are between 33 and 40 degC, the alarm shall be raised.",
+    ] {
+        assert_eq!(meta_answer(rewrite, original), None, "{rewrite}");
+    }
+    // A phrase the original has too is not held against the rewrite.
+    let own = "This requirement applies in therapy: the alarm shall sound above 40 degC.";
+    assert_eq!(
+        meta_answer(
+            "This requirement applies in therapy: the alarm shall sound at 40 degC or more.",
+            own
+        ),
+        None
+    );
+}
+
+#[test]
+fn clarification_where_nothing_converges_says_so() {
+    // Every rewrite keeps three readings: no proposal converges, so the command's exit
+    // status is 2 (see crates/vera/tests/recorded_runs.rs for the binary's side).
+    let spec = spec();
+    let c = ambiguous_model(false);
+    let o = ClarifyOptions {
+        rounds: 2,
+        screening: AmbiguityOptions {
+            only: only(&["R2"]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let rep = clarify(&spec, &c, &z3(), &o, None).unwrap();
+    assert_eq!(rep.proposals.len(), 1);
+    assert!(rep.proposals.iter().all(|p| !p.converged && !p.accepted));
+    assert!(rep.proposals.iter().all(|p| p.formula.is_none()));
+    assert_eq!(rep.stats.after.flagged, 1);
 }
 
 #[test]

@@ -238,3 +238,144 @@ fn embedding_similarity_when_configured() {
         .iter()
         .all(|t| t.embedding_similarity_milli.is_none()));
 }
+
+/// A spec whose R2 text says something its formula does not (the formula was written
+/// for another requirement).
+const FLAG_SPEC: &str = r#"
+[[variables]]
+name = "temp"
+sort = "Real"
+unit = "degC"
+
+[[variables]]
+name = "alarm"
+sort = "Bool"
+
+[[variables]]
+name = "display_on"
+sort = "Bool"
+
+[[requirements]]
+id = "R1"
+text = "If the temperature exceeds 40 degC, the alarm shall be raised."
+formula = "(=> (> temp 40) alarm)"
+
+[[requirements]]
+id = "R2"
+text = "The display shall show the time of day."
+formula = "(=> (> temp 40) alarm)"
+
+[[requirements]]
+id = "R3"
+text = "The display shall be on."
+formula = "display_on"
+"#;
+
+#[test]
+fn sentences_that_skip_the_variables_or_drift_are_flagged_even_when_equivalent() {
+    let s = reqs::parse_spec(logic::SourceFile::new("flags.toml", FLAG_SPEC)).unwrap();
+    let (c, _) = client(|r| {
+        if let Some(t) = formalizing(r) {
+            return match t.as_str() {
+                "Display on." => "display_on".into(),
+                _ => "(=> (> temp 40) alarm)".into(),
+            };
+        }
+        let first = &r.messages[0].content;
+        let f = first
+            .lines()
+            .find_map(|l| l.strip_prefix("Formula: "))
+            .unwrap();
+        if f == "display_on" {
+            return "Display on.".into();
+        }
+        // R1's and R2's formulas are the same, so their prompts (and answers) are too:
+        // a sentence that names neither variable.
+        "Above the limit, the warning must be given.".into()
+    });
+    let rep = roundtrip::run(&s, &c, &z3(), &RoundTripOptions::default()).unwrap();
+    let t = &rep.trips;
+    assert_eq!(t.len(), 3);
+    // Equivalent formulas every time: the flags come from the sentences alone.
+    assert!(t.iter().all(|t| t.initially_equivalent()), "{t:?}");
+    let kinds = |k: usize| t[k].flags.iter().map(|f| f.kind).collect::<Vec<_>>();
+    // R1: neither temp nor alarm is mentioned, and the sentence has none of the text's
+    // content words, so it drifted too.
+    assert_eq!(kinds(0), ["unmentioned-variables", "drift"]);
+    assert!(
+        t[0].flags[0].message.contains("temp, alarm")
+            || t[0].flags[0].message.contains("alarm, temp")
+    );
+    // R2: same sentence against a text about the display.
+    assert_eq!(kinds(1), ["unmentioned-variables", "drift"]);
+    // R3: "Display on." names display_on by a word of its name and shares "display".
+    assert!(t[2].flags.is_empty(), "{:?}", t[2].flags);
+    assert_eq!(rep.flagged, 2);
+    assert_eq!(rep.after_repair.k, 3);
+    assert!(!t[0].passed() && t[2].passed());
+}
+
+#[test]
+fn drift_and_variable_mentions_are_measured_as_documented() {
+    use pipeline::roundtrip::{content_overlap, sentence_flags, DRIFT_THRESHOLD};
+    let s = spec();
+    let f = s.requirements[0].formula.clone().unwrap(); // (=> (> temp 40) alarm)
+    let text = "If the temperature exceeds 40 degC, the alarm shall be raised.";
+    // Content words of the text: temperature, exceeds, 40, degc, alarm, raised; the
+    // sentence has temp (a 4-letter prefix of temperature), 40, degc, alarm: 4 of 6.
+    let o = content_overlap(text, "When temp is above 40 degC the alarm is on.").unwrap();
+    assert!((o - 4.0 / 6.0).abs() < 1e-9, "{o}");
+    assert!(sentence_flags(text, &f, "When temp is above 40 degC the alarm is on.").is_empty());
+    // Mentions both variables, but about something else entirely: drift only.
+    let flags = sentence_flags(
+        "The display shall show the time of day.",
+        &f,
+        "If temp exceeds 40, alarm is set.",
+    );
+    assert_eq!(flags.len(), 1);
+    assert_eq!(flags[0].kind, "drift");
+    assert!(flags[0].message.contains("0%"), "{}", flags[0].message);
+    // Mentions one variable only.
+    let flags = sentence_flags(
+        text,
+        &f,
+        "If the temperature exceeds 40 degC, sound the horn.",
+    );
+    assert_eq!(flags.len(), 1);
+    assert_eq!(flags[0].kind, "unmentioned-variables");
+    assert!(
+        flags[0].message.contains("mention alarm "),
+        "{}",
+        flags[0].message
+    );
+    // The threshold is 25%: one content word of four is enough, none is drift.
+    let drift = |sentence: &str| {
+        sentence_flags("alarm heater pump valve", &f, sentence)
+            .iter()
+            .any(|x| x.kind == "drift")
+    };
+    assert_eq!(
+        content_overlap("alarm heater pump valve", "temp alarm"),
+        Some(DRIFT_THRESHOLD)
+    );
+    assert!(!drift("temp alarm"));
+    assert!(drift("temp above 40"));
+}
+
+#[test]
+fn an_enumeration_variable_is_mentioned_through_its_value() {
+    use pipeline::roundtrip::sentence_flags;
+    let s = spec();
+    let f = s.requirements[2].formula.clone().unwrap(); // (=> (= mode Service) (< temp 30))
+    let text = "In service mode the temperature stays below 30 degC.";
+    assert!(
+        sentence_flags(text, &f, "During service the temperature is below 30 degC.").is_empty()
+    );
+    let flags = sentence_flags(text, &f, "The temperature is below 30 degC.");
+    assert_eq!(flags.len(), 1, "{flags:?}");
+    assert!(
+        flags[0].message.contains("mention mode "),
+        "{}",
+        flags[0].message
+    );
+}

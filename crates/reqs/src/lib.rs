@@ -9,6 +9,7 @@
 pub mod ask;
 pub mod audit;
 pub mod equiv;
+pub mod forcing;
 pub mod generate;
 pub mod mutate;
 pub mod realize;
@@ -16,4 +17,4 @@ pub mod spec;
 
 pub use ask::{Asker, Derivation, Question, Verdict};
 pub use audit::{audit, AuditOptions, AuditReport, Incomplete};
-pub use spec::{load, load_csv, parse_spec, LoadError, Spec};
+pub use spec::{load, load_csv, load_csv_with, parse_spec, CsvColumns, LoadError, Spec};

@@ -288,21 +288,245 @@ pub fn parse_spec(file: SourceFile) -> Result<Spec, Diagnostics> {
     Loader::new(&file).load(raw, None)
 }
 
-/// Reads requirements from a CSV of `id,text[,formula]` rows over the schema (enums,
-/// variables, domain) of a TOML spec. The schema's own requirements are not used.
+/// Reads requirements from a CSV over the schema (enums, variables, domain) of a TOML
+/// spec, finding the id, text and formula columns by the names in the header row (see
+/// [`CsvColumns`]). The schema's own requirements are not used.
 pub fn load_csv(
     csv_path: &std::path::Path,
     schema_path: &std::path::Path,
+) -> Result<Spec, LoadError> {
+    load_csv_with(csv_path, schema_path, &CsvColumns::default())
+}
+
+/// [`load_csv`] with some columns named explicitly.
+pub fn load_csv_with(
+    csv_path: &std::path::Path,
+    schema_path: &std::path::Path,
+    columns: &CsvColumns,
 ) -> Result<Spec, LoadError> {
     let schema_text = safefile::read_text(schema_path)?;
     let csv_text = safefile::read_text(csv_path)?;
     let schema_file = SourceFile::new(schema_path.display().to_string(), schema_text);
     let csv_file = SourceFile::new(csv_path.display().to_string(), csv_text);
-    parse_csv(schema_file, &csv_file).map_err(LoadError::Invalid)
+    parse_csv_with(schema_file, &csv_file, columns).map_err(LoadError::Invalid)
+}
+
+/// Which header names hold what in a requirements CSV. A role left `None` is recognized
+/// from the header row: see [`CSV_ID_NAMES`], [`CSV_TEXT_NAMES`], [`CSV_FORMULA_NAMES`]
+/// and [`CSV_TYPE_NAMES`]. Parsed from `id=ReqID,text=Body,formula=SMT,type=Kind` (the
+/// form of the command line's `--csv-columns`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CsvColumns {
+    /// The column of requirement ids.
+    pub id: Option<String>,
+    /// The column of requirement texts.
+    pub text: Option<String>,
+    /// The column of SMT-LIB formulas.
+    pub formula: Option<String>,
+    /// The column that says what kind of row it is (rows saying `Heading`,
+    /// `Information`, ... are skipped).
+    pub kind: Option<String>,
+}
+
+impl std::str::FromStr for CsvColumns {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<CsvColumns, String> {
+        let mut c = CsvColumns::default();
+        for part in s.split(',').filter(|p| !p.trim().is_empty()) {
+            let Some((role, column)) = part.split_once('=') else {
+                return Err(format!(
+                    "`{}` is not ROLE=COLUMN (roles: id, text, formula, type)",
+                    part.trim()
+                ));
+            };
+            let (role, column) = (role.trim().to_ascii_lowercase(), column.trim());
+            if column.is_empty() {
+                return Err(format!("`{}` names no column", part.trim()));
+            }
+            let slot = match role.as_str() {
+                "id" => &mut c.id,
+                "text" => &mut c.text,
+                "formula" => &mut c.formula,
+                "type" => &mut c.kind,
+                other => {
+                    return Err(format!(
+                        "unknown role `{other}` (roles: id, text, formula, type)"
+                    ))
+                }
+            };
+            if slot.is_some() {
+                return Err(format!("the {role} column is given twice"));
+            }
+            *slot = Some(column.to_string());
+        }
+        if c == CsvColumns::default() {
+            return Err("give at least one ROLE=COLUMN, e.g. id=ReqID,text=Body".into());
+        }
+        Ok(c)
+    }
+}
+
+/// Header names read as the id column, best first, compared in lower case with
+/// everything but letters and digits removed (`Req ID`, `req_id` and `REQID` are one).
+pub const CSV_ID_NAMES: &[&str] = &[
+    "id",
+    "reqid",
+    "requirementid",
+    "requirementidentifier",
+    "identifier",
+    "objectidentifier",
+    "objectid",
+    "key",
+];
+/// Header names read as the text column, best first (`Description` is Hanfor's,
+/// `Object Text` DOORS').
+pub const CSV_TEXT_NAMES: &[&str] = &[
+    "text",
+    "requirementtext",
+    "reqtext",
+    "objecttext",
+    "description",
+    "requirement",
+    "requirementdescription",
+    "statement",
+];
+/// Header names read as the formula column (SMT-LIB terms over the schema), best first.
+/// Hanfor's `Formal Text` is its own pattern notation, not SMT-LIB, and is not read.
+pub const CSV_FORMULA_NAMES: &[&str] = &[
+    "formula",
+    "smt",
+    "smtlib",
+    "smtlib2",
+    "smt2",
+    "smtformula",
+    "smtlibformula",
+];
+/// Header names read as the row-type column, best first.
+pub const CSV_TYPE_NAMES: &[&str] = &[
+    "type",
+    "objecttype",
+    "requirementtype",
+    "reqtype",
+    "artifacttype",
+    "kind",
+];
+/// Header names of a DOORS heading column: a row with a heading and no text is a
+/// section heading, not a requirement.
+const CSV_HEADING_NAMES: &[&str] = &["objectheading", "heading"];
+/// Values of the type column that mark a row as not a requirement (normalized like
+/// header names).
+pub const CSV_SKIPPED_TYPES: &[&str] = &[
+    "heading",
+    "header",
+    "title",
+    "section",
+    "chapter",
+    "information",
+    "info",
+    "informative",
+    "comment",
+    "note",
+    "caption",
+];
+
+/// Lower case, letters and digits only: how header names and type values are compared.
+fn csv_norm(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A header cell as shown in a message: trimmed, control characters as spaces.
+fn csv_shown(s: &str) -> String {
+    let s: String = s
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if s.chars().count() > 40 {
+        format!("{}...", s.chars().take(37).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// The flag that names columns, for hints.
+const CSV_MAPPING_HINT: &str = "name the columns id, text and formula (Hanfor's ID,Description and DOORS' ID,Object Text are recognized too; see docs/spec-format.md), or say which they are: --csv-columns id=COLUMN,text=COLUMN[,formula=COLUMN]";
+
+/// Where the id, text, formula, type and heading are in the rows of one CSV.
+struct CsvLayout {
+    id: usize,
+    text: usize,
+    formula: Option<usize>,
+    kind: Option<usize>,
+    heading: Option<usize>,
+}
+
+/// Finds one role's column: the mapped name if given (an error when no header has it),
+/// else the first recognized name. Other recognized candidates are noted.
+fn csv_column(
+    headers: &csv::StringRecord,
+    mapped: Option<&str>,
+    names: &[&str],
+    role: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<usize>, String> {
+    if let Some(m) = mapped {
+        let exact = headers
+            .iter()
+            .position(|h| h.trim().eq_ignore_ascii_case(m));
+        let loose = || {
+            let n = csv_norm(m);
+            (!n.is_empty())
+                .then(|| headers.iter().position(|h| csv_norm(h) == n))
+                .flatten()
+        };
+        return exact.or_else(loose).map(Some).ok_or_else(|| {
+            format!(
+                "--csv-columns names `{}` as the {role} column",
+                csv_shown(m)
+            )
+        });
+    }
+    let norms: Vec<String> = headers.iter().map(csv_norm).collect();
+    let mut found: Vec<usize> = Vec::new();
+    for name in names {
+        found.extend(
+            norms
+                .iter()
+                .enumerate()
+                .filter(|(i, n)| n.as_str() == *name && !found.contains(i))
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>(),
+        );
+    }
+    if found.len() > 1 {
+        let others: Vec<String> = found[1..]
+            .iter()
+            .map(|&i| format!("`{}`", csv_shown(&headers[i])))
+            .collect();
+        notes.push(format!(
+            "the {role} is read from column `{}`; {} also looks like one (choose with --csv-columns {role}=COLUMN)",
+            csv_shown(&headers[found[0]]),
+            others.join(", ")
+        ));
+    }
+    Ok(found.first().copied())
 }
 
 /// [`load_csv`] on text held in memory.
 pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diagnostics> {
+    parse_csv_with(schema, csv_file, &CsvColumns::default())
+}
+
+/// [`load_csv_with`] on text held in memory.
+pub fn parse_csv_with(
+    schema: SourceFile,
+    csv_file: &SourceFile,
+    columns: &CsvColumns,
+) -> Result<Spec, Diagnostics> {
     let mut raw: RawSpec = toml::from_str(schema.text()).map_err(|e| {
         let span = e
             .span()
@@ -321,7 +545,13 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
         .has_headers(false)
         .flexible(true)
         .from_reader(csv_file.text().as_bytes());
-    for (i, rec) in reader.records().enumerate() {
+    let mut layout: Option<(CsvLayout, csv::StringRecord)> = None;
+    // Rows skipped for their type (type value -> lines) and as headings (lines).
+    let mut skipped: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut headings: Vec<usize> = Vec::new();
+    let mut first_skip: Option<usize> = None;
+    let text = csv_file.text().as_bytes();
+    for rec in reader.records() {
         let rec = match rec {
             Ok(r) => r,
             Err(e) => {
@@ -335,37 +565,217 @@ pub fn parse_csv(schema: SourceFile, csv_file: &SourceFile) -> Result<Spec, Diag
         };
         // The reader reports a record's position before the previous row's line
         // terminator; the row itself starts after it.
-        let text = csv_file.text().as_bytes();
         let mut off = rec.position().map_or(0, |p| p.byte() as usize);
         while off < text.len() && matches!(text[off], b'\r' | b'\n') {
             off += 1;
         }
-        if i == 0
-            && rec
-                .get(0)
-                .is_some_and(|c| c.trim().eq_ignore_ascii_case("id"))
-        {
-            continue;
-        }
         if rec.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
-        if rec.len() < 2 {
+        let Some((lay, headers)) = &layout else {
+            // The first row names the columns.
+            let mut notes = Vec::new();
+            let header_line_end = csv_file.text()[off..]
+                .find('\n')
+                .map_or(csv_file.text().len(), |n| off + n);
+            let span = Span::new(off, header_line_end.max(off + 1));
+            let found = || {
+                rec.iter()
+                    .take(20)
+                    .map(|h| format!("`{}`", csv_shown(h)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + if rec.len() > 20 { ", ..." } else { "" }
+            };
+            let mut find = |mapped: &Option<String>, names: &[&str], role: &str| {
+                csv_column(&rec, mapped.as_deref(), names, role, &mut notes)
+            };
+            let resolved = (
+                find(&columns.id, CSV_ID_NAMES, "id"),
+                find(&columns.text, CSV_TEXT_NAMES, "text"),
+                find(&columns.formula, CSV_FORMULA_NAMES, "formula"),
+                find(&columns.kind, CSV_TYPE_NAMES, "type"),
+                find(&None, CSV_HEADING_NAMES, "heading"),
+            );
+            let (id, txt, formula, kind, heading) = match resolved {
+                (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)) => (a, b, c, d, e),
+                (a, b, c, d, e) => {
+                    let why: Vec<String> = [a, b, c, d, e]
+                        .into_iter()
+                        .filter_map(Result::err)
+                        .collect();
+                    return Err(csv_file.locate_all(&[Diagnostic::error(
+                        span,
+                        format!("{}, but the header row has {}", why.join("; "), found()),
+                    )
+                    .with_hint(CSV_MAPPING_HINT)]));
+                }
+            };
+            let (Some(id), Some(txt)) = (id, txt) else {
+                let missing = match (id, txt) {
+                    (None, None) => "requirement ids and texts",
+                    (None, _) => "requirement ids",
+                    _ => "requirement texts",
+                };
+                return Err(csv_file.locate_all(&[Diagnostic::error(
+                    span,
+                    format!(
+                        "cannot tell which columns hold the {missing}: the first row should name the columns, and it has {}",
+                        found()
+                    ),
+                )
+                .with_hint(CSV_MAPPING_HINT)]));
+            };
+            let same = [("text", Some(txt)), ("formula", formula)]
+                .into_iter()
+                .find(|(_, c)| *c == Some(id))
+                .map(|(role, _)| role);
+            if let Some(role) = same {
+                return Err(csv_file.locate_all(&[Diagnostic::error(
+                    span,
+                    format!(
+                        "the id and the {role} would both be read from column `{}`",
+                        csv_shown(&rec[id])
+                    ),
+                )
+                .with_hint(CSV_MAPPING_HINT)]));
+            }
+            if formula.is_none() && columns.formula.is_none() {
+                if let Some(ft) = rec.iter().find(|h| csv_norm(h) == "formaltext") {
+                    notes.push(format!(
+                        "column `{}` is not read: formulas are SMT-LIB terms, and Hanfor's formal text is its own notation (if this column holds SMT-LIB, add --csv-columns formula=\"{}\")",
+                        csv_shown(ft),
+                        csv_shown(ft)
+                    ));
+                }
+            }
+            for n in notes {
+                diags.push(Diagnostic::note(span, n));
+            }
+            layout = Some((
+                CsvLayout {
+                    id,
+                    text: txt,
+                    formula,
+                    kind,
+                    heading,
+                },
+                rec,
+            ));
+            continue;
+        };
+        let cell = |i: usize| rec.get(i).unwrap_or("").trim();
+        let line = csv_file.line_col(off).0;
+        if let Some(k) = lay.kind {
+            let kind = csv_norm(cell(k));
+            if CSV_SKIPPED_TYPES.contains(&kind.as_str()) {
+                let shown = csv_shown(cell(k));
+                match skipped.iter_mut().find(|(v, _)| *v == shown) {
+                    Some((_, lines)) => lines.push(line),
+                    None => skipped.push((shown, vec![line])),
+                }
+                first_skip.get_or_insert(off);
+                continue;
+            }
+        }
+        if let Some(h) = lay.heading {
+            if cell(lay.text).is_empty() && !cell(h).is_empty() {
+                headings.push(line);
+                first_skip.get_or_insert(off);
+                continue;
+            }
+        }
+        let need = lay.id.max(lay.text);
+        if rec.len() <= need {
+            let name = if rec.len() <= lay.id {
+                &headers[lay.id]
+            } else {
+                &headers[lay.text]
+            };
             diags.push(
                 Diagnostic::error(
                     Span::new(off, off + 1),
-                    "a row needs at least an id and a text",
+                    format!(
+                        "this row has {} field(s), so no `{}` column",
+                        rec.len(),
+                        csv_shown(name)
+                    ),
                 )
-                .with_hint("rows are id,text[,formula]"),
+                .with_hint(format!(
+                    "the header row has {} columns; fill the missing cells (an empty cell needs its comma)",
+                    headers.len()
+                )),
             );
             continue;
         }
-        rows.push((off, rec));
+        // Point at the id cell when it is not the first one.
+        let id = cell(lay.id);
+        let mut at = off;
+        if lay.id > 0 && !id.is_empty() {
+            let row_end = csv_file.text()[off..]
+                .find('\n')
+                .map_or(text.len(), |n| off + n);
+            if let Some(i) = csv_file.text()[off..row_end].find(id) {
+                at = off + i;
+            }
+        }
+        let formula = lay.formula.map_or("", cell);
+        rows.push((
+            at,
+            csv::StringRecord::from(vec![id, cell(lay.text), formula]),
+        ));
+    }
+    let lines = |ls: &[usize]| {
+        let mut s: Vec<String> = ls.iter().take(12).map(|l| l.to_string()).collect();
+        if ls.len() > 12 {
+            s.push(format!("... ({} in all)", ls.len()));
+        }
+        format!(
+            "line{} {}",
+            if ls.len() == 1 { "" } else { "s" },
+            s.join(", ")
+        )
+    };
+    if let (Some(at), Some((lay, headers))) = (first_skip, &layout) {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(k) = lay.kind {
+            for (value, ls) in &skipped {
+                parts.push(format!(
+                    "{} row(s) whose `{}` is `{value}` ({})",
+                    ls.len(),
+                    csv_shown(&headers[k]),
+                    lines(ls)
+                ));
+            }
+        }
+        if let Some(h) = lay.heading {
+            if !headings.is_empty() {
+                parts.push(format!(
+                    "{} heading row(s) with an `{}` and no text ({})",
+                    headings.len(),
+                    csv_shown(&headers[h]),
+                    lines(&headings)
+                ));
+            }
+        }
+        diags.push(
+            Diagnostic::note(
+                Span::new(at, at + 1),
+                format!("skipped as not requirements: {}", parts.join("; ")),
+            )
+            .with_hint(
+                "rows are skipped when their type says Heading, Information, Title, Comment, ... (see docs/spec-format.md)",
+            ),
+        );
     }
     let shape = csv_file.locate_all(&diags);
     let loaded = Loader::new(&schema).load(raw, Some((csv_file, rows)));
     match loaded {
-        Ok(spec) if !shape.has_errors() => Ok(spec),
+        Ok(mut spec) if !shape.has_errors() => {
+            let rest = std::mem::take(&mut spec.warnings.0);
+            spec.warnings.0 = shape.0.into_iter().chain(rest).collect();
+            Ok(spec)
+        }
         Ok(spec) => Err(Diagnostics(
             shape.0.into_iter().chain(spec.warnings.0).collect(),
         )),
@@ -919,6 +1329,12 @@ impl<'a> Loader<'a> {
                     continue;
                 }
                 seen.insert(id.clone(), line);
+                if text.is_empty() {
+                    csv_diags.push(Diagnostic::warning(
+                        span,
+                        format!("requirement `{id}` has no text"),
+                    ));
+                }
                 let formula_text = rec.get(2).map(str::trim).filter(|f| !f.is_empty());
                 let formula = match formula_text {
                     Some(f) => match logic::script::elaborate_formula(f, &ctx) {

@@ -124,7 +124,10 @@ fn csv_requirements_over_a_schema() {
         .to_string()
         .contains("reqs.csv:3:1: warning: requirement `R2` is not formalized"));
 
-    let bad = SourceFile::new("reqs.csv", "R1,a,(> t 1)\nR1,b,(> x 1)\nR3\n");
+    let bad = SourceFile::new(
+        "reqs.csv",
+        "id,text,formula\nR1,a,(> t 1)\nR1,b,(> x 1)\nR3\n",
+    );
     let e = reqs::spec::parse_csv(schema, &bad).unwrap_err().to_string();
     insta::assert_snapshot!(e);
 }
@@ -181,4 +184,128 @@ fn csv_quote_that_swallows_rows_is_a_located_error() {
     let spec = reqs::spec::parse_csv(schema, &multi).unwrap();
     assert_eq!(spec.requirements.len(), 2);
     assert!(spec.requirements[0].text.contains("\"spec\""));
+}
+
+fn csv_schema() -> SourceFile {
+    SourceFile::new(
+        "schema.toml",
+        "[[variables]]\nname = \"temp\"\nsort = \"Real\"\n[[variables]]\nname = \"alarm\"\nsort = \"Bool\"\n",
+    )
+}
+
+/// A Hanfor-style export (written for this test): `ID,Description,Formal Text,Type,...`,
+/// with heading and information rows among the requirements.
+#[test]
+fn hanfor_export_is_read_by_its_header_names() {
+    let csv = SourceFile::new(
+        "hanfor.csv",
+        "ID,Description,Formal Text,Type,Tags,Status\n\
+         H1,Temperature monitoring,,Heading,,\n\
+         REQ-1,\"If the temperature exceeds 40, the alarm shall be raised.\",\"Globally, it is always the case that if \"\"temp > 40\"\" holds, then \"\"alarm\"\" holds\",requirement,safety,review\n\
+         I1,This section describes the alarm.,,Information,,\n\
+         REQ-2,The alarm shall be silent below 10 degrees.,,requirement,,\n",
+    );
+    let spec = reqs::spec::parse_csv(csv_schema(), &csv).unwrap();
+    let ids: Vec<&str> = spec.requirements.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["REQ-1", "REQ-2"]);
+    assert_eq!(
+        spec.requirements[0].text,
+        "If the temperature exceeds 40, the alarm shall be raised."
+    );
+    assert_eq!(spec.requirements[0].line, 3);
+    assert_eq!(spec.requirements[1].line, 5);
+    // Hanfor's formal text is its own notation: not read as SMT-LIB, and said so.
+    assert!(spec.requirements.iter().all(|r| r.formula.is_none()));
+    insta::assert_snapshot!(spec.warnings.to_string());
+}
+
+/// A DOORS-style export (written for this test): `ID,Object Heading,Object Text,...`;
+/// heading objects have a heading and no text.
+#[test]
+fn doors_export_is_read_by_its_header_names() {
+    let csv = SourceFile::new(
+        "doors.csv",
+        "\u{feff}ID,Object Heading,Object Text,Object Type,SMT\r\n\
+         SRS-1,1 Alarms,,,\r\n\
+         SRS-2,,The alarm shall sound above 40 degrees.,Requirement,(=> (> temp 40) alarm)\r\n\
+         SRS-3,,Alarms are logged.,Info,\r\n\
+         SRS-4,,The alarm shall be off below 10 degrees.,Requirement,(=> (< temp 10) (not alarm))\r\n",
+    );
+    let spec = reqs::spec::parse_csv(csv_schema(), &csv).unwrap();
+    let ids: Vec<&str> = spec.requirements.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["SRS-2", "SRS-4"]);
+    assert!(spec.requirements.iter().all(|r| r.is_conditional()));
+    assert_eq!(spec.requirements[1].line, 5);
+    insta::assert_snapshot!(spec.warnings.to_string());
+}
+
+#[test]
+fn other_layouts_are_read_with_a_column_mapping() {
+    let csv = SourceFile::new(
+        "other.csv",
+        "Prio,ReqID,Body,SMT\nhigh,A-1,The alarm shall sound above 40.,(=> (> temp 40) alarm)\nlow,A-2,Quiet when cold.,(=> (< temp 10) (not alarm))\n",
+    );
+    let columns: reqs::CsvColumns = "id=ReqID, text=body".parse().unwrap();
+    let spec = reqs::spec::parse_csv_with(csv_schema(), &csv, &columns).unwrap();
+    assert_eq!(spec.requirements.len(), 2);
+    assert_eq!(spec.requirements[0].id, "A-1");
+    assert_eq!(spec.requirements[0].text, "The alarm shall sound above 40.");
+    assert!(spec.requirements[0].formula.is_some());
+    // Errors about a row point at its id cell, on its own line.
+    let bad = SourceFile::new(
+        "other.csv",
+        "Prio,ReqID,Body,SMT\nhigh,A-1,Loud.,(> tmp 40)\n",
+    );
+    let e = reqs::spec::parse_csv_with(csv_schema(), &bad, &columns)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("other.csv:2:6: error: A-1: undeclared symbol `tmp`"),
+        "{e}"
+    );
+    // One column cannot be both the id and the text.
+    let same: reqs::CsvColumns = "text=ReqID".parse().unwrap();
+    let e = reqs::spec::parse_csv_with(csv_schema(), &csv, &same)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "other.csv:1:1: error: the id and the text would both be read from column `ReqID`"
+        ),
+        "{e}"
+    );
+    for wrong in ["", "id", "id=", "row=X", "id=A,id=B"] {
+        assert!(wrong.parse::<reqs::CsvColumns>().is_err(), "{wrong}");
+    }
+}
+
+#[test]
+fn an_unrecognized_layout_is_one_error_naming_the_headers_and_the_flag() {
+    let many_rows: String = (1..=50)
+        .map(|i| format!("A-{i},Text {i},(> temp {i})\n"))
+        .collect();
+    let csv = SourceFile::new("other.csv", format!("ReqNo,Body,Logic\n{many_rows}"));
+    let e = reqs::spec::parse_csv(csv_schema(), &csv).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    insta::assert_snapshot!(e.to_string());
+    // A file without a header row: its first row is shown as what was found.
+    let bare = SourceFile::new("bare.csv", "R1,The alarm sounds.,alarm\n");
+    let e = reqs::spec::parse_csv(csv_schema(), &bare).unwrap_err();
+    assert_eq!(e.0.len(), 1, "{e}");
+    let e = e.to_string();
+    assert!(
+        e.starts_with("bare.csv:1:1: error: cannot tell which columns hold the requirement ids and texts: the first row should name the columns, and it has `R1`, `The alarm sounds.`, `alarm`"),
+        "{e}"
+    );
+    assert!(e.contains("--csv-columns"), "{e}");
+    // A mapping that names a column the file does not have.
+    let csv = SourceFile::new("other.csv", "ReqNo,Body\nA-1,Loud.\n");
+    let columns: reqs::CsvColumns = "id=ReqNo,text=Text Body".parse().unwrap();
+    let e = reqs::spec::parse_csv_with(csv_schema(), &csv, &columns)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("other.csv:1:1: error: --csv-columns names `Text Body` as the text column, but the header row has `ReqNo`, `Body`"),
+        "{e}"
+    );
 }

@@ -46,7 +46,14 @@ fn load_spec_with(
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let spec = match (is_csv, schema) {
-        (true, Some(s)) => reqs::load_csv(path, s),
+        (true, Some(s)) => {
+            let columns = crate::files::csv_columns().cloned().unwrap_or_default();
+            reqs::load_csv_with(path, s, &columns)
+        }
+        (false, _) if crate::files::csv_columns().is_some() => bail!(
+            "--csv-columns is for CSV requirement files; {} is a spec already",
+            path.display()
+        ),
         (true, None) => bail!(
             "{}: a CSV of requirements needs --schema SPEC.toml for its variables",
             path.display()
@@ -57,7 +64,18 @@ fn load_spec_with(
         ),
         (false, None) => reqs::load(path),
     };
-    let spec = spec.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let spec = match spec {
+        // Printed as they are (warnings as `warning:`), then one line that says so.
+        Err(reqs::LoadError::Invalid(d)) => {
+            eprintln!("{d}");
+            let n =
+                d.0.iter()
+                    .filter(|l| l.severity == logic::source::Severity::Error)
+                    .count();
+            bail!("{} cannot be used: {n} error(s) above", path.display())
+        }
+        other => other.map_err(|e| anyhow::anyhow!("{e}"))?,
+    };
     let shown = logic::Diagnostics(
         spec.warnings
             .0
@@ -74,7 +92,9 @@ fn load_spec_with(
 
 /// [`load_spec`], printing the problems: `None` when the spec cannot be used.
 pub fn load_or_report(path: &Path, schema: Option<&Path>) -> Option<Spec> {
-    load_spec(path, schema).map_err(|e| eprintln!("{e}")).ok()
+    load_spec(path, schema)
+        .map_err(|e| eprintln!("error: {e:#}"))
+        .ok()
 }
 
 /// [`load_or_report`] for the commands that check formulas: a spec without a single
@@ -109,6 +129,8 @@ struct AuditJson<'a> {
     realizability: &'a Realizability,
     requirements: Vec<RequirementJson<'a>>,
     not_formalized: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    redundancy_causes: &'a [reqs::forcing::RedundancyCause],
     queries: usize,
     seconds: f64,
 }
@@ -241,6 +263,7 @@ pub fn audit(
             dir.display()
         );
     }
+    let causes = redundancy_causes(&spec, &report, solver);
     let summary = summarize(&spec, &report);
     let inconsistent = !matches!(report.consistency, Consistency::Consistent);
     let unrealizable = matches!(report.realizability, Realizability::Unrealizable { .. });
@@ -284,6 +307,7 @@ pub fn audit(
                 realizability: &report.realizability,
                 requirements,
                 not_formalized: &report.not_formalized,
+                redundancy_causes: &causes,
                 queries: report.queries,
                 seconds,
             };
@@ -300,7 +324,14 @@ pub fn audit(
         }
         Format::Human => print!(
             "{}",
-            human_audit(&spec, &report, &summary, witnesses, cache.is_some())
+            human_audit(
+                &spec,
+                &report,
+                &summary,
+                witnesses,
+                cache.is_some(),
+                &causes
+            )
         ),
     }
     Ok(ExitCode::from(if unknown {
@@ -310,6 +341,28 @@ pub fn audit(
     } else {
         EXIT_OK
     }))
+}
+
+/// Subsuming requirements that force a variable in every state: the likely cause of a
+/// redundancy finding. A solver failure here only loses the notes.
+fn redundancy_causes(
+    spec: &Spec,
+    report: &reqs::AuditReport,
+    solver: &SolverArgs,
+) -> Vec<reqs::forcing::RedundancyCause> {
+    reqs::forcing::redundancy_causes(spec, report, &solver.config()).unwrap_or_else(|e| {
+        eprintln!("warning: could not check what the subsuming requirements force: {e}");
+        Vec::new()
+    })
+}
+
+/// `ids`, or what is known when the list is empty.
+fn ids_or(v: &[String], empty: &str) -> String {
+    if v.is_empty() {
+        empty.to_string()
+    } else {
+        ids(v)
+    }
 }
 
 /// The realizability section: conflicts the environment can force, each with its input
@@ -398,6 +451,7 @@ fn human_audit(
     s: &Summary,
     witnesses: bool,
     cached: bool,
+    causes: &[reqs::forcing::RedundancyCause],
 ) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(spec.source.name()));
@@ -419,7 +473,18 @@ fn human_audit(
             })
             .unwrap_or_default()
     };
+    // Conflicts come before anything that reads like a verdict.
+    let env_conflicts = matches!(report.realizability, Realizability::Unrealizable { .. });
+    if env_conflicts {
+        human_realizability(&mut o, &report.realizability, &text_of);
+    }
     match &report.consistency {
+        Consistency::Consistent if env_conflicts => {
+            let _ = writeln!(
+                o,
+                "consistency: some state satisfies every requirement, but not for every input (the conflicts above)"
+            );
+        }
         Consistency::Consistent => {
             let _ = writeln!(o, "consistency: {}", paint(Paint::Good, "consistent"));
         }
@@ -475,12 +540,23 @@ fn human_audit(
             );
         }
     }
-    human_realizability(&mut o, &report.realizability, &text_of);
-    let _ = writeln!(
-        o,
-        "findings: {} vacuous, {} redundant, {} implied by domain, {} conflict(s) for some inputs, {} unknown",
-        s.vacuous, s.redundant, s.implied_by_domain, s.conflicts_for_some_inputs, s.unknown
-    );
+    if !env_conflicts {
+        human_realizability(&mut o, &report.realizability, &text_of);
+    }
+    if matches!(report.consistency, Consistency::Consistent) {
+        let _ = writeln!(
+            o,
+            "findings: {} vacuous, {} redundant, {} implied by domain, {} conflict(s) for some inputs, {} unknown",
+            s.vacuous, s.redundant, s.implied_by_domain, s.conflicts_for_some_inputs, s.unknown
+        );
+    } else {
+        // Redundancy and vacuity under M did not run: no count of them.
+        let _ = writeln!(
+            o,
+            "other findings: {} vacuous under the domain, {} implied by domain, {} unknown (redundancy and vacuity under the other requirements not checked, see below)",
+            s.vacuous, s.implied_by_domain, s.unknown
+        );
+    }
     for a in &report.requirements {
         let req = spec
             .requirements
@@ -492,7 +568,7 @@ fn human_audit(
             Vacuity::Vacuous { because, .. } => lines.push(format!(
                 "{}: the trigger can never hold under the domain constraints ({})",
                 paint(Paint::Bad, "vacuous"),
-                ids(because)
+                ids_or(because, "it contradicts itself, whatever the domain")
             )),
             Vacuity::Unknown { reason } => lines.push(format!(
                 "{} vacuity under the domain: {reason}",
@@ -517,7 +593,7 @@ fn human_audit(
                 "{}: {} can never fire because of {}",
                 paint(Paint::Bad, "vacuous"),
                 a.id,
-                ids(because)
+                ids_or(because, "its own trigger, which cannot hold")
             )),
             Vacuity::Vacuous {
                 because,
@@ -526,7 +602,7 @@ fn human_audit(
                 "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
                 paint(Paint::Bad, "vacuous"),
                 a.id,
-                ids(because)
+                ids_or(because, "the trigger itself")
             )),
             Vacuity::Unknown { reason } => lines.push(format!(
                 "{} vacuity under the other requirements: {reason}",
@@ -535,6 +611,10 @@ fn human_audit(
             _ => {}
         }
         match &a.violatability {
+            Violatability::ImpliedByDomain { because } if because.is_empty() => lines.push(format!(
+                "{}: no state breaks it: the formula holds in every state on its own, so it constrains nothing",
+                paint(Paint::Bad, "implied by domain"),
+            )),
             Violatability::ImpliedByDomain { because } => lines.push(format!(
                 "{}: no state of the domain breaks it (already enforced by {})",
                 paint(Paint::Bad, "implied by domain"),
@@ -547,11 +627,24 @@ fn human_audit(
             Violatability::Violatable { .. } => {}
         }
         match &a.redundancy {
-            Redundancy::Redundant { subsumed_by } => lines.push(format!(
-                "{}: already enforced by {}",
+            Redundancy::Redundant { subsumed_by } if subsumed_by.is_empty() => lines.push(format!(
+                "{}: the formula holds in every state on its own, so nothing else is needed to enforce it",
                 paint(Paint::Bad, "redundant"),
-                ids(subsumed_by)
             )),
+            Redundancy::Redundant { subsumed_by } => {
+                lines.push(format!(
+                    "{}: already enforced by {}",
+                    paint(Paint::Bad, "redundant"),
+                    ids(subsumed_by)
+                ));
+                for c in causes.iter().filter(|c| c.redundant == a.id) {
+                    let f = &c.forced;
+                    lines.push(format!(
+                        "  note: {} forces {} = {} in every state, which is the likely cause: check that {} means that (a conditional requirement written as an invariant makes every requirement about {} redundant)",
+                        f.requirement, f.variable, f.value, f.requirement, f.variable
+                    ));
+                }
+            }
             Redundancy::Unknown { reason } => lines.push(format!(
                 "{} redundancy: {reason}",
                 paint(Paint::Warn, "unknown")
@@ -600,10 +693,13 @@ fn human_audit(
             );
         }
     }
-    let in_env_conflict = |id: &str| match &report.realizability {
-        Realizability::Unrealizable { conflicts, .. } => conflicts
+    let in_env_conflict = |id: &str| match (&report.realizability, &report.consistency) {
+        (Realizability::Unrealizable { conflicts, .. }, _) => conflicts
             .iter()
             .any(|c| c.requirements.iter().any(|r| r == id)),
+        (_, Consistency::Inconsistent { conflicts, .. }) => {
+            conflicts.iter().any(|c| c.iter().any(|r| r == id))
+        }
         _ => false,
     };
     let ok = report
@@ -619,12 +715,21 @@ fn human_audit(
     } else {
         String::new()
     };
-    let _ = writeln!(
-        o,
-        "\n{ok} of {} formalized requirements have no findings ({reused}{} solver queries)",
-        report.requirements.len(),
-        report.queries
-    );
+    let _ = if matches!(report.consistency, Consistency::Consistent) {
+        writeln!(
+            o,
+            "\n{ok} of {} formalized requirements have no findings ({reused}{} solver queries)",
+            report.requirements.len(),
+            report.queries
+        )
+    } else {
+        writeln!(
+            o,
+            "\n{ok} of {} formalized requirements are in no conflict and have no finding among the checks that ran ({reused}{} solver queries)",
+            report.requirements.len(),
+            report.queries
+        )
+    };
     o
 }
 

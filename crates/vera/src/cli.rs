@@ -24,11 +24,17 @@ pub enum Command {
     ///
     /// Exit status: 0 no findings, 1 findings, 2 bad input, solver failure or unknown.
     Audit {
-        /// The spec (TOML), or a CSV of id,text,formula rows (formula optional) with --schema.
+        /// The spec (TOML), or a CSV with --schema (columns by header name: id, text,
+        /// optional formula; see --csv-columns).
         spec: PathBuf,
         /// The TOML spec whose schema (enums, variables, domain) a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
+        /// With a CSV: which columns hold the id, text, formula and row type, by header
+        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+        /// row; see docs/spec-format.md).
+        #[arg(long, value_name = "ROLE=COLUMN,...")]
+        csv_columns: Option<reqs::CsvColumns>,
         /// When inconsistent, list up to N minimal conflicts (default: one).
         #[arg(long, value_name = "N", default_value_t = 1)]
         all_conflicts: usize,
@@ -57,6 +63,11 @@ pub enum Command {
         /// The TOML spec whose schema a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
+        /// With a CSV: which columns hold the id, text, formula and row type, by header
+        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+        /// row; see docs/spec-format.md).
+        #[arg(long, value_name = "ROLE=COLUMN,...")]
+        csv_columns: Option<reqs::CsvColumns>,
         /// The scenario, an SMT-LIB formula over the schema (default: true).
         #[arg(long)]
         scenario: Option<String>,
@@ -95,9 +106,12 @@ pub enum Command {
         output: OutputArgs,
     },
     /// Round trip: formula → sentence → formula, checked for equivalence under the
-    /// domain, with one repair turn for mismatches.
+    /// domain, with one repair turn for mismatches. It checks that the formula survives
+    /// a trip through text; sentences that do not mention the formula's variables or
+    /// drift from the requirement text are flagged.
     ///
-    /// Exit status: 0 all equivalent, 1 some differ, 2 bad input, LLM or solver failure.
+    /// Exit status: 0 all equivalent and none flagged, 1 some differ or are flagged, 2
+    /// bad input, LLM or solver failure.
     Roundtrip {
         /// The spec (TOML).
         spec: PathBuf,
@@ -159,6 +173,11 @@ pub enum Command {
         /// The TOML spec whose schema a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
+        /// With a CSV: which columns hold the id, text, formula and row type, by header
+        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+        /// row; see docs/spec-format.md).
+        #[arg(long, value_name = "ROLE=COLUMN,...")]
+        csv_columns: Option<reqs::CsvColumns>,
         #[command(flatten)]
         solver: SolverArgs,
         #[command(flatten)]
@@ -257,6 +276,11 @@ pub enum Command {
         /// The TOML spec whose schema a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
+        /// With a CSV: which columns hold the id, text, formula and row type, by header
+        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+        /// row; see docs/spec-format.md).
+        #[arg(long, value_name = "ROLE=COLUMN,...")]
+        csv_columns: Option<reqs::CsvColumns>,
         /// A TOML file of candidate sets: one requirements table per set, with id and candidates.
         #[arg(long)]
         candidates: Option<PathBuf>,
@@ -271,11 +295,16 @@ pub enum Command {
     ///
     /// Exit status: 0 all formalized, 1 some still fail (listed), 2 bad input or LLM failure.
     Formalize {
-        /// The spec (TOML), or a CSV of id,text rows with --schema.
+        /// The spec (TOML), or a CSV with --schema (columns by header name).
         input: PathBuf,
         /// The TOML spec whose schema a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
+        /// With a CSV: which columns hold the id, text, formula and row type, by header
+        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+        /// row; see docs/spec-format.md).
+        #[arg(long, value_name = "ROLE=COLUMN,...")]
+        csv_columns: Option<reqs::CsvColumns>,
         /// The new spec file (default: INPUT.formalized.toml).
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
@@ -321,6 +350,11 @@ pub enum Command {
         /// The TOML spec whose schema a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
+        /// With a CSV: which columns hold the id, text, formula and row type, by header
+        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+        /// row; see docs/spec-format.md).
+        #[arg(long, value_name = "ROLE=COLUMN,...")]
+        csv_columns: Option<reqs::CsvColumns>,
         /// Samples per requirement.
         #[arg(long, short = 'n', default_value_t = 5)]
         samples: u32,
@@ -340,12 +374,21 @@ pub enum Command {
     /// Clarify ambiguity-sensitive requirements from the solver's evidence, re-screening
     /// each rewrite; writes a proposals file. With --apply, writes accepted proposals
     /// into a new spec.
+    ///
+    /// Exit status: 0 every flagged requirement converged (or none was flagged), 1 some
+    /// did not, 2 none converged (nothing to apply), bad input, LLM or solver failure.
+    /// With --apply: 0 applied or nothing to apply, 2 bad input.
     Clarify {
         /// The spec (TOML), or a CSV with --schema.
         spec: PathBuf,
         /// The TOML spec whose schema a CSV uses.
         #[arg(long)]
         schema: Option<PathBuf>,
+        /// With a CSV: which columns hold the id, text, formula and row type, by header
+        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+        /// row; see docs/spec-format.md).
+        #[arg(long, value_name = "ROLE=COLUMN,...")]
+        csv_columns: Option<reqs::CsvColumns>,
         /// Rounds at most.
         #[arg(long, default_value_t = 5)]
         rounds: usize,
@@ -618,9 +661,26 @@ pub enum Format {
     Json,
 }
 
+impl Command {
+    /// The `--csv-columns` of a command that reads requirement CSVs.
+    fn csv_columns(&self) -> Option<&reqs::CsvColumns> {
+        match self {
+            Command::Audit { csv_columns, .. }
+            | Command::Ask { csv_columns, .. }
+            | Command::Mutate { csv_columns, .. }
+            | Command::Equiv { csv_columns, .. }
+            | Command::Formalize { csv_columns, .. }
+            | Command::Ambiguity { csv_columns, .. }
+            | Command::Clarify { csv_columns, .. } => csv_columns.as_ref(),
+            _ => None,
+        }
+    }
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let force = cli.force;
+    crate::files::set_csv_columns(cli.command.csv_columns().cloned());
     match cli.command {
         Command::Audit {
             spec,
@@ -631,6 +691,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             no_cache,
             solver,
             output,
+            ..
         } => crate::audit::audit(
             &spec,
             schema.as_deref(),
@@ -649,6 +710,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             derive,
             solver,
             output,
+            ..
         } => crate::audit::ask(
             &crate::audit::AskArgs {
                 spec,
@@ -737,6 +799,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             candidates,
             solver,
             output,
+            ..
         } => crate::pipecmd::equiv(
             &spec,
             schema.as_deref(),
@@ -779,6 +842,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             llm,
             solver,
             output,
+            ..
         } => crate::pipecmd::formalize(
             &crate::pipecmd::FormalizeArgs {
                 input,
@@ -806,6 +870,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             llm,
             solver,
             output,
+            ..
         } => crate::pipecmd::ambiguity(
             &spec,
             schema.as_deref(),
@@ -828,6 +893,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             llm,
             solver,
             output,
+            ..
         } => crate::pipecmd::clarify(
             &crate::pipecmd::ClarifyArgs {
                 spec,
@@ -887,6 +953,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             schema,
             solver,
             output,
+            ..
         } => crate::audit::mutate(&spec, schema.as_deref(), &solver, output.format),
         Command::C(CCommand::Segments { file, output }) => {
             crate::ccmd::segments(&file, output.format)

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 /// Arguments that name files or folders vera writes (everything else that is a path is an
 /// input).
@@ -44,4 +45,16 @@ pub fn set_force(force: bool) {
 /// Whether `--force` was given: an existing output may be replaced (never an input).
 pub fn force() -> bool {
     FORCE.load(Ordering::Relaxed)
+}
+
+static CSV_COLUMNS: OnceLock<Option<reqs::CsvColumns>> = OnceLock::new();
+
+/// Remembers `--csv-columns` (how the columns of a requirements CSV are found).
+pub fn set_csv_columns(columns: Option<reqs::CsvColumns>) {
+    let _ = CSV_COLUMNS.set(columns);
+}
+
+/// The `--csv-columns` given, if any.
+pub fn csv_columns() -> Option<&'static reqs::CsvColumns> {
+    CSV_COLUMNS.get().and_then(Option::as_ref)
 }

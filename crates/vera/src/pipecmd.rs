@@ -64,9 +64,24 @@ fn render_partition(o: &mut String, p: &Partition) {
             c.formula
         );
     }
+    // Every pair of readings, with the states that tell them apart.
     for s in &p.separations {
-        for d in [&s.only_a, &s.only_b].into_iter().flatten() {
-            let _ = writeln!(o, "    - {}", d.explanation);
+        let (a, b) = (&p.classes[s.a].label, &p.classes[s.b].label);
+        let _ = writeln!(o, "  {a} vs {b}:");
+        if s.only_a.is_none() && s.only_b.is_none() {
+            let _ = writeln!(
+                o,
+                "    no distinguishing state found (the solver could not decide)"
+            );
+        }
+        for (yes, no, d) in [(a, b, &s.only_a), (b, a, &s.only_b)] {
+            if let Some(d) = d {
+                let _ = writeln!(
+                    o,
+                    "    - a state {yes} allows and {no} rules out: {}",
+                    d.explanation
+                );
+            }
         }
     }
     for (i, j) in &p.undecided {
@@ -463,6 +478,16 @@ pub fn clarify(
     let start = std::time::Instant::now();
     let rep = pipeline::clarify::clarify(&spec, &client, &solver.config(), &options, None)?;
     let seconds = start.elapsed().as_secs_f64();
+    let converged = rep.proposals.iter().filter(|p| p.converged).count();
+    // 0: every flagged requirement converged (or none was flagged); 1: some did not;
+    // 2: none did, so there is nothing to apply.
+    let code = if converged == rep.proposals.len() {
+        EXIT_OK
+    } else if converged > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_ERROR
+    };
     let file = ProposalsFile {
         schema: "vera.clarify.v1".into(),
         spec: a.spec.display().to_string(),
@@ -496,11 +521,44 @@ pub fn clarify(
                     p.classes_after
                 );
                 let _ = writeln!(o, "  was: {}", p.original);
-                let _ = writeln!(o, "  now: {}", p.clarified);
+                if p.converged {
+                    let _ = writeln!(o, "  now: {}", p.clarified);
+                } else if p.clarified != p.original {
+                    let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
+                }
+                for r in p.history.iter().filter(|r| r.rejected.is_some()) {
+                    let _ = writeln!(
+                        o,
+                        "  rejected: {} ({})",
+                        excerpt(&r.text, 100),
+                        r.rejected.as_deref().unwrap_or_default()
+                    );
+                }
                 if let Some(n) = &p.note {
                     let _ = writeln!(o, "  why: {n}");
                 }
             }
+            let rejected = |what: &str| {
+                rep.proposals
+                    .iter()
+                    .flat_map(|p| &p.history)
+                    .filter(|r| r.rejected.as_deref().is_some_and(|x| x.starts_with(what)))
+                    .count()
+            };
+            let _ = writeln!(
+                o,
+                "\nconverged: {converged} of {} flagged requirement(s){}; rewrites rejected: {} meta-answer(s), {} failed to formalize, {} unchanged, {} empty",
+                rep.proposals.len(),
+                if converged == 0 && !rep.proposals.is_empty() {
+                    " (nothing converged: no proposal to apply)"
+                } else {
+                    ""
+                },
+                rejected("meta-answer"),
+                rejected("failed"),
+                rejected("the text is unchanged"),
+                rejected("the answer was empty"),
+            );
             let s = &rep.stats;
             o.push_str("\nbefore: ");
             render_summary(&mut o, &s.before);
@@ -518,7 +576,7 @@ pub fn clarify(
             print_accounting(&client);
         }
     }
-    Ok(ExitCode::from(EXIT_OK))
+    Ok(ExitCode::from(code))
 }
 
 // ------------------------------------------------------------------ consistency --nl-text
@@ -746,4 +804,73 @@ pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs, format: Format) -> Res
         }
     }
     Ok(ExitCode::from(EXIT_OK))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_partition;
+
+    const SPEC: &str = r#"
+[[variables]]
+name = "temp"
+sort = "Real"
+unit = "degC"
+min = 20
+max = 45
+
+[[variables]]
+name = "alarm"
+sort = "Bool"
+"#;
+
+    /// Every reading is shown with its formula, and every pair of readings with a state
+    /// that tells them apart, in the terminal report and in the JSON one.
+    #[test]
+    fn every_reading_has_its_formula_and_a_distinguishing_witness() {
+        let spec = reqs::parse_spec(logic::SourceFile::new("t.toml", SPEC)).unwrap();
+        let universe = reqs::equiv::Universe::of_spec(&spec);
+        let config = solver::SolverConfig::new(solver::SolverKind::Z3);
+        let mut checker = reqs::equiv::Checker::new(&universe, &config).unwrap();
+        let readings = [
+            "(=> (and (> temp 33) (< temp 40)) alarm)",
+            "(=> (and (>= temp 33) (<= temp 40)) alarm)",
+            "(=> (and (> temp 33) (<= temp 40)) alarm)",
+            "(=> (and (> temp 33) (< temp 40)) alarm)",
+        ];
+        let terms: Vec<logic::Term> = readings
+            .iter()
+            .map(|r| spec.parse_formula("reading", r).unwrap())
+            .collect();
+        let p = checker.partition(&terms).unwrap();
+        assert_eq!(p.classes.len(), 3);
+        let mut o = String::new();
+        render_partition(&mut o, &p);
+        for c in &p.classes {
+            assert!(
+                o.contains(&format!("reading {} (", c.label)) && o.contains(&c.formula),
+                "{o}"
+            );
+        }
+        for pair in ["A vs B:", "A vs C:", "B vs C:"] {
+            let at = o.find(pair).unwrap_or_else(|| panic!("{pair}\n{o}"));
+            let next = o[at..].lines().nth(1).unwrap();
+            assert!(
+                next.trim_start().starts_with("- a state ") && next.contains("temp = "),
+                "{pair}: {next}\n{o}"
+            );
+        }
+        // JSON: classes with their formulas, separations with witnesses.
+        let j = serde_json::to_value(&p).unwrap();
+        assert_eq!(j["classes"].as_array().unwrap().len(), 3);
+        for c in j["classes"].as_array().unwrap() {
+            assert!(c["formula"].as_str().unwrap().contains("temp"));
+        }
+        let seps = j["separations"].as_array().unwrap();
+        assert_eq!(seps.len(), 3);
+        for s in seps {
+            let w = s.get("only_a").or(s.get("only_b")).unwrap();
+            assert!(!w["witness"].as_array().unwrap().is_empty(), "{s}");
+            assert!(!w["explanation"].as_str().unwrap().is_empty(), "{s}");
+        }
+    }
 }

@@ -169,11 +169,13 @@ pub fn roundtrip(
     match format {
         Format::Json => {
             let j = serde_json::json!({"schema": "vera.roundtrip.v1", "spec": spec.name,
+                "checks": pipeline::roundtrip::WHAT_IT_CHECKS,
                 "report": report, "accounting": accounting(&client)});
             println!("{}", serde_json::to_string_pretty(&j)?);
         }
         Format::Human => {
             let mut o = String::new();
+            let _ = writeln!(o, "round trip: {}.\n", pipeline::roundtrip::WHAT_IT_CHECKS);
             for t in &report.trips {
                 let (word, p) = if t.initially_equivalent() {
                     ("equivalent", Paint::Good)
@@ -195,12 +197,16 @@ pub fn roundtrip(
                 if let Some(p) = &t.problem {
                     let _ = writeln!(o, "  problem:      {}", excerpt(p, 100));
                 }
+                for f in &t.flags {
+                    let _ = writeln!(o, "  {}: {}", paint(Paint::Bad, "flagged"), f.message);
+                }
             }
             let _ = writeln!(
                 o,
-                "\nequivalent at first try {}, after one repair {}; mean lexical cosine {}{}",
+                "\nequivalent at first try {}, after one repair {}; {} sentence(s) flagged; mean lexical cosine {}{}",
                 report.initial.show(),
                 report.after_repair.show(),
+                report.flagged,
                 report
                     .mean_lexical_similarity
                     .map(|s| format!("{:.1}%", 100.0 * s))
@@ -215,7 +221,7 @@ pub fn roundtrip(
             print!("{o}");
         }
     }
-    let all = report.trips.iter().all(|t| t.finally_equivalent());
+    let all = report.trips.iter().all(|t| t.passed());
     Ok(ExitCode::from(if all { EXIT_OK } else { EXIT_FINDINGS }))
 }
 

@@ -716,3 +716,216 @@ fn smt_solver_answering_sat_to_everything_is_refused() {
         assert!(err.contains("trivially unsat"), "{solver}: {err}");
     }
 }
+
+#[test]
+fn audit_reads_a_csv_by_header_names_or_a_column_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.toml");
+    std::fs::write(
+        &schema,
+        "[[variables]]\nname = \"temp\"\nsort = \"Real\"\n[[variables]]\nname = \"alarm\"\nsort = \"Bool\"\n",
+    )
+    .unwrap();
+    let s = schema.display().to_string();
+    // Hanfor-like: ID,Description,...,Type with a heading row; the formulas in `SMT`.
+    let hanfor = dir.path().join("hanfor.csv");
+    std::fs::write(
+        &hanfor,
+        "ID,Description,Formal Text,Type,SMT\n\
+         H1,Alarms,,Heading,\n\
+         REQ-1,Alarm above 40.,,requirement,(=> (> temp 40) alarm)\n\
+         REQ-2,No alarm below 10.,,requirement,(=> (< temp 10) (not alarm))\n",
+    )
+    .unwrap();
+    let h = hanfor.display().to_string();
+    let (code, out, err) = vera(&["audit", &h, "--schema", &s]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 of 2 formalized requirements"), "{out}");
+    assert!(
+        err.contains(
+            "note: skipped as not requirements: 1 row(s) whose `Type` is `Heading` (line 2)"
+        ),
+        "{err}"
+    );
+    // Another layout: one error naming the headers and the flag, not one per row.
+    let other = dir.path().join("other.csv");
+    std::fs::write(
+        &other,
+        "ReqID,Body,Logic\nA-1,Alarm above 40.,(=> (> temp 40) alarm)\nA-2,Quiet below 10.,(=> (< temp 10) (not alarm))\n",
+    )
+    .unwrap();
+    let o = other.display().to_string();
+    let (code, out, err) = vera(&["audit", &o, "--schema", &s]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert_eq!(err.matches(": error:").count(), 1, "{err}");
+    assert!(
+        err.contains("`ReqID`, `Body`, `Logic`") && err.contains("--csv-columns"),
+        "{err}"
+    );
+    let (code, out, err) = vera(&[
+        "audit",
+        &o,
+        "--schema",
+        &s,
+        "--csv-columns",
+        "id=ReqID,text=Body,formula=Logic",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 of 2 formalized requirements"), "{out}");
+    // A bad mapping is refused by the command line; a mapping for a TOML spec too.
+    let (code, _, err) = vera(&["audit", &o, "--schema", &s, "--csv-columns", "row=ReqID"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown role `row`"), "{err}");
+    let (code, _, err) = vera(&["audit", &s, "--csv-columns", "id=ReqID"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--csv-columns is for CSV requirement files"),
+        "{err}"
+    );
+}
+
+fn spec_file(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// A requirement written as an invariant where a condition was meant forces its
+/// variable in every state; the redundancy findings it causes name it. A formula that
+/// holds in every state is reported without empty lists.
+#[test]
+fn audit_names_a_forcing_requirement_and_never_prints_empty_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_file(
+        dir.path(),
+        "forcing.toml",
+        r#"[spec]
+name = "forcing"
+
+[[variables]]
+name = "temp"
+sort = "Real"
+unit = "degC"
+
+[[variables]]
+name = "alarm"
+sort = "Bool"
+
+[[variables]]
+name = "fan"
+sort = "Bool"
+
+[[requirements]]
+id = "R1"
+text = "If the temperature exceeds 40 degC, the alarm shall sound."
+formula = "alarm"
+
+[[requirements]]
+id = "R2"
+text = "If the temperature exceeds 50 degC, the alarm shall sound."
+formula = "(=> (> temp 50) alarm)"
+
+[[requirements]]
+id = "R3"
+text = "The fan shall run or not run."
+formula = "(or fan (not fan))"
+
+[[requirements]]
+id = "R4"
+text = "Above 30 degC the fan shall run."
+formula = "(=> (> temp 30) fan)"
+"#,
+    );
+    for solver in ["z3", "cvc5"] {
+        let (code, out, err) = vera(&["audit", "--solver", solver, &spec]);
+        assert_eq!(code, 1, "{solver}\n{out}\n{err}");
+        assert!(!out.contains("by )") && !out.contains("of )"), "{out}");
+        let out = out.replace(&dir.path().display().to_string(), "<dir>");
+        insta::assert_snapshot!("audit_forcing", without_query_count(&out));
+    }
+    let (_, out, _) = vera(&["audit", "--format", "json", &spec]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["redundancy_causes"],
+        serde_json::json!([{"redundant": "R2", "requirement": "R1", "variable": "alarm", "value": "true"}])
+    );
+}
+
+/// Conflicts the environment can force come before the consistency line, and that line
+/// does not say "consistent" above them.
+#[test]
+fn audit_prints_conflicts_before_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_file(
+        dir.path(),
+        "beams.toml",
+        r#"[spec]
+name = "beams"
+
+[[variables]]
+name = "darkness"
+sort = "Bool"
+role = "input"
+
+[[variables]]
+name = "daylight"
+sort = "Bool"
+role = "input"
+
+[[variables]]
+name = "low_beam"
+sort = "Bool"
+role = "output"
+
+[[requirements]]
+id = "L1"
+text = "With the darkness switch on, the low beams are on."
+formula = "(=> darkness low_beam)"
+
+[[requirements]]
+id = "L2"
+text = "In daylight the low beams are off."
+formula = "(=> daylight (not low_beam))"
+"#,
+    );
+    let (code, out, err) = vera(&["audit", &spec]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let conflict = out.find("conflict for some inputs 1").expect("a conflict");
+    let consistency = out.find("consistency:").expect("a consistency line");
+    assert!(conflict < consistency, "{out}");
+    assert!(!out.contains("consistency: consistent"), "{out}");
+    let out = out.replace(&dir.path().display().to_string(), "<dir>");
+    insta::assert_snapshot!("audit_beams", without_query_count(&out));
+}
+
+/// A spec that cannot be loaded: its warnings are printed as `warning:`, never after an
+/// `error:` prefix, and one closing line says why nothing ran.
+#[test]
+fn load_warnings_are_not_printed_as_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_file(
+        dir.path(),
+        "bad.toml",
+        "[[variables]]\nname = \"x\"\nsort = \"Int\"\n[[variables]]\nname = \"unused\"\nsort = \"Int\"\n[[requirements]]\nid = \"R1\"\ntext = \"t\"\nformula = \"(> y 1)\"\n[[requirements]]\nid = \"R2\"\ntext = \"u\"\n",
+    );
+    for args in [vec!["audit", &spec], vec!["equiv", &spec, "(> x 1)"]] {
+        let cmd = args[0];
+        let (code, out, err) = vera(&args);
+        assert_eq!(code, 2, "{cmd}\n{out}\n{err}");
+        assert!(
+            err.contains(": warning: requirement `R2` is not formalized"),
+            "{err}"
+        );
+        assert!(err.contains(": error: undeclared symbol `y`"), "{err}");
+        for line in err.lines() {
+            assert!(
+                !(line.contains("error:") && line.contains("warning:")),
+                "{cmd}: {line}\n{err}"
+            );
+        }
+        assert!(
+            err.contains("cannot be used: 1 error(s) above"),
+            "{cmd}\n{err}"
+        );
+    }
+}
