@@ -384,6 +384,17 @@ pub fn screen_formula(
             }
         }
     }
+    let unmentioned = unmentioned_variables(spec, t, text);
+    if !unmentioned.is_empty() {
+        out.push(ScreenFinding {
+            kind: "unmentioned",
+            message: format!(
+                "the formula mentions {}, which the requirement text does not talk about (by name, description, unit or enumeration value): formalize only what the text says",
+                unmentioned.join(", ")
+            ),
+            rejects: true,
+        });
+    }
     let has_roles = spec
         .variables
         .iter()
@@ -403,6 +414,53 @@ pub fn screen_formula(
         }
     }
     Ok(out)
+}
+
+/// The variables of `t` that `text` does not talk about: none of the words of the
+/// variable's name, description or unit (words of at least 3 characters, stop words
+/// aside) matches a word of the text, the text does not contain the name, and, for an
+/// enumeration variable, no value `t` compares it with appears in the text. Words match
+/// when equal, when the shorter (at least 4 characters) starts the longer, or when they
+/// share a first 6 characters (`connected` / `connection`). A lexical check: a
+/// requirement that names a variable only by implication ("no fluid shall be removed"
+/// for the ultrafiltration pump) needs a formula written or accepted by a person.
+pub fn unmentioned_variables(spec: &Spec, t: &Term, text: &str) -> Vec<String> {
+    use crate::roundtrip::{enum_values, name_words, word_match, words, STOPWORDS};
+    let said = words(text);
+    let lower = text.to_lowercase();
+    let matches = |w: &str| {
+        w.chars().count() >= 3
+            && !STOPWORDS.contains(&w)
+            && said.iter().any(|x| {
+                word_match(w, x) || (w.len() >= 6 && x.len() >= 6 && w.get(..6) == x.get(..6))
+            })
+    };
+    let values = enum_values(t);
+    let mut out = Vec::new();
+    for (name, sort) in t.free_vars() {
+        let n = name.to_string();
+        if lower.contains(&n.to_lowercase()) || name_words(&n).iter().any(|w| matches(w)) {
+            continue;
+        }
+        let var = spec.variables.iter().find(|v| v.name == name);
+        let described = var.is_some_and(|v| {
+            v.description
+                .iter()
+                .chain(v.unit.iter())
+                .flat_map(|d| words(d))
+                .any(|w| matches(&w))
+        });
+        let by_value = match &sort {
+            logic::Sort::Enum(e) => values
+                .iter()
+                .any(|(s, c)| s == e && name_words(c).iter().any(|w| matches(w))),
+            _ => false,
+        };
+        if !described && !by_value {
+            out.push(n);
+        }
+    }
+    out
 }
 
 /// Parses an answer and checks it against the domain with the solver.
@@ -896,9 +954,9 @@ pub fn sentences(text: &str) -> Vec<String> {
 
 /// The clause-by-clause strategy for a multi-sentence requirement that no turn
 /// formalized (see [`FormalizeOptions::decompose`]). Each clause is asked once; the
-/// attempts are recorded as `[clause k/n] ...`. The requirement gets a formula only if
-/// every clause is accepted and their conjunction passes screening against the whole
-/// text.
+/// attempts are recorded as `[clause k/n] ...`. Each clause is screened against the
+/// whole text; the requirement gets a formula only if every clause is accepted and their
+/// conjunction passes screening too.
 fn decompose(
     spec: &Spec,
     client: &Client,
@@ -924,10 +982,12 @@ fn decompose(
     }
     let answers = client.run_all("formalize", &reqs);
     let mut terms = Vec::with_capacity(n);
-    for (k, (a, clause)) in answers.into_iter().zip(&clauses).enumerate() {
+    for (k, a) in answers.into_iter().enumerate() {
         let tag = format!("[clause {}/{n}]", k + 1);
         match a {
-            Ok(c) => match validate_screened(spec, checker, c.text(), clause) {
+            // Screened against the whole text: a clause may name its subject only
+            // in another sentence ("they").
+            Ok(c) => match validate_screened(spec, checker, c.text(), &f.text) {
                 Ok((t, _)) => {
                     f.attempts.push(Attempt {
                         answer: format!("{tag} {}", excerpt(c.text())),

@@ -362,7 +362,7 @@ pub const STOPWORDS: &[&str] = &[
 ];
 
 /// Lower-case words of a text (letters and digits; a decimal point inside a number kept).
-fn words(s: &str) -> Vec<String> {
+pub(crate) fn words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric() && c != '.')
         .map(|w| w.trim_matches('.').to_lowercase())
         .filter(|w| !w.is_empty())
@@ -371,14 +371,14 @@ fn words(s: &str) -> Vec<String> {
 
 /// Two words match when equal, or when the shorter, of at least 4 characters, starts
 /// the longer (`temp` / `temperature`, `alarm` / `alarms`).
-fn word_match(a: &str, b: &str) -> bool {
+pub(crate) fn word_match(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     short == long || (short.chars().count() >= 4 && long.starts_with(short))
 }
 
 /// The words of a variable name: split at `_`, digits and lower-to-upper case changes
 /// (`door_closed` → door, closed; `bloodFlow` → blood, flow).
-fn name_words(name: &str) -> Vec<String> {
+pub(crate) fn name_words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
@@ -423,7 +423,7 @@ pub fn content_overlap(text: &str, sentence: &str) -> Option<f64> {
 }
 
 /// The enumeration values a formula compares with, by sort.
-fn enum_values(formula: &Term) -> Vec<(logic::Symbol, logic::Symbol)> {
+pub(crate) fn enum_values(formula: &Term) -> Vec<(logic::Symbol, logic::Symbol)> {
     let mut out = Vec::new();
     let mut stack = vec![formula];
     while let Some(t) = stack.pop() {

@@ -1261,3 +1261,52 @@ fn clauses_whose_conjunction_is_unsatisfiable_give_no_formula() {
         "{conj:?}"
     );
 }
+
+#[test]
+fn a_formula_over_variables_the_text_does_not_mention_is_screened_out() {
+    let spec = spec();
+    // The first answer drags in the flow, which R1's text never mentions; the repair
+    // turn quotes the finding and the second answer is accepted.
+    let c = client(|r, _| {
+        let text = if r.messages.len() == 1 {
+            "(=> (> temp 38) (and alarm (< flow 500)))"
+        } else {
+            assert!(
+                last_user(r).contains(
+                    "the formula mentions flow, which the requirement text does not talk about"
+                ),
+                "{}",
+                last_user(r)
+            );
+            "(=> (> temp 38) alarm)"
+        };
+        Ok(Response::text(text))
+    });
+    let rep = formalize(
+        &spec,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = &rep.requirements[0];
+    assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+    assert_eq!(f.attempts.len(), 2);
+    // A variable named by its unit, its description or an enumeration value counts as
+    // mentioned; one that is not, does not.
+    let t = pipeline::formalize::parse_answer(&spec, "(=> (> temp 38) (and alarm (< flow 500)))")
+        .unwrap();
+    assert_eq!(
+        pipeline::formalize::unmentioned_variables(&spec, &t, "Above 38 degC the alarm sounds."),
+        vec!["flow".to_string()]
+    );
+    assert!(pipeline::formalize::unmentioned_variables(
+        &spec,
+        &t,
+        "Above 38 degC the alarm sounds and the flow stays under 500 mL/min."
+    )
+    .is_empty());
+}
