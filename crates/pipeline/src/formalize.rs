@@ -165,6 +165,55 @@ pub fn examples(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> St
     out
 }
 
+/// [`examples`], or when the spec has no reviewed formula to show (and `n > 0`), the
+/// [`GENERIC_EXAMPLES`] shapes over variables of no schema. Used by `formalize` only:
+/// ambiguity sampling keeps the spec's own examples, so that its samples stay
+/// comparable with earlier runs.
+pub fn examples_or_generic(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> String {
+    let own = examples(spec, prompts, skip, n);
+    if !own.is_empty() || n == 0 {
+        return own;
+    }
+    let mut out = String::new();
+    for (text, term) in GENERIC_EXAMPLES {
+        if let Ok(s) = prompts
+            .example
+            .render(&[("requirement", text), ("term", term)])
+        {
+            out.push_str(&s);
+        }
+    }
+    if !out.is_empty() {
+        out.insert_str(
+            0,
+            "\nExamples of the form, over other variables (use only the schema above):\n",
+        );
+    }
+    out
+}
+
+/// Worked examples shown when the spec has no reviewed formula: the common shapes of
+/// requirements (a threshold trigger, a Boolean interlock with a conjunction, an
+/// enumeration guard, an invariant), over variables of no schema.
+const GENERIC_EXAMPLES: &[(&str, &str)] = &[
+    (
+        "If the pressure exceeds 300 mmHg, the alarm shall sound.",
+        "(=> (> pressure 300) alarm)",
+    ),
+    (
+        "While the valve is open, the pump shall be off and the lamp on.",
+        "(=> valve_open (and (not pump_on) lamp_on))",
+    ),
+    (
+        "In Standby mode the speed shall be at most 5 rpm.",
+        "(=> (= mode Standby) (<= speed 5))",
+    ),
+    (
+        "The level shall never exceed the limit.",
+        "(<= level limit)",
+    ),
+];
+
 /// Largest excerpt of a failed answer sent back in a repair turn.
 pub const EXCERPT_BYTES: usize = 2000;
 
@@ -667,7 +716,7 @@ pub fn formalize(
         .map(|&i| spec.requirements[i].id.clone())
         .collect();
     let schema = schema_info(spec).render();
-    let examples = examples(spec, &prompts, &ids, options.examples);
+    let examples = examples_or_generic(spec, &prompts, &ids, options.examples);
     let template = match options.mode {
         Mode::Batch => prompts.batch.id(),
         Mode::PerRequirement => prompts.one.id(),
