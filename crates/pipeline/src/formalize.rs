@@ -333,6 +333,13 @@ fn infix_hint(spec: &Spec, t: &str) -> Option<String> {
     if let Some(s) = start {
         tokens.push((s, &t[s..]));
     }
+    // Prose ("The requirement demands ... between 200 and 400 mL") is not infix notation:
+    // it gets the "text outside the formula" feedback instead.
+    if let Some(&(_, first)) = tokens.first() {
+        if first != "(" && !is_operand(first) && !OPERATORS.contains(&first) {
+            return None;
+        }
+    }
     for w in tokens.windows(3) {
         let [(_, a), (at, op), (_, b)] = [w[0], w[1], w[2]];
         if is_operand(a) && OPERATORS.contains(&op) && op != "-" && b != ")" {

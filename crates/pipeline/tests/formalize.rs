@@ -1310,3 +1310,16 @@ fn a_formula_over_variables_the_text_does_not_mention_is_screened_out() {
     )
     .is_empty());
 }
+
+#[test]
+fn prose_with_numbers_gets_the_prose_feedback_not_an_infix_hint() {
+    let spec = spec();
+    let e = pipeline::formalize::parse_answer(
+        &spec,
+        "The requirement demands an alarm between 33 and 40 degC",
+    )
+    .unwrap_err();
+    assert!(e.starts_with("text outside the formula"), "{e}");
+    let e = pipeline::formalize::parse_answer(&spec, "temp > 38").unwrap_err();
+    assert!(e.contains("infix `>` at column 6"), "{e}");
+}
