@@ -195,7 +195,7 @@ pub fn examples_or_generic(spec: &Spec, prompts: &Prompts, skip: &[String], n: u
 /// Worked examples shown when the spec has no reviewed formula: the common shapes of
 /// requirements (a threshold trigger, a Boolean interlock with a conjunction, an
 /// enumeration guard, an invariant), over variables of no schema.
-const GENERIC_EXAMPLES: &[(&str, &str)] = &[
+pub const GENERIC_EXAMPLES: &[(&str, &str)] = &[
     (
         "If the pressure exceeds 300 mmHg, the alarm shall sound.",
         "(=> (> pressure 300) alarm)",
