@@ -58,6 +58,24 @@ fn db_err(e: rusqlite::Error) -> LlmError {
     LlmError::Cache(e.to_string())
 }
 
+/// How long an operation waits for another connection's lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
+/// WAL mode, relaxed syncing (WAL keeps it safe against crashes) and the table.
+fn prepare(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.execute(SCHEMA, [])?;
+    Ok(())
+}
+
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS answers (
     key      TEXT PRIMARY KEY,
     provider TEXT NOT NULL,
@@ -78,12 +96,22 @@ impl Cache {
         }
         let conn = Connection::open(path)
             .map_err(|e| LlmError::Cache(format!("cannot open {}: {e}", path.display())))?;
-        conn.busy_timeout(Duration::from_secs(30)).map_err(db_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(db_err)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(db_err)?;
-        conn.execute(SCHEMA, []).map_err(db_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(db_err)?;
+        // Switching to WAL and creating the table take locks for which SQLite does not
+        // always call the busy handler (another connection may be mid-switch or running
+        // WAL recovery), so a busy answer here is retried until the same deadline.
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match prepare(&conn) {
+                Ok(()) => break,
+                Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                Err(e) => return Err(db_err(e)),
+            }
+        }
         Ok(Cache {
             conn: Mutex::new(conn),
             path: Some(path.to_path_buf()),
