@@ -232,3 +232,4 @@ pub enum Outcome {
 }
 
 pub mod html;
+pub mod sarif;
