@@ -232,4 +232,5 @@ pub enum Outcome {
 }
 
 pub mod html;
+pub mod junit;
 pub mod sarif;
