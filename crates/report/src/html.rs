@@ -229,8 +229,8 @@ svg.graph .edge { fill: none; stroke: var(--muted); stroke-width: 1.4; }
 svg.graph .arrowhead { fill: var(--muted); }
 svg.graph .edge-label {
   fill: var(--fg); font: 11px system-ui, "Liberation Sans", sans-serif;
-  paint-order: stroke; stroke: var(--bg); stroke-width: 4px; stroke-linejoin: round;
 }
+svg.graph .label-bg { fill: var(--bg); opacity: .85; }
 .empty { color: var(--muted); font-style: italic; }
 .bars { display: grid; grid-template-columns: minmax(6rem, max-content) minmax(8rem, 1fr) max-content; gap: .35rem .75rem; align-items: center; }
 .bars figcaption, .bars .empty { grid-column: 1 / -1; }

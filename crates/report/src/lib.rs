@@ -9,6 +9,9 @@
 //! consistency batches, C goals) describe them as [`Suite`]s, which the JUnit rendering
 //! reads.
 //!
+//! The renderings live in [`sarif`] (SARIF 2.1.0 as a JSON value), [`junit`] (JUnit XML)
+//! and [`html`] (one self-contained HTML5 page with inline style and SVG).
+//!
 //! *API Boundary*: this crate knows nothing of specs, solvers, BL or C. It depends on
 //! serde only; the domain crates and the binary translate into its model.
 

@@ -6,7 +6,7 @@
 //! are drawn pointing upwards). A layer wider than the page wraps onto further rows, and
 //! the nodes of a layer are ordered by the mean position of their predecessors, which
 //! keeps crossings down. Edge labels are moved off nodes and off each other when they
-//! would overlap. Self-loops are drawn as small loops on a node's top right corner.
+//! would overlap. Self-loops are drawn as small loops on a node's top left corner.
 
 use std::fmt::Write as _;
 
@@ -105,7 +105,8 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
         .map(|e| (e.from, e.to))
         .collect();
     let back = back_edges(n, &proper);
-    let mut pos = if !back.is_empty() && n <= MAX_CIRCLE {
+    let layered_drawing = back.is_empty() || n > MAX_CIRCLE;
+    let mut pos = if !layered_drawing {
         circle(&widths)
     } else {
         let forward: Vec<(usize, usize)> = proper
@@ -138,6 +139,8 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
     let marker = format!("vera-arrow-{id}");
     let mut max_x = pos.iter().map(|p| p.x + p.w / 2.0).fold(0.0, f64::max);
     let mut max_y = pos.iter().map(|p| p.y + NODE_H / 2.0).fold(0.0, f64::max);
+    // Curves and labels may reach past the nodes on any side.
+    let (mut min_x, mut min_y) = (0.0f64, 0.0f64);
 
     for (k, e) in edges.iter().enumerate() {
         let a = pos[e.from];
@@ -164,12 +167,20 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
             if count > 1.0 && bend == 0.0 {
                 bend = 18.0;
             }
-            // An edge that goes up a layered drawing swings wide of the nodes between.
-            if back.iter().any(|&bi| proper[bi] == (e.from, e.to)) && n > MAX_CIRCLE {
-                bend += 60.0;
+            // In a layered drawing, an edge that skips rows or goes up swings wide of
+            // the nodes in between (up and down edges bend to opposite sides).
+            if layered_drawing && (b.y - a.y).abs() > NODE_H + GAP_Y + 1.0 {
+                bend += a.w.max(b.w) / 2.0 + 30.0;
+            }
+            if layered_drawing && back.iter().any(|&bi| proper[bi] == (e.from, e.to)) {
+                bend += 30.0;
             }
             curve(a, b, bend)
         };
+        min_x = min_x.min(mid.0 - MARGIN);
+        min_y = min_y.min(mid.1 - MARGIN);
+        max_x = max_x.max(mid.0);
+        max_y = max_y.max(mid.1);
         let _ = writeln!(
             body,
             "<path class=\"edge\" d=\"{path}\" marker-end=\"url(#{marker})\"/>"
@@ -191,7 +202,15 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
             let r = Rect::around(spot.0, spot.1, w, h);
             max_x = max_x.max(r.x1);
             max_y = max_y.max(r.y1);
+            min_x = min_x.min(r.x0 - 8.0);
+            min_y = min_y.min(r.y0 - 8.0);
             placed_labels.push(r);
+            let _ = writeln!(
+                label_text,
+                "<rect class=\"label-bg\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" \
+                 height=\"{h:.1}\" rx=\"3\"/>",
+                r.x0, r.y0, w
+            );
             let _ = writeln!(
                 label_text,
                 "<text class=\"edge-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" \
@@ -204,12 +223,13 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
         }
     }
 
-    let width = (max_x + MARGIN).ceil();
-    let height = (max_y + MARGIN).ceil();
+    let (x0, y0) = (min_x.floor(), min_y.floor());
+    let width = (max_x + MARGIN).ceil() - x0;
+    let height = (max_y + MARGIN).ceil() - y0;
     let _ = writeln!(
         out,
         "<svg class=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
-         height=\"{height}\" viewBox=\"0 0 {width} {height}\" role=\"img\" \
+         height=\"{height}\" viewBox=\"{x0} {y0} {width} {height}\" role=\"img\" \
          aria-label=\"{}\">",
         escape(caption)
     );
@@ -437,21 +457,21 @@ fn curve(a: Placed, b: Placed, bend: f64) -> (String, (f64, f64)) {
     )
 }
 
-/// A loop on the top right corner of a node, and a spot for its label.
+/// A loop on the top left corner of a node, and a spot for its label.
 fn self_loop(p: Placed) -> (String, (f64, f64)) {
-    let right = p.x + p.w / 2.0;
+    let left = p.x - p.w / 2.0;
     let top = p.y - NODE_H / 2.0;
-    let (sx, sy) = (right - 14.0, top);
-    let (ex, ey) = (right + 2.0, top + 10.0);
+    let (sx, sy) = (left + 14.0, top);
+    let (ex, ey) = (left - 2.0, top + 10.0);
     (
         format!(
             "M{sx:.1},{sy:.1} C{:.1},{:.1} {:.1},{:.1} {ex:.1},{ey:.1}",
             sx,
             top - 34.0,
-            right + 34.0,
+            left - 34.0,
             ey
         ),
-        (right + 18.0, top - 22.0),
+        (left - 20.0, top - 24.0),
     )
 }
 
