@@ -30,7 +30,7 @@ pub enum Status {
 
 impl Status {
     /// The process exit code: 0, 1 or 2.
-    pub fn exit_code(self) -> u8 {
+    pub const fn exit_code(self) -> u8 {
         match self {
             Status::Ok => 0,
             Status::Findings => 1,
@@ -80,8 +80,9 @@ pub trait Report {
     fn status(&self) -> Status;
     /// Writes the text a person reads in a terminal.
     fn human(&self, w: &mut dyn io::Write) -> io::Result<()>;
-    /// The JSON payload; its `schema` field is [`Report::schema`].
-    fn json(&self) -> serde_json::Result<serde_json::Value>;
+    /// The JSON payload, pretty-printed with its fields in declaration order; its
+    /// `schema` field is [`Report::schema`].
+    fn json(&self) -> serde_json::Result<String>;
     /// The findings, for SARIF and HTML; `None` when the command has none to offer.
     fn findings(&self) -> Option<Findings> {
         None
@@ -93,6 +94,11 @@ pub trait Report {
     /// The HTML page; `None` when the command offers none.
     fn page(&self) -> Option<html::Page> {
         None
+    }
+    /// Remarks for standard error when the output is not the terminal text (which
+    /// carries them itself), e.g. how many checks came from a cache.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

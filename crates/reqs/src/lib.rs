@@ -14,6 +14,7 @@ pub mod generate;
 pub mod mutate;
 pub mod realize;
 pub mod spec;
+pub mod summary;
 
 pub use ask::{Asker, Derivation, Question, Verdict};
 pub use audit::{audit, AuditOptions, AuditReport, Incomplete};

@@ -1,17 +1,18 @@
 //! `vera audit` and `vera ask`: terminal and JSON reports for the requirement audits
 //! and scenario questions of the `reqs` crate.
 
-use crate::cli::{Format, SolverArgs};
-use crate::output::{clean, excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::cli::SolverArgs;
+use crate::output::{clean, excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _, Result};
+use report::Status;
 use reqs::ask::{Derivation, Fact, Verdict};
-use reqs::audit::{Consistency, Redundancy, RequirementAudit, Vacuity, Violatability, Witness};
+use reqs::audit::{Consistency, Redundancy, Vacuity, Violatability, Witness};
 use reqs::realize::Realizability;
+use reqs::summary::{env_conflicts_of, summarize, vacuous_by_priority, Summary};
 use reqs::{AuditOptions, Spec};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Loads a TOML spec, or a CSV of requirements over a TOML schema.
 pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
@@ -118,134 +119,17 @@ pub fn load_checkable(path: &Path, schema: Option<&Path>) -> Option<Spec> {
     Some(spec)
 }
 
-#[derive(Serialize)]
-struct AuditJson<'a> {
-    schema: &'static str,
-    spec: &'a str,
-    file: &'a str,
-    solver: String,
-    summary: Summary,
-    consistency: &'a Consistency,
-    realizability: &'a Realizability,
-    requirements: Vec<RequirementJson<'a>>,
-    not_formalized: &'a [String],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    redundancy_causes: &'a [reqs::forcing::RedundancyCause],
-    queries: usize,
-    seconds: f64,
-}
-
-#[derive(Serialize)]
-struct RequirementJson<'a> {
-    text: &'a str,
-    #[serde(flatten)]
-    audit: &'a RequirementAudit,
-}
-
-#[derive(Serialize, Default)]
-struct Summary {
-    requirements: usize,
-    formalized: usize,
-    variables: usize,
-    domain_constraints: usize,
-    vacuous: usize,
-    implied_by_domain: usize,
-    redundant: usize,
-    conflicts_for_some_inputs: usize,
-    unknown: usize,
-}
-
-/// The conflicts for some inputs that requirement `id` takes part in (1-based numbers as
-/// printed), and its partners in them.
-fn env_conflicts_of(report: &reqs::AuditReport, id: &str) -> Vec<(usize, Vec<String>)> {
-    match &report.realizability {
-        Realizability::Unrealizable { conflicts, .. } => conflicts
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.requirements.iter().any(|r| r == id))
-            .map(|(k, c)| {
-                (
-                    k + 1,
-                    c.requirements
-                        .iter()
-                        .filter(|r| *r != id)
-                        .cloned()
-                        .collect(),
-                )
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// A trigger ruled out only by a clash with other requirements, in a requirement the
-/// environment can drive into that clash: a conflict for some inputs, not a vacuity.
-fn vacuous_by_priority(report: &reqs::AuditReport, a: &RequirementAudit) -> bool {
-    matches!(
-        a.vacuity_model,
-        Vacuity::Vacuous {
-            response_conflict: true,
-            ..
-        }
-    ) && !env_conflicts_of(report, &a.id).is_empty()
-}
-
-fn summarize(spec: &Spec, report: &reqs::AuditReport) -> Summary {
-    let mut s = Summary {
-        requirements: spec.requirements.len(),
-        formalized: report.requirements.len(),
-        variables: spec.variables.len(),
-        domain_constraints: spec.domain.len(),
-        ..Summary::default()
-    };
-    if let Consistency::Inconsistent {
-        incomplete: Some(reqs::Incomplete::Unknown { .. }),
-        ..
-    } = &report.consistency
-    {
-        // The conflict enumeration met an unknown answer: counted like a check that
-        // could not be decided.
-        s.unknown += 1;
-    }
-    if let Realizability::Unrealizable { conflicts, .. } = &report.realizability {
-        s.conflicts_for_some_inputs = conflicts.len();
-    }
-    for r in &report.requirements {
-        if matches!(r.vacuity_domain, Vacuity::Vacuous { .. })
-            || (matches!(r.vacuity_model, Vacuity::Vacuous { .. })
-                && !vacuous_by_priority(report, r))
-        {
-            s.vacuous += 1;
-        }
-        if matches!(r.violatability, Violatability::ImpliedByDomain { .. }) {
-            s.implied_by_domain += 1;
-        }
-        if matches!(r.redundancy, Redundancy::Redundant { .. }) {
-            s.redundant += 1;
-        }
-        let unknown = matches!(r.vacuity_domain, Vacuity::Unknown { .. })
-            || matches!(r.vacuity_model, Vacuity::Unknown { .. })
-            || matches!(r.violatability, Violatability::Unknown { .. })
-            || matches!(r.redundancy, Redundancy::Unknown { .. });
-        if unknown {
-            s.unknown += 1;
-        }
-    }
-    s
-}
-
 /// `vera audit SPEC`
 pub fn audit(
     path: &Path,
     schema: Option<&Path>,
     solver: &SolverArgs,
-    format: Format,
     max_conflicts: usize,
     witnesses: bool,
     cache: Option<&Path>,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let Some(spec) = load_checkable(path, schema) else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let mut options = AuditOptions::new(solver.config());
     options.jobs = solver.jobs();
@@ -265,81 +149,15 @@ pub fn audit(
     }
     let causes = redundancy_causes(&spec, &report, solver);
     let summary = summarize(&spec, &report);
-    let inconsistent = !matches!(report.consistency, Consistency::Consistent);
-    let unrealizable = matches!(report.realizability, Realizability::Unrealizable { .. });
-    let findings = inconsistent
-        || unrealizable
-        || report
-            .requirements
-            .iter()
-            .any(RequirementAudit::has_findings);
-    let unknown = matches!(report.consistency, Consistency::Unknown { .. })
-        || matches!(report.realizability, Realizability::Unknown { .. })
-        || matches!(
-            report.realizability,
-            Realizability::Unrealizable {
-                incomplete: Some(reqs::Incomplete::Unknown { .. }),
-                ..
-            }
-        )
-        || summary.unknown > 0;
-    match format {
-        Format::Json => {
-            let requirements = report
-                .requirements
-                .iter()
-                .map(|a| RequirementJson {
-                    text: spec
-                        .requirements
-                        .iter()
-                        .find(|r| r.id == a.id)
-                        .map_or("", |r| r.text.as_str()),
-                    audit: a,
-                })
-                .collect();
-            let j = AuditJson {
-                schema: "vera.audit.v1",
-                spec: &spec.name,
-                file: spec.source.name(),
-                solver: solver.config().kind.to_string(),
-                summary,
-                consistency: &report.consistency,
-                realizability: &report.realizability,
-                requirements,
-                not_formalized: &report.not_formalized,
-                redundancy_causes: &causes,
-                queries: report.queries,
-                seconds,
-            };
-            println!("{}", serde_json::to_string_pretty(&j)?);
-            if let Some(dir) = cache {
-                // The JSON report keeps its schema; the reuse goes to standard error.
-                eprintln!(
-                    "note: {} of {} checks reused from the cache in {}",
-                    report.reused,
-                    report.checks,
-                    dir.display()
-                );
-            }
-        }
-        Format::Human => print!(
-            "{}",
-            human_audit(
-                &spec,
-                &report,
-                &summary,
-                witnesses,
-                cache.is_some(),
-                &causes
-            )
-        ),
-    }
-    Ok(ExitCode::from(if unknown {
-        EXIT_ERROR
-    } else if findings {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
+    Ok(Box::new(crate::audit_report::AuditRun {
+        spec,
+        report,
+        summary,
+        causes,
+        witnesses,
+        cached: cache.is_some(),
+        solver: solver.config().kind.to_string(),
+        seconds,
     }))
 }
 
@@ -445,7 +263,7 @@ fn ids(v: &[String]) -> String {
 }
 
 /// The terminal report: summary first, then findings by requirement.
-fn human_audit(
+pub(crate) fn human_audit(
     spec: &Spec,
     report: &reqs::AuditReport,
     s: &Summary,
@@ -733,22 +551,38 @@ fn human_audit(
     o
 }
 
+/// One answer of `vera.ask.v1`.
 #[derive(Serialize)]
-struct AnswerJson<'a> {
-    id: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    text: &'a str,
+struct AnswerJson {
+    id: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    text: String,
     scenario: String,
     claim: String,
     #[serde(flatten)]
-    verdict: &'a Verdict,
+    verdict: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expected: Option<&'a str>,
+    expected: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     matches_expected: Option<bool>,
     /// With roles: the inputs the scenario fixes and what each output may be.
     #[serde(skip_serializing_if = "Option::is_none")]
-    roles: Option<&'a reqs::ask::RolesView>,
+    roles: Option<reqs::ask::RolesView>,
+}
+
+/// `vera.ask.v1`.
+#[derive(Serialize)]
+struct AskJson {
+    schema: &'static str,
+    answers: Vec<AnswerJson>,
+}
+
+/// `vera.derive.v1`.
+#[derive(Serialize)]
+struct DeriveJson {
+    schema: &'static str,
+    scenario: String,
+    result: Derivation,
 }
 
 /// What `vera ask` was asked.
@@ -762,9 +596,9 @@ pub struct AskArgs {
 }
 
 /// `vera ask SPEC ...`
-pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCode> {
+pub fn ask(args: &AskArgs, solver: &SolverArgs) -> crate::output::Outcome {
     let Some(spec) = load_checkable(&args.spec, args.schema.as_deref()) else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let parse = |what: &str, text: &str| {
         spec.parse_formula(what, text)
@@ -774,28 +608,30 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
     if args.derive {
         let scenario = parse("--scenario", args.scenario.as_deref().unwrap_or("true"))?;
         let d = asker.derive(&scenario)?;
-        match format {
-            Format::Json => println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({"schema": "vera.derive.v1", "scenario": logic::print::term(&scenario), "result": d})
-                )?
-            ),
-            Format::Human => print!("{}", human_derive(&d)),
-        }
-        return Ok(ExitCode::from(match d {
+        let status = match &d {
             // A fact the solver could not decide is not a result: exit 2, like any unknown.
             Derivation::Facts { variables }
                 if variables
                     .iter()
                     .any(|v| matches!(v.fact, reqs::ask::Fact::Unknown)) =>
             {
-                EXIT_ERROR
+                Status::Error
             }
-            Derivation::Facts { .. } => EXIT_OK,
-            Derivation::ScenarioImpossible { .. } => EXIT_FINDINGS,
-            Derivation::Unknown { .. } => EXIT_ERROR,
-        }));
+            Derivation::Facts { .. } => Status::Ok,
+            Derivation::ScenarioImpossible { .. } => Status::Findings,
+            Derivation::Unknown { .. } => Status::Error,
+        };
+        let text = human_derive(&d);
+        return Ok(Box::new(Rendered::new(
+            "vera.derive.v1",
+            status,
+            text,
+            DeriveJson {
+                schema: "vera.derive.v1",
+                scenario: logic::print::term(&scenario),
+                result: d,
+            },
+        )));
     }
     let questions: Vec<reqs::Question> = match (&args.questions, &args.claim) {
         (Some(q), None) => {
@@ -814,7 +650,7 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
         (None, None) => bail!("nothing to ask: give --claim TERM, --questions FILE or --derive"),
     };
     let mut results = Vec::new();
-    let mut worst = EXIT_OK;
+    let mut worst = Status::Ok;
     for q in &questions {
         let scenario = parse(
             &format!("{} scenario", q.id),
@@ -834,94 +670,136 @@ pub fn ask(args: &AskArgs, solver: &SolverArgs, format: Format) -> Result<ExitCo
             None
         };
         let code = match &verdict {
-            Verdict::Entailed { .. } => EXIT_OK,
-            Verdict::Unknown { .. } => EXIT_ERROR,
-            _ => EXIT_FINDINGS,
+            Verdict::Entailed { .. } => Status::Ok,
+            Verdict::Unknown { .. } => Status::Error,
+            _ => Status::Findings,
         };
         let mismatch = q.expected.as_deref().is_some_and(|e| e != verdict.name());
-        worst = worst.max(if mismatch { EXIT_ERROR } else { code });
+        worst = worst.worst(if mismatch { Status::Error } else { code });
         results.push((q, scenario, claim, verdict, view));
     }
-    match format {
-        Format::Json => {
-            let answers: Vec<AnswerJson> = results
-                .iter()
-                .map(|(q, s, c, v, view)| AnswerJson {
-                    roles: view.as_ref(),
-                    id: &q.id,
-                    text: &q.text,
-                    scenario: logic::print::term(s),
-                    claim: logic::print::term(c),
-                    verdict: v,
-                    expected: q.expected.as_deref(),
-                    matches_expected: q.expected.as_deref().map(|e| e == v.name()),
-                })
-                .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({"schema": "vera.ask.v1", "answers": answers})
-                )?
-            );
+    let mut o = String::new();
+    let (mut agree, mut with_expectation) = (0, 0);
+    for (q, _, _, v, view) in &results {
+        let _ = write!(o, "{}: {}", paint(Paint::Id, &q.id), verdict_word(v));
+        if let Some(e) = &q.expected {
+            with_expectation += 1;
+            if e == v.name() {
+                agree += 1;
+            } else {
+                let _ = write!(o, " {}", paint(Paint::Bad, &format!("(expected {e})")));
+            }
         }
-        Format::Human => {
-            let mut o = String::new();
-            let (mut agree, mut with_expectation) = (0, 0);
-            for (q, _, _, v, view) in &results {
-                let _ = write!(o, "{}: {}", paint(Paint::Id, &q.id), verdict_word(v));
-                if let Some(e) = &q.expected {
-                    with_expectation += 1;
-                    if e == v.name() {
-                        agree += 1;
-                    } else {
-                        let _ = write!(o, " {}", paint(Paint::Bad, &format!("(expected {e})")));
-                    }
-                }
-                let _ = writeln!(o);
-                if !q.text.is_empty() {
-                    let _ = writeln!(o, "  {}", excerpt(&q.text, 100));
-                }
-                match v {
-                    Verdict::Entailed { because } => {
-                        let _ = writeln!(o, "  justified by {}", ids(because));
-                    }
-                    Verdict::NotEntailed {
-                        counterexample,
-                        contradicts,
-                    } => {
-                        if contradicts.is_empty() {
-                            let _ = writeln!(o, "  the requirements allow a state where it fails:");
-                        } else {
-                            let _ = writeln!(
-                                o,
-                                "  the claim contradicts {}; a state the requirements allow:",
-                                ids(contradicts)
-                            );
-                        }
-                        witness_table(&mut o, counterexample, "    ");
-                    }
-                    Verdict::ScenarioImpossible { because } => {
-                        let _ =
-                            writeln!(o, "  no state satisfies the scenario and {}", ids(because));
-                    }
-                    Verdict::Unknown { reason } => {
-                        let _ = writeln!(o, "  {reason}");
-                    }
-                }
-                if let Some(view) = view {
-                    human_roles(&mut o, view);
-                }
-            }
-            if with_expectation > 0 {
-                let _ = writeln!(
-                    o,
-                    "\n{agree} of {with_expectation} answers match the expected verdicts"
-                );
-            }
-            print!("{o}");
+        let _ = writeln!(o);
+        if !q.text.is_empty() {
+            let _ = writeln!(o, "  {}", excerpt(&q.text, 100));
+        }
+        o.push_str(&verdict_lines(v));
+        if let Some(view) = view {
+            human_roles(&mut o, view);
         }
     }
-    Ok(ExitCode::from(worst))
+    if with_expectation > 0 {
+        let _ = writeln!(
+            o,
+            "\n{agree} of {with_expectation} answers match the expected verdicts"
+        );
+    }
+    let file = args.questions.as_ref().map(|q| q.display().to_string());
+    let suite = report::Suite {
+        name: file.clone().unwrap_or_else(|| "claim".into()),
+        file,
+        cases: results
+            .iter()
+            .map(|(q, _, _, v, _)| question_case("vera.ask", q, v))
+            .collect(),
+    };
+    let answers = results
+        .into_iter()
+        .map(|(q, s, c, v, view)| AnswerJson {
+            id: q.id.clone(),
+            text: q.text.clone(),
+            scenario: logic::print::term(&s),
+            claim: logic::print::term(&c),
+            expected: q.expected.clone(),
+            matches_expected: q.expected.as_deref().map(|e| e == v.name()),
+            verdict: v,
+            roles: view,
+        })
+        .collect();
+    let mut r = Rendered::new(
+        "vera.ask.v1",
+        worst,
+        o,
+        AskJson {
+            schema: "vera.ask.v1",
+            answers,
+        },
+    );
+    r.suites = Some(vec![suite]);
+    Ok(Box::new(r))
+}
+
+/// The lines under a verdict: its justification or counterexample.
+fn verdict_lines(v: &Verdict) -> String {
+    let mut o = String::new();
+    match v {
+        Verdict::Entailed { because } => {
+            let _ = writeln!(o, "  justified by {}", ids(because));
+        }
+        Verdict::NotEntailed {
+            counterexample,
+            contradicts,
+        } => {
+            if contradicts.is_empty() {
+                let _ = writeln!(o, "  the requirements allow a state where it fails:");
+            } else {
+                let _ = writeln!(
+                    o,
+                    "  the claim contradicts {}; a state the requirements allow:",
+                    ids(contradicts)
+                );
+            }
+            witness_table(&mut o, counterexample, "    ");
+        }
+        Verdict::ScenarioImpossible { because } => {
+            let _ = writeln!(o, "  no state satisfies the scenario and {}", ids(because));
+        }
+        Verdict::Unknown { reason } => {
+            let _ = writeln!(o, "  {reason}");
+        }
+    }
+    o
+}
+
+/// A question as a pass/fail case: with an expected verdict it passes when the answer
+/// matches; without one it passes when the claim is entailed. An unknown answer is an
+/// error, never a pass.
+fn question_case(class: &str, q: &reqs::Question, v: &Verdict) -> report::Case {
+    let detail = verdict_lines(v);
+    let outcome = match (&q.expected, v) {
+        (_, Verdict::Unknown { reason }) => report::Outcome::Error {
+            message: format!("not decided: {reason}"),
+            detail,
+        },
+        (Some(e), v) if e == v.name() => report::Outcome::Passed,
+        (Some(e), v) => report::Outcome::Failed {
+            message: format!("expected {e}, the requirements give {}", v.name()),
+            detail,
+        },
+        (None, Verdict::Entailed { .. }) => report::Outcome::Passed,
+        (None, v) => report::Outcome::Failed {
+            message: v.name().to_string(),
+            detail,
+        },
+    };
+    report::Case {
+        name: q.id.clone(),
+        class: class.to_string(),
+        outcome,
+        seconds: None,
+        output: (!q.text.is_empty()).then(|| q.text.clone()),
+    }
 }
 
 fn verdict_word(v: &Verdict) -> String {
@@ -1014,15 +892,10 @@ fn human_derive(d: &Derivation) -> String {
 }
 
 /// `vera mutate SPEC`
-pub fn mutate(
-    path: &Path,
-    schema: Option<&Path>,
-    solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+pub fn mutate(path: &Path, schema: Option<&Path>, solver: &SolverArgs) -> crate::output::Outcome {
     use reqs::mutate::Detection;
     let Some(spec) = load_or_report(path, schema) else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let start = std::time::Instant::now();
     let report = reqs::mutate::analyze(&spec, &solver.config(), solver.jobs())?;
@@ -1036,74 +909,192 @@ pub fn mutate(
         .iter()
         .filter(|m| m.detection == Detection::Equivalent)
         .collect();
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.mutate.v1", "spec": spec.name, "seconds": seconds, "rates": report.rates, "mutants": report.mutants});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => {
-            let mut o = String::new();
+    let status = if unknown {
+        Status::Error
+    } else if undetected.is_empty() {
+        Status::Ok
+    } else {
+        Status::Findings
+    };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} ({}): {} mutants of {} requirements in {seconds:.2} s",
+        clean(&spec.name),
+        clean(spec.source.name()),
+        report.mutants.len(),
+        spec.formalized().count()
+    );
+    let _ = writeln!(
+        o,
+        "\n{:<34} {:>7} {:>8} {:>7}  Wilson 95%",
+        "category", "mutants", "detected", "rate"
+    );
+    for r in &report.rates {
+        let _ = writeln!(
+            o,
+            "{:<34} {:>7} {:>8} {:>6.1}%  [{:.1}%, {:.1}%]",
+            r.category,
+            r.mutants,
+            r.detected,
+            100.0 * r.rate,
+            100.0 * r.interval.0,
+            100.0 * r.interval.1
+        );
+    }
+    if !undetected.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nundetected (equivalent under the domain: the spec cannot tell them apart):"
+        );
+        for m in &undetected {
             let _ = writeln!(
                 o,
-                "{} ({}): {} mutants of {} requirements in {seconds:.2} s",
-                clean(&spec.name),
-                clean(spec.source.name()),
-                report.mutants.len(),
-                spec.formalized().count()
+                "  {}: {} — {}",
+                m.mutant.requirement,
+                m.mutant.category.name(),
+                m.mutant.description
             );
-            let _ = writeln!(
-                o,
-                "\n{:<34} {:>7} {:>8} {:>7}  Wilson 95%",
-                "category", "mutants", "detected", "rate"
-            );
-            for r in &report.rates {
-                let _ = writeln!(
-                    o,
-                    "{:<34} {:>7} {:>8} {:>6.1}%  [{:.1}%, {:.1}%]",
-                    r.category,
-                    r.mutants,
-                    r.detected,
-                    100.0 * r.rate,
-                    100.0 * r.interval.0,
-                    100.0 * r.interval.1
-                );
-            }
-            if !undetected.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "\nundetected (equivalent under the domain: the spec cannot tell them apart):"
-                );
-                for m in &undetected {
-                    let _ = writeln!(
-                        o,
-                        "  {}: {} — {}",
-                        m.mutant.requirement,
-                        m.mutant.category.name(),
-                        m.mutant.description
-                    );
-                }
-            }
-            for m in report
-                .mutants
-                .iter()
-                .filter(|m| matches!(m.detection, Detection::Unknown { .. }))
-            {
-                if let Detection::Unknown { reason } = &m.detection {
-                    let _ = writeln!(
-                        o,
-                        "  {}: unknown ({reason}) — {}",
-                        m.mutant.requirement, m.mutant.description
-                    );
-                }
-            }
-            print!("{o}");
         }
     }
-    Ok(ExitCode::from(if unknown {
-        EXIT_ERROR
-    } else if undetected.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_FINDINGS
-    }))
+    for m in report
+        .mutants
+        .iter()
+        .filter(|m| matches!(m.detection, Detection::Unknown { .. }))
+    {
+        if let Detection::Unknown { reason } = &m.detection {
+            let _ = writeln!(
+                o,
+                "  {}: unknown ({reason}) — {}",
+                m.mutant.requirement, m.mutant.description
+            );
+        }
+    }
+    let page = mutation_page(&spec, &report, seconds);
+    let mut r = Rendered::new(
+        "vera.mutate.v1",
+        status,
+        o,
+        MutateJson {
+            schema: "vera.mutate.v1",
+            spec: spec.name.clone(),
+            seconds,
+            rates: report.rates,
+            mutants: report.mutants,
+        },
+    );
+    r.page = Some(page);
+    Ok(Box::new(r))
+}
+
+/// `vera.mutate.v1`.
+#[derive(Serialize)]
+struct MutateJson {
+    schema: &'static str,
+    spec: String,
+    seconds: f64,
+    rates: Vec<reqs::mutate::Rate>,
+    mutants: Vec<reqs::mutate::MutantResult>,
+}
+
+/// The mutation page: detection per category as bars, undetected mutants listed.
+fn mutation_page(
+    spec: &Spec,
+    report: &reqs::mutate::MutationReport,
+    seconds: f64,
+) -> report::html::Page {
+    use report::html::{Bar, Block, Count, Page, Section, Tone};
+    use reqs::mutate::Detection;
+    let count =
+        |f: &dyn Fn(&Detection) -> bool| report.mutants.iter().filter(|m| f(&m.detection)).count();
+    let undetected = count(&|d| *d == Detection::Equivalent);
+    let unknown = count(&|d| matches!(d, Detection::Unknown { .. }));
+    let bars = report
+        .rates
+        .iter()
+        .map(|r| Bar {
+            label: format!(
+                "{} ({} of {}, 95% {:.0}–{:.0}%)",
+                r.category,
+                r.detected,
+                r.mutants,
+                100.0 * r.interval.0,
+                100.0 * r.interval.1
+            ),
+            value: r.detected as f64,
+            max: r.mutants.max(1) as f64,
+            tone: if r.detected == r.mutants {
+                Tone::Good
+            } else {
+                Tone::Warn
+            },
+        })
+        .collect();
+    let rows = report
+        .mutants
+        .iter()
+        .filter(|m| {
+            matches!(
+                m.detection,
+                Detection::Equivalent | Detection::Unknown { .. }
+            )
+        })
+        .map(|m| {
+            vec![
+                m.mutant.requirement.clone(),
+                m.mutant.category.name().to_string(),
+                m.mutant.description.clone(),
+                match &m.detection {
+                    Detection::Unknown { reason } => format!("unknown: {reason}"),
+                    _ => "equivalent under the domain".into(),
+                },
+            ]
+        })
+        .collect();
+    Page {
+        title: format!("vera mutate: {}", spec.name),
+        subtitle: Some(format!("{} · {seconds:.2} s", spec.source.name())),
+        counts: vec![
+            Count {
+                label: "mutants".into(),
+                value: report.mutants.len(),
+                tone: Tone::Neutral,
+            },
+            Count {
+                label: "undetected".into(),
+                value: undetected,
+                tone: if undetected == 0 {
+                    Tone::Good
+                } else {
+                    Tone::Warn
+                },
+            },
+            Count {
+                label: "undecided".into(),
+                value: unknown,
+                tone: if unknown == 0 { Tone::Good } else { Tone::Bad },
+            },
+        ],
+        sections: vec![
+            Section {
+                heading: "Detection by category".into(),
+                blocks: vec![Block::Bars {
+                    caption: "Mutants the spec tells apart from the original".into(),
+                    bars,
+                }],
+            },
+            Section {
+                heading: "Mutants not detected".into(),
+                blocks: vec![Block::Table {
+                    headers: vec![
+                        "requirement".into(),
+                        "category".into(),
+                        "mutant".into(),
+                        "why".into(),
+                    ],
+                    rows,
+                }],
+            },
+        ],
+    }
 }

@@ -1,14 +1,14 @@
 //! `vera bl ...` and `vera consistency`: the BL language and documentation-versus-
 //! implementation checking of the `bl` crate.
 
-use crate::cli::{Format, SolverArgs};
-use crate::output::{paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::cli::SolverArgs;
+use crate::output::{paint, Paint, Rendered};
 use anyhow::{bail, Context as _, Result};
 use bl::check::{check_consistency, Assumption, Bounds, CheckInput, SideSource, Verdict};
 use logic::SourceFile;
+use report::{Finding, Findings, Level, Location, Rule, Status};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 fn source(path: &Path) -> Result<SourceFile> {
     let text =
@@ -34,13 +34,13 @@ fn program(path: &Path) -> Result<Option<(bl::Program, SourceFile)>> {
 }
 
 /// `vera bl check FILE`
-pub fn check(path: &Path) -> Result<ExitCode> {
+pub fn check(path: &Path) -> crate::output::Outcome {
     let Some((p, _)) = program(path)? else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let inputs: Vec<&str> = p.inputs().collect();
-    println!(
-        "{}: {} bindings; inputs: {}; last binding: {}",
+    let text = format!(
+        "{}: {} bindings; inputs: {}; last binding: {}\n",
         path.display(),
         p.lets.len(),
         if inputs.is_empty() {
@@ -50,31 +50,29 @@ pub fn check(path: &Path) -> Result<ExitCode> {
         },
         p.last_name().unwrap_or("none")
     );
-    Ok(ExitCode::from(EXIT_OK))
+    crate::output::text("bl check", text)
 }
 
 /// `vera bl fmt FILE`
-pub fn fmt(path: &Path) -> Result<ExitCode> {
+pub fn fmt(path: &Path) -> crate::output::Outcome {
     let Some((p, _)) = program(path)? else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
-    print!("{}", bl::format::program(&p));
-    Ok(ExitCode::from(EXIT_OK))
+    crate::output::text("bl fmt", bl::format::program(&p))
 }
 
 /// `vera bl encode FILE`
-pub fn encode(path: &Path) -> Result<ExitCode> {
+pub fn encode(path: &Path) -> crate::output::Outcome {
     let Some((p, _)) = program(path)? else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
-    print!("{}", bl::encode_text(&p));
-    Ok(ExitCode::from(EXIT_OK))
+    crate::output::text("bl encode", bl::encode_text(&p))
 }
 
 /// `vera bl eval FILE NAME=VALUE...`
-pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> Result<ExitCode> {
+pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> crate::output::Outcome {
     let Some((p, _)) = program(path)? else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let mut pairs = Vec::new();
     for a in assignments {
@@ -97,9 +95,12 @@ pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> Result
             None => exact,
         }
     };
+    let mut text = String::new();
     match output {
         Some(o) => match values.get(o) {
-            Some(v) => println!("{o} = {}", show(v)),
+            Some(v) => {
+                let _ = writeln!(text, "{o} = {}", show(v));
+            }
             None => bail!("`{o}` is not a binding of {}", path.display()),
         },
         None => {
@@ -112,12 +113,12 @@ pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> Result
                 .min(40);
             for l in &p.lets {
                 if let Some(v) = values.get(&l.name) {
-                    println!("{:width$} = {}", l.name, show(v));
+                    let _ = writeln!(text, "{:width$} = {}", l.name, show(v));
                 }
             }
         }
     }
-    Ok(ExitCode::from(EXIT_OK))
+    crate::output::text("bl eval", text)
 }
 
 /// What `vera consistency` was asked.
@@ -147,11 +148,7 @@ fn options(args: &ConsistencyArgs) -> bl::check::CheckOptions {
 }
 
 /// `vera consistency ...`
-pub fn consistency(
-    args: &ConsistencyArgs,
-    solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+pub fn consistency(args: &ConsistencyArgs, solver: &SolverArgs) -> crate::output::Outcome {
     let assumptions = args
         .assume
         .iter()
@@ -161,7 +158,7 @@ pub fn consistency(
         if args.nl.is_some() || args.implementation.is_some() {
             bail!("--batch checks every case under a folder; it does not take --nl or --impl");
         }
-        return batch(root, args, assumptions, solver, format);
+        return batch(root, args, assumptions, solver);
     }
     let (Some(nl), Some(imp)) = (&args.nl, &args.implementation) else {
         bail!("give --nl A.smt2 and --impl B.bl (or --batch DIR)");
@@ -190,18 +187,178 @@ pub fn consistency(
     input.assumptions = assumptions;
     input.options = options(args);
     let report = check_consistency(&input, &solver.config())?;
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.consistency.v1", "nl": nl.display().to_string(), "impl": imp.display().to_string(), "report": report});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => print!("{}", report.render()),
+    let status = verdict_status(Some(report.verdict));
+    let (nl, imp) = (nl.display().to_string(), imp.display().to_string());
+    let case = consistency_case(
+        &imp,
+        Some(report.verdict),
+        report.reason.as_deref(),
+        None,
+        Some(&report),
+    );
+    let findings = consistency_findings(
+        &nl,
+        &imp,
+        Some(report.verdict),
+        report.reason.as_deref(),
+        Some(&report),
+    );
+    let mut r = Rendered::new(
+        "vera.consistency.v1",
+        status,
+        report.render(),
+        ConsistencyJson {
+            schema: "vera.consistency.v1",
+            nl: nl.clone(),
+            implementation: imp.clone(),
+            report,
+        },
+    );
+    r.suites = Some(vec![report::Suite {
+        name: imp.clone(),
+        file: Some(imp.clone()),
+        cases: vec![case],
+    }]);
+    r.findings = Some(Findings {
+        command: "consistency".into(),
+        rules: CONSISTENCY_RULES.to_vec(),
+        findings: findings.into_iter().collect(),
+        files: vec![nl, imp],
+    });
+    Ok(Box::new(r))
+}
+
+/// `vera.consistency.v1`.
+#[derive(serde::Serialize)]
+struct ConsistencyJson {
+    schema: &'static str,
+    nl: String,
+    #[serde(rename = "impl")]
+    implementation: String,
+    report: bl::check::Report,
+}
+
+/// `vera.consistency-batch.v1`.
+#[derive(serde::Serialize)]
+struct BatchJson {
+    schema: &'static str,
+    root: String,
+    seconds: f64,
+    summary: Vec<bl::batch::Summary>,
+    cases: Vec<bl::batch::CaseResult>,
+    skipped: Vec<bl::batch::Skipped>,
+}
+
+/// The finding kinds of a consistency check (SARIF rules).
+const CONSISTENCY_RULES: &[Rule] = &[
+    Rule {
+        id: "VERA-CONSISTENCY-DIVERGES",
+        name: "ImplementationDiverges",
+        short: "The implementation computes a different output than the documentation for some inputs.",
+        help: "Read the counterexample and the divergence regions; fix the implementation or the documentation.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-CONSISTENCY-UNDECIDED",
+        name: "Undecided",
+        short: "The solver could not decide whether the two agree; nothing was proved.",
+        help: "Raise --timeout, add input bounds, or try the other solver.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-CONSISTENCY-REJECTED",
+        name: "FormalizationRejected",
+        short: "The formalization of the documentation was rejected by its checks; nothing was compared.",
+        help: "Correct the formalization (see the blocking findings).",
+        level: Level::Error,
+    },
+];
+
+/// The exit status of one verdict (`None`: the check could not run).
+fn verdict_status(v: Option<Verdict>) -> Status {
+    match v {
+        Some(Verdict::Consistent) => Status::Ok,
+        Some(Verdict::Inconsistent) => Status::Findings,
+        Some(Verdict::Unknown | Verdict::Rejected) | None => Status::Error,
     }
-    Ok(ExitCode::from(match report.verdict {
-        Verdict::Consistent => EXIT_OK,
-        Verdict::Inconsistent => EXIT_FINDINGS,
-        Verdict::Unknown | Verdict::Rejected => EXIT_ERROR,
-    }))
+}
+
+/// One check as a pass/fail case.
+fn consistency_case(
+    name: &str,
+    verdict: Option<Verdict>,
+    reason: Option<&str>,
+    error: Option<&str>,
+    report: Option<&bl::check::Report>,
+) -> report::Case {
+    let why = reason.or(error).unwrap_or("").to_string();
+    let outcome = match verdict {
+        Some(Verdict::Consistent) => report::Outcome::Passed,
+        Some(Verdict::Inconsistent) => report::Outcome::Failed {
+            message: "the implementation diverges from the documentation".into(),
+            detail: report.map(bl::check::Report::render).unwrap_or_default(),
+        },
+        Some(Verdict::Rejected) => report::Outcome::Error {
+            message: "the formalization was rejected".into(),
+            detail: why,
+        },
+        Some(Verdict::Unknown) => report::Outcome::Error {
+            message: "not decided".into(),
+            detail: why,
+        },
+        None => report::Outcome::Error {
+            message: "the check could not run".into(),
+            detail: why,
+        },
+    };
+    report::Case {
+        name: name.to_string(),
+        class: "vera.consistency".into(),
+        outcome,
+        seconds: None,
+        output: None,
+    }
+}
+
+/// The finding of one check, if it found something (or could not decide).
+fn consistency_findings(
+    nl: &str,
+    imp: &str,
+    verdict: Option<Verdict>,
+    reason: Option<&str>,
+    report: Option<&bl::check::Report>,
+) -> Option<Finding> {
+    let (rule, message) = match verdict {
+        Some(Verdict::Consistent) => return None,
+        Some(Verdict::Inconsistent) => {
+            let example = report
+                .and_then(|r| r.regions.first())
+                .map(|g| format!(", e.g. when {}", g.conditions.join(" and ")))
+                .unwrap_or_default();
+            (
+                "VERA-CONSISTENCY-DIVERGES",
+                format!("{imp} diverges from its documentation {nl}{example}"),
+            )
+        }
+        Some(Verdict::Rejected) => (
+            "VERA-CONSISTENCY-REJECTED",
+            format!(
+                "the formalization {nl} was rejected: {}",
+                reason.unwrap_or("")
+            ),
+        ),
+        Some(Verdict::Unknown) | None => (
+            "VERA-CONSISTENCY-UNDECIDED",
+            format!("not decided: {}", reason.unwrap_or("")),
+        ),
+    };
+    Some(Finding {
+        rule,
+        level: Level::Error,
+        message,
+        location: Some(Location::new(imp, None)),
+        related: vec![Location::new(nl, None).with_message("the documentation's formalization")],
+    })
 }
 
 /// Text from input files (folder names, names in messages) with control characters
@@ -215,8 +372,7 @@ fn batch(
     args: &ConsistencyArgs,
     assumptions: Vec<Assumption>,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let found =
         bl::batch::discover(root).with_context(|| format!("cannot read {}", root.display()))?;
     let cases = found.cases;
@@ -253,80 +409,126 @@ fn batch(
     let results = bl::batch::run(&cases, &options, &solver.config());
     let seconds = start.elapsed().as_secs_f64();
     let rows = bl::batch::summarize(&results);
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.consistency-batch.v1", "root": root.display().to_string(), "seconds": seconds, "summary": rows, "cases": results, "skipped": found.skipped});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => {
-            let mut o = String::new();
-            // Case and dataset names are folder names, and details quote input files:
-            // control characters in them are escaped.
-            let names: Vec<String> = results.iter().map(|r| esc(&r.case.name)).collect();
-            let width = names
-                .iter()
-                .map(|n| n.chars().count())
-                .max()
-                .unwrap_or(4)
-                .min(40);
-            for (r, name) in results.iter().zip(&names) {
-                let verdict = match (&r.verdict, &r.error) {
-                    (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
-                    (Some(Verdict::Inconsistent), _) => paint(Paint::Bad, "inconsistent"),
-                    (Some(Verdict::Unknown), _) => paint(Paint::Warn, "unknown"),
-                    (Some(Verdict::Rejected), _) => paint(Paint::Warn, "rejected"),
-                    (None, _) => paint(Paint::Warn, "error"),
-                };
-                let detail = match (&r.report, &r.error, &r.reason) {
-                    (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => rep
-                        .regions
-                        .first()
-                        .map(|g| format!("  e.g. {}", g.conditions.join(" and ")))
-                        .unwrap_or_default(),
-                    (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
-                    (_, _, Some(why)) => format!("  {why}"),
-                    _ => String::new(),
-                };
-                let _ = writeln!(
-                    o,
-                    "{name:width$}  {verdict}  {:.2}s{}",
-                    r.seconds,
-                    esc(&detail)
-                );
-            }
-            let _ = writeln!(
-                o,
-                "\n{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
-                "dataset", "cases", "consistent", "inconsistent", "unknown", "rejected", "errors"
-            );
-            for s in &rows {
-                let _ = writeln!(
-                    o,
-                    "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
-                    esc(&s.dataset),
-                    s.cases,
-                    s.consistent,
-                    s.inconsistent,
-                    s.unknown,
-                    s.rejected,
-                    s.errors
-                );
-            }
-            let _ = writeln!(o, "\n{} cases in {seconds:.2} s", results.len());
-            print!("{o}");
-        }
+    let mut o = String::new();
+    // Case and dataset names are folder names, and details quote input files:
+    // control characters in them are escaped.
+    let names: Vec<String> = results.iter().map(|r| esc(&r.case.name)).collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(40);
+    for (r, name) in results.iter().zip(&names) {
+        let verdict = match (&r.verdict, &r.error) {
+            (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
+            (Some(Verdict::Inconsistent), _) => paint(Paint::Bad, "inconsistent"),
+            (Some(Verdict::Unknown), _) => paint(Paint::Warn, "unknown"),
+            (Some(Verdict::Rejected), _) => paint(Paint::Warn, "rejected"),
+            (None, _) => paint(Paint::Warn, "error"),
+        };
+        let detail = match (&r.report, &r.error, &r.reason) {
+            (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => rep
+                .regions
+                .first()
+                .map(|g| format!("  e.g. {}", g.conditions.join(" and ")))
+                .unwrap_or_default(),
+            (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
+            (_, _, Some(why)) => format!("  {why}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            o,
+            "{name:width$}  {verdict}  {:.2}s{}",
+            r.seconds,
+            esc(&detail)
+        );
     }
+    let _ = writeln!(
+        o,
+        "\n{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
+        "dataset", "cases", "consistent", "inconsistent", "unknown", "rejected", "errors"
+    );
+    for s in &rows {
+        let _ = writeln!(
+            o,
+            "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
+            esc(&s.dataset),
+            s.cases,
+            s.consistent,
+            s.inconsistent,
+            s.unknown,
+            s.rejected,
+            s.errors
+        );
+    }
+    let _ = writeln!(o, "\n{} cases in {seconds:.2} s", results.len());
     let failed = results
         .iter()
         .any(|r| matches!(r.verdict, None | Some(Verdict::Unknown | Verdict::Rejected)));
     let inconsistent = results
         .iter()
         .any(|r| r.verdict == Some(Verdict::Inconsistent));
-    Ok(ExitCode::from(if failed {
-        EXIT_ERROR
+    let status = if failed {
+        Status::Error
     } else if inconsistent {
-        EXIT_FINDINGS
+        Status::Findings
     } else {
-        EXIT_OK
-    }))
+        Status::Ok
+    };
+    let mut suites: Vec<report::Suite> = Vec::new();
+    let mut findings = Vec::new();
+    let mut files = Vec::new();
+    for r in &results {
+        let (nl, imp) = (
+            r.case.nl.display().to_string(),
+            r.case.implementation.display().to_string(),
+        );
+        let mut case = consistency_case(
+            &r.case.name,
+            r.verdict,
+            r.reason.as_deref(),
+            r.error.as_deref(),
+            r.report.as_ref(),
+        );
+        case.seconds = Some(r.seconds);
+        match suites.iter_mut().find(|s| s.name == r.case.dataset) {
+            Some(s) => s.cases.push(case),
+            None => suites.push(report::Suite {
+                name: r.case.dataset.clone(),
+                file: None,
+                cases: vec![case],
+            }),
+        }
+        findings.extend(consistency_findings(
+            &nl,
+            &imp,
+            r.verdict,
+            r.reason.as_deref().or(r.error.as_deref()),
+            r.report.as_ref(),
+        ));
+        files.push(imp);
+        files.push(nl);
+    }
+    let mut rep = Rendered::new(
+        "vera.consistency-batch.v1",
+        status,
+        o,
+        BatchJson {
+            schema: "vera.consistency-batch.v1",
+            root: root.display().to_string(),
+            seconds,
+            summary: rows,
+            cases: results,
+            skipped: found.skipped,
+        },
+    );
+    rep.suites = Some(suites);
+    rep.findings = Some(Findings {
+        command: "consistency".into(),
+        rules: CONSISTENCY_RULES.to_vec(),
+        findings,
+        files,
+    });
+    Ok(Box::new(rep))
 }

@@ -1,13 +1,13 @@
 //! `vera c segments|verify|strength`: C files with ACSL specifications, checked with
 //! Frama-C/WP, through the `acsl` crate.
 
-use crate::cli::{Format, WpArgs};
-use crate::output::{paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::cli::WpArgs;
+use crate::output::{paint, Paint, Rendered};
 use acsl::Verdict;
 use anyhow::{Context as _, Result};
+use report::{Finding, Findings, Level, Location, Rule, Status};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::ExitCode;
 
 fn parse(path: &Path) -> Result<Option<acsl::CFile>> {
     std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -21,60 +21,71 @@ fn parse(path: &Path) -> Result<Option<acsl::CFile>> {
 }
 
 /// `vera c segments FILE`
-pub fn segments(path: &Path, format: Format) -> Result<ExitCode> {
+pub fn segments(path: &Path) -> crate::output::Outcome {
     let Some(file) = parse(path)? else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let segs = acsl::segments(&file);
-    match format {
-        Format::Json => println!(
+    let mut o = String::new();
+    for s in &segs {
+        let names: Vec<&str> = s
+            .functions
+            .iter()
+            .chain(&s.others)
+            .map(String::as_str)
+            .collect();
+        let _ = write!(o, "segment {}: {}", s.index, names.join(", "));
+        if s.recursive {
+            let _ = write!(o, " (recursive)");
+        }
+        if !s.depends_on.is_empty() {
+            let deps: Vec<String> = s.depends_on.iter().map(|d| d.to_string()).collect();
+            let _ = write!(o, "; depends on {}", deps.join(", "));
+        }
+        let _ = writeln!(o);
+        let _ = write!(
+            o,
             "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"schema": "vera.c-segments.v1", "segments": segs})
-            )?
-        ),
-        Format::Human => {
-            let mut o = String::new();
-            for s in &segs {
-                let names: Vec<&str> = s
-                    .functions
-                    .iter()
-                    .chain(&s.others)
-                    .map(String::as_str)
-                    .collect();
-                let _ = write!(o, "segment {}: {}", s.index, names.join(", "));
-                if s.recursive {
-                    let _ = write!(o, " (recursive)");
-                }
-                if !s.depends_on.is_empty() {
-                    let deps: Vec<String> = s.depends_on.iter().map(|d| d.to_string()).collect();
-                    let _ = write!(o, "; depends on {}", deps.join(", "));
-                }
-                let _ = writeln!(o);
-                let _ = write!(
-                    o,
-                    "{}",
-                    callees("  ", &s.called_by_contract, &s.called_with_body)
-                );
-                if !s.functions.is_empty() {
-                    for p in acsl::points_of_interest(&file, s) {
-                        let what = match p.kind {
-                            acsl::PoiKind::Contract => "contract".to_string(),
-                            acsl::PoiKind::Loop { index } => format!("loop {index}"),
-                        };
-                        let has = if p.existing.is_some() {
-                            "annotated"
-                        } else {
-                            "no annotation"
-                        };
-                        let _ = writeln!(o, "  {} {what} at line {} ({has})", p.function, p.line);
-                    }
-                }
+            callees("  ", &s.called_by_contract, &s.called_with_body)
+        );
+        if !s.functions.is_empty() {
+            for p in acsl::points_of_interest(&file, s) {
+                let what = match p.kind {
+                    acsl::PoiKind::Contract => "contract".to_string(),
+                    acsl::PoiKind::Loop { index } => format!("loop {index}"),
+                };
+                let has = if p.existing.is_some() {
+                    "annotated"
+                } else {
+                    "no annotation"
+                };
+                let _ = writeln!(o, "  {} {what} at line {} ({has})", p.function, p.line);
             }
-            print!("{o}");
         }
     }
-    Ok(ExitCode::from(EXIT_OK))
+    Ok(Box::new(Rendered::new(
+        "vera.c-segments.v1",
+        Status::Ok,
+        o,
+        SegmentsJson {
+            schema: "vera.c-segments.v1",
+            segments: segs,
+        },
+    )))
+}
+
+/// `vera.c-segments.v1`.
+#[derive(serde::Serialize)]
+struct SegmentsJson {
+    schema: &'static str,
+    segments: Vec<acsl::Segment>,
+}
+
+/// `vera.c-verify.v1` and `vera.c-strength.v1`.
+#[derive(serde::Serialize)]
+struct CReportJson<T> {
+    schema: &'static str,
+    report: T,
 }
 
 /// The lines that say how a segment's harness uses the functions it calls.
@@ -122,163 +133,376 @@ fn verdict_word(v: &Verdict) -> String {
 }
 
 /// `vera c verify FILE`
-pub fn verify(path: &Path, wp: &WpArgs, format: Format) -> Result<ExitCode> {
+pub fn verify(path: &Path, wp: &WpArgs) -> crate::output::Outcome {
     if parse(path)?.is_none() {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     }
     let cfg = wp.config();
-    let report = match acsl::verify(path, &cfg) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
-    };
-    match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"schema": "vera.c-verify.v1", "report": report})
-            )?
-        ),
-        Format::Human => {
-            let mut o = String::new();
-            let _ = writeln!(o, "{}: {}", path.display(), verdict_word(&report.verdict));
+    let report = acsl::verify(path, &cfg)?;
+    let mut o = String::new();
+    let _ = writeln!(o, "{}: {}", path.display(), verdict_word(&report.verdict));
+    let _ = writeln!(
+        o,
+        "Frama-C {}, prover {}; {} of {} goals proved, {} timeouts",
+        report.frama_c_version, report.prover, report.proved, report.goals, report.timeouts
+    );
+    for s in &report.segments {
+        let _ = writeln!(
+            o,
+            "  segment {} [{}]: {}",
+            s.segment,
+            s.functions.join(", "),
+            verdict_word(&s.run.verdict)
+        );
+        let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
+        // Properties of the callees in the harness are not checked there.
+        for p in s.run.properties.iter().filter(|p| {
+            !matches!(p.status, acsl::wp::PropertyStatus::Valid)
+                && s.functions.contains(&p.function)
+        }) {
             let _ = writeln!(
                 o,
-                "Frama-C {}, prover {}; {} of {} goals proved, {} timeouts",
-                report.frama_c_version, report.prover, report.proved, report.goals, report.timeouts
+                "    line {}: {} `{}` in {}: {:?}",
+                p.line, p.kind, p.text, p.function, p.status
             );
-            for s in &report.segments {
-                let _ = writeln!(
-                    o,
-                    "  segment {} [{}]: {}",
-                    s.segment,
-                    s.functions.join(", "),
-                    verdict_word(&s.run.verdict)
-                );
-                let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
-                // Properties of the callees in the harness are not checked there.
-                for p in s.run.properties.iter().filter(|p| {
-                    !matches!(p.status, acsl::wp::PropertyStatus::Valid)
-                        && s.functions.contains(&p.function)
-                }) {
-                    let _ = writeln!(
-                        o,
-                        "    line {}: {} `{}` in {}: {:?}",
-                        p.line, p.kind, p.text, p.function, p.status
-                    );
-                }
-            }
-            if !report.functions_without_goals.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "  no goals for: {}",
-                    report.functions_without_goals.join(", ")
-                );
-            }
-            let _ = writeln!(
-                o,
-                "{} verifier calls, {} cache hits, {:.2} s",
-                report.stats.verifier_calls, report.stats.cache_hits, report.stats.wall_seconds
-            );
-            print!("{o}");
         }
     }
-    Ok(ExitCode::from(match report.verdict {
-        Verdict::Proved { .. } => EXIT_OK,
-        Verdict::NotProved { .. } | Verdict::Inconsistent { .. } => EXIT_FINDINGS,
-        Verdict::NoGoals | Verdict::Unreadable { .. } => EXIT_ERROR,
-    }))
+    if !report.functions_without_goals.is_empty() {
+        let _ = writeln!(
+            o,
+            "  no goals for: {}",
+            report.functions_without_goals.join(", ")
+        );
+    }
+    let _ = writeln!(
+        o,
+        "{} verifier calls, {} cache hits, {:.2} s",
+        report.stats.verifier_calls, report.stats.cache_hits, report.stats.wall_seconds
+    );
+    let status = match report.verdict {
+        Verdict::Proved { .. } => Status::Ok,
+        Verdict::NotProved { .. } | Verdict::Inconsistent { .. } => Status::Findings,
+        Verdict::NoGoals | Verdict::Unreadable { .. } => Status::Error,
+    };
+    let file = path.display().to_string();
+    let properties: Vec<&acsl::wp::Property> = report
+        .segments
+        .iter()
+        .flat_map(|s| {
+            s.run
+                .properties
+                .iter()
+                .filter(|p| s.functions.contains(&p.function))
+        })
+        .collect();
+    let mut r = Rendered::new(
+        "vera.c-verify.v1",
+        status,
+        o,
+        CReportJson {
+            schema: "vera.c-verify.v1",
+            report: report.clone(),
+        },
+    );
+    r.findings = Some(property_findings(&file, &properties, &report.verdict));
+    r.suites = Some(vec![report::Suite {
+        name: file.clone(),
+        file: Some(file.clone()),
+        cases: properties.iter().map(|p| property_case(p)).collect(),
+    }]);
+    r.page = Some(verify_page(&file, &report, &properties));
+    Ok(Box::new(r))
+}
+
+/// The finding kinds of C proofs (SARIF rules).
+const C_RULES: &[Rule] = &[
+    Rule {
+        id: "VERA-C-NOT-PROVED",
+        name: "NotProved",
+        short: "WP did not prove this property.",
+        help: "Strengthen the loop invariants or preconditions it depends on, or correct the code.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-C-INVALID",
+        name: "InvalidOrUnreachable",
+        short:
+            "The property is refuted, or a smoke test shows dead code or contradictory assumptions.",
+        help: "Check the preconditions and the code around this line.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-C-NO-GOALS",
+        name: "NothingChecked",
+        short: "WP produced no goals: nothing was checked.",
+        help: "Add contracts to the functions, or check that Frama-C sees them.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-C-SURVIVING-MUTANT",
+        name: "SurvivingMutant",
+        short:
+            "A changed program still satisfies the specification: the specification is weak here.",
+        help: "Strengthen the contract so that it tells the original from this mutant.",
+        level: Level::Warning,
+    },
+];
+
+/// Whether a property counts as proved.
+fn proved(p: &acsl::wp::Property) -> bool {
+    matches!(
+        p.status,
+        acsl::wp::PropertyStatus::Valid | acsl::wp::PropertyStatus::ConsideredValid
+    )
+}
+
+/// Every property that is not proved, as a finding at its line.
+fn property_findings(
+    file: &str,
+    properties: &[&acsl::wp::Property],
+    verdict: &Verdict,
+) -> Findings {
+    let mut findings: Vec<Finding> = properties
+        .iter()
+        .filter(|p| !proved(p))
+        .map(|p| Finding {
+            rule: if matches!(p.status, acsl::wp::PropertyStatus::InvalidOrUnreachable) {
+                "VERA-C-INVALID"
+            } else {
+                "VERA-C-NOT-PROVED"
+            },
+            level: Level::Error,
+            message: format!("{} `{}` in {}: {:?}", p.kind, p.text, p.function, p.status),
+            location: Some(Location::new(
+                file,
+                u32::try_from(p.line).ok().filter(|l| *l > 0),
+            )),
+            related: Vec::new(),
+        })
+        .collect();
+    if let Verdict::NoGoals = verdict {
+        findings.push(Finding {
+            rule: "VERA-C-NO-GOALS",
+            level: Level::Error,
+            message: "WP produced no goals: nothing was checked".into(),
+            location: Some(Location::new(file, None)),
+            related: Vec::new(),
+        });
+    }
+    Findings {
+        command: "c verify".into(),
+        rules: C_RULES.to_vec(),
+        findings,
+        files: vec![file.to_string()],
+    }
+}
+
+/// A property as a pass/fail case.
+fn property_case(p: &acsl::wp::Property) -> report::Case {
+    let detail = format!("line {}: {} `{}` in {}", p.line, p.kind, p.text, p.function);
+    let outcome = match &p.status {
+        _ if proved(p) => report::Outcome::Passed,
+        acsl::wp::PropertyStatus::InvalidOrUnreachable => report::Outcome::Failed {
+            message: "invalid or unreachable".into(),
+            detail,
+        },
+        s => report::Outcome::Failed {
+            message: format!("not proved ({s:?})"),
+            detail,
+        },
+    };
+    report::Case {
+        name: format!("{} line {} {}", p.function, p.line, p.kind),
+        class: format!("vera.c.{}", p.function),
+        outcome,
+        seconds: None,
+        output: Some(p.text.clone()),
+    }
+}
+
+/// The page of `vera c verify`: counts and one card per function's properties.
+fn verify_page(
+    file: &str,
+    report: &acsl::VerifyReport,
+    properties: &[&acsl::wp::Property],
+) -> report::html::Page {
+    use report::html::{Block, Count, Page, Section, Tone};
+    let open = properties.iter().filter(|p| !proved(p)).count();
+    let mut functions: Vec<&str> = properties.iter().map(|p| p.function.as_str()).collect();
+    functions.dedup();
+    let items = functions
+        .iter()
+        .map(|f| {
+            let mine: Vec<&&acsl::wp::Property> =
+                properties.iter().filter(|p| p.function == *f).collect();
+            let bad = mine.iter().any(|p| !proved(p));
+            Block::Item {
+                title: f.to_string(),
+                badge: if bad {
+                    "not proved".into()
+                } else {
+                    "proved".into()
+                },
+                tone: if bad { Tone::Bad } else { Tone::Good },
+                blocks: vec![Block::Table {
+                    headers: vec![
+                        "line".into(),
+                        "kind".into(),
+                        "property".into(),
+                        "status".into(),
+                    ],
+                    rows: mine
+                        .iter()
+                        .map(|p| {
+                            vec![
+                                p.line.to_string(),
+                                p.kind.clone(),
+                                p.text.clone(),
+                                format!("{:?}", p.status),
+                            ]
+                        })
+                        .collect(),
+                }],
+            }
+        })
+        .collect();
+    Page {
+        title: format!("vera c verify: {file}"),
+        subtitle: Some(format!(
+            "Frama-C {}, prover {} · {:.2} s",
+            report.frama_c_version, report.prover, report.stats.wall_seconds
+        )),
+        counts: vec![
+            Count {
+                label: "goals".into(),
+                value: report.goals,
+                tone: Tone::Neutral,
+            },
+            Count {
+                label: "proved".into(),
+                value: report.proved,
+                tone: Tone::Good,
+            },
+            Count {
+                label: "timeouts".into(),
+                value: report.timeouts,
+                tone: if report.timeouts == 0 {
+                    Tone::Good
+                } else {
+                    Tone::Bad
+                },
+            },
+            Count {
+                label: "properties open".into(),
+                value: open,
+                tone: if open == 0 { Tone::Good } else { Tone::Bad },
+            },
+        ],
+        sections: vec![Section {
+            heading: "Properties by function".into(),
+            blocks: items,
+        }],
+    }
 }
 
 /// `vera c strength FILE`
-pub fn strength(
-    path: &Path,
-    wp: &WpArgs,
-    max_mutants: Option<usize>,
-    format: Format,
-) -> Result<ExitCode> {
+pub fn strength(path: &Path, wp: &WpArgs, max_mutants: Option<usize>) -> crate::output::Outcome {
     if parse(path)?.is_none() {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     }
     let cfg = wp.config();
     let options = acsl::StrengthOptions {
         max_mutants,
         ..Default::default()
     };
-    let report = match acsl::strength(path, &cfg, &options) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
-        }
-    };
-    match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"schema": "vera.c-strength.v1", "report": report})
-            )?
-        ),
-        Format::Human => {
-            let mut o = String::new();
-            let vdr = report
-                .vdr
-                .map(|v| format!("{:.1}%", 100.0 * v))
-                .unwrap_or_else(|| "n/a".into());
-            let _ = writeln!(o, "{}: variant discrimination rate {vdr}", path.display());
+    let report = acsl::strength(path, &cfg, &options)?;
+    let mut o = String::new();
+    let vdr = report
+        .vdr
+        .map(|v| format!("{:.1}%", 100.0 * v))
+        .unwrap_or_else(|| "n/a".into());
+    let _ = writeln!(o, "{}: variant discrimination rate {vdr}", path.display());
+    let _ = writeln!(
+        o,
+        "{} mutants ({} considered): {} killed, {} survived, {} equivalent (compiler), {} not compiling, {} rejected by Frama-C",
+        report.generated, report.considered, report.killed, report.survived, report.equivalent, report.not_compiling, report.rejected
+    );
+    let _ = writeln!(o, "original: {}", verdict_word(&report.baseline));
+    if !report.baseline_open.is_empty() {
+        let _ = writeln!(
+            o,
+            "  not proved in the original (mutants are not killed by these):"
+        );
+        for p in &report.baseline_open {
             let _ = writeln!(
                 o,
-                "{} mutants ({} considered): {} killed, {} survived, {} equivalent (compiler), {} not compiling, {} rejected by Frama-C",
-                report.generated, report.considered, report.killed, report.survived, report.equivalent, report.not_compiling, report.rejected
+                "    line {}: {} `{}` in {}: {:?}",
+                p.line, p.kind, p.text, p.function, p.status
             );
-            let _ = writeln!(o, "original: {}", verdict_word(&report.baseline));
-            if !report.baseline_open.is_empty() {
-                let _ = writeln!(
-                    o,
-                    "  not proved in the original (mutants are not killed by these):"
-                );
-                for p in &report.baseline_open {
-                    let _ = writeln!(
-                        o,
-                        "    line {}: {} `{}` in {}: {:?}",
-                        p.line, p.kind, p.text, p.function, p.status
-                    );
-                }
-                let _ = writeln!(
-                    o,
-                    "    goals: {}",
-                    report.baseline_unproved_goals.join(", ")
-                );
-            }
-            for m in report
-                .mutants
-                .iter()
-                .filter(|m| matches!(m.fate, acsl::strength::Fate::Survived))
-            {
-                let _ = writeln!(
-                    o,
-                    "  survived: line {} in {} ({:?}): `{}` -> `{}`",
-                    m.mutant.line,
-                    m.mutant.function,
-                    m.mutant.operator,
-                    m.mutant.original,
-                    m.mutant.replacement
-                );
-            }
-            print!("{o}");
         }
+        let _ = writeln!(
+            o,
+            "    goals: {}",
+            report.baseline_unproved_goals.join(", ")
+        );
     }
-    Ok(ExitCode::from(
-        if report.survived == 0 && report.vdr.is_some() {
-            EXIT_OK
-        } else if report.vdr.is_some() {
-            EXIT_FINDINGS
-        } else {
-            EXIT_ERROR
+    for m in report
+        .mutants
+        .iter()
+        .filter(|m| matches!(m.fate, acsl::strength::Fate::Survived))
+    {
+        let _ = writeln!(
+            o,
+            "  survived: line {} in {} ({:?}): `{}` -> `{}`",
+            m.mutant.line,
+            m.mutant.function,
+            m.mutant.operator,
+            m.mutant.original,
+            m.mutant.replacement
+        );
+    }
+    let status = if report.survived == 0 && report.vdr.is_some() {
+        Status::Ok
+    } else if report.vdr.is_some() {
+        Status::Findings
+    } else {
+        Status::Error
+    };
+    let file = path.display().to_string();
+    let findings = report
+        .mutants
+        .iter()
+        .filter(|m| matches!(m.fate, acsl::strength::Fate::Survived))
+        .map(|m| Finding {
+            rule: "VERA-C-SURVIVING-MUTANT",
+            level: Level::Warning,
+            message: format!(
+                "in {}, `{}` -> `{}` ({:?}) still satisfies the specification",
+                m.mutant.function, m.mutant.original, m.mutant.replacement, m.mutant.operator
+            ),
+            location: Some(Location::new(
+                &file,
+                u32::try_from(m.mutant.line).ok().filter(|l| *l > 0),
+            )),
+            related: Vec::new(),
+        })
+        .collect();
+    let mut r = Rendered::new(
+        "vera.c-strength.v1",
+        status,
+        o,
+        CReportJson {
+            schema: "vera.c-strength.v1",
+            report,
         },
-    ))
+    );
+    r.findings = Some(Findings {
+        command: "c strength".into(),
+        rules: C_RULES.to_vec(),
+        findings,
+        files: vec![file],
+    });
+    Ok(Box::new(r))
 }
 
 /// Options of `vera c synth`.
@@ -312,14 +536,23 @@ pub struct SynthArgs {
     #[command(flatten)]
     pub wp: WpArgs,
     #[command(flatten)]
-    pub output: crate::cli::OutputArgs,
+    pub output: crate::cli::TextOutputArgs,
+}
+
+/// `vera.c-synth.v1` (also written to the report file).
+#[derive(serde::Serialize)]
+struct SynthJson<'a> {
+    schema: &'static str,
+    output: &'a Path,
+    report: &'a pipeline::csynth::SynthReport,
+    recall: Option<pipeline::csynth::RecallReport>,
 }
 
 /// `vera c synth FILE`
-pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
+pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     use pipeline::csynth;
     let Some(file) = parse(&a.file)? else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let out = a
         .out
@@ -337,7 +570,7 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
     let reference = match &a.reference {
         Some(p) => match parse(p)? {
             Some(f) => Some(f),
-            None => return Ok(ExitCode::from(EXIT_ERROR)),
+            None => return Err(crate::output::Reported.into()),
         },
         None => None,
     };
@@ -345,7 +578,7 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e:#}");
-            return Ok(ExitCode::from(EXIT_ERROR));
+            return Err(crate::output::Reported.into());
         }
     };
     let wp = a.wp.config();
@@ -356,7 +589,7 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
         max_mutants: Some(a.max_mutants),
         ..Default::default()
     };
-    let human = a.output.format == Format::Human;
+    let human = a.output.format == crate::cli::TextFormat::Human;
     let mut log = |l: &str| {
         if human {
             eprintln!("{l}");
@@ -369,7 +602,7 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
             if a.llm.replay.is_none() {
                 eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
             }
-            return Ok(ExitCode::from(EXIT_ERROR));
+            return Err(crate::output::Reported.into());
         }
     };
     safefile::write_atomic(&out, outcome.text.as_bytes(), crate::files::force())?;
@@ -382,27 +615,26 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
                 Ok(rc) => Some(rc),
                 Err(e) => {
                     eprintln!("error: recall: {e}");
-                    return Ok(ExitCode::from(EXIT_ERROR));
+                    return Err(crate::output::Reported.into());
                 }
             }
         }
         None => None,
     };
     let r = &outcome.report;
-    let json = serde_json::json!({
-        "schema": "vera.c-synth.v1",
-        "output": out,
-        "report": r,
-        "recall": recall,
-    });
+    let json = serde_json::to_value(SynthJson {
+        schema: "vera.c-synth.v1",
+        output: &out,
+        report: r,
+        recall: recall.clone(),
+    })?;
     safefile::write_atomic(
         &report_path,
         serde_json::to_string_pretty(&json)?.as_bytes(),
         crate::files::force(),
     )?;
-    match a.output.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&json)?),
-        Format::Human => {
+    let o = {
+        {
             let s = &r.summary;
             let pct = |v: Option<f64>| {
                 v.map(|v| format!("{:.1}%", 100.0 * v))
@@ -449,12 +681,13 @@ pub fn synth(a: &SynthArgs) -> Result<ExitCode> {
                 s.llm_requests, s.llm_calls, s.input_tokens, s.output_tokens, s.verifier_calls, s.verifier_cache_hits, s.strength_verifier_calls, s.strength_cache_hits, s.wall_seconds
             );
             let _ = writeln!(o, "report: {}", report_path.display());
-            print!("{o}");
+            o
         }
-    }
-    Ok(ExitCode::from(if r.final_verdict.is_proved() {
-        EXIT_OK
+    };
+    let status = if r.final_verdict.is_proved() {
+        Status::Ok
     } else {
-        EXIT_FINDINGS
-    }))
+        Status::Findings
+    };
+    Ok(Box::new(Rendered::new("vera.c-synth.v1", status, o, json)))
 }

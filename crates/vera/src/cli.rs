@@ -262,7 +262,7 @@ pub enum Command {
         #[command(flatten)]
         llm: crate::pipecmd::LlmArgs,
         #[command(flatten)]
-        output: OutputArgs,
+        output: TextOutputArgs,
     },
     /// Partition candidate formulas into classes of equivalence under the domain, with
     /// distinguishing witnesses (boundary values first) and agreement metrics.
@@ -338,7 +338,7 @@ pub enum Command {
         #[command(flatten)]
         solver: SolverArgs,
         #[command(flatten)]
-        output: OutputArgs,
+        output: TextOutputArgs,
     },
     /// Screen requirement texts for ambiguity: N formalizations at temperature 1.0 each,
     /// partitioned by solver equivalence; several classes flag the requirement.
@@ -415,7 +415,7 @@ pub enum Command {
         #[command(flatten)]
         solver: SolverArgs,
         #[command(flatten)]
-        output: OutputArgs,
+        output: TextOutputArgs,
     },
     /// The BL business-rule language.
     #[command(subcommand)]
@@ -650,18 +650,86 @@ pub enum SolverChoice {
 /// How results are printed.
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
-    /// Output format.
+    /// Output format: text for a terminal, the versioned JSON payload, SARIF 2.1.0
+    /// (findings), JUnit XML (pass/fail cases) or a self-contained HTML page. Each
+    /// command says which it offers; asking for another is an error.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// Write the output to FILE (atomically; an existing FILE needs --force) instead of
+    /// standard output.
+    #[arg(long = "output", short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// How the results of a command that writes its own file (`-o`) are printed.
+#[derive(Debug, Clone, Args)]
+pub struct TextOutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
+    pub format: TextFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Human,
     Json,
+    Sarif,
+    Junit,
+    Html,
+}
+
+/// The formats of commands whose own output file is `-o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TextFormat {
+    Human,
+    Json,
+}
+
+impl From<TextFormat> for Format {
+    fn from(f: TextFormat) -> Format {
+        match f {
+            TextFormat::Human => Format::Human,
+            TextFormat::Json => Format::Json,
+        }
+    }
+}
+
+impl From<Format> for report::Format {
+    fn from(f: Format) -> report::Format {
+        match f {
+            Format::Human => report::Format::Human,
+            Format::Json => report::Format::Json,
+            Format::Sarif => report::Format::Sarif,
+            Format::Junit => report::Format::Junit,
+            Format::Html => report::Format::Html,
+        }
+    }
 }
 
 impl Command {
+    /// The `--output FILE` of the command, if given.
+    fn output_file(&self) -> Option<&std::path::Path> {
+        let output = match self {
+            Command::Audit { output, .. }
+            | Command::Ask { output, .. }
+            | Command::Consistency { output, .. }
+            | Command::Equiv { output, .. }
+            | Command::Ambiguity { output, .. }
+            | Command::Qa { output, .. }
+            | Command::Roundtrip { output, .. }
+            | Command::Faults { output, .. }
+            | Command::Mutate { output, .. }
+            | Command::C(
+                CCommand::Segments { output, .. }
+                | CCommand::Verify { output, .. }
+                | CCommand::Strength { output, .. },
+            )
+            | Command::Smt(SmtCommand::Check { output, .. }) => output,
+            _ => return None,
+        };
+        output.output.as_deref()
+    }
+
     /// The `--csv-columns` of a command that reads requirement CSVs.
     fn csv_columns(&self) -> Option<&reqs::CsvColumns> {
         match self {
@@ -677,10 +745,39 @@ impl Command {
     }
 }
 
+/// Renders a command's report (the one place where a report becomes an exit code).
+fn finish(
+    command: &str,
+    outcome: crate::output::Outcome,
+    output: &OutputArgs,
+) -> anyhow::Result<ExitCode> {
+    let report = outcome?;
+    let status = crate::output::emit(command, report.as_ref(), output)?;
+    Ok(ExitCode::from(status.exit_code()))
+}
+
+/// [`finish`] for the commands that write their own file with `-o`: the report goes to
+/// standard output.
+fn finish_text(
+    command: &str,
+    outcome: crate::output::Outcome,
+    format: TextFormat,
+) -> anyhow::Result<ExitCode> {
+    let output = OutputArgs {
+        format: format.into(),
+        output: None,
+    };
+    finish(command, outcome, &output)
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let force = cli.force;
     crate::files::set_csv_columns(cli.command.csv_columns().cloned());
+    // An output file that cannot be written is refused before any work is done.
+    if let Some(path) = cli.command.output_file() {
+        safefile::check_output(path, force)?;
+    }
     match cli.command {
         Command::Audit {
             spec,
@@ -692,14 +789,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
             ..
-        } => crate::audit::audit(
-            &spec,
-            schema.as_deref(),
-            &solver,
-            output.format,
-            all_conflicts,
-            witnesses,
-            (!no_cache).then_some(cache_dir.as_path()),
+        } => finish(
+            "audit",
+            crate::audit::audit(
+                &spec,
+                schema.as_deref(),
+                &solver,
+                all_conflicts,
+                witnesses,
+                (!no_cache).then_some(cache_dir.as_path()),
+            ),
+            &output,
         ),
         Command::Ask {
             spec,
@@ -711,17 +811,20 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
             ..
-        } => crate::audit::ask(
-            &crate::audit::AskArgs {
-                spec,
-                schema,
-                scenario,
-                claim,
-                questions,
-                derive,
-            },
-            &solver,
-            output.format,
+        } => finish(
+            "ask",
+            crate::audit::ask(
+                &crate::audit::AskArgs {
+                    spec,
+                    schema,
+                    scenario,
+                    claim,
+                    questions,
+                    derive,
+                },
+                &solver,
+            ),
+            &output,
         ),
         Command::Consistency {
             nl,
@@ -744,22 +847,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             output,
         } => {
             let _ = (enumerate, max_regions, no_same_name_mapping, batch, nl);
-            crate::pipecmd::consistency_nl_text(
-                &crate::pipecmd::NlTextArgs {
-                    rule,
-                    variables,
-                    translations,
-                    theta,
-                    retries,
-                    nl_output,
-                    implementation,
-                    impl_output,
-                    bounds,
-                    assume,
-                },
-                &llm,
-                &solver,
-                output.format,
+            finish(
+                "consistency",
+                crate::pipecmd::consistency_nl_text(
+                    &crate::pipecmd::NlTextArgs {
+                        rule,
+                        variables,
+                        translations,
+                        theta,
+                        retries,
+                        nl_output,
+                        implementation,
+                        impl_output,
+                        bounds,
+                        assume,
+                    },
+                    &llm,
+                    &solver,
+                ),
+                &output,
             )
         }
         Command::Consistency {
@@ -790,8 +896,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 batch,
             },
             &solver,
-            output.format,
-        ),
+        )
+        .and_then(|r| finish("consistency", Ok(r), &output)),
         Command::Equiv {
             spec,
             terms,
@@ -800,13 +906,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
             ..
-        } => crate::pipecmd::equiv(
-            &spec,
-            schema.as_deref(),
-            &terms,
-            candidates.as_deref(),
-            &solver,
-            output.format,
+        } => finish(
+            "equiv",
+            crate::pipecmd::equiv(
+                &spec,
+                schema.as_deref(),
+                &terms,
+                candidates.as_deref(),
+                &solver,
+            ),
+            &output,
         ),
         Command::DraftVariables {
             rule,
@@ -816,16 +925,19 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             retries,
             llm,
             output,
-        } => crate::pipecmd::draft_variables(
-            &crate::pipecmd::DraftArgs {
-                rule,
-                example_rule,
-                example_spec,
-                out,
-                force,
-                retries,
-            },
-            &llm,
+        } => finish_text(
+            "draft-variables",
+            crate::pipecmd::draft_variables(
+                &crate::pipecmd::DraftArgs {
+                    rule,
+                    example_rule,
+                    example_spec,
+                    out,
+                    force,
+                    retries,
+                },
+                &llm,
+            ),
             output.format,
         ),
         Command::Formalize {
@@ -843,22 +955,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
             ..
-        } => crate::pipecmd::formalize(
-            &crate::pipecmd::FormalizeArgs {
-                input,
-                schema,
-                output: out,
-                force,
-                batch,
-                retries,
-                only,
-                reformalize,
-                examples,
-                max_tokens,
-                no_decompose,
-            },
-            &llm,
-            &solver,
+        } => finish_text(
+            "formalize",
+            crate::pipecmd::formalize(
+                &crate::pipecmd::FormalizeArgs {
+                    input,
+                    schema,
+                    output: out,
+                    force,
+                    batch,
+                    retries,
+                    only,
+                    reformalize,
+                    examples,
+                    max_tokens,
+                    no_decompose,
+                },
+                &llm,
+                &solver,
+            ),
             output.format,
         ),
         Command::Ambiguity {
@@ -871,14 +986,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
             ..
-        } => crate::pipecmd::ambiguity(
-            &spec,
-            schema.as_deref(),
-            (samples, max_tokens),
-            &only,
-            &llm,
-            &solver,
-            output.format,
+        } => finish(
+            "ambiguity",
+            crate::pipecmd::ambiguity(
+                &spec,
+                schema.as_deref(),
+                (samples, max_tokens),
+                &only,
+                &llm,
+                &solver,
+            ),
+            &output,
         ),
         Command::Clarify {
             spec,
@@ -894,21 +1012,24 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
             ..
-        } => crate::pipecmd::clarify(
-            &crate::pipecmd::ClarifyArgs {
-                spec,
-                schema,
-                rounds,
-                samples,
-                max_tokens,
-                only,
-                proposals,
-                apply,
-                output: out,
-                force,
-            },
-            &llm,
-            &solver,
+        } => finish_text(
+            "clarify",
+            crate::pipecmd::clarify(
+                &crate::pipecmd::ClarifyArgs {
+                    spec,
+                    schema,
+                    rounds,
+                    samples,
+                    max_tokens,
+                    only,
+                    proposals,
+                    apply,
+                    output: out,
+                    force,
+                },
+                &llm,
+                &solver,
+            ),
             output.format,
         ),
         Command::Qa {
@@ -918,7 +1039,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             llm,
             solver,
             output,
-        } => crate::qacmd::qa(&spec, &questions, &qa, &llm, &solver, output.format),
+        } => finish(
+            "qa",
+            crate::qacmd::qa(&spec, &questions, &qa, &llm, &solver),
+            &output,
+        ),
         Command::Roundtrip {
             spec,
             limit,
@@ -926,7 +1051,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             llm,
             solver,
             output,
-        } => crate::qacmd::roundtrip(&spec, limit, no_repair, &llm, &solver, output.format),
+        } => finish(
+            "roundtrip",
+            crate::qacmd::roundtrip(&spec, limit, no_repair, &llm, &solver),
+            &output,
+        ),
         Command::Faults {
             spec,
             mutants,
@@ -934,55 +1063,80 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             llm,
             solver,
             output,
-        } => crate::qacmd::faults(
-            &spec,
-            mutants.as_deref(),
-            limit,
-            &llm,
-            &solver,
-            output.format,
+        } => finish(
+            "faults",
+            crate::qacmd::faults(&spec, mutants.as_deref(), limit, &llm, &solver),
+            &output,
         ),
         Command::Eval {
             spec,
             eval,
             llm,
             solver,
-        } => crate::qacmd::eval(&spec, &eval, &llm, &solver),
+        } => finish_text(
+            "eval",
+            crate::qacmd::eval(&spec, &eval, &llm, &solver),
+            TextFormat::Human,
+        ),
         Command::Mutate {
             spec,
             schema,
             solver,
             output,
             ..
-        } => crate::audit::mutate(&spec, schema.as_deref(), &solver, output.format),
+        } => finish(
+            "mutate",
+            crate::audit::mutate(&spec, schema.as_deref(), &solver),
+            &output,
+        ),
         Command::C(CCommand::Segments { file, output }) => {
-            crate::ccmd::segments(&file, output.format)
+            finish("c segments", crate::ccmd::segments(&file), &output)
         }
         Command::C(CCommand::Verify { file, wp, output }) => {
-            crate::ccmd::verify(&file, &wp, output.format)
+            finish("c verify", crate::ccmd::verify(&file, &wp), &output)
         }
         Command::C(CCommand::Strength {
             file,
             max_mutants,
             wp,
             output,
-        }) => crate::ccmd::strength(&file, &wp, max_mutants, output.format),
-        Command::C(CCommand::Synth(args)) => crate::ccmd::synth(&args),
-        Command::Llm(LlmCommand::Ping { config }) => crate::llmcmd::ping(&config),
-        Command::Bl(BlCommand::Check { file }) => crate::blcmd::check(&file),
-        Command::Bl(BlCommand::Fmt { file }) => crate::blcmd::fmt(&file),
-        Command::Bl(BlCommand::Encode { file }) => crate::blcmd::encode(&file),
+        }) => finish(
+            "c strength",
+            crate::ccmd::strength(&file, &wp, max_mutants),
+            &output,
+        ),
+        Command::C(CCommand::Synth(args)) => {
+            finish_text("c synth", crate::ccmd::synth(&args), args.output.format)
+        }
+        Command::Llm(LlmCommand::Ping { config }) => {
+            finish_text("llm ping", crate::llmcmd::ping(&config), TextFormat::Human)
+        }
+        Command::Bl(BlCommand::Check { file }) => {
+            finish_text("bl check", crate::blcmd::check(&file), TextFormat::Human)
+        }
+        Command::Bl(BlCommand::Fmt { file }) => {
+            finish_text("bl fmt", crate::blcmd::fmt(&file), TextFormat::Human)
+        }
+        Command::Bl(BlCommand::Encode { file }) => {
+            finish_text("bl encode", crate::blcmd::encode(&file), TextFormat::Human)
+        }
         Command::Bl(BlCommand::Eval {
             file,
             inputs,
             output,
-        }) => crate::blcmd::eval(&file, &inputs, output.as_deref()),
+        }) => finish_text(
+            "bl eval",
+            crate::blcmd::eval(&file, &inputs, output.as_deref()),
+            TextFormat::Human,
+        ),
         Command::Smt(SmtCommand::Check {
             files,
             solver,
             output,
-        }) => crate::smt::check(&files, &solver, output.format),
-        Command::Smt(SmtCommand::Fmt { file, width }) => crate::smt::fmt(&file, width),
+        }) => finish("smt check", crate::smt::check(&files, &solver), &output),
+        Command::Smt(SmtCommand::Fmt { file, width }) => {
+            finish_text("smt fmt", crate::smt::fmt(&file, width), TextFormat::Human)
+        }
     }
 }
 

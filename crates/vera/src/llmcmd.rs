@@ -1,11 +1,9 @@
 //! `vera llm ping`, and the options every LLM-backed command shares: configuration,
 //! cassettes, cache mode, concurrency, a progress bar and Ctrl-C handling.
 
-use crate::output::{EXIT_ERROR, EXIT_OK};
 use anyhow::Result;
 use clap::Args;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 /// Options that choose and drive the language model.
@@ -129,12 +127,12 @@ impl llm::Observer for Bar {
 }
 
 /// `vera llm ping [--config vera.toml]`
-pub fn ping(config: &Path) -> Result<ExitCode> {
+pub fn ping(config: &Path) -> crate::output::Outcome {
     let mut cfg = match llm::LlmConfig::load(Some(config)) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
+            return Err(crate::output::Reported.into());
         }
     };
     // A ping asks the endpoint itself: never the cache or a cassette.
@@ -142,8 +140,8 @@ pub fn ping(config: &Path) -> Result<ExitCode> {
     cfg.replay = None;
     cfg.record = None;
     let model = cfg.model().unwrap_or_else(|_| "(no model set)".into());
-    println!(
-        "provider {:?}, endpoint {}, model {model}",
+    let mut text = format!(
+        "provider {:?}, endpoint {}, model {model}\n",
         cfg.provider,
         cfg.base_url()
     );
@@ -151,27 +149,27 @@ pub fn ping(config: &Path) -> Result<ExitCode> {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
-            return Ok(ExitCode::from(EXIT_ERROR));
+            return Err(crate::output::Reported.into());
         }
     };
     let start = std::time::Instant::now();
     match client.ping() {
         Ok(c) => {
-            println!(
-                "ok: answered {:?} in {:.2} s ({:?}, {} retries)",
+            text.push_str(&format!(
+                "ok: answered {:?} in {:.2} s ({:?}, {} retries)\n",
                 c.text().trim(),
                 start.elapsed().as_secs_f64(),
                 c.source,
                 c.retries
-            );
-            Ok(ExitCode::from(EXIT_OK))
+            ));
+            crate::output::text("llm ping", text)
         }
         Err(e) => {
             eprintln!("error: {e}");
             if matches!(cfg.provider, llm::ProviderKind::Local) {
                 eprintln!("hint: start the local model with `scripts/local-llm start`");
             }
-            Ok(ExitCode::from(EXIT_ERROR))
+            Err(crate::output::Reported.into())
         }
     }
 }

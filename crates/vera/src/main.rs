@@ -2,6 +2,7 @@
 //! All checking happens in the library crates; this binary only wires them up.
 
 mod audit;
+mod audit_report;
 mod blcmd;
 mod ccmd;
 mod cli;
@@ -28,7 +29,9 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            if e.downcast_ref::<output::Reported>().is_none() {
+                eprintln!("error: {e:#}");
+            }
             ExitCode::from(output::EXIT_ERROR)
         }
     }

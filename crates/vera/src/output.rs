@@ -1,11 +1,10 @@
-//! Exit codes and small output helpers shared by the subcommands.
+//! The output side of every command: [`emit`] renders a command's report in the
+//! chosen format and gives back its status (the exit code is taken from it in one
+//! place, `cli::finish`), plus small text helpers shared by the subcommands.
 
-/// No findings: every check came out as hoped (for `smt check`: sat).
-pub const EXIT_OK: u8 = 0;
-/// Findings: a definite negative answer (for `smt check`: unsat).
-pub const EXIT_FINDINGS: u8 = 1;
-/// Bad input, a solver failure, or an answer that is not definite (unknown).
-pub const EXIT_ERROR: u8 = 2;
+/// Bad input, a solver failure, or an answer that is not definite (unknown): the code of
+/// an error that is not a report (the rest come from [`report::Status::exit_code`]).
+pub const EXIT_ERROR: u8 = report::Status::Error.exit_code();
 
 /// Shortens text for one-line display.
 pub fn excerpt(s: &str, max: usize) -> String {
@@ -77,4 +76,182 @@ pub fn paint(p: Paint, s: &str) -> String {
         Paint::Id => "1",
     };
     format!("\x1b[{code}m{s}\x1b[0m")
+}
+
+/// An error that was already shown to the user (diagnostics with file:line): `main`
+/// prints nothing more and exits with [`EXIT_ERROR`].
+#[derive(Debug)]
+pub struct Reported;
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("reported above")
+    }
+}
+
+impl std::error::Error for Reported {}
+
+/// What a command gives back: its report, rendered by [`emit`].
+pub type Outcome = anyhow::Result<Box<dyn report::Report>>;
+
+/// Renders `report` in the chosen format to standard output or to `--output FILE`
+/// (written atomically; an existing file needs `--force`), and returns its status.
+/// A reader that closes standard output early (`vera ... | head`) is not an error.
+pub fn emit(
+    command: &str,
+    report: &dyn report::Report,
+    out: &crate::cli::OutputArgs,
+) -> anyhow::Result<report::Status> {
+    use report::Format as F;
+    let format = out.format.into();
+    let unsupported = || {
+        anyhow::anyhow!(
+            "`vera {command}` has no {} output; it writes {}",
+            report::Format::name(format),
+            offered(report)
+        )
+    };
+    let bytes: Vec<u8> = match format {
+        F::Human => {
+            let mut b = Vec::new();
+            report.human(&mut b)?;
+            b
+        }
+        F::Json => {
+            let mut s = report.json()?;
+            s.push('\n');
+            s.into_bytes()
+        }
+        F::Sarif => {
+            let f = report.findings().ok_or_else(unsupported)?;
+            let mut s = serde_json::to_string_pretty(&report::sarif::render(
+                &f,
+                env!("CARGO_PKG_VERSION"),
+            ))?;
+            s.push('\n');
+            s.into_bytes()
+        }
+        F::Junit => report::junit::render(&report.suites().ok_or_else(unsupported)?).into_bytes(),
+        F::Html => report::html::render(&report.page().ok_or_else(unsupported)?).into_bytes(),
+    };
+    if format != F::Human {
+        for n in report.notes() {
+            eprintln!("note: {n}");
+        }
+    }
+    match &out.output {
+        Some(path) => safefile::write_atomic(path, &bytes, crate::files::force())?,
+        None => write_stdout(&bytes)?,
+    }
+    Ok(report.status())
+}
+
+/// The formats `report` offers, for the error message.
+fn offered(report: &dyn report::Report) -> String {
+    let mut v = vec!["human", "json"];
+    if report.findings().is_some() {
+        v.push("sarif");
+    }
+    if report.suites().is_some() {
+        v.push("junit");
+    }
+    if report.page().is_some() {
+        v.push("html");
+    }
+    v.join(", ")
+}
+
+/// Writes to standard output; a closed pipe ends the output quietly.
+pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(bytes).and_then(|()| o.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+/// A report whose terminal text is written when it is built, with a typed JSON payload
+/// (which carries its own `schema` field) and, where the command has them, findings,
+/// cases and a page.
+pub struct Rendered<T: serde::Serialize> {
+    /// The schema tag (the payload's `schema` field holds the same).
+    pub schema: &'static str,
+    /// How the run came out.
+    pub status: report::Status,
+    /// The terminal text.
+    pub text: String,
+    /// The JSON payload.
+    pub payload: T,
+    /// Findings for SARIF, if the command has them.
+    pub findings: Option<report::Findings>,
+    /// Cases for JUnit, if the command has them.
+    pub suites: Option<Vec<report::Suite>>,
+    /// The HTML page, if the command has one.
+    pub page: Option<report::html::Page>,
+}
+
+impl<T: serde::Serialize> Rendered<T> {
+    /// A report with text and payload only.
+    pub fn new(schema: &'static str, status: report::Status, text: String, payload: T) -> Self {
+        Rendered {
+            schema,
+            status,
+            text,
+            payload,
+            findings: None,
+            suites: None,
+            page: None,
+        }
+    }
+}
+
+impl<T: serde::Serialize> report::Report for Rendered<T> {
+    fn schema(&self) -> &'static str {
+        self.schema
+    }
+    fn status(&self) -> report::Status {
+        self.status
+    }
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.text.as_bytes())
+    }
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.payload)
+    }
+    fn findings(&self) -> Option<report::Findings> {
+        self.findings.clone()
+    }
+    fn suites(&self) -> Option<Vec<report::Suite>> {
+        self.suites.clone()
+    }
+    fn page(&self) -> Option<report::html::Page> {
+        self.page.clone()
+    }
+}
+
+/// `vera.text.v1`: the payload of commands whose result is text (a formatted program, an
+/// encoding, evaluated bindings, a ping).
+#[derive(serde::Serialize)]
+pub struct TextJson {
+    /// `vera.text.v1`.
+    pub schema: &'static str,
+    /// The command.
+    pub command: &'static str,
+    /// The text it printed.
+    pub text: String,
+}
+
+/// The report of a command whose result is text.
+pub fn text(command: &'static str, text: String) -> Outcome {
+    Ok(Box::new(Rendered::new(
+        "vera.text.v1",
+        report::Status::Ok,
+        text.clone(),
+        TextJson {
+            schema: "vera.text.v1",
+            command,
+            text,
+        },
+    )))
 }

@@ -1,16 +1,16 @@
 //! `vera equiv`, `vera formalize`, `vera ambiguity`, `vera clarify` and
 //! `vera consistency --nl-text`: the formalization loops of the `pipeline` crate.
 
-use crate::cli::{Format, SolverArgs};
-use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::cli::SolverArgs;
+use crate::output::{excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _, Result};
 use pipeline::ambiguity::{AmbiguityOptions, AmbiguityReport, Screening};
 use pipeline::clarify::{ClarifyOptions, ProposalsFile};
 use pipeline::formalize::{FormalizeOptions, Mode};
+use report::Status;
 use reqs::equiv::{Partition, Universe};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 pub use crate::llmcmd::LlmArgs;
 
@@ -22,10 +22,6 @@ pub(crate) fn ids(only: &Option<String>) -> Option<Vec<String>> {
             .filter(|x| !x.is_empty())
             .collect()
     })
-}
-
-fn accounting_json(client: &llm::Client) -> serde_json::Value {
-    serde_json::to_value(client.accounting()).unwrap_or_default()
 }
 
 fn print_accounting(client: &llm::Client) {
@@ -96,8 +92,7 @@ pub fn equiv(
     terms: &[String],
     candidates: Option<&Path>,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let spec = crate::audit::load_spec(spec_path, schema)?;
     let sets: Vec<(String, Vec<String>)> = match candidates {
         Some(f) => {
@@ -126,7 +121,7 @@ pub fn equiv(
                 Ok(t) => ts.push(t),
                 Err(d) => {
                     eprintln!("{d}");
-                    return Ok(ExitCode::from(EXIT_ERROR));
+                    return Err(crate::output::Reported.into());
                 }
             }
         }
@@ -134,29 +129,79 @@ pub fn equiv(
         any_split |= p.metrics.classes > 1;
         results.push((id.clone(), p));
     }
-    match format {
-        Format::Json => {
-            let sets: Vec<_> = results
-                .iter()
-                .map(|(id, p)| serde_json::json!({"id": id, "partition": p}))
-                .collect();
-            let j = serde_json::json!({"schema": "vera.equiv.v1", "spec": spec_path.display().to_string(), "sets": sets, "queries": checker.queries});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => {
-            let mut o = String::new();
-            for (id, p) in &results {
-                let _ = writeln!(o, "{}", paint(Paint::Id, id));
-                render_partition(&mut o, p);
-            }
-            print!("{o}");
-        }
+    let mut o = String::new();
+    for (id, p) in &results {
+        let _ = writeln!(o, "{}", paint(Paint::Id, id));
+        render_partition(&mut o, p);
     }
-    Ok(ExitCode::from(if any_split {
-        EXIT_FINDINGS
+    let status = if any_split {
+        Status::Findings
     } else {
-        EXIT_OK
-    }))
+        Status::Ok
+    };
+    Ok(Box::new(Rendered::new(
+        "vera.equiv.v1",
+        status,
+        o,
+        EquivJson {
+            schema: "vera.equiv.v1",
+            spec: spec_path.display().to_string(),
+            sets: results
+                .into_iter()
+                .map(|(id, partition)| EquivSet { id, partition })
+                .collect(),
+            queries: checker.queries,
+        },
+    )))
+}
+
+/// `vera.equiv.v1`.
+#[derive(serde::Serialize)]
+struct EquivJson {
+    schema: &'static str,
+    spec: String,
+    sets: Vec<EquivSet>,
+    queries: usize,
+}
+
+/// One set of candidates and its partition into readings.
+#[derive(serde::Serialize)]
+struct EquivSet {
+    id: String,
+    partition: Partition,
+}
+
+/// The JSON payload of the LLM commands: `schema`, what was read and written, the
+/// command's own report, the LLM accounting (`llm`) and the wall time.
+#[derive(serde::Serialize)]
+struct LlmJson<T: serde::Serialize> {
+    schema: &'static str,
+    #[serde(flatten)]
+    files: serde_json::Map<String, serde_json::Value>,
+    #[serde(flatten)]
+    body: T,
+    llm: llm::Accounting,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seconds: Option<f64>,
+}
+
+/// The named files of an LLM command's payload.
+fn files(pairs: &[(&str, &Path)]) -> serde_json::Map<String, serde_json::Value> {
+    pairs
+        .iter()
+        .map(|(k, p)| {
+            (
+                k.to_string(),
+                serde_json::Value::from(p.display().to_string()),
+            )
+        })
+        .collect()
+}
+
+/// The payload body `{"report": ...}`.
+#[derive(serde::Serialize)]
+struct ReportBody<T: serde::Serialize> {
+    report: T,
 }
 
 // ------------------------------------------------------------------ formalize
@@ -189,8 +234,7 @@ pub fn formalize(
     a: &FormalizeArgs,
     llm_args: &LlmArgs,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let spec = crate::audit::load_spec_to_formalize(&a.input, a.schema.as_deref())?;
     let out = a
         .output
@@ -226,71 +270,74 @@ pub fn formalize(
     let seconds = start.elapsed().as_secs_f64();
     let text = pipeline::formalize::formalized_spec(&spec, &report);
     pipeline::formalize::write_new(&out, &text, &inputs, a.force)?;
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.formalize.v1", "input": a.input.display().to_string(), "output": out.display().to_string(), "report": report, "llm": accounting_json(&client), "seconds": seconds});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => {
-            let mut o = String::new();
-            for f in &report.requirements {
-                match &f.formula {
-                    Some(t) => {
-                        let _ = writeln!(
-                            o,
-                            "{} {}  {}",
-                            paint(Paint::Good, "ok"),
-                            paint(Paint::Id, &f.id),
-                            t
-                        );
-                    }
-                    None => {
-                        let e = f
-                            .attempts
-                            .last()
-                            .and_then(|x| x.error.clone())
-                            .unwrap_or_default();
-                        let _ = writeln!(
-                            o,
-                            "{} {}  {}",
-                            paint(Paint::Bad, "failed"),
-                            paint(Paint::Id, &f.id),
-                            excerpt(&e, 100)
-                        );
-                    }
-                }
-                if f.attempts.len() > 1 {
-                    let _ = writeln!(o, "    after {} attempts", f.attempts.len());
-                }
-            }
-            let _ = writeln!(
-                o,
-                "\n{} requirements: {} on the first attempt, {} after repair, {} failed; wrote {} ({seconds:.1} s)",
-                report.requirements.len(),
-                report.first_attempt,
-                report.after_repair,
-                report.failed.len(),
-                out.display()
-            );
-            if !report.failed.is_empty() {
-                let _ = writeln!(o, "not formalized: {}", report.failed.join(", "));
-            }
-            if !report.kept.is_empty() {
+    let mut o = String::new();
+    for f in &report.requirements {
+        match &f.formula {
+            Some(t) => {
                 let _ = writeln!(
                     o,
-                    "kept as written ({} already had a formula; --reformalize IDS to ask again)",
-                    report.kept.len()
+                    "{} {}  {}",
+                    paint(Paint::Good, "ok"),
+                    paint(Paint::Id, &f.id),
+                    t
                 );
             }
-            print!("{o}");
-            print_accounting(&client);
+            None => {
+                let e = f
+                    .attempts
+                    .last()
+                    .and_then(|x| x.error.clone())
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    o,
+                    "{} {}  {}",
+                    paint(Paint::Bad, "failed"),
+                    paint(Paint::Id, &f.id),
+                    excerpt(&e, 100)
+                );
+            }
+        }
+        if f.attempts.len() > 1 {
+            let _ = writeln!(o, "    after {} attempts", f.attempts.len());
         }
     }
-    Ok(ExitCode::from(if report.failed.is_empty() {
-        EXIT_OK
+    let _ = writeln!(
+        o,
+        "\n{} requirements: {} on the first attempt, {} after repair, {} failed; wrote {} ({seconds:.1} s)",
+        report.requirements.len(),
+        report.first_attempt,
+        report.after_repair,
+        report.failed.len(),
+        out.display()
+    );
+    if !report.failed.is_empty() {
+        let _ = writeln!(o, "not formalized: {}", report.failed.join(", "));
+    }
+    if !report.kept.is_empty() {
+        let _ = writeln!(
+            o,
+            "kept as written ({} already had a formula; --reformalize IDS to ask again)",
+            report.kept.len()
+        );
+    }
+    print_accounting(&client);
+    let status = if report.failed.is_empty() {
+        Status::Ok
     } else {
-        EXIT_FINDINGS
-    }))
+        Status::Findings
+    };
+    Ok(Box::new(Rendered::new(
+        "vera.formalize.v1",
+        status,
+        o,
+        LlmJson {
+            schema: "vera.formalize.v1",
+            files: files(&[("input", &a.input), ("output", &out)]),
+            body: ReportBody { report },
+            llm: client.accounting(),
+            seconds: Some(seconds),
+        },
+    )))
 }
 
 // ------------------------------------------------------------------ ambiguity
@@ -355,8 +402,7 @@ pub fn ambiguity(
     only: &Option<String>,
     llm_args: &LlmArgs,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let spec = crate::audit::load_spec(spec_path, schema)?;
     let client = llm_args.client()?;
     let (samples, max_tokens) = sampling;
@@ -370,31 +416,128 @@ pub fn ambiguity(
     let rep: AmbiguityReport =
         pipeline::ambiguity::screen(&spec, &client, &solver.config(), &options)?;
     let seconds = start.elapsed().as_secs_f64();
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.ambiguity.v1", "spec": spec_path.display().to_string(), "report": rep, "llm": accounting_json(&client), "seconds": seconds});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => {
-            let mut o = String::new();
-            for s in &rep.requirements {
-                render_screening(&mut o, s);
-            }
-            o.push('\n');
-            render_summary(&mut o, &rep.summary);
-            let _ = writeln!(o, "({seconds:.1} s)");
-            print!("{o}");
-            print_accounting(&client);
-        }
+    let mut o = String::new();
+    for s in &rep.requirements {
+        render_screening(&mut o, s);
     }
-    Ok(ExitCode::from(if rep.summary.could_not_screen > 0 {
+    o.push('\n');
+    render_summary(&mut o, &rep.summary);
+    let _ = writeln!(o, "({seconds:.1} s)");
+    print_accounting(&client);
+    let status = if rep.summary.could_not_screen > 0 {
         // A requirement without two valid samples was not screened: not a pass.
-        EXIT_ERROR
+        Status::Error
     } else if rep.summary.flagged > 0 {
-        EXIT_FINDINGS
+        Status::Findings
     } else {
-        EXIT_OK
-    }))
+        Status::Ok
+    };
+    let page = ambiguity_page(spec_path, &rep, seconds);
+    let mut r = Rendered::new(
+        "vera.ambiguity.v1",
+        status,
+        o,
+        LlmJson {
+            schema: "vera.ambiguity.v1",
+            files: files(&[("spec", spec_path)]),
+            body: ReportBody { report: rep },
+            llm: client.accounting(),
+            seconds: Some(seconds),
+        },
+    );
+    r.page = Some(page);
+    Ok(Box::new(r))
+}
+
+/// The ambiguity page: requirements by number of readings as bars, then each flagged
+/// requirement with its readings.
+fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> report::html::Page {
+    use report::html::{Bar, Block, Count, Page, Section, Tone};
+    let s = &rep.summary;
+    let mut by_classes: std::collections::BTreeMap<String, usize> = Default::default();
+    for r in &rep.requirements {
+        let key = match r.partition.as_ref().map(|p| p.metrics.classes) {
+            None => "not screened".to_string(),
+            Some(1) => "1 reading".to_string(),
+            Some(n) => format!("{n} readings"),
+        };
+        *by_classes.entry(key).or_default() += 1;
+    }
+    let total = rep.requirements.len().max(1) as f64;
+    let bars = by_classes
+        .into_iter()
+        .map(|(label, n)| Bar {
+            tone: if label == "1 reading" {
+                Tone::Good
+            } else if label == "not screened" {
+                Tone::Bad
+            } else {
+                Tone::Warn
+            },
+            label,
+            value: n as f64,
+            max: total,
+        })
+        .collect();
+    let items = rep
+        .requirements
+        .iter()
+        .filter(|r| r.flagged)
+        .map(|r| {
+            let mut o = String::new();
+            if let Some(p) = &r.partition {
+                render_partition(&mut o, p);
+            }
+            Block::Item {
+                title: r.id.clone(),
+                badge: "ambiguity-sensitive".into(),
+                tone: Tone::Warn,
+                blocks: vec![Block::Text(r.text.clone()), Block::Code(o)],
+            }
+        })
+        .collect();
+    Page {
+        title: format!("vera ambiguity: {}", spec_path.display()),
+        subtitle: Some(format!("{seconds:.1} s")),
+        counts: vec![
+            Count {
+                label: "requirements".into(),
+                value: s.requirements,
+                tone: Tone::Neutral,
+            },
+            Count {
+                label: "ambiguity-sensitive".into(),
+                value: s.flagged,
+                tone: if s.flagged == 0 {
+                    Tone::Good
+                } else {
+                    Tone::Warn
+                },
+            },
+            Count {
+                label: "not screened".into(),
+                value: s.could_not_screen,
+                tone: if s.could_not_screen == 0 {
+                    Tone::Good
+                } else {
+                    Tone::Bad
+                },
+            },
+        ],
+        sections: vec![
+            Section {
+                heading: "Ambiguity classes".into(),
+                blocks: vec![Block::Bars {
+                    caption: "Requirements by number of distinct readings among the samples".into(),
+                    bars,
+                }],
+            },
+            Section {
+                heading: "Ambiguity-sensitive requirements".into(),
+                blocks: items,
+            },
+        ],
+    }
 }
 
 // ------------------------------------------------------------------ clarify
@@ -414,12 +557,7 @@ pub struct ClarifyArgs {
 }
 
 /// `vera clarify SPEC [-o PROPOSALS] | --apply PROPOSALS [--out SPEC]`
-pub fn clarify(
-    a: &ClarifyArgs,
-    llm_args: &LlmArgs,
-    solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+pub fn clarify(a: &ClarifyArgs, llm_args: &LlmArgs, solver: &SolverArgs) -> crate::output::Outcome {
     let spec = crate::audit::load_spec(&a.spec, a.schema.as_deref())?;
     let mut inputs: Vec<&Path> = vec![&a.spec];
     if let Some(s) = &a.schema {
@@ -443,16 +581,36 @@ pub fn clarify(
                 "nothing to apply: no proposal in {} is accepted (set \"accepted\": true to take one); nothing written",
                 pf.display()
             );
-            return Ok(ExitCode::from(EXIT_OK));
+            return Ok(Box::new(Rendered::new(
+                "vera.clarify-apply.v1",
+                Status::Ok,
+                String::new(),
+                ApplyJson {
+                    schema: "vera.clarify-apply.v1",
+                    proposals: pf.display().to_string(),
+                    applied: changed,
+                    output: None,
+                },
+            )));
         }
         pipeline::formalize::write_new(&out, &out_text, &inputs, a.force)?;
-        println!(
-            "applied {} accepted proposal(s) ({}); wrote {}",
+        let text = format!(
+            "applied {} accepted proposal(s) ({}); wrote {}\n",
             changed.len(),
             changed.join(", "),
             out.display()
         );
-        return Ok(ExitCode::from(EXIT_OK));
+        return Ok(Box::new(Rendered::new(
+            "vera.clarify-apply.v1",
+            Status::Ok,
+            text,
+            ApplyJson {
+                schema: "vera.clarify-apply.v1",
+                proposals: pf.display().to_string(),
+                applied: changed,
+                output: Some(out.display().to_string()),
+            },
+        )));
     }
     let out = a
         .proposals
@@ -482,11 +640,11 @@ pub fn clarify(
     // 0: every flagged requirement converged (or none was flagged); 1: some did not;
     // 2: none did, so there is nothing to apply.
     let code = if converged == rep.proposals.len() {
-        EXIT_OK
+        Status::Ok
     } else if converged > 0 {
-        EXIT_FINDINGS
+        Status::Findings
     } else {
-        EXIT_ERROR
+        Status::Error
     };
     let file = ProposalsFile {
         schema: "vera.clarify.v1".into(),
@@ -499,84 +657,96 @@ pub fn clarify(
         &inputs,
         a.force,
     )?;
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.clarify-run.v1", "spec": a.spec.display().to_string(), "proposals_file": out.display().to_string(), "report": rep, "llm": accounting_json(&client), "seconds": seconds});
-            println!("{}", serde_json::to_string_pretty(&j)?);
+    let mut o = String::new();
+    for p in &rep.proposals {
+        let status = if p.converged {
+            paint(Paint::Good, "converged")
+        } else {
+            paint(Paint::Warn, "not converged")
+        };
+        let _ = writeln!(
+            o,
+            "{} {status} after {} round(s): {} -> {} readings",
+            paint(Paint::Id, &p.id),
+            p.rounds,
+            p.classes_before,
+            p.classes_after
+        );
+        let _ = writeln!(o, "  was: {}", p.original);
+        if p.converged {
+            let _ = writeln!(o, "  now: {}", p.clarified);
+        } else if p.clarified != p.original {
+            let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
         }
-        Format::Human => {
-            let mut o = String::new();
-            for p in &rep.proposals {
-                let status = if p.converged {
-                    paint(Paint::Good, "converged")
-                } else {
-                    paint(Paint::Warn, "not converged")
-                };
-                let _ = writeln!(
-                    o,
-                    "{} {status} after {} round(s): {} -> {} readings",
-                    paint(Paint::Id, &p.id),
-                    p.rounds,
-                    p.classes_before,
-                    p.classes_after
-                );
-                let _ = writeln!(o, "  was: {}", p.original);
-                if p.converged {
-                    let _ = writeln!(o, "  now: {}", p.clarified);
-                } else if p.clarified != p.original {
-                    let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
-                }
-                for r in p.history.iter().filter(|r| r.rejected.is_some()) {
-                    let _ = writeln!(
-                        o,
-                        "  rejected: {} ({})",
-                        excerpt(&r.text, 100),
-                        r.rejected.as_deref().unwrap_or_default()
-                    );
-                }
-                if let Some(n) = &p.note {
-                    let _ = writeln!(o, "  why: {n}");
-                }
-            }
-            let rejected = |what: &str| {
-                rep.proposals
-                    .iter()
-                    .flat_map(|p| &p.history)
-                    .filter(|r| r.rejected.as_deref().is_some_and(|x| x.starts_with(what)))
-                    .count()
-            };
+        for r in p.history.iter().filter(|r| r.rejected.is_some()) {
             let _ = writeln!(
                 o,
-                "\nconverged: {converged} of {} flagged requirement(s){}; rewrites rejected: {} meta-answer(s), {} failed to formalize, {} unchanged, {} empty",
-                rep.proposals.len(),
-                if converged == 0 && !rep.proposals.is_empty() {
-                    " (nothing converged: no proposal to apply)"
-                } else {
-                    ""
-                },
-                rejected("meta-answer"),
-                rejected("failed"),
-                rejected("the text is unchanged"),
-                rejected("the answer was empty"),
+                "  rejected: {} ({})",
+                excerpt(&r.text, 100),
+                r.rejected.as_deref().unwrap_or_default()
             );
-            let s = &rep.stats;
-            o.push_str("\nbefore: ");
-            render_summary(&mut o, &s.before);
-            o.push_str("after:  ");
-            render_summary(&mut o, &s.after);
-            let _ = writeln!(
-                o,
-                "flagged per round: {:?}\nwrote {} ({seconds:.1} s); apply with `vera clarify {} --apply {}`",
-                s.flagged_per_round,
-                out.display(),
-                a.spec.display(),
-                out.display()
-            );
-            print!("{o}");
-            print_accounting(&client);
+        }
+        if let Some(n) = &p.note {
+            let _ = writeln!(o, "  why: {n}");
         }
     }
-    Ok(ExitCode::from(code))
+    let rejected = |what: &str| {
+        rep.proposals
+            .iter()
+            .flat_map(|p| &p.history)
+            .filter(|r| r.rejected.as_deref().is_some_and(|x| x.starts_with(what)))
+            .count()
+    };
+    let _ = writeln!(
+        o,
+        "\nconverged: {converged} of {} flagged requirement(s){}; rewrites rejected: {} meta-answer(s), {} failed to formalize, {} unchanged, {} empty",
+        rep.proposals.len(),
+        if converged == 0 && !rep.proposals.is_empty() {
+            " (nothing converged: no proposal to apply)"
+        } else {
+            ""
+        },
+        rejected("meta-answer"),
+        rejected("failed"),
+        rejected("the text is unchanged"),
+        rejected("the answer was empty"),
+    );
+    let s = &rep.stats;
+    o.push_str("\nbefore: ");
+    render_summary(&mut o, &s.before);
+    o.push_str("after:  ");
+    render_summary(&mut o, &s.after);
+    let _ = writeln!(
+        o,
+        "flagged per round: {:?}\nwrote {} ({seconds:.1} s); apply with `vera clarify {} --apply {}`",
+        s.flagged_per_round,
+        out.display(),
+        a.spec.display(),
+        out.display()
+    );
+    print_accounting(&client);
+    Ok(Box::new(Rendered::new(
+        "vera.clarify-run.v1",
+        code,
+        o,
+        LlmJson {
+            schema: "vera.clarify-run.v1",
+            files: files(&[("spec", &a.spec), ("proposals_file", &out)]),
+            body: ReportBody { report: rep },
+            llm: client.accounting(),
+            seconds: Some(seconds),
+        },
+    )))
+}
+
+/// `vera.clarify-apply.v1`.
+#[derive(serde::Serialize)]
+struct ApplyJson {
+    schema: &'static str,
+    proposals: String,
+    applied: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
 }
 
 // ------------------------------------------------------------------ consistency --nl-text
@@ -600,8 +770,7 @@ pub fn consistency_nl_text(
     a: &NlTextArgs,
     llm_args: &LlmArgs,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let rule = safefile::read_text(&a.rule)?;
     let vars_path = match &a.variables {
         Some(v) => v.clone(),
@@ -677,54 +846,64 @@ pub fn consistency_nl_text(
             None
         }
     };
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.consistency-nl.v1", "rule": a.rule.display().to_string(), "impl": imp.display().to_string(), "vote": v, "report": report, "llm": accounting_json(&client)});
-            println!("{}", serde_json::to_string_pretty(&j)?);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} translations, confidence {:.2} (θ = {:.2}): {}",
+        v.translations.len(),
+        v.confidence,
+        v.theta,
+        if v.accepted {
+            paint(Paint::Good, "accepted")
+        } else {
+            paint(Paint::Bad, "rejected")
         }
-        Format::Human => {
-            let mut o = String::new();
-            let _ = writeln!(
-                o,
-                "{} translations, confidence {:.2} (θ = {:.2}): {}",
-                v.translations.len(),
-                v.confidence,
-                v.theta,
-                if v.accepted {
-                    paint(Paint::Good, "accepted")
-                } else {
-                    paint(Paint::Bad, "rejected")
-                }
-            );
-            for t in &v.translations {
-                let _ = writeln!(
-                    o,
-                    "  #{} class {} ({} answer{})",
-                    t.index + 1,
-                    t.class.as_deref().unwrap_or("-"),
-                    t.attempts,
-                    if t.attempts == 1 { "" } else { "s" }
-                );
-                for d in &t.diagnostics {
-                    let _ = writeln!(o, "    {:?}: {}", d.category, excerpt(&d.message, 120));
-                }
-            }
-            if let Some(r) = &report {
-                o.push('\n');
-                o.push_str(&r.render());
-            }
-            print!("{o}");
-            print_accounting(&client);
+    );
+    for t in &v.translations {
+        let _ = writeln!(
+            o,
+            "  #{} class {} ({} answer{})",
+            t.index + 1,
+            t.class.as_deref().unwrap_or("-"),
+            t.attempts,
+            if t.attempts == 1 { "" } else { "s" }
+        );
+        for d in &t.diagnostics {
+            let _ = writeln!(o, "    {:?}: {}", d.category, excerpt(&d.message, 120));
         }
     }
-    Ok(ExitCode::from(match &report {
-        None => EXIT_ERROR,
+    if let Some(r) = &report {
+        o.push('\n');
+        o.push_str(&r.render());
+    }
+    print_accounting(&client);
+    let status = match &report {
+        None => Status::Error,
         Some(r) => match r.verdict {
-            bl::check::Verdict::Consistent => EXIT_OK,
-            bl::check::Verdict::Inconsistent => EXIT_FINDINGS,
-            _ => EXIT_ERROR,
+            bl::check::Verdict::Consistent => Status::Ok,
+            bl::check::Verdict::Inconsistent => Status::Findings,
+            _ => Status::Error,
         },
-    }))
+    };
+    Ok(Box::new(Rendered::new(
+        "vera.consistency-nl.v1",
+        status,
+        o,
+        LlmJson {
+            schema: "vera.consistency-nl.v1",
+            files: files(&[("rule", &a.rule), ("impl", imp)]),
+            body: NlBody { vote: v, report },
+            llm: client.accounting(),
+            seconds: None,
+        },
+    )))
+}
+
+/// The body of `vera.consistency-nl.v1`: the vote and, when a translation won, the check.
+#[derive(serde::Serialize)]
+struct NlBody {
+    vote: pipeline::voting::Vote,
+    report: Option<bl::check::Report>,
 }
 
 // ------------------------------------------------------------------ draft-variables
@@ -740,7 +919,7 @@ pub struct DraftArgs {
 }
 
 /// `vera draft-variables RULE.txt --example-rule EX.txt [--example-spec model.json] [-o OUT]`
-pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs, format: Format) -> Result<ExitCode> {
+pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs) -> crate::output::Outcome {
     let read = |p: &Path| safefile::read_text(p);
     let rule = read(&a.rule)?;
     let example_rule = read(&a.example_rule)?;
@@ -758,7 +937,7 @@ pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs, format: Format) -> Res
             Err(e) => {
                 eprintln!("error: {e}");
                 print_accounting(&client);
-                return Ok(ExitCode::from(EXIT_ERROR));
+                return Err(crate::output::Reported.into());
             }
         };
     let json = serde_json::to_string_pretty(&draft.spec)? + "\n";
@@ -770,40 +949,45 @@ pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs, format: Format) -> Res
         ];
         pipeline::formalize::write_new(out, &json, &inputs, a.force)?;
     }
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.draft-variables.v1",
-                "rule": a.rule.display().to_string(),
-                "example": spec_path.display().to_string(),
-                "draft": draft, "llm": accounting_json(&client)});
-            println!("{}", serde_json::to_string_pretty(&j)?);
+    eprintln!(
+        "drafted {} variables in {} answer(s){}; names shared with the example: {}",
+        draft.spec.variables.len(),
+        draft.attempts,
+        a.out
+            .as_ref()
+            .map(|o| format!(", written to {}", o.display()))
+            .unwrap_or_default(),
+        if draft.shared_names.is_empty() {
+            "none".to_string()
+        } else {
+            draft.shared_names.join(", ")
         }
-        Format::Human => {
-            if a.out.is_none() {
-                print!("{json}");
-            }
-            eprintln!(
-                "drafted {} variables in {} answer(s){}; names shared with the example: {}",
-                draft.spec.variables.len(),
-                draft.attempts,
-                a.out
-                    .as_ref()
-                    .map(|o| format!(", written to {}", o.display()))
-                    .unwrap_or_default(),
-                if draft.shared_names.is_empty() {
-                    "none".to_string()
-                } else {
-                    draft.shared_names.join(", ")
-                }
-            );
-            for r in &draft.refused {
-                eprintln!("  refused: {}", excerpt(r, 160));
-            }
-            eprintln!("review the draft before using it: the descriptions decide how rules are formalized");
-            print_accounting(&client);
-        }
+    );
+    for r in &draft.refused {
+        eprintln!("  refused: {}", excerpt(r, 160));
     }
-    Ok(ExitCode::from(EXIT_OK))
+    eprintln!("review the draft before using it: the descriptions decide how rules are formalized");
+    print_accounting(&client);
+    // The terminal output is the draft itself, unless it went to a file.
+    let text = if a.out.is_none() { json } else { String::new() };
+    Ok(Box::new(Rendered::new(
+        "vera.draft-variables.v1",
+        Status::Ok,
+        text,
+        LlmJson {
+            schema: "vera.draft-variables.v1",
+            files: files(&[("rule", &a.rule), ("example", &spec_path)]),
+            body: DraftBody { draft },
+            llm: client.accounting(),
+            seconds: None,
+        },
+    )))
+}
+
+/// The body of `vera.draft-variables.v1`.
+#[derive(serde::Serialize)]
+struct DraftBody {
+    draft: pipeline::voting::Draft,
 }
 
 #[cfg(test)]

@@ -3,17 +3,17 @@
 //! evaluation harness of the `pipeline` crate.
 
 use crate::audit::load_or_report;
-use crate::cli::{Format, SolverArgs};
-use crate::output::{excerpt, paint, Paint, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK};
+use crate::cli::SolverArgs;
+use crate::output::{excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use pipeline::eval::{EvalOptions, Experiment, FaultSource};
 use pipeline::faults::FaultyText;
 use pipeline::qa::{FeedbackMode, QaOptions, QaQuestion};
 use pipeline::select::Selection;
+use report::Status;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Options that choose the language model.
 pub use crate::llmcmd::LlmArgs as ModelArgs;
@@ -78,10 +78,6 @@ fn load_mutants(path: &Path) -> Result<Vec<FaultyText>> {
     )?)
 }
 
-fn accounting(client: &llm::Client) -> serde_json::Value {
-    serde_json::to_value(client.accounting()).unwrap_or_default()
-}
-
 /// `vera qa SPEC QUESTIONS`
 pub fn qa(
     spec: &Path,
@@ -89,10 +85,9 @@ pub fn qa(
     args: &QaArgs,
     model: &ModelArgs,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let Some(spec) = load_or_report(spec, None) else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let qs = load_questions(questions, args.limit_questions)?;
     let options = args.options()?;
@@ -100,51 +95,102 @@ pub fn qa(
     let start = std::time::Instant::now();
     let report = pipeline::qa::run(&spec, &qs, &client, &solver.config(), &options)?;
     let seconds = start.elapsed().as_secs_f64();
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.qa.v1", "spec": spec.name, "seconds": seconds,
-                "report": report, "accounting": accounting(&client)});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => {
-            let mut o = String::new();
-            for run in &report.runs {
-                let (word, p) = match run.accepted_at {
-                    Some(0) => ("accepted".to_string(), Paint::Good),
-                    Some(k) => (format!("repaired at attempt {k}"), Paint::Good),
-                    None => ("rejected".to_string(), Paint::Bad),
-                };
-                let last = run.attempts.last().map(|a| {
-                    serde_json::to_value(&a.check)
-                        .ok()
-                        .and_then(|v| v["status"].as_str().map(str::to_string))
-                        .unwrap_or_default()
-                });
-                let _ = writeln!(
-                    o,
-                    "{:<14} {} {}: {} (last: {})",
-                    run.mode.name(),
-                    paint(Paint::Id, &run.id),
-                    excerpt(
-                        &qs.iter()
-                            .find(|q| q.id == run.id)
-                            .map(|q| q.text.clone())
-                            .unwrap_or_default(),
-                        50
-                    ),
-                    paint(p, &word),
-                    last.unwrap_or_default()
-                );
-            }
-            let _ = writeln!(o);
-            o.push_str(&pipeline::qa::markdown(&report));
-            let _ = writeln!(o, "\n{}", client.accounting().table());
-            let _ = writeln!(o, "{seconds:.1} s");
-            print!("{o}");
-        }
+    let mut o = String::new();
+    for run in &report.runs {
+        let (word, p) = match run.accepted_at {
+            Some(0) => ("accepted".to_string(), Paint::Good),
+            Some(k) => (format!("repaired at attempt {k}"), Paint::Good),
+            None => ("rejected".to_string(), Paint::Bad),
+        };
+        let last = run.attempts.last().map(|a| {
+            serde_json::to_value(&a.check)
+                .ok()
+                .and_then(|v| v["status"].as_str().map(str::to_string))
+                .unwrap_or_default()
+        });
+        let _ = writeln!(
+            o,
+            "{:<14} {} {}: {} (last: {})",
+            run.mode.name(),
+            paint(Paint::Id, &run.id),
+            excerpt(
+                &qs.iter()
+                    .find(|q| q.id == run.id)
+                    .map(|q| q.text.clone())
+                    .unwrap_or_default(),
+                50
+            ),
+            paint(p, &word),
+            last.unwrap_or_default()
+        );
     }
+    let _ = writeln!(o);
+    o.push_str(&pipeline::qa::markdown(&report));
+    let _ = writeln!(o, "\n{}", client.accounting().table());
+    let _ = writeln!(o, "{seconds:.1} s");
     let all = report.runs.iter().all(|r| r.accepted_at.is_some());
-    Ok(ExitCode::from(if all { EXIT_OK } else { EXIT_FINDINGS }))
+    let status = if all { Status::Ok } else { Status::Findings };
+    let cases = report
+        .runs
+        .iter()
+        .map(|run| {
+            let last = run
+                .attempts
+                .last()
+                .and_then(|a| serde_json::to_value(&a.check).ok())
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            report::Case {
+                name: format!("{} [{}]", run.id, run.mode.name()),
+                class: format!("vera.qa.{}", run.mode.name()),
+                outcome: match run.accepted_at {
+                    Some(_) => report::Outcome::Passed,
+                    None => report::Outcome::Failed {
+                        message: format!(
+                            "no verified answer after {} attempt(s)",
+                            run.attempts.len()
+                        ),
+                        detail: last,
+                    },
+                },
+                seconds: None,
+                output: None,
+            }
+        })
+        .collect();
+    let mut r = Rendered::new(
+        "vera.qa.v1",
+        status,
+        o,
+        QaJson {
+            schema: "vera.qa.v1",
+            spec: spec.name.clone(),
+            seconds: Some(seconds),
+            checks: None,
+            report,
+            llm: client.accounting(),
+        },
+    );
+    r.suites = Some(vec![report::Suite {
+        name: questions.display().to_string(),
+        file: Some(questions.display().to_string()),
+        cases,
+    }]);
+    Ok(Box::new(r))
+}
+
+/// `vera.qa.v1`, `vera.roundtrip.v1` and `vera.faults.v1`: the spec's name, the
+/// command's report and the LLM accounting (`llm`).
+#[derive(serde::Serialize)]
+struct QaJson<T: serde::Serialize> {
+    schema: &'static str,
+    spec: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checks: Option<&'static str>,
+    report: T,
+    llm: llm::Accounting,
 }
 
 /// `vera roundtrip SPEC`
@@ -154,10 +200,9 @@ pub fn roundtrip(
     no_repair: bool,
     model: &ModelArgs,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let Some(spec) = load_or_report(spec, None) else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let client = model.client()?;
     let options = pipeline::roundtrip::RoundTripOptions {
@@ -166,63 +211,64 @@ pub fn roundtrip(
         embeddings: model.embeddings()?,
     };
     let report = pipeline::roundtrip::run(&spec, &client, &solver.config(), &options)?;
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.roundtrip.v1", "spec": spec.name,
-                "checks": pipeline::roundtrip::WHAT_IT_CHECKS,
-                "report": report, "accounting": accounting(&client)});
-            println!("{}", serde_json::to_string_pretty(&j)?);
+    let mut o = String::new();
+    let _ = writeln!(o, "round trip: {}.\n", pipeline::roundtrip::WHAT_IT_CHECKS);
+    for t in &report.trips {
+        let (word, p) = if t.initially_equivalent() {
+            ("equivalent", Paint::Good)
+        } else if t.finally_equivalent() {
+            ("equivalent after repair", Paint::Good)
+        } else if t.problem.is_some() && t.reformalized.is_none() {
+            ("no formula", Paint::Warn)
+        } else {
+            ("differs", Paint::Bad)
+        };
+        let _ = writeln!(o, "{} {}", paint(Paint::Id, &t.id), paint(p, word));
+        let _ = writeln!(o, "  formula:      {}", t.formula);
+        if let Some(s) = &t.sentence {
+            let _ = writeln!(o, "  sentence:     {}", excerpt(s, 100));
         }
-        Format::Human => {
-            let mut o = String::new();
-            let _ = writeln!(o, "round trip: {}.\n", pipeline::roundtrip::WHAT_IT_CHECKS);
-            for t in &report.trips {
-                let (word, p) = if t.initially_equivalent() {
-                    ("equivalent", Paint::Good)
-                } else if t.finally_equivalent() {
-                    ("equivalent after repair", Paint::Good)
-                } else if t.problem.is_some() && t.reformalized.is_none() {
-                    ("no formula", Paint::Warn)
-                } else {
-                    ("differs", Paint::Bad)
-                };
-                let _ = writeln!(o, "{} {}", paint(Paint::Id, &t.id), paint(p, word));
-                let _ = writeln!(o, "  formula:      {}", t.formula);
-                if let Some(s) = &t.sentence {
-                    let _ = writeln!(o, "  sentence:     {}", excerpt(s, 100));
-                }
-                if let Some(f) = &t.reformalized {
-                    let _ = writeln!(o, "  reformalized: {f}");
-                }
-                if let Some(p) = &t.problem {
-                    let _ = writeln!(o, "  problem:      {}", excerpt(p, 100));
-                }
-                for f in &t.flags {
-                    let _ = writeln!(o, "  {}: {}", paint(Paint::Bad, "flagged"), f.message);
-                }
-            }
-            let _ = writeln!(
-                o,
-                "\nequivalent at first try {}, after one repair {}; {} sentence(s) flagged; mean lexical cosine {}{}",
-                report.initial.show(),
-                report.after_repair.show(),
-                report.flagged,
-                report
-                    .mean_lexical_similarity
-                    .map(|s| format!("{:.1}%", 100.0 * s))
-                    .unwrap_or_else(|| "-".into()),
-                match (report.mean_embedding_similarity, &report.embedding_model) {
-                    (Some(s), Some(m)) =>
-                        format!("; mean embedding cosine {:.1}% ({m})", 100.0 * s),
-                    _ => String::new(),
-                }
-            );
-            let _ = writeln!(o, "\n{}", client.accounting().table());
-            print!("{o}");
+        if let Some(f) = &t.reformalized {
+            let _ = writeln!(o, "  reformalized: {f}");
+        }
+        if let Some(p) = &t.problem {
+            let _ = writeln!(o, "  problem:      {}", excerpt(p, 100));
+        }
+        for f in &t.flags {
+            let _ = writeln!(o, "  {}: {}", paint(Paint::Bad, "flagged"), f.message);
         }
     }
+    let _ = writeln!(
+        o,
+        "\nequivalent at first try {}, after one repair {}; {} sentence(s) flagged; mean lexical cosine {}{}",
+        report.initial.show(),
+        report.after_repair.show(),
+        report.flagged,
+        report
+            .mean_lexical_similarity
+            .map(|s| format!("{:.1}%", 100.0 * s))
+            .unwrap_or_else(|| "-".into()),
+        match (report.mean_embedding_similarity, &report.embedding_model) {
+            (Some(s), Some(m)) =>
+                format!("; mean embedding cosine {:.1}% ({m})", 100.0 * s),
+            _ => String::new(),
+        }
+    );
+    let _ = writeln!(o, "\n{}", client.accounting().table());
     let all = report.trips.iter().all(|t| t.passed());
-    Ok(ExitCode::from(if all { EXIT_OK } else { EXIT_FINDINGS }))
+    Ok(Box::new(Rendered::new(
+        "vera.roundtrip.v1",
+        if all { Status::Ok } else { Status::Findings },
+        o,
+        QaJson {
+            schema: "vera.roundtrip.v1",
+            spec: spec.name.clone(),
+            seconds: None,
+            checks: Some(pipeline::roundtrip::WHAT_IT_CHECKS),
+            report,
+            llm: client.accounting(),
+        },
+    )))
 }
 
 /// `vera faults SPEC [--mutants FILE]`
@@ -232,10 +278,9 @@ pub fn faults(
     limit: Option<usize>,
     model: &ModelArgs,
     solver: &SolverArgs,
-    format: Format,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let Some(spec) = load_or_report(spec, None) else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let client = model.client()?;
     let texts = match mutants {
@@ -243,19 +288,25 @@ pub fn faults(
         None => pipeline::faults::generate(&spec, &client, &Selection::first(limit))?,
     };
     let report = pipeline::faults::run(&spec, &texts, &client, &solver.config())?;
-    match format {
-        Format::Json => {
-            let j = serde_json::json!({"schema": "vera.faults.v1", "spec": spec.name,
-                "report": report, "accounting": accounting(&client)});
-            println!("{}", serde_json::to_string_pretty(&j)?);
-        }
-        Format::Human => {
-            print!("{}", pipeline::faults::markdown(&report));
-            println!("\n{}", client.accounting().table());
-        }
-    }
+    let o = format!(
+        "{}\n{}\n",
+        pipeline::faults::markdown(&report),
+        client.accounting().table()
+    );
     let all = report.results.iter().all(|r| r.detected());
-    Ok(ExitCode::from(if all { EXIT_OK } else { EXIT_FINDINGS }))
+    Ok(Box::new(Rendered::new(
+        "vera.faults.v1",
+        if all { Status::Ok } else { Status::Findings },
+        o,
+        QaJson {
+            schema: "vera.faults.v1",
+            spec: spec.name.clone(),
+            seconds: None,
+            checks: None,
+            report,
+            llm: client.accounting(),
+        },
+    )))
 }
 
 /// Options of `vera eval`.
@@ -296,9 +347,9 @@ pub fn eval(
     args: &EvalArgs,
     model: &ModelArgs,
     solver: &SolverArgs,
-) -> Result<ExitCode> {
+) -> crate::output::Outcome {
     let Some(spec) = load_or_report(spec, None) else {
-        return Ok(ExitCode::from(EXIT_ERROR));
+        return Err(crate::output::Reported.into());
     };
     let mut experiments = Vec::new();
     for e in args.experiments.split(',').filter(|e| !e.trim().is_empty()) {
@@ -358,7 +409,12 @@ pub fn eval(
     )?;
     let tables = pipeline::eval::markdown(&report);
     safefile::write_atomic(&md, tables.as_bytes(), force)?;
-    print!("{tables}");
     eprintln!("wrote {} and {}", json.display(), md.display());
-    Ok(ExitCode::from(EXIT_OK))
+    // The evaluation measures; its figures are the result, not pass/fail findings.
+    Ok(Box::new(Rendered::new(
+        "vera.eval.v1",
+        Status::Ok,
+        tables,
+        report,
+    )))
 }

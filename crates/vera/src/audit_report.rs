@@ -1,0 +1,764 @@
+//! The report of `vera audit`: the typed JSON payload (`vera.audit.v1`), the terminal
+//! text, the findings for SARIF and the HTML page.
+
+use crate::audit::human_audit;
+use report::html::{Bar, Block, Count, Edge, Node, Page, Section, Tone};
+use report::{Finding, Findings, Level, Location, Report, Rule, Status};
+use reqs::audit::{Consistency, Redundancy, RequirementAudit, Vacuity, Violatability, Witness};
+use reqs::realize::Realizability;
+use reqs::summary::{vacuous_by_priority, Summary};
+use reqs::Spec;
+use serde::Serialize;
+
+/// One finished audit, with everything its renderings need.
+pub struct AuditRun {
+    pub spec: Spec,
+    pub report: reqs::AuditReport,
+    pub summary: Summary,
+    pub causes: Vec<reqs::forcing::RedundancyCause>,
+    pub witnesses: bool,
+    pub cached: bool,
+    pub solver: String,
+    pub seconds: f64,
+}
+
+/// `vera.audit.v1`.
+#[derive(Serialize)]
+struct AuditJson<'a> {
+    schema: &'static str,
+    spec: &'a str,
+    file: &'a str,
+    solver: &'a str,
+    summary: &'a Summary,
+    consistency: &'a Consistency,
+    realizability: &'a Realizability,
+    requirements: Vec<RequirementJson<'a>>,
+    not_formalized: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    redundancy_causes: &'a [reqs::forcing::RedundancyCause],
+    queries: usize,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct RequirementJson<'a> {
+    text: &'a str,
+    #[serde(flatten)]
+    audit: &'a RequirementAudit,
+}
+
+/// The finding kinds of an audit (SARIF rules).
+const RULES: &[Rule] = &[
+    Rule {
+        id: "VERA-AUDIT-INCONSISTENT",
+        name: "GlobalConflict",
+        short: "No state satisfies these requirements together with the domain.",
+        help: "Decide which of the requirements in the conflict is wrong, or restrict one of them.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-AUDIT-DOMAIN-INCONSISTENT",
+        name: "DomainConflict",
+        short: "The domain constraints alone have no state.",
+        help: "Correct the domain constraints or variable bounds in the conflict.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-AUDIT-CONFLICT-FOR-SOME-INPUTS",
+        name: "ConflictForSomeInputs",
+        short: "For some input values no outputs satisfy these requirements.",
+        help:
+            "Answer the decision the conflict asks: which requirement gives way for these inputs.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-AUDIT-VACUOUS",
+        name: "Vacuous",
+        short: "The requirement's trigger can never hold, so it never applies.",
+        help: "Check the trigger against the domain and the requirements named as the cause.",
+        level: Level::Warning,
+    },
+    Rule {
+        id: "VERA-AUDIT-IMPLIED-BY-DOMAIN",
+        name: "ImpliedByDomain",
+        short: "The domain alone already forces the requirement; it can never be violated.",
+        help: "Drop the requirement or check whether the domain is too strong.",
+        level: Level::Warning,
+    },
+    Rule {
+        id: "VERA-AUDIT-REDUNDANT",
+        name: "Redundant",
+        short: "Other requirements together already imply this one.",
+        help: "Drop it, or check whether the subsuming requirements say more than intended.",
+        level: Level::Warning,
+    },
+    Rule {
+        id: "VERA-AUDIT-UNDECIDED",
+        name: "Undecided",
+        short:
+            "The solver could not decide a check (unknown, timeout, failure); nothing was proved.",
+        help: "Raise --timeout, try the other solver, or simplify the formulas involved.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-AUDIT-NOT-FORMALIZED",
+        name: "NotFormalized",
+        short: "The requirement has no formula and takes no part in the audit.",
+        help: "Write its formula or run `vera formalize`.",
+        level: Level::Note,
+    },
+];
+
+impl AuditRun {
+    fn file(&self) -> &str {
+        self.spec.source.name()
+    }
+
+    /// The place of a requirement or domain constraint by id.
+    fn place(&self, id: &str) -> Location {
+        let line = self
+            .spec
+            .requirements
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.line)
+            .or_else(|| self.spec.domain.iter().find(|d| d.id == id).map(|d| d.line))
+            .filter(|l| *l > 0)
+            .and_then(|l| u32::try_from(l).ok());
+        Location::new(self.file(), line)
+    }
+
+    fn text_of(&self, id: &str) -> &str {
+        self.spec
+            .requirements
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.text.as_str())
+            .or_else(|| {
+                self.spec
+                    .domain
+                    .iter()
+                    .find(|d| d.id == id)
+                    .and_then(|d| d.text.as_deref())
+            })
+            .unwrap_or("")
+    }
+
+    /// A finding at the first of `ids`, the others as related places.
+    fn group(&self, rule: &'static str, level: Level, ids: &[String], message: String) -> Finding {
+        let mut places = ids.iter().map(|id| {
+            self.place(id).with_message(format!(
+                "{id}: {}",
+                crate::output::excerpt(self.text_of(id), 100)
+            ))
+        });
+        let location = places.next();
+        Finding {
+            rule,
+            level,
+            message,
+            location,
+            related: places.collect(),
+        }
+    }
+
+    fn requirement_findings(&self, a: &RequirementAudit, out: &mut Vec<Finding>) {
+        let at = |rule, level, message: String, related: &[String]| Finding {
+            rule,
+            level,
+            message,
+            location: Some(self.place(&a.id)),
+            related: related
+                .iter()
+                .map(|id| self.place(id).with_message(id.clone()))
+                .collect(),
+        };
+        let mut undecided = Vec::new();
+        for (what, v) in [("domain", &a.vacuity_domain), ("model", &a.vacuity_model)] {
+            match v {
+                Vacuity::Vacuous { because, .. }
+                    if what == "domain" || !vacuous_by_priority(&self.report, a) =>
+                {
+                    let cause = if because.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" because of {}", because.join(", "))
+                    };
+                    out.push(at(
+                        "VERA-AUDIT-VACUOUS",
+                        Level::Warning,
+                        format!(
+                            "{}: the trigger can never hold under the {what}{cause}",
+                            a.id
+                        ),
+                        because,
+                    ));
+                }
+                Vacuity::Unknown { reason } => {
+                    undecided.push(format!("vacuity ({what}): {reason}"))
+                }
+                _ => {}
+            }
+        }
+        match &a.violatability {
+            Violatability::ImpliedByDomain { because } => out.push(at(
+                "VERA-AUDIT-IMPLIED-BY-DOMAIN",
+                Level::Warning,
+                format!(
+                    "{}: the domain alone forces it; it can never be violated",
+                    a.id
+                ),
+                because,
+            )),
+            Violatability::Unknown { reason } => undecided.push(format!("violatability: {reason}")),
+            Violatability::Violatable { .. } => {}
+        }
+        match &a.redundancy {
+            Redundancy::Redundant { subsumed_by } => out.push(at(
+                "VERA-AUDIT-REDUNDANT",
+                Level::Warning,
+                format!(
+                    "{}: implied by {}",
+                    a.id,
+                    if subsumed_by.is_empty() {
+                        "the domain".to_string()
+                    } else {
+                        subsumed_by.join(", ")
+                    }
+                ),
+                subsumed_by,
+            )),
+            Redundancy::Unknown { reason } => undecided.push(format!("redundancy: {reason}")),
+            _ => {}
+        }
+        if !undecided.is_empty() {
+            out.push(at(
+                "VERA-AUDIT-UNDECIDED",
+                Level::Error,
+                format!("{}: not decided: {}", a.id, undecided.join("; ")),
+                &[],
+            ));
+        }
+    }
+
+    fn env_conflicts(&self) -> &[reqs::realize::EnvConflict] {
+        match &self.report.realizability {
+            Realizability::Unrealizable { conflicts, .. } => conflicts,
+            _ => &[],
+        }
+    }
+}
+
+fn witness_rows(w: &Witness) -> Vec<Vec<String>> {
+    w.iter()
+        .map(|a| {
+            vec![
+                a.variable.clone(),
+                format!(
+                    "{}{}",
+                    a.value,
+                    a.unit
+                        .as_deref()
+                        .map(|u| format!(" {u}"))
+                        .unwrap_or_default()
+                ),
+            ]
+        })
+        .collect()
+}
+
+fn witness_table(w: &Witness) -> Block {
+    Block::Table {
+        headers: vec!["variable".into(), "value".into()],
+        rows: witness_rows(w),
+    }
+}
+
+impl Report for AuditRun {
+    fn schema(&self) -> &'static str {
+        "vera.audit.v1"
+    }
+
+    fn status(&self) -> Status {
+        let r = &self.report;
+        let unknown = matches!(r.consistency, Consistency::Unknown { .. })
+            || matches!(r.realizability, Realizability::Unknown { .. })
+            || matches!(
+                r.realizability,
+                Realizability::Unrealizable {
+                    incomplete: Some(reqs::Incomplete::Unknown { .. }),
+                    ..
+                }
+            )
+            || self.summary.unknown > 0;
+        let findings = !matches!(r.consistency, Consistency::Consistent)
+            || matches!(r.realizability, Realizability::Unrealizable { .. })
+            || r.requirements.iter().any(RequirementAudit::has_findings);
+        if unknown {
+            Status::Error
+        } else if findings {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(
+            human_audit(
+                &self.spec,
+                &self.report,
+                &self.summary,
+                self.witnesses,
+                self.cached,
+                &self.causes,
+            )
+            .as_bytes(),
+        )
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        let requirements = self
+            .report
+            .requirements
+            .iter()
+            .map(|a| RequirementJson {
+                text: self.text_of(&a.id),
+                audit: a,
+            })
+            .collect();
+        serde_json::to_string_pretty(&AuditJson {
+            schema: self.schema(),
+            spec: &self.spec.name,
+            file: self.file(),
+            solver: &self.solver,
+            summary: &self.summary,
+            consistency: &self.report.consistency,
+            realizability: &self.report.realizability,
+            requirements,
+            not_formalized: &self.report.not_formalized,
+            redundancy_causes: &self.causes,
+            queries: self.report.queries,
+            seconds: self.seconds,
+        })
+    }
+
+    fn findings(&self) -> Option<Findings> {
+        let mut out = Vec::new();
+        match &self.report.consistency {
+            Consistency::Consistent => {}
+            Consistency::DomainInconsistent { conflict } => out.push(self.group(
+                "VERA-AUDIT-DOMAIN-INCONSISTENT",
+                Level::Error,
+                conflict,
+                format!(
+                    "the domain constraints {} have no state together",
+                    conflict.join(", ")
+                ),
+            )),
+            Consistency::Inconsistent {
+                conflicts,
+                incomplete,
+                ..
+            } => {
+                for c in conflicts {
+                    out.push(self.group(
+                        "VERA-AUDIT-INCONSISTENT",
+                        Level::Error,
+                        c,
+                        format!("no state satisfies {} together", c.join(", ")),
+                    ));
+                }
+                if let Some(reqs::Incomplete::Unknown { reason }) = incomplete {
+                    out.push(Finding {
+                        rule: "VERA-AUDIT-UNDECIDED",
+                        level: Level::Error,
+                        message: format!("the search for further conflicts stopped: {reason}"),
+                        location: Some(Location::new(self.file(), None)),
+                        related: Vec::new(),
+                    });
+                }
+            }
+            Consistency::Unknown { reason } => out.push(Finding {
+                rule: "VERA-AUDIT-UNDECIDED",
+                level: Level::Error,
+                message: format!("global consistency not decided: {reason}"),
+                location: Some(Location::new(self.file(), None)),
+                related: Vec::new(),
+            }),
+        }
+        for c in self.env_conflicts() {
+            let inputs: Vec<String> = c
+                .inputs
+                .iter()
+                .map(|a| format!("{} = {}", a.variable, a.value))
+                .collect();
+            out.push(self.group(
+                "VERA-AUDIT-CONFLICT-FOR-SOME-INPUTS",
+                Level::Error,
+                &c.requirements,
+                format!(
+                    "when {}, no outputs satisfy {}: {}",
+                    inputs.join(", "),
+                    c.requirements.join(", "),
+                    c.question
+                ),
+            ));
+        }
+        match &self.report.realizability {
+            Realizability::Unknown { reason }
+            | Realizability::Unrealizable {
+                incomplete: Some(reqs::Incomplete::Unknown { reason }),
+                ..
+            } => out.push(Finding {
+                rule: "VERA-AUDIT-UNDECIDED",
+                level: Level::Error,
+                message: format!("conflicts for some inputs not decided: {reason}"),
+                location: Some(Location::new(self.file(), None)),
+                related: Vec::new(),
+            }),
+            _ => {}
+        }
+        for a in &self.report.requirements {
+            self.requirement_findings(a, &mut out);
+        }
+        for id in &self.report.not_formalized {
+            out.push(Finding {
+                rule: "VERA-AUDIT-NOT-FORMALIZED",
+                level: Level::Note,
+                message: format!("{id} has no formula and takes no part in the audit"),
+                location: Some(self.place(id)),
+                related: Vec::new(),
+            });
+        }
+        Some(Findings {
+            command: "audit".into(),
+            rules: RULES.to_vec(),
+            findings: out,
+            files: vec![self.file().to_string()],
+        })
+    }
+
+    fn notes(&self) -> Vec<String> {
+        if self.cached {
+            vec![format!(
+                "{} of {} checks reused from the cache",
+                self.report.reused, self.report.checks
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn page(&self) -> Option<Page> {
+        let s = &self.summary;
+        let tone = |n: usize, bad: Tone| if n == 0 { Tone::Good } else { bad };
+        let conflicts = match &self.report.consistency {
+            Consistency::Inconsistent { conflicts, .. } => conflicts.len(),
+            Consistency::DomainInconsistent { .. } => 1,
+            _ => 0,
+        };
+        let counts = vec![
+            Count {
+                label: "requirements".into(),
+                value: s.requirements,
+                tone: Tone::Neutral,
+            },
+            Count {
+                label: "formalized".into(),
+                value: s.formalized,
+                tone: Tone::Neutral,
+            },
+            Count {
+                label: "global conflicts".into(),
+                value: conflicts,
+                tone: tone(conflicts, Tone::Bad),
+            },
+            Count {
+                label: "conflicts for some inputs".into(),
+                value: s.conflicts_for_some_inputs,
+                tone: tone(s.conflicts_for_some_inputs, Tone::Bad),
+            },
+            Count {
+                label: "vacuous".into(),
+                value: s.vacuous,
+                tone: tone(s.vacuous, Tone::Warn),
+            },
+            Count {
+                label: "implied by domain".into(),
+                value: s.implied_by_domain,
+                tone: tone(s.implied_by_domain, Tone::Warn),
+            },
+            Count {
+                label: "redundant".into(),
+                value: s.redundant,
+                tone: tone(s.redundant, Tone::Warn),
+            },
+            Count {
+                label: "undecided".into(),
+                value: s.unknown,
+                tone: tone(s.unknown, Tone::Bad),
+            },
+        ];
+        let mut sections = Vec::new();
+
+        // Conflicts: each core as a picture of the requirements it joins.
+        let mut conflict_blocks = Vec::new();
+        match &self.report.consistency {
+            Consistency::Consistent => conflict_blocks.push(Block::Text(
+                "The requirements and the domain have a common state: no global conflict.".into(),
+            )),
+            Consistency::DomainInconsistent { conflict } => {
+                conflict_blocks.push(Block::Text(format!(
+                    "The domain constraints alone have no state: {}.",
+                    conflict.join(", ")
+                )))
+            }
+            Consistency::Inconsistent { conflicts, .. } => {
+                let (nodes, edges) = core_graph(conflicts);
+                conflict_blocks.push(Block::Graph {
+                    caption:
+                        "Minimal conflicts: requirements joined by an edge clash in the same core"
+                            .into(),
+                    nodes,
+                    edges,
+                });
+                for (k, c) in conflicts.iter().enumerate() {
+                    conflict_blocks.push(Block::Item {
+                        title: format!("Conflict {}", k + 1),
+                        badge: "inconsistent".into(),
+                        tone: Tone::Bad,
+                        blocks: vec![self.text_table(c)],
+                    });
+                }
+            }
+            Consistency::Unknown { reason } => conflict_blocks.push(Block::Text(format!(
+                "Global consistency was not decided: {reason}"
+            ))),
+        }
+        for (k, c) in self.env_conflicts().iter().enumerate() {
+            conflict_blocks.push(Block::Item {
+                title: format!("Conflict for some inputs {}", k + 1),
+                badge: "unrealizable".into(),
+                tone: Tone::Bad,
+                blocks: vec![
+                    Block::Text(c.question.clone()),
+                    self.text_table(&c.requirements),
+                    Block::Text("Inputs under which no outputs satisfy them:".into()),
+                    witness_table(&c.inputs),
+                ],
+            });
+        }
+        sections.push(Section {
+            heading: "Conflicts".into(),
+            blocks: conflict_blocks,
+        });
+
+        // Subsumption: an edge from each subsuming requirement to the one it implies.
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut edges = Vec::new();
+        let index = |id: &str, tone: Tone, nodes: &mut Vec<Node>| {
+            if let Some(i) = nodes.iter().position(|n| n.label == id) {
+                if tone == Tone::Warn {
+                    nodes[i].tone = Tone::Warn;
+                }
+                i
+            } else {
+                nodes.push(Node {
+                    label: id.to_string(),
+                    tone,
+                });
+                nodes.len() - 1
+            }
+        };
+        for a in &self.report.requirements {
+            if let Redundancy::Redundant { subsumed_by } = &a.redundancy {
+                let to = index(&a.id, Tone::Warn, &mut nodes);
+                for b in subsumed_by {
+                    let from = index(b, Tone::Neutral, &mut nodes);
+                    edges.push(Edge {
+                        from,
+                        to,
+                        label: None,
+                    });
+                }
+            }
+        }
+        if !nodes.is_empty() {
+            sections.push(Section {
+                heading: "Redundancy".into(),
+                blocks: vec![Block::Graph {
+                    caption: "Subsumption: an arrow from each requirement to one it helps imply (redundant ones in amber)".into(),
+                    nodes,
+                    edges,
+                }],
+            });
+        }
+
+        // Requirements, one card each.
+        let mut items = Vec::new();
+        for a in &self.report.requirements {
+            let mut found = Vec::new();
+            self.requirement_findings(a, &mut found);
+            let (badge, tone) = match found.first() {
+                None => ("ok".to_string(), Tone::Good),
+                Some(f) => (
+                    RULES
+                        .iter()
+                        .find(|r| r.id == f.rule)
+                        .map_or("finding", |r| r.name)
+                        .to_string(),
+                    if f.level == Level::Error {
+                        Tone::Bad
+                    } else {
+                        Tone::Warn
+                    },
+                ),
+            };
+            let mut blocks = vec![Block::Text(self.text_of(&a.id).to_string())];
+            if let Some(f) = self
+                .spec
+                .requirements
+                .iter()
+                .find(|r| r.id == a.id)
+                .and_then(|r| r.formula.as_ref())
+            {
+                blocks.push(Block::Code(logic::print::term(f)));
+            }
+            for f in &found {
+                blocks.push(Block::Text(f.message.clone()));
+            }
+            if self.witnesses {
+                if let Violatability::Violatable { witness } = &a.violatability {
+                    blocks.push(Block::Text("A state that violates it:".into()));
+                    blocks.push(witness_table(witness));
+                }
+            }
+            items.push(Block::Item {
+                title: a.id.clone(),
+                badge,
+                tone,
+                blocks,
+            });
+        }
+        for id in &self.report.not_formalized {
+            items.push(Block::Item {
+                title: id.clone(),
+                badge: "not formalized".into(),
+                tone: Tone::Neutral,
+                blocks: vec![Block::Text(self.text_of(id).to_string())],
+            });
+        }
+        // Findings first: errors, then warnings, then the requirements without findings.
+        let rank = |b: &Block| match b {
+            Block::Item {
+                tone: Tone::Bad, ..
+            } => 0,
+            Block::Item {
+                tone: Tone::Warn, ..
+            } => 1,
+            Block::Item {
+                tone: Tone::Good, ..
+            } => 2,
+            _ => 3,
+        };
+        items.sort_by_key(rank);
+        sections.push(Section {
+            heading: "Requirements".into(),
+            blocks: items,
+        });
+
+        let formalized = s.formalized.max(1) as f64;
+        sections.push(Section {
+            heading: "Findings by kind".into(),
+            blocks: vec![Block::Bars {
+                caption: "Requirements with each finding, of those formalized".into(),
+                bars: vec![
+                    Bar {
+                        label: "vacuous".into(),
+                        value: s.vacuous as f64,
+                        max: formalized,
+                        tone: Tone::Warn,
+                    },
+                    Bar {
+                        label: "implied by domain".into(),
+                        value: s.implied_by_domain as f64,
+                        max: formalized,
+                        tone: Tone::Warn,
+                    },
+                    Bar {
+                        label: "redundant".into(),
+                        value: s.redundant as f64,
+                        max: formalized,
+                        tone: Tone::Warn,
+                    },
+                    Bar {
+                        label: "undecided".into(),
+                        value: s.unknown as f64,
+                        max: formalized,
+                        tone: Tone::Bad,
+                    },
+                ],
+            }],
+        });
+        Some(Page {
+            title: format!("vera audit: {}", self.spec.name),
+            subtitle: Some(format!(
+                "{} · solver {} · {} queries in {:.2} s",
+                self.file(),
+                self.solver,
+                self.report.queries,
+                self.seconds
+            )),
+            counts,
+            sections,
+        })
+    }
+}
+
+impl AuditRun {
+    fn text_table(&self, ids: &[String]) -> Block {
+        Block::Table {
+            headers: vec!["id".into(), "text".into()],
+            rows: ids
+                .iter()
+                .map(|id| vec![id.clone(), self.text_of(id).to_string()])
+                .collect(),
+        }
+    }
+}
+
+/// The requirements of the conflict cores as nodes, each core drawn as a ring of edges.
+fn core_graph(conflicts: &[Vec<String>]) -> (Vec<Node>, Vec<Edge>) {
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut edges = Vec::new();
+    for (k, core) in conflicts.iter().enumerate() {
+        let idx: Vec<usize> = core
+            .iter()
+            .map(|id| match nodes.iter().position(|n| &n.label == id) {
+                Some(i) => i,
+                None => {
+                    nodes.push(Node {
+                        label: id.clone(),
+                        tone: Tone::Bad,
+                    });
+                    nodes.len() - 1
+                }
+            })
+            .collect();
+        if idx.len() >= 2 {
+            for w in 0..idx.len() {
+                let (from, to) = (idx[w], idx[(w + 1) % idx.len()]);
+                if idx.len() == 2 && w == 1 {
+                    break;
+                }
+                edges.push(Edge {
+                    from,
+                    to,
+                    label: Some(format!("#{}", k + 1)),
+                });
+            }
+        }
+    }
+    (nodes, edges)
+}
