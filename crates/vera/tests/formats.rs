@@ -1,0 +1,355 @@
+//! The output formats of the report layer, end to end: `--format sarif` validated
+//! against the official SARIF 2.1.0 schema, `--format junit` read back with an XML
+//! parser, `--format html` opened in headless Chromium, and `-o FILE` written safely.
+//! Real solvers and real Frama-C throughout.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[allow(dead_code)]
+#[path = "../../report/tests/support/sarif.rs"]
+mod sarif;
+
+#[allow(dead_code)]
+#[path = "../../report/tests/support/chromium.rs"]
+mod chromium;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs vera from the repository root; returns (exit code, stdout, stderr).
+fn vera(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+const HEMO: &str = "examples/hemodialysis/hemodialysis.toml";
+const HEMO_BAD: &str = "examples/hemodialysis/hemodialysis-inconsistent.toml";
+
+/// `vera ARGS --format sarif`: exit code and the log, checked against the schema.
+fn sarif_of(args: &[&str], code: i32) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "sarif"]);
+    let (c, out, err) = vera(&all);
+    assert_eq!(c, code, "{args:?}\n{out}\n{err}");
+    let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    sarif::assert_valid(&sarif::validator(), &log);
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(log["runs"][0]["tool"]["driver"]["name"], "vera");
+    log
+}
+
+fn results(log: &serde_json::Value) -> &Vec<serde_json::Value> {
+    log["runs"][0]["results"].as_array().unwrap()
+}
+
+fn rule_ids(log: &serde_json::Value) -> Vec<&str> {
+    results(log)
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn audit_sarif_points_at_the_lines_of_the_conflicting_requirements() {
+    let log = sarif_of(&["audit", "--no-cache", HEMO_BAD], 1);
+    let conflict = results(&log)
+        .iter()
+        .find(|r| r["ruleId"] == "VERA-AUDIT-INCONSISTENT")
+        .expect("the conflict is a result");
+    assert_eq!(conflict["level"], "error");
+    // The core is R-HEP-5 and R-HEP-6: one at the location, the other related, each at
+    // its own line of the spec.
+    let spec = std::fs::read_to_string(root().join(HEMO_BAD)).unwrap();
+    let line_of = |id: &str| {
+        spec.lines()
+            .position(|l| l.trim() == format!("id = \"{id}\""))
+            .map(|i| i as u64 + 1)
+            .unwrap()
+    };
+    let at = |l: &serde_json::Value| l["physicalLocation"]["region"]["startLine"].as_u64();
+    assert_eq!(at(&conflict["locations"][0]), Some(line_of("R-HEP-5")));
+    assert_eq!(
+        at(&conflict["relatedLocations"][0]),
+        Some(line_of("R-HEP-6"))
+    );
+    assert_eq!(
+        conflict["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        HEMO_BAD
+    );
+    // Every rule a result names is declared in the driver.
+    let declared: Vec<&str> = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    for id in rule_ids(&log) {
+        assert!(declared.contains(&id), "{id} not declared");
+    }
+
+    // The consistent spec: its vacuity and redundancy findings are warnings, and no
+    // result is an error.
+    let log = sarif_of(&["audit", "--no-cache", HEMO], 1);
+    let ids = rule_ids(&log);
+    assert!(ids.contains(&"VERA-AUDIT-VACUOUS"), "{ids:?}");
+    assert!(ids.contains(&"VERA-AUDIT-REDUNDANT"), "{ids:?}");
+    assert!(!ids.contains(&"VERA-AUDIT-INCONSISTENT"), "{ids:?}");
+    for r in results(&log) {
+        assert_ne!(r["level"], "error", "{r}");
+    }
+}
+
+#[test]
+fn smt_check_sarif_has_the_core_as_related_locations() {
+    let log = sarif_of(&["smt", "check", "examples/smt/pump-limits.smt2"], 1);
+    let unsat = &results(&log)[0];
+    assert_eq!(unsat["ruleId"], "VERA-SMT-UNSAT");
+    let related = unsat["relatedLocations"].as_array().unwrap();
+    assert!(related.len() >= 2, "{unsat}");
+    for r in related {
+        assert!(
+            r["physicalLocation"]["region"]["startLine"]
+                .as_u64()
+                .unwrap()
+                > 0,
+            "{r}"
+        );
+    }
+    // sat: a valid log with no results.
+    let log = sarif_of(&["smt", "check", "examples/smt/pump-ok.smt2"], 0);
+    assert!(results(&log).is_empty(), "{log}");
+}
+
+#[test]
+fn consistency_and_c_sarif_are_valid() {
+    let case = "testdata/fees-dataset/cra-25/ab";
+    let nl = format!("{case}/ab.smt2");
+    let bl = format!("{case}/prog.bl");
+    let (code, out, err) = vera(&["consistency", "--nl", &nl, "--impl", &bl]);
+    let log = sarif_of(&["consistency", "--nl", &nl, "--impl", &bl], code);
+    match code {
+        0 => assert!(results(&log).is_empty(), "{out}{err}"),
+        _ => assert!(!results(&log).is_empty(), "{out}{err}"),
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().display().to_string();
+    let log = sarif_of(
+        &[
+            "c",
+            "verify",
+            "crates/acsl/tests/c/soundness/callee_no_contract.c",
+            "--cache-dir",
+            &cache,
+        ],
+        1,
+    );
+    let open = results(&log);
+    assert!(!open.is_empty());
+    assert!(open
+        .iter()
+        .all(|r| r["ruleId"] == "VERA-C-NOT-PROVED" || r["ruleId"] == "VERA-C-INVALID"));
+    assert!(open.iter().all(
+        |r| r["locations"][0]["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .is_some()
+    ));
+}
+
+/// JUnit XML: (tests, failures, errors) of the whole document, and the case names.
+fn junit_of(args: &[&str]) -> (i32, (u64, u64, u64), Vec<String>, String) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "junit"]);
+    let (code, out, err) = vera(&all);
+    let doc = roxmltree::Document::parse(&out)
+        .unwrap_or_else(|e| panic!("{args:?}: not XML ({e}):\n{out}\n{err}"));
+    let top = doc.root_element();
+    assert_eq!(top.tag_name().name(), "testsuites");
+    let n = |a: &str| top.attribute(a).unwrap().parse::<u64>().unwrap();
+    let names = doc
+        .descendants()
+        .filter(|d| d.has_tag_name("testcase"))
+        .map(|d| d.attribute("name").unwrap().to_string())
+        .collect();
+    (code, (n("tests"), n("failures"), n("errors")), names, out)
+}
+
+#[test]
+fn ask_junit_has_one_case_per_question_and_agrees_with_json() {
+    let args = [
+        "ask",
+        HEMO,
+        "--questions",
+        "examples/hemodialysis/questions.toml",
+    ];
+    let (code, (tests, failures, errors), names, xml) = junit_of(&args);
+    let (jcode, json, err) = vera(&[args.as_slice(), &["--format", "json"]].concat());
+    assert_eq!(code, jcode, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let answers = j["answers"].as_array().unwrap();
+    assert_eq!(tests as usize, answers.len(), "{xml}");
+    let ids: Vec<String> = answers
+        .iter()
+        .map(|a| a["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ids);
+    // A question fails exactly when its answer does not match what it expects.
+    let mismatches = answers
+        .iter()
+        .filter(|a| a["matches_expected"] == false)
+        .count();
+    let unknown = answers.iter().filter(|a| a["status"] == "unknown").count();
+    assert_eq!(failures as usize, mismatches, "{xml}");
+    assert_eq!(errors as usize, unknown, "{xml}");
+}
+
+#[test]
+fn smt_and_c_junit_count_their_cases() {
+    let (code, (tests, failures, errors), names, xml) = junit_of(&[
+        "smt",
+        "check",
+        "examples/smt/pump-limits.smt2",
+        "examples/smt/pump-ok.smt2",
+    ]);
+    assert_eq!(code, 1, "{xml}");
+    assert_eq!((tests, failures, errors), (2, 1, 0), "{xml}");
+    assert!(
+        names[0].starts_with("examples/smt/pump-limits.smt2:"),
+        "{names:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().display().to_string();
+    let (code, (tests, failures, _), _, xml) = junit_of(&[
+        "c",
+        "verify",
+        "crates/acsl/tests/c/soundness/callee_no_contract.c",
+        "--cache-dir",
+        &cache,
+    ]);
+    assert_eq!(code, 1, "{xml}");
+    assert!(tests >= failures && failures > 0, "{xml}");
+    // A proved file: one passing case per property.
+    let (code, (tests, failures, errors), names, xml) = junit_of(&[
+        "c",
+        "verify",
+        "crates/acsl/tests/c/swap.c",
+        "--cache-dir",
+        &cache,
+    ]);
+    assert_eq!(code, 0, "{xml}");
+    assert!(tests >= 2 && failures == 0 && errors == 0, "{xml}");
+    assert!(names.iter().all(|n| n.starts_with("swap line ")), "{names:?}");
+}
+
+#[test]
+fn a_format_a_command_does_not_offer_is_refused() {
+    let (code, out, err) = vera(&["audit", "--no-cache", HEMO, "--format", "junit"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains("`vera audit` has no junit output; it writes human, json, sarif, html"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "{out}");
+}
+
+#[test]
+fn output_file_is_written_once_and_never_over_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let p = page.display().to_string();
+    let args = [
+        "audit",
+        "--no-cache",
+        HEMO_BAD,
+        "--format",
+        "html",
+        "-o",
+        &p,
+    ];
+    let (code, out, err) = vera(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "the page goes to the file: {out}");
+    let first = std::fs::read_to_string(&page).unwrap();
+    assert!(first.starts_with("<!DOCTYPE html>"), "{}", &first[..80]);
+
+    // Again: refused before any work, the file untouched.
+    std::fs::write(&page, "mine").unwrap();
+    let (code, _, err) = vera(&args);
+    assert_eq!(code, 2);
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), "mine");
+    let (code, _, err) = vera(&[args.as_slice(), &["--force"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+
+    // The spec itself as the output: refused even with --force.
+    let spec = dir.path().join("spec.toml");
+    std::fs::copy(root().join(HEMO), &spec).unwrap();
+    let s = spec.display().to_string();
+    let before = std::fs::read_to_string(&spec).unwrap();
+    let (code, _, err) = vera(&[
+        "audit",
+        "--no-cache",
+        &s,
+        "--format",
+        "json",
+        "-o",
+        &s,
+        "--force",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), before);
+}
+
+#[test]
+fn audit_and_mutate_pages_render_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("audit.html");
+    let p = page.display().to_string();
+    let (code, _, err) = vera(&[
+        "audit",
+        "--no-cache",
+        HEMO_BAD,
+        "--format",
+        "html",
+        "-o",
+        &p,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.to_ascii_lowercase().contains("<script"), "no scripts");
+    let dom = chromium::run_chromium(&dir.path().join("profile-a"), &page, &["--dump-dom"]);
+    for text in [
+        "Hemodialysis machine: variant with conflicting requirements",
+        "Conflict 1",
+        "R-HEP-5",
+        "R-HEP-6",
+        "Heparin shall be stopped at least 60 minutes before the end of the treatment.",
+        "global conflicts",
+        "<svg",
+    ] {
+        assert!(dom.contains(text), "{text} missing from the rendered page");
+    }
+
+    let page = dir.path().join("mutate.html");
+    let p = page.display().to_string();
+    let (code, _, err) = vera(&["mutate", HEMO, "--format", "html", "-o", &p]);
+    assert!(code <= 1, "{err}");
+    let dom = chromium::run_chromium(&dir.path().join("profile-m"), &page, &["--dump-dom"]);
+    for text in ["Detection by category", "overall", "mutants"] {
+        assert!(dom.contains(text), "{text} missing from the mutation page");
+    }
+}
