@@ -219,19 +219,23 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         batch: Option<PathBuf>,
         /// Formalize this rule text with a language model (voted translations) instead of --nl.
-        #[arg(long, value_name = "RULE.txt", conflicts_with_all = ["nl", "batch"])]
+        #[arg(
+            long,
+            value_name = "RULE.txt",
+            conflicts_with_all = ["nl", "batch", "enumerate", "max_regions", "no_same_name_mapping"]
+        )]
         nl_text: Option<PathBuf>,
         /// With --nl-text: the variable specification (default: model.json next to the rule).
-        #[arg(long, value_name = "JSON")]
+        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], value_name = "JSON")]
         variables: Option<PathBuf>,
         /// With --nl-text: translations to vote on.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 3)]
         translations: u32,
         /// With --nl-text: the confidence threshold θ.
-        #[arg(long, default_value_t = 2.0 / 3.0)]
+        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 2.0 / 3.0)]
         theta: f64,
         /// With --nl-text: repair turns for a translation that does not parse.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 2)]
         retries: usize,
         #[command(flatten)]
         llm: crate::pipecmd::LlmArgs,
@@ -846,6 +850,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             solver,
             output,
         } => {
+            // The parser refuses these with --nl-text; only their defaults reach here.
             let _ = (enumerate, max_regions, no_same_name_mapping, batch, nl);
             finish(
                 "consistency",

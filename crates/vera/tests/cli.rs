@@ -929,3 +929,48 @@ fn load_warnings_are_not_printed_as_errors() {
         );
     }
 }
+
+/// Flags that do not apply to a mode of `vera consistency` are refused by the parser,
+/// never silently ignored.
+#[test]
+fn consistency_flags_of_another_mode_are_refused() {
+    for (args, clash) in [
+        (
+            &["--nl-text", "r.txt", "--impl", "p.bl", "--enumerate"][..],
+            "--enumerate",
+        ),
+        (
+            &["--nl-text", "r.txt", "--impl", "p.bl", "--max-regions", "3"][..],
+            "--max-regions",
+        ),
+        (
+            &[
+                "--nl-text",
+                "r.txt",
+                "--impl",
+                "p.bl",
+                "--no-same-name-mapping",
+            ][..],
+            "--no-same-name-mapping",
+        ),
+        (
+            &["--nl", "a.smt2", "--impl", "p.bl", "--theta", "0.5"][..],
+            "--theta",
+        ),
+        (
+            &["--batch", "dir", "--variables", "m.json"][..],
+            "--variables",
+        ),
+        (
+            &["--nl", "a.smt2", "--impl", "p.bl", "--translations", "5"][..],
+            "--translations",
+        ),
+    ] {
+        let (code, out, err) = vera(&[&["consistency"][..], args].concat());
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("cannot be used with") && err.contains(clash),
+            "{args:?}: {err}"
+        );
+    }
+}

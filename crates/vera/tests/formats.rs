@@ -249,7 +249,10 @@ fn smt_and_c_junit_count_their_cases() {
     ]);
     assert_eq!(code, 0, "{xml}");
     assert!(tests >= 2 && failures == 0 && errors == 0, "{xml}");
-    assert!(names.iter().all(|n| n.starts_with("swap line ")), "{names:?}");
+    assert!(
+        names.iter().all(|n| n.starts_with("swap line ")),
+        "{names:?}"
+    );
 }
 
 #[test]
