@@ -12,7 +12,7 @@ use reqs::summary::{env_conflicts_of, summarize, vacuous_by_priority, Summary};
 use reqs::{AuditOptions, Spec};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Loads a TOML spec, or a CSV of requirements over a TOML schema.
 pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
@@ -120,14 +120,10 @@ pub fn load_checkable(path: &Path, schema: Option<&Path>) -> Option<Spec> {
 }
 
 /// `vera audit SPEC`
-pub fn audit(
-    path: &Path,
-    schema: Option<&Path>,
-    solver: &SolverArgs,
-    max_conflicts: usize,
-    witnesses: bool,
-    cache: Option<&Path>,
-) -> crate::output::Outcome {
+pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
+    let (path, schema, solver) = (&a.spec, a.schema.as_deref(), &a.solver);
+    let (max_conflicts, witnesses) = (a.all_conflicts, a.witnesses);
+    let cache = (!a.no_cache).then_some(a.cache_dir.as_path());
     let Some(spec) = load_checkable(path, schema) else {
         return Err(crate::output::Reported.into());
     };
@@ -585,18 +581,9 @@ struct DeriveJson {
     result: Derivation,
 }
 
-/// What `vera ask` was asked.
-pub struct AskArgs {
-    pub spec: PathBuf,
-    pub schema: Option<PathBuf>,
-    pub scenario: Option<String>,
-    pub claim: Option<String>,
-    pub questions: Option<PathBuf>,
-    pub derive: bool,
-}
-
 /// `vera ask SPEC ...`
-pub fn ask(args: &AskArgs, solver: &SolverArgs) -> crate::output::Outcome {
+pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
+    let solver = &args.solver;
     let Some(spec) = load_checkable(&args.spec, args.schema.as_deref()) else {
         return Err(crate::output::Reported.into());
     };
@@ -892,7 +879,8 @@ fn human_derive(d: &Derivation) -> String {
 }
 
 /// `vera mutate SPEC`
-pub fn mutate(path: &Path, schema: Option<&Path>, solver: &SolverArgs) -> crate::output::Outcome {
+pub fn mutate(a: &crate::cli::MutateArgs) -> crate::output::Outcome {
+    let (path, schema, solver) = (&a.spec, a.schema.as_deref(), &a.solver);
     use reqs::mutate::Detection;
     let Some(spec) = load_or_report(path, schema) else {
         return Err(crate::output::Reported.into());

@@ -8,7 +8,7 @@ use bl::check::{check_consistency, Assumption, Bounds, CheckInput, SideSource, V
 use logic::SourceFile;
 use report::{Finding, Findings, Level, Location, Rule, Status};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn source(path: &Path) -> Result<SourceFile> {
     let text =
@@ -34,7 +34,8 @@ fn program(path: &Path) -> Result<Option<(bl::Program, SourceFile)>> {
 }
 
 /// `vera bl check FILE`
-pub fn check(path: &Path) -> crate::output::Outcome {
+pub fn check(a: &crate::cli::BlCheckArgs) -> crate::output::Outcome {
+    let path = a.file.as_path();
     let Some((p, _)) = program(path)? else {
         return Err(crate::output::Reported.into());
     };
@@ -54,7 +55,8 @@ pub fn check(path: &Path) -> crate::output::Outcome {
 }
 
 /// `vera bl fmt FILE`
-pub fn fmt(path: &Path) -> crate::output::Outcome {
+pub fn fmt(a: &crate::cli::BlFmtArgs) -> crate::output::Outcome {
+    let path = a.file.as_path();
     let Some((p, _)) = program(path)? else {
         return Err(crate::output::Reported.into());
     };
@@ -62,7 +64,8 @@ pub fn fmt(path: &Path) -> crate::output::Outcome {
 }
 
 /// `vera bl encode FILE`
-pub fn encode(path: &Path) -> crate::output::Outcome {
+pub fn encode(a: &crate::cli::BlEncodeArgs) -> crate::output::Outcome {
+    let path = a.file.as_path();
     let Some((p, _)) = program(path)? else {
         return Err(crate::output::Reported.into());
     };
@@ -70,7 +73,8 @@ pub fn encode(path: &Path) -> crate::output::Outcome {
 }
 
 /// `vera bl eval FILE NAME=VALUE...`
-pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> crate::output::Outcome {
+pub fn eval(a: &crate::cli::BlEvalArgs) -> crate::output::Outcome {
+    let (path, assignments, output) = (a.file.as_path(), &a.inputs, a.output.as_deref());
     let Some((p, _)) = program(path)? else {
         return Err(crate::output::Reported.into());
     };
@@ -121,21 +125,7 @@ pub fn eval(path: &Path, assignments: &[String], output: Option<&str>) -> crate:
     crate::output::text("bl eval", text)
 }
 
-/// What `vera consistency` was asked.
-pub struct ConsistencyArgs {
-    pub nl: Option<PathBuf>,
-    pub nl_output: Option<String>,
-    pub implementation: Option<PathBuf>,
-    pub impl_output: Option<String>,
-    pub bounds: Option<PathBuf>,
-    pub assume: Vec<String>,
-    pub enumerate: bool,
-    pub max_regions: usize,
-    pub no_same_name_mapping: bool,
-    pub batch: Option<PathBuf>,
-}
-
-fn options(args: &ConsistencyArgs) -> bl::check::CheckOptions {
+fn options(args: &crate::cli::ConsistencyArgs) -> bl::check::CheckOptions {
     let mut o = bl::check::CheckOptions {
         enumerate: args.enumerate,
         max_regions: args.max_regions,
@@ -148,7 +138,8 @@ fn options(args: &ConsistencyArgs) -> bl::check::CheckOptions {
 }
 
 /// `vera consistency ...`
-pub fn consistency(args: &ConsistencyArgs, solver: &SolverArgs) -> crate::output::Outcome {
+pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome {
+    let solver = &args.solver;
     let assumptions = args
         .assume
         .iter()
@@ -369,7 +360,7 @@ fn esc(s: &str) -> String {
 
 fn batch(
     root: &Path,
-    args: &ConsistencyArgs,
+    args: &crate::cli::ConsistencyArgs,
     assumptions: Vec<Assumption>,
     solver: &SolverArgs,
 ) -> crate::output::Outcome {

@@ -21,7 +21,8 @@ fn parse(path: &Path) -> Result<Option<acsl::CFile>> {
 }
 
 /// `vera c segments FILE`
-pub fn segments(path: &Path) -> crate::output::Outcome {
+pub fn segments(a: &crate::cli::CSegmentsArgs) -> crate::output::Outcome {
+    let path = a.file.as_path();
     let Some(file) = parse(path)? else {
         return Err(crate::output::Reported.into());
     };
@@ -133,7 +134,8 @@ fn verdict_word(v: &Verdict) -> String {
 }
 
 /// `vera c verify FILE`
-pub fn verify(path: &Path, wp: &WpArgs) -> crate::output::Outcome {
+pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
+    let (path, wp) = (a.file.as_path(), &a.wp);
     if parse(path)?.is_none() {
         return Err(crate::output::Reported.into());
     }
@@ -406,7 +408,8 @@ fn verify_page(
 }
 
 /// `vera c strength FILE`
-pub fn strength(path: &Path, wp: &WpArgs, max_mutants: Option<usize>) -> crate::output::Outcome {
+pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
+    let (path, wp, max_mutants) = (a.file.as_path(), &a.wp, a.max_mutants);
     if parse(path)?.is_none() {
         return Err(crate::output::Reported.into());
     }

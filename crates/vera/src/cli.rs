@@ -23,88 +23,19 @@ pub enum Command {
     /// Audit a requirements spec: global consistency, vacuity, violatability, redundancy.
     ///
     /// Exit status: 0 no findings, 1 findings, 2 bad input, solver failure or unknown.
-    Audit {
-        /// The spec (TOML), or a CSV with --schema (columns by header name: id, text,
-        /// optional formula; see --csv-columns).
-        spec: PathBuf,
-        /// The TOML spec whose schema (enums, variables, domain) a CSV uses.
-        #[arg(long)]
-        schema: Option<PathBuf>,
-        /// With a CSV: which columns hold the id, text, formula and row type, by header
-        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-        /// row; see docs/spec-format.md).
-        #[arg(long, value_name = "ROLE=COLUMN,...")]
-        csv_columns: Option<reqs::CsvColumns>,
-        /// When inconsistent, list up to N minimal conflicts (default: one).
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        all_conflicts: usize,
-        /// Also print a violating state for every requirement.
-        #[arg(long)]
-        witnesses: bool,
-        /// Folder where results are kept, so that re-running after an edit asks again
-        /// only the checks the edit can change.
-        #[arg(long, value_name = "DIR", default_value = ".vera-cache/audit")]
-        cache_dir: PathBuf,
-        /// Ask every check again: neither read nor write the cache.
-        #[arg(long)]
-        no_cache: bool,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Audit(AuditArgs),
     /// Ask scenario questions: is a claim entailed by the requirements under a scenario?
     ///
     /// Exit status: 0 all entailed (or derived), 1 some not entailed or scenario
     /// impossible, 2 bad input, unknown, or an answer that contradicts `expected`.
-    Ask {
-        /// The spec (TOML), or a CSV with --schema.
-        spec: PathBuf,
-        /// The TOML spec whose schema a CSV uses.
-        #[arg(long)]
-        schema: Option<PathBuf>,
-        /// With a CSV: which columns hold the id, text, formula and row type, by header
-        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-        /// row; see docs/spec-format.md).
-        #[arg(long, value_name = "ROLE=COLUMN,...")]
-        csv_columns: Option<reqs::CsvColumns>,
-        /// The scenario, an SMT-LIB formula over the schema (default: true).
-        #[arg(long)]
-        scenario: Option<String>,
-        /// The claim to check under the scenario.
-        #[arg(long)]
-        claim: Option<String>,
-        /// A questions file (TOML, one questions table per question: id, text, scenario, claim, expected).
-        #[arg(long, conflicts_with_all = ["claim", "derive"])]
-        questions: Option<PathBuf>,
-        /// Instead of checking a claim, print what the requirements force under the scenario.
-        #[arg(long, conflicts_with = "claim")]
-        derive: bool,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Ask(AskArgs),
     /// Verified question answering: the model extracts a scenario and proposes an
     /// answer over the schema; the solver checks M ∧ s ∧ ¬a and rejected answers are
     /// repaired with one of four feedback modes.
     ///
     /// Exit status: 0 every question accepted in every mode, 1 some rejected after the
     /// repair budget, 2 bad input, LLM or solver failure.
-    Qa {
-        /// The spec (TOML).
-        spec: PathBuf,
-        /// The questions file (TOML, see docs/qa.md).
-        questions: PathBuf,
-        #[command(flatten)]
-        qa: crate::qacmd::QaArgs,
-        #[command(flatten)]
-        llm: crate::qacmd::ModelArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Qa(QaArgs),
     /// Round trip: formula → sentence → formula, checked for equivalence under the
     /// domain, with one repair turn for mismatches. It checks that the formula survives
     /// a trip through text; sentences that do not mention the formula's variables or
@@ -112,269 +43,49 @@ pub enum Command {
     ///
     /// Exit status: 0 all equivalent and none flagged, 1 some differ or are flagged, 2
     /// bad input, LLM or solver failure.
-    Roundtrip {
-        /// The spec (TOML).
-        spec: PathBuf,
-        /// Only the first N formalized requirements.
-        #[arg(long, value_name = "N")]
-        limit: Option<usize>,
-        /// No repair turn.
-        #[arg(long)]
-        no_repair: bool,
-        #[command(flatten)]
-        llm: crate::qacmd::ModelArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Roundtrip(RoundtripArgs),
     /// End-to-end fault detection: faulty requirement texts are formalized again and
     /// substituted into the model; a fault is detected by inconsistency or
     /// non-equivalence.
     ///
     /// Exit status: 0 every fault detected, 1 some missed, 2 bad input, LLM or solver failure.
-    Faults {
-        /// The spec (TOML).
-        spec: PathBuf,
-        /// Faulty texts (TOML `[[mutants]]`); without it the model writes one per requirement.
-        #[arg(long)]
-        mutants: Option<PathBuf>,
-        /// With generated faults: only the first N formalized requirements.
-        #[arg(long, value_name = "N")]
-        limit: Option<usize>,
-        #[command(flatten)]
-        llm: crate::qacmd::ModelArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Faults(FaultsArgs),
     /// The evaluation harness: runs the experiments and writes eval.json and tables.md
     /// (Table 1, Fig. 4, Fig. 5, Fig. 6 as tables) with the LLM accounting.
     ///
     /// Exit status: 0 written, 2 bad input, LLM or solver failure.
-    Eval {
-        /// The spec (TOML).
-        spec: PathBuf,
-        #[command(flatten)]
-        eval: crate::qacmd::EvalArgs,
-        #[command(flatten)]
-        llm: crate::qacmd::ModelArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-    },
+    Eval(EvalArgs),
     /// Mutation analysis: would the spec notice if a requirement were wrong?
     ///
     /// Exit status: 0 every mutant detected, 1 some mutants undetected (equivalent
     /// under the domain), 2 bad input, solver failure or unknown.
-    Mutate {
-        /// The spec (TOML), or a CSV with --schema.
-        spec: PathBuf,
-        /// The TOML spec whose schema a CSV uses.
-        #[arg(long)]
-        schema: Option<PathBuf>,
-        /// With a CSV: which columns hold the id, text, formula and row type, by header
-        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-        /// row; see docs/spec-format.md).
-        #[arg(long, value_name = "ROLE=COLUMN,...")]
-        csv_columns: Option<reqs::CsvColumns>,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Mutate(MutateArgs),
     /// Check a documented rule (SMT-LIB) against its BL implementation.
     ///
     /// Exit status: 0 consistent, 1 inconsistent, 2 unknown, rejected formalization or
     /// bad input. With --batch: the worst over all cases.
-    Consistency {
-        /// The documentation's formalization (SMT-LIB).
-        #[arg(long)]
-        nl: Option<PathBuf>,
-        /// Its output variable (default: from the bounds, else the one defined constant nothing uses).
-        #[arg(long)]
-        nl_output: Option<String>,
-        /// The implementation (BL, or SMT-LIB).
-        #[arg(long = "impl")]
-        implementation: Option<PathBuf>,
-        /// Its output variable (default: from the bounds, else the last binding).
-        #[arg(long)]
-        impl_output: Option<String>,
-        /// Mappings and input ranges in the SIRNA bounds format (JSON).
-        #[arg(long)]
-        bounds: Option<PathBuf>,
-        /// A named assumption NAME=TERM added to the input constraints (repeatable).
-        #[arg(long, value_name = "NAME=TERM")]
-        assume: Vec<String>,
-        /// List every diverging input region, not just one counterexample.
-        #[arg(long)]
-        enumerate: bool,
-        /// At most this many regions.
-        #[arg(long, default_value_t = 16)]
-        max_regions: usize,
-        /// Do not equate same-named inputs of the two sides by default.
-        #[arg(long)]
-        no_same_name_mapping: bool,
-        /// Check every case under a folder laid out like the fees dataset.
-        #[arg(long, value_name = "DIR")]
-        batch: Option<PathBuf>,
-        /// Formalize this rule text with a language model (voted translations) instead of --nl.
-        #[arg(
-            long,
-            value_name = "RULE.txt",
-            conflicts_with_all = ["nl", "batch", "enumerate", "max_regions", "no_same_name_mapping"]
-        )]
-        nl_text: Option<PathBuf>,
-        /// With --nl-text: the variable specification (default: model.json next to the rule).
-        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], value_name = "JSON")]
-        variables: Option<PathBuf>,
-        /// With --nl-text: translations to vote on.
-        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 3)]
-        translations: u32,
-        /// With --nl-text: the confidence threshold θ.
-        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 2.0 / 3.0)]
-        theta: f64,
-        /// With --nl-text: repair turns for a translation that does not parse.
-        #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 2)]
-        retries: usize,
-        #[command(flatten)]
-        llm: crate::pipecmd::LlmArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Consistency(ConsistencyArgs),
     /// Draft a variable specification (model.json) for a new rule text from one example
     /// rule of the same domain and its specification (SIRNA Fig. 9).
     ///
     /// Exit status: 0 drafted, 2 no valid draft or bad input.
-    DraftVariables {
-        /// The new rule text.
-        rule: PathBuf,
-        /// An example rule text of the same domain.
-        #[arg(long, value_name = "RULE.txt")]
-        example_rule: PathBuf,
-        /// The example's variable specification (default: model.json next to it).
-        #[arg(long, value_name = "JSON")]
-        example_spec: Option<PathBuf>,
-        /// Write the draft here instead of standard output.
-        #[arg(long, short = 'o')]
-        out: Option<PathBuf>,
-        /// Repair turns after the first answer.
-        #[arg(long, default_value_t = 2)]
-        retries: usize,
-        #[command(flatten)]
-        llm: crate::pipecmd::LlmArgs,
-        #[command(flatten)]
-        output: TextOutputArgs,
-    },
+    DraftVariables(DraftVariablesArgs),
     /// Partition candidate formulas into classes of equivalence under the domain, with
     /// distinguishing witnesses (boundary values first) and agreement metrics.
     ///
     /// Exit status: 0 one class per set, 1 some set has several, 2 bad input.
-    Equiv {
-        /// The spec (TOML), or a CSV with --schema.
-        spec: PathBuf,
-        /// Candidate terms over the schema.
-        terms: Vec<String>,
-        /// The TOML spec whose schema a CSV uses.
-        #[arg(long)]
-        schema: Option<PathBuf>,
-        /// With a CSV: which columns hold the id, text, formula and row type, by header
-        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-        /// row; see docs/spec-format.md).
-        #[arg(long, value_name = "ROLE=COLUMN,...")]
-        csv_columns: Option<reqs::CsvColumns>,
-        /// A TOML file of candidate sets: one requirements table per set, with id and candidates.
-        #[arg(long)]
-        candidates: Option<PathBuf>,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Equiv(EquivArgs),
     /// Formalize requirement texts with a language model: schema and domain in the
     /// prompt, every answer parsed as untrusted input and checked by the solver, a
     /// repair loop; writes a NEW spec with provenance per requirement.
     ///
     /// Exit status: 0 all formalized, 1 some still fail (listed), 2 bad input or LLM failure.
-    Formalize {
-        /// The spec (TOML), or a CSV with --schema (columns by header name).
-        input: PathBuf,
-        /// The TOML spec whose schema a CSV uses.
-        #[arg(long)]
-        schema: Option<PathBuf>,
-        /// With a CSV: which columns hold the id, text, formula and row type, by header
-        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-        /// row; see docs/spec-format.md).
-        #[arg(long, value_name = "ROLE=COLUMN,...")]
-        csv_columns: Option<reqs::CsvColumns>,
-        /// The new spec file (default: INPUT.formalized.toml).
-        #[arg(long, short = 'o')]
-        out: Option<PathBuf>,
-        /// The whole set in one request (JSON id -> formula) instead of one request each.
-        #[arg(long)]
-        batch: bool,
-        /// Repair turns after the first attempt.
-        #[arg(long, default_value_t = 5)]
-        retries: usize,
-        /// Only these requirement ids (comma-separated). Requirements that already have a
-        /// formula are kept as they are unless named in --reformalize.
-        #[arg(long)]
-        only: Option<String>,
-        /// Formalize these ids again although they have a formula (comma-separated).
-        #[arg(long, value_name = "IDS")]
-        reformalize: Option<String>,
-        /// Worked examples taken from requirements whose formula a person wrote or
-        /// accepted (`origin = "model"` formulas need `accepted = true`).
-        #[arg(long, default_value_t = 2)]
-        examples: usize,
-        /// Token limit per answer, first attempts and repair turns alike (a formula is a
-        /// few dozen tokens; a longer answer is cut and repaired).
-        #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
-        max_tokens: u32,
-        /// Do not retry a multi-sentence requirement that no turn formalized clause by
-        /// clause (each sentence formalized on its own, the clauses conjoined).
-        #[arg(long)]
-        no_decompose: bool,
-        #[command(flatten)]
-        llm: crate::pipecmd::LlmArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: TextOutputArgs,
-    },
+    Formalize(FormalizeArgs),
     /// Screen requirement texts for ambiguity: N formalizations at temperature 1.0 each,
     /// partitioned by solver equivalence; several classes flag the requirement.
     ///
     /// Exit status: 0 none flagged, 1 some flagged, 2 bad input or LLM failure.
-    Ambiguity {
-        /// The spec (TOML), or a CSV with --schema.
-        spec: PathBuf,
-        /// The TOML spec whose schema a CSV uses.
-        #[arg(long)]
-        schema: Option<PathBuf>,
-        /// With a CSV: which columns hold the id, text, formula and row type, by header
-        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-        /// row; see docs/spec-format.md).
-        #[arg(long, value_name = "ROLE=COLUMN,...")]
-        csv_columns: Option<reqs::CsvColumns>,
-        /// Samples per requirement.
-        #[arg(long, short = 'n', default_value_t = 5)]
-        samples: u32,
-        /// Token limit per sampled formalization (a longer answer is an invalid sample).
-        #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
-        max_tokens: u32,
-        /// Only these requirement ids (comma-separated).
-        #[arg(long)]
-        only: Option<String>,
-        #[command(flatten)]
-        llm: crate::pipecmd::LlmArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Ambiguity(AmbiguityArgs),
     /// Clarify ambiguity-sensitive requirements from the solver's evidence, re-screening
     /// each rewrite; writes a proposals file. With --apply, writes accepted proposals
     /// into a new spec.
@@ -382,45 +93,7 @@ pub enum Command {
     /// Exit status: 0 every flagged requirement converged (or none was flagged), 1 some
     /// did not, 2 none converged (nothing to apply), bad input, LLM or solver failure.
     /// With --apply: 0 applied or nothing to apply, 2 bad input.
-    Clarify {
-        /// The spec (TOML), or a CSV with --schema.
-        spec: PathBuf,
-        /// The TOML spec whose schema a CSV uses.
-        #[arg(long)]
-        schema: Option<PathBuf>,
-        /// With a CSV: which columns hold the id, text, formula and row type, by header
-        /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-        /// row; see docs/spec-format.md).
-        #[arg(long, value_name = "ROLE=COLUMN,...")]
-        csv_columns: Option<reqs::CsvColumns>,
-        /// Rounds at most.
-        #[arg(long, default_value_t = 5)]
-        rounds: usize,
-        /// Samples per screening.
-        #[arg(long, short = 'n', default_value_t = 5)]
-        samples: u32,
-        /// Token limit per sampled formalization (a longer answer is an invalid sample).
-        #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
-        max_tokens: u32,
-        /// Only these requirement ids (comma-separated).
-        #[arg(long)]
-        only: Option<String>,
-        /// The proposals file to write (default: SPEC.proposals.json).
-        #[arg(long, short = 'o')]
-        proposals: Option<PathBuf>,
-        /// Apply the accepted proposals of this file instead of clarifying.
-        #[arg(long, value_name = "PROPOSALS")]
-        apply: Option<PathBuf>,
-        /// With --apply: the new spec file (default: SPEC.clarified.toml).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[command(flatten)]
-        llm: crate::pipecmd::LlmArgs,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: TextOutputArgs,
-    },
+    Clarify(ClarifyArgs),
     /// The BL business-rule language.
     #[command(subcommand)]
     Bl(BlCommand),
@@ -439,37 +112,15 @@ pub enum Command {
 pub enum CCommand {
     /// Print the file's segments (strongly connected components of the dependency
     /// graph, dependencies first) and their points of interest.
-    Segments {
-        /// The C file.
-        file: PathBuf,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Segments(CSegmentsArgs),
     /// Verify the file's existing ACSL annotations with Frama-C/WP, segment by segment.
     ///
     /// Exit status: 0 all proved, 1 goals not proved or vacuous (failed smoke tests),
     /// 2 no goals at all, bad input or a broken setup.
-    Verify {
-        /// The C file.
-        file: PathBuf,
-        #[command(flatten)]
-        wp: WpArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Verify(CVerifyArgs),
     /// Measure how strong the specifications are: the share of non-equivalent mutants
     /// of the code they reject (variant discrimination rate).
-    Strength {
-        /// The C file.
-        file: PathBuf,
-        /// At most this many mutants, spread over the file.
-        #[arg(long)]
-        max_mutants: Option<usize>,
-        #[command(flatten)]
-        wp: WpArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Strength(CStrengthArgs),
     /// Synthesize ACSL specifications with a language model, Frama-C/WP as the judge:
     /// per point of interest generation and repair, unprovable clauses dropped, then
     /// strengthening against surviving mutants. Writes a new annotated file and a
@@ -535,40 +186,19 @@ impl WpArgs {
 #[derive(Debug, Subcommand)]
 pub enum LlmCommand {
     /// Check an LLM configuration with one small request and say what is wrong.
-    Ping {
-        /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
-        #[arg(long, alias = "llm-config", default_value = "vera.toml")]
-        config: PathBuf,
-    },
+    Ping(LlmPingArgs),
 }
 
 #[derive(Debug, Subcommand)]
 pub enum BlCommand {
     /// Parse and check a BL program; report every error with file:line:col.
-    Check {
-        /// The program.
-        file: PathBuf,
-    },
+    Check(BlCheckArgs),
     /// Print a BL program in canonical layout (the file is not changed).
-    Fmt {
-        /// The program.
-        file: PathBuf,
-    },
+    Fmt(BlFmtArgs),
     /// Print the SMT-LIB encoding of a BL program (one definition per let).
-    Encode {
-        /// The program.
-        file: PathBuf,
-    },
+    Encode(BlEncodeArgs),
     /// Run a BL program on inputs with exact arithmetic.
-    Eval {
-        /// The program.
-        file: PathBuf,
-        /// Input values, NAME=VALUE (12, -3.5 or 1/3).
-        inputs: Vec<String>,
-        /// Print only this binding.
-        #[arg(long)]
-        output: Option<String>,
-    },
+    Eval(BlEvalArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -577,23 +207,485 @@ pub enum SmtCommand {
     ///
     /// Exit status: 0 when every check is sat, 1 when the last check of some file is
     /// unsat and none is unknown, 2 on unknown, solver failure or bad input.
-    Check {
-        /// SMT-LIB 2.6 files (several are solved in parallel, see --jobs).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        #[command(flatten)]
-        solver: SolverArgs,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Check(SmtCheckArgs),
     /// Pretty-print an SMT-LIB file to standard output (the file itself is not changed).
-    Fmt {
-        /// The file to format.
-        file: PathBuf,
-        /// Preferred line width.
-        #[arg(long, default_value_t = 100)]
-        width: usize,
-    },
+    Fmt(SmtFmtArgs),
+}
+
+/// The arguments of `vera audit`.
+#[derive(Debug, Clone, Args)]
+pub struct AuditArgs {
+    /// The spec (TOML), or a CSV with --schema (columns by header name: id, text,
+    /// optional formula; see --csv-columns).
+    pub spec: PathBuf,
+    /// The TOML spec whose schema (enums, variables, domain) a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+    /// When inconsistent, list up to N minimal conflicts (default: one).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub all_conflicts: usize,
+    /// Also print a violating state for every requirement.
+    #[arg(long)]
+    pub witnesses: bool,
+    /// Folder where results are kept, so that re-running after an edit asks again
+    /// only the checks the edit can change.
+    #[arg(long, value_name = "DIR", default_value = ".vera-cache/audit")]
+    pub cache_dir: PathBuf,
+    /// Ask every check again: neither read nor write the cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera ask`.
+#[derive(Debug, Clone, Args)]
+pub struct AskArgs {
+    /// The spec (TOML), or a CSV with --schema.
+    pub spec: PathBuf,
+    /// The TOML spec whose schema a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+    /// The scenario, an SMT-LIB formula over the schema (default: true).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// The claim to check under the scenario.
+    #[arg(long)]
+    pub claim: Option<String>,
+    /// A questions file (TOML, one questions table per question: id, text, scenario, claim, expected).
+    #[arg(long, conflicts_with_all = ["claim", "derive"])]
+    pub questions: Option<PathBuf>,
+    /// Instead of checking a claim, print what the requirements force under the scenario.
+    #[arg(long, conflicts_with = "claim")]
+    pub derive: bool,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera qa`.
+#[derive(Debug, Clone, Args)]
+pub struct QaArgs {
+    /// The spec (TOML).
+    pub spec: PathBuf,
+    /// The questions file (TOML, see docs/qa.md).
+    pub questions: PathBuf,
+    #[command(flatten)]
+    pub qa: crate::qacmd::QaLoopArgs,
+    #[command(flatten)]
+    pub llm: crate::qacmd::ModelArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera roundtrip`.
+#[derive(Debug, Clone, Args)]
+pub struct RoundtripArgs {
+    /// The spec (TOML).
+    pub spec: PathBuf,
+    /// Only the first N formalized requirements.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// No repair turn.
+    #[arg(long)]
+    pub no_repair: bool,
+    #[command(flatten)]
+    pub llm: crate::qacmd::ModelArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera faults`.
+#[derive(Debug, Clone, Args)]
+pub struct FaultsArgs {
+    /// The spec (TOML).
+    pub spec: PathBuf,
+    /// Faulty texts (TOML `[[mutants]]`); without it the model writes one per requirement.
+    #[arg(long)]
+    pub mutants: Option<PathBuf>,
+    /// With generated faults: only the first N formalized requirements.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    #[command(flatten)]
+    pub llm: crate::qacmd::ModelArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera eval`.
+#[derive(Debug, Clone, Args)]
+pub struct EvalArgs {
+    /// The spec (TOML).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub eval: crate::qacmd::ExperimentArgs,
+    #[command(flatten)]
+    pub llm: crate::qacmd::ModelArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+}
+
+/// The arguments of `vera mutate`.
+#[derive(Debug, Clone, Args)]
+pub struct MutateArgs {
+    /// The spec (TOML), or a CSV with --schema.
+    pub spec: PathBuf,
+    /// The TOML spec whose schema a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera consistency`.
+#[derive(Debug, Clone, Args)]
+pub struct ConsistencyArgs {
+    /// The documentation's formalization (SMT-LIB).
+    #[arg(long)]
+    pub nl: Option<PathBuf>,
+    /// Its output variable (default: from the bounds, else the one defined constant nothing uses).
+    #[arg(long)]
+    pub nl_output: Option<String>,
+    /// The implementation (BL, or SMT-LIB).
+    #[arg(long = "impl")]
+    pub implementation: Option<PathBuf>,
+    /// Its output variable (default: from the bounds, else the last binding).
+    #[arg(long)]
+    pub impl_output: Option<String>,
+    /// Mappings and input ranges in the SIRNA bounds format (JSON).
+    #[arg(long)]
+    pub bounds: Option<PathBuf>,
+    /// A named assumption NAME=TERM added to the input constraints (repeatable).
+    #[arg(long, value_name = "NAME=TERM")]
+    pub assume: Vec<String>,
+    /// List every diverging input region, not just one counterexample.
+    #[arg(long)]
+    pub enumerate: bool,
+    /// At most this many regions.
+    #[arg(long, default_value_t = 16)]
+    pub max_regions: usize,
+    /// Do not equate same-named inputs of the two sides by default.
+    #[arg(long)]
+    pub no_same_name_mapping: bool,
+    /// Check every case under a folder laid out like the fees dataset.
+    #[arg(long, value_name = "DIR")]
+    pub batch: Option<PathBuf>,
+    /// Formalize this rule text with a language model (voted translations) instead of --nl.
+    #[arg(
+        long,
+        value_name = "RULE.txt",
+        conflicts_with_all = ["nl", "batch", "enumerate", "max_regions", "no_same_name_mapping"]
+    )]
+    pub nl_text: Option<PathBuf>,
+    /// With --nl-text: the variable specification (default: model.json next to the rule).
+    #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], value_name = "JSON")]
+    pub variables: Option<PathBuf>,
+    /// With --nl-text: translations to vote on.
+    #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 3)]
+    pub translations: u32,
+    /// With --nl-text: the confidence threshold θ.
+    #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 2.0 / 3.0)]
+    pub theta: f64,
+    /// With --nl-text: repair turns for a translation that does not parse.
+    #[arg(long, requires = "nl_text", conflicts_with_all = ["nl", "batch"], default_value_t = 2)]
+    pub retries: usize,
+    #[command(flatten)]
+    pub llm: crate::pipecmd::LlmArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera draft-variables`.
+#[derive(Debug, Clone, Args)]
+pub struct DraftVariablesArgs {
+    /// The new rule text.
+    pub rule: PathBuf,
+    /// An example rule text of the same domain.
+    #[arg(long, value_name = "RULE.txt")]
+    pub example_rule: PathBuf,
+    /// The example's variable specification (default: model.json next to it).
+    #[arg(long, value_name = "JSON")]
+    pub example_spec: Option<PathBuf>,
+    /// Write the draft here instead of standard output.
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Repair turns after the first answer.
+    #[arg(long, default_value_t = 2)]
+    pub retries: usize,
+    #[command(flatten)]
+    pub llm: crate::pipecmd::LlmArgs,
+    #[command(flatten)]
+    pub output: TextOutputArgs,
+}
+
+/// The arguments of `vera equiv`.
+#[derive(Debug, Clone, Args)]
+pub struct EquivArgs {
+    /// The spec (TOML), or a CSV with --schema.
+    pub spec: PathBuf,
+    /// Candidate terms over the schema.
+    pub terms: Vec<String>,
+    /// The TOML spec whose schema a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+    /// A TOML file of candidate sets: one requirements table per set, with id and candidates.
+    #[arg(long)]
+    pub candidates: Option<PathBuf>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera formalize`.
+#[derive(Debug, Clone, Args)]
+pub struct FormalizeArgs {
+    /// The spec (TOML), or a CSV with --schema (columns by header name).
+    pub input: PathBuf,
+    /// The TOML spec whose schema a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+    /// The new spec file (default: INPUT.formalized.toml).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// The whole set in one request (JSON id -> formula) instead of one request each.
+    #[arg(long)]
+    pub batch: bool,
+    /// Repair turns after the first attempt.
+    #[arg(long, default_value_t = 5)]
+    pub retries: usize,
+    /// Only these requirement ids (comma-separated). Requirements that already have a
+    /// formula are kept as they are unless named in --reformalize.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Formalize these ids again although they have a formula (comma-separated).
+    #[arg(long, value_name = "IDS")]
+    pub reformalize: Option<String>,
+    /// Worked examples taken from requirements whose formula a person wrote or
+    /// accepted (`origin = "model"` formulas need `accepted = true`).
+    #[arg(long, default_value_t = 2)]
+    pub examples: usize,
+    /// Token limit per answer, first attempts and repair turns alike (a formula is a
+    /// few dozen tokens; a longer answer is cut and repaired).
+    #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u32,
+    /// Do not retry a multi-sentence requirement that no turn formalized clause by
+    /// clause (each sentence formalized on its own, the clauses conjoined).
+    #[arg(long)]
+    pub no_decompose: bool,
+    #[command(flatten)]
+    pub llm: crate::pipecmd::LlmArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: TextOutputArgs,
+}
+
+/// The arguments of `vera ambiguity`.
+#[derive(Debug, Clone, Args)]
+pub struct AmbiguityArgs {
+    /// The spec (TOML), or a CSV with --schema.
+    pub spec: PathBuf,
+    /// The TOML spec whose schema a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+    /// Samples per requirement.
+    #[arg(long, short = 'n', default_value_t = 5)]
+    pub samples: u32,
+    /// Token limit per sampled formalization (a longer answer is an invalid sample).
+    #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u32,
+    /// Only these requirement ids (comma-separated).
+    #[arg(long)]
+    pub only: Option<String>,
+    #[command(flatten)]
+    pub llm: crate::pipecmd::LlmArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera clarify`.
+#[derive(Debug, Clone, Args)]
+pub struct ClarifyArgs {
+    /// The spec (TOML), or a CSV with --schema.
+    pub spec: PathBuf,
+    /// The TOML spec whose schema a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+    /// Rounds at most.
+    #[arg(long, default_value_t = 5)]
+    pub rounds: usize,
+    /// Samples per screening.
+    #[arg(long, short = 'n', default_value_t = 5)]
+    pub samples: u32,
+    /// Token limit per sampled formalization (a longer answer is an invalid sample).
+    #[arg(long, value_name = "N", default_value_t = pipeline::formalize::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u32,
+    /// Only these requirement ids (comma-separated).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// The proposals file to write (default: SPEC.proposals.json).
+    #[arg(long, short = 'o')]
+    pub proposals: Option<PathBuf>,
+    /// Apply the accepted proposals of this file instead of clarifying.
+    #[arg(long, value_name = "PROPOSALS")]
+    pub apply: Option<PathBuf>,
+    /// With --apply: the new spec file (default: SPEC.clarified.toml).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub llm: crate::pipecmd::LlmArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: TextOutputArgs,
+}
+
+/// The arguments of `vera c segments`.
+#[derive(Debug, Clone, Args)]
+pub struct CSegmentsArgs {
+    /// The C file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera c verify`.
+#[derive(Debug, Clone, Args)]
+pub struct CVerifyArgs {
+    /// The C file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub wp: WpArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera c strength`.
+#[derive(Debug, Clone, Args)]
+pub struct CStrengthArgs {
+    /// The C file.
+    pub file: PathBuf,
+    /// At most this many mutants, spread over the file.
+    #[arg(long)]
+    pub max_mutants: Option<usize>,
+    #[command(flatten)]
+    pub wp: WpArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera llm ping`.
+#[derive(Debug, Clone, Args)]
+pub struct LlmPingArgs {
+    /// The configuration file (its [llm] table; VERA_LLM_* variables override it).
+    #[arg(long, alias = "llm-config", default_value = "vera.toml")]
+    pub config: PathBuf,
+}
+
+/// The arguments of `vera bl check`.
+#[derive(Debug, Clone, Args)]
+pub struct BlCheckArgs {
+    /// The program.
+    pub file: PathBuf,
+}
+
+/// The arguments of `vera bl fmt`.
+#[derive(Debug, Clone, Args)]
+pub struct BlFmtArgs {
+    /// The program.
+    pub file: PathBuf,
+}
+
+/// The arguments of `vera bl encode`.
+#[derive(Debug, Clone, Args)]
+pub struct BlEncodeArgs {
+    /// The program.
+    pub file: PathBuf,
+}
+
+/// The arguments of `vera bl eval`.
+#[derive(Debug, Clone, Args)]
+pub struct BlEvalArgs {
+    /// The program.
+    pub file: PathBuf,
+    /// Input values, NAME=VALUE (12, -3.5 or 1/3).
+    pub inputs: Vec<String>,
+    /// Print only this binding.
+    #[arg(long)]
+    pub output: Option<String>,
+}
+
+/// The arguments of `vera smt check`.
+#[derive(Debug, Clone, Args)]
+pub struct SmtCheckArgs {
+    /// SMT-LIB 2.6 files (several are solved in parallel, see --jobs).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera smt fmt`.
+#[derive(Debug, Clone, Args)]
+pub struct SmtFmtArgs {
+    /// The file to format.
+    pub file: PathBuf,
+    /// Preferred line width.
+    #[arg(long, default_value_t = 100)]
+    pub width: usize,
 }
 
 /// Options that choose and limit the solver.
@@ -711,438 +803,130 @@ impl From<Format> for report::Format {
 }
 
 impl Command {
-    /// The `--output FILE` of the command, if given.
-    fn output_file(&self) -> Option<&std::path::Path> {
-        let output = match self {
-            Command::Audit { output, .. }
-            | Command::Ask { output, .. }
-            | Command::Consistency { output, .. }
-            | Command::Equiv { output, .. }
-            | Command::Ambiguity { output, .. }
-            | Command::Qa { output, .. }
-            | Command::Roundtrip { output, .. }
-            | Command::Faults { output, .. }
-            | Command::Mutate { output, .. }
-            | Command::C(
-                CCommand::Segments { output, .. }
-                | CCommand::Verify { output, .. }
-                | CCommand::Strength { output, .. },
-            )
-            | Command::Smt(SmtCommand::Check { output, .. }) => output,
-            _ => return None,
+    /// The command as typed, e.g. `c verify` (for messages).
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Audit(_) => "audit",
+            Command::Ask(_) => "ask",
+            Command::Qa(_) => "qa",
+            Command::Roundtrip(_) => "roundtrip",
+            Command::Faults(_) => "faults",
+            Command::Eval(_) => "eval",
+            Command::Mutate(_) => "mutate",
+            Command::Consistency(_) => "consistency",
+            Command::DraftVariables(_) => "draft-variables",
+            Command::Equiv(_) => "equiv",
+            Command::Formalize(_) => "formalize",
+            Command::Ambiguity(_) => "ambiguity",
+            Command::Clarify(_) => "clarify",
+            Command::Bl(BlCommand::Check(_)) => "bl check",
+            Command::Bl(BlCommand::Fmt(_)) => "bl fmt",
+            Command::Bl(BlCommand::Encode(_)) => "bl encode",
+            Command::Bl(BlCommand::Eval(_)) => "bl eval",
+            Command::C(CCommand::Segments(_)) => "c segments",
+            Command::C(CCommand::Verify(_)) => "c verify",
+            Command::C(CCommand::Strength(_)) => "c strength",
+            Command::C(CCommand::Synth(_)) => "c synth",
+            Command::Llm(LlmCommand::Ping(_)) => "llm ping",
+            Command::Smt(SmtCommand::Check(_)) => "smt check",
+            Command::Smt(SmtCommand::Fmt(_)) => "smt fmt",
+        }
+    }
+
+    /// How the report is printed: `--format` and `-o` where the command has them;
+    /// commands that write their own file take `--format` only, the text commands
+    /// print text.
+    fn output(&self) -> OutputArgs {
+        let text = |format: TextFormat| OutputArgs {
+            format: format.into(),
+            output: None,
         };
-        output.output.as_deref()
+        match self {
+            Command::Audit(a) => a.output.clone(),
+            Command::Ask(a) => a.output.clone(),
+            Command::Qa(a) => a.output.clone(),
+            Command::Roundtrip(a) => a.output.clone(),
+            Command::Faults(a) => a.output.clone(),
+            Command::Mutate(a) => a.output.clone(),
+            Command::Consistency(a) => a.output.clone(),
+            Command::Equiv(a) => a.output.clone(),
+            Command::Ambiguity(a) => a.output.clone(),
+            Command::C(CCommand::Segments(a)) => a.output.clone(),
+            Command::C(CCommand::Verify(a)) => a.output.clone(),
+            Command::C(CCommand::Strength(a)) => a.output.clone(),
+            Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
+            Command::DraftVariables(a) => text(a.output.format),
+            Command::Formalize(a) => text(a.output.format),
+            Command::Clarify(a) => text(a.output.format),
+            Command::C(CCommand::Synth(a)) => text(a.output.format),
+            Command::Eval(_)
+            | Command::Bl(_)
+            | Command::Llm(_)
+            | Command::Smt(SmtCommand::Fmt(_)) => text(TextFormat::Human),
+        }
+    }
+
+    /// Runs the command: its report, or an error.
+    fn run(&self) -> crate::output::Outcome {
+        match self {
+            Command::Audit(a) => crate::audit::audit(a),
+            Command::Ask(a) => crate::audit::ask(a),
+            Command::Mutate(a) => crate::audit::mutate(a),
+            Command::Qa(a) => crate::qacmd::qa(a),
+            Command::Roundtrip(a) => crate::qacmd::roundtrip(a),
+            Command::Faults(a) => crate::qacmd::faults(a),
+            Command::Eval(a) => crate::qacmd::eval(a),
+            Command::Consistency(a) => match &a.nl_text {
+                Some(rule) => crate::pipecmd::consistency_nl_text(a, rule),
+                None => crate::blcmd::consistency(a),
+            },
+            Command::DraftVariables(a) => crate::pipecmd::draft_variables(a),
+            Command::Equiv(a) => crate::pipecmd::equiv(a),
+            Command::Formalize(a) => crate::pipecmd::formalize(a),
+            Command::Ambiguity(a) => crate::pipecmd::ambiguity(a),
+            Command::Clarify(a) => crate::pipecmd::clarify(a),
+            Command::Bl(BlCommand::Check(a)) => crate::blcmd::check(a),
+            Command::Bl(BlCommand::Fmt(a)) => crate::blcmd::fmt(a),
+            Command::Bl(BlCommand::Encode(a)) => crate::blcmd::encode(a),
+            Command::Bl(BlCommand::Eval(a)) => crate::blcmd::eval(a),
+            Command::C(CCommand::Segments(a)) => crate::ccmd::segments(a),
+            Command::C(CCommand::Verify(a)) => crate::ccmd::verify(a),
+            Command::C(CCommand::Strength(a)) => crate::ccmd::strength(a),
+            Command::C(CCommand::Synth(a)) => crate::ccmd::synth(a),
+            Command::Llm(LlmCommand::Ping(a)) => crate::llmcmd::ping(a),
+            Command::Smt(SmtCommand::Check(a)) => crate::smt::check(a),
+            Command::Smt(SmtCommand::Fmt(a)) => crate::smt::fmt(a),
+        }
     }
 
     /// The `--csv-columns` of a command that reads requirement CSVs.
     fn csv_columns(&self) -> Option<&reqs::CsvColumns> {
         match self {
-            Command::Audit { csv_columns, .. }
-            | Command::Ask { csv_columns, .. }
-            | Command::Mutate { csv_columns, .. }
-            | Command::Equiv { csv_columns, .. }
-            | Command::Formalize { csv_columns, .. }
-            | Command::Ambiguity { csv_columns, .. }
-            | Command::Clarify { csv_columns, .. } => csv_columns.as_ref(),
+            Command::Audit(a) => a.csv_columns.as_ref(),
+            Command::Ask(a) => a.csv_columns.as_ref(),
+            Command::Mutate(a) => a.csv_columns.as_ref(),
+            Command::Equiv(a) => a.csv_columns.as_ref(),
+            Command::Formalize(a) => a.csv_columns.as_ref(),
+            Command::Ambiguity(a) => a.csv_columns.as_ref(),
+            Command::Clarify(a) => a.csv_columns.as_ref(),
             _ => None,
         }
     }
 }
 
-/// Renders a command's report (the one place where a report becomes an exit code).
-fn finish(
-    command: &str,
-    outcome: crate::output::Outcome,
-    output: &OutputArgs,
-) -> anyhow::Result<ExitCode> {
-    let report = outcome?;
-    let status = crate::output::emit(command, report.as_ref(), output)?;
-    Ok(ExitCode::from(status.exit_code()))
-}
-
-/// [`finish`] for the commands that write their own file with `-o`: the report goes to
-/// standard output.
-fn finish_text(
-    command: &str,
-    outcome: crate::output::Outcome,
-    format: TextFormat,
-) -> anyhow::Result<ExitCode> {
-    let output = OutputArgs {
-        format: format.into(),
-        output: None,
-    };
-    finish(command, outcome, &output)
-}
-
-/// Runs a parsed command line.
+/// Runs a parsed command line: the command's report is rendered by
+/// [`crate::output::emit`], and its status becomes the exit code here, the one place
+/// where that happens (errors that are not reports exit 2 in `main`).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let force = cli.force;
     crate::files::set_csv_columns(cli.command.csv_columns().cloned());
+    let output = cli.command.output();
     // An output file that cannot be written is refused before any work is done.
-    if let Some(path) = cli.command.output_file() {
-        safefile::check_output(path, force)?;
+    if let Some(path) = &output.output {
+        safefile::check_output(path, cli.force)?;
     }
-    match cli.command {
-        Command::Audit {
-            spec,
-            schema,
-            all_conflicts,
-            witnesses,
-            cache_dir,
-            no_cache,
-            solver,
-            output,
-            ..
-        } => finish(
-            "audit",
-            crate::audit::audit(
-                &spec,
-                schema.as_deref(),
-                &solver,
-                all_conflicts,
-                witnesses,
-                (!no_cache).then_some(cache_dir.as_path()),
-            ),
-            &output,
-        ),
-        Command::Ask {
-            spec,
-            schema,
-            scenario,
-            claim,
-            questions,
-            derive,
-            solver,
-            output,
-            ..
-        } => finish(
-            "ask",
-            crate::audit::ask(
-                &crate::audit::AskArgs {
-                    spec,
-                    schema,
-                    scenario,
-                    claim,
-                    questions,
-                    derive,
-                },
-                &solver,
-            ),
-            &output,
-        ),
-        Command::Consistency {
-            nl,
-            nl_output,
-            implementation,
-            impl_output,
-            bounds,
-            assume,
-            enumerate,
-            max_regions,
-            no_same_name_mapping,
-            batch,
-            nl_text: Some(rule),
-            variables,
-            translations,
-            theta,
-            retries,
-            llm,
-            solver,
-            output,
-        } => {
-            // The parser refuses these with --nl-text; only their defaults reach here.
-            let _ = (enumerate, max_regions, no_same_name_mapping, batch, nl);
-            finish(
-                "consistency",
-                crate::pipecmd::consistency_nl_text(
-                    &crate::pipecmd::NlTextArgs {
-                        rule,
-                        variables,
-                        translations,
-                        theta,
-                        retries,
-                        nl_output,
-                        implementation,
-                        impl_output,
-                        bounds,
-                        assume,
-                    },
-                    &llm,
-                    &solver,
-                ),
-                &output,
-            )
-        }
-        Command::Consistency {
-            nl,
-            nl_output,
-            implementation,
-            impl_output,
-            bounds,
-            assume,
-            enumerate,
-            max_regions,
-            no_same_name_mapping,
-            batch,
-            solver,
-            output,
-            ..
-        } => crate::blcmd::consistency(
-            &crate::blcmd::ConsistencyArgs {
-                nl,
-                nl_output,
-                implementation,
-                impl_output,
-                bounds,
-                assume,
-                enumerate,
-                max_regions,
-                no_same_name_mapping,
-                batch,
-            },
-            &solver,
-        )
-        .and_then(|r| finish("consistency", Ok(r), &output)),
-        Command::Equiv {
-            spec,
-            terms,
-            schema,
-            candidates,
-            solver,
-            output,
-            ..
-        } => finish(
-            "equiv",
-            crate::pipecmd::equiv(
-                &spec,
-                schema.as_deref(),
-                &terms,
-                candidates.as_deref(),
-                &solver,
-            ),
-            &output,
-        ),
-        Command::DraftVariables {
-            rule,
-            example_rule,
-            example_spec,
-            out,
-            retries,
-            llm,
-            output,
-        } => finish_text(
-            "draft-variables",
-            crate::pipecmd::draft_variables(
-                &crate::pipecmd::DraftArgs {
-                    rule,
-                    example_rule,
-                    example_spec,
-                    out,
-                    force,
-                    retries,
-                },
-                &llm,
-            ),
-            output.format,
-        ),
-        Command::Formalize {
-            input,
-            schema,
-            out,
-            batch,
-            retries,
-            only,
-            reformalize,
-            examples,
-            max_tokens,
-            no_decompose,
-            llm,
-            solver,
-            output,
-            ..
-        } => finish_text(
-            "formalize",
-            crate::pipecmd::formalize(
-                &crate::pipecmd::FormalizeArgs {
-                    input,
-                    schema,
-                    output: out,
-                    force,
-                    batch,
-                    retries,
-                    only,
-                    reformalize,
-                    examples,
-                    max_tokens,
-                    no_decompose,
-                },
-                &llm,
-                &solver,
-            ),
-            output.format,
-        ),
-        Command::Ambiguity {
-            spec,
-            schema,
-            samples,
-            max_tokens,
-            only,
-            llm,
-            solver,
-            output,
-            ..
-        } => finish(
-            "ambiguity",
-            crate::pipecmd::ambiguity(
-                &spec,
-                schema.as_deref(),
-                (samples, max_tokens),
-                &only,
-                &llm,
-                &solver,
-            ),
-            &output,
-        ),
-        Command::Clarify {
-            spec,
-            schema,
-            rounds,
-            samples,
-            max_tokens,
-            only,
-            proposals,
-            apply,
-            out,
-            llm,
-            solver,
-            output,
-            ..
-        } => finish_text(
-            "clarify",
-            crate::pipecmd::clarify(
-                &crate::pipecmd::ClarifyArgs {
-                    spec,
-                    schema,
-                    rounds,
-                    samples,
-                    max_tokens,
-                    only,
-                    proposals,
-                    apply,
-                    output: out,
-                    force,
-                },
-                &llm,
-                &solver,
-            ),
-            output.format,
-        ),
-        Command::Qa {
-            spec,
-            questions,
-            qa,
-            llm,
-            solver,
-            output,
-        } => finish(
-            "qa",
-            crate::qacmd::qa(&spec, &questions, &qa, &llm, &solver),
-            &output,
-        ),
-        Command::Roundtrip {
-            spec,
-            limit,
-            no_repair,
-            llm,
-            solver,
-            output,
-        } => finish(
-            "roundtrip",
-            crate::qacmd::roundtrip(&spec, limit, no_repair, &llm, &solver),
-            &output,
-        ),
-        Command::Faults {
-            spec,
-            mutants,
-            limit,
-            llm,
-            solver,
-            output,
-        } => finish(
-            "faults",
-            crate::qacmd::faults(&spec, mutants.as_deref(), limit, &llm, &solver),
-            &output,
-        ),
-        Command::Eval {
-            spec,
-            eval,
-            llm,
-            solver,
-        } => finish_text(
-            "eval",
-            crate::qacmd::eval(&spec, &eval, &llm, &solver),
-            TextFormat::Human,
-        ),
-        Command::Mutate {
-            spec,
-            schema,
-            solver,
-            output,
-            ..
-        } => finish(
-            "mutate",
-            crate::audit::mutate(&spec, schema.as_deref(), &solver),
-            &output,
-        ),
-        Command::C(CCommand::Segments { file, output }) => {
-            finish("c segments", crate::ccmd::segments(&file), &output)
-        }
-        Command::C(CCommand::Verify { file, wp, output }) => {
-            finish("c verify", crate::ccmd::verify(&file, &wp), &output)
-        }
-        Command::C(CCommand::Strength {
-            file,
-            max_mutants,
-            wp,
-            output,
-        }) => finish(
-            "c strength",
-            crate::ccmd::strength(&file, &wp, max_mutants),
-            &output,
-        ),
-        Command::C(CCommand::Synth(args)) => {
-            finish_text("c synth", crate::ccmd::synth(&args), args.output.format)
-        }
-        Command::Llm(LlmCommand::Ping { config }) => {
-            finish_text("llm ping", crate::llmcmd::ping(&config), TextFormat::Human)
-        }
-        Command::Bl(BlCommand::Check { file }) => {
-            finish_text("bl check", crate::blcmd::check(&file), TextFormat::Human)
-        }
-        Command::Bl(BlCommand::Fmt { file }) => {
-            finish_text("bl fmt", crate::blcmd::fmt(&file), TextFormat::Human)
-        }
-        Command::Bl(BlCommand::Encode { file }) => {
-            finish_text("bl encode", crate::blcmd::encode(&file), TextFormat::Human)
-        }
-        Command::Bl(BlCommand::Eval {
-            file,
-            inputs,
-            output,
-        }) => finish_text(
-            "bl eval",
-            crate::blcmd::eval(&file, &inputs, output.as_deref()),
-            TextFormat::Human,
-        ),
-        Command::Smt(SmtCommand::Check {
-            files,
-            solver,
-            output,
-        }) => finish("smt check", crate::smt::check(&files, &solver), &output),
-        Command::Smt(SmtCommand::Fmt { file, width }) => {
-            finish_text("smt fmt", crate::smt::fmt(&file, width), TextFormat::Human)
-        }
-    }
+    let report = cli.command.run()?;
+    let status = crate::output::emit(cli.command.name(), report.as_ref(), &output)?;
+    Ok(ExitCode::from(status.exit_code()))
 }
 
 #[cfg(test)]

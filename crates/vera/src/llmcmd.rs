@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// Options that choose and drive the language model.
@@ -127,7 +127,8 @@ impl llm::Observer for Bar {
 }
 
 /// `vera llm ping [--config vera.toml]`
-pub fn ping(config: &Path) -> crate::output::Outcome {
+pub fn ping(a: &crate::cli::LlmPingArgs) -> crate::output::Outcome {
+    let config = a.config.as_path();
     let mut cfg = match llm::LlmConfig::load(Some(config)) {
         Ok(c) => c,
         Err(e) => {

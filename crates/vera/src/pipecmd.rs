@@ -1,7 +1,6 @@
 //! `vera equiv`, `vera formalize`, `vera ambiguity`, `vera clarify` and
 //! `vera consistency --nl-text`: the formalization loops of the `pipeline` crate.
 
-use crate::cli::SolverArgs;
 use crate::output::{excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _, Result};
 use pipeline::ambiguity::{AmbiguityOptions, AmbiguityReport, Screening};
@@ -86,13 +85,9 @@ fn render_partition(o: &mut String, p: &Partition) {
 }
 
 /// `vera equiv SPEC TERM... | --candidates FILE`
-pub fn equiv(
-    spec_path: &Path,
-    schema: Option<&Path>,
-    terms: &[String],
-    candidates: Option<&Path>,
-    solver: &SolverArgs,
-) -> crate::output::Outcome {
+pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
+    let (spec_path, schema, terms) = (a.spec.as_path(), a.schema.as_deref(), &a.terms);
+    let (candidates, solver) = (a.candidates.as_deref(), &a.solver);
     let spec = crate::audit::load_spec(spec_path, schema)?;
     let sets: Vec<(String, Vec<String>)> = match candidates {
         Some(f) => {
@@ -206,21 +201,6 @@ struct ReportBody<T: serde::Serialize> {
 
 // ------------------------------------------------------------------ formalize
 
-/// What `vera formalize` was asked.
-pub struct FormalizeArgs {
-    pub input: PathBuf,
-    pub schema: Option<PathBuf>,
-    pub output: Option<PathBuf>,
-    pub force: bool,
-    pub batch: bool,
-    pub retries: usize,
-    pub only: Option<String>,
-    pub reformalize: Option<String>,
-    pub examples: usize,
-    pub max_tokens: u32,
-    pub no_decompose: bool,
-}
-
 fn default_out(input: &Path, suffix: &str) -> PathBuf {
     let stem = input
         .file_stem()
@@ -230,21 +210,18 @@ fn default_out(input: &Path, suffix: &str) -> PathBuf {
 }
 
 /// `vera formalize SPEC_OR_CSV [--schema S] [-o OUT]`
-pub fn formalize(
-    a: &FormalizeArgs,
-    llm_args: &LlmArgs,
-    solver: &SolverArgs,
-) -> crate::output::Outcome {
+pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
+    let (llm_args, solver, force) = (&a.llm, &a.solver, crate::files::force());
     let spec = crate::audit::load_spec_to_formalize(&a.input, a.schema.as_deref())?;
     let out = a
-        .output
+        .out
         .clone()
         .unwrap_or_else(|| default_out(&a.input, "formalized.toml"));
     let mut inputs: Vec<&Path> = vec![&a.input];
     if let Some(s) = &a.schema {
         inputs.push(s);
     }
-    if out.exists() && !a.force {
+    if out.exists() && !force {
         bail!(
             "{} exists; choose another output with -o or pass --force",
             out.display()
@@ -269,7 +246,7 @@ pub fn formalize(
     let report = pipeline::formalize::formalize(&spec, &client, &solver.config(), &options)?;
     let seconds = start.elapsed().as_secs_f64();
     let text = pipeline::formalize::formalized_spec(&spec, &report);
-    pipeline::formalize::write_new(&out, &text, &inputs, a.force)?;
+    pipeline::formalize::write_new(&out, &text, &inputs, force)?;
     let mut o = String::new();
     for f in &report.requirements {
         match &f.formula {
@@ -395,14 +372,9 @@ fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
 }
 
 /// `vera ambiguity SPEC`
-pub fn ambiguity(
-    spec_path: &Path,
-    schema: Option<&Path>,
-    sampling: (u32, u32),
-    only: &Option<String>,
-    llm_args: &LlmArgs,
-    solver: &SolverArgs,
-) -> crate::output::Outcome {
+pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
+    let (spec_path, schema, only) = (a.spec.as_path(), a.schema.as_deref(), &a.only);
+    let (sampling, llm_args, solver) = ((a.samples, a.max_tokens), &a.llm, &a.solver);
     let spec = crate::audit::load_spec(spec_path, schema)?;
     let client = llm_args.client()?;
     let (samples, max_tokens) = sampling;
@@ -542,22 +514,9 @@ fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> repo
 
 // ------------------------------------------------------------------ clarify
 
-/// What `vera clarify` was asked.
-pub struct ClarifyArgs {
-    pub spec: PathBuf,
-    pub schema: Option<PathBuf>,
-    pub rounds: usize,
-    pub samples: u32,
-    pub max_tokens: u32,
-    pub only: Option<String>,
-    pub proposals: Option<PathBuf>,
-    pub apply: Option<PathBuf>,
-    pub output: Option<PathBuf>,
-    pub force: bool,
-}
-
 /// `vera clarify SPEC [-o PROPOSALS] | --apply PROPOSALS [--out SPEC]`
-pub fn clarify(a: &ClarifyArgs, llm_args: &LlmArgs, solver: &SolverArgs) -> crate::output::Outcome {
+pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
+    let (llm_args, solver, force) = (&a.llm, &a.solver, crate::files::force());
     let spec = crate::audit::load_spec(&a.spec, a.schema.as_deref())?;
     let mut inputs: Vec<&Path> = vec![&a.spec];
     if let Some(s) = &a.schema {
@@ -572,7 +531,7 @@ pub fn clarify(a: &ClarifyArgs, llm_args: &LlmArgs, solver: &SolverArgs) -> crat
         }
         let (out_text, changed) = pipeline::clarify::apply(&spec, &file.proposals);
         let out = a
-            .output
+            .out
             .clone()
             .unwrap_or_else(|| default_out(&a.spec, "clarified.toml"));
         inputs.push(pf);
@@ -593,7 +552,7 @@ pub fn clarify(a: &ClarifyArgs, llm_args: &LlmArgs, solver: &SolverArgs) -> crat
                 },
             )));
         }
-        pipeline::formalize::write_new(&out, &out_text, &inputs, a.force)?;
+        pipeline::formalize::write_new(&out, &out_text, &inputs, force)?;
         let text = format!(
             "applied {} accepted proposal(s) ({}); wrote {}\n",
             changed.len(),
@@ -616,7 +575,7 @@ pub fn clarify(a: &ClarifyArgs, llm_args: &LlmArgs, solver: &SolverArgs) -> crat
         .proposals
         .clone()
         .unwrap_or_else(|| default_out(&a.spec, "proposals.json"));
-    if out.exists() && !a.force {
+    if out.exists() && !force {
         bail!(
             "{} exists; choose another output with -o or pass --force",
             out.display()
@@ -651,12 +610,7 @@ pub fn clarify(a: &ClarifyArgs, llm_args: &LlmArgs, solver: &SolverArgs) -> crat
         spec: a.spec.display().to_string(),
         proposals: rep.proposals.clone(),
     };
-    pipeline::formalize::write_new(
-        &out,
-        &serde_json::to_string_pretty(&file)?,
-        &inputs,
-        a.force,
-    )?;
+    pipeline::formalize::write_new(&out, &serde_json::to_string_pretty(&file)?, &inputs, force)?;
     let mut o = String::new();
     for p in &rep.proposals {
         let status = if p.converged {
@@ -751,30 +705,16 @@ struct ApplyJson {
 
 // ------------------------------------------------------------------ consistency --nl-text
 
-/// What `vera consistency --nl-text` was asked.
-pub struct NlTextArgs {
-    pub rule: PathBuf,
-    pub variables: Option<PathBuf>,
-    pub translations: u32,
-    pub theta: f64,
-    pub retries: usize,
-    pub nl_output: Option<String>,
-    pub implementation: Option<PathBuf>,
-    pub impl_output: Option<String>,
-    pub bounds: Option<PathBuf>,
-    pub assume: Vec<String>,
-}
-
 /// `vera consistency --nl-text RULE.txt --variables model.json --impl P.bl [--bounds B]`
 pub fn consistency_nl_text(
-    a: &NlTextArgs,
-    llm_args: &LlmArgs,
-    solver: &SolverArgs,
+    a: &crate::cli::ConsistencyArgs,
+    rule_path: &Path,
 ) -> crate::output::Outcome {
-    let rule = safefile::read_text(&a.rule)?;
+    let (llm_args, solver) = (&a.llm, &a.solver);
+    let rule = safefile::read_text(rule_path)?;
     let vars_path = match &a.variables {
         Some(v) => v.clone(),
-        None => a.rule.with_file_name("model.json"),
+        None => rule_path.with_file_name("model.json"),
     };
     let vars_text = std::fs::read_to_string(&vars_path).with_context(|| {
         format!(
@@ -830,7 +770,7 @@ pub fn consistency_nl_text(
         Some(smt) => {
             let mut i = input.clone();
             i.nl = bl::check::SideSource::Smt(logic::SourceFile::new(
-                format!("{} (voted translation)", a.rule.display()),
+                format!("{} (voted translation)", rule_path.display()),
                 smt.clone(),
             ));
             if i.nl_output.is_none() && i.bounds.is_none() {
@@ -891,7 +831,7 @@ pub fn consistency_nl_text(
         o,
         LlmJson {
             schema: "vera.consistency-nl.v1",
-            files: files(&[("rule", &a.rule), ("impl", imp)]),
+            files: files(&[("rule", rule_path), ("impl", imp)]),
             body: NlBody { vote: v, report },
             llm: client.accounting(),
             seconds: None,
@@ -908,18 +848,9 @@ struct NlBody {
 
 // ------------------------------------------------------------------ draft-variables
 
-/// What `vera draft-variables` was asked.
-pub struct DraftArgs {
-    pub rule: PathBuf,
-    pub example_rule: PathBuf,
-    pub example_spec: Option<PathBuf>,
-    pub out: Option<PathBuf>,
-    pub force: bool,
-    pub retries: usize,
-}
-
 /// `vera draft-variables RULE.txt --example-rule EX.txt [--example-spec model.json] [-o OUT]`
-pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs) -> crate::output::Outcome {
+pub fn draft_variables(a: &crate::cli::DraftVariablesArgs) -> crate::output::Outcome {
+    let llm_args = &a.llm;
     let read = |p: &Path| safefile::read_text(p);
     let rule = read(&a.rule)?;
     let example_rule = read(&a.example_rule)?;
@@ -947,7 +878,7 @@ pub fn draft_variables(a: &DraftArgs, llm_args: &LlmArgs) -> crate::output::Outc
             a.example_rule.as_path(),
             spec_path.as_path(),
         ];
-        pipeline::formalize::write_new(out, &json, &inputs, a.force)?;
+        pipeline::formalize::write_new(out, &json, &inputs, crate::files::force())?;
     }
     eprintln!(
         "drafted {} variables in {} answer(s){}; names shared with the example: {}",

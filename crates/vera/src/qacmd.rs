@@ -3,7 +3,6 @@
 //! evaluation harness of the `pipeline` crate.
 
 use crate::audit::load_or_report;
-use crate::cli::SolverArgs;
 use crate::output::{excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
@@ -20,7 +19,7 @@ pub use crate::llmcmd::LlmArgs as ModelArgs;
 
 /// Options of the QA loop.
 #[derive(Debug, Clone, Args)]
-pub struct QaArgs {
+pub struct QaLoopArgs {
     /// Feedback modes, comma-separated: none, generic, requirements, counterexample.
     #[arg(long, default_value = "none,generic,requirements,counterexample")]
     pub modes: String,
@@ -35,7 +34,7 @@ pub struct QaArgs {
     pub limit_questions: Option<usize>,
 }
 
-impl QaArgs {
+impl QaLoopArgs {
     fn options(&self) -> Result<QaOptions> {
         let mut modes = Vec::new();
         for m in self.modes.split(',').filter(|m| !m.trim().is_empty()) {
@@ -79,13 +78,14 @@ fn load_mutants(path: &Path) -> Result<Vec<FaultyText>> {
 }
 
 /// `vera qa SPEC QUESTIONS`
-pub fn qa(
-    spec: &Path,
-    questions: &Path,
-    args: &QaArgs,
-    model: &ModelArgs,
-    solver: &SolverArgs,
-) -> crate::output::Outcome {
+pub fn qa(a: &crate::cli::QaArgs) -> crate::output::Outcome {
+    let (spec, questions, args, model, solver) = (
+        a.spec.as_path(),
+        a.questions.as_path(),
+        &a.qa,
+        &a.llm,
+        &a.solver,
+    );
     let Some(spec) = load_or_report(spec, None) else {
         return Err(crate::output::Reported.into());
     };
@@ -194,13 +194,9 @@ struct QaJson<T: serde::Serialize> {
 }
 
 /// `vera roundtrip SPEC`
-pub fn roundtrip(
-    spec: &Path,
-    limit: Option<usize>,
-    no_repair: bool,
-    model: &ModelArgs,
-    solver: &SolverArgs,
-) -> crate::output::Outcome {
+pub fn roundtrip(a: &crate::cli::RoundtripArgs) -> crate::output::Outcome {
+    let (spec, limit, no_repair, model, solver) =
+        (a.spec.as_path(), a.limit, a.no_repair, &a.llm, &a.solver);
     let Some(spec) = load_or_report(spec, None) else {
         return Err(crate::output::Reported.into());
     };
@@ -272,13 +268,14 @@ pub fn roundtrip(
 }
 
 /// `vera faults SPEC [--mutants FILE]`
-pub fn faults(
-    spec: &Path,
-    mutants: Option<&Path>,
-    limit: Option<usize>,
-    model: &ModelArgs,
-    solver: &SolverArgs,
-) -> crate::output::Outcome {
+pub fn faults(a: &crate::cli::FaultsArgs) -> crate::output::Outcome {
+    let (spec, mutants, limit, model, solver) = (
+        a.spec.as_path(),
+        a.mutants.as_deref(),
+        a.limit,
+        &a.llm,
+        &a.solver,
+    );
     let Some(spec) = load_or_report(spec, None) else {
         return Err(crate::output::Reported.into());
     };
@@ -309,9 +306,9 @@ pub fn faults(
     )))
 }
 
-/// Options of `vera eval`.
+/// Options of `vera eval`: the experiments and their inputs.
 #[derive(Debug, Clone, Args)]
-pub struct EvalArgs {
+pub struct ExperimentArgs {
     /// The QA questions file.
     #[arg(long)]
     pub questions: Option<PathBuf>,
@@ -338,16 +335,12 @@ pub struct EvalArgs {
     #[arg(long)]
     pub out: PathBuf,
     #[command(flatten)]
-    pub qa: QaArgs,
+    pub qa: QaLoopArgs,
 }
 
 /// `vera eval SPEC --questions FILE --out DIR`
-pub fn eval(
-    spec: &Path,
-    args: &EvalArgs,
-    model: &ModelArgs,
-    solver: &SolverArgs,
-) -> crate::output::Outcome {
+pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
+    let (spec, args, model, solver) = (a.spec.as_path(), &a.eval, &a.llm, &a.solver);
     let Some(spec) = load_or_report(spec, None) else {
         return Err(crate::output::Reported.into());
     };

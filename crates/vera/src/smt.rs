@@ -7,7 +7,6 @@
 //! (the latter keeps the logic and forgets declarations); `:global-declarations true`
 //! is refused with its location.
 
-use crate::cli::SolverArgs;
 use crate::output::{excerpt, Rendered};
 use anyhow::{Context as _, Result};
 use logic::{print, Command, Script, Sort, SourceFile, Term};
@@ -93,7 +92,8 @@ impl FileReport {
 }
 
 /// `vera smt check FILE...`
-pub fn check(files: &[PathBuf], args: &SolverArgs) -> crate::output::Outcome {
+pub fn check(a: &crate::cli::SmtCheckArgs) -> crate::output::Outcome {
+    let (files, args) = (&a.files, &a.solver);
     if args.transcript.is_some() && files.len() > 1 {
         anyhow::bail!("--transcript records one session: give a single file");
     }
@@ -605,7 +605,8 @@ fn human_text(reports: &[FileReport], many: bool) -> String {
 }
 
 /// `vera smt fmt FILE`
-pub fn fmt(path: &Path, width: usize) -> crate::output::Outcome {
+pub fn fmt(a: &crate::cli::SmtFmtArgs) -> crate::output::Outcome {
+    let (path, width) = (a.file.as_path(), a.width);
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let file = SourceFile::new(path.display().to_string(), text);
