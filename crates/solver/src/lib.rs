@@ -82,6 +82,7 @@ mod config;
 mod error;
 mod pool;
 mod process;
+pub mod script;
 mod solver;
 mod transcript;
 

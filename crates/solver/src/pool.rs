@@ -15,6 +15,7 @@ pub struct Pool {
     jobs: usize,
     idle: Mutex<Vec<Solver>>,
     started: AtomicUsize,
+    exact_transcript: bool,
 }
 
 impl Pool {
@@ -30,7 +31,15 @@ impl Pool {
             jobs,
             idle: Mutex::new(Vec::new()),
             started: AtomicUsize::new(0),
+            exact_transcript: false,
         }
+    }
+
+    /// With one job, the first process writes its transcript to the configured path
+    /// itself rather than to `<stem>.0.smt2` (for commands that record one session).
+    pub fn exact_transcript(mut self) -> Pool {
+        self.exact_transcript = self.jobs == 1;
+        self
     }
 
     /// The number of worker threads (and at most processes).
@@ -186,7 +195,9 @@ impl Pool {
     fn start_one(&self) -> Result<Solver, SolverError> {
         let i = self.started.fetch_add(1, Ordering::SeqCst);
         let mut config = self.config.clone();
-        config.transcript = config.transcript.map(|p| worker_path(&p, i));
+        if !(self.exact_transcript && i == 0) {
+            config.transcript = config.transcript.map(|p| worker_path(&p, i));
+        }
         Solver::start(&config)
     }
 }
