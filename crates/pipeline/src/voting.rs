@@ -588,6 +588,53 @@ pub fn diagnose_with_checker(
     Ok(())
 }
 
+/// A rule's text checked against its implementation: the vote on its translations and,
+/// when a translation won, the consistency check of the winner.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextCheck {
+    /// The vote.
+    pub vote: Vote,
+    /// The check of the voted translation against the implementation (none without a
+    /// winner: then the translations carry the checker's diagnostics instead).
+    pub report: Option<bl::check::Report>,
+}
+
+/// `vera consistency --nl-text`: translates `rule` (named `rule_name` in messages) over
+/// `vars` several times, votes, and checks the winning translation against the
+/// implementation of `base` (whose documentation side is replaced). Without a winner,
+/// every translation is diagnosed with the checker against the implementation. When
+/// `base` names neither the documentation's output nor bounds, `options.output` is
+/// compared.
+pub fn check_text(
+    rule: &str,
+    rule_name: &str,
+    vars: &VariableSpec,
+    base: &bl::check::CheckInput,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &VotingOptions,
+) -> Result<TextCheck, PipelineError> {
+    let mut vote = vote(rule, vars, client, solver, options)?;
+    let mut input = base.clone();
+    if input.nl_output.is_none() && input.bounds.is_none() {
+        input.nl_output = options.output.clone();
+    }
+    let report = match &vote.smt {
+        Some(smt) => {
+            input.nl = bl::check::SideSource::Smt(logic::SourceFile::new(
+                format!("{rule_name} (voted translation)"),
+                smt.clone(),
+            ));
+            Some(bl::check::check_consistency(&input, solver)?)
+        }
+        None => {
+            diagnose_with_checker(&mut vote, vars, &input, solver)?;
+            None
+        }
+    };
+    Ok(TextCheck { vote, report })
+}
+
 /// The draft prompt of a variable specification (SIRNA Fig. 9).
 pub fn draft_template() -> Template {
     Template::parse(

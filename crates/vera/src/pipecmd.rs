@@ -765,27 +765,16 @@ pub fn consistency_nl_text(
         repairs: a.retries,
         ..Default::default()
     };
-    let mut v = pipeline::voting::vote(&rule, &vars, &client, &solver.config(), &options)?;
-    let report = match &v.smt {
-        Some(smt) => {
-            let mut i = input.clone();
-            i.nl = bl::check::SideSource::Smt(logic::SourceFile::new(
-                format!("{} (voted translation)", rule_path.display()),
-                smt.clone(),
-            ));
-            if i.nl_output.is_none() && i.bounds.is_none() {
-                i.nl_output = output.clone();
-            }
-            Some(bl::check::check_consistency(&i, &solver.config())?)
-        }
-        None => {
-            if input.nl_output.is_none() && input.bounds.is_none() {
-                input.nl_output = output.clone();
-            }
-            pipeline::voting::diagnose_with_checker(&mut v, &vars, &input, &solver.config())?;
-            None
-        }
-    };
+    let checked = pipeline::voting::check_text(
+        &rule,
+        &rule_path.display().to_string(),
+        &vars,
+        &input,
+        &client,
+        &solver.config(),
+        &options,
+    )?;
+    let (v, report) = (&checked.vote, &checked.report);
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -812,12 +801,12 @@ pub fn consistency_nl_text(
             let _ = writeln!(o, "    {:?}: {}", d.category, excerpt(&d.message, 120));
         }
     }
-    if let Some(r) = &report {
+    if let Some(r) = report {
         o.push('\n');
         o.push_str(&r.render());
     }
     print_accounting(&client);
-    let status = match &report {
+    let status = match report {
         None => Status::Error,
         Some(r) => match r.verdict {
             bl::check::Verdict::Consistent => Status::Ok,
@@ -832,19 +821,13 @@ pub fn consistency_nl_text(
         LlmJson {
             schema: "vera.consistency-nl.v1",
             files: files(&[("rule", rule_path), ("impl", imp)]),
-            body: NlBody { vote: v, report },
+            body: checked,
             llm: client.accounting(),
             seconds: None,
         },
     )))
 }
 
-/// The body of `vera.consistency-nl.v1`: the vote and, when a translation won, the check.
-#[derive(serde::Serialize)]
-struct NlBody {
-    vote: pipeline::voting::Vote,
-    report: Option<bl::check::Report>,
-}
 
 // ------------------------------------------------------------------ draft-variables
 
