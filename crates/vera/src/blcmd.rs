@@ -257,6 +257,13 @@ const CONSISTENCY_RULES: &[Rule] = &[
         level: Level::Error,
     },
     Rule {
+        id: "VERA-CONSISTENCY-NOT-CHECKED",
+        name: "NotChecked",
+        short: "The check could not run (bad input, a tool failure); nothing was compared.",
+        help: "Read the error message with its file and line.",
+        level: Level::Error,
+    },
+    Rule {
         id: "VERA-CONSISTENCY-REJECTED",
         name: "FormalizationRejected",
         short: "The formalization of the documentation was rejected by its checks; nothing was compared.",
@@ -338,9 +345,13 @@ fn consistency_findings(
                 reason.unwrap_or("")
             ),
         ),
-        Some(Verdict::Unknown) | None => (
+        Some(Verdict::Unknown) => (
             "VERA-CONSISTENCY-UNDECIDED",
             format!("not decided: {}", reason.unwrap_or("")),
+        ),
+        None => (
+            "VERA-CONSISTENCY-NOT-CHECKED",
+            format!("the check could not run: {}", reason.unwrap_or("")),
         ),
     };
     Some(Finding {

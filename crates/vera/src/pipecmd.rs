@@ -828,7 +828,6 @@ pub fn consistency_nl_text(
     )))
 }
 
-
 // ------------------------------------------------------------------ draft-variables
 
 /// `vera draft-variables RULE.txt --example-rule EX.txt [--example-spec model.json] [-o OUT]`

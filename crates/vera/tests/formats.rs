@@ -356,3 +356,32 @@ fn audit_and_mutate_pages_render_in_chromium() {
         assert!(dom.contains(text), "{text} missing from the mutation page");
     }
 }
+
+#[test]
+fn consistency_batch_junit_and_sarif_agree_with_the_summary() {
+    let args = [
+        "consistency",
+        "--batch",
+        "testdata/fees-dataset/cra-25",
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--assume",
+        "sin_exception=(< sin 900000000)",
+    ];
+    // 14 cases: 13 consistent, and `federal`, whose bounds.json names an output its
+    // program lacks, could not run (an error case, never a pass).
+    let (code, counts, names, xml) = junit_of(&args);
+    assert_eq!(code, 2, "{xml}");
+    assert_eq!(counts, (14, 0, 1), "{xml}");
+    assert!(names.iter().any(|n| n == "federal"), "{names:?}");
+    let log = sarif_of(&args, 2);
+    let found = results(&log);
+    assert_eq!(found.len(), 1, "{log}");
+    assert_eq!(found[0]["ruleId"], "VERA-CONSISTENCY-NOT-CHECKED");
+    assert!(
+        found[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .contains("federal")
+    );
+}
