@@ -14,9 +14,10 @@ use crate::qa::{schema_info, RateCi};
 use crate::select::Selection;
 use llm::{Client, Embeddings, LlmError, Request, Template};
 use logic::{Model, Term};
-use reqs::audit::{load_into, Answer, Assignment, Loaded, Session, Witness};
+use reqs::audit::{load_into, Assignment, Loaded, Session, Witness};
 use reqs::Spec;
 use serde::Serialize;
+use solver::Outcome;
 use solver::{Solver, SolverConfig, SolverError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -92,7 +93,7 @@ impl<'s> Checker<'s> {
         })
     }
 
-    fn check(&mut self, assume: &[Term], extra: &[Term]) -> Result<Answer, SolverError> {
+    fn check(&mut self, assume: &[Term], extra: &[Term]) -> Result<Outcome, SolverError> {
         let mut s = Session::new(&mut self.solver, self.lits.clone());
         let a = s.check(assume, extra);
         self.queries += s.queries;
@@ -111,14 +112,18 @@ impl<'s> Checker<'s> {
             ("other-only", other, original),
         ] {
             match self.check(&dom, &[holds.clone(), Term::not(fails.clone())])? {
-                Answer::Sat(m) => {
+                Outcome::Sat(m) => {
                     return Ok(Equivalence::Differs {
                         direction,
                         witness: witness_of(self.spec, &m, &[original, other]),
                     })
                 }
-                Answer::Unknown(reason) => return Ok(Equivalence::Unknown { reason }),
-                Answer::Unsat(_) => {}
+                Outcome::Unknown(reason) => {
+                    return Ok(Equivalence::Unknown {
+                        reason: reason.to_string(),
+                    })
+                }
+                Outcome::Unsat(_) => {}
             }
         }
         Ok(Equivalence::Equivalent)
@@ -133,9 +138,9 @@ impl<'s> Checker<'s> {
         let mut assume = self.lits.domain().to_vec();
         assume.extend(self.lits.reqs_except(Some(index)));
         Ok(match self.check(&assume, std::slice::from_ref(formula))? {
-            Answer::Sat(_) => Some(true),
-            Answer::Unsat(_) => Some(false),
-            Answer::Unknown(_) => None,
+            Outcome::Sat(_) => Some(true),
+            Outcome::Unsat(_) => Some(false),
+            Outcome::Unknown(_) => None,
         })
     }
 }

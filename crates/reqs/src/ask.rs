@@ -2,11 +2,12 @@
 //! requirements under a scenario? And, going further, what do the requirements force
 //! under a scenario (`derive`)?
 
-use crate::audit::{load_into, witness, Answer, Session, Witness};
+use crate::audit::{load_into, witness, Session, Witness};
 use crate::spec::Spec;
 use logic::{Op, Sort, Term, Value};
 use num_rational::BigRational;
 use serde::{Deserialize, Serialize};
+use solver::Outcome;
 use solver::{Solver, SolverConfig, SolverError};
 use std::collections::BTreeSet;
 
@@ -149,8 +150,10 @@ impl<'a> Asker<'a> {
         let spec = self.spec;
         let mut s = self.session();
         let verdict = match s.check(&all, std::slice::from_ref(scenario))? {
-            Answer::Unknown(reason) => Verdict::Unknown { reason },
-            Answer::Unsat(core) => {
+            Outcome::Unknown(reason) => Verdict::Unknown {
+                reason: reason.to_string(),
+            },
+            Outcome::Unsat(core) => {
                 let min = s.minimize(&[], core, std::slice::from_ref(scenario))?;
                 let q = s.queries;
                 self.queries += q;
@@ -158,11 +161,13 @@ impl<'a> Asker<'a> {
                     because: self.ids(&min),
                 });
             }
-            Answer::Sat(_) => {
+            Outcome::Sat(_) => {
                 let negated = [scenario.clone(), Term::not(claim.clone())];
                 match s.check(&all, &negated)? {
-                    Answer::Unknown(reason) => Verdict::Unknown { reason },
-                    Answer::Unsat(core) => {
+                    Outcome::Unknown(reason) => Verdict::Unknown {
+                        reason: reason.to_string(),
+                    },
+                    Outcome::Unsat(core) => {
                         let min = s.minimize(&[], core, &negated)?;
                         let q = s.queries;
                         self.queries += q;
@@ -170,7 +175,7 @@ impl<'a> Asker<'a> {
                             because: self.ids(&min),
                         });
                     }
-                    Answer::Sat(m) => {
+                    Outcome::Sat(m) => {
                         let mut terms = vec![scenario, claim];
                         let reqs: Vec<&Term> = spec
                             .formalized()
@@ -192,7 +197,7 @@ impl<'a> Asker<'a> {
                         let counterexample = witness(spec, &m, &terms);
                         let with_claim = [scenario.clone(), claim.clone()];
                         let contradicts = match s.check(&all, &with_claim)? {
-                            Answer::Unsat(core) => {
+                            Outcome::Unsat(core) => {
                                 let min = s.minimize(&[], core, &with_claim)?;
                                 Some(min)
                             }
@@ -230,7 +235,7 @@ impl<'a> Asker<'a> {
         let constants = numeric_constants(spec);
         let mut s = self.session();
         match s.check(&all, std::slice::from_ref(scenario))? {
-            Answer::Unsat(core) => {
+            Outcome::Unsat(core) => {
                 let min = s.minimize(&[], core, std::slice::from_ref(scenario))?;
                 let q = s.queries;
                 self.queries += q;
@@ -238,12 +243,14 @@ impl<'a> Asker<'a> {
                     because: self.ids(&min),
                 });
             }
-            Answer::Unknown(reason) => {
+            Outcome::Unknown(reason) => {
                 let q = s.queries;
                 self.queries += q;
-                return Ok(Derivation::Unknown { reason });
+                return Ok(Derivation::Unknown {
+                    reason: reason.to_string(),
+                });
             }
-            Answer::Sat(_) => {}
+            Outcome::Sat(_) => {}
         }
         let mut out = Vec::new();
         for v in &spec.variables {
@@ -368,9 +375,9 @@ fn sat(
     extra: Term,
 ) -> Result<Option<bool>, SolverError> {
     Ok(match s.check(all, &[scenario.clone(), extra])? {
-        Answer::Sat(_) => Some(true),
-        Answer::Unsat(_) => Some(false),
-        Answer::Unknown(_) => None,
+        Outcome::Sat(_) => Some(true),
+        Outcome::Unsat(_) => Some(false),
+        Outcome::Unknown(_) => None,
     })
 }
 
@@ -422,7 +429,7 @@ fn numeric_fact(
 ) -> Result<Fact, SolverError> {
     // A forced value: take one model's value and ask whether any other is possible.
     let model = match s.check(all, std::slice::from_ref(scenario))? {
-        Answer::Sat(m) => m,
+        Outcome::Sat(m) => m,
         _ => return Ok(Fact::Unknown),
     };
     let Term::Var(name, sort) = var else {

@@ -489,16 +489,6 @@ pub struct Session<'s> {
     pub minimize_unknown: Option<String>,
 }
 
-/// The result of one check-sat, with cores already mapped to literals.
-pub enum Answer {
-    /// Satisfiable, with a model.
-    Sat(Model),
-    /// Unsatisfiable, with a (not necessarily minimal) core of the assumptions.
-    Unsat(Vec<Term>),
-    /// No answer.
-    Unknown(String),
-}
-
 impl<'s> Session<'s> {
     /// A session over a loaded spec, with no queries yet.
     pub fn new(solver: &'s mut Solver, lits: Loaded) -> Session<'s> {
@@ -512,7 +502,7 @@ impl<'s> Session<'s> {
     }
 
     /// Checks the given assumptions, with `extra` asserted for this query only.
-    pub fn check(&mut self, assumptions: &[Term], extra: &[Term]) -> Result<Answer, SolverError> {
+    pub fn check(&mut self, assumptions: &[Term], extra: &[Term]) -> Result<Outcome, SolverError> {
         self.queries += 1;
         if let Some((config, spec)) = &self.fresh {
             let mut solver = Solver::start(config)?;
@@ -520,11 +510,7 @@ impl<'s> Session<'s> {
             for t in extra {
                 solver.assert(t)?;
             }
-            return Ok(match solver.check_assuming(assumptions)? {
-                Outcome::Sat(m) => Answer::Sat(m),
-                Outcome::Unsat(core) => Answer::Unsat(core),
-                Outcome::Unknown(reason) => Answer::Unknown(reason.to_string()),
-            });
+            return solver.check_assuming(assumptions);
         }
         if !extra.is_empty() {
             self.solver.push()?;
@@ -539,11 +525,7 @@ impl<'s> Session<'s> {
         if !extra.is_empty() {
             self.solver.pop()?;
         }
-        Ok(match r? {
-            Outcome::Sat(m) => Answer::Sat(m),
-            Outcome::Unsat(core) => Answer::Unsat(core),
-            Outcome::Unknown(reason) => Answer::Unknown(reason.to_string()),
-        })
+        r
     }
 
     /// Deletion-based minimization: the smallest subset of `core` (with `fixed` always
@@ -563,13 +545,13 @@ impl<'s> Session<'s> {
             let mut assume = fixed.to_vec();
             assume.extend(candidate.iter().cloned());
             match self.check(&assume, extra)? {
-                Answer::Unsat(c) => {
+                Outcome::Unsat(c) => {
                     // Keep only what the new core still needs (it is a subset of the candidate).
                     core = candidate.into_iter().filter(|l| c.contains(l)).collect();
                 }
-                Answer::Sat(_) => i += 1,
-                Answer::Unknown(r) => {
-                    self.minimize_unknown.get_or_insert(r);
+                Outcome::Sat(_) => i += 1,
+                Outcome::Unknown(r) => {
+                    self.minimize_unknown.get_or_insert(r.to_string());
                     i += 1;
                 }
             }
@@ -1009,7 +991,7 @@ impl Main {
             // The domain alone first: if it is unsatisfiable, nothing else means anything.
             let dom = s.lits.domain.clone();
             match s.check(&dom, &[])? {
-                Answer::Unsat(core) => {
+                Outcome::Unsat(core) => {
                     let min = s.minimize(&[], core, &[])?;
                     let conflict = s.lits.ids(spec, &min);
                     return Ok(Err(early(
@@ -1017,24 +999,29 @@ impl Main {
                         not_checked("the domain constraints are inconsistent"),
                     )));
                 }
-                Answer::Unknown(reason) => {
+                Outcome::Unknown(reason) => {
                     return Ok(Err(early(
                         Consistency::Unknown {
-                            reason: reason.clone(),
+                            reason: reason.to_string(),
                         },
                         crate::realize::Realizability::Unknown {
                             reason: format!("the domain's consistency is unknown ({reason})"),
                         },
                     )))
                 }
-                Answer::Sat(_) => {}
+                Outcome::Sat(_) => {}
             }
             let mut all = dom.clone();
             all.extend(s.lits.reqs_except(None));
             Ok(Ok(match s.check(&all, &[])? {
-                Answer::Sat(m) => (Consistency::Consistent, Some(m)),
-                Answer::Unknown(reason) => (Consistency::Unknown { reason }, None),
-                Answer::Unsat(core) => {
+                Outcome::Sat(m) => (Consistency::Consistent, Some(m)),
+                Outcome::Unknown(reason) => (
+                    Consistency::Unknown {
+                        reason: reason.to_string(),
+                    },
+                    None,
+                ),
+                Outcome::Unsat(core) => {
                     let (conflicts, incomplete) = conflicts(s, spec, core, options.max_conflicts)?;
                     (
                         Consistency::Inconsistent {
@@ -1113,7 +1100,7 @@ fn audit_one(
         None
     };
     let broken_state = match &rest_breaks {
-        Some(Answer::Sat(m)) => Some(m.clone()),
+        Some(Outcome::Sat(m)) => Some(m.clone()),
         _ => None,
     };
 
@@ -1122,15 +1109,17 @@ fn audit_one(
             Vacuity::Reachable
         } else {
             match s.check(&dom, std::slice::from_ref(&trigger))? {
-                Answer::Sat(_) => Vacuity::Reachable,
-                Answer::Unsat(core) => {
+                Outcome::Sat(_) => Vacuity::Reachable,
+                Outcome::Unsat(core) => {
                     let min = s.minimize(&[], core, std::slice::from_ref(&trigger))?;
                     Vacuity::Vacuous {
                         because: s.lits.ids(spec, &min),
                         response_conflict: false,
                     }
                 }
-                Answer::Unknown(reason) => Vacuity::Unknown { reason },
+                Outcome::Unknown(reason) => Vacuity::Unknown {
+                    reason: reason.to_string(),
+                },
             }
         };
         let vm = if let Some(why) = global.not_run() {
@@ -1146,15 +1135,15 @@ fn audit_one(
             // Under all of M, this requirement included: a trigger that the others rule
             // out, or one whose response contradicts the others whenever it fires.
             match s.check(&all, std::slice::from_ref(&trigger))? {
-                Answer::Sat(_) => Vacuity::Reachable,
-                Answer::Unsat(core) => {
+                Outcome::Sat(_) => Vacuity::Reachable,
+                Outcome::Unsat(core) => {
                     // When the others alone rule the trigger out, that is the reason
                     // given (not a conflict with this requirement's own response),
                     // whichever core the solver happened to return.
                     let core = match &rest_breaks {
-                        Some(Answer::Sat(_)) => core,
+                        Some(Outcome::Sat(_)) => core,
                         _ => match s.check(&rest, std::slice::from_ref(&trigger))? {
-                            Answer::Unsat(others) => others,
+                            Outcome::Unsat(others) => others,
                             _ => core,
                         },
                     };
@@ -1171,7 +1160,9 @@ fn audit_one(
                         response_conflict: own,
                     }
                 }
-                Answer::Unknown(reason) => Vacuity::Unknown { reason },
+                Outcome::Unknown(reason) => Vacuity::Unknown {
+                    reason: reason.to_string(),
+                },
             }
         };
         (vd, vm)
@@ -1184,16 +1175,18 @@ fn audit_one(
             witness: witness(spec, m, &[formula]),
         },
         None => match s.check(&dom, &breaking)? {
-            Answer::Sat(m) => Violatability::Violatable {
+            Outcome::Sat(m) => Violatability::Violatable {
                 witness: witness(spec, &m, &[formula]),
             },
-            Answer::Unsat(core) => {
+            Outcome::Unsat(core) => {
                 let min = s.minimize(&[], core, &breaking)?;
                 Violatability::ImpliedByDomain {
                     because: s.lits.ids(spec, &min),
                 }
             }
-            Answer::Unknown(reason) => Violatability::Unknown { reason },
+            Outcome::Unknown(reason) => Violatability::Unknown {
+                reason: reason.to_string(),
+            },
         },
     };
 
@@ -1205,16 +1198,18 @@ fn audit_one(
                 reason: "not checked".into(),
             },
         },
-        Some(Answer::Sat(m)) => Redundancy::NotRedundant {
+        Some(Outcome::Sat(m)) => Redundancy::NotRedundant {
             witness: witness(spec, &m, &[formula]),
         },
-        Some(Answer::Unsat(core)) => {
+        Some(Outcome::Unsat(core)) => {
             let min = s.minimize(&[], core, &breaking)?;
             Redundancy::Redundant {
                 subsumed_by: s.lits.ids(spec, &min),
             }
         }
-        Some(Answer::Unknown(reason)) => Redundancy::Unknown { reason },
+        Some(Outcome::Unknown(reason)) => Redundancy::Unknown {
+            reason: reason.to_string(),
+        },
     };
     Ok(RequirementAudit {
         id: req.id.clone(),
@@ -1303,7 +1298,7 @@ fn conflicts(
         let mut assume = dom.clone();
         assume.extend(seed.iter().map(|k| reqs[*k].clone()));
         match s.check(&assume, &[])? {
-            Answer::Unsat(core) => {
+            Outcome::Unsat(core) => {
                 let mus = s.minimize(&dom, core, &[])?;
                 block_mus(&mut map, &mus)?;
                 let mut with_dom = mus.clone();
@@ -1312,7 +1307,7 @@ fn conflicts(
                 with_dom.extend(dom_min);
                 found.push(with_dom);
             }
-            Answer::Sat(_) => {
+            Outcome::Sat(_) => {
                 // Grow to a maximal satisfiable subset, then require leaving it.
                 let mut mss: Vec<usize> = seed.clone();
                 for k in 0..reqs.len() {
@@ -1323,9 +1318,9 @@ fn conflicts(
                     a.extend(mss.iter().map(|j| reqs[*j].clone()));
                     a.push(reqs[k].clone());
                     match s.check(&a, &[])? {
-                        Answer::Sat(_) => mss.push(k),
-                        Answer::Unsat(_) => {}
-                        Answer::Unknown(r) => {
+                        Outcome::Sat(_) => mss.push(k),
+                        Outcome::Unsat(_) => {}
+                        Outcome::Unknown(r) => {
                             stopped = unknown("the solver answered unknown", &r);
                             break;
                         }
@@ -1343,7 +1338,7 @@ fn conflicts(
                 }
                 map.assert(&or(clause))?;
             }
-            Answer::Unknown(r) => {
+            Outcome::Unknown(r) => {
                 stopped = unknown("the solver answered unknown", &r);
                 break;
             }
@@ -2212,7 +2207,7 @@ impl Fast<'_, '_> {
         assume.extend(s.lits.reqs_except(exclude));
         let r = (|| {
             Ok(match s.check(&assume, x)? {
-                Answer::Sat(m) => {
+                Outcome::Sat(m) => {
                     let delta = m
                         .values
                         .iter()
@@ -2223,8 +2218,8 @@ impl Fast<'_, '_> {
                         graft: Graft { base: None, delta },
                     })
                 }
-                Answer::Unknown(r) => Found::Unknown(r),
-                Answer::Unsat(core) => {
+                Outcome::Unknown(r) => Found::Unknown(r.to_string()),
+                Outcome::Unsat(core) => {
                     let min = s.minimize(&[], core, x)?;
                     Found::Unsat(
                         min.iter()
@@ -3254,7 +3249,7 @@ fn more_bases(
         if covered(facts, bases, &conj) {
             continue;
         }
-        if let Answer::Sat(m) = s.check(&all, &conj)? {
+        if let Outcome::Sat(m) = s.check(&all, &conj)? {
             bases.push(Base::from_model(facts, &m));
         }
     }

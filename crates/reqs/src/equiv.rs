@@ -77,7 +77,7 @@ pub enum EquivError {
     DomainInconsistent,
     /// The solver could not decide whether the domain constraints are satisfiable.
     #[error("the solver could not decide the domain constraints: {0}")]
-    DomainUnknown(String),
+    DomainUnknown(solver::Reason),
 }
 
 /// One class of agreeing candidates.
@@ -208,11 +208,6 @@ pub fn label(i: usize) -> String {
     }
 }
 
-enum Sat {
-    Yes(Model),
-    No,
-    Unknown(String),
-}
 
 /// A solver session with a universe loaded, for comparing candidates.
 pub struct Checker<'u> {
@@ -242,13 +237,13 @@ impl<'u> Checker<'u> {
             queries: 0,
         };
         match c.sat(&[])? {
-            Sat::Yes(_) => Ok(c),
-            Sat::No => Err(EquivError::DomainInconsistent),
-            Sat::Unknown(r) => Err(EquivError::DomainUnknown(r)),
+            Outcome::Sat(_) => Ok(c),
+            Outcome::Unsat(_) => Err(EquivError::DomainInconsistent),
+            Outcome::Unknown(r) => Err(EquivError::DomainUnknown(r)),
         }
     }
 
-    fn sat(&mut self, extra: &[Term]) -> Result<Sat, SolverError> {
+    fn sat(&mut self, extra: &[Term]) -> Result<Outcome, SolverError> {
         self.queries += 1;
         self.solver.push()?;
         for t in extra {
@@ -259,19 +254,15 @@ impl<'u> Checker<'u> {
         }
         let r = self.solver.check();
         self.solver.pop()?;
-        Ok(match r? {
-            Outcome::Sat(m) => Sat::Yes(m),
-            Outcome::Unsat(_) => Sat::No,
-            Outcome::Unknown(reason) => Sat::Unknown(reason.to_string()),
-        })
+        r
     }
 
     /// Is `C ∧ t` satisfiable? `None` when the solver cannot tell.
     pub fn satisfiable(&mut self, t: &Term) -> Result<Option<bool>, SolverError> {
         Ok(match self.sat(std::slice::from_ref(t))? {
-            Sat::Yes(_) => Some(true),
-            Sat::No => Some(false),
-            Sat::Unknown(_) => None,
+            Outcome::Sat(_) => Some(true),
+            Outcome::Unsat(_) => Some(false),
+            Outcome::Unknown(_) => None,
         })
     }
 
@@ -279,9 +270,9 @@ impl<'u> Checker<'u> {
     /// when there is none, `None` when the solver cannot tell.
     pub fn model_of(&mut self, ts: &[Term]) -> Result<Option<Option<Model>>, SolverError> {
         Ok(match self.sat(ts)? {
-            Sat::Yes(m) => Some(Some(m)),
-            Sat::No => Some(None),
-            Sat::Unknown(_) => None,
+            Outcome::Sat(m) => Some(Some(m)),
+            Outcome::Unsat(_) => Some(None),
+            Outcome::Unknown(_) => None,
         })
     }
 
@@ -290,9 +281,9 @@ impl<'u> Checker<'u> {
         let mut unknown = false;
         for (x, y) in [(a, b), (b, a)] {
             match self.sat(&[x.clone(), Term::not(y.clone())])? {
-                Sat::Yes(_) => return Ok(Some(false)),
-                Sat::No => {}
-                Sat::Unknown(_) => unknown = true,
+                Outcome::Sat(_) => return Ok(Some(false)),
+                Outcome::Unsat(_) => {}
+                Outcome::Unknown(_) => unknown = true,
             }
         }
         Ok(if unknown { None } else { Some(true) })
@@ -311,13 +302,13 @@ impl<'u> Checker<'u> {
             let pin = Term::app(Op::Eq, vec![var.clone(), value.clone()]);
             let mut q = base.to_vec();
             q.push(pin);
-            if let Sat::Yes(m) = self.sat(&q)? {
+            if let Outcome::Sat(m) = self.sat(&q)? {
                 found = Some((m, Some(format!("{} = {}", print_name(&var), show(&value)))));
                 break;
             }
         }
         if found.is_none() {
-            if let Sat::Yes(m) = self.sat(&base)? {
+            if let Outcome::Sat(m) = self.sat(&base)? {
                 found = Some((m, None));
             }
         }

@@ -5,12 +5,13 @@
 //! equivalent to the original under the domain constraints (checked in both directions,
 //! with a distinguishing state).
 
-use crate::audit::{components, load_part, witness, Answer, Session, Witness};
+use crate::audit::{components, load_part, witness, Session, Witness};
 use crate::spec::{shape_of, Shape, Spec};
 use logic::{Op, Sort, Term};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use serde::Serialize;
+use solver::Outcome;
 use solver::{Pool, SolverConfig, SolverError};
 
 /// The fault categories.
@@ -367,9 +368,13 @@ fn detect(s: &mut Session, spec: &Spec, i: usize, m: &Mutant) -> Result<Detectio
     rest.extend(s.lits.reqs_except(Some(i)));
     // The mutated model: the others plus the mutant.
     match s.check(&rest, std::slice::from_ref(&m.formula))? {
-        Answer::Unsat(_) => return Ok(Detection::Inconsistent),
-        Answer::Unknown(reason) => return Ok(Detection::Unknown { reason }),
-        Answer::Sat(_) => {}
+        Outcome::Unsat(_) => return Ok(Detection::Inconsistent),
+        Outcome::Unknown(reason) => {
+            return Ok(Detection::Unknown {
+                reason: reason.to_string(),
+            })
+        }
+        Outcome::Sat(_) => {}
     }
     let both = Term::app(Op::And, vec![original.clone(), m.formula.clone()]);
     for (direction, holds, fails) in [
@@ -377,14 +382,18 @@ fn detect(s: &mut Session, spec: &Spec, i: usize, m: &Mutant) -> Result<Detectio
         ("mutant-only", &m.formula, &original),
     ] {
         match s.check(&dom, &[holds.clone(), Term::not(fails.clone())])? {
-            Answer::Sat(model) => {
+            Outcome::Sat(model) => {
                 return Ok(Detection::NotEquivalent {
                     direction,
                     witness: witness(spec, &model, &[&both]),
                 })
             }
-            Answer::Unknown(reason) => return Ok(Detection::Unknown { reason }),
-            Answer::Unsat(_) => {}
+            Outcome::Unknown(reason) => {
+                return Ok(Detection::Unknown {
+                    reason: reason.to_string(),
+                })
+            }
+            Outcome::Unsat(_) => {}
         }
     }
     Ok(Detection::Equivalent)
@@ -422,15 +431,15 @@ pub fn analyze(
         let mut all = s.lits.domain().to_vec();
         all.extend(s.lits.reqs_except(None));
         match s.check(&all, &[])? {
-            Answer::Sat(_) => {}
-            Answer::Unsat(core) => {
+            Outcome::Sat(_) => {}
+            Outcome::Unsat(core) => {
                 let min = s.minimize(&[], core, &[])?;
                 return Err(MutateError::NotMeaningful(format!(
                     "the requirements are inconsistent (conflict: {}); every mutant would count as detected. Run `vera audit` and fix the conflict first",
                     s.lits.ids(spec, &min).join(", ")
                 )));
             }
-            Answer::Unknown(reason) => {
+            Outcome::Unknown(reason) => {
                 return Err(MutateError::NotMeaningful(format!(
                     "the consistency of the requirements is unknown ({reason})"
                 )));
