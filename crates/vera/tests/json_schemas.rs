@@ -69,7 +69,9 @@ fn cassette(name: &str) -> String {
 }
 
 fn schema_path(tag: &str) -> PathBuf {
-    root().join("docs/schemas").join(format!("{tag}.schema.json"))
+    root()
+        .join("docs/schemas")
+        .join(format!("{tag}.schema.json"))
 }
 
 fn read_json(path: &Path) -> Value {
@@ -191,7 +193,10 @@ fn every_schema_file_is_a_valid_draft_2020_12_schema_for_its_tag() {
     files.sort();
     let mut expected: Vec<String> = TAGS.iter().map(|t| format!("{t}.schema.json")).collect();
     expected.sort();
-    assert_eq!(files, expected, "one schema file per tag, and no other file");
+    assert_eq!(
+        files, expected,
+        "one schema file per tag, and no other file"
+    );
     for tag in TAGS {
         let s = schema(tag);
         if let Err(e) = jsonschema::meta::validate(&s) {
@@ -253,10 +258,9 @@ fn shared_definitions_are_the_same_in_every_schema() {
         };
         for (name, def) in defs {
             match seen.get(name) {
-                Some((first, d)) => assert_eq!(
-                    d, def,
-                    "$defs/{name} differs between {first} and {tag}"
-                ),
+                Some((first, d)) => {
+                    assert_eq!(d, def, "$defs/{name} differs between {first} and {tag}")
+                }
                 None => {
                     seen.insert(name.clone(), (tag.to_string(), def.clone()));
                 }
@@ -281,7 +285,10 @@ fn every_tag_has_a_section_in_docs_json_md() {
             "docs/json.md does not link schemas/{tag}.schema.json"
         );
     }
-    assert!(doc.contains("v1 → v2") || doc.contains("v1 to v2"), "the stability promise");
+    assert!(
+        doc.contains("v1 → v2") || doc.contains("v1 to v2"),
+        "the stability promise"
+    );
 }
 
 /// A payload that lacks a required field, has a field the schema does not know, or a
@@ -340,8 +347,7 @@ fn validation_rejects_a_broken_audit_payload() {
         (
             "an unknown field in a witness row",
             broken(&|j| {
-                j["requirements"][0]["violatability"]["witness"][0]["confidence"] =
-                    Value::from(1)
+                j["requirements"][0]["violatability"]["witness"][0]["confidence"] = Value::from(1)
             }),
             "/requirements/0/violatability",
         ),
@@ -393,7 +399,7 @@ fn text_payload_has_no_command_line() {
 #[test]
 fn audit_payloads() {
     let tag = "vera.audit.v1";
-    let runs = vec![
+    let runs = [
         // Findings (vacuity, redundancy), two requirements not formalized.
         check(tag, &["audit", HEMO, "--no-cache"], &[1]),
         check(tag, &["audit", HEMO, "--no-cache", "--witnesses"], &[1]),
@@ -443,7 +449,7 @@ fn audit_payloads() {
 #[test]
 fn ask_and_derive_payloads() {
     let tag = "vera.ask.v1";
-    let runs = vec![
+    let runs = [
         check(
             tag,
             &[
@@ -485,7 +491,7 @@ fn ask_and_derive_payloads() {
     assert!(runs[3]["answers"][0]["roles"].is_object());
 
     let tag = "vera.derive.v1";
-    let runs = vec![
+    let runs = [
         check(
             tag,
             &["ask", HEMO, "--derive", "--scenario", "(= phase Therapy)"],
@@ -531,7 +537,10 @@ fn equiv_and_mutate_payloads() {
         &["equiv", HEMO, "(> blood_flow 200)", "(< 200 blood_flow)"],
         &[0],
     );
-    for spec in ["examples/labeled/req-pair.toml", "examples/labeled/lights.toml"] {
+    for spec in [
+        "examples/labeled/req-pair.toml",
+        "examples/labeled/lights.toml",
+    ] {
         check("vera.mutate.v1", &["mutate", spec], &[0, 1]);
     }
 }
@@ -637,7 +646,11 @@ fn smt_check_payloads() {
             ],
             &[1],
         );
-        let last = unsat["files"][0]["checks"].as_array().unwrap().last().unwrap();
+        let last = unsat["files"][0]["checks"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap();
         assert_eq!(last["answer"], "unsat");
     }
     check(
@@ -830,13 +843,7 @@ fn qa_payload_from_the_eval_cassette() {
     let j = check_replay(
         "vera.qa.v1",
         "eval-qa-local.jsonl",
-        &[
-            "qa",
-            HEMO,
-            &cassette("qa-8.toml"),
-            "-j",
-            "1",
-        ],
+        &["qa", HEMO, &cassette("qa-8.toml"), "-j", "1"],
         &[1],
     );
     assert_eq!(j["report"]["modes"].as_array().unwrap().len(), 4);
@@ -881,7 +888,11 @@ fn roundtrip_payload_of_a_run_without_trips() {
 fn eval_json_payloads() {
     let dir = tempfile::tempdir().unwrap();
     for (experiments, cassette_name, only) in [
-        ("roundtrip,faults,ambiguity", "eval-rest-local.jsonl", Some(ONLY)),
+        (
+            "roundtrip,faults,ambiguity",
+            "eval-rest-local.jsonl",
+            Some(ONLY),
+        ),
         ("audit,mutation,qa", "eval-qa-local.jsonl", None),
     ] {
         let out = dir.path().join(cassette_name);
