@@ -1,0 +1,976 @@
+//! The JSON payloads of every command against their schemas in docs/schemas.
+//!
+//! Every payload that a command line can produce is produced here by the real `vera`
+//! binary on example data of the repository (real solvers, real Frama-C) and validated
+//! against `docs/schemas/<tag>.schema.json`; the commands that ask a language model
+//! replay the cassettes recorded from the local model, as the other replay tests do.
+//! The schemas themselves are checked against the draft 2020-12 meta-schema, every tag
+//! has a schema file and a section in docs/json.md, and a broken payload is shown to be
+//! rejected, so that a passing validation means something.
+//!
+//! Not produced here (see docs/json.md): `vera.text.v1`, whose commands have no
+//! `--format` option (`text_payload_has_no_command_line` pins that), and a `vera
+//! roundtrip` run with trips: no recorded cassette holds the requests of `vera roundtrip`
+//! (its only recording was made through `vera eval --only`, which `roundtrip` lacks), so
+//! the envelope comes from a run with no trips and the trip shapes from the `roundtrip`
+//! member of a replayed eval.json, which has the same schema.
+
+use jsonschema::{Draft, Validator};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// Every payload tag, as listed in docs/json.md.
+const TAGS: &[&str] = &[
+    "vera.ambiguity.v1",
+    "vera.ask.v1",
+    "vera.audit.v1",
+    "vera.c-segments.v1",
+    "vera.c-strength.v1",
+    "vera.c-synth.v1",
+    "vera.c-verify.v1",
+    "vera.clarify-apply.v1",
+    "vera.clarify-run.v1",
+    "vera.clarify.v1",
+    "vera.consistency-batch.v1",
+    "vera.consistency-nl.v1",
+    "vera.consistency.v1",
+    "vera.derive.v1",
+    "vera.draft-variables.v1",
+    "vera.equiv.v1",
+    "vera.eval.v1",
+    "vera.faults.v1",
+    "vera.formalize.v1",
+    "vera.mutate.v1",
+    "vera.qa.v1",
+    "vera.roundtrip.v1",
+    "vera.smt-check.v1",
+    "vera.text.v1",
+];
+
+/// The tests that run Frama-C take turns: on a small machine, WP goals run in parallel
+/// with other verifier runs can hit the per-goal timeout, and the replayed synthesis
+/// must see the verifier answers of its recording.
+static FRAMA_C: Mutex<()> = Mutex::new(());
+
+const HEMO: &str = "examples/hemodialysis/hemodialysis.toml";
+const CRA: &str = "testdata/fees-dataset/cra-25";
+const CRA_BOUNDS: &str = "examples/fees/cra-bounds.json";
+const SIN_EXCEPTION: &str = "sin_exception=(< sin 900000000)";
+const ONLY: &str = "R-AIR-1,R-AIR-2,R-TEMP-1,R-TEMP-2,R-BF-4";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn cassette(name: &str) -> String {
+    format!("crates/pipeline/tests/cassettes/{name}")
+}
+
+fn schema_path(tag: &str) -> PathBuf {
+    root()
+        .join("docs/schemas")
+        .join(format!("{tag}.schema.json"))
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+fn schema(tag: &str) -> Value {
+    read_json(&schema_path(tag))
+}
+
+/// The schema of `tag`, compiled as draft 2020-12. No retriever is configured and the
+/// crate is built without its HTTP and file resolvers: every `$ref` is inside the file.
+fn validator(tag: &str) -> Validator {
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .build(&schema(tag))
+        .unwrap_or_else(|e| panic!("{tag}: the schema does not compile: {e}"))
+}
+
+/// Every validation error of `payload` against the schema of `tag`, one per line.
+fn errors(tag: &str, payload: &Value) -> Vec<String> {
+    validator(tag)
+        .iter_errors(payload)
+        .map(|e| format!("at {:?}: {e}", e.instance_path.to_string()))
+        .collect()
+}
+
+/// Asserts that `payload` carries `tag` and is valid under its schema, printing every
+/// error and the payload when it is not.
+fn assert_valid(tag: &str, payload: &Value, what: &str) {
+    assert_eq!(payload["schema"], tag, "{what}: wrong schema tag");
+    let errs = errors(tag, payload);
+    assert!(
+        errs.is_empty(),
+        "{what}: the {tag} payload does not match docs/schemas/{tag}.schema.json:\n{}\n\npayload:\n{}",
+        errs.join("\n"),
+        serde_json::to_string_pretty(payload).unwrap()
+    );
+}
+
+/// Runs vera from the repository root with no LLM configuration, model variables or
+/// cache; returns the exit code, standard output parsed as JSON, and standard error.
+fn run(args: &[&str]) -> (i32, Value, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vera"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("VERA_LLM_") {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("vera runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("vera {args:?}: standard output is not JSON ({e}):\n{stdout}\n{stderr}")
+    });
+    (out.status.code().unwrap_or(-1), json, stderr)
+}
+
+/// Runs `vera ARGS --format json`, checks the exit code against `codes`, validates the
+/// payload against the schema of `tag` and returns it.
+fn check(tag: &str, args: &[&str], codes: &[i32]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let (code, json, stderr) = run(&all);
+    let what = format!("vera {}", all.join(" "));
+    assert!(
+        codes.contains(&code),
+        "{what}: exit status {code}, expected one of {codes:?}\n{stderr}"
+    );
+    assert_valid(tag, &json, &what);
+    json
+}
+
+/// [`check`] with a replayed cassette and no LLM configuration or cache.
+fn check_replay(tag: &str, cassette_name: &str, args: &[&str], codes: &[i32]) -> Value {
+    let c = cassette(cassette_name);
+    let mut all = args.to_vec();
+    all.extend([
+        "--llm-config",
+        "/nonexistent/vera.toml",
+        "--no-cache",
+        "--replay",
+        &c,
+    ]);
+    let j = check(tag, &all, codes);
+    // Nothing but the cassette answers (c synth keeps its accounting in the report).
+    let llm = if j["llm"].is_object() {
+        &j["llm"]
+    } else {
+        &j["report"]["llm"]
+    };
+    assert_eq!(llm["total"]["calls"], 0, "{tag}: {}", llm["total"]);
+    assert_eq!(llm["total"]["replayed"], llm["total"]["requests"], "{tag}");
+    j
+}
+
+fn statuses<'a>(payloads: &'a [Value], pointer: &str) -> Vec<&'a str> {
+    payloads
+        .iter()
+        .filter_map(|j| j.pointer(pointer).and_then(Value::as_str))
+        .collect()
+}
+
+// ------------------------------------------------------------------ the schemas
+
+#[test]
+fn every_schema_file_is_a_valid_draft_2020_12_schema_for_its_tag() {
+    let dir = root().join("docs/schemas");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut expected: Vec<String> = TAGS.iter().map(|t| format!("{t}.schema.json")).collect();
+    expected.sort();
+    assert_eq!(
+        files, expected,
+        "one schema file per tag, and no other file"
+    );
+    for tag in TAGS {
+        let s = schema(tag);
+        if let Err(e) = jsonschema::meta::validate(&s) {
+            panic!("{tag}: not a valid schema: {e} at {}", e.instance_path);
+        }
+        validator(tag);
+        assert_eq!(
+            s["$schema"], "https://json-schema.org/draft/2020-12/schema",
+            "{tag}"
+        );
+        assert_eq!(
+            s["$id"],
+            format!("https://vera.invalid/schemas/{tag}.schema.json"),
+            "{tag}"
+        );
+        for key in ["title", "description"] {
+            assert!(
+                s[key].as_str().is_some_and(|t| !t.is_empty()),
+                "{tag}: {key}"
+            );
+        }
+        assert_eq!(s["type"], "object", "{tag}");
+        assert_eq!(s["properties"]["schema"]["const"], *tag, "{tag}");
+        assert_eq!(s["additionalProperties"], false, "{tag}");
+        let required: Vec<&str> = s["required"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{tag}: no required list"))
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        assert!(required.contains(&"schema"), "{tag}: `schema` not required");
+        for r in &required {
+            assert!(
+                s["properties"].get(r).is_some(),
+                "{tag}: required `{r}` is not a property"
+            );
+        }
+        // Only local references: nothing is fetched.
+        let text = std::fs::read_to_string(schema_path(tag)).unwrap();
+        for (i, _) in text.match_indices("\"$ref\"") {
+            assert!(
+                text[i..].starts_with("\"$ref\": \"#/$defs/"),
+                "{tag}: a $ref that is not local: {}",
+                &text[i..(i + 60).min(text.len())]
+            );
+        }
+    }
+}
+
+/// The same shape (a witness, the `llm` accounting, ...) is written once per file that
+/// uses it: every copy must be the same.
+#[test]
+fn shared_definitions_are_the_same_in_every_schema() {
+    let mut seen: std::collections::BTreeMap<String, (String, Value)> = Default::default();
+    for tag in TAGS {
+        let s = schema(tag);
+        let Some(defs) = s["$defs"].as_object() else {
+            continue;
+        };
+        for (name, def) in defs {
+            match seen.get(name) {
+                Some((first, d)) => {
+                    assert_eq!(d, def, "$defs/{name} differs between {first} and {tag}")
+                }
+                None => {
+                    seen.insert(name.clone(), (tag.to_string(), def.clone()));
+                }
+            }
+        }
+    }
+    for shared in ["llm", "witness", "assignment", "partition", "check_report"] {
+        assert!(seen.contains_key(shared), "{shared}");
+    }
+}
+
+#[test]
+fn every_tag_has_a_section_in_docs_json_md() {
+    let doc = std::fs::read_to_string(root().join("docs/json.md")).unwrap();
+    for tag in TAGS {
+        assert!(
+            doc.lines().any(|l| l.trim() == format!("## {tag}")),
+            "docs/json.md has no `## {tag}` section"
+        );
+        assert!(
+            doc.contains(&format!("(schemas/{tag}.schema.json)")),
+            "docs/json.md does not link schemas/{tag}.schema.json"
+        );
+    }
+    assert!(
+        doc.contains("v1 → v2") || doc.contains("v1 to v2"),
+        "the stability promise"
+    );
+}
+
+/// A payload that lacks a required field, has a field the schema does not know, or a
+/// status that is not one of the listed ones is rejected.
+#[test]
+fn validation_rejects_a_broken_audit_payload() {
+    let tag = "vera.audit.v1";
+    let (_, good, _) = run(&[
+        "audit",
+        "examples/hemodialysis/hemodialysis-inconsistent.toml",
+        "--no-cache",
+        "--format",
+        "json",
+    ]);
+    assert_valid(tag, &good, "the unbroken payload");
+    let broken = |f: &dyn Fn(&mut Value)| {
+        let mut j = good.clone();
+        f(&mut j);
+        errors(tag, &j)
+    };
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "a required field deleted",
+            broken(&|j| {
+                j.as_object_mut().unwrap().remove("summary");
+            }),
+            "summary",
+        ),
+        (
+            "an unknown top-level field",
+            broken(&|j| {
+                j["verdict_of_the_day"] = Value::from("fine");
+            }),
+            "verdict_of_the_day",
+        ),
+        (
+            "an unknown consistency status",
+            broken(&|j| j["consistency"]["status"] = Value::from("mostly-consistent")),
+            "/consistency",
+        ),
+        (
+            "an unknown redundancy status",
+            broken(&|j| j["requirements"][0]["redundancy"]["status"] = Value::from("maybe")),
+            "/requirements/0/redundancy",
+        ),
+        (
+            "a negative count",
+            broken(&|j| j["summary"]["vacuous"] = Value::from(-1)),
+            "/summary/vacuous",
+        ),
+        (
+            "a count that is not an integer",
+            broken(&|j| j["queries"] = Value::from(2.5)),
+            "/queries",
+        ),
+        (
+            "an unknown field in a witness row",
+            broken(&|j| {
+                j["requirements"][0]["violatability"]["witness"][0]["confidence"] = Value::from(1)
+            }),
+            "/requirements/0/violatability",
+        ),
+        (
+            "a wrong schema tag",
+            broken(&|j| j["schema"] = Value::from("vera.audit.v2")),
+            "/schema",
+        ),
+    ];
+    for (what, errs, mention) in cases {
+        assert!(!errs.is_empty(), "{what}: accepted");
+        assert!(
+            errs.iter().any(|e| e.contains(mention)),
+            "{what}: no error mentions {mention}:\n{}",
+            errs.join("\n")
+        );
+    }
+}
+
+/// The commands whose payload is `vera.text.v1` print text only: there is no command
+/// line that prints this payload, so no run validates it. When one gains `--format`, this
+/// test fails; add a run to the tests above.
+#[test]
+fn text_payload_has_no_command_line() {
+    for args in [
+        &["bl", "fmt", "x.bl", "--format", "json"][..],
+        &["bl", "check", "x.bl", "--format", "json"],
+        &["bl", "encode", "x.bl", "--format", "json"],
+        &["bl", "eval", "x.bl", "--format", "json"],
+        &["smt", "fmt", "x.smt2", "--format", "json"],
+        &["llm", "ping", "--format", "json"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("unexpected argument '--format'"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+// ------------------------------------------------------------------ solver commands
+
+#[test]
+fn audit_payloads() {
+    let tag = "vera.audit.v1";
+    let runs = [
+        // Findings (vacuity, redundancy), two requirements not formalized.
+        check(tag, &["audit", HEMO, "--no-cache"], &[1]),
+        check(tag, &["audit", HEMO, "--no-cache", "--witnesses"], &[1]),
+        // Inconsistent, with several conflicts asked for.
+        check(
+            tag,
+            &[
+                "audit",
+                "examples/hemodialysis/hemodialysis-inconsistent.toml",
+                "--no-cache",
+                "--all-conflicts",
+                "3",
+            ],
+            &[1],
+        ),
+        // No findings at all.
+        check(
+            tag,
+            &["audit", "examples/labeled/lights.toml", "--no-cache"],
+            &[0],
+        ),
+        // Conflicts for some inputs (unrealizable), with the other solver.
+        check(
+            tag,
+            &[
+                "audit",
+                "examples/labeled/pump.toml",
+                "--no-cache",
+                "--solver",
+                "cvc5",
+            ],
+            &[1],
+        ),
+        check(
+            tag,
+            &["audit", "examples/labeled/req-pair.toml", "--no-cache"],
+            &[1],
+        ),
+    ];
+    let consistency = statuses(&runs, "/consistency/status");
+    assert!(consistency.contains(&"consistent") && consistency.contains(&"inconsistent"));
+    let realizability = statuses(&runs, "/realizability/status");
+    assert!(realizability.contains(&"unrealizable") && realizability.contains(&"realizable"));
+    assert!(statuses(&runs, "/solver").contains(&"cvc5"));
+}
+
+#[test]
+fn ask_and_derive_payloads() {
+    let tag = "vera.ask.v1";
+    let runs = [
+        check(
+            tag,
+            &[
+                "ask",
+                HEMO,
+                "--questions",
+                "examples/hemodialysis/questions.toml",
+            ],
+            &[1],
+        ),
+        check(
+            tag,
+            &[
+                "ask",
+                HEMO,
+                "--scenario",
+                "(> venous_pressure ven_high_limit)",
+                "--claim",
+                "venous_clamp_closed",
+            ],
+            &[0],
+        ),
+        check(tag, &["ask", HEMO, "--claim", "blood_pump_on"], &[1]),
+        // A schema with roles: the answer says which inputs the scenario fixes.
+        check(
+            tag,
+            &["ask", "examples/labeled/pump.toml", "--claim", "true"],
+            &[0],
+        ),
+    ];
+    let verdicts: Vec<&str> = runs
+        .iter()
+        .flat_map(|j| j["answers"].as_array().unwrap())
+        .filter_map(|a| a["verdict"].as_str())
+        .collect();
+    for v in ["entailed", "not-entailed", "scenario-impossible"] {
+        assert!(verdicts.contains(&v), "{v}: {verdicts:?}");
+    }
+    assert!(runs[3]["answers"][0]["roles"].is_object());
+
+    let tag = "vera.derive.v1";
+    let runs = [
+        check(
+            tag,
+            &["ask", HEMO, "--derive", "--scenario", "(= phase Therapy)"],
+            &[0],
+        ),
+        check(
+            tag,
+            &[
+                "ask",
+                HEMO,
+                "--derive",
+                "--scenario",
+                "(and (= phase Therapy) (< ven_low_limit 5))",
+            ],
+            &[1],
+        ),
+        check(
+            tag,
+            &["ask", "examples/labeled/pump.toml", "--derive"],
+            &[0],
+        ),
+    ];
+    let got = statuses(&runs, "/result/status");
+    assert_eq!(got, ["facts", "scenario-impossible", "facts"]);
+}
+
+#[test]
+fn equiv_and_mutate_payloads() {
+    let j = check(
+        "vera.equiv.v1",
+        &[
+            "equiv",
+            HEMO,
+            "(> blood_flow 200)",
+            "(>= blood_flow 200)",
+            "(< 200 blood_flow)",
+        ],
+        &[1],
+    );
+    assert_eq!(j["sets"][0]["partition"]["metrics"]["classes"], 2);
+    check(
+        "vera.equiv.v1",
+        &["equiv", HEMO, "(> blood_flow 200)", "(< 200 blood_flow)"],
+        &[0],
+    );
+    for spec in [
+        "examples/labeled/req-pair.toml",
+        "examples/labeled/lights.toml",
+    ] {
+        check("vera.mutate.v1", &["mutate", spec], &[0, 1]);
+    }
+}
+
+#[test]
+fn consistency_payloads() {
+    let tag = "vera.consistency.v1";
+    let nl = format!("{CRA}/nu/nu.smt2");
+    let imp = format!("{CRA}/nu/prog.bl");
+    let consistent = check(
+        tag,
+        &[
+            "consistency",
+            "--nl",
+            &nl,
+            "--impl",
+            &imp,
+            "--bounds",
+            CRA_BOUNDS,
+            "--assume",
+            SIN_EXCEPTION,
+        ],
+        &[0],
+    );
+    assert_eq!(consistent["report"]["verdict"], "consistent");
+    // Without the assumption: a counterexample and the divergence regions.
+    let inconsistent = check(
+        tag,
+        &[
+            "consistency",
+            "--nl",
+            &nl,
+            "--impl",
+            &imp,
+            "--bounds",
+            CRA_BOUNDS,
+            "--enumerate",
+        ],
+        &[1],
+    );
+    assert!(inconsistent["report"]["counterexample"].is_object());
+    assert!(!inconsistent["report"]["regions"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    let tag = "vera.consistency-batch.v1";
+    // One case errs (federal's bounds name an output its program lacks): exit 2.
+    check(
+        tag,
+        &[
+            "consistency",
+            "--batch",
+            CRA,
+            "--bounds",
+            CRA_BOUNDS,
+            "--assume",
+            SIN_EXCEPTION,
+        ],
+        &[2],
+    );
+    let all = check(
+        tag,
+        &["consistency", "--batch", "testdata/fees-dataset"],
+        &[2],
+    );
+    let verdicts: Vec<&Value> = all["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["verdict"])
+        .collect();
+    for v in ["consistent", "inconsistent", "rejected"] {
+        assert!(verdicts.iter().any(|x| *x == v), "{v}");
+    }
+    assert!(verdicts.iter().any(|x| x.is_null()), "an error case");
+}
+
+#[test]
+fn smt_check_payloads() {
+    let tag = "vera.smt-check.v1";
+    for solver in ["z3", "cvc5"] {
+        let sat = check(
+            tag,
+            &[
+                "smt",
+                "check",
+                "--solver",
+                solver,
+                "examples/smt/pump-ok.smt2",
+            ],
+            &[0],
+        );
+        assert_eq!(sat["files"][0]["checks"][0]["answer"], "sat");
+        let unsat = check(
+            tag,
+            &[
+                "smt",
+                "check",
+                "--solver",
+                solver,
+                "examples/smt/pump-limits.smt2",
+            ],
+            &[1],
+        );
+        let last = unsat["files"][0]["checks"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap();
+        assert_eq!(last["answer"], "unsat");
+    }
+    check(
+        tag,
+        &[
+            "smt",
+            "check",
+            "examples/smt/pump-ok.smt2",
+            "examples/smt/pump-limits.smt2",
+        ],
+        &[1],
+    );
+    // A file that is not SMT-LIB: the file's `error`.
+    let bad = check(tag, &["smt", "check", "README.md"], &[2]);
+    assert!(bad["files"][0]["error"].is_string());
+}
+
+#[test]
+fn c_payloads() {
+    let _turn = FRAMA_C.lock().unwrap_or_else(|e| e.into_inner());
+    let c = |f: &str| format!("crates/acsl/tests/c/{f}");
+    let tag = "vera.c-segments.v1";
+    for f in ["array_max.c", "soundness/callee_kinds.c"] {
+        check(tag, &["c", "segments", &c(f)], &[0]);
+    }
+    let tag = "vera.c-verify.v1";
+    let wp = ["--no-verifier-cache", "-j", "2"];
+    let mut runs = Vec::new();
+    for (f, codes) in [
+        ("abs_strong.c", &[0, 1][..]),
+        ("soundness/vacuous.c", &[1][..]),
+        ("soundness/callee_no_contract.c", &[1][..]),
+        ("bad/no_goals.c", &[2][..]),
+    ] {
+        let path = c(f);
+        let mut args = vec!["c", "verify", path.as_str()];
+        args.extend(wp);
+        runs.push(check(tag, &args, codes));
+    }
+    let verdicts = statuses(&runs, "/report/verdict/verdict");
+    for v in ["inconsistent", "not_proved", "no_goals"] {
+        assert!(verdicts.contains(&v), "{v}: {verdicts:?}");
+    }
+    let tag = "vera.c-strength.v1";
+    let path = c("abs_weak.c");
+    let mut args = vec!["c", "strength", path.as_str()];
+    args.extend(wp);
+    let j = check(tag, &args, &[0, 1]);
+    let fates: Vec<&str> = j["report"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["fate"]["fate"].as_str())
+        .collect();
+    assert!(fates.contains(&"killed"), "{fates:?}");
+}
+
+// ------------------------------------------------------------------ LLM commands, replayed
+
+#[test]
+fn formalize_and_ambiguity_payloads_from_the_hemodialysis_cassette() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("formalized.toml");
+    let out = out.to_str().unwrap();
+    check_replay(
+        "vera.formalize.v1",
+        "hemodialysis.jsonl",
+        &[
+            "formalize",
+            HEMO,
+            "--only",
+            ONLY,
+            "--reformalize",
+            ONLY,
+            "-o",
+            out,
+        ],
+        &[0, 1],
+    );
+    check_replay(
+        "vera.ambiguity.v1",
+        "hemodialysis.jsonl",
+        &["ambiguity", HEMO, "--only", ONLY],
+        &[0, 1],
+    );
+}
+
+/// The requirements-CSV pipeline of csv-pipeline.jsonl: formalize, ambiguity, clarify
+/// (its report and its proposals file), then --apply without and with an accepted
+/// proposal (applying asks no model).
+#[test]
+fn csv_pipeline_payloads_and_the_proposals_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let (formalized, proposals, accepted, clarified) = (
+        p("formalized.toml"),
+        p("proposals.json"),
+        p("accepted.json"),
+        p("clarified.toml"),
+    );
+    let c = "csv-pipeline.jsonl";
+    check_replay(
+        "vera.formalize.v1",
+        c,
+        &[
+            "formalize",
+            "examples/hemodialysis/requirements.csv",
+            "--schema",
+            HEMO,
+            "-o",
+            &formalized,
+        ],
+        &[1],
+    );
+    check_replay("vera.ambiguity.v1", c, &["ambiguity", &formalized], &[2]);
+    let run = check_replay(
+        "vera.clarify-run.v1",
+        c,
+        &["clarify", &formalized, "-o", &proposals],
+        &[2],
+    );
+    assert_eq!(run["proposals_file"], proposals.as_str());
+    let mut file = read_json(Path::new(&proposals));
+    assert_valid("vera.clarify.v1", &file, "the proposals file");
+
+    let none = check(
+        "vera.clarify-apply.v1",
+        &[
+            "clarify",
+            &formalized,
+            "--apply",
+            &proposals,
+            "--out",
+            &clarified,
+        ],
+        &[0],
+    );
+    assert!(none.get("output").is_none() && none["applied"] == serde_json::json!([]));
+    file["proposals"][0]["accepted"] = Value::Bool(true);
+    std::fs::write(&accepted, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    let applied = check(
+        "vera.clarify-apply.v1",
+        &[
+            "clarify",
+            &formalized,
+            "--apply",
+            &accepted,
+            "--out",
+            &clarified,
+        ],
+        &[0],
+    );
+    assert_eq!(applied["applied"].as_array().unwrap().len(), 1);
+    assert_eq!(applied["output"], clarified.as_str());
+}
+
+#[test]
+fn draft_variables_and_voting_payloads_from_the_cra_cassettes() {
+    let rule = format!("{CRA}/nu/nu.txt");
+    let example = format!("{CRA}/yt/yt.txt");
+    check_replay(
+        "vera.draft-variables.v1",
+        "draft-nu.jsonl",
+        &["draft-variables", &rule, "--example-rule", &example],
+        &[0],
+    );
+    let imp = format!("{CRA}/nu/prog.bl");
+    let j = check_replay(
+        "vera.consistency-nl.v1",
+        "voting-nu.jsonl",
+        &[
+            "consistency",
+            "--nl-text",
+            &rule,
+            "--impl",
+            &imp,
+            "--bounds",
+            CRA_BOUNDS,
+            "--assume",
+            SIN_EXCEPTION,
+        ],
+        &[2],
+    );
+    // The recorded vote is rejected: nothing is checked against the program.
+    assert!(j["report"].is_null());
+}
+
+#[test]
+fn qa_payload_from_the_eval_cassette() {
+    let j = check_replay(
+        "vera.qa.v1",
+        "eval-qa-local.jsonl",
+        &["qa", HEMO, &cassette("qa-8.toml"), "-j", "1"],
+        &[1],
+    );
+    assert_eq!(j["report"]["modes"].as_array().unwrap().len(), 4);
+}
+
+/// The faulty texts the recorded model wrote (tests/fixtures/faults-recorded.toml) are
+/// formalized again from the cassette of the same run.
+#[test]
+fn faults_payload_from_the_eval_cassette() {
+    let j = check_replay(
+        "vera.faults.v1",
+        "eval-rest-local.jsonl",
+        &[
+            "faults",
+            HEMO,
+            "--mutants",
+            "crates/vera/tests/fixtures/faults-recorded.toml",
+        ],
+        &[1],
+    );
+    assert_eq!(j["report"]["results"].as_array().unwrap().len(), 5);
+}
+
+/// No cassette holds the requests of `vera roundtrip` (see the file's comment): the
+/// envelope comes from a run over no requirement, which asks the model nothing; the
+/// trips are validated in the eval.json of `eval_json_payloads`.
+#[test]
+fn roundtrip_payload_of_a_run_without_trips() {
+    let j = check_replay(
+        "vera.roundtrip.v1",
+        "eval-rest-local.jsonl",
+        &["roundtrip", HEMO, "--limit", "0"],
+        &[0],
+    );
+    assert_eq!(j["report"]["trips"], serde_json::json!([]));
+    assert!(j["checks"].as_str().is_some_and(|c| !c.is_empty()));
+}
+
+/// eval.json of the two recorded harness runs: audit, mutation and qa; roundtrip,
+/// faults and ambiguity with clarification.
+#[test]
+fn eval_json_payloads() {
+    let dir = tempfile::tempdir().unwrap();
+    for (experiments, cassette_name, only) in [
+        (
+            "roundtrip,faults,ambiguity",
+            "eval-rest-local.jsonl",
+            Some(ONLY),
+        ),
+        ("audit,mutation,qa", "eval-qa-local.jsonl", None),
+    ] {
+        let out = dir.path().join(cassette_name);
+        let c = cassette(cassette_name);
+        let questions = cassette("qa-8.toml");
+        let mut args = vec![
+            "eval",
+            HEMO,
+            "--experiments",
+            experiments,
+            "--questions",
+            &questions,
+            "--out",
+            out.to_str().unwrap(),
+            "-j",
+            "1",
+            "--llm-config",
+            "/nonexistent/vera.toml",
+            "--no-cache",
+            "--replay",
+            &c,
+        ];
+        if let Some(o) = only {
+            args.extend(["--only", o]);
+        }
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vera"));
+        for (k, _) in std::env::vars() {
+            if k.starts_with("VERA_LLM_") {
+                cmd.env_remove(k);
+            }
+        }
+        let status = cmd.args(&args).current_dir(root()).output().unwrap();
+        assert!(
+            status.status.success(),
+            "vera {}\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&status.stderr)
+        );
+        let j = read_json(&out.join("eval.json"));
+        assert_valid("vera.eval.v1", &j, experiments);
+        for e in experiments.split(',') {
+            assert!(j[e].is_object(), "{e}");
+        }
+        for (name, acc) in j["accounting"].as_object().unwrap() {
+            assert_eq!(acc["total"]["calls"], 0, "{name}");
+        }
+    }
+}
+
+#[test]
+fn c_synth_payload_and_report_file_from_the_cassette() {
+    let _turn = FRAMA_C.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("abs.synth.c").display().to_string();
+    let report = dir.path().join("abs.synth.json").display().to_string();
+    // The settings of the recording (crates/pipeline/tests/csynth_replay.rs).
+    let j = check_replay(
+        "vera.c-synth.v1",
+        "csynth_local.jsonl",
+        &[
+            "c",
+            "synth",
+            "crates/pipeline/tests/c/csynth_abs.c",
+            "--out",
+            &out,
+            "--report",
+            &report,
+            "--max-mutants",
+            "8",
+            "-j",
+            "2",
+            "--wp-timeout",
+            "2",
+            "--no-verifier-cache",
+        ],
+        &[0, 1],
+    );
+    let file = read_json(Path::new(&report));
+    assert_valid("vera.c-synth.v1", &file, "the --report file");
+    assert_eq!(file, j, "the report file holds the printed payload");
+}
