@@ -520,8 +520,10 @@ fn same_text(a: &str, b: &str) -> bool {
 pub struct ProposalsFile {
     /// `vera.clarify.v1`.
     pub schema: String,
-    /// The spec they are about.
-    pub spec: String,
+    /// The spec file they are about (`spec` in files written before the payloads were
+    /// made uniform is read too).
+    #[serde(alias = "spec")]
+    pub file: String,
     /// The proposals.
     pub proposals: Vec<Proposal>,
 }

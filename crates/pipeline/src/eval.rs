@@ -164,7 +164,8 @@ pub struct EvalReport {
     /// Fig. 6.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguity: Option<AmbiguityExperiment>,
-    /// LLM accounting per experiment.
+    /// LLM accounting per experiment (`llm` in the JSON, like every other payload).
+    #[serde(rename = "llm")]
     pub accounting: BTreeMap<String, Accounting>,
     /// Wall time per experiment, in seconds.
     pub seconds: BTreeMap<String, f64>,

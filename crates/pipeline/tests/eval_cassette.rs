@@ -215,7 +215,7 @@ fn replays_through_the_cli_with_the_deterministic_experiments() {
         serde_json::from_str(&std::fs::read_to_string(out.path().join("eval/eval.json")).unwrap())
             .unwrap();
     assert_eq!(j["schema"], "vera.eval.v1");
-    assert_eq!(j["accounting"]["qa"]["total"]["calls"], 0);
+    assert_eq!(j["llm"]["qa"]["total"]["calls"], 0);
     assert_eq!(j["qa"]["modes"].as_array().unwrap().len(), 4);
     assert_eq!(j["audit"]["consistency"], "consistent");
     let tables = std::fs::read_to_string(out.path().join("eval/tables.md")).unwrap();

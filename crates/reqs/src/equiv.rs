@@ -208,7 +208,6 @@ pub fn label(i: usize) -> String {
     }
 }
 
-
 /// A solver session with a universe loaded, for comparing candidates.
 pub struct Checker<'u> {
     solver: Solver,

@@ -224,7 +224,6 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
 struct ConsistencyJson {
     schema: &'static str,
     nl: String,
-    #[serde(rename = "impl")]
     implementation: String,
     report: bl::check::Report,
 }

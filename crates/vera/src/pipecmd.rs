@@ -140,7 +140,7 @@ pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
         o,
         EquivJson {
             schema: "vera.equiv.v1",
-            spec: spec_path.display().to_string(),
+            file: spec_path.display().to_string(),
             sets: results
                 .into_iter()
                 .map(|(id, partition)| EquivSet { id, partition })
@@ -154,7 +154,7 @@ pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
 #[derive(serde::Serialize)]
 struct EquivJson {
     schema: &'static str,
-    spec: String,
+    file: String,
     sets: Vec<EquivSet>,
     queries: usize,
 }
@@ -176,8 +176,7 @@ struct LlmJson<T: serde::Serialize> {
     #[serde(flatten)]
     body: T,
     llm: llm::Accounting,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    seconds: Option<f64>,
+    seconds: f64,
 }
 
 /// The named files of an LLM command's payload.
@@ -312,7 +311,7 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
             files: files(&[("input", &a.input), ("output", &out)]),
             body: ReportBody { report },
             llm: client.accounting(),
-            seconds: Some(seconds),
+            seconds,
         },
     )))
 }
@@ -411,10 +410,10 @@ pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
         o,
         LlmJson {
             schema: "vera.ambiguity.v1",
-            files: files(&[("spec", spec_path)]),
+            files: files(&[("file", spec_path)]),
             body: ReportBody { report: rep },
             llm: client.accounting(),
-            seconds: Some(seconds),
+            seconds,
         },
     );
     r.page = Some(page);
@@ -607,7 +606,7 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
     };
     let file = ProposalsFile {
         schema: "vera.clarify.v1".into(),
-        spec: a.spec.display().to_string(),
+        file: a.spec.display().to_string(),
         proposals: rep.proposals.clone(),
     };
     pipeline::formalize::write_new(&out, &serde_json::to_string_pretty(&file)?, &inputs, force)?;
@@ -685,10 +684,10 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         o,
         LlmJson {
             schema: "vera.clarify-run.v1",
-            files: files(&[("spec", &a.spec), ("proposals_file", &out)]),
+            files: files(&[("file", &a.spec), ("proposals_file", &out)]),
             body: ReportBody { report: rep },
             llm: client.accounting(),
-            seconds: Some(seconds),
+            seconds,
         },
     )))
 }
@@ -711,6 +710,7 @@ pub fn consistency_nl_text(
     rule_path: &Path,
 ) -> crate::output::Outcome {
     let (llm_args, solver) = (&a.llm, &a.solver);
+    let start = std::time::Instant::now();
     let rule = safefile::read_text(rule_path)?;
     let vars_path = match &a.variables {
         Some(v) => v.clone(),
@@ -820,10 +820,10 @@ pub fn consistency_nl_text(
         o,
         LlmJson {
             schema: "vera.consistency-nl.v1",
-            files: files(&[("rule", rule_path), ("impl", imp)]),
+            files: files(&[("rule", rule_path), ("implementation", imp)]),
             body: checked,
             llm: client.accounting(),
-            seconds: None,
+            seconds: start.elapsed().as_secs_f64(),
         },
     )))
 }
@@ -833,6 +833,7 @@ pub fn consistency_nl_text(
 /// `vera draft-variables RULE.txt --example-rule EX.txt [--example-spec model.json] [-o OUT]`
 pub fn draft_variables(a: &crate::cli::DraftVariablesArgs) -> crate::output::Outcome {
     let llm_args = &a.llm;
+    let start = std::time::Instant::now();
     let read = |p: &Path| safefile::read_text(p);
     let rule = read(&a.rule)?;
     let example_rule = read(&a.example_rule)?;
@@ -892,7 +893,7 @@ pub fn draft_variables(a: &crate::cli::DraftVariablesArgs) -> crate::output::Out
             files: files(&[("rule", &a.rule), ("example", &spec_path)]),
             body: DraftBody { draft },
             llm: client.accounting(),
-            seconds: None,
+            seconds: start.elapsed().as_secs_f64(),
         },
     )))
 }

@@ -936,7 +936,7 @@ fn eval_json_payloads() {
         for e in experiments.split(',') {
             assert!(j[e].is_object(), "{e}");
         }
-        for (name, acc) in j["accounting"].as_object().unwrap() {
+        for (name, acc) in j["llm"].as_object().unwrap() {
             assert_eq!(acc["total"]["calls"], 0, "{name}");
         }
     }
