@@ -385,3 +385,32 @@ fn consistency_batch_junit_and_sarif_agree_with_the_summary() {
             .contains("federal")
     );
 }
+
+/// `vera qa` replayed from its recorded run: one JUnit case per question and feedback
+/// mode (8 questions, 4 modes), and the run fails exactly when some case does.
+#[test]
+fn qa_junit_from_the_recorded_run() {
+    let args = [
+        "qa",
+        HEMO,
+        "crates/pipeline/tests/cassettes/qa-8.toml",
+        "-j",
+        "1",
+        "--llm-config",
+        "/nonexistent/vera.toml",
+        "--no-cache",
+        "--replay",
+        "crates/pipeline/tests/cassettes/eval-qa-local.jsonl",
+    ];
+    let (code, (tests, failures, errors), names, xml) = junit_of(&args);
+    assert_eq!(tests, 32, "{xml}");
+    assert_eq!(errors, 0, "{xml}");
+    for mode in ["none", "generic", "requirements", "counterexample"] {
+        let n = names
+            .iter()
+            .filter(|n| n.ends_with(&format!("[{mode}]")))
+            .count();
+        assert_eq!(n, 8, "{mode}: {names:?}");
+    }
+    assert_eq!(code, if failures == 0 { 0 } else { 1 }, "{xml}");
+}
