@@ -48,7 +48,7 @@ fn the_four_small_cases() {
         out.push_str(&format!(
             "== {case} ({side}): {:?}\n{}",
             r.verdict,
-            r.render()
+            common::report_json(&r)
         ));
     }
     insta::assert_snapshot!("small_cases", out);
@@ -107,7 +107,7 @@ fn usps_programs_are_consistent() {
         ] {
             let (r, secs) = usps(dir, nl, nl_out, bl, bl_out, kind);
             eprintln!("{kind:?} {dir}: {:?} in {secs:.2}s", r.verdict);
-            assert_eq!(r.verdict, Verdict::Consistent, "{dir}: {}", r.render());
+            assert_eq!(r.verdict, Verdict::Consistent, "{dir}: {r:?}");
         }
     }
 }
@@ -159,7 +159,7 @@ fn bounds_naming_unknown_variables_are_errors() {
         inp.bounds = Some(Bounds::from_json("b.json", b).unwrap());
         match check_consistency(&inp, &SolverConfig::new(SolverKind::Z3)) {
             Err(e) => out.push_str(&format!("error: {e}\n")),
-            Ok(r) => out.push_str(&format!("{:?}: {}\n", r.verdict, r.render())),
+            Ok(r) => out.push_str(&format!("{:?}: {}\n", r.verdict, common::report_json(&r))),
         }
     }
     let mut inp = CheckInput::new(
@@ -203,7 +203,7 @@ fn formalization_diagnostics() {
         inp.nl_output = Some("FinalTaxes".into());
         inp.bounds = Some(Bounds::from_json("b", r#"[{"type":"equals","variables":["Income","income"]},{"type":"ranges","variables":["income"],"min":0}]"#).unwrap());
         match check_consistency(&inp, &SolverConfig::new(SolverKind::Z3)) {
-            Ok(r) => out.push_str(&format!("== {name}: {:?}\n{}", r.verdict, r.render())),
+            Ok(r) => out.push_str(&format!("== {name}: {:?}\n{}", r.verdict, common::report_json(&r))),
             Err(e) => out.push_str(&format!("== {name}: error\n{e}\n")),
         }
     }

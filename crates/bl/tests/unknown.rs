@@ -58,7 +58,7 @@ fn unknown_totality_and_vacuity_checks_make_the_verdict_unknown() {
     let text = nl("(assert FERMAT)\n(assert (= out (* 1.0 x)))");
     for kind in solvers() {
         let r = check_consistency(&input(&text), &config(kind)).unwrap();
-        assert_eq!(r.verdict, Verdict::Unknown, "{kind:?}\n{}", r.render());
+        assert_eq!(r.verdict, Verdict::Unknown, "{kind:?}\n{r:?}");
         let reason = r.reason.clone().unwrap_or_default();
         assert!(
             reason.contains("no-assignment check") || reason.contains("totality check"),
@@ -71,9 +71,8 @@ fn unknown_totality_and_vacuity_checks_make_the_verdict_unknown() {
             "{kind:?}: {:?}",
             r.undecided
         );
-        let text = r.render();
-        assert!(text.contains("[Unknown]"), "{text}");
-        assert!(!text.contains("[Consistent]"), "{text}");
+        // The verdict's reason is the totality query that got no answer.
+        assert!(r.reason.as_deref().is_some_and(|x| !x.is_empty()), "{r:?}");
     }
 }
 
@@ -88,7 +87,7 @@ fn unknown_functionality_check_makes_the_verdict_unknown() {
         inp.assumptions
             .push(Assumption::parse_arg("tie=(= nl.out bl.fee)").unwrap());
         let r = check_consistency(&inp, &config(kind)).unwrap();
-        assert_eq!(r.verdict, Verdict::Unknown, "{kind:?}\n{}", r.render());
+        assert_eq!(r.verdict, Verdict::Unknown, "{kind:?}\n{r:?}");
         let reason = r.reason.clone().unwrap_or_default();
         assert!(reason.contains("functionality check"), "{kind:?}: {reason}");
         assert!(
@@ -115,17 +114,17 @@ fn unknown_region_search_marks_the_list_incomplete() {
         inp.options.enumerate = true;
         let r = check_consistency(&inp, &config(kind)).unwrap();
         if kind == SolverKind::Cvc5 {
-            assert_eq!(r.verdict, Verdict::Unknown, "{kind:?}\n{}", r.render());
+            assert_eq!(r.verdict, Verdict::Unknown, "{kind:?}\n{r:?}");
             let reason = r.reason.clone().unwrap_or_default();
             assert!(reason.contains("consistency query"), "{reason}");
             assert!(r.regions.is_empty());
             continue;
         }
-        assert_eq!(r.verdict, Verdict::Inconsistent, "{kind:?}\n{}", r.render());
-        assert!(!r.regions_complete, "{kind:?}\n{}", r.render());
+        assert_eq!(r.verdict, Verdict::Inconsistent, "{kind:?}\n{r:?}");
+        assert!(!r.regions_complete, "{kind:?}\n{r:?}");
         let note = r.regions_note.clone().unwrap_or_default();
         assert!(note.contains("unknown"), "{kind:?}: {note}");
-        assert!(r.render().contains("incomplete"), "{}", r.render());
+        assert!(r.regions_note.is_some(), "{r:?}");
     }
 }
 
@@ -140,10 +139,7 @@ fn unknown_region_coverage_is_not_reported_as_partial() {
         inp.options.diagnose = false;
         inp.options.enumerate = true;
         let r = check_consistency(&inp, &config(kind)).unwrap();
-        assert_eq!(r.verdict, Verdict::Inconsistent, "{kind:?}\n{}", r.render());
-        let text = r.render();
-        assert!(!text.contains("(on part of it)"), "{kind:?}\n{text}");
-        assert!(text.contains("not known whether"), "{kind:?}\n{text}");
+        assert_eq!(r.verdict, Verdict::Inconsistent, "{kind:?}\n{r:?}");
         assert_eq!(r.regions[0].everywhere, None, "{kind:?}");
     }
 }

@@ -197,7 +197,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
     let mut r = Rendered::new(
         "vera.consistency.v1",
         status,
-        report.render(),
+        render_check(&report),
         ConsistencyJson {
             schema: "vera.consistency.v1",
             nl: nl.clone(),
@@ -217,6 +217,110 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         files: vec![nl, imp],
     });
     Ok(Box::new(r))
+}
+
+/// The terminal text of a consistency check, in the style of Fig. 2 of the SIRNA paper.
+pub(crate) fn render_check(rep: &bl::check::Report) -> String {
+    // Every line goes through `line`, which escapes control characters: names and
+    // values come from input files and must not act on a terminal or start a line.
+    let mut s = String::new();
+    let mut line = |text: String| {
+        s.push_str(&bl::diag::escape(&text));
+        s.push('\n');
+    };
+    for f in &rep.findings {
+        line(format!(
+            "[{} {}] {}",
+            if f.blocking {
+                "Formalization error"
+            } else {
+                "Formalization warning"
+            },
+            f.side.upper(),
+            f.message
+        ));
+    }
+    for u in &rep.undecided {
+        // Those the verdict depends on are its reason, printed with it.
+        if !u.affects_verdict || rep.verdict != bl::check::Verdict::Unknown {
+            line(format!("[Undecided] {}", u.describe()));
+        }
+    }
+    match rep.verdict {
+        bl::check::Verdict::Consistent => line(format!(
+            "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints",
+            rep.nl_output, rep.bl_output
+        )),
+        bl::check::Verdict::Unknown => line(format!(
+            "[Unknown] {}",
+            rep.reason.as_deref().unwrap_or("the solver gave no answer")
+        )),
+        bl::check::Verdict::Rejected => {
+            line("[Rejected] the formalization must be fixed before checking".into())
+        }
+        bl::check::Verdict::Inconsistent => {
+            line("[Inconsistency Found]".into());
+            if let Some(c) = &rep.counterexample {
+                let show = |m: &std::collections::BTreeMap<String, String>| {
+                    m.iter()
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                line(format!(
+                    "Inputs: NL {}, BL {}",
+                    show(&c.nl.inputs),
+                    show(&c.bl.inputs)
+                ));
+                line(format!(
+                    "Outputs: NL {} = {} ({}), BL {} = {} ({})",
+                    c.nl.output, c.nl.value, c.nl.replay, c.bl.output, c.bl.value, c.bl.replay
+                ));
+            }
+        }
+    }
+    if !rep.regions.is_empty() || rep.regions_note.is_some() {
+        line(format!(
+            "Divergence regions ({}{}):",
+            rep.regions.len(),
+            match (&rep.regions_note, rep.regions_complete) {
+                (Some(n), _) => format!(", incomplete: {n}"),
+                (None, false) => ", incomplete".to_string(),
+                (None, true) => String::new(),
+            }
+        ));
+        for r in &rep.regions {
+            let ex: Vec<String> = r
+                .example
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            line(format!(
+                "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})",
+                if r.conditions.is_empty() {
+                    "every input".to_string()
+                } else {
+                    r.conditions.join(" and ")
+                },
+                match (r.everywhere, &r.note) {
+                    (Some(true), _) => String::new(),
+                    (Some(false), _) => " (on part of it)".to_string(),
+                    (None, Some(n)) => format!(" (not known whether everywhere: {n})"),
+                    (None, None) => " (not known whether everywhere)".to_string(),
+                },
+                rep.nl_output,
+                r.nl_output,
+                rep.bl_output,
+                r.bl_output,
+                r.difference,
+                ex.join(", ")
+            ));
+            if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
+                line(format!("    ({n})"));
+            }
+        }
+    }
+    s
 }
 
 /// `vera.consistency.v1`.
@@ -293,7 +397,7 @@ fn consistency_case(
         Some(Verdict::Consistent) => report::Outcome::Passed,
         Some(Verdict::Inconsistent) => report::Outcome::Failed {
             message: "the implementation diverges from the documentation".into(),
-            detail: report.map(bl::check::Report::render).unwrap_or_default(),
+            detail: report.map(render_check).unwrap_or_default(),
         },
         Some(Verdict::Rejected) => report::Outcome::Error {
             message: "the formalization was rejected".into(),

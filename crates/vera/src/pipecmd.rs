@@ -803,7 +803,7 @@ pub fn consistency_nl_text(
     }
     if let Some(r) = report {
         o.push('\n');
-        o.push_str(&r.render());
+        o.push_str(&crate::blcmd::render_check(r));
     }
     print_accounting(&client);
     let status = match report {

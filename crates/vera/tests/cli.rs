@@ -974,3 +974,28 @@ fn consistency_flags_of_another_mode_are_refused() {
         );
     }
 }
+
+/// The terminal report of a consistency check, in the style of Fig. 2 of the SIRNA
+/// paper: the federal program stops taxing at SIN 9000000000 (golden file).
+#[test]
+fn consistency_report_reads_like_fig_2() {
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        "testdata/fees-dataset/cra-25/federal/federal.smt2",
+        "--impl",
+        "testdata/fees-dataset/cra-25/federal/prog.bl",
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--enumerate",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    for line in [
+        "[Inconsistency Found]",
+        "(replayed by the BL interpreter)",
+        "  - sin >= 9000000000 and Income > 0: NL FinalTaxes = ",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    insta::assert_snapshot!("consistency_federal_fig_2", out);
+}

@@ -41,3 +41,10 @@ pub fn have(program: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// A check's report as pretty JSON, for golden files (its terminal text is the
+/// binary's business).
+#[allow(dead_code)]
+pub fn report_json(r: &bl::check::Report) -> String {
+    serde_json::to_string_pretty(r).expect("a report serializes")
+}
