@@ -237,7 +237,7 @@ pub struct AuditArgs {
     #[arg(long, value_name = "DIR", default_value = ".vera-cache/audit")]
     pub cache_dir: PathBuf,
     /// Ask every check again: neither read nor write the cache.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cache_dir")]
     pub no_cache: bool,
     #[command(flatten)]
     pub solver: SolverArgs,
@@ -259,7 +259,7 @@ pub struct AskArgs {
     #[arg(long, value_name = "ROLE=COLUMN,...")]
     pub csv_columns: Option<reqs::CsvColumns>,
     /// The scenario, an SMT-LIB formula over the schema (default: true).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "questions")]
     pub scenario: Option<String>,
     /// The claim to check under the scenario.
     #[arg(long)]
@@ -578,10 +578,14 @@ pub struct ClarifyArgs {
     #[arg(long, short = 'o')]
     pub proposals: Option<PathBuf>,
     /// Apply the accepted proposals of this file instead of clarifying.
-    #[arg(long, value_name = "PROPOSALS")]
+    #[arg(
+        long,
+        value_name = "PROPOSALS",
+        conflicts_with_all = ["rounds", "samples", "max_tokens", "only", "proposals"]
+    )]
     pub apply: Option<PathBuf>,
     /// With --apply: the new spec file (default: SPEC.clarified.toml).
-    #[arg(long)]
+    #[arg(long, requires = "apply")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub llm: crate::pipecmd::LlmArgs,

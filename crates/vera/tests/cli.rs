@@ -999,3 +999,50 @@ fn consistency_report_reads_like_fig_2() {
     }
     insta::assert_snapshot!("consistency_federal_fig_2", out);
 }
+
+/// Options a mode would ignore are refused by the parser: the cache folder without the
+/// cache, a scenario beside a questions file (each question has its own), and the
+/// screening options of `clarify` when it only applies a proposals file.
+#[test]
+fn options_a_mode_would_ignore_are_refused() {
+    for (args, clash) in [
+        (
+            &["audit", "s.toml", "--no-cache", "--cache-dir", "d"][..],
+            "--cache-dir",
+        ),
+        (
+            &[
+                "ask",
+                "s.toml",
+                "--questions",
+                "q.toml",
+                "--scenario",
+                "true",
+            ][..],
+            "--scenario",
+        ),
+        (
+            &["clarify", "s.toml", "--apply", "p.json", "--rounds", "2"][..],
+            "--rounds",
+        ),
+        (
+            &["clarify", "s.toml", "--apply", "p.json", "--samples", "3"][..],
+            "--samples",
+        ),
+        (
+            &["clarify", "s.toml", "--apply", "p.json", "--only", "R1"][..],
+            "--only",
+        ),
+    ] {
+        let (code, out, err) = vera(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("cannot be used with") && err.contains(clash),
+            "{args:?}: {err}"
+        );
+    }
+    // --out names the clarified spec of --apply: alone it is refused.
+    let (code, _, err) = vera(&["clarify", "s.toml", "--out", "c.toml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--apply"), "{err}");
+}
