@@ -102,11 +102,6 @@ fn fig4_replays_all_four_feedback_modes() {
             (FeedbackMode::Counterexample, 1, 6, 5),
         ]
     );
-    let md = eval::markdown(&rep);
-    assert!(
-        md.contains("| full CEGR (requirements + counterexample) | 8 | 1/8 (12.5%"),
-        "{md}"
-    );
 }
 
 #[test]
@@ -130,36 +125,6 @@ fn fig6_and_table1_replay_roundtrip_faults_and_clarification() {
     assert_eq!(faults.results.len(), 5);
     let amb = &rep.ambiguity.as_ref().unwrap().report;
     assert_eq!(amb.screening.requirements.len(), 5);
-    let md = eval::markdown(&rep);
-    for h in [
-        "## Table 1 (a)",
-        "## Fig. 5",
-        "## Fig. 6",
-        "before clarification",
-    ] {
-        assert!(md.contains(h), "{h}:\n{md}");
-    }
-    println!("{md}");
-    insta::assert_snapshot!("eval_rest_local_tables", strip_timing(&md));
-}
-
-/// The tables without the wall-clock columns of the accounting table.
-fn strip_timing(md: &str) -> String {
-    md.lines()
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').collect();
-            if l.starts_with("| ") && cells.len() == 11 && !l.contains("experiment") {
-                // | name | requests | calls | cached | in | out | llm s | exp s | cost |
-                let mut c = cells.clone();
-                c[7] = " - ";
-                c[8] = " - ";
-                c.join("|")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn vera_binary() -> Option<PathBuf> {

@@ -84,12 +84,9 @@ fn detection_decisions() {
         (overall.k, overall.n),
         (r.iter().filter(|x| x.detected()).count(), 5)
     );
-    let md = faults::markdown(&rep);
-    assert!(
-        md.contains("| R3 | value-mismatch | equivalent to the original under C |"),
-        "{md}"
-    );
-    assert!(md.contains("did not formalize"), "{md}");
+    // The missed ones, as the Fig. 5 table lists them (rendered by the binary).
+    assert_eq!(r[2].mutant.requirement, "R3");
+    assert_eq!(r[2].mutant.category.as_deref(), Some("value-mismatch"));
     // A mutant of a requirement the spec does not have is an error.
     assert!(faults::run(&s, &[faulty("R9", "x", "y")], &c, &z3()).is_err());
 }
@@ -235,23 +232,13 @@ fn harness_tables_over_every_experiment() {
     assert_eq!(rep.accounting["qa"].total.requests, 2);
     // 2 x 3 screening samples, one rewrite, 3 samples of the rewrite.
     assert_eq!(rep.accounting["ambiguity"].total.requests, 10);
-    let md = eval::markdown(&rep);
-    for h in [
-        "## Table 1 (a)",
-        "## Table 1 (b)",
-        "## Fig. 4",
-        "## Fig. 5",
-        "## Fig. 6",
-        "## LLM accounting",
-        "| (A) ambiguity-sensitive requirements | 1/2",
-        "| R1 | 2 | 1 | 1 | yes |",
-    ] {
-        assert!(md.contains(h), "{h} missing:\n{md}");
-    }
-    assert!(
-        md.contains("| RT equivalent, first try | 2/2 (100.0%"),
-        "{md}"
+    let p = &amb.proposals[0];
+    assert_eq!(
+        (p.id.as_str(), p.classes_before, p.classes_after),
+        ("R1", 2, 1)
     );
+    let rt = &rep.roundtrip.as_ref().unwrap().initial;
+    assert_eq!((rt.k, rt.n), (2, 2));
     let j = serde_json::to_value(&rep).unwrap();
     assert_eq!(j["schema"], "vera.eval.v1");
 }

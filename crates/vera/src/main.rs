@@ -13,6 +13,7 @@ mod output;
 mod pipecmd;
 mod qacmd;
 mod smt;
+mod tables;
 
 use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;

@@ -125,7 +125,7 @@ pub fn qa(a: &crate::cli::QaArgs) -> crate::output::Outcome {
         );
     }
     let _ = writeln!(o);
-    o.push_str(&pipeline::qa::markdown(&report));
+    o.push_str(&crate::tables::qa(&report));
     let _ = writeln!(o, "\n{}", client.accounting().table());
     let _ = writeln!(o, "{seconds:.1} s");
     let all = report.runs.iter().all(|r| r.accepted_at.is_some());
@@ -287,7 +287,7 @@ pub fn faults(a: &crate::cli::FaultsArgs) -> crate::output::Outcome {
     let report = pipeline::faults::run(&spec, &texts, &client, &solver.config())?;
     let o = format!(
         "{}\n{}\n",
-        pipeline::faults::markdown(&report),
+        crate::tables::faults(&report),
         client.accounting().table()
     );
     let all = report.results.iter().all(|r| r.detected());
@@ -400,7 +400,7 @@ pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
         (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
         force,
     )?;
-    let tables = pipeline::eval::markdown(&report);
+    let tables = crate::tables::eval(&report);
     safefile::write_atomic(&md, tables.as_bytes(), force)?;
     eprintln!("wrote {} and {}", json.display(), md.display());
     // The evaluation measures; its figures are the result, not pass/fail findings.

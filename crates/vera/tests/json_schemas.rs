@@ -939,7 +939,34 @@ fn eval_json_payloads() {
         for (name, acc) in j["llm"].as_object().unwrap() {
             assert_eq!(acc["total"]["calls"], 0, "{name}");
         }
+        // The paper-shaped tables written beside it (golden file, without the
+        // wall-clock columns).
+        let md = std::fs::read_to_string(out.join("tables.md")).unwrap();
+        let name = format!(
+            "tables_{}",
+            cassette_name.trim_end_matches(".jsonl").replace('-', "_")
+        );
+        insta::assert_snapshot!(name, strip_timing(&md));
     }
+}
+
+/// The tables without the wall-clock columns of the accounting table.
+fn strip_timing(md: &str) -> String {
+    md.lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').collect();
+            if l.starts_with("| ") && cells.len() == 11 && !l.contains("experiment") {
+                // | name | requests | calls | cached | in | out | llm s | exp s | cost |
+                let mut c = cells.clone();
+                c[7] = " - ";
+                c[8] = " - ";
+                c.join("|")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
