@@ -86,41 +86,4 @@ impl Accounting {
             .or_default()
             .merge(delta);
     }
-
-    /// A plain-text table, one line per stage and a total line.
-    pub fn table(&self) -> String {
-        let mut out = format!(
-            "{:<20} {:>8} {:>7} {:>7} {:>7} {:>6} {:>10} {:>10} {:>9} {:>9}\n",
-            "stage",
-            "requests",
-            "calls",
-            "cached",
-            "retries",
-            "errors",
-            "tok in",
-            "tok out",
-            "wall s",
-            "cost $"
-        );
-        let row = |name: &str, s: &Stats| {
-            format!(
-                "{:<20} {:>8} {:>7} {:>7} {:>7} {:>6} {:>10} {:>10} {:>9.2} {:>9.4}\n",
-                name,
-                s.requests,
-                s.calls,
-                s.cache_hits + s.replayed,
-                s.retries,
-                s.errors,
-                s.input_tokens,
-                s.output_tokens,
-                s.wall_secs,
-                s.cost_usd
-            )
-        };
-        for (name, s) in &self.stages {
-            out.push_str(&row(name, s));
-        }
-        out.push_str(&row("total", &self.total));
-        out
-    }
 }

@@ -126,7 +126,7 @@ pub fn qa(a: &crate::cli::QaArgs) -> crate::output::Outcome {
     }
     let _ = writeln!(o);
     o.push_str(&crate::tables::qa(&report));
-    let _ = writeln!(o, "\n{}", client.accounting().table());
+    let _ = writeln!(o, "\n{}", crate::tables::accounting(&client.accounting()));
     let _ = writeln!(o, "{seconds:.1} s");
     let all = report.runs.iter().all(|r| r.accepted_at.is_some());
     let status = if all { Status::Ok } else { Status::Findings };
@@ -250,7 +250,7 @@ pub fn roundtrip(a: &crate::cli::RoundtripArgs) -> crate::output::Outcome {
             _ => String::new(),
         }
     );
-    let _ = writeln!(o, "\n{}", client.accounting().table());
+    let _ = writeln!(o, "\n{}", crate::tables::accounting(&client.accounting()));
     let all = report.trips.iter().all(|t| t.passed());
     Ok(Box::new(Rendered::new(
         "vera.roundtrip.v1",
@@ -288,7 +288,7 @@ pub fn faults(a: &crate::cli::FaultsArgs) -> crate::output::Outcome {
     let o = format!(
         "{}\n{}\n",
         crate::tables::faults(&report),
-        client.accounting().table()
+        crate::tables::accounting(&client.accounting())
     );
     let all = report.results.iter().all(|r| r.detected());
     Ok(Box::new(Rendered::new(

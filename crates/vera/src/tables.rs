@@ -274,3 +274,64 @@ fn ambiguity_markdown(a: &AmbiguityExperiment) -> String {
     }
     o
 }
+
+/// The LLM accounting as a plain-text table, one line per stage and a total line.
+pub fn accounting(a: &llm::Accounting) -> String {
+    let mut out = format!(
+        "{:<20} {:>8} {:>7} {:>7} {:>7} {:>6} {:>10} {:>10} {:>9} {:>9}\n",
+        "stage",
+        "requests",
+        "calls",
+        "cached",
+        "retries",
+        "errors",
+        "tok in",
+        "tok out",
+        "wall s",
+        "cost $"
+    );
+    let row = |name: &str, s: &llm::Stats| {
+        format!(
+            "{:<20} {:>8} {:>7} {:>7} {:>7} {:>6} {:>10} {:>10} {:>9.2} {:>9.4}\n",
+            name,
+            s.requests,
+            s.calls,
+            s.cache_hits + s.replayed,
+            s.retries,
+            s.errors,
+            s.input_tokens,
+            s.output_tokens,
+            s.wall_secs,
+            s.cost_usd
+        )
+    };
+    for (name, s) in &a.stages {
+        out.push_str(&row(name, s));
+    }
+    out.push_str(&row("total", &a.total));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    /// One line per stage, in name order, then the total.
+    #[test]
+    fn accounting_table_has_a_line_per_stage_and_the_total() {
+        let mut a = llm::Accounting::default();
+        let s = |requests, calls| llm::Stats {
+            requests,
+            calls,
+            ..Default::default()
+        };
+        a.add("formalize", &s(5, 3));
+        a.add("ask", &s(1, 1));
+        let t = super::accounting(&a);
+        let firsts: Vec<&str> = t
+            .lines()
+            .map(|l| l.split_whitespace().next().unwrap())
+            .collect();
+        assert_eq!(firsts, ["stage", "ask", "formalize", "total"], "{t}");
+        let total: Vec<&str> = t.lines().last().unwrap().split_whitespace().collect();
+        assert_eq!(&total[..3], ["total", "6", "4"], "{t}");
+    }
+}
