@@ -57,6 +57,26 @@ pub enum SafeFileError {
         /// The path as given.
         path: PathBuf,
     },
+    /// The output names something that is not a regular file (a device, a pipe, a
+    /// socket, a symbolic link): replacing it by renaming would destroy it.
+    #[error(
+        "{} is {what}, not a regular file; vera writes its outputs as regular files only (name the file itself, or leave out the option to print)",
+        .path.display()
+    )]
+    NotRegular {
+        /// The path as given.
+        path: PathBuf,
+        /// What it is, e.g. "a symbolic link".
+        what: &'static str,
+    },
+    /// The output's folder does not exist.
+    #[error("cannot write {}: the folder {} does not exist", .path.display(), .folder.display())]
+    NoFolder {
+        /// The path as given.
+        path: PathBuf,
+        /// Its folder.
+        folder: PathBuf,
+    },
     /// The input is larger than the limit.
     #[error("{} is larger than {limit} bytes, more than vera reads", .path.display())]
     TooLarge {
@@ -154,27 +174,55 @@ pub fn is_input(path: &Path) -> bool {
     FileId::of(path).is_some_and(|id| lock(&INPUTS).contains(&id))
 }
 
-/// Checks that `path` may be written: not an input (never), not a directory, and not an
-/// existing file unless `force`.
+/// Checks that `path` may be written: not an input (never), not a directory, not
+/// anything but a regular file (a device, a pipe or a symbolic link would be destroyed by
+/// the rename that replaces it), in a folder that exists, and not an existing file
+/// unless `force`.
 pub fn check_output(path: &Path, force: bool) -> Result<()> {
-    let Ok(md) = fs::metadata(path) else {
-        // A dangling symbolic link would be followed by the rename's target; refuse it
-        // like an existing file.
-        if fs::symlink_metadata(path).is_ok() && !force {
-            return Err(SafeFileError::Exists {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(link) = fs::symlink_metadata(path) else {
+        // Nothing there yet: its folder must exist, or the write fails after the work.
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !fs::metadata(folder).is_ok_and(|m| m.is_dir()) {
+            return Err(SafeFileError::NoFolder {
                 path: path.to_path_buf(),
+                folder: folder.to_path_buf(),
             });
         }
         return Ok(());
     };
-    if lock(&INPUTS).contains(&FileId::from_metadata(path, &md)) {
-        return Err(SafeFileError::IsInput {
-            path: path.to_path_buf(),
-        });
+    // Through a symbolic link: an input behind it is reported as an input.
+    if let Ok(md) = fs::metadata(path) {
+        if lock(&INPUTS).contains(&FileId::from_metadata(path, &md)) {
+            return Err(SafeFileError::IsInput {
+                path: path.to_path_buf(),
+            });
+        }
+        if md.is_dir() {
+            return Err(SafeFileError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
     }
-    if md.is_dir() {
-        return Err(SafeFileError::IsDirectory {
+    let t = link.file_type();
+    let what = if t.is_symlink() {
+        Some("a symbolic link")
+    } else if t.is_char_device() || t.is_block_device() {
+        Some("a device")
+    } else if t.is_fifo() {
+        Some("a named pipe")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return Err(SafeFileError::NotRegular {
             path: path.to_path_buf(),
+            what,
         });
     }
     if !force {

@@ -146,6 +146,7 @@ pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     let causes = redundancy_causes(&spec, &report, solver);
     let summary = summarize(&spec, &report);
     Ok(Box::new(crate::audit_report::AuditRun {
+        file: path.display().to_string(),
         spec,
         report,
         summary,
@@ -260,6 +261,7 @@ fn ids(v: &[String]) -> String {
 
 /// The terminal report: summary first, then findings by requirement.
 pub(crate) fn human_audit(
+    file: &str,
     spec: &Spec,
     report: &reqs::AuditReport,
     s: &Summary,
@@ -268,7 +270,7 @@ pub(crate) fn human_audit(
     causes: &[reqs::forcing::RedundancyCause],
 ) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(spec.source.name()));
+    let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(file));
     let _ = writeln!(
         o,
         "{} requirements ({} formalized) over {} variables, {} domain constraints",

@@ -12,6 +12,9 @@ use serde::Serialize;
 
 /// One finished audit, with everything its renderings need.
 pub struct AuditRun {
+    /// The requirements file as named on the command line (a CSV's requirements are
+    /// there, its schema's domain constraints in `spec.source`).
+    pub file: String,
     pub spec: Spec,
     pub report: reqs::AuditReport,
     pub summary: Summary,
@@ -111,21 +114,24 @@ const RULES: &[Rule] = &[
 
 impl AuditRun {
     fn file(&self) -> &str {
-        self.spec.source.name()
+        &self.file
     }
 
     /// The place of a requirement or domain constraint by id.
     fn place(&self, id: &str) -> Location {
-        let line = self
-            .spec
-            .requirements
-            .iter()
-            .find(|r| r.id == id)
-            .map(|r| r.line)
-            .or_else(|| self.spec.domain.iter().find(|d| d.id == id).map(|d| d.line))
-            .filter(|l| *l > 0)
-            .and_then(|l| u32::try_from(l).ok());
-        Location::new(self.file(), line)
+        let line = |l: usize| u32::try_from(l).ok().filter(|l| *l > 0);
+        match self.spec.requirements.iter().find(|r| r.id == id) {
+            Some(r) => Location::new(self.file(), line(r.line)),
+            // Domain constraints are in the spec or, for a CSV, its schema.
+            None => Location::new(
+                self.spec.source.name(),
+                self.spec
+                    .domain
+                    .iter()
+                    .find(|d| d.id == id)
+                    .and_then(|d| line(d.line)),
+            ),
+        }
     }
 
     fn text_of(&self, id: &str) -> &str {
@@ -306,6 +312,7 @@ impl Report for AuditRun {
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         w.write_all(
             human_audit(
+                &self.file,
                 &self.spec,
                 &self.report,
                 &self.summary,
@@ -435,7 +442,13 @@ impl Report for AuditRun {
             command: "audit".into(),
             rules: RULES.to_vec(),
             findings: out,
-            files: vec![self.file().to_string()],
+            files: {
+                let mut f = vec![self.file().to_string()];
+                if self.spec.source.name() != self.file() {
+                    f.push(self.spec.source.name().to_string());
+                }
+                f
+            },
         })
     }
 

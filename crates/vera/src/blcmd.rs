@@ -177,9 +177,14 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
     }
     input.assumptions = assumptions;
     input.options = options(args);
-    let report = check_consistency(&input, &solver.config())?;
-    let status = verdict_status(Some(report.verdict));
     let (nl, imp) = (nl.display().to_string(), imp.display().to_string());
+    let report = match check_consistency(&input, &solver.config()) {
+        Ok(r) => r,
+        // The check could not run (a file that does not parse, a solver that failed):
+        // the error is shown, and the SARIF and JUnit documents still say so.
+        Err(e) => return Ok(Box::new(not_checked(&nl, &imp, &e.to_string()))),
+    };
+    let status = verdict_status(Some(report.verdict));
     let case = consistency_case(
         &imp,
         Some(report.verdict),
@@ -202,7 +207,8 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
             schema: "vera.consistency.v1",
             nl: nl.clone(),
             implementation: imp.clone(),
-            report,
+            report: Some(report),
+            error: None,
         },
     );
     r.suites = Some(vec![report::Suite {
@@ -329,7 +335,42 @@ struct ConsistencyJson {
     schema: &'static str,
     nl: String,
     implementation: String,
-    report: bl::check::Report,
+    /// None when the check could not run (then `error` says why).
+    report: Option<bl::check::Report>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// The report of a single check that could not run: the error on standard error, an
+/// error case in JUnit and a NotChecked result in SARIF, exit 2.
+fn not_checked(nl: &str, imp: &str, error: &str) -> Rendered<ConsistencyJson> {
+    eprintln!("error: {error}");
+    let mut r = Rendered::new(
+        "vera.consistency.v1",
+        Status::Error,
+        String::new(),
+        ConsistencyJson {
+            schema: "vera.consistency.v1",
+            nl: nl.to_string(),
+            implementation: imp.to_string(),
+            report: None,
+            error: Some(error.to_string()),
+        },
+    );
+    r.suites = Some(vec![report::Suite {
+        name: imp.to_string(),
+        file: Some(imp.to_string()),
+        cases: vec![consistency_case(imp, None, None, Some(error), None)],
+    }]);
+    r.findings = Some(Findings {
+        command: "consistency".into(),
+        rules: CONSISTENCY_RULES.to_vec(),
+        findings: consistency_findings(nl, imp, None, Some(error), None)
+            .into_iter()
+            .collect(),
+        files: vec![nl.to_string(), imp.to_string()],
+    });
+    r
 }
 
 /// `vera.consistency-batch.v1`.

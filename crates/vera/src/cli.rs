@@ -755,8 +755,8 @@ pub struct OutputArgs {
     /// command says which it offers; asking for another is an error.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// Write the output to FILE (atomically; an existing FILE needs --force) instead of
-    /// standard output.
+    /// Write the output to FILE (atomically; an existing FILE needs --force; `-` is
+    /// standard output) instead of standard output.
     #[arg(long = "output", short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -783,6 +783,15 @@ pub enum Format {
 pub enum TextFormat {
     Human,
     Json,
+}
+
+impl OutputArgs {
+    /// The file to write, if any: `-o -` means standard output, like no `-o` at all.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.output
+            .as_deref()
+            .filter(|p| *p != std::path::Path::new("-"))
+    }
 }
 
 impl From<TextFormat> for Format {
@@ -925,7 +934,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::files::set_csv_columns(cli.command.csv_columns().cloned());
     let output = cli.command.output();
     // An output file that cannot be written is refused before any work is done.
-    if let Some(path) = &output.output {
+    if let Some(path) = output.file() {
         safefile::check_output(path, cli.force)?;
     }
     let report = cli.command.run()?;

@@ -1,6 +1,16 @@
 //! The `vera` command line: argument parsing, terminal and JSON output, exit codes.
 //! All checking happens in the library crates; this binary only wires them up.
 
+/// `eprintln!` that cannot panic: a reader that closed standard error (`vera ... 2>&1 |
+/// head`) must not turn a warning into a crash. It shadows the standard macro in every
+/// module of the binary (they are declared below it).
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod audit;
 mod audit_report;
 mod blcmd;

@@ -139,7 +139,7 @@ pub fn emit(
             eprintln!("note: {n}");
         }
     }
-    match &out.output {
+    match out.file() {
         Some(path) => safefile::write_atomic(path, &bytes, crate::files::force())?,
         None => write_stdout(&bytes)?,
     }

@@ -414,3 +414,59 @@ fn qa_junit_from_the_recorded_run() {
     }
     assert_eq!(code, if failures == 0 { 0 } else { 1 }, "{xml}");
 }
+
+/// A CSV of requirements over a TOML schema: results point at the CSV's rows, and the
+/// schema is listed as a second artifact.
+#[test]
+fn csv_requirements_are_located_in_the_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("reqs.csv");
+    std::fs::write(
+        &csv,
+        "id,text,formula\n\
+         R1,\"If the arterial pressure rises above its upper limit, the alarm is raised.\",\"(=> (> arterial_pressure art_high_limit) alarm_arterial)\"\n\
+         R2,\"The arterial alarm is never raised.\",\"(not alarm_arterial)\"\n",
+    )
+    .unwrap();
+    let c = csv.display().to_string();
+    let log = sarif_of(&["audit", "--no-cache", &c, "--schema", HEMO], 1);
+    let vacuous = results(&log)
+        .iter()
+        .find(|r| r["ruleId"] == "VERA-AUDIT-VACUOUS")
+        .expect("R1 is vacuous because of R2");
+    let at = &vacuous["locations"][0]["physicalLocation"];
+    assert!(
+        at["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/reqs.csv"),
+        "{at}"
+    );
+    assert_eq!(at["region"]["startLine"], 2, "{at}");
+    let artifacts: Vec<&str> = log["runs"][0]["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["location"]["uri"].as_str().unwrap())
+        .collect();
+    assert!(artifacts[0].ends_with("/reqs.csv"), "{artifacts:?}");
+    assert!(artifacts.contains(&HEMO), "{artifacts:?}");
+}
+
+/// A single check that cannot run still yields a SARIF log and a JUnit document that say
+/// so (exit 2), and `-o -` is standard output.
+#[test]
+fn a_check_that_cannot_run_is_reported_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.smt2");
+    std::fs::write(&bad, "(declare-const x Real)\n(assert (= x 1.0)\n").unwrap();
+    let b = bad.display().to_string();
+    let imp = "testdata/fees-dataset/cra-25/ab/prog.bl";
+    let log = sarif_of(&["consistency", "--nl", &b, "--impl", imp, "-o", "-"], 2);
+    assert_eq!(results(&log).len(), 1, "{log}");
+    assert_eq!(results(&log)[0]["ruleId"], "VERA-CONSISTENCY-NOT-CHECKED");
+    let (code, counts, _, xml) = junit_of(&["consistency", "--nl", &b, "--impl", imp]);
+    assert_eq!(code, 2);
+    assert_eq!(counts, (1, 0, 1), "{xml}");
+    assert!(!root().join("-").exists(), "`-o -` wrote a file named `-`");
+}

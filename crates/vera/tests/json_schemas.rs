@@ -566,6 +566,21 @@ fn consistency_payloads() {
         &[0],
     );
     assert_eq!(consistent["report"]["verdict"], "consistent");
+    // A check that cannot run (the documentation side does not parse): no report, the
+    // error instead, exit 2.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.smt2");
+    std::fs::write(&bad, "(declare-const x Real)\n(assert (= x 1.0)\n").unwrap();
+    let broken = check(
+        tag,
+        &["consistency", "--nl", bad.to_str().unwrap(), "--impl", &imp],
+        &[2],
+    );
+    assert!(broken["report"].is_null(), "{broken}");
+    assert!(
+        broken["error"].as_str().unwrap().contains("does not parse"),
+        "{broken}"
+    );
     // Without the assumption: a counterexample and the divergence regions.
     let inconsistent = check(
         tag,
