@@ -151,6 +151,11 @@ pub fn escape(s: &str) -> String {
                 };
                 out.push(picture);
             }
+            // Bidirectional overrides and isolates would reorder the text around them
+            // (a name that reads backwards): shown as their code point instead.
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
             c => out.push(c),
         }
     }
@@ -541,6 +546,9 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
         assert_eq!(escape("a\u{0}b\u{1B}c\td\ne"), "a\u{2400}b\u{241B}c\td\ne");
+        // A right-to-left override would show "R1 gpj.exe" reversed: shown as a code.
+        assert_eq!(escape("R1\u{202E}exe.jpg"), "R1\\u{202e}exe.jpg");
+        assert_eq!(escape("\u{2066}x\u{2069}"), "\\u{2066}x\\u{2069}");
     }
 
     #[test]

@@ -523,7 +523,12 @@ impl Solver {
             "produce-unsat-assumptions".into(),
             on(),
         ))?;
-        let ms = self.config.timeout.as_millis();
+        // A positive limit under a millisecond is 1 ms, not "no limit" (0).
+        let ms = self
+            .config
+            .timeout
+            .as_millis()
+            .max(u128::from(!self.config.timeout.is_zero()));
         if ms > 0 {
             let ms = u64::try_from(ms).unwrap_or(u64::MAX);
             self.expect_ack(&Command::SetOption(

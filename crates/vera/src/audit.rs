@@ -165,7 +165,16 @@ fn redundancy_causes(
     report: &reqs::AuditReport,
     solver: &SolverArgs,
 ) -> Vec<reqs::forcing::RedundancyCause> {
-    reqs::forcing::redundancy_causes(spec, report, &solver.config()).unwrap_or_else(|e| {
+    // The audit's own session wrote the transcript; this one records beside it.
+    let mut config = solver.config();
+    if let Some(t) = &config.transcript {
+        let stem = t
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "transcript".into());
+        config.transcript = Some(t.with_file_name(format!("{stem}.forcing.smt2")));
+    }
+    reqs::forcing::redundancy_causes(spec, report, &config).unwrap_or_else(|e| {
         eprintln!("warning: could not check what the subsuming requirements force: {e}");
         Vec::new()
     })
@@ -1075,14 +1084,18 @@ fn mutation_page(
             },
             Section {
                 heading: "Mutants not detected".into(),
-                blocks: vec![Block::Table {
-                    headers: vec![
-                        "requirement".into(),
-                        "category".into(),
-                        "mutant".into(),
-                        "why".into(),
-                    ],
-                    rows,
+                blocks: vec![if rows.is_empty() {
+                    Block::Text("None: the spec tells every mutant from the original.".into())
+                } else {
+                    Block::Table {
+                        headers: vec![
+                            "requirement".into(),
+                            "category".into(),
+                            "mutant".into(),
+                            "why".into(),
+                        ],
+                        rows,
+                    }
                 }],
             },
         ],

@@ -210,7 +210,7 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
     r.suites = Some(vec![report::Suite {
         name: file.clone(),
         file: Some(file.clone()),
-        cases: properties.iter().map(|p| property_case(p)).collect(),
+        cases: unique_names(properties.iter().map(|p| property_case(p)).collect()),
     }]);
     r.page = Some(verify_page(&file, &report, &properties));
     Ok(Box::new(r))
@@ -320,6 +320,20 @@ fn property_case(p: &acsl::wp::Property) -> report::Case {
         seconds: None,
         output: Some(p.text.clone()),
     }
+}
+
+/// Several properties of one kind on one line (e.g. overflow checks) get `#2`, `#3`...
+/// so that dashboards keep them apart.
+fn unique_names(mut cases: Vec<report::Case>) -> Vec<report::Case> {
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
+    for c in &mut cases {
+        let n = seen.entry(c.name.clone()).or_default();
+        *n += 1;
+        if *n > 1 {
+            c.name = format!("{} #{n}", c.name);
+        }
+    }
+    cases
 }
 
 /// The page of `vera c verify`: counts and one card per function's properties.
