@@ -1029,7 +1029,7 @@ fn mutation_page(
             },
         })
         .collect();
-    let rows = report
+    let rows: Vec<Vec<String>> = report
         .mutants
         .iter()
         .filter(|m| {

@@ -389,12 +389,12 @@ pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
     let json = args.out.join("eval.json");
     let md = args.out.join("tables.md");
     let force = crate::files::force();
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
     safefile::check_output(&json, force)?;
     safefile::check_output(&md, force)?;
     let client = model.client()?;
     let report = pipeline::eval::run(&spec, &client, &solver.config(), &options)?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
     safefile::write_atomic(
         &json,
         (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
