@@ -37,6 +37,26 @@ pub struct Count {
     pub tone: Tone,
 }
 
+impl Count {
+    /// A tile that only informs (how many requirements, goals, mutants).
+    pub fn neutral(label: impl Into<String>, value: usize) -> Count {
+        Count {
+            label: label.into(),
+            value,
+            tone: Tone::Neutral,
+        }
+    }
+
+    /// A tile that counts findings: good when there are none, else `tone`.
+    pub fn findings(label: impl Into<String>, value: usize, tone: Tone) -> Count {
+        Count {
+            label: label.into(),
+            value,
+            tone: if value == 0 { Tone::Good } else { tone },
+        }
+    }
+}
+
 /// A titled part of the page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {

@@ -121,7 +121,7 @@ pub fn load_checkable(path: &Path, schema: Option<&Path>) -> Option<Spec> {
 
 /// `vera audit SPEC`
 pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
-    let (path, schema, solver) = (&a.spec, a.schema.as_deref(), &a.solver);
+    let (path, schema, solver) = (&a.spec, a.csv.schema.as_deref(), &a.solver);
     let (max_conflicts, witnesses) = (a.all_conflicts, a.witnesses);
     let cache = (!a.no_cache).then_some(a.cache_dir.as_path());
     let Some(spec) = load_checkable(path, schema) else {
@@ -595,7 +595,7 @@ struct DeriveJson {
 /// `vera ask SPEC ...`
 pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
     let solver = &args.solver;
-    let Some(spec) = load_checkable(&args.spec, args.schema.as_deref()) else {
+    let Some(spec) = load_checkable(&args.spec, args.csv.schema.as_deref()) else {
         return Err(crate::output::Reported.into());
     };
     let parse = |what: &str, text: &str| {
@@ -891,7 +891,7 @@ fn human_derive(d: &Derivation) -> String {
 
 /// `vera mutate SPEC`
 pub fn mutate(a: &crate::cli::MutateArgs) -> crate::output::Outcome {
-    let (path, schema, solver) = (&a.spec, a.schema.as_deref(), &a.solver);
+    let (path, schema, solver) = (&a.spec, a.csv.schema.as_deref(), &a.solver);
     use reqs::mutate::Detection;
     let Some(spec) = load_or_report(path, schema) else {
         return Err(crate::output::Reported.into());
@@ -1054,25 +1054,9 @@ fn mutation_page(
         title: format!("vera mutate: {}", spec.name),
         subtitle: Some(format!("{} · {seconds:.2} s", spec.source.name())),
         counts: vec![
-            Count {
-                label: "mutants".into(),
-                value: report.mutants.len(),
-                tone: Tone::Neutral,
-            },
-            Count {
-                label: "undetected".into(),
-                value: undetected,
-                tone: if undetected == 0 {
-                    Tone::Good
-                } else {
-                    Tone::Warn
-                },
-            },
-            Count {
-                label: "undecided".into(),
-                value: unknown,
-                tone: if unknown == 0 { Tone::Good } else { Tone::Bad },
-            },
+            Count::neutral("mutants", report.mutants.len()),
+            Count::findings("undetected", undetected, Tone::Warn),
+            Count::findings("undecided", unknown, Tone::Bad),
         ],
         sections: vec![
             Section {

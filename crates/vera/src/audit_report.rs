@@ -465,53 +465,24 @@ impl Report for AuditRun {
 
     fn page(&self) -> Option<Page> {
         let s = &self.summary;
-        let tone = |n: usize, bad: Tone| if n == 0 { Tone::Good } else { bad };
         let conflicts = match &self.report.consistency {
             Consistency::Inconsistent { conflicts, .. } => conflicts.len(),
             Consistency::DomainInconsistent { .. } => 1,
             _ => 0,
         };
         let counts = vec![
-            Count {
-                label: "requirements".into(),
-                value: s.requirements,
-                tone: Tone::Neutral,
-            },
-            Count {
-                label: "formalized".into(),
-                value: s.formalized,
-                tone: Tone::Neutral,
-            },
-            Count {
-                label: "global conflicts".into(),
-                value: conflicts,
-                tone: tone(conflicts, Tone::Bad),
-            },
-            Count {
-                label: "conflicts for some inputs".into(),
-                value: s.conflicts_for_some_inputs,
-                tone: tone(s.conflicts_for_some_inputs, Tone::Bad),
-            },
-            Count {
-                label: "vacuous".into(),
-                value: s.vacuous,
-                tone: tone(s.vacuous, Tone::Warn),
-            },
-            Count {
-                label: "implied by domain".into(),
-                value: s.implied_by_domain,
-                tone: tone(s.implied_by_domain, Tone::Warn),
-            },
-            Count {
-                label: "redundant".into(),
-                value: s.redundant,
-                tone: tone(s.redundant, Tone::Warn),
-            },
-            Count {
-                label: "undecided".into(),
-                value: s.unknown,
-                tone: tone(s.unknown, Tone::Bad),
-            },
+            Count::neutral("requirements", s.requirements),
+            Count::neutral("formalized", s.formalized),
+            Count::findings("global conflicts", conflicts, Tone::Bad),
+            Count::findings(
+                "conflicts for some inputs",
+                s.conflicts_for_some_inputs,
+                Tone::Bad,
+            ),
+            Count::findings("vacuous", s.vacuous, Tone::Warn),
+            Count::findings("implied by domain", s.implied_by_domain, Tone::Warn),
+            Count::findings("redundant", s.redundant, Tone::Warn),
+            Count::findings("undecided", s.unknown, Tone::Bad),
         ];
         let mut sections = Vec::new();
 

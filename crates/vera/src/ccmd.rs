@@ -389,30 +389,14 @@ fn verify_page(
             report.frama_c_version, report.prover, report.stats.wall_seconds
         )),
         counts: vec![
-            Count {
-                label: "goals".into(),
-                value: report.goals,
-                tone: Tone::Neutral,
-            },
+            Count::neutral("goals", report.goals),
             Count {
                 label: "proved".into(),
                 value: report.proved,
                 tone: Tone::Good,
             },
-            Count {
-                label: "timeouts".into(),
-                value: report.timeouts,
-                tone: if report.timeouts == 0 {
-                    Tone::Good
-                } else {
-                    Tone::Bad
-                },
-            },
-            Count {
-                label: "properties open".into(),
-                value: open,
-                tone: if open == 0 { Tone::Good } else { Tone::Bad },
-            },
+            Count::findings("timeouts", report.timeouts, Tone::Bad),
+            Count::findings("properties open", open, Tone::Bad),
         ],
         sections: vec![Section {
             heading: "Properties by function".into(),

@@ -218,14 +218,8 @@ pub struct AuditArgs {
     /// The spec (TOML), or a CSV with --schema (columns by header name: id, text,
     /// optional formula; see --csv-columns).
     pub spec: PathBuf,
-    /// The TOML spec whose schema (enums, variables, domain) a CSV uses.
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// With a CSV: which columns hold the id, text, formula and row type, by header
-    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-    /// row; see docs/spec-format.md).
-    #[arg(long, value_name = "ROLE=COLUMN,...")]
-    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
     /// When inconsistent, list up to N minimal conflicts (default: one).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub all_conflicts: usize,
@@ -250,14 +244,8 @@ pub struct AuditArgs {
 pub struct AskArgs {
     /// The spec (TOML), or a CSV with --schema.
     pub spec: PathBuf,
-    /// The TOML spec whose schema a CSV uses.
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// With a CSV: which columns hold the id, text, formula and row type, by header
-    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-    /// row; see docs/spec-format.md).
-    #[arg(long, value_name = "ROLE=COLUMN,...")]
-    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
     /// The scenario, an SMT-LIB formula over the schema (default: true).
     #[arg(long, conflicts_with = "questions")]
     pub scenario: Option<String>,
@@ -349,14 +337,8 @@ pub struct EvalArgs {
 pub struct MutateArgs {
     /// The spec (TOML), or a CSV with --schema.
     pub spec: PathBuf,
-    /// The TOML spec whose schema a CSV uses.
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// With a CSV: which columns hold the id, text, formula and row type, by header
-    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-    /// row; see docs/spec-format.md).
-    #[arg(long, value_name = "ROLE=COLUMN,...")]
-    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]
@@ -453,14 +435,8 @@ pub struct EquivArgs {
     pub spec: PathBuf,
     /// Candidate terms over the schema.
     pub terms: Vec<String>,
-    /// The TOML spec whose schema a CSV uses.
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// With a CSV: which columns hold the id, text, formula and row type, by header
-    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-    /// row; see docs/spec-format.md).
-    #[arg(long, value_name = "ROLE=COLUMN,...")]
-    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
     /// A TOML file of candidate sets: one requirements table per set, with id and candidates.
     #[arg(long)]
     pub candidates: Option<PathBuf>,
@@ -475,14 +451,8 @@ pub struct EquivArgs {
 pub struct FormalizeArgs {
     /// The spec (TOML), or a CSV with --schema (columns by header name).
     pub input: PathBuf,
-    /// The TOML spec whose schema a CSV uses.
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// With a CSV: which columns hold the id, text, formula and row type, by header
-    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-    /// row; see docs/spec-format.md).
-    #[arg(long, value_name = "ROLE=COLUMN,...")]
-    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
     /// The new spec file (default: INPUT.formalized.toml).
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
@@ -524,14 +494,8 @@ pub struct FormalizeArgs {
 pub struct AmbiguityArgs {
     /// The spec (TOML), or a CSV with --schema.
     pub spec: PathBuf,
-    /// The TOML spec whose schema a CSV uses.
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// With a CSV: which columns hold the id, text, formula and row type, by header
-    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-    /// row; see docs/spec-format.md).
-    #[arg(long, value_name = "ROLE=COLUMN,...")]
-    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
     /// Samples per requirement.
     #[arg(long, short = 'n', default_value_t = 5)]
     pub samples: u32,
@@ -554,14 +518,8 @@ pub struct AmbiguityArgs {
 pub struct ClarifyArgs {
     /// The spec (TOML), or a CSV with --schema.
     pub spec: PathBuf,
-    /// The TOML spec whose schema a CSV uses.
-    #[arg(long)]
-    pub schema: Option<PathBuf>,
-    /// With a CSV: which columns hold the id, text, formula and row type, by header
-    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
-    /// row; see docs/spec-format.md).
-    #[arg(long, value_name = "ROLE=COLUMN,...")]
-    pub csv_columns: Option<reqs::CsvColumns>,
+    #[command(flatten)]
+    pub csv: CsvArgs,
     /// Rounds at most.
     #[arg(long, default_value_t = 5)]
     pub rounds: usize,
@@ -747,6 +705,20 @@ pub enum SolverChoice {
     Cvc5,
 }
 
+/// How a CSV of requirements is read: the TOML spec whose schema it uses, and which
+/// columns hold what.
+#[derive(Debug, Clone, Args)]
+pub struct CsvArgs {
+    /// The TOML spec whose schema (enums, variables, domain) a CSV uses.
+    #[arg(long)]
+    pub schema: Option<PathBuf>,
+    /// With a CSV: which columns hold the id, text, formula and row type, by header
+    /// name, e.g. id=ReqID,text=Body,formula=SMT (default: recognized from the header
+    /// row; see docs/spec-format.md).
+    #[arg(long, value_name = "ROLE=COLUMN,...")]
+    pub csv_columns: Option<reqs::CsvColumns>,
+}
+
 /// How results are printed.
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
@@ -915,13 +887,13 @@ impl Command {
     /// The `--csv-columns` of a command that reads requirement CSVs.
     fn csv_columns(&self) -> Option<&reqs::CsvColumns> {
         match self {
-            Command::Audit(a) => a.csv_columns.as_ref(),
-            Command::Ask(a) => a.csv_columns.as_ref(),
-            Command::Mutate(a) => a.csv_columns.as_ref(),
-            Command::Equiv(a) => a.csv_columns.as_ref(),
-            Command::Formalize(a) => a.csv_columns.as_ref(),
-            Command::Ambiguity(a) => a.csv_columns.as_ref(),
-            Command::Clarify(a) => a.csv_columns.as_ref(),
+            Command::Audit(a) => a.csv.csv_columns.as_ref(),
+            Command::Ask(a) => a.csv.csv_columns.as_ref(),
+            Command::Mutate(a) => a.csv.csv_columns.as_ref(),
+            Command::Equiv(a) => a.csv.csv_columns.as_ref(),
+            Command::Formalize(a) => a.csv.csv_columns.as_ref(),
+            Command::Ambiguity(a) => a.csv.csv_columns.as_ref(),
+            Command::Clarify(a) => a.csv.csv_columns.as_ref(),
             _ => None,
         }
     }

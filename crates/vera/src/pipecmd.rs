@@ -86,7 +86,7 @@ fn render_partition(o: &mut String, p: &Partition) {
 
 /// `vera equiv SPEC TERM... | --candidates FILE`
 pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
-    let (spec_path, schema, terms) = (a.spec.as_path(), a.schema.as_deref(), &a.terms);
+    let (spec_path, schema, terms) = (a.spec.as_path(), a.csv.schema.as_deref(), &a.terms);
     let (candidates, solver) = (a.candidates.as_deref(), &a.solver);
     let spec = crate::audit::load_spec(spec_path, schema)?;
     let sets: Vec<(String, Vec<String>)> = match candidates {
@@ -211,13 +211,13 @@ fn default_out(input: &Path, suffix: &str) -> PathBuf {
 /// `vera formalize SPEC_OR_CSV [--schema S] [-o OUT]`
 pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
     let (llm_args, solver, force) = (&a.llm, &a.solver, crate::files::force());
-    let spec = crate::audit::load_spec_to_formalize(&a.input, a.schema.as_deref())?;
+    let spec = crate::audit::load_spec_to_formalize(&a.input, a.csv.schema.as_deref())?;
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| default_out(&a.input, "formalized.toml"));
     let mut inputs: Vec<&Path> = vec![&a.input];
-    if let Some(s) = &a.schema {
+    if let Some(s) = &a.csv.schema {
         inputs.push(s);
     }
     if out.exists() && !force {
@@ -372,7 +372,7 @@ fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
 
 /// `vera ambiguity SPEC`
 pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
-    let (spec_path, schema, only) = (a.spec.as_path(), a.schema.as_deref(), &a.only);
+    let (spec_path, schema, only) = (a.spec.as_path(), a.csv.schema.as_deref(), &a.only);
     let (sampling, llm_args, solver) = ((a.samples, a.max_tokens), &a.llm, &a.solver);
     let spec = crate::audit::load_spec(spec_path, schema)?;
     let client = llm_args.client()?;
@@ -471,29 +471,9 @@ fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> repo
         title: format!("vera ambiguity: {}", spec_path.display()),
         subtitle: Some(format!("{seconds:.1} s")),
         counts: vec![
-            Count {
-                label: "requirements".into(),
-                value: s.requirements,
-                tone: Tone::Neutral,
-            },
-            Count {
-                label: "ambiguity-sensitive".into(),
-                value: s.flagged,
-                tone: if s.flagged == 0 {
-                    Tone::Good
-                } else {
-                    Tone::Warn
-                },
-            },
-            Count {
-                label: "not screened".into(),
-                value: s.could_not_screen,
-                tone: if s.could_not_screen == 0 {
-                    Tone::Good
-                } else {
-                    Tone::Bad
-                },
-            },
+            Count::neutral("requirements", s.requirements),
+            Count::findings("ambiguity-sensitive", s.flagged, Tone::Warn),
+            Count::findings("not screened", s.could_not_screen, Tone::Bad),
         ],
         sections: vec![
             Section {
@@ -516,9 +496,9 @@ fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> repo
 /// `vera clarify SPEC [-o PROPOSALS] | --apply PROPOSALS [--out SPEC]`
 pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
     let (llm_args, solver, force) = (&a.llm, &a.solver, crate::files::force());
-    let spec = crate::audit::load_spec(&a.spec, a.schema.as_deref())?;
+    let spec = crate::audit::load_spec(&a.spec, a.csv.schema.as_deref())?;
     let mut inputs: Vec<&Path> = vec![&a.spec];
-    if let Some(s) = &a.schema {
+    if let Some(s) = &a.csv.schema {
         inputs.push(s);
     }
     if let Some(pf) = &a.apply {

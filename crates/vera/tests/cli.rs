@@ -3,23 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Runs vera from the repository root; returns (exit code, stdout, stderr).
-fn vera(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("vera runs");
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::{root, vera};
 
 #[test]
 fn unsat_example_reports_its_core_with_both_solvers() {

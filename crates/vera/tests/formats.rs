@@ -3,9 +3,6 @@
 //! parser, `--format html` opened in headless Chromium, and `-o FILE` written safely.
 //! Real solvers and real Frama-C throughout.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 #[allow(dead_code)]
 #[path = "../../report/tests/support/sarif.rs"]
 mod sarif;
@@ -14,23 +11,8 @@ mod sarif;
 #[path = "../../report/tests/support/chromium.rs"]
 mod chromium;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Runs vera from the repository root; returns (exit code, stdout, stderr).
-fn vera(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("vera runs");
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::{root, vera};
 
 const HEMO: &str = "examples/hemodialysis/hemodialysis.toml";
 const HEMO_BAD: &str = "examples/hemodialysis/hemodialysis-inconsistent.toml";
