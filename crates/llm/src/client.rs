@@ -461,8 +461,18 @@ impl Client {
                 limit: self.max_answer_bytes,
             });
         }
+        let looped = matches!(r.finish, FinishReason::Length | FinishReason::Repetition)
+            .then(|| crate::runaway::repeated_tail(&r.text))
+            .flatten();
+        if let Some(rep) = looped {
+            return Err(LlmError::Runaway {
+                partial: r.text.clone(),
+                unit: rep.unit,
+                times: rep.times,
+            });
+        }
         match r.finish {
-            FinishReason::Length => {
+            FinishReason::Length | FinishReason::Repetition => {
                 return Err(LlmError::Truncated {
                     partial: r.text.clone(),
                     output_tokens: r.usage.output_tokens,

@@ -103,6 +103,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "VERA_LLM_GRAMMAR",
         "grammar: true | false (send GBNF grammars; llama.cpp's server only)",
     ),
+    (
+        "VERA_LLM_STREAM",
+        "stream: true | false (streamed answers, stopped at a loop)",
+    ),
     ("VERA_LLM_CACHE", "cache (path of the SQLite file)"),
     ("VERA_LLM_CACHE_MODE", "cache_mode: use | refresh | off"),
     ("VERA_LLM_RECORD", "record (cassette to append to)"),
@@ -111,6 +115,9 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("VERA_LLM_EMBEDDING_URL", "embedding_base_url"),
 ];
 
+fn d_true() -> bool {
+    true
+}
 fn d_connect() -> f64 {
     10.0
 }
@@ -204,6 +211,11 @@ pub struct LlmConfig {
     /// Anthropic API and with the hosted OpenAI endpoint.
     #[serde(default)]
     pub grammar: bool,
+    /// Ask OpenAI-compatible endpoints for a streamed answer, so that an answer that
+    /// falls into a loop is stopped at once instead of running to the token limit
+    /// (default true; a server that does not stream is read as before).
+    #[serde(default = "d_true")]
+    pub stream: bool,
     /// The cache file; `.vera-cache/llm.sqlite` by default.
     #[serde(default = "d_cache")]
     pub cache: Option<PathBuf>,
@@ -349,6 +361,17 @@ impl LlmConfig {
                 _ => {
                     return Err(LlmError::Config(format!(
                         "VERA_LLM_GRAMMAR={v:?}: expected true or false"
+                    )))
+                }
+            };
+        }
+        if let Some(v) = get("VERA_LLM_STREAM") {
+            self.stream = match v.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "on" | "yes" => true,
+                "false" | "0" | "off" | "no" => false,
+                _ => {
+                    return Err(LlmError::Config(format!(
+                        "VERA_LLM_STREAM={v:?}: expected true or false"
                     )))
                 }
             };
@@ -503,7 +526,8 @@ impl LlmConfig {
             Api::Openai => Arc::new(
                 OpenAi::new(id, &base, model, key, http)
                     .with_structured(self.structured)
-                    .with_grammar(self.grammar),
+                    .with_grammar(self.grammar)
+                    .with_stream(self.stream),
             ),
             Api::Anthropic => Arc::new(
                 Anthropic::new(id, &base, model, key, http)

@@ -86,6 +86,17 @@ pub enum LlmError {
         /// Tokens generated.
         output_tokens: u64,
     },
+    /// The answer fell into a loop (one piece of text repeated to the end, see
+    /// [`crate::runaway`]): stopped early when streamed, or cut at the token limit.
+    #[error("the answer fell into a loop: `{unit}` repeated {times} times")]
+    Runaway {
+        /// What was generated before the stop.
+        partial: String,
+        /// The repeated piece.
+        unit: String,
+        /// How many times it repeated.
+        times: usize,
+    },
     /// The provider's content filter stopped the answer.
     #[error("the provider's content filter stopped the answer")]
     Filtered {
@@ -190,6 +201,7 @@ impl LlmError {
             self,
             LlmError::Empty
                 | LlmError::Truncated { .. }
+                | LlmError::Runaway { .. }
                 | LlmError::Filtered { .. }
                 | LlmError::Oversized { .. }
                 | LlmError::Malformed { .. }
@@ -203,6 +215,10 @@ impl LlmError {
             LlmError::Truncated { .. } => {
                 "Your answer was cut off at the length limit. Answer again, more briefly.".into()
             }
+            LlmError::Runaway { unit, times, .. } => format!(
+                "Your answer fell into a loop: it repeated `{}` {times} times and was stopped. Answer again with one short answer.",
+                unit.trim()
+            ),
             LlmError::Filtered { .. } => "Your answer was stopped by a content filter.".into(),
             LlmError::Oversized { bytes, limit } => format!(
                 "Your answer was {bytes} bytes long; the limit is {limit}. Answer again, more briefly."

@@ -28,6 +28,17 @@ impl Default for HttpSettings {
     }
 }
 
+/// What [`Http::post_stream`] received.
+pub(crate) enum Streamed {
+    /// The server did not stream: its whole JSON answer.
+    Json(serde_json::Value),
+    /// The server streamed; `stopped` when the caller stopped it early.
+    Events {
+        /// True when `on_event` asked to stop.
+        stopped: bool,
+    },
+}
+
 pub(crate) struct Http {
     agent: ureq::Agent,
     settings: HttpSettings,
@@ -70,6 +81,80 @@ impl Http {
         body: &serde_json::Value,
         key: Option<&ApiKey>,
     ) -> Result<serde_json::Value> {
+        let resp = self.send(url, headers, body, key)?;
+        self.json_answer(url, resp, key)
+    }
+
+    /// POSTs a JSON body that asks for a server-sent event stream and hands the `data`
+    /// of each event to `on_event` as it arrives, until the server sends `[DONE]` or
+    /// closes the stream, or `on_event` answers `true` (stop now: the connection is
+    /// dropped, which makes a server such as llama.cpp's stop generating). A server that
+    /// answers with one JSON body instead of a stream gets it read as [`Http::post_json`]
+    /// would. The byte limit applies to the whole stream.
+    pub(crate) fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &serde_json::Value,
+        key: Option<&ApiKey>,
+        mut on_event: impl FnMut(&str) -> Result<bool>,
+    ) -> Result<Streamed> {
+        use std::io::BufRead;
+        let mut resp = self.send(url, headers, body, key)?;
+        let streaming = (200..300).contains(&resp.status().as_u16())
+            && resp
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
+        if !streaming {
+            return self.json_answer(url, resp, key).map(Streamed::Json);
+        }
+        let limit = self.settings.max_response_bytes;
+        let reader = resp.body_mut().with_config().limit(limit as u64).reader();
+        let mut lines = std::io::BufReader::new(reader);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match lines.read_line(&mut line) {
+                Ok(0) => return Ok(Streamed::Events { stopped: false }),
+                Ok(_) => {}
+                Err(e) => {
+                    return Err(match e.into_inner().map(|i| i.downcast::<ureq::Error>()) {
+                        Some(Ok(u)) if matches!(*u, ureq::Error::BodyExceedsLimit(_)) => {
+                            LlmError::Oversized {
+                                bytes: limit + 1,
+                                limit,
+                            }
+                        }
+                        Some(Ok(u)) => transport(url, *u, key),
+                        _ => LlmError::Transport {
+                            url: url.to_string(),
+                            message: "the event stream broke off".into(),
+                        },
+                    })
+                }
+            }
+            let Some(data) = line.trim_end().strip_prefix("data:") else {
+                continue; // comments, `event:`, `id:`, blank separators
+            };
+            let data = data.trim();
+            if data == "[DONE]" {
+                return Ok(Streamed::Events { stopped: false });
+            }
+            if on_event(&redact(key, data))? {
+                return Ok(Streamed::Events { stopped: true });
+            }
+        }
+    }
+
+    fn send(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &serde_json::Value,
+        key: Option<&ApiKey>,
+    ) -> Result<ureq::http::Response<ureq::Body>> {
         let mut req = self
             .agent
             .post(url)
@@ -78,10 +163,16 @@ impl Http {
             req = req.header(*name, value.as_str());
         }
         let text = serde_json::to_string(body).expect("a JSON value serializes");
-        let mut resp = match req.send(text) {
-            Ok(r) => r,
-            Err(e) => return Err(transport(url, e, key)),
-        };
+        req.send(text).map_err(|e| transport(url, e, key))
+    }
+
+    /// Reads a whole response: its JSON for a 2xx status, a typed error otherwise.
+    fn json_answer(
+        &self,
+        url: &str,
+        mut resp: ureq::http::Response<ureq::Body>,
+        key: Option<&ApiKey>,
+    ) -> Result<serde_json::Value> {
         let status = resp.status().as_u16();
         let retry_after = resp
             .headers()

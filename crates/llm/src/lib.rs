@@ -40,6 +40,7 @@ pub mod limit;
 pub mod observer;
 pub mod openai;
 pub mod provider;
+pub mod runaway;
 pub mod schema;
 pub mod scripted;
 pub mod secret;

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{LlmError, Result};
-use crate::http::{excerpt, Http, HttpSettings};
+use crate::http::{excerpt, Http, HttpSettings, Streamed};
 use crate::provider::Provider;
 use crate::secret::ApiKey;
 use crate::types::{FinishReason, Request, Response, Usage};
@@ -30,6 +30,7 @@ pub struct OpenAi {
     key: Option<ApiKey>,
     structured: StructuredMode,
     grammar: bool,
+    stream: bool,
     http: Http,
 }
 
@@ -50,6 +51,7 @@ impl OpenAi {
             key,
             structured: StructuredMode::Native,
             grammar: false,
+            stream: false,
             http: Http::new(settings),
         }
     }
@@ -64,6 +66,15 @@ impl OpenAi {
     /// server accepts it; hosted services do not, so it is off by default).
     pub fn with_grammar(mut self, on: bool) -> OpenAi {
         self.grammar = on;
+        self
+    }
+
+    /// Asks for the answer as a server-sent event stream and stops reading (dropping
+    /// the connection) as soon as the answer falls into a loop ([`crate::runaway`]);
+    /// such an answer ends with [`FinishReason::Repetition`]. A server that does not
+    /// stream is read as before.
+    pub fn with_stream(mut self, on: bool) -> OpenAi {
+        self.stream = on;
         self
     }
 
@@ -106,8 +117,69 @@ impl OpenAi {
                 }
             }
         }
+        if self.stream {
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
+        }
         body["messages"] = Value::Array(messages);
         body
+    }
+
+    /// One streamed completion: the deltas joined, stopped early on a loop.
+    fn complete_streamed(&self, headers: &[(&str, String)], body: &Value) -> Result<Response> {
+        let mut text = String::new();
+        let mut finish = None;
+        let mut usage = None;
+        let mut model = None;
+        let mut deltas = 0u64;
+        let got = self
+            .http
+            .post_stream(&self.url, headers, body, self.key.as_ref(), |data| {
+                let v: Value = serde_json::from_str(data).map_err(|e| LlmError::BadResponse {
+                    detail: format!("an event of the stream is not JSON: {e}"),
+                    excerpt: excerpt(data),
+                })?;
+                if let Some(e) = v.get("error") {
+                    return Err(LlmError::BadResponse {
+                        detail: "the stream reported an error".into(),
+                        excerpt: excerpt(&e.to_string()),
+                    });
+                }
+                if let Some(m) = v.get("model").and_then(|m| m.as_str()) {
+                    model = Some(m.to_string());
+                }
+                if v.get("usage").is_some_and(|u| !u.is_null()) {
+                    usage = Some(usage_of(&v));
+                }
+                if let Some(c) = v.pointer("/choices/0") {
+                    if let Some(d) = c.pointer("/delta/content").and_then(|d| d.as_str()) {
+                        text.push_str(d);
+                        deltas += 1;
+                    }
+                    if let Some(f) = c.get("finish_reason").and_then(|f| f.as_str()) {
+                        finish = Some(finish_reason(Some(f)));
+                    }
+                }
+                Ok(crate::runaway::repeated_tail(&text).is_some())
+            })?;
+        match got {
+            Streamed::Json(v) => parse_response(&v),
+            Streamed::Events { stopped } => Ok(Response {
+                text,
+                finish: if stopped {
+                    FinishReason::Repetition
+                } else {
+                    finish.unwrap_or(FinishReason::Unknown)
+                },
+                // A stream stopped early has no usage event: its output is counted as
+                // the deltas received (one token each on llama.cpp's server).
+                usage: usage.unwrap_or(Usage {
+                    input_tokens: 0,
+                    output_tokens: deltas,
+                }),
+                model,
+            }),
+        }
     }
 }
 
@@ -134,9 +206,13 @@ impl Provider for OpenAi {
         if let Some(k) = &self.key {
             headers.push(("authorization", format!("Bearer {}", k.expose())));
         }
+        let body = self.body(request);
+        if self.stream {
+            return self.complete_streamed(&headers, &body);
+        }
         let v = self
             .http
-            .post_json(&self.url, &headers, &self.body(request), self.key.as_ref())?;
+            .post_json(&self.url, &headers, &body, self.key.as_ref())?;
         parse_response(&v)
     }
 }
@@ -161,24 +237,8 @@ pub fn parse_response(v: &Value) -> Result<Response> {
         Some(Value::Null) | None => String::new(),
         Some(_) => return Err(bad("`message.content` is not a string")),
     };
-    let finish = match choice.get("finish_reason").and_then(|f| f.as_str()) {
-        Some("stop") => FinishReason::Stop,
-        Some("length") => FinishReason::Length,
-        Some("content_filter") => FinishReason::ContentFilter,
-        Some("tool_calls") | Some("function_call") => FinishReason::ToolUse,
-        Some(other) => FinishReason::Other(other.to_string()),
-        None => FinishReason::Unknown,
-    };
-    let usage = Usage {
-        input_tokens: v
-            .pointer("/usage/prompt_tokens")
-            .and_then(|t| t.as_u64())
-            .unwrap_or(0),
-        output_tokens: v
-            .pointer("/usage/completion_tokens")
-            .and_then(|t| t.as_u64())
-            .unwrap_or(0),
-    };
+    let finish = finish_reason(choice.get("finish_reason").and_then(|f| f.as_str()));
+    let usage = usage_of(v);
     let model = v.get("model").and_then(|m| m.as_str()).map(str::to_string);
     Ok(Response {
         text,
@@ -186,4 +246,24 @@ pub fn parse_response(v: &Value) -> Result<Response> {
         usage,
         model,
     })
+}
+
+fn finish_reason(f: Option<&str>) -> FinishReason {
+    match f {
+        Some("stop") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some("tool_calls") | Some("function_call") => FinishReason::ToolUse,
+        Some(other) => FinishReason::Other(other.to_string()),
+        None => FinishReason::Unknown,
+    }
+}
+
+/// The `usage` object of a response or of a stream's last event.
+fn usage_of(v: &Value) -> Usage {
+    let n = |p: &str| v.pointer(p).and_then(|t| t.as_u64()).unwrap_or(0);
+    Usage {
+        input_tokens: n("/usage/prompt_tokens"),
+        output_tokens: n("/usage/completion_tokens"),
+    }
 }

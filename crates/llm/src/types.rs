@@ -216,6 +216,9 @@ pub enum FinishReason {
     ToolUse,
     /// The provider filtered the answer.
     ContentFilter,
+    /// vera stopped a streamed answer that had fallen into a loop (see
+    /// [`crate::runaway`]): the text is what came before the stop.
+    Repetition,
     /// Anything else the provider said, verbatim.
     Other(String),
     /// The provider did not say.

@@ -537,3 +537,98 @@ fn embeddings_configuration() {
     let err = cfg.embeddings().unwrap_err();
     assert!(err.to_string().contains("no embeddings endpoint"), "{err}");
 }
+
+/// One streamed chat-completions event carrying `content`.
+fn delta(content: &str) -> String {
+    json!({"model": "test-model", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]}).to_string()
+}
+
+#[test]
+fn a_streamed_answer_is_joined_with_its_usage() {
+    let data = vec![
+        delta("(=> "),
+        delta("door_open "),
+        delta("alarm)"),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string(),
+        json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 3}}).to_string(),
+        "[DONE]".to_string(),
+    ];
+    let server = Server::start(move |_, _| Reply::stream(data.clone(), Duration::ZERO).0);
+    let c = client(openai(&server).with_stream(true), 0);
+    let got = c.complete("t", &request()).unwrap();
+    assert_eq!(got.text(), "(=> door_open alarm)");
+    assert_eq!(got.response.finish, llm::FinishReason::Stop);
+    assert_eq!(got.response.usage.input_tokens, 40);
+    assert_eq!(got.response.usage.output_tokens, 3);
+    let body = server.requests()[0].json();
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"]["include_usage"], true);
+}
+
+#[test]
+fn a_runaway_stream_is_stopped_as_soon_as_it_loops() {
+    let mut data = vec![delta("(=> door_open ")];
+    data.extend(std::iter::repeat_n(delta("(and "), 2000));
+    let (reply, written) = Reply::stream(data, Duration::from_millis(2));
+    let server = Server::start(move |_, _| reply.clone());
+    let c = client(openai(&server).with_stream(true), 0);
+    let started = Instant::now();
+    match c.complete("t", &request()).unwrap_err() {
+        LlmError::Runaway {
+            partial,
+            unit,
+            times,
+        } => {
+            assert_eq!(unit, "(and ");
+            assert!(times >= llm::runaway::MIN_TIMES, "{times}");
+            assert!(partial.starts_with("(=> door_open (and (and"), "{partial}");
+            // Stopped at the first loop the detector accepts, not at the end.
+            assert!(partial.len() < 200, "{} bytes", partial.len());
+        }
+        other => panic!("{other}"),
+    }
+    // The whole stream takes 4 s; the client hung up long before.
+    assert!(started.elapsed() < Duration::from_secs(3));
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = written.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(sent < 200, "the server wrote {sent} of 2001 events");
+    // The feedback names the loop.
+    let e = c.complete("t", &request()).unwrap_err();
+    assert!(
+        e.feedback().unwrap().contains("repeated `(and`"),
+        "{:?}",
+        e.feedback()
+    );
+}
+
+#[test]
+fn a_server_that_does_not_stream_is_read_as_before() {
+    let server = Server::start(|_, _| Reply::json(200, openai_body("(> t 5)", "stop", 3, 4)));
+    let c = client(openai(&server).with_stream(true), 0);
+    let got = c.complete("t", &request()).unwrap();
+    assert_eq!(got.text(), "(> t 5)");
+    assert_eq!(got.response.usage.output_tokens, 4);
+}
+
+#[test]
+fn a_loop_cut_at_the_token_limit_is_named_as_a_loop() {
+    let runaway = format!("(=> a {}", "(not ".repeat(30));
+    let server =
+        Server::start(move |_, _| Reply::json(200, openai_body(&runaway, "length", 3, 64)));
+    let c = client(openai(&server), 0);
+    match c.complete("t", &request()).unwrap_err() {
+        LlmError::Runaway { unit, times, .. } => assert_eq!((unit.as_str(), times), ("(not ", 30)),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_broken_stream_is_an_error_not_an_answer() {
+    let data = vec![delta("(=> a"), "{not json".to_string()];
+    let server = Server::start(move |_, _| Reply::stream(data.clone(), Duration::ZERO).0);
+    let c = client(openai(&server).with_stream(true), 0);
+    match c.complete("t", &request()).unwrap_err() {
+        LlmError::BadResponse { detail, .. } => assert!(detail.contains("not JSON"), "{detail}"),
+        other => panic!("{other}"),
+    }
+}

@@ -276,8 +276,10 @@ pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
         wrapped = format!("(assert {t})");
         &wrapped
     };
-    let u = logic::parse_untrusted("answer", input, &spec.context, limits)
-        .map_err(|d| d.to_string().trim_end().to_string())?;
+    let u = logic::parse_untrusted("answer", input, &spec.context, limits).map_err(|mut d| {
+        crate::feedback::rewrite(spec, &mut d);
+        d.to_string().trim_end().to_string()
+    })?;
     if !u.constants.is_empty() || !u.enums.is_empty() || !u.definitions.is_empty() {
         return Err(
             "the answer declares or defines symbols; use only the schema's variables".into(),
@@ -848,7 +850,9 @@ fn answer_problem(e: &LlmError) -> Option<(String, String)> {
         return None;
     }
     let shown = match e {
-        LlmError::Truncated { partial, .. } | LlmError::Filtered { partial } => excerpt(partial),
+        LlmError::Truncated { partial, .. }
+        | LlmError::Runaway { partial, .. }
+        | LlmError::Filtered { partial } => excerpt(partial),
         LlmError::Malformed { text, .. } => excerpt(text),
         LlmError::Oversized { bytes, .. } => format!("(an answer of {bytes} bytes, not shown)"),
         _ => String::new(),

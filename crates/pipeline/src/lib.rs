@@ -10,6 +10,7 @@ pub mod clarify;
 pub mod csynth;
 pub mod eval;
 pub mod faults;
+pub mod feedback;
 pub mod formalize;
 pub mod grammar;
 pub mod qa;

@@ -37,6 +37,18 @@ pub struct Reply {
     pub headers: Vec<(String, String)>,
     pub body: String,
     pub delay: Duration,
+    /// Instead of `body`: server-sent events, one `data:` line each, written with a
+    /// pause between them until the client hangs up; the count of events written
+    /// goes to the counter.
+    pub events: Option<Events>,
+}
+
+/// A streamed reply (see [`Reply::stream`]).
+#[derive(Clone, Debug)]
+pub struct Events {
+    pub data: Vec<String>,
+    pub pause: Duration,
+    pub written: Arc<AtomicUsize>,
 }
 
 impl Reply {
@@ -46,7 +58,22 @@ impl Reply {
             headers: vec![],
             body: body.into(),
             delay: Duration::ZERO,
+            events: None,
         }
+    }
+    /// A `text/event-stream` reply of `data` events; returns the reply and the counter
+    /// of events the server managed to write before the client closed the connection.
+    pub fn stream(data: Vec<String>, pause: Duration) -> (Reply, Arc<AtomicUsize>) {
+        let written = Arc::new(AtomicUsize::new(0));
+        let reply = Reply {
+            events: Some(Events {
+                data,
+                pause,
+                written: written.clone(),
+            }),
+            ..Reply::json(200, "")
+        };
+        (reply, written)
     }
     pub fn header(mut self, k: &str, v: &str) -> Reply {
         self.headers.push((k.into(), v.into()));
@@ -177,6 +204,27 @@ fn serve(stream: TcpStream, handler: &Handler, hits: &AtomicUsize, log: &Mutex<V
         503 => "Service Unavailable",
         _ => "Status",
     };
+    if let Some(ev) = &reply.events {
+        let mut stream = stream;
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+        if stream.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        for d in &ev.data {
+            let chunk = format!("data: {d}\n\n");
+            if stream
+                .write_all(chunk.as_bytes())
+                .and_then(|_| stream.flush())
+                .is_err()
+            {
+                return;
+            }
+            ev.written.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(ev.pause);
+        }
+        return;
+    }
     let mut out = format!(
         "HTTP/1.1 {} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
         reply.status,
