@@ -68,13 +68,42 @@ fn hint(spec: &Spec, d: &Located) -> Option<String> {
             .map(str::trim)
             .filter(|s| !s.is_empty());
         return Some(match inner {
-            Some(b) => format!(
-                "(=> A B) means \"if A then B\" and needs both; a requirement without a condition is its consequence alone, e.g. {b}"
-            ),
+            Some(b) => match split_conjunction(b) {
+                // `(=> (and A B C))`: the condition and the consequence were put in one
+                // conjunction.
+                Some((a, rest)) => format!(
+                    "(=> A B) means \"if A then B\" and takes the condition and the consequence as two arguments, not one conjunction: perhaps (=> {a} {rest})"
+                ),
+                None => format!(
+                    "(=> A B) means \"if A then B\" and needs both; a requirement without a condition is its consequence alone, e.g. {b}"
+                ),
+            },
             None => "(=> A B) means \"if A then B\" and needs both".into(),
         });
     }
     None
+}
+
+/// `(and A B C)` as `A` and the rest as one term (`B`, or `(and B C)`), when the text is
+/// a conjunction of at least two arguments.
+fn split_conjunction(text: &str) -> Option<(String, String)> {
+    let e = logic::sexp::read_one(text).ok()?;
+    let items = e.as_list()?;
+    if e.head() != Some("and") || items.len() < 3 {
+        return None;
+    }
+    let piece = |i: usize| {
+        text.get(items[i].span.start..items[i].span.end)
+            .map(str::to_string)
+    };
+    let first = piece(1)?;
+    let rest = if items.len() == 3 {
+        piece(2)?
+    } else {
+        let parts: Option<Vec<String>> = (2..items.len()).map(piece).collect();
+        format!("(and {})", parts?.join(" "))
+    };
+    Some((first, rest))
 }
 
 /// The words of a name: split at `_`, `-`, digits and lower-to-upper case changes,

@@ -269,14 +269,44 @@ pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
             t.chars().take(40).collect::<String>()
         ));
     }
+    if let Some(problem) = side_by_side(t) {
+        return Err(problem);
+    }
+    // The term goes on a line of its own inside the `(assert ...)` it needs, so that
+    // every position and quoted line in the feedback is the answer's own (line 1 of
+    // the answer), not a wrapper the model never wrote.
     let wrapped;
-    let input = if t.starts_with("(assert") {
-        t
+    let (input, shift) = if t.starts_with("(assert") {
+        (t, 0)
     } else {
-        wrapped = format!("(assert {t})");
-        &wrapped
+        wrapped = format!("(assert\n{t}\n)");
+        (wrapped.as_str(), 1)
     };
     let u = logic::parse_untrusted("answer", input, &spec.context, limits).map_err(|mut d| {
+        if shift > 0 {
+            // A problem of the wrapper's own line is one of the answer as a whole.
+            let lines: Vec<&str> = t.lines().collect();
+            for l in &mut d.0 {
+                if l.line > shift + lines.len() {
+                    // The wrapper's closing line: the answer closed the `(assert` itself.
+                    let last = lines.last().copied().unwrap_or("");
+                    l.line = lines.len().max(1);
+                    l.source_line = last.to_string();
+                    l.caret = last.chars().count().saturating_sub(1);
+                    l.col = l.caret + 1;
+                    l.width = 1;
+                    l.message = "the answer closes more parentheses than it opens".into();
+                    l.hint = Some("remove the extra `)` at the end".into());
+                } else if l.line > shift {
+                    l.line -= shift;
+                } else {
+                    l.source_line = t.lines().next().unwrap_or("").to_string();
+                    l.caret = 0;
+                    l.col = 1;
+                    l.width = l.source_line.chars().count();
+                }
+            }
+        }
         crate::feedback::rewrite(spec, &mut d);
         d.to_string().trim_end().to_string()
     })?;
@@ -292,6 +322,26 @@ pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
             "the answer contains {n} formulas (or text after the formula); answer with exactly one term"
         )),
     }
+}
+
+/// Several complete terms side by side (`(not pump_on) (and door_closed)`), said in the
+/// model's terms: which terms, and the two ways to make one of them.
+fn side_by_side(t: &str) -> Option<String> {
+    let read = logic::sexp::read(t, logic::sexp::ReadLimits::default());
+    if !read.errors.is_empty() || read.items.len() < 2 {
+        return None;
+    }
+    let shown: Vec<String> = read
+        .items
+        .iter()
+        .take(3)
+        .map(|i| format!("`{}`", t.get(i.span.start..i.span.end).unwrap_or("?")))
+        .collect();
+    Some(format!(
+        "the answer has {} terms side by side ({}); a requirement is one term: conjoin them, (and A B), or make one the condition of the other, (=> A B)",
+        read.items.len(),
+        shown.join(", ")
+    ))
 }
 
 /// The content of the answer's only fenced code block (```` ```smt2 ... ``` ````), when

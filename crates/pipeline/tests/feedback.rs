@@ -93,8 +93,59 @@ fn declaring_is_refused_in_the_schemas_terms() {
 #[test]
 fn the_message_and_position_stay_the_elaborators() {
     let f = feedback("(=> door_open pump_stopped)");
+    // Line 1, column 15 of the answer as the model wrote it, quoted as it wrote it.
     assert!(
-        f.starts_with("answer:1:23: error: undeclared symbol `pump_stopped`"),
+        f.starts_with("answer:1:15: error: undeclared symbol `pump_stopped`"),
         "{f}"
     );
+    assert!(f.contains("1 | (=> door_open pump_stopped)\n"), "{f}");
+    assert!(!f.contains("assert"), "{f}");
+}
+
+#[test]
+fn a_condition_and_consequence_in_one_conjunction_are_split() {
+    let h = hint("(=> (and door_open (= mode Stopped)))");
+    assert!(
+        h.ends_with("perhaps (=> door_open (= mode Stopped))"),
+        "{h}"
+    );
+    let h = hint("(=> (and occlusion (= mode Stopped) alarm))");
+    assert!(
+        h.ends_with("perhaps (=> occlusion (and (= mode Stopped) alarm))"),
+        "{h}"
+    );
+}
+
+#[test]
+fn terms_side_by_side_are_named_without_an_assert() {
+    let f = feedback("(not alarm) (and door_open)");
+    assert!(
+        f.starts_with("the answer has 2 terms side by side (`(not alarm)`, `(and door_open)`)"),
+        "{f}"
+    );
+    assert!(!f.contains("assert"), "{f}");
+}
+
+#[test]
+fn an_unclosed_answer_is_shown_as_written() {
+    let f = feedback("(=> door_open (= mode Stopped)");
+    assert!(!f.contains("assert"), "{f}");
+    assert!(f.contains("(=> door_open (= mode Stopped)"), "{f}");
+}
+
+#[test]
+fn an_extra_closing_parenthesis_is_the_answers() {
+    let f = feedback("(=> door_open (= mode Stopped)))");
+    assert!(
+        f.starts_with("answer:1:32: error: the answer closes more parentheses than it opens"),
+        "{f}"
+    );
+    assert!(f.contains("1 | (=> door_open (= mode Stopped)))\n"), "{f}");
+}
+
+#[test]
+fn a_multi_line_answer_keeps_its_lines() {
+    let f = feedback("(and (> vtbi 0)\n  (not vtbi))");
+    assert!(f.starts_with("answer:2:8: error: sort mismatch"), "{f}");
+    assert!(f.contains("2 |   (not vtbi))"), "{f}");
 }
