@@ -335,6 +335,45 @@ fn a_repeated_rejected_answer_is_resampled_once_then_given_up() {
 }
 
 #[test]
+fn a_runaway_answer_is_named_as_a_loop_and_repaired() {
+    let spec = spec();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Request>::new()));
+    let s2 = seen.clone();
+    let c = client(move |r, _| {
+        s2.lock().unwrap().push(r.clone());
+        Ok(if r.messages.len() == 1 {
+            // What a streamed answer stopped at a loop looks like.
+            Response {
+                text: format!("(=> (> temp 38) {}", "(and ".repeat(14)),
+                finish: llm::FinishReason::Repetition,
+                usage: llm::Usage::default(),
+                model: None,
+            }
+        } else {
+            Response::text("(=> (> temp 38) alarm)")
+        })
+    });
+    let rep = formalize(
+        &spec,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            only: only(&["R1"]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let f = &rep.requirements[0];
+    assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+    assert_eq!(f.attempts.len(), 2);
+    let fb = last_user(&seen.lock().unwrap()[1]).to_string();
+    assert!(
+        fb.contains("fell into a loop: it repeated `(and` 14 times"),
+        "{fb}"
+    );
+}
+
+#[test]
 fn batch_mode_repairs_only_the_failing_ids() {
     let spec = spec();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Request>::new()));
