@@ -127,6 +127,68 @@ pub fn schema_info(spec: &Spec) -> SchemaInfo {
     }
 }
 
+/// How the schema's variables are written in a formula, derived from their sorts: a
+/// variable of an enumeration is compared with one of its values, a number is compared
+/// with a number, and only the Boolean variables are conditions by themselves. Appended
+/// to the schema in formalization prompts (the commonest mistakes of a small model are
+/// names invented for a state, `pump_stopped`, and numbers used as conditions,
+/// `(not vtbi)`). Empty for a schema without variables.
+pub fn reading_notes(spec: &Spec) -> String {
+    let mut out = String::new();
+    for v in &spec.variables {
+        if let Sort::Enum(e) = &v.sort {
+            if let Some((_, values)) = spec.enums.iter().find(|(n, _)| n == e) {
+                if let Some(first) = values.first() {
+                    let all: Vec<&str> = values.iter().map(|x| &**x).collect();
+                    let _ = writeln!(
+                        out,
+                        "- {} holds one of {}; a state such as {first} is written (= {} {first}).",
+                        v.name,
+                        all.join(", "),
+                        v.name
+                    );
+                }
+            }
+        }
+    }
+    let names = |numeric: bool| -> Vec<&str> {
+        spec.variables
+            .iter()
+            .filter(|v| v.sort.is_numeric() == numeric && (numeric || v.sort == Sort::Bool))
+            .map(|v| &*v.name)
+            .collect()
+    };
+    // Long lists are cut: the schema above has every name with its sort.
+    let list = |names: &[&str]| -> String {
+        const MOST: usize = 12;
+        let mut s = names[..names.len().min(MOST)].join(", ");
+        if names.len() > MOST {
+            let _ = write!(s, " and {} more", names.len() - MOST);
+        }
+        s
+    };
+    let (numbers, conditions) = (names(true), names(false));
+    if let Some(n) = numbers.first() {
+        let _ = writeln!(
+            out,
+            "- {} are numbers: compare them, e.g. (= {n} 0) or (> {n} 0), never use them as conditions.",
+            list(&numbers)
+        );
+    }
+    if !conditions.is_empty() {
+        let _ = writeln!(
+            out,
+            "- {} are conditions (true or false) by themselves.",
+            list(&conditions)
+        );
+    }
+    if out.is_empty() {
+        return out;
+    }
+    out.insert_str(0, "\nHow to write them (no other names exist):\n");
+    out
+}
+
 /// Domain constraints written by the user (not the generated variable bounds).
 pub fn user_domain(spec: &Spec) -> impl Iterator<Item = &reqs::spec::Constraint> {
     spec.domain.iter().filter(move |d| !is_bound(spec, &d.id))
@@ -774,7 +836,7 @@ pub fn formalize(
         .iter()
         .map(|&i| spec.requirements[i].id.clone())
         .collect();
-    let schema = schema_info(spec).render();
+    let schema = schema_info(spec).render() + &reading_notes(spec);
     let examples = examples_or_generic(spec, &prompts, &ids, options.examples);
     let template = match options.mode {
         Mode::Batch => prompts.batch.id(),

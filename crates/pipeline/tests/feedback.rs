@@ -149,3 +149,15 @@ fn a_multi_line_answer_keeps_its_lines() {
     assert!(f.starts_with("answer:2:8: error: sort mismatch"), "{f}");
     assert!(f.contains("2 |   (not vtbi))"), "{f}");
 }
+
+#[test]
+fn formalization_prompts_say_how_each_sort_is_written() {
+    let notes = pipeline::formalize::reading_notes(&pump());
+    assert_eq!(
+        notes,
+        "\nHow to write them (no other names exist):\n\
+         - mode holds one of Stopped, Basal, Bolus, KVO; a state such as Stopped is written (= mode Stopped).\n\
+         - infusion_rate, max_rate, vtbi are numbers: compare them, e.g. (= infusion_rate 0) or (> infusion_rate 0), never use them as conditions.\n\
+         - door_open, occlusion, alarm are conditions (true or false) by themselves.\n"
+    );
+}
