@@ -59,6 +59,20 @@ fn hint(spec: &Spec, d: &Located) -> Option<String> {
     if m.starts_with("sort mismatch") && m.contains("must be Bool") {
         return not_a_condition(spec, underlined(d).trim());
     }
+    if m.starts_with("`not` takes 1 argument(s)") {
+        // `(not mode Stopped)`: a comparison without its `=`.
+        let shown = underlined(d);
+        let inner = shown.trim().strip_prefix("(not")?.strip_suffix(')')?.trim();
+        let parts: Vec<&str> = inner.split_whitespace().collect();
+        if let [a, b] = parts[..] {
+            if compares(spec, a, b) {
+                return Some(format!(
+                    "`not` takes one condition; to say that {a} is not {b}, write (not (= {a} {b}))"
+                ));
+            }
+        }
+        return None;
+    }
     if m.starts_with("`=>` takes at least 2 argument(s), given 1") {
         let shown = underlined(d);
         let inner = shown
@@ -82,6 +96,22 @@ fn hint(spec: &Spec, d: &Located) -> Option<String> {
         });
     }
     None
+}
+
+/// `a b` would be a comparison `(= a b)`: an enumeration variable and one of its values,
+/// or a numeric variable and a number.
+fn compares(spec: &Spec, a: &str, b: &str) -> bool {
+    let Some(v) = spec.variables.iter().find(|v| &*v.name == a) else {
+        return false;
+    };
+    match &v.sort {
+        Sort::Enum(e) => spec
+            .enums
+            .iter()
+            .any(|(n, vs)| n == e && vs.iter().any(|x| &**x == b)),
+        s if s.is_numeric() => b.parse::<f64>().is_ok(),
+        _ => false,
+    }
 }
 
 /// `(and A B C)` as `A` and the rest as one term (`B`, or `(and B C)`), when the text is

@@ -362,6 +362,16 @@ pub fn parse_answer(spec: &Spec, text: &str) -> Result<Term, String> {
                 } else if l.line > shift {
                     l.line -= shift;
                 } else {
+                    if l.message.starts_with("`assert` takes") {
+                        // `(=> (or a b)) c)`: the term closed early, text is left after it.
+                        l.message =
+                            "the parentheses close the term before its end: text is left after it"
+                                .into();
+                        l.hint = Some(
+                            "close each `(` once, at the end of its own term; the answer is one term"
+                                .into(),
+                        );
+                    }
                     l.source_line = t.lines().next().unwrap_or("").to_string();
                     l.caret = 0;
                     l.col = 1;

@@ -161,3 +161,21 @@ fn formalization_prompts_say_how_each_sort_is_written() {
          - door_open, occlusion, alarm are conditions (true or false) by themselves.\n"
     );
 }
+
+#[test]
+fn a_negated_comparison_without_its_equals_sign() {
+    let h = hint("(=> (not mode Stopped) (= infusion_rate 0))");
+    assert!(h.ends_with("write (not (= mode Stopped))"), "{h}");
+    let h = hint("(not vtbi 0)");
+    assert!(h.ends_with("write (not (= vtbi 0))"), "{h}");
+}
+
+#[test]
+fn a_term_closed_early_is_said_so() {
+    let f = feedback("(=> (or occlusion (not (= mode Stopped)))) alarm)");
+    assert!(
+        f.contains("the parentheses close the term before its end"),
+        "{f}"
+    );
+    assert!(!f.contains("assert"), "{f}");
+}
