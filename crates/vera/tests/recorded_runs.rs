@@ -205,30 +205,36 @@ fn csv_to_formalized_spec_ambiguity_report_and_proposals() {
     assert_eq!(code, 1, "one requirement failed: {stderr}");
     no_calls(&j);
     let r = &j["report"];
-    // Re-recorded after generic worked examples, the `unmentioned` screening and prose
-    // feedback: three on the first attempt (R-AIR-1, R-TEMP-1, R-TEMP-2). R-AIR-2 gives a
-    // sort error, a tautology, prose, then the tautology twice more, which ends its turns
-    // as a repetition. R-BF-4 ("the blood pump shall not run while the door is open")
-    // never parses: two answers of two terms, then an operator-less list twice.
+    // Formalization re-recorded after the schema-worded repair feedback and the reading
+    // notes (how each sort is written): four on the first attempt (R-AIR-1, R-BF-4,
+    // R-TEMP-1, R-TEMP-2). R-BF-4's `(not (and blood_pump_on door_closed))` parses and
+    // passes screening but inverts the door condition: accepted and wrong, which is what
+    // review and the ambiguity screening are for. R-AIR-2 gives a sort error (a number as
+    // the consequence), a tautology, prose, the tautology, prose, then the tautology a
+    // third time, which ends its turns as a repetition.
     assert_eq!(
         (r["first_attempt"].as_u64(), r["after_repair"].as_u64()),
-        (Some(3), Some(0))
+        (Some(4), Some(0))
     );
-    assert_eq!(r["failed"], serde_json::json!(["R-AIR-2", "R-BF-4"]));
-    let bf4 = r["requirements"]
+    assert_eq!(r["failed"], serde_json::json!(["R-AIR-2"]));
+    let air2 = r["requirements"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| x["id"] == "R-BF-4")
+        .find(|x| x["id"] == "R-AIR-2")
         .unwrap();
-    let attempts = bf4["attempts"].as_array().unwrap();
+    let attempts = air2["attempts"].as_array().unwrap();
+    assert!(attempts[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("`air_threshold` is a number (Real), not a condition"));
     assert!(attempts.last().unwrap()["error"]
         .as_str()
         .unwrap()
         .starts_with("stopped: the model repeated a rejected answer again"));
     let spec = reqs::load(Path::new(&formalized)).unwrap();
     assert_eq!(spec.requirements.len(), 5);
-    assert_eq!(spec.formalized().count(), 3);
+    assert_eq!(spec.formalized().count(), 4);
 
     let (code, j, stderr) = replay(&c, &["ambiguity", &formalized]);
     // Three are flagged, and R-BF-4 with fewer than two valid samples could not be
