@@ -814,9 +814,11 @@ impl fmt::Display for Outcome {
 
 // ---------------------------------------------------------------- witnesses
 
-/// The simplest number in an interval for a person to read: an integer if there is
-/// one (the one nearest zero, or nearest the interval's lower end), else a number with
-/// the fewest decimals (cents before mills), else the midpoint. `None` when the interval
+/// The simplest number in an interval for a person to read: zero if it is in it, else
+/// a number with the fewest decimals (integers, then tenths, cents, mills, ...): of up
+/// to ten such numbers the one nearest the middle, of more the first above the lower
+/// end (next to the row that ends there). The midpoint when no decimal with up to 18
+/// digits fits. `None` when the interval
 /// is empty.
 pub fn simplest(i: &Interval) -> Option<BigRational> {
     if i.is_empty() {
@@ -844,11 +846,17 @@ pub fn simplest(i: &Interval) -> Option<BigRational> {
         });
         let candidate = match (low, high) {
             (Some(a), Some(b)) if a <= b => {
-                // The multiple nearest the middle.
-                let mid = (&i.lo.as_ref()?.value + &i.hi.as_ref()?.value) / BigRational::from_integer(2.into());
-                let half = BigRational::new(BigInt::one(), BigInt::from(2));
-                let c = (&mid / &step + half).floor() * &step;
-                c.clamp(a, b)
+                // A few candidates: the one nearest the middle; many: the first
+                // above the lower end (next to the row that ends there).
+                let count = (&b - &a) / &step;
+                if count > BigRational::from_integer(9.into()) {
+                    a
+                } else {
+                    let mid = (&i.lo.as_ref()?.value + &i.hi.as_ref()?.value) / BigRational::from_integer(2.into());
+                    let half = BigRational::new(BigInt::one(), BigInt::from(2));
+                    let c = (&mid / &step + half).floor() * &step;
+                    c.clamp(a, b)
+                }
             }
             (Some(_), Some(_)) => continue,
             (Some(a), None) => a,
@@ -1015,7 +1023,9 @@ mod tests {
         };
         assert_eq!(decimal(&simplest(&open("49.99", "50.00")).unwrap(), 0), "49.995");
         assert_eq!(decimal(&simplest(&open("500", "500.01")).unwrap(), 0), "500.005");
-        assert_eq!(decimal(&simplest(&i("0.01 - 49.99")).unwrap(), 0), "25");
+        assert_eq!(decimal(&simplest(&i("0.01 - 49.99")).unwrap(), 0), "1");
+        assert_eq!(decimal(&simplest(&i("> 500 and <= 100000")).unwrap(), 0), "501");
+        assert_eq!(decimal(&simplest(&i("0.5 - 0.9")).unwrap(), 0), "0.7");
         assert_eq!(decimal(&simplest(&i("> 5000.01")).unwrap(), 0), "5001");
         assert_eq!(decimal(&simplest(&i("< 0.01")).unwrap(), 0), "0");
         assert_eq!(decimal(&simplest(&i("> 5000 and <= 5000.01")).unwrap(), 0), "5000.01");

@@ -106,6 +106,20 @@ pub enum Command {
     /// Work with SMT-LIB files directly.
     #[command(subcommand)]
     Smt(SmtCommand),
+    /// Rate and fee tables (CSV).
+    #[command(subcommand)]
+    Table(TableCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TableCommand {
+    /// Check a table for gaps (inputs where no row applies), conflicts (two rows apply
+    /// with different outcomes) and overlaps (two rows apply with the same outcome), per
+    /// group of key values and per outcome column.
+    ///
+    /// Exit status: 0 complete and unambiguous, 1 findings or unreadable cells, 2 bad
+    /// input, solver failure or an undecided question.
+    Check(crate::tablecmd::TableCheckArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -815,6 +829,7 @@ impl Command {
             Command::Llm(LlmCommand::Ping(_)) => "llm ping",
             Command::Smt(SmtCommand::Check(_)) => "smt check",
             Command::Smt(SmtCommand::Fmt(_)) => "smt fmt",
+            Command::Table(TableCommand::Check(_)) => "table check",
         }
     }
 
@@ -840,6 +855,7 @@ impl Command {
             Command::C(CCommand::Verify(a)) => a.output.clone(),
             Command::C(CCommand::Strength(a)) => a.output.clone(),
             Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
+            Command::Table(TableCommand::Check(a)) => a.output.clone(),
             Command::DraftVariables(a) => text(a.output.format),
             Command::Formalize(a) => text(a.output.format),
             Command::Clarify(a) => text(a.output.format),
@@ -881,6 +897,7 @@ impl Command {
             Command::Llm(LlmCommand::Ping(a)) => crate::llmcmd::ping(a),
             Command::Smt(SmtCommand::Check(a)) => crate::smt::check(a),
             Command::Smt(SmtCommand::Fmt(a)) => crate::smt::fmt(a),
+            Command::Table(TableCommand::Check(a)) => crate::tablecmd::check(a),
         }
     }
 
