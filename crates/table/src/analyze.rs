@@ -865,7 +865,15 @@ impl Unit<'_> {
     }
 
     fn box_term(&self, b: &[Interval]) -> Term {
-        and(b.iter().enumerate().map(|(k, i)| interval_term(i, &self.var(k))).filter(|t| *t != Term::Bool(true)).collect())
+        let mut parts = Vec::new();
+        for (k, i) in b.iter().enumerate() {
+            match interval_term(i, &self.var(k)) {
+                Term::Bool(true) => {}
+                Term::App(Op::And, args) => parts.extend(args),
+                t => parts.push(t),
+            }
+        }
+        and(parts)
     }
 
     fn outcome_term(&self, s: &Spec) -> Term {
@@ -1217,7 +1225,7 @@ impl Unit<'_> {
             let mut k = n;
             loop {
                 if k == 0 {
-                    return Ok(out);
+                    return Ok(merge_boxes(out));
                 }
                 k -= 1;
                 idx[k] += 1;
@@ -1227,6 +1235,51 @@ impl Unit<'_> {
                 idx[k] = 0;
             }
         }
+    }
+}
+
+/// The union of two intervals that touch without overlapping, e.g. `(10, 15)` and
+/// `[15, 20]`.
+fn join(a: &Interval, b: &Interval) -> Option<Interval> {
+    let touch = |x: &Interval, y: &Interval| match (&x.hi, &y.lo) {
+        (Some(h), Some(l)) => h.value == l.value && h.inclusive != l.inclusive,
+        _ => false,
+    };
+    if touch(a, b) {
+        Some(Interval {
+            lo: a.lo.clone(),
+            hi: b.hi.clone(),
+        })
+    } else if touch(b, a) {
+        Some(Interval {
+            lo: b.lo.clone(),
+            hi: a.hi.clone(),
+        })
+    } else {
+        None
+    }
+}
+
+/// Merges boxes that agree on every input but one and touch on that one, until none do.
+fn merge_boxes(mut v: Vec<Vec<Interval>>) -> Vec<Vec<Interval>> {
+    loop {
+        let mut merged = None;
+        'search: for a in 0..v.len() {
+            for b in a + 1..v.len() {
+                let differ: Vec<usize> = (0..v[a].len()).filter(|k| v[a][*k] != v[b][*k]).collect();
+                if let [k] = differ[..] {
+                    if let Some(u) = join(&v[a][k], &v[b][k]) {
+                        merged = Some((a, b, k, u));
+                        break 'search;
+                    }
+                }
+            }
+        }
+        let Some((a, b, k, u)) = merged else {
+            return v;
+        };
+        v[a][k] = u;
+        v.remove(b);
     }
 }
 
