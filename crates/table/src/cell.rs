@@ -657,7 +657,17 @@ impl Parser {
             return self.err("expected the name of an input after `if`");
         }
         self.eat_word("is");
-        let condition = match self.condition()? {
+        let start = self.offset();
+        let condition = self.condition()?;
+        if let Condition::Interval(i) = &condition {
+            if i.is_empty() {
+                return Err(CellError {
+                    offset: start,
+                    message: format!("the interval `{}` holds no number (its lower end is above its upper end)", interval_text(i, 0)),
+                });
+            }
+        }
+        let condition = match condition {
             Condition::Interval(i) => i,
             Condition::Bare(v) => Interval::point(v),
         };
@@ -680,7 +690,22 @@ pub fn parse_condition(text: &str) -> Result<Condition, CellError> {
     let mut p = Parser::new(text)?;
     let c = p.condition()?;
     p.expect_end("the condition")?;
+    empty_check(&c, text)?;
     Ok(c)
+}
+
+/// An interval that holds no number (`500 - 50`, `50 -- 500`, `> 5 and < 3`) is an
+/// error, not a row that never applies.
+fn empty_check(c: &Condition, text: &str) -> Result<(), CellError> {
+    if let Condition::Interval(i) = c {
+        if i.is_empty() {
+            return Err(CellError {
+                offset: text.len() - text.trim_start().len(),
+                message: format!("the interval `{}` holds no number (its lower end is above its upper end)", interval_text(i, 0)),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Reads an outcome cell (an outcome or a rule sentence).

@@ -8,8 +8,8 @@
 //! * [`analyze`] checks every group and outcome column with a solver: **gaps** (inputs
 //!   in range where no row applies), **conflicts** (two rows apply with different
 //!   outcomes) and **overlaps** (two rows apply with the same outcome), each with its
-//!   region, a witness at human numbers checked by the solver and by `logic`'s
-//!   evaluator, and the rows' lines.
+//!   region, a witness at human numbers checked by `logic`'s evaluator, and the rows'
+//!   lines.
 //!
 //! ```no_run
 //! let table = table::Table::read("fees.csv", b"amount,fee\n0 - 50,1\n40 - 100,2\n")?;

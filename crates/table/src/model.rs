@@ -184,8 +184,12 @@ fn field_columns(text: &str, off: usize) -> Vec<(u32, u32)> {
             out.push((line, col));
             at_start = false;
             if c == '"' {
+                // The cell's text starts after the quote.
                 quoted = true;
                 col += 1;
+                if let Some(last) = out.last_mut() {
+                    last.1 = col;
+                }
                 continue;
             }
         }
@@ -325,8 +329,8 @@ impl Layout {
     /// Resolves the columns' roles. Given names are looked up in the header row. What
     /// is not given is found from the cells:
     ///
-    /// * keys: columns where at least half of the non-blank cells are text (not an
-    ///   amount, interval, outcome or rule);
+    /// * keys: columns where more than half of the non-blank cells are text (not an
+    ///   amount, interval, outcome or rule) and none is an interval or a rule sentence;
     /// * conditions: the other columns with at least one interval (`50 - 500`, `>
     ///   5000`); when there is none, the first column of bare amounts, provided another
     ///   column is left for the outcome;
@@ -385,7 +389,12 @@ impl Layout {
             .collect();
         let count = |c: usize, s: Shape| shapes[c].iter().filter(|x| **x == s).count();
         let nonblank = |c: usize| shapes[c].len() - count(c, Shape::Empty);
-        let is_text = |c: usize| nonblank(c) > 0 && 2 * count(c, Shape::Text) >= nonblank(c);
+        let is_text = |c: usize| {
+            nonblank(c) > 0
+                && 2 * count(c, Shape::Text) > nonblank(c)
+                && count(c, Shape::Interval) == 0
+                && count(c, Shape::Rule) == 0
+        };
         let taken = |c: usize, v: &[&Option<Vec<usize>>]| v.iter().any(|x| x.as_ref().is_some_and(|x| x.contains(&c)));
         let keys = keys.unwrap_or_else(|| {
             (0..n)
@@ -521,7 +530,7 @@ mod tests {
         let t = Table::read("t.csv", "a,b\n\n1,\"x, y\"\r\n 2 ,3\n".as_bytes()).unwrap();
         assert_eq!(t.headers, ["a", "b"]);
         assert_eq!(t.rows[0].line, 3);
-        assert_eq!((t.rows[0].cells[1].line, t.rows[0].cells[1].column), (3, 3));
+        assert_eq!((t.rows[0].cells[1].line, t.rows[0].cells[1].column), (3, 4));
         assert_eq!(t.rows[0].cells[1].text, "x, y");
         assert_eq!((t.rows[1].line, t.rows[1].cells[1].column), (4, 5));
     }
