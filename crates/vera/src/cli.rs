@@ -119,7 +119,7 @@ pub enum TableCommand {
     ///
     /// Exit status: 0 complete and unambiguous, 1 findings or unreadable cells, 2 bad
     /// input, solver failure or an undecided question.
-    Check(crate::tablecmd::TableCheckArgs),
+    Check(TableCheckArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -648,6 +648,37 @@ pub struct SmtCheckArgs {
     /// SMT-LIB 2.6 files (several are solved in parallel, see --jobs).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera table check`.
+#[derive(Debug, Clone, Args)]
+pub struct TableCheckArgs {
+    /// The table (CSV with a header row).
+    pub file: PathBuf,
+    /// Key columns by header name, comma-separated (default: the columns of text).
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub keys: Option<Vec<String>>,
+    /// Condition columns by header name, one numeric input each (default: the columns
+    /// with intervals, else the first column of bare amounts).
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub when: Option<Vec<String>>,
+    /// Outcome columns by header name; each is checked on its own (default: the other
+    /// columns of amounts, percentages or rule sentences).
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub then: Option<Vec<String>>,
+    /// The range an input is checked over, NAME=LO..HI, both ends inclusive, either may
+    /// be left out (repeatable; default: the hull of each group's rows).
+    #[arg(long, value_name = "NAME=LO..HI")]
+    pub range: Vec<String>,
+    /// What a bare amount in a condition column means: not-over (a step's upper end,
+    /// the default for a column of bare amounts), at-least (a step's lower end) or
+    /// point.
+    #[arg(long, value_name = "MEANING")]
+    pub bare: Option<table::BareMode>,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]

@@ -4,39 +4,7 @@
 use crate::output::{clean, paint, Paint};
 use report::{Finding, Findings, Level, Location, Rule, Status};
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use table::{Kind, ProblemKind};
-
-/// The arguments of `vera table check`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct TableCheckArgs {
-    /// The table (CSV with a header row).
-    pub file: PathBuf,
-    /// Key columns by header name, comma-separated (default: the columns of text).
-    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
-    pub keys: Option<Vec<String>>,
-    /// Condition columns by header name, one numeric input each (default: the columns
-    /// with intervals, else the first column of bare amounts).
-    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
-    pub when: Option<Vec<String>>,
-    /// Outcome columns by header name; each is checked on its own (default: the other
-    /// columns of amounts, percentages or rule sentences).
-    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
-    pub then: Option<Vec<String>>,
-    /// The range an input is checked over, NAME=LO..HI, both ends inclusive, either may
-    /// be left out (repeatable; default: the hull of each group's rows).
-    #[arg(long, value_name = "NAME=LO..HI")]
-    pub range: Vec<String>,
-    /// What a bare amount in a condition column means: not-over (a step's upper end,
-    /// the default for a column of bare amounts), at-least (a step's lower end) or
-    /// point.
-    #[arg(long, value_name = "MEANING")]
-    pub bare: Option<table::BareMode>,
-    #[command(flatten)]
-    pub solver: crate::cli::SolverArgs,
-    #[command(flatten)]
-    pub output: crate::cli::OutputArgs,
-}
 
 /// `vera.table-check.v1`.
 #[derive(serde::Serialize)]
@@ -52,7 +20,7 @@ pub struct TableRun {
 }
 
 /// `vera table check FILE`
-pub fn check(a: &TableCheckArgs) -> crate::output::Outcome {
+pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
     let bytes = safefile::read_bytes(&a.file)?;
     let name = a.file.display().to_string();
     let t = table::Table::read(&name, &bytes)?;
