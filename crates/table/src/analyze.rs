@@ -274,6 +274,9 @@ impl Report {
     }
 }
 
+/// An outcome cell as read: the outcome, and for a rule sentence its input and condition.
+type ReadOutcome = (Outcome, Option<(usize, Interval)>);
+
 /// A row of one group and outcome column, ready for the solver.
 #[derive(Debug, Clone)]
 struct Spec {
@@ -308,7 +311,11 @@ fn smt_name(header: &str, taken: &[Input]) -> String {
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s = format!("x_{s}");
     }
-    if ["and", "or", "not", "ite", "let", "true", "false", "distinct", "xor", "as"].contains(&s.as_str()) {
+    if [
+        "and", "or", "not", "ite", "let", "true", "false", "distinct", "xor", "as",
+    ]
+    .contains(&s.as_str())
+    {
         s.push('_');
     }
     let base = s.clone();
@@ -322,7 +329,10 @@ fn smt_name(header: &str, taken: &[Input]) -> String {
 
 /// A key value reduced to its letters and digits, lower case (`U.S.` and `us` alike).
 fn key_norm(s: &str) -> String {
-    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 fn words(s: &str) -> String {
@@ -335,10 +345,20 @@ fn words(s: &str) -> String {
 
 /// Checks a table: reads its cells, groups its rows and analyses every group and
 /// outcome column with a solver started from `config`.
-pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<Report, TableError> {
+pub fn check(
+    table: &Table,
+    options: &Options,
+    config: &SolverConfig,
+) -> Result<Report, TableError> {
     let layout = Layout::resolve(table, &options.columns)?;
     let mut problems = Vec::new();
-    let header = |c: usize| table.headers.get(c).cloned().unwrap_or_else(|| format!("column {}", c + 1));
+    let header = |c: usize| {
+        table
+            .headers
+            .get(c)
+            .cloned()
+            .unwrap_or_else(|| format!("column {}", c + 1))
+    };
 
     // Inputs: the condition columns, then names used by rule sentences.
     let mut inputs: Vec<Input> = Vec::new();
@@ -377,7 +397,7 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
         }
         conds.push(v);
     }
-    let mut outs: Vec<Vec<Option<(Outcome, Option<(usize, Interval)>)>>> = Vec::with_capacity(table.rows.len());
+    let mut outs: Vec<Vec<Option<ReadOutcome>>> = Vec::with_capacity(table.rows.len());
     for row in &table.rows {
         let mut v = Vec::new();
         for c in &layout.then {
@@ -389,7 +409,10 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
                     column: Some(cell.column),
                     header: Some(header(*c)),
                     text: None,
-                    message: format!("no outcome in column `{}`; the row is left out for it", header(*c)),
+                    message: format!(
+                        "no outcome in column `{}`; the row is left out for it",
+                        header(*c)
+                    ),
                     lines: vec![],
                 });
                 v.push(None);
@@ -405,7 +428,7 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
                     let w = words(&input);
                     let found = inputs.iter().position(|i| {
                         let h = words(&i.name);
-                        h == w || h.split(' ').any(|x| x == w) || (i.meaning == "sentence" && h == w)
+                        h == w || h.split(' ').any(|x| x == w)
                     });
                     let k = match found {
                         Some(k) => k,
@@ -467,7 +490,11 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
                 arg: name.clone(),
                 message: format!(
                     "no input `{name}`; the inputs are {}",
-                    inputs.iter().map(|i| format!("`{}`", i.name)).collect::<Vec<_>>().join(", ")
+                    inputs
+                        .iter()
+                        .map(|i| format!("`{}`", i.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         };
@@ -485,10 +512,13 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
                 .map(|c| (header(*c), row.cells[*c].text.trim().to_string()))
                 .collect(),
         );
-        members.entry(g.clone()).or_insert_with(|| {
-            order.push(g.clone());
-            Vec::new()
-        }).push(ri);
+        members
+            .entry(g.clone())
+            .or_insert_with(|| {
+                order.push(g.clone());
+                Vec::new()
+            })
+            .push(ri);
     }
     // Key values that differ only in case or blanks.
     for (ki, c) in layout.keys.iter().enumerate() {
@@ -513,7 +543,10 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
                 text: Some(excerpt(&v[1].0)),
                 message: format!(
                     "key values {} differ only in case or punctuation; they make separate groups",
-                    v.iter().map(|(x, _)| format!("`{}`", excerpt(x))).collect::<Vec<_>>().join(" and ")
+                    v.iter()
+                        .map(|(x, _)| format!("`{}`", excerpt(x)))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
                 ),
                 lines: v.iter().map(|(_, l)| *l).collect(),
             });
@@ -553,7 +586,9 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
             vals.sort();
             vals.dedup();
             for ri in rows {
-                let Some(Condition::Bare(v)) = &conds[*ri][k] else { continue };
+                let Some(Condition::Bare(v)) = &conds[*ri][k] else {
+                    continue;
+                };
                 let pos = vals.iter().position(|x| x == v).unwrap_or(0);
                 let iv = if *meaning == Meaning::NotOver {
                     let lo = if pos > 0 {
@@ -584,12 +619,17 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
                 if bad_row[*ri] {
                     continue;
                 }
-                let Some((outcome, rule)) = &outs[*ri][oc] else { continue };
+                let Some((outcome, rule)) = &outs[*ri][oc] else {
+                    continue;
+                };
                 let mut cond = vec![Interval::all(); inputs.len()];
                 for k in 0..n_when {
                     cond[k] = match &conds[*ri][k] {
                         Some(Condition::Interval(i)) => i.clone(),
-                        Some(Condition::Bare(v)) => steps[k].get(ri).cloned().unwrap_or_else(|| Interval::point(v.clone())),
+                        Some(Condition::Bare(v)) => steps[k]
+                            .get(ri)
+                            .cloned()
+                            .unwrap_or_else(|| Interval::point(v.clone())),
                         None => Interval::all(),
                     };
                 }
@@ -667,7 +707,9 @@ pub fn check(table: &Table, options: &Options, config: &SolverConfig) -> Result<
                 column: None,
                 header: None,
                 text: None,
-                message: format!("group {g}: no row could be read, so nothing about it was checked"),
+                message: format!(
+                    "group {g}: no row could be read, so nothing about it was checked"
+                ),
                 lines: rows.iter().map(|r| table.rows[*r].line).collect(),
             });
         }
@@ -696,7 +738,11 @@ fn unreadable(cell: &crate::model::Cell, header: &str, e: &cell::CellError) -> P
         column: Some(cell.column + e.offset as u32),
         header: Some(header.to_string()),
         text: Some(excerpt(&cell.text)),
-        message: format!("cannot read `{}` in column `{header}`: {}; the row is left out", excerpt(&cell.text), e.message),
+        message: format!(
+            "cannot read `{}` in column `{header}`: {}; the row is left out",
+            excerpt(&cell.text),
+            e.message
+        ),
         lines: vec![],
     }
 }
@@ -869,10 +915,16 @@ pub fn interval_term(i: &Interval, x: &Term) -> Term {
         return Term::app(Op::Eq, vec![x.clone(), real(p)]);
     }
     if let Some(l) = &i.lo {
-        v.push(Term::app(if l.inclusive { Op::Le } else { Op::Lt }, vec![real(&l.value), x.clone()]));
+        v.push(Term::app(
+            if l.inclusive { Op::Le } else { Op::Lt },
+            vec![real(&l.value), x.clone()],
+        ));
     }
     if let Some(h) = &i.hi {
-        v.push(Term::app(if h.inclusive { Op::Le } else { Op::Lt }, vec![x.clone(), real(&h.value)]));
+        v.push(Term::app(
+            if h.inclusive { Op::Le } else { Op::Lt },
+            vec![x.clone(), real(&h.value)],
+        ));
     }
     and(v)
 }
@@ -899,7 +951,10 @@ impl Unit<'_> {
         match s.base {
             Some(k) if !s.outcome.percent.is_zero() => {
                 let rate = &s.outcome.percent / BigRational::from_integer(100.into());
-                Term::app(Op::Add, vec![Term::app(Op::Mul, vec![real(&rate), self.var(k)]), fixed])
+                Term::app(
+                    Op::Add,
+                    vec![Term::app(Op::Mul, vec![real(&rate), self.var(k)]), fixed],
+                )
             }
             _ => fixed,
         }
@@ -953,8 +1008,9 @@ impl Unit<'_> {
     }
 
     fn holds(&self, t: &Term, p: &[BigRational]) -> Result<bool, TableError> {
-        logic::eval_bool(t, &self.model(p), &logic::Context::new())
-            .map_err(|e| TableError::Inconsistent(format!("cannot evaluate `{}`: {e}", logic::print::term(t))))
+        logic::eval_bool(t, &self.model(p), &logic::Context::new()).map_err(|e| {
+            TableError::Inconsistent(format!("cannot evaluate `{}`: {e}", logic::print::term(t)))
+        })
     }
 
     fn undecided(&self, report: &mut Report, question: String, reason: String) {
@@ -975,7 +1031,13 @@ impl Unit<'_> {
 
     /// Asks whether `assumptions` hold together; `Ok(None)` when the solver had no answer
     /// (recorded as undecided).
-    fn ask(&self, s: &mut Solver, assumptions: &[Term], question: &str, report: &mut Report) -> Result<Option<bool>, TableError> {
+    fn ask(
+        &self,
+        s: &mut Solver,
+        assumptions: &[Term],
+        question: &str,
+        report: &mut Report,
+    ) -> Result<Option<bool>, TableError> {
         match s.check_assuming(assumptions)? {
             Answer::Sat(_) => Ok(Some(true)),
             Answer::Unsat(_) => Ok(Some(false)),
@@ -986,25 +1048,42 @@ impl Unit<'_> {
         }
     }
 
-    fn run(&self, s: &mut Solver, summary: &mut Summary, report: &mut Report) -> Result<(), TableError> {
+    fn run(
+        &self,
+        s: &mut Solver,
+        summary: &mut Summary,
+        report: &mut Report,
+    ) -> Result<(), TableError> {
         s.push()?;
         let r = self.run_in(s, summary, report);
         s.pop()?;
         r
     }
 
-    fn run_in(&self, s: &mut Solver, summary: &mut Summary, report: &mut Report) -> Result<(), TableError> {
+    fn run_in(
+        &self,
+        s: &mut Solver,
+        summary: &mut Summary,
+        report: &mut Report,
+    ) -> Result<(), TableError> {
         let n = self.inputs.len();
         for k in 0..n {
             s.declare_const(&self.inputs[k].smt, Sort::Real)?;
         }
         let range = self.box_term(&self.range);
         s.assert(&range)?;
-        let conds: Vec<Term> = self.specs.iter().map(|sp| self.box_term(&sp.cond)).collect();
+        let conds: Vec<Term> = self
+            .specs
+            .iter()
+            .map(|sp| self.box_term(&sp.cond))
+            .collect();
         // "No row applies" is named once, so that the many questions about it do not
         // send the whole disjunction each time. (`.` cannot occur in an input's name.)
         s.declare_const(NONE, Sort::Bool)?;
-        s.assert(&Term::app(Op::Eq, vec![Term::var(NONE, Sort::Bool), Term::not(or(conds.clone()))]))?;
+        s.assert(&Term::app(
+            Op::Eq,
+            vec![Term::var(NONE, Sort::Bool), Term::not(or(conds.clone()))],
+        ))?;
         let none = Term::var(NONE, Sort::Bool);
         let any = Term::not(none.clone());
         // The same for vera's evaluator, which re-checks every witness.
@@ -1015,7 +1094,10 @@ impl Unit<'_> {
             Vec::new()
         } else if n == 1 {
             let rows: Vec<Interval> = self.specs.iter().map(|s| s.cond[0].clone()).collect();
-            gaps_1d(&self.range[0], &rows).into_iter().map(|g| vec![g]).collect()
+            gaps_1d(&self.range[0], &rows)
+                .into_iter()
+                .map(|g| vec![g])
+                .collect()
         } else {
             self.gaps_nd()?
         };
@@ -1029,16 +1111,27 @@ impl Unit<'_> {
                 .map(|i| cell::simplest(i).ok_or_else(|| self.wrong("an empty gap".into())))
                 .collect::<Result<_, _>>()?;
             if self.holds(&any_row, &p)? {
-                return Err(self.wrong(format!("a row applies at gap witness {:?}", self.point(&p).0)));
+                return Err(self.wrong(format!(
+                    "a row applies at gap witness {:?}",
+                    self.point(&p).0
+                )));
             }
             // No row applies anywhere in the gap.
             let question = format!("does some row apply in {}", self.region(g).text);
             match self.ask(s, &[self.box_term(g), any.clone()], &question, report)? {
                 Some(false) => {}
-                Some(true) => return Err(self.wrong(format!("a row applies inside gap {}", self.region(g).text))),
+                Some(true) => {
+                    return Err(
+                        self.wrong(format!("a row applies inside gap {}", self.region(g).text))
+                    )
+                }
                 None => continue,
             }
-            let rows = if n == 1 { self.bordering(&g[0]) } else { Vec::new() };
+            let rows = if n == 1 {
+                self.bordering(&g[0])
+            } else {
+                Vec::new()
+            };
             summary.gaps += 1;
             report.findings.push(Finding {
                 kind: Kind::Gap,
@@ -1063,7 +1156,9 @@ impl Unit<'_> {
                 report,
             )?;
             if missed == Some(true) {
-                return Err(self.wrong("the gaps found are not all the inputs where no row applies".into()));
+                return Err(
+                    self.wrong("the gaps found are not all the inputs where no row applies".into())
+                );
             }
             summary.gaps_exact = missed == Some(false) && summary.gaps == gaps.len();
         }
@@ -1078,14 +1173,21 @@ impl Unit<'_> {
             let (oa, ob) = (self.outcome_term(sa), self.outcome_term(sb));
             let differ = Term::not(Term::app(Op::Eq, vec![oa, ob]));
             let both = and(vec![conds[a].clone(), conds[b].clone()]);
-            let question = format!("do rows {} and {} give different outcomes", sa.line, sb.line);
-            let Some(conflict) = self.ask(s, &[both.clone(), differ.clone()], &question, report)? else {
+            let question = format!(
+                "do rows {} and {} give different outcomes",
+                sa.line, sb.line
+            );
+            let Some(conflict) = self.ask(s, &[both.clone(), differ.clone()], &question, report)?
+            else {
                 continue;
             };
             // A witness at human numbers: simple points of the region, checked by
             // evaluation and then by the solver.
             let mut tries: Vec<Vec<BigRational>> = Vec::new();
-            let simple: Vec<BigRational> = region.iter().map(|i| cell::simplest(i).unwrap_or_default()).collect();
+            let simple: Vec<BigRational> = region
+                .iter()
+                .map(|i| cell::simplest(i).unwrap_or_default())
+                .collect();
             tries.push(simple.clone());
             for k in 0..n {
                 for c in cell::candidates(&region[k]) {
@@ -1112,7 +1214,11 @@ impl Unit<'_> {
                 self.undecided(report, format!("a simple witness for rows {} and {}", sa.line, sb.line), "no simple point of the region shows it; the solver's model was not turned into a human number".into());
                 continue;
             };
-            let kind = if conflict { Kind::Conflict } else { Kind::Overlap };
+            let kind = if conflict {
+                Kind::Conflict
+            } else {
+                Kind::Overlap
+            };
             if conflict {
                 summary.conflicts += 1;
             } else {
@@ -1152,9 +1258,17 @@ impl Unit<'_> {
 
     /// Pairs of rows whose conditions meet within the range, with the meeting box.
     fn pairs(&self) -> Vec<(usize, usize, Vec<Interval>)> {
-        let clip = |sp: &Spec| -> Vec<Interval> { sp.cond.iter().zip(&self.range).map(|(c, r)| c.intersect(r)).collect() };
+        let clip = |sp: &Spec| -> Vec<Interval> {
+            sp.cond
+                .iter()
+                .zip(&self.range)
+                .map(|(c, r)| c.intersect(r))
+                .collect()
+        };
         let boxes: Vec<Vec<Interval>> = self.specs.iter().map(clip).collect();
-        let mut idx: Vec<usize> = (0..boxes.len()).filter(|i| boxes[*i].iter().all(|x| !x.is_empty())).collect();
+        let mut idx: Vec<usize> = (0..boxes.len())
+            .filter(|i| boxes[*i].iter().all(|x| !x.is_empty()))
+            .collect();
         if let Some(first) = boxes.first() {
             if !first.is_empty() {
                 idx.sort_by(|a, b| lo_cmp(&boxes[*a][0].lo, &boxes[*b][0].lo).then(a.cmp(b)));
@@ -1174,7 +1288,11 @@ impl Unit<'_> {
                         break;
                     }
                 }
-                let meet: Vec<Interval> = boxes[a].iter().zip(&boxes[b]).map(|(p, q)| p.intersect(q)).collect();
+                let meet: Vec<Interval> = boxes[a]
+                    .iter()
+                    .zip(&boxes[b])
+                    .map(|(p, q)| p.intersect(q))
+                    .collect();
                 if meet.iter().all(|m| !m.is_empty()) {
                     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
                     out.push((lo, hi, meet));
@@ -1210,7 +1328,11 @@ impl Unit<'_> {
         let mut out: Vec<Vec<Interval>> = Vec::new();
         let mut idx = vec![0usize; n];
         loop {
-            let cell: Vec<Interval> = idx.iter().enumerate().map(|(k, i)| per[k][*i].clone()).collect();
+            let cell: Vec<Interval> = idx
+                .iter()
+                .enumerate()
+                .map(|(k, i)| per[k][*i].clone())
+                .collect();
             let covered = self
                 .specs
                 .iter()
@@ -1219,10 +1341,14 @@ impl Unit<'_> {
                 // Merge with the previous gap when it differs only in the last input and
                 // the two pieces are adjacent.
                 let merged = match out.last_mut() {
-                    Some(prev) if prev[..n - 1] == cell[..n - 1] && idx[n - 1] > 0 && prev[n - 1].hi == {
-                        let p = &per[n - 1][idx[n - 1] - 1];
-                        p.hi.clone()
-                    } => {
+                    Some(prev)
+                        if prev[..n - 1] == cell[..n - 1]
+                            && idx[n - 1] > 0
+                            && prev[n - 1].hi == {
+                                let p = &per[n - 1][idx[n - 1] - 1];
+                                p.hi.clone()
+                            } =>
+                    {
                         prev[n - 1].hi = cell[n - 1].hi.clone();
                         true
                     }
@@ -1307,11 +1433,25 @@ mod tests {
 
     #[test]
     fn gaps_of_the_issue_example() {
-        let rows = ["0.01 - 49.99", "50.00 - 500.00", "500.01 - 5000.00", "> 5000.01"].map(iv);
-        let g: Vec<String> = gaps_1d(&iv(">= 0"), &rows).iter().map(|g| cell::interval_over(g, "a", 2)).collect();
+        let rows = [
+            "0.01 - 49.99",
+            "50.00 - 500.00",
+            "500.01 - 5000.00",
+            "> 5000.01",
+        ]
+        .map(iv);
+        let g: Vec<String> = gaps_1d(&iv(">= 0"), &rows)
+            .iter()
+            .map(|g| cell::interval_over(g, "a", 2))
+            .collect();
         assert_eq!(
             g,
-            ["0.00 <= a < 0.01", "49.99 < a < 50.00", "500.00 < a < 500.01", "5000.00 < a <= 5000.01"]
+            [
+                "0.00 <= a < 0.01",
+                "49.99 < a < 50.00",
+                "500.00 < a < 500.01",
+                "5000.00 < a <= 5000.01"
+            ]
         );
         assert!(gaps_1d(&iv("any"), &[iv("< 5"), iv(">= 5")]).is_empty());
         assert_eq!(gaps_1d(&iv("0 - 10"), &[iv("2 - 3"), iv("1 - 2")]).len(), 2);

@@ -291,8 +291,7 @@ fn lex(text: &str) -> Result<Lexed, CellError> {
             let word: String = chars[i..j].iter().collect();
             let mut next = j;
             // A trailing dot of an abbreviation (`lbs.`).
-            if chars.get(j) == Some(&'.') && !chars.get(j + 1).is_some_and(|d| d.is_ascii_digit())
-            {
+            if chars.get(j) == Some(&'.') && !chars.get(j + 1).is_some_and(|d| d.is_ascii_digit()) {
                 next = j + 1;
             }
             let lower = word.to_lowercase();
@@ -498,7 +497,8 @@ impl Parser {
     }
 
     fn simple(&mut self) -> R<Condition> {
-        let iv = |lo: Option<Bound>, hi: Option<Bound>| Ok(Condition::Interval(Interval { lo, hi }));
+        let iv =
+            |lo: Option<Bound>, hi: Option<Bound>| Ok(Condition::Interval(Interval { lo, hi }));
         for w in ["any", "all", "anything", "always"] {
             if self.eat_word(w) {
                 return iv(None, None);
@@ -572,10 +572,15 @@ impl Parser {
             }
         }
         if !self.starts_amount() {
-            return self.err("expected an amount or an interval (`50 - 500`, `> 5000`, `up to 100`)");
+            return self
+                .err("expected an amount or an interval (`50 - 500`, `> 5000`, `up to 100`)");
         }
         let a = self.amount()?;
-        if self.eat(&Tok::Dash) || self.eat_word("to") || self.eat_word("through") || self.eat_word("thru") {
+        if self.eat(&Tok::Dash)
+            || self.eat_word("to")
+            || self.eat_word("through")
+            || self.eat_word("thru")
+        {
             let b = self.amount()?;
             return iv(Some(Bound::closed(a)), Some(Bound::closed(b)));
         }
@@ -592,7 +597,11 @@ impl Parser {
             }
             return self.err("expected `or more` or `or less`");
         }
-        if self.is_word("and") && ["over", "above", "up", "more"].iter().any(|w| self.word_at(1, w)) {
+        if self.is_word("and")
+            && ["over", "above", "up", "more"]
+                .iter()
+                .any(|w| self.word_at(1, w))
+        {
             self.pos += 2;
             return iv(Some(Bound::closed(a)), None);
         }
@@ -640,9 +649,24 @@ impl Parser {
         }
         let mut name = Vec::new();
         while let Some(Tok::Word(w)) = self.peek().cloned() {
-            if ["is", "between", "from", "over", "above", "under", "below", "up", "at", "more",
-                "less", "greater", "not", "exceeds", "exceeding"]
-                .contains(&w.as_str())
+            if [
+                "is",
+                "between",
+                "from",
+                "over",
+                "above",
+                "under",
+                "below",
+                "up",
+                "at",
+                "more",
+                "less",
+                "greater",
+                "not",
+                "exceeds",
+                "exceeding",
+            ]
+            .contains(&w.as_str())
                 && !name.is_empty()
             {
                 break;
@@ -663,7 +687,10 @@ impl Parser {
             if i.is_empty() {
                 return Err(CellError {
                     offset: start,
-                    message: format!("the interval `{}` holds no number (its lower end is above its upper end)", interval_text(i, 0)),
+                    message: format!(
+                        "the interval `{}` holds no number (its lower end is above its upper end)",
+                        interval_text(i, 0)
+                    ),
                 });
             }
         }
@@ -701,7 +728,10 @@ fn empty_check(c: &Condition, text: &str) -> Result<(), CellError> {
         if i.is_empty() {
             return Err(CellError {
                 offset: text.len() - text.trim_start().len(),
-                message: format!("the interval `{}` holds no number (its lower end is above its upper end)", interval_text(i, 0)),
+                message: format!(
+                    "the interval `{}` holds no number (its lower end is above its upper end)",
+                    interval_text(i, 0)
+                ),
             });
         }
     }
@@ -726,7 +756,12 @@ pub fn shape(text: &str) -> Shape {
     }
     match parse_condition(text) {
         Ok(Condition::Bare(_)) => return Shape::Amount,
-        Ok(Condition::Interval(_)) if !matches!(text.trim().to_lowercase().as_str(), "any" | "all" | "anything" | "always" | "*") => {
+        Ok(Condition::Interval(_))
+            if !matches!(
+                text.trim().to_lowercase().as_str(),
+                "any" | "all" | "anything" | "always" | "*"
+            ) =>
+        {
             return Shape::Interval
         }
         _ => {}
@@ -763,7 +798,10 @@ pub fn decimal(r: &BigRational, min_decimals: usize) -> String {
 /// has none).
 pub fn decimals(r: &BigRational) -> Option<usize> {
     let s = logic::print::decimal(r)?;
-    Some(s.split_once('.').map_or(0, |(_, f)| f.trim_end_matches('0').len()))
+    Some(
+        s.split_once('.')
+            .map_or(0, |(_, f)| f.trim_end_matches('0').len()),
+    )
 }
 
 /// The interval in the parser's own words (`50 - 500`, `> 5000.01`, `> 500 and <= 5000`,
@@ -800,8 +838,16 @@ pub fn interval_over(i: &Interval, name: &str, min_decimals: usize) -> String {
     }
     match (&i.lo, &i.hi) {
         (None, None) => format!("any {name}"),
-        (Some(l), None) => format!("{name} {} {}", if l.inclusive { ">=" } else { ">" }, d(&l.value)),
-        (None, Some(h)) => format!("{name} {} {}", if h.inclusive { "<=" } else { "<" }, d(&h.value)),
+        (Some(l), None) => format!(
+            "{name} {} {}",
+            if l.inclusive { ">=" } else { ">" },
+            d(&l.value)
+        ),
+        (None, Some(h)) => format!(
+            "{name} {} {}",
+            if h.inclusive { "<=" } else { "<" },
+            d(&h.value)
+        ),
         (Some(l), Some(h)) => format!(
             "{} {} {name} {} {}",
             d(&l.value),
@@ -877,7 +923,8 @@ pub fn simplest(i: &Interval) -> Option<BigRational> {
                 if count > BigRational::from_integer(9.into()) {
                     a
                 } else {
-                    let mid = (&i.lo.as_ref()?.value + &i.hi.as_ref()?.value) / BigRational::from_integer(2.into());
+                    let mid = (&i.lo.as_ref()?.value + &i.hi.as_ref()?.value)
+                        / BigRational::from_integer(2.into());
                     let half = BigRational::new(BigInt::one(), BigInt::from(2));
                     let c = (&mid / &step + half).floor() * &step;
                     c.clamp(a, b)
@@ -993,7 +1040,10 @@ mod tests {
         assert_eq!(iv("any"), "any");
         assert_eq!(iv("12"), "bare 12");
         assert_eq!(iv("50 -"), "error at 4: expected a number");
-        assert_eq!(iv("fifty"), "error at 0: expected an amount or an interval (`50 - 500`, `> 5000`, `up to 100`)");
+        assert_eq!(
+            iv("fifty"),
+            "error at 0: expected an amount or an interval (`50 - 500`, `> 5000`, `up to 100`)"
+        );
     }
 
     #[test]
@@ -1019,8 +1069,14 @@ mod tests {
             o("if amount is between 50.00 - 500.00 USD, then 2%"),
             "if amount in 50.00 - 500.00 then 2%"
         );
-        assert_eq!(o("If the Amount is over 500 then 1.5% + 0.30"), "if amount in > 500.00 then 1.5% + 0.30");
-        assert_eq!(o("2% + "), "error at 5: expected an amount or a percentage (`2%`, `3.49% + 0.39 EUR`)");
+        assert_eq!(
+            o("If the Amount is over 500 then 1.5% + 0.30"),
+            "if amount in > 500.00 then 1.5% + 0.30"
+        );
+        assert_eq!(
+            o("2% + "),
+            "error at 5: expected an amount or a percentage (`2%`, `3.49% + 0.39 EUR`)"
+        );
         assert_eq!(o("=SUM(A1:A3)"), "error at 4: unexpected character `(`");
     }
 
@@ -1046,14 +1102,26 @@ mod tests {
             lo: Some(Bound::open(q(a))),
             hi: Some(Bound::open(q(b))),
         };
-        assert_eq!(decimal(&simplest(&open("49.99", "50.00")).unwrap(), 0), "49.995");
-        assert_eq!(decimal(&simplest(&open("500", "500.01")).unwrap(), 0), "500.005");
+        assert_eq!(
+            decimal(&simplest(&open("49.99", "50.00")).unwrap(), 0),
+            "49.995"
+        );
+        assert_eq!(
+            decimal(&simplest(&open("500", "500.01")).unwrap(), 0),
+            "500.005"
+        );
         assert_eq!(decimal(&simplest(&i("0.01 - 49.99")).unwrap(), 0), "1");
-        assert_eq!(decimal(&simplest(&i("> 500 and <= 100000")).unwrap(), 0), "501");
+        assert_eq!(
+            decimal(&simplest(&i("> 500 and <= 100000")).unwrap(), 0),
+            "501"
+        );
         assert_eq!(decimal(&simplest(&i("0.5 - 0.9")).unwrap(), 0), "0.7");
         assert_eq!(decimal(&simplest(&i("> 5000.01")).unwrap(), 0), "5001");
         assert_eq!(decimal(&simplest(&i("< 0.01")).unwrap(), 0), "0");
-        assert_eq!(decimal(&simplest(&i("> 5000 and <= 5000.01")).unwrap(), 0), "5000.01");
+        assert_eq!(
+            decimal(&simplest(&i("> 5000 and <= 5000.01")).unwrap(), 0),
+            "5000.01"
+        );
         assert_eq!(decimal(&simplest(&i("< -3.5")).unwrap(), 0), "-4");
     }
 }

@@ -30,6 +30,9 @@ pub mod cell;
 mod error;
 pub mod model;
 
-pub use analyze::{check, Finding, Group, Kind, Options, Point, Problem, ProblemKind, Region, Report, Summary, Undecided};
+pub use analyze::{
+    check, Finding, Group, Kind, Options, Point, Problem, ProblemKind, Region, Report, Summary,
+    Undecided,
+};
 pub use error::TableError;
 pub use model::{parse_range, BareMode, Columns, Layout, Table};

@@ -109,7 +109,12 @@ impl Table {
                 })
                 .collect();
             match &headers {
-                None => headers = Some((cells.iter().map(|c| c.text.trim().to_string()).collect(), line)),
+                None => {
+                    headers = Some((
+                        cells.iter().map(|c| c.text.trim().to_string()).collect(),
+                        line,
+                    ))
+                }
                 Some((h, _)) => {
                     if rows.len() >= MAX_ROWS {
                         return Err(TableError::TooManyRows {
@@ -120,7 +125,9 @@ impl Table {
                     }
                     let mut cells = cells;
                     while cells.len() < h.len() {
-                        let column = cells.last().map_or(1, |c| c.column + c.text.chars().count() as u32 + 1);
+                        let column = cells
+                            .last()
+                            .map_or(1, |c| c.column + c.text.chars().count() as u32 + 1);
                         cells.push(Cell {
                             text: String::new(),
                             line,
@@ -163,7 +170,10 @@ impl LineCounter {
             self.off = 0;
             self.line = 0;
         }
-        self.line += text.as_bytes()[self.off..off].iter().filter(|b| **b == b'\n').count() as u32;
+        self.line += text.as_bytes()[self.off..off]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count() as u32;
         self.off = off;
         let line_start = text[..off].rfind('\n').map_or(0, |i| i + 1);
         let column = text.get(line_start..off).map_or(0, |s| s.chars().count()) + 1;
@@ -230,7 +240,7 @@ fn unclosed_quote(text: &str) -> Option<(u32, u32)> {
     let mut open: Option<(u32, u32)> = None;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if let Some(_) = open {
+        if open.is_some() {
             if c == '"' {
                 if chars.peek() == Some(&'"') {
                     chars.next();
@@ -336,7 +346,9 @@ impl Layout {
     ///   column is left for the outcome;
     /// * outcomes: every remaining column of amounts, percentages or rule sentences.
     pub fn resolve(table: &Table, cols: &Columns) -> Result<Layout, TableError> {
-        let find = |names: &Option<Vec<String>>, role: &'static str| -> Result<Option<Vec<usize>>, TableError> {
+        let find = |names: &Option<Vec<String>>,
+                    role: &'static str|
+         -> Result<Option<Vec<usize>>, TableError> {
             let Some(names) = names else { return Ok(None) };
             names
                 .iter()
@@ -360,10 +372,11 @@ impl Layout {
         let keys = find(&cols.keys, "--keys")?;
         let when = find(&cols.when, "--when")?;
         let then = find(&cols.then, "--then")?;
-        let given: Vec<(&'static str, &Vec<usize>)> = [("--keys", &keys), ("--when", &when), ("--then", &then)]
-            .into_iter()
-            .filter_map(|(r, v)| v.as_ref().map(|v| (r, v)))
-            .collect();
+        let given: Vec<(&'static str, &Vec<usize>)> =
+            [("--keys", &keys), ("--when", &when), ("--then", &then)]
+                .into_iter()
+                .filter_map(|(r, v)| v.as_ref().map(|v| (r, v)))
+                .collect();
         for (a, (ra, va)) in given.iter().enumerate() {
             for (rb, vb) in given.iter().skip(a + 1) {
                 if let Some(c) = va.iter().find(|c| vb.contains(c)) {
@@ -383,7 +396,11 @@ impl Layout {
                 table
                     .rows
                     .iter()
-                    .map(|r| r.cells.get(c).map_or(Shape::Empty, |x| cell::shape(&x.text)))
+                    .map(|r| {
+                        r.cells
+                            .get(c)
+                            .map_or(Shape::Empty, |x| cell::shape(&x.text))
+                    })
                     .collect()
             })
             .collect();
@@ -395,13 +412,16 @@ impl Layout {
                 && count(c, Shape::Interval) == 0
                 && count(c, Shape::Rule) == 0
         };
-        let taken = |c: usize, v: &[&Option<Vec<usize>>]| v.iter().any(|x| x.as_ref().is_some_and(|x| x.contains(&c)));
+        let taken = |c: usize, v: &[&Option<Vec<usize>>]| {
+            v.iter().any(|x| x.as_ref().is_some_and(|x| x.contains(&c)))
+        };
         let keys = keys.unwrap_or_else(|| {
             (0..n)
                 .filter(|c| !taken(*c, &[&when, &then]) && is_text(*c))
                 .collect()
         });
-        let free = |c: usize, when: &Option<Vec<usize>>| !keys.contains(&c) && !taken(c, &[when, &then]);
+        let free =
+            |c: usize, when: &Option<Vec<usize>>| !keys.contains(&c) && !taken(c, &[when, &then]);
         let when = match when {
             Some(w) => w,
             None => {
@@ -421,7 +441,10 @@ impl Layout {
                     let outcome_left = (0..n).any(|c| {
                         free(c, &None)
                             && Some(&c) != bare.first()
-                            && (count(c, Shape::Amount) + count(c, Shape::Outcome) + count(c, Shape::Rule)) > 0
+                            && (count(c, Shape::Amount)
+                                + count(c, Shape::Outcome)
+                                + count(c, Shape::Rule))
+                                > 0
                     });
                     match bare.first() {
                         Some(b) if outcome_left || then.is_some() => vec![*b],
@@ -440,7 +463,9 @@ impl Layout {
                     if !free(c, &when_opt) {
                         continue;
                     }
-                    if count(c, Shape::Amount) + count(c, Shape::Outcome) + count(c, Shape::Rule) > 0 {
+                    if count(c, Shape::Amount) + count(c, Shape::Outcome) + count(c, Shape::Rule)
+                        > 0
+                    {
                         t.push(c);
                     } else {
                         ignored.push(c);
@@ -460,7 +485,9 @@ impl Layout {
             .map(|c| {
                 let all_bare = count(c, Shape::Amount) == nonblank(c) && nonblank(c) > 0;
                 let meaning = match (all_bare, cols.bare) {
-                    (false, Some(BareMode::NotOver | BareMode::AtLeast) | None) => Meaning::Interval,
+                    (false, Some(BareMode::NotOver | BareMode::AtLeast) | None) => {
+                        Meaning::Interval
+                    }
                     (_, Some(BareMode::Point)) => Meaning::Point,
                     (true, None | Some(BareMode::NotOver)) => Meaning::NotOver,
                     (true, Some(BareMode::AtLeast)) => Meaning::AtLeast,
@@ -495,8 +522,12 @@ pub fn parse_range(arg: &str) -> Result<Vec<(String, Interval)>, TableError> {
     };
     let mut out = Vec::new();
     for part in arg.split(';').filter(|p| !p.trim().is_empty()) {
-        let (name, spec) = part.split_once('=').ok_or_else(|| bad("expected NAME=LO..HI"))?;
-        let (lo, hi) = spec.split_once("..").ok_or_else(|| bad("expected LO..HI, e.g. 0..100000"))?;
+        let (name, spec) = part
+            .split_once('=')
+            .ok_or_else(|| bad("expected NAME=LO..HI"))?;
+        let (lo, hi) = spec
+            .split_once("..")
+            .ok_or_else(|| bad("expected LO..HI, e.g. 0..100000"))?;
         let read = |s: &str| -> Result<Option<num_rational::BigRational>, TableError> {
             if s.trim().is_empty() {
                 return Ok(None);
@@ -538,10 +569,20 @@ mod tests {
     #[test]
     fn errors_are_located() {
         let e = Table::read("t.csv", b"a,b\n1,\xff\n").unwrap_err();
-        assert_eq!(e.to_string(), "t.csv:2:3: error: the file is not UTF-8 (invalid byte 0xff); save it as UTF-8");
+        assert_eq!(
+            e.to_string(),
+            "t.csv:2:3: error: the file is not UTF-8 (invalid byte 0xff); save it as UTF-8"
+        );
         let e = Table::read("t.csv", b"a,b\n1,\"2\n3,4\n").unwrap_err();
-        assert!(e.to_string().starts_with("t.csv:2:3: error: a quoted cell is never closed"), "{e}");
-        assert!(matches!(Table::read("t.csv", b"\n\n"), Err(TableError::Empty { .. })));
+        assert!(
+            e.to_string()
+                .starts_with("t.csv:2:3: error: a quoted cell is never closed"),
+            "{e}"
+        );
+        assert!(matches!(
+            Table::read("t.csv", b"\n\n"),
+            Err(TableError::Empty { .. })
+        ));
     }
 
     #[test]

@@ -140,7 +140,10 @@ fn gaps_are_exact(t: &Table, r: &Report, kind: SolverKind) {
             .enumerate()
             .map(|(k, i)| table::analyze::interval_term(i, &var(k)))
             .collect();
-        Term::app(Op::And, [parts, vec![Term::Bool(true), Term::Bool(true)]].concat())
+        Term::app(
+            Op::And,
+            [parts, vec![Term::Bool(true), Term::Bool(true)]].concat(),
+        )
     };
     for g in &r.groups {
         let group: Vec<Row> = rows(t, r, &g.outcome)
@@ -168,7 +171,10 @@ fn gaps_are_exact(t: &Table, r: &Report, kind: SolverKind) {
             .findings
             .iter()
             .filter(|f| f.kind == Kind::Gap && f.group == g.group && f.outcome == g.outcome)
-            .map(|f| logic::parse_formula(&SourceFile::new("region", f.region.smt.clone()), &ctx).unwrap())
+            .map(|f| {
+                logic::parse_formula(&SourceFile::new("region", f.region.smt.clone()), &ctx)
+                    .unwrap()
+            })
             .chain([Term::Bool(false), Term::Bool(false)])
             .collect();
         let differ = Term::not(Term::app(Op::Eq, vec![uncovered, Term::app(Op::Or, gaps)]));

@@ -26,7 +26,11 @@ fn first_solver() -> Option<solver::SolverKind> {
 
 #[test]
 fn a_file_that_is_not_utf8_is_an_error_at_its_first_bad_byte() {
-    let e = Table::read("fees.csv", b"product,amount,fee\nCard,0 - 10,1\nCaf\xe9,0 - 10,2\n").unwrap_err();
+    let e = Table::read(
+        "fees.csv",
+        b"product,amount,fee\nCard,0 - 10,1\nCaf\xe9,0 - 10,2\n",
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "fees.csv:3:4: error: the file is not UTF-8 (invalid byte 0xe9); save it as UTF-8"
@@ -36,30 +40,48 @@ fn a_file_that_is_not_utf8_is_an_error_at_its_first_bad_byte() {
 #[test]
 fn an_unclosed_quote_is_an_error_where_it_opens() {
     let e = Table::read("fees.csv", b"a,b\n1,2\n3,\"4\n5,6\n").unwrap_err();
-    assert!(e.to_string().starts_with("fees.csv:3:3: error: a quoted cell is never closed"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("fees.csv:3:3: error: a quoted cell is never closed"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_missing_column_names_the_columns_there_are() {
     let t = Table::read("fees.csv", b"product,amount,fee\nCard,0 - 10,1\n").unwrap();
     let Some(kind) = first_solver() else { return };
-    let e = table::check(&t, &options(&["country"], &[], &[]), &solver::SolverConfig::new(kind)).unwrap_err();
+    let e = table::check(
+        &t,
+        &options(&["country"], &[], &[]),
+        &solver::SolverConfig::new(kind),
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "fees.csv:1:1: error: no column `country` (given for --keys); the columns are `product`, `amount`, `fee`"
     );
-    let e = table::Layout::resolve(&t, &options(&["amount"], &["amount"], &[]).columns).unwrap_err();
-    assert_eq!(e.to_string(), "fees.csv:1:1: error: column `amount` is given as both --keys and --when");
+    let e =
+        table::Layout::resolve(&t, &options(&["amount"], &["amount"], &[]).columns).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "fees.csv:1:1: error: column `amount` is given as both --keys and --when"
+    );
     let t = Table::read("names.csv", b"product,country\nCard,US\n").unwrap();
     let e = table::Layout::resolve(&t, &Columns::default()).unwrap_err();
     assert!(matches!(e, TableError::NoOutcome { line: 1, .. }), "{e}");
     let e = table::parse_range("weight=0..").unwrap();
     assert_eq!(e[0].0, "weight");
     let t = Table::read("fees.csv", b"product,amount,fee\nCard,0 - 10,1\n").unwrap();
-    let mut o = Options::default();
-    o.ranges = table::parse_range("weight=0..10").unwrap();
+    let o = Options {
+        ranges: table::parse_range("weight=0..10").unwrap(),
+        ..Options::default()
+    };
     let e = table::check(&t, &o, &solver::SolverConfig::new(kind)).unwrap_err();
-    assert_eq!(e.to_string(), "bad --range `weight`: no input `weight`; the inputs are `amount`");
+    assert_eq!(
+        e.to_string(),
+        "bad --range `weight`: no input `weight`; the inputs are `amount`"
+    );
 }
 
 #[test]
@@ -68,8 +90,11 @@ fn malformed_cells_are_located_findings() {
     let csv = "product,amount,fee\nCard,50.00 -- 500.00,1\nCard,> ,2\nCard,1 - 2,3.49% +\nCard,\"12,5\",1\nCard,3 - 4,\"=IF(A2>5,1,2)\"\n";
     let t = Table::read("fees.csv", csv.as_bytes()).unwrap();
     let r = check(&t, &options(&["product"], &["amount"], &["fee"]), kind);
-    let at: Vec<(ProblemKind, u32, Option<u32>)> =
-        r.problems.iter().map(|p| (p.kind, p.line, p.column)).collect();
+    let at: Vec<(ProblemKind, u32, Option<u32>)> = r
+        .problems
+        .iter()
+        .map(|p| (p.kind, p.line, p.column))
+        .collect();
     assert_eq!(
         at,
         [
@@ -100,9 +125,18 @@ fn similar_and_doubled_keys() {
         .filter(|p| p.kind == ProblemKind::SimilarKeys)
         .map(|p| (p.line, p.lines.clone()))
         .collect();
-    assert_eq!(similar, [(4, vec![2, 4]), (4, vec![2, 4, 5])], "{}", render(&r));
+    assert_eq!(
+        similar,
+        [(4, vec![2, 4]), (4, vec![2, 4, 5])],
+        "{}",
+        render(&r)
+    );
     // The doubled row overlaps its twin; 10 is in both of the first two rows.
-    let kinds: Vec<(table::Kind, Vec<u32>)> = r.findings.iter().map(|f| (f.kind, f.rows.clone())).collect();
+    let kinds: Vec<(table::Kind, Vec<u32>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.rows.clone()))
+        .collect();
     assert_eq!(
         kinds,
         [
@@ -121,7 +155,11 @@ fn an_empty_group_is_a_finding() {
     let csv = "product,amount,fee\nCard,0 - 10,1\nGift,0 - 10,\nGift,oops,2\n";
     let t = Table::read("empty.csv", csv.as_bytes()).unwrap();
     let r = check(&t, &Options::default(), kind);
-    let empty: Vec<&table::Problem> = r.problems.iter().filter(|p| p.kind == ProblemKind::EmptyGroup).collect();
+    let empty: Vec<&table::Problem> = r
+        .problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::EmptyGroup)
+        .collect();
     assert_eq!(empty.len(), 1, "{}", render(&r));
     assert_eq!((empty[0].line, empty[0].lines.clone()), (3, vec![3, 4]));
     assert!(empty[0].message.contains("product=Gift"));
@@ -135,7 +173,13 @@ fn a_ten_megabyte_table_is_checked_or_refused_quickly() {
     let mut csv = String::from("product,amount,fee,note\n");
     let mut i = 0u64;
     while csv.len() < 10 << 20 {
-        csv.push_str(&format!("P{},{} - {},1,{}\n", i % 50, i, i + 1, "x".repeat(60)));
+        csv.push_str(&format!(
+            "P{},{} - {},1,{}\n",
+            i % 50,
+            i,
+            i + 1,
+            "x".repeat(60)
+        ));
         i += 1;
     }
     let start = Instant::now();
@@ -150,7 +194,14 @@ fn a_ten_megabyte_table_is_checked_or_refused_quickly() {
     let mut csv = String::from("product,amount,fee,note\n");
     let mut i = 0u64;
     while csv.len() < 10 << 20 {
-        csv.push_str(&format!("P{},{} - {},{},{}\n", i % 4, i, i + 1, i % 3, "note ".repeat(400)));
+        csv.push_str(&format!(
+            "P{},{} - {},{},{}\n",
+            i % 4,
+            i,
+            i + 1,
+            i % 3,
+            "note ".repeat(400)
+        ));
         i += 1;
     }
     let start = Instant::now();
@@ -160,18 +211,30 @@ fn a_ten_megabyte_table_is_checked_or_refused_quickly() {
     assert!(r.problems.is_empty());
     // Each group has the rows i, i+4, ...: gaps between them.
     assert!(
-        r.groups.iter().all(|g| !g.gaps_exact && g.gaps == table::analyze::MAX_FINDINGS && g.truncated),
+        r.groups
+            .iter()
+            .all(|g| !g.gaps_exact && g.gaps == table::analyze::MAX_FINDINGS && g.truncated),
         "{}",
         render(&r)
     );
     assert!(r.undecided.is_empty());
-    assert!(start.elapsed() < Duration::from_secs(120), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(120),
+        "{:?}",
+        start.elapsed()
+    );
     // 3. One cell of ten megabytes: an unreadable cell, shown cut.
-    let csv = format!("product,amount,fee\nCard,0 - 10,{}\nCard,10 - 20,2\n", "9".repeat(10 << 20));
+    let csv = format!(
+        "product,amount,fee\nCard,0 - 10,{}\nCard,10 - 20,2\n",
+        "9".repeat(10 << 20)
+    );
     let t = Table::read("cell.csv", csv.as_bytes()).unwrap();
     let r = check(&t, &Options::default(), kind);
     assert_eq!(r.problems.len(), 1, "{}", render(&r));
     let p = &r.problems[0];
-    assert_eq!((p.kind, p.line, p.column), (ProblemKind::Unreadable, 2, Some(13 + 500)));
+    assert_eq!(
+        (p.kind, p.line, p.column),
+        (ProblemKind::Unreadable, 2, Some(13 + 500))
+    );
     assert!(p.message.len() < 400, "{}", p.message);
 }

@@ -27,9 +27,25 @@ struct Style {
 fn style() -> impl Strategy<Value = Style> {
     (
         any::<bool>(),
-        prop_oneof![Just(None), Just(Some("$")), Just(Some("€")), Just(Some("USD "))],
-        prop_oneof![Just(None), Just(Some(" EUR")), Just(Some(" USD")), Just(Some(" lbs"))],
-        prop_oneof![Just(" - "), Just(" – "), Just(" — "), Just(" to "), Just("-")],
+        prop_oneof![
+            Just(None),
+            Just(Some("$")),
+            Just(Some("€")),
+            Just(Some("USD "))
+        ],
+        prop_oneof![
+            Just(None),
+            Just(Some(" EUR")),
+            Just(Some(" USD")),
+            Just(Some(" lbs"))
+        ],
+        prop_oneof![
+            Just(" - "),
+            Just(" – "),
+            Just(" — "),
+            Just(" to "),
+            Just("-")
+        ],
     )
         .prop_map(|(thousands, prefix, suffix, dash)| Style {
             thousands,
@@ -53,7 +69,7 @@ fn write_amount(v: &BigRational, s: &Style) -> String {
         let digits: Vec<char> = int.chars().collect();
         let mut out = String::new();
         for (k, c) in digits.iter().enumerate() {
-            if k > 0 && (digits.len() - k) % 3 == 0 {
+            if k > 0 && (digits.len() - k).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(*c);

@@ -23,7 +23,11 @@ fn the_published_tables_are_complete_and_unambiguous() {
             assert_eq!(r.inputs[0].meaning, "not-over");
             for g in &r.groups {
                 assert!(g.gaps_exact, "{name}");
-                assert_eq!(g.ranges[0].text.replace(".0", ""), "> 0 and <= 70", "{name}");
+                assert_eq!(
+                    g.ranges[0].text.replace(".0", ""),
+                    "> 0 and <= 70",
+                    "{name}"
+                );
             }
         }
         // The wide table: one outcome column per zone.

@@ -157,7 +157,11 @@ impl TableRun {
                 .map(|x| format!("{} in {} ({})", clean(&x.input), x.text, x.from))
                 .collect();
             let mut counts = Vec::new();
-            for (n, what) in [(g.gaps, "gap"), (g.conflicts, "conflict"), (g.overlaps, "overlap")] {
+            for (n, what) in [
+                (g.gaps, "gap"),
+                (g.conflicts, "conflict"),
+                (g.overlaps, "overlap"),
+            ] {
                 if n > 0 {
                     counts.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));
                 }
@@ -179,7 +183,11 @@ impl TableRun {
                 } else {
                     format!("; {}", ranges.join(", "))
                 },
-                if g.truncated { " (more not listed)" } else { "" }
+                if g.truncated {
+                    " (more not listed)"
+                } else {
+                    ""
+                }
             );
             for f in r
                 .findings
@@ -217,7 +225,10 @@ impl TableRun {
                 let _ = writeln!(
                     o,
                     "  {}",
-                    paint(Paint::Warn, "not confirmed that these are all the gaps (see undecided)")
+                    paint(
+                        Paint::Warn,
+                        "not confirmed that these are all the gaps (see undecided)"
+                    )
                 );
             }
         }
@@ -232,7 +243,9 @@ impl TableRun {
                 clean(&u.reason)
             );
         }
-        let (gaps, conflicts, overlaps) = r.findings.iter().fold((0, 0, 0), |(g, c, v), f| match f.kind {
+        let (gaps, conflicts, overlaps) = r.findings.iter().fold((0, 0, 0), |(g, c, v), f| match f
+            .kind
+        {
             Kind::Gap => (g + 1, c, v),
             Kind::Conflict => (g, c + 1, v),
             Kind::Overlap => (g, c, v + 1),
@@ -339,7 +352,10 @@ impl report::Report for TableRun {
             out.push(Finding {
                 rule: "VERA-TABLE-UNDECIDED",
                 level: Level::Error,
-                message: format!("group {} [{}]: {}: {}", u.group, u.outcome, u.question, u.reason),
+                message: format!(
+                    "group {} [{}]: {}: {}",
+                    u.group, u.outcome, u.question, u.reason
+                ),
                 location: Some(Location::new(r.file.clone(), None)),
                 related: vec![],
             });

@@ -116,8 +116,14 @@ fn smt_check_sarif_has_the_core_as_related_locations() {
 fn table_check_sarif_points_at_rows_and_cells() {
     let log = sarif_of(&["table", "check", "crates/table/testdata/fees.csv"], 1);
     let rs = results(&log);
-    let conflict = rs.iter().find(|r| r["ruleId"] == "VERA-TABLE-CONFLICT").unwrap();
-    assert_eq!(conflict["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+    let conflict = rs
+        .iter()
+        .find(|r| r["ruleId"] == "VERA-TABLE-CONFLICT")
+        .unwrap();
+    assert_eq!(
+        conflict["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
     assert_eq!(
         conflict["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
         3
@@ -129,7 +135,10 @@ fn table_check_sarif_points_at_rows_and_cells() {
         .cloned()
         .unwrap();
     let region = &cell["locations"][0]["physicalLocation"]["region"];
-    assert_eq!((region["startLine"].as_u64(), region["startColumn"].as_u64()), (Some(2), Some(11)));
+    assert_eq!(
+        (region["startLine"].as_u64(), region["startColumn"].as_u64()),
+        (Some(2), Some(11))
+    );
     let log = sarif_of(
         &[
             "table",

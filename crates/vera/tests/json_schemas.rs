@@ -642,7 +642,13 @@ fn table_check_payloads() {
         // Gaps, conflicts, overlaps and rule sentences: findings, exit 1.
         let j = check(
             tag,
-            &["table", "check", "crates/table/testdata/fees.csv", "--solver", solver],
+            &[
+                "table",
+                "check",
+                "crates/table/testdata/fees.csv",
+                "--solver",
+                solver,
+            ],
             &[1],
         );
         let kinds: Vec<&str> = j["findings"]
@@ -651,7 +657,10 @@ fn table_check_payloads() {
             .iter()
             .map(|f| f["kind"].as_str().unwrap())
             .collect();
-        assert!(kinds.contains(&"conflict") && kinds.contains(&"overlap"), "{kinds:?}");
+        assert!(
+            kinds.contains(&"conflict") && kinds.contains(&"overlap"),
+            "{kinds:?}"
+        );
         let j = check(
             tag,
             &[
@@ -675,7 +684,17 @@ fn table_check_payloads() {
         assert_eq!(j["findings"][0]["group"]["country"], "US");
         assert_eq!(j["findings"][0]["witness"]["amount"], "0");
         // Unreadable cells and an empty group.
-        check(tag, &["table", "check", "crates/table/testdata/bad.csv", "--solver", solver], &[1]);
+        check(
+            tag,
+            &[
+                "table",
+                "check",
+                "crates/table/testdata/bad.csv",
+                "--solver",
+                solver,
+            ],
+            &[1],
+        );
         // A published USPS table: complete and unambiguous, exit 0.
         let j = check(
             tag,
@@ -701,7 +720,10 @@ fn table_check_payloads() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("latin1.csv:2:4: error: the file is not UTF-8"), "{err}");
+    assert!(
+        err.contains("latin1.csv:2:4: error: the file is not UTF-8"),
+        "{err}"
+    );
 }
 
 #[test]

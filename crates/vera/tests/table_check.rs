@@ -29,7 +29,13 @@ fn text(out: &str) -> String {
 fn findings_are_shown_per_group_with_witnesses_and_rows() {
     let mut first: Option<String> = None;
     for s in solvers() {
-        let (code, out, err) = vera(&["table", "check", "crates/table/testdata/fees.csv", "--solver", s]);
+        let (code, out, err) = vera(&[
+            "table",
+            "check",
+            "crates/table/testdata/fees.csv",
+            "--solver",
+            s,
+        ]);
         assert_eq!(code, 1, "{err}");
         let out = text(&out);
         match &first {
@@ -51,7 +57,10 @@ fn findings_are_shown_per_group_with_witnesses_and_rows() {
             out.contains("crates/table/testdata/bad.csv:2:11: unreadable cell: cannot read `10 -` in column `amount`: expected a number"),
             "{out}"
         );
-        assert!(out.contains("empty group: group product=Gift: no row could be read"), "{out}");
+        assert!(
+            out.contains("empty group: group product=Gift: no row could be read"),
+            "{out}"
+        );
     }
 }
 
@@ -72,20 +81,44 @@ fn a_complete_table_exits_0() {
 
 #[test]
 fn bad_input_exits_2_with_its_location() {
-    let (code, out, err) = vera(&["table", "check", "crates/table/testdata/fees.csv", "--when", "price"]);
+    let (code, out, err) = vera(&[
+        "table",
+        "check",
+        "crates/table/testdata/fees.csv",
+        "--when",
+        "price",
+    ]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert_eq!(
         err.trim(),
         "error: crates/table/testdata/fees.csv:1:1: error: no column `price` (given for --when); the columns are `product`, `country`, `currency`, `amount`, `fee`"
     );
-    let (code, _, err) = vera(&["table", "check", "crates/table/testdata/fees.csv", "--range", "amount=9..1"]);
+    let (code, _, err) = vera(&[
+        "table",
+        "check",
+        "crates/table/testdata/fees.csv",
+        "--range",
+        "amount=9..1",
+    ]);
     assert_eq!(code, 2);
-    assert!(err.contains("bad --range `amount=9..1`: the range is empty"), "{err}");
+    assert!(
+        err.contains("bad --range `amount=9..1`: the range is empty"),
+        "{err}"
+    );
     let (code, _, err) = vera(&["table", "check", "crates/table/testdata/none.csv"]);
     assert_eq!(code, 2);
     assert!(err.contains("none.csv"), "{err}");
-    let (code, _, err) = vera(&["table", "check", "crates/table/testdata/fees.csv", "--bare", "sometimes"]);
+    let (code, _, err) = vera(&[
+        "table",
+        "check",
+        "crates/table/testdata/fees.csv",
+        "--bare",
+        "sometimes",
+    ]);
     assert_eq!(code, 2);
-    assert!(err.contains("expected not-over, at-least or point"), "{err}");
+    assert!(
+        err.contains("expected not-over, at-least or point"),
+        "{err}"
+    );
 }

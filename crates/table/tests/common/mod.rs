@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 use table::{Options, Report, Table};
 
 pub fn testdata(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name)
 }
 
 pub fn usps(name: &str) -> PathBuf {
@@ -41,7 +43,11 @@ pub fn check(t: &Table, o: &Options, kind: SolverKind) -> Report {
 /// A compact rendering of a report's data for golden files.
 pub fn render(r: &Report) -> String {
     let mut o = String::new();
-    let names: Vec<String> = r.inputs.iter().map(|i| format!("{} [{}, {}]", i.name, i.smt, i.meaning)).collect();
+    let names: Vec<String> = r
+        .inputs
+        .iter()
+        .map(|i| format!("{} [{}, {}]", i.name, i.smt, i.meaning))
+        .collect();
     o.push_str(&format!(
         "{}: {} rows; keys {:?}; inputs {:?}; outcomes {:?}; ignored {:?}\n",
         r.file, r.rows, r.keys, names, r.outcomes, r.ignored
@@ -57,7 +63,11 @@ pub fn render(r: &Report) -> String {
         ));
     }
     for g in &r.groups {
-        let ranges: Vec<String> = g.ranges.iter().map(|x| format!("{} in {} ({})", x.input, x.text, x.from)).collect();
+        let ranges: Vec<String> = g
+            .ranges
+            .iter()
+            .map(|x| format!("{} in {} ({})", x.input, x.text, x.from))
+            .collect();
         o.push_str(&format!(
             "group {} [{}] line {}, {} rows, {}: {} gaps, {} conflicts, {} overlaps, exact {}{}\n",
             g.group,
@@ -71,9 +81,22 @@ pub fn render(r: &Report) -> String {
             g.gaps_exact,
             if g.truncated { ", truncated" } else { "" }
         ));
-        for f in r.findings.iter().filter(|f| f.group == g.group && f.outcome == g.outcome) {
-            let w: Vec<String> = f.witness.0.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let v: Vec<String> = f.values.iter().map(|v| format!("{}:{}", v.row, v.value)).collect();
+        for f in r
+            .findings
+            .iter()
+            .filter(|f| f.group == g.group && f.outcome == g.outcome)
+        {
+            let w: Vec<String> = f
+                .witness
+                .0
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let v: Vec<String> = f
+                .values
+                .iter()
+                .map(|v| format!("{}:{}", v.row, v.value))
+                .collect();
             o.push_str(&format!(
                 "  {:?} {} | {} | at {} | rows {:?} {}\n",
                 f.kind,
