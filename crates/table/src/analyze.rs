@@ -730,8 +730,6 @@ fn interval_decimals(i: &Interval) -> usize {
 
 fn unreadable(cell: &crate::model::Cell, header: &str, e: &cell::CellError) -> Problem {
     // The column of the character where reading stopped.
-    let lead = cell.text.chars().count() - cell.text.trim_start().chars().count();
-    let _ = lead;
     Problem {
         kind: ProblemKind::Unreadable,
         line: cell.line,

@@ -165,7 +165,10 @@ struct LineCounter {
 
 impl LineCounter {
     fn locate(&mut self, text: &str, off: usize) -> (u32, u32) {
-        let off = off.min(text.len());
+        let mut off = off.min(text.len());
+        while !text.is_char_boundary(off) {
+            off -= 1;
+        }
         if off < self.off {
             self.off = 0;
             self.line = 0;
@@ -184,11 +187,14 @@ impl LineCounter {
 /// The (line offset, 1-based column) of every field of the record starting at `off`.
 fn field_columns(text: &str, off: usize) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
+    let Some(rest) = text.get(off..) else {
+        return out;
+    };
     let mut line = 0u32;
     let mut col = 1u32;
     let mut at_start = true;
     let mut quoted = false;
-    let mut chars = text[off..].chars().peekable();
+    let mut chars = rest.chars().peekable();
     while let Some(c) = chars.next() {
         if at_start {
             out.push((line, col));

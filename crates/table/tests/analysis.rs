@@ -250,3 +250,67 @@ fn unreadable_cells_similar_keys_and_an_empty_group_are_findings() {
     };
     insta::assert_snapshot!("bad", out);
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KEYS: &[&str] = &["A", "B"];
+    const WHEN: &[&str] = &[
+        "0 - 10",
+        "5 - 15",
+        "> 12",
+        "< 3",
+        "10 - 20",
+        "= 7",
+        "any",
+        "20 or more",
+        "up to 4",
+        "3.5 - 3.75",
+        "> 10 and <= 12",
+        "between 1 and 2",
+    ];
+    const THEN: &[&str] = &[
+        "1",
+        "2",
+        "1%",
+        "0.5% + 1",
+        "\"if amount is over 15, then 3\"",
+        "2.00",
+    ];
+
+    fn table() -> impl Strategy<Value = String> {
+        proptest::collection::vec((0..KEYS.len(), 0..WHEN.len(), 0..THEN.len()), 1..9).prop_map(
+            |rows| {
+                let mut s = String::from("product,amount,fee\n");
+                for (k, w, t) in rows {
+                    s.push_str(&format!("{},{},{}\n", KEYS[k], WHEN[w], THEN[t]));
+                }
+                s
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        /// Random tables of intervals: with every solver, the same report, every witness
+        /// true of the rows, and the gaps exactly the uncovered inputs.
+        #[test]
+        fn random_tables_are_analysed_soundly_and_completely(csv in table()) {
+            let t = Table::read("random.csv", csv.as_bytes()).unwrap();
+            let mut first: Option<String> = None;
+            for kind in solvers() {
+                let r = check(&t, &Options::default(), kind);
+                prop_assert!(r.undecided.is_empty(), "{}", render(&r));
+                recheck_witnesses(&t, &r);
+                gaps_are_exact(&t, &r, kind);
+                let text = render(&r);
+                if let Some(f) = &first {
+                    prop_assert_eq!(f, &text, "{}", kind);
+                }
+                first = Some(text);
+            }
+        }
+    }
+}
