@@ -41,8 +41,9 @@ pub struct Table {
 }
 
 impl Table {
-    /// Reads a CSV from bytes: UTF-8 (a byte-order mark is dropped), comma-separated,
-    /// with a header row. Errors carry `file:line:col`.
+    /// Reads a CSV from bytes: UTF-8 (a byte-order mark is dropped), comma-separated
+    /// (or `;` or tab, when the header row has more of those than commas), with a header
+    /// row. Errors carry `file:line:col`.
     pub fn read(file: &str, bytes: &[u8]) -> Result<Table, TableError> {
         let text = match std::str::from_utf8(bytes) {
             Ok(t) => t,
@@ -60,7 +61,7 @@ impl Table {
             }
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        if let Some((line, column)) = unclosed_quote(text) {
+        if let Some((line, column)) = unclosed_quote(text, delimiter(text)) {
             return Err(TableError::Csv {
                 file: file.into(),
                 line,
@@ -68,9 +69,11 @@ impl Table {
                 message: "a quoted cell is never closed (a `\"` without its closing `\"`)".into(),
             });
         }
+        let delim = delimiter(text);
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
+            .delimiter(delim as u8)
             .from_reader(text.as_bytes());
         let bytes = text.as_bytes();
         let mut lines = LineCounter::default();
@@ -95,7 +98,7 @@ impl Table {
                 continue;
             }
             let (line, _) = lines.locate(text, off);
-            let starts = field_columns(text, off);
+            let starts = field_columns(text, off, delim);
             let cells: Vec<Cell> = rec
                 .iter()
                 .enumerate()
@@ -185,7 +188,7 @@ impl LineCounter {
 }
 
 /// The (line offset, 1-based column) of every field of the record starting at `off`.
-fn field_columns(text: &str, off: usize) -> Vec<(u32, u32)> {
+fn field_columns(text: &str, off: usize, delim: char) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     let Some(rest) = text.get(off..) else {
         return out;
@@ -226,7 +229,7 @@ fn field_columns(text: &str, off: usize) -> Vec<(u32, u32)> {
             continue;
         }
         match c {
-            ',' => at_start = true,
+            c if c == delim => at_start = true,
             '\n' | '\r' => break,
             _ => {}
         }
@@ -238,8 +241,23 @@ fn field_columns(text: &str, off: usize) -> Vec<(u32, u32)> {
     out
 }
 
+/// The separator: `,`, or `;` or a tab when the first non-blank line has more of those
+/// than commas (spreadsheets set to a European locale export with `;`).
+fn delimiter(text: &str) -> char {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let count = |d: char| first.chars().filter(|c| *c == d).count();
+    let (comma, semi, tab) = (count(','), count(';'), count('\t'));
+    if semi > comma && semi >= tab {
+        ';'
+    } else if tab > comma && tab > semi {
+        '\t'
+    } else {
+        ','
+    }
+}
+
 /// The place of an opening quote that is never closed, if any.
-fn unclosed_quote(text: &str) -> Option<(u32, u32)> {
+fn unclosed_quote(text: &str, delim: char) -> Option<(u32, u32)> {
     let mut line = 1u32;
     let mut col = 1u32;
     let mut field_start = true;
@@ -258,7 +276,7 @@ fn unclosed_quote(text: &str) -> Option<(u32, u32)> {
         } else if c == '"' && field_start {
             open = Some((line, col));
         }
-        field_start = matches!(c, ',' | '\n') && open.is_none();
+        field_start = (c == delim || c == '\n') && open.is_none();
         if c == '\n' {
             line += 1;
             col = 1;
@@ -570,6 +588,19 @@ mod tests {
         assert_eq!((t.rows[0].cells[1].line, t.rows[0].cells[1].column), (3, 4));
         assert_eq!(t.rows[0].cells[1].text, "x, y");
         assert_eq!((t.rows[1].line, t.rows[1].cells[1].column), (4, 5));
+    }
+
+    #[test]
+    fn semicolons_and_tabs_separate_when_the_header_says_so() {
+        let t = Table::read("t.csv", "a;b\n1,5;\"x; y\"\n".as_bytes()).unwrap();
+        assert_eq!(t.headers, ["a", "b"]);
+        assert_eq!(t.rows[0].cells[0].text, "1,5");
+        assert_eq!(
+            (t.rows[0].cells[1].text.as_str(), t.rows[0].cells[1].column),
+            ("x; y", 6)
+        );
+        let t = Table::read("t.tsv", "a\tb\n1\t2\n".as_bytes()).unwrap();
+        assert_eq!(t.rows[0].cells[1].text, "2");
     }
 
     #[test]
