@@ -967,7 +967,7 @@ impl Unit<'_> {
             .collect();
         let text = if parts.is_empty() {
             if b.is_empty() {
-                "every input".into()
+                "always (the table has no numeric input)".into()
             } else {
                 "the whole range".into()
             }

@@ -238,3 +238,38 @@ fn a_ten_megabyte_table_is_checked_or_refused_quickly() {
     );
     assert!(p.message.len() < 400, "{}", p.message);
 }
+
+/// A table of keys and outcomes only: a key that occurs twice is a conflict (different
+/// outcomes) or an overlap (the same), holding for every input.
+#[test]
+fn doubled_keys_without_conditions() {
+    let Some(kind) = first_solver() else { return };
+    let t = Table::read(
+        "keys.csv",
+        b"product,country,fee\nA,US,1\nA,US,2\nB,US,1\nB,US,1.00\nA,CA,1\n",
+    )
+    .unwrap();
+    let r = check(&t, &Options::default(), kind);
+    assert!(r.inputs.is_empty());
+    let f: Vec<(table::Kind, &str, Vec<u32>)> = r
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.region.text.as_str(), f.rows.clone()))
+        .collect();
+    assert_eq!(
+        f,
+        [
+            (
+                table::Kind::Conflict,
+                "always (the table has no numeric input)",
+                vec![2, 3]
+            ),
+            (
+                table::Kind::Overlap,
+                "always (the table has no numeric input)",
+                vec![4, 5]
+            ),
+        ]
+    );
+    assert_eq!(r.findings[0].region.smt, "true");
+}

@@ -100,6 +100,9 @@ fn problem_name(k: ProblemKind) -> &'static str {
 }
 
 fn witness_text(p: &table::Point) -> String {
+    if p.0.is_empty() {
+        return "the table has no input".into();
+    }
     p.0.iter()
         .map(|(k, v)| format!("{k} = {v}"))
         .collect::<Vec<_>>()
@@ -119,7 +122,13 @@ impl TableRun {
             .iter()
             .map(|i| format!("{} ({})", clean(&i.name), i.meaning))
             .collect();
-        let _ = writeln!(o, "{}: {} rows", clean(&r.file), r.rows);
+        let _ = writeln!(
+            o,
+            "{}: {} row{}",
+            clean(&r.file),
+            r.rows,
+            if r.rows == 1 { "" } else { "s" }
+        );
         let list = |v: &[String]| {
             if v.is_empty() {
                 "none".to_string()
@@ -215,10 +224,14 @@ impl TableRun {
                 };
                 let _ = writeln!(
                     o,
-                    "  {:<8} {}: e.g. {}{values}{rows}",
+                    "  {:<8} {}{}{values}{rows}",
                     f.kind.name(),
                     clean(&f.region.text),
-                    clean(&witness_text(&f.witness))
+                    if f.witness.0.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": e.g. {}", clean(&witness_text(&f.witness)))
+                    }
                 );
             }
             if !g.gaps_exact {
