@@ -1207,9 +1207,21 @@ impl Unit<'_> {
                     break;
                 }
             }
-            let Some(p) = witness else {
-                // The two outcomes differ at one point only: take the solver's.
-                self.undecided(report, format!("a simple witness for rows {} and {}", sa.line, sb.line), "no simple point of the region shows it; the solver's model was not turned into a human number".into());
+            let witness = match witness {
+                Some(p) => Some(p),
+                // No simple point shows it (the outcomes are equal at every one tried):
+                // the solver's own point, checked the same way.
+                None => self.model_point(s, &[both.clone(), differ.clone()], conflict)?,
+            };
+            let Some(p) = witness.filter(|p| {
+                self.holds(&both, p).unwrap_or(false)
+                    && (self.value(sa, p) != self.value(sb, p)) == conflict
+            }) else {
+                self.undecided(
+                    report,
+                    format!("a witness for rows {} and {}", sa.line, sb.line),
+                    "no point of the region that vera could check was found".into(),
+                );
                 continue;
             };
             let kind = if conflict {
@@ -1237,6 +1249,30 @@ impl Unit<'_> {
             });
         }
         Ok(())
+    }
+
+    /// The solver's point for `assumptions`, when it has one (a conflict's).
+    fn model_point(
+        &self,
+        s: &mut Solver,
+        assumptions: &[Term],
+        want: bool,
+    ) -> Result<Option<Vec<BigRational>>, TableError> {
+        if !want {
+            return Ok(None);
+        }
+        let Answer::Sat(m) = s.check_assuming(assumptions)? else {
+            return Ok(None);
+        };
+        Ok(self
+            .inputs
+            .iter()
+            .map(|i| match m.get(&i.smt) {
+                Some(Value::Real(r)) => Some(r.clone()),
+                Some(Value::Int(n)) => Some(BigRational::from_integer(n.clone())),
+                _ => Some(BigRational::zero()),
+            })
+            .collect())
     }
 
     /// Rows whose bounds touch a gap's ends (1-D).
