@@ -253,6 +253,9 @@ struct Lexed {
     end: usize,
 }
 
+/// Three-letter words of the grammar, which are not currency codes when capitalized.
+const KEYWORDS3: &[&str] = &["any", "all", "and", "max", "min", "not", "the"];
+
 const UNITS: &[&str] = &["lb", "lbs", "oz", "kg", "g", "pound", "pounds", "ounces"];
 
 fn lex(text: &str) -> Result<Lexed, CellError> {
@@ -295,7 +298,9 @@ fn lex(text: &str) -> Result<Lexed, CellError> {
                 next = j + 1;
             }
             let lower = word.to_lowercase();
-            let tok = if (word.chars().count() == 3 && word.chars().all(|c| c.is_ascii_uppercase()))
+            let tok = if (word.chars().count() == 3
+                && word.chars().all(|c| c.is_ascii_uppercase())
+                && !KEYWORDS3.contains(&lower.as_str()))
                 || UNITS.contains(&lower.trim_end_matches('.'))
             {
                 Tok::Unit
@@ -1038,6 +1043,8 @@ mod tests {
         assert_eq!(iv("5000+"), ">= 5000");
         assert_eq!(iv("not over 70 lbs"), "<= 70");
         assert_eq!(iv("any"), "any");
+        assert_eq!(iv("ANY"), "any");
+        assert_eq!(iv("MAX 50 USD"), "<= 50");
         assert_eq!(iv("12"), "bare 12");
         assert_eq!(iv("50 -"), "error at 4: expected a number");
         assert_eq!(
