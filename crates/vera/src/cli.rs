@@ -106,6 +106,20 @@ pub enum Command {
     /// Work with SMT-LIB files directly.
     #[command(subcommand)]
     Smt(SmtCommand),
+    /// Rate and fee tables (CSV).
+    #[command(subcommand)]
+    Table(TableCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TableCommand {
+    /// Check a table for gaps (inputs where no row applies), conflicts (two rows apply
+    /// with different outcomes) and overlaps (two rows apply with the same outcome), per
+    /// group of key values and per outcome column.
+    ///
+    /// Exit status: 0 complete and unambiguous, 1 findings or unreadable cells, 2 bad
+    /// input, solver failure or an undecided question.
+    Check(TableCheckArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -640,6 +654,37 @@ pub struct SmtCheckArgs {
     pub output: OutputArgs,
 }
 
+/// The arguments of `vera table check`.
+#[derive(Debug, Clone, Args)]
+pub struct TableCheckArgs {
+    /// The table (CSV with a header row).
+    pub file: PathBuf,
+    /// Key columns by header name, comma-separated (default: the columns of text).
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub keys: Option<Vec<String>>,
+    /// Condition columns by header name, one numeric input each (default: the columns
+    /// with intervals, else the first column of bare amounts).
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub when: Option<Vec<String>>,
+    /// Outcome columns by header name; each is checked on its own (default: the other
+    /// columns of amounts, percentages or rule sentences).
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub then: Option<Vec<String>>,
+    /// The range an input is checked over, NAME=LO..HI, both ends inclusive, either may
+    /// be left out (repeatable; default: the hull of each group's rows).
+    #[arg(long, value_name = "NAME=LO..HI")]
+    pub range: Vec<String>,
+    /// What a bare amount in a condition column means: not-over (a step's upper end,
+    /// the default for a column of bare amounts), at-least (a step's lower end) or
+    /// point.
+    #[arg(long, value_name = "MEANING")]
+    pub bare: Option<table::BareMode>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 /// The arguments of `vera smt fmt`.
 #[derive(Debug, Clone, Args)]
 pub struct SmtFmtArgs {
@@ -815,6 +860,7 @@ impl Command {
             Command::Llm(LlmCommand::Ping(_)) => "llm ping",
             Command::Smt(SmtCommand::Check(_)) => "smt check",
             Command::Smt(SmtCommand::Fmt(_)) => "smt fmt",
+            Command::Table(TableCommand::Check(_)) => "table check",
         }
     }
 
@@ -840,6 +886,7 @@ impl Command {
             Command::C(CCommand::Verify(a)) => a.output.clone(),
             Command::C(CCommand::Strength(a)) => a.output.clone(),
             Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
+            Command::Table(TableCommand::Check(a)) => a.output.clone(),
             Command::DraftVariables(a) => text(a.output.format),
             Command::Formalize(a) => text(a.output.format),
             Command::Clarify(a) => text(a.output.format),
@@ -881,6 +928,7 @@ impl Command {
             Command::Llm(LlmCommand::Ping(a)) => crate::llmcmd::ping(a),
             Command::Smt(SmtCommand::Check(a)) => crate::smt::check(a),
             Command::Smt(SmtCommand::Fmt(a)) => crate::smt::fmt(a),
+            Command::Table(TableCommand::Check(a)) => crate::tablecmd::check(a),
         }
     }
 

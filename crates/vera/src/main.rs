@@ -23,6 +23,7 @@ mod output;
 mod pipecmd;
 mod qacmd;
 mod smt;
+mod tablecmd;
 mod tables;
 
 use clap::{CommandFactory, FromArgMatches};

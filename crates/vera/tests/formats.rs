@@ -113,6 +113,44 @@ fn smt_check_sarif_has_the_core_as_related_locations() {
 }
 
 #[test]
+fn table_check_sarif_points_at_rows_and_cells() {
+    let log = sarif_of(&["table", "check", "crates/table/testdata/fees.csv"], 1);
+    let rs = results(&log);
+    let conflict = rs
+        .iter()
+        .find(|r| r["ruleId"] == "VERA-TABLE-CONFLICT")
+        .unwrap();
+    assert_eq!(
+        conflict["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
+    assert_eq!(
+        conflict["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
+    let log = sarif_of(&["table", "check", "crates/table/testdata/bad.csv"], 1);
+    let cell = results(&log)
+        .iter()
+        .find(|r| r["ruleId"] == "VERA-TABLE-CELL")
+        .cloned()
+        .unwrap();
+    let region = &cell["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (region["startLine"].as_u64(), region["startColumn"].as_u64()),
+        (Some(2), Some(11))
+    );
+    let log = sarif_of(
+        &[
+            "table",
+            "check",
+            "testdata/fees-dataset/usps/library-retail-large-envelope-parcel/library-retail-large-envelope-parcel.csv",
+        ],
+        0,
+    );
+    assert!(results(&log).is_empty(), "{log}");
+}
+
+#[test]
 fn consistency_and_c_sarif_are_valid() {
     let case = "testdata/fees-dataset/cra-25/ab";
     let nl = format!("{case}/ab.smt2");

@@ -46,6 +46,7 @@ const TAGS: &[&str] = &[
     "vera.qa.v1",
     "vera.roundtrip.v1",
     "vera.smt-check.v1",
+    "vera.table-check.v1",
     "vera.text.v1",
 ];
 
@@ -632,6 +633,97 @@ fn consistency_payloads() {
         assert!(verdicts.iter().any(|x| *x == v), "{v}");
     }
     assert!(verdicts.iter().any(|x| x.is_null()), "an error case");
+}
+
+#[test]
+fn table_check_payloads() {
+    let tag = "vera.table-check.v1";
+    for solver in ["z3", "cvc5"] {
+        // Gaps, conflicts, overlaps and rule sentences: findings, exit 1.
+        let j = check(
+            tag,
+            &[
+                "table",
+                "check",
+                "crates/table/testdata/fees.csv",
+                "--solver",
+                solver,
+            ],
+            &[1],
+        );
+        let kinds: Vec<&str> = j["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        assert!(
+            kinds.contains(&"conflict") && kinds.contains(&"overlap"),
+            "{kinds:?}"
+        );
+        let j = check(
+            tag,
+            &[
+                "table",
+                "check",
+                "crates/table/testdata/brackets.csv",
+                "--keys",
+                "product,country",
+                "--when",
+                "amount",
+                "--then",
+                "fee",
+                "--range",
+                "amount=0..100000",
+                "--solver",
+                solver,
+            ],
+            &[1],
+        );
+        assert_eq!(j["findings"][0]["kind"], "gap");
+        assert_eq!(j["findings"][0]["group"]["country"], "US");
+        assert_eq!(j["findings"][0]["witness"]["amount"], "0");
+        // Unreadable cells and an empty group.
+        check(
+            tag,
+            &[
+                "table",
+                "check",
+                "crates/table/testdata/bad.csv",
+                "--solver",
+                solver,
+            ],
+            &[1],
+        );
+        // A published USPS table: complete and unambiguous, exit 0.
+        let j = check(
+            tag,
+            &[
+                "table",
+                "check",
+                "testdata/fees-dataset/usps/priority-mail-express-retail/priority-mail-express-retail-nl.csv",
+                "--solver",
+                solver,
+            ],
+            &[0],
+        );
+        assert_eq!(j["groups"].as_array().unwrap().len(), 9);
+    }
+    // A file that cannot be read as a table: no payload, the located error, exit 2.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("latin1.csv");
+    std::fs::write(&bad, b"product,amount,fee\nCaf\xe9,0 - 10,1\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(["table", "check", bad.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("latin1.csv:2:4: error: the file is not UTF-8"),
+        "{err}"
+    );
 }
 
 #[test]

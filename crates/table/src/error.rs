@@ -1,0 +1,109 @@
+//! Errors that stop a table from being read or checked at all. A cell that cannot be
+//! read is not an error but a [`crate::Problem`] in the report.
+
+/// Why a table could not be read or checked.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The file is not UTF-8.
+    #[error("{file}:{line}:{column}: error: the file is not UTF-8 (invalid byte 0x{byte:02x}); save it as UTF-8")]
+    NotUtf8 {
+        /// The file.
+        file: String,
+        /// 1-based line of the first invalid byte.
+        line: u32,
+        /// 1-based column (in characters) of the first invalid byte.
+        column: u32,
+        /// The byte.
+        byte: u8,
+    },
+    /// The CSV syntax is broken (an unclosed quote).
+    #[error("{file}:{line}:{column}: error: {message}")]
+    Csv {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: u32,
+        /// 1-based column.
+        column: u32,
+        /// What is wrong.
+        message: String,
+    },
+    /// No header row.
+    #[error("{file}:1:1: error: the table is empty (no header row)")]
+    Empty {
+        /// The file.
+        file: String,
+    },
+    /// A column named on the command line is not in the header row.
+    #[error("{file}:{line}:1: error: no column `{name}` (given for {role}); the columns are {available}")]
+    MissingColumn {
+        /// The file.
+        file: String,
+        /// The header row's line.
+        line: u32,
+        /// The name given.
+        name: String,
+        /// `--keys`, `--when` or `--then`.
+        role: &'static str,
+        /// The header names, quoted and comma-separated.
+        available: String,
+    },
+    /// A column was given two roles.
+    #[error("{file}:{line}:1: error: column `{name}` is given as both {first} and {second}")]
+    TwoRoles {
+        /// The file.
+        file: String,
+        /// The header row's line.
+        line: u32,
+        /// The column.
+        name: String,
+        /// One role.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
+    /// No column holds outcomes.
+    #[error("{file}:{line}:1: error: no column holds outcomes (amounts, percentages or rule sentences); name it with --then")]
+    NoOutcome {
+        /// The file.
+        file: String,
+        /// The header row's line.
+        line: u32,
+    },
+    /// More rows than the reader takes.
+    #[error("{file}:{line}:1: error: the table has more than {max} rows; split it (by key) into several files")]
+    TooManyRows {
+        /// The file.
+        file: String,
+        /// The first row over the limit.
+        line: u32,
+        /// The limit.
+        max: usize,
+    },
+    /// A `--range` argument that does not read.
+    #[error("bad --range `{arg}`: {message}")]
+    BadRange {
+        /// The argument.
+        arg: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The region grid of a group with several inputs is too large.
+    #[error("{file}: group {group}: {cells} cells over the inputs exceed the limit of {max}; give --range or fewer --when columns")]
+    TooManyCells {
+        /// The file.
+        file: String,
+        /// The group.
+        group: String,
+        /// Cells needed.
+        cells: u128,
+        /// The limit.
+        max: usize,
+    },
+    /// The solver session failed (not an unknown answer: those are in the report).
+    #[error("solver: {0}")]
+    Solver(#[from] solver::SolverError),
+    /// A solver answer contradicts vera's own arithmetic; a bug or a broken solver.
+    #[error("{0}")]
+    Inconsistent(String),
+}
