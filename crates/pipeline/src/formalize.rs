@@ -1513,9 +1513,9 @@ pub fn write_new(
         safefile::register_input(i);
     }
     safefile::write_atomic(path, text.as_bytes(), force).map_err(|e| match e {
-        safefile::SafeFileError::Write { source, .. } => PipelineError::Io {
+        safefile::SafeFileError::Write { error, .. } => PipelineError::Io {
             path: path.display().to_string(),
-            source,
+            source: error,
         },
         other => PipelineError::Input(other.to_string()),
     })

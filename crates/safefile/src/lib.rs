@@ -96,20 +96,22 @@ pub enum SafeFileError {
         column: usize,
     },
     /// Reading failed.
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("cannot read {}: {error}", .path.display())]
     Read {
         /// The path as given.
         path: PathBuf,
-        /// The operating system's error.
-        source: io::Error,
+        /// The operating system's error (in the message, so not also a `source`:
+        /// an error chain would print it twice).
+        error: io::Error,
     },
     /// Writing failed.
-    #[error("cannot write {}: {source}", .path.display())]
+    #[error("cannot write {}: {error}", .path.display())]
     Write {
         /// The path as given.
         path: PathBuf,
-        /// The operating system's error.
-        source: io::Error,
+        /// The operating system's error (in the message, so not also a `source`:
+        /// an error chain would print it twice).
+        error: io::Error,
     },
 }
 
@@ -236,16 +238,16 @@ pub fn check_output(path: &Path, force: bool) -> Result<()> {
 /// Reads at most `limit` bytes of `path` (and remembers it as an input). Works on regular
 /// files, pipes and devices alike; more than `limit` bytes is an error.
 pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let read_err = |source| SafeFileError::Read {
+    let read_err = |error| SafeFileError::Read {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let file = File::open(path).map_err(read_err)?;
     let md = file.metadata().map_err(read_err)?;
     if md.is_dir() {
         return Err(SafeFileError::Read {
             path: path.to_path_buf(),
-            source: io::Error::other("it is a directory"),
+            error: io::Error::other("it is a directory"),
         });
     }
     if md.is_file() && md.len() > limit {
@@ -327,9 +329,9 @@ fn temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
 /// renamed over `path`) after [`check_output`].
 pub fn write_atomic(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
     check_output(path, force)?;
-    let write_err = |source| SafeFileError::Write {
+    let write_err = |error| SafeFileError::Write {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let (mut file, tmp) = temp_beside(path).map_err(write_err)?;
     let done = file
@@ -392,9 +394,9 @@ impl Stream {
     /// Opens a stream that will become `path`, after [`check_output`].
     pub fn create(path: &Path, force: bool, options: StreamOptions) -> Result<Stream> {
         check_output(path, force)?;
-        let write_err = |source| SafeFileError::Write {
+        let write_err = |error| SafeFileError::Write {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let dir = folder_of(path);
         fs::create_dir_all(dir).map_err(write_err)?;
@@ -439,7 +441,7 @@ impl Stream {
     pub fn finish(self) -> Result<()> {
         let path = self.path.clone();
         let r = lock(&self.state).close(None);
-        r.map_err(|source| SafeFileError::Write { path, source })
+        r.map_err(|error| SafeFileError::Write { path, error })
     }
 }
 

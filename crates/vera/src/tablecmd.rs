@@ -265,8 +265,11 @@ impl TableRun {
         });
         let _ = writeln!(
             o,
-            "\n{} groups checked: {gaps} gaps, {conflicts} conflicts, {overlaps} overlaps, {} cell problems, {} undecided ({})",
-            r.groups.len(),
+            "\n{} checked: {gaps} gaps, {conflicts} conflicts, {overlaps} overlaps, {} cell problems, {} undecided ({})",
+            match r.groups.len() {
+                1 => "1 group".to_string(),
+                n => format!("{n} groups"),
+            },
             r.problems.len(),
             r.undecided.len(),
             r.solver
