@@ -5,7 +5,7 @@
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     /// The file is not UTF-8.
-    #[error("{file}:{line}:{column}: error: the file is not UTF-8 (invalid byte 0x{byte:02x}); save it as UTF-8")]
+    #[error("{file}:{line}:{column}: the file is not UTF-8 (invalid byte 0x{byte:02x}); save it as UTF-8")]
     NotUtf8 {
         /// The file.
         file: String,
@@ -17,7 +17,7 @@ pub enum TableError {
         byte: u8,
     },
     /// The CSV syntax is broken (an unclosed quote).
-    #[error("{file}:{line}:{column}: error: {message}")]
+    #[error("{file}:{line}:{column}: {message}")]
     Csv {
         /// The file.
         file: String,
@@ -29,13 +29,13 @@ pub enum TableError {
         message: String,
     },
     /// No header row.
-    #[error("{file}:1:1: error: the table is empty (no header row)")]
+    #[error("{file}:1:1: the table is empty (no header row)")]
     Empty {
         /// The file.
         file: String,
     },
     /// A column named on the command line is not in the header row.
-    #[error("{file}:{line}:1: error: no column `{name}` (given for {role}); the columns are {available}")]
+    #[error("{file}:{line}:1: no column `{name}` (given for {role}); the columns are {available}")]
     MissingColumn {
         /// The file.
         file: String,
@@ -49,7 +49,7 @@ pub enum TableError {
         available: String,
     },
     /// A column was given two roles.
-    #[error("{file}:{line}:1: error: column `{name}` is given as both {first} and {second}")]
+    #[error("{file}:{line}:1: column `{name}` is given as both {first} and {second}")]
     TwoRoles {
         /// The file.
         file: String,
@@ -63,7 +63,7 @@ pub enum TableError {
         second: &'static str,
     },
     /// No column holds outcomes.
-    #[error("{file}:{line}:1: error: no column holds outcomes (amounts, percentages or rule sentences); name it with --then")]
+    #[error("{file}:{line}:1: no column holds outcomes (amounts, percentages or rule sentences); name it with --then")]
     NoOutcome {
         /// The file.
         file: String,
@@ -71,7 +71,9 @@ pub enum TableError {
         line: u32,
     },
     /// More rows than the reader takes.
-    #[error("{file}:{line}:1: error: the table has more than {max} rows; split it (by key) into several files")]
+    #[error(
+        "{file}:{line}:1: the table has more than {max} rows; split it (by key) into several files"
+    )]
     TooManyRows {
         /// The file.
         file: String,

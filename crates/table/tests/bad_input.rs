@@ -33,7 +33,7 @@ fn a_file_that_is_not_utf8_is_an_error_at_its_first_bad_byte() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "fees.csv:3:4: error: the file is not UTF-8 (invalid byte 0xe9); save it as UTF-8"
+        "fees.csv:3:4: the file is not UTF-8 (invalid byte 0xe9); save it as UTF-8"
     );
 }
 
@@ -42,7 +42,7 @@ fn an_unclosed_quote_is_an_error_where_it_opens() {
     let e = Table::read("fees.csv", b"a,b\n1,2\n3,\"4\n5,6\n").unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("fees.csv:3:3: error: a quoted cell is never closed"),
+            .starts_with("fees.csv:3:3: a quoted cell is never closed"),
         "{e}"
     );
 }
@@ -59,13 +59,13 @@ fn a_missing_column_names_the_columns_there_are() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "fees.csv:1:1: error: no column `country` (given for --keys); the columns are `product`, `amount`, `fee`"
+        "fees.csv:1:1: no column `country` (given for --keys); the columns are `product`, `amount`, `fee`"
     );
     let e =
         table::Layout::resolve(&t, &options(&["amount"], &["amount"], &[]).columns).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "fees.csv:1:1: error: column `amount` is given as both --keys and --when"
+        "fees.csv:1:1: column `amount` is given as both --keys and --when"
     );
     let t = Table::read("names.csv", b"product,country\nCard,US\n").unwrap();
     let e = table::Layout::resolve(&t, &Columns::default()).unwrap_err();
@@ -186,7 +186,7 @@ fn a_ten_megabyte_table_is_checked_or_refused_quickly() {
     let e = Table::read("big.csv", csv.as_bytes()).unwrap_err();
     assert_eq!(
         e.to_string(),
-        format!("big.csv:{}:1: error: the table has more than 100000 rows; split it (by key) into several files", table::model::MAX_ROWS + 2)
+        format!("big.csv:{}:1: the table has more than 100000 rows; split it (by key) into several files", table::model::MAX_ROWS + 2)
     );
     assert!(start.elapsed() < Duration::from_secs(20));
     // 2. Ten megabytes in fewer, wider rows: read and checked (the notes column is

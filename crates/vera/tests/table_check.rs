@@ -92,7 +92,7 @@ fn bad_input_exits_2_with_its_location() {
     assert!(out.is_empty());
     assert_eq!(
         err.trim(),
-        "error: crates/table/testdata/fees.csv:1:1: error: no column `price` (given for --when); the columns are `product`, `country`, `currency`, `amount`, `fee`"
+        "error: crates/table/testdata/fees.csv:1:1: no column `price` (given for --when); the columns are `product`, `country`, `currency`, `amount`, `fee`"
     );
     let (code, _, err) = vera(&[
         "table",
