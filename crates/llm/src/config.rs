@@ -115,6 +115,17 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("VERA_LLM_EMBEDDING_URL", "embedding_base_url"),
 ];
 
+/// A Boolean environment setting: true/1/on/yes or false/0/off/no, any case.
+fn env_bool(name: &str, v: &str) -> Result<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "on" | "yes" => Ok(true),
+        "false" | "0" | "off" | "no" => Ok(false),
+        _ => Err(LlmError::Config(format!(
+            "{name}={v:?}: expected true or false"
+        ))),
+    }
+}
+
 fn d_true() -> bool {
     true
 }
@@ -355,26 +366,10 @@ impl LlmConfig {
             };
         }
         if let Some(v) = get("VERA_LLM_GRAMMAR") {
-            self.grammar = match v.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" | "on" | "yes" => true,
-                "false" | "0" | "off" | "no" => false,
-                _ => {
-                    return Err(LlmError::Config(format!(
-                        "VERA_LLM_GRAMMAR={v:?}: expected true or false"
-                    )))
-                }
-            };
+            self.grammar = env_bool("VERA_LLM_GRAMMAR", &v)?;
         }
         if let Some(v) = get("VERA_LLM_STREAM") {
-            self.stream = match v.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" | "on" | "yes" => true,
-                "false" | "0" | "off" | "no" => false,
-                _ => {
-                    return Err(LlmError::Config(format!(
-                        "VERA_LLM_STREAM={v:?}: expected true or false"
-                    )))
-                }
-            };
+            self.stream = env_bool("VERA_LLM_STREAM", &v)?;
         }
         if let Some(v) = get("VERA_LLM_CACHE") {
             self.cache = Some(PathBuf::from(v));
