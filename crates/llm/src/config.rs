@@ -720,6 +720,24 @@ cache_mode = "refresh"
     }
 
     #[test]
+    fn streaming_is_on_unless_turned_off() {
+        assert!(LlmConfig::default().stream);
+        assert!(
+            !LlmConfig::from_toml("[llm]\nstream = false\n")
+                .unwrap()
+                .stream
+        );
+        let mut c = LlmConfig::default();
+        c.apply_env(|k| (k == "VERA_LLM_STREAM").then(|| "Off".into()))
+            .unwrap();
+        assert!(!c.stream);
+        let e = c
+            .apply_env(|k| (k == "VERA_LLM_STREAM").then(|| "sometimes".into()))
+            .unwrap_err();
+        assert!(e.to_string().contains("VERA_LLM_STREAM"), "{e}");
+    }
+
+    #[test]
     fn grammar_is_opt_in_and_refused_where_it_cannot_go() {
         assert!(!LlmConfig::default().grammar);
         let c = LlmConfig::from_toml("[llm]\ngrammar = true\n").unwrap();
