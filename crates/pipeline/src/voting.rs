@@ -635,6 +635,10 @@ pub fn check_text(
     Ok(TextCheck { vote, report })
 }
 
+/// Token limit of a drafted variable specification: a JSON object of a few variables
+/// with descriptions is a few hundred tokens (the recorded Nunavut draft: 432).
+const DRAFT_MAX_TOKENS: u32 = 2048;
+
 /// The draft prompt of a variable specification (SIRNA Fig. 9).
 pub fn draft_template() -> Template {
     Template::parse(
@@ -693,6 +697,7 @@ pub fn draft_variables(
     let mut req = Request::new()
         .user(user)
         .temperature(0.0)
+        .max_tokens(DRAFT_MAX_TOKENS)
         .schema("variable_spec", schema);
     let mut refused = Vec::new();
     for attempt in 0..=repairs {
