@@ -608,12 +608,12 @@ mod tests {
         let e = Table::read("t.csv", b"a,b\n1,\xff\n").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "t.csv:2:3: error: the file is not UTF-8 (invalid byte 0xff); save it as UTF-8"
+            "t.csv:2:3: the file is not UTF-8 (invalid byte 0xff); save it as UTF-8"
         );
         let e = Table::read("t.csv", b"a,b\n1,\"2\n3,4\n").unwrap_err();
         assert!(
             e.to_string()
-                .starts_with("t.csv:2:3: error: a quoted cell is never closed"),
+                .starts_with("t.csv:2:3: a quoted cell is never closed"),
             "{e}"
         );
         assert!(matches!(

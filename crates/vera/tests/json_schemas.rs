@@ -721,7 +721,7 @@ fn table_check_payloads() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("latin1.csv:2:4: error: the file is not UTF-8"),
+        err.contains("latin1.csv:2:4: the file is not UTF-8"),
         "{err}"
     );
 }
