@@ -24,10 +24,12 @@
 //!   generalised by dropping conditions that do not matter.
 
 pub mod bounds;
+pub mod regions;
 mod render;
 pub mod side;
 
 pub use bounds::{BoundItem, Bounds, BoundsError};
+pub use regions::{DifferenceKind, Partition, Proof, Range, RangeEnd, Witness, WitnessKind};
 pub use side::{Side, SideLabel};
 
 use crate::diag::Diagnostics;
@@ -36,7 +38,7 @@ use num_rational::BigRational;
 use serde::Serialize;
 use side::{inline_calls, rename_command, rename_term, substitute};
 use solver::{Outcome, Reason, Solver, SolverConfig, SolverError};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// Where one side comes from.
@@ -242,26 +244,37 @@ pub struct Counterexample {
     pub bl: SideValues,
 }
 
-/// A set of inputs on which the outputs differ everywhere.
+/// One divergence region: a set of inputs on which the outputs differ. The regions of a
+/// report are disjoint and together the divergence set (see [`Report::partition`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Region {
-    /// `Some(true)` when the outputs differ at every point of the region, `Some(false)`
-    /// when they differ only on part of it (where the two sides' formulas cross),
-    /// `None` when the solver could not tell (see `note`).
+    /// `Some(true)` when the outputs differ at every point of the conditions,
+    /// `Some(false)` when only on part of them (the region is then the conditions
+    /// intersected with the divergence, and `difference_kind` is `sample`), `None`
+    /// when the solver could not tell (see `note`).
     pub everywhere: Option<bool>,
-    /// The conjunction of conditions, each in infix notation.
+    /// The conjunction of conditions, each in infix notation over display names.
     pub conditions: Vec<String>,
-    /// An example input (BL names, then NL inputs not mapped to BL).
+    /// An example input (the first witness).
     pub example: BTreeMap<String, String>,
     /// The NL output at the example.
     pub nl_output: String,
     /// The BL output at the example.
     pub bl_output: String,
-    /// BL minus NL at the example.
+    /// BL minus NL on the region: a constant, a linear formula over the inputs
+    /// (`0.0025*income - 132.2`), or the value at the example (see `difference_kind`).
     pub difference: String,
-    /// What the solver could not decide about this region, if anything (whether the
-    /// outputs differ everywhere, or whether a condition can be dropped).
+    /// What the solver could not decide about this region, if anything.
     pub note: Option<String>,
+    /// The region as an SMT-LIB term over the (prefixed) inputs, within Φ and Ψ.
+    pub smt: String,
+    /// How `difference` is known.
+    pub difference_kind: DifferenceKind,
+    /// Minimum and maximum of the difference over the region (`None`: not computed).
+    pub range: Option<Range>,
+    /// Inputs of the region at round numbers (boundary, inside), each confirmed by the
+    /// solver, with both outputs there.
+    pub witnesses: Vec<Witness>,
 }
 
 /// A solver query of the checker.
@@ -368,6 +381,9 @@ pub struct Report {
     pub regions_complete: bool,
     /// Why the region list is incomplete.
     pub regions_note: Option<String>,
+    /// What the solver confirmed about the regions as a partition of the divergence
+    /// set (with enumeration on and at least one region).
+    pub partition: Option<Partition>,
     /// Queries the solver answered `unknown`, in the order asked.
     pub undecided: Vec<Undecided>,
     /// Why the verdict is unknown: the queries it depends on that got no answer.
@@ -1090,6 +1106,7 @@ pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Re
                 regions: vec![],
                 regions_complete: true,
                 regions_note: None,
+                partition: None,
                 undecided: vec![],
                 reason: None,
             })
@@ -1139,6 +1156,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         regions: vec![],
         regions_complete: true,
         regions_note: None,
+        partition: None,
         undecided: vec![],
         reason: None,
     };
@@ -1152,8 +1170,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         s.assert(t)?;
     }
     // Sample one input per path of B (before A is asserted), for the totality check.
-    let bl_atoms = atoms(&p.bl, &p.ctx);
-    let mut sample_atoms = bl_atoms.clone();
+    let mut sample_atoms = atoms(&p.bl, &p.ctx);
     sample_atoms.extend(atoms(&p.nl, &p.ctx));
     let mut samples: Vec<Model> = Vec::new();
     if input.options.diagnose && !p.nl.function_form {
@@ -1273,10 +1290,11 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             let m = complete(&m, &p.ctx);
             report.counterexample = Some(replay(p, &m)?);
             if input.options.enumerate {
-                let (regions, note) = enumerate(p, s, &bl_atoms, input.options.max_regions)?;
-                report.regions = regions;
-                report.regions_complete = note.is_none();
-                report.regions_note = note;
+                let e = regions::enumerate(p, s, input.options.max_regions)?;
+                report.regions = e.regions;
+                report.regions_complete = e.note.is_none();
+                report.regions_note = e.note;
+                report.partition = e.partition;
             }
         }
     }
@@ -1548,189 +1566,4 @@ fn atoms(side: &Prepared, ctx: &Context) -> Vec<Term> {
         }
     }
     out
-}
-
-/// Lists divergence regions. The note says why the list is incomplete (`None` when it
-/// is complete).
-fn enumerate(
-    p: &Problem,
-    s: &mut Solver,
-    bl_atoms: &[Term],
-    cap: usize,
-) -> Result<(Vec<Region>, Option<String>), CheckError> {
-    let mut all = bl_atoms.to_vec();
-    let mut seen: HashSet<Term> = all.iter().cloned().collect();
-    for a in atoms(&p.nl, &p.ctx) {
-        if seen.insert(a.clone()) {
-            all.push(a);
-        }
-    }
-    // The strict form of each lower or upper bound of Ψ, so that a region can exclude
-    // the boundary (e.g. `income > 0` where both sides compute 0 at `income = 0`).
-    for t in &p.psi {
-        if let Term::App(op @ (Op::Ge | Op::Le), xs) = t {
-            let strict = Term::app(if *op == Op::Ge { Op::Gt } else { Op::Lt }, xs.clone());
-            if is_atom(&strict) && seen.insert(strict.clone()) {
-                all.push(strict);
-            }
-        }
-    }
-    let diff = distinct(&p.nl.output, &p.bl.output);
-    let same = eq(p.nl.output.clone(), p.bl.output.clone());
-    let both: HashSet<String> =
-        p.nl.side
-            .consts()
-            .into_iter()
-            .map(|(n, _)| n)
-            .filter(|n| p.bl.side.has_const(n))
-            .collect();
-    let display = |n: &str| -> String {
-        let (_, orig) = qualified(n);
-        if both.contains(orig) {
-            n.to_string()
-        } else {
-            orig.to_string()
-        }
-    };
-    let mut regions = Vec::new();
-    let mut incomplete: Option<String> = None;
-    // Found regions are excluded through assumptions (not assertions), so that the
-    // generalisation queries below range over the whole input space.
-    let mut blocked: Vec<Term> = Vec::new();
-    loop {
-        let mut search = vec![diff.clone()];
-        search.extend(blocked.iter().cloned());
-        if regions.len() >= cap {
-            incomplete = match s.check_assuming(&search)? {
-                Outcome::Unsat(_) => None,
-                Outcome::Sat(_) => Some(format!("cut at {cap} regions, more exist")),
-                Outcome::Unknown(r) => Some(format!(
-                    "cut at {cap} regions; whether more exist is unknown ({r})"
-                )),
-            };
-            break;
-        }
-        let m = match s.check_assuming(&search)? {
-            Outcome::Sat(m) => complete_model(&m, &p.ctx),
-            Outcome::Unsat(_) => break,
-            Outcome::Unknown(r) => {
-                incomplete = Some(format!(
-                    "the search for a further region answered unknown ({r})"
-                ));
-                break;
-            }
-        };
-        let lits = literals_at(&all, &m, &p.ctx);
-        let mut note: Option<String> = None;
-        // Does the cell of the path conditions differ everywhere?
-        let mut q = vec![same.clone()];
-        q.extend(lits.iter().cloned());
-        let everywhere = match s.check_assuming(&q)? {
-            Outcome::Unsat(_) => Some(true),
-            Outcome::Sat(_) => Some(false),
-            Outcome::Unknown(r) => {
-                note = Some(format!("the solver answered unknown ({r})"));
-                None
-            }
-        };
-        // Conditions are only dropped on an unsat answer; an unknown keeps the
-        // condition, which leaves the region correct but maybe not minimal.
-        let mut kept_on_unknown: Option<Reason> = None;
-        let mut keep = lits.clone();
-        let mut i = 0;
-        while i < keep.len() {
-            let mut trial = keep.clone();
-            let lit = trial.remove(i);
-            // Implied by the others: the region is the same without it.
-            let mut implied = trial.clone();
-            implied.push(Term::not(lit));
-            match s.check_assuming(&implied)? {
-                Outcome::Unsat(_) => {
-                    keep = trial;
-                    continue;
-                }
-                Outcome::Sat(_) => {}
-                Outcome::Unknown(r) => {
-                    kept_on_unknown.get_or_insert(r);
-                }
-            }
-            // Irrelevant: the outputs still differ everywhere without it.
-            if everywhere == Some(true) {
-                let mut assumptions = vec![same.clone()];
-                assumptions.extend(trial.iter().cloned());
-                match s.check_assuming(&assumptions)? {
-                    Outcome::Unsat(_) => {
-                        keep = trial;
-                        continue;
-                    }
-                    Outcome::Sat(_) => {}
-                    Outcome::Unknown(r) => {
-                        kept_on_unknown.get_or_insert(r);
-                    }
-                }
-            }
-            i += 1;
-        }
-        if let Some(r) = kept_on_unknown {
-            let n = format!(
-                "some conditions may be redundant: a simplification query answered unknown ({r})"
-            );
-            note = Some(match note {
-                Some(prev) => format!("{prev}; {n}"),
-                None => n,
-            });
-        }
-        let mut example = BTreeMap::new();
-        for inp in p.bl.inputs.iter().chain(p.nl.inputs.iter()) {
-            if let Ok(v) = logic::eval(&inp.var, &m, &p.ctx) {
-                let key = match &inp.var {
-                    Term::Var(v, _) => display(v),
-                    _ => inp.name.clone(),
-                };
-                example.entry(key).or_insert_with(|| show(&v));
-            }
-        }
-        let a = value_of(&p.nl.output, &m, &p.ctx)?;
-        let b = value_of(&p.bl.output, &m, &p.ctx)?;
-        let d = match (rat(&a), rat(&b)) {
-            (Some(x), Some(y)) => show(&Value::Real(y - x)),
-            _ => "?".into(),
-        };
-        let mut conditions: Vec<String> = Vec::new();
-        for t in &keep {
-            let c = render::infix(t, &display);
-            if !conditions.contains(&c) {
-                conditions.push(c);
-            }
-        }
-        regions.push(Region {
-            everywhere,
-            conditions,
-            example,
-            nl_output: show(&a),
-            bl_output: show(&b),
-            difference: d,
-            note,
-        });
-        if keep.is_empty() {
-            break;
-        }
-        blocked.push(Term::not(Term::app(Op::And, keep)));
-    }
-    // Largest difference first.
-    let size = |r: &Region| {
-        crate::parse_rational(&r.difference).map(|d| {
-            if d < BigRational::from_integer(0.into()) {
-                -d
-            } else {
-                d
-            }
-        })
-    };
-    regions.sort_by_key(|r| std::cmp::Reverse(size(r)));
-    Ok((regions, incomplete))
-}
-
-fn complete_model(m: &Model, ctx: &Context) -> Model {
-    complete(m, ctx)
 }
