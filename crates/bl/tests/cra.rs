@@ -51,35 +51,6 @@ fn input(region: &str, exception: bool, enumerate: bool) -> CheckInput {
     inp
 }
 
-/// A region in one line: its conditions, the difference and its range
-/// (`[`/`]` attained, `(`/`)` not, `inf` unbounded).
-fn region_line(g: &Region) -> String {
-    let range = match &g.range {
-        Some(r) => format!(
-            " {}{}, {}{}",
-            if r.min.attained { "[" } else { "(" },
-            r.min.value.as_deref().unwrap_or("-inf"),
-            r.max.value.as_deref().unwrap_or("inf"),
-            if r.max.attained { "]" } else { ")" },
-        ),
-        None => " (range not computed)".into(),
-    };
-    let w: Vec<String> = g
-        .witnesses
-        .iter()
-        .map(|w| {
-            let at: Vec<String> = w.inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{} -> {}", at.join(" "), w.difference)
-        })
-        .collect();
-    format!(
-        "{}: {}{range}; at {}",
-        g.conditions.join(" and "),
-        g.difference,
-        w.join(", ")
-    )
-}
-
 fn table(kind: SolverKind) -> String {
     let cfg = SolverConfig::new(kind);
     let mut out = String::from("region   without-exception  with-exception  regions (without)\n");
@@ -103,7 +74,7 @@ fn table(kind: SolverKind) -> String {
             format!("{:?}", b.verdict).to_lowercase()
         ));
         for g in &a.regions {
-            out.push_str(&format!("    {}\n", region_line(g)));
+            out.push_str(&format!("    {}\n", common::region_line(g)));
         }
     }
     out

@@ -403,6 +403,22 @@ impl Lit {
         }
     }
 
+    /// The non-strict form of a strict literal (`L < r` to `L <= r`, `L > r` to
+    /// `L >= r`).
+    fn relaxed(&self) -> Option<Lit> {
+        match &self.atom {
+            Atom::Lin { lin, rhs, strict } if *strict == self.pos => Some(Lit {
+                atom: Atom::Lin {
+                    lin: lin.clone(),
+                    rhs: rhs.clone(),
+                    strict: !strict,
+                },
+                pos: self.pos,
+            }),
+            _ => None,
+        }
+    }
+
     /// `(var, bound, is_lower, strict)` when the literal bounds one constant.
     fn bound(&self) -> Option<(Symbol, BigRational, bool, bool)> {
         let Atom::Lin { lin, rhs, strict } = &self.atom else {
@@ -421,6 +437,15 @@ impl Lit {
         } else {
             (v.clone(), rhs.clone(), true, !*strict)
         })
+    }
+}
+
+/// Sort key: bounds of one input, per input the tightest first (the largest lower
+/// bound, the smallest upper bound), then every other literal.
+fn tightness(l: &Lit) -> (u8, Option<Symbol>, bool, BigRational) {
+    match l.bound() {
+        Some((v, x, lower, _)) => (0, Some(v), lower, if lower { -x } else { x }),
+        None => (1, None, false, zero()),
     }
 }
 
@@ -749,6 +774,33 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
             }
         }
     }
+    // `L != r` for each hyperplane that has both a `<=` and a `<` atom.
+    let planes: Vec<Term> = atoms_c
+        .iter()
+        .filter_map(|a| match a {
+            Atom::Lin {
+                lin,
+                rhs,
+                strict: false,
+            } if seen.contains(&Atom::Lin {
+                lin: lin.clone(),
+                rhs: rhs.clone(),
+                strict: true,
+            }) =>
+            {
+                Some((lin.clone(), rhs.clone()))
+            }
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|(lin, rhs)| {
+            Term::app(
+                Op::Distinct,
+                vec![lin_term(&lin, &zero(), &sorts), Term::Real(rhs)],
+            )
+        })
+        .collect();
     let mut always = Vec::new();
     for t in &p.psi {
         if let Term::App(op, xs) = rep(t) {
@@ -798,7 +850,24 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
             stopped = note.is_some();
             break;
         }
-        let m = match s.check_assuming(&search)? {
+        // Points off the hyperplanes that carry a cell of their own (`x == k`, where
+        // the sides disagree on `<` and `<=`) first: the full cells around them are
+        // found first and can then absorb the boundary when the difference continues.
+        let mut off = search.clone();
+        off.extend(planes.iter().cloned());
+        let first = if planes.is_empty() {
+            None
+        } else {
+            match s.check_assuming(&off)? {
+                Outcome::Sat(m) => Some(m),
+                _ => None,
+            }
+        };
+        let found = match first {
+            Some(m) => Outcome::Sat(m),
+            None => s.check_assuming(&search)?,
+        };
+        let m = match found {
             Outcome::Sat(m) => complete(&m, &p.ctx),
             Outcome::Unsat(_) => break,
             Outcome::Unknown(r) => {
@@ -903,8 +972,27 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         let mut kept_on_unknown: Option<Reason> = None;
         let grow = everywhere == Some(true);
         let overlap = or(&exacts);
+        // The tightest bound of each input first: dropping it first lets the region
+        // grow into the neighbouring cell, where the next bound takes over (dropping
+        // a looser bound first, because the tighter one implies it, would fix the
+        // region to its cell).
+        lits.sort_by(|a, b| tightness(a).cmp(&tightness(b)));
         let mut i = 0;
         while i < lits.len() {
+            // A strict bound whose boundary is a cell of its own: try it non-strict.
+            if grow {
+                if let Some(relaxed) = lits[i].relaxed().filter(|r| seen.contains(&r.atom)) {
+                    let mut trial = lits.clone();
+                    trial[i] = relaxed;
+                    let mut q: Vec<Term> = trial.iter().map(|l| l.term(&cx.sorts)).collect();
+                    let mut bad = vec![cx.bad(&d)];
+                    bad.extend(overlap.clone());
+                    q.push(or(&bad).expect("one"));
+                    if let Outcome::Unsat(_) = s.check_assuming(&q)? {
+                        lits = trial;
+                    }
+                }
+            }
             let mut trial = lits.clone();
             let lit = trial.remove(i);
             let mut implied: Vec<Term> = trial.iter().map(|l| l.term(&cx.sorts)).collect();
@@ -1325,6 +1413,15 @@ fn describe(
     let name = |n: &str| (cx.display)(n);
     let conditions = conditions(cx, &piece.lits);
     let (bx, box_exact) = boxed(cx, &piece.lits);
+    // Inputs that the region's own conditions bound (the others only by Ψ).
+    let own: HashSet<Symbol> = piece
+        .lits
+        .iter()
+        .flat_map(|l| match &l.atom {
+            Atom::Lin { lin, .. } => lin.keys().cloned().collect::<Vec<_>>(),
+            Atom::Raw(t) => t.free_vars().into_iter().map(|(n, _)| n).collect(),
+        })
+        .collect();
     // Candidate points: at the boundary, a round number inside.
     let mut candidates: Vec<(WitnessKind, BTreeMap<Symbol, BigRational>)> = Vec::new();
     for kind in [WitnessKind::Boundary, WitnessKind::Inside] {
@@ -1334,7 +1431,7 @@ fn describe(
             let int = *srt == Sort::Int;
             let from_model = found.get(v).and_then(rat);
             let x = match kind {
-                WitnessKind::Boundary => boundary(&iv, int)
+                WitnessKind::Boundary if own.contains(v) => boundary(&iv, int)
                     .or_else(|| roundest(&iv, int, None))
                     .or(from_model),
                 _ => {

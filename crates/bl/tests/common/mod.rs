@@ -105,3 +105,33 @@ pub fn check_partition(
     assert!(o.is_unsat(), "divergence outside every region: {o:?}");
     regions.len()
 }
+
+/// A region in one line: its conditions, the difference and its range
+/// (`[`/`]` attained, `(`/`)` not, `inf` unbounded).
+#[allow(dead_code)]
+pub fn region_line(g: &bl::check::Region) -> String {
+    let range = match &g.range {
+        Some(r) => format!(
+            " {}{}, {}{}",
+            if r.min.attained { "[" } else { "(" },
+            r.min.value.as_deref().unwrap_or("-inf"),
+            r.max.value.as_deref().unwrap_or("inf"),
+            if r.max.attained { "]" } else { ")" },
+        ),
+        None => " (range not computed)".into(),
+    };
+    let w: Vec<String> = g
+        .witnesses
+        .iter()
+        .map(|w| {
+            let at: Vec<String> = w.inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} -> {}", at.join(" "), w.difference)
+        })
+        .collect();
+    format!(
+        "{}: {}{range}; at {}",
+        g.conditions.join(" and "),
+        g.difference,
+        w.join(", ")
+    )
+}
