@@ -225,6 +225,110 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
     Ok(Box::new(r))
 }
 
+/// What the solver confirmed about the region list as a whole, as one sentence.
+fn partition_sentence(rep: &bl::check::Report) -> Option<String> {
+    use bl::check::Proof;
+    let p = rep.partition.as_ref()?;
+    let n = rep.regions.len();
+    let the = if n == 1 {
+        "The region is".to_string()
+    } else {
+        format!("The {n} regions are")
+    };
+    if p.exact() {
+        return Some(if n == 1 {
+            "The region is exactly the divergence (checked by the solver).".to_string()
+        } else {
+            format!("{the} disjoint and cover the divergence exactly (checked by the solver).")
+        });
+    }
+    let mut parts = Vec::new();
+    for (what, not, proof) in [
+        ("disjoint", "not disjoint", &p.disjoint),
+        (
+            "inside the divergence",
+            "not inside the divergence",
+            &p.within_divergence,
+        ),
+        (
+            "cover the divergence",
+            "do not cover the divergence",
+            &p.covers_divergence,
+        ),
+    ] {
+        match proof {
+            Proof::Proved => parts.push(format!("{what} (checked)")),
+            Proof::Unknown(r) => parts.push(format!("{what}: not known ({r})")),
+            Proof::Refuted(d) => parts.push(format!("{not}: {d}")),
+        }
+    }
+    Some(format!("{the} {}.", parts.join("; ")))
+}
+
+/// One region: its conditions, the difference with its range, and its witnesses.
+fn render_region(rep: &bl::check::Report, r: &bl::check::Region, line: &mut dyn FnMut(String)) {
+    use bl::check::DifferenceKind;
+    line(format!(
+        "  - {}{}",
+        if r.conditions.is_empty() {
+            "every input".to_string()
+        } else {
+            r.conditions.join(" and ")
+        },
+        match (r.everywhere, &r.note) {
+            (Some(true), _) => String::new(),
+            (Some(false), _) => " (where the outputs differ: on part of it)".to_string(),
+            (None, Some(n)) => format!(" (not known whether everywhere: {n})"),
+            (None, None) => " (not known whether everywhere)".to_string(),
+        }
+    ));
+    let range = match &r.range {
+        Some(g) if g.min.value == g.max.value && g.min.value.is_some() => String::new(),
+        Some(g) => {
+            let end = |e: &bl::check::RangeEnd, unbounded: &str| match &e.value {
+                Some(v) if e.attained => v.clone(),
+                Some(v) => format!("{v} (excluded)"),
+                None => unbounded.to_string(),
+            };
+            format!(
+                ", from {} to {}",
+                end(&g.min, "-infinity"),
+                end(&g.max, "+infinity")
+            )
+        }
+        None if r.difference_kind == DifferenceKind::Linear => ", range not computed".to_string(),
+        None => String::new(),
+    };
+    line(format!(
+        "      BL - NL = {}{}{range}",
+        r.difference,
+        if r.difference_kind == DifferenceKind::Sample {
+            " at the first example (not linear here)"
+        } else {
+            ""
+        }
+    ));
+    for w in &r.witnesses {
+        let at: Vec<String> = w.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        line(format!(
+            "      e.g. {}: NL {} = {}, BL {} = {} ({})",
+            at.join(", "),
+            rep.nl_output,
+            w.nl_output,
+            rep.bl_output,
+            w.bl_output,
+            match w.at {
+                bl::check::WitnessKind::Boundary => "at the boundary",
+                bl::check::WitnessKind::Inside => "inside",
+                bl::check::WitnessKind::Solver => "the solver's value",
+            }
+        ));
+    }
+    if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
+        line(format!("      ({n})"));
+    }
+}
+
 /// The terminal text of a consistency check, in the style of Fig. 2 of the SIRNA paper.
 pub(crate) fn render_check(rep: &bl::check::Report) -> String {
     // Every line goes through `line`, which escapes control characters: names and
@@ -296,34 +400,10 @@ pub(crate) fn render_check(rep: &bl::check::Report) -> String {
             }
         ));
         for r in &rep.regions {
-            let ex: Vec<String> = r
-                .example
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
-            line(format!(
-                "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})",
-                if r.conditions.is_empty() {
-                    "every input".to_string()
-                } else {
-                    r.conditions.join(" and ")
-                },
-                match (r.everywhere, &r.note) {
-                    (Some(true), _) => String::new(),
-                    (Some(false), _) => " (on part of it)".to_string(),
-                    (None, Some(n)) => format!(" (not known whether everywhere: {n})"),
-                    (None, None) => " (not known whether everywhere)".to_string(),
-                },
-                rep.nl_output,
-                r.nl_output,
-                rep.bl_output,
-                r.bl_output,
-                r.difference,
-                ex.join(", ")
-            ));
-            if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
-                line(format!("    ({n})"));
-            }
+            render_region(rep, r, &mut line);
+        }
+        if let Some(p) = partition_sentence(rep) {
+            line(p);
         }
     }
     s

@@ -961,7 +961,8 @@ fn consistency_flags_of_another_mode_are_refused() {
 }
 
 /// The terminal report of a consistency check, in the style of Fig. 2 of the SIRNA
-/// paper: the federal program stops taxing at SIN 9000000000 (golden file).
+/// paper: the federal program stops taxing at SIN 9000000000, one region per tax
+/// bracket with the difference as a formula (golden file).
 #[test]
 fn consistency_report_reads_like_fig_2() {
     let (code, out, err) = vera(&[
@@ -978,7 +979,9 @@ fn consistency_report_reads_like_fig_2() {
     for line in [
         "[Inconsistency Found]",
         "(replayed by the BL interpreter)",
-        "  - sin >= 9000000000 and Income > 0: NL FinalTaxes = ",
+        "  - 0 < income <= 57375 and sin >= 9000000000",
+        "      BL - NL = -0.145*income, from -8319.375 to 0 (excluded)",
+        "The 5 regions are disjoint and cover the divergence exactly (checked by the solver).",
     ] {
         assert!(out.contains(line), "{line}\n{out}");
     }

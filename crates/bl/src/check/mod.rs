@@ -1288,6 +1288,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         Outcome::Sat(m) => {
             report.verdict = Verdict::Inconsistent;
             let m = complete(&m, &p.ctx);
+            let m = rounder_counterexample(p, s, &diff, m)?;
             report.counterexample = Some(replay(p, &m)?);
             if input.options.enumerate {
                 let e = regions::enumerate(p, s, input.options.max_regions)?;
@@ -1299,6 +1300,51 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         }
     }
     Ok(report)
+}
+
+/// The counterexample at round numbers when there is one: every input rounded down to
+/// an integer, else to cents, kept only when the outputs still differ there (asked of
+/// the solver, whose model is then replayed like any other).
+fn rounder_counterexample(
+    p: &Problem,
+    s: &mut Solver,
+    diff: &Term,
+    m: Model,
+) -> Result<Model, CheckError> {
+    let vars: Vec<&Term> =
+        p.bl.inputs
+            .iter()
+            .chain(&p.nl.inputs)
+            .map(|i| &i.var)
+            .collect();
+    let hundred = BigRational::from_integer(100.into());
+    for cents in [false, true] {
+        let mut q = vec![diff.clone()];
+        let mut changed = false;
+        for v in &vars {
+            let Some(x) = logic::eval(v, &m, &p.ctx).ok().as_ref().and_then(rat) else {
+                continue;
+            };
+            let r = if cents {
+                (&x * &hundred).floor() / &hundred
+            } else {
+                x.floor()
+            };
+            changed |= r != x;
+            let t = match v.sort() {
+                Sort::Int => Term::Int(r.to_integer()),
+                _ => Term::Real(r),
+            };
+            q.push(Term::app(Op::Eq, vec![(*v).clone(), t]));
+        }
+        if !changed {
+            return Ok(m);
+        }
+        if let Outcome::Sat(r) = s.check_assuming(&q)? {
+            return Ok(complete(&r, &p.ctx));
+        }
+    }
+    Ok(m)
 }
 
 /// The reason of an unknown verdict: every query it depends on that got no answer.

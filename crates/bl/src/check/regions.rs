@@ -976,7 +976,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         // grow into the neighbouring cell, where the next bound takes over (dropping
         // a looser bound first, because the tighter one implies it, would fix the
         // region to its cell).
-        lits.sort_by(|a, b| tightness(a).cmp(&tightness(b)));
+        lits.sort_by_key(tightness);
         let mut i = 0;
         while i < lits.len() {
             // A strict bound whose boundary is a cell of its own: try it non-strict.
