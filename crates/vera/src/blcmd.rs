@@ -145,6 +145,9 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         .iter()
         .map(|a| Assumption::parse_arg(a))
         .collect::<Result<Vec<_>, _>>()?;
+    if !args.merge.is_empty() {
+        return merge_reports(&args.merge);
+    }
     if let Some(root) = &args.batch {
         if args.nl.is_some() || args.implementation.is_some() {
             bail!("--batch checks every case under a folder; it does not take --nl or --impl");
@@ -453,17 +456,6 @@ fn not_checked(nl: &str, imp: &str, error: &str) -> Rendered<ConsistencyJson> {
     r
 }
 
-/// `vera.consistency-batch.v1`.
-#[derive(serde::Serialize)]
-struct BatchJson {
-    schema: &'static str,
-    root: String,
-    seconds: f64,
-    summary: Vec<bl::batch::Summary>,
-    cases: Vec<bl::batch::CaseResult>,
-    skipped: Vec<bl::batch::Skipped>,
-}
-
 /// The finding kinds of a consistency check (SARIF rules).
 const CONSISTENCY_RULES: &[Rule] = &[
     Rule {
@@ -601,7 +593,17 @@ fn batch(
 ) -> crate::output::Outcome {
     let found =
         bl::batch::discover(root).with_context(|| format!("cannot read {}", root.display()))?;
-    let cases = found.cases;
+    let total_rows = found.rows();
+    if total_rows == 0 {
+        bail!(
+            "no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)",
+            root.display()
+        );
+    }
+    let found = match args.shard {
+        Some(k) => found.shard(k),
+        None => found,
+    };
     for s in &found.skipped {
         eprintln!(
             "warning: skipped {}: {}",
@@ -609,13 +611,7 @@ fn batch(
             esc(&s.reason)
         );
     }
-    if cases.is_empty() {
-        bail!(
-            "no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)",
-            root.display()
-        );
-    }
-    let default_bounds = match &args.bounds {
+    let bounds = match &args.bounds {
         Some(b) => {
             let text = std::fs::read_to_string(b)
                 .with_context(|| format!("cannot read {}", b.display()))?;
@@ -627,24 +623,73 @@ fn batch(
         check: options(args),
         assumptions,
         jobs: solver.jobs(),
-        default_bounds,
+        bounds,
         nl_output: args.nl_output.clone(),
         impl_output: args.impl_output.clone(),
     };
     let start = std::time::Instant::now();
-    let results = bl::batch::run(&cases, &options, &solver.config());
+    let results = bl::batch::run(&found.cases, &options, &solver.config());
     let seconds = start.elapsed().as_secs_f64();
-    let rows = bl::batch::summarize(&results);
+    let report = bl::batch::BatchReport::new(
+        root.display().to_string(),
+        seconds,
+        args.shard,
+        total_rows,
+        results,
+        found.unresolved,
+        found.skipped,
+    );
+    Ok(Box::new(batch_rendered(report)))
+}
+
+/// `vera consistency --merge A.json B.json ...`: one batch report from several (the
+/// shards of one split, or batches over disjoint case sets).
+fn merge_reports(files: &[std::path::PathBuf]) -> crate::output::Outcome {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = safefile::read_text(f)?;
+        let name = f.display().to_string();
+        let rep: bl::batch::BatchReport = serde_json::from_str(&text).with_context(|| {
+            format!("{name}: not a consistency batch report (vera.consistency-batch.v1 JSON)")
+        })?;
+        parts.push((name, rep));
+    }
+    let merged = bl::batch::merge(parts)?;
+    Ok(Box::new(batch_rendered(merged)))
+}
+
+/// Which bounds a row used, for the terminal.
+fn bounds_label(r: &bl::batch::CaseResult) -> String {
+    use bl::batch::BoundsSource;
+    match r.bounds_source {
+        BoundsSource::Option if r.folder_bounds_ignored => {
+            "bounds: --bounds (its own bounds.json not used)".into()
+        }
+        BoundsSource::Option => "bounds: --bounds".into(),
+        BoundsSource::Folder => "bounds: its bounds.json".into(),
+        BoundsSource::None => "no bounds".into(),
+    }
+}
+
+/// The terminal text, status, JUnit suites and SARIF findings of a batch report.
+fn batch_rendered(report: bl::batch::BatchReport) -> Rendered<bl::batch::BatchReport> {
+    let results = &report.cases;
     let mut o = String::new();
     // Case and dataset names are folder names, and details quote input files:
     // control characters in them are escaped.
-    let names: Vec<String> = results.iter().map(|r| esc(&r.case.name)).collect();
+    let names: Vec<String> = results
+        .iter()
+        .map(|r| esc(&r.case.name))
+        .chain(report.unresolved.iter().map(|u| esc(&u.name)))
+        .collect();
     let width = names
         .iter()
         .map(|n| n.chars().count())
         .max()
         .unwrap_or(4)
         .min(40);
+    // Rows in name order, cases and unresolved folders together.
+    let mut rows: Vec<(String, String)> = Vec::new();
     for (r, name) in results.iter().zip(&names) {
         let verdict = match (&r.verdict, &r.error) {
             (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
@@ -654,44 +699,97 @@ fn batch(
             (None, _) => paint(Paint::Warn, "error"),
         };
         let detail = match (&r.report, &r.error, &r.reason) {
-            (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => rep
-                .regions
-                .first()
-                .map(|g| format!("  e.g. {}", g.conditions.join(" and ")))
-                .unwrap_or_default(),
+            (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => {
+                match (rep.regions.first(), &rep.counterexample) {
+                    (Some(g), _) => format!("  e.g. {}", g.conditions.join(" and ")),
+                    (None, Some(c)) => format!(
+                        "  e.g. at {}",
+                        c.bl.inputs
+                            .iter()
+                            .map(|(k, v)| format!("{k} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    (None, None) => String::new(),
+                }
+            }
             (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
             (_, _, Some(why)) => format!("  {why}"),
+            (Some(rep), None, None) if rep.verdict != Verdict::Consistent => {
+                "  (no reason recorded)".to_string()
+            }
             _ => String::new(),
         };
-        let _ = writeln!(
-            o,
-            "{name:width$}  {verdict}  {:.2}s{}",
-            r.seconds,
-            esc(&detail)
-        );
+        rows.push((
+            r.case.name.clone(),
+            format!(
+                "{name:width$}  {verdict}  {:.2}s  [{}]{}",
+                r.seconds,
+                esc(&bounds_label(r)),
+                esc(&detail)
+            ),
+        ));
     }
-    let _ = writeln!(
-        o,
-        "\n{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
-        "dataset", "cases", "consistent", "inconsistent", "unknown", "rejected", "errors"
-    );
-    for s in &rows {
+    for (u, name) in report.unresolved.iter().zip(&names[results.len()..]) {
+        rows.push((
+            u.name.clone(),
+            format!(
+                "{name:width$}  {}  {}; {}",
+                paint(Paint::Warn, "not checked"),
+                esc(&u.reason),
+                esc(&u.hint)
+            ),
+        ));
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, row) in &rows {
+        let _ = writeln!(o, "{row}");
+    }
+    let header = |o: &mut String| {
         let _ = writeln!(
             o,
-            "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
+            "\n{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6} {:>11}",
+            "dataset",
+            "cases",
+            "consistent",
+            "inconsistent",
+            "unknown",
+            "rejected",
+            "errors",
+            "not checked"
+        );
+    };
+    header(&mut o);
+    for s in report.summary.iter().chain(std::iter::once(&report.totals)) {
+        let _ = writeln!(
+            o,
+            "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6} {:>11}",
             esc(&s.dataset),
             s.cases,
             s.consistent,
             s.inconsistent,
             s.unknown,
             s.rejected,
-            s.errors
+            s.errors,
+            s.not_checked
         );
     }
-    let _ = writeln!(o, "\n{} cases in {seconds:.2} s", results.len());
-    let failed = results
-        .iter()
-        .any(|r| matches!(r.verdict, None | Some(Verdict::Unknown | Verdict::Rejected)));
+    let _ = writeln!(o, "\n{} cases in {:.2} s", results.len(), report.seconds);
+    if let Some(k) = report.shard {
+        let _ = writeln!(
+            o,
+            "shard {k}: {} of the {} rows (merge the shards' JSON reports with --merge)",
+            results.len() + report.unresolved.len(),
+            report.total_rows
+        );
+    }
+    if !report.merged_from.is_empty() {
+        let _ = writeln!(o, "merged from {}", esc(&report.merged_from.join(", ")));
+    }
+    let failed = !report.unresolved.is_empty()
+        || results
+            .iter()
+            .any(|r| matches!(r.verdict, None | Some(Verdict::Unknown | Verdict::Rejected)));
     let inconsistent = results
         .iter()
         .any(|r| r.verdict == Some(Verdict::Inconsistent));
@@ -705,7 +803,18 @@ fn batch(
     let mut suites: Vec<report::Suite> = Vec::new();
     let mut findings = Vec::new();
     let mut files = Vec::new();
-    for r in &results {
+    let add_case = |suites: &mut Vec<report::Suite>, dataset: &str, case: report::Case| match suites
+        .iter_mut()
+        .find(|s| s.name == dataset)
+    {
+        Some(s) => s.cases.push(case),
+        None => suites.push(report::Suite {
+            name: dataset.to_string(),
+            file: None,
+            cases: vec![case],
+        }),
+    };
+    for r in results {
         let (nl, imp) = (
             r.case.nl.display().to_string(),
             r.case.implementation.display().to_string(),
@@ -718,14 +827,7 @@ fn batch(
             r.report.as_ref(),
         );
         case.seconds = Some(r.seconds);
-        match suites.iter_mut().find(|s| s.name == r.case.dataset) {
-            Some(s) => s.cases.push(case),
-            None => suites.push(report::Suite {
-                name: r.case.dataset.clone(),
-                file: None,
-                cases: vec![case],
-            }),
-        }
+        add_case(&mut suites, &r.case.dataset, case);
         findings.extend(consistency_findings(
             &nl,
             &imp,
@@ -736,19 +838,22 @@ fn batch(
         files.push(imp);
         files.push(nl);
     }
-    let mut rep = Rendered::new(
-        "vera.consistency-batch.v1",
-        status,
-        o,
-        BatchJson {
-            schema: "vera.consistency-batch.v1",
-            root: root.display().to_string(),
-            seconds,
-            summary: rows,
-            cases: results,
-            skipped: found.skipped,
-        },
-    );
+    for u in &report.unresolved {
+        let why = format!("not checked: {}; {}", u.reason, u.hint);
+        add_case(
+            &mut suites,
+            &u.dataset,
+            consistency_case(&u.name, None, None, Some(&why), None),
+        );
+        findings.extend(consistency_findings(
+            &u.name,
+            &u.name,
+            None,
+            Some(&why),
+            None,
+        ));
+    }
+    let mut rep = Rendered::new("vera.consistency-batch.v1", status, o, report);
     rep.suites = Some(suites);
     rep.findings = Some(Findings {
         command: "consistency".into(),
@@ -756,5 +861,5 @@ fn batch(
         findings,
         files,
     });
-    Ok(Box::new(rep))
+    rep
 }

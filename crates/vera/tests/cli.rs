@@ -222,12 +222,36 @@ fn consistency_batch_over_the_cra_data() {
         "--assume",
         "sin_exception=(< sin 900000000)",
     ]);
-    // federal ships a bounds.json naming an output its program lacks: an error.
-    assert_eq!(code, 2, "{out}{err}");
+    // --bounds applies to every case: federal's own bounds.json (which names an
+    // output its program lacks) is not used, and its row says so.
+    assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("cra-25          14         13            0        0        0      1"),
+        out.contains(
+            "cra-25          14         14            0        0        0      0           0"
+        ),
         "{out}"
     );
+    assert!(
+        out.contains(
+            "total           14         14            0        0        0      0           0"
+        ),
+        "{out}"
+    );
+    let federal = out.lines().find(|l| l.starts_with("federal")).unwrap();
+    assert!(
+        federal.contains("[bounds: --bounds (its own bounds.json not used)]"),
+        "{federal}"
+    );
+    let ab = out.lines().find(|l| l.starts_with("ab")).unwrap();
+    assert!(ab.contains("[bounds: --bounds]"), "{ab}");
+    // Without --bounds, the folder's bounds.json is used: the case cannot run.
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--batch",
+        "testdata/fees-dataset/cra-25/federal",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("[bounds: its bounds.json]"), "{out}");
     assert!(out.contains("unknown output `final_tax`"), "{out}");
 }
 
@@ -404,6 +428,77 @@ fn consistency_batch_unknown_case_is_an_unknown_row() {
             "{json}"
         );
     }
+}
+
+/// A folder with two candidate formalizations is a `not checked` row with the reason
+/// and how to name the file (exit 2), never skipped silently; the totals row counts
+/// it; shards run with --jobs and merged with --merge give the whole batch's rows.
+#[test]
+fn consistency_batch_rows_shards_and_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    for name in ["a", "b", "c"] {
+        bl_case(&root, name, BL_PLAIN_NL);
+    }
+    let two = bl_case(&root, "two", BL_PLAIN_NL);
+    std::fs::rename(two.join("nl.smt2"), two.join("first.smt2")).unwrap();
+    std::fs::write(two.join("second.smt2"), BL_PLAIN_NL).unwrap();
+    let r = root.display().to_string();
+    let (code, out, err) = vera(&["consistency", "--batch", &r, "--jobs", "2"]);
+    assert_eq!(code, 2, "{out}{err}");
+    let row = out.lines().find(|l| l.starts_with("two")).unwrap();
+    assert!(row.contains("not checked"), "{row}");
+    assert!(row.contains("first.smt2, second.smt2"), "{row}");
+    assert!(
+        row.contains("rename the documentation's formalization to nl.smt2"),
+        "{row}"
+    );
+    assert!(
+        out.contains(
+            "total            3          3            0        0        0      0           1"
+        ),
+        "{out}"
+    );
+    let a = out.lines().find(|l| l.starts_with("a ")).unwrap();
+    assert!(a.contains("[bounds: its bounds.json]"), "{a}");
+    // Two shards, then the merge.
+    let mut files = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let f = tmp.path().join(format!("shard-{}.json", &k[..1]));
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--batch",
+            &r,
+            "--shard",
+            k,
+            "--format",
+            "json",
+            "-o",
+            &f.display().to_string(),
+        ]);
+        assert!(code == 0 || code == 2, "{out}{err}");
+        files.push(f.display().to_string());
+    }
+    let mut args = vec!["consistency", "--merge"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, merged, err) = vera(&args);
+    assert_eq!(code, 2, "{merged}{err}");
+    for name in ["a", "b", "c", "two"] {
+        assert!(
+            merged.lines().any(|l| l.starts_with(name)),
+            "{name}\n{merged}"
+        );
+    }
+    assert!(
+        merged.contains(
+            "total            3          3            0        0        0      0           1"
+        ),
+        "{merged}"
+    );
+    // A shard missing: an error that says which.
+    let (code, _, err) = vera(&["consistency", "--merge", &files[0]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("shard 2 of 2 missing"), "{err}");
 }
 
 /// A symbolic link cycle under a batch folder (`DIR/plain/loop -> ..`) is not followed:

@@ -35,7 +35,7 @@ pub use side::{Side, SideLabel};
 use crate::diag::Diagnostics;
 use logic::{Command, Context, Model, Op, Sort, SourceFile, Symbol, Term, Value};
 use num_rational::BigRational;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use side::{inline_calls, rename_command, rename_term, substitute};
 use solver::{Outcome, Reason, Solver, SolverConfig, SolverError};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -52,7 +52,7 @@ pub enum SideSource {
 
 /// A named assumption: an SMT-LIB predicate added to Ψ to mark a discrepancy as
 /// intended (e.g. `sin_exception=(< bl.sin 900000000)`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Assumption {
     /// The user's name for it.
     pub name: String,
@@ -175,7 +175,7 @@ impl From<SolverError> for CheckError {
 }
 
 /// The answer of a check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Eq. (2) is valid: the outputs agree on every input allowed by Φ and Ψ.
@@ -190,7 +190,7 @@ pub enum Verdict {
 }
 
 /// SIRNA's failure categories, and vera's additions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     /// The output variable does not exist (MF).
@@ -210,7 +210,7 @@ pub enum FindingKind {
 }
 
 /// One formalization diagnostic.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// The category.
     pub kind: FindingKind,
@@ -223,7 +223,7 @@ pub struct Finding {
 }
 
 /// A side's inputs and output at a counterexample.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SideValues {
     /// Input values by name (exact, `n/d` when not a finite decimal).
     pub inputs: BTreeMap<String, String>,
@@ -236,7 +236,7 @@ pub struct SideValues {
 }
 
 /// A concrete input on which the outputs differ.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counterexample {
     /// The documentation side.
     pub nl: SideValues,
@@ -246,7 +246,7 @@ pub struct Counterexample {
 
 /// One divergence region: a set of inputs on which the outputs differ. The regions of a
 /// report are disjoint and together the divergence set (see [`Report::partition`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Region {
     /// `Some(true)` when the outputs differ at every point of the conditions,
     /// `Some(false)` when only on part of them (the region is then the conditions
@@ -278,7 +278,7 @@ pub struct Region {
 }
 
 /// A solver query of the checker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Query {
     /// Sampling one allowed input per path of both sides, for the totality check.
@@ -315,7 +315,7 @@ impl Query {
 }
 
 /// A query the solver answered `unknown`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Undecided {
     /// Which query.
     pub query: Query,
@@ -357,7 +357,7 @@ impl Undecided {
 }
 
 /// The result of a check, serializable for JSON reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     /// The verdict.
     pub verdict: Verdict,

@@ -26,7 +26,7 @@ use super::*;
 use num_traits::{One, Signed, Zero};
 
 /// The outcome of one of the partition's checks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "detail", rename_all = "snake_case")]
 pub enum Proof {
     /// The solver answered unsat: the property holds.
@@ -45,7 +45,7 @@ impl Proof {
 }
 
 /// What the solver confirmed about the region list as a whole.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Partition {
     /// No input lies in two regions.
     pub disjoint: Proof,
@@ -64,7 +64,7 @@ impl Partition {
 }
 
 /// How the difference of a region is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DifferenceKind {
     /// The same value everywhere in the region.
@@ -76,7 +76,7 @@ pub enum DifferenceKind {
 }
 
 /// One end of a range; `value` is `None` when unbounded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RangeEnd {
     /// Exact decimal (or `n/d`), `None` when unbounded.
     pub value: Option<String>,
@@ -85,7 +85,7 @@ pub struct RangeEnd {
 }
 
 /// Minimum and maximum of the difference over a region.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Range {
     /// The infimum.
     pub min: RangeEnd,
@@ -94,7 +94,7 @@ pub struct Range {
 }
 
 /// Where a witness was taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WitnessKind {
     /// At (or a cent inside) the region's boundary.
@@ -106,7 +106,7 @@ pub enum WitnessKind {
 }
 
 /// A concrete input of a region, confirmed by the solver.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Witness {
     /// Where it was taken.
     pub at: WitnessKind,
