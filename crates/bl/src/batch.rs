@@ -350,6 +350,13 @@ pub struct BatchOptions {
     pub nl_output: Option<String>,
     /// The implementation side's output, likewise.
     pub impl_output: Option<String>,
+    /// The batch root, when accepted exceptions on file apply: every
+    /// `exceptions.toml` from here down to a case's folder is read for that case
+    /// (see [`crate::exceptions::for_case`]).
+    pub exceptions_root: Option<PathBuf>,
+    /// Exceptions from a file given for the whole batch (`--exceptions`), applied to
+    /// the cases their pattern matches (by path under the root, or folder name).
+    pub exceptions: Vec<crate::exceptions::Exception>,
 }
 
 /// Where a case's bounds came from.
@@ -436,6 +443,21 @@ fn run_case(case: &Case, options: &BatchOptions, config: &SolverConfig) -> Resul
     );
     input.options = options.check.clone();
     input.assumptions = options.assumptions.clone();
+    if let (Some(root), Some(dir)) = (&options.exceptions_root, case.implementation.parent()) {
+        input.exceptions = crate::exceptions::for_case(root, dir).map_err(|e| e.to_string())?;
+    }
+    for e in &options.exceptions {
+        if e.applies_to(&case.name) {
+            if input.exceptions.iter().any(|x| x.id == e.id) {
+                return Err(format!(
+                    "exception `{}` of {} is also in an exceptions.toml of the dataset",
+                    crate::diag::quote(&e.id),
+                    e.file
+                ));
+            }
+            input.exceptions.push(e.clone());
+        }
+    }
     input.bounds = match (&options.bounds, &case.bounds) {
         (Some(b), _) => Some(b.clone()),
         (None, Some(f)) => Some(

@@ -137,6 +137,64 @@ fn options(args: &crate::cli::ConsistencyArgs) -> bl::check::CheckOptions {
     o
 }
 
+/// The accepted exceptions of a single check: the `exceptions.toml` next to the
+/// implementation (unless --no-exceptions) and those of --exceptions FILE whose
+/// pattern matches the implementation's folder (its path under the file's folder, or
+/// its name).
+fn single_exceptions(
+    args: &crate::cli::ConsistencyArgs,
+    imp: &Path,
+) -> Result<Vec<bl::exceptions::Exception>> {
+    let dir = match imp.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut out = if args.no_exceptions {
+        Vec::new()
+    } else {
+        bl::exceptions::for_case(&dir, &dir)?
+    };
+    if let Some(f) = &args.exceptions {
+        let base = f.parent().unwrap_or(Path::new(""));
+        let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let (dir_abs, base_abs) = (
+            abs(&dir),
+            abs(if base.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                base
+            }),
+        );
+        let rel = dir_abs
+            .strip_prefix(&base_abs)
+            .map(|r| r.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        let name = if rel.is_empty() {
+            dir_abs
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default()
+        } else {
+            rel
+        };
+        for e in bl::exceptions::load(f)? {
+            if !e.applies_to(&name) {
+                continue;
+            }
+            if out.iter().any(|x: &bl::exceptions::Exception| x.id == e.id) {
+                bail!(
+                    "exception `{}` of {} is also in {}",
+                    bl::diag::quote(&e.id),
+                    e.file,
+                    dir.join(bl::exceptions::FILE_NAME).display()
+                );
+            }
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
 /// `vera consistency ...`
 pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome {
     let solver = &args.solver;
@@ -179,6 +237,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         input.bounds = Some(Bounds::from_json(&b.display().to_string(), &text)?);
     }
     input.assumptions = assumptions;
+    input.exceptions = single_exceptions(args, imp)?;
     input.options = options(args);
     let (nl, imp) = (nl.display().to_string(), imp.display().to_string());
     let report = match check_consistency(&input, &solver.config()) {
@@ -332,6 +391,62 @@ fn render_region(rep: &bl::check::Report, r: &bl::check::Region, line: &mut dyn 
     }
 }
 
+/// `, with 1 accepted exception (id: reason)` for the exceptions the verdict rests on.
+fn accepted_suffix(rep: &bl::check::Report) -> String {
+    use bl::check::ExceptionStatus;
+    let used: Vec<String> = rep
+        .exceptions
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.status,
+                ExceptionStatus::InUse | ExceptionStatus::Broader | ExceptionStatus::Undecided
+            )
+        })
+        .map(|e| format!("{}: {}", e.id, e.reason))
+        .collect();
+    match used.len() {
+        0 => String::new(),
+        1 => format!(", with 1 accepted exception ({})", used[0]),
+        n => format!(", with {n} accepted exceptions ({})", used.join("; ")),
+    }
+}
+
+/// A line for an exception that needs a look (stale, broader than needed, undecided).
+fn exception_line(e: &bl::check::ExceptionUse) -> Option<String> {
+    use bl::check::ExceptionStatus;
+    let who = format!("{}, accepted by {} on {}", e.file, e.accepted_by, e.date);
+    match e.status {
+        ExceptionStatus::InUse => e
+            .note
+            .as_ref()
+            .map(|n| format!("[Exception] {} ({who}): {n}", e.id)),
+        ExceptionStatus::Stale => Some(format!(
+            "[Exception stale] {} ({who}): it excludes no input where the outputs differ; nothing rests on it",
+            e.id
+        )),
+        ExceptionStatus::Broader => {
+            let at: Vec<String> = e
+                .witness
+                .iter()
+                .flatten()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            Some(format!(
+                "[Exception broader than needed] {} ({who}): it also excludes inputs where the outputs agree, e.g. {} ({})",
+                e.id,
+                at.join(", "),
+                e.note.as_deref().unwrap_or("")
+            ))
+        }
+        ExceptionStatus::Undecided => Some(format!(
+            "[Exception undecided] {} ({who}): {}",
+            e.id,
+            e.note.as_deref().unwrap_or("a query answered unknown")
+        )),
+    }
+}
+
 /// The terminal text of a consistency check, in the style of Fig. 2 of the SIRNA paper.
 pub(crate) fn render_check(rep: &bl::check::Report) -> String {
     // Every line goes through `line`, which escapes control characters: names and
@@ -361,8 +476,10 @@ pub(crate) fn render_check(rep: &bl::check::Report) -> String {
     }
     match rep.verdict {
         bl::check::Verdict::Consistent => line(format!(
-            "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints",
-            rep.nl_output, rep.bl_output
+            "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints{}",
+            rep.nl_output,
+            rep.bl_output,
+            accepted_suffix(rep)
         )),
         bl::check::Verdict::Unknown => line(format!(
             "[Unknown] {}",
@@ -390,6 +507,11 @@ pub(crate) fn render_check(rep: &bl::check::Report) -> String {
                     c.nl.output, c.nl.value, c.nl.replay, c.bl.output, c.bl.value, c.bl.replay
                 ));
             }
+        }
+    }
+    for e in &rep.exceptions {
+        if let Some(l) = exception_line(e) {
+            line(l);
         }
     }
     if !rep.regions.is_empty() || rep.regions_note.is_some() {
@@ -626,6 +748,11 @@ fn batch(
         bounds,
         nl_output: args.nl_output.clone(),
         impl_output: args.impl_output.clone(),
+        exceptions_root: (!args.no_exceptions).then(|| root.to_path_buf()),
+        exceptions: match &args.exceptions {
+            Some(f) => bl::exceptions::load(f)?,
+            None => Vec::new(),
+        },
     };
     let start = std::time::Instant::now();
     let results = bl::batch::run(&found.cases, &options, &solver.config());
@@ -718,7 +845,30 @@ fn batch_rendered(report: bl::batch::BatchReport) -> Rendered<bl::batch::BatchRe
             (Some(rep), None, None) if rep.verdict != Verdict::Consistent => {
                 "  (no reason recorded)".to_string()
             }
+            (Some(rep), None, None) => {
+                let s = accepted_suffix(rep);
+                s.strip_prefix(", ")
+                    .map(|s| format!("  {s}"))
+                    .unwrap_or_default()
+            }
             _ => String::new(),
+        };
+        let flagged: Vec<String> = r
+            .report
+            .iter()
+            .flat_map(|rep| &rep.exceptions)
+            .filter_map(|e| match e.status {
+                bl::check::ExceptionStatus::Stale => Some(format!("exception {} is stale", e.id)),
+                bl::check::ExceptionStatus::Broader => {
+                    Some(format!("exception {} is broader than needed", e.id))
+                }
+                _ => None,
+            })
+            .collect();
+        let detail = if flagged.is_empty() {
+            detail
+        } else {
+            format!("{detail}; {}", flagged.join("; "))
         };
         rows.push((
             r.case.name.clone(),

@@ -372,6 +372,14 @@ pub struct ConsistencyArgs {
     /// At most this many regions.
     #[arg(long, default_value_t = 16)]
     pub max_regions: usize,
+    /// Accepted exceptions on file (TOML, see docs/bl.md), in addition to the
+    /// exceptions.toml found next to the implementation (or, with --batch, in the
+    /// dataset's folders).
+    #[arg(long, value_name = "FILE")]
+    pub exceptions: Option<PathBuf>,
+    /// Do not read exceptions.toml files found next to the cases.
+    #[arg(long)]
+    pub no_exceptions: bool,
     /// Do not equate same-named inputs of the two sides by default.
     #[arg(long)]
     pub no_same_name_mapping: bool,

@@ -501,6 +501,104 @@ fn consistency_batch_rows_shards_and_merge() {
     assert!(err.contains("shard 2 of 2 missing"), "{err}");
 }
 
+/// Accepted exceptions on file: an exceptions.toml next to the program is read, the
+/// verdict says which exception it rests on, and a broader-than-needed exception
+/// (federal's program taxes SINs 900000000..8999999999) is shown with a witness; in a
+/// batch, the dataset's file applies to every case and the rows say the same.
+#[test]
+fn consistency_reads_accepted_exceptions_on_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("cra");
+    for region in ["ab", "federal"] {
+        let d = set.join(region);
+        std::fs::create_dir_all(&d).unwrap();
+        for f in [format!("{region}.smt2"), "prog.bl".to_string()] {
+            std::fs::copy(
+                root().join(format!("testdata/fees-dataset/cra-25/{region}/{f}")),
+                d.join(&f),
+            )
+            .unwrap();
+        }
+    }
+    let file = r#"[[exception]]
+id = "sin_exception"
+assume = "(< sin 900000000)"
+reason = "temporary workers taxed elsewhere"
+accepted_by = "J. Tremblay"
+date = "2026-11-02"
+"#;
+    std::fs::write(set.join("ab/exceptions.toml"), file).unwrap();
+    let ab = set.join("ab");
+    let p = |f: &str| ab.join(f).display().to_string();
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &p("ab.smt2"),
+        "--impl",
+        &p("prog.bl"),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "with 1 accepted exception (sin_exception: temporary workers taxed elsewhere)"
+        ),
+        "{out}"
+    );
+    // --no-exceptions: the one-off run without it diverges.
+    let (code, _, _) = vera(&[
+        "consistency",
+        "--nl",
+        &p("ab.smt2"),
+        "--impl",
+        &p("prog.bl"),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--no-exceptions",
+    ]);
+    assert_eq!(code, 1);
+    // The dataset's file applies to both cases of a batch.
+    std::fs::remove_file(set.join("ab/exceptions.toml")).unwrap();
+    std::fs::write(set.join("exceptions.toml"), file).unwrap();
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--batch",
+        &set.display().to_string(),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let federal = out.lines().find(|l| l.starts_with("federal")).unwrap();
+    assert!(
+        federal.contains("exception sin_exception is broader than needed"),
+        "{federal}"
+    );
+    let ab = out.lines().find(|l| l.starts_with("ab")).unwrap();
+    assert!(
+        ab.contains("with 1 accepted exception (sin_exception:"),
+        "{ab}"
+    );
+    // The single check of federal with the dataset's file given explicitly.
+    let f = set.join("federal");
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &f.join("federal.smt2").display().to_string(),
+        "--impl",
+        &f.join("prog.bl").display().to_string(),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--exceptions",
+        &set.join("exceptions.toml").display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("[Exception broader than needed] sin_exception"),
+        "{out}"
+    );
+}
+
 /// A symbolic link cycle under a batch folder (`DIR/plain/loop -> ..`) is not followed:
 /// the case is checked once and the link is reported as skipped.
 #[cfg(unix)]

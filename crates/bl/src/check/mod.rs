@@ -113,6 +113,9 @@ pub struct CheckInput {
     pub bounds: Option<Bounds>,
     /// Named assumptions added to Ψ.
     pub assumptions: Vec<Assumption>,
+    /// Accepted exceptions on file, added to Ψ like assumptions; the report says which
+    /// the verdict rests on and which are stale or broader than needed.
+    pub exceptions: Vec<crate::exceptions::Exception>,
     /// Options.
     pub options: CheckOptions,
 }
@@ -127,6 +130,7 @@ impl CheckInput {
             bl_output: None,
             bounds: None,
             assumptions: Vec::new(),
+            exceptions: Vec::new(),
             options: CheckOptions::default(),
         }
     }
@@ -356,6 +360,46 @@ impl Undecided {
     }
 }
 
+/// What an accepted exception does in a check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExceptionStatus {
+    /// It excludes inputs where the outputs differ (the verdict rests on it), and no
+    /// input where they agree and are not both zero.
+    InUse,
+    /// It excludes no input where the outputs differ: nothing rests on it.
+    Stale,
+    /// It excludes inputs where the outputs differ, and also inputs where they agree
+    /// (not both zero): see the witness.
+    Broader,
+    /// A query about it answered unknown (see the note).
+    Undecided,
+}
+
+/// An accepted exception as the check used it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExceptionUse {
+    /// Its id.
+    pub id: String,
+    /// Why it is accepted.
+    pub reason: String,
+    /// Who accepted it.
+    pub accepted_by: String,
+    /// When.
+    pub date: String,
+    /// The file it comes from.
+    pub file: String,
+    /// The predicate.
+    pub assume: String,
+    /// What it does here.
+    pub status: ExceptionStatus,
+    /// For `broader`: an input it excludes where the outputs agree (input name to
+    /// value), with both outputs there.
+    pub witness: Option<BTreeMap<String, String>>,
+    /// A remark (inputs it excludes where both outputs are zero; an unknown answer).
+    pub note: Option<String>,
+}
+
 /// The result of a check, serializable for JSON reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
@@ -369,8 +413,10 @@ pub struct Report {
     pub mappings: Vec<String>,
     /// Ψ (ranges and assumptions), in SMT-LIB over the prefixed names.
     pub constraints: Vec<String>,
-    /// Names of the assumptions in force.
+    /// Names of the assumptions in force (accepted exceptions included).
     pub assumptions: Vec<String>,
+    /// The accepted exceptions on file that applied, and what each does.
+    pub exceptions: Vec<ExceptionUse>,
     /// Formalization diagnostics.
     pub findings: Vec<Finding>,
     /// The witness of an inconsistency.
@@ -547,6 +593,9 @@ struct Problem {
     psi: Vec<Term>,
     findings: Vec<Finding>,
     assumption_names: Vec<String>,
+    /// Ψ from this index on are the accepted exceptions, in the order of
+    /// `CheckInput::exceptions`.
+    exceptions_from: usize,
     ctx: Context,
 }
 
@@ -957,9 +1006,19 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             _ => {}
         }
     }
-    // Assumptions.
+    // Assumptions, then the accepted exceptions.
     let mut names = Vec::new();
-    for a in &input.assumptions {
+    let mut exceptions_from = usize::MAX;
+    let all: Vec<Assumption> = input
+        .assumptions
+        .iter()
+        .cloned()
+        .chain(input.exceptions.iter().map(|e| e.assumption()))
+        .collect();
+    for (k, a) in all.iter().enumerate() {
+        if k == input.assumptions.len() {
+            exceptions_from = psi.len();
+        }
         let mut actx = ctx.clone();
         let mut both = Vec::new();
         let mut alias: BTreeMap<Symbol, Term> = BTreeMap::new();
@@ -1035,6 +1094,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             }
         }
     }
+    let exceptions_from = exceptions_from.min(psi.len());
     Ok(Ok(Problem {
         nl: pnl,
         bl: pbl,
@@ -1042,6 +1102,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         psi,
         findings,
         assumption_names: names,
+        exceptions_from,
         ctx,
     }))
 }
@@ -1101,6 +1162,7 @@ pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Re
                 mappings: vec![],
                 constraints: vec![],
                 assumptions: input.assumptions.iter().map(|a| a.name.clone()).collect(),
+                exceptions: vec![],
                 findings,
                 counterexample: None,
                 regions: vec![],
@@ -1151,6 +1213,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         mappings: p.phi.iter().map(logic::print::term).collect(),
         constraints: p.psi.iter().map(logic::print::term).collect(),
         assumptions: p.assumption_names.clone(),
+        exceptions: vec![],
         findings: vec![],
         counterexample: None,
         regions: vec![],
@@ -1288,7 +1351,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         Outcome::Sat(m) => {
             report.verdict = Verdict::Inconsistent;
             let m = complete(&m, &p.ctx);
-            let m = rounder_counterexample(p, s, &diff, m)?;
+            let m = rounder(p, s, std::slice::from_ref(&diff), m)?;
             report.counterexample = Some(replay(p, &m)?);
             if input.options.enumerate {
                 let e = regions::enumerate(p, s, input.options.max_regions)?;
@@ -1299,18 +1362,153 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             }
         }
     }
+    if !input.exceptions.is_empty()
+        && matches!(report.verdict, Verdict::Consistent | Verdict::Inconsistent)
+    {
+        report.exceptions = exception_uses(p, input, s.config())?;
+    }
     Ok(report)
+}
+
+/// The inputs of both sides at a model: BL names, then NL inputs not already shown
+/// with the same value (`nl.x` when the value differs).
+fn input_values(p: &Problem, m: &Model) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for i in &p.bl.inputs {
+        if let Ok(v) = logic::eval(&i.var, m, &p.ctx) {
+            out.insert(i.name.clone(), show(&v));
+        }
+    }
+    for i in &p.nl.inputs {
+        if let Ok(v) = logic::eval(&i.var, m, &p.ctx) {
+            let v = show(&v);
+            match out.get(&i.name) {
+                Some(w) if *w == v => {}
+                Some(_) => {
+                    out.insert(format!("nl.{}", i.name), v);
+                }
+                None => {
+                    out.insert(i.name.clone(), v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What each accepted exception does: asked on a fresh session where the other
+/// exceptions are assumptions, so each is judged with the others in force.
+fn exception_uses(
+    p: &Problem,
+    input: &CheckInput,
+    config: &SolverConfig,
+) -> Result<Vec<ExceptionUse>, CheckError> {
+    let mut s = Solver::start(config)?;
+    for c in p.nl.decls.iter().chain(&p.bl.decls) {
+        s.command(c)?;
+    }
+    for t in p.nl.asserts.iter().chain(&p.bl.asserts).chain(&p.phi) {
+        s.assert(t)?;
+    }
+    for t in &p.psi[..p.exceptions_from] {
+        s.assert(t)?;
+    }
+    let terms = &p.psi[p.exceptions_from..];
+    let differ = distinct(&p.nl.output, &p.bl.output);
+    let same = eq(p.nl.output.clone(), p.bl.output.clone());
+    let zero = Term::Real(BigRational::from_integer(0.into()));
+    let nonzero = Term::app(
+        Op::Or,
+        vec![
+            distinct(&numeric(p.nl.output.clone()), &zero),
+            distinct(&numeric(p.bl.output.clone()), &zero),
+        ],
+    );
+    let mut out = Vec::new();
+    for (i, (e, t)) in input.exceptions.iter().zip(terms).enumerate() {
+        let others: Vec<Term> = terms
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, t)| t.clone())
+            .collect();
+        let excluded = Term::not(t.clone());
+        let ask = |extra: &[&Term]| {
+            let mut q: Vec<Term> = others.clone();
+            q.push(excluded.clone());
+            q.extend(extra.iter().map(|t| (*t).clone()));
+            q
+        };
+        let mut use_ = ExceptionUse {
+            id: e.id.clone(),
+            reason: e.reason.clone(),
+            accepted_by: e.accepted_by.clone(),
+            date: e.date.clone(),
+            file: e.file.clone(),
+            assume: e.assume.clone(),
+            status: ExceptionStatus::InUse,
+            witness: None,
+            note: None,
+        };
+        let outputs = |m: &Model| -> String {
+            let v = |t: &Term| {
+                logic::eval(t, m, &p.ctx)
+                    .map(|v| show(&v))
+                    .unwrap_or_else(|_| "?".into())
+            };
+            format!(
+                "NL {} = {}, BL {} = {}",
+                p.nl.output_name,
+                v(&p.nl.output),
+                p.bl.output_name,
+                v(&p.bl.output)
+            )
+        };
+        match s.check_assuming(&ask(&[&differ]))? {
+            Outcome::Unsat(_) => use_.status = ExceptionStatus::Stale,
+            Outcome::Unknown(r) => {
+                use_.status = ExceptionStatus::Undecided;
+                use_.note = Some(format!(
+                    "whether it excludes an input where the outputs differ is unknown ({r})"
+                ));
+            }
+            Outcome::Sat(_) => match s.check_assuming(&ask(&[&same, &nonzero]))? {
+                Outcome::Sat(m) => {
+                    let m = rounder(p, &mut s, &ask(&[&same, &nonzero]), complete(&m, &p.ctx))?;
+                    use_.status = ExceptionStatus::Broader;
+                    use_.note = Some(outputs(&m));
+                    use_.witness = Some(input_values(p, &m));
+                }
+                Outcome::Unknown(r) => {
+                    use_.status = ExceptionStatus::Undecided;
+                    use_.note = Some(format!(
+                        "whether it excludes inputs where the outputs agree is unknown ({r})"
+                    ));
+                }
+                Outcome::Unsat(_) => {
+                    if let Outcome::Sat(m) = s.check_assuming(&ask(&[&same]))? {
+                        let m = rounder(p, &mut s, &ask(&[&same]), complete(&m, &p.ctx))?;
+                        let at: Vec<String> = input_values(p, &m)
+                            .into_iter()
+                            .map(|(k, v)| format!("{k} = {v}"))
+                            .collect();
+                        use_.note = Some(format!(
+                            "it also excludes inputs where both outputs are 0, e.g. {}",
+                            at.join(", ")
+                        ));
+                    }
+                }
+            },
+        }
+        out.push(use_);
+    }
+    Ok(out)
 }
 
 /// The counterexample at round numbers when there is one: every input rounded down to
 /// an integer, else to cents, kept only when the outputs still differ there (asked of
 /// the solver, whose model is then replayed like any other).
-fn rounder_counterexample(
-    p: &Problem,
-    s: &mut Solver,
-    diff: &Term,
-    m: Model,
-) -> Result<Model, CheckError> {
+fn rounder(p: &Problem, s: &mut Solver, base: &[Term], m: Model) -> Result<Model, CheckError> {
     let vars: Vec<&Term> =
         p.bl.inputs
             .iter()
@@ -1319,7 +1517,7 @@ fn rounder_counterexample(
             .collect();
     let hundred = BigRational::from_integer(100.into());
     for cents in [false, true] {
-        let mut q = vec![diff.clone()];
+        let mut q = base.to_vec();
         let mut changed = false;
         for v in &vars {
             let Some(x) = logic::eval(v, &m, &p.ctx).ok().as_ref().and_then(rat) else {
