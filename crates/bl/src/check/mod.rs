@@ -1370,8 +1370,8 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
     Ok(report)
 }
 
-/// The inputs of both sides at a model: BL names, then NL inputs not already shown
-/// with the same value (`nl.x` when the value differs).
+/// The inputs of both sides at a model: BL names, then NL inputs that Φ does not
+/// relate to the other side (`nl.x` when a BL input has the name).
 fn input_values(p: &Problem, m: &Model) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for i in &p.bl.inputs {
@@ -1379,7 +1379,16 @@ fn input_values(p: &Problem, m: &Model) -> BTreeMap<String, String> {
             out.insert(i.name.clone(), show(&v));
         }
     }
+    // NL inputs that Φ relates to the other side are shown under their BL names.
+    let mapped: HashSet<Symbol> = p
+        .phi
+        .iter()
+        .flat_map(|t| t.free_vars().into_iter().map(|(n, _)| n))
+        .collect();
     for i in &p.nl.inputs {
+        if matches!(&i.var, Term::Var(n, _) if mapped.contains(n)) {
+            continue;
+        }
         if let Ok(v) = logic::eval(&i.var, m, &p.ctx) {
             let v = show(&v);
             match out.get(&i.name) {
