@@ -995,9 +995,15 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
             }
             let mut trial = lits.clone();
             let lit = trial.remove(i);
+            // A literal the others imply passes the growth check below as well (the
+            // set is the same), so the separate question is only asked without it.
             let mut implied: Vec<Term> = trial.iter().map(|l| l.term(&cx.sorts)).collect();
             implied.push(Term::not(lit.term(&cx.sorts)));
-            match s.check_assuming(&implied)? {
+            match if grow {
+                Outcome::Sat(Model::new())
+            } else {
+                s.check_assuming(&implied)?
+            } {
                 Outcome::Unsat(_) => {
                     lits = trial;
                     continue;
