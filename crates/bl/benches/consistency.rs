@@ -53,7 +53,7 @@ fn main() {
             enumerate: true,
             ..Default::default()
         },
-        default_bounds: None,
+        bounds: None,
         ..Default::default()
     };
     let start = Instant::now();
@@ -65,7 +65,7 @@ fn main() {
         .cloned()
         .collect();
     let cra_options = BatchOptions {
-        default_bounds: Some(Bounds::from_json("cra-bounds", CRA_BOUNDS).unwrap()),
+        bounds: Some(Bounds::from_json("cra-bounds", CRA_BOUNDS).unwrap()),
         ..options.clone()
     };
     let start = Instant::now();

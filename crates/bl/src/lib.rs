@@ -27,6 +27,7 @@ pub mod batch;
 pub mod check;
 pub mod diag;
 pub mod encode;
+pub mod exceptions;
 pub mod format;
 pub mod interp;
 pub mod parse;

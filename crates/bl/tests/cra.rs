@@ -53,25 +53,29 @@ fn input(region: &str, exception: bool, enumerate: bool) -> CheckInput {
 
 fn table(kind: SolverKind) -> String {
     let cfg = SolverConfig::new(kind);
-    let mut out =
-        String::from("region   without-exception  with-exception  divergence (without)\n");
+    let mut out = String::from("region   without-exception  with-exception  regions (without)\n");
     for r in regions() {
-        let a = check_consistency(&input(&r, false, true), &cfg).unwrap();
+        let inp = input(&r, false, true);
+        let a = check_consistency(&inp, &cfg).unwrap();
         let b = check_consistency(&input(&r, true, false), &cfg).unwrap();
-        let region = a
-            .regions
-            .iter()
-            .map(|x| x.conditions.join(" and "))
-            .collect::<Vec<_>>()
-            .join(" | ");
         if let Some(c) = &a.counterexample {
             assert_eq!(c.bl.value, "0", "{r}: the exception zeroes the tax");
         }
+        let partition = a.partition.as_ref().expect("regions were enumerated");
+        assert!(partition.exact(), "{r}: {partition:?}");
+        // The same, asked separately.
+        let (SideSource::Smt(nl), SideSource::Bl(bl)) = (&inp.nl, &inp.bl) else {
+            unreachable!()
+        };
+        let n = common::check_partition(nl, bl, &a, kind);
         out.push_str(&format!(
-            "{r:<8} {:<18} {:<15} {region}\n",
+            "{r:<8} {:<18} {:<15} {n}, disjoint and exactly the divergence (checked)\n",
             format!("{:?}", a.verdict).to_lowercase(),
             format!("{:?}", b.verdict).to_lowercase()
         ));
+        for g in &a.regions {
+            out.push_str(&format!("    {}\n", common::region_line(g)));
+        }
     }
     out
 }
@@ -113,7 +117,7 @@ fn federal_report_renders_like_fig_2() {
     assert!(
         rep.regions
             .iter()
-            .any(|g| g.conditions.join(" and ") == "sin >= 9000000000 and Income > 0"),
+            .any(|g| g.conditions.join(" and ") == "0 < income <= 57375 and sin >= 9000000000"),
         "{:?}",
         rep.regions
     );

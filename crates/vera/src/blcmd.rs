@@ -137,6 +137,64 @@ fn options(args: &crate::cli::ConsistencyArgs) -> bl::check::CheckOptions {
     o
 }
 
+/// The accepted exceptions of a single check: the `exceptions.toml` next to the
+/// implementation (unless --no-exceptions) and those of --exceptions FILE whose
+/// pattern matches the implementation's folder (its path under the file's folder, or
+/// its name).
+fn single_exceptions(
+    args: &crate::cli::ConsistencyArgs,
+    imp: &Path,
+) -> Result<Vec<bl::exceptions::Exception>> {
+    let dir = match imp.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut out = if args.no_exceptions {
+        Vec::new()
+    } else {
+        bl::exceptions::for_case(&dir, &dir)?
+    };
+    if let Some(f) = &args.exceptions {
+        let base = f.parent().unwrap_or(Path::new(""));
+        let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let (dir_abs, base_abs) = (
+            abs(&dir),
+            abs(if base.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                base
+            }),
+        );
+        let rel = dir_abs
+            .strip_prefix(&base_abs)
+            .map(|r| r.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        let name = if rel.is_empty() {
+            dir_abs
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default()
+        } else {
+            rel
+        };
+        for e in bl::exceptions::load(f)? {
+            if !e.applies_to(&name) {
+                continue;
+            }
+            if out.iter().any(|x: &bl::exceptions::Exception| x.id == e.id) {
+                bail!(
+                    "exception `{}` of {} is also in {}",
+                    bl::diag::quote(&e.id),
+                    e.file,
+                    dir.join(bl::exceptions::FILE_NAME).display()
+                );
+            }
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
 /// `vera consistency ...`
 pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome {
     let solver = &args.solver;
@@ -145,6 +203,9 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         .iter()
         .map(|a| Assumption::parse_arg(a))
         .collect::<Result<Vec<_>, _>>()?;
+    if !args.merge.is_empty() {
+        return merge_reports(&args.merge);
+    }
     if let Some(root) = &args.batch {
         if args.nl.is_some() || args.implementation.is_some() {
             bail!("--batch checks every case under a folder; it does not take --nl or --impl");
@@ -176,6 +237,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         input.bounds = Some(Bounds::from_json(&b.display().to_string(), &text)?);
     }
     input.assumptions = assumptions;
+    input.exceptions = single_exceptions(args, imp)?;
     input.options = options(args);
     let (nl, imp) = (nl.display().to_string(), imp.display().to_string());
     let report = match check_consistency(&input, &solver.config()) {
@@ -225,6 +287,166 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
     Ok(Box::new(r))
 }
 
+/// What the solver confirmed about the region list as a whole, as one sentence.
+fn partition_sentence(rep: &bl::check::Report) -> Option<String> {
+    use bl::check::Proof;
+    let p = rep.partition.as_ref()?;
+    let n = rep.regions.len();
+    let the = if n == 1 {
+        "The region is".to_string()
+    } else {
+        format!("The {n} regions are")
+    };
+    if p.exact() {
+        return Some(if n == 1 {
+            "The region is exactly the divergence (checked by the solver).".to_string()
+        } else {
+            format!("{the} disjoint and cover the divergence exactly (checked by the solver).")
+        });
+    }
+    let mut parts = Vec::new();
+    for (what, not, proof) in [
+        ("disjoint", "not disjoint", &p.disjoint),
+        (
+            "inside the divergence",
+            "not inside the divergence",
+            &p.within_divergence,
+        ),
+        (
+            "cover the divergence",
+            "do not cover the divergence",
+            &p.covers_divergence,
+        ),
+    ] {
+        match proof {
+            Proof::Proved => parts.push(format!("{what} (checked)")),
+            Proof::Unknown(r) => parts.push(format!("{what}: not known ({r})")),
+            Proof::Refuted(d) => parts.push(format!("{not}: {d}")),
+        }
+    }
+    Some(format!("{the} {}.", parts.join("; ")))
+}
+
+/// One region: its conditions, the difference with its range, and its witnesses.
+fn render_region(rep: &bl::check::Report, r: &bl::check::Region, line: &mut dyn FnMut(String)) {
+    use bl::check::DifferenceKind;
+    line(format!(
+        "  - {}{}",
+        if r.conditions.is_empty() {
+            "every input".to_string()
+        } else {
+            r.conditions.join(" and ")
+        },
+        match (r.everywhere, &r.note) {
+            (Some(true), _) => String::new(),
+            (Some(false), _) => " (where the outputs differ: on part of it)".to_string(),
+            (None, Some(n)) => format!(" (not known whether everywhere: {n})"),
+            (None, None) => " (not known whether everywhere)".to_string(),
+        }
+    ));
+    let range = match &r.range {
+        Some(g) if g.min.value == g.max.value && g.min.value.is_some() => String::new(),
+        Some(g) => {
+            let end = |e: &bl::check::RangeEnd, unbounded: &str| match &e.value {
+                Some(v) if e.attained => v.clone(),
+                Some(v) => format!("{v} (excluded)"),
+                None => unbounded.to_string(),
+            };
+            format!(
+                ", from {} to {}",
+                end(&g.min, "-infinity"),
+                end(&g.max, "+infinity")
+            )
+        }
+        None if r.difference_kind == DifferenceKind::Linear => ", range not computed".to_string(),
+        None => String::new(),
+    };
+    line(format!(
+        "      BL - NL = {}{}{range}",
+        r.difference,
+        if r.difference_kind == DifferenceKind::Sample {
+            " at the first example (not linear here)"
+        } else {
+            ""
+        }
+    ));
+    for w in &r.witnesses {
+        let at: Vec<String> = w.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        line(format!(
+            "      e.g. {}: NL {} = {}, BL {} = {} ({})",
+            at.join(", "),
+            rep.nl_output,
+            w.nl_output,
+            rep.bl_output,
+            w.bl_output,
+            match w.at {
+                bl::check::WitnessKind::Boundary => "at the boundary",
+                bl::check::WitnessKind::Inside => "inside",
+                bl::check::WitnessKind::Solver => "the solver's value",
+            }
+        ));
+    }
+    if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
+        line(format!("      ({n})"));
+    }
+}
+
+/// `, with 1 accepted exception (id: reason)` for the exceptions the verdict rests on.
+fn accepted_suffix(rep: &bl::check::Report) -> String {
+    use bl::check::ExceptionStatus;
+    let used: Vec<String> = rep
+        .exceptions
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.status,
+                ExceptionStatus::InUse | ExceptionStatus::Broader | ExceptionStatus::Undecided
+            )
+        })
+        .map(|e| format!("{}: {}", e.id, e.reason))
+        .collect();
+    match used.len() {
+        0 => String::new(),
+        1 => format!(", with 1 accepted exception ({})", used[0]),
+        n => format!(", with {n} accepted exceptions ({})", used.join("; ")),
+    }
+}
+
+/// A line for an exception that needs a look (stale, broader than needed, undecided).
+fn exception_line(e: &bl::check::ExceptionUse) -> Option<String> {
+    use bl::check::ExceptionStatus;
+    let who = format!("{}, accepted by {} on {}", e.file, e.accepted_by, e.date);
+    match e.status {
+        ExceptionStatus::InUse => e
+            .note
+            .as_ref()
+            .map(|n| format!("[Exception] {} ({who}): {n}", e.id)),
+        ExceptionStatus::Stale => Some(format!(
+            "[Exception stale] {} ({who}): it excludes no input where the outputs differ; nothing rests on it",
+            e.id
+        )),
+        ExceptionStatus::Broader => {
+            let at: Vec<String> = e
+                .witness
+                .iter()
+                .flatten()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            Some(format!(
+                "[Exception broader than needed] {} ({who}): it also excludes inputs where the outputs agree, e.g. {} ({})",
+                e.id,
+                at.join(", "),
+                e.note.as_deref().unwrap_or("")
+            ))
+        }
+        ExceptionStatus::Undecided => Some(format!(
+            "[Exception undecided] {} ({who}): {}",
+            e.id,
+            e.note.as_deref().unwrap_or("a query answered unknown")
+        )),
+    }
+}
+
 /// The terminal text of a consistency check, in the style of Fig. 2 of the SIRNA paper.
 pub(crate) fn render_check(rep: &bl::check::Report) -> String {
     // Every line goes through `line`, which escapes control characters: names and
@@ -254,8 +476,10 @@ pub(crate) fn render_check(rep: &bl::check::Report) -> String {
     }
     match rep.verdict {
         bl::check::Verdict::Consistent => line(format!(
-            "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints",
-            rep.nl_output, rep.bl_output
+            "[Consistent] NL {} and BL {} agree on every input allowed by the mappings and constraints{}",
+            rep.nl_output,
+            rep.bl_output,
+            accepted_suffix(rep)
         )),
         bl::check::Verdict::Unknown => line(format!(
             "[Unknown] {}",
@@ -285,6 +509,11 @@ pub(crate) fn render_check(rep: &bl::check::Report) -> String {
             }
         }
     }
+    for e in &rep.exceptions {
+        if let Some(l) = exception_line(e) {
+            line(l);
+        }
+    }
     if !rep.regions.is_empty() || rep.regions_note.is_some() {
         line(format!(
             "Divergence regions ({}{}):",
@@ -296,34 +525,10 @@ pub(crate) fn render_check(rep: &bl::check::Report) -> String {
             }
         ));
         for r in &rep.regions {
-            let ex: Vec<String> = r
-                .example
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
-            line(format!(
-                "  - {}{}: NL {} = {}, BL {} = {} (BL - NL = {}; e.g. {})",
-                if r.conditions.is_empty() {
-                    "every input".to_string()
-                } else {
-                    r.conditions.join(" and ")
-                },
-                match (r.everywhere, &r.note) {
-                    (Some(true), _) => String::new(),
-                    (Some(false), _) => " (on part of it)".to_string(),
-                    (None, Some(n)) => format!(" (not known whether everywhere: {n})"),
-                    (None, None) => " (not known whether everywhere)".to_string(),
-                },
-                rep.nl_output,
-                r.nl_output,
-                rep.bl_output,
-                r.bl_output,
-                r.difference,
-                ex.join(", ")
-            ));
-            if let (Some(_), Some(n)) = (r.everywhere, &r.note) {
-                line(format!("    ({n})"));
-            }
+            render_region(rep, r, &mut line);
+        }
+        if let Some(p) = partition_sentence(rep) {
+            line(p);
         }
     }
     s
@@ -371,17 +576,6 @@ fn not_checked(nl: &str, imp: &str, error: &str) -> Rendered<ConsistencyJson> {
         files: vec![nl.to_string(), imp.to_string()],
     });
     r
-}
-
-/// `vera.consistency-batch.v1`.
-#[derive(serde::Serialize)]
-struct BatchJson {
-    schema: &'static str,
-    root: String,
-    seconds: f64,
-    summary: Vec<bl::batch::Summary>,
-    cases: Vec<bl::batch::CaseResult>,
-    skipped: Vec<bl::batch::Skipped>,
 }
 
 /// The finding kinds of a consistency check (SARIF rules).
@@ -521,7 +715,17 @@ fn batch(
 ) -> crate::output::Outcome {
     let found =
         bl::batch::discover(root).with_context(|| format!("cannot read {}", root.display()))?;
-    let cases = found.cases;
+    let total_rows = found.rows();
+    if total_rows == 0 {
+        bail!(
+            "no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)",
+            root.display()
+        );
+    }
+    let found = match args.shard {
+        Some(k) => found.shard(k),
+        None => found,
+    };
     for s in &found.skipped {
         eprintln!(
             "warning: skipped {}: {}",
@@ -529,13 +733,7 @@ fn batch(
             esc(&s.reason)
         );
     }
-    if cases.is_empty() {
-        bail!(
-            "no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)",
-            root.display()
-        );
-    }
-    let default_bounds = match &args.bounds {
+    let bounds = match &args.bounds {
         Some(b) => {
             let text = std::fs::read_to_string(b)
                 .with_context(|| format!("cannot read {}", b.display()))?;
@@ -547,24 +745,78 @@ fn batch(
         check: options(args),
         assumptions,
         jobs: solver.jobs(),
-        default_bounds,
+        bounds,
         nl_output: args.nl_output.clone(),
         impl_output: args.impl_output.clone(),
+        exceptions_root: (!args.no_exceptions).then(|| root.to_path_buf()),
+        exceptions: match &args.exceptions {
+            Some(f) => bl::exceptions::load(f)?,
+            None => Vec::new(),
+        },
     };
     let start = std::time::Instant::now();
-    let results = bl::batch::run(&cases, &options, &solver.config());
+    let results = bl::batch::run(&found.cases, &options, &solver.config());
     let seconds = start.elapsed().as_secs_f64();
-    let rows = bl::batch::summarize(&results);
+    let report = bl::batch::BatchReport::new(
+        root.display().to_string(),
+        seconds,
+        args.shard,
+        total_rows,
+        results,
+        found.unresolved,
+        found.skipped,
+    );
+    Ok(Box::new(batch_rendered(report)))
+}
+
+/// `vera consistency --merge A.json B.json ...`: one batch report from several (the
+/// shards of one split, or batches over disjoint case sets).
+fn merge_reports(files: &[std::path::PathBuf]) -> crate::output::Outcome {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = safefile::read_text(f)?;
+        let name = f.display().to_string();
+        let rep: bl::batch::BatchReport = serde_json::from_str(&text).with_context(|| {
+            format!("{name}: not a consistency batch report (vera.consistency-batch.v1 JSON)")
+        })?;
+        parts.push((name, rep));
+    }
+    let merged = bl::batch::merge(parts)?;
+    Ok(Box::new(batch_rendered(merged)))
+}
+
+/// Which bounds a row used, for the terminal.
+fn bounds_label(r: &bl::batch::CaseResult) -> String {
+    use bl::batch::BoundsSource;
+    match r.bounds_source {
+        BoundsSource::Option if r.folder_bounds_ignored => {
+            "bounds: --bounds (its own bounds.json not used)".into()
+        }
+        BoundsSource::Option => "bounds: --bounds".into(),
+        BoundsSource::Folder => "bounds: its bounds.json".into(),
+        BoundsSource::None => "no bounds".into(),
+    }
+}
+
+/// The terminal text, status, JUnit suites and SARIF findings of a batch report.
+fn batch_rendered(report: bl::batch::BatchReport) -> Rendered<bl::batch::BatchReport> {
+    let results = &report.cases;
     let mut o = String::new();
     // Case and dataset names are folder names, and details quote input files:
     // control characters in them are escaped.
-    let names: Vec<String> = results.iter().map(|r| esc(&r.case.name)).collect();
+    let names: Vec<String> = results
+        .iter()
+        .map(|r| esc(&r.case.name))
+        .chain(report.unresolved.iter().map(|u| esc(&u.name)))
+        .collect();
     let width = names
         .iter()
         .map(|n| n.chars().count())
         .max()
         .unwrap_or(4)
         .min(40);
+    // Rows in name order, cases and unresolved folders together.
+    let mut rows: Vec<(String, String)> = Vec::new();
     for (r, name) in results.iter().zip(&names) {
         let verdict = match (&r.verdict, &r.error) {
             (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
@@ -574,44 +826,120 @@ fn batch(
             (None, _) => paint(Paint::Warn, "error"),
         };
         let detail = match (&r.report, &r.error, &r.reason) {
-            (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => rep
-                .regions
-                .first()
-                .map(|g| format!("  e.g. {}", g.conditions.join(" and ")))
-                .unwrap_or_default(),
+            (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => {
+                match (rep.regions.first(), &rep.counterexample) {
+                    (Some(g), _) => format!("  e.g. {}", g.conditions.join(" and ")),
+                    (None, Some(c)) => format!(
+                        "  e.g. at {}",
+                        c.bl.inputs
+                            .iter()
+                            .map(|(k, v)| format!("{k} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    (None, None) => String::new(),
+                }
+            }
             (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
             (_, _, Some(why)) => format!("  {why}"),
+            (Some(rep), None, None) if rep.verdict != Verdict::Consistent => {
+                "  (no reason recorded)".to_string()
+            }
+            (Some(rep), None, None) => {
+                let s = accepted_suffix(rep);
+                s.strip_prefix(", ")
+                    .map(|s| format!("  {s}"))
+                    .unwrap_or_default()
+            }
             _ => String::new(),
         };
-        let _ = writeln!(
-            o,
-            "{name:width$}  {verdict}  {:.2}s{}",
-            r.seconds,
-            esc(&detail)
-        );
+        let flagged: Vec<String> = r
+            .report
+            .iter()
+            .flat_map(|rep| &rep.exceptions)
+            .filter_map(|e| match e.status {
+                bl::check::ExceptionStatus::Stale => Some(format!("exception {} is stale", e.id)),
+                bl::check::ExceptionStatus::Broader => {
+                    Some(format!("exception {} is broader than needed", e.id))
+                }
+                _ => None,
+            })
+            .collect();
+        let detail = if flagged.is_empty() {
+            detail
+        } else {
+            format!("{detail}; {}", flagged.join("; "))
+        };
+        rows.push((
+            r.case.name.clone(),
+            format!(
+                "{name:width$}  {verdict}  {:.2}s  [{}]{}",
+                r.seconds,
+                esc(&bounds_label(r)),
+                esc(&detail)
+            ),
+        ));
     }
-    let _ = writeln!(
-        o,
-        "\n{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
-        "dataset", "cases", "consistent", "inconsistent", "unknown", "rejected", "errors"
-    );
-    for s in &rows {
+    for (u, name) in report.unresolved.iter().zip(&names[results.len()..]) {
+        rows.push((
+            u.name.clone(),
+            format!(
+                "{name:width$}  {}  {}; {}",
+                paint(Paint::Warn, "not checked"),
+                esc(&u.reason),
+                esc(&u.hint)
+            ),
+        ));
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, row) in &rows {
+        let _ = writeln!(o, "{row}");
+    }
+    let header = |o: &mut String| {
         let _ = writeln!(
             o,
-            "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6}",
+            "\n{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6} {:>11}",
+            "dataset",
+            "cases",
+            "consistent",
+            "inconsistent",
+            "unknown",
+            "rejected",
+            "errors",
+            "not checked"
+        );
+    };
+    header(&mut o);
+    for s in report.summary.iter().chain(std::iter::once(&report.totals)) {
+        let _ = writeln!(
+            o,
+            "{:<12} {:>5} {:>10} {:>12} {:>8} {:>8} {:>6} {:>11}",
             esc(&s.dataset),
             s.cases,
             s.consistent,
             s.inconsistent,
             s.unknown,
             s.rejected,
-            s.errors
+            s.errors,
+            s.not_checked
         );
     }
-    let _ = writeln!(o, "\n{} cases in {seconds:.2} s", results.len());
-    let failed = results
-        .iter()
-        .any(|r| matches!(r.verdict, None | Some(Verdict::Unknown | Verdict::Rejected)));
+    let _ = writeln!(o, "\n{} cases in {:.2} s", results.len(), report.seconds);
+    if let Some(k) = report.shard {
+        let _ = writeln!(
+            o,
+            "shard {k}: {} of the {} rows (merge the shards' JSON reports with --merge)",
+            results.len() + report.unresolved.len(),
+            report.total_rows
+        );
+    }
+    if !report.merged_from.is_empty() {
+        let _ = writeln!(o, "merged from {}", esc(&report.merged_from.join(", ")));
+    }
+    let failed = !report.unresolved.is_empty()
+        || results
+            .iter()
+            .any(|r| matches!(r.verdict, None | Some(Verdict::Unknown | Verdict::Rejected)));
     let inconsistent = results
         .iter()
         .any(|r| r.verdict == Some(Verdict::Inconsistent));
@@ -625,7 +953,18 @@ fn batch(
     let mut suites: Vec<report::Suite> = Vec::new();
     let mut findings = Vec::new();
     let mut files = Vec::new();
-    for r in &results {
+    let add_case = |suites: &mut Vec<report::Suite>, dataset: &str, case: report::Case| match suites
+        .iter_mut()
+        .find(|s| s.name == dataset)
+    {
+        Some(s) => s.cases.push(case),
+        None => suites.push(report::Suite {
+            name: dataset.to_string(),
+            file: None,
+            cases: vec![case],
+        }),
+    };
+    for r in results {
         let (nl, imp) = (
             r.case.nl.display().to_string(),
             r.case.implementation.display().to_string(),
@@ -638,14 +977,7 @@ fn batch(
             r.report.as_ref(),
         );
         case.seconds = Some(r.seconds);
-        match suites.iter_mut().find(|s| s.name == r.case.dataset) {
-            Some(s) => s.cases.push(case),
-            None => suites.push(report::Suite {
-                name: r.case.dataset.clone(),
-                file: None,
-                cases: vec![case],
-            }),
-        }
+        add_case(&mut suites, &r.case.dataset, case);
         findings.extend(consistency_findings(
             &nl,
             &imp,
@@ -656,19 +988,22 @@ fn batch(
         files.push(imp);
         files.push(nl);
     }
-    let mut rep = Rendered::new(
-        "vera.consistency-batch.v1",
-        status,
-        o,
-        BatchJson {
-            schema: "vera.consistency-batch.v1",
-            root: root.display().to_string(),
-            seconds,
-            summary: rows,
-            cases: results,
-            skipped: found.skipped,
-        },
-    );
+    for u in &report.unresolved {
+        let why = format!("not checked: {}; {}", u.reason, u.hint);
+        add_case(
+            &mut suites,
+            &u.dataset,
+            consistency_case(&u.name, None, None, Some(&why), None),
+        );
+        findings.extend(consistency_findings(
+            &u.name,
+            &u.name,
+            None,
+            Some(&why),
+            None,
+        ));
+    }
+    let mut rep = Rendered::new("vera.consistency-batch.v1", status, o, report);
     rep.suites = Some(suites);
     rep.findings = Some(Findings {
         command: "consistency".into(),
@@ -676,5 +1011,5 @@ fn batch(
         findings,
         files,
     });
-    Ok(Box::new(rep))
+    rep
 }

@@ -386,12 +386,34 @@ pub struct ConsistencyArgs {
     /// At most this many regions.
     #[arg(long, default_value_t = 16)]
     pub max_regions: usize,
+    /// Accepted exceptions on file (TOML, see docs/bl.md), in addition to the
+    /// exceptions.toml found next to the implementation (or, with --batch, in the
+    /// dataset's folders).
+    #[arg(long, value_name = "FILE")]
+    pub exceptions: Option<PathBuf>,
+    /// Do not read exceptions.toml files found next to the cases.
+    #[arg(long)]
+    pub no_exceptions: bool,
     /// Do not equate same-named inputs of the two sides by default.
     #[arg(long)]
     pub no_same_name_mapping: bool,
-    /// Check every case under a folder laid out like the fees dataset.
+    /// Check every case under a folder laid out like the fees dataset. --bounds, when
+    /// given, applies to every case (a folder's own bounds.json is then not used);
+    /// without it each folder's bounds.json is used.
     #[arg(long, value_name = "DIR")]
     pub batch: Option<PathBuf>,
+    /// With --batch: check only shard K of N (1 <= K <= N) of the sorted case list,
+    /// position i going to shard i mod N + 1; merge the JSON reports with --merge.
+    #[arg(long, value_name = "K/N", requires = "batch")]
+    pub shard: Option<bl::batch::Shard>,
+    /// Merge JSON batch reports (e.g. the shards of --shard) into one report.
+    #[arg(
+        long,
+        value_name = "REPORT.json",
+        num_args = 1..,
+        conflicts_with_all = ["nl", "implementation", "batch", "nl_text", "bounds", "assume", "enumerate"]
+    )]
+    pub merge: Vec<PathBuf>,
     /// Formalize this rule text with a language model (voted translations) instead of --nl.
     #[arg(
         long,

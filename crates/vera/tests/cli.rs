@@ -222,12 +222,36 @@ fn consistency_batch_over_the_cra_data() {
         "--assume",
         "sin_exception=(< sin 900000000)",
     ]);
-    // federal ships a bounds.json naming an output its program lacks: an error.
-    assert_eq!(code, 2, "{out}{err}");
+    // --bounds applies to every case: federal's own bounds.json (which names an
+    // output its program lacks) is not used, and its row says so.
+    assert_eq!(code, 0, "{out}{err}");
     assert!(
-        out.contains("cra-25          14         13            0        0        0      1"),
+        out.contains(
+            "cra-25          14         14            0        0        0      0           0"
+        ),
         "{out}"
     );
+    assert!(
+        out.contains(
+            "total           14         14            0        0        0      0           0"
+        ),
+        "{out}"
+    );
+    let federal = out.lines().find(|l| l.starts_with("federal")).unwrap();
+    assert!(
+        federal.contains("[bounds: --bounds (its own bounds.json not used)]"),
+        "{federal}"
+    );
+    let ab = out.lines().find(|l| l.starts_with("ab")).unwrap();
+    assert!(ab.contains("[bounds: --bounds]"), "{ab}");
+    // Without --bounds, the folder's bounds.json is used: the case cannot run.
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--batch",
+        "testdata/fees-dataset/cra-25/federal",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("[bounds: its bounds.json]"), "{out}");
     assert!(out.contains("unknown output `final_tax`"), "{out}");
 }
 
@@ -404,6 +428,175 @@ fn consistency_batch_unknown_case_is_an_unknown_row() {
             "{json}"
         );
     }
+}
+
+/// A folder with two candidate formalizations is a `not checked` row with the reason
+/// and how to name the file (exit 2), never skipped silently; the totals row counts
+/// it; shards run with --jobs and merged with --merge give the whole batch's rows.
+#[test]
+fn consistency_batch_rows_shards_and_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("set");
+    for name in ["a", "b", "c"] {
+        bl_case(&root, name, BL_PLAIN_NL);
+    }
+    let two = bl_case(&root, "two", BL_PLAIN_NL);
+    std::fs::rename(two.join("nl.smt2"), two.join("first.smt2")).unwrap();
+    std::fs::write(two.join("second.smt2"), BL_PLAIN_NL).unwrap();
+    let r = root.display().to_string();
+    let (code, out, err) = vera(&["consistency", "--batch", &r, "--jobs", "2"]);
+    assert_eq!(code, 2, "{out}{err}");
+    let row = out.lines().find(|l| l.starts_with("two")).unwrap();
+    assert!(row.contains("not checked"), "{row}");
+    assert!(row.contains("first.smt2, second.smt2"), "{row}");
+    assert!(
+        row.contains("rename the documentation's formalization to nl.smt2"),
+        "{row}"
+    );
+    assert!(
+        out.contains(
+            "total            3          3            0        0        0      0           1"
+        ),
+        "{out}"
+    );
+    let a = out.lines().find(|l| l.starts_with("a ")).unwrap();
+    assert!(a.contains("[bounds: its bounds.json]"), "{a}");
+    // Two shards, then the merge.
+    let mut files = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let f = tmp.path().join(format!("shard-{}.json", &k[..1]));
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--batch",
+            &r,
+            "--shard",
+            k,
+            "--format",
+            "json",
+            "-o",
+            &f.display().to_string(),
+        ]);
+        assert!(code == 0 || code == 2, "{out}{err}");
+        files.push(f.display().to_string());
+    }
+    let mut args = vec!["consistency", "--merge"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, merged, err) = vera(&args);
+    assert_eq!(code, 2, "{merged}{err}");
+    for name in ["a", "b", "c", "two"] {
+        assert!(
+            merged.lines().any(|l| l.starts_with(name)),
+            "{name}\n{merged}"
+        );
+    }
+    assert!(
+        merged.contains(
+            "total            3          3            0        0        0      0           1"
+        ),
+        "{merged}"
+    );
+    // A shard missing: an error that says which.
+    let (code, _, err) = vera(&["consistency", "--merge", &files[0]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("shard 2 of 2 missing"), "{err}");
+}
+
+/// Accepted exceptions on file: an exceptions.toml next to the program is read, the
+/// verdict says which exception it rests on, and a broader-than-needed exception
+/// (federal's program taxes SINs 900000000..8999999999) is shown with a witness; in a
+/// batch, the dataset's file applies to every case and the rows say the same.
+#[test]
+fn consistency_reads_accepted_exceptions_on_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("cra");
+    for region in ["ab", "federal"] {
+        let d = set.join(region);
+        std::fs::create_dir_all(&d).unwrap();
+        for f in [format!("{region}.smt2"), "prog.bl".to_string()] {
+            std::fs::copy(
+                root().join(format!("testdata/fees-dataset/cra-25/{region}/{f}")),
+                d.join(&f),
+            )
+            .unwrap();
+        }
+    }
+    let file = r#"[[exception]]
+id = "sin_exception"
+assume = "(< sin 900000000)"
+reason = "temporary workers taxed elsewhere"
+accepted_by = "J. Tremblay"
+date = "2026-11-02"
+"#;
+    std::fs::write(set.join("ab/exceptions.toml"), file).unwrap();
+    let ab = set.join("ab");
+    let p = |f: &str| ab.join(f).display().to_string();
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &p("ab.smt2"),
+        "--impl",
+        &p("prog.bl"),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "with 1 accepted exception (sin_exception: temporary workers taxed elsewhere)"
+        ),
+        "{out}"
+    );
+    // --no-exceptions: the one-off run without it diverges.
+    let (code, _, _) = vera(&[
+        "consistency",
+        "--nl",
+        &p("ab.smt2"),
+        "--impl",
+        &p("prog.bl"),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--no-exceptions",
+    ]);
+    assert_eq!(code, 1);
+    // The dataset's file applies to both cases of a batch.
+    std::fs::remove_file(set.join("ab/exceptions.toml")).unwrap();
+    std::fs::write(set.join("exceptions.toml"), file).unwrap();
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--batch",
+        &set.display().to_string(),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let federal = out.lines().find(|l| l.starts_with("federal")).unwrap();
+    assert!(
+        federal.contains("exception sin_exception is broader than needed"),
+        "{federal}"
+    );
+    let ab = out.lines().find(|l| l.starts_with("ab")).unwrap();
+    assert!(
+        ab.contains("with 1 accepted exception (sin_exception:"),
+        "{ab}"
+    );
+    // The single check of federal with the dataset's file given explicitly.
+    let f = set.join("federal");
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &f.join("federal.smt2").display().to_string(),
+        "--impl",
+        &f.join("prog.bl").display().to_string(),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--exceptions",
+        &set.join("exceptions.toml").display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("[Exception broader than needed] sin_exception"),
+        "{out}"
+    );
 }
 
 /// A symbolic link cycle under a batch folder (`DIR/plain/loop -> ..`) is not followed:
@@ -961,7 +1154,8 @@ fn consistency_flags_of_another_mode_are_refused() {
 }
 
 /// The terminal report of a consistency check, in the style of Fig. 2 of the SIRNA
-/// paper: the federal program stops taxing at SIN 9000000000 (golden file).
+/// paper: the federal program stops taxing at SIN 9000000000, one region per tax
+/// bracket with the difference as a formula (golden file).
 #[test]
 fn consistency_report_reads_like_fig_2() {
     let (code, out, err) = vera(&[
@@ -978,7 +1172,9 @@ fn consistency_report_reads_like_fig_2() {
     for line in [
         "[Inconsistency Found]",
         "(replayed by the BL interpreter)",
-        "  - sin >= 9000000000 and Income > 0: NL FinalTaxes = ",
+        "  - 0 < income <= 57375 and sin >= 9000000000",
+        "      BL - NL = -0.145*income, from -8319.375 to 0 (excluded)",
+        "The 5 regions are disjoint and cover the divergence exactly (checked by the solver).",
     ] {
         assert!(out.contains(line), "{line}\n{out}");
     }

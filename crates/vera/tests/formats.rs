@@ -388,12 +388,26 @@ fn consistency_batch_junit_and_sarif_agree_with_the_summary() {
         "--assume",
         "sin_exception=(< sin 900000000)",
     ];
-    // 14 cases: 13 consistent, and `federal`, whose bounds.json names an output its
-    // program lacks, could not run (an error case, never a pass).
+    // 14 cases, all consistent: --bounds applies to every case, federal's own
+    // bounds.json (which names an output its program lacks) included.
+    let (code, counts, names, xml) = junit_of(&args);
+    assert_eq!(code, 0, "{xml}");
+    assert_eq!(counts, (14, 0, 0), "{xml}");
+    assert!(names.iter().any(|n| n == "federal"), "{names:?}");
+    assert!(results(&sarif_of(&args, 0)).is_empty());
+    // Without --bounds, federal's bounds.json is used: the case cannot run (an error
+    // case, never a pass).
+    let args = [
+        "consistency",
+        "--batch",
+        "testdata/fees-dataset/cra-25/federal",
+        "--assume",
+        "sin_exception=(< sin 900000000)",
+    ];
     let (code, counts, names, xml) = junit_of(&args);
     assert_eq!(code, 2, "{xml}");
-    assert_eq!(counts, (14, 0, 1), "{xml}");
-    assert!(names.iter().any(|n| n == "federal"), "{names:?}");
+    assert_eq!(counts, (1, 0, 1), "{xml}");
+    assert_eq!(names, ["federal"], "{xml}");
     let log = sarif_of(&args, 2);
     let found = results(&log);
     assert_eq!(found.len(), 1, "{log}");

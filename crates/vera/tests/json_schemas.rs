@@ -604,8 +604,8 @@ fn consistency_payloads() {
         .is_empty());
 
     let tag = "vera.consistency-batch.v1";
-    // One case errs (federal's bounds name an output its program lacks): exit 2.
-    check(
+    // --bounds applies to every case (federal's own bounds.json is not used): exit 0.
+    let cra = check(
         tag,
         &[
             "consistency",
@@ -616,7 +616,38 @@ fn consistency_payloads() {
             "--assume",
             SIN_EXCEPTION,
         ],
-        &[2],
+        &[0],
+    );
+    assert_eq!(cra["totals"]["consistent"], 14, "{cra}");
+    // Shards of the whole dataset, and their merge, are valid reports too; the merge
+    // has every case once.
+    let dir = tempfile::tempdir().unwrap();
+    let mut parts = Vec::new();
+    for k in 1..=2 {
+        let shard = check(
+            tag,
+            &[
+                "consistency",
+                "--batch",
+                "testdata/fees-dataset",
+                "--shard",
+                &format!("{k}/2"),
+            ],
+            &[1, 2],
+        );
+        assert_eq!(shard["shard"]["count"], 2, "{shard}");
+        let path = dir.path().join(format!("shard-{k}.json"));
+        std::fs::write(&path, shard.to_string()).unwrap();
+        parts.push(path.display().to_string());
+    }
+    let mut args = vec!["consistency", "--merge"];
+    args.extend(parts.iter().map(String::as_str));
+    let merged = check(tag, &args, &[2]);
+    assert_eq!(merged["merged_from"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        merged["cases"].as_array().unwrap().len(),
+        merged["total_rows"].as_u64().unwrap() as usize,
+        "{merged}"
     );
     let all = check(
         tag,

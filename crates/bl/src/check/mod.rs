@@ -24,19 +24,21 @@
 //!   generalised by dropping conditions that do not matter.
 
 pub mod bounds;
+pub mod regions;
 mod render;
 pub mod side;
 
 pub use bounds::{BoundItem, Bounds, BoundsError};
+pub use regions::{DifferenceKind, Partition, Proof, Range, RangeEnd, Witness, WitnessKind};
 pub use side::{Side, SideLabel};
 
 use crate::diag::Diagnostics;
 use logic::{Command, Context, Model, Op, Sort, SourceFile, Symbol, Term, Value};
 use num_rational::BigRational;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use side::{inline_calls, rename_command, rename_term, substitute};
 use solver::{Outcome, Reason, Solver, SolverConfig, SolverError};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// Where one side comes from.
@@ -50,7 +52,7 @@ pub enum SideSource {
 
 /// A named assumption: an SMT-LIB predicate added to Ψ to mark a discrepancy as
 /// intended (e.g. `sin_exception=(< bl.sin 900000000)`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Assumption {
     /// The user's name for it.
     pub name: String,
@@ -111,6 +113,9 @@ pub struct CheckInput {
     pub bounds: Option<Bounds>,
     /// Named assumptions added to Ψ.
     pub assumptions: Vec<Assumption>,
+    /// Accepted exceptions on file, added to Ψ like assumptions; the report says which
+    /// the verdict rests on and which are stale or broader than needed.
+    pub exceptions: Vec<crate::exceptions::Exception>,
     /// Options.
     pub options: CheckOptions,
 }
@@ -125,6 +130,7 @@ impl CheckInput {
             bl_output: None,
             bounds: None,
             assumptions: Vec::new(),
+            exceptions: Vec::new(),
             options: CheckOptions::default(),
         }
     }
@@ -173,7 +179,7 @@ impl From<SolverError> for CheckError {
 }
 
 /// The answer of a check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Eq. (2) is valid: the outputs agree on every input allowed by Φ and Ψ.
@@ -188,7 +194,7 @@ pub enum Verdict {
 }
 
 /// SIRNA's failure categories, and vera's additions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     /// The output variable does not exist (MF).
@@ -208,7 +214,7 @@ pub enum FindingKind {
 }
 
 /// One formalization diagnostic.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// The category.
     pub kind: FindingKind,
@@ -221,7 +227,7 @@ pub struct Finding {
 }
 
 /// A side's inputs and output at a counterexample.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SideValues {
     /// Input values by name (exact, `n/d` when not a finite decimal).
     pub inputs: BTreeMap<String, String>,
@@ -234,7 +240,7 @@ pub struct SideValues {
 }
 
 /// A concrete input on which the outputs differ.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counterexample {
     /// The documentation side.
     pub nl: SideValues,
@@ -242,30 +248,41 @@ pub struct Counterexample {
     pub bl: SideValues,
 }
 
-/// A set of inputs on which the outputs differ everywhere.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One divergence region: a set of inputs on which the outputs differ. The regions of a
+/// report are disjoint and together the divergence set (see [`Report::partition`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Region {
-    /// `Some(true)` when the outputs differ at every point of the region, `Some(false)`
-    /// when they differ only on part of it (where the two sides' formulas cross),
-    /// `None` when the solver could not tell (see `note`).
+    /// `Some(true)` when the outputs differ at every point of the conditions,
+    /// `Some(false)` when only on part of them (the region is then the conditions
+    /// intersected with the divergence, and `difference_kind` is `sample`), `None`
+    /// when the solver could not tell (see `note`).
     pub everywhere: Option<bool>,
-    /// The conjunction of conditions, each in infix notation.
+    /// The conjunction of conditions, each in infix notation over display names.
     pub conditions: Vec<String>,
-    /// An example input (BL names, then NL inputs not mapped to BL).
+    /// An example input (the first witness).
     pub example: BTreeMap<String, String>,
     /// The NL output at the example.
     pub nl_output: String,
     /// The BL output at the example.
     pub bl_output: String,
-    /// BL minus NL at the example.
+    /// BL minus NL on the region: a constant, a linear formula over the inputs
+    /// (`0.0025*income - 132.2`), or the value at the example (see `difference_kind`).
     pub difference: String,
-    /// What the solver could not decide about this region, if anything (whether the
-    /// outputs differ everywhere, or whether a condition can be dropped).
+    /// What the solver could not decide about this region, if anything.
     pub note: Option<String>,
+    /// The region as an SMT-LIB term over the (prefixed) inputs, within Φ and Ψ.
+    pub smt: String,
+    /// How `difference` is known.
+    pub difference_kind: DifferenceKind,
+    /// Minimum and maximum of the difference over the region (`None`: not computed).
+    pub range: Option<Range>,
+    /// Inputs of the region at round numbers (boundary, inside), each confirmed by the
+    /// solver, with both outputs there.
+    pub witnesses: Vec<Witness>,
 }
 
 /// A solver query of the checker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Query {
     /// Sampling one allowed input per path of both sides, for the totality check.
@@ -302,7 +319,7 @@ impl Query {
 }
 
 /// A query the solver answered `unknown`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Undecided {
     /// Which query.
     pub query: Query,
@@ -343,8 +360,48 @@ impl Undecided {
     }
 }
 
+/// What an accepted exception does in a check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExceptionStatus {
+    /// It excludes inputs where the outputs differ (the verdict rests on it), and no
+    /// input where they agree and are not both zero.
+    InUse,
+    /// It excludes no input where the outputs differ: nothing rests on it.
+    Stale,
+    /// It excludes inputs where the outputs differ, and also inputs where they agree
+    /// (not both zero): see the witness.
+    Broader,
+    /// A query about it answered unknown (see the note).
+    Undecided,
+}
+
+/// An accepted exception as the check used it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExceptionUse {
+    /// Its id.
+    pub id: String,
+    /// Why it is accepted.
+    pub reason: String,
+    /// Who accepted it.
+    pub accepted_by: String,
+    /// When.
+    pub date: String,
+    /// The file it comes from.
+    pub file: String,
+    /// The predicate.
+    pub assume: String,
+    /// What it does here.
+    pub status: ExceptionStatus,
+    /// For `broader`: an input it excludes where the outputs agree (input name to
+    /// value), with both outputs there.
+    pub witness: Option<BTreeMap<String, String>>,
+    /// A remark (inputs it excludes where both outputs are zero; an unknown answer).
+    pub note: Option<String>,
+}
+
 /// The result of a check, serializable for JSON reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     /// The verdict.
     pub verdict: Verdict,
@@ -356,8 +413,10 @@ pub struct Report {
     pub mappings: Vec<String>,
     /// Ψ (ranges and assumptions), in SMT-LIB over the prefixed names.
     pub constraints: Vec<String>,
-    /// Names of the assumptions in force.
+    /// Names of the assumptions in force (accepted exceptions included).
     pub assumptions: Vec<String>,
+    /// The accepted exceptions on file that applied, and what each does.
+    pub exceptions: Vec<ExceptionUse>,
     /// Formalization diagnostics.
     pub findings: Vec<Finding>,
     /// The witness of an inconsistency.
@@ -368,6 +427,9 @@ pub struct Report {
     pub regions_complete: bool,
     /// Why the region list is incomplete.
     pub regions_note: Option<String>,
+    /// What the solver confirmed about the regions as a partition of the divergence
+    /// set (with enumeration on and at least one region).
+    pub partition: Option<Partition>,
     /// Queries the solver answered `unknown`, in the order asked.
     pub undecided: Vec<Undecided>,
     /// Why the verdict is unknown: the queries it depends on that got no answer.
@@ -531,6 +593,9 @@ struct Problem {
     psi: Vec<Term>,
     findings: Vec<Finding>,
     assumption_names: Vec<String>,
+    /// Ψ from this index on are the accepted exceptions, in the order of
+    /// `CheckInput::exceptions`.
+    exceptions_from: usize,
     ctx: Context,
 }
 
@@ -941,9 +1006,19 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             _ => {}
         }
     }
-    // Assumptions.
+    // Assumptions, then the accepted exceptions.
     let mut names = Vec::new();
-    for a in &input.assumptions {
+    let mut exceptions_from = usize::MAX;
+    let all: Vec<Assumption> = input
+        .assumptions
+        .iter()
+        .cloned()
+        .chain(input.exceptions.iter().map(|e| e.assumption()))
+        .collect();
+    for (k, a) in all.iter().enumerate() {
+        if k == input.assumptions.len() {
+            exceptions_from = psi.len();
+        }
         let mut actx = ctx.clone();
         let mut both = Vec::new();
         let mut alias: BTreeMap<Symbol, Term> = BTreeMap::new();
@@ -1019,6 +1094,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             }
         }
     }
+    let exceptions_from = exceptions_from.min(psi.len());
     Ok(Ok(Problem {
         nl: pnl,
         bl: pbl,
@@ -1026,6 +1102,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         psi,
         findings,
         assumption_names: names,
+        exceptions_from,
         ctx,
     }))
 }
@@ -1085,11 +1162,13 @@ pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Re
                 mappings: vec![],
                 constraints: vec![],
                 assumptions: input.assumptions.iter().map(|a| a.name.clone()).collect(),
+                exceptions: vec![],
                 findings,
                 counterexample: None,
                 regions: vec![],
                 regions_complete: true,
                 regions_note: None,
+                partition: None,
                 undecided: vec![],
                 reason: None,
             })
@@ -1134,11 +1213,13 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         mappings: p.phi.iter().map(logic::print::term).collect(),
         constraints: p.psi.iter().map(logic::print::term).collect(),
         assumptions: p.assumption_names.clone(),
+        exceptions: vec![],
         findings: vec![],
         counterexample: None,
         regions: vec![],
         regions_complete: true,
         regions_note: None,
+        partition: None,
         undecided: vec![],
         reason: None,
     };
@@ -1152,8 +1233,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         s.assert(t)?;
     }
     // Sample one input per path of B (before A is asserted), for the totality check.
-    let bl_atoms = atoms(&p.bl, &p.ctx);
-    let mut sample_atoms = bl_atoms.clone();
+    let mut sample_atoms = atoms(&p.bl, &p.ctx);
     sample_atoms.extend(atoms(&p.nl, &p.ctx));
     let mut samples: Vec<Model> = Vec::new();
     if input.options.diagnose && !p.nl.function_form {
@@ -1271,16 +1351,207 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         Outcome::Sat(m) => {
             report.verdict = Verdict::Inconsistent;
             let m = complete(&m, &p.ctx);
+            let m = rounder(p, s, std::slice::from_ref(&diff), m)?;
             report.counterexample = Some(replay(p, &m)?);
             if input.options.enumerate {
-                let (regions, note) = enumerate(p, s, &bl_atoms, input.options.max_regions)?;
-                report.regions = regions;
-                report.regions_complete = note.is_none();
-                report.regions_note = note;
+                let e = regions::enumerate(p, s, input.options.max_regions)?;
+                report.regions = e.regions;
+                report.regions_complete = e.note.is_none();
+                report.regions_note = e.note;
+                report.partition = e.partition;
             }
         }
     }
+    if !input.exceptions.is_empty()
+        && matches!(report.verdict, Verdict::Consistent | Verdict::Inconsistent)
+    {
+        report.exceptions = exception_uses(p, input, s.config())?;
+    }
     Ok(report)
+}
+
+/// The inputs of both sides at a model: BL names, then NL inputs that Φ does not
+/// relate to the other side (`nl.x` when a BL input has the name).
+fn input_values(p: &Problem, m: &Model) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for i in &p.bl.inputs {
+        if let Ok(v) = logic::eval(&i.var, m, &p.ctx) {
+            out.insert(i.name.clone(), show(&v));
+        }
+    }
+    // NL inputs that Φ relates to the other side are shown under their BL names.
+    let mapped: HashSet<Symbol> = p
+        .phi
+        .iter()
+        .flat_map(|t| t.free_vars().into_iter().map(|(n, _)| n))
+        .collect();
+    for i in &p.nl.inputs {
+        if matches!(&i.var, Term::Var(n, _) if mapped.contains(n)) {
+            continue;
+        }
+        if let Ok(v) = logic::eval(&i.var, m, &p.ctx) {
+            let v = show(&v);
+            match out.get(&i.name) {
+                Some(w) if *w == v => {}
+                Some(_) => {
+                    out.insert(format!("nl.{}", i.name), v);
+                }
+                None => {
+                    out.insert(i.name.clone(), v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What each accepted exception does: asked on a fresh session where the other
+/// exceptions are assumptions, so each is judged with the others in force.
+fn exception_uses(
+    p: &Problem,
+    input: &CheckInput,
+    config: &SolverConfig,
+) -> Result<Vec<ExceptionUse>, CheckError> {
+    let mut s = Solver::start(config)?;
+    for c in p.nl.decls.iter().chain(&p.bl.decls) {
+        s.command(c)?;
+    }
+    for t in p.nl.asserts.iter().chain(&p.bl.asserts).chain(&p.phi) {
+        s.assert(t)?;
+    }
+    for t in &p.psi[..p.exceptions_from] {
+        s.assert(t)?;
+    }
+    let terms = &p.psi[p.exceptions_from..];
+    let differ = distinct(&p.nl.output, &p.bl.output);
+    let same = eq(p.nl.output.clone(), p.bl.output.clone());
+    let zero = Term::Real(BigRational::from_integer(0.into()));
+    let nonzero = Term::app(
+        Op::Or,
+        vec![
+            distinct(&numeric(p.nl.output.clone()), &zero),
+            distinct(&numeric(p.bl.output.clone()), &zero),
+        ],
+    );
+    let mut out = Vec::new();
+    for (i, (e, t)) in input.exceptions.iter().zip(terms).enumerate() {
+        let others: Vec<Term> = terms
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, t)| t.clone())
+            .collect();
+        let excluded = Term::not(t.clone());
+        let ask = |extra: &[&Term]| {
+            let mut q: Vec<Term> = others.clone();
+            q.push(excluded.clone());
+            q.extend(extra.iter().map(|t| (*t).clone()));
+            q
+        };
+        let mut use_ = ExceptionUse {
+            id: e.id.clone(),
+            reason: e.reason.clone(),
+            accepted_by: e.accepted_by.clone(),
+            date: e.date.clone(),
+            file: e.file.clone(),
+            assume: e.assume.clone(),
+            status: ExceptionStatus::InUse,
+            witness: None,
+            note: None,
+        };
+        let outputs = |m: &Model| -> String {
+            let v = |t: &Term| {
+                logic::eval(t, m, &p.ctx)
+                    .map(|v| show(&v))
+                    .unwrap_or_else(|_| "?".into())
+            };
+            format!(
+                "NL {} = {}, BL {} = {}",
+                p.nl.output_name,
+                v(&p.nl.output),
+                p.bl.output_name,
+                v(&p.bl.output)
+            )
+        };
+        match s.check_assuming(&ask(&[&differ]))? {
+            Outcome::Unsat(_) => use_.status = ExceptionStatus::Stale,
+            Outcome::Unknown(r) => {
+                use_.status = ExceptionStatus::Undecided;
+                use_.note = Some(format!(
+                    "whether it excludes an input where the outputs differ is unknown ({r})"
+                ));
+            }
+            Outcome::Sat(_) => match s.check_assuming(&ask(&[&same, &nonzero]))? {
+                Outcome::Sat(m) => {
+                    let m = rounder(p, &mut s, &ask(&[&same, &nonzero]), complete(&m, &p.ctx))?;
+                    use_.status = ExceptionStatus::Broader;
+                    use_.note = Some(outputs(&m));
+                    use_.witness = Some(input_values(p, &m));
+                }
+                Outcome::Unknown(r) => {
+                    use_.status = ExceptionStatus::Undecided;
+                    use_.note = Some(format!(
+                        "whether it excludes inputs where the outputs agree is unknown ({r})"
+                    ));
+                }
+                Outcome::Unsat(_) => {
+                    if let Outcome::Sat(m) = s.check_assuming(&ask(&[&same]))? {
+                        let m = rounder(p, &mut s, &ask(&[&same]), complete(&m, &p.ctx))?;
+                        let at: Vec<String> = input_values(p, &m)
+                            .into_iter()
+                            .map(|(k, v)| format!("{k} = {v}"))
+                            .collect();
+                        use_.note = Some(format!(
+                            "it also excludes inputs where both outputs are 0, e.g. {}",
+                            at.join(", ")
+                        ));
+                    }
+                }
+            },
+        }
+        out.push(use_);
+    }
+    Ok(out)
+}
+
+/// The counterexample at round numbers when there is one: every input rounded down to
+/// an integer, else to cents, kept only when the outputs still differ there (asked of
+/// the solver, whose model is then replayed like any other).
+fn rounder(p: &Problem, s: &mut Solver, base: &[Term], m: Model) -> Result<Model, CheckError> {
+    let vars: Vec<&Term> =
+        p.bl.inputs
+            .iter()
+            .chain(&p.nl.inputs)
+            .map(|i| &i.var)
+            .collect();
+    let hundred = BigRational::from_integer(100.into());
+    for cents in [false, true] {
+        let mut q = base.to_vec();
+        let mut changed = false;
+        for v in &vars {
+            let Some(x) = logic::eval(v, &m, &p.ctx).ok().as_ref().and_then(rat) else {
+                continue;
+            };
+            let r = if cents {
+                (&x * &hundred).floor() / &hundred
+            } else {
+                x.floor()
+            };
+            changed |= r != x;
+            let t = match v.sort() {
+                Sort::Int => Term::Int(r.to_integer()),
+                _ => Term::Real(r),
+            };
+            q.push(Term::app(Op::Eq, vec![(*v).clone(), t]));
+        }
+        if !changed {
+            return Ok(m);
+        }
+        if let Outcome::Sat(r) = s.check_assuming(&q)? {
+            return Ok(complete(&r, &p.ctx));
+        }
+    }
+    Ok(m)
 }
 
 /// The reason of an unknown verdict: every query it depends on that got no answer.
@@ -1548,189 +1819,4 @@ fn atoms(side: &Prepared, ctx: &Context) -> Vec<Term> {
         }
     }
     out
-}
-
-/// Lists divergence regions. The note says why the list is incomplete (`None` when it
-/// is complete).
-fn enumerate(
-    p: &Problem,
-    s: &mut Solver,
-    bl_atoms: &[Term],
-    cap: usize,
-) -> Result<(Vec<Region>, Option<String>), CheckError> {
-    let mut all = bl_atoms.to_vec();
-    let mut seen: HashSet<Term> = all.iter().cloned().collect();
-    for a in atoms(&p.nl, &p.ctx) {
-        if seen.insert(a.clone()) {
-            all.push(a);
-        }
-    }
-    // The strict form of each lower or upper bound of Ψ, so that a region can exclude
-    // the boundary (e.g. `income > 0` where both sides compute 0 at `income = 0`).
-    for t in &p.psi {
-        if let Term::App(op @ (Op::Ge | Op::Le), xs) = t {
-            let strict = Term::app(if *op == Op::Ge { Op::Gt } else { Op::Lt }, xs.clone());
-            if is_atom(&strict) && seen.insert(strict.clone()) {
-                all.push(strict);
-            }
-        }
-    }
-    let diff = distinct(&p.nl.output, &p.bl.output);
-    let same = eq(p.nl.output.clone(), p.bl.output.clone());
-    let both: HashSet<String> =
-        p.nl.side
-            .consts()
-            .into_iter()
-            .map(|(n, _)| n)
-            .filter(|n| p.bl.side.has_const(n))
-            .collect();
-    let display = |n: &str| -> String {
-        let (_, orig) = qualified(n);
-        if both.contains(orig) {
-            n.to_string()
-        } else {
-            orig.to_string()
-        }
-    };
-    let mut regions = Vec::new();
-    let mut incomplete: Option<String> = None;
-    // Found regions are excluded through assumptions (not assertions), so that the
-    // generalisation queries below range over the whole input space.
-    let mut blocked: Vec<Term> = Vec::new();
-    loop {
-        let mut search = vec![diff.clone()];
-        search.extend(blocked.iter().cloned());
-        if regions.len() >= cap {
-            incomplete = match s.check_assuming(&search)? {
-                Outcome::Unsat(_) => None,
-                Outcome::Sat(_) => Some(format!("cut at {cap} regions, more exist")),
-                Outcome::Unknown(r) => Some(format!(
-                    "cut at {cap} regions; whether more exist is unknown ({r})"
-                )),
-            };
-            break;
-        }
-        let m = match s.check_assuming(&search)? {
-            Outcome::Sat(m) => complete_model(&m, &p.ctx),
-            Outcome::Unsat(_) => break,
-            Outcome::Unknown(r) => {
-                incomplete = Some(format!(
-                    "the search for a further region answered unknown ({r})"
-                ));
-                break;
-            }
-        };
-        let lits = literals_at(&all, &m, &p.ctx);
-        let mut note: Option<String> = None;
-        // Does the cell of the path conditions differ everywhere?
-        let mut q = vec![same.clone()];
-        q.extend(lits.iter().cloned());
-        let everywhere = match s.check_assuming(&q)? {
-            Outcome::Unsat(_) => Some(true),
-            Outcome::Sat(_) => Some(false),
-            Outcome::Unknown(r) => {
-                note = Some(format!("the solver answered unknown ({r})"));
-                None
-            }
-        };
-        // Conditions are only dropped on an unsat answer; an unknown keeps the
-        // condition, which leaves the region correct but maybe not minimal.
-        let mut kept_on_unknown: Option<Reason> = None;
-        let mut keep = lits.clone();
-        let mut i = 0;
-        while i < keep.len() {
-            let mut trial = keep.clone();
-            let lit = trial.remove(i);
-            // Implied by the others: the region is the same without it.
-            let mut implied = trial.clone();
-            implied.push(Term::not(lit));
-            match s.check_assuming(&implied)? {
-                Outcome::Unsat(_) => {
-                    keep = trial;
-                    continue;
-                }
-                Outcome::Sat(_) => {}
-                Outcome::Unknown(r) => {
-                    kept_on_unknown.get_or_insert(r);
-                }
-            }
-            // Irrelevant: the outputs still differ everywhere without it.
-            if everywhere == Some(true) {
-                let mut assumptions = vec![same.clone()];
-                assumptions.extend(trial.iter().cloned());
-                match s.check_assuming(&assumptions)? {
-                    Outcome::Unsat(_) => {
-                        keep = trial;
-                        continue;
-                    }
-                    Outcome::Sat(_) => {}
-                    Outcome::Unknown(r) => {
-                        kept_on_unknown.get_or_insert(r);
-                    }
-                }
-            }
-            i += 1;
-        }
-        if let Some(r) = kept_on_unknown {
-            let n = format!(
-                "some conditions may be redundant: a simplification query answered unknown ({r})"
-            );
-            note = Some(match note {
-                Some(prev) => format!("{prev}; {n}"),
-                None => n,
-            });
-        }
-        let mut example = BTreeMap::new();
-        for inp in p.bl.inputs.iter().chain(p.nl.inputs.iter()) {
-            if let Ok(v) = logic::eval(&inp.var, &m, &p.ctx) {
-                let key = match &inp.var {
-                    Term::Var(v, _) => display(v),
-                    _ => inp.name.clone(),
-                };
-                example.entry(key).or_insert_with(|| show(&v));
-            }
-        }
-        let a = value_of(&p.nl.output, &m, &p.ctx)?;
-        let b = value_of(&p.bl.output, &m, &p.ctx)?;
-        let d = match (rat(&a), rat(&b)) {
-            (Some(x), Some(y)) => show(&Value::Real(y - x)),
-            _ => "?".into(),
-        };
-        let mut conditions: Vec<String> = Vec::new();
-        for t in &keep {
-            let c = render::infix(t, &display);
-            if !conditions.contains(&c) {
-                conditions.push(c);
-            }
-        }
-        regions.push(Region {
-            everywhere,
-            conditions,
-            example,
-            nl_output: show(&a),
-            bl_output: show(&b),
-            difference: d,
-            note,
-        });
-        if keep.is_empty() {
-            break;
-        }
-        blocked.push(Term::not(Term::app(Op::And, keep)));
-    }
-    // Largest difference first.
-    let size = |r: &Region| {
-        crate::parse_rational(&r.difference).map(|d| {
-            if d < BigRational::from_integer(0.into()) {
-                -d
-            } else {
-                d
-            }
-        })
-    };
-    regions.sort_by_key(|r| std::cmp::Reverse(size(r)));
-    Ok((regions, incomplete))
-}
-
-fn complete_model(m: &Model, ctx: &Context) -> Model {
-    complete(m, ctx)
 }
