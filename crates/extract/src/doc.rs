@@ -62,7 +62,10 @@ fn is_page_number(t: &str) -> bool {
     }
     let lower = t.to_ascii_lowercase();
     let rest = lower.strip_prefix("page").map(str::trim).unwrap_or(&lower);
-    let parts: Vec<&str> = rest.split(|c: char| c == '/' || c.is_whitespace()).filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = rest
+        .split(|c: char| c == '/' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+        .collect();
     match parts.as_slice() {
         [n] => lower.starts_with("page") && digits(n),
         [n, "of", m] => digits(n) && digits(m),
@@ -97,7 +100,10 @@ fn footnote_start(t: &str) -> Option<(u32, &str)> {
     }
     let rest = &t[digits..];
     let c = rest.chars().next()?;
-    if c.is_whitespace() || c.is_ascii_digit() || matches!(c, '.' | ',' | ')' | '-' | '/' | ':' | '%') {
+    if c.is_whitespace()
+        || c.is_ascii_digit()
+        || matches!(c, '.' | ',' | ')' | '-' | '/' | ':' | '%')
+    {
         return None;
     }
     Some((t[..digits].parse().ok()?, rest))
@@ -138,7 +144,8 @@ fn follows(cur: Option<&[u32]>, new: &[u32]) -> bool {
     if new.len() == cur.len() + 1 && new[..cur.len()] == *cur && new[cur.len()] <= 1 {
         return true;
     }
-    (1..=cur.len()).any(|k| new.len() == k && new[..k - 1] == cur[..k - 1] && new[k - 1] == cur[k - 1] + 1)
+    (1..=cur.len())
+        .any(|k| new.len() == k && new[..k - 1] == cur[..k - 1] && new[k - 1] == cur[k - 1] + 1)
 }
 
 /// Whether `text` contains `word` as a whole word (ASCII case-insensitive).
@@ -232,7 +239,7 @@ fn explicit_id(t: &str) -> Option<(String, String)> {
     if text.is_empty() {
         return None;
     }
-    if !separated && !(has_word(text, "shall") || has_word(text, "must")) {
+    if !(separated || has_word(text, "shall") || has_word(text, "must")) {
         return None;
     }
     Some((id.to_string(), text.to_string()))
@@ -247,7 +254,8 @@ fn is_list_item(t: &str) -> bool {
     let n = t.bytes().take_while(|b| b.is_ascii_alphanumeric()).count();
     (1..=3).contains(&n)
         && t[n..].starts_with(". ")
-        && (t[..n].bytes().all(|b| b.is_ascii_digit()) || (n == 1 && t.as_bytes()[0].is_ascii_lowercase()))
+        && (t[..n].bytes().all(|b| b.is_ascii_digit())
+            || (n == 1 && t.as_bytes()[0].is_ascii_lowercase()))
 }
 
 /// Words that put a number after them in running text: a number after one of these is
@@ -255,8 +263,8 @@ fn is_list_item(t: &str) -> bool {
 const NUMBER_WORDS: &[&str] = &[
     "of", "than", "to", "at", "least", "for", "in", "table", "tables", "section", "sections",
     "and", "or", "by", "with", "within", "from", "every", "about", "per", "is", "are", "be",
-    "step", "steps", "figure", "page", "over", "under", "after", "before", "first", "last",
-    "the", "all", "most", "only", "up", "chapter", "appendix", "part", "version", "rev",
+    "step", "steps", "figure", "page", "over", "under", "after", "before", "first", "last", "the",
+    "all", "most", "only", "up", "chapter", "appendix", "part", "version", "rev",
 ];
 
 /// Where footnote mark `n` is in `line` at or after byte `from`: the byte range to cut.
@@ -271,7 +279,9 @@ fn find_mark(line: &str, n: u32, from: usize) -> Option<(usize, usize)> {
         if (s > 0 && b[s - 1].is_ascii_digit()) || (e < b.len() && b[e].is_ascii_alphanumeric()) {
             continue;
         }
-        if e < b.len() && !(b[e].is_ascii_whitespace() || matches!(b[e], b'.' | b',' | b';' | b':' | b')')) {
+        if e < b.len()
+            && !(b[e].is_ascii_whitespace() || matches!(b[e], b'.' | b',' | b';' | b':' | b')'))
+        {
             continue;
         }
         if s == 0 {
@@ -288,8 +298,13 @@ fn find_mark(line: &str, n: u32, from: usize) -> Option<(usize, usize)> {
             let prev = head.chars().next_back();
             let token_start = head.rfind(char::is_whitespace).map_or(0, |p| p + 1);
             let token = &head[token_start..];
-            let sectionish = token.matches('.').count() >= 2 && token.bytes().all(|c| c.is_ascii_digit() || c == b'.');
-            let word_before = head[..token_start].split_whitespace().next_back().unwrap_or("").to_lowercase();
+            let sectionish = token.matches('.').count() >= 2
+                && token.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+            let word_before = head[..token_start]
+                .split_whitespace()
+                .next_back()
+                .unwrap_or("")
+                .to_lowercase();
             let captioned = matches!(word_before.as_str(), "table" | "figure" | "section")
                 && token.bytes().all(|c| c.is_ascii_digit());
             if prev.is_some_and(|c| !c.is_ascii_digit()) || sectionish || captioned {
@@ -320,7 +335,9 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
         .map(|l| unligature(l.trim_end_matches('\r'), &mut ligatures))
         .collect();
     if ligatures > 0 {
-        notes.push(format!("replaced {ligatures} ligatures (ﬁ, ﬂ, ...) by their letters"));
+        notes.push(format!(
+            "replaced {ligatures} ligatures (ﬁ, ﬂ, ...) by their letters"
+        ));
     }
     // page breaks: page-number lines, form feeds
     let mut breaks: Vec<usize> = Vec::new();
@@ -388,11 +405,11 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
     // pages
     let mut pages: Vec<Vec<usize>> = vec![Vec::new()];
     let break_set: HashSet<usize> = breaks.iter().copied().collect();
-    for i in 0..raw.len() {
+    for (i, &dropped) in drop.iter().enumerate() {
         if break_set.contains(&i) {
             pages.push(Vec::new());
         }
-        if !drop[i] {
+        if !dropped {
             pages.last_mut().expect("one page").push(i);
         }
     }
@@ -402,8 +419,14 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
     let (mut footnotes, mut marks) = (0usize, 0usize);
     if !breaks.is_empty() {
         for page in &pages {
-            let body: Vec<usize> = page.iter().copied().filter(|&i| !lines[i].trim().is_empty()).collect();
-            let Some(start) = footnote_block(&lines, &body, expected) else { continue };
+            let body: Vec<usize> = page
+                .iter()
+                .copied()
+                .filter(|&i| !lines[i].trim().is_empty())
+                .collect();
+            let Some(start) = footnote_block(&lines, &body, expected) else {
+                continue;
+            };
             let mut nums = Vec::new();
             for &i in &body[start..] {
                 if let Some((n, _)) = footnote_start(&lines[i]) {
@@ -438,7 +461,9 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
         ));
     }
     // tables of contents
-    let leaders: Vec<usize> = (0..lines.len()).filter(|&i| is_toc_leader(&lines[i])).collect();
+    let leaders: Vec<usize> = (0..lines.len())
+        .filter(|&i| is_toc_leader(&lines[i]))
+        .collect();
     let leader_set: HashSet<usize> = leaders.iter().copied().collect();
     let mut toc = 0;
     let mut entries = HashSet::new();
@@ -448,12 +473,17 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             continue;
         }
         let t = lines[i].trim();
-        let ends_in_number = t.rsplit(' ').next().is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()));
+        let ends_in_number = t
+            .rsplit(' ')
+            .next()
+            .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()));
         let near_leader = (i.saturating_sub(3)..=i + 3).any(|j| leader_set.contains(&j));
         if leader_set.contains(&i) || (ends_in_number && near_leader && t.contains(' ')) {
             drop[i] = true;
             toc += 1;
-            let entry = t.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches(['.', ' ', '…']);
+            let entry = t
+                .trim_end_matches(|c: char| c.is_ascii_digit())
+                .trim_end_matches(['.', ' ', '…']);
             if let Some((num, title)) = numbered_heading(entry) {
                 entries.insert(toc_key(&num, title));
                 depth = depth.max(num.len());
@@ -467,7 +497,10 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
         .into_iter()
         .enumerate()
         .filter(|(i, _)| !drop[*i])
-        .map(|(i, text)| Line { no: i as u32 + 1, text })
+        .map(|(i, text)| Line {
+            no: i as u32 + 1,
+            text,
+        })
         .collect();
     (lines, Toc { entries, depth })
 }
@@ -493,7 +526,13 @@ impl Toc {
 }
 
 fn toc_key(num: &[u32], title: &str) -> (Vec<u32>, String) {
-    let first: String = title.split_whitespace().next().unwrap_or("").chars().filter(|c| c.is_alphanumeric()).collect();
+    let first: String = title
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect();
     (num.to_vec(), first.to_lowercase())
 }
 
@@ -501,8 +540,13 @@ fn toc_key(num: &[u32], title: &str) -> (Vec<u32>, String) {
 /// `<n><text>` with `n` the next footnote number (or close to it), followed only by
 /// footnotes numbered one up and their continuation lines.
 fn footnote_block(lines: &[String], body: &[usize], expected: u32) -> Option<usize> {
-    'start: for (k, &i) in body.iter().enumerate() {
-        let Some((n, _)) = footnote_start(&lines[i]) else { continue };
+    // footnotes stand at the foot of a page: only its last lines are looked at, which
+    // also bounds the time this takes on a page of any length
+    let first = body.len().saturating_sub(FOOT_LINES);
+    'start: for (k, &i) in body.iter().enumerate().skip(first) {
+        let Some((n, _)) = footnote_start(&lines[i]) else {
+            continue;
+        };
         if !(expected..expected + 6).contains(&n) && n != 1 {
             continue;
         }
@@ -515,7 +559,10 @@ fn footnote_block(lines: &[String], body: &[usize], expected: u32) -> Option<usi
                     continue;
                 }
             }
-            if numbered_paragraph(t).is_some() || numbered_heading(t).is_some() || t.starts_with("Table ") {
+            if numbered_paragraph(t).is_some()
+                || numbered_heading(t).is_some()
+                || t.starts_with("Table ")
+            {
                 continue 'start;
             }
         }
@@ -524,12 +571,23 @@ fn footnote_block(lines: &[String], body: &[usize], expected: u32) -> Option<usi
     None
 }
 
+/// How many of a page's last non-blank lines may hold its footnotes.
+const FOOT_LINES: usize = 80;
+
 /// What a block of lines is being read as.
 #[derive(Debug)]
 enum Block {
     None,
-    Para { id: String, start: u32, lines: Vec<String>, section: Option<String> },
-    Prose { lines: Vec<(u32, String)>, section: Option<String> },
+    Para {
+        id: String,
+        start: u32,
+        lines: Vec<String>,
+        section: Option<String>,
+    },
+    Prose {
+        lines: Vec<(u32, String)>,
+        section: Option<String>,
+    },
 }
 
 /// Reads a document's requirements into `x`.
@@ -540,12 +598,22 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
     let blank = lines.iter().filter(|l| l.text.trim().is_empty()).count();
     let blank_separated = markdown || blank * 12 > lines.len();
     // a full line: wrapped text fills the measure
-    let mut lens: Vec<usize> = lines.iter().map(|l| l.text.trim().chars().count()).filter(|&n| n > 0).collect();
+    let mut lens: Vec<usize> = lines
+        .iter()
+        .map(|l| l.text.trim().chars().count())
+        .filter(|&n| n > 0)
+        .collect();
     lens.sort_unstable();
     let full = lens.get(lens.len() * 9 / 10).copied().unwrap_or(80);
     let long = full * 3 / 4;
 
-    let mut r = Reader { file, words: &words, x, removed: Vec::new(), hyphens: 0 };
+    let mut r = Reader {
+        file,
+        words: &words,
+        x,
+        removed: Vec::new(),
+        hyphens: 0,
+    };
     let mut section_num: Option<Vec<u32>> = None;
     let mut section: Option<String> = None;
     let mut block = Block::None;
@@ -599,7 +667,10 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
             let after = t.split_once(' ').map_or("", |p| p.1);
             if after.split_once(':').is_some_and(|(n, _)| n.len() <= 6) {
                 r.finish(std::mem::replace(&mut block, Block::None));
-                block = Block::Prose { lines: Vec::new(), section: section.clone() };
+                block = Block::Prose {
+                    lines: Vec::new(),
+                    section: section.clone(),
+                };
                 prev_long = false;
                 continue;
             }
@@ -621,20 +692,30 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
         }
         if let Some((id, rest)) = explicit_id(t) {
             r.finish(std::mem::replace(&mut block, Block::None));
-            block = Block::Para { id, start: line.no, lines: vec![rest], section: section.clone() };
+            block = Block::Para {
+                id,
+                start: line.no,
+                lines: vec![rest],
+                section: section.clone(),
+            };
             prev_long = t.chars().count() >= long;
             continue;
         }
         let cont = blank_separated
             || prev_long
             || is_list_item(t)
-            || t.starts_with(|c: char| c.is_lowercase() || c == '§' || c == '(' || c.is_ascii_digit());
+            || t.starts_with(|c: char| {
+                c.is_lowercase() || c == '§' || c == '(' || c.is_ascii_digit()
+            });
         match &mut block {
             Block::Para { lines: ls, .. } if cont => ls.push(t.to_string()),
             Block::Prose { lines: ls, .. } => ls.push((line.no, t.to_string())),
             _ => {
                 r.finish(std::mem::replace(&mut block, Block::None));
-                block = Block::Prose { lines: vec![(line.no, t.to_string())], section: section.clone() };
+                block = Block::Prose {
+                    lines: vec![(line.no, t.to_string())],
+                    section: section.clone(),
+                };
             }
         }
         prev_long = t.chars().count() >= long;
@@ -642,11 +723,13 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
     r.finish(block);
     if !r.removed.is_empty() {
         let removed = r.removed.join(", ");
-        r.x.notes.push(format!("skipped paragraphs marked removed: {removed}"));
+        r.x.notes
+            .push(format!("skipped paragraphs marked removed: {removed}"));
     }
     if r.hyphens > 0 {
         let h = r.hyphens;
-        r.x.notes.push(format!("joined {h} words hyphenated across line ends"));
+        r.x.notes
+            .push(format!("joined {h} words hyphenated across line ends"));
     }
 }
 
@@ -705,7 +788,9 @@ impl Reader<'_> {
                 let b: String = l.chars().take_while(|c| c.is_alphabetic()).collect();
                 let b = b.to_lowercase();
                 let joined = format!("{a}{b}");
-                let keep = next_token.trim_end_matches(['.', ',', ';', ':', ')']).contains('-')
+                let keep = next_token
+                    .trim_end_matches(['.', ',', ';', ':', ')'])
+                    .contains('-')
                     || (!self.words.contains(&joined)
                         && self.words.contains(&a)
                         && self.words.contains(&b)
@@ -725,11 +810,25 @@ impl Reader<'_> {
     fn finish(&mut self, block: Block) {
         match block {
             Block::None => {}
-            Block::Para { id, start, lines, section } => {
+            Block::Para {
+                id,
+                start,
+                lines,
+                section,
+            } => {
                 let text = self.join(&lines);
-                let bare: String = text.chars().filter(|c| c.is_alphanumeric() || c.is_whitespace()).collect::<String>().to_lowercase();
+                let bare: String = text
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+                    .collect::<String>()
+                    .to_lowercase();
                 let bare = bare.trim();
-                if bare.is_empty() || bare == "removed" || bare == "deleted" || bare == "reserved" || bare == "intentionally left blank" {
+                if bare.is_empty()
+                    || bare == "removed"
+                    || bare == "deleted"
+                    || bare == "reserved"
+                    || bare == "intentionally left blank"
+                {
                     self.removed.push(id);
                     return;
                 }
@@ -739,7 +838,11 @@ impl Reader<'_> {
                     section,
                     kind: None,
                     confidence: Confidence::High,
-                    source: Source { file: self.file.to_string(), line: Some(start), record: None },
+                    source: Source {
+                        file: self.file.to_string(),
+                        line: Some(start),
+                        record: None,
+                    },
                     fretish: None,
                     formalization: None,
                 });
@@ -760,19 +863,29 @@ impl Reader<'_> {
             starts.push((text.len(), *no));
             self.append(&mut text, l);
         }
-        let line_of = |pos: usize| starts.iter().rev().find(|(s, _)| *s <= pos).map_or(lines[0].0, |p| p.1);
+        let line_of = |pos: usize| {
+            starts
+                .iter()
+                .rev()
+                .find(|(s, _)| *s <= pos)
+                .map_or(lines[0].0, |p| p.1)
+        };
         let mut sentence_start = 0;
         let bytes = text.as_bytes();
         let mut k = 0;
         while k <= bytes.len() {
             let end = k == bytes.len()
                 || (matches!(bytes[k], b'.' | b'!' | b'?')
-                    && (k + 1 == bytes.len() || (bytes[k + 1] == b' ' && bytes.get(k + 2).is_some_and(|c| !c.is_ascii_lowercase()))));
+                    && (k + 1 == bytes.len()
+                        || (bytes[k + 1] == b' '
+                            && bytes.get(k + 2).is_some_and(|c| !c.is_ascii_lowercase()))));
             if end {
                 let stop = (k + 1).min(bytes.len());
                 let s = text[sentence_start..stop].trim();
                 if has_word(s, "shall") {
-                    let start_pos = sentence_start + (text[sentence_start..].len() - text[sentence_start..].trim_start().len());
+                    let start_pos = sentence_start
+                        + (text[sentence_start..].len()
+                            - text[sentence_start..].trim_start().len());
                     let text = one_line(s.trim_start_matches(['-', '*', '•', '+']));
                     let line = line_of(start_pos);
                     self.x.requirements.push(Requirement {
@@ -781,7 +894,11 @@ impl Reader<'_> {
                         section: section.clone(),
                         kind: None,
                         confidence: Confidence::Candidate,
-                        source: Source { file: self.file.to_string(), line: Some(line), record: None },
+                        source: Source {
+                            file: self.file.to_string(),
+                            line: Some(line),
+                            record: None,
+                        },
                         fretish: None,
                         formalization: None,
                     });
@@ -798,14 +915,42 @@ impl Reader<'_> {
         let cells = |t: &str| -> Vec<String> {
             let t = t.trim().trim_start_matches('|');
             let t = t.strip_suffix('|').unwrap_or(t);
-            t.split('|').map(|c| c.trim().replace("**", "").to_string()).collect()
+            t.split('|')
+                .map(|c| c.trim().replace("**", "").to_string())
+                .collect()
         };
         let Some(head) = rows.first() else { return };
         let header = cells(&head.text);
-        let norm = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
-        let find = |names: &[&str]| header.iter().position(|h| names.contains(&norm(h).as_str()));
-        let id_col = find(&["id", "reqid", "requirementid", "identifier", "key", "ref", "no", "number"]);
-        let text_col = find(&["text", "requirement", "requirementtext", "description", "statement", "shall", "reqtext"]);
+        let norm = |s: &str| {
+            s.to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+        };
+        let find = |names: &[&str]| {
+            header
+                .iter()
+                .position(|h| names.contains(&norm(h).as_str()))
+        };
+        let id_col = find(&[
+            "id",
+            "reqid",
+            "requirementid",
+            "identifier",
+            "key",
+            "ref",
+            "no",
+            "number",
+        ]);
+        let text_col = find(&[
+            "text",
+            "requirement",
+            "requirementtext",
+            "description",
+            "statement",
+            "shall",
+            "reqtext",
+        ]);
         let kind_col = find(&["type", "kind", "category", "requirementtype"]);
         let (Some(id_col), Some(text_col)) = (id_col, text_col) else {
             let mut prose: Vec<(u32, String)> = Vec::new();
@@ -820,7 +965,9 @@ impl Reader<'_> {
         };
         for r in &rows[1..] {
             let c = cells(&r.text);
-            if c.iter().all(|x| x.chars().all(|ch| matches!(ch, '-' | ':' | ' '))) {
+            if c.iter()
+                .all(|x| x.chars().all(|ch| matches!(ch, '-' | ':' | ' ')))
+            {
                 continue;
             }
             let id = c.get(id_col).cloned().unwrap_or_default();
@@ -832,9 +979,16 @@ impl Reader<'_> {
                 id,
                 text,
                 section: section.clone(),
-                kind: kind_col.and_then(|k| c.get(k)).filter(|s| !s.is_empty()).cloned(),
+                kind: kind_col
+                    .and_then(|k| c.get(k))
+                    .filter(|s| !s.is_empty())
+                    .cloned(),
                 confidence: Confidence::High,
-                source: Source { file: self.file.to_string(), line: Some(r.no), record: None },
+                source: Source {
+                    file: self.file.to_string(),
+                    line: Some(r.no),
+                    record: None,
+                },
                 fretish: None,
                 formalization: None,
             });
@@ -869,10 +1023,22 @@ mod tests {
     #[test]
     fn explicit_ids() {
         let t = |s: &str| explicit_id(s).map(|(i, t)| format!("{i}|{t}"));
-        assert_eq!(t("R-12: The pump shall stop.").as_deref(), Some("R-12|The pump shall stop."));
-        assert_eq!(t("- **REQ7** The pump stops.").as_deref(), Some("REQ7|The pump stops."));
-        assert_eq!(t("[S-3] Alarms sound.").as_deref(), Some("S-3|Alarms sound."));
-        assert_eq!(t("ELS-14-A The light shall blink.").as_deref(), Some("ELS-14-A|The light shall blink."));
+        assert_eq!(
+            t("R-12: The pump shall stop.").as_deref(),
+            Some("R-12|The pump shall stop.")
+        );
+        assert_eq!(
+            t("- **REQ7** The pump stops.").as_deref(),
+            Some("REQ7|The pump stops.")
+        );
+        assert_eq!(
+            t("[S-3] Alarms sound.").as_deref(),
+            Some("S-3|Alarms sound.")
+        );
+        assert_eq!(
+            t("ELS-14-A The light shall blink.").as_deref(),
+            Some("ELS-14-A|The light shall blink.")
+        );
         assert_eq!(t("G1 The patient should receive enough drug."), None);
         assert_eq!(t("UC1 Clinician Normal Operation"), None);
         assert_eq!(t("Abc-1: x"), None);
@@ -880,14 +1046,27 @@ mod tests {
 
     #[test]
     fn marks() {
-        let cut = |l: &str, n: u32| find_mark(l, n, 0).map(|(s, e)| format!("{}{}", &l[..s], &l[e..]));
-        assert_eq!(cut("basal flow rate 16, Fbasal", 16).as_deref(), Some("basal flow rate, Fbasal"));
-        assert_eq!(cut("a time stamp88 with", 88).as_deref(), Some("a time stamp with"));
-        assert_eq!(cut("to the patient.21 (UC2", 21).as_deref(), Some("to the patient. (UC2"));
+        let cut =
+            |l: &str, n: u32| find_mark(l, n, 0).map(|(s, e)| format!("{}{}", &l[..s], &l[e..]));
+        assert_eq!(
+            cut("basal flow rate 16, Fbasal", 16).as_deref(),
+            Some("basal flow rate, Fbasal")
+        );
+        assert_eq!(
+            cut("a time stamp88 with", 88).as_deref(),
+            Some("a time stamp with")
+        );
+        assert_eq!(
+            cut("to the patient.21 (UC2", 21).as_deref(),
+            Some("to the patient. (UC2")
+        );
         assert_eq!(cut("Tpoh = 55 C", 55), None);
         assert_eq!(cut("tolerance of 0.1 ml/hr", 1), None);
         assert_eq!(cut("minimum of 4 harmonic", 4), None);
         assert_eq!(cut("UC1.4 §4.1.1", 1), None);
-        assert_eq!(cut("in Section 6.4.2.72 (IEC", 72).as_deref(), Some("in Section 6.4.2. (IEC"));
+        assert_eq!(
+            cut("in Section 6.4.2.72 (IEC", 72).as_deref(),
+            Some("in Section 6.4.2. (IEC")
+        );
     }
 }

@@ -11,9 +11,13 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
         file: file.into(),
         line: e.line() as u32,
         column: e.column() as u32,
-        message: format!("not valid JSON: {e}").replace(&format!(" at line {} column {}", e.line(), e.column()), ""),
+        message: format!("not valid JSON: {e}")
+            .replace(&format!(" at line {} column {}", e.line(), e.column()), ""),
     })?;
-    let shape = |m: &str| ExtractError::Shape { file: file.into(), message: m.into() };
+    let shape = |m: &str| ExtractError::Shape {
+        file: file.into(),
+        message: m.into(),
+    };
     let (reqs, vars) = match &v {
         Value::Array(a) => (a.as_slice(), &[][..]),
         Value::Object(o) => {
@@ -22,15 +26,26 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
                 .or_else(|| o.get("docs"))
                 .and_then(Value::as_array)
                 .ok_or_else(|| shape("a FRET file is an array of requirements or an object with a \"requirements\" array"))?;
-            let vars = o.get("variables").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+            let vars = o
+                .get("variables")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
             (reqs.as_slice(), vars)
         }
-        _ => return Err(shape("a FRET file is an array of requirements or an object with a \"requirements\" array")),
+        _ => return Err(shape(
+            "a FRET file is an array of requirements or an object with a \"requirements\" array",
+        )),
     };
     for (i, r) in reqs.iter().enumerate() {
         let record = i as u32 + 1;
-        let bad = |m: String| ExtractError::Record { file: file.into(), record, message: m };
-        let o = r.as_object().ok_or_else(|| bad("a requirement is a JSON object".into()))?;
+        let bad = |m: String| ExtractError::Record {
+            file: file.into(),
+            record,
+            message: m,
+        };
+        let o = r
+            .as_object()
+            .ok_or_else(|| bad("a requirement is a JSON object".into()))?;
         let field = |k: &str| -> Result<Option<String>, ExtractError> {
             match o.get(k) {
                 None | Some(Value::Null) => Ok(None),
@@ -43,7 +58,9 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
         let fulltext = field("fulltext")?;
         let rationale = field("rationale")?;
         let Some(text) = rationale.clone().or_else(|| fulltext.clone()) else {
-            return Err(bad(format!("requirement {id} has neither \"rationale\" nor \"fulltext\"")));
+            return Err(bad(format!(
+                "requirement {id} has neither \"rationale\" nor \"fulltext\""
+            )));
         };
         x.requirements.push(Requirement {
             id: one_line(&id),
@@ -51,7 +68,11 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
             section: field("parent_reqid")?.map(|p| one_line(&p)),
             kind: None,
             confidence: Confidence::High,
-            source: Source { file: file.into(), line: None, record: Some(record) },
+            source: Source {
+                file: file.into(),
+                line: None,
+                record: Some(record),
+            },
             fretish: fulltext.map(|f| one_line(&f)),
             formalization: None,
         });
@@ -64,7 +85,12 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
                 message: "a variable is a JSON object".into(),
             });
         };
-        let s = |k: &str| o.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let s = |k: &str| {
+            o.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
         let Some(name) = s("variable_name").or_else(|| s("name")) else {
             return Err(ExtractError::Record {
                 file: file.into(),

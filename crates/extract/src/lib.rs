@@ -212,7 +212,11 @@ pub enum ExtractError {
 
 /// Reads the requirements of `bytes` (the content of `file`) as `format`, or as the
 /// format [`Format::detect`] guesses when `format` is `None`.
-pub fn extract(file: &str, bytes: &[u8], format: Option<Format>) -> Result<Extraction, ExtractError> {
+pub fn extract(
+    file: &str,
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Result<Extraction, ExtractError> {
     let format = format.unwrap_or_else(|| Format::detect(file, bytes));
     let text = text_of(file, bytes)?;
     let mut x = Extraction {

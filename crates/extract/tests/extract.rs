@@ -52,7 +52,11 @@ fn pca_pump_counts() {
     assert!(high[..4].iter().all(|r| r.id.starts_with("3.4(")));
     assert_eq!(x.requirements.len() - high.len(), 5, "candidates");
     // Ids are unique and say section and paragraph.
-    assert!(x.notes.iter().all(|n| !n.contains("renamed")), "{:?}", x.notes);
+    assert!(
+        x.notes.iter().all(|n| !n.contains("renamed")),
+        "{:?}",
+        x.notes
+    );
     assert!(x
         .notes
         .contains(&"skipped paragraphs marked removed: 6.5(8), 6.8(7)".to_string()));
@@ -63,14 +67,25 @@ fn pca_pump_has_no_debris() {
     let x = pca();
     for r in &x.requirements {
         let t = &r.text;
-        assert!(!t.contains("Open PCA System Requirements"), "{}: header in {t}", r.id);
+        assert!(
+            !t.contains("Open PCA System Requirements"),
+            "{}: header in {t}",
+            r.id
+        );
         assert!(!t.contains("February 6, 2020"), "{}: header in {t}", r.id);
         assert!(
-            !t.split_whitespace().any(|w| w.starts_with('-') && w.ends_with('-') && w.len() > 2 && w[1..w.len() - 1].bytes().all(|b| b.is_ascii_digit())),
+            !t.split_whitespace().any(|w| w.starts_with('-')
+                && w.ends_with('-')
+                && w.len() > 2
+                && w[1..w.len() - 1].bytes().all(|b| b.is_ascii_digit())),
             "{}: page number in {t}",
             r.id
         );
-        assert!(!t.contains(['\u{fb00}', '\u{fb01}', '\u{fb02}', '\u{fb03}', '\u{fb04}']), "{}: ligature in {t}", r.id);
+        assert!(
+            !t.contains(['\u{fb00}', '\u{fb01}', '\u{fb02}', '\u{fb03}', '\u{fb04}']),
+            "{}: ligature in {t}",
+            r.id
+        );
         assert!(!t.contains("requirement R"), "{}: a footnote in {t}", r.id);
         assert!(r.source.line.is_some_and(|l| l > 0), "{}", r.id);
     }
@@ -117,11 +132,16 @@ fn pca_pump_sample_texts() {
         text_of(&x, "6.5(11)"),
         "The Control Panel shall show alarm condition as described in Section 6.4.2. (IEC 60601-1-8 2.3.1)"
     );
-    assert!(text_of(&x, "6.4.1(1)").contains("IEC 60601-1-8 Medical electrical equipment - Part 1-8"));
+    assert!(
+        text_of(&x, "6.4.1(1)").contains("IEC 60601-1-8 Medical electrical equipment - Part 1-8")
+    );
     // the last requirement of section 8, and where it is
     let last = x.requirements.last().unwrap();
     assert_eq!(last.id, "8.3(4)");
-    assert_eq!(last.text, "Provisioning shall be a single, unitary block-transfer.");
+    assert_eq!(
+        last.text,
+        "Provisioning shall be a single, unitary block-transfer."
+    );
     assert_eq!(last.source.line, Some(2045));
     assert_eq!(last.section.as_deref(), Some("8.3 Provisioning"));
 }
@@ -212,7 +232,9 @@ fn a_fifty_megabyte_document() {
                 "({p}) The pump shall keep the rate of channel {p} below the limit set for the\n\
                  section {section} while the door is closed and the alarm is silent.\n"
             ));
-            doc.push_str("Some prose about the pump, with a sentence that shall be a candidate in it.\n\n");
+            doc.push_str(
+                "Some prose about the pump, with a sentence that shall be a candidate in it.\n\n",
+            );
         }
     }
     let start = std::time::Instant::now();

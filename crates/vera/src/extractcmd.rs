@@ -99,8 +99,14 @@ impl ExtractRun {
                 "# variable in the source: {} ({}{}){}\n",
                 comment(&v.name),
                 comment(v.data_type.as_deref().unwrap_or("no type")),
-                v.role.as_deref().map(|r| format!(", {}", comment(r))).unwrap_or_default(),
-                v.description.as_deref().map(|d| format!(": {}", comment(d))).unwrap_or_default()
+                v.role
+                    .as_deref()
+                    .map(|r| format!(", {}", comment(r)))
+                    .unwrap_or_default(),
+                v.description
+                    .as_deref()
+                    .map(|d| format!(": {}", comment(d)))
+                    .unwrap_or_default()
             ));
         }
         let stem = std::path::Path::new(&x.file)
@@ -109,7 +115,11 @@ impl ExtractRun {
         o.push_str(&format!("\n[spec]\nname = {}\n", toml_str(&stem)));
         for r in &x.requirements {
             o.push_str("\n[[requirements]]\n");
-            let mut c = format!("{}:{}", r.source.file, extract::position(&r.source).replace("line ", "").replace("record ", "record "));
+            let mut c = match (r.source.line, r.source.record) {
+                (Some(l), _) => format!("{}:{l}", r.source.file),
+                (None, Some(n)) => format!("{}, record {n}", r.source.file),
+                (None, None) => r.source.file.clone(),
+            };
             if r.confidence == Confidence::Candidate {
                 c = format!("candidate, {c}");
             }
@@ -126,7 +136,11 @@ impl ExtractRun {
             if let Some(f) = &r.formalization {
                 o.push_str(&format!("# formalization in the source: {}\n", comment(f)));
             }
-            o.push_str(&format!("id = {}\ntext = {}\n", toml_str(&r.id), toml_str(&r.text)));
+            o.push_str(&format!(
+                "id = {}\ntext = {}\n",
+                toml_str(&r.id),
+                toml_str(&r.text)
+            ));
         }
         o
     }

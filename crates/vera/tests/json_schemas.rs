@@ -746,7 +746,10 @@ fn requirements_payloads() {
     // Nothing to check: an honest empty list, exit 1.
     let j = check(
         tag,
-        &["extract", "crates/extract/testdata/docs/no-requirements.txt"],
+        &[
+            "extract",
+            "crates/extract/testdata/docs/no-requirements.txt",
+        ],
         &[1],
     );
     assert_eq!(j["counts"]["requirements"], 0);
@@ -764,7 +767,10 @@ fn requirements_payloads() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("broken.reqif:5:3: not well-formed XML"), "{err}");
+    assert!(
+        err.contains("broken.reqif:5:3: not well-formed XML"),
+        "{err}"
+    );
 }
 
 #[test]
