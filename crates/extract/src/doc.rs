@@ -613,6 +613,7 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
         x,
         removed: Vec::new(),
         hyphens: 0,
+        spaced: 0,
     };
     let mut section_num: Option<Vec<u32>> = None;
     let mut section: Option<String> = None;
@@ -726,6 +727,12 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
         r.x.notes
             .push(format!("skipped paragraphs marked removed: {removed}"));
     }
+    if r.spaced > 0 {
+        let n = r.spaced;
+        r.x.notes.push(format!(
+            "joined {n} words whose capitals were spaced out (V T BI)"
+        ));
+    }
     if r.hyphens > 0 {
         let h = r.hyphens;
         r.x.notes
@@ -753,6 +760,7 @@ struct Reader<'a> {
     x: &'a mut Extraction,
     removed: Vec<String>,
     hyphens: usize,
+    spaced: usize,
 }
 
 impl Reader<'_> {
@@ -816,7 +824,8 @@ impl Reader<'_> {
                 lines,
                 section,
             } => {
-                let text = self.join(&lines);
+                let joined = self.join(&lines);
+                let text = self.respace(&joined);
                 let bare: String = text
                     .chars()
                     .filter(|c| c.is_alphanumeric() || c.is_whitespace())
@@ -849,6 +858,40 @@ impl Reader<'_> {
             }
             Block::Prose { lines, section } => self.candidates(&lines, section),
         }
+    }
+
+    /// Joins capitals that math typesetting spaced out (`V T BI` becomes `VTBI`) when
+    /// the joined word is written as such elsewhere in the document.
+    fn respace(&mut self, text: &str) -> String {
+        let tokens: Vec<&str> = text.split(' ').collect();
+        let caps = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_uppercase());
+        let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+        let mut i = 0;
+        while i < tokens.len() {
+            if tokens[i].len() == 1 && caps(tokens[i]) {
+                // a run of single capitals, then one more capital word (maybe with punctuation)
+                let mut j = i;
+                while j < tokens.len() && tokens[j].len() == 1 && caps(tokens[j]) {
+                    j += 1;
+                }
+                if j < tokens.len() && j - i >= 1 {
+                    let last = tokens[j];
+                    let word = last.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+                    if caps(word) && j - i + word.len() >= 3 {
+                        let joined: String = tokens[i..j].concat() + word;
+                        if self.words.contains(&joined.to_lowercase()) {
+                            out.push(format!("{joined}{}", &last[word.len()..]));
+                            self.spaced += 1;
+                            i = j + 1;
+                            continue;
+                        }
+                    }
+                }
+            }
+            out.push(tokens[i].to_string());
+            i += 1;
+        }
+        out.join(" ")
     }
 
     /// The "shall" sentences of a prose block, as candidates.

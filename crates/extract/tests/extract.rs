@@ -135,6 +135,12 @@ fn pca_pump_sample_texts() {
     assert!(
         text_of(&x, "6.4.1(1)").contains("IEC 60601-1-8 Medical electrical equipment - Part 1-8")
     );
+    // capitals spaced out by math typesetting, joined where the document has the word
+    assert_eq!(
+        text_of(&x, "5.2(4)"),
+        "Prescribed VTBI and rate shall not exceed the maximum VTBI limit set by the drug library from the hospital pharmacy for the drug loaded in the PCA pump. (EC3 §4.2.3)"
+    );
+    assert!(text_of(&x, "5.1(5)").contains("FKV O = 1 ml/hr"));
     // the last requirement of section 8, and where it is
     let last = x.requirements.last().unwrap();
     assert_eq!(last.id, "8.3(4)");
