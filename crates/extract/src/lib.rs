@@ -130,16 +130,21 @@ impl Format {
         }
     }
 
-    /// The format of `file` guessed from its name and its first bytes: `.reqif`/`.xml`
-    /// with a `REQ-IF` root, JSON (starts with `[` or `{`), `.csv`, `.md`/`.markdown`,
-    /// otherwise plain text.
+    /// The format of `file` guessed from its name and its first bytes: `.reqif`, or XML
+    /// with a `REQ-IF` element; `.json`, or text that starts like JSON (`{`, `[{`, `[]`);
+    /// `.csv`; `.md`/`.markdown`; otherwise plain text (a document may start with `[R-1]`).
     pub fn detect(file: &str, bytes: &[u8]) -> Format {
         let lower = file.to_ascii_lowercase();
         let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
         let start = head.trim_start_matches('\u{feff}').trim_start();
         if lower.ends_with(".reqif") || (start.starts_with('<') && head.contains("REQ-IF")) {
             Format::Reqif
-        } else if lower.ends_with(".json") || start.starts_with('[') || start.starts_with('{') {
+        } else if lower.ends_with(".json")
+            || start.starts_with('{')
+            || start
+                .strip_prefix('[')
+                .is_some_and(|r| r.trim_start().starts_with(['{', ']']))
+        {
             Format::Fret
         } else if lower.ends_with(".csv") {
             Format::Hanfor

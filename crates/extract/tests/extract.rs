@@ -209,6 +209,28 @@ fn wrong_format_asked_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn formats_are_guessed_from_name_and_content() {
+    assert_eq!(Format::detect("a.reqif", b""), Format::Reqif);
+    assert_eq!(
+        Format::detect("a.xml", b"<?xml version=\"1.0\"?>\n<REQ-IF>"),
+        Format::Reqif
+    );
+    assert_eq!(
+        Format::detect("export", b"  [\n {\"reqid\": \"A\"}]"),
+        Format::Fret
+    );
+    assert_eq!(Format::detect("a.json", b""), Format::Fret);
+    assert_eq!(Format::detect("a.csv", b"ID,Description"), Format::Hanfor);
+    assert_eq!(Format::detect("a.md", b"# Title"), Format::Markdown);
+    assert_eq!(
+        Format::detect("a.txt", b"[R-1] The pump shall stop."),
+        Format::Text
+    );
+    let x = extract("a.txt", b"[R-1] The pump shall stop.\n", None).unwrap();
+    assert_eq!(x.requirements[0].id, "R-1");
+}
+
+#[test]
 fn bad_input() {
     let e = |b: &[u8]| extract("f.txt", b, None).unwrap_err().to_string();
     assert_eq!(e(b""), "f.txt: the file is empty");
