@@ -619,6 +619,7 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
     let mut section: Option<String> = None;
     let mut block = Block::None;
     let mut prev_long = false;
+    let mut lead_in: Option<String> = None;
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
@@ -677,15 +678,33 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
             }
         }
         if let Some((n, rest)) = numbered_paragraph(t) {
+            // a one-line lead-in that stops mid-sentence (`... self-test of`) begins
+            // each following item that goes on in lower case
+            match &block {
+                Block::Prose { lines: ls, .. }
+                    if ls.len() == 1 && ls[0].1.ends_with(char::is_alphabetic) =>
+                {
+                    lead_in = Some(ls[0].1.clone());
+                }
+                Block::Para { .. } => {}
+                _ => lead_in = None,
+            }
+            if !rest.starts_with(char::is_lowercase) {
+                lead_in = None;
+            }
             r.finish(std::mem::replace(&mut block, Block::None));
             let prefix = section_num
                 .as_ref()
                 .map(|v| v.iter().map(u32::to_string).collect::<Vec<_>>().join("."))
                 .unwrap_or_default();
+            let mut lines = vec![rest.to_string()];
+            if let Some(lead) = &lead_in {
+                lines.insert(0, lead.clone());
+            }
             block = Block::Para {
                 id: format!("{prefix}({n})"),
                 start: line.no,
-                lines: vec![rest.to_string()],
+                lines,
                 section: section.clone(),
             };
             prev_long = t.chars().count() >= long;

@@ -141,6 +141,12 @@ fn pca_pump_sample_texts() {
         "Prescribed VTBI and rate shall not exceed the maximum VTBI limit set by the drug library from the hospital pharmacy for the drug loaded in the PCA pump. (EC3 §4.2.3)"
     );
     assert!(text_of(&x, "5.1(5)").contains("FKV O = 1 ml/hr"));
+    // items that complete a lead-in sentence begin with it
+    assert_eq!(
+        text_of(&x, "6.5(20)"),
+        "The Control Panel confirms operation after power-on self-test of display of visual information, and (UC1.2 §4.1.1)"
+    );
+    assert!(text_of(&x, "6.5(22)").starts_with("The PCA pump shall resume"));
     // the last requirement of section 8, and where it is
     let last = x.requirements.last().unwrap();
     assert_eq!(last.id, "8.3(4)");
