@@ -571,6 +571,21 @@ fn footnote_block(lines: &[String], body: &[usize], expected: u32) -> Option<usi
     None
 }
 
+/// Whether a paragraph's line `t` may go on to the next line: it fills the measure
+/// (`long` characters or more) and does not close with a sentence and a parenthesized
+/// reference (`... jazz chord. (IEC 60601-1-8 2.3.1)`), which ends a paragraph.
+fn runs_on(t: &str, long: usize) -> bool {
+    if t.chars().count() < long {
+        return false;
+    }
+    let closed = t.ends_with(')')
+        && t.rfind('(').is_some_and(|p| {
+            let before = t[..p].trim_end();
+            before.ends_with('.') && !t[p + 1..t.len() - 1].contains(['(', ')'])
+        });
+    !closed
+}
+
 /// How many of a page's last non-blank lines may hold its footnotes.
 const FOOT_LINES: usize = 80;
 
@@ -707,7 +722,7 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
                 lines,
                 section: section.clone(),
             };
-            prev_long = t.chars().count() >= long;
+            prev_long = runs_on(t, long);
             continue;
         }
         if let Some((id, rest)) = explicit_id(t) {
@@ -718,7 +733,7 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
                 lines: vec![rest],
                 section: section.clone(),
             };
-            prev_long = t.chars().count() >= long;
+            prev_long = runs_on(t, long);
             continue;
         }
         let cont = blank_separated
@@ -738,7 +753,7 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
                 };
             }
         }
-        prev_long = t.chars().count() >= long;
+        prev_long = runs_on(t, long);
     }
     r.finish(block);
     if !r.removed.is_empty() {

@@ -141,6 +141,11 @@ fn pca_pump_sample_texts() {
         "Prescribed VTBI and rate shall not exceed the maximum VTBI limit set by the drug library from the hospital pharmacy for the drug loaded in the PCA pump. (EC3 §4.2.3)"
     );
     assert!(text_of(&x, "5.1(5)").contains("FKV O = 1 ml/hr"));
+    // a sentence and a reference end a paragraph: the remark after it is not part of it
+    assert_eq!(
+        text_of(&x, "6.4.3(4)"),
+        "Each tone in the alarm melody shall be composed of a minimum of 4 harmonic components in the range 300 Hz to 4000 Hz comprising an inverted 9th jazz chord. (IEC 60601-1-8 2.3.1)"
+    );
     // items that complete a lead-in sentence begin with it
     assert_eq!(
         text_of(&x, "6.5(20)"),
