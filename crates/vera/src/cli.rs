@@ -109,6 +109,12 @@ pub enum Command {
     /// Rate and fee tables (CSV).
     #[command(subcommand)]
     Table(TableCommand),
+    /// Extract the requirement list of a document (plain text, text from a PDF,
+    /// Markdown), a FRET JSON file, a Hanfor CSV or a ReqIF 1.2 file: a vera spec without
+    /// formulas (TOML, the default) or JSON. Deterministic: no language model.
+    ///
+    /// Exit status: 0 requirements found, 1 none found (nothing to check), 2 bad input.
+    Extract(ExtractArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -786,6 +792,48 @@ pub struct CsvArgs {
     pub csv_columns: Option<reqs::CsvColumns>,
 }
 
+/// The arguments of `vera extract`.
+#[derive(Debug, Clone, Args)]
+pub struct ExtractArgs {
+    /// The file to read.
+    pub file: PathBuf,
+    /// How to read it (default: from its name and first bytes).
+    #[arg(long, value_enum, default_value_t = ExtractFrom::Auto)]
+    pub from: ExtractFrom,
+    /// Output format: the TOML spec (human) or the JSON list (`vera.requirements.v1`).
+    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
+    pub format: TextFormat,
+    /// Write the output to FILE (atomically; an existing FILE needs --force; never an
+    /// input) instead of standard output.
+    #[arg(long = "output", short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The formats `vera extract --from` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExtractFrom {
+    Auto,
+    Text,
+    Markdown,
+    Fret,
+    Hanfor,
+    Reqif,
+}
+
+impl ExtractFrom {
+    /// The format asked for, `None` to detect it.
+    pub fn format(self) -> Option<extract::Format> {
+        match self {
+            ExtractFrom::Auto => None,
+            ExtractFrom::Text => Some(extract::Format::Text),
+            ExtractFrom::Markdown => Some(extract::Format::Markdown),
+            ExtractFrom::Fret => Some(extract::Format::Fret),
+            ExtractFrom::Hanfor => Some(extract::Format::Hanfor),
+            ExtractFrom::Reqif => Some(extract::Format::Reqif),
+        }
+    }
+}
+
 /// How results are printed.
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
@@ -883,6 +931,7 @@ impl Command {
             Command::Smt(SmtCommand::Check(_)) => "smt check",
             Command::Smt(SmtCommand::Fmt(_)) => "smt fmt",
             Command::Table(TableCommand::Check(_)) => "table check",
+            Command::Extract(_) => "extract",
         }
     }
 
@@ -909,6 +958,10 @@ impl Command {
             Command::C(CCommand::Strength(a)) => a.output.clone(),
             Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
             Command::Table(TableCommand::Check(a)) => a.output.clone(),
+            Command::Extract(a) => OutputArgs {
+                format: a.format.into(),
+                output: a.output.clone(),
+            },
             Command::DraftVariables(a) => text(a.output.format),
             Command::Formalize(a) => text(a.output.format),
             Command::Clarify(a) => text(a.output.format),
@@ -951,6 +1004,7 @@ impl Command {
             Command::Smt(SmtCommand::Check(a)) => crate::smt::check(a),
             Command::Smt(SmtCommand::Fmt(a)) => crate::smt::fmt(a),
             Command::Table(TableCommand::Check(a)) => crate::tablecmd::check(a),
+            Command::Extract(a) => crate::extractcmd::extract(a),
         }
     }
 

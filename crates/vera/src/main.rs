@@ -16,6 +16,7 @@ mod audit_report;
 mod blcmd;
 mod ccmd;
 mod cli;
+mod extractcmd;
 mod files;
 mod interrupt;
 mod llmcmd;

@@ -44,6 +44,7 @@ const TAGS: &[&str] = &[
     "vera.formalize.v1",
     "vera.mutate.v1",
     "vera.qa.v1",
+    "vera.requirements.v1",
     "vera.roundtrip.v1",
     "vera.smt-check.v1",
     "vera.table-check.v1",
@@ -753,6 +754,52 @@ fn table_check_payloads() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("latin1.csv:2:4: the file is not UTF-8"),
+        "{err}"
+    );
+}
+
+#[test]
+fn requirements_payloads() {
+    let tag = "vera.requirements.v1";
+    let pca = "crates/extract/testdata/open-pca-pump/requirements.txt";
+    let j = check(tag, &["extract", pca], &[0]);
+    assert_eq!(j["counts"]["high"], 148);
+    assert_eq!(j["requirements"][4]["id"], "line-662");
+    assert_eq!(j["requirements"][4]["confidence"], "candidate");
+    for f in [
+        "crates/extract/testdata/fret/project.json",
+        "crates/extract/testdata/hanfor/requirements.csv",
+        "crates/extract/testdata/reqif/requirements.reqif",
+        "crates/extract/testdata/docs/lighting.md",
+    ] {
+        check(tag, &["extract", f], &[0]);
+    }
+    // Nothing to check: an honest empty list, exit 1.
+    let j = check(
+        tag,
+        &[
+            "extract",
+            "crates/extract/testdata/docs/no-requirements.txt",
+        ],
+        &[1],
+    );
+    assert_eq!(j["counts"]["requirements"], 0);
+    // Malformed input: no payload, the located error, exit 2.
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args([
+            "extract",
+            "crates/extract/testdata/reqif/broken.reqif",
+            "--format",
+            "json",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("broken.reqif:5:3: not well-formed XML"),
         "{err}"
     );
 }
