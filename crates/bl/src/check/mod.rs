@@ -460,6 +460,19 @@ struct Prepared {
     inputs: Vec<Input>,
 }
 
+impl Prepared {
+    /// The symbols of the side's inputs that are plain variables.
+    fn input_symbols(&self) -> HashSet<Symbol> {
+        self.inputs
+            .iter()
+            .filter_map(|i| match &i.var {
+                Term::Var(v, _) => Some(v.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 fn pre(label: SideLabel) -> impl Fn(&str) -> Symbol {
     move |n: &str| Arc::from(format!("{}{n}", label.prefix()).as_str())
 }
@@ -1782,14 +1795,7 @@ fn collect_atoms(
 
 /// Comparisons over the side's inputs: the path conditions, with definitions inlined.
 fn atoms(side: &Prepared, ctx: &Context) -> Vec<Term> {
-    let inputs: HashSet<Symbol> = side
-        .inputs
-        .iter()
-        .filter_map(|i| match &i.var {
-            Term::Var(v, _) => Some(v.clone()),
-            _ => None,
-        })
-        .collect();
+    let inputs = side.input_symbols();
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     if let Some(prog) = &side.side.program {

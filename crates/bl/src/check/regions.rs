@@ -498,14 +498,7 @@ pub(super) struct Enumerated {
 /// A side's output as a term over its inputs (bindings and definitions inlined), when
 /// that can be done.
 fn over_inputs(side: &Prepared, ctx: &Context) -> Option<Term> {
-    let input_syms: HashSet<Symbol> = side
-        .inputs
-        .iter()
-        .filter_map(|i| match &i.var {
-            Term::Var(v, _) => Some(v.clone()),
-            _ => None,
-        })
-        .collect();
+    let input_syms = side.input_symbols();
     let t = if let Some(prog) = &side.side.program {
         let f = pre(side.label);
         let mut defs: BTreeMap<Symbol, Term> = BTreeMap::new();
