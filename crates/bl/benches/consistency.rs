@@ -1,6 +1,8 @@
 //! Consistency-checking figures: the batch run over the whole fees dataset with
-//! divergence enumeration on, the largest USPS pair alone, and how the time of a
-//! rate-table check grows with the number of rate rows.
+//! divergence enumeration on, the largest USPS pair alone, how the time of a
+//! rate-table check grows with the number of rate rows (up to 1,600), and a
+//! 10,000-cell weight-by-zone table (CSV, through `table::formalize`) against a BL
+//! program, with regions.
 //!
 //! `cargo bench -p bl --bench consistency`
 
@@ -108,7 +110,7 @@ fn main() {
     );
 
     // 3. Growth with the number of rate rows (one planted divergence, enumeration on).
-    for rows in [10, 50, 100, 200, 400, 800] {
+    for rows in [10, 50, 100, 200, 400, 800, 1600] {
         let (b, n) = rate_table(rows);
         let mut inp = CheckInput::new(
             SideSource::Smt(SourceFile::new("table.smt2", n)),
@@ -125,4 +127,80 @@ fn main() {
             r.regions.len()
         );
     }
+
+    // 4. A 10,000-cell table (1,112 weight steps x 9 zones) against its BL program, with
+    //    one planted wrong rate, regions on.
+    let (csv, program) = zone_table(1_112, 9);
+    let start = Instant::now();
+    let t = table::Table::read("zones.csv", csv.as_bytes()).expect("table");
+    let sel = table::Selection {
+        outcome: table::OutcomeChoice::By("zone".into()),
+        names: vec![("Weight".into(), "weight".into())],
+        hull_prefix: "nl.".into(),
+        ..Default::default()
+    };
+    let f = table::formalize(&t, &table::Options::default(), &sel).expect("formalize");
+    let mut inp = CheckInput::new(
+        SideSource::Smt(SourceFile::new("zones.csv (as SMT-LIB)", f.text.clone())),
+        SideSource::Bl(SourceFile::new("zones.bl", program)),
+    );
+    inp.nl_output = Some(f.output.clone());
+    inp.bl_output = Some("fee".into());
+    inp.assumptions = f
+        .hull
+        .iter()
+        .map(|(n, t)| bl::check::Assumption {
+            name: format!("table_rows_{n}"),
+            term: t.clone(),
+        })
+        .collect();
+    inp.options.enumerate = true;
+    let r = check_consistency(&inp, &config).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(
+        r.verdict,
+        Verdict::Inconsistent,
+        "the planted cell diverges: {r:?}"
+    );
+    println!(
+        "table of {} cells (1,112 weights x 9 zones) against BL, regions on: {secs:.2} s ({} region(s), partition exact: {})",
+        f.cells,
+        r.regions.len(),
+        r.partition.as_ref().is_some_and(|p| p.exact())
+    );
+}
+
+/// A weight-by-zone rate table as CSV (`Weight,Zone 1,..`; weights not-over steps) and
+/// the BL program that implements it, wrong in one cell (the last weight, zone 5).
+fn zone_table(weights: usize, zones: usize) -> (String, String) {
+    let rate = |w: usize, z: usize| format!("{}.{:02}", 5 + w / 3 + z * 2, (w * 7 + z * 13) % 100);
+    let mut csv = String::from("Weight");
+    for z in 1..=zones {
+        let _ = write!(csv, ",Zone {z}");
+    }
+    csv.push('\n');
+    let mut bl =
+        String::from("let weight = <input>\nlet zone = <input>\nlet max = <input>\nlet fee = ");
+    for w in 1..=weights {
+        let _ = write!(csv, "{w}");
+        let _ = write!(bl, "if weight <= {w} then ");
+        for z in 1..=zones {
+            let r = rate(w, z);
+            let _ = write!(csv, ",{r}");
+            let r = if w == weights && z == 5 {
+                "1.23".to_string()
+            } else {
+                r
+            };
+            if z < zones {
+                let _ = write!(bl, "if zone == {z} then {r} else ");
+            } else {
+                let _ = write!(bl, "{r}");
+            }
+        }
+        csv.push('\n');
+        bl.push_str(" else\n");
+    }
+    bl.push_str("max\n");
+    (csv, bl)
 }

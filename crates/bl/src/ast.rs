@@ -172,6 +172,37 @@ impl Program {
     }
 }
 
+impl Drop for Expr {
+    /// Iterative, so that dropping a chain of any length (an `if` per table row) never
+    /// exhausts the stack: each child's kind is taken out and its children queued
+    /// before the child itself is dropped.
+    fn drop(&mut self) {
+        fn take(kind: &mut ExprKind, queue: &mut Vec<Box<Expr>>) {
+            let leaf = ExprKind::Var(String::new());
+            match std::mem::replace(kind, leaf) {
+                ExprKind::Num(_) | ExprKind::Var(_) => {}
+                ExprKind::Paren(x) => queue.push(x),
+                ExprKind::Bin(_, a, b) => queue.extend([a, b]),
+                ExprKind::If {
+                    lhs,
+                    rhs,
+                    then_,
+                    else_,
+                    ..
+                } => queue.extend([lhs, rhs, then_, else_]),
+            }
+        }
+        if matches!(self.kind, ExprKind::Num(_) | ExprKind::Var(_)) {
+            return;
+        }
+        let mut queue = Vec::new();
+        take(&mut self.kind, &mut queue);
+        while let Some(mut e) = queue.pop() {
+            take(&mut e.kind, &mut queue);
+        }
+    }
+}
+
 impl Expr {
     /// Names this expression refers to, with their spans, in source order.
     pub fn vars(&self) -> Vec<(&str, Span)> {

@@ -14,8 +14,10 @@ use num_traits::Zero;
 use std::collections::HashMap;
 
 /// Deepest accepted nesting of an expression: parentheses, `if`s and chains of
-/// operators (`a + b + c` is nested two deep) all count.
-pub const MAX_DEPTH: usize = 1000;
+/// operators (`a + b + c` is nested two deep) all count. A rate table written as an
+/// `if` chain nests one level per row; every pass over a program is iterative or
+/// grows its stack on the heap, and the consistency check runs on a large stack.
+pub const MAX_DEPTH: usize = 100_000;
 
 /// Most digits in a number literal.
 pub const MAX_NUMBER_DIGITS: usize = 200;

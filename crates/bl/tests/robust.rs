@@ -154,26 +154,26 @@ const MB: usize = 1 << 20;
 
 #[test]
 fn bl_deep_nesting_is_an_error_not_a_crash() {
-    let n = 10_000;
+    let n = bl::parse::MAX_DEPTH + 10;
     let parens = format!("let x = {}1{}\n", "(".repeat(n), ")".repeat(n));
-    let e = check_bl("10,000 parentheses", &parens).expect("too deep");
-    assert!(e.contains("nested more than 1000 levels"), "{e}");
+    let e = check_bl("100,010 parentheses", &parens).expect("too deep");
+    assert!(e.contains("nested more than 100000 levels"), "{e}");
     let ifs = format!(
         "let x = <input>\nlet y = {}0\n",
         "if x < 1 then 1 else ".repeat(n)
     );
-    let e = check_bl("10,000 else-ifs", &ifs).expect("too deep");
-    assert!(e.contains("nested more than 1000 levels"), "{e}");
+    let e = check_bl("100,010 else-ifs", &ifs).expect("too deep");
+    assert!(e.contains("nested more than 100000 levels"), "{e}");
     let conds = format!(
         "let x = <input>\nlet y = {}x{}\n",
         "if ".repeat(n),
         " < 1 then 1 else 2".repeat(n)
     );
-    let e = check_bl("10,000 ifs in conditions", &conds).expect("too deep");
-    assert!(e.contains("nested more than 1000 levels"), "{e}");
+    let e = check_bl("100,010 ifs in conditions", &conds).expect("too deep");
+    assert!(e.contains("nested more than 100000 levels"), "{e}");
     let chain = format!("let x = 1{}\n", " + 1".repeat(MB / 4));
     let e = check_bl("a chain of 262,144 additions", &chain).expect("too deep");
-    assert!(e.contains("nested more than 1000 levels"), "{e}");
+    assert!(e.contains("nested more than 100000 levels"), "{e}");
     // Just inside the limits: parses, encodes and runs.
     let ok = format!(
         "let x = <input>\nlet y = {}0\nlet z = 1{}\n",

@@ -37,6 +37,46 @@ pub(crate) fn deep<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
 }
 
+/// Stack size of [`with_big_stack`]'s thread: address space reserved, not memory used
+/// (pages are committed as the stack grows).
+pub const BIG_STACK: usize = 1 << 30;
+
+/// Runs `f` on a thread with a [`BIG_STACK`] stack and waits for it. Long rule chains
+/// (a nested `ite` or `if` per table row) make trees thousands of levels deep; every
+/// pass over them that is not already iterative or guarded by [`deep`] (derived
+/// `Clone`, `Hash`, `Drop`) then has room. A panic in `f` is passed on. When no such
+/// thread can be started, `f` runs on the current one.
+pub fn with_big_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let slot = std::sync::Mutex::new(Some(f));
+    let ran = std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("vera-deep".into())
+            .stack_size(BIG_STACK)
+            .spawn_scoped(scope, || {
+                let f = slot.lock().ok().and_then(|mut g| g.take());
+                f.map(|f| f())
+            });
+        match spawned {
+            Ok(handle) => match handle.join() {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(_) => None,
+        }
+    });
+    match ran {
+        Some(r) => r,
+        None => {
+            let f = slot
+                .into_inner()
+                .ok()
+                .flatten()
+                .expect("f runs exactly once");
+            f()
+        }
+    }
+}
+
 pub use context::{Context, FunDef};
 pub use eval::{eval, eval_bool, EvalError, Model};
 pub use script::{parse_formula, parse_script, parse_term, Command, Script};

@@ -279,13 +279,13 @@ type ReadOutcome = (Outcome, Option<(usize, Interval)>);
 
 /// A row of one group and outcome column, ready for the solver.
 #[derive(Debug, Clone)]
-struct Spec {
-    line: u32,
+pub(crate) struct Spec {
+    pub(crate) line: u32,
     /// One interval per input.
-    cond: Vec<Interval>,
-    outcome: Outcome,
+    pub(crate) cond: Vec<Interval>,
+    pub(crate) outcome: Outcome,
     /// The input the percentage applies to.
-    base: Option<usize>,
+    pub(crate) base: Option<usize>,
 }
 
 fn excerpt(s: &str) -> String {
@@ -298,7 +298,7 @@ fn excerpt(s: &str) -> String {
 }
 
 /// An SMT-LIB constant name for a header: lower case, `_` for anything else.
-fn smt_name(header: &str, taken: &[Input]) -> String {
+pub(crate) fn smt_name(header: &str, taken: &[Input]) -> String {
     let mut s = String::new();
     for c in header.to_lowercase().chars() {
         if c.is_ascii_alphanumeric() {
@@ -335,12 +335,39 @@ fn key_norm(s: &str) -> String {
         .collect()
 }
 
-fn words(s: &str) -> String {
+pub(crate) fn words(s: &str) -> String {
     s.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// One group and outcome column as rows with their conditions resolved: what the
+/// solver checks, and what [`crate::smt`] writes as a formalization.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    /// The group.
+    pub(crate) group: Group,
+    /// The outcome column's header.
+    pub(crate) outcome: String,
+    /// The group's first line.
+    pub(crate) first_line: u32,
+    /// The usable rows.
+    pub(crate) specs: Vec<Spec>,
+    /// Each input's range and where it comes from (`given` or `rows`).
+    pub(crate) ranges: Vec<(Interval, &'static str)>,
+    /// Digits after the point of the outcome column's amounts.
+    pub(crate) out_decimals: usize,
+}
+
+/// A table read, grouped and resolved, before any solver runs.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    pub(crate) layout: Layout,
+    pub(crate) inputs: Vec<Input>,
+    pub(crate) units: Vec<Prepared>,
+    pub(crate) problems: Vec<Problem>,
 }
 
 /// Checks a table: reads its cells, groups its rows and analyses every group and
@@ -350,6 +377,76 @@ pub fn check(
     options: &Options,
     config: &SolverConfig,
 ) -> Result<Report, TableError> {
+    let Resolved {
+        layout,
+        inputs,
+        units,
+        mut problems,
+    } = resolve(table, options)?;
+    let header = |c: usize| {
+        table
+            .headers
+            .get(c)
+            .cloned()
+            .unwrap_or_else(|| format!("column {}", c + 1))
+    };
+    let mut s = Solver::start(config)?;
+    let solver_name = format!("{} {}", config.kind, s.version());
+    let mut report = Report {
+        file: table.file.clone(),
+        keys: layout.keys.iter().map(|c| header(*c)).collect(),
+        inputs: inputs.clone(),
+        outcomes: layout.then.iter().map(|c| header(*c)).collect(),
+        ignored: layout.ignored.iter().map(|c| header(*c)).collect(),
+        rows: table.rows.len(),
+        groups: Vec::new(),
+        findings: Vec::new(),
+        problems: Vec::new(),
+        undecided: Vec::new(),
+        solver: solver_name,
+    };
+    for p in &units {
+        let unit = Unit {
+            group: &p.group,
+            outcome: p.outcome.clone(),
+            inputs: &inputs,
+            specs: &p.specs,
+            range: p.ranges.iter().map(|r| r.0.clone()).collect(),
+            out_decimals: p.out_decimals,
+            file: &table.file,
+        };
+        let mut summary = Summary {
+            group: p.group.clone(),
+            outcome: p.outcome.clone(),
+            line: p.first_line,
+            rows: p.specs.len(),
+            ranges: p
+                .ranges
+                .iter()
+                .zip(&inputs)
+                .map(|((r, from), i)| Range {
+                    input: i.name.clone(),
+                    text: cell::interval_text(r, i.decimals),
+                    from,
+                })
+                .collect(),
+            gaps: 0,
+            conflicts: 0,
+            overlaps: 0,
+            gaps_exact: false,
+            truncated: false,
+        };
+        unit.run(&mut s, &mut summary, &mut report)?;
+        report.groups.push(summary);
+    }
+    problems.sort_by_key(|p| (p.line, p.column));
+    report.problems = problems;
+    Ok(report)
+}
+
+/// Reads the cells, groups the rows and resolves every row's conditions: everything
+/// short of the solver.
+pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, TableError> {
     let layout = Layout::resolve(table, &options.columns)?;
     let mut problems = Vec::new();
     let header = |c: usize| {
@@ -553,21 +650,7 @@ pub fn check(
         }
     }
 
-    let mut s = Solver::start(config)?;
-    let solver_name = format!("{} {}", config.kind, s.version());
-    let mut report = Report {
-        file: table.file.clone(),
-        keys: layout.keys.iter().map(|c| header(*c)).collect(),
-        inputs: inputs.clone(),
-        outcomes: layout.then.iter().map(|c| header(*c)).collect(),
-        ignored: layout.ignored.iter().map(|c| header(*c)).collect(),
-        rows: table.rows.len(),
-        groups: Vec::new(),
-        findings: Vec::new(),
-        problems: Vec::new(),
-        undecided: Vec::new(),
-        solver: solver_name,
-    };
+    let mut units = Vec::new();
     for g in &order {
         let rows = &members[g];
         // Step columns: each row's interval from the group's sorted values.
@@ -668,37 +751,14 @@ pub fn check(
                     None => (hull(specs.iter().map(|s| &s.cond[k])), "rows"),
                 })
                 .collect();
-            let unit = Unit {
-                group: g,
-                outcome: header(*out_col),
-                inputs: &inputs,
-                specs: &specs,
-                range: ranges.iter().map(|r| r.0.clone()).collect(),
-                out_decimals: out_decimals[oc],
-                file: &table.file,
-            };
-            let mut summary = Summary {
+            units.push(Prepared {
                 group: g.clone(),
                 outcome: header(*out_col),
-                line: first_line,
-                rows: specs.len(),
-                ranges: ranges
-                    .iter()
-                    .zip(&inputs)
-                    .map(|((r, from), i)| Range {
-                        input: i.name.clone(),
-                        text: cell::interval_text(r, i.decimals),
-                        from,
-                    })
-                    .collect(),
-                gaps: 0,
-                conflicts: 0,
-                overlaps: 0,
-                gaps_exact: false,
-                truncated: false,
-            };
-            unit.run(&mut s, &mut summary, &mut report)?;
-            report.groups.push(summary);
+                first_line,
+                specs,
+                ranges,
+                out_decimals: out_decimals[oc],
+            });
         }
         if !any_usable {
             problems.push(Problem {
@@ -714,9 +774,12 @@ pub fn check(
             });
         }
     }
-    problems.sort_by_key(|p| (p.line, p.column));
-    report.problems = problems;
-    Ok(report)
+    Ok(Resolved {
+        layout,
+        inputs,
+        units,
+        problems,
+    })
 }
 
 fn interval_decimals(i: &Interval) -> usize {
@@ -743,6 +806,11 @@ fn unreadable(cell: &crate::model::Cell, header: &str, e: &cell::CellError) -> P
         ),
         lines: vec![],
     }
+}
+
+/// The smallest interval holding all of them.
+pub(crate) fn hull_of<'a>(it: impl Iterator<Item = &'a Interval>) -> Interval {
+    hull(it)
 }
 
 /// The smallest interval holding all of them.

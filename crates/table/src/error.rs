@@ -102,6 +102,14 @@ pub enum TableError {
         /// The limit.
         max: usize,
     },
+    /// The group, columns or names chosen for a formalization do not fit the table.
+    #[error("{file}: {message}")]
+    Selection {
+        /// The file.
+        file: String,
+        /// What does not fit, and what would.
+        message: String,
+    },
     /// The solver session failed (not an unknown answer: those are in the report).
     #[error("solver: {0}")]
     Solver(#[from] solver::SolverError),

@@ -29,6 +29,7 @@ pub mod analyze;
 pub mod cell;
 mod error;
 pub mod model;
+pub mod smt;
 
 pub use analyze::{
     check, Finding, Group, Kind, Options, Point, Problem, ProblemKind, Region, Report, Summary,
@@ -36,3 +37,4 @@ pub use analyze::{
 };
 pub use error::TableError;
 pub use model::{parse_range, BareMode, Columns, Layout, Table};
+pub use smt::{formalize, Formalization, OutcomeChoice, Selection};

@@ -212,10 +212,53 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         }
         return batch(root, args, assumptions, solver);
     }
-    let (Some(nl), Some(imp)) = (&args.nl, &args.implementation) else {
-        bail!("give --nl A.smt2 and --impl B.bl (or --batch DIR)");
+    let table_given = args.table_select.by.is_some()
+        || !args.table_select.group.is_empty()
+        || !args.table_select.names.is_empty()
+        || args.table_columns.keys.is_some()
+        || args.table_columns.when.is_some()
+        || args.table_columns.then.is_some()
+        || args.table_columns.bare.is_some();
+    if table_given && args.table.is_none() {
+        bail!("--group, --by, --name, --keys, --when, --then and --bare describe a table: give it with --table FILE.csv");
+    }
+    let mut table_output = None;
+    let mut table_hull = Vec::new();
+    let (nl, nl_file) = match (&args.nl, &args.table) {
+        (Some(nl), _) => (nl.clone(), source(nl)?),
+        (None, Some(t)) => {
+            let f = crate::tablecmd::formalize(
+                t,
+                &args.table_columns,
+                &args.table_select,
+                args.nl_output.clone(),
+                "nl.",
+            )?;
+            let name = format!("{} (as SMT-LIB)", t.display());
+            table_output = Some(f.output);
+            // Compare only where the table has rows: the box around them, as named
+            // assumptions the report lists (gaps inside the box still show).
+            table_hull = f
+                .hull
+                .iter()
+                .map(|(n, t)| Assumption {
+                    name: format!("table_rows_{n}"),
+                    term: t.clone(),
+                })
+                .collect();
+            (
+                std::path::PathBuf::from(&name),
+                SourceFile::new(name, f.text),
+            )
+        }
+        (None, None) => {
+            bail!("give --nl A.smt2 (or --table T.csv) and --impl B.bl (or --batch DIR)")
+        }
     };
-    let nl_file = source(nl)?;
+    let nl = &nl;
+    let Some(imp) = &args.implementation else {
+        bail!("give --impl B.bl (the implementation) to check against");
+    };
     let imp_file = source(imp)?;
     let imp_side = if imp.extension().is_some_and(|x| x == "bl") {
         SideSource::Bl(imp_file)
@@ -223,7 +266,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         SideSource::Smt(imp_file)
     };
     let mut input = CheckInput::new(SideSource::Smt(nl_file.clone()), imp_side);
-    input.nl_output = args.nl_output.clone().or_else(|| {
+    input.nl_output = args.nl_output.clone().or(table_output).or_else(|| {
         if args.bounds.is_none() {
             bl::batch::infer_output(&nl_file)
         } else {
@@ -237,6 +280,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         input.bounds = Some(Bounds::from_json(&b.display().to_string(), &text)?);
     }
     input.assumptions = assumptions;
+    input.assumptions.extend(table_hull);
     input.exceptions = single_exceptions(args, imp)?;
     input.options = options(args);
     let (nl, imp) = (nl.display().to_string(), imp.display().to_string());

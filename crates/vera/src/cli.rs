@@ -126,6 +126,11 @@ pub enum TableCommand {
     /// Exit status: 0 complete and unambiguous, 1 findings or unreadable cells, 2 bad
     /// input, solver failure or an undecided question.
     Check(TableCheckArgs),
+    /// Print one group of a table as an SMT-LIB formalization (one guarded clause per
+    /// cell, then the table's domain): what `vera consistency --table` checks.
+    ///
+    /// Exit status: 0 written, 2 bad input.
+    Smt(TableSmtArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -374,6 +379,16 @@ pub struct ConsistencyArgs {
     /// Its output variable (default: from the bounds, else the one defined constant nothing uses).
     #[arg(long)]
     pub nl_output: Option<String>,
+    /// A rate or fee table (CSV) as the documentation side, instead of --nl: one group,
+    /// one guarded clause per cell (see `vera table smt`).
+    #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["nl", "batch", "nl_text"])]
+    pub table: Option<PathBuf>,
+    /// With --table: how its columns are read.
+    #[command(flatten)]
+    pub table_columns: TableColumnsArgs,
+    /// With --table: the group and the names.
+    #[command(flatten)]
+    pub table_select: TableSelectArgs,
     /// The implementation (BL, or SMT-LIB).
     #[arg(long = "impl")]
     pub implementation: Option<PathBuf>,
@@ -687,6 +702,21 @@ pub struct SmtCheckArgs {
 pub struct TableCheckArgs {
     /// The table (CSV with a header row).
     pub file: PathBuf,
+    #[command(flatten)]
+    pub columns: TableColumnsArgs,
+    /// The range an input is checked over, NAME=LO..HI, both ends inclusive, either may
+    /// be left out (repeatable; default: the hull of each group's rows).
+    #[arg(long, value_name = "NAME=LO..HI")]
+    pub range: Vec<String>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// How a table's columns are read (shared by `vera table` and `vera consistency --table`).
+#[derive(Debug, Clone, Args, Default)]
+pub struct TableColumnsArgs {
     /// Key columns by header name, comma-separated (default: the columns of text).
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub keys: Option<Vec<String>>,
@@ -694,23 +724,46 @@ pub struct TableCheckArgs {
     /// with intervals, else the first column of bare amounts).
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub when: Option<Vec<String>>,
-    /// Outcome columns by header name; each is checked on its own (default: the other
-    /// columns of amounts, percentages or rule sentences).
+    /// Outcome columns by header name (default: the other columns of amounts,
+    /// percentages or rule sentences).
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub then: Option<Vec<String>>,
-    /// The range an input is checked over, NAME=LO..HI, both ends inclusive, either may
-    /// be left out (repeatable; default: the hull of each group's rows).
-    #[arg(long, value_name = "NAME=LO..HI")]
-    pub range: Vec<String>,
     /// What a bare amount in a condition column means: not-over (a step's upper end,
     /// the default for a column of bare amounts), at-least (a step's lower end) or
     /// point.
     #[arg(long, value_name = "MEANING")]
     pub bare: Option<table::BareMode>,
+}
+
+/// Which part of a table becomes a formalization, and its names.
+#[derive(Debug, Clone, Args, Default)]
+pub struct TableSelectArgs {
+    /// The group, by its key values: KEY=VALUE,... (needed when the table has groups).
+    #[arg(long, value_delimiter = ',', value_name = "KEY=VALUE,...")]
+    pub group: Vec<String>,
+    /// Use every outcome column, selected by this input: a column whose header ends
+    /// in a number (`Zone 3`) applies when the input equals that number.
+    #[arg(long, value_name = "INPUT")]
+    pub by: Option<String>,
+    /// The SMT-LIB name of an input, COLUMN=NAME (repeatable; default: the header in
+    /// lower case with `_` for other characters).
+    #[arg(long = "name", value_name = "COLUMN=NAME")]
+    pub names: Vec<String>,
+}
+
+/// The arguments of `vera table smt`.
+#[derive(Debug, Clone, Args)]
+pub struct TableSmtArgs {
+    /// The table (CSV with a header row).
+    pub file: PathBuf,
     #[command(flatten)]
-    pub solver: SolverArgs,
+    pub columns: TableColumnsArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub select: TableSelectArgs,
+    /// The output constant's name (default: from the outcome column's header, or `fee`
+    /// with --by).
+    #[arg(long = "output-name", value_name = "NAME")]
+    pub output_name: Option<String>,
 }
 
 /// The arguments of `vera smt fmt`.
@@ -931,6 +984,7 @@ impl Command {
             Command::Smt(SmtCommand::Check(_)) => "smt check",
             Command::Smt(SmtCommand::Fmt(_)) => "smt fmt",
             Command::Table(TableCommand::Check(_)) => "table check",
+            Command::Table(TableCommand::Smt(_)) => "table smt",
             Command::Extract(_) => "extract",
         }
     }
@@ -969,7 +1023,8 @@ impl Command {
             Command::Eval(_)
             | Command::Bl(_)
             | Command::Llm(_)
-            | Command::Smt(SmtCommand::Fmt(_)) => text(TextFormat::Human),
+            | Command::Smt(SmtCommand::Fmt(_))
+            | Command::Table(TableCommand::Smt(_)) => text(TextFormat::Human),
         }
     }
 
@@ -1004,6 +1059,7 @@ impl Command {
             Command::Smt(SmtCommand::Check(a)) => crate::smt::check(a),
             Command::Smt(SmtCommand::Fmt(a)) => crate::smt::fmt(a),
             Command::Table(TableCommand::Check(a)) => crate::tablecmd::check(a),
+            Command::Table(TableCommand::Smt(a)) => crate::tablecmd::smt(a),
             Command::Extract(a) => crate::extractcmd::extract(a),
         }
     }

@@ -39,7 +39,9 @@ fn main() -> ExitCode {
     };
     files::set_force(args.force);
     interrupt::install();
-    match cli::run(args) {
+    // Every command on a large stack: rule chains and formulas thousands of levels
+    // deep (a nested `if` or `ite` per table row) must not exhaust it.
+    match logic::with_big_stack(|| cli::run(args)) {
         Ok(code) => code,
         Err(e) => {
             if e.downcast_ref::<output::Reported>().is_none() {

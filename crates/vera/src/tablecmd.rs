@@ -29,16 +29,81 @@ pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
         ranges.extend(table::parse_range(r)?);
     }
     let options = table::Options {
-        columns: table::Columns {
-            keys: a.keys.clone(),
-            when: a.when.clone(),
-            then: a.then.clone(),
-            bare: a.bare,
-        },
+        columns: columns(&a.columns),
         ranges,
     };
     let report = table::check(&t, &options, &a.solver.config())?;
     Ok(Box::new(TableRun { report }))
+}
+
+fn columns(c: &crate::cli::TableColumnsArgs) -> table::Columns {
+    table::Columns {
+        keys: c.keys.clone(),
+        when: c.when.clone(),
+        then: c.then.clone(),
+        bare: c.bare,
+    }
+}
+
+fn pairs(args: &[String], what: &str) -> anyhow::Result<Vec<(String, String)>> {
+    args.iter()
+        .map(|a| match a.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => anyhow::bail!("{what} `{a}`: expected NAME=VALUE"),
+        })
+        .collect()
+}
+
+/// One group of a table as a formalization. Cells that cannot be read are printed as
+/// warnings (they are left out of the formalization, never dropped silently).
+pub(crate) fn formalize(
+    path: &std::path::Path,
+    cols: &crate::cli::TableColumnsArgs,
+    select: &crate::cli::TableSelectArgs,
+    output: Option<String>,
+    hull_prefix: &str,
+) -> anyhow::Result<table::Formalization> {
+    let bytes = safefile::read_bytes(path)?;
+    let name = path.display().to_string();
+    let t = table::Table::read(&name, &bytes)?;
+    let mut cols = columns(cols);
+    if select.by.is_none() && cols.then.as_ref().is_some_and(|v| v.len() > 1) {
+        anyhow::bail!("--then names one outcome column for a formalization (or give --by INPUT to use several)");
+    }
+    let outcome = match (&select.by, &cols.then) {
+        (Some(by), _) => table::OutcomeChoice::By(by.clone()),
+        (None, Some(v)) if v.len() == 1 => table::OutcomeChoice::Column(v[0].clone()),
+        _ => table::OutcomeChoice::Only,
+    };
+    if let table::OutcomeChoice::Column(_) = outcome {
+        // Only the named column is read as an outcome; the others are left alone.
+        cols.then = cols.then.take();
+    }
+    let sel = table::Selection {
+        group: pairs(&select.group, "--group")?,
+        outcome,
+        names: pairs(&select.names, "--name")?,
+        output,
+        hull_prefix: hull_prefix.to_string(),
+    };
+    let options = table::Options {
+        columns: cols,
+        ranges: Vec::new(),
+    };
+    let f = table::formalize(&t, &options, &sel)?;
+    for p in &f.problems {
+        let col = p.column.map(|c| format!(":{c}")).unwrap_or_default();
+        eprintln!("warning: {name}:{}{col}: {}", p.line, clean(&p.message));
+    }
+    Ok(f)
+}
+
+/// `vera table smt FILE`
+pub fn smt(a: &crate::cli::TableSmtArgs) -> crate::output::Outcome {
+    let f = formalize(&a.file, &a.columns, &a.select, a.output_name.clone(), "")?;
+    crate::output::text("table smt", f.text)
 }
 
 const SCHEMA: &str = "vera.table-check.v1";

@@ -122,3 +122,125 @@ fn bad_input_exits_2_with_its_location() {
         "{err}"
     );
 }
+
+const USPS: &str = "testdata/fees-dataset/usps";
+
+/// `vera table smt`: one guarded clause per cell with its line, then the domain.
+#[test]
+fn a_table_prints_as_flat_guarded_clauses() {
+    let (code, out, err) = vera(&[
+        "table",
+        "smt",
+        &format!(
+            "{USPS}/library-retail-large-envelope-parcel/library-retail-large-envelope-parcel.csv"
+        ),
+        "--name",
+        "Weight-Not-Over(lbs.)=w",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(declare-const w Real)"), "{out}");
+    assert!(
+        out.contains("(assert (=> (and (< 1.0 w) (<= w 2.0)) (= single_piece 4.96))) ; line 3"),
+        "{out}"
+    );
+    assert_eq!(out.matches("(assert (=>").count(), 70, "{out}");
+    // No clause nests deeper than its guard, whatever the number of rows.
+    let deepest = out
+        .lines()
+        .map(|l| {
+            let mut d = 0i32;
+            let mut m = 0;
+            for c in l.chars() {
+                d += match c {
+                    '(' => 1,
+                    ')' => -1,
+                    _ => 0,
+                };
+                m = m.max(d);
+            }
+            m
+        })
+        .max()
+        .unwrap();
+    assert!(deepest <= 5, "{deepest}");
+    // A table with several outcome columns needs --then or --by.
+    let (code, _, err) = vera(&[
+        "table",
+        "smt",
+        &format!("{USPS}/priority-mail-express-retail/priority-mail-express-retail-nl.csv"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has 9 outcome columns"), "{err}");
+    assert!(err.contains("--by"), "{err}");
+}
+
+/// The USPS tables against their BL programs, with both solvers: the library table
+/// agrees with its program; the priority table read as weight steps does not (the
+/// program charges `max` between the listed weights), and read as points it has gaps
+/// inside its range, which the check reports as inputs with no output.
+#[test]
+fn a_table_is_one_side_of_a_consistency_check() {
+    for s in solvers() {
+        let d = format!("{USPS}/library-retail-large-envelope-parcel");
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--table",
+            &format!("{d}/library-retail-large-envelope-parcel.csv"),
+            "--name",
+            "Weight-Not-Over(lbs.)=w",
+            "--impl",
+            &format!("{d}/library-retail-large-envelope-parcel.bl"),
+            "--solver",
+            s,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{s}: {out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["report"]["verdict"], "consistent", "{s}");
+        assert_eq!(v["report"]["assumptions"][0], "table_rows_w", "{s}");
+
+        let d = format!("{USPS}/priority-mail-express-retail");
+        let table = format!("{d}/priority-mail-express-retail-nl.csv");
+        let program = format!("{d}/priority-mail-express-retail-bl.bl");
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--table",
+            &table,
+            "--by",
+            "zone",
+            "--name",
+            "Weight=weight",
+            "--impl",
+            &program,
+            "--solver",
+            s,
+        ]);
+        assert_eq!(code, 1, "{s}: {out}{err}");
+        assert!(out.contains("[Inconsistency Found]"), "{s}: {out}");
+        let (code, out, err) = vera(&[
+            "consistency",
+            "--table",
+            &table,
+            "--by",
+            "zone",
+            "--bare",
+            "point",
+            "--name",
+            "Weight=weight",
+            "--impl",
+            &program,
+            "--solver",
+            s,
+        ]);
+        assert_eq!(code, 2, "{s}: {out}{err}");
+        assert!(
+            out.contains("has no solution for the allowed input"),
+            "{s}: {out}"
+        );
+    }
+    // Table options without a table are an error, not ignored.
+    let (code, _, err) = vera(&["consistency", "--by", "zone", "--impl", "x.bl"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("give it with --table"), "{err}");
+}

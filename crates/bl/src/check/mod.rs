@@ -24,6 +24,7 @@
 //!   generalised by dropping conditions that do not matter.
 
 pub mod bounds;
+mod flat;
 pub mod regions;
 mod render;
 pub mod side;
@@ -38,7 +39,7 @@ use num_rational::BigRational;
 use serde::{Deserialize, Serialize};
 use side::{inline_calls, rename_command, rename_term, substitute};
 use solver::{Outcome, Reason, Solver, SolverConfig, SolverError};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 /// Where one side comes from.
@@ -453,6 +454,9 @@ struct Prepared {
     decls: Vec<Command>,
     /// Renamed assertions.
     asserts: Vec<Term>,
+    /// The assertions as sent to the solver: long `ite` chains as guarded clauses
+    /// (equivalent; see [`flat`]).
+    solver_asserts: Vec<Term>,
     output_name: String,
     output: Term,
     /// True when the output is a function of its parameters (functional by construction).
@@ -610,6 +614,8 @@ struct Problem {
     /// `CheckInput::exceptions`.
     exceptions_from: usize,
     ctx: Context,
+    /// Slices of one input for the hard queries (see [`slices`]); empty for most rules.
+    slices: Vec<Term>,
 }
 
 fn prepare_side(side: Side, output: &str) -> Result<Prepared, Finding> {
@@ -629,10 +635,12 @@ fn prepare_side(side: Side, output: &str) -> Result<Prepared, Finding> {
             _ => None,
         })
         .collect();
+    let solver_asserts = asserts.iter().flat_map(flat::for_solver).collect();
     let mut p = Prepared {
         label,
         decls,
         asserts,
+        solver_asserts,
         output_name: output.to_string(),
         output: Term::Bool(false),
         function_form: false,
@@ -1108,7 +1116,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         }
     }
     let exceptions_from = exceptions_from.min(psi.len());
-    Ok(Ok(Problem {
+    let mut problem = Problem {
         nl: pnl,
         bl: pbl,
         phi,
@@ -1117,7 +1125,103 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         assumption_names: names,
         exceptions_from,
         ctx,
-    }))
+        slices: Vec::new(),
+    };
+    problem.slices = slices(&problem);
+    Ok(Ok(problem))
+}
+
+/// Thresholds on one input above which the hard queries are asked slice by slice.
+const SLICE_FROM: usize = 256;
+/// Thresholds per slice.
+const SLICE_WIDTH: usize = 64;
+
+/// Slices of the input with the most thresholds, when it has many: intervals that
+/// together cover every value, cut at every [`SLICE_WIDTH`]th threshold. A query over
+/// a rule with thousands of rows costs a solver time quadratic in the rows; asked once
+/// per slice (the slice as an extra assumption, which decides every row outside it at
+/// once) it costs the sum of much smaller squares, and means the same: the slices
+/// cover every input, so the query is satisfiable exactly when one slice is.
+fn slices(p: &Problem) -> Vec<Term> {
+    let mut by_var: BTreeMap<Symbol, (Sort, BTreeSet<BigRational>)> = BTreeMap::new();
+    for a in atoms(&p.nl, &p.ctx).iter().chain(&atoms(&p.bl, &p.ctx)) {
+        let Term::App(_, xs) = a else { continue };
+        let [x, y] = xs.as_slice() else { continue };
+        let (v, k) = match (x, y) {
+            (Term::Var(v, srt), k) | (k, Term::Var(v, srt)) => match rat(&match k {
+                Term::Real(r) => Value::Real(r.clone()),
+                Term::Int(i) => Value::Int(i.clone()),
+                _ => continue,
+            }) {
+                Some(r) => ((v.clone(), srt.clone()), r),
+                None => continue,
+            },
+            _ => continue,
+        };
+        by_var
+            .entry(v.0)
+            .or_insert_with(|| (v.1, BTreeSet::new()))
+            .1
+            .insert(k);
+    }
+    let Some((var, (sort, values))) = by_var.into_iter().max_by_key(|(_, (_, vs))| vs.len()) else {
+        return Vec::new();
+    };
+    if values.len() < SLICE_FROM {
+        return Vec::new();
+    }
+    let x = numeric(Term::Var(var, sort));
+    let cuts: Vec<BigRational> = values
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| (i + 1) % SLICE_WIDTH == 0)
+        .map(|(_, v)| v)
+        .collect();
+    let mut out = Vec::new();
+    let mut prev: Option<&BigRational> = None;
+    for c in &cuts {
+        let hi = Term::app(Op::Le, vec![x.clone(), Term::Real(c.clone())]);
+        out.push(match prev {
+            None => hi,
+            Some(p) => Term::app(
+                Op::And,
+                vec![
+                    Term::app(Op::Lt, vec![Term::Real(p.clone()), x.clone()]),
+                    hi,
+                ],
+            ),
+        });
+        prev = Some(c);
+    }
+    if let Some(p) = prev {
+        out.push(Term::app(Op::Lt, vec![Term::Real(p.clone()), x.clone()]));
+    }
+    out
+}
+
+/// `check_assuming(q)`, asked slice by slice when the problem has [`slices`]: the
+/// first slice's model when one is satisfiable, unsat (with all of `q` as the core)
+/// when every slice is, else the first unknown.
+fn check_sliced(slices: &[Term], s: &mut Solver, q: &[Term]) -> Result<Outcome, CheckError> {
+    if slices.is_empty() {
+        return Ok(s.check_assuming(q)?);
+    }
+    let mut unknown = None;
+    for slice in slices {
+        let mut qs = q.to_vec();
+        qs.push(slice.clone());
+        match s.check_assuming(&qs)? {
+            Outcome::Sat(m) => return Ok(Outcome::Sat(m)),
+            Outcome::Unsat(_) => {}
+            Outcome::Unknown(r) => {
+                unknown.get_or_insert(r);
+            }
+        }
+    }
+    Ok(match unknown {
+        Some(r) => Outcome::Unknown(r),
+        None => Outcome::Unsat(q.to_vec()),
+    })
 }
 
 // ------------------------------------------------------------------ solving
@@ -1164,7 +1268,14 @@ fn show(v: &Value) -> String {
 
 /// Checks the documented rule against the implementation (Eq. (2)), after the
 /// formalization diagnostics.
+///
+/// The check runs on a thread with a large stack ([`logic::with_big_stack`]), so rule
+/// chains of any practical length (a nested `if` or `ite` per table row) are fine.
 pub fn check_consistency(input: &CheckInput, config: &SolverConfig) -> Result<Report, CheckError> {
+    logic::with_big_stack(|| check_on_this_thread(input, config))
+}
+
+fn check_on_this_thread(input: &CheckInput, config: &SolverConfig) -> Result<Report, CheckError> {
     let problem = match prepare(input)? {
         Ok(p) => p,
         Err(findings) => {
@@ -1239,7 +1350,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
     for c in p.nl.decls.iter().chain(&p.bl.decls) {
         s.command(c)?;
     }
-    for t in &p.bl.asserts {
+    for t in &p.bl.solver_asserts {
         s.assert(t)?;
     }
     for t in p.phi.iter().chain(&p.psi) {
@@ -1277,7 +1388,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         s.pop()?;
     }
     s.push()?;
-    for t in &p.nl.asserts {
+    for t in &p.nl.solver_asserts {
         s.assert(t)?;
     }
     if input.options.diagnose {
@@ -1334,10 +1445,10 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             }
         }
         for side in [&p.nl, &p.bl] {
-            if side.function_form || side.side.program.is_some() {
+            if side.function_form || side.side.program.is_some() || definitional(side) {
                 continue;
             }
-            functional(side, s, &mut findings, &mut undecided)?;
+            functional(side, &p.slices, s, &mut findings, &mut undecided)?;
         }
     }
     report.findings = findings;
@@ -1352,7 +1463,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         return Ok(report);
     }
     let diff = distinct(&p.nl.output, &p.bl.output);
-    match s.check_assuming(std::slice::from_ref(&diff))? {
+    match check_sliced(&p.slices, s, std::slice::from_ref(&diff))? {
         Outcome::Unsat(_) => report.verdict = Verdict::Consistent,
         Outcome::Unknown(r) => {
             report.verdict = Verdict::Unknown;
@@ -1429,7 +1540,12 @@ fn exception_uses(
     for c in p.nl.decls.iter().chain(&p.bl.decls) {
         s.command(c)?;
     }
-    for t in p.nl.asserts.iter().chain(&p.bl.asserts).chain(&p.phi) {
+    for t in
+        p.nl.solver_asserts
+            .iter()
+            .chain(&p.bl.solver_asserts)
+            .chain(&p.phi)
+    {
         s.assert(t)?;
     }
     for t in &p.psi[..p.exceptions_from] {
@@ -1578,8 +1694,43 @@ fn unknown_reason(undecided: &[Undecided]) -> String {
 }
 
 /// A not functional? Two copies sharing the inputs, different outputs.
+/// True when the side is functional by its form, so that the solver need not be asked:
+/// every assertion is a definition `(= x t)` of a constant that is not an input, no
+/// constant is defined twice, and `t` uses only inputs and constants defined by earlier
+/// assertions. (A rate table written as one `ite` chain is such a side; asking the
+/// solver whether two copies of a chain of thousands of `ite`s can differ costs
+/// seconds to minutes for nothing.)
+fn definitional(side: &Prepared) -> bool {
+    let inputs: HashSet<&str> = side.inputs.iter().map(|i| i.name.as_str()).collect();
+    let mut defined: HashSet<String> = HashSet::new();
+    for c in &side.side.commands {
+        let Command::Assert(t) = c else { continue };
+        let Term::App(Op::Eq, args) = t else {
+            return false;
+        };
+        let [a, b] = args.as_slice() else {
+            return false;
+        };
+        let (x, body) = match (a, b) {
+            (Term::Var(x, _), e) if !inputs.contains(&**x) && !defined.contains(&**x) => (x, e),
+            (e, Term::Var(x, _)) if !inputs.contains(&**x) && !defined.contains(&**x) => (x, e),
+            _ => return false,
+        };
+        let uses_only_known = body
+            .free_vars()
+            .iter()
+            .all(|(v, _)| inputs.contains(&**v) || defined.contains(&**v));
+        if !uses_only_known {
+            return false;
+        }
+        defined.insert(x.to_string());
+    }
+    true
+}
+
 fn functional(
     side: &Prepared,
+    slices: &[Term],
     s: &mut Solver,
     findings: &mut Vec<Finding>,
     undecided: &mut Vec<Undecided>,
@@ -1616,7 +1767,7 @@ fn functional(
             None => Arc::from(n),
         },
     );
-    match s.check_assuming(&[distinct(&side.output, &out2)])? {
+    match check_sliced(slices, s, &[distinct(&side.output, &out2)])? {
         Outcome::Sat(m) => {
             let ctx = s.context().clone();
             let m = complete(&m, &ctx);

@@ -440,6 +440,89 @@ impl Lit {
     }
 }
 
+/// Whether bound `a` (`(value, strict)`) allows fewer values than `b`: for an upper
+/// bound the smaller value, for a lower bound the larger, and at the same value the
+/// strict one.
+fn tighter(a: (&BigRational, bool), b: (&BigRational, bool), lower: bool) -> bool {
+    if a.0 == b.0 {
+        return a.1 && !b.1;
+    }
+    (a.0 < b.0) != lower
+}
+
+/// The literals with, per input, only the tightest lower and upper bound kept (every
+/// literal holds at one point, so the others are implied and the set is the same).
+fn tightest(lits: Vec<Lit>) -> Vec<Lit> {
+    let mut best: Vec<((Symbol, bool), Lit)> = Vec::new();
+    let mut others = Vec::new();
+    for l in lits {
+        let Some((v, x, lower, strict)) = l.bound() else {
+            others.push(l);
+            continue;
+        };
+        match best.iter_mut().find(|(k, _)| k.0 == v && k.1 == lower) {
+            Some((_, cur)) => {
+                let (_, cx, _, cs) = cur.bound().expect("a bound");
+                if tighter((&x, strict), (&cx, cs), lower) {
+                    *cur = l;
+                }
+            }
+            None => best.push(((v, lower), l)),
+        }
+    }
+    best.into_iter().map(|(_, l)| l).chain(others).collect()
+}
+
+/// The bounds on `v` of the same direction as `cur` that hold at `point` and are
+/// looser than `cur`, from the tightest to the loosest: the thresholds of either side
+/// a region bounded by `cur` can grow to.
+fn looser_bounds(
+    cur: &Lit,
+    atoms: &[Atom],
+    v: &Symbol,
+    lower: bool,
+    point: &BTreeMap<Symbol, BigRational>,
+) -> Vec<Lit> {
+    let Some((_, cx, _, cs)) = cur.bound() else {
+        return Vec::new();
+    };
+    let Some(at) = point.get(v) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(BigRational, bool, Lit)> = Vec::new();
+    for a in atoms {
+        let Atom::Lin { lin, .. } = a else { continue };
+        if lin.len() != 1 || !lin.contains_key(v) {
+            continue;
+        }
+        for pos in [true, false] {
+            let l = Lit {
+                atom: a.clone(),
+                pos,
+            };
+            let Some((_, x, lo, strict)) = l.bound() else {
+                continue;
+            };
+            let holds = match (lo, strict) {
+                (false, true) => at < &x,
+                (false, false) => at <= &x,
+                (true, true) => at > &x,
+                (true, false) => at >= &x,
+            };
+            if lo == lower && holds && tighter((&cx, cs), (&x, strict), lower) {
+                out.push((x, strict, l));
+            }
+        }
+    }
+    // Tightest first: for an upper bound the smallest value, strict before non-strict.
+    out.sort_by(|a, b| {
+        let by_value = if lower { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) };
+        by_value.then(b.1.cmp(&a.1))
+    });
+    out.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    out.into_iter().map(|(_, _, l)| l).collect()
+}
+
 /// Sort key: bounds of one input, per input the tightest first (the largest lower
 /// bound, the smallest upper bound), then every other literal.
 fn tightness(l: &Lit) -> (u8, Option<Symbol>, bool, BigRational) {
@@ -858,7 +941,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         };
         let found = match first {
             Some(m) => Outcome::Sat(m),
-            None => s.check_assuming(&search)?,
+            None => check_sliced(&p.slices, s, &search)?,
         };
         let m = match found {
             Outcome::Sat(m) => complete(&m, &p.ctx),
@@ -872,7 +955,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
             }
         };
         let mut region_note: Option<String> = None;
-        let mut lits: Vec<Lit> = atoms_c
+        let lits: Vec<Lit> = atoms_c
             .iter()
             .filter_map(|a| {
                 let l = Lit {
@@ -884,6 +967,11 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
                     .map(|b| Lit { pos: b, ..l })
             })
             .collect();
+        // Of the bounds on one input, only the tightest lower and upper bound say
+        // anything (all literals hold at `m`): the cell is the same set with the
+        // others left out, and every query below stays small however many thresholds
+        // the sides have.
+        let mut lits = tightest(lits);
         // The difference on the cell, if linear, checked at the point.
         let actual = match (
             rat(&value_of(&p.bl.output, &m, &p.ctx)?),
@@ -970,8 +1058,85 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         // a looser bound first, because the tighter one implies it, would fix the
         // region to its cell).
         lits.sort_by_key(tightness);
+        if grow {
+            // Bounds on one input grow to the next threshold of either side as long
+            // as the difference stays the same and the region disjoint from those
+            // listed: the looser candidates form a chain of growing sets, so the
+            // loosest that works is found by galloping and bisection (a few queries
+            // per bound however many thresholds lie in between).
+            let mut k = 0;
+            while k < lits.len() {
+                let Some((v, _, lower, _)) = lits[k].bound() else {
+                    k += 1;
+                    continue;
+                };
+                // chain[0] is the bound itself (known to hold); then the looser ones.
+                let mut chain = vec![lits[k].clone()];
+                chain.extend(looser_bounds(&lits[k], &atoms_c, &v, lower, &point));
+                let mut ok = |cand: Option<&Lit>, lits: &[Lit]| -> Result<bool, CheckError> {
+                    let mut q: Vec<Term> = lits
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != k)
+                        .map(|(_, l)| l.term(&cx.sorts))
+                        .collect();
+                    q.extend(cand.map(|c| c.term(&cx.sorts)));
+                    let mut bad = vec![cx.bad(&d)];
+                    bad.extend(overlap.clone());
+                    q.push(or(&bad).expect("one"));
+                    Ok(match s.check_assuming(&q)? {
+                        Outcome::Unsat(_) => true,
+                        Outcome::Sat(_) => false,
+                        Outcome::Unknown(r) => {
+                            kept_on_unknown.get_or_insert(r);
+                            false
+                        }
+                    })
+                };
+                // Index j stands for chain[j]; chain.len() for no bound at all.
+                let n = chain.len();
+                let at = |j: usize| if j < n { Some(&chain[j]) } else { None };
+                let (mut good, mut bad_at) = (0usize, None::<usize>);
+                let mut step = 1usize;
+                while good < n {
+                    let j = (good + step).min(n);
+                    if ok(at(j), &lits)? {
+                        good = j;
+                        step *= 2;
+                    } else {
+                        bad_at = Some(j);
+                        break;
+                    }
+                }
+                if let Some(mut hi) = bad_at {
+                    while hi - good > 1 {
+                        let mid = good + (hi - good) / 2;
+                        if ok(at(mid), &lits)? {
+                            good = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                }
+                match at(good) {
+                    Some(c) if good > 0 => {
+                        lits[k] = c.clone();
+                        k += 1;
+                    }
+                    Some(_) => k += 1,
+                    None => {
+                        lits.remove(k);
+                    }
+                }
+            }
+        }
         let mut i = 0;
         while i < lits.len() {
+            if grow && lits[i].bound().is_some() {
+                // Grown above.
+                i += 1;
+                continue;
+            }
             // A strict bound whose boundary is a cell of its own: try it non-strict.
             if grow {
                 if let Some(relaxed) = lits[i].relaxed().filter(|r| seen.contains(&r.atom)) {
@@ -1136,7 +1301,7 @@ fn prove(
         )),
         Outcome::Unknown(r) => Proof::Unknown(r.to_string()),
     };
-    let covers = match s.check_assuming(&[cx.differ.clone(), Term::not(union)])? {
+    let covers = match check_sliced(&cx.p.slices, s, &[cx.differ.clone(), Term::not(union)])? {
         Outcome::Unsat(_) => Proof::Proved,
         Outcome::Sat(m) => Proof::Refuted(format!(
             "{}the outputs differ at {}, outside every region",

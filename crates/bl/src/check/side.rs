@@ -81,7 +81,14 @@ pub struct Side {
 impl Side {
     /// Loads an SMT-LIB formalization.
     pub fn from_smt(label: SideLabel, file: &SourceFile) -> Result<Side, Diagnostics> {
-        let read = sexp::read(file.text(), sexp::ReadLimits::default());
+        // As deep as a BL program may nest: a rate table's `ite` chain has one level
+        // per row (the check runs on a large stack, see `check_consistency`).
+        let read = sexp::read(
+            file.text(),
+            sexp::ReadLimits {
+                max_depth: crate::parse::MAX_DEPTH,
+            },
+        );
         let mut diags = read.errors;
         let (items, undefined, mut more) = rewrite_quantified_definitions(&read.items);
         diags.append(&mut more);
