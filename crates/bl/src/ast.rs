@@ -177,6 +177,9 @@ impl Drop for Expr {
     /// exhausts the stack: each child's kind is taken out and its children queued
     /// before the child itself is dropped.
     fn drop(&mut self) {
+        // Boxes, not expressions: moving a box moves a pointer, and the children keep
+        // their allocations until they are taken apart here.
+        #[allow(clippy::vec_box)]
         fn take(kind: &mut ExprKind, queue: &mut Vec<Box<Expr>>) {
             let leaf = ExprKind::Var(String::new());
             match std::mem::replace(kind, leaf) {

@@ -64,7 +64,7 @@ pub enum Command {
     ///
     /// Exit status: 0 consistent, 1 inconsistent, 2 unknown, rejected formalization or
     /// bad input. With --batch: the worst over all cases.
-    Consistency(ConsistencyArgs),
+    Consistency(Box<ConsistencyArgs>),
     /// Draft a variable specification (model.json) for a new rule text from one example
     /// rule of the same domain and its specification (SIRNA Fig. 9).
     ///

@@ -105,7 +105,7 @@ fn intersect(a: &Set, b: &Set) -> Set {
             }
         }
     }
-    out.sort_by(|p, q| lo_key(&p.lo).cmp(&lo_key(&q.lo)));
+    out.sort_by_key(|p| lo_key(&p.lo));
     out
 }
 
@@ -203,7 +203,10 @@ fn condition(t: &Term) -> Option<(&Term, Iv)> {
 
 /// The arms of the chain at `t`: conditions on one constant, with their values, and
 /// the final `else` value. `None` when `t` is not such a chain.
-fn chain(t: &Term) -> Option<(&Term, Vec<(&Term, Iv, &Term)>, &Term)> {
+/// One arm of a chain: its condition, the condition's interval, its value.
+type Arm<'a> = (&'a Term, Iv, &'a Term);
+
+fn chain(t: &Term) -> Option<(&Term, Vec<Arm<'_>>, &Term)> {
     let mut arms = Vec::new();
     let mut cur = t;
     let mut var: Option<&Term> = None;
