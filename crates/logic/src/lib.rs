@@ -43,7 +43,7 @@ pub const BIG_STACK: usize = 1 << 30;
 
 /// Runs `f` on a thread with a [`BIG_STACK`] stack and waits for it. Long rule chains
 /// (a nested `ite` or `if` per table row) make trees thousands of levels deep; every
-/// pass over them that is not already iterative or guarded by [`deep`] (derived
+/// pass over them that is not already iterative or guarded by a stack check (derived
 /// `Clone`, `Hash`, `Drop`) then has room. A panic in `f` is passed on. When no such
 /// thread can be started, `f` runs on the current one.
 pub fn with_big_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
