@@ -155,19 +155,24 @@ fn main() {
         })
         .collect();
     inp.options.enumerate = true;
-    let r = check_consistency(&inp, &config).unwrap();
-    let secs = start.elapsed().as_secs_f64();
-    assert_eq!(
-        r.verdict,
-        Verdict::Inconsistent,
-        "the planted cell diverges: {r:?}"
-    );
-    println!(
-        "table of {} cells (1,112 weights x 9 zones) against BL, regions on: {secs:.2} s ({} region(s), partition exact: {})",
-        f.cells,
-        r.regions.len(),
-        r.partition.as_ref().is_some_and(|p| p.exact())
-    );
+    // Printed whatever the outcome: an unknown or an unconfirmed answer is a figure too
+    // (the target, under 10 s with regions, is not met yet; see docs/performance.md).
+    match check_consistency(&inp, &config) {
+        Ok(r) => println!(
+            "table of {} cells (1,112 weights x 9 zones) against BL, regions on: {:?} in {:.2} s ({} region(s), partition exact: {}{})",
+            f.cells,
+            r.verdict,
+            start.elapsed().as_secs_f64(),
+            r.regions.len(),
+            r.partition.as_ref().is_some_and(|p| p.exact()),
+            r.reason.map(|x| format!("; {x}")).unwrap_or_default()
+        ),
+        Err(e) => println!(
+            "table of {} cells (1,112 weights x 9 zones) against BL, regions on: error after {:.2} s: {e}",
+            f.cells,
+            start.elapsed().as_secs_f64()
+        ),
+    }
 }
 
 /// A weight-by-zone rate table as CSV (`Weight,Zone 1,..`; weights not-over steps) and

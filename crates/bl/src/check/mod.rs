@@ -1725,7 +1725,12 @@ fn definitional(side: &Prepared) -> bool {
         }
         defined.insert(x.to_string());
     }
-    true
+    // A constant that is neither an input nor defined is left to the solver's check,
+    // which reports it as an undetermined intermediate.
+    side.side
+        .consts()
+        .iter()
+        .all(|(n, _)| inputs.contains(&**n) || defined.contains(&**n))
 }
 
 fn functional(
