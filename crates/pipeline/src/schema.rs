@@ -863,13 +863,11 @@ fn check(
         if own.is_empty() && extra.is_empty() {
             continue;
         }
-        *queries += 1;
         match s.check(&own, &extra)? {
             Outcome::Unsat(core) => {
                 let mut ids = if core.is_empty() {
                     vec![]
                 } else {
-                    *queries += core.len();
                     let min = s.minimize(&[], core, &extra)?;
                     ids_of(spec, &s, &min)
                 };
@@ -893,11 +891,9 @@ fn check(
     }
 
     // The whole domain.
-    *queries += 1;
     let model = match s.check(&all, &[])? {
         Outcome::Sat(m) => Some(m),
         Outcome::Unsat(core) => {
-            *queries += core.len();
             let min = s.minimize(&[], core, &[])?;
             let ids = ids_of(spec, &s, &min);
             // Already reported when the conflict is one variable's empty range.
@@ -924,7 +920,6 @@ fn check(
             let Some(val) = m.get(&v.name) else { continue };
             let x = Term::Var(v.name.clone(), v.sort.clone());
             let other = Term::app(Op::Distinct, vec![x, val.to_term()]);
-            *queries += 1;
             match s.check(&all, &[other])? {
                 Outcome::Unsat(_) => {
                     fixed.insert(v.name.to_string());
@@ -970,7 +965,6 @@ fn check(
                         Term::Var(y.name.clone(), y.sort.clone()),
                     ],
                 );
-                *queries += 1;
                 match s.check(&all, &[differ])? {
                     Outcome::Unsat(_) => findings.push(Finding::ForcedEqual {
                         a: x.name.to_string(),
@@ -985,6 +979,7 @@ fn check(
             }
         }
     }
+    *queries += s.queries;
     drop(s);
 
     findings.extend(duplicates(a));

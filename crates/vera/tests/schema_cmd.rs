@@ -1,0 +1,272 @@
+//! `vera schema draft` through the binary, against a local OpenAI-compatible server that
+//! plays the model (the solver is a real z3 process).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Serves chat answers on a local port until the test ends: each request gets
+/// `answer(request body)`. Returns the port and the count of requests served.
+fn server(answer: impl Fn(&str) -> String + Send + 'static) -> (u16, Arc<AtomicUsize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let count = Arc::new(AtomicUsize::new(0));
+    let c2 = count.clone();
+    std::thread::spawn(move || {
+        for sock in listener.incoming() {
+            let Ok(mut sock) = sock else { continue };
+            let mut reader = BufReader::new(sock.try_clone().unwrap());
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; len];
+            if reader.read_exact(&mut body).is_err() {
+                continue;
+            }
+            c2.fetch_add(1, Ordering::SeqCst);
+            let content = answer(&String::from_utf8_lossy(&body));
+            let reply = serde_json::json!({
+                "id": "x", "object": "chat.completion", "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}
+            })
+            .to_string();
+            let _ = write!(
+                sock,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    (port, count)
+}
+
+/// Runs vera in `dir` against the server on `port` (no cache, no retries of transport).
+fn vera(dir: &Path, port: u16, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .args(["--llm-config", "/nonexistent/vera.toml", "--no-cache"])
+        .current_dir(dir)
+        .env("VERA_LLM_PROVIDER", "local")
+        .env("VERA_LLM_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+        .env("VERA_LLM_MAX_RETRIES", "0")
+        .env("NO_COLOR", "1")
+        .env_remove("VERA_LLM_MODEL")
+        .env_remove("VERA_LLM_RECORD")
+        .env_remove("VERA_LLM_REPLAY")
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const REQS: &str = r#"{"schema": "vera.requirements.v1", "requirements": [
+  {"id": "5.1(3)", "text": "The basal rate shall be settable from Fbasal min = 1 to Fbasal max = 10 ml/hr."},
+  {"id": "6.1(4)", "text": "The pump shall sound the alarm when the door is open."}
+]}"#;
+
+fn draft(extra_domain: &str) -> String {
+    format!(
+        r#"{{"enums": [],
+  "variables": [
+    {{"name": "basal_rate", "sort": "Real", "unit": "ml/hr", "description": "programmed basal rate", "min": 1, "max": 10, "fixed": false, "role": "input", "serves": ["5.1(3)"]}},
+    {{"name": "kvo_rate", "sort": "Real", "unit": "ml/hr", "description": "keep vein open rate", "min": 0.1, "max": 1, "fixed": false, "role": "input", "serves": ["5.1(3)"]}},
+    {{"name": "door_open", "sort": "Bool", "unit": null, "description": "the door is open", "min": null, "max": null, "fixed": false, "role": "input", "serves": ["6.1(4)"]}},
+    {{"name": "alarm", "sort": "Bool", "unit": null, "description": "the alarm sounds", "min": null, "max": null, "fixed": false, "role": "output", "serves": ["6.1(4)"]}}
+  ],
+  "domain": [{extra_domain}]}}"#
+    )
+}
+
+const UNSAT: &str = r#"{"id": "D1", "text": "The basal rate stays below the KVO rate.", "formula": "(< basal_rate kvo_rate)"}"#;
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("reqs.json"), REQS).unwrap();
+    dir
+}
+
+#[test]
+fn a_clean_draft_is_written_and_formalize_takes_it_as_it_is() {
+    let dir = setup();
+    let (port, count) = server(|body| {
+        if body.contains("You design the typed schema") {
+            draft("")
+        } else if body.contains("Requirement: The pump shall sound the alarm") {
+            "(=> door_open alarm)".into()
+        } else {
+            "unexpected request".into()
+        }
+    });
+    let (code, out, err) = vera(dir.path(), port, &["schema", "draft", "reqs.json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.starts_with("drafted 4 variables, 0 enumerations and 0 domain constraints for 2 requirements from reqs.json (1 answer); wrote reqs.schema.toml\n"), "{out}");
+    assert!(
+        out.contains("no findings: the domain is satisfiable"),
+        "{out}"
+    );
+    let written = dir.path().join("reqs.schema.toml");
+    let spec = reqs::load(&written).unwrap();
+    assert_eq!(spec.variables.len(), 4);
+    assert_eq!(spec.requirements.len(), 2);
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+
+    // The schema is a spec `vera formalize` reads as it is.
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &[
+            "formalize",
+            "reqs.schema.toml",
+            "--only",
+            "6.1(4)",
+            "-o",
+            "f.toml",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let f = reqs::load(&dir.path().join("f.toml")).unwrap();
+    let r = f.requirements.iter().find(|r| r.id == "6.1(4)").unwrap();
+    assert_eq!(
+        logic::print::term(r.formula.as_ref().unwrap()),
+        "(=> door_open alarm)"
+    );
+
+    // Never over an existing file without --force; with it, replaced atomically.
+    let before = std::fs::read_to_string(&written).unwrap();
+    let (code, _, err) = vera(dir.path(), port, &["schema", "draft", "reqs.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("reqs.schema.toml"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&written).unwrap(), before);
+    let (code, _, err) = vera(
+        dir.path(),
+        port,
+        &["schema", "draft", "reqs.json", "--force"],
+    );
+    assert_eq!(code, 0, "{err}");
+    // Never over the input, even with --force.
+    let (code, _, err) = vera(
+        dir.path(),
+        port,
+        &["schema", "draft", "reqs.json", "-o", "reqs.json", "--force"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("reqs.json"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("reqs.json")).unwrap(),
+        REQS
+    );
+}
+
+#[test]
+fn a_draft_with_findings_is_written_and_exits_1() {
+    let dir = setup();
+    let (port, _) = server(|_| draft(UNSAT));
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &["schema", "draft", "reqs.json", "-o", "s.toml"],
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    insta::assert_snapshot!("schema_draft_unsat_human", out);
+    assert!(reqs::load(&dir.path().join("s.toml")).is_ok());
+
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &[
+            "schema",
+            "draft",
+            "reqs.json",
+            "-o",
+            "s2.toml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["schema"], "vera.schema-draft.v1");
+    assert_eq!(j["output"], "s2.toml");
+    assert_eq!(j["report"]["findings"][0]["kind"], "unsatisfiable-domain");
+    assert_eq!(
+        j["report"]["findings"][0]["constraints"],
+        serde_json::json!(["basal_rate.min", "kvo_rate.max", "D1"])
+    );
+    assert_eq!(j["llm"]["total"]["requests"], 1);
+}
+
+#[test]
+fn a_model_that_never_answers_a_draft_is_an_error_and_writes_nothing() {
+    let dir = setup();
+    let (port, count) = server(|_| "Sure! Here is a schema: basal_rate is a Real.".into());
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &["schema", "draft", "reqs.json", "--retries", "1"],
+    );
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        err.contains("error: no valid schema draft after 2 answers; the last was refused because:"),
+        "{err}"
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 2);
+    assert!(!dir.path().join("reqs.schema.toml").exists());
+}
+
+#[test]
+fn bad_requirement_lists_are_refused_before_the_model_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (port, count) = server(|_| draft(""));
+    let cases: [(&str, &[u8], &str); 4] = [
+        (
+            "empty.json",
+            b"",
+            "error: empty.json: the file is empty: no requirements to draft a schema for",
+        ),
+        (
+            "bin.toml",
+            b"\x00\x01\x02",
+            "error: bin.toml: a binary file (NUL byte at offset 0), not a requirement list",
+        ),
+        (
+            "bad.json",
+            b"{\"requirements\": [\n  {\"id\": \"R1\",, \"text\": \"x\"}\n]}",
+            "error: bad.json:2:15: not a requirement list: key must be a string",
+        ),
+        (
+            "none.json",
+            br#"{"schema": "vera.requirements.v1", "requirements": []}"#,
+            "error: none.json: no requirements in the file: nothing to draft a schema for",
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        let (code, out, err) = vera(dir.path(), port, &["schema", "draft", name]);
+        assert_eq!(code, 2, "{name}: {out}\n{err}");
+        assert_eq!(err.trim_end(), expected, "{name}");
+    }
+    assert_eq!(count.load(Ordering::SeqCst), 0, "the model was never asked");
+    let written: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("schema"))
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
+}
