@@ -16,7 +16,10 @@
 //!
 //! Requirements no variable serves and domain constraints that name undeclared symbols
 //! are missing variables; a bounded repair round asks the model to propose them and
-//! checks the result again. An `unknown` solver answer is reported as undecided, never
+//! checks the result again. With [`DraftOptions::probe`], every requirement is then
+//! formalized against the checked draft (`crate::formalize`); those whose answers need
+//! a name the schema does not declare feed one more repair round that proposes the
+//! variables, and are formalized again. An `unknown` solver answer is reported as undecided, never
 //! as a pass.
 
 use crate::formalize::{excerpt, render_spec_annotated, OutRequirement};
@@ -86,6 +89,10 @@ pub enum SchemaError {
     /// The solver failed.
     #[error(transparent)]
     Solver(#[from] SolverError),
+    /// The formalization probe failed (not a requirement that did not formalize: the
+    /// loop itself).
+    #[error(transparent)]
+    Formalize(#[from] crate::formalize::PipelineError),
 }
 
 // ------------------------------------------------------------------ input
@@ -393,6 +400,12 @@ pub struct DraftOptions {
     pub repairs: usize,
     /// Token limit per answer.
     pub max_tokens: u32,
+    /// Formalize every requirement against the checked draft; those whose answers
+    /// need a name the schema does not declare are missing variables, proposed in one
+    /// more repair round (when `repairs` > 0) and formalized again.
+    pub probe: bool,
+    /// Repair turns of each formalization in the probe.
+    pub probe_retries: usize,
 }
 
 impl Default for DraftOptions {
@@ -401,6 +414,8 @@ impl Default for DraftOptions {
             retries: 2,
             repairs: 1,
             max_tokens: DEFAULT_MAX_TOKENS,
+            probe: false,
+            probe_retries: 2,
         }
     }
 }
@@ -509,7 +524,7 @@ impl Finding {
 }
 
 /// What `vera schema draft` found, and how the draft was obtained.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct DraftReport {
     /// Requirements in the list.
     pub requirements: usize,
@@ -531,6 +546,9 @@ pub struct DraftReport {
     pub prompts: Vec<String>,
     /// What was not carried over from the input, and what was left out of the schema.
     pub notes: Vec<String>,
+    /// What formalizing against the draft showed, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeReport>,
 }
 
 /// A checked draft: the report and the spec it becomes.
@@ -1225,6 +1243,185 @@ fn listing(list: &RequirementList) -> String {
     o
 }
 
+/// Asks the model for the variables `gaps` describes; the proposal is merged into
+/// `answer` and must assemble. `Ok(None)` (with a note) when no usable proposal came
+/// within the retry budget.
+#[allow(clippy::too_many_arguments)]
+fn propose(
+    client: &Client,
+    prompts: &Prompts,
+    gaps: &str,
+    answer: &DraftAnswer,
+    list: &RequirementList,
+    options: &DraftOptions,
+    refused: &mut Vec<String>,
+    round: usize,
+    notes: &mut Vec<String>,
+) -> Result<Option<(DraftAnswer, Assembled, Vec<String>)>, SchemaError> {
+    let schema_json = serde_json::to_string_pretty(answer).unwrap_or_default();
+    let user = prompts
+        .missing
+        .render(&[("gaps", gaps), ("schema", &schema_json)])?;
+    let req = Request::new()
+        .user(user)
+        .temperature(0.0)
+        .max_tokens(options.max_tokens)
+        .schema("schema_missing", answer_schema());
+    let base = answer.clone();
+    let combine = move |add: DraftAnswer| {
+        let mut merged = base.clone();
+        merged.enums.extend(add.enums);
+        merged.variables.extend(add.variables);
+        merged.domain.extend(add.domain);
+        merged
+    };
+    let mut attempts = 0;
+    match ask(
+        client,
+        "schema-missing",
+        req,
+        options.retries,
+        refused,
+        &mut attempts,
+        &combine,
+        &list.name,
+    )? {
+        Ok((merged, asm)) => {
+            let before: BTreeSet<&str> = answer.variables.iter().map(|v| v.name.as_str()).collect();
+            let added = merged
+                .variables
+                .iter()
+                .filter(|v| !before.contains(v.name.as_str()))
+                .map(|v| v.name.clone())
+                .collect();
+            Ok(Some((merged, asm, added)))
+        }
+        Err(reason) => {
+            notes.push(format!(
+                "repair round {round}: no usable proposal of missing variables ({reason}); the draft before it is kept"
+            ));
+            Ok(None)
+        }
+    }
+}
+
+/// What formalizing against the draft showed (`DraftOptions::probe`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ProbeReport {
+    /// Requirements formalized against the first checked draft.
+    pub formalized: usize,
+    /// Requirements that did not formalize.
+    pub failed: Vec<ProbeFailure>,
+    /// Of the requirements that failed for a missing variable, those that formalize
+    /// against the schema after the repair round (`None`: no round ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_repair: Option<Vec<String>>,
+    /// Solver queries of the formalization runs.
+    pub queries: usize,
+}
+
+/// A requirement the probe could not formalize.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbeFailure {
+    /// The requirement.
+    pub id: String,
+    /// Names its answers used that the schema does not declare (empty: it failed for
+    /// another reason, which the formalization report of `vera formalize` shows).
+    pub undeclared: Vec<String>,
+}
+
+/// The names an error of the formalization loop says are not in the schema.
+fn names_not_in_schema(error: &str) -> Vec<String> {
+    const MARK: &str = "` is not in the schema";
+    let mut out = Vec::new();
+    let mut rest = error;
+    while let Some(i) = rest.find(MARK) {
+        if let Some(open) = rest[..i].rfind('`') {
+            out.push(rest[open + 1..i].to_string());
+        }
+        rest = &rest[i + MARK.len()..];
+    }
+    out
+}
+
+/// Formalizes `ids` (all requirements when `None`) against the draft; returns the ids
+/// formalized, the failures, and the solver queries.
+#[allow(clippy::too_many_arguments)]
+fn run_probe(
+    answer: &DraftAnswer,
+    asm: &Assembled,
+    list: &RequirementList,
+    client: &Client,
+    config: &SolverConfig,
+    options: &DraftOptions,
+    ids: Option<Vec<String>>,
+) -> Result<(Vec<String>, Vec<ProbeFailure>, usize), SchemaError> {
+    let tmp = SchemaDraft {
+        report: DraftReport {
+            requirements: list.requirements.len(),
+            draft: answer.clone(),
+            ..Default::default()
+        },
+        spec: asm.spec.clone(),
+        list: list.clone(),
+        left_out: left_out_of(asm),
+    };
+    let spec = reqs::parse_spec(SourceFile::new(
+        format!("{} (draft)", list.file),
+        tmp.spec_toml(),
+    ))
+    .map_err(SchemaError::Spec)?;
+    let fo = crate::formalize::FormalizeOptions {
+        max_retries: options.probe_retries,
+        only: ids,
+        decompose: false,
+        ..Default::default()
+    };
+    let report = crate::formalize::formalize(&spec, client, config, &fo)?;
+    let mut ok = Vec::new();
+    let mut failed = Vec::new();
+    for f in &report.requirements {
+        if f.formula.is_some() {
+            ok.push(f.id.clone());
+            continue;
+        }
+        let mut undeclared: Vec<String> = Vec::new();
+        for a in &f.attempts {
+            for n in a
+                .error
+                .as_deref()
+                .map(names_not_in_schema)
+                .unwrap_or_default()
+            {
+                if !undeclared.contains(&n) {
+                    undeclared.push(n);
+                }
+            }
+        }
+        failed.push(ProbeFailure {
+            id: f.id.clone(),
+            undeclared,
+        });
+    }
+    Ok((ok, failed, report.queries))
+}
+
+fn left_out_of(asm: &Assembled) -> HashMap<String, String> {
+    asm.inverted
+        .iter()
+        .map(|(name, (lo, hi))| {
+            (
+                name.clone(),
+                format!(
+                    "EMPTY RANGE: the draft gave min = {} and max = {}; the bounds are left out",
+                    number_text(lo),
+                    number_text(hi)
+                ),
+            )
+        })
+        .collect()
+}
+
 /// Drafts a schema for `list` with the model and checks it (see the module docs).
 pub fn draft_schema(
     list: &RequirementList,
@@ -1271,66 +1468,105 @@ pub fn draft_schema(
             break;
         }
         rounds += 1;
-        let schema_json = serde_json::to_string_pretty(&answer).unwrap_or_default();
-        let user = prompts
-            .missing
-            .render(&[("gaps", &gaps), ("schema", &schema_json)])?;
-        let req = Request::new()
-            .user(user)
-            .temperature(0.0)
-            .max_tokens(options.max_tokens)
-            .schema("schema_missing", answer_schema());
-        let base = answer.clone();
-        let combine = move |add: DraftAnswer| {
-            let mut merged = base.clone();
-            merged.enums.extend(add.enums);
-            merged.variables.extend(add.variables);
-            merged.domain.extend(add.domain);
-            merged
-        };
-        let mut round_attempts = 0;
-        match ask(
+        match propose(
             client,
-            "schema-missing",
-            req,
-            options.retries,
+            &prompts,
+            &gaps,
+            &answer,
+            list,
+            options,
             &mut refused,
-            &mut round_attempts,
-            &combine,
-            &list.name,
+            rounds,
+            &mut notes,
         )? {
-            Ok((merged, asm2)) => {
-                let before: BTreeSet<String> =
-                    answer.variables.iter().map(|v| v.name.clone()).collect();
-                proposed.extend(
-                    merged
-                        .variables
-                        .iter()
-                        .filter(|v| !before.contains(&v.name))
-                        .map(|v| v.name.clone()),
-                );
+            Some((merged, asm2, added)) => {
+                proposed.extend(added);
                 answer = merged;
                 asm = asm2;
                 findings = check(&answer, &asm, list, config, &mut queries)?;
             }
-            Err(reason) => {
-                notes.push(format!(
-                    "repair round {rounds}: no usable proposal of missing variables ({reason}); the draft before it is kept"
-                ));
-                break;
-            }
+            None => break,
         }
     }
-    let mut left_out = HashMap::new();
-    for (name, (lo, hi)) in &asm.inverted {
-        left_out.insert(
-            name.clone(),
-            format!(
-                "EMPTY RANGE: the draft gave min = {} and max = {}; the bounds are left out",
-                number_text(lo),
-                number_text(hi)
-            ),
-        );
+    let mut probe = None;
+    if options.probe {
+        let blocked = findings.iter().any(|f| {
+            matches!(
+                f,
+                Finding::UnsatisfiableDomain { .. }
+                    | Finding::EmptyRange { .. }
+                    | Finding::Undecided { .. }
+            )
+        });
+        if blocked {
+            notes.push("formalization probe skipped: the domain allows no state, or the solver could not decide it; fix the draft first".into());
+        } else {
+            let (ok, failed, q) = run_probe(&answer, &asm, list, client, config, options, None)?;
+            let mut p = ProbeReport {
+                formalized: ok.len(),
+                failed,
+                after_repair: None,
+                queries: q,
+            };
+            let missing: Vec<&ProbeFailure> = p
+                .failed
+                .iter()
+                .filter(|f| !f.undeclared.is_empty())
+                .collect();
+            let mut still: Vec<(String, Vec<String>)> = missing
+                .iter()
+                .map(|f| (f.id.clone(), f.undeclared.clone()))
+                .collect();
+            if !missing.is_empty() && options.repairs > 0 {
+                let mut gaps = String::new();
+                for f in &missing {
+                    if let Some(r) = list.requirements.iter().find(|r| r.id == f.id) {
+                        let _ = writeln!(
+                            gaps,
+                            "- requirement {}: \"{}\" (formalizing it needed {}, which the schema does not declare)",
+                            f.id,
+                            r.text.replace('\n', " "),
+                            f.undeclared.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                        );
+                    }
+                }
+                rounds += 1;
+                if let Some((merged, asm2, added)) = propose(
+                    client,
+                    &prompts,
+                    &gaps,
+                    &answer,
+                    list,
+                    options,
+                    &mut refused,
+                    rounds,
+                    &mut notes,
+                )? {
+                    proposed.extend(added);
+                    answer = merged;
+                    asm = asm2;
+                    findings = check(&answer, &asm, list, config, &mut queries)?;
+                    let ids: Vec<String> = missing.iter().map(|f| f.id.clone()).collect();
+                    let (ok2, failed2, q2) =
+                        run_probe(&answer, &asm, list, client, config, options, Some(ids))?;
+                    p.queries += q2;
+                    p.after_repair = Some(ok2);
+                    still = failed2
+                        .into_iter()
+                        .filter(|f| !f.undeclared.is_empty())
+                        .map(|f| (f.id, f.undeclared))
+                        .collect();
+                }
+            }
+            for (id, symbols) in still {
+                findings.push(Finding::MissingVariable {
+                    requirement: Some(id),
+                    constraint: None,
+                    symbols,
+                });
+            }
+            probe = Some(p);
+        }
     }
     for (id, symbols) in &asm.undeclared {
         if let Some(d) = answer.domain.iter().find(|d| &d.id == id) {
@@ -1340,6 +1576,10 @@ pub fn draft_schema(
                 symbols.join(", ")
             ));
         }
+    }
+    let mut used_prompts = vec![prompts.draft.id(), prompts.missing.id()];
+    if probe.is_some() {
+        used_prompts.push(crate::formalize::Prompts::builtin().one.id());
     }
     Ok(SchemaDraft {
         report: DraftReport {
@@ -1351,12 +1591,13 @@ pub fn draft_schema(
             repair_rounds: rounds,
             proposed,
             queries,
-            prompts: vec![prompts.draft.id(), prompts.missing.id()],
+            prompts: used_prompts,
             notes,
+            probe,
         },
+        left_out: left_out_of(&asm),
         spec: asm.spec,
         list: list.clone(),
-        left_out,
     })
 }
 
@@ -1470,11 +1711,30 @@ impl SchemaDraft {
                     text: q.text.clone(),
                     formula: None,
                     origin: reqs::spec::Origin::Hand,
-                    notes: vec![if vars.is_empty() {
-                        "MISSING VARIABLE: no variable of the schema serves this requirement".into()
-                    } else {
-                        format!("variables: {}", vars.join(", "))
-                    }],
+                    notes: {
+                        let mut notes = vec![if vars.is_empty() {
+                            "MISSING VARIABLE: no variable of the schema serves this requirement"
+                                .into()
+                        } else {
+                            format!("variables: {}", vars.join(", "))
+                        }];
+                        for f in &r.findings {
+                            if let Finding::MissingVariable {
+                                requirement: Some(id),
+                                symbols,
+                                ..
+                            } = f
+                            {
+                                if *id == q.id && !symbols.is_empty() {
+                                    notes.push(format!(
+                                        "MISSING VARIABLE: formalizing it needed {}, which the schema does not declare",
+                                        symbols.join(", ")
+                                    ));
+                                }
+                            }
+                        }
+                        notes
+                    },
                 }
             })
             .collect();
@@ -1526,6 +1786,10 @@ pub fn finding_line(f: &Finding) -> String {
             constraint,
             symbols,
         } => match (requirement, constraint) {
+            (Some(r), _) if !symbols.is_empty() => format!(
+                "missing variable: formalizing requirement {r} needed {}, which the schema does not declare",
+                symbols.join(", ")
+            ),
             (Some(r), _) => format!("missing variable: no variable serves requirement {r}"),
             (None, Some(c)) => format!(
                 "missing variable: domain constraint {c} names {}, not declared (left out)",

@@ -683,3 +683,99 @@ fn findings_json_is_stable() {
         serde_json::to_string_pretty(&v).unwrap()
     );
 }
+
+/// Answers the probe's formalization prompts by requirement text.
+fn formula_for(first: &str) -> Option<&'static str> {
+    if !first.contains("Translate the requirement into one SMT-LIB 2 term") {
+        return None;
+    }
+    let req = first
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("Requirement: "))?;
+    Some(if req.starts_with("The basal rate") {
+        // Mentions only an input: rejected by screening, not for a missing variable.
+        "(<= basal_rate 10)"
+    } else if req.starts_with("In Bolus mode") {
+        "(=> (= mode Bolus) (<= bolus_volume 15))"
+    } else {
+        "(=> door_open alarm)"
+    })
+}
+
+#[test]
+fn a_requirement_that_fails_to_formalize_for_a_missing_variable_gets_it_proposed() {
+    // The draft serves 6.1(4) with door_open only: no alarm to formalize it with.
+    let draft = with(clean(), |d| {
+        d["variables"].as_array_mut().unwrap().truncate(4);
+    });
+    let proposal = json!({"enums": [], "variables": [
+        var("alarm", "Bool", None, "the audible alarm sounds", None, None, "output", &["6.1(4)"]),
+    ], "domain": []});
+    for solver in [z3(), cvc5()] {
+        let (d2, p2) = (draft.clone(), proposal.clone());
+        let c = Client::builder(Scripted::from_fn(move |r: &Request, _| {
+            let first = &r.messages.first().unwrap().content;
+            Ok(Response::text(match formula_for(first) {
+                Some(f) => f.to_string(),
+                None if first.contains("Propose only the missing variables") => {
+                    assert!(first.contains("- requirement 6.1(4): \"The pump shall sound the alarm when the door is open.\" (formalizing it needed `alarm`, which the schema does not declare)"), "{first}");
+                    p2.to_string()
+                }
+                None => d2.to_string(),
+            }))
+        }))
+        .cache(Cache::in_memory().unwrap())
+        .build();
+        let options = DraftOptions {
+            probe: true,
+            ..Default::default()
+        };
+        let d = draft_schema(&list(), &c, &solver, &options).unwrap();
+        assert!(d.report.findings.is_empty(), "{:?}", d.report.findings);
+        let p = d.report.probe.as_ref().unwrap();
+        assert_eq!(p.formalized, 1, "{p:?}");
+        let failed: Vec<(&str, Vec<String>)> = p
+            .failed
+            .iter()
+            .map(|f| (f.id.as_str(), f.undeclared.clone()))
+            .collect();
+        assert_eq!(
+            failed,
+            [("5.1(3)", vec![]), ("6.1(4)", vec!["alarm".to_string()])]
+        );
+        assert_eq!(p.after_repair.as_deref(), Some(&["6.1(4)".to_string()][..]));
+        assert_eq!(d.report.proposed, ["alarm"]);
+        assert_eq!(d.report.repair_rounds, 1);
+        assert!(d.spec_toml().contains("# serves: 6.1(4)\n# proposed in a repair round for a missing variable\n[[variables]]\nname = \"alarm\""));
+
+        // Without a repair round the missing variable is reported with the name the
+        // answers needed.
+        let c = {
+            let d3 = draft.clone();
+            Client::builder(Scripted::from_fn(move |r: &Request, _| {
+                let first = &r.messages.first().unwrap().content;
+                Ok(Response::text(
+                    formula_for(first).map_or_else(|| d3.to_string(), str::to_string),
+                ))
+            }))
+            .cache(Cache::in_memory().unwrap())
+            .build()
+        };
+        let options = DraftOptions {
+            probe: true,
+            repairs: 0,
+            ..Default::default()
+        };
+        let d = draft_schema(&list(), &c, &solver, &options).unwrap();
+        assert_eq!(
+            d.report.findings,
+            [Finding::MissingVariable {
+                requirement: Some("6.1(4)".into()),
+                constraint: None,
+                symbols: vec!["alarm".into()]
+            }]
+        );
+        assert!(d.spec_toml().contains("# MISSING VARIABLE: formalizing it needed alarm, which the schema does not declare\n[[requirements]]\nid = \"6.1(4)\""));
+    }
+}

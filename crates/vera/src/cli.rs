@@ -128,8 +128,9 @@ pub enum SchemaCommand {
     /// serves, domain constraints. The draft is checked before anything is formalized:
     /// a satisfiable domain, no empty or single-point range, no variables forced equal,
     /// no quantity under two names, no unused or missing variable (one repair round asks
-    /// for missing ones). Writes a NEW spec (default REQS.schema.toml) for `vera
-    /// formalize`.
+    /// for missing ones; --probe also formalizes every requirement against the draft and
+    /// asks for the names the answers needed). Writes a NEW spec (default
+    /// REQS.schema.toml) for `vera formalize`.
     ///
     /// Exit status: 0 drafted without findings, 1 drafted and written with findings,
     /// 2 bad input, no valid draft from the model, an LLM or solver failure, or a check
@@ -154,6 +155,14 @@ pub struct SchemaDraftArgs {
     /// Token limit per answer.
     #[arg(long, value_name = "N", default_value_t = pipeline::schema::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u32,
+    /// Formalize every requirement against the checked draft: those whose answers need
+    /// a name the schema lacks get the variable proposed in one more repair round, and
+    /// are formalized again (costs one formalization per requirement).
+    #[arg(long)]
+    pub probe: bool,
+    /// Repair turns of each formalization in the probe.
+    #[arg(long, default_value_t = 2, requires = "probe")]
+    pub probe_retries: usize,
     #[command(flatten)]
     pub llm: crate::pipecmd::LlmArgs,
     #[command(flatten)]

@@ -43,6 +43,8 @@ pub fn draft(a: &crate::cli::SchemaDraftArgs) -> crate::output::Outcome {
         retries: a.retries,
         repairs: a.repairs,
         max_tokens: a.max_tokens,
+        probe: a.probe,
+        probe_retries: a.probe_retries,
     };
     let start = std::time::Instant::now();
     let d = pipeline::schema::draft_schema(&list, &client, &a.solver.config(), &options)?;
@@ -80,6 +82,34 @@ pub fn draft(a: &crate::cli::SchemaDraftArgs) -> crate::output::Outcome {
                 r.proposed.join(", ")
             }
         );
+    }
+    if let Some(p) = &r.probe {
+        let missing = p.failed.iter().filter(|f| !f.undeclared.is_empty()).count();
+        let _ = writeln!(
+            o,
+            "probe: {} of {} formalized against the draft; {} failed, {} of them for a missing variable{}",
+            p.formalized,
+            r.requirements,
+            p.failed.len(),
+            missing,
+            match &p.after_repair {
+                Some(ok) => format!("; after the repair round {} of {missing} formalize", ok.len()),
+                None => String::new(),
+            }
+        );
+        let other: Vec<&str> = p
+            .failed
+            .iter()
+            .filter(|f| f.undeclared.is_empty())
+            .map(|f| f.id.as_str())
+            .collect();
+        if !other.is_empty() {
+            let _ = writeln!(
+                o,
+                "  failed for other reasons (see `vera formalize`): {}",
+                other.join(", ")
+            );
+        }
     }
     for n in &r.notes {
         let _ = writeln!(o, "note: {n}");

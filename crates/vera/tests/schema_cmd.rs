@@ -270,3 +270,39 @@ fn bad_requirement_lists_are_refused_before_the_model_is_asked() {
         .collect();
     assert!(written.is_empty(), "{written:?}");
 }
+
+#[test]
+fn the_probe_formalizes_against_the_draft_and_asks_for_what_was_missing() {
+    let dir = setup();
+    // The first draft has no alarm; the formalization of 6.1(4) needs one.
+    let without_alarm = draft("").replace(
+        r#",
+    {"name": "alarm", "sort": "Bool", "unit": null, "description": "the alarm sounds", "min": null, "max": null, "fixed": false, "role": "output", "serves": ["6.1(4)"]}"#,
+        "",
+    );
+    assert!(!without_alarm.contains("alarm\""));
+    let (port, _) = server(move |body| {
+        if body.contains("Propose only the missing variables") {
+            r#"{"enums": [], "variables": [{"name": "alarm", "sort": "Bool", "unit": null, "description": "the alarm sounds", "min": null, "max": null, "fixed": false, "role": "output", "serves": ["6.1(4)"]}], "domain": []}"#.into()
+        } else if body.contains("You design the typed schema") {
+            without_alarm.clone()
+        } else if body.contains("Requirement: The pump shall sound the alarm") {
+            "(=> door_open alarm)".into()
+        } else {
+            "(>= basal_rate 1)".into()
+        }
+    });
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &["schema", "draft", "reqs.json", "--probe"],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("repair rounds for missing variables: 1; proposed: alarm\n"),
+        "{out}"
+    );
+    assert!(out.contains("probe: 0 of 2 formalized against the draft; 2 failed, 1 of them for a missing variable; after the repair round 1 of 1 formalize\n  failed for other reasons (see `vera formalize`): 5.1(3)\n"), "{out}");
+    let spec = reqs::load(&dir.path().join("reqs.schema.toml")).unwrap();
+    assert!(spec.variable("alarm").is_some());
+}
