@@ -1,57 +1,14 @@
 //! `vera schema draft` through the binary, against a local OpenAI-compatible server that
 //! plays the model (the solver is a real z3 process).
 
-use std::io::{BufRead, BufReader, Read, Write};
+#[path = "support/chat_server.rs"]
+mod chat_server;
+
+use chat_server::server;
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-
-/// Serves chat answers on a local port until the test ends: each request gets
-/// `answer(request body)`. Returns the port and the count of requests served.
-fn server(answer: impl Fn(&str) -> String + Send + 'static) -> (u16, Arc<AtomicUsize>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let count = Arc::new(AtomicUsize::new(0));
-    let c2 = count.clone();
-    std::thread::spawn(move || {
-        for sock in listener.incoming() {
-            let Ok(mut sock) = sock else { continue };
-            let mut reader = BufReader::new(sock.try_clone().unwrap());
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap();
-                }
-                if line == "\r\n" {
-                    break;
-                }
-            }
-            let mut body = vec![0; len];
-            if reader.read_exact(&mut body).is_err() {
-                continue;
-            }
-            c2.fetch_add(1, Ordering::SeqCst);
-            let content = answer(&String::from_utf8_lossy(&body));
-            let reply = serde_json::json!({
-                "id": "x", "object": "chat.completion", "model": "m",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70}
-            })
-            .to_string();
-            let _ = write!(
-                sock,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
-                reply.len()
-            );
-        }
-    });
-    (port, count)
-}
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 /// Runs vera in `dir` against the server on `port` (no cache, no retries of transport).
 fn vera(dir: &Path, port: u16, args: &[&str]) -> (i32, String, String) {
@@ -305,4 +262,53 @@ fn the_probe_formalizes_against_the_draft_and_asks_for_what_was_missing() {
     assert!(out.contains("probe: 0 of 2 formalized against the draft; 2 failed, 1 of them for a missing variable; after the repair round 1 of 1 formalize\n  failed for other reasons (see `vera formalize`): 5.1(3)\n"), "{out}");
     let spec = reqs::load(&dir.path().join("reqs.schema.toml")).unwrap();
     assert!(spec.variable("alarm").is_some());
+}
+
+#[test]
+fn the_extracted_pca_pump_list_is_read_whole_into_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = root.join("crates/extract/testdata/open-pca-pump/requirements.txt");
+    let list = dir.path().join("pca.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args([
+            "extract",
+            &doc.display().to_string(),
+            "--format",
+            "json",
+            "-o",
+        ])
+        .arg(&list)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = Arc::new(Mutex::new(String::new()));
+    let s2 = seen.clone();
+    let (port, _) = server(move |body| {
+        *s2.lock().unwrap() = body.to_string();
+        "not a schema".into()
+    });
+    let (code, _, err) = vera(
+        dir.path(),
+        port,
+        &["schema", "draft", "pca.json", "--retries", "0"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no valid schema draft after 1 answers"),
+        "{err}"
+    );
+    let body: serde_json::Value = serde_json::from_str(&seen.lock().unwrap()).unwrap();
+    let prompt = body["messages"][0]["content"].as_str().unwrap();
+    let listed = prompt
+        .lines()
+        .skip_while(|l| !l.starts_with("Requirements:"))
+        .filter(|l| l.starts_with("- "))
+        .count();
+    assert_eq!(listed, 153);
 }
