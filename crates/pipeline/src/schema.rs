@@ -497,6 +497,14 @@ pub enum Finding {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         symbols: Vec<String>,
     },
+    /// A part of the model's answer that still had a problem after the repair turns,
+    /// left out of the draft.
+    Dropped {
+        /// What was dropped (`variable x`, `domain constraint D2`, `min of x`, ...).
+        item: String,
+        /// The problem.
+        reason: String,
+    },
     /// The solver could not decide a check (never counted as a pass).
     Undecided {
         /// Which check.
@@ -518,6 +526,7 @@ impl Finding {
             Finding::UnusedVariable { .. } => "unused-variable",
             Finding::UnknownRequirement { .. } => "unknown-requirement",
             Finding::MissingVariable { .. } => "missing-variable",
+            Finding::Dropped { .. } => "dropped",
             Finding::Undecided { .. } => "undecided",
         }
     }
@@ -624,76 +633,108 @@ fn rational(v: &Value) -> Result<BigRational, String> {
 
 const SORTS: &[&str] = &["Bool", "Int", "Real"];
 
+/// The part of an answer a problem is in: what salvage drops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// The answer as a whole (nothing to drop).
+    Whole,
+    /// An enumeration.
+    Enum(usize),
+    /// A value of an enumeration.
+    Value(usize, usize),
+    /// A variable.
+    Variable(usize),
+    /// A variable's min (false) or max (true).
+    Bound(usize, bool),
+    /// A variable's role.
+    Role(usize),
+    /// A domain constraint.
+    Domain(usize),
+}
+
 /// Checks the answer's shape beyond the JSON schema and reads it into a spec. The
-/// problems returned go back to the model.
-fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<String>> {
-    let mut problems = Vec::new();
+/// problems returned go back to the model, each with the part it is in.
+fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String)>> {
+    let mut problems: Vec<(Fault, String)> = Vec::new();
     let mut names: BTreeSet<&str> = BTreeSet::new();
     if a.variables.is_empty() {
-        problems.push("it lists no variables".to_string());
+        problems.push((Fault::Whole, "it lists no variables".to_string()));
     }
-    for e in &a.enums {
+    for (ei, e) in a.enums.iter().enumerate() {
         if !logic::sexp::is_simple_symbol(&e.name) || SORTS.contains(&e.name.as_str()) {
-            problems.push(format!(
+            problems.push((Fault::Enum(ei), format!(
                 "enumeration name `{}` is not a plain symbol (letters, digits and _, starting with a letter) or is a built-in sort",
                 e.name
-            ));
+            )));
         }
-        for v in &e.values {
+        for (vi, v) in e.values.iter().enumerate() {
             if !logic::sexp::is_simple_symbol(v) {
-                problems.push(format!(
-                    "value `{v}` of enumeration {} is not a plain symbol",
-                    e.name
+                problems.push((
+                    Fault::Value(ei, vi),
+                    format!(
+                        "value `{v}` of enumeration {} is not a plain symbol",
+                        e.name
+                    ),
                 ));
             }
             if !names.insert(v) {
-                problems.push(format!(
+                problems.push((Fault::Value(ei, vi), format!(
                     "`{v}` is used twice (enumeration values are unique across all enumerations and differ from variable names)"
-                ));
+                )));
             }
         }
     }
     let mut bounds: Vec<(Option<BigRational>, Option<BigRational>)> = Vec::new();
-    for v in &a.variables {
+    for (i, v) in a.variables.iter().enumerate() {
         if !logic::sexp::is_simple_symbol(&v.name) {
-            problems.push(format!(
+            problems.push((Fault::Variable(i), format!(
                 "variable name `{}` is not a plain symbol (letters, digits and _, starting with a letter)",
                 v.name
-            ));
+            )));
         }
         if !names.insert(&v.name) {
-            problems.push(format!("`{}` is declared twice", v.name));
+            problems.push((
+                Fault::Variable(i),
+                format!("`{}` is declared twice", v.name),
+            ));
         }
         let numeric = matches!(v.sort.as_str(), "Int" | "Real");
         let known = numeric || v.sort == "Bool" || a.enums.iter().any(|e| e.name == v.sort);
         if !known {
-            problems.push(format!(
-                "variable `{}` has sort `{}`: use Bool, Int, Real or one of the enumerations",
-                v.name, v.sort
+            problems.push((
+                Fault::Variable(i),
+                format!(
+                    "variable `{}` has sort `{}`: use Bool, Int, Real or one of the enumerations",
+                    v.name, v.sort
+                ),
             ));
         }
         let mut bound = |b: &Option<Value>, which: &str| -> Option<BigRational> {
+            let fault = Fault::Bound(i, which == "max");
             match b {
                 None | Some(Value::Null) => None,
                 Some(_) if !known => None,
                 Some(x) if !numeric => {
-                    problems.push(format!(
+                    problems.push((fault, format!(
                         "variable `{}` is {} and cannot have a {which} ({x}); bounds are for Int and Real",
                         v.name, v.sort
-                    ));
+                    )));
                     None
                 }
                 Some(x) => match rational(x) {
                     Ok(r) if v.sort == "Int" && !r.is_integer() => {
-                        problems.push(format!(
-                            "variable `{}` is Int but its {which} {x} is not an integer",
-                            v.name
+                        problems.push((
+                            fault,
+                            format!(
+                                "variable `{}` is Int but its {which} {x} is not an integer",
+                                v.name
+                            ),
                         ));
                         None
                     }
                     Ok(r) => Some(r),
                     Err(e) => {
-                        problems.push(format!("{which} of `{}`: {e}", v.name));
+                        problems.push((fault, format!("{which} of `{}`: {e}", v.name)));
                         None
                     }
                 },
@@ -704,25 +745,31 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<String>> {
         bounds.push((lo, hi));
         if let Some(r) = &v.role {
             if r != "input" && r != "output" {
-                problems.push(format!(
-                    "variable `{}` has role `{r}`: use input or output",
-                    v.name
+                problems.push((
+                    Fault::Role(i),
+                    format!("variable `{}` has role `{r}`: use input or output", v.name),
                 ));
             }
         }
     }
     let mut ids: BTreeSet<&str> = BTreeSet::new();
-    for d in &a.domain {
+    for (i, d) in a.domain.iter().enumerate() {
         if d.id.trim().is_empty() || d.id.contains(['\n', '\r']) || !ids.insert(&d.id) {
-            problems.push(format!(
-                "domain constraint id `{}` is empty, has a line break or is used twice",
-                d.id
+            problems.push((
+                Fault::Domain(i),
+                format!(
+                    "domain constraint id `{}` is empty, has a line break or is used twice",
+                    d.id
+                ),
             ));
         }
         if d.id.ends_with(".min") || d.id.ends_with(".max") {
-            problems.push(format!(
-                "domain constraint id `{}` is reserved for variable bounds",
-                d.id
+            problems.push((
+                Fault::Domain(i),
+                format!(
+                    "domain constraint id `{}` is reserved for variable bounds",
+                    d.id
+                ),
             ));
         }
     }
@@ -775,11 +822,11 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<String>> {
     let mut spec = reqs::parse_spec(SourceFile::new("draft", o)).map_err(|d| {
         d.0.iter()
             .filter(|l| l.severity == logic::source::Severity::Error)
-            .map(|l| l.message.clone())
+            .map(|l| (Fault::Whole, l.message.clone()))
             .collect::<Vec<_>>()
     })?;
     let mut undeclared = Vec::new();
-    for d in &a.domain {
+    for (i, d) in a.domain.iter().enumerate() {
         match spec.parse_formula(&format!("domain {}", d.id), &d.formula) {
             Ok(t) => spec.domain.push(Constraint {
                 id: d.id.clone(),
@@ -791,11 +838,14 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<String>> {
                 let symbols = undeclared_symbols(&diags);
                 if symbols.is_empty() {
                     let msgs: Vec<String> = diags.0.iter().map(|l| l.message.clone()).collect();
-                    problems.push(format!(
-                        "domain constraint {} `{}`: {}",
-                        d.id,
-                        d.formula,
-                        msgs.join("; ")
+                    problems.push((
+                        Fault::Domain(i),
+                        format!(
+                            "domain constraint {} `{}`: {}",
+                            d.id,
+                            d.formula,
+                            msgs.join("; ")
+                        ),
                     ));
                 } else {
                     undeclared.push((d.id.clone(), symbols));
@@ -811,6 +861,92 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<String>> {
         undeclared,
         inverted,
     })
+}
+
+/// What salvage took out of an answer: the item and why.
+type Dropped = Vec<(String, String)>;
+
+/// Reads an answer that does not assemble by dropping the parts with problems (a
+/// duplicate, a bad name or sort, a bound that cannot be, a domain formula that does not
+/// type-check), as often as dropping makes new ones (a variable of a dropped
+/// enumeration). `None` when a problem concerns the answer as a whole.
+fn salvage(a: &DraftAnswer, name: &str) -> Option<(DraftAnswer, Assembled, Dropped)> {
+    let mut cur = a.clone();
+    let mut dropped: Dropped = Vec::new();
+    for _ in 0..=a.enums.len() + a.variables.len() + a.domain.len() + 1 {
+        let problems = match assemble(&cur, name) {
+            Ok(asm) => return Some((cur, asm, dropped)),
+            Err(p) => p,
+        };
+        if problems.iter().any(|(f, _)| *f == Fault::Whole) {
+            return None;
+        }
+        let faults: Vec<Fault> = problems.iter().map(|(f, _)| *f).collect();
+        for (f, why) in &problems {
+            let item = match *f {
+                Fault::Whole => unreachable!("refused above"),
+                Fault::Enum(i) => format!("enumeration {}", cur.enums[i].name),
+                Fault::Value(i, j) => format!(
+                    "value {} of enumeration {}",
+                    cur.enums[i].values[j], cur.enums[i].name
+                ),
+                Fault::Variable(i) => format!("variable {}", cur.variables[i].name),
+                Fault::Bound(i, max) => format!(
+                    "{} of {}",
+                    if max { "max" } else { "min" },
+                    cur.variables[i].name
+                ),
+                Fault::Role(i) => format!("role of {}", cur.variables[i].name),
+                Fault::Domain(i) => format!("domain constraint {}", cur.domain[i].id),
+            };
+            dropped.push((item, why.clone()));
+        }
+        let has = |f: Fault| faults.contains(&f);
+        let mut next = DraftAnswer::default();
+        for (i, e) in cur.enums.iter().enumerate() {
+            if has(Fault::Enum(i)) {
+                continue;
+            }
+            let values: Vec<String> = e
+                .values
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| !has(Fault::Value(i, *j)))
+                .map(|(_, v)| v.clone())
+                .collect();
+            if !values.is_empty() {
+                next.enums.push(DraftEnum {
+                    name: e.name.clone(),
+                    values,
+                });
+            }
+        }
+        for (i, v) in cur.variables.iter().enumerate() {
+            if has(Fault::Variable(i)) {
+                continue;
+            }
+            let mut v = v.clone();
+            if has(Fault::Bound(i, false)) {
+                v.min = None;
+            }
+            if has(Fault::Bound(i, true)) {
+                v.max = None;
+            }
+            if has(Fault::Role(i)) {
+                v.role = None;
+            }
+            next.variables.push(v);
+        }
+        next.domain = cur
+            .domain
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !has(Fault::Domain(*i)))
+            .map(|(_, d)| d.clone())
+            .collect();
+        cur = next;
+    }
+    None
 }
 
 /// The symbols the elaborator reports as undeclared.
@@ -1187,7 +1323,9 @@ fn mention_probe(spec: &Spec, v: &reqs::spec::Variable) -> Term {
 // ------------------------------------------------------------------ the loop
 
 /// Asks for an answer until one assembles (up to `retries` more turns), returning the
-/// answer and its assembly, or the last reason for refusing.
+/// answer, its assembly and nothing dropped. When the budget is spent and the latest
+/// answer that was a JSON draft still has problems in some of its parts, those parts
+/// are dropped ([`salvage`]) and listed; otherwise the last reason for refusing.
 #[allow(clippy::too_many_arguments)]
 fn ask(
     client: &Client,
@@ -1198,8 +1336,9 @@ fn ask(
     attempts: &mut usize,
     combine: &dyn Fn(DraftAnswer) -> DraftAnswer,
     name: &str,
-) -> Result<Result<(DraftAnswer, Assembled), String>, SchemaError> {
+) -> Result<Result<(DraftAnswer, Assembled, Dropped), String>, SchemaError> {
     let mut last = String::new();
+    let mut latest: Option<DraftAnswer> = None;
     for _ in 0..=retries {
         *attempts += 1;
         let (shown, problem) = match client.complete(stage, &req) {
@@ -1213,8 +1352,12 @@ fn ask(
                     Ok(answer) => {
                         let answer = combine(answer);
                         match assemble(&answer, name) {
-                            Ok(asm) => return Ok(Ok((answer, asm))),
-                            Err(p) => (text, p.join("; ")),
+                            Ok(asm) => return Ok(Ok((answer, asm, Vec::new()))),
+                            Err(p) => {
+                                latest = Some(answer);
+                                let msgs: Vec<String> = p.into_iter().map(|(_, m)| m).collect();
+                                (text, msgs.join("; "))
+                            }
                         }
                     }
                     Err(e) => (text, format!("the answer is not a schema draft: {e}")),
@@ -1230,6 +1373,11 @@ fn ask(
         req = req.assistant(excerpt(&shown)).user(format!(
             "That answer is not a valid schema draft: {problem}\nAnswer again with the JSON object alone."
         ));
+    }
+    if let Some(answer) = latest {
+        if let Some(saved) = salvage(&answer, name) {
+            return Ok(Ok(saved));
+        }
     }
     Ok(Err(last))
 }
@@ -1257,7 +1405,7 @@ fn propose(
     refused: &mut Vec<String>,
     round: usize,
     notes: &mut Vec<String>,
-) -> Result<Option<(DraftAnswer, Assembled, Vec<String>)>, SchemaError> {
+) -> Result<Option<(DraftAnswer, Assembled, Vec<String>, Dropped)>, SchemaError> {
     let schema_json = serde_json::to_string_pretty(answer).unwrap_or_default();
     let user = prompts
         .missing
@@ -1286,7 +1434,7 @@ fn propose(
         &combine,
         &list.name,
     )? {
-        Ok((merged, asm)) => {
+        Ok((merged, asm, lost)) => {
             let before: BTreeSet<&str> = answer.variables.iter().map(|v| v.name.as_str()).collect();
             let added = merged
                 .variables
@@ -1294,7 +1442,7 @@ fn propose(
                 .filter(|v| !before.contains(v.name.as_str()))
                 .map(|v| v.name.clone())
                 .collect();
-            Ok(Some((merged, asm, added)))
+            Ok(Some((merged, asm, added, lost)))
         }
         Err(reason) => {
             notes.push(format!(
@@ -1422,6 +1570,24 @@ fn left_out_of(asm: &Assembled) -> HashMap<String, String> {
         .collect()
 }
 
+/// Records what salvage dropped from an answer as findings, with a note.
+fn keep_dropped(lost: Dropped, into: &mut Vec<Finding>, notes: &mut Vec<String>, answers: usize) {
+    if lost.is_empty() {
+        return;
+    }
+    notes.push(format!(
+        "after {answers} answer{} the draft still had problems in {} part{}; {} left out (findings `dropped`)",
+        if answers == 1 { "" } else { "s" },
+        lost.len(),
+        if lost.len() == 1 { "" } else { "s" },
+        if lost.len() == 1 { "it is" } else { "they are" },
+    ));
+    into.extend(
+        lost.into_iter()
+            .map(|(item, reason)| Finding::Dropped { item, reason }),
+    );
+}
+
 /// Drafts a schema for `list` with the model and checks it (see the module docs).
 pub fn draft_schema(
     list: &RequirementList,
@@ -1438,7 +1604,7 @@ pub fn draft_schema(
         .schema("schema_draft", answer_schema());
     let mut refused = Vec::new();
     let mut attempts = 0;
-    let (mut answer, mut asm) = match ask(
+    let (mut answer, mut asm, first_dropped) = match ask(
         client,
         "schema-draft",
         req,
@@ -1457,11 +1623,13 @@ pub fn draft_schema(
         }
     };
     let first_attempts = attempts;
+    let mut notes = list.notes.clone();
+    let mut dropped: Vec<Finding> = Vec::new();
+    keep_dropped(first_dropped, &mut dropped, &mut notes, attempts);
     let mut queries = 0;
     let mut findings = check(&answer, &asm, list, config, &mut queries)?;
     let mut rounds = 0;
     let mut proposed = Vec::new();
-    let mut notes = list.notes.clone();
     while rounds < options.repairs {
         let gaps = gaps_text(&findings, list, &answer);
         if gaps.is_empty() {
@@ -1479,7 +1647,8 @@ pub fn draft_schema(
             rounds,
             &mut notes,
         )? {
-            Some((merged, asm2, added)) => {
+            Some((merged, asm2, added, lost)) => {
+                keep_dropped(lost, &mut dropped, &mut notes, options.retries + 1);
                 proposed.extend(added);
                 answer = merged;
                 asm = asm2;
@@ -1531,7 +1700,7 @@ pub fn draft_schema(
                     }
                 }
                 rounds += 1;
-                if let Some((merged, asm2, added)) = propose(
+                if let Some((merged, asm2, added, lost)) = propose(
                     client,
                     &prompts,
                     &gaps,
@@ -1542,6 +1711,7 @@ pub fn draft_schema(
                     rounds,
                     &mut notes,
                 )? {
+                    keep_dropped(lost, &mut dropped, &mut notes, options.retries + 1);
                     proposed.extend(added);
                     answer = merged;
                     asm = asm2;
@@ -1577,6 +1747,7 @@ pub fn draft_schema(
             ));
         }
     }
+    findings.splice(0..0, dropped);
     let mut used_prompts = vec![prompts.draft.id(), prompts.missing.id()];
     if probe.is_some() {
         used_prompts.push(crate::formalize::Prompts::builtin().one.id());
@@ -1797,6 +1968,9 @@ pub fn finding_line(f: &Finding) -> String {
             ),
             (None, None) => "missing variable".into(),
         },
+        Finding::Dropped { item, reason } => {
+            format!("dropped: {item} is left out of the draft: {reason}")
+        }
         Finding::Undecided { check, reason } => {
             format!("undecided: {check} (solver: {reason})")
         }

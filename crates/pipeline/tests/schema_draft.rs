@@ -779,3 +779,68 @@ fn a_requirement_that_fails_to_formalize_for_a_missing_variable_gets_it_proposed
         assert!(d.spec_toml().contains("# MISSING VARIABLE: formalizing it needed alarm, which the schema does not declare\n[[requirements]]\nid = \"6.1(4)\""));
     }
 }
+
+#[test]
+fn parts_that_stay_broken_after_the_repair_turns_are_dropped_and_reported() {
+    // What a small model wrote for the PCA pump: a requirement's words as a domain
+    // formula, one value in two enumerations, one variable twice.
+    let broken = with(clean(), |d| {
+        d["enums"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "Phase", "values": ["Basal", "Priming"]}));
+        d["variables"].as_array_mut().unwrap().push(var(
+            "basal_rate",
+            "Real",
+            Some("ml/hr"),
+            "the basal rate again",
+            None,
+            None,
+            "input",
+            &["5.1(3)"],
+        ));
+        d["domain"].as_array_mut().unwrap().push(json!({
+            "id": "D2", "text": "", "formula": "Fbasal min = 1 to Fbasal max = 10 ml/hr"}));
+    });
+    for solver in [z3(), cvc5()] {
+        let d = draft_schema(
+            &list(),
+            &client(broken.clone(), None),
+            &solver,
+            &DraftOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(d.report.attempts, 3);
+        assert_eq!(d.report.refused.len(), 3);
+        let dropped: Vec<(&str, &str)> = d
+            .report
+            .findings
+            .iter()
+            .filter_map(|f| match f {
+                Finding::Dropped { item, reason } => Some((item.as_str(), reason.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(dropped.len(), 3, "{:?}", d.report.findings);
+        assert_eq!(dropped[0].0, "value Basal of enumeration Phase");
+        assert_eq!(
+            dropped[1],
+            ("variable basal_rate", "`basal_rate` is declared twice")
+        );
+        assert_eq!(dropped[2].0, "domain constraint D2");
+        assert!(
+            dropped[2]
+                .1
+                .starts_with("domain constraint D2 `Fbasal min = 1 to Fbasal max = 10 ml/hr`: "),
+            "{}",
+            dropped[2].1
+        );
+        // Only the drops: what is left is the clean draft plus Phase with Priming.
+        assert_eq!(d.report.findings.len(), 3, "{:?}", d.report.findings);
+        assert_eq!(d.report.draft.variables.len(), 5);
+        assert_eq!(d.report.draft.enums[1].values, ["Priming"]);
+        assert!(d.report.notes.iter().any(|n| n == "after 3 answers the draft still had problems in 3 parts; they are left out (findings `dropped`)"), "{:?}", d.report.notes);
+        let spec = reqs::parse_spec(logic::SourceFile::new("d.toml", d.spec_toml())).unwrap();
+        assert_eq!(spec.variables.len(), 5);
+    }
+}
