@@ -1391,6 +1391,10 @@ fn listing(list: &RequirementList) -> String {
     o
 }
 
+/// A merged draft after a repair round: the draft, its assembly, the variables added,
+/// and what salvage dropped.
+type Proposal = (DraftAnswer, Assembled, Vec<String>, Dropped);
+
 /// Asks the model for the variables `gaps` describes; the proposal is merged into
 /// `answer` and must assemble. `Ok(None)` (with a note) when no usable proposal came
 /// within the retry budget.
@@ -1405,7 +1409,7 @@ fn propose(
     refused: &mut Vec<String>,
     round: usize,
     notes: &mut Vec<String>,
-) -> Result<Option<(DraftAnswer, Assembled, Vec<String>, Dropped)>, SchemaError> {
+) -> Result<Option<Proposal>, SchemaError> {
     let schema_json = serde_json::to_string_pretty(answer).unwrap_or_default();
     let user = prompts
         .missing
