@@ -22,7 +22,7 @@
 //! variables, and are formalized again. An `unknown` solver answer is reported as undecided, never
 //! as a pass.
 
-use crate::formalize::{excerpt, render_spec_annotated, OutRequirement};
+use crate::formalize::{render_spec_annotated, OutRequirement};
 use llm::{Client, LlmError, Request, Template};
 use logic::source::{Diagnostics, SourceFile};
 use logic::{Op, Sort, Term};
@@ -899,7 +899,13 @@ fn salvage(a: &DraftAnswer, name: &str) -> Option<(DraftAnswer, Assembled, Dropp
                 Fault::Role(i) => format!("role of {}", cur.variables[i].name),
                 Fault::Domain(i) => format!("domain constraint {}", cur.domain[i].id),
             };
-            dropped.push((item, why.clone()));
+            match dropped.iter_mut().find(|(i, _)| *i == item) {
+                Some((_, reasons)) => {
+                    reasons.push_str("; ");
+                    reasons.push_str(why);
+                }
+                None => dropped.push((item, why.clone())),
+            }
         }
         let has = |f: Fault| faults.contains(&f);
         let mut next = DraftAnswer::default();
@@ -1370,7 +1376,9 @@ fn ask(
         };
         refused.push(problem.clone());
         last = problem.clone();
-        req = req.assistant(excerpt(&shown)).user(format!(
+        // The whole answer (the client bounds its size): a JSON draft cut in the middle
+        // is copied back cut by a small model.
+        req = req.assistant(shown).user(format!(
             "That answer is not a valid schema draft: {problem}\nAnswer again with the JSON object alone."
         ));
     }
@@ -1575,12 +1583,18 @@ fn left_out_of(asm: &Assembled) -> HashMap<String, String> {
 }
 
 /// Records what salvage dropped from an answer as findings, with a note.
-fn keep_dropped(lost: Dropped, into: &mut Vec<Finding>, notes: &mut Vec<String>, answers: usize) {
+fn keep_dropped(
+    lost: Dropped,
+    into: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+    what: &str,
+    answers: usize,
+) {
     if lost.is_empty() {
         return;
     }
     notes.push(format!(
-        "after {answers} answer{} the draft still had problems in {} part{}; {} left out (findings `dropped`)",
+        "after {answers} answer{} {what} still had problems in {} part{}; {} left out (findings `dropped`)",
         if answers == 1 { "" } else { "s" },
         lost.len(),
         if lost.len() == 1 { "" } else { "s" },
@@ -1629,7 +1643,13 @@ pub fn draft_schema(
     let first_attempts = attempts;
     let mut notes = list.notes.clone();
     let mut dropped: Vec<Finding> = Vec::new();
-    keep_dropped(first_dropped, &mut dropped, &mut notes, attempts);
+    keep_dropped(
+        first_dropped,
+        &mut dropped,
+        &mut notes,
+        "the draft",
+        attempts,
+    );
     let mut queries = 0;
     let mut findings = check(&answer, &asm, list, config, &mut queries)?;
     let mut rounds = 0;
@@ -1652,7 +1672,8 @@ pub fn draft_schema(
             &mut notes,
         )? {
             Some((merged, asm2, added, lost)) => {
-                keep_dropped(lost, &mut dropped, &mut notes, options.retries + 1);
+                let what = format!("the proposal of repair round {rounds}");
+                keep_dropped(lost, &mut dropped, &mut notes, &what, options.retries + 1);
                 proposed.extend(added);
                 answer = merged;
                 asm = asm2;
@@ -1715,7 +1736,8 @@ pub fn draft_schema(
                     rounds,
                     &mut notes,
                 )? {
-                    keep_dropped(lost, &mut dropped, &mut notes, options.retries + 1);
+                    let what = format!("the proposal of repair round {rounds}");
+                    keep_dropped(lost, &mut dropped, &mut notes, &what, options.retries + 1);
                     proposed.extend(added);
                     answer = merged;
                     asm = asm2;
@@ -1994,6 +2016,41 @@ mod tests {
         assert_eq!(r("1e-3"), BigRational::new(1.into(), 1000.into()));
         assert!(rational(&Value::String("ten".into())).is_err());
         assert!(rational(&Value::String("1e999".into())).is_err());
+    }
+
+    #[test]
+    fn salvage_drops_each_broken_part_once_with_all_its_reasons() {
+        let a: DraftAnswer = serde_json::from_value(serde_json::json!({
+            "enums": [{"name": "Rate", "values": ["1", "2"]}, {"name": "Kvo", "values": ["1"]}],
+            "variables": [
+                {"name": "rate", "sort": "Real", "min": 1, "max": 10, "serves": ["R1"]},
+                {"name": "level", "sort": "Rate", "serves": ["R1"]}
+            ],
+            "domain": [{"id": "D1", "formula": "rate min = 1"}]
+        }))
+        .unwrap();
+        let (kept, asm, dropped) = salvage(&a, "t").unwrap();
+        let items: Vec<&str> = dropped.iter().map(|(i, _)| i.as_str()).collect();
+        // The enumerations lose every value and go; then `level` has no sort.
+        assert_eq!(
+            items,
+            [
+                "value 1 of enumeration Rate",
+                "value 2 of enumeration Rate",
+                "value 1 of enumeration Kvo",
+                "variable level",
+                "domain constraint D1"
+            ]
+        );
+        assert_eq!(
+            dropped[2].1,
+            "value `1` of enumeration Kvo is not a plain symbol; `1` is used twice (enumeration values are unique across all enumerations and differ from variable names)"
+        );
+        assert!(kept.enums.is_empty());
+        assert_eq!(kept.variables.len(), 1);
+        assert_eq!(asm.spec.variables.len(), 1);
+        // A problem of the whole answer is not salvaged.
+        assert!(salvage(&DraftAnswer::default(), "t").is_none());
     }
 
     #[test]
