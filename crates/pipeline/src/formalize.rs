@@ -16,6 +16,7 @@ use reqs::Spec;
 use serde::Serialize;
 use serde_json::{json, Value};
 use solver::SolverConfig;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// Why a formalization, screening, clarification or vote could not run. Problems with
@@ -1353,6 +1354,16 @@ fn number(r: &num_rational::BigRational) -> String {
 /// Writes a spec in the TOML format of docs/spec-format.md: the schema and domain of
 /// `spec` and the given requirements.
 pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> String {
+    render_spec_annotated(spec, header, &HashMap::new(), reqs)
+}
+
+/// [`render_spec`] with comment lines above variables (`variable_notes`, by name).
+pub fn render_spec_annotated(
+    spec: &Spec,
+    header: &[String],
+    variable_notes: &HashMap<String, Vec<String>>,
+    reqs: &[OutRequirement],
+) -> String {
     let mut o = String::new();
     for h in header {
         let _ = writeln!(o, "# {h}");
@@ -1377,9 +1388,15 @@ pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> S
             Sort::Enum(e) => e.to_string(),
             s => s.to_string(),
         };
+        o.push('\n');
+        for n in variable_notes.get(&*v.name).into_iter().flatten() {
+            for line in n.lines() {
+                let _ = writeln!(o, "# {line}");
+            }
+        }
         let _ = writeln!(
             o,
-            "\n[[variables]]\nname = {}\nsort = {}",
+            "[[variables]]\nname = {}\nsort = {}",
             toml_str(&v.name),
             toml_str(&sort)
         );

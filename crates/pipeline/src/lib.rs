@@ -15,5 +15,6 @@ pub mod formalize;
 pub mod grammar;
 pub mod qa;
 pub mod roundtrip;
+pub mod schema;
 pub mod select;
 pub mod voting;

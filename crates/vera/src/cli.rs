@@ -115,6 +115,60 @@ pub enum Command {
     ///
     /// Exit status: 0 requirements found, 1 none found (nothing to check), 2 bad input.
     Extract(ExtractArgs),
+    /// Typed schemas drafted from a requirement list.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SchemaCommand {
+    /// Draft the typed schema of a requirement list (the output of `vera extract`, JSON
+    /// or TOML, or any vera spec) with a language model: enumerations, variables with
+    /// sorts, units, bounds from the document's numbers, roles and the requirements each
+    /// serves, domain constraints. The draft is checked before anything is formalized:
+    /// a satisfiable domain, no empty or single-point range, no variables forced equal,
+    /// no quantity under two names, no unused or missing variable (one repair round asks
+    /// for missing ones; --probe also formalizes every requirement against the draft and
+    /// asks for the names the answers needed). Writes a NEW spec (default
+    /// REQS.schema.toml) for `vera formalize`.
+    ///
+    /// Exit status: 0 drafted without findings, 1 drafted and written with findings,
+    /// 2 bad input, no valid draft from the model, an LLM or solver failure, or a check
+    /// the solver could not decide.
+    Draft(SchemaDraftArgs),
+}
+
+/// The arguments of `vera schema draft`.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaDraftArgs {
+    /// The requirement list: vera.requirements.v1 JSON or a TOML spec.
+    pub input: PathBuf,
+    /// The schema file to write (default: REQS.schema.toml beside the input).
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Answers asked again after one that is not a valid draft.
+    #[arg(long, default_value_t = 2)]
+    pub retries: usize,
+    /// Rounds that ask the model for missing variables (0: report them only).
+    #[arg(long, default_value_t = 1)]
+    pub repairs: usize,
+    /// Token limit per answer.
+    #[arg(long, value_name = "N", default_value_t = pipeline::schema::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u32,
+    /// Formalize every requirement against the checked draft: those whose answers need
+    /// a name the schema lacks get the variable proposed in one more repair round, and
+    /// are formalized again (costs one formalization per requirement).
+    #[arg(long)]
+    pub probe: bool,
+    /// Repair turns of each formalization in the probe.
+    #[arg(long, default_value_t = 2, requires = "probe")]
+    pub probe_retries: usize,
+    #[command(flatten)]
+    pub llm: crate::pipecmd::LlmArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: TextOutputArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -986,6 +1040,7 @@ impl Command {
             Command::Table(TableCommand::Check(_)) => "table check",
             Command::Table(TableCommand::Smt(_)) => "table smt",
             Command::Extract(_) => "extract",
+            Command::Schema(SchemaCommand::Draft(_)) => "schema draft",
         }
     }
 
@@ -1020,6 +1075,7 @@ impl Command {
             Command::Formalize(a) => text(a.output.format),
             Command::Clarify(a) => text(a.output.format),
             Command::C(CCommand::Synth(a)) => text(a.output.format),
+            Command::Schema(SchemaCommand::Draft(a)) => text(a.output.format),
             Command::Eval(_)
             | Command::Bl(_)
             | Command::Llm(_)
@@ -1061,6 +1117,7 @@ impl Command {
             Command::Table(TableCommand::Check(a)) => crate::tablecmd::check(a),
             Command::Table(TableCommand::Smt(a)) => crate::tablecmd::smt(a),
             Command::Extract(a) => crate::extractcmd::extract(a),
+            Command::Schema(SchemaCommand::Draft(a)) => crate::schemacmd::draft(a),
         }
     }
 

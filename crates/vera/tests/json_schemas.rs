@@ -8,12 +8,18 @@
 //! has a schema file and a section in docs/json.md, and a broken payload is shown to be
 //! rejected, so that a passing validation means something.
 //!
+//! `vera schema draft` has no recording of a real model yet: its payloads come from runs
+//! against a local server that plays the model (tests/support/chat_server.rs).
+//!
 //! Not produced here (see docs/json.md): `vera.text.v1`, whose commands have no
 //! `--format` option (`text_payload_has_no_command_line` pins that), and a `vera
 //! roundtrip` run with trips: no recorded cassette holds the requests of `vera roundtrip`
 //! (its only recording was made through `vera eval --only`, which `roundtrip` lacks), so
 //! the envelope comes from a run with no trips and the trip shapes from the `roundtrip`
 //! member of a replayed eval.json, which has the same schema.
+
+#[path = "support/chat_server.rs"]
+mod chat_server;
 
 use jsonschema::{Draft, Validator};
 use serde_json::Value;
@@ -46,6 +52,7 @@ const TAGS: &[&str] = &[
     "vera.qa.v1",
     "vera.requirements.v1",
     "vera.roundtrip.v1",
+    "vera.schema-draft.v1",
     "vera.smt-check.v1",
     "vera.table-check.v1",
     "vera.text.v1",
@@ -1185,4 +1192,93 @@ fn c_synth_payload_and_report_file_from_the_cassette() {
     let file = read_json(Path::new(&report));
     assert_valid("vera.c-synth.v1", &file, "the --report file");
     assert_eq!(file, j, "the report file holds the printed payload");
+}
+
+#[test]
+fn schema_draft_payloads_against_a_scripted_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let reqs = dir.path().join("reqs.json");
+    std::fs::write(
+        &reqs,
+        r#"{"schema": "vera.requirements.v1", "requirements": [
+  {"id": "R1", "text": "The basal rate shall be settable from 1 to 10 ml/hr."},
+  {"id": "R2", "text": "The pump shall sound the alarm when the door is open."},
+  {"id": "R3", "text": "The pump shall log every event."}]}"#,
+    )
+    .unwrap();
+    // Every kind of finding the draft can carry without an undecided answer.
+    let draft = r#"{"enums": [{"name": "Mode", "values": ["Off", "On"]}], "variables": [
+  {"name": "basal_rate", "sort": "Real", "unit": "ml/hr", "description": "basal rate", "min": 10, "max": 1, "fixed": false, "role": "input", "serves": ["R1"]},
+  {"name": "rate_basal", "sort": "Real", "unit": "ml/h", "description": "basal rate", "min": 1, "max": 1, "fixed": false, "role": "input", "serves": ["R1"]},
+  {"name": "kvo", "sort": "Real", "unit": "ml/hr", "description": "keep vein open", "min": 0, "max": 5, "fixed": false, "role": "input", "serves": ["R1"]},
+  {"name": "shown", "sort": "Real", "unit": "ml/hr", "description": "the shown value", "min": 0, "max": 5, "fixed": false, "role": "output", "serves": ["R9"]},
+  {"name": "door_open", "sort": "Bool", "unit": null, "description": "the door is open", "min": null, "max": null, "fixed": false, "role": "input", "serves": ["R2"]},
+  {"name": "alarm", "sort": "Bool", "unit": null, "description": "the alarm sounds", "min": null, "max": null, "fixed": false, "role": "output", "serves": ["R2"]},
+  {"name": "mode", "sort": "Mode", "unit": null, "description": "mode", "min": null, "max": null, "fixed": false, "role": "output", "serves": []}],
+  "domain": [{"id": "D1", "text": "", "formula": "(= shown kvo)"}, {"id": "D2", "text": "", "formula": "(<= kvo limit)"}]}"#;
+    let (port, _) = chat_server::server(move |body| {
+        if body.contains("Propose only the missing variables") {
+            "no proposal".into()
+        } else {
+            draft.into()
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let out = dir.path().join("s.toml");
+    let cmd = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_vera"));
+        for (k, _) in std::env::vars() {
+            if k.starts_with("VERA_LLM_") {
+                c.env_remove(k);
+            }
+        }
+        let o = c
+            .args(args)
+            .args([
+                "--llm-config",
+                "/nonexistent/vera.toml",
+                "--no-cache",
+                "--format",
+                "json",
+            ])
+            .env("VERA_LLM_PROVIDER", "local")
+            .env("VERA_LLM_BASE_URL", &url)
+            .env("VERA_LLM_MAX_RETRIES", "0")
+            .output()
+            .unwrap();
+        let j: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        (o.status.code().unwrap(), j)
+    };
+    let (code, j) = cmd(&[
+        "schema",
+        "draft",
+        &reqs.display().to_string(),
+        "-o",
+        &out.display().to_string(),
+        "--retries",
+        "0",
+    ]);
+    assert_eq!(code, 1);
+    assert_valid("vera.schema-draft.v1", &j, "vera schema draft (findings)");
+    let mut kinds: Vec<&str> = j["report"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(
+        kinds,
+        [
+            "duplicate-quantity",
+            "empty-range",
+            "forced-equal",
+            "missing-variable",
+            "single-point",
+            "unknown-requirement",
+            "unused-variable"
+        ]
+    );
 }
