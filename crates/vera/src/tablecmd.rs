@@ -68,7 +68,7 @@ pub(crate) fn formalize(
     let bytes = safefile::read_bytes(path)?;
     let name = path.display().to_string();
     let t = table::Table::read(&name, &bytes)?;
-    let mut cols = columns(cols);
+    let cols = columns(cols);
     if select.by.is_none() && cols.then.as_ref().is_some_and(|v| v.len() > 1) {
         anyhow::bail!("--then names one outcome column for a formalization (or give --by INPUT to use several)");
     }
@@ -77,10 +77,6 @@ pub(crate) fn formalize(
         (None, Some(v)) if v.len() == 1 => table::OutcomeChoice::Column(v[0].clone()),
         _ => table::OutcomeChoice::Only,
     };
-    if let table::OutcomeChoice::Column(_) = outcome {
-        // Only the named column is read as an outcome; the others are left alone.
-        cols.then = cols.then.take();
-    }
     let sel = table::Selection {
         group: pairs(&select.group, "--group")?,
         outcome,

@@ -141,12 +141,11 @@ fn complement(iv: &Iv) -> Set {
     out
 }
 
+/// A numeric literal, also when negated (`(- 3.5)`).
 fn number(t: &Term) -> Option<BigRational> {
     match t {
-        Term::Real(r) => Some(r.clone()),
-        Term::Int(i) => Some(BigRational::from_integer(i.clone())),
         Term::App(Op::Neg, xs) if xs.len() == 1 => number(&xs[0]).map(|r| -r),
-        _ => None,
+        _ => super::regions::rat_of_term(t),
     }
 }
 

@@ -1148,11 +1148,7 @@ fn slices(p: &Problem) -> Vec<Term> {
         let Term::App(_, xs) = a else { continue };
         let [x, y] = xs.as_slice() else { continue };
         let (v, k) = match (x, y) {
-            (Term::Var(v, srt), k) | (k, Term::Var(v, srt)) => match rat(&match k {
-                Term::Real(r) => Value::Real(r.clone()),
-                Term::Int(i) => Value::Int(i.clone()),
-                _ => continue,
-            }) {
+            (Term::Var(v, srt), k) | (k, Term::Var(v, srt)) => match regions::rat_of_term(k) {
                 Some(r) => ((v.clone(), srt.clone()), r),
                 None => continue,
             },

@@ -176,7 +176,7 @@ impl Lin {
     }
 }
 
-fn rat_of_term(t: &Term) -> Option<BigRational> {
+pub(super) fn rat_of_term(t: &Term) -> Option<BigRational> {
     match t {
         Term::Real(r) => Some(r.clone()),
         Term::Int(i) => Some(BigRational::from_integer(i.clone())),
