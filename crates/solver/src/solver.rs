@@ -102,6 +102,8 @@ pub struct Solver {
     /// witness against later unsat answers.
     last_model: Option<Model>,
     checker: Option<Checker>,
+    /// Companion sessions started so far ([`Solver::companion`]).
+    companions: usize,
 }
 
 impl std::fmt::Debug for Solver {
@@ -165,6 +167,7 @@ impl Solver {
             model_ready: false,
             last_model: None,
             checker: None,
+            companions: 0,
         };
         let base = s.new_frame();
         s.frames.push(base);
@@ -222,6 +225,42 @@ impl Solver {
                 Command::Assert(t) => Some(t),
                 _ => None,
             })
+    }
+
+    /// The declarations, definitions and assertions in force, outermost scope first,
+    /// without vera's own assumption literals (their declarations and definitions):
+    /// what another session needs to pose the same problem.
+    pub fn commands(&self) -> impl Iterator<Item = &Command> {
+        self.frames
+            .iter()
+            .flat_map(|f| &f.commands)
+            .filter(|c| match c {
+                Command::DeclareConst(n, _) => !n.starts_with(INTERNAL_PREFIX),
+                // A literal's definition is `(= vera!aN t)` (see `literals`).
+                Command::Assert(Term::App(Op::Eq, xs)) => !matches!(
+                    xs.first(),
+                    Some(Term::Var(n, _)) if n.starts_with(INTERNAL_PREFIX)
+                ),
+                _ => true,
+            })
+    }
+
+    /// Starts another session with the same solver binary and options, empty, for a
+    /// side problem; its transcript, when this session writes one, goes next to this
+    /// one's as `stem.<name>-<n>.smt2` (n counts this session's companions).
+    pub fn companion(&mut self, name: &str) -> Result<Solver, SolverError> {
+        self.companions += 1;
+        let n = self.companions;
+        let mut config = self.config.clone();
+        config.program = Some(self.program.clone());
+        config.transcript = self.transcript_path().map(|main| {
+            let stem = main
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "transcript".into());
+            main.with_file_name(format!("{stem}.{name}-{n}.smt2"))
+        });
+        Solver::start(&config)
     }
 
     /// Sends a state-changing command: `set-logic`, `declare-const`,

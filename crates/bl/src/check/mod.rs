@@ -27,6 +27,7 @@ pub mod bounds;
 mod flat;
 pub mod regions;
 mod render;
+mod restrict;
 pub mod side;
 
 pub use bounds::{BoundItem, Bounds, BoundsError};
@@ -615,7 +616,21 @@ struct Problem {
     exceptions_from: usize,
     ctx: Context,
     /// Slices of one input for the hard queries (see [`slices`]); empty for most rules.
-    slices: Vec<Term>,
+    slices: Vec<restrict::Slice>,
+    /// The companion session of the sliced queries, kept across them (see
+    /// [`check_sliced`]).
+    part: std::cell::RefCell<Option<Part>>,
+}
+
+/// A companion session and the declarations sent to it.
+struct Part {
+    decls: Vec<Command>,
+    solver: Solver,
+    /// The assertions restricted to each slice alone (by slice index), for the
+    /// assertions whose hash is `cached_for`: the queries that bound no input (a
+    /// pass over every slice) reuse them.
+    cache: HashMap<usize, Option<Term>>,
+    cached_for: u64,
 }
 
 fn prepare_side(side: Side, output: &str) -> Result<Prepared, Finding> {
@@ -1126,6 +1141,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         exceptions_from,
         ctx,
         slices: Vec::new(),
+        part: std::cell::RefCell::new(None),
     };
     problem.slices = slices(&problem);
     Ok(Ok(problem))
@@ -1134,15 +1150,15 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
 /// Thresholds on one input above which the hard queries are asked slice by slice.
 const SLICE_FROM: usize = 256;
 /// Thresholds per slice.
-const SLICE_WIDTH: usize = 64;
+const SLICE_WIDTH: usize = 32;
 
 /// Slices of the input with the most thresholds, when it has many: intervals that
 /// together cover every value, cut at every [`SLICE_WIDTH`]th threshold. A query over
-/// a rule with thousands of rows costs a solver time quadratic in the rows; asked once
-/// per slice (the slice as an extra assumption, which decides every row outside it at
-/// once) it costs the sum of much smaller squares, and means the same: the slices
-/// cover every input, so the query is satisfiable exactly when one slice is.
-fn slices(p: &Problem) -> Vec<Term> {
+/// a rule with thousands of rows is asked once per slice, on the problem restricted to
+/// the slice ([`restrict`]): the rows of other slices drop out, so each query is small,
+/// and it means the same, since the slices cover every input (the query is satisfiable
+/// exactly when it is in one slice).
+fn slices(p: &Problem) -> Vec<restrict::Slice> {
     let mut by_var: BTreeMap<Symbol, (Sort, BTreeSet<BigRational>)> = BTreeMap::new();
     for a in atoms(&p.nl, &p.ctx).iter().chain(&atoms(&p.bl, &p.ctx)) {
         let Term::App(_, xs) = a else { continue };
@@ -1166,7 +1182,7 @@ fn slices(p: &Problem) -> Vec<Term> {
     if values.len() < SLICE_FROM {
         return Vec::new();
     }
-    let x = numeric(Term::Var(var, sort));
+    let x = numeric(Term::Var(var.clone(), sort));
     let cuts: Vec<BigRational> = values
         .into_iter()
         .enumerate()
@@ -1174,39 +1190,123 @@ fn slices(p: &Problem) -> Vec<Term> {
         .map(|(_, v)| v)
         .collect();
     let mut out = Vec::new();
-    let mut prev: Option<&BigRational> = None;
-    for c in &cuts {
-        let hi = Term::app(Op::Le, vec![x.clone(), Term::Real(c.clone())]);
-        out.push(match prev {
-            None => hi,
-            Some(p) => Term::app(
-                Op::And,
-                vec![
-                    Term::app(Op::Lt, vec![Term::Real(p.clone()), x.clone()]),
-                    hi,
-                ],
-            ),
+    let mut prev: Option<BigRational> = None;
+    for c in cuts.into_iter().map(Some).chain([None]) {
+        let above = prev
+            .clone()
+            .map(|p| Term::app(Op::Lt, vec![Term::Real(p), x.clone()]));
+        let below = c
+            .clone()
+            .map(|c| Term::app(Op::Le, vec![x.clone(), Term::Real(c)]));
+        let term = match (above, below) {
+            (Some(a), Some(b)) => Term::app(Op::And, vec![a, b]),
+            (Some(t), None) | (None, Some(t)) => t,
+            (None, None) => Term::Bool(true),
+        };
+        out.push(restrict::Slice {
+            term,
+            var: var.clone(),
+            lo: prev.clone(),
+            hi: c.clone(),
         });
-        prev = Some(c);
-    }
-    if let Some(p) = prev {
-        out.push(Term::app(Op::Lt, vec![Term::Real(p.clone()), x.clone()]));
+        prev = c;
     }
     out
 }
 
 /// `check_assuming(q)`, asked slice by slice when the problem has [`slices`]: the
 /// first slice's model when one is satisfiable, unsat (with all of `q` as the core)
-/// when every slice is, else the first unknown.
-fn check_sliced(slices: &[Term], s: &mut Solver, q: &[Term]) -> Result<Outcome, CheckError> {
-    if slices.is_empty() {
+/// when every slice is, else the first unknown. Without slices, asked as it is.
+///
+/// Each slice is asked in a companion session (its transcript next to the main one as
+/// `*.slices-1.smt2`) that holds the declarations in force, the slice, and every
+/// assertion in force restricted to the slice and to the bounds that `q` itself puts
+/// on the inputs ([`restrict`]): the same problem there, without the rows that cannot
+/// apply. A slice that `q`'s bounds exclude is not asked (`q` is unsat in it by those
+/// bounds alone), so a query about one cell of a large table costs one small query.
+fn check_sliced(p: &Problem, s: &mut Solver, q: &[Term]) -> Result<Outcome, CheckError> {
+    if p.slices.is_empty() {
         return Ok(s.check_assuming(q)?);
     }
+    let decls: Vec<Command> = s
+        .commands()
+        .filter(|c| !matches!(c, Command::Assert(_)))
+        .cloned()
+        .collect();
+    let mut slot = p.part.borrow_mut();
+    if slot.as_ref().is_some_and(|part| part.decls != decls) {
+        let part = slot.as_mut().expect("checked");
+        part.solver.reset()?;
+        for c in &decls {
+            part.solver.command(c)?;
+        }
+        part.decls = decls;
+    } else if slot.is_none() {
+        let mut solver = s.companion("slices")?;
+        for c in &decls {
+            solver.command(c)?;
+        }
+        *slot = Some(Part {
+            decls,
+            solver,
+            cache: HashMap::new(),
+            cached_for: 0,
+        });
+    }
+    let part = slot.as_mut().expect("set above");
+    let asserts: Vec<&Term> = s
+        .commands()
+        .filter_map(|c| match c {
+            Command::Assert(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let classes = restrict::classes(asserts.iter().copied());
+    let unbounded = restrict::within(q, None, &classes).is_some_and(|w| w.is_empty());
+    if unbounded {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(&asserts, &mut h);
+        let fp = std::hash::Hasher::finish(&h);
+        if fp != part.cached_for {
+            part.cache.clear();
+            part.cached_for = fp;
+        }
+    }
     let mut unknown = None;
-    for slice in slices {
-        let mut qs = q.to_vec();
-        qs.push(slice.clone());
-        match s.check_assuming(&qs)? {
+    for (k, slice) in p.slices.iter().enumerate() {
+        let Some(within) = restrict::within(q, Some(slice), &classes) else {
+            continue;
+        };
+        // One assertion per slice: one exchange with the process instead of one
+        // per row.
+        let restricted = || -> Option<Term> {
+            let mut rows: Vec<Term> = asserts
+                .iter()
+                .map(|t| restrict::restrict(t, &within))
+                .filter(|r| *r != Term::Bool(true))
+                .collect();
+            match rows.len() {
+                0 => None,
+                1 => rows.pop(),
+                _ => Some(Term::app(Op::And, rows)),
+            }
+        };
+        let rows = if unbounded {
+            part.cache.entry(k).or_insert_with(restricted).clone()
+        } else {
+            restricted()
+        };
+        let part = &mut part.solver;
+        part.push()?;
+        part.assert(&slice.term)?;
+        if let Some(rows) = &rows {
+            part.assert(rows)?;
+        }
+        // `q` is sent as it is: the bounds read from it hold only because it is
+        // assumed (restricting it by them would assume what it says).
+        let outcome = part.check_assuming(q);
+        part.pop()?;
+        match outcome? {
             Outcome::Sat(m) => return Ok(Outcome::Sat(m)),
             Outcome::Unsat(_) => {}
             Outcome::Unknown(r) => {
@@ -1381,6 +1481,26 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
                 }
             }
         }
+        // Where two clauses of a guarded side meet with different outputs, a point of
+        // the meet, first (when the inputs allow it).
+        if let Form::Overlap(point) = guarded(&p.nl) {
+            let fix: Vec<Term> =
+                p.nl.inputs
+                    .iter()
+                    .filter_map(|i| {
+                        let v = point.get(&i.name)?;
+                        let t = match i.var.sort() {
+                            Sort::Int if v.is_integer() => Term::Int(v.to_integer()),
+                            Sort::Int => return None,
+                            _ => Term::Real(v.clone()),
+                        };
+                        Some(eq(i.var.clone(), t))
+                    })
+                    .collect();
+            if let Outcome::Sat(m) = check_sliced(p, s, &fix)? {
+                samples.insert(0, complete(&m, &p.ctx));
+            }
+        }
         s.pop()?;
     }
     s.push()?;
@@ -1400,7 +1520,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
                     })
                     .collect();
             let at = || show_inputs(&p.nl.inputs, m, &p.ctx);
-            match s.check_assuming(&fix)? {
+            match check_sliced(p, s, &fix)? {
                 Outcome::Sat(_) => {}
                 Outcome::Unsat(_) => {
                     findings.push(Finding {
@@ -1441,10 +1561,14 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             }
         }
         for side in [&p.nl, &p.bl] {
-            if side.function_form || side.side.program.is_some() || definitional(side) {
+            if side.function_form
+                || side.side.program.is_some()
+                || definitional(side)
+                || guarded(side) == Form::Functional
+            {
                 continue;
             }
-            functional(side, &p.slices, s, &mut findings, &mut undecided)?;
+            functional(p, side, s, &mut findings, &mut undecided)?;
         }
     }
     report.findings = findings;
@@ -1459,7 +1583,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         return Ok(report);
     }
     let diff = distinct(&p.nl.output, &p.bl.output);
-    match check_sliced(&p.slices, s, std::slice::from_ref(&diff))? {
+    match check_sliced(p, s, std::slice::from_ref(&diff))? {
         Outcome::Unsat(_) => report.verdict = Verdict::Consistent,
         Outcome::Unknown(r) => {
             report.verdict = Verdict::Unknown;
@@ -1474,7 +1598,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             let m = rounder(p, s, std::slice::from_ref(&diff), m)?;
             report.counterexample = Some(replay(p, &m)?);
             if input.options.enumerate {
-                let e = regions::enumerate(p, s, input.options.max_regions)?;
+                let e = regions::enumerate(p, s, input.options.max_regions, Some(m.clone()))?;
                 report.regions = e.regions;
                 report.regions_complete = e.note.is_none();
                 report.regions_note = e.note;
@@ -1672,7 +1796,7 @@ fn rounder(p: &Problem, s: &mut Solver, base: &[Term], m: Model) -> Result<Model
         if !changed {
             return Ok(m);
         }
-        if let Outcome::Sat(r) = s.check_assuming(&q)? {
+        if let Outcome::Sat(r) = check_sliced(p, s, &q)? {
             return Ok(complete(&r, &p.ctx));
         }
     }
@@ -1729,9 +1853,137 @@ fn definitional(side: &Prepared) -> bool {
         .all(|(n, _)| inputs.contains(&**n) || defined.contains(&**n))
 }
 
+/// Most pairs of guards [`guarded`] compares before leaving the question to the solver.
+const GUARD_PAIRS: usize = 2_000_000;
+
+/// What [`guarded`] found out about a side.
+#[derive(Debug, PartialEq)]
+enum Form {
+    /// Not a list of guarded clauses over boxes, or too many to compare.
+    Other,
+    /// Functional by its form.
+    Functional,
+    /// Two clauses with different outputs both apply at this point (input name ->
+    /// value): unless the outputs are equal there, the side has no output for it.
+    Overlap(BTreeMap<String, BigRational>),
+}
+
+/// Whether the side is a list of guarded clauses `(=> G (= out T))` whose guards
+/// are boxes (comparisons of inputs with numbers) that pairwise do not meet, or give
+/// the same `T` where they do; `G` and `T` over the inputs only, and every other
+/// assertion over the inputs only. Such a side is functional by its form (at most one
+/// clause applies to an input, and it fixes the output), which is how a table is
+/// written (`table::smt`): the two-copy solver query is not needed. The boxes are
+/// read with [`restrict::within`], which may leave out a conjunct it does not read:
+/// a box then contains its guard, and disjoint boxes still mean disjoint guards.
+/// Where two boxes with different outputs meet, a point of the meet is returned for
+/// the totality check to ask the solver about (the guards may still not both hold
+/// there, or the outputs agree).
+fn guarded(side: &Prepared) -> Form {
+    let inputs: HashSet<&str> = side.inputs.iter().map(|i| i.name.as_str()).collect();
+    let over_inputs = |t: &Term| t.free_vars().iter().all(|(v, _)| inputs.contains(&**v));
+    let out = side.output_name.as_str();
+    let mut boxes: Vec<(restrict::Within, &Term)> = Vec::new();
+    for c in &side.side.commands {
+        let Command::Assert(t) = c else { continue };
+        if over_inputs(t) {
+            continue;
+        }
+        let Term::App(Op::Implies, xs) = t else {
+            return Form::Other;
+        };
+        let [g, Term::App(Op::Eq, eqs)] = xs.as_slice() else {
+            return Form::Other;
+        };
+        let body = match eqs.as_slice() {
+            [Term::Var(v, _), b] | [b, Term::Var(v, _)] if &**v == out => b,
+            _ => return Form::Other,
+        };
+        if !over_inputs(g) || !over_inputs(body) {
+            return Form::Other;
+        }
+        // A guard no input satisfies (an empty box) is left out.
+        if let Some(b) = restrict::within(std::slice::from_ref(g), None, &[]) {
+            boxes.push((b, body));
+        }
+    }
+    let consts_known = side
+        .side
+        .consts()
+        .iter()
+        .all(|(n, _)| inputs.contains(&**n) || &**n == out);
+    if !consts_known || boxes.is_empty() {
+        return Form::Other;
+    }
+    // Sweep along the input with the most different intervals among the guards: only
+    // boxes whose intervals on it meet need comparing.
+    let mut count: BTreeMap<&Symbol, HashSet<String>> = BTreeMap::new();
+    for (b, _) in &boxes {
+        for (v, iv) in b {
+            count.entry(v).or_default().insert(format!("{iv:?}"));
+        }
+    }
+    let Some(key) = count
+        .into_iter()
+        .max_by_key(|(_, n)| n.len())
+        .map(|(v, _)| v.clone())
+    else {
+        return Form::Other;
+    };
+    let all = restrict::Iv::all();
+    let on_key = |b: &restrict::Within| b.get(&key).cloned().unwrap_or_else(|| all.clone());
+    boxes.sort_by(|a, b| {
+        let (x, y) = (on_key(&a.0), on_key(&b.0));
+        // Unbounded below first, then by the lower end: a box that does not meet
+        // the current one on the key input then lies wholly below every later one.
+        match (&x.lo, &y.lo) {
+            (None, None) => std::cmp::Ordering::Equal,
+            (None, _) => std::cmp::Ordering::Less,
+            (_, None) => std::cmp::Ordering::Greater,
+            // At the same value a closed end (which holds the value) first.
+            (Some(p), Some(q)) => p.0.cmp(&q.0).then(q.1.cmp(&p.1)),
+        }
+    });
+    let meet = |a: &restrict::Within, b: &restrict::Within| {
+        a.iter()
+            .all(|(v, x)| b.get(v).is_none_or(|y| !x.meet(y).is_empty()))
+    };
+    let mut active: Vec<usize> = Vec::new();
+    let mut pairs = 0usize;
+    for i in 0..boxes.len() {
+        let here = on_key(&boxes[i].0);
+        // Boxes that end before this one starts on the key input are done with.
+        active.retain(|&j| !on_key(&boxes[j].0).meet(&here).is_empty());
+        for &j in &active {
+            pairs += 1;
+            if pairs > GUARD_PAIRS {
+                return Form::Other;
+            }
+            if meet(&boxes[i].0, &boxes[j].0) && boxes[i].1 != boxes[j].1 {
+                let mut point = BTreeMap::new();
+                for (v, x) in &boxes[i].0 {
+                    let iv = match boxes[j].0.get(v) {
+                        Some(y) => x.meet(y),
+                        None => x.clone(),
+                    };
+                    point.insert(v.to_string(), iv.inside());
+                }
+                for (v, y) in &boxes[j].0 {
+                    if !boxes[i].0.contains_key(v) {
+                        point.insert(v.to_string(), y.inside());
+                    }
+                }
+                return Form::Overlap(point);
+            }
+        }
+        active.push(i);
+    }
+    Form::Functional
+}
+
 fn functional(
+    p: &Problem,
     side: &Prepared,
-    slices: &[Term],
     s: &mut Solver,
     findings: &mut Vec<Finding>,
     undecided: &mut Vec<Undecided>,
@@ -1768,7 +2020,7 @@ fn functional(
             None => Arc::from(n),
         },
     );
-    match check_sliced(slices, s, &[distinct(&side.output, &out2)])? {
+    match check_sliced(p, s, &[distinct(&side.output, &out2)])? {
         Outcome::Sat(m) => {
             let ctx = s.context().clone();
             let m = complete(&m, &ctx);

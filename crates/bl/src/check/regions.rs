@@ -793,7 +793,16 @@ fn or(ts: &[Term]) -> Option<Term> {
 }
 
 /// Lists the divergence regions as a partition, at most `cap` of them.
-pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enumerated, CheckError> {
+///
+/// `seed`, a point where the outputs differ (the consistency query's
+/// counterexample), is where the first region is grown from when the problem is asked
+/// slice by slice, which saves a pass over every slice.
+pub(super) fn enumerate(
+    p: &Problem,
+    s: &mut Solver,
+    cap: usize,
+    mut seed: Option<Model>,
+) -> Result<Enumerated, CheckError> {
     let reps = representatives(p);
     let mut sorts: HashMap<Symbol, Sort> = HashMap::new();
     for (n, srt) in p.ctx.consts() {
@@ -906,11 +915,12 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
     let mut regions: Vec<Region> = Vec::new();
     let mut note: Option<String> = None;
     let mut stopped = false;
+    let mut covered = false;
     loop {
         let mut search = vec![cx.differ.clone()];
         search.extend(exacts.iter().map(|t| Term::not(t.clone())));
         if pieces.len() >= cap {
-            note = match s.check_assuming(&search)? {
+            note = match check_sliced(p, s, &search)? {
                 Outcome::Unsat(_) => None,
                 Outcome::Sat(m) => {
                     let m = complete(&m, &p.ctx);
@@ -931,21 +941,59 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         // found first and can then absorb the boundary when the difference continues.
         let mut off = search.clone();
         off.extend(planes.iter().cloned());
-        let first = if planes.is_empty() {
-            None
-        } else {
-            match s.check_assuming(&off)? {
-                Outcome::Sat(m) => Some(m),
-                _ => None,
+        let found = if p.slices.is_empty() {
+            let first = if planes.is_empty() {
+                None
+            } else {
+                match check_sliced(p, s, &off)? {
+                    Outcome::Sat(m) => Some(m),
+                    _ => None,
+                }
+            };
+            match first {
+                Some(m) => Outcome::Sat(m),
+                None => check_sliced(p, s, &search)?,
             }
-        };
-        let found = match first {
-            Some(m) => Outcome::Sat(m),
-            None => check_sliced(&p.slices, s, &search)?,
+        } else {
+            // Asked slice by slice, every question over all inputs is a pass over
+            // the slices: find a point (or take the seed) first, then look for one
+            // off the hyperplanes only in its own slice.
+            match seed
+                .take()
+                .map(Outcome::Sat)
+                .map_or_else(|| check_sliced(p, s, &search), Ok)?
+            {
+                Outcome::Sat(m) => {
+                    let m = complete(&m, &p.ctx);
+                    let on_plane = planes
+                        .iter()
+                        .any(|t| logic::eval_bool(t, &m, &p.ctx).ok() != Some(true));
+                    let near = p
+                        .slices
+                        .iter()
+                        .find(|sl| logic::eval_bool(&sl.term, &m, &p.ctx).ok() == Some(true));
+                    match (on_plane, near) {
+                        (true, Some(sl)) => {
+                            off.push(sl.term.clone());
+                            match check_sliced(p, s, &off)? {
+                                Outcome::Sat(m2) => Outcome::Sat(m2),
+                                _ => Outcome::Sat(m),
+                            }
+                        }
+                        _ => Outcome::Sat(m),
+                    }
+                }
+                other => other,
+            }
         };
         let m = match found {
             Outcome::Sat(m) => complete(&m, &p.ctx),
-            Outcome::Unsat(_) => break,
+            Outcome::Unsat(_) => {
+                // No divergence outside the regions: the coverage half of the
+                // partition proof, answered by this very query.
+                covered = true;
+                break;
+            }
             Outcome::Unknown(r) => {
                 note = Some(format!(
                     "the search for a further region answered unknown ({r})"
@@ -1015,7 +1063,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         if d.is_some() {
             let mut q = lits.iter().map(|l| l.term(&cx.sorts)).collect::<Vec<_>>();
             q.push(cx.bad(&d));
-            match s.check_assuming(&q)? {
+            match check_sliced(p, s, &q)? {
                 Outcome::Unsat(_) => {}
                 Outcome::Sat(_) => {
                     d = None;
@@ -1037,7 +1085,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         if d.is_none() {
             let mut q = lits.iter().map(|l| l.term(&cx.sorts)).collect::<Vec<_>>();
             q.push(cx.same.clone());
-            everywhere = match s.check_assuming(&q)? {
+            everywhere = match check_sliced(p, s, &q)? {
                 Outcome::Unsat(_) => Some(true),
                 Outcome::Sat(_) => Some(false),
                 Outcome::Unknown(r) => {
@@ -1084,7 +1132,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
                     let mut bad = vec![cx.bad(&d)];
                     bad.extend(overlap.clone());
                     q.push(or(&bad).expect("one"));
-                    Ok(match s.check_assuming(&q)? {
+                    Ok(match check_sliced(p, s, &q)? {
                         Outcome::Unsat(_) => true,
                         Outcome::Sat(_) => false,
                         Outcome::Unknown(r) => {
@@ -1146,7 +1194,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
                     let mut bad = vec![cx.bad(&d)];
                     bad.extend(overlap.clone());
                     q.push(or(&bad).expect("one"));
-                    if let Outcome::Unsat(_) = s.check_assuming(&q)? {
+                    if let Outcome::Unsat(_) = check_sliced(p, s, &q)? {
                         lits = trial;
                     }
                 }
@@ -1160,7 +1208,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
             match if grow {
                 Outcome::Sat(Model::new())
             } else {
-                s.check_assuming(&implied)?
+                check_sliced(p, s, &implied)?
             } {
                 Outcome::Unsat(_) => {
                     lits = trial;
@@ -1176,7 +1224,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
                 let mut bad = vec![cx.bad(&d)];
                 bad.extend(overlap.clone());
                 q.push(or(&bad).expect("one"));
-                match s.check_assuming(&q)? {
+                match check_sliced(p, s, &q)? {
                     Outcome::Unsat(_) => {
                         lits = trial;
                         continue;
@@ -1207,7 +1255,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
         // A piece always lies outside the regions found before (see the module
         // documentation); should the solver show otherwise, they are cut out.
         if let Some(o) = &overlap {
-            if let Outcome::Sat(_) = s.check_assuming(&[exact.clone(), o.clone()])? {
+            if let Outcome::Sat(_) = check_sliced(p, s, &[exact.clone(), o.clone()])? {
                 exact = Term::app(Op::And, vec![exact, Term::not(o.clone())]);
                 region_note.get_or_insert_with(|| {
                     "the regions listed before it are cut out of it".to_string()
@@ -1222,7 +1270,7 @@ pub(super) fn enumerate(p: &Problem, s: &mut Solver, cap: usize) -> Result<Enume
     let partition = if exacts.is_empty() {
         None
     } else {
-        Some(prove(&cx, s, &exacts, stopped)?)
+        Some(prove(&cx, s, &exacts, stopped, covered)?)
     };
     // In the order of their first input values.
     let mut order: Vec<usize> = (0..regions.len()).collect();
@@ -1264,6 +1312,7 @@ fn prove(
     s: &mut Solver,
     exacts: &[Term],
     stopped: bool,
+    covered: bool,
 ) -> Result<Partition, CheckError> {
     let one = |t: &Term| {
         Term::app(
@@ -1283,7 +1332,7 @@ fn prove(
             Op::Ge,
             vec![sum, Term::Real(BigRational::from_integer(2.into()))],
         );
-        match s.check_assuming(&[two])? {
+        match check_sliced(cx.p, s, &[two])? {
             Outcome::Unsat(_) => Proof::Proved,
             Outcome::Sat(m) => Proof::Refuted(format!(
                 "two regions share the input {}",
@@ -1293,7 +1342,7 @@ fn prove(
         }
     };
     let union = or(exacts).expect("at least one region");
-    let within = match s.check_assuming(&[union.clone(), cx.same.clone()])? {
+    let within = match check_sliced(cx.p, s, &[union.clone(), cx.same.clone()])? {
         Outcome::Unsat(_) => Proof::Proved,
         Outcome::Sat(m) => Proof::Refuted(format!(
             "the outputs agree at {}, inside a region",
@@ -1301,7 +1350,13 @@ fn prove(
         )),
         Outcome::Unknown(r) => Proof::Unknown(r.to_string()),
     };
-    let covers = match check_sliced(&cx.p.slices, s, &[cx.differ.clone(), Term::not(union)])? {
+    // `covered`: the enumeration ended on an unsat answer to "the outputs differ and
+    // the input is in none of the regions", the same set as asked here.
+    let covers = match if covered {
+        Outcome::Unsat(Vec::new())
+    } else {
+        check_sliced(cx.p, s, &[cx.differ.clone(), Term::not(union)])?
+    } {
         Outcome::Unsat(_) => Proof::Proved,
         Outcome::Sat(m) => Proof::Refuted(format!(
             "{}the outputs differ at {}, outside every region",
@@ -1629,13 +1684,13 @@ fn describe(
                 ));
             }
         }
-        if let Outcome::Sat(m) = s.check_assuming(&q)? {
+        if let Outcome::Sat(m) = check_sliced(cx.p, s, &q)? {
             witnesses.push(witness(cx, kind, &complete(&m, &p.ctx))?);
         }
     }
     if witnesses.is_empty() {
         // The solver's own point of the region.
-        if let Outcome::Sat(m) = s.check_assuming(std::slice::from_ref(exact))? {
+        if let Outcome::Sat(m) = check_sliced(cx.p, s, std::slice::from_ref(exact))? {
             witnesses.push(witness(cx, WitnessKind::Solver, &complete(&m, &p.ctx))?);
         } else {
             witnesses.push(witness(cx, WitnessKind::Solver, found)?);
