@@ -204,7 +204,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         .map(|a| Assumption::parse_arg(a))
         .collect::<Result<Vec<_>, _>>()?;
     if !args.merge.is_empty() {
-        return merge_reports(&args.merge);
+        return merge_reports(&args.merge, args.strict_exceptions);
     }
     if let Some(root) = &args.batch {
         if args.nl.is_some() || args.implementation.is_some() {
@@ -290,7 +290,11 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         // the error is shown, and the SARIF and JUnit documents still say so.
         Err(e) => return Ok(Box::new(not_checked(&nl, &imp, &e.to_string()))),
     };
-    let status = verdict_status(Some(report.verdict));
+    let mut status = verdict_status(Some(report.verdict));
+    let flagged = exception_findings(Some(&report));
+    if args.strict_exceptions && !flagged.is_empty() && status == Status::Ok {
+        status = Status::Findings;
+    }
     let case = consistency_case(
         &imp,
         Some(report.verdict),
@@ -325,7 +329,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
     r.findings = Some(Findings {
         command: "consistency".into(),
         rules: CONSISTENCY_RULES.to_vec(),
-        findings: findings.into_iter().collect(),
+        findings: findings.into_iter().chain(flagged).collect(),
         files: vec![nl, imp],
     });
     Ok(Box::new(r))
@@ -646,6 +650,20 @@ const CONSISTENCY_RULES: &[Rule] = &[
         level: Level::Error,
     },
     Rule {
+        id: "VERA-EXCEPTION-STALE",
+        name: "StaleException",
+        short: "An accepted exception excludes no input where the outputs differ any more.",
+        help: "Remove it from the exceptions file, or check why the divergence it covered is gone.",
+        level: Level::Warning,
+    },
+    Rule {
+        id: "VERA-EXCEPTION-BROADER",
+        name: "BroaderException",
+        short: "An accepted exception also excludes inputs where the two outputs agree.",
+        help: "Narrow its `assume` predicate to the divergence (the witness is an input it need not exclude).",
+        level: Level::Warning,
+    },
+    Rule {
         id: "VERA-CONSISTENCY-REJECTED",
         name: "FormalizationRejected",
         short: "The formalization of the documentation was rejected by its checks; nothing was compared.",
@@ -745,6 +763,54 @@ fn consistency_findings(
     })
 }
 
+/// A warning per accepted exception that is stale or broader than needed, located in
+/// its exceptions file.
+fn exception_findings(report: Option<&bl::check::Report>) -> Vec<Finding> {
+    use bl::check::ExceptionStatus;
+    let Some(report) = report else {
+        return Vec::new();
+    };
+    report
+        .exceptions
+        .iter()
+        .filter_map(|e| {
+            let (rule, what) = match e.status {
+                ExceptionStatus::Stale => (
+                    "VERA-EXCEPTION-STALE",
+                    "is stale: it excludes no input where the outputs differ".to_string(),
+                ),
+                ExceptionStatus::Broader => (
+                    "VERA-EXCEPTION-BROADER",
+                    format!(
+                        "is broader than needed: it also excludes inputs where the outputs agree{}",
+                        e.witness
+                            .as_ref()
+                            .map(|w| format!(
+                                ", e.g. {}",
+                                w.iter()
+                                    .map(|(k, v)| format!("{k} = {v}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ))
+                            .unwrap_or_default()
+                    ),
+                ),
+                _ => return None,
+            };
+            Some(Finding {
+                rule,
+                level: Level::Warning,
+                message: format!(
+                    "accepted exception `{}` ({}; accepted by {} on {}) {what}",
+                    e.id, e.reason, e.accepted_by, e.date
+                ),
+                location: Some(Location::new(&e.file, None)),
+                related: vec![],
+            })
+        })
+        .collect()
+}
+
 /// Text from input files (folder names, names in messages) with control characters
 /// escaped, for the terminal.
 fn esc(s: &str) -> String {
@@ -810,12 +876,12 @@ fn batch(
         found.unresolved,
         found.skipped,
     );
-    Ok(Box::new(batch_rendered(report)))
+    Ok(Box::new(batch_rendered(report, args.strict_exceptions)))
 }
 
 /// `vera consistency --merge A.json B.json ...`: one batch report from several (the
 /// shards of one split, or batches over disjoint case sets).
-fn merge_reports(files: &[std::path::PathBuf]) -> crate::output::Outcome {
+fn merge_reports(files: &[std::path::PathBuf], strict_exceptions: bool) -> crate::output::Outcome {
     let mut parts = Vec::new();
     for f in files {
         let text = safefile::read_text(f)?;
@@ -826,7 +892,7 @@ fn merge_reports(files: &[std::path::PathBuf]) -> crate::output::Outcome {
         parts.push((name, rep));
     }
     let merged = bl::batch::merge(parts)?;
-    Ok(Box::new(batch_rendered(merged)))
+    Ok(Box::new(batch_rendered(merged, strict_exceptions)))
 }
 
 /// Which bounds a row used, for the terminal.
@@ -843,7 +909,11 @@ fn bounds_label(r: &bl::batch::CaseResult) -> String {
 }
 
 /// The terminal text, status, JUnit suites and SARIF findings of a batch report.
-fn batch_rendered(report: bl::batch::BatchReport) -> Rendered<bl::batch::BatchReport> {
+/// `strict_exceptions`: a stale or broader exception makes the status `Findings`.
+fn batch_rendered(
+    report: bl::batch::BatchReport,
+    strict_exceptions: bool,
+) -> Rendered<bl::batch::BatchReport> {
     let results = &report.cases;
     let mut o = String::new();
     // Case and dataset names are folder names, and details quote input files:
@@ -987,9 +1057,12 @@ fn batch_rendered(report: bl::batch::BatchReport) -> Rendered<bl::batch::BatchRe
     let inconsistent = results
         .iter()
         .any(|r| r.verdict == Some(Verdict::Inconsistent));
+    let flagged_exceptions = results
+        .iter()
+        .any(|r| !exception_findings(r.report.as_ref()).is_empty());
     let status = if failed {
         Status::Error
-    } else if inconsistent {
+    } else if inconsistent || (strict_exceptions && flagged_exceptions) {
         Status::Findings
     } else {
         Status::Ok
@@ -1029,6 +1102,7 @@ fn batch_rendered(report: bl::batch::BatchReport) -> Rendered<bl::batch::BatchRe
             r.reason.as_deref().or(r.error.as_deref()),
             r.report.as_ref(),
         ));
+        findings.extend(exception_findings(r.report.as_ref()));
         files.push(imp);
         files.push(nl);
     }

@@ -469,6 +469,12 @@ pub struct ConsistencyArgs {
     /// Do not read exceptions.toml files found next to the cases.
     #[arg(long)]
     pub no_exceptions: bool,
+    /// Fail (exit 1) when an accepted exception is stale (excludes no divergent input)
+    /// or broader than needed (excludes inputs where the outputs agree); without it
+    /// they are warnings in the report, SARIF and JUnit, and the exit status follows
+    /// the verdicts.
+    #[arg(long, conflicts_with = "no_exceptions")]
+    pub strict_exceptions: bool,
     /// Do not equate same-named inputs of the two sides by default.
     #[arg(long)]
     pub no_same_name_mapping: bool,

@@ -597,6 +597,45 @@ date = "2026-11-02"
         out.contains("[Exception broader than needed] sin_exception"),
         "{out}"
     );
+    // --strict-exceptions: the broader exception fails the run; SARIF carries it as a
+    // warning located in the exceptions file (the batch likewise).
+    let (code, out, err) = vera(&[
+        "consistency",
+        "--nl",
+        &f.join("federal.smt2").display().to_string(),
+        "--impl",
+        &f.join("prog.bl").display().to_string(),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--exceptions",
+        &set.join("exceptions.toml").display().to_string(),
+        "--strict-exceptions",
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let sarif: serde_json::Value = serde_json::from_str(&out).expect("SARIF JSON");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let broader = results
+        .iter()
+        .find(|r| r["ruleId"] == "VERA-EXCEPTION-BROADER")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(broader["level"], "warning", "{broader}");
+    assert!(
+        broader["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("exceptions.toml")),
+        "{broader}"
+    );
+    let (code, _, _) = vera(&[
+        "consistency",
+        "--batch",
+        &set.display().to_string(),
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--strict-exceptions",
+    ]);
+    assert_eq!(code, 1);
 }
 
 /// A symbolic link cycle under a batch folder (`DIR/plain/loop -> ..`) is not followed:
