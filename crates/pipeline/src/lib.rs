@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod ambiguity;
+pub mod cells;
 pub mod clarify;
 pub mod csynth;
 pub mod eval;

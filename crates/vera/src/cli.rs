@@ -768,6 +768,19 @@ pub struct TableCheckArgs {
     /// be left out (repeatable; default: the hull of each group's rows).
     #[arg(long, value_name = "NAME=LO..HI")]
     pub range: Vec<String>,
+    /// Ask the language model to rewrite the cells the parser cannot read in the cell
+    /// language; a rewriting is used only when the parser reads it, and every one is
+    /// listed for review (the check then exits 1 until the table itself is fixed).
+    #[arg(long)]
+    pub llm: bool,
+    /// With --llm: more answers per cell after one the parser refuses.
+    #[arg(long = "cell-retries", default_value_t = 2, requires = "llm")]
+    pub cell_retries: usize,
+    /// With --llm: the most cells to ask about (the rest stay unreadable).
+    #[arg(long = "max-cells", default_value_t = 50, requires = "llm")]
+    pub max_cells: usize,
+    #[command(flatten)]
+    pub llm_args: crate::pipecmd::LlmArgs,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]

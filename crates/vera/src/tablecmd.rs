@@ -2,6 +2,7 @@
 //! crate), rendered for a terminal, as JSON (`vera.table-check.v1`) and as SARIF.
 
 use crate::output::{clean, paint, Paint};
+use pipeline::cells::Reading;
 use report::{Finding, Findings, Level, Location, Rule, Status};
 use std::fmt::Write as _;
 use table::{Kind, ProblemKind};
@@ -12,11 +13,20 @@ struct TableJson<'a> {
     schema: &'static str,
     #[serde(flatten)]
     report: &'a table::Report,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    model_readings: &'a [Reading],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    llm: Option<&'a llm::Accounting>,
 }
 
 /// The report of `vera table check`.
 pub struct TableRun {
     report: table::Report,
+    /// With --llm: the model's rewritings of unreadable cells (accepted or not).
+    readings: Vec<Reading>,
+    /// Line of each reading's row (finding rows are row lines).
+    reading_rows: Vec<u32>,
+    llm: Option<llm::Accounting>,
 }
 
 /// `vera table check FILE`
@@ -32,8 +42,32 @@ pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
         columns: columns(&a.columns),
         ranges,
     };
+    let (mut readings, mut reading_rows, mut acc) = (Vec::new(), Vec::new(), None);
+    let mut t = t;
+    if a.llm {
+        let cells = pipeline::cells::unreadable(&t, &options.columns)?;
+        if !cells.is_empty() {
+            let client = a.llm_args.client()?;
+            let o = pipeline::cells::CellOptions {
+                retries: a.cell_retries,
+                max_cells: a.max_cells,
+                ..Default::default()
+            };
+            readings = pipeline::cells::read_cells(&t, &cells, &client, &o)?;
+            reading_rows = readings.iter().map(|r| t.rows[r.row].line).collect();
+            t = pipeline::cells::apply(&t, &readings);
+            acc = Some(client.accounting());
+        }
+    } else if a.llm_args.record.is_some() || a.llm_args.replay.is_some() {
+        anyhow::bail!("--record and --replay need --llm (the model is asked only with --llm)");
+    }
     let report = table::check(&t, &options, &a.solver.config())?;
-    Ok(Box::new(TableRun { report }))
+    Ok(Box::new(TableRun {
+        report,
+        readings,
+        reading_rows,
+        llm: acc,
+    }))
 }
 
 fn columns(c: &crate::cli::TableColumnsArgs) -> table::Columns {
@@ -135,6 +169,13 @@ const RULES: &[Rule] = &[
         level: Level::Error,
     },
     Rule {
+        id: "VERA-TABLE-MODEL-READING",
+        name: "TableModelReading",
+        short: "A cell the parser cannot read, checked as the language model rewrote it (--llm); not reviewed.",
+        help: "Check that the rewriting means what the cell says, then write it into the table so the check no longer rests on the model.",
+        level: Level::Error,
+    },
+    Rule {
         id: "VERA-TABLE-UNDECIDED",
         name: "Undecided",
         short: "The solver gave no answer to a question of the check; nothing is claimed about it.",
@@ -175,6 +216,26 @@ fn lines(v: &[u32]) -> String {
 }
 
 impl TableRun {
+    /// The rows among `rows` whose cells were read by the model.
+    fn model_rows(&self, rows: &[u32]) -> Vec<u32> {
+        let mut v: Vec<u32> = rows
+            .iter()
+            .copied()
+            .filter(|l| {
+                self.readings
+                    .iter()
+                    .zip(&self.reading_rows)
+                    .any(|(x, row)| x.reading.is_some() && row == l)
+            })
+            .collect();
+        v.dedup();
+        v
+    }
+
+    fn used_readings(&self) -> usize {
+        self.readings.iter().filter(|x| x.reading.is_some()).count()
+    }
+
     fn text(&self) -> String {
         let r = &self.report;
         let mut o = String::new();
@@ -214,6 +275,32 @@ impl TableRun {
                 paint(Paint::Bad, problem_name(p.kind)),
                 clean(&p.message)
             );
+        }
+        if !self.readings.is_empty() {
+            let _ = writeln!(
+                o,
+                "{}",
+                paint(
+                    Paint::Warn,
+                    "cells read by the language model (not reviewed; check each, then write it into the table):"
+                )
+            );
+            for x in &self.readings {
+                let at = format!("{}:{}:{}", clean(&r.file), x.line, x.column);
+                let what = match &x.reading {
+                    Some(t) => format!("read as `{}`", clean(t)),
+                    None => format!(
+                        "not read ({})",
+                        clean(x.reason.as_deref().unwrap_or("no answer"))
+                    ),
+                };
+                let _ = writeln!(
+                    o,
+                    "  {at} [{}]: `{}` {what}",
+                    clean(&x.header),
+                    crate::output::excerpt(&clean(x.original.trim()), 80)
+                );
+            }
         }
         for g in &r.groups {
             let head = if r.outcomes.len() > 1 {
@@ -283,6 +370,16 @@ impl TableRun {
                             .join(", ")
                     )
                 };
+                let read: Vec<u32> = self.model_rows(&f.rows);
+                let rows = if read.is_empty() {
+                    rows
+                } else {
+                    format!(
+                        "{rows}; rests on the model's reading of row{} {}",
+                        if read.len() == 1 { "" } else { "s" },
+                        lines(&read)
+                    )
+                };
                 let _ = writeln!(
                     o,
                     "  {:<8} {}{}{values}{rows}",
@@ -335,6 +432,21 @@ impl TableRun {
             r.undecided.len(),
             r.solver
         );
+        if self.used_readings() > 0 {
+            let n = self.used_readings();
+            let _ = writeln!(
+                o,
+                "{}",
+                paint(
+                    Paint::Warn,
+                    &format!(
+                        "{n} cell{} checked as the model read {}: not a result about the table as written until reviewed",
+                        if n == 1 { "" } else { "s" },
+                        if n == 1 { "it" } else { "them" }
+                    )
+                )
+            );
+        }
         o
     }
 }
@@ -348,7 +460,7 @@ impl report::Report for TableRun {
         let r = &self.report;
         if !r.undecided.is_empty() {
             Status::Error
-        } else if !r.findings.is_empty() || !r.problems.is_empty() {
+        } else if !r.findings.is_empty() || !r.problems.is_empty() || self.used_readings() > 0 {
             Status::Findings
         } else {
             Status::Ok
@@ -363,6 +475,8 @@ impl report::Report for TableRun {
         serde_json::to_string_pretty(&TableJson {
             schema: SCHEMA,
             report: &self.report,
+            model_readings: &self.readings,
+            llm: self.llm.as_ref(),
         })
     }
 
@@ -387,6 +501,20 @@ impl report::Report for TableRun {
                     .filter(|l| **l != p.line)
                     .map(|l| at(*l, None).with_message("also involved"))
                     .collect(),
+            });
+        }
+        for x in self.readings.iter().filter(|x| x.reading.is_some()) {
+            out.push(Finding {
+                rule: "VERA-TABLE-MODEL-READING",
+                level: Level::Error,
+                message: format!(
+                    "`{}` in column `{}` is checked as the model read it: `{}` (not reviewed)",
+                    crate::output::excerpt(x.original.trim(), 80),
+                    x.header,
+                    x.reading.as_deref().unwrap_or_default()
+                ),
+                location: Some(at(x.line, Some(x.column))),
+                related: vec![],
             });
         }
         for f in &r.findings {

@@ -1282,3 +1282,64 @@ fn schema_draft_payloads_against_a_scripted_server() {
         ]
     );
 }
+
+#[test]
+fn table_check_llm_payload_against_a_scripted_server() {
+    // Two cells rewritten (one after a refused answer), one declined.
+    let (port, _) = chat_server::server(|body| {
+        if body.contains("The cell: fifty to five hundred dollars") {
+            if body.contains("That answer cannot be used") {
+                r#"{"cell": "50 - 500"}"#.into()
+            } else {
+                r#"{"cell": "fifty - 500"}"#.into()
+            }
+        } else if body.contains("The cell: above five hundred") {
+            r#"{"cell": "> 500"}"#.into()
+        } else {
+            r#"{"cell": null, "reason": "no value in the cell"}"#.into()
+        }
+    });
+    let mut c = Command::new(env!("CARGO_BIN_EXE_vera"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("VERA_LLM_") {
+            c.env_remove(k);
+        }
+    }
+    let o = c
+        .args([
+            "table",
+            "check",
+            "crates/table/testdata/words.csv",
+            "--llm",
+            "--llm-config",
+            "/nonexistent/vera.toml",
+            "--no-cache",
+            "--format",
+            "json",
+        ])
+        .current_dir(root())
+        .env("VERA_LLM_PROVIDER", "local")
+        .env("VERA_LLM_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+        .env("VERA_LLM_MAX_RETRIES", "0")
+        .output()
+        .unwrap();
+    let j: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(o.status.code(), Some(1));
+    assert_valid("vera.table-check.v1", &j, "vera table check --llm");
+    let r = j["model_readings"].as_array().unwrap();
+    assert_eq!(r.len(), 4);
+    assert_eq!(r[0]["reading"], "50 - 500");
+    assert_eq!(r[0]["answers"], 2);
+    assert_eq!(r[0]["refused"].as_array().unwrap().len(), 1);
+    assert_eq!(r[2]["reading"], Value::Null);
+    assert_eq!(r[2]["reason"], "no value in the cell");
+    assert_eq!(j["llm"]["total"]["requests"], 5);
+    // Without --llm the payload has neither member, and stays valid.
+    let j = check(
+        "vera.table-check.v1",
+        &["table", "check", "crates/table/testdata/words.csv"],
+        &[1],
+    );
+    assert!(j.get("model_readings").is_none() && j.get("llm").is_none());
+}
