@@ -103,6 +103,13 @@ pub fn unreadable(table: &Table, columns: &Columns) -> Result<Vec<Unreadable>, t
     Ok(out)
 }
 
+/// Cells longer than this are not sent to the model (a cell is a few words; a longer one
+/// is left unreadable rather than filling the prompt).
+pub const MAX_CELL_CHARS: usize = 400;
+
+/// The row's other cells are shown to the model cut to this many characters each.
+const MAX_CONTEXT_CHARS: usize = 80;
+
 /// What the model made of one cell.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Reading {
@@ -241,7 +248,8 @@ fn row_context(table: &Table, u: &Unreadable) -> String {
             o.push_str("; ");
         }
         let h = table.headers.get(c).map(String::as_str).unwrap_or("?");
-        let _ = write!(o, "{h} = {}", cellv.text.trim());
+        let text: String = cellv.text.trim().chars().take(MAX_CONTEXT_CHARS).collect();
+        let _ = write!(o, "{h} = {text}");
     }
     o
 }
@@ -258,18 +266,6 @@ pub fn read_cells(
     let template = template();
     let mut out = Vec::new();
     for u in cells.iter().take(options.max_cells) {
-        let prompt = template.render(&[
-            ("file", &table.file),
-            ("header", &u.header),
-            ("role", u.role.name()),
-            ("row", &row_context(table, u)),
-            ("cell", u.text.trim()),
-            ("shapes", shapes(u.role)),
-        ])?;
-        let mut req = Request::new()
-            .user(prompt)
-            .temperature(0.0)
-            .max_tokens(options.max_tokens);
         let mut reading = Reading {
             line: u.line,
             column: u.column,
@@ -283,6 +279,25 @@ pub fn read_cells(
             row: u.row,
             col: u.col,
         };
+        if u.text.trim().chars().count() > MAX_CELL_CHARS {
+            reading.reason = Some(format!(
+                "not asked: the cell is longer than {MAX_CELL_CHARS} characters"
+            ));
+            out.push(reading);
+            continue;
+        }
+        let prompt = template.render(&[
+            ("file", &table.file),
+            ("header", &u.header),
+            ("role", u.role.name()),
+            ("row", &row_context(table, u)),
+            ("cell", u.text.trim()),
+            ("shapes", shapes(u.role)),
+        ])?;
+        let mut req = Request::new()
+            .user(prompt)
+            .temperature(0.0)
+            .max_tokens(options.max_tokens);
         for _ in 0..=options.retries {
             reading.answers += 1;
             let (shown, problem) = match client.complete("table-cell", &req) {
@@ -436,5 +451,23 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("cannot read `still no idea`"));
+    }
+
+    #[test]
+    fn a_cell_too_long_for_a_cell_is_not_sent() {
+        let long = "x".repeat(MAX_CELL_CHARS + 1);
+        let csv = format!("amount,fee\n0 - 10,1\n{long},2\n");
+        let t = Table::read("long.csv", csv.as_bytes()).unwrap();
+        let cols = Columns {
+            when: Some(vec!["amount".into()]),
+            then: Some(vec!["fee".into()]),
+            ..Columns::default()
+        };
+        let u = unreadable(&t, &cols).unwrap();
+        assert_eq!(u.len(), 1);
+        let r = read_cells(&t, &u, &client(&[]), &CellOptions::default()).unwrap();
+        assert_eq!(r[0].answers, 0);
+        assert_eq!(r[0].reading, None);
+        assert!(r[0].reason.as_deref().unwrap().starts_with("not asked"));
     }
 }
