@@ -141,3 +141,39 @@ fn overlapping_cells_with_the_same_output_are_no_conflict() {
         assert_eq!(r.verdict, Verdict::Consistent, "{kind:?}: {r:?}");
     });
 }
+
+/// A grid with one cell left out: where no guard holds the side leaves its output
+/// free. That is a not-functional finding at a point of the hole (asked slice by
+/// slice), never a counterexample with a made-up documentation output.
+#[test]
+fn a_missing_cell_leaves_the_output_free_there() {
+    let hole = "(< 149.0 w) (<= w 150.0) (= z 2.0)";
+    let nl: String = table("")
+        .lines()
+        .filter(|l| !l.contains(hole))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(nl.lines().count(), table("").lines().count() - 1);
+    each_solver(|kind| {
+        let r = check(kind, nl.clone(), false);
+        assert_eq!(r.verdict, Verdict::Rejected, "{kind:?}: {r:?}");
+        assert!(r.counterexample.is_none(), "{kind:?}");
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::NotFunctional)
+            .unwrap_or_else(|| panic!("{kind:?}: {:?}", r.findings));
+        assert_eq!(f.side, SideLabel::Nl);
+        assert!(f.message.contains("no clause applies"), "{}", f.message);
+        // The witness lies in the hole.
+        let w: f64 = f
+            .message
+            .split("w = ")
+            .nth(1)
+            .and_then(|x| x.split([',', ' ']).next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("{}", f.message));
+        assert!(149.0 < w && w <= 150.0, "{}", f.message);
+        assert!(f.message.contains("z = 2"), "{}", f.message);
+    });
+}

@@ -36,12 +36,56 @@ impl Role {
     /// Whether the deterministic parser reads `text` as a cell of this role; the
     /// parser's message when it does not.
     pub fn check(self, text: &str) -> Result<(), String> {
-        let r = match self {
-            Role::Condition => cell::parse_condition(text).map(|_| ()),
-            Role::Outcome => cell::parse_outcome(text).map(|_| ()),
-        };
-        r.map_err(|e| e.message)
+        self.check_naming(text, None)
     }
+
+    /// [`Role::check`]; with `inputs`, a rule sentence must also name one of them (a
+    /// rewriting that invents an input is refused).
+    fn check_naming(self, text: &str, inputs: Option<&[String]>) -> Result<(), String> {
+        match self {
+            Role::Condition => cell::parse_condition(text).map(|_| ()).map_err(|e| e.message),
+            Role::Outcome => match cell::parse_outcome(text).map_err(|e| e.message)? {
+                cell::OutcomeCell::Rule { input, .. } => match inputs {
+                    Some(names) if !names.iter().any(|n| names_input(n, &input)) => Err(format!(
+                        "the rule sentence names `{input}`, which is not an input of the table ({})",
+                        names.join(", ")
+                    )),
+                    _ => Ok(()),
+                },
+                cell::OutcomeCell::Plain(_) => Ok(()),
+            },
+        }
+    }
+}
+
+/// Whether a header (or a name used by a rule sentence) is the input a rule sentence
+/// names, as the table check matches them.
+fn names_input(header: &str, input: &str) -> bool {
+    let (h, w) = (table::analyze::words(header), table::analyze::words(input));
+    h == w || h.split(' ').any(|x| x == w)
+}
+
+/// The inputs a rule sentence may name: the condition columns' headers and the names
+/// rule sentences of the table as written already use.
+pub fn inputs(table: &Table, columns: &Columns) -> Result<Vec<String>, table::TableError> {
+    let layout = Layout::resolve(table, columns)?;
+    let mut names: Vec<String> = layout
+        .when
+        .iter()
+        .filter_map(|(c, _)| table.headers.get(*c).cloned())
+        .collect();
+    for row in &table.rows {
+        for c in &layout.then {
+            if let Some(Ok(cell::OutcomeCell::Rule { input, .. })) =
+                row.cells.get(*c).map(|x| cell::parse_outcome(&x.text))
+            {
+                if !names.iter().any(|n| names_input(n, &input)) {
+                    names.push(input);
+                }
+            }
+        }
+    }
+    Ok(names)
 }
 
 /// A cell the parser cannot read.
@@ -189,8 +233,9 @@ fn shapes(role: Role) -> &'static str {
             "- an amount: `4.25`\n\
              - a percentage of the row's input: `2%`\n\
              - a percentage plus a fixed part: `3.49% + 0.39`\n\
-             - a rule sentence: `if NAME is between 50.00 - 500.00, then 2%` (NAME an input \
-             of the table, the condition in the condition shapes: `> 5000`, `<= 50`, ...)\n\
+             - a rule sentence: `if INPUT is between 10.00 - 20.00, then 3%` (INPUT one of \
+             the table's inputs, the condition in the condition shapes: `> 5000`, `<= 50`, \
+             ...)\n\
              - nothing is due: `0`\n\
              Numbers are plain decimals; a currency code may follow an amount \
              (`0.39 EUR`)."
@@ -255,14 +300,21 @@ fn row_context(table: &Table, u: &Unreadable) -> String {
 }
 
 /// Asks the model for a rewriting of each cell (up to `options.max_cells`), accepting
-/// only what the deterministic parser reads in the cell's role. Transport,
-/// configuration and replay errors stop the run; answer problems are retried.
+/// only what the deterministic parser reads in the cell's role, and a rule sentence only
+/// when it names one of `inputs` ([`inputs`]). Transport, configuration and replay
+/// errors stop the run; answer problems are retried.
 pub fn read_cells(
     table: &Table,
     cells: &[Unreadable],
+    inputs: &[String],
     client: &Client,
     options: &CellOptions,
 ) -> Result<Vec<Reading>, LlmError> {
+    let listed = if inputs.is_empty() {
+        "none".to_string()
+    } else {
+        inputs.join(", ")
+    };
     let template = template();
     let mut out = Vec::new();
     for u in cells.iter().take(options.max_cells) {
@@ -293,6 +345,7 @@ pub fn read_cells(
             ("row", &row_context(table, u)),
             ("cell", u.text.trim()),
             ("shapes", shapes(u.role)),
+            ("inputs", &listed),
         ])?;
         let mut req = Request::new()
             .user(prompt)
@@ -304,7 +357,7 @@ pub fn read_cells(
                 Ok(c) => {
                     let text = c.text().to_string();
                     match answer_cell(&text) {
-                        Ok(cellt) => match u.role.check(&cellt) {
+                        Ok(cellt) => match u.role.check_naming(&cellt, Some(inputs)) {
                             Ok(()) => {
                                 reading.reading = Some(cellt);
                                 break;
@@ -408,7 +461,7 @@ mod tests {
             // Second cell: the model declines.
             "{\"cell\": null, \"reason\": \"cents in words\"}",
         ]);
-        let r = read_cells(&t, &u, &c, &CellOptions::default()).unwrap();
+        let r = read_cells(&t, &u, &["amount".into()], &c, &CellOptions::default()).unwrap();
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].reading.as_deref(), Some("50 - 500"));
         assert_eq!(r[0].answers, 2);
@@ -442,7 +495,7 @@ mod tests {
             max_cells: 1,
             ..CellOptions::default()
         };
-        let r = read_cells(&t, &u, &c, &options).unwrap();
+        let r = read_cells(&t, &u, &[], &c, &options).unwrap();
         assert_eq!(r.len(), 1, "max_cells bounds the questions");
         assert_eq!(r[0].reading, None);
         assert_eq!(r[0].answers, 2);
@@ -451,6 +504,38 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("cannot read `still no idea`"));
+    }
+
+    #[test]
+    fn a_rule_sentence_must_name_an_input_of_the_table() {
+        let t = Table::read("fees.csv", CSV.as_bytes()).unwrap();
+        let cols = Columns {
+            keys: Some(vec!["product".into()]),
+            when: Some(vec!["amount".into()]),
+            then: Some(vec!["fee".into()]),
+            bare: None,
+        };
+        let names = inputs(&t, &cols).unwrap();
+        assert_eq!(names, vec!["amount".to_string()]);
+        let u: Vec<Unreadable> = unreadable(&t, &cols)
+            .unwrap()
+            .into_iter()
+            .filter(|u| u.role == Role::Outcome)
+            .collect();
+        let c = client(&[
+            "{\"cell\": \"if NAME is between 10.00 - 20.00, then 3%\"}",
+            "{\"cell\": \"if the amount is over 500, then 3.49% + 0.39\"}",
+        ]);
+        let r = read_cells(&t, &u, &names, &c, &CellOptions::default()).unwrap();
+        assert!(
+            r[0].refused[0].contains("names `name`, which is not an input of the table (amount)"),
+            "{:?}",
+            r[0].refused
+        );
+        assert_eq!(
+            r[0].reading.as_deref(),
+            Some("if the amount is over 500, then 3.49% + 0.39")
+        );
     }
 
     #[test]
@@ -465,7 +550,7 @@ mod tests {
         };
         let u = unreadable(&t, &cols).unwrap();
         assert_eq!(u.len(), 1);
-        let r = read_cells(&t, &u, &client(&[]), &CellOptions::default()).unwrap();
+        let r = read_cells(&t, &u, &[], &client(&[]), &CellOptions::default()).unwrap();
         assert_eq!(r[0].answers, 0);
         assert_eq!(r[0].reading, None);
         assert!(r[0].reason.as_deref().unwrap().starts_with("not asked"));

@@ -335,7 +335,9 @@ fn key_norm(s: &str) -> String {
         .collect()
 }
 
-pub(crate) fn words(s: &str) -> String {
+/// A name reduced to its words, lower case, joined by one space: how a rule sentence's
+/// input is matched to a condition column's header.
+pub fn words(s: &str) -> String {
     s.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())

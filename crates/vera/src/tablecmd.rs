@@ -26,6 +26,8 @@ pub struct TableRun {
     readings: Vec<Reading>,
     /// Line of each reading's row (finding rows are row lines).
     reading_rows: Vec<u32>,
+    /// The group of each reading's row.
+    reading_groups: Vec<table::Group>,
     llm: Option<llm::Accounting>,
 }
 
@@ -53,7 +55,8 @@ pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
                 max_cells: a.max_cells,
                 ..Default::default()
             };
-            readings = pipeline::cells::read_cells(&t, &cells, &client, &o)?;
+            let names = pipeline::cells::inputs(&t, &options.columns)?;
+            readings = pipeline::cells::read_cells(&t, &cells, &names, &client, &o)?;
             reading_rows = readings.iter().map(|r| t.rows[r.row].line).collect();
             t = pipeline::cells::apply(&t, &readings);
             acc = Some(client.accounting());
@@ -62,10 +65,28 @@ pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
         anyhow::bail!("--record and --replay need --llm (the model is asked only with --llm)");
     }
     let report = table::check(&t, &options, &a.solver.config())?;
+    // The group of each model-read row, as the check keys it.
+    let reading_groups = readings
+        .iter()
+        .map(|r| {
+            table::Group(
+                report
+                    .keys
+                    .iter()
+                    .filter_map(|k| {
+                        let c = t.column(k)?;
+                        let v = t.rows[r.row].cells.get(c)?.text.trim().to_string();
+                        Some((k.clone(), v))
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
     Ok(Box::new(TableRun {
         report,
         readings,
         reading_rows,
+        reading_groups,
         llm: acc,
     }))
 }
@@ -328,9 +349,18 @@ impl TableRun {
             } else {
                 paint(Paint::Bad, &counts.join(", "))
             };
+            let mut read: Vec<u32> = self
+                .readings
+                .iter()
+                .zip(&self.reading_rows)
+                .zip(&self.reading_groups)
+                .filter(|((x, _), grp)| x.reading.is_some() && **grp == g.group)
+                .map(|((_, row), _)| *row)
+                .collect();
+            read.dedup();
             let _ = writeln!(
                 o,
-                "\n{} (line {}, {} row{}{}): {verdict}{}",
+                "\n{} (line {}, {} row{}{}): {verdict}{}{}",
                 paint(Paint::Id, &head),
                 g.line,
                 g.rows,
@@ -344,6 +374,18 @@ impl TableRun {
                     " (more not listed)"
                 } else {
                     ""
+                },
+                if read.is_empty() {
+                    String::new()
+                } else {
+                    paint(
+                        Paint::Warn,
+                        &format!(
+                            " [rests on the model's reading of row{} {}]",
+                            if read.len() == 1 { "" } else { "s" },
+                            lines(&read)
+                        ),
+                    )
                 }
             );
             for f in r

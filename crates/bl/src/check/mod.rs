@@ -1225,6 +1225,18 @@ fn slices(p: &Problem) -> Vec<restrict::Slice> {
 /// apply. A slice that `q`'s bounds exclude is not asked (`q` is unsat in it by those
 /// bounds alone), so a query about one cell of a large table costs one small query.
 fn check_sliced(p: &Problem, s: &mut Solver, q: &[Term]) -> Result<Outcome, CheckError> {
+    check_sliced_as(p, s, q, false)
+}
+
+/// [`check_sliced`]; with `restrict_query`, `q` too is restricted to each slice (by the
+/// slice's bounds alone, never by bounds read from `q`): for a query that is large but
+/// mostly decided in any one slice, such as the negation of every guard.
+fn check_sliced_as(
+    p: &Problem,
+    s: &mut Solver,
+    q: &[Term],
+    restrict_query: bool,
+) -> Result<Outcome, CheckError> {
     if p.slices.is_empty() {
         return Ok(s.check_assuming(q)?);
     }
@@ -1296,15 +1308,26 @@ fn check_sliced(p: &Problem, s: &mut Solver, q: &[Term]) -> Result<Outcome, Chec
         } else {
             restricted()
         };
+        // `q` is sent as it is: the bounds read from it hold only because it is
+        // assumed (restricting it by them would assume what it says). Restricted by
+        // the slice's own bounds, which the slice session asserts, it is equal to
+        // itself there.
+        let here: Vec<Term> = if restrict_query {
+            let own = restrict::within(&[], Some(slice), &classes).unwrap_or_default();
+            q.iter().map(|t| restrict::restrict(t, &own)).collect()
+        } else {
+            q.to_vec()
+        };
+        if here.contains(&Term::Bool(false)) {
+            continue;
+        }
         let part = &mut part.solver;
         part.push()?;
         part.assert(&slice.term)?;
         if let Some(rows) = &rows {
             part.assert(rows)?;
         }
-        // `q` is sent as it is: the bounds read from it hold only because it is
-        // assumed (restricting it by them would assume what it says).
-        let outcome = part.check_assuming(q);
+        let outcome = part.check_assuming(&here);
         part.pop()?;
         match outcome? {
             Outcome::Sat(m) => return Ok(Outcome::Sat(m)),
@@ -1426,6 +1449,8 @@ fn show_inputs(inputs: &[Input], m: &Model, ctx: &Context) -> String {
 fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckError> {
     let mut findings = p.findings.clone();
     let mut undecided: Vec<Undecided> = Vec::new();
+    // Sides of guarded clauses whose coverage is asked only after a sat main query.
+    let mut deferred: Vec<(&Prepared, Vec<Term>)> = Vec::new();
     let mut report = Report {
         verdict: Verdict::Unknown,
         nl_output: p.nl.output_name.clone(),
@@ -1561,14 +1586,16 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             }
         }
         for side in [&p.nl, &p.bl] {
-            if side.function_form
-                || side.side.program.is_some()
-                || definitional(side)
-                || guarded(side) == Form::Functional
-            {
+            if side.function_form || side.side.program.is_some() || definitional(side) {
                 continue;
             }
-            functional(p, side, s, &mut findings, &mut undecided)?;
+            match guarded(side) {
+                // Where no guard holds, the output is free, so the main query is sat
+                // there: an unsat main query proves there is no such input, and the
+                // coverage query is needed only after a sat one.
+                Form::Functional(guards) => deferred.push((side, guards)),
+                _ => functional(p, side, s, &mut findings, &mut undecided)?,
+            }
         }
     }
     report.findings = findings;
@@ -1593,6 +1620,21 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             report.reason = Some(unknown_reason(&report.undecided));
         }
         Outcome::Sat(m) => {
+            let (mut holes, mut unasked) = (Vec::new(), Vec::new());
+            for (side, guards) in &deferred {
+                covered(p, side, guards, s, &mut holes, &mut unasked)?;
+            }
+            report.findings.extend(holes);
+            report.undecided.extend(unasked);
+            if report.findings.iter().any(|f| f.blocking) {
+                report.verdict = Verdict::Rejected;
+                return Ok(report);
+            }
+            if report.undecided.iter().any(|u| u.affects_verdict) {
+                report.verdict = Verdict::Unknown;
+                report.reason = Some(unknown_reason(&report.undecided));
+                return Ok(report);
+            }
             report.verdict = Verdict::Inconsistent;
             let m = complete(&m, &p.ctx);
             let m = rounder(p, s, std::slice::from_ref(&diff), m)?;
@@ -1861,8 +1903,10 @@ const GUARD_PAIRS: usize = 2_000_000;
 enum Form {
     /// Not a list of guarded clauses over boxes, or too many to compare.
     Other,
-    /// Functional by its form.
-    Functional,
+    /// No two clauses with different outputs meet: functional wherever some guard
+    /// holds. The guards (in the side's own names) are given for the coverage query:
+    /// where none holds the output is left free.
+    Functional(Vec<Term>),
     /// Two clauses with different outputs both apply at this point (input name ->
     /// value): unless the outputs are equal there, the side has no output for it.
     Overlap(BTreeMap<String, BigRational>),
@@ -1884,6 +1928,7 @@ fn guarded(side: &Prepared) -> Form {
     let over_inputs = |t: &Term| t.free_vars().iter().all(|(v, _)| inputs.contains(&**v));
     let out = side.output_name.as_str();
     let mut boxes: Vec<(restrict::Within, &Term)> = Vec::new();
+    let mut guards: Vec<Term> = Vec::new();
     for c in &side.side.commands {
         let Command::Assert(t) = c else { continue };
         if over_inputs(t) {
@@ -1902,6 +1947,7 @@ fn guarded(side: &Prepared) -> Form {
         if !over_inputs(g) || !over_inputs(body) {
             return Form::Other;
         }
+        guards.push(g.clone());
         // A guard no input satisfies (an empty box) is left out.
         if let Some(b) = restrict::within(std::slice::from_ref(g), None, &[]) {
             boxes.push((b, body));
@@ -1978,7 +2024,56 @@ fn guarded(side: &Prepared) -> Form {
         }
         active.push(i);
     }
-    Form::Functional
+    Form::Functional(guards)
+}
+
+/// For a side of guarded clauses that never disagree ([`Form::Functional`]): whether
+/// some guard holds at every allowed input. Where none does, the side leaves its output
+/// free, which is the not-functional finding the two-copy query would give.
+fn covered(
+    p: &Problem,
+    side: &Prepared,
+    guards: &[Term],
+    s: &mut Solver,
+    findings: &mut Vec<Finding>,
+    undecided: &mut Vec<Undecided>,
+) -> Result<(), CheckError> {
+    let label = side.label;
+    let named = pre(label);
+    let none = Term::not(Term::app(
+        Op::Or,
+        guards
+            .iter()
+            .map(|g| rename_term(g, &|n: &str| named(n)))
+            .collect(),
+    ));
+    match check_sliced_as(p, s, std::slice::from_ref(&none), true)? {
+        Outcome::Sat(m) => {
+            let ctx = s.context().clone();
+            let m = complete(&m, &ctx);
+            findings.push(Finding {
+                kind: FindingKind::NotFunctional,
+                side: label,
+                message: format!(
+                    "not functional: for {} no clause applies, so the output `{}` can be any value",
+                    show_inputs(&side.inputs, &m, &ctx),
+                    side.output_name,
+                ),
+                blocking: true,
+            });
+        }
+        Outcome::Unsat(_) => {}
+        Outcome::Unknown(r) => undecided.push(Undecided::new(
+            Query::Functionality,
+            Some(label),
+            format!(
+                "(output `{}`: does some clause apply everywhere)",
+                side.output_name
+            ),
+            &r,
+        )),
+    }
+    Ok(())
 }
 
 fn functional(
