@@ -620,6 +620,9 @@ struct Problem {
     /// The companion session of the sliced queries, kept across them (see
     /// [`check_sliced`]).
     part: std::cell::RefCell<Option<Part>>,
+    /// The slice where the latest sliced query was satisfied (the slices before it
+    /// answered unsat).
+    sat_slice: std::cell::Cell<Option<usize>>,
 }
 
 /// A companion session and the declarations sent to it.
@@ -1142,6 +1145,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         ctx,
         slices: Vec::new(),
         part: std::cell::RefCell::new(None),
+        sat_slice: std::cell::Cell::new(None),
     };
     problem.slices = slices(&problem);
     Ok(Ok(problem))
@@ -1225,18 +1229,21 @@ fn slices(p: &Problem) -> Vec<restrict::Slice> {
 /// apply. A slice that `q`'s bounds exclude is not asked (`q` is unsat in it by those
 /// bounds alone), so a query about one cell of a large table costs one small query.
 fn check_sliced(p: &Problem, s: &mut Solver, q: &[Term]) -> Result<Outcome, CheckError> {
-    check_sliced_as(p, s, q, false)
+    check_sliced_as(p, s, q, false, 0)
 }
 
 /// [`check_sliced`]; with `restrict_query`, `q` too is restricted to each slice (by the
 /// slice's bounds alone, never by bounds read from `q`): for a query that is large but
-/// mostly decided in any one slice, such as the negation of every guard.
+/// mostly decided in any one slice, such as the negation of every guard. Slices
+/// before `from` are not asked (the caller knows the answer there is unsat).
 fn check_sliced_as(
     p: &Problem,
     s: &mut Solver,
     q: &[Term],
     restrict_query: bool,
+    from: usize,
 ) -> Result<Outcome, CheckError> {
+    p.sat_slice.set(None);
     if p.slices.is_empty() {
         return Ok(s.check_assuming(q)?);
     }
@@ -1285,7 +1292,7 @@ fn check_sliced_as(
         }
     }
     let mut unknown = None;
-    for (k, slice) in p.slices.iter().enumerate() {
+    for (k, slice) in p.slices.iter().enumerate().skip(from) {
         let Some(within) = restrict::within(q, Some(slice), &classes) else {
             continue;
         };
@@ -1330,7 +1337,10 @@ fn check_sliced_as(
         let outcome = part.check_assuming(&here);
         part.pop()?;
         match outcome? {
-            Outcome::Sat(m) => return Ok(Outcome::Sat(m)),
+            Outcome::Sat(m) => {
+                p.sat_slice.set(Some(k));
+                return Ok(Outcome::Sat(m));
+            }
             Outcome::Unsat(_) => {}
             Outcome::Unknown(r) => {
                 unknown.get_or_insert(r);
@@ -1620,9 +1630,12 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             report.reason = Some(unknown_reason(&report.undecided));
         }
         Outcome::Sat(m) => {
+            // In the slices where the main query was unsat the outputs agree, so no
+            // guard is missing there (where none holds, the output is free).
+            let from = p.sat_slice.get().unwrap_or(0);
             let (mut holes, mut unasked) = (Vec::new(), Vec::new());
             for (side, guards) in &deferred {
-                covered(p, side, guards, s, &mut holes, &mut unasked)?;
+                covered(p, side, guards, from, s, &mut holes, &mut unasked)?;
             }
             report.findings.extend(holes);
             report.undecided.extend(unasked);
@@ -2034,6 +2047,7 @@ fn covered(
     p: &Problem,
     side: &Prepared,
     guards: &[Term],
+    from: usize,
     s: &mut Solver,
     findings: &mut Vec<Finding>,
     undecided: &mut Vec<Undecided>,
@@ -2047,7 +2061,7 @@ fn covered(
             .map(|g| rename_term(g, &|n: &str| named(n)))
             .collect(),
     ));
-    match check_sliced_as(p, s, std::slice::from_ref(&none), true)? {
+    match check_sliced_as(p, s, std::slice::from_ref(&none), true, from)? {
         Outcome::Sat(m) => {
             let ctx = s.context().clone();
             let m = complete(&m, &ctx);
