@@ -421,15 +421,20 @@ mod tests {
                        card,fifty to five hundred,2%\n\
                        card,> 500,3.49% plus thirty-nine cents\n";
 
-    #[test]
-    fn finds_the_cells_the_parser_refuses_with_their_roles() {
-        let t = Table::read("fees.csv", CSV.as_bytes()).unwrap();
-        let cols = Columns {
+    /// The columns of [`CSV`], named.
+    fn columns() -> Columns {
+        Columns {
             keys: Some(vec!["product".into()]),
             when: Some(vec!["amount".into()]),
             then: Some(vec!["fee".into()]),
             bare: None,
-        };
+        }
+    }
+
+    #[test]
+    fn finds_the_cells_the_parser_refuses_with_their_roles() {
+        let t = Table::read("fees.csv", CSV.as_bytes()).unwrap();
+        let cols = columns();
         let u = unreadable(&t, &cols).unwrap();
         let got: Vec<(u32, Role, &str)> = u
             .iter()
@@ -447,12 +452,7 @@ mod tests {
     #[test]
     fn accepts_only_what_the_parser_reads_and_feeds_its_message_back() {
         let t = Table::read("fees.csv", CSV.as_bytes()).unwrap();
-        let cols = Columns {
-            keys: Some(vec!["product".into()]),
-            when: Some(vec!["amount".into()]),
-            then: Some(vec!["fee".into()]),
-            bare: None,
-        };
+        let cols = columns();
         let u = unreadable(&t, &cols).unwrap();
         let c = client(&[
             // First cell: a refused answer, then one in the cell language.
@@ -509,12 +509,7 @@ mod tests {
     #[test]
     fn a_rule_sentence_must_name_an_input_of_the_table() {
         let t = Table::read("fees.csv", CSV.as_bytes()).unwrap();
-        let cols = Columns {
-            keys: Some(vec!["product".into()]),
-            when: Some(vec!["amount".into()]),
-            then: Some(vec!["fee".into()]),
-            bare: None,
-        };
+        let cols = columns();
         let names = inputs(&t, &cols).unwrap();
         assert_eq!(names, vec!["amount".to_string()]);
         let u: Vec<Unreadable> = unreadable(&t, &cols)

@@ -1456,6 +1456,21 @@ fn show_inputs(inputs: &[Input], m: &Model, ctx: &Context) -> String {
         .join(", ")
 }
 
+/// A blocking finding makes the verdict `rejected`, an undecided query the verdict
+/// depends on `unknown`; true when one of them settled it.
+fn settled_before_the_verdict(report: &mut Report) -> bool {
+    if report.findings.iter().any(|f| f.blocking) {
+        report.verdict = Verdict::Rejected;
+        return true;
+    }
+    if report.undecided.iter().any(|u| u.affects_verdict) {
+        report.verdict = Verdict::Unknown;
+        report.reason = Some(unknown_reason(&report.undecided));
+        return true;
+    }
+    false
+}
+
 fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckError> {
     let mut findings = p.findings.clone();
     let mut undecided: Vec<Undecided> = Vec::new();
@@ -1610,13 +1625,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
     }
     report.findings = findings;
     report.undecided = undecided;
-    if report.findings.iter().any(|f| f.blocking) {
-        report.verdict = Verdict::Rejected;
-        return Ok(report);
-    }
-    if report.undecided.iter().any(|u| u.affects_verdict) {
-        report.verdict = Verdict::Unknown;
-        report.reason = Some(unknown_reason(&report.undecided));
+    if settled_before_the_verdict(&mut report) {
         return Ok(report);
     }
     let diff = distinct(&p.nl.output, &p.bl.output);
@@ -1633,19 +1642,18 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             // In the slices where the main query was unsat the outputs agree, so no
             // guard is missing there (where none holds, the output is free).
             let from = p.sat_slice.get().unwrap_or(0);
-            let (mut holes, mut unasked) = (Vec::new(), Vec::new());
             for (side, guards) in &deferred {
-                covered(p, side, guards, from, s, &mut holes, &mut unasked)?;
+                covered(
+                    p,
+                    side,
+                    guards,
+                    from,
+                    s,
+                    &mut report.findings,
+                    &mut report.undecided,
+                )?;
             }
-            report.findings.extend(holes);
-            report.undecided.extend(unasked);
-            if report.findings.iter().any(|f| f.blocking) {
-                report.verdict = Verdict::Rejected;
-                return Ok(report);
-            }
-            if report.undecided.iter().any(|u| u.affects_verdict) {
-                report.verdict = Verdict::Unknown;
-                report.reason = Some(unknown_reason(&report.undecided));
+            if settled_before_the_verdict(&mut report) {
                 return Ok(report);
             }
             report.verdict = Verdict::Inconsistent;
