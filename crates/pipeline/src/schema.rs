@@ -371,6 +371,9 @@ pub struct Prompts {
     pub draft: Template,
     /// Missing variables → proposed variables.
     pub missing: Template,
+    /// The draft so far and more requirements → the variables they add
+    /// ([`DraftOptions::chunk`]).
+    pub extend: Template,
 }
 
 impl Prompts {
@@ -385,6 +388,10 @@ impl Prompts {
             missing: t(
                 "schema-missing",
                 include_str!("../../../prompts/schema-missing.txt"),
+            ),
+            extend: t(
+                "schema-extend",
+                include_str!("../../../prompts/schema-extend.txt"),
             ),
         }
     }
@@ -406,6 +413,11 @@ pub struct DraftOptions {
     pub probe: bool,
     /// Repair turns of each formalization in the probe.
     pub probe_retries: usize,
+    /// Requirements per request (0: the whole list in one request). A list longer than
+    /// this is drafted in consecutive chunks: the first drafts a schema, each later one
+    /// extends it (the schema so far in the prompt), so a model with a small context can
+    /// draft for a long document.
+    pub chunk: usize,
 }
 
 impl Default for DraftOptions {
@@ -416,6 +428,7 @@ impl Default for DraftOptions {
             max_tokens: DEFAULT_MAX_TOKENS,
             probe: false,
             probe_retries: 2,
+            chunk: 0,
         }
     }
 }
@@ -541,8 +554,12 @@ pub struct DraftReport {
     pub draft: DraftAnswer,
     /// The defects, in the order the checks ran.
     pub findings: Vec<Finding>,
-    /// Answers requested for the first draft (1 = accepted at once).
+    /// Answers requested for the draft before any repair round, every chunk counted
+    /// (1 = one request, accepted at once).
     pub attempts: usize,
+    /// Requests the list was drafted in ([`DraftOptions::chunk`]; 1 = the whole list at
+    /// once).
+    pub chunks: usize,
     /// Why each refused answer was refused.
     pub refused: Vec<String>,
     /// Repair rounds run for missing variables.
@@ -1390,13 +1407,71 @@ fn ask(
     Ok(Err(last))
 }
 
-/// The requirement list as prompt lines: `- id: text`.
-fn listing(list: &RequirementList) -> String {
+/// Requirements as prompt lines: `- id: text`.
+fn listing(items: &[Item]) -> String {
     let mut o = String::new();
-    for r in &list.requirements {
+    for r in items {
         let _ = writeln!(o, "- {}: {}", r.id, r.text.replace('\n', " "));
     }
     o
+}
+
+/// `base` extended with the answer for a later chunk of the list: new enumerations,
+/// variables and domain constraints are added; a variable repeated with its sort
+/// unchanged serves the new ids too (and gets the unit, description, bounds and role it
+/// lacked); values of a repeated enumeration are added to it; a domain constraint
+/// already there is not added twice, and one whose id is taken gets a fresh id. A
+/// variable repeated with another sort is added as it is, and the assembly refuses it
+/// as a name given twice.
+fn extend_draft(base: &DraftAnswer, add: DraftAnswer) -> DraftAnswer {
+    let mut m = base.clone();
+    for e in add.enums {
+        match m.enums.iter_mut().find(|x| x.name == e.name) {
+            Some(x) => {
+                for v in e.values {
+                    if !x.values.contains(&v) {
+                        x.values.push(v);
+                    }
+                }
+            }
+            None => m.enums.push(e),
+        }
+    }
+    for v in add.variables {
+        match m
+            .variables
+            .iter_mut()
+            .find(|x| x.name == v.name && x.sort == v.sort)
+        {
+            Some(x) => {
+                for id in v.serves {
+                    if !x.serves.contains(&id) {
+                        x.serves.push(id);
+                    }
+                }
+                x.unit = x.unit.take().or(v.unit);
+                x.description = x.description.take().or(v.description);
+                x.min = x.min.take().or(v.min);
+                x.max = x.max.take().or(v.max);
+                x.role = x.role.take().or(v.role);
+            }
+            None => m.variables.push(v),
+        }
+    }
+    for mut d in add.domain {
+        if m.domain.iter().any(|x| x.formula == d.formula) {
+            continue;
+        }
+        if m.domain.iter().any(|x| x.id == d.id) {
+            let mut n = m.domain.len() + 1;
+            while m.domain.iter().any(|x| x.id == format!("D{n}")) {
+                n += 1;
+            }
+            d.id = format!("D{n}");
+        }
+        m.domain.push(d);
+    }
+    m
 }
 
 /// A merged draft after a repair round: the draft, its assembly, the variables added,
@@ -1614,7 +1689,12 @@ pub fn draft_schema(
     options: &DraftOptions,
 ) -> Result<SchemaDraft, SchemaError> {
     let prompts = Prompts::builtin();
-    let user = prompts.draft.render(&[("requirements", &listing(list))])?;
+    let chunks: Vec<&[Item]> = match options.chunk {
+        0 => vec![&list.requirements[..]],
+        n => list.requirements.chunks(n).collect(),
+    };
+    let first = chunks.first().copied().unwrap_or(&[]);
+    let user = prompts.draft.render(&[("requirements", &listing(first))])?;
     let req = Request::new()
         .user(user)
         .temperature(0.0)
@@ -1640,7 +1720,6 @@ pub fn draft_schema(
             })
         }
     };
-    let first_attempts = attempts;
     let mut notes = list.notes.clone();
     let mut dropped: Vec<Finding> = Vec::new();
     keep_dropped(
@@ -1650,6 +1729,52 @@ pub fn draft_schema(
         "the draft",
         attempts,
     );
+    for chunk in chunks.iter().skip(1) {
+        let span = match (chunk.first(), chunk.last()) {
+            (Some(a), Some(b)) => format!("requirements {} to {}", a.id, b.id),
+            _ => continue,
+        };
+        // Compact, and without `serves`: the prompt of a small model is short.
+        let mut shown = serde_json::to_value(&answer).unwrap_or_default();
+        if let Some(vs) = shown.get_mut("variables").and_then(Value::as_array_mut) {
+            for v in vs.iter_mut().filter_map(Value::as_object_mut) {
+                v.remove("serves");
+            }
+        }
+        let schema_json = shown.to_string();
+        let user = prompts
+            .extend
+            .render(&[("schema", &schema_json), ("requirements", &listing(chunk))])?;
+        let req = Request::new()
+            .user(user)
+            .temperature(0.0)
+            .max_tokens(options.max_tokens)
+            .schema("schema_extend", answer_schema());
+        let base = answer.clone();
+        let combine = move |add: DraftAnswer| extend_draft(&base, add);
+        let before = attempts;
+        match ask(
+            client,
+            "schema-extend",
+            req,
+            options.retries,
+            &mut refused,
+            &mut attempts,
+            &combine,
+            &list.name,
+        )? {
+            Ok((merged, asm2, lost)) => {
+                let what = format!("the extension for {span}");
+                keep_dropped(lost, &mut dropped, &mut notes, &what, attempts - before);
+                answer = merged;
+                asm = asm2;
+            }
+            Err(reason) => notes.push(format!(
+                "no usable extension of the schema for {span} ({reason}); the draft before it is kept"
+            )),
+        }
+    }
+    let first_attempts = attempts;
     let mut queries = 0;
     let mut findings = check(&answer, &asm, list, config, &mut queries)?;
     let mut rounds = 0;
@@ -1775,6 +1900,9 @@ pub fn draft_schema(
     }
     findings.splice(0..0, dropped);
     let mut used_prompts = vec![prompts.draft.id(), prompts.missing.id()];
+    if chunks.len() > 1 {
+        used_prompts.push(prompts.extend.id());
+    }
     if probe.is_some() {
         used_prompts.push(crate::formalize::Prompts::builtin().one.id());
     }
@@ -1784,6 +1912,7 @@ pub fn draft_schema(
             draft: answer,
             findings,
             attempts: first_attempts,
+            chunks: chunks.len(),
             refused,
             repair_rounds: rounds,
             proposed,

@@ -844,3 +844,87 @@ fn parts_that_stay_broken_after_the_repair_turns_are_dropped_and_reported() {
         assert_eq!(spec.variables.len(), 5);
     }
 }
+
+/// A list drafted two requirements at a time: the first request drafts, the second
+/// extends the schema so far; a repeated variable serves the new ids, a repeated domain
+/// constraint is not added twice, and a clashing domain id gets a fresh one.
+#[test]
+fn a_long_list_is_drafted_in_chunks_that_extend_the_schema() {
+    let first = json!({
+        "enums": [{"name": "PumpMode", "values": ["Stopped", "Basal"]}],
+        "variables": [
+            var("basal_rate", "Real", Some("ml/hr"), "programmed basal infusion rate", Some(1.0), Some(10.0), "input", &["5.1(3)"]),
+            var("mode", "PumpMode", None, "operating mode of the pump", None, None, "output", &["5.2(1)"]),
+            var("bolus_volume", "Real", Some("ml"), "volume delivered by a bolus", Some(0.0), Some(20.0), "output", &["5.2(1)"]),
+        ],
+        "domain": [{"id": "D1", "text": "A stopped pump delivers no bolus.", "formula": "(=> (= mode Stopped) (= bolus_volume 0))"}]
+    });
+    let second = json!({
+        "enums": [{"name": "PumpMode", "values": ["Bolus"]}],
+        "variables": [
+            var("mode", "PumpMode", None, "operating mode", None, None, "output", &["6.1(4)"]),
+            var("door_open", "Bool", None, "the pump door is open", None, None, "input", &["6.1(4)"]),
+            var("alarm", "Bool", None, "the audible alarm sounds", None, None, "output", &["6.1(4)"]),
+        ],
+        "domain": [
+            {"id": "D1", "text": "A stopped pump delivers no bolus.", "formula": "(=> (= mode Stopped) (= bolus_volume 0))"},
+            {"id": "D1", "text": "An open door stops the pump.", "formula": "(=> door_open (= mode Stopped))"}
+        ]
+    });
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let s2 = seen.clone();
+    let c = Client::builder(Scripted::from_fn(move |r: &Request, _| {
+        let asked = r.messages.first().unwrap().content.clone();
+        let answer = if asked.contains("Extend the schema") {
+            second.to_string()
+        } else {
+            first.to_string()
+        };
+        s2.lock().unwrap().push(asked);
+        Ok(Response::text(answer))
+    }))
+    .cache(Cache::in_memory().unwrap())
+    .concurrency(1)
+    .build();
+    let options = DraftOptions {
+        chunk: 2,
+        ..Default::default()
+    };
+    for solver in [z3(), cvc5()] {
+        let d = draft_schema(&list(), &c, &solver, &options).unwrap();
+        let r = &d.report;
+        assert_eq!((r.chunks, r.attempts), (2, 2));
+        assert!(r.findings.is_empty(), "{:?}", r.findings);
+        assert_eq!(r.draft.enums[0].values, ["Stopped", "Basal", "Bolus"]);
+        let names: Vec<&str> = r.draft.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["basal_rate", "mode", "bolus_volume", "door_open", "alarm"]
+        );
+        assert_eq!(r.draft.variables[1].serves, ["5.2(1)", "6.1(4)"]);
+        // The first description is kept.
+        assert_eq!(
+            r.draft.variables[1].description.as_deref(),
+            Some("operating mode of the pump")
+        );
+        let ids: Vec<(&str, &str)> = r
+            .draft
+            .domain
+            .iter()
+            .map(|d| (d.id.as_str(), d.formula.as_str()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("D1", "(=> (= mode Stopped) (= bolus_volume 0))"),
+                ("D2", "(=> door_open (= mode Stopped))")
+            ]
+        );
+        assert!(r.prompts.iter().any(|p| p.starts_with("schema-extend@")));
+    }
+    let seen = seen.lock().unwrap();
+    // Each request lists its own chunk only; the second carries the schema without `serves`.
+    assert!(seen[0].contains("- 5.2(1):") && !seen[0].contains("- 6.1(4):"));
+    assert!(seen[1].contains("- 6.1(4):") && !seen[1].contains("- 5.1(3):"));
+    assert!(seen[1].contains("\"basal_rate\"") && !seen[1].contains("\"serves\":"));
+}

@@ -163,6 +163,11 @@ pub struct SchemaDraftArgs {
     /// Repair turns of each formalization in the probe.
     #[arg(long, default_value_t = 2, requires = "probe")]
     pub probe_retries: usize,
+    /// Requirements per request (0: the whole list at once). A longer list is drafted in
+    /// chunks, each later request extending the schema so far: for models with a small
+    /// context.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub chunk: usize,
     #[command(flatten)]
     pub llm: crate::pipecmd::LlmArgs,
     #[command(flatten)]

@@ -45,6 +45,7 @@ pub fn draft(a: &crate::cli::SchemaDraftArgs) -> crate::output::Outcome {
         max_tokens: a.max_tokens,
         probe: a.probe,
         probe_retries: a.probe_retries,
+        chunk: a.chunk,
     };
     let start = std::time::Instant::now();
     let d = pipeline::schema::draft_schema(&list, &client, &a.solver.config(), &options)?;
@@ -55,7 +56,7 @@ pub fn draft(a: &crate::cli::SchemaDraftArgs) -> crate::output::Outcome {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "drafted {}, {} and {} for {} from {} ({}); wrote {}",
+        "drafted {}, {} and {} for {} from {} ({}{}); wrote {}",
         plural(r.draft.variables.len(), "variable", "variables"),
         plural(r.draft.enums.len(), "enumeration", "enumerations"),
         plural(
@@ -66,6 +67,11 @@ pub fn draft(a: &crate::cli::SchemaDraftArgs) -> crate::output::Outcome {
         plural(r.requirements, "requirement", "requirements"),
         a.input.display(),
         plural(r.attempts, "answer", "answers"),
+        if r.chunks > 1 {
+            format!(" in {} chunks", r.chunks)
+        } else {
+            String::new()
+        },
         out.display()
     );
     for why in &r.refused {
