@@ -92,6 +92,32 @@ pub struct Extraction {
     pub notes: Vec<String>,
 }
 
+/// The schema tag of the JSON form of an extraction.
+pub const SCHEMA_TAG: &str = "vera.requirements.v1";
+
+/// The requirement counts of the JSON form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Requirements.
+    pub requirements: usize,
+    /// Marked in the source.
+    pub high: usize,
+    /// Candidates.
+    pub candidate: usize,
+}
+
+/// `vera.requirements.v1` (docs/json.md).
+#[derive(Serialize)]
+struct Json<'a> {
+    schema: &'static str,
+    file: &'a str,
+    format: Format,
+    counts: Counts,
+    requirements: &'a [Requirement],
+    variables: &'a [Variable],
+    notes: &'a [String],
+}
+
 impl Extraction {
     /// The number of requirements with [`Confidence::High`].
     pub fn high(&self) -> usize {
@@ -99,6 +125,29 @@ impl Extraction {
             .iter()
             .filter(|r| r.confidence == Confidence::High)
             .count()
+    }
+
+    /// How many requirements, marked and candidates.
+    pub fn counts(&self) -> Counts {
+        let high = self.high();
+        Counts {
+            requirements: self.requirements.len(),
+            high,
+            candidate: self.requirements.len() - high,
+        }
+    }
+
+    /// The JSON form, `vera.requirements.v1` (pretty-printed).
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&Json {
+            schema: SCHEMA_TAG,
+            file: &self.file,
+            format: self.format,
+            counts: self.counts(),
+            requirements: &self.requirements,
+            variables: &self.variables,
+            notes: &self.notes,
+        })
     }
 }
 

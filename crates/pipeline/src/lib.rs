@@ -16,6 +16,7 @@ pub mod formalize;
 pub mod grammar;
 pub mod qa;
 pub mod roundtrip;
+pub mod run;
 pub mod schema;
 pub mod select;
 pub mod voting;

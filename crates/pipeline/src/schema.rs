@@ -1566,7 +1566,7 @@ pub struct ProbeFailure {
 }
 
 /// The names an error of the formalization loop says are not in the schema.
-fn names_not_in_schema(error: &str) -> Vec<String> {
+pub(crate) fn names_not_in_schema(error: &str) -> Vec<String> {
     const MARK: &str = "` is not in the schema";
     let mut out = Vec::new();
     let mut rest = error;

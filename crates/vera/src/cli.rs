@@ -118,6 +118,64 @@ pub enum Command {
     /// Typed schemas drafted from a requirement list.
     #[command(subcommand)]
     Schema(SchemaCommand),
+    /// From a requirements document to an audited model in one resumable command:
+    /// extract the requirements, draft the schema (checked by the solver), formalize
+    /// with repair, audit, screen for ambiguity and run the round trip. Every stage
+    /// writes its files into the run directory (default DOC.vera/ beside the document)
+    /// and is recorded in its run.json; a rerun reuses the stages whose inputs did not
+    /// change (the model's answers come from the cache), and a file you edited there
+    /// (a reviewed schema.toml) is used as it is and never written over without
+    /// --force. One report with the counts of every stage.
+    ///
+    /// Exit status: 0 nothing found, 1 findings (schema findings, requirements that did
+    /// not formalize, audit findings, ambiguity flags, round trips that differ), 2 bad
+    /// input, a stage that failed, something the solver could not decide, a requirement
+    /// that could not be screened, or no requirement to check.
+    Run(RunArgs),
+}
+
+/// The arguments of `vera run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The document: plain text (from a PDF), Markdown, FRET JSON, Hanfor CSV or ReqIF.
+    pub document: PathBuf,
+    /// The run directory (default: DOC.vera beside the document).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Only the requirements of these sections (section numbers or id prefixes,
+    /// comma-separated: `5` or `5.1,5.2`).
+    #[arg(long, value_delimiter = ',', value_name = "S,...")]
+    pub sections: Vec<String>,
+    /// Keep candidate requirements ("shall" sentences the document does not mark).
+    #[arg(long)]
+    pub candidates: bool,
+    /// At most N requirements (after --sections).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Requirements per schema-drafting request (0: the whole list at once).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub chunk: usize,
+    /// Token limit per schema-drafting answer.
+    #[arg(long, value_name = "N", default_value_t = pipeline::schema::DEFAULT_MAX_TOKENS)]
+    pub schema_max_tokens: u32,
+    /// Repair turns of each formalization.
+    #[arg(long, default_value_t = 2)]
+    pub retries: usize,
+    /// Samples per requirement of the ambiguity screening.
+    #[arg(long, default_value_t = 3)]
+    pub samples: u32,
+    /// Skip the ambiguity screening.
+    #[arg(long)]
+    pub no_ambiguity: bool,
+    /// Skip the round trip.
+    #[arg(long)]
+    pub no_roundtrip: bool,
+    #[command(flatten)]
+    pub llm: crate::pipecmd::LlmArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -1065,6 +1123,7 @@ impl Command {
             Command::Table(TableCommand::Smt(_)) => "table smt",
             Command::Extract(_) => "extract",
             Command::Schema(SchemaCommand::Draft(_)) => "schema draft",
+            Command::Run(_) => "run",
         }
     }
 
@@ -1091,6 +1150,7 @@ impl Command {
             Command::C(CCommand::Strength(a)) => a.output.clone(),
             Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
             Command::Table(TableCommand::Check(a)) => a.output.clone(),
+            Command::Run(a) => a.output.clone(),
             Command::Extract(a) => OutputArgs {
                 format: a.format.into(),
                 output: a.output.clone(),
@@ -1142,6 +1202,7 @@ impl Command {
             Command::Table(TableCommand::Smt(a)) => crate::tablecmd::smt(a),
             Command::Extract(a) => crate::extractcmd::extract(a),
             Command::Schema(SchemaCommand::Draft(a)) => crate::schemacmd::draft(a),
+            Command::Run(a) => crate::runcmd::run(a),
         }
     }
 

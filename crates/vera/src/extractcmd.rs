@@ -5,25 +5,6 @@
 use extract::{Confidence, Extraction};
 use report::Status;
 
-/// `vera.requirements.v1`.
-#[derive(serde::Serialize)]
-struct RequirementsJson<'a> {
-    schema: &'static str,
-    file: &'a str,
-    format: extract::Format,
-    counts: Counts,
-    requirements: &'a [extract::Requirement],
-    variables: &'a [extract::Variable],
-    notes: &'a [String],
-}
-
-#[derive(serde::Serialize)]
-struct Counts {
-    requirements: usize,
-    high: usize,
-    candidate: usize,
-}
-
 /// The report of `vera extract`.
 pub struct ExtractRun {
     x: Extraction,
@@ -39,7 +20,7 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
     Ok(Box::new(run))
 }
 
-const SCHEMA: &str = "vera.requirements.v1";
+const SCHEMA: &str = extract::SCHEMA_TAG;
 
 /// A TOML basic string (JSON's escapes are TOML's).
 fn toml_str(s: &str) -> String {
@@ -52,18 +33,9 @@ fn comment(s: &str) -> String {
 }
 
 impl ExtractRun {
-    fn counts(&self) -> Counts {
-        let high = self.x.high();
-        Counts {
-            requirements: self.x.requirements.len(),
-            high,
-            candidate: self.x.requirements.len() - high,
-        }
-    }
-
     /// One line: how many requirements from which file.
     fn summary(&self) -> String {
-        let c = self.counts();
+        let c = self.x.counts();
         if c.requirements == 0 {
             return format!(
                 "0 requirements found in {} (read as {}): nothing to check",
@@ -165,14 +137,6 @@ impl report::Report for ExtractRun {
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&RequirementsJson {
-            schema: SCHEMA,
-            file: &self.x.file,
-            format: self.x.format,
-            counts: self.counts(),
-            requirements: &self.x.requirements,
-            variables: &self.x.variables,
-            notes: &self.x.notes,
-        })
+        self.x.to_json()
     }
 }

@@ -23,6 +23,7 @@ mod llmcmd;
 mod output;
 mod pipecmd;
 mod qacmd;
+mod runcmd;
 mod schemacmd;
 mod smt;
 mod tablecmd;

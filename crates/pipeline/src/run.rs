@@ -1,0 +1,1124 @@
+//! `vera run DOC`: from a requirements document to an audited model in one resumable
+//! command.
+//!
+//! The stages, each writing its files into the run directory:
+//!
+//! | stage | reads | writes |
+//! |---|---|---|
+//! | extract | the document | `requirements.json` (`vera.requirements.v1`) |
+//! | schema | `requirements.json` | `schema.toml`, `schema.json` |
+//! | formalize | `schema.toml` | `formalized.toml`, `formalize.json` |
+//! | audit | `formalized.toml` | `audit.json` |
+//! | ambiguity | `formalized.toml` | `ambiguity.json` |
+//! | roundtrip | `formalized.toml` | `roundtrip.json` |
+//!
+//! `run.json` records, per stage, a key (a SHA-256 of what the stage reads and the
+//! options that shape it), the SHA-256 of every file it wrote, and its counts. A stage
+//! whose key and files are unchanged is not run again: a rerun after a crash or an
+//! interruption starts at the first stage that did not finish, and inside that stage
+//! the language model's answers come from its cache. A file of the run directory that
+//! was changed after vera wrote it (a reviewed `schema.toml`) is used as it is, so the
+//! stages after it run again on it; it is never written over unless `force`.
+//!
+//! The counts are honest per stage: extracted, formalized at the first attempt, after
+//! repair, failed with the reason, audit findings, ambiguity flags, round trip
+//! equivalent at the first try and after one repair. A stage that could not decide
+//! something says so; nothing undecided is counted as a pass.
+
+use crate::ambiguity::{AmbiguityOptions, AmbiguityReport};
+use crate::formalize::{FormalizeOptions, FormalizeReport, PipelineError};
+use crate::roundtrip::{RoundTripError, RoundTripOptions, RoundTripReport};
+use crate::schema::{DraftOptions, SchemaError};
+use llm::Client;
+use reqs::Spec;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use solver::SolverConfig;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The schema tag of the run report.
+pub const RUN_TAG: &str = "vera.run.v1";
+/// The schema tag of `run.json`.
+pub const STATE_TAG: &str = "vera.run-state.v1";
+/// The state file in the run directory.
+pub const STATE_FILE: &str = "run.json";
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The document could not be read as a requirement list.
+    #[error(transparent)]
+    Extract(#[from] extract::ExtractError),
+    /// The schema stage failed (no valid draft, an LLM or solver failure).
+    #[error("schema: {0}")]
+    Schema(#[from] SchemaError),
+    /// Formalization or the ambiguity screening failed.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// The round trip failed.
+    #[error("round trip: {0}")]
+    RoundTrip(#[from] RoundTripError),
+    /// The audit could not run.
+    #[error("audit: {0}")]
+    Audit(#[from] reqs::audit::AuditError),
+    /// A spec of the run directory does not load (after an edit, say).
+    #[error("{file} cannot be used:\n{diagnostics}")]
+    Load {
+        /// The file.
+        file: String,
+        /// Every problem, located.
+        diagnostics: String,
+    },
+    /// A file of the run directory was changed after vera wrote it (or was not written
+    /// by vera), and the stage that writes it must run again.
+    #[error("{path} was changed after vera wrote it (or was not written by this run), and the {stage} stage must write it again because {why}; move it away, or pass --force to replace it")]
+    Edited {
+        /// The file.
+        path: String,
+        /// The stage.
+        stage: &'static str,
+        /// What changed upstream.
+        why: String,
+    },
+    /// `run.json` is not a run state.
+    #[error("{path}: not a run state of this version of vera ({detail}); remove it to start the run afresh")]
+    State {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Reading or writing a file.
+    #[error(transparent)]
+    File(#[from] safefile::SafeFileError),
+    /// Creating the run directory.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// Options of [`run`].
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// Keep only requirements whose section or id starts with one of these (a section
+    /// number such as `5` or `5.1`; empty: every requirement).
+    pub sections: Vec<String>,
+    /// Keep the candidates too (`shall` sentences the document does not mark).
+    pub candidates: bool,
+    /// At most this many requirements (after the other filters).
+    pub limit: Option<usize>,
+    /// Schema drafting.
+    pub draft: DraftOptions,
+    /// Formalization.
+    pub formalize: FormalizeOptions,
+    /// Parallel solver processes of the audit.
+    pub audit_jobs: usize,
+    /// The ambiguity screening (`None`: not run).
+    pub ambiguity: Option<AmbiguityOptions>,
+    /// The round trip (`None`: not run).
+    pub roundtrip: Option<RoundTripOptions>,
+    /// Replace files of the run directory that were changed after vera wrote them.
+    pub force: bool,
+}
+
+/// What [`run`] tells its caller as it goes.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A stage starts (`reused`: its files are up to date and it is not run).
+    Stage {
+        /// 1-based.
+        index: usize,
+        /// Stages in this run.
+        total: usize,
+        /// Its name.
+        name: &'static str,
+        /// Up to date from an earlier run.
+        reused: bool,
+        /// What it is about to do.
+        detail: String,
+    },
+    /// A stage finished.
+    Done {
+        /// Its name.
+        name: &'static str,
+        /// Its counts in one line.
+        line: String,
+    },
+}
+
+// ------------------------------------------------------------------ counts
+
+/// The extract stage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExtractCounts {
+    /// The format the document was read as.
+    pub format: String,
+    /// Requirements found (marked and candidates).
+    pub found: usize,
+    /// Marked in the source.
+    pub marked: usize,
+    /// Candidates.
+    pub candidates: usize,
+    /// Kept by the section filter, the candidate switch and the limit: the requirements
+    /// of the run.
+    pub selected: usize,
+    /// The extractor's notes.
+    pub notes: Vec<String>,
+}
+
+/// The schema stage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SchemaCounts {
+    /// Variables drafted.
+    pub variables: usize,
+    /// Enumerations.
+    pub enums: usize,
+    /// Domain constraints.
+    pub domain: usize,
+    /// Requests the list was drafted in.
+    pub chunks: usize,
+    /// Answers of the draft (every chunk).
+    pub answers: usize,
+    /// Answers refused.
+    pub refused: usize,
+    /// Variables proposed by repair rounds.
+    pub proposed: usize,
+    /// The checks' findings, one line each.
+    pub findings: Vec<String>,
+    /// A check the solver could not decide.
+    pub undecided: bool,
+}
+
+/// A requirement that did not formalize.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// Its id.
+    pub id: String,
+    /// Names its answers used that the schema lacks (empty: another reason).
+    pub missing: Vec<String>,
+    /// Why the last answer was refused.
+    pub reason: String,
+}
+
+/// The formalize stage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FormalizeCounts {
+    /// Requirements sent to the model.
+    pub requirements: usize,
+    /// Accepted at the first attempt.
+    pub first_attempt: usize,
+    /// Accepted after one or more repair turns.
+    pub after_repair: usize,
+    /// Not formalized, each with the reason.
+    pub failed: Vec<Failure>,
+    /// Accepted formulas that carry a screening note.
+    pub with_notes: usize,
+}
+
+/// The audit stage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AuditCounts {
+    /// Requirements with a formula (audited).
+    pub audited: usize,
+    /// `consistent`, `inconsistent`, `domain-inconsistent`, `unknown`, or
+    /// `not-checked` (no formula to audit).
+    pub consistency: String,
+    /// Minimal conflicts (ids), when inconsistent.
+    pub conflicts: Vec<Vec<String>>,
+    /// Requirements whose trigger can never hold.
+    pub vacuous: usize,
+    /// Requirements the domain alone forces.
+    pub implied_by_domain: usize,
+    /// Requirements the others imply.
+    pub redundant: usize,
+    /// Conflicts the environment can force.
+    pub conflicts_for_some_inputs: usize,
+    /// Checks the solver did not decide.
+    pub unknown: usize,
+    /// Ids of the requirements with a finding.
+    pub with_findings: Vec<String>,
+}
+
+/// The ambiguity stage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AmbiguityCounts {
+    /// Requirements screened.
+    pub requirements: usize,
+    /// Samples per requirement.
+    pub samples: u32,
+    /// Flagged: several readings.
+    pub flagged: Vec<String>,
+    /// Fewer than two valid samples: not screened (never "one reading").
+    pub could_not_screen: Vec<String>,
+    /// One reading.
+    pub one_reading: usize,
+    /// Pairwise agreement of valid samples, pooled.
+    pub pairwise_agreement: Option<f64>,
+}
+
+/// The round-trip stage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoundTripCounts {
+    /// Formalized requirements checked.
+    pub checked: usize,
+    /// Equivalent at the first try.
+    pub equivalent_first: usize,
+    /// Equivalent after at most one repair.
+    pub equivalent_after_repair: usize,
+    /// Not equivalent (or undecided) after the repair.
+    pub differs: Vec<String>,
+    /// No formula came back.
+    pub no_formula: Vec<String>,
+    /// Sentences flagged (unmentioned variables, drift).
+    pub flagged: usize,
+    /// Mean lexical cosine of requirement text and reconstructed sentence.
+    pub mean_similarity: Option<f64>,
+}
+
+/// One stage as it went in this run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageRun {
+    /// Its name.
+    pub name: &'static str,
+    /// Up to date from an earlier run (not run now).
+    pub reused: bool,
+    /// Seconds it took when it ran (in the earlier run when reused).
+    pub seconds: f64,
+    /// The files it wrote, relative to the run directory.
+    pub files: Vec<String>,
+    /// Files of it that were changed after vera wrote them, used as they are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub edited: Vec<String>,
+}
+
+/// The report of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The document.
+    pub document: String,
+    /// The run directory.
+    pub dir: String,
+    /// The stages, in order.
+    pub stages: Vec<StageRun>,
+    /// Extraction.
+    pub extract: ExtractCounts,
+    /// The schema (absent when no requirement was selected).
+    #[serde(rename = "schema_draft", skip_serializing_if = "Option::is_none")]
+    pub schema: Option<SchemaCounts>,
+    /// Formalization.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formalize: Option<FormalizeCounts>,
+    /// The audit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditCounts>,
+    /// The ambiguity screening.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguity: Option<AmbiguityCounts>,
+    /// The round trip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roundtrip: Option<RoundTripCounts>,
+    /// What a reader should know (a stage skipped, an edited file used).
+    pub notes: Vec<String>,
+}
+
+impl RunReport {
+    /// True when something was left undecided or could not be checked: an undecided
+    /// schema check or audit check, a requirement the ambiguity screening could not
+    /// screen, or no requirement to check at all.
+    pub fn undecided(&self) -> bool {
+        self.extract.selected == 0
+            || self.schema.as_ref().is_some_and(|s| s.undecided)
+            || self
+                .audit
+                .as_ref()
+                .is_some_and(|a| a.unknown > 0 || a.consistency == "unknown")
+            || self
+                .ambiguity
+                .as_ref()
+                .is_some_and(|a| !a.could_not_screen.is_empty())
+    }
+
+    /// True when some stage found something a person must look at.
+    pub fn has_findings(&self) -> bool {
+        self.schema.as_ref().is_some_and(|s| !s.findings.is_empty())
+            || self
+                .formalize
+                .as_ref()
+                .is_some_and(|f| !f.failed.is_empty())
+            || self
+                .audit
+                .as_ref()
+                .is_some_and(|a| a.consistency != "consistent" || !a.with_findings.is_empty())
+            || self
+                .ambiguity
+                .as_ref()
+                .is_some_and(|a| !a.flagged.is_empty())
+            || self
+                .roundtrip
+                .as_ref()
+                .is_some_and(|r| !r.differs.is_empty() || !r.no_formula.is_empty())
+    }
+}
+
+// ------------------------------------------------------------------ state
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct State {
+    schema: String,
+    document: String,
+    stages: BTreeMap<String, StageState>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StageState {
+    key: String,
+    /// File name → SHA-256 of what vera wrote.
+    files: BTreeMap<String, String>,
+    seconds: f64,
+    counts: serde_json::Value,
+}
+
+fn sha(bytes: &[u8]) -> String {
+    let mut h = Sha256::new();
+    h.update(bytes);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The key of a stage: its name, the hashes of what it reads, and its options.
+fn key(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p.as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The run directory and its state.
+struct Dir {
+    path: PathBuf,
+    state: State,
+    force: bool,
+}
+
+/// How a stage's files stand.
+enum Standing {
+    /// Key and files as recorded: reuse; the files changed since are listed.
+    Fresh { edited: Vec<String> },
+    /// Must run.
+    Stale,
+}
+
+impl Dir {
+    fn open(path: &Path, document: &str, force: bool) -> Result<Dir, RunError> {
+        std::fs::create_dir_all(path).map_err(|source| RunError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let state_path = path.join(STATE_FILE);
+        let state = if state_path.exists() {
+            // Not `safefile::read_text`: the state is the run's own file, written again.
+            let text = std::fs::read_to_string(&state_path).map_err(|e| RunError::State {
+                path: state_path.display().to_string(),
+                detail: e.to_string(),
+            })?;
+            let s: State = serde_json::from_str(&text).map_err(|e| RunError::State {
+                path: state_path.display().to_string(),
+                detail: e.to_string(),
+            })?;
+            if s.schema != STATE_TAG {
+                return Err(RunError::State {
+                    path: state_path.display().to_string(),
+                    detail: format!("schema `{}`", s.schema),
+                });
+            }
+            s
+        } else {
+            State {
+                schema: STATE_TAG.into(),
+                document: document.into(),
+                stages: BTreeMap::new(),
+            }
+        };
+        Ok(Dir {
+            path: path.to_path_buf(),
+            state,
+            force,
+        })
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    /// The SHA-256 of a file of the directory, `None` when it does not exist.
+    fn current(&self, name: &str) -> Result<Option<String>, RunError> {
+        let p = self.file(name);
+        if !p.exists() {
+            return Ok(None);
+        }
+        // Not through `safefile::read_bytes`, which marks what it reads as an input
+        // that must never be written: these files are the run's own.
+        let bytes = std::fs::read(&p).map_err(|source| RunError::Io {
+            path: p.display().to_string(),
+            source,
+        })?;
+        Ok(Some(sha(&bytes)))
+    }
+
+    fn standing(&self, stage: &str, key: &str) -> Result<Standing, RunError> {
+        let Some(s) = self.state.stages.get(stage) else {
+            return Ok(Standing::Stale);
+        };
+        if s.key != key {
+            return Ok(Standing::Stale);
+        }
+        let mut edited = Vec::new();
+        for (name, recorded) in &s.files {
+            match self.current(name)? {
+                None => return Ok(Standing::Stale),
+                Some(h) if &h != recorded => edited.push(name.clone()),
+                Some(_) => {}
+            }
+        }
+        Ok(Standing::Fresh { edited })
+    }
+
+    /// Refuses to replace a file that vera did not write as it is now, unless forced.
+    fn may_write(&self, stage: &'static str, name: &str, why: &str) -> Result<(), RunError> {
+        let Some(now) = self.current(name)? else {
+            return Ok(());
+        };
+        let recorded = self
+            .state
+            .stages
+            .values()
+            .any(|s| s.files.get(name) == Some(&now));
+        if recorded || self.force {
+            Ok(())
+        } else {
+            Err(RunError::Edited {
+                path: self.file(name).display().to_string(),
+                stage,
+                why: why.to_string(),
+            })
+        }
+    }
+
+    /// Writes the files of a stage (atomically) and records the stage.
+    fn finish(
+        &mut self,
+        stage: &'static str,
+        key: String,
+        files: &[(&str, String)],
+        seconds: f64,
+        counts: serde_json::Value,
+    ) -> Result<(), RunError> {
+        let why = if self.state.stages.contains_key(stage) {
+            "what it reads or its options changed"
+        } else {
+            "it has not run in this directory"
+        };
+        for (name, _) in files {
+            self.may_write(stage, name, why)?;
+        }
+        let mut recorded = BTreeMap::new();
+        for (name, text) in files {
+            safefile::write_atomic(&self.file(name), text.as_bytes(), true)?;
+            recorded.insert(name.to_string(), sha(text.as_bytes()));
+        }
+        self.state.stages.insert(
+            stage.to_string(),
+            StageState {
+                key,
+                files: recorded,
+                seconds,
+                counts,
+            },
+        );
+        self.save()
+    }
+
+    fn save(&self) -> Result<(), RunError> {
+        let text = serde_json::to_string_pretty(&self.state).expect("the state serializes");
+        safefile::write_atomic(&self.file(STATE_FILE), text.as_bytes(), true)?;
+        Ok(())
+    }
+
+    fn counts<T: for<'de> Deserialize<'de>>(&self, stage: &str) -> Result<T, RunError> {
+        let s = &self.state.stages[stage];
+        serde_json::from_value(s.counts.clone()).map_err(|e| RunError::State {
+            path: self.file(STATE_FILE).display().to_string(),
+            detail: format!("the counts of stage {stage}: {e}"),
+        })
+    }
+}
+
+// ------------------------------------------------------------------ stages
+
+/// The names of the stages, in order.
+pub const STAGES: [&str; 6] = [
+    "extract",
+    "schema",
+    "formalize",
+    "audit",
+    "ambiguity",
+    "roundtrip",
+];
+
+fn selected(x: &mut extract::Extraction, options: &RunOptions) {
+    x.requirements.retain(|r| {
+        let in_section = options.sections.is_empty()
+            || options.sections.iter().any(|s| {
+                let s = s.trim();
+                let sec = r.section.as_deref().unwrap_or("");
+                let starts = |t: &str| {
+                    t == s
+                        || t.strip_prefix(s)
+                            .is_some_and(|rest| rest.starts_with(['.', ' ', '(']))
+                };
+                starts(sec) || starts(&r.id)
+            });
+        in_section && (options.candidates || r.confidence == extract::Confidence::High)
+    });
+    if let Some(n) = options.limit {
+        x.requirements.truncate(n);
+    }
+}
+
+fn load(path: &Path) -> Result<Spec, RunError> {
+    reqs::load(path).map_err(|e| RunError::Load {
+        file: path.display().to_string(),
+        diagnostics: match e {
+            reqs::LoadError::Invalid(d) => d.to_string(),
+            other => other.to_string(),
+        },
+    })
+}
+
+fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string_pretty(v).expect("a report serializes") + "\n"
+}
+
+fn to_value<T: Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).expect("counts serialize")
+}
+
+fn formalize_counts(r: &FormalizeReport) -> FormalizeCounts {
+    FormalizeCounts {
+        requirements: r.requirements.len(),
+        first_attempt: r.first_attempt,
+        after_repair: r.after_repair,
+        failed: r
+            .requirements
+            .iter()
+            .filter(|f| f.formula.is_none())
+            .map(|f| {
+                let mut missing: Vec<String> = f
+                    .attempts
+                    .iter()
+                    .filter_map(|a| a.error.as_deref())
+                    .flat_map(crate::schema::names_not_in_schema)
+                    .collect();
+                missing.sort();
+                missing.dedup();
+                Failure {
+                    id: f.id.clone(),
+                    missing,
+                    reason: f
+                        .attempts
+                        .last()
+                        .and_then(|a| a.error.clone())
+                        .unwrap_or_else(|| "no answer".into()),
+                }
+            })
+            .collect(),
+        with_notes: r
+            .requirements
+            .iter()
+            .filter(|f| f.formula.is_some() && !f.notes.is_empty())
+            .count(),
+    }
+}
+
+fn audit_counts(spec: &Spec, r: &reqs::AuditReport) -> AuditCounts {
+    let s = reqs::summary::summarize(spec, r);
+    let (consistency, conflicts) = match &r.consistency {
+        reqs::audit::Consistency::Consistent => ("consistent", vec![]),
+        reqs::audit::Consistency::DomainInconsistent { conflict } => {
+            ("domain-inconsistent", vec![conflict.clone()])
+        }
+        reqs::audit::Consistency::Inconsistent { conflicts, .. } => {
+            ("inconsistent", conflicts.clone())
+        }
+        reqs::audit::Consistency::Unknown { .. } => ("unknown", vec![]),
+    };
+    let mut with_findings: Vec<String> = r
+        .requirements
+        .iter()
+        .filter(|a| a.has_findings())
+        .map(|a| a.id.clone())
+        .collect();
+    for id in r.requirements.iter().map(|a| &a.id) {
+        if !reqs::summary::env_conflicts_of(r, id).is_empty() && !with_findings.contains(id) {
+            with_findings.push(id.clone());
+        }
+    }
+    AuditCounts {
+        audited: s.formalized,
+        consistency: consistency.into(),
+        conflicts,
+        vacuous: s.vacuous,
+        implied_by_domain: s.implied_by_domain,
+        redundant: s.redundant,
+        conflicts_for_some_inputs: s.conflicts_for_some_inputs,
+        unknown: s.unknown,
+        with_findings,
+    }
+}
+
+fn ambiguity_counts(r: &AmbiguityReport, samples: u32) -> AmbiguityCounts {
+    AmbiguityCounts {
+        requirements: r.requirements.len(),
+        samples,
+        flagged: r
+            .requirements
+            .iter()
+            .filter(|s| s.flagged)
+            .map(|s| s.id.clone())
+            .collect(),
+        could_not_screen: r
+            .requirements
+            .iter()
+            .filter(|s| s.could_not_screen)
+            .map(|s| s.id.clone())
+            .collect(),
+        one_reading: r
+            .requirements
+            .iter()
+            .filter(|s| !s.flagged && !s.could_not_screen)
+            .count(),
+        pairwise_agreement: r.summary.pairwise_agreement,
+    }
+}
+
+fn roundtrip_counts(r: &RoundTripReport) -> RoundTripCounts {
+    RoundTripCounts {
+        checked: r.trips.len(),
+        equivalent_first: r.trips.iter().filter(|t| t.initially_equivalent()).count(),
+        equivalent_after_repair: r.trips.iter().filter(|t| t.finally_equivalent()).count(),
+        differs: r
+            .trips
+            .iter()
+            .filter(|t| !t.finally_equivalent() && t.reformalized.is_some())
+            .map(|t| t.id.clone())
+            .collect(),
+        no_formula: r
+            .trips
+            .iter()
+            .filter(|t| !t.finally_equivalent() && t.reformalized.is_none())
+            .map(|t| t.id.clone())
+            .collect(),
+        flagged: r.flagged,
+        mean_similarity: r.mean_lexical_similarity,
+    }
+}
+
+/// Runs the stages on `document` (see the module docs).
+pub fn run(
+    document: &Path,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &RunOptions,
+    progress: &dyn Fn(Event),
+) -> Result<RunReport, RunError> {
+    let doc_name = document.display().to_string();
+    safefile::register_input(document);
+    // Read and extracted before the run directory is made: a document that cannot be
+    // read leaves nothing behind. Extraction is deterministic and fast.
+    let doc_bytes = safefile::read_bytes(document)?;
+    let mut extraction = extract::extract(&doc_name, &doc_bytes, None)?;
+    let mut dir = Dir::open(&options.dir, &doc_name, options.force)?;
+    let model = format!("{}/{}", client.provider().id(), client.provider().model());
+    let total =
+        4 + usize::from(options.ambiguity.is_some()) + usize::from(options.roundtrip.is_some());
+    let mut index = 0;
+    let mut stages = Vec::new();
+    let mut notes = Vec::new();
+    // Marks a stage as starting; returns whether it is up to date.
+    let mut begin = |dir: &Dir,
+                     name: &'static str,
+                     key: &str,
+                     detail: String,
+                     stages: &mut Vec<StageRun>,
+                     notes: &mut Vec<String>|
+     -> Result<bool, RunError> {
+        index += 1;
+        let standing = dir.standing(name, key)?;
+        let reused = matches!(standing, Standing::Fresh { .. });
+        progress(Event::Stage {
+            index,
+            total,
+            name,
+            reused,
+            detail,
+        });
+        if let Standing::Fresh { edited } = standing {
+            let s = &dir.state.stages[name];
+            for e in &edited {
+                notes.push(format!(
+                    "{e} was changed after vera wrote it; the later stages use it as it is{}",
+                    if e.ends_with(".toml") {
+                        format!(
+                            " (the counts of the {name} stage are those of the file vera wrote)"
+                        )
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            stages.push(StageRun {
+                name,
+                reused: true,
+                seconds: s.seconds,
+                files: s.files.keys().cloned().collect(),
+                edited,
+            });
+        }
+        Ok(reused)
+    };
+    let ran = |stages: &mut Vec<StageRun>, name: &'static str, seconds: f64, files: &[&str]| {
+        stages.push(StageRun {
+            name,
+            reused: false,
+            seconds,
+            files: files.iter().map(|s| s.to_string()).collect(),
+            edited: vec![],
+        })
+    };
+
+    // 1. extract
+    let k = key(&[
+        "extract@1",
+        &sha(&doc_bytes),
+        &format!("{:?}", options.sections),
+        &options.candidates.to_string(),
+        &format!("{:?}", options.limit),
+    ]);
+    let detail = format!("reading {doc_name}");
+    if !begin(&dir, "extract", &k, detail, &mut stages, &mut notes)? {
+        let t = std::time::Instant::now();
+        let x = &mut extraction;
+        let all = x.counts();
+        selected(x, options);
+        let counts = ExtractCounts {
+            format: x.format.name().into(),
+            found: all.requirements,
+            marked: all.high,
+            candidates: all.candidate,
+            selected: x.requirements.len(),
+            notes: x.notes.clone(),
+        };
+        let text = x.to_json().expect("an extraction serializes") + "\n";
+        let secs = t.elapsed().as_secs_f64();
+        dir.finish(
+            "extract",
+            k,
+            &[("requirements.json", text)],
+            secs,
+            to_value(&counts),
+        )?;
+        ran(&mut stages, "extract", secs, &["requirements.json"]);
+    }
+    let extract: ExtractCounts = dir.counts("extract")?;
+    progress(Event::Done {
+        name: "extract",
+        line: format!(
+            "{} requirements found ({} marked, {} candidates); {} selected",
+            extract.found, extract.marked, extract.candidates, extract.selected
+        ),
+    });
+    let mut report = RunReport {
+        document: doc_name.clone(),
+        dir: options.dir.display().to_string(),
+        stages: Vec::new(),
+        extract,
+        schema: None,
+        formalize: None,
+        audit: None,
+        ambiguity: None,
+        roundtrip: None,
+        notes: Vec::new(),
+    };
+    if report.extract.selected == 0 {
+        notes.push(format!(
+            "no requirement to check: {} found in {doc_name}, none selected{}",
+            report.extract.found,
+            if options.sections.is_empty() {
+                String::new()
+            } else {
+                format!(" in section(s) {}", options.sections.join(", "))
+            }
+        ));
+        report.stages = stages;
+        report.notes = notes;
+        return Ok(report);
+    }
+
+    // 2. schema
+    let reqs_path = dir.file("requirements.json");
+    let reqs_bytes = safefile::read_bytes(&reqs_path)?;
+    let k = key(&[
+        "schema@1",
+        &sha(&reqs_bytes),
+        &format!("{:?}", options.draft),
+        &model,
+    ]);
+    let detail = format!(
+        "drafting a schema for {} requirements{}",
+        report.extract.selected,
+        if options.draft.chunk > 0 {
+            format!(
+                " ({} requests of at most {})",
+                report.extract.selected.div_ceil(options.draft.chunk),
+                options.draft.chunk
+            )
+        } else {
+            String::new()
+        }
+    );
+    if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
+        let t = std::time::Instant::now();
+        let list = crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
+        let d = crate::schema::draft_schema(&list, client, solver, &options.draft)?;
+        let r = &d.report;
+        let counts = SchemaCounts {
+            variables: r.draft.variables.len(),
+            enums: r.draft.enums.len(),
+            domain: r.draft.domain.len(),
+            chunks: r.chunks,
+            answers: r.attempts,
+            refused: r.refused.len(),
+            proposed: r.proposed.len(),
+            findings: r.findings.iter().map(crate::schema::finding_line).collect(),
+            undecided: d.undecided(),
+        };
+        let secs = t.elapsed().as_secs_f64();
+        dir.finish(
+            "schema",
+            k,
+            &[("schema.toml", d.spec_toml()), ("schema.json", json(r))],
+            secs,
+            to_value(&counts),
+        )?;
+        ran(&mut stages, "schema", secs, &["schema.toml", "schema.json"]);
+    }
+    let schema: SchemaCounts = dir.counts("schema")?;
+    progress(Event::Done {
+        name: "schema",
+        line: format!(
+            "{} variables, {} enumerations, {} domain constraints; {} findings",
+            schema.variables,
+            schema.enums,
+            schema.domain,
+            schema.findings.len()
+        ),
+    });
+    report.schema = Some(schema);
+
+    // 3. formalize
+    let schema_path = dir.file("schema.toml");
+    let schema_bytes = safefile::read_bytes(&schema_path)?;
+    let k = key(&[
+        "formalize@1",
+        &sha(&schema_bytes),
+        &format!("{:?}", options.formalize),
+        &model,
+    ]);
+    let detail = format!(
+        "formalizing {} requirements, {} repair turns each",
+        report.extract.selected, options.formalize.max_retries
+    );
+    if !begin(&dir, "formalize", &k, detail, &mut stages, &mut notes)? {
+        let t = std::time::Instant::now();
+        let spec = load(&schema_path)?;
+        let r = crate::formalize::formalize(&spec, client, solver, &options.formalize)?;
+        let text = crate::formalize::formalized_spec(&spec, &r);
+        let counts = formalize_counts(&r);
+        let secs = t.elapsed().as_secs_f64();
+        dir.finish(
+            "formalize",
+            k,
+            &[("formalized.toml", text), ("formalize.json", json(&r))],
+            secs,
+            to_value(&counts),
+        )?;
+        ran(
+            &mut stages,
+            "formalize",
+            secs,
+            &["formalized.toml", "formalize.json"],
+        );
+    }
+    let formalize: FormalizeCounts = dir.counts("formalize")?;
+    progress(Event::Done {
+        name: "formalize",
+        line: format!(
+            "{} of {} formalized at the first attempt, {} after repair, {} failed",
+            formalize.first_attempt,
+            formalize.requirements,
+            formalize.after_repair,
+            formalize.failed.len()
+        ),
+    });
+    report.formalize = Some(formalize);
+
+    // 4-6 read the formalized spec.
+    let spec_path = dir.file("formalized.toml");
+    let spec_bytes = safefile::read_bytes(&spec_path)?;
+    let spec_hash = sha(&spec_bytes);
+    let spec = load(&spec_path)?;
+    let formalized = spec.formalized().count();
+
+    // 4. audit
+    let k = key(&[
+        "audit@1",
+        &spec_hash,
+        &options.audit_jobs.to_string(),
+        &solver_id(solver),
+    ]);
+    let detail = format!("auditing {formalized} formalized requirements");
+    if !begin(&dir, "audit", &k, detail, &mut stages, &mut notes)? {
+        let t = std::time::Instant::now();
+        let (counts, text) = if formalized == 0 {
+            let c = AuditCounts {
+                consistency: "not-checked".into(),
+                ..Default::default()
+            };
+            (
+                c,
+                json(&serde_json::json!({"not_checked": "no requirement has a formula"})),
+            )
+        } else {
+            let mut o = reqs::AuditOptions::new(solver.clone());
+            o.jobs = options.audit_jobs.max(1);
+            let r = reqs::audit(&spec, &o)?;
+            (audit_counts(&spec, &r), json(&r))
+        };
+        let secs = t.elapsed().as_secs_f64();
+        dir.finish("audit", k, &[("audit.json", text)], secs, to_value(&counts))?;
+        ran(&mut stages, "audit", secs, &["audit.json"]);
+    }
+    let audit: AuditCounts = dir.counts("audit")?;
+    if audit.consistency == "not-checked" {
+        notes.push("the audit did not run: no requirement was formalized".into());
+    }
+    progress(Event::Done {
+        name: "audit",
+        line: format!(
+            "{}; {} vacuous, {} implied by the domain, {} redundant, {} conflicts the environment can force, {} undecided",
+            audit.consistency,
+            audit.vacuous,
+            audit.implied_by_domain,
+            audit.redundant,
+            audit.conflicts_for_some_inputs,
+            audit.unknown
+        ),
+    });
+    report.audit = Some(audit);
+
+    // 5. ambiguity
+    if let Some(a) = &options.ambiguity {
+        let k = key(&["ambiguity@1", &spec_hash, &format!("{a:?}"), &model]);
+        let detail = format!(
+            "screening {} requirement texts, {} samples each",
+            spec.requirements.len(),
+            a.samples
+        );
+        if !begin(&dir, "ambiguity", &k, detail, &mut stages, &mut notes)? {
+            let t = std::time::Instant::now();
+            let r = crate::ambiguity::screen(&spec, client, solver, a)?;
+            let counts = ambiguity_counts(&r, a.samples);
+            let secs = t.elapsed().as_secs_f64();
+            dir.finish(
+                "ambiguity",
+                k,
+                &[("ambiguity.json", json(&r))],
+                secs,
+                to_value(&counts),
+            )?;
+            ran(&mut stages, "ambiguity", secs, &["ambiguity.json"]);
+        }
+        let c: AmbiguityCounts = dir.counts("ambiguity")?;
+        progress(Event::Done {
+            name: "ambiguity",
+            line: format!(
+                "{} flagged, {} with one reading, {} could not be screened",
+                c.flagged.len(),
+                c.one_reading,
+                c.could_not_screen.len()
+            ),
+        });
+        report.ambiguity = Some(c);
+    }
+
+    // 6. round trip
+    if let Some(rt) = &options.roundtrip {
+        let k = key(&[
+            "roundtrip@1",
+            &spec_hash,
+            &format!("{:?}/{}", rt.selection, rt.repair),
+            &rt.embeddings
+                .as_ref()
+                .map(|e| e.model().to_string())
+                .unwrap_or_default(),
+            &model,
+        ]);
+        let detail = format!("round trip of {formalized} formulas");
+        if !begin(&dir, "roundtrip", &k, detail, &mut stages, &mut notes)? {
+            let t = std::time::Instant::now();
+            let (counts, text) = if formalized == 0 {
+                (
+                    RoundTripCounts::default(),
+                    json(&serde_json::json!({"not_checked": "no requirement has a formula"})),
+                )
+            } else {
+                let r = crate::roundtrip::run(&spec, client, solver, rt)?;
+                (roundtrip_counts(&r), json(&r))
+            };
+            let secs = t.elapsed().as_secs_f64();
+            dir.finish(
+                "roundtrip",
+                k,
+                &[("roundtrip.json", text)],
+                secs,
+                to_value(&counts),
+            )?;
+            ran(&mut stages, "roundtrip", secs, &["roundtrip.json"]);
+        }
+        let c: RoundTripCounts = dir.counts("roundtrip")?;
+        progress(Event::Done {
+            name: "roundtrip",
+            line: format!(
+                "{} of {} equivalent at the first try, {} after one repair",
+                c.equivalent_first, c.checked, c.equivalent_after_repair
+            ),
+        });
+        report.roundtrip = Some(c);
+    }
+    report.stages = stages;
+    report.notes = notes;
+    Ok(report)
+}
+
+/// The solver part of the audit's key: the kind and the per-query limit.
+fn solver_id(s: &SolverConfig) -> String {
+    format!("{:?}/{:?}", s.kind, s.timeout)
+}

@@ -1,0 +1,318 @@
+//! `vera run DOC` through the binary, against a local OpenAI-compatible server that plays
+//! the model (the solver is a real z3 process): every stage, the counts, a rerun that
+//! reuses every stage without asking the model, an edited schema that is used as it is
+//! and never written over, and bad input.
+
+#[path = "support/chat_server.rs"]
+mod chat_server;
+
+use chat_server::server;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::Ordering;
+
+/// Runs vera in `dir` against the server on `port`, with an LLM cache in `dir`.
+fn vera(dir: &Path, port: u16, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .args(["--llm-config", "/nonexistent/vera.toml"])
+        .current_dir(dir)
+        .env("VERA_LLM_PROVIDER", "local")
+        .env("VERA_LLM_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+        .env("VERA_LLM_MAX_RETRIES", "0")
+        .env("VERA_LLM_CACHE", dir.join("llm.sqlite"))
+        .env("NO_COLOR", "1")
+        .env_remove("VERA_LLM_MODEL")
+        .env_remove("VERA_LLM_RECORD")
+        .env_remove("VERA_LLM_REPLAY")
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A document in the shape of the Open PCA pump's: numbered paragraphs under section
+/// headings, prose around them.
+const DOC: &str = "\
+1 Introduction
+This document describes a small infusion pump. The reader should know the pump.
+
+2 Operation
+2.1 Door
+(1) The pump shall sound the alarm when the door is open.
+(2) The pump shall stop when the door is
+open.
+(3) While the pump is stopped, the alarm shall sound.
+2.2 Bolus
+(1) The alarm shall sound when the bolus volume exceeds 20 ml.
+";
+
+/// The schema the model drafts (in two chunks: the second repeats `alarm`).
+const DRAFT1: &str = r#"{"enums": [{"name": "PumpMode", "values": ["Running", "Stopped"]}],
+ "variables": [
+  {"name": "door_open", "sort": "Bool", "unit": null, "description": "the door is open", "min": null, "max": null, "fixed": false, "role": "input", "serves": ["2.1(1)", "2.1(2)"]},
+  {"name": "alarm", "sort": "Bool", "unit": null, "description": "the alarm sounds", "min": null, "max": null, "fixed": false, "role": "output", "serves": ["2.1(1)", "2.1(3)"]},
+  {"name": "mode", "sort": "PumpMode", "unit": null, "description": "whether the pump runs or is stopped", "min": null, "max": null, "fixed": false, "role": "output", "serves": ["2.1(2)", "2.1(3)"]}
+ ],
+ "domain": []}"#;
+
+const DRAFT2: &str = r#"{"enums": [],
+ "variables": [
+  {"name": "alarm", "sort": "Bool", "unit": null, "description": "the alarm sounds", "min": null, "max": null, "fixed": false, "role": "output", "serves": ["2.2(1)"]},
+  {"name": "bolus_volume", "sort": "Real", "unit": "ml", "description": "volume of a bolus", "min": 0, "max": 50, "fixed": false, "role": "input", "serves": ["2.2(1)"]}
+ ],
+ "domain": []}"#;
+
+/// The model: drafts, formalizes, samples and describes. `bolus` is its answer for the
+/// bolus requirement (a formula over a name the schema lacks fails for a missing
+/// variable).
+fn model(body: &str, bolus: &str) -> String {
+    let has = |s: &str| body.contains(s);
+    // The requirement asked about is the last one of the prompt (worked examples come
+    // before it).
+    let last = body.rfind("Requirement: ").map_or("", |i| &body[i..]);
+    let asks = |s: &str| last.starts_with(s);
+    if has("You design the typed schema") {
+        DRAFT1.into()
+    } else if has("Extend the schema") {
+        DRAFT2.into()
+    } else if has("Write the SMT-LIB formula below as one requirement sentence") {
+        if has("Formula: (=> door_open alarm)") {
+            "If the door is open, the alarm shall sound.".into()
+        } else if has("Formula: (=> door_open (= mode Stopped))") {
+            "If the door is open, the pump shall be stopped.".into()
+        } else if has("Formula: (=> (= mode Stopped) alarm)") {
+            "While the pump is stopped, the alarm shall sound.".into()
+        } else {
+            "The alarm shall sound when the bolus volume exceeds 20 ml.".into()
+        }
+    } else if asks("Requirement: The pump shall sound the alarm")
+        || asks("Requirement: If the door is open, the alarm")
+    {
+        "(=> door_open alarm)".into()
+    } else if asks("Requirement: The pump shall stop")
+        || asks("Requirement: If the door is open, the pump")
+    {
+        "(=> door_open (= mode Stopped))".into()
+    } else if asks("Requirement: While the pump is stopped") {
+        "(=> (= mode Stopped) alarm)".into()
+    } else if asks("Requirement: The alarm shall sound when the bolus") {
+        bolus.into()
+    } else {
+        "unexpected request".into()
+    }
+}
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pump.txt"), DOC).unwrap();
+    dir
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+const ARGS: &[&str] = &["run", "pump.txt", "--chunk", "3", "--samples", "2"];
+
+#[test]
+fn every_stage_runs_and_a_rerun_reuses_them() {
+    let dir = setup();
+    let (port, count) = server(|b| model(b, "(=> (> bolus_volume 20.0) alarm)"));
+    let mut args = ARGS.to_vec();
+    args.extend(["--format", "json"]);
+    let (code, out, err) = vera(dir.path(), port, &args);
+    // 2.1(1) follows from 2.1(2) and 2.1(3): a redundancy the audit finds (exit 1).
+    assert_eq!(code, 1, "{out}\n{err}");
+    let v = json(&out);
+    assert_eq!(v["schema"], "vera.run.v1");
+    assert_eq!(v["extract"]["selected"], 4);
+    assert_eq!(v["schema_draft"]["variables"], 4);
+    assert_eq!(v["schema_draft"]["chunks"], 2);
+    let s = &v["stages"];
+    let names: Vec<&str> = s
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "extract",
+            "schema",
+            "formalize",
+            "audit",
+            "ambiguity",
+            "roundtrip"
+        ]
+    );
+    assert!(s.as_array().unwrap().iter().all(|x| x["reused"] == false));
+    let f = &v["formalize"];
+    assert_eq!(
+        (f["requirements"].as_u64(), f["first_attempt"].as_u64()),
+        (Some(4), Some(4))
+    );
+    assert_eq!(v["audit"]["consistency"], "consistent");
+    assert_eq!(v["audit"]["redundant"], 1);
+    assert_eq!(v["audit"]["with_findings"], serde_json::json!(["2.1(1)"]));
+    assert_eq!(v["ambiguity"]["one_reading"], 4);
+    assert_eq!(v["roundtrip"]["checked"], 4);
+    assert!(
+        err.contains(
+            "[2/6] schema: drafting a schema for 4 requirements (2 requests of at most 3)"
+        ),
+        "{err}"
+    );
+    // The files of every stage, and a schema that merged both chunks.
+    let run = dir.path().join("pump.txt.vera");
+    for f in [
+        "requirements.json",
+        "schema.toml",
+        "schema.json",
+        "formalized.toml",
+        "formalize.json",
+        "audit.json",
+        "ambiguity.json",
+        "roundtrip.json",
+        "run.json",
+    ] {
+        assert!(run.join(f).is_file(), "{f}");
+    }
+    let spec = reqs::load(&run.join("formalized.toml")).unwrap();
+    assert_eq!(spec.formalized().count(), 4);
+    assert_eq!(spec.variables.len(), 4);
+    let asked = count.load(Ordering::SeqCst);
+
+    // A rerun: every stage up to date, no request reaches the model.
+    let (code, out, err) = vera(dir.path(), port, ARGS);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("audit findings: 2.1(1)"), "{out}");
+    assert_eq!(count.load(Ordering::SeqCst), asked);
+    assert_eq!(err.matches("up to date, reused").count(), 6, "{err}");
+    assert!(out.contains("formalized, first attempt"), "{out}");
+    assert!(out.contains("4 of 4 (100.0%)"), "{out}");
+}
+
+#[test]
+fn an_edited_schema_is_used_and_never_written_over() {
+    let dir = setup();
+    let (port, _) = server(|b| model(b, "(=> (> bolus_volume 20.0) alarm)"));
+    let (code, out, err) = vera(dir.path(), port, &[ARGS, &["--no-ambiguity"]].concat());
+    assert_eq!(code, 1, "{out}\n{err}");
+    let run = dir.path().join("pump.txt.vera");
+    let schema = run.join("schema.toml");
+    // The reviewer narrows the bolus range: formalization, audit and round trip run
+    // again on the edited schema; extraction and drafting are reused.
+    let edited = std::fs::read_to_string(&schema)
+        .unwrap()
+        .replace("max = 50", "max = 30");
+    assert_ne!(edited, std::fs::read_to_string(&schema).unwrap());
+    std::fs::write(&schema, &edited).unwrap();
+    let (code, out, err) = vera(dir.path(), port, &[ARGS, &["--no-ambiguity"]].concat());
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(err.matches("up to date, reused").count(), 2, "{err}");
+    assert!(
+        out.contains("schema.toml was changed after vera wrote it"),
+        "{out}"
+    );
+    let f = std::fs::read_to_string(run.join("formalized.toml")).unwrap();
+    assert!(f.contains("max = 30"), "{f}");
+
+    // The document changes: the schema stage must run again, and the edited schema is
+    // not written over.
+    std::fs::write(dir.path().join("pump.txt"), DOC.replace("20 ml", "25 ml")).unwrap();
+    let (code, out, err) = vera(dir.path(), port, &[ARGS, &["--no-ambiguity"]].concat());
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        err.contains("schema.toml was changed after vera wrote it"),
+        "{err}"
+    );
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&schema).unwrap(), edited);
+    // With --force it is replaced.
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &[ARGS, &["--no-ambiguity", "--force"]].concat(),
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(std::fs::read_to_string(&schema)
+        .unwrap()
+        .contains("max = 50"));
+}
+
+#[test]
+fn a_requirement_that_does_not_formalize_is_counted_with_its_reason() {
+    let dir = setup();
+    let (port, _) = server(|b| model(b, "(=> (> bolus_size 20.0) alarm)"));
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &[ARGS, &["--no-ambiguity", "--retries", "1"]].concat(),
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("formalized, first attempt"), "{out}");
+    assert!(out.contains("3 of 4 (75.0%)"), "{out}");
+    assert!(
+        out.contains("not formalized 2.2(1): needs `bolus_size` (not in the schema)"),
+        "{out}"
+    );
+    // The round trip counts the formalized requirements only.
+    assert!(out.contains("round trip equivalent, first pass"), "{out}");
+    assert!(out.contains("3 of 3 (100.0%)"), "{out}");
+}
+
+#[test]
+fn a_document_without_requirements_has_nothing_to_check() {
+    let dir = setup();
+    std::fs::write(
+        dir.path().join("prose.txt"),
+        "Some prose.\nNothing numbered here.\n",
+    )
+    .unwrap();
+    let (port, count) = server(|_| "unexpected".into());
+    let (code, out, err) = vera(dir.path(), port, &["run", "prose.txt"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(out.contains("no requirement to check"), "{out}");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+    // A section filter that selects nothing says so too.
+    let (code, out, _) = vera(dir.path(), port, &["run", "pump.txt", "--sections", "9"]);
+    assert_eq!(code, 2);
+    assert!(out.contains("none selected in section(s) 9"), "{out}");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn bad_documents_are_refused_before_the_model_is_asked() {
+    let dir = setup();
+    let (port, count) = server(|_| "unexpected".into());
+    std::fs::write(dir.path().join("bin.txt"), b"abc\0def").unwrap();
+    std::fs::write(dir.path().join("latin1.txt"), b"5.1 A\n(1) caf\xe9 shall\n").unwrap();
+    std::fs::write(dir.path().join("empty.txt"), b"").unwrap();
+    for (file, says) in [
+        ("bin.txt", "binary"),
+        ("latin1.txt", "latin1.txt:2:8: not utf-8"),
+        ("empty.txt", "empty"),
+        ("missing.txt", "missing.txt"),
+    ] {
+        let (code, out, err) = vera(dir.path(), port, &["run", file]);
+        assert_eq!(code, 2, "{file}: {out}\n{err}");
+        assert!(err.to_lowercase().contains(says), "{file}: {err}");
+    }
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+    // A run state that is not one is refused with its path.
+    let run = dir.path().join("pump.txt.vera");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::write(run.join("run.json"), "{not json").unwrap();
+    let (code, _, err) = vera(dir.path(), port, &["run", "pump.txt"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("run.json") && err.contains("remove it"),
+        "{err}"
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+}
