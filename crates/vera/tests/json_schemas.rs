@@ -52,6 +52,7 @@ const TAGS: &[&str] = &[
     "vera.qa.v1",
     "vera.requirements.v1",
     "vera.roundtrip.v1",
+    "vera.run.v1",
     "vera.schema-draft.v1",
     "vera.smt-check.v1",
     "vera.table-check.v1",

@@ -316,3 +316,86 @@ fn bad_documents_are_refused_before_the_model_is_asked() {
     );
     assert_eq!(count.load(Ordering::SeqCst), 0);
 }
+
+/// A run killed in the middle of formalization (SIGKILL: no chance to clean up)
+/// continues where it stopped: extraction and the schema are reused, and the
+/// formalizations answered before the kill come from the cache.
+#[test]
+fn a_run_killed_mid_stage_continues_where_it_stopped() {
+    let dir = setup();
+    let formalize_asks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let f2 = formalize_asks.clone();
+    let (port, _) = server(move |b| {
+        if b.contains("Translate the requirement into one SMT-LIB 2 term") {
+            f2.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(400));
+        }
+        model(b, "(=> (> bolus_volume 20.0) alarm)")
+    });
+    let args = [
+        ARGS,
+        &["--no-ambiguity", "--no-roundtrip", "--llm-concurrency", "1"],
+    ]
+    .concat();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(&args)
+        .args(["--llm-config", "/nonexistent/vera.toml"])
+        .current_dir(dir.path())
+        .env("VERA_LLM_PROVIDER", "local")
+        .env("VERA_LLM_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+        .env("VERA_LLM_CACHE", dir.path().join("llm.sqlite"))
+        .env_remove("VERA_LLM_MODEL")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while formalize_asks.load(Ordering::SeqCst) < 3 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "formalization never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let run = dir.path().join("pump.txt.vera");
+    assert!(!run.join("formalized.toml").exists());
+    let before = formalize_asks.load(Ordering::SeqCst);
+
+    let (code, out, err) = vera(dir.path(), port, &args);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("[1/4] extract: up to date, reused"), "{err}");
+    assert!(err.contains("[2/4] schema: up to date, reused"), "{err}");
+    // The two answers received before the kill were cached; only the rest is asked.
+    let asked_again = formalize_asks.load(Ordering::SeqCst) - before;
+    assert!(asked_again <= 2, "asked {asked_again} again:\n{err}");
+    assert!(out.contains("4 of 4 (100.0%)"), "{out}");
+}
+
+/// The JSON payload matches docs/schemas/vera.run.v1.schema.json, with every stage and
+/// with a failed formalization.
+#[test]
+fn the_json_payload_matches_its_schema() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("docs/schemas/vera.run.v1.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&schema)
+        .unwrap();
+    // The second bolus answer never formalizes, so its ambiguity samples are not valid
+    // either: a requirement that could not be screened, exit status 2.
+    for (bolus, expected) in [
+        ("(=> (> bolus_volume 20.0) alarm)", 1),
+        ("(=> (> bolus_size 20.0) alarm)", 2),
+    ] {
+        let dir = setup();
+        let (port, _) = server(move |b| model(b, bolus));
+        let (code, out, err) = vera(dir.path(), port, &[ARGS, &["--format", "json"]].concat());
+        assert_eq!(code, expected, "{out}\n{err}");
+        let v = json(&out);
+        let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}\n{out}");
+    }
+}
