@@ -116,6 +116,10 @@ pub struct RunOptions {
     pub limit: Option<usize>,
     /// Schema drafting.
     pub draft: DraftOptions,
+    /// A schema to use instead of drafting one: a vera spec whose enumerations,
+    /// variables and domain constraints are taken as they are, with the extracted
+    /// requirements (a requirement of the file with the same id keeps its formula).
+    pub schema: Option<PathBuf>,
     /// Formalization.
     pub formalize: FormalizeOptions,
     /// Parallel solver processes of the audit.
@@ -194,6 +198,12 @@ pub struct SchemaCounts {
     pub findings: Vec<String>,
     /// A check the solver could not decide.
     pub undecided: bool,
+    /// The schema file given with `--schema` (not drafted, not checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<String>,
+    /// Formulas of the given schema kept for requirements of the same id.
+    #[serde(default)]
+    pub kept_formulas: usize,
 }
 
 /// A requirement that did not formalize.
@@ -220,6 +230,9 @@ pub struct FormalizeCounts {
     pub failed: Vec<Failure>,
     /// Accepted formulas that carry a screening note.
     pub with_notes: usize,
+    /// Requirements that had a formula already (from a given schema) and were kept.
+    #[serde(default)]
+    pub kept: usize,
 }
 
 /// The audit stage.
@@ -645,6 +658,7 @@ fn formalize_counts(r: &FormalizeReport) -> FormalizeCounts {
             .iter()
             .filter(|f| f.formula.is_some() && !f.notes.is_empty())
             .count(),
+        kept: r.kept.len(),
     }
 }
 
@@ -729,6 +743,41 @@ fn roundtrip_counts(r: &RoundTripReport) -> RoundTripCounts {
         flagged: r.flagged,
         mean_similarity: r.mean_lexical_similarity,
     }
+}
+
+/// The given schema with the extracted requirements: the spec text and how many
+/// formulas of the schema file were kept.
+fn given_schema(
+    spec: &Spec,
+    list: &crate::schema::RequirementList,
+    given: &Path,
+) -> (String, usize) {
+    let mut kept = 0;
+    let reqs: Vec<crate::formalize::OutRequirement> = list
+        .requirements
+        .iter()
+        .map(|r| {
+            let own = spec
+                .requirements
+                .iter()
+                .find(|x| x.id == r.id && x.formula.is_some());
+            kept += usize::from(own.is_some());
+            crate::formalize::OutRequirement {
+                id: r.id.clone(),
+                text: r.text.clone(),
+                formula: own.and_then(|x| x.formula.as_ref().map(logic::print::term)),
+                origin: own.map(|x| x.origin).unwrap_or_default(),
+                notes: own
+                    .map(|_| vec![format!("formula kept from {}", given.display())])
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    let header = vec![format!(
+        "The schema of {} with the requirements extracted by vera run.",
+        given.display()
+    )];
+    (crate::formalize::render_spec(spec, &header, &reqs), kept)
 }
 
 /// Runs the stages on `document` (see the module docs).
@@ -881,46 +930,91 @@ pub fn run(
         &format!("{:?}", options.draft),
         &model,
     ]);
-    let detail = format!(
-        "drafting a schema for {} requirements{}",
-        report.extract.selected,
-        if options.draft.chunk > 0 {
-            format!(
-                " ({} requests of at most {})",
-                report.extract.selected.div_ceil(options.draft.chunk),
-                options.draft.chunk
-            )
-        } else {
-            String::new()
+    if let Some(given) = &options.schema {
+        let given_bytes = safefile::read_bytes(given)?;
+        let k = key(&["schema-given@1", &sha(&reqs_bytes), &sha(&given_bytes)]);
+        let detail = format!("taking the schema of {}", given.display());
+        if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
+            let t = std::time::Instant::now();
+            let spec = load(given)?;
+            let list =
+                crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
+            let (text, kept) = given_schema(&spec, &list, given);
+            let counts = SchemaCounts {
+                variables: spec.variables.len(),
+                enums: spec.enums.len(),
+                domain: spec.domain.len(),
+                given: Some(given.display().to_string()),
+                kept_formulas: kept,
+                ..Default::default()
+            };
+            let secs = t.elapsed().as_secs_f64();
+            dir.finish(
+                "schema",
+                k,
+                &[("schema.toml", text)],
+                secs,
+                to_value(&counts),
+            )?;
+            ran(&mut stages, "schema", secs, &["schema.toml"]);
         }
-    );
-    if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
-        let t = std::time::Instant::now();
-        let list = crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
-        let d = crate::schema::draft_schema(&list, client, solver, &options.draft)?;
-        let r = &d.report;
-        let counts = SchemaCounts {
-            variables: r.draft.variables.len(),
-            enums: r.draft.enums.len(),
-            domain: r.draft.domain.len(),
-            chunks: r.chunks,
-            answers: r.attempts,
-            refused: r.refused.len(),
-            proposed: r.proposed.len(),
-            findings: r.findings.iter().map(crate::schema::finding_line).collect(),
-            undecided: d.undecided(),
-        };
-        let secs = t.elapsed().as_secs_f64();
-        dir.finish(
-            "schema",
-            k,
-            &[("schema.toml", d.spec_toml()), ("schema.json", json(r))],
-            secs,
-            to_value(&counts),
-        )?;
-        ran(&mut stages, "schema", secs, &["schema.toml", "schema.json"]);
+    } else {
+        let detail = format!(
+            "drafting a schema for {} requirements{}",
+            report.extract.selected,
+            if options.draft.chunk > 0 {
+                format!(
+                    " ({} requests of at most {})",
+                    report.extract.selected.div_ceil(options.draft.chunk),
+                    options.draft.chunk
+                )
+            } else {
+                String::new()
+            }
+        );
+        if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
+            let t = std::time::Instant::now();
+            let list =
+                crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
+            let d = crate::schema::draft_schema(&list, client, solver, &options.draft)?;
+            let r = &d.report;
+            let counts = SchemaCounts {
+                variables: r.draft.variables.len(),
+                enums: r.draft.enums.len(),
+                domain: r.draft.domain.len(),
+                chunks: r.chunks,
+                answers: r.attempts,
+                refused: r.refused.len(),
+                proposed: r.proposed.len(),
+                findings: r.findings.iter().map(crate::schema::finding_line).collect(),
+                undecided: d.undecided(),
+                ..Default::default()
+            };
+            let secs = t.elapsed().as_secs_f64();
+            dir.finish(
+                "schema",
+                k,
+                &[("schema.toml", d.spec_toml()), ("schema.json", json(r))],
+                secs,
+                to_value(&counts),
+            )?;
+            ran(&mut stages, "schema", secs, &["schema.toml", "schema.json"]);
+        }
     }
     let schema: SchemaCounts = dir.counts("schema")?;
+    if let Some(g) = &schema.given {
+        notes.push(format!(
+            "the schema is {g} as given (--schema), not drafted; the draft checks did not run on it{}",
+            if schema.kept_formulas > 0 {
+                format!(
+                    "; {} formula(s) of it kept for requirements of the same id",
+                    schema.kept_formulas
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
     progress(Event::Done {
         name: "schema",
         line: format!(
@@ -988,12 +1082,7 @@ pub fn run(
     let formalized = spec.formalized().count();
 
     // 4. audit
-    let k = key(&[
-        "audit@1",
-        &spec_hash,
-        &options.audit_jobs.to_string(),
-        &solver_id(solver),
-    ]);
+    let k = key(&["audit@1", &spec_hash, &solver_id(solver)]);
     let detail = format!("auditing {formalized} formalized requirements");
     if !begin(&dir, "audit", &k, detail, &mut stages, &mut notes)? {
         let t = std::time::Instant::now();

@@ -152,6 +152,11 @@ pub struct RunArgs {
     /// At most N requirements (after --sections).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Use this schema (a vera spec: enumerations, variables, domain) instead of
+    /// drafting one; a requirement of it with the same id as an extracted one keeps its
+    /// formula.
+    #[arg(long, value_name = "SPEC")]
+    pub schema: Option<PathBuf>,
     /// Requirements per schema-drafting request (0: the whole list at once).
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub chunk: usize,

@@ -55,13 +55,19 @@ fn table(r: &RunReport) -> Vec<Row> {
     if let Some(s) = &r.schema {
         rows.push(Row {
             measure: "schema",
-            value: format!(
-                "{} variables, {} enumerations, {} domain constraints; {} findings",
-                s.variables,
-                s.enums,
-                s.domain,
-                s.findings.len()
-            ),
+            value: match &s.given {
+                Some(g) => format!(
+                    "{} variables, {} enumerations, {} domain constraints; given ({g}), not drafted",
+                    s.variables, s.enums, s.domain
+                ),
+                None => format!(
+                    "{} variables, {} enumerations, {} domain constraints; {} findings",
+                    s.variables,
+                    s.enums,
+                    s.domain,
+                    s.findings.len()
+                ),
+            },
         });
     }
     if let Some(f) = &r.formalize {
@@ -77,6 +83,12 @@ fn table(r: &RunReport) -> Vec<Row> {
             measure: "not formalized",
             value: f.failed.len().to_string(),
         });
+        if f.kept > 0 {
+            rows.push(Row {
+                measure: "formulas kept from the given schema",
+                value: f.kept.to_string(),
+            });
+        }
     }
     if let Some(t) = &r.roundtrip {
         rows.push(Row {
@@ -325,6 +337,7 @@ pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
         sections: a.sections.clone(),
         candidates: a.candidates,
         limit: a.limit,
+        schema: a.schema.clone(),
         draft: pipeline::schema::DraftOptions {
             chunk: a.chunk,
             max_tokens: a.schema_max_tokens,

@@ -120,10 +120,19 @@ const ARGS: &[&str] = &["run", "pump.txt", "--chunk", "3", "--samples", "2"];
 
 #[test]
 fn every_stage_runs_and_a_rerun_reuses_them() {
+    every_stage_with("z3");
+}
+
+#[test]
+fn every_stage_runs_with_cvc5_too() {
+    every_stage_with("cvc5");
+}
+
+fn every_stage_with(solver: &str) {
     let dir = setup();
     let (port, count) = server(|b| model(b, "(=> (> bolus_volume 20.0) alarm)"));
     let mut args = ARGS.to_vec();
-    args.extend(["--format", "json"]);
+    args.extend(["--format", "json", "--solver", solver]);
     let (code, out, err) = vera(dir.path(), port, &args);
     // 2.1(1) follows from 2.1(2) and 2.1(3): a redundancy the audit finds (exit 1).
     assert_eq!(code, 1, "{out}\n{err}");
@@ -188,7 +197,7 @@ fn every_stage_runs_and_a_rerun_reuses_them() {
     let asked = count.load(Ordering::SeqCst);
 
     // A rerun: every stage up to date, no request reaches the model.
-    let (code, out, err) = vera(dir.path(), port, ARGS);
+    let (code, out, err) = vera(dir.path(), port, &[ARGS, &["--solver", solver]].concat());
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(out.contains("audit findings: 2.1(1)"), "{out}");
     assert_eq!(count.load(Ordering::SeqCst), asked);
@@ -398,4 +407,78 @@ fn the_json_payload_matches_its_schema() {
         let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{errors:?}\n{out}");
     }
+}
+
+/// `--schema FILE`: a schema written by hand is used instead of a draft (no drafting
+/// request), and its formula for a requirement of the same id is kept.
+#[test]
+fn a_given_schema_replaces_the_draft_and_keeps_its_formulas() {
+    let dir = setup();
+    std::fs::write(
+        dir.path().join("mine.toml"),
+        r#"[spec]
+name = "mine"
+
+[[enums]]
+name = "PumpMode"
+values = ["Running", "Stopped"]
+
+[[variables]]
+name = "door_open"
+sort = "Bool"
+role = "input"
+
+[[variables]]
+name = "alarm"
+sort = "Bool"
+role = "output"
+
+[[variables]]
+name = "mode"
+sort = "PumpMode"
+role = "output"
+
+[[variables]]
+name = "bolus_volume"
+sort = "Real"
+min = 0
+max = 50
+role = "input"
+
+[[requirements]]
+id = "2.1(2)"
+text = "The pump stops when the door opens."
+formula = "(=> door_open (= mode Stopped))"
+"#,
+    )
+    .unwrap();
+    let drafts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let d2 = drafts.clone();
+    let (port, _) = server(move |b| {
+        if b.contains("You design the typed schema") || b.contains("Extend the schema") {
+            d2.fetch_add(1, Ordering::SeqCst);
+        }
+        model(b, "(=> (> bolus_volume 20.0) alarm)")
+    });
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &[ARGS, &["--schema", "mine.toml", "--no-ambiguity", "--format", "json"]].concat(),
+    );
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(drafts.load(Ordering::SeqCst), 0);
+    let v = json(&out);
+    assert_eq!(v["schema_draft"]["given"], "mine.toml");
+    assert_eq!(v["schema_draft"]["kept_formulas"], 1);
+    assert_eq!(v["formalize"]["requirements"], 3);
+    assert_eq!(v["formalize"]["kept"], 1);
+    // The text is the document's; the formula is the schema file's.
+    let spec = reqs::load(&dir.path().join("pump.txt.vera/formalized.toml")).unwrap();
+    let r = spec.requirements.iter().find(|r| r.id == "2.1(2)").unwrap();
+    assert_eq!(r.text, "The pump shall stop when the door is open.");
+    assert_eq!(
+        logic::print::term(r.formula.as_ref().unwrap()),
+        "(=> door_open (= mode Stopped))"
+    );
+    assert!(v["notes"][0].as_str().unwrap().contains("as given (--schema)"), "{out}");
 }
