@@ -1362,6 +1362,7 @@ fn ask(
 ) -> Result<Result<(DraftAnswer, Assembled, Dropped), String>, SchemaError> {
     let mut last = String::new();
     let mut latest: Option<DraftAnswer> = None;
+    let mut shown_before: Option<String> = None;
     for _ in 0..=retries {
         *attempts += 1;
         let (shown, problem) = match client.complete(stage, &req) {
@@ -1393,6 +1394,12 @@ fn ask(
         };
         refused.push(problem.clone());
         last = problem.clone();
+        // A model that gives the same refused answer again will give it a third time:
+        // stop asking (what can be saved of it is, below).
+        if !shown.is_empty() && shown_before.as_deref() == Some(shown.as_str()) {
+            break;
+        }
+        shown_before = Some(shown.clone());
         // The whole answer (the client bounds its size): a JSON draft cut in the middle
         // is copied back cut by a small model.
         req = req.assistant(shown).user(format!(
