@@ -1423,6 +1423,56 @@ fn listing(items: &[Item]) -> String {
     o
 }
 
+/// The draft with a fresh id `D<n>` for every domain constraint whose id is a
+/// requirement id of the list (a small model names constraints after the requirement
+/// they come from, and the written spec would then hold one id twice), an id already
+/// used by an earlier constraint, or an empty one. A requirement id that is replaced is
+/// kept at the front of the constraint's text.
+fn domain_ids(mut a: DraftAnswer, list: &RequirementList) -> DraftAnswer {
+    let reqs: BTreeSet<&str> = list.requirements.iter().map(|r| r.id.as_str()).collect();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let clashes = |id: &str, used: &BTreeSet<String>| {
+        id.trim().is_empty() || reqs.contains(id) || used.contains(id)
+    };
+    // Ids that stay as they are are taken first, so a fresh id never collides.
+    let keep: Vec<bool> = {
+        let mut seen = BTreeSet::new();
+        a.domain
+            .iter()
+            .map(|d| {
+                let ok = !clashes(&d.id, &seen);
+                seen.insert(d.id.clone());
+                ok
+            })
+            .collect()
+    };
+    for (d, k) in a.domain.iter().zip(&keep) {
+        if *k {
+            used.insert(d.id.clone());
+        }
+    }
+    let mut n = 1;
+    for (d, k) in a.domain.iter_mut().zip(&keep) {
+        if *k {
+            continue;
+        }
+        while used.contains(&format!("D{n}")) || reqs.contains(format!("D{n}").as_str()) {
+            n += 1;
+        }
+        let fresh = format!("D{n}");
+        if reqs.contains(d.id.as_str()) {
+            let from = format!("from {}", d.id);
+            d.text = Some(match d.text.take().filter(|t| !t.trim().is_empty()) {
+                Some(t) => format!("{from}: {t}"),
+                None => from,
+            });
+        }
+        used.insert(fresh.clone());
+        d.id = fresh;
+    }
+    a
+}
+
 /// `base` extended with the answer for a later chunk of the list: new enumerations,
 /// variables and domain constraints are added; a variable repeated with its sort
 /// unchanged serves the new ids too (and gets the unit, description, bounds and role it
@@ -1515,7 +1565,7 @@ fn propose(
         merged.enums.extend(add.enums);
         merged.variables.extend(add.variables);
         merged.domain.extend(add.domain);
-        merged
+        domain_ids(merged, list)
     };
     let mut attempts = 0;
     match ask(
@@ -1716,7 +1766,7 @@ pub fn draft_schema(
         options.retries,
         &mut refused,
         &mut attempts,
-        &|a| a,
+        &|a| domain_ids(a, list),
         &list.name,
     )? {
         Ok(x) => x,
@@ -1758,7 +1808,7 @@ pub fn draft_schema(
             .max_tokens(options.max_tokens)
             .schema("schema_extend", answer_schema());
         let base = answer.clone();
-        let combine = move |add: DraftAnswer| extend_draft(&base, add);
+        let combine = move |add: DraftAnswer| domain_ids(extend_draft(&base, add), list);
         let before = attempts;
         match ask(
             client,

@@ -929,3 +929,44 @@ fn a_long_list_is_drafted_in_chunks_that_extend_the_schema() {
     assert!(seen[1].contains("- 6.1(4):") && !seen[1].contains("- 5.1(3):"));
     assert!(seen[1].contains("\"basal_rate\"") && !seen[1].contains("\"serves\":"));
 }
+
+/// What the local model did on the Open PCA pump: domain constraints named after the
+/// requirement they come from, and one id twice. They get fresh ids, the requirement id
+/// stays in the text, and the written schema loads.
+#[test]
+fn domain_constraints_named_after_requirements_get_fresh_ids() {
+    let draft = with(clean(), |d| {
+        d["domain"] = json!([
+            {"id": "5.2(1)", "text": "A stopped pump delivers no bolus.", "formula": "(=> (= mode Stopped) (= bolus_volume 0))"},
+            {"id": "D2", "text": "", "formula": "(<= bolus_volume 20)"},
+            {"id": "D2", "text": "", "formula": "(=> door_open alarm)"}
+        ]);
+    });
+    let d = draft_schema(
+        &list(),
+        &client(draft, None),
+        &z3(),
+        &DraftOptions::default(),
+    )
+    .unwrap();
+    let ids: Vec<(&str, Option<&str>)> = d
+        .report
+        .draft
+        .domain
+        .iter()
+        .map(|c| (c.id.as_str(), c.text.as_deref()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("D1", Some("from 5.2(1): A stopped pump delivers no bolus.")),
+            ("D2", Some("")),
+            ("D3", Some(""))
+        ]
+    );
+    let spec = reqs::parse_spec(logic::SourceFile::new("d.toml", d.spec_toml()))
+        .unwrap_or_else(|e| panic!("the written schema does not load:\n{e}"));
+    // The three constraints and the variables' bounds.
+    assert!(spec.domain.len() >= 3);
+    assert_eq!(spec.requirements.len(), 3);
+}

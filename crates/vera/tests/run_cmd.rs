@@ -463,7 +463,17 @@ formula = "(=> door_open (= mode Stopped))"
     let (code, out, err) = vera(
         dir.path(),
         port,
-        &[ARGS, &["--schema", "mine.toml", "--no-ambiguity", "--format", "json"]].concat(),
+        &[
+            ARGS,
+            &[
+                "--schema",
+                "mine.toml",
+                "--no-ambiguity",
+                "--format",
+                "json",
+            ],
+        ]
+        .concat(),
     );
     assert_eq!(code, 1, "{out}\n{err}");
     assert_eq!(drafts.load(Ordering::SeqCst), 0);
@@ -480,5 +490,11 @@ formula = "(=> door_open (= mode Stopped))"
         logic::print::term(r.formula.as_ref().unwrap()),
         "(=> door_open (= mode Stopped))"
     );
-    assert!(v["notes"][0].as_str().unwrap().contains("as given (--schema)"), "{out}");
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("as given (--schema)"),
+        "{out}"
+    );
 }
