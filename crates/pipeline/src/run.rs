@@ -404,7 +404,9 @@ fn sha(bytes: &[u8]) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The key of a stage: its name, the hashes of what it reads, and its options.
+/// The key of a stage: its name and version, the hashes of what it reads, and its
+/// options. A stage's version (`schema@2`) goes up when a change to vera changes what the
+/// stage writes for the same input, so that runs made before it are not reused.
 fn key(parts: &[&str]) -> String {
     let mut h = Sha256::new();
     for p in parts {
@@ -925,7 +927,7 @@ pub fn run(
     let reqs_path = dir.file("requirements.json");
     let reqs_bytes = safefile::read_bytes(&reqs_path)?;
     let k = key(&[
-        "schema@1",
+        "schema@2",
         &sha(&reqs_bytes),
         &format!("{:?}", options.draft),
         &model,
