@@ -1351,6 +1351,26 @@ fn number(r: &num_rational::BigRational) -> String {
     }
 }
 
+/// Writes `text` as TOML comment lines, one per line of it. TOML allows no control
+/// character but tab in a comment, and a model's answer, an id or a file name may hold
+/// one (a NUL, a carriage return, a terminal escape): each is written as U+FFFD, so the
+/// spec always loads and shows nothing that acts on a terminal.
+fn comment(o: &mut String, text: &str) {
+    for line in text.split(['\n', '\r']) {
+        let clean: String = line
+            .chars()
+            .map(|c| {
+                if c != '\t' && (c.is_control() || c == '\u{7f}') {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let _ = writeln!(o, "# {clean}");
+    }
+}
+
 /// Writes a spec in the TOML format of docs/spec-format.md: the schema and domain of
 /// `spec` and the given requirements.
 pub fn render_spec(spec: &Spec, header: &[String], reqs: &[OutRequirement]) -> String {
@@ -1366,7 +1386,7 @@ pub fn render_spec_annotated(
 ) -> String {
     let mut o = String::new();
     for h in header {
-        let _ = writeln!(o, "# {h}");
+        comment(&mut o, h);
     }
     let _ = writeln!(
         o,
@@ -1390,9 +1410,7 @@ pub fn render_spec_annotated(
         };
         o.push('\n');
         for n in variable_notes.get(&*v.name).into_iter().flatten() {
-            for line in n.lines() {
-                let _ = writeln!(o, "# {line}");
-            }
+            comment(&mut o, n);
         }
         let _ = writeln!(
             o,
@@ -1432,9 +1450,7 @@ pub fn render_spec_annotated(
     for r in reqs {
         o.push('\n');
         for n in &r.notes {
-            for line in n.lines() {
-                let _ = writeln!(o, "# {line}");
-            }
+            comment(&mut o, n);
         }
         let _ = writeln!(
             o,
@@ -1536,4 +1552,39 @@ pub fn write_new(
         },
         other => PipelineError::Input(other.to_string()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A note, a header and a file name holding control characters (NUL, CR, a
+    /// terminal escape and BEL) still give a spec that loads, with none of them in it.
+    #[test]
+    fn control_characters_in_comments_never_break_the_spec() {
+        let spec = reqs::parse_spec(logic::SourceFile::new(
+            "s.toml",
+            "[spec]\nname = \"s\"\n[[variables]]\nname = \"x\"\nsort = \"Bool\"\n",
+        ))
+        .unwrap();
+        let nasty = "answer \u{0} with \r a \u{1b}[31mred\u{1b}]0;title\u{7} tail";
+        let text = render_spec(
+            &spec,
+            &[format!("from {nasty}"), "file\nname.txt".into()],
+            &[OutRequirement {
+                id: "R1".into(),
+                text: "x holds".into(),
+                formula: Some("x".into()),
+                origin: reqs::spec::Origin::Model,
+                notes: vec![nasty.into()],
+            }],
+        );
+        assert!(!text
+            .chars()
+            .any(|c| c != '\n' && c != '\t' && c.is_control()));
+        let back = reqs::parse_spec(logic::SourceFile::new("out.toml", &text))
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back.requirements.len(), 1);
+        assert!(text.contains("# name.txt\n"), "{text}");
+    }
 }

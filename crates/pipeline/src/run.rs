@@ -92,13 +92,35 @@ pub enum RunError {
     /// Reading or writing a file.
     #[error(transparent)]
     File(#[from] safefile::SafeFileError),
-    /// Creating the run directory.
-    #[error("{path}: {source}")]
+    /// Creating, locking or reading the run directory.
+    #[error("{path}: {error}")]
     Io {
         /// The path.
         path: String,
-        /// The error.
-        source: std::io::Error,
+        /// The error (in the message, and not chained as a source, so it is not
+        /// printed twice).
+        error: std::io::Error,
+    },
+    /// Another `vera run` holds the run directory.
+    #[error("another vera run is using {path} (it holds {path}/.lock); wait for it to finish, or use another --dir")]
+    Busy {
+        /// The run directory.
+        path: String,
+    },
+    /// The run directory is a file.
+    #[error("{path} is a file, not a directory: choose another --dir")]
+    NotADir {
+        /// The path.
+        path: String,
+    },
+    /// The directory holds something else: files without a run state, or the run of
+    /// another document.
+    #[error("{path}: {why}; choose another --dir, or pass --force to use it anyway")]
+    NotARunDir {
+        /// The directory.
+        path: String,
+        /// What is there.
+        why: String,
     },
 }
 
@@ -387,6 +409,11 @@ struct State {
     schema: String,
     document: String,
     stages: BTreeMap<String, StageState>,
+    /// Per file, the SHA-256 of every version vera is about to write or wrote: recorded
+    /// before the file is renamed into place, so a run killed between the two still
+    /// knows the file as its own.
+    #[serde(default)]
+    written: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -421,7 +448,28 @@ struct Dir {
     path: PathBuf,
     state: State,
     force: bool,
+    /// Held (locked) while the run lasts.
+    _lock: std::fs::File,
 }
+
+/// Every file a run writes into its directory.
+const FILES: [&str; 9] = [
+    STATE_FILE,
+    "requirements.json",
+    "schema.toml",
+    "schema.json",
+    "formalized.toml",
+    "formalize.json",
+    "audit.json",
+    "ambiguity.json",
+    "roundtrip.json",
+];
+
+/// Extraction notes kept by a run.
+const MAX_NOTES: usize = 50;
+
+/// The largest `run.json` read (its counts are small; the requirement list is not in it).
+const MAX_STATE_BYTES: u64 = 16 << 20;
 
 /// How a stage's files stand.
 enum Standing {
@@ -433,18 +481,54 @@ enum Standing {
 
 impl Dir {
     fn open(path: &Path, document: &str, force: bool) -> Result<Dir, RunError> {
-        std::fs::create_dir_all(path).map_err(|source| RunError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let io = |p: &Path| {
+            let p = p.display().to_string();
+            move |error| RunError::Io { path: p, error }
+        };
+        if path.exists() && !path.is_dir() {
+            return Err(RunError::NotADir {
+                path: path.display().to_string(),
+            });
+        }
+        // Files other than vera's hidden ones (the lock, temporary files).
+        let had_files = std::fs::read_dir(path).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        });
+        std::fs::create_dir_all(path).map_err(io(path))?;
+        // One run at a time per directory: an advisory lock the system drops when the
+        // process ends, however it ends.
+        let lock_path = path.join(".lock");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(RunError::Busy {
+                    path: path.display().to_string(),
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
+        }
         let state_path = path.join(STATE_FILE);
         let state = if state_path.exists() {
             // Not `safefile::read_text`: the state is the run's own file, written again.
+            let meta = std::fs::metadata(&state_path).map_err(io(&state_path))?;
+            if meta.len() > MAX_STATE_BYTES {
+                return Err(RunError::State {
+                    path: state_path.display().to_string(),
+                    detail: format!("{} bytes, more than a run state holds", meta.len()),
+                });
+            }
             let text = std::fs::read_to_string(&state_path).map_err(|e| RunError::State {
                 path: state_path.display().to_string(),
                 detail: e.to_string(),
             })?;
-            let s: State = serde_json::from_str(&text).map_err(|e| RunError::State {
+            let mut s: State = serde_json::from_str(&text).map_err(|e| RunError::State {
                 path: state_path.display().to_string(),
                 detail: e.to_string(),
             })?;
@@ -454,18 +538,47 @@ impl Dir {
                     detail: format!("schema `{}`", s.schema),
                 });
             }
+            if s.document != document {
+                if !force {
+                    return Err(RunError::NotARunDir {
+                        path: path.display().to_string(),
+                        why: format!("it holds the run of {}", s.document),
+                    });
+                }
+                s.document = document.into();
+            }
             s
         } else {
+            if had_files && !force {
+                return Err(RunError::NotARunDir {
+                    path: path.display().to_string(),
+                    why: "it has files but no run.json, so it is not a vera run directory".into(),
+                });
+            }
             State {
                 schema: STATE_TAG.into(),
                 document: document.into(),
                 stages: BTreeMap::new(),
+                written: BTreeMap::new(),
             }
         };
+        // Temporary files of writes a killed run did not finish.
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let ours = FILES
+                    .iter()
+                    .any(|f| name.starts_with(&format!(".{f}.")) && name.ends_with(".tmp"));
+                if ours {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
         Ok(Dir {
             path: path.to_path_buf(),
             state,
             force,
+            _lock: lock,
         })
     }
 
@@ -483,7 +596,7 @@ impl Dir {
         // that must never be written: these files are the run's own.
         let bytes = std::fs::read(&p).map_err(|source| RunError::Io {
             path: p.display().to_string(),
-            source,
+            error: source,
         })?;
         Ok(Some(sha(&bytes)))
     }
@@ -515,7 +628,12 @@ impl Dir {
             .state
             .stages
             .values()
-            .any(|s| s.files.get(name) == Some(&now));
+            .any(|s| s.files.get(name) == Some(&now))
+            || self
+                .state
+                .written
+                .get(name)
+                .is_some_and(|hs| hs.contains(&now));
         if recorded || self.force {
             Ok(())
         } else {
@@ -525,6 +643,20 @@ impl Dir {
                 why: why.to_string(),
             })
         }
+    }
+
+    /// Before a stage runs: refuses at once (not after the model was paid) when one of
+    /// the files it will write cannot be written.
+    fn check_writable(&self, stage: &'static str, files: &[&str]) -> Result<(), RunError> {
+        let why = if self.state.stages.contains_key(stage) {
+            "what it reads or its options changed"
+        } else {
+            "it has not run in this directory"
+        };
+        for name in files {
+            self.may_write(stage, name, why)?;
+        }
+        Ok(())
     }
 
     /// Writes the files of a stage (atomically) and records the stage.
@@ -544,10 +676,23 @@ impl Dir {
         for (name, _) in files {
             self.may_write(stage, name, why)?;
         }
+        // The hashes go into run.json before the files are renamed into place.
         let mut recorded = BTreeMap::new();
         for (name, text) in files {
+            let h = sha(text.as_bytes());
+            let w = self.state.written.entry(name.to_string()).or_default();
+            if !w.contains(&h) {
+                w.push(h.clone());
+                // A few versions per file are enough to know one a crash left behind.
+                if w.len() > 8 {
+                    w.remove(0);
+                }
+            }
+            recorded.insert(name.to_string(), h);
+        }
+        self.save()?;
+        for (name, text) in files {
             safefile::write_atomic(&self.file(name), text.as_bytes(), true)?;
-            recorded.insert(name.to_string(), sha(text.as_bytes()));
         }
         self.state.stages.insert(
             stage.to_string(),
@@ -796,7 +941,11 @@ pub fn run(
     // read leaves nothing behind. Extraction is deterministic and fast.
     let doc_bytes = safefile::read_bytes(document)?;
     let mut extraction = extract::extract(&doc_name, &doc_bytes, None)?;
-    let mut dir = Dir::open(&options.dir, &doc_name, options.force)?;
+    // The run directory knows its document by its full path.
+    let doc_id = std::fs::canonicalize(document)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| doc_name.clone());
+    let mut dir = Dir::open(&options.dir, &doc_id, options.force)?;
     let model = format!("{}/{}", client.provider().id(), client.provider().model());
     let total =
         4 + usize::from(options.ambiguity.is_some()) + usize::from(options.roundtrip.is_some());
@@ -866,7 +1015,17 @@ pub fn run(
     let detail = format!("reading {doc_name}");
     if !begin(&dir, "extract", &k, detail, &mut stages, &mut notes)? {
         let t = std::time::Instant::now();
+        dir.check_writable("extract", &["requirements.json"])?;
         let x = &mut extraction;
+        // A document of page furniture can give a note per line: the run keeps the first
+        // ones (`vera extract` lists them all).
+        if x.notes.len() > MAX_NOTES {
+            let more = x.notes.len() - MAX_NOTES;
+            x.notes.truncate(MAX_NOTES);
+            x.notes.push(format!(
+                "... and {more} more notes (`vera extract` lists them all)"
+            ));
+        }
         let all = x.counts();
         selected(x, options);
         let counts = ExtractCounts {
@@ -934,10 +1093,11 @@ pub fn run(
     ]);
     if let Some(given) = &options.schema {
         let given_bytes = safefile::read_bytes(given)?;
-        let k = key(&["schema-given@1", &sha(&reqs_bytes), &sha(&given_bytes)]);
+        let k = key(&["schema-given@2", &sha(&reqs_bytes), &sha(&given_bytes)]);
         let detail = format!("taking the schema of {}", given.display());
         if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
             let t = std::time::Instant::now();
+            dir.check_writable("schema", &["schema.toml", "schema.json"])?;
             let spec = load(given)?;
             let list =
                 crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
@@ -945,7 +1105,7 @@ pub fn run(
             let counts = SchemaCounts {
                 variables: spec.variables.len(),
                 enums: spec.enums.len(),
-                domain: spec.domain.len(),
+                domain: crate::formalize::user_domain(&spec).count(),
                 given: Some(given.display().to_string()),
                 kept_formulas: kept,
                 ..Default::default()
@@ -976,6 +1136,7 @@ pub fn run(
         );
         if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
             let t = std::time::Instant::now();
+            dir.check_writable("schema", &["schema.toml", "schema.json"])?;
             let list =
                 crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
             let d = crate::schema::draft_schema(&list, client, solver, &options.draft)?;
@@ -1044,6 +1205,7 @@ pub fn run(
     );
     if !begin(&dir, "formalize", &k, detail, &mut stages, &mut notes)? {
         let t = std::time::Instant::now();
+        dir.check_writable("formalize", &["formalized.toml", "formalize.json"])?;
         let spec = load(&schema_path)?;
         let r = crate::formalize::formalize(&spec, client, solver, &options.formalize)?;
         let text = crate::formalize::formalized_spec(&spec, &r);
@@ -1088,6 +1250,7 @@ pub fn run(
     let detail = format!("auditing {formalized} formalized requirements");
     if !begin(&dir, "audit", &k, detail, &mut stages, &mut notes)? {
         let t = std::time::Instant::now();
+        dir.check_writable("audit", &["audit.json"])?;
         let (counts, text) = if formalized == 0 {
             let c = AuditCounts {
                 consistency: "not-checked".into(),
@@ -1135,6 +1298,7 @@ pub fn run(
         );
         if !begin(&dir, "ambiguity", &k, detail, &mut stages, &mut notes)? {
             let t = std::time::Instant::now();
+            dir.check_writable("ambiguity", &["ambiguity.json"])?;
             let r = crate::ambiguity::screen(&spec, client, solver, a)?;
             let counts = ambiguity_counts(&r, a.samples);
             let secs = t.elapsed().as_secs_f64();
@@ -1175,6 +1339,7 @@ pub fn run(
         let detail = format!("round trip of {formalized} formulas");
         if !begin(&dir, "roundtrip", &k, detail, &mut stages, &mut notes)? {
             let t = std::time::Instant::now();
+            dir.check_writable("roundtrip", &["roundtrip.json"])?;
             let (counts, text) = if formalized == 0 {
                 (
                     RoundTripCounts::default(),

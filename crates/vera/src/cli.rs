@@ -150,8 +150,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub candidates: bool,
     /// At most N requirements (after --sections).
-    #[arg(long, value_name = "N")]
-    pub limit: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
     /// Use this schema (a vera spec: enumerations, variables, domain) instead of
     /// drafting one; a requirement of it with the same id as an extracted one keeps its
     /// formula.
@@ -161,13 +161,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub chunk: usize,
     /// Token limit per schema-drafting answer.
-    #[arg(long, value_name = "N", default_value_t = pipeline::schema::DEFAULT_MAX_TOKENS)]
+    #[arg(long, value_name = "N", default_value_t = pipeline::schema::DEFAULT_MAX_TOKENS,
+          value_parser = clap::value_parser!(u32).range(1..))]
     pub schema_max_tokens: u32,
     /// Repair turns of each formalization.
     #[arg(long, default_value_t = 2)]
     pub retries: usize,
-    /// Samples per requirement of the ambiguity screening.
-    #[arg(long, default_value_t = 3)]
+    /// Samples per requirement of the ambiguity screening (at least 2: one sample has
+    /// nothing to be compared with).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
     pub samples: u32,
     /// Skip the ambiguity screening.
     #[arg(long)]

@@ -110,8 +110,13 @@ fn table(r: &RunReport) -> Vec<Row> {
         rows.push(Row {
             measure: "audit",
             value: format!(
-                "{}; {} requirements with findings ({} vacuous, {} implied by the domain, {} redundant, {} conflicts the environment can force); {} undecided",
+                "{}{}; {} requirements with findings ({} vacuous, {} implied by the domain, {} redundant, {} conflicts the environment can force); {} undecided",
                 a.consistency,
+                if a.conflicts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} minimal conflicts)", a.conflicts.len())
+                },
                 a.with_findings.len(),
                 a.vacuous,
                 a.implied_by_domain,
@@ -233,11 +238,15 @@ fn human(r: &RunReport, rows: &[Row], seconds: f64) -> String {
     for n in &r.notes {
         let _ = writeln!(o, "note: {n}");
     }
-    let _ = writeln!(
-        o,
-        "\nthe details are in {}: schema.toml (review it), formalized.toml (vera audit, vera ask), *.json ({seconds:.1} s)",
-        r.dir
-    );
+    if r.formalize.is_some() {
+        let _ = writeln!(
+            o,
+            "\nthe details are in {}: schema.toml (review it), formalized.toml (vera audit, vera ask), *.json ({seconds:.1} s)",
+            r.dir
+        );
+    } else {
+        let _ = writeln!(o, "\n({seconds:.1} s)");
+    }
     o
 }
 
@@ -329,14 +338,54 @@ fn page(r: &RunReport, rows: &[Row], seconds: f64) -> report::html::Page {
 
 /// `vera run DOC`
 pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
+    use crate::cli::Format;
     let dir = a.dir.clone().unwrap_or_else(|| default_dir(&a.document));
+    // Refused before any work: formats the report has not, and outputs that would land
+    // on the run's own files.
+    if matches!(a.output.format, Format::Sarif | Format::Junit) {
+        anyhow::bail!(
+            "`vera run` has no {} output: use --format human, json or html (the stages' own commands, such as `vera audit`, write SARIF and JUnit)",
+            if a.output.format == Format::Sarif { "sarif" } else { "junit" }
+        );
+    }
+    let inside = |p: &Path| {
+        let parent = p
+            .parent()
+            .filter(|x| !x.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        match (std::fs::canonicalize(parent), std::fs::canonicalize(&dir)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    };
+    for (what, p) in [
+        ("-o", a.output.file()),
+        ("--transcript", a.solver.transcript.as_deref()),
+    ] {
+        if let Some(p) = p.filter(|p| inside(p)) {
+            anyhow::bail!(
+                "{what} {} is inside the run directory {}, whose files vera run keeps: write it elsewhere",
+                p.display(),
+                dir.display()
+            );
+        }
+    }
+    let sections: Vec<String> = a
+        .sections
+        .iter()
+        .map(|s| s.trim().trim_end_matches('.').to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if !a.sections.is_empty() && sections.is_empty() {
+        anyhow::bail!("--sections names no section (give numbers such as 5 or 5.1,5.2)");
+    }
     let client = a.llm.client()?;
     let solver = a.solver.config();
     let options = RunOptions {
         dir,
-        sections: a.sections.clone(),
+        sections,
         candidates: a.candidates,
-        limit: a.limit,
+        limit: a.limit.map(|n| n as usize),
         schema: a.schema.clone(),
         draft: pipeline::schema::DraftOptions {
             chunk: a.chunk,

@@ -204,6 +204,17 @@ fn every_stage_with(solver: &str) {
     assert_eq!(err.matches("up to date, reused").count(), 6, "{err}");
     assert!(out.contains("formalized, first attempt"), "{out}");
     assert!(out.contains("4 of 4 (100.0%)"), "{out}");
+    // The same report as a page.
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &[ARGS, &["--solver", solver, "--format", "html"]].concat(),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
+    assert!(out.contains("vera run: pump.txt"), "{out}");
+    assert!(out.contains("<td>formalized, first attempt</td>"), "{out}");
+    assert_eq!(count.load(Ordering::SeqCst), asked);
 }
 
 #[test]
@@ -497,4 +508,86 @@ formula = "(=> door_open (= mode Stopped))"
             .contains("as given (--schema)"),
         "{out}"
     );
+}
+
+/// What a careless or unlucky user does to a run directory, each refused before the
+/// model is asked, or recovered from.
+#[test]
+fn run_directories_are_guarded() {
+    let dir = setup();
+    let (port, count) = server(|b| model(b, "(=> (> bolus_volume 20.0) alarm)"));
+    let run = dir.path().join("pump.txt.vera");
+    let quick = [ARGS, &["--no-ambiguity", "--no-roundtrip"]].concat();
+
+    // Formats the report has not, and outputs inside the run directory: refused first.
+    for extra in [
+        &["--format", "sarif"][..],
+        &["--format", "junit"][..],
+        &["--samples", "1"][..],
+        &["--limit", "0"][..],
+        &["--sections", ","][..],
+    ] {
+        let (code, _, err) = vera(dir.path(), port, &[&quick[..], extra].concat());
+        assert_eq!(code, 2, "{extra:?}: {err}");
+    }
+    std::fs::create_dir(&run).unwrap();
+    let (code, _, err) = vera(
+        dir.path(),
+        port,
+        &[&quick[..], &["-o", "pump.txt.vera/run.json"]].concat(),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("inside the run directory"), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+
+    // A directory with someone's files but no run.json is not a run directory.
+    std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+    let (code, _, err) = vera(dir.path(), port, &[&quick[..], &["--dir", "."]].concat());
+    assert_eq!(code, 2);
+    assert!(err.contains("not a vera run directory"), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+
+    // Another vera run holds the directory.
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(run.join(".lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let (code, _, err) = vera(dir.path(), port, &quick);
+    assert_eq!(code, 2);
+    assert!(err.contains("another vera run is using"), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), 0);
+    lock.unlock().unwrap();
+    drop(lock);
+
+    let (code, out, err) = vera(dir.path(), port, &quick);
+    assert_eq!(code, 1, "{out}\n{err}");
+
+    // Killed after the schema was renamed into place but before its stage was recorded:
+    // the file is known as vera's own, and the stage simply runs again.
+    let state_path = run.join("run.json");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    state["stages"].as_object_mut().unwrap().remove("schema");
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    std::fs::write(run.join(".schema.toml.Xy12Ab.tmp"), "half").unwrap();
+    let (code, out, err) = vera(dir.path(), port, &quick);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("[2/4] schema: drafting"), "{err}");
+    assert!(!run.join(".schema.toml.Xy12Ab.tmp").exists());
+
+    // The run of another document is not replaced without --force.
+    std::fs::write(dir.path().join("other.txt"), DOC).unwrap();
+    let (code, _, err) = vera(
+        dir.path(),
+        port,
+        &[&quick[..], &["--dir", "pump.txt.vera"]].concat()[..]
+            .iter()
+            .map(|a| if *a == "pump.txt" { "other.txt" } else { a })
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("it holds the run of"), "{err}");
 }
