@@ -131,6 +131,10 @@ pub struct Diagnostic {
     pub column: usize,
     /// What is wrong.
     pub message: String,
+    /// The file, when it differs from [`Diagnostics::file`] (a header of a
+    /// preprocessed program).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
 }
 
 /// Several parse problems, reported together.
@@ -153,7 +157,16 @@ impl fmt::Display for Diagnostics {
             if i > 0 {
                 writeln!(f)?;
             }
-            write!(f, "{file}:{}:{}: {}", d.line, d.column, d.message)?;
+            let file = d
+                .file
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| file.clone());
+            match (d.line, d.column) {
+                (0, _) => write!(f, "{file}: {}", d.message)?,
+                (l, 0) => write!(f, "{file}:{l}: {}", d.message)?,
+                (l, c) => write!(f, "{file}:{l}:{c}: {}", d.message)?,
+            }
         }
         Ok(())
     }
@@ -240,6 +253,7 @@ pub fn parse_c<'a>(source: impl Into<Source<'a>>) -> Result<CFile, Diagnostics> 
                     line: 1,
                     column: 1,
                     message: format!("cannot read the file: {e}"),
+                    file: None,
                 }],
             })?;
             parse_text(Some(p.to_path_buf()), text)
@@ -255,6 +269,7 @@ fn parse_text(path: Option<PathBuf>, text: String) -> Result<CFile, Diagnostics>
             line: 1,
             column: 1,
             message,
+            file: None,
         }],
     };
     if text.len() > MAX_SOURCE_BYTES {
@@ -279,6 +294,7 @@ fn parse_text(path: Option<PathBuf>, text: String) -> Result<CFile, Diagnostics>
                 line: 1,
                 column: 1,
                 message: "syntax error".into(),
+                file: None,
             });
         }
         return Err(Diagnostics { file: path, items });
@@ -291,6 +307,28 @@ fn collect_errors(node: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.is_error() || n.is_missing() {
+            // The parser's recovery often wraps whole items that parsed fine
+            // (every declaration before the broken one) into the error node:
+            // report where the first piece that is not such an item starts.
+            let mut c = n.walk();
+            let first_bad = n.children(&mut c).find(|k| {
+                k.has_error()
+                    || !matches!(
+                        k.kind(),
+                        "declaration"
+                            | "function_definition"
+                            | "type_definition"
+                            | "comment"
+                            | "struct_specifier"
+                            | "union_specifier"
+                            | "enum_specifier"
+                            | ";"
+                    ) && !k.kind().starts_with("preproc")
+            });
+            let n = match first_bad {
+                Some(k) if n.is_error() && !k.has_error() => k,
+                _ => n,
+            };
             let p = n.start_position();
             let message = if n.is_missing() {
                 format!("syntax error: missing `{}`", n.kind())
@@ -307,6 +345,7 @@ fn collect_errors(node: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) {
                 line: p.row + 1,
                 column: p.column + 1,
                 message,
+                file: None,
             });
             if out.len() >= 20 {
                 return;
@@ -332,11 +371,26 @@ fn only_space_between(text: &str, a: usize, b: usize) -> bool {
         .unwrap_or(false)
 }
 
+/// True when only white space and the plain (non-ACSL) comments `skipped`
+/// separate `a` from `b`: Frama-C attaches a contract across ordinary comments.
+fn only_space_or_comments(text: &str, a: usize, b: usize, skipped: &[Span]) -> bool {
+    let mut pos = a;
+    for c in skipped.iter().filter(|c| c.start >= a && c.end <= b) {
+        if !only_space_between(text, pos, c.start) {
+            return false;
+        }
+        pos = c.end;
+    }
+    only_space_between(text, pos, b)
+}
+
 fn top_level_items(root: Node<'_>, text: &str) -> Vec<Item> {
     let mut items = Vec::new();
     let mut cursor = root.walk();
     let children: Vec<Node<'_>> = root.children(&mut cursor).collect();
     let mut pending: Option<Span> = None;
+    // Plain comments seen since the pending annotation.
+    let mut skipped: Vec<Span> = Vec::new();
     for node in children {
         let kind = node.kind();
         if kind == "comment" {
@@ -346,12 +400,17 @@ fn top_level_items(root: Node<'_>, text: &str) -> Vec<Item> {
                     items.push(logic_item(p, text));
                 }
                 pending = Some(s);
+                skipped.clear();
+            } else {
+                skipped.push(s);
             }
             continue;
         }
-        // A contract is attached only when nothing but white space separates it.
+        // A contract is attached only when nothing but white space and plain
+        // comments separate it from the declaration.
+        let gap_ok = |p: Span| only_space_or_comments(text, p.end, node.start_byte(), &skipped);
         let contract = match pending.take() {
-            Some(p) if only_space_between(text, p.end, node.start_byte()) => Some(p),
+            Some(p) if gap_ok(p) => Some(p),
             Some(p) => {
                 items.push(logic_item(p, text));
                 None
@@ -706,19 +765,21 @@ fn collect_loops(
     let mut c = node.walk();
     let kids: Vec<Node<'_>> = node.children(&mut c).collect();
     let mut prev_comment: Option<Span> = None;
+    let mut skipped: Vec<Span> = Vec::new();
     for k in kids {
         if k.kind() == "comment" {
             let s = Span::of(k);
-            prev_comment = if is_acsl_comment(s.text(text)) {
-                Some(s)
+            if is_acsl_comment(s.text(text)) {
+                prev_comment = Some(s);
+                skipped.clear();
             } else {
-                None
-            };
+                skipped.push(s);
+            }
             continue;
         }
         if let Some(kind) = loop_kind(k.kind()) {
             let annotation = prev_comment
-                .filter(|a| only_space_between(text, a.end, k.start_byte()))
+                .filter(|a| only_space_or_comments(text, a.end, k.start_byte(), &skipped))
                 .filter(|a| a.text(text).contains("loop"));
             // Children first (post-order); their parent index is fixed up below.
             let first_child = out.len();

@@ -25,6 +25,7 @@
 pub mod annotate;
 pub mod front;
 pub mod mutate;
+pub mod project;
 pub mod segment;
 pub mod strength;
 pub mod tce;
@@ -37,6 +38,9 @@ pub use front::{
     parse_c, CFile, Diagnostic, Diagnostics, Item, ItemKind, Loop, LoopKind, Source, Span,
 };
 pub use mutate::{mutants, Mutant, Operator};
+pub use project::{
+    read_compile_commands, CppFlags, FlagError, Origin, Preprocessor, Program, Unit,
+};
 pub use segment::{function_segments, points_of_interest, segments, Poi, PoiKind, Segment};
 pub use strength::{
     strength, strength_file, Fate, MutantOutcome, StrengthError, StrengthOptions, StrengthReport,
@@ -45,6 +49,6 @@ pub use tce::{Equivalence, TceConfig, TceError};
 pub use util::content_hash;
 pub use verify::{verify, verify_file, RunStats, SegmentReport, VerifyReport};
 pub use wp::{
-    detect, run_wp, Goal, GoalStatus, Property, PropertyStatus, Setup, SmokeTest, Verdict,
-    WpConfig, WpError, WpRun,
+    detect, run_input, run_wp, Goal, GoalStatus, Input, Message, Property, PropertyStatus, Select,
+    Setup, SmokeTest, Verdict, WpConfig, WpError, WpRun,
 };

@@ -158,11 +158,16 @@ pub fn segments(file: &CFile) -> Vec<Segment> {
                     .iter()
                     .filter(|it| it.kind == ItemKind::Function && it.name == *name)
                     .peekable();
-                defs.peek().is_some()
-                    && defs.all(|it| {
-                        it.contract
-                            .is_some_and(|c| contract_has_assigns(c.text(&file.text)))
-                    })
+                let has_assigns = |it: &crate::front::Item| {
+                    it.contract
+                        .is_some_and(|c| contract_has_assigns(c.text(&file.text)))
+                };
+                // A contract on a prototype (in a header) counts for the definition:
+                // Frama-C merges the two.
+                let declared = file.items.iter().any(|it| {
+                    it.kind == ItemKind::Prototype && it.name == *name && has_assigns(it)
+                });
+                defs.peek().is_some() && (declared || defs.all(has_assigns))
             });
         seg.called_by_contract = by_contract;
         seg.called_with_body = with_body;
@@ -215,13 +220,30 @@ pub fn points_of_interest(file: &CFile, segment: &Segment) -> Vec<Poi> {
                 existing: l.annotation,
             });
         }
-        out.push(Poi {
-            function: item.name.clone(),
-            kind: PoiKind::Contract,
-            anchor: item.span.start,
-            line: item.span.line,
-            existing: item.contract,
+        // A function whose contract sits on a prototype (in a header) has its
+        // point of interest there: clauses go into that contract.
+        let declared = file.items.iter().find(|p| {
+            item.contract.is_none()
+                && p.kind == ItemKind::Prototype
+                && p.name == item.name
+                && p.contract.is_some()
         });
+        match declared {
+            Some(p) => out.push(Poi {
+                function: item.name.clone(),
+                kind: PoiKind::Contract,
+                anchor: p.span.start,
+                line: p.span.line,
+                existing: p.contract,
+            }),
+            None => out.push(Poi {
+                function: item.name.clone(),
+                kind: PoiKind::Contract,
+                anchor: item.span.start,
+                line: item.span.line,
+                existing: item.contract,
+            }),
+        }
     }
     out
 }

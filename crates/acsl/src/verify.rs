@@ -7,10 +7,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::annotate::harness;
-use crate::front::{parse_c, CFile};
+use crate::front::{parse_c, CFile, ItemKind};
+use crate::project::{display_path, Program};
 use crate::segment::{function_segments, Segment};
 use crate::util::parallel_map;
-use crate::wp::{detect, run_wp, Counters, GoalStatus, Verdict, WpConfig, WpError, WpRun};
+use crate::wp::{
+    detect, run_input, run_wp, Counters, GoalStatus, Input, Select, Verdict, WpConfig, WpError,
+    WpRun,
+};
 
 /// The result of one segment's harness.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,6 +60,13 @@ pub struct VerifyReport {
     pub functions_without_goals: Vec<String>,
     /// Per segment, in topological order.
     pub segments: Vec<SegmentReport>,
+    /// The run that proved the lemmas, once for the whole program (segment runs
+    /// assume them); `None` when there is no lemma.
+    #[serde(default)]
+    pub lemmas: Option<WpRun>,
+    /// The source files verified (several for a program).
+    #[serde(default)]
+    pub files: Vec<PathBuf>,
     /// Counters.
     pub stats: RunStats,
     /// Frama-C version used.
@@ -140,6 +151,34 @@ pub fn verify_segment(
     })
 }
 
+/// True when the text has a `lemma` among its global annotations.
+fn has_lemmas(file: &CFile, own: impl Fn(&crate::front::Item) -> bool) -> bool {
+    file.items.iter().any(|i| {
+        i.kind == ItemKind::Logic
+            && own(i)
+            && i.span
+                .text(&file.text)
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "lemma")
+    })
+}
+
+/// The text with every function reduced to a prototype: what lemmas can depend on.
+fn without_functions(file: &CFile) -> String {
+    let none = Segment {
+        index: usize::MAX,
+        items: Vec::new(),
+        functions: Vec::new(),
+        others: Vec::new(),
+        recursive: false,
+        depends_on: Vec::new(),
+        called: Vec::new(),
+        called_by_contract: Vec::new(),
+        called_with_body: Vec::new(),
+    };
+    harness(file, &none).text
+}
+
 /// Verify the annotations of a parsed file.
 pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError> {
     let start = Instant::now();
@@ -151,7 +190,211 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
     for r in results {
         segments.push(r?);
     }
-    let runs: Vec<&WpRun> = segments.iter().map(|s| &s.run).collect();
+    // Runs restricted to functions generate no lemma goals: prove the lemmas once.
+    let lemmas = if has_lemmas(file, |_| true) {
+        let text = without_functions(file);
+        Some(run_input(
+            &Input::Text {
+                text: &text,
+                name: &harness_name(file),
+            },
+            Select::Lemmas,
+            cfg,
+            &counters,
+        )?)
+    } else {
+        None
+    };
+    let shown = file.path.as_ref().map(|p| p.display().to_string());
+    let mut report = summarize(segments, lemmas, &counters, start, &setup, cfg);
+    if let Some(shown) = shown {
+        // Harness runs name the file without its directory.
+        for_each_location(&mut report, |f| *f = shown.clone());
+    }
+    report.file = file.path.clone();
+    report.files = file.path.iter().cloned().collect();
+    Ok(report)
+}
+
+/// Apply `f` to every file name in the report's goals, properties and warnings.
+fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mut String)) {
+    let runs = report
+        .segments
+        .iter_mut()
+        .map(|s| &mut s.run)
+        .chain(report.lemmas.as_mut());
+    for run in runs {
+        for g in &mut run.goals {
+            if let Some(x) = &mut g.file {
+                f(x);
+            }
+        }
+        for p in &mut run.properties {
+            if let Some(x) = &mut p.file {
+                f(x);
+            }
+        }
+        for w in &mut run.warnings {
+            if let Some(x) = &mut w.file {
+                f(x);
+            }
+        }
+    }
+}
+
+/// The names WP knows a program's functions by: a static function defined in
+/// several units (a header's `static inline`) is `f`, `f_0`, `f_1`, ... after
+/// Frama-C links the units.
+fn linked_names(program: &Program, name: &str) -> Vec<String> {
+    let n = program.definitions(name);
+    std::iter::once(name.to_string())
+        .chain((0..n.saturating_sub(1)).map(|i| format!("{name}_{i}")))
+        .collect()
+}
+
+/// The preprocessor options Frama-C gets for a program: the units' flags,
+/// shared (`-cpp-extra-args`) or per file (`-cpp-extra-args-per-file`).
+fn cpp_options(program: &Program) -> Result<Vec<String>, WpError> {
+    let quote = |args: &[String]| {
+        shlex::try_join(args.iter().map(String::as_str))
+            .map_err(|e| WpError::Io(format!("preprocessor flags cannot be quoted: {e}")))
+    };
+    let Some(first) = program.units.first() else {
+        return Ok(Vec::new());
+    };
+    if program.uniform_flags() {
+        if first.unit.flags.args.is_empty() {
+            return Ok(Vec::new());
+        }
+        return Ok(vec![format!(
+            "-cpp-extra-args={}",
+            quote(&first.unit.flags.args)?
+        )]);
+    }
+    let mut per_file = Vec::new();
+    for u in &program.units {
+        let flags = quote(&u.unit.flags.args)?;
+        let file = absolute_source(&u.unit.source);
+        if flags.contains(',') || file.contains([',', ':']) {
+            return Err(WpError::Io(format!(
+                "{file}: flags that differ between files are given to Frama-C as `file:flags,...`, which cannot hold a `,` or a `:` in a name or flag"
+            )));
+        }
+        per_file.push(format!("{file}:{flags}"));
+    }
+    Ok(vec![format!(
+        "-cpp-extra-args-per-file={}",
+        per_file.join(",")
+    )])
+}
+
+fn absolute_source(p: &Path) -> String {
+    crate::project::normalize(&std::env::current_dir().unwrap_or_default().join(p))
+        .display()
+        .to_string()
+}
+
+/// Verify a program of several translation units: one Frama-C run per segment
+/// on the original files with their preprocessor flags (`-wp-fct` the
+/// segment's functions), and one run for the lemmas. A segment's result is
+/// cached under its harness text cut from the preprocessed program: what WP can
+/// see of the segment's functions, their callees' contracts, types, globals and
+/// logic; an edit elsewhere leaves it unchanged.
+pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport, WpError> {
+    let start = Instant::now();
+    let setup = detect(cfg)?;
+    let counters = Counters::default();
+    let cpp = cpp_options(program)?;
+    let files: Vec<String> = program
+        .units
+        .iter()
+        .map(|u| absolute_source(&u.unit.source))
+        .collect();
+    let flags = serde_json::to_string(&program.units.iter().map(|u| &u.unit).collect::<Vec<_>>())
+        .unwrap_or_default();
+    // Segments of the program's own functions; a name WP verifies once.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut work: Vec<(Segment, Vec<String>)> = Vec::new();
+    for seg in function_segments(&program.file) {
+        let own = seg.items.iter().any(|&i| {
+            let it = &program.file.items[i];
+            it.kind == ItemKind::Function && !program.is_library(it)
+        });
+        if !own {
+            continue;
+        }
+        let mut names = Vec::new();
+        for f in &seg.functions {
+            if seen.insert(f.clone()) {
+                names.extend(linked_names(program, f));
+            }
+        }
+        if !names.is_empty() {
+            work.push((seg, names));
+        }
+    }
+    let results = parallel_map(&work, cfg.jobs, |(seg, names)| {
+        let h = harness(&program.file, seg);
+        let key = format!("{flags}\0{}", h.text);
+        let run = run_input(
+            &Input::Files {
+                cpp: &cpp,
+                files: &files,
+                key: &key,
+            },
+            Select::Functions(names),
+            cfg,
+            &counters,
+        )?;
+        Ok::<_, WpError>(SegmentReport {
+            segment: seg.index,
+            functions: names.clone(),
+            assumed: h.assumed,
+            with_body: h.with_body,
+            run,
+        })
+    });
+    let mut segments = Vec::new();
+    for r in results {
+        segments.push(r?);
+    }
+    let lemmas = if has_lemmas(&program.file, |i| !program.is_library(i)) {
+        let key = format!("{flags}\0{}", without_functions(&program.file));
+        Some(run_input(
+            &Input::Files {
+                cpp: &cpp,
+                files: &files,
+                key: &key,
+            },
+            Select::Lemmas,
+            cfg,
+            &counters,
+        )?)
+    } else {
+        None
+    };
+    let mut report = summarize(segments, lemmas, &counters, start, &setup, cfg);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    for_each_location(&mut report, |f| {
+        *f = display_path(f, &cwd).display().to_string();
+    });
+    report.files = program.sources();
+    Ok(report)
+}
+
+fn summarize(
+    segments: Vec<SegmentReport>,
+    lemmas: Option<WpRun>,
+    counters: &Counters,
+    start: Instant,
+    setup: &crate::wp::Setup,
+    cfg: &WpConfig,
+) -> VerifyReport {
+    let runs: Vec<&WpRun> = segments
+        .iter()
+        .map(|s| &s.run)
+        .chain(lemmas.as_ref())
+        .collect();
     let verdict = combine(&runs);
     let goals = runs.iter().map(|r| r.goals.len()).sum();
     let proved = runs
@@ -186,8 +429,8 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
         }
     }
     let (verifier_calls, cache_hits) = counters.get();
-    Ok(VerifyReport {
-        file: file.path.clone(),
+    VerifyReport {
+        file: None,
         verdict,
         goals,
         proved,
@@ -199,9 +442,11 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
             cache_hits,
             wall_seconds: start.elapsed().as_secs_f64(),
         },
-        frama_c_version: setup.frama_c_version,
+        frama_c_version: setup.frama_c_version.clone(),
         prover: cfg.prover.clone(),
-    })
+        lemmas,
+        files: Vec::new(),
+    }
 }
 
 /// Parse and verify the C file at `path`.

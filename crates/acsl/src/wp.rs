@@ -100,9 +100,30 @@ impl WpConfig {
         functions: &[String],
         goal_cache: Option<&Path>,
     ) -> Vec<String> {
+        self.arguments_for(
+            &[file.to_string()],
+            csv,
+            Select::Functions(functions),
+            goal_cache,
+        )
+    }
+
+    /// The arguments for one run on `inputs` (preprocessor options and files, in
+    /// that order), proving what `select` asks for.
+    pub fn arguments_for(
+        &self,
+        inputs: &[String],
+        csv: &str,
+        select: Select<'_>,
+        goal_cache: Option<&Path>,
+    ) -> Vec<String> {
         let mut a: Vec<String> = vec!["-wp".into()];
-        if !functions.is_empty() {
-            a.extend(["-wp-fct".into(), functions.join(",")]);
+        match select {
+            Select::Functions(functions) if !functions.is_empty() => {
+                a.extend(["-wp-fct".into(), functions.join(",")]);
+            }
+            Select::Functions(_) => {}
+            Select::Lemmas => a.push("-wp-prop=@lemma".into()),
         }
         if self.rte {
             a.push("-wp-rte".into());
@@ -127,10 +148,36 @@ impl WpConfig {
             ]);
         }
         a.extend(self.extra_args.iter().cloned());
-        a.push(file.into());
+        a.extend(inputs.iter().cloned());
         a.extend(["-then".into(), "-report-csv".into(), csv.into()]);
         a
     }
+}
+
+/// What one WP run proves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Select<'a> {
+    /// The goals of these functions (`-wp-fct`); all functions when empty. WP
+    /// generates no lemma goals for a run restricted to functions.
+    Functions(&'a [String]),
+    /// The lemmas only (`-wp-prop=@lemma`), proved once per program.
+    Lemmas,
+}
+
+/// The oldest Frama-C release whose output vera reads.
+pub const OLDEST_FRAMA_C: u32 = 25;
+
+/// The newest Frama-C release vera has been tested with.
+pub const NEWEST_TESTED_FRAMA_C: u32 = 25;
+
+/// The major release number of a `frama-c -version` line (`25.0-beta
+/// (Manganese)` is 25); older releases printed `Frama-C 25.0 ...`.
+pub fn major_version(version: &str) -> Option<u32> {
+    version
+        .split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .and_then(|w| w.split(['.', '-', '+', '~']).next())
+        .and_then(|n| n.parse().ok())
 }
 
 /// What is wrong with the setup or with one run.
@@ -186,6 +233,17 @@ pub enum WpError {
         /// The limit.
         seconds: u64,
     },
+    /// The Frama-C release is older than vera can read.
+    #[error("Frama-C {version} is not supported: vera reads the output of Frama-C {oldest} (Manganese) and later; install a newer Frama-C (Debian's frama-c-base, or opam)")]
+    UnsupportedVersion {
+        /// What `frama-c -version` printed.
+        version: String,
+        /// The oldest supported major release.
+        oldest: u32,
+    },
+    /// Preprocessor flags or a compile-commands file are wrong.
+    #[error("{0}")]
+    Flags(#[from] crate::project::FlagError),
     /// The C file does not parse.
     #[error("{0}")]
     Parse(crate::front::Diagnostics),
@@ -363,6 +421,15 @@ pub fn detect(cfg: &WpConfig) -> Result<Setup, WpError> {
         });
     }
     let frama_c_version = out.stdout.trim().to_string();
+    match major_version(&frama_c_version) {
+        Some(m) if m >= OLDEST_FRAMA_C => {}
+        _ => {
+            return Err(WpError::UnsupportedVersion {
+                version: frama_c_version,
+                oldest: OLDEST_FRAMA_C,
+            })
+        }
+    }
     let conf = ensure_why3_config(cfg)?;
     let mut d = Command::new(&cfg.frama_c);
     d.arg("-wp-detect").env("WHY3CONFIG", &conf);
@@ -499,6 +566,18 @@ pub struct Goal {
     /// True when WP took the prover's answer from its goal cache (`(cached)`).
     #[serde(default)]
     pub cached: bool,
+    /// The original file of the clause this goal proves, when the goal could be
+    /// matched to a property of Frama-C's report.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// The 1-based line of that clause.
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// What the goal proves, independent of WP's numbering and of harness file
+    /// names: [`Property::key`] of its clause plus the part of it (`established`,
+    /// `part2`, ...). `None` when it could not be matched.
+    #[serde(default)]
+    pub key: Option<String>,
 }
 
 /// Consolidated status of one property (annotation clause or RTE guard).
@@ -573,8 +652,42 @@ pub struct Property {
     pub text: String,
     /// Its consolidated status.
     pub status: PropertyStatus,
-    /// The goals of this property, when they could be matched (labelled clauses).
+    /// The goals of this property, when they could be matched.
     pub goals: Vec<String>,
+    /// The original file of the clause (Frama-C's report gives it: a header for
+    /// a contract on a prototype).
+    #[serde(default)]
+    pub file: Option<String>,
+}
+
+impl Property {
+    /// What the property is, stable across runs, harnesses and goal renumbering:
+    /// function, kind, the clause text with white space normalized, file and line.
+    pub fn key(&self) -> String {
+        let text: Vec<&str> = self.text.split_whitespace().collect();
+        format!(
+            "{}|{}|{}|{}:{}",
+            self.function,
+            self.kind,
+            text.join(" "),
+            self.file.as_deref().unwrap_or(""),
+            self.line
+        )
+    }
+}
+
+/// A message Frama-C printed (a warning), with its location in the original
+/// files when it has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// The plug-in and category, e.g. `kernel:annot-error` or `wp:pedantic-assigns`.
+    pub plugin: String,
+    /// The file.
+    pub file: Option<String>,
+    /// The 1-based line.
+    pub line: Option<usize>,
+    /// The text, continuation lines joined.
+    pub text: String,
 }
 
 /// One smoke test (a check that a precondition or a piece of code is not dead).
@@ -696,8 +809,8 @@ pub struct WpRun {
     pub properties: Vec<Property>,
     /// Smoke tests, when requested.
     pub smoke_tests: Vec<SmokeTest>,
-    /// Warnings Frama-C printed (first line of each).
-    pub warnings: Vec<String>,
+    /// Warnings Frama-C printed, located.
+    pub warnings: Vec<Message>,
     /// True when this result came from the cache.
     pub cached: bool,
     /// Wall time of the Frama-C process in seconds (0 for a cache hit).
@@ -723,7 +836,7 @@ impl Counters {
     }
 }
 
-const CACHE_VERSION: &str = "acsl-wp-3";
+const CACHE_VERSION: &str = "acsl-wp-4";
 
 /// The hash of everything that can change a prover's answer on a goal: the
 /// Frama-C, Why3 and prover versions, the Why3 configuration, the provers asked
@@ -777,10 +890,64 @@ pub fn run_wp(
     cfg: &WpConfig,
     counters: &Counters,
 ) -> Result<WpRun, WpError> {
+    run_input(
+        &Input::Text {
+            text,
+            name: file_name,
+        },
+        Select::Functions(functions),
+        cfg,
+        counters,
+    )
+}
+
+/// What Frama-C reads in one run.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// One self-contained text (a harness), written to a temporary file `name`.
+    Text {
+        /// The C text.
+        text: &'a str,
+        /// The file name it gets (Frama-C reports locations with it).
+        name: &'a str,
+    },
+    /// Files on disk, preprocessed by Frama-C with options.
+    Files {
+        /// Preprocessor options for Frama-C (`-cpp-extra-args=...`).
+        cpp: &'a [String],
+        /// The source files, absolute.
+        files: &'a [String],
+        /// Stands for the content of everything the run reads, in the cache key
+        /// (the files' text is not read here).
+        key: &'a str,
+    },
+}
+
+/// Run Frama-C/WP on `input`, proving what `select` asks for. A result is
+/// cached under [`run_key`].
+pub fn run_input(
+    input: &Input<'_>,
+    select: Select<'_>,
+    cfg: &WpConfig,
+    counters: &Counters,
+) -> Result<WpRun, WpError> {
     let setup = detect(cfg)?;
     let goal_cache = goal_cache_dir(cfg, &setup);
-    let args = cfg.arguments(file_name, "report.csv", functions, goal_cache.as_deref());
-    let key = run_key(cfg, &setup, &args, text);
+    let dir = tempfile::tempdir().map_err(|e| WpError::Io(format!("temporary directory: {e}")))?;
+    let (inputs, key_text, shown, filter): (Vec<String>, &str, String, Option<&str>) = match *input
+    {
+        Input::Text { text, name } => (vec![name.to_string()], text, name.to_string(), Some(name)),
+        Input::Files { cpp, files, key } => (
+            cpp.iter().chain(files).cloned().collect(),
+            key,
+            files.join(" "),
+            None,
+        ),
+    };
+    // The CSV path is relative (the run's own directory), so it does not enter
+    // the cache key.
+    let args = cfg.arguments_for(&inputs, "report.csv", select, goal_cache.as_deref());
+    let key = run_key(cfg, &setup, &args, key_text);
     let cache = cfg.cache_dir.as_deref();
     if let Some(hit) = util::cache_get(cache, "runs", &key) {
         if let Ok(mut run) = serde_json::from_str::<WpRun>(&hit) {
@@ -790,9 +957,9 @@ pub fn run_wp(
             return Ok(run);
         }
     }
-    let dir = tempfile::tempdir().map_err(|e| WpError::Io(format!("temporary directory: {e}")))?;
-    let path = dir.path().join(file_name);
-    std::fs::write(&path, text).map_err(|e| WpError::Io(e.to_string()))?;
+    if let Input::Text { text, name } = *input {
+        std::fs::write(dir.path().join(name), text).map_err(|e| WpError::Io(e.to_string()))?;
+    }
     let mut cmd = Command::new(&cfg.frama_c);
     // Frama-C resolves relative file names against $PWD, not the process's
     // working directory: set both.
@@ -814,7 +981,7 @@ pub fn run_wp(
     .map_err(|e| match e {
         RunError::Spawn(e) => spawn_error(&cfg.frama_c, &e),
         RunError::Killed => WpError::ProcessLimit {
-            file: file_name.into(),
+            file: shown.clone(),
             seconds: cfg.process_limit,
         },
         RunError::Io(e) => WpError::Io(e.to_string()),
@@ -837,13 +1004,17 @@ pub fn run_wp(
     }
     if !out.status.success() {
         return Err(WpError::FramaC {
-            file: file_name.into(),
+            file: shown,
             status: out.status.code().unwrap_or(-1),
             messages: error_lines(&console),
         });
     }
     let csv = std::fs::read_to_string(dir.path().join("report.csv")).unwrap_or_default();
-    let mut run = parse_run(&console, &csv, file_name, functions);
+    let functions: &[String] = match select {
+        Select::Functions(f) => f,
+        Select::Lemmas => &[],
+    };
+    let mut run = parse_run(&console, &csv, filter, functions);
     run.seconds = out.elapsed.as_secs_f64();
     if let Ok(j) = serde_json::to_string(&run) {
         util::cache_put(cache, "runs", &key, &j);
@@ -924,19 +1095,159 @@ fn rank(s: GoalStatus) -> u8 {
     }
 }
 
+/// Frama-C's warnings: `[plugin:key] FILE:LINE: Warning: ` and the indented
+/// lines that continue the message.
+fn messages(console: &str) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::new();
+    let mut open = false;
+    for l in console.lines() {
+        if let Some(at) = l.find("Warning:") {
+            let head = l[..at].trim();
+            let (plugin, place) = match head.strip_prefix('[').and_then(|r| r.split_once(']')) {
+                Some((p, rest)) => (p.to_string(), rest.trim()),
+                None => (String::new(), head),
+            };
+            let place = place.trim_end_matches(':');
+            let (file, line) = match place.rsplit_once(':') {
+                Some((f, n)) if n.parse::<usize>().is_ok() => (Some(f.to_string()), n.parse().ok()),
+                _ if !place.is_empty() => (Some(place.to_string()), None),
+                _ => (None, None),
+            };
+            out.push(Message {
+                plugin,
+                file,
+                line,
+                text: l[at + "Warning:".len()..].trim().to_string(),
+            });
+            open = true;
+        } else if open && l.starts_with("  ") && !l.trim().is_empty() {
+            if let Some(m) = out.last_mut() {
+                if !m.text.is_empty() {
+                    m.text.push(' ');
+                }
+                m.text.push_str(l.trim());
+            }
+        } else {
+            open = false;
+        }
+    }
+    out
+}
+
+/// The word WP puts in goal names for a property kind of Frama-C's report.
+fn goal_word(kind: &str) -> String {
+    match kind {
+        "postcondition" => "ensures".into(),
+        "precondition" => "requires".into(),
+        "assigns clause" => "assigns".into(),
+        "loop invariant" => "loop_invariant".into(),
+        "loop assigns" => "loop_assigns".into(),
+        "loop variant" => "loop_variant".into(),
+        "assertion" => "assert".into(),
+        "check" => "check".into(),
+        "lemma" => "lemma".into(),
+        "decreases" | "variant" => "variant".into(),
+        k => match k.strip_prefix("precondition of ") {
+            Some(g) => format!("call_{g}_requires"),
+            // Run-time error guards: `mem_access` is `assert_rte_mem_access`.
+            None => format!("assert_rte_{}", k.replace([' ', '-'], "_")),
+        },
+    }
+}
+
+/// Give each goal the file, line and key of the clause it proves, by WP's
+/// naming scheme: `<model>_<function>_<kind word>[_<label>|_<n>][_<part>]`,
+/// where unlabelled clauses of one kind are numbered in source order (the first
+/// has no number). Goals that match nothing keep `None`; properties get the
+/// names of the goals matched to them.
+fn locate_goals(goals: &mut [Goal], properties: &mut [Property]) {
+    // Properties per (function, word), in source order, with their labels.
+    let mut order: Vec<usize> = (0..properties.len()).collect();
+    order.sort_by(|&a, &b| {
+        (&properties[a].file, properties[a].line).cmp(&(&properties[b].file, properties[b].line))
+    });
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut counters: HashMap<(String, String), usize> = HashMap::new();
+    for &i in &order {
+        let p = &properties[i];
+        let word = goal_word(&p.kind);
+        let label = p
+            .text
+            .split_once(':')
+            .map(|(l, _)| l.trim())
+            .filter(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        let base = match label {
+            Some(l) if !word.starts_with("assert_rte") => format!("{}_{word}_{l}", p.function),
+            _ => {
+                let n = counters
+                    .entry((p.function.clone(), word.clone()))
+                    .or_insert(0);
+                *n += 1;
+                if *n == 1 {
+                    format!("{}_{word}", p.function)
+                } else {
+                    format!("{}_{word}_{n}", p.function)
+                }
+            }
+        };
+        names.entry(base).or_insert(i);
+    }
+    for g in goals.iter_mut() {
+        // Drop the memory model prefix (`typed_`, `typed_ref_`, ...).
+        let rest = g.name.split_once('_').map(|(_, r)| r).unwrap_or(&g.name);
+        let rest = rest.strip_prefix("ref_").unwrap_or(rest);
+        // The longest base name the goal name starts with, followed by nothing or
+        // by a part suffix.
+        let mut best: Option<(usize, usize)> = None;
+        for (base, &i) in &names {
+            if let Some(tail) = rest.strip_prefix(base.as_str()) {
+                let part_ok = tail.is_empty()
+                    || [
+                        "_part",
+                        "_established",
+                        "_preserved",
+                        "_exit",
+                        "_normal",
+                        "_positive",
+                        "_decrease",
+                    ]
+                    .iter()
+                    .any(|p| tail.starts_with(p));
+                if part_ok && best.is_none_or(|(len, _)| base.len() > len) {
+                    best = Some((base.len(), i));
+                }
+            }
+        }
+        if let Some((len, i)) = best {
+            let p = &mut properties[i];
+            g.file = p.file.clone();
+            g.line = Some(p.line);
+            let part = rest[len..].trim_start_matches('_');
+            g.key = Some(if part.is_empty() {
+                p.key()
+            } else {
+                format!("{}|{part}", p.key())
+            });
+            if !p.goals.contains(&g.name) {
+                p.goals.push(g.name.clone());
+            }
+        }
+    }
+}
+
 /// Parse the console output and the CSV report of one run.
-pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]) -> WpRun {
+///
+/// `file_name` keeps only the CSV rows of that file (a harness); `None` keeps
+/// every row (a program of several files).
+pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &[String]) -> WpRun {
     let mut goals: Vec<Goal> = Vec::new();
     let mut smoke: Vec<SmokeTest> = Vec::new();
-    let mut warnings = Vec::new();
+    let warnings = messages(console);
     let mut summary = None;
     // The goal printed on the line before, to which indented attempt lines belong.
     let mut attempts_of: Option<usize> = None;
     for line in console.lines() {
         let l = line.trim_end();
-        if l.contains("Warning:") {
-            warnings.push(l.trim().to_string());
-        }
         // `  Z3 4.8.12: Timeout (Qed:4ms) (2s)`: one prover's attempt on the goal
         // printed just above (several provers were given). Indented lines after
         // anything else (the per-prover statistics after `Proved goals`, the text
@@ -1005,6 +1316,9 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                     prover: tag.filter(|t| t != "Cache"),
                     time_ms: result.split_whitespace().rev().find_map(parse_time),
                     cached: result.contains("(cached)"),
+                    file: None,
+                    line: None,
+                    key: None,
                 });
             }
             None => {
@@ -1020,6 +1334,9 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
                     prover: None,
                     time_ms: None,
                     cached: false,
+                    file: None,
+                    line: None,
+                    key: None,
                 });
             }
         }
@@ -1038,15 +1355,20 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
         }
     }
     let goals = unique_goals;
-    let mut properties = Vec::new();
+    let mut properties: Vec<Property> = Vec::new();
     for (i, row) in csv.lines().enumerate() {
         if i == 0 {
             continue;
         }
         let cols: Vec<&str> = row.split('\t').collect();
-        if cols.len() < 7 || cols[1] != file_name {
+        if cols.len() < 7 || file_name.is_some_and(|f| cols[1] != f) {
             continue;
         }
+        let file = if cols[0].is_empty() || cols[0] == "." {
+            cols[1].to_string()
+        } else {
+            format!("{}/{}", cols[0], cols[1])
+        };
         let text = cols[6..].join("\t");
         let kind = cols[4].to_string();
         let function = cols[3].to_string();
@@ -1073,8 +1395,11 @@ pub fn parse_run(console: &str, csv: &str, file_name: &str, functions: &[String]
             text,
             status: PropertyStatus::parse(cols[5]),
             goals: matched,
+            file: Some(file),
         });
     }
+    let mut goals = goals;
+    locate_goals(&mut goals, &mut properties);
     WpRun {
         verdict: Verdict::of(&goals, &smoke, summary),
         goals,
@@ -1101,7 +1426,7 @@ mod tests {
 [wp] [Failed] Goal typed_bad_ensures_wrong\n  Z3 5.4.1: Failed\n  CVC5 1.0.3: Timeout (Qed:4ms) (2s)\n\
 [wp] Proved goals:    2 / 7\n";
         let fns = vec!["find".to_string(), "bad".into(), "f".into(), "f_g".into()];
-        let r = parse_run(console, "", "x.c", &fns);
+        let r = parse_run(console, "", Some("x.c"), &fns);
         assert_eq!(r.goals.len(), 6);
         assert_eq!(r.goals[5].status, GoalStatus::Timeout);
         assert_eq!(r.goals[5].prover.as_deref(), Some("CVC5 1.0.3"));
@@ -1118,7 +1443,7 @@ mod tests {
             "[wp] [Z3 5.4.1] Goal typed_f_ensures : Valid (Qed:2ms) (10ms) (29893) (cached)\n\
 [wp] [Failed] Goal typed_f_ensures_2\n  Z3 5.4.1: Failed \n  CVC5 1.0.3: Unknown (Qed:4ms) (cached)\n",
             "",
-            "x.c",
+            Some("x.c"),
             &fns,
         );
         assert!(again.goals[0].cached);
@@ -1134,26 +1459,26 @@ mod tests {
         let ok = "[wp] 1 goal scheduled\n[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n\
 [wp] Proved goals:    1 / 1\n  Qed:             1  (2ms)\n";
         assert_eq!(
-            parse_run(ok, "", "x.c", &fns).verdict,
+            parse_run(ok, "", Some("x.c"), &fns).verdict,
             Verdict::Proved { goals: 1 }
         );
         // WP counts a goal that no goal line shows: the unseen one is not proved.
         let missing =
             "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n[wp] Proved goals:    1 / 2\n";
         assert!(matches!(
-            parse_run(missing, "", "x.c", &fns).verdict,
+            parse_run(missing, "", Some("x.c"), &fns).verdict,
             Verdict::Unreadable { .. }
         ));
         // WP proved fewer than the goal lines say.
         let fewer = "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n[wp] Proved goals:    0 / 1\n";
         assert!(matches!(
-            parse_run(fewer, "", "x.c", &fns).verdict,
+            parse_run(fewer, "", Some("x.c"), &fns).verdict,
             Verdict::Unreadable { .. }
         ));
         // Goal lines without WP's count.
         let no_summary = "[wp] [Qed] Goal typed_f_ensures : Valid (2ms)\n";
         assert!(matches!(
-            parse_run(no_summary, "", "x.c", &fns).verdict,
+            parse_run(no_summary, "", Some("x.c"), &fns).verdict,
             Verdict::Unreadable { .. }
         ));
     }
@@ -1164,7 +1489,7 @@ mod tests {
         // The per-prover statistics after the count belong to no goal.
         let console = "[wp] [Failed] Goal typed_f_ensures\n  Z3 5.4.1: Failed\n\
 [wp] Proved goals:    0 / 1\n  Z3 5.4.1:        0  (failed: 1)\n  Qed: Valid\n";
-        let r = parse_run(console, "", "x.c", &fns);
+        let r = parse_run(console, "", Some("x.c"), &fns);
         assert_eq!(r.goals.len(), 1);
         assert_eq!(r.goals[0].status, GoalStatus::Failed);
         assert_eq!(r.goals[0].prover.as_deref(), Some("Z3 5.4.1"));
@@ -1186,7 +1511,7 @@ mod tests {
 [wp] [Passed] Smoke-test typed_f_wp_smoke_dead_code_s3\n\
 [wp] [Qed] Smoke-test typed_f_wp_smoke_dead_code_s4\n\
 [wp] Proved goals:    3 / 4\n";
-        let r = parse_run(console, "", "x.c", &fns);
+        let r = parse_run(console, "", Some("x.c"), &fns);
         let passed: Vec<(&str, bool)> = r
             .smoke_tests
             .iter()
@@ -1202,7 +1527,7 @@ mod tests {
         );
         assert!(matches!(r.verdict, Verdict::Unreadable { .. }));
         let console = console.replace("3 / 4", "2 / 4");
-        match parse_run(&console, "", "x.c", &fns).verdict {
+        match parse_run(&console, "", Some("x.c"), &fns).verdict {
             Verdict::Inconsistent {
                 failed_smoke_tests, ..
             } => assert_eq!(failed_smoke_tests.len(), 2),

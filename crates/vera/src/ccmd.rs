@@ -4,36 +4,255 @@
 use crate::cli::WpArgs;
 use crate::output::{paint, Paint, Rendered};
 use acsl::Verdict;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use report::{Finding, Findings, Level, Location, Rule, Status};
 use std::fmt::Write as _;
 use std::path::Path;
 
 fn parse(path: &Path) -> Result<Option<acsl::CFile>> {
-    std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_as(path, false, "c")
+}
+
+/// Parse one C file; a syntax error is shown (as JSON with `json`) and gives
+/// `None`.
+fn parse_as(path: &Path, json: bool, command: &str) -> Result<Option<acsl::CFile>> {
+    if let Err(e) = std::fs::metadata(path) {
+        return Err(fail(
+            json,
+            command,
+            "input",
+            format!("cannot read {}: {e}", path.display()),
+            &[],
+        ));
+    }
     match acsl::parse_c(path) {
         Ok(f) => Ok(Some(f)),
-        Err(d) => {
-            eprintln!("{d}");
-            Ok(None)
-        }
+        Err(d) => Err(diagnostics(json, command, d)),
     }
 }
 
-/// `vera c segments FILE`
-pub fn segments(a: &crate::cli::CSegmentsArgs) -> crate::output::Outcome {
-    let path = a.file.as_path();
-    let Some(file) = parse(path)? else {
-        return Err(crate::output::Reported.into());
+/// `vera.error.v1`: an error as JSON, for `--format json`.
+#[derive(serde::Serialize)]
+struct ErrorJson<'a> {
+    schema: &'static str,
+    command: &'a str,
+    error: ErrorBody<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct ErrorBody<'a> {
+    kind: &'a str,
+    message: String,
+    diagnostics: Vec<DiagnosticJson>,
+}
+
+#[derive(serde::Serialize)]
+struct DiagnosticJson {
+    file: Option<String>,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: String,
+}
+
+/// Show an error (human text on standard error, or `vera.error.v1` on standard
+/// output with `json`) and return [`crate::output::Reported`].
+fn fail(
+    json: bool,
+    command: &str,
+    kind: &str,
+    message: String,
+    diags: &[DiagnosticJson],
+) -> anyhow::Error {
+    if json {
+        let body = ErrorJson {
+            schema: "vera.error.v1",
+            command,
+            error: ErrorBody {
+                kind,
+                message,
+                diagnostics: diags
+                    .iter()
+                    .map(|d| DiagnosticJson {
+                        file: d.file.clone(),
+                        line: d.line,
+                        column: d.column,
+                        message: d.message.clone(),
+                    })
+                    .collect(),
+            },
+        };
+        if let Ok(t) = serde_json::to_string_pretty(&body) {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stdout(), "{t}");
+        }
+    } else {
+        eprintln!("error: {message}");
+    }
+    crate::output::Reported.into()
+}
+
+/// Parse or preprocessing problems, every one located.
+fn diagnostics(json: bool, command: &str, d: acsl::Diagnostics) -> anyhow::Error {
+    if !json {
+        eprintln!("{d}");
+        return crate::output::Reported.into();
+    }
+    let file = d.file.as_ref().map(|p| p.display().to_string());
+    let items: Vec<DiagnosticJson> = d
+        .items
+        .iter()
+        .map(|i| DiagnosticJson {
+            file: i
+                .file
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .or_else(|| file.clone()),
+            line: Some(i.line).filter(|l| *l > 0),
+            column: Some(i.column).filter(|c| *c > 0),
+            message: i.message.clone(),
+        })
+        .collect();
+    let n = items.len();
+    fail(
+        json,
+        command,
+        "syntax",
+        format!("{n} problem(s) in the C input"),
+        &items,
+    )
+}
+
+/// A verifier error, shown in the format asked for.
+fn wp_fail(json: bool, command: &str, e: acsl::WpError) -> anyhow::Error {
+    if !json {
+        return e.into();
+    }
+    let kind = match &e {
+        acsl::WpError::FramaC { .. } => "frama_c",
+        acsl::WpError::Parse(_) => "syntax",
+        acsl::WpError::Flags(_) => "flags",
+        acsl::WpError::UnsupportedVersion { .. } => "frama_c_version",
+        acsl::WpError::ProcessLimit { .. } => "limit",
+        _ => "setup",
     };
-    let segs = acsl::segments(&file);
+    let diags: Vec<DiagnosticJson> = match &e {
+        acsl::WpError::FramaC { messages, .. } => messages
+            .iter()
+            .map(|m| DiagnosticJson {
+                file: None,
+                line: None,
+                column: None,
+                message: m.clone(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    fail(json, command, kind, e.to_string(), &diags)
+}
+
+/// The translation units of the command line: the files with `-I`/`-D`/`-U`,
+/// or entries of the compile-commands file (with the command line's flags added).
+fn units(
+    files: &[std::path::PathBuf],
+    cpp: &crate::cli::CppArgs,
+) -> Result<Vec<acsl::Unit>, acsl::FlagError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let extra = acsl::CppFlags::from_args(&cpp.args(), &cwd, "the command line")?;
+    match &cpp.compile_commands {
+        Some(db) => {
+            let mut units = acsl::read_compile_commands(db, files)?;
+            for u in &mut units {
+                u.flags.args.extend(extra.args.iter().cloned());
+            }
+            Ok(units)
+        }
+        None => Ok(files
+            .iter()
+            .map(|f| acsl::Unit {
+                source: f.clone(),
+                directory: cwd.clone(),
+                flags: extra.clone(),
+            })
+            .collect()),
+    }
+}
+
+/// Preprocess and parse the program the command line names.
+fn load_program(
+    files: &[std::path::PathBuf],
+    cpp: &crate::cli::CppArgs,
+    frama_c: &Path,
+    json: bool,
+    command: &str,
+) -> Result<acsl::Program> {
+    let units = units(files, cpp).map_err(|e| fail(json, command, "flags", e.to_string(), &[]))?;
+    if let Some(u) = units.iter().find(|u| !u.source.is_file()) {
+        return Err(fail(
+            json,
+            command,
+            "input",
+            format!("cannot read {}: no such file", u.source.display()),
+            &[],
+        ));
+    }
+    let pp = acsl::Preprocessor::for_frama_c(frama_c).map_err(|d| diagnostics(json, command, d))?;
+    acsl::Program::load(&units, &pp).map_err(|d| diagnostics(json, command, d))
+}
+
+/// True when the command line names one file and no preprocessing flags: the
+/// file is verified as it is, through harnesses cut from its text.
+fn single(files: &[std::path::PathBuf], cpp: &crate::cli::CppArgs) -> bool {
+    files.len() == 1 && cpp.is_empty()
+}
+
+/// `vera c segments FILE...`
+pub fn segments(a: &crate::cli::CSegmentsArgs) -> crate::output::Outcome {
+    let json = a.output.format == crate::cli::Format::Json;
+    let program = if single(&a.files, &a.cpp) {
+        None
+    } else {
+        let frama_c = crate::cli::WpArgs::frama_c();
+        Some(load_program(
+            &a.files,
+            &a.cpp,
+            &frama_c,
+            json,
+            "c segments",
+        )?)
+    };
+    let file = match &program {
+        Some(p) => p.file.clone(),
+        None => match parse_as(&a.files[0], json, "c segments")? {
+            Some(f) => f,
+            None => return Err(crate::output::Reported.into()),
+        },
+    };
+    // Where a byte of the parsed text is in the original files.
+    let locate = |offset: usize| -> String {
+        match &program {
+            Some(p) => p
+                .origin(offset)
+                .map(|o| format!("{}:{}", o.file.display(), o.line))
+                .unwrap_or_else(|| "?".into()),
+            None => format!("line {}", file.line_of(offset)),
+        }
+    };
+    let own = |i: usize| {
+        program
+            .as_ref()
+            .is_none_or(|p| !p.is_library(&file.items[i]))
+    };
+    let segs: Vec<acsl::Segment> = acsl::segments(&file)
+        .into_iter()
+        .filter(|s| s.items.iter().any(|&i| own(i)))
+        .collect();
     let mut o = String::new();
     for s in &segs {
         let names: Vec<&str> = s
-            .functions
+            .items
             .iter()
-            .chain(&s.others)
-            .map(String::as_str)
+            .filter(|&&i| own(i))
+            .map(|&i| file.items[i].name.as_str())
             .collect();
         let _ = write!(o, "segment {}: {}", s.index, names.join(", "));
         if s.recursive {
@@ -60,7 +279,11 @@ pub fn segments(a: &crate::cli::CSegmentsArgs) -> crate::output::Outcome {
                 } else {
                     "no annotation"
                 };
-                let _ = writeln!(o, "  {} {what} at line {} ({has})", p.function, p.line);
+                let at = match &program {
+                    Some(_) => locate(p.existing.map(|e| e.start).unwrap_or(p.anchor)),
+                    None => format!("line {}", p.line),
+                };
+                let _ = writeln!(o, "  {} {what} at {at} ({has})", p.function);
             }
         }
     }
@@ -133,21 +356,39 @@ fn verdict_word(v: &Verdict) -> String {
     }
 }
 
-/// `vera c verify FILE`
+/// `vera c verify FILE...`
 pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
-    let (path, wp) = (a.file.as_path(), &a.wp);
-    if parse(path)?.is_none() {
-        return Err(crate::output::Reported.into());
-    }
-    let cfg = wp.config();
-    let report = acsl::verify(path, &cfg)?;
+    let json = a.output.format == crate::cli::Format::Json;
+    let cfg = a.wp.config();
+    let (shown, report) = if single(&a.files, &a.cpp) {
+        let path = a.files[0].as_path();
+        if parse_as(path, json, "c verify")?.is_none() {
+            return Err(crate::output::Reported.into());
+        }
+        let report = acsl::verify(path, &cfg).map_err(|e| wp_fail(json, "c verify", e))?;
+        (path.display().to_string(), report)
+    } else {
+        let program = load_program(&a.files, &a.cpp, &cfg.frama_c, json, "c verify")?;
+        let report = acsl::verify::verify_program(&program, &cfg)
+            .map_err(|e| wp_fail(json, "c verify", e))?;
+        let names: Vec<String> = report
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        (names.join(" "), report)
+    };
     let mut o = String::new();
-    let _ = writeln!(o, "{}: {}", path.display(), verdict_word(&report.verdict));
+    let _ = writeln!(o, "{shown}: {}", verdict_word(&report.verdict));
     let _ = writeln!(
         o,
         "Frama-C {}, prover {}; {} of {} goals proved, {} timeouts",
         report.frama_c_version, report.prover, report.proved, report.goals, report.timeouts
     );
+    let at = |p: &acsl::wp::Property| match &p.file {
+        Some(f) => format!("{f}:{}", p.line),
+        None => format!("line {}", p.line),
+    };
     for s in &report.segments {
         let _ = writeln!(
             o,
@@ -164,9 +405,37 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
         }) {
             let _ = writeln!(
                 o,
-                "    line {}: {} `{}` in {}: {:?}",
-                p.line, p.kind, p.text, p.function, p.status
+                "    {}: {} `{}` in {}: {:?}",
+                at(p),
+                p.kind,
+                p.text,
+                p.function,
+                p.status
             );
+        }
+    }
+    if let Some(l) = &report.lemmas {
+        let _ = writeln!(o, "  lemmas (proved once): {}", verdict_word(&l.verdict));
+        for p in l.properties.iter().filter(|p| !proved(p)) {
+            let _ = writeln!(o, "    {}: lemma `{}`: {:?}", at(p), p.text, p.status);
+        }
+    }
+    // Every run reads the whole program: show each warning once.
+    let mut warned = std::collections::BTreeSet::new();
+    for w in report
+        .segments
+        .iter()
+        .flat_map(|s| &s.run.warnings)
+        .chain(report.lemmas.iter().flat_map(|l| &l.warnings))
+    {
+        let place = match (&w.file, w.line) {
+            (Some(f), Some(l)) => format!("{f}:{l}: "),
+            (Some(f), None) => format!("{f}: "),
+            _ => String::new(),
+        };
+        let line = format!("  Frama-C warning [{}] {place}{}", w.plugin, w.text);
+        if warned.insert(line.clone()) {
+            let _ = writeln!(o, "{line}");
         }
     }
     if !report.functions_without_goals.is_empty() {
@@ -186,7 +455,7 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
         Verdict::NotProved { .. } | Verdict::Inconsistent { .. } => Status::Findings,
         Verdict::NoGoals | Verdict::Unreadable { .. } => Status::Error,
     };
-    let file = path.display().to_string();
+    let file = shown;
     let properties: Vec<&acsl::wp::Property> = report
         .segments
         .iter()
@@ -196,6 +465,7 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
                 .iter()
                 .filter(|p| s.functions.contains(&p.function))
         })
+        .chain(report.lemmas.iter().flat_map(|l| &l.properties))
         .collect();
     let mut r = Rendered::new(
         "vera.c-verify.v1",
@@ -276,7 +546,7 @@ fn property_findings(
             level: Level::Error,
             message: format!("{} `{}` in {}: {:?}", p.kind, p.text, p.function, p.status),
             location: Some(Location::new(
-                file,
+                p.file.as_deref().unwrap_or(file),
                 u32::try_from(p.line).ok().filter(|l| *l > 0),
             )),
             related: Vec::new(),

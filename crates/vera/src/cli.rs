@@ -310,6 +310,11 @@ pub struct WpArgs {
 }
 
 impl WpArgs {
+    /// The Frama-C program (the default configuration's).
+    pub fn frama_c() -> PathBuf {
+        acsl::WpConfig::default().frama_c
+    }
+
     /// The verifier configuration these options describe.
     pub fn config(&self) -> acsl::WpConfig {
         let mut c = acsl::WpConfig {
@@ -743,17 +748,68 @@ pub struct ClarifyArgs {
 /// The arguments of `vera c segments`.
 #[derive(Debug, Clone, Args)]
 pub struct CSegmentsArgs {
-    /// The C file.
-    pub file: PathBuf,
+    /// The C files: one file, or the translation units of a program (with
+    /// --compile-commands: the units to take from it, all when none is named).
+    #[arg(required_unless_present = "compile_commands")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cpp: CppArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// How C files are preprocessed, as a C compiler or the build takes it.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CppArgs {
+    /// Add DIR to the include search path (as `cc -I`).
+    #[arg(short = 'I', value_name = "DIR", allow_hyphen_values = false)]
+    pub include: Vec<PathBuf>,
+    /// Define a macro: NAME or NAME=VALUE (as `cc -D`).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Undefine a macro (as `cc -U`).
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
+    /// Take each file's flags from a JSON compilation database
+    /// (`compile_commands.json`, as CMake or Bear write it).
+    #[arg(long, value_name = "FILE")]
+    pub compile_commands: Option<PathBuf>,
+}
+
+impl CppArgs {
+    /// True when no flag and no database was given.
+    pub fn is_empty(&self) -> bool {
+        self.include.is_empty()
+            && self.define.is_empty()
+            && self.undefine.is_empty()
+            && self.compile_commands.is_none()
+    }
+
+    /// The flags as compiler arguments.
+    pub fn args(&self) -> Vec<String> {
+        let mut a: Vec<String> = Vec::new();
+        for d in &self.include {
+            a.push(format!("-I{}", d.display()));
+        }
+        for d in &self.define {
+            a.push(format!("-D{d}"));
+        }
+        for u in &self.undefine {
+            a.push(format!("-U{u}"));
+        }
+        a
+    }
 }
 
 /// The arguments of `vera c verify`.
 #[derive(Debug, Clone, Args)]
 pub struct CVerifyArgs {
-    /// The C file.
-    pub file: PathBuf,
+    /// The C files: one file, or the translation units of a program (with
+    /// --compile-commands: the units to take from it, all when none is named).
+    #[arg(required_unless_present = "compile_commands")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cpp: CppArgs,
     #[command(flatten)]
     pub wp: WpArgs,
     #[command(flatten)]

@@ -45,6 +45,7 @@ const TAGS: &[&str] = &[
     "vera.derive.v1",
     "vera.draft-variables.v1",
     "vera.equiv.v1",
+    "vera.error.v1",
     "vera.eval.v1",
     "vera.faults.v1",
     "vera.formalize.v1",
@@ -883,10 +884,36 @@ fn c_payloads() {
         args.extend(wp);
         runs.push(check(tag, &args, codes));
     }
+    // A program of several files from its compilation database.
+    let db = c("project/compile_commands.json");
+    let mut args = vec!["c", "verify", "--compile-commands", db.as_str()];
+    args.extend(wp);
+    let program = check(tag, &args, &[0]);
+    assert_eq!(program["report"]["files"].as_array().unwrap().len(), 3);
+    runs.push(program);
     let verdicts = statuses(&runs, "/report/verdict/verdict");
-    for v in ["inconsistent", "not_proved", "no_goals"] {
+    for v in ["inconsistent", "not_proved", "no_goals", "proved"] {
         assert!(verdicts.contains(&v), "{v}: {verdicts:?}");
     }
+    // Errors, located, when JSON was asked for.
+    let tag = "vera.error.v1";
+    let inc = c("project/include");
+    let bad = c("bad/not_parse.c");
+    let mut kinds = Vec::new();
+    for args in [
+        vec!["c", "verify", bad.as_str()],
+        vec!["c", "segments", "-I", inc.as_str(), "/nonexistent/x.c"],
+        vec![
+            "c",
+            "verify",
+            "--compile-commands",
+            "/nonexistent/compile_commands.json",
+        ],
+    ] {
+        kinds.push(check(tag, &args, &[2]));
+    }
+    let kinds = statuses(&kinds, "/error/kind");
+    assert_eq!(kinds, ["syntax", "input", "flags"]);
     let tag = "vera.c-strength.v1";
     let path = c("abs_weak.c");
     let mut args = vec!["c", "strength", path.as_str()];

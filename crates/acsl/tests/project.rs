@@ -1,0 +1,458 @@
+//! Programs of several translation units with preprocessor flags: a test
+//! program (tests/c/project: three .c files, two headers, a compilation
+//! database, macros, an `#ifdef` chosen by `-D`, contracts on prototypes in
+//! headers, a static inline function in a header, lemmas) verified by vera and
+//! by a direct `frama-c` run with the same flags; locations in the original
+//! files; lemmas proved once; the cache re-proving only what an edit touches;
+//! bad input located in the original files.
+//! These tests need frama-c, why3, z3, cvc5 and gcc (scripts/setup installs them).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use acsl::*;
+
+fn project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/project")
+}
+
+fn config(cache: &Path) -> WpConfig {
+    WpConfig {
+        timeout: 5,
+        par: 2,
+        jobs: 2,
+        cache_dir: Some(cache.to_path_buf()),
+        why3_config: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("acsl-why3.conf")),
+        ..WpConfig::default()
+    }
+}
+
+fn preprocessor() -> Preprocessor {
+    Preprocessor::for_frama_c(Path::new("frama-c")).unwrap()
+}
+
+fn load(dir: &Path) -> Program {
+    let units = read_compile_commands(&dir.join("compile_commands.json"), &[]).unwrap();
+    Program::load(&units, &preprocessor()).unwrap()
+}
+
+/// (goal name, proved?) of a direct Frama-C run on the project's files with
+/// the flags the compilation database gives each of them.
+fn direct_run(dir: &Path, cfg: &WpConfig) -> BTreeSet<(String, bool)> {
+    let s = detect(cfg).unwrap();
+    let inc = format!("-I{}", dir.join("include").display());
+    let file = |f: &str| dir.join("src").join(f).display().to_string();
+    let per_file = format!(
+        "-cpp-extra-args-per-file={}:{inc},{}:{inc},{}:{inc} -DWITH_CLAMP",
+        file("buffer.c"),
+        file("stats.c"),
+        file("main.c")
+    );
+    let out = Command::new("frama-c")
+        .args([
+            "-wp",
+            "-wp-rte",
+            "-wp-prover",
+            &cfg.prover,
+            "-wp-timeout",
+            "5",
+            "-wp-par",
+            "2",
+            &per_file,
+            &file("buffer.c"),
+            &file("stats.c"),
+            &file("main.c"),
+        ])
+        .env("WHY3CONFIG", &s.why3_config)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    text.lines()
+        .filter_map(|l| {
+            let g = l.strip_prefix("[wp] ")?.split("Goal ").nth(1)?;
+            Some(match g.split_once(" : ") {
+                Some((name, status)) => (name.trim().to_string(), status.starts_with("Valid")),
+                None => (g.trim().to_string(), false),
+            })
+        })
+        .collect()
+}
+
+fn all_goals(r: &VerifyReport) -> Vec<&Goal> {
+    r.segments
+        .iter()
+        .flat_map(|s| &s.run.goals)
+        .chain(r.lemmas.iter().flat_map(|l| &l.goals))
+        .collect()
+}
+
+#[test]
+fn a_program_agrees_with_frama_c_run_directly_with_the_same_flags() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path());
+    let dir = project();
+    let program = load(&dir);
+    let report = verify::verify_program(&program, &cfg).unwrap();
+
+    // The same goals with the same statuses, each exactly once.
+    let goals = all_goals(&report);
+    let mine: BTreeSet<(String, bool)> = goals
+        .iter()
+        .map(|g| (g.name.clone(), g.status == GoalStatus::Valid))
+        .collect();
+    assert_eq!(mine.len(), goals.len(), "a goal was proved twice");
+    assert_eq!(mine, direct_run(&dir, &cfg));
+    assert!(report.verdict.is_proved(), "{:?}", report.verdict);
+
+    // Functions from headers and macros are there: the static inline function
+    // once per unit that includes it (Frama-C renames the copies), the function
+    // a macro writes, and the `#ifdef` branch -DWITH_CLAMP selects (a call).
+    for g in [
+        "typed_imax_ensures",
+        "typed_imax_0_ensures",
+        "typed_imax_1_ensures",
+    ] {
+        assert!(mine.iter().any(|(n, _)| n == g), "{g} missing");
+    }
+    let reset = program.functions().find(|f| f.name == "reset_at").unwrap();
+    assert!(reset.refs.contains("clamp_index"));
+    assert!(program.functions().any(|f| f.name == "default_value"));
+    assert!(report
+        .functions_without_goals
+        .contains(&"default_value".to_string()));
+
+    // Lemmas: proved in one run, in none of the segment runs.
+    let lemmas = report.lemmas.as_ref().expect("a lemma run");
+    let names: BTreeSet<&str> = lemmas.goals.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(
+        names,
+        BTreeSet::from([
+            "typed_lemma_capacity_positive",
+            "typed_lemma_twice_capacity"
+        ])
+    );
+    for s in &report.segments {
+        assert!(s.run.goals.iter().all(|g| !g.name.contains("lemma")));
+    }
+
+    // Every location is in an original file, at the clause: the contract on
+    // the prototype in stats.h, the ensures of reset_at in main.c.
+    let originals = [
+        "src/buffer.c",
+        "src/stats.c",
+        "src/main.c",
+        "include/buffer.h",
+        "include/stats.h",
+    ];
+    let props: Vec<&Property> = report
+        .segments
+        .iter()
+        .flat_map(|s| &s.run.properties)
+        .chain(lemmas.properties.iter())
+        .collect();
+    assert!(!props.is_empty());
+    for p in &props {
+        let f = p.file.as_deref().unwrap_or("");
+        assert!(
+            originals.iter().any(|o| f.ends_with(o)),
+            "{f} is not an original file ({p:?})"
+        );
+        let lines = std::fs::read_to_string(dir.join(f))
+            .or_else(|_| std::fs::read_to_string(f))
+            .unwrap()
+            .lines()
+            .count();
+        assert!(p.line >= 1 && p.line <= lines, "{p:?}");
+    }
+    let ensures = |function: &str| {
+        props
+            .iter()
+            .find(|p| p.function == function && p.kind == "postcondition")
+            .map(|p| (p.file.clone().unwrap(), p.line))
+            .unwrap()
+    };
+    let (f, l) = ensures("reset_at");
+    assert!(f.ends_with("src/main.c") && l == 10, "{f}:{l}");
+    let (f, l) = ensures("peak");
+    assert!(f.ends_with("include/stats.h") && l == 6, "{f}:{l}");
+    // Goals carry the location and key of their clause.
+    let g = goals
+        .iter()
+        .find(|g| g.name == "typed_reset_at_ensures")
+        .unwrap();
+    assert_eq!(g.line, Some(10));
+    assert!(g
+        .key
+        .as_deref()
+        .unwrap()
+        .starts_with("reset_at|postcondition|"));
+    let inv = goals
+        .iter()
+        .find(|g| g.name == "typed_fill_loop_invariant_established")
+        .unwrap();
+    assert!(inv.file.as_deref().unwrap().ends_with("src/buffer.c"));
+    assert_eq!(inv.line, Some(10));
+}
+
+#[test]
+fn the_ifdef_branch_follows_the_flags() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path());
+    let dir = project();
+    let unit = |f: &str, defs: &[&str]| {
+        let mut args = vec![format!("-I{}", dir.join("include").display())];
+        args.extend(defs.iter().map(|d| format!("-D{d}")));
+        Unit {
+            source: dir.join("src").join(f),
+            directory: dir.clone(),
+            flags: CppFlags::from_args(&args, &dir, "test").unwrap(),
+        }
+    };
+    // Without WITH_CLAMP, reset_at reads buf[i] for any i: the memory access
+    // cannot be proved, and clamp_index is not called.
+    let units = vec![
+        unit("buffer.c", &[]),
+        unit("stats.c", &[]),
+        unit("main.c", &[]),
+    ];
+    let program = Program::load(&units, &preprocessor()).unwrap();
+    let reset = program.functions().find(|f| f.name == "reset_at").unwrap();
+    assert!(!reset.refs.contains("clamp_index"));
+    let report = verify::verify_program(&program, &cfg).unwrap();
+    assert!(!report.verdict.is_proved());
+    let open: Vec<&Goal> = all_goals(&report)
+        .into_iter()
+        .filter(|g| g.status != GoalStatus::Valid)
+        .collect();
+    assert!(
+        open.iter()
+            .any(|g| g.name.starts_with("typed_reset_at_assert_rte_mem_access")),
+        "{open:?}"
+    );
+
+    let units = vec![
+        unit("buffer.c", &[]),
+        unit("stats.c", &[]),
+        unit("main.c", &["WITH_CLAMP"]),
+    ];
+    let program = Program::load(&units, &preprocessor()).unwrap();
+    let reset = program.functions().find(|f| f.name == "reset_at").unwrap();
+    assert!(reset.refs.contains("clamp_index"));
+}
+
+/// Copy the test program to a temporary directory.
+fn copy_project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for sub in ["src", "include"] {
+        std::fs::create_dir_all(tmp.path().join(sub)).unwrap();
+        for e in std::fs::read_dir(project().join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, tmp.path().join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::copy(
+        project().join("compile_commands.json"),
+        tmp.path().join("compile_commands.json"),
+    )
+    .unwrap();
+    tmp
+}
+
+#[test]
+fn an_edit_re_proves_only_the_segments_it_touches() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path());
+    let tmp = copy_project();
+    let first = verify::verify_program(&load(tmp.path()), &cfg).unwrap();
+    let runs = first.segments.len() + 1;
+    assert_eq!(first.stats.verifier_calls, runs);
+    let again = verify::verify_program(&load(tmp.path()), &cfg).unwrap();
+    assert_eq!(
+        (again.stats.verifier_calls, again.stats.cache_hits),
+        (0, runs)
+    );
+
+    // Change fill's body (same lines): only fill's segment runs again; its
+    // callers use fill's contract, which did not change.
+    let path = tmp.path().join("src/buffer.c");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("buf[k] = v;", "buf[k] = v + 0;")).unwrap();
+    let edited = verify::verify_program(&load(tmp.path()), &cfg).unwrap();
+    assert_eq!(edited.stats.verifier_calls, 1, "{:?}", edited.stats);
+    assert!(edited.verdict.is_proved());
+    let fresh: Vec<&SegmentReport> = edited.segments.iter().filter(|s| !s.run.cached).collect();
+    assert_eq!(fresh.len(), 1);
+    assert_eq!(fresh[0].functions, vec!["fill".to_string()]);
+
+    // Change a flag: everything runs again.
+    let db = tmp.path().join("compile_commands.json");
+    let text = std::fs::read_to_string(&db).unwrap();
+    std::fs::write(&db, text.replace("\"-O2\", \"-Wall\"", "\"-DUNUSED\"")).unwrap();
+    let reflagged = verify::verify_program(&load(tmp.path()), &cfg).unwrap();
+    assert_eq!(reflagged.stats.cache_hits, 0);
+}
+
+fn load_err(dir: &Path, files: &[&str], flags: &[&str]) -> Diagnostics {
+    let args: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
+    let units: Vec<Unit> = files
+        .iter()
+        .map(|f| Unit {
+            source: dir.join(f),
+            directory: dir.to_path_buf(),
+            flags: CppFlags::from_args(&args, dir, "test").unwrap(),
+        })
+        .collect();
+    Program::load(&units, &preprocessor()).unwrap_err()
+}
+
+#[test]
+fn bad_input_is_located_in_the_original_files() {
+    let tmp = copy_project();
+    let dir = tmp.path();
+    // A missing header: the preprocessor's error at the #include line.
+    std::fs::write(
+        dir.join("src/missing.c"),
+        "int a;\n#include \"nowhere.h\"\n",
+    )
+    .unwrap();
+    let d = load_err(dir, &["src/missing.c"], &["-Iinclude"]);
+    let e = &d.items[0];
+    assert!(e.file.as_ref().unwrap().ends_with("src/missing.c"), "{d}");
+    assert_eq!(e.line, 2, "{d}");
+    assert!(e.message.contains("nowhere.h"), "{d}");
+
+    // A syntax error in a header is reported in the header, at the broken
+    // declaration, not in the file that includes it.
+    std::fs::write(
+        dir.join("include/broken.h"),
+        "int ok;\nint broken(int x {\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/uses.c"),
+        "int before;\n#include \"broken.h\"\nint f(void) { return 0; }\n",
+    )
+    .unwrap();
+    let d = load_err(dir, &["src/uses.c"], &["-Iinclude"]);
+    assert!(
+        d.items.iter().any(|e| e
+            .file
+            .as_ref()
+            .is_some_and(|f| f.ends_with("include/broken.h"))
+            && e.line == 2),
+        "{d}"
+    );
+
+    // A macro that is not defined leaves text that does not parse: located at
+    // the invocation in the source.
+    std::fs::write(
+        dir.join("src/macro.c"),
+        "int a;\n\nUNDEFINED_MACRO(x, y)\nint b;\n",
+    )
+    .unwrap();
+    let d = load_err(dir, &["src/macro.c"], &[]);
+    assert!(
+        d.items
+            .iter()
+            .any(|e| e.file.as_ref().is_some_and(|f| f.ends_with("src/macro.c")) && e.line == 3),
+        "{d}"
+    );
+
+    // Errors of several units come back together; a missing file is one.
+    let d = load_err(dir, &["src/missing.c", "src/nonexistent.c"], &["-Iinclude"]);
+    assert_eq!(d.items.len(), 2, "{d}");
+    let shown = d.to_string();
+    assert!(
+        shown.contains("nowhere.h") && shown.contains("nonexistent.c"),
+        "{shown}"
+    );
+
+    // Flags: a flag without its value, a database that is not one.
+    let e = CppFlags::from_args(&["-I".to_string()], dir, "the command line").unwrap_err();
+    assert!(e.to_string().contains("`-I` needs a value"), "{e}");
+    std::fs::write(
+        dir.join("bad.json"),
+        "[\n  {\"directory\": \".\",\n   \"file\": 3}\n]\n",
+    )
+    .unwrap();
+    let e = read_compile_commands(&dir.join("bad.json"), &[]).unwrap_err();
+    assert!(e.to_string().contains("line 3"), "{e}");
+    let e = read_compile_commands(
+        &dir.join("compile_commands.json"),
+        &[PathBuf::from("/elsewhere/x.c")],
+    )
+    .unwrap_err();
+    assert!(matches!(e, FlagError::NotInDatabase { .. }), "{e}");
+}
+
+#[test]
+fn compile_command_flags_are_read_like_a_compiler_reads_them() {
+    let dir = Path::new("/proj/build");
+    let args: Vec<String> = [
+        "-I../include",
+        "-I",
+        "gen",
+        "-isystem",
+        "/opt/x",
+        "-DA=1",
+        "-D",
+        "B",
+        "-UC",
+        "-include",
+        "cfg.h",
+        "-std=c99",
+        "-O2",
+        "-Wall",
+        "-c",
+        "-o",
+        "out.o",
+        "-MF",
+        "dep.d",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let f = CppFlags::from_args(&args, dir, "test").unwrap();
+    assert_eq!(
+        f.args,
+        [
+            "-I/proj/include",
+            "-I/proj/build/gen",
+            "-isystem",
+            "/opt/x",
+            "-DA=1",
+            "-DB",
+            "-UC",
+            "-include",
+            "/proj/build/cfg.h",
+            "-std=c99"
+        ]
+    );
+    assert_eq!(
+        f.ignored,
+        ["-O2", "-Wall", "-c", "-o", "out.o", "-MF", "dep.d"]
+    );
+}
+
+#[test]
+fn a_false_lemma_is_not_proved_in_a_single_file_either() {
+    // Runs restricted to functions (-wp-fct) generate no lemma goals: without
+    // the lemma run, this file would verify although its lemma is false.
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lemma.c");
+    std::fs::write(
+        &path,
+        "/*@ lemma wrong: \\forall integer x; x > 0; */\n\n/*@ assigns \\nothing;\n    ensures \\result == 1; */\nint one(void) { return 1; }\n",
+    )
+    .unwrap();
+    let r = verify(&path, &cfg).unwrap();
+    assert!(!r.verdict.is_proved(), "{:?}", r.verdict);
+    let lemmas = r.lemmas.as_ref().unwrap();
+    assert_eq!(lemmas.goals.len(), 1);
+    assert_ne!(lemmas.goals[0].status, GoalStatus::Valid);
+    assert!(r.segments.iter().all(|s| s.run.verdict.is_proved()));
+}

@@ -1,0 +1,143 @@
+//! `vera c segments|verify` on a program of several files with preprocessor flags
+//! or a compilation database (the test program in crates/acsl/tests/c/project):
+//! locations in the original files, contracts on header prototypes, the lemma
+//! run, the cache on a second run, errors as JSON with their file and line, and
+//! bad flags. Needs frama-c, why3, z3, cvc5 and gcc (scripts/setup).
+
+mod common;
+
+use common::vera;
+use serde_json::Value;
+
+const P: &str = "crates/acsl/tests/c/project";
+
+#[test]
+fn segments_of_a_program_point_into_the_original_files() {
+    let inc = format!("{P}/include");
+    let files: Vec<String> = ["buffer.c", "stats.c", "main.c"]
+        .iter()
+        .map(|f| format!("{P}/src/{f}"))
+        .collect();
+    let mut args = vec!["c", "segments", "-I", &inc, "-D", "WITH_CLAMP"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = vera(&args);
+    assert_eq!(code, 0, "{err}");
+    // The contract on the prototype in the header is peak's point of interest.
+    assert!(
+        out.contains(&format!(
+            "peak contract at {P}/include/stats.h:4 (annotated)"
+        )),
+        "{out}"
+    );
+    // The function a macro writes, at the macro's invocation.
+    assert!(
+        out.contains(&format!(
+            "default_value contract at {P}/src/main.c:6 (no annotation)"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("fill loop 0 at {P}/src/buffer.c:10 (annotated)")),
+        "{out}"
+    );
+    // Nothing from Frama-C's C library headers.
+    assert!(!out.contains("libc"), "{out}");
+}
+
+#[test]
+fn a_compile_commands_project_verifies_with_located_goals() {
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().display().to_string();
+    let db = format!("{P}/compile_commands.json");
+    let args = [
+        "c",
+        "verify",
+        "--compile-commands",
+        &db,
+        "--cache-dir",
+        &cache_dir,
+        "-j",
+        "2",
+    ];
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let (code, out, err) = vera(&json_args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let j: Value = serde_json::from_str(&out).unwrap();
+    let r = &j["report"];
+    assert_eq!(r["verdict"]["verdict"], "proved");
+    let files: Vec<&str> = r["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        files,
+        [
+            format!("{P}/src/buffer.c"),
+            format!("{P}/src/stats.c"),
+            format!("{P}/src/main.c")
+        ]
+    );
+    assert_eq!(r["lemmas"]["goals"].as_array().unwrap().len(), 2);
+    // Every property and every goal that names a clause is in an original file.
+    for s in r["segments"].as_array().unwrap() {
+        for p in s["run"]["properties"].as_array().unwrap() {
+            let f = p["file"].as_str().unwrap();
+            assert!(f.starts_with(P), "{p}");
+        }
+        for g in s["run"]["goals"].as_array().unwrap() {
+            if let Some(f) = g["file"].as_str() {
+                assert!(f.starts_with(P), "{g}");
+                assert!(g["line"].as_u64().unwrap() > 0);
+            }
+        }
+    }
+    // The same run again comes from the cache, and the text names clauses by
+    // file and line.
+    let (code, out, err) = vera(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0 verifier calls, 8 cache hits"), "{out}");
+    assert!(
+        out.contains("lemmas (proved once): proved (2 goals)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("[wp:pedantic-assigns] {P}/src/main.c:6: No 'assigns' specification for function 'default_value'")),
+        "{out}"
+    );
+}
+
+#[test]
+fn errors_come_as_json_with_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("uses.c");
+    std::fs::write(&src, "int a;\n#include \"nowhere.h\"\n").unwrap();
+    let src = src.display().to_string();
+    let inc = format!("{P}/include");
+    let (code, out, err) = vera(&["c", "verify", "-I", &inc, &src, "--format", "json"]);
+    assert_eq!(code, 2, "{err}");
+    let j: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["schema"], "vera.error.v1");
+    assert_eq!(j["command"], "c verify");
+    let d = &j["error"]["diagnostics"][0];
+    assert!(d["file"].as_str().unwrap().ends_with("uses.c"), "{j}");
+    assert_eq!(d["line"], 2);
+    assert!(d["message"].as_str().unwrap().contains("nowhere.h"), "{j}");
+
+    // The same in human form, on standard error, with file:line.
+    let (code, out, err) = vera(&["c", "segments", "-I", &inc, &src]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(err.contains("uses.c:2:10: preprocessor: "), "{err}");
+
+    // A file the database does not list; an unknown flag.
+    let db = format!("{P}/compile_commands.json");
+    let (code, _, err) = vera(&["c", "verify", "--compile-commands", &db, &src]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no entry in"), "{err}");
+    let (code, _, err) = vera(&["c", "verify", "-Q", &src]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unexpected argument '-Q'"), "{err}");
+}
