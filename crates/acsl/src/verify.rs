@@ -163,6 +163,62 @@ fn has_lemmas(file: &CFile, own: impl Fn(&crate::front::Item) -> bool) -> bool {
     })
 }
 
+/// Frama-C's report lists no lemma: give each lemma goal (`typed_lemma_NAME`)
+/// the place of `lemma NAME` in the text, and a property of kind `lemma` with
+/// the goal's status. `place` turns an offset of `file`'s text into (file, line).
+fn locate_lemmas(run: &mut WpRun, file: &CFile, place: impl Fn(usize) -> (String, usize)) {
+    let mut found: Vec<(String, usize)> = Vec::new();
+    for item in file.items.iter().filter(|i| i.kind == ItemKind::Logic) {
+        let text = item.span.text(&file.text);
+        let mut from = 0;
+        while let Some(i) = text[from..].find("lemma") {
+            let at = from + i;
+            from = at + 5;
+            let before_ok = text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+            let name: String = text[from..]
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if before_ok && !name.is_empty() && text[from..].starts_with(char::is_whitespace) {
+                found.push((name, item.span.start + at));
+            }
+        }
+    }
+    for g in &mut run.goals {
+        if g.file.is_some() {
+            continue;
+        }
+        let Some(name) = g.name.split_once("_lemma_").map(|(_, n)| n.to_string()) else {
+            continue;
+        };
+        let Some(&(_, at)) = found.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let (f, line) = place(at);
+        let status = match g.status {
+            GoalStatus::Valid => crate::wp::PropertyStatus::Valid,
+            _ => crate::wp::PropertyStatus::Unknown,
+        };
+        let property = crate::wp::Property {
+            line,
+            function: String::new(),
+            kind: "lemma".into(),
+            text: name,
+            status,
+            goals: vec![g.name.clone()],
+            file: Some(f.clone()),
+        };
+        g.file = Some(f);
+        g.line = Some(line);
+        g.key = Some(property.key());
+        run.properties.push(property);
+    }
+}
+
 /// The text with every function reduced to a prototype: what lemmas can depend on.
 fn without_functions(file: &CFile) -> String {
     let none = Segment {
@@ -193,7 +249,7 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
     // Runs restricted to functions generate no lemma goals: prove the lemmas once.
     let lemmas = if has_lemmas(file, |_| true) {
         let text = without_functions(file);
-        Some(run_input(
+        let mut run = run_input(
             &Input::Text {
                 text: &text,
                 name: &harness_name(file),
@@ -201,7 +257,9 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
             Select::Lemmas,
             cfg,
             &counters,
-        )?)
+        )?;
+        locate_lemmas(&mut run, file, |at| (harness_name(file), file.line_of(at)));
+        Some(run)
     } else {
         None
     };
@@ -360,7 +418,7 @@ pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport,
     }
     let lemmas = if has_lemmas(&program.file, |i| !program.is_library(i)) {
         let key = format!("{flags}\0{}", without_functions(&program.file));
-        Some(run_input(
+        let mut run = run_input(
             &Input::Files {
                 cpp: &cpp,
                 files: &files,
@@ -369,7 +427,12 @@ pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport,
             Select::Lemmas,
             cfg,
             &counters,
-        )?)
+        )?;
+        locate_lemmas(&mut run, &program.file, |at| match program.origin(at) {
+            Some(o) => (o.file.display().to_string(), o.line),
+            None => (String::new(), 0),
+        });
+        Some(run)
     } else {
         None
     };

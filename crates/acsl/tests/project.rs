@@ -37,18 +37,14 @@ fn load(dir: &Path) -> Program {
     Program::load(&units, &preprocessor()).unwrap()
 }
 
-/// (goal name, proved?) of a direct Frama-C run on the project's files with
-/// the flags the compilation database gives each of them.
-fn direct_run(dir: &Path, cfg: &WpConfig) -> BTreeSet<(String, bool)> {
+/// (goal name, proved?) of a direct Frama-C run on `files` (absolute), each
+/// with its preprocessor flags.
+fn direct_run(files: &[(String, String)], cfg: &WpConfig) -> BTreeSet<(String, bool)> {
     let s = detect(cfg).unwrap();
-    let inc = format!("-I{}", dir.join("include").display());
-    let file = |f: &str| dir.join("src").join(f).display().to_string();
-    let per_file = format!(
-        "-cpp-extra-args-per-file={}:{inc},{}:{inc},{}:{inc} -DWITH_CLAMP",
-        file("buffer.c"),
-        file("stats.c"),
-        file("main.c")
-    );
+    let per_file: Vec<String> = files
+        .iter()
+        .map(|(f, flags)| format!("{f}:{flags}"))
+        .collect();
     let out = Command::new("frama-c")
         .args([
             "-wp",
@@ -59,11 +55,9 @@ fn direct_run(dir: &Path, cfg: &WpConfig) -> BTreeSet<(String, bool)> {
             "5",
             "-wp-par",
             "2",
-            &per_file,
-            &file("buffer.c"),
-            &file("stats.c"),
-            &file("main.c"),
         ])
+        .arg(format!("-cpp-extra-args-per-file={}", per_file.join(",")))
+        .args(files.iter().map(|(f, _)| f))
         .env("WHY3CONFIG", &s.why3_config)
         .output()
         .unwrap();
@@ -78,6 +72,17 @@ fn direct_run(dir: &Path, cfg: &WpConfig) -> BTreeSet<(String, bool)> {
             })
         })
         .collect()
+}
+
+/// The project's files with the flags its compilation database gives them.
+fn project_files(dir: &Path) -> Vec<(String, String)> {
+    let inc = format!("-I{}", dir.join("include").display());
+    let file = |f: &str| dir.join("src").join(f).display().to_string();
+    vec![
+        (file("buffer.c"), inc.clone()),
+        (file("stats.c"), inc.clone()),
+        (file("main.c"), format!("{inc} -DWITH_CLAMP")),
+    ]
 }
 
 fn all_goals(r: &VerifyReport) -> Vec<&Goal> {
@@ -103,7 +108,7 @@ fn a_program_agrees_with_frama_c_run_directly_with_the_same_flags() {
         .map(|g| (g.name.clone(), g.status == GoalStatus::Valid))
         .collect();
     assert_eq!(mine.len(), goals.len(), "a goal was proved twice");
-    assert_eq!(mine, direct_run(&dir, &cfg));
+    assert_eq!(mine, direct_run(&project_files(&dir), &cfg));
     assert!(report.verdict.is_proved(), "{:?}", report.verdict);
 
     // Functions from headers and macros are there: the static inline function
@@ -136,6 +141,14 @@ fn a_program_agrees_with_frama_c_run_directly_with_the_same_flags() {
     for s in &report.segments {
         assert!(s.run.goals.iter().all(|g| !g.name.contains("lemma")));
     }
+    // Located at their `lemma` keyword in the header.
+    let at: BTreeSet<(String, usize)> = lemmas
+        .goals
+        .iter()
+        .map(|g| (g.file.clone().unwrap_or_default(), g.line.unwrap_or(0)))
+        .collect();
+    let header = |l: usize| (format!("{}/include/buffer.h", rel(&dir)), l);
+    assert_eq!(at, BTreeSet::from([header(12), header(13)]));
 
     // Every location is in an original file, at the clause: the contract on
     // the prototype in stats.h, the ensures of reset_at in main.c.
@@ -455,4 +468,78 @@ fn a_false_lemma_is_not_proved_in_a_single_file_either() {
     assert_eq!(lemmas.goals.len(), 1);
     assert_ne!(lemmas.goals[0].status, GoalStatus::Valid);
     assert!(r.segments.iter().all(|s| s.run.verdict.is_proved()));
+}
+
+#[test]
+fn acsl_by_example_binary_search_verifies_as_with_frama_c_directly() {
+    // A real project (tests/c/acsl-by-example, MIT): contracts in headers, logic
+    // and lemmas in .acsl files included through -I, analysed with the flags
+    // of its own makefiles.
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config(cache.path());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/acsl-by-example");
+    let dir = root.join("BinarySearch");
+    let units = read_compile_commands(&dir.join("compile_commands.json"), &[]).unwrap();
+    let program = Program::load(&units, &preprocessor()).unwrap();
+    let report = verify::verify_program(&program, &cfg).unwrap();
+    let goals = all_goals(&report);
+    let mine: BTreeSet<(String, bool)> = goals
+        .iter()
+        .map(|g| (g.name.clone(), g.status == GoalStatus::Valid))
+        .collect();
+    assert_eq!(mine.len(), goals.len());
+    let flags = ["-I.", "-I..", "-I../Logic", "-I../MinMax"]
+        .iter()
+        .map(|f| format!("-I{}", crate_path(&dir, &f[2..])))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let files: Vec<(String, String)> = [
+        "lower_bound.c",
+        "upper_bound.c",
+        "equal_range.c",
+        "binary_search.c",
+    ]
+    .iter()
+    .map(|f| (dir.join(f).display().to_string(), flags.clone()))
+    .collect();
+    assert_eq!(mine, direct_run(&files, &cfg));
+    assert!(report.verdict.is_proved(), "{:?}", report.verdict);
+    // The lemmas of the .acsl files, proved once, located in them.
+    let lemmas = report.lemmas.as_ref().unwrap();
+    assert!(lemmas.goals.len() >= 5, "{:?}", lemmas.goals);
+    let lemma_props: Vec<&Property> = lemmas
+        .properties
+        .iter()
+        .filter(|p| p.kind == "lemma")
+        .collect();
+    assert!(!lemma_props.is_empty(), "{:?}", lemmas.properties);
+    assert!(
+        lemma_props
+            .iter()
+            .all(|p| p.file.as_deref().is_some_and(|f| f.ends_with(".acsl"))),
+        "{lemma_props:?}"
+    );
+    // Contracts on the prototypes in the headers.
+    let props: Vec<&Property> = report
+        .segments
+        .iter()
+        .flat_map(|s| &s.run.properties)
+        .collect();
+    assert!(props.iter().any(|p| p.function == "lower_bound"
+        && p.kind == "postcondition"
+        && p.file
+            .as_deref()
+            .is_some_and(|f| f.ends_with("BinarySearch/lower_bound.h"))));
+}
+
+fn crate_path(dir: &Path, rel: &str) -> String {
+    acsl::project::normalize(&dir.join(rel))
+        .display()
+        .to_string()
+}
+
+/// `dir` as the reports name it: relative to the working directory.
+fn rel(dir: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap();
+    dir.strip_prefix(&cwd).unwrap_or(dir).display().to_string()
 }
