@@ -352,12 +352,43 @@ fn absolute_source(p: &Path) -> String {
         .to_string()
 }
 
+/// The text with every run of blank lines cut to one: a harness's lines move
+/// when a line is added anywhere before them, which changes nothing WP proves.
+fn collapse_blank_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() / 2);
+    let mut blank = false;
+    for l in text.lines() {
+        let b = l.trim().is_empty();
+        if !(b && blank) {
+            out.push_str(l);
+            out.push('\n');
+        }
+        blank = b;
+    }
+    out
+}
+
+/// `file:line` of the items `pick` chooses: the places a run's results name
+/// (a segment's functions and the contracts on their prototypes, the lemmas),
+/// part of its cache key so that a cached result never shows a stale line.
+fn origins(program: &Program, pick: impl Fn(&crate::front::Item) -> bool) -> String {
+    let mut out = String::new();
+    for item in program.file.items.iter().filter(|i| pick(i)) {
+        if let Some(o) = program.item_origin(item) {
+            out.push_str(&format!("{}:{};", o.file.display(), o.line));
+        }
+    }
+    out
+}
+
 /// Verify a program of several translation units: one Frama-C run per segment
 /// on the original files with their preprocessor flags (`-wp-fct` the
 /// segment's functions), and one run for the lemmas. A segment's result is
-/// cached under its harness text cut from the preprocessed program: what WP can
+/// cached under its harness text cut from the preprocessed program (what WP can
 /// see of the segment's functions, their callees' contracts, types, globals and
-/// logic; an edit elsewhere leaves it unchanged.
+/// logic), with blank lines collapsed, and the original lines of the segment's
+/// functions and contracts: an edit elsewhere, even one that moves lines, leaves
+/// it unchanged.
 pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport, WpError> {
     let start = Instant::now();
     let setup = detect(cfg)?;
@@ -393,7 +424,14 @@ pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport,
     }
     let results = parallel_map(&work, cfg.jobs, |(seg, names)| {
         let h = harness(&program.file, seg);
-        let key = format!("{flags}\0{}", h.text);
+        let key = format!(
+            "{flags}\0{}\0{}",
+            collapse_blank_lines(&h.text),
+            origins(program, |i| {
+                seg.functions.contains(&i.name)
+                    && matches!(i.kind, ItemKind::Function | ItemKind::Prototype)
+            })
+        );
         let run = run_input(
             &Input::Files {
                 cpp: &cpp,
@@ -417,7 +455,11 @@ pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport,
         segments.push(r?);
     }
     let lemmas = if has_lemmas(&program.file, |i| !program.is_library(i)) {
-        let key = format!("{flags}\0{}", without_functions(&program.file));
+        let key = format!(
+            "{flags}\0{}\0{}",
+            collapse_blank_lines(&without_functions(&program.file)),
+            origins(program, |i| i.kind == ItemKind::Logic)
+        );
         let mut run = run_input(
             &Input::Files {
                 cpp: &cpp,

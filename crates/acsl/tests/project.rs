@@ -299,6 +299,37 @@ fn an_edit_re_proves_only_the_segments_it_touches() {
     assert_eq!(fresh.len(), 1);
     assert_eq!(fresh[0].functions, vec!["fill".to_string()]);
 
+    // Add a line to clamp_index's body: it runs again, and so does fill, which
+    // moved one line down (its results name lines); nothing in the other files,
+    // whose harnesses see clamp_index only through its contract.
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace(
+            "  if (i < 0) return 0;\n",
+            "  if (i < 0) return 0;\n  if (i == 0) return 0;\n",
+        ),
+    )
+    .unwrap();
+    let moved = verify::verify_program(&load(tmp.path()), &cfg).unwrap();
+    let mut fresh: Vec<String> = moved
+        .segments
+        .iter()
+        .filter(|s| !s.run.cached)
+        .flat_map(|s| s.functions.clone())
+        .collect();
+    fresh.sort();
+    assert_eq!(fresh, ["clamp_index", "fill"], "{:?}", moved.stats);
+    assert!(moved.lemmas.as_ref().unwrap().cached);
+    assert!(moved.verdict.is_proved());
+    let invariant = moved
+        .segments
+        .iter()
+        .flat_map(|s| &s.run.properties)
+        .find(|p| p.function == "fill" && p.kind == "loop invariant")
+        .unwrap();
+    assert_eq!(invariant.line, 11);
+
     // Change a flag: everything runs again.
     let db = tmp.path().join("compile_commands.json");
     let text = std::fs::read_to_string(&db).unwrap();
