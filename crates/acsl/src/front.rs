@@ -286,7 +286,7 @@ fn parse_text(path: Option<PathBuf>, text: String) -> Result<CFile, Diagnostics>
         return Err(fail(path, "the C parser gave up".into()));
     };
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() && !only_macro_invocations(root) {
         let mut items = Vec::new();
         collect_errors(root, &text, &mut items);
         if items.is_empty() {
@@ -303,9 +303,49 @@ fn parse_text(path: Option<PathBuf>, text: String) -> Result<CFile, Diagnostics>
     Ok(CFile { path, text, items })
 }
 
+/// True when every syntax error of the tree is a top-level macro invocation
+/// without a semicolon (`DEFINE_HANDLER(x)` on a line of its own): the
+/// preprocessor expands those into declarations, so they are not errors of the
+/// C a compiler sees. Such an invocation is kept verbatim, as an unnamed item.
+fn only_macro_invocations(root: Node<'_>) -> bool {
+    let mut c = root.walk();
+    let top: Vec<Node<'_>> = root.children(&mut c).collect();
+    top.into_iter().all(|k| {
+        if !k.has_error() {
+            return true;
+        }
+        if k.kind() != "expression_statement" || k.is_error() {
+            return false;
+        }
+        is_macro_invocation(k)
+    })
+}
+
+/// A top-level `NAME(args)` without its semicolon (comments may follow it: the
+/// parser puts them inside, before the missing `;`).
+fn is_macro_invocation(k: Node<'_>) -> bool {
+    if k.kind() != "expression_statement" {
+        return false;
+    }
+    let mut kc = k.walk();
+    let kids: Vec<Node<'_>> = k
+        .children(&mut kc)
+        .filter(|n| n.kind() != "comment")
+        .collect();
+    matches!(kids.as_slice(), [call, semi]
+        if call.kind() == "call_expression"
+            && !call.has_error()
+            && semi.is_missing()
+            && semi.kind() == ";")
+}
+
 fn collect_errors(node: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
+        let top = n.parent().is_some_and(|p| p.kind() == "translation_unit");
+        if top && is_macro_invocation(n) {
+            continue;
+        }
         if n.is_error() || n.is_missing() {
             // The parser's recovery often wraps whole items that parsed fine
             // (every declaration before the broken one) into the error node:
@@ -387,7 +427,16 @@ fn only_space_or_comments(text: &str, a: usize, b: usize, skipped: &[Span]) -> b
 fn top_level_items(root: Node<'_>, text: &str) -> Vec<Item> {
     let mut items = Vec::new();
     let mut cursor = root.walk();
-    let children: Vec<Node<'_>> = root.children(&mut cursor).collect();
+    let mut children: Vec<Node<'_>> = Vec::new();
+    for n in root.children(&mut cursor) {
+        children.push(n);
+        // The comments the parser put inside a macro invocation (a contract
+        // for the next function) are top-level comments.
+        if is_macro_invocation(n) {
+            let mut c = n.walk();
+            children.extend(n.children(&mut c).filter(|k| k.kind() == "comment"));
+        }
+    }
     let mut pending: Option<Span> = None;
     // Plain comments seen since the pending annotation.
     let mut skipped: Vec<Span> = Vec::new();

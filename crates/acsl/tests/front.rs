@@ -324,3 +324,37 @@ fn tce_decides_the_classic_pairs() {
         1
     );
 }
+
+#[test]
+fn contracts_across_plain_comments_and_macro_invocations() {
+    // A top-level macro invocation without a semicolon (the parser puts the next
+    // comment inside it), a contract separated from its function by a plain
+    // comment, a loop annotation followed by a comment.
+    let text = "#define GETTER(n, v) int n(void) { return v; }\n\
+GETTER(five, 5)\n\
+\n\
+/*@ ensures \\result == 1; */\n\
+// one, always\n\
+int one(void) {\n\
+  int s = 0;\n\
+  /*@ loop invariant 0 <= i <= 3;\n\
+      loop assigns i, s; */\n\
+  // three rounds\n\
+  for (int i = 0; i < 3; i++) s = 1;\n\
+  return 1;\n\
+}\n";
+    let f = parse_c(text).unwrap();
+    let one = f.function("one").unwrap();
+    let contract = one
+        .contract
+        .expect("the contract is attached across the comment");
+    assert!(contract.text(&f.text).contains("ensures"));
+    assert!(one.loops[0].annotation.is_some());
+    // Nothing else became a function, and no stray logic item holds the contract.
+    assert_eq!(f.functions().count(), 1);
+    assert!(f.items.iter().all(|i| i.kind != ItemKind::Logic));
+    // A real syntax error is still one.
+    let bad = "GETTER(five, 5)\nint one(void) { return 1 }\n";
+    let d = parse_c(bad).unwrap_err();
+    assert_eq!(d.items[0].line, 2, "{d}");
+}

@@ -199,6 +199,38 @@ fn load_program(
     acsl::Program::load(&units, &pp).map_err(|d| diagnostics(json, command, d))
 }
 
+/// One file with preprocessor flags, for the commands that work on one file's
+/// text (`strength`, `synth`): its harnesses and mutants are written to
+/// temporary directories and compiled there, so Frama-C gets the flags through
+/// `-cpp-extra-args` and both get the file's own directory as an include
+/// directory (for the headers next to it). Returns the flags for the compiler;
+/// nothing when there are none.
+fn unit_flags(
+    file: &Path,
+    cpp: &crate::cli::CppArgs,
+    cfg: &mut acsl::WpConfig,
+) -> Result<Vec<String>> {
+    if cpp.is_empty() {
+        return Ok(Vec::new());
+    }
+    let units = units(&[file.to_path_buf()], cpp)?;
+    let mut flags = units
+        .into_iter()
+        .next()
+        .map(|u| u.flags.args)
+        .unwrap_or_default();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let dir = acsl::project::normalize(&cwd.join(file))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or(cwd);
+    flags.insert(0, format!("-I{}", dir.display()));
+    let joined = shlex::try_join(flags.iter().map(String::as_str))
+        .map_err(|e| anyhow::anyhow!("preprocessor flags cannot be quoted: {e}"))?;
+    cfg.extra_args.push(format!("-cpp-extra-args={joined}"));
+    Ok(flags)
+}
+
 /// True when the command line names one file and no preprocessing flags: the
 /// file is verified as it is, through harnesses cut from its text.
 fn single(files: &[std::path::PathBuf], cpp: &crate::cli::CppArgs) -> bool {
@@ -681,11 +713,13 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
     if parse(path)?.is_none() {
         return Err(crate::output::Reported.into());
     }
-    let cfg = wp.config();
-    let options = acsl::StrengthOptions {
+    let mut cfg = wp.config();
+    let mut options = acsl::StrengthOptions {
         max_mutants,
         ..Default::default()
     };
+    let flags = unit_flags(path, &a.cpp, &mut cfg)?;
+    options.tce.flags.extend(flags);
     let report = acsl::strength(path, &cfg, &options)?;
     let mut o = String::new();
     let vdr = report
@@ -803,6 +837,8 @@ pub struct SynthArgs {
     #[arg(long)]
     pub reference: Option<std::path::PathBuf>,
     #[command(flatten)]
+    pub cpp: crate::cli::CppArgs,
+    #[command(flatten)]
     pub llm: crate::llmcmd::LlmArgs,
     #[command(flatten)]
     pub wp: WpArgs,
@@ -852,12 +888,14 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
             return Err(crate::output::Reported.into());
         }
     };
-    let wp = a.wp.config();
+    let mut wp = a.wp.config();
+    let compiler_flags = unit_flags(&a.file, &a.cpp, &mut wp)?;
     let opts = csynth::SynthOptions {
         attempts: a.attempts.max(1),
         strengthen: !a.no_strengthen,
         refine_rounds: a.refine_rounds,
         max_mutants: Some(a.max_mutants),
+        compiler_flags,
         ..Default::default()
     };
     let human = a.output.format == crate::cli::TextFormat::Human;

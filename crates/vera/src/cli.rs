@@ -821,6 +821,8 @@ pub struct CVerifyArgs {
 pub struct CStrengthArgs {
     /// The C file.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub cpp: CppArgs,
     /// At most this many mutants, spread over the file.
     #[arg(long)]
     pub max_mutants: Option<usize>,

@@ -141,3 +141,34 @@ fn errors_come_as_json_with_file_and_line() {
     assert_eq!(code, 2);
     assert!(err.contains("unexpected argument '-Q'"), "{err}");
 }
+
+#[test]
+fn strength_of_one_unit_with_its_flags() {
+    // main.c includes headers from include/ and calls functions defined in the
+    // other units: its mutants compile and its harnesses verify with the flags.
+    let inc = format!("{P}/include");
+    let main = format!("{P}/src/main.c");
+    let (code, out, err) = vera(&[
+        "c",
+        "strength",
+        &main,
+        "-I",
+        &inc,
+        "-D",
+        "WITH_CLAMP",
+        "--max-mutants",
+        "6",
+        "-j",
+        "2",
+        "--no-verifier-cache",
+    ]);
+    // `top` promises only a non-negative result: some mutants survive.
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains("original: proved"), "{out}");
+    assert!(
+        out.contains("0 not compiling, 0 rejected by Frama-C"),
+        "{out}"
+    );
+    assert!(!out.contains(" 0 killed"), "{out}");
+    assert!(out.contains("survived: line 21 in top"), "{out}");
+}

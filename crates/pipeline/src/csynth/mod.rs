@@ -64,6 +64,10 @@ pub struct SynthOptions {
     pub temperature: f64,
     /// Token limit of one answer.
     pub max_tokens: u32,
+    /// Preprocessor flags for compiling mutants (Trivial Compiler Equivalence):
+    /// the file's `-I`/`-D`/`-U`, which Frama-C gets through `WpConfig::extra_args`.
+    #[serde(default)]
+    pub compiler_flags: Vec<String>,
 }
 
 impl Default for SynthOptions {
@@ -76,6 +80,7 @@ impl Default for SynthOptions {
             max_survivors_shown: 5,
             temperature: 0.0,
             max_tokens: 600,
+            compiler_flags: Vec::new(),
         }
     }
 }
@@ -1117,11 +1122,14 @@ impl Engine<'_> {
             .map_err(|e| acsl::StrengthError::Wp(WpError::Io(e.to_string())))?;
         let mut cf = parse_c(text.as_str()).map_err(WpError::Parse)?;
         cf.path = self.original.path.clone();
-        let opts = StrengthOptions {
+        let mut opts = StrengthOptions {
             functions: Some(seg.functions.clone()),
             max_mutants: self.opts.max_mutants,
             ..StrengthOptions::default()
         };
+        opts.tce
+            .flags
+            .extend(self.opts.compiler_flags.iter().cloned());
         let r = strength_file(&cf, self.wp, &opts)?;
         self.strength_calls.0 += r.stats.verifier_calls;
         self.strength_calls.1 += r.stats.verifier_cache_hits;
