@@ -1095,6 +1095,54 @@ fn rank(s: GoalStatus) -> u8 {
     }
 }
 
+/// A goal line of Frama-C 27 and later: `[Valid] typed_f_ensures (Qed)`,
+/// `[Unsuccess] typed_f_assert (Alt-Ergo) (Cached)`, `[Timeout] ... (Z3)`.
+fn new_style_goal(tag: Option<&str>, rest: &str, functions: &[String]) -> Option<Goal> {
+    let tag = tag?;
+    let status_words = [
+        "Valid",
+        "Unsuccess",
+        "Unknown",
+        "Timeout",
+        "Stepout",
+        "Failed",
+        "Invalid",
+        "NoResult",
+        "Computing",
+    ];
+    if !status_words.contains(&tag) {
+        return None;
+    }
+    let (name, after) = rest.split_once(' ').unwrap_or((rest, ""));
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let groups: Vec<&str> = after
+        .split('(')
+        .skip(1)
+        .filter_map(|g| g.split(')').next())
+        .collect();
+    let status = match tag {
+        "Unsuccess" | "NoResult" | "Computing" => GoalStatus::Unknown,
+        "Stepout" => GoalStatus::Timeout,
+        t => GoalStatus::parse(t),
+    };
+    Some(Goal {
+        function: goal_function(name, functions),
+        name: name.to_string(),
+        status,
+        prover: groups
+            .first()
+            .filter(|p| **p != "Cached")
+            .map(|p| p.to_string()),
+        time_ms: groups.iter().find_map(|g| parse_time(g)),
+        cached: groups.contains(&"Cached"),
+        file: None,
+        line: None,
+        key: None,
+    })
+}
+
 /// Frama-C's warnings: `[plugin:key] FILE:LINE: Warning: ` and the indented
 /// lines that continue the message.
 fn messages(console: &str) -> Vec<Message> {
@@ -1289,7 +1337,14 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
             },
             None => (None, rest),
         };
-        if let Some(s) = rest.strip_prefix("Smoke-test ") {
+        // Frama-C 27 and later: `[Failed] (Doomed) NAME (Qed)` and `[Passed]
+        // (Unsuccess) NAME (Alt-Ergo)` are smoke tests.
+        let smoke_line = rest.strip_prefix("Smoke-test ").or_else(|| {
+            let (paren, after) = rest.strip_prefix('(')?.split_once(") ")?;
+            let name = after.split_whitespace().next()?;
+            (!paren.contains(' ') && name.contains("_wp_smoke_")).then_some(after)
+        });
+        if let Some(s) = smoke_line {
             let name = s.split_whitespace().next().unwrap_or("").to_string();
             // Only WP's `[Passed]` is a pass; a failed test is printed twice.
             let passed = tag.as_deref() == Some("Passed");
@@ -1304,6 +1359,12 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
             continue;
         }
         let Some(g) = rest.strip_prefix("Goal ") else {
+            // Frama-C 27 and later: `[STATUS] NAME (PROVER) (Cached)`, the
+            // status in the tag and no `Goal` word.
+            if let Some(goal) = new_style_goal(tag.as_deref(), rest, functions) {
+                goals.push(goal);
+                attempts_of = Some(goals.len() - 1);
+            }
             continue;
         };
         match g.split_once(" : ") {
@@ -1414,6 +1475,66 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn console_lines_of_newer_frama_c() {
+        // The console format of Frama-C 27 and later (as in WP's own test
+        // oracles): the status in the tag, no `Goal` word, smoke tests tagged
+        // `(Doomed)` or `(Unsuccess)`, goals of the control-flow checks.
+        let console = "[wp] [Valid] Goal f_exits (Cfg) (Unreachable)\n\
+[wp] [Valid] Goal f_terminates (Cfg) (Trivial)\n\
+[wp] 4 goals scheduled\n\
+[wp] [Valid] typed_f_ensures (Qed)\n\
+[wp] [Unsuccess] typed_f_assert_a1 (Alt-Ergo) (Cached)\n\
+[wp] [Timeout] typed_f_loop_invariant_preserved (Z3)\n\
+[wp] [Failed] (Doomed) typed_f_wp_smoke_default_requires (Qed)\n\
+[wp] x.c:10: Warning: Failed smoke-test\n\
+[wp] [Passed] (Unsuccess) typed_g_wp_smoke_default_requires (Alt-Ergo) (Cached)\n\
+[wp] Proved goals:    4 / 7\n";
+        let fns = vec!["f".to_string(), "g".into()];
+        let r = parse_run(console, "", Some("x.c"), &fns);
+        let names: Vec<&str> = r.goals.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "f_exits",
+                "f_terminates",
+                "typed_f_ensures",
+                "typed_f_assert_a1",
+                "typed_f_loop_invariant_preserved"
+            ]
+        );
+        assert_eq!(r.goals[2].status, GoalStatus::Valid);
+        assert_eq!(r.goals[2].prover.as_deref(), Some("Qed"));
+        assert_eq!(r.goals[3].status, GoalStatus::Unknown);
+        assert!(r.goals[3].cached);
+        assert_eq!(r.goals[4].status, GoalStatus::Timeout);
+        assert_eq!(r.smoke_tests.len(), 2);
+        assert!(!r.smoke_tests[0].passed && r.smoke_tests[1].passed);
+        // 3 valid goals + 1 passed smoke test of 5 goals + 2 tests: it adds up.
+        assert!(
+            matches!(r.verdict, Verdict::Inconsistent { .. }),
+            "{:?}",
+            r.verdict
+        );
+        assert_eq!(r.warnings[0].file.as_deref(), Some("x.c"));
+        assert_eq!(r.warnings[0].line, Some(10));
+    }
+
+    #[test]
+    fn frama_c_versions() {
+        assert_eq!(major_version("25.0-beta (Manganese)"), Some(25));
+        assert_eq!(major_version("30.0 (Zinc)"), Some(30));
+        assert_eq!(major_version("Frama-C 22.0 (Titanium)"), Some(22));
+        assert_eq!(major_version("unknown"), None);
+        let e = WpError::UnsupportedVersion {
+            version: "22.0 (Titanium)".into(),
+            oldest: OLDEST_FRAMA_C,
+        };
+        assert!(e
+            .to_string()
+            .contains("Frama-C 22.0 (Titanium) is not supported"));
+    }
 
     #[test]
     fn console_lines() {
