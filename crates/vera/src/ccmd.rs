@@ -508,7 +508,28 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
             report: report.clone(),
         },
     );
-    r.findings = Some(property_findings(&file, &properties, &report.verdict));
+    let goals: Vec<&acsl::Goal> = report
+        .segments
+        .iter()
+        .flat_map(|s| {
+            s.run
+                .goals
+                .iter()
+                .filter(|g| g.function.as_ref().is_none_or(|f| s.functions.contains(f)))
+        })
+        .chain(report.lemmas.iter().flat_map(|l| &l.goals))
+        .collect();
+    let files: Vec<String> = report
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
+    r.findings = Some(property_findings(
+        &files,
+        &properties,
+        &goals,
+        &report.verdict,
+    ));
     r.suites = Some(vec![report::Suite {
         name: file.clone(),
         file: Some(file.clone()),
@@ -560,30 +581,70 @@ fn proved(p: &acsl::wp::Property) -> bool {
     )
 }
 
-/// Every property that is not proved, as a finding at its line.
+/// One finding per goal that is not proved, at the clause it proves (SARIF:
+/// one result per unproved goal), and one per property refuted or made
+/// unreachable by a failed smoke test. A property that is not proved and none
+/// of whose goals could be located is a finding at its own line, so nothing
+/// open is left out.
 fn property_findings(
-    file: &str,
+    files: &[String],
     properties: &[&acsl::wp::Property],
+    goals: &[&acsl::Goal],
     verdict: &Verdict,
 ) -> Findings {
-    let mut findings: Vec<Finding> = properties
+    // Where a finding without a location of its own goes: the (first) file.
+    let file = files.first().map(String::as_str).unwrap_or("");
+    let line = |l: usize| u32::try_from(l).ok().filter(|l| *l > 0);
+    let describe = |p: &acsl::wp::Property| format!("{} `{}` in {}", p.kind, p.text, p.function);
+    let mut findings: Vec<Finding> = Vec::new();
+    for g in goals
         .iter()
-        .filter(|p| !proved(p))
-        .map(|p| Finding {
-            rule: if matches!(p.status, acsl::wp::PropertyStatus::InvalidOrUnreachable) {
+        .filter(|g| g.status != acsl::GoalStatus::Valid && g.file.is_some())
+    {
+        let clause = properties.iter().find(|p| p.goals.contains(&g.name));
+        findings.push(Finding {
+            rule: if g.status == acsl::GoalStatus::Invalid {
                 "VERA-C-INVALID"
             } else {
                 "VERA-C-NOT-PROVED"
             },
             level: Level::Error,
-            message: format!("{} `{}` in {}: {:?}", p.kind, p.text, p.function, p.status),
+            message: match clause {
+                Some(p) => format!("goal {} ({:?}): {}", g.name, g.status, describe(p)),
+                None => format!("goal {} ({:?})", g.name, g.status),
+            },
             location: Some(Location::new(
-                p.file.as_deref().unwrap_or(file),
-                u32::try_from(p.line).ok().filter(|l| *l > 0),
+                g.file.as_deref().unwrap_or(file),
+                g.line.and_then(line),
             )),
             related: Vec::new(),
+        });
+    }
+    let located = |p: &acsl::wp::Property| {
+        goals.iter().any(|g| {
+            g.file.is_some() && p.goals.contains(&g.name) && g.status != acsl::GoalStatus::Valid
         })
-        .collect();
+    };
+    for p in properties.iter().filter(|p| !proved(p)) {
+        let invalid = matches!(p.status, acsl::wp::PropertyStatus::InvalidOrUnreachable);
+        if !invalid && located(p) {
+            continue;
+        }
+        findings.push(Finding {
+            rule: if invalid {
+                "VERA-C-INVALID"
+            } else {
+                "VERA-C-NOT-PROVED"
+            },
+            level: Level::Error,
+            message: format!("{}: {:?}", describe(p), p.status),
+            location: Some(Location::new(
+                p.file.as_deref().unwrap_or(file),
+                line(p.line),
+            )),
+            related: Vec::new(),
+        });
+    }
     if let Verdict::NoGoals = verdict {
         findings.push(Finding {
             rule: "VERA-C-NO-GOALS",
@@ -597,7 +658,7 @@ fn property_findings(
         command: "c verify".into(),
         rules: C_RULES.to_vec(),
         findings,
-        files: vec![file.to_string()],
+        files: files.to_vec(),
     }
 }
 

@@ -172,3 +172,61 @@ fn strength_of_one_unit_with_its_flags() {
     assert!(!out.contains(" 0 killed"), "{out}");
     assert!(out.contains("survived: line 21 in top"), "{out}");
 }
+
+#[test]
+fn sarif_has_one_result_per_open_goal_at_its_clause() {
+    // Without WITH_CLAMP, reset_at reads buf[i] for any i: its memory-access
+    // goals are open, in src/main.c at the `return buf[k];` line.
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().display().to_string();
+    let inc = format!("{P}/include");
+    let files: Vec<String> = ["buffer.c", "stats.c", "main.c"]
+        .iter()
+        .map(|f| format!("{P}/src/{f}"))
+        .collect();
+    let mut args = vec![
+        "c",
+        "verify",
+        "-I",
+        &inc,
+        "--cache-dir",
+        &cache_dir,
+        "-j",
+        "2",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--format", "sarif"]);
+    let (code, out, err) = vera(&args);
+    assert_eq!(code, 1, "{err}");
+    let log: Value = serde_json::from_str(&out).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    let main = format!("{P}/src/main.c");
+    let open: Vec<&Value> = results
+        .iter()
+        .filter(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == main.as_str()
+                && r["locations"][0]["physicalLocation"]["region"]["startLine"] == 14
+        })
+        .collect();
+    assert!(!open.is_empty(), "{out}");
+    for r in &open {
+        assert_eq!(r["ruleId"], "VERA-C-NOT-PROVED");
+        let m = r["message"]["text"].as_str().unwrap();
+        assert!(
+            m.starts_with("goal typed_reset_at_assert_rte_mem_access"),
+            "{m}"
+        );
+    }
+    // One result per goal: no two results name the same goal.
+    let mut names: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r["message"]["text"].as_str())
+        .filter_map(|m| m.strip_prefix("goal "))
+        .filter_map(|m| m.split_whitespace().next())
+        .collect();
+    let n = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), n, "{out}");
+}
