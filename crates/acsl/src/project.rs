@@ -648,14 +648,31 @@ impl Program {
             .all(|w| w[0].unit.flags.args == w[1].unit.flags.args)
     }
 
-    /// How many units define a function called `name` (static functions of a
-    /// header are defined once per unit that includes it; Frama-C renames the
-    /// copies `name_0`, `name_1`, ...).
+    /// How many copies of a function called `name` Frama-C's linker keeps:
+    /// static functions of a header are defined once per unit that includes it,
+    /// and Frama-C renames the copies `name_0`, `name_1`, ...; external
+    /// definitions are one function.
     pub fn definitions(&self, name: &str) -> usize {
-        self.file
+        let defs: Vec<&Item> = self
+            .file
             .items
             .iter()
             .filter(|i| i.kind == ItemKind::Function && i.name == name)
-            .count()
+            .collect();
+        // Only `static` copies are renamed (identical external definitions
+        // of a file given twice are merged).
+        let is_static = |i: &&Item| {
+            let head = match i.body {
+                Some(b) => &self.file.text[i.span.start..b.start],
+                None => i.span.text(&self.file.text),
+            };
+            head.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "static")
+        };
+        if defs.iter().any(is_static) {
+            defs.len()
+        } else {
+            defs.len().min(1)
+        }
     }
 }

@@ -166,14 +166,19 @@ fn units(
             }
             Ok(units)
         }
-        None => Ok(files
-            .iter()
-            .map(|f| acsl::Unit {
-                source: f.clone(),
-                directory: cwd.clone(),
-                flags: extra.clone(),
-            })
-            .collect()),
+        None => {
+            // A file named twice is one unit.
+            let mut seen = std::collections::BTreeSet::new();
+            Ok(files
+                .iter()
+                .filter(|f| seen.insert(acsl::project::normalize(&cwd.join(f))))
+                .map(|f| acsl::Unit {
+                    source: f.clone(),
+                    directory: cwd.clone(),
+                    flags: extra.clone(),
+                })
+                .collect())
+        }
     }
 }
 
