@@ -256,13 +256,24 @@ pub fn parse_c<'a>(source: impl Into<Source<'a>>) -> Result<CFile, Diagnostics> 
                     file: None,
                 }],
             })?;
-            parse_text(Some(p.to_path_buf()), text)
+            parse_text(Some(p.to_path_buf()), text, true)
         }
-        Source::Text(t) => parse_text(None, t.to_string()),
+        Source::Text(t) => parse_text(None, t.to_string(), true),
     }
 }
 
-fn parse_text(path: Option<PathBuf>, text: String) -> Result<CFile, Diagnostics> {
+/// Parse preprocessed C: every macro has been expanded, so a top-level
+/// `NAME(args)` without a semicolon is an undefined macro, an error (which
+/// [`parse_c`], reading source text, accepts as an invocation).
+pub fn parse_preprocessed(text: &str) -> Result<CFile, Diagnostics> {
+    parse_text(None, text.to_string(), false)
+}
+
+fn parse_text(
+    path: Option<PathBuf>,
+    text: String,
+    macro_invocations: bool,
+) -> Result<CFile, Diagnostics> {
     let fail = |path: Option<PathBuf>, message: String| Diagnostics {
         file: path,
         items: vec![Diagnostic {
@@ -286,9 +297,9 @@ fn parse_text(path: Option<PathBuf>, text: String) -> Result<CFile, Diagnostics>
         return Err(fail(path, "the C parser gave up".into()));
     };
     let root = tree.root_node();
-    if root.has_error() && !only_macro_invocations(root) {
+    if root.has_error() && !(macro_invocations && only_macro_invocations(root)) {
         let mut items = Vec::new();
-        collect_errors(root, &text, &mut items);
+        collect_errors(root, &text, macro_invocations, &mut items);
         if items.is_empty() {
             items.push(Diagnostic {
                 line: 1,
@@ -339,11 +350,11 @@ fn is_macro_invocation(k: Node<'_>) -> bool {
             && semi.kind() == ";")
 }
 
-fn collect_errors(node: Node<'_>, text: &str, out: &mut Vec<Diagnostic>) {
+fn collect_errors(node: Node<'_>, text: &str, macro_invocations: bool, out: &mut Vec<Diagnostic>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         let top = n.parent().is_some_and(|p| p.kind() == "translation_unit");
-        if top && is_macro_invocation(n) {
+        if macro_invocations && top && is_macro_invocation(n) {
             continue;
         }
         if n.is_error() || n.is_missing() {

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::front::{parse_c, CFile, Diagnostic, Diagnostics, Item, ItemKind};
+use crate::front::{parse_preprocessed, CFile, Diagnostic, Diagnostics, Item, ItemKind};
 use crate::util::{self, RunError};
 
 /// Preprocessor flags of one translation unit, as a C compiler takes them.
@@ -565,7 +565,7 @@ impl Program {
             },
             libc,
         };
-        match parse_c(text.as_str()) {
+        match parse_preprocessed(&text) {
             Ok(f) => {
                 program.file = f;
                 Ok(program)
