@@ -730,7 +730,7 @@ fn verify_page(
                 tone: if bad { Tone::Bad } else { Tone::Good },
                 blocks: vec![Block::Table {
                     headers: vec![
-                        "line".into(),
+                        "where".into(),
                         "kind".into(),
                         "property".into(),
                         "status".into(),
@@ -739,7 +739,10 @@ fn verify_page(
                         .iter()
                         .map(|p| {
                             vec![
-                                p.line.to_string(),
+                                match &p.file {
+                                    Some(f) => format!("{f}:{}", p.line),
+                                    None => p.line.to_string(),
+                                },
                                 p.kind.clone(),
                                 p.text.clone(),
                                 format!("{:?}", p.status),

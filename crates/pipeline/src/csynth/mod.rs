@@ -66,7 +66,7 @@ pub struct SynthOptions {
     pub max_tokens: u32,
     /// Preprocessor flags for compiling mutants (Trivial Compiler Equivalence):
     /// the file's `-I`/`-D`/`-U`, which Frama-C gets through `WpConfig::extra_args`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compiler_flags: Vec<String>,
 }
 
