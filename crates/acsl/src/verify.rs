@@ -324,10 +324,7 @@ fn cpp_options(program: &Program) -> Result<Vec<String>, WpError> {
         if first.unit.flags.args.is_empty() {
             return Ok(Vec::new());
         }
-        return Ok(vec![format!(
-            "-cpp-extra-args={}",
-            quote(&first.unit.flags.args)?
-        )]);
+        return Ok(vec![crate::wp::cpp_extra_args(&first.unit.flags.args)?]);
     }
     let mut per_file = Vec::new();
     for u in &program.units {

@@ -923,6 +923,16 @@ pub enum Input<'a> {
     },
 }
 
+/// The Frama-C option that passes `flags` to its preprocessor:
+/// `-cpp-extra-args=` and the flags quoted for a shell, with each `,` escaped
+/// (`\,`) because Frama-C splits the option's value at commas (an include
+/// directory named `a,b` would otherwise become two flags).
+pub fn cpp_extra_args(flags: &[String]) -> Result<String, WpError> {
+    let joined = shlex::try_join(flags.iter().map(String::as_str))
+        .map_err(|e| WpError::Io(format!("preprocessor flags cannot be quoted: {e}")))?;
+    Ok(format!("-cpp-extra-args={}", joined.replace(',', "\\,")))
+}
+
 /// Run Frama-C/WP on `input`, proving what `select` asks for. A result is
 /// cached under [`run_key`].
 pub fn run_input(

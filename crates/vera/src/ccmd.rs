@@ -215,7 +215,7 @@ fn unit_flags(
     cpp: &crate::cli::CppArgs,
     cfg: &mut acsl::WpConfig,
 ) -> Result<Vec<String>> {
-    if cpp.is_empty() {
+    if cpp.is_empty() && !includes_local_header(file) {
         return Ok(Vec::new());
     }
     let units = units(&[file.to_path_buf()], cpp)?;
@@ -230,16 +230,33 @@ fn unit_flags(
         .map(Path::to_path_buf)
         .unwrap_or(cwd);
     flags.insert(0, format!("-I{}", dir.display()));
-    let joined = shlex::try_join(flags.iter().map(String::as_str))
-        .map_err(|e| anyhow::anyhow!("preprocessor flags cannot be quoted: {e}"))?;
-    cfg.extra_args.push(format!("-cpp-extra-args={joined}"));
+    cfg.extra_args
+        .push(acsl::wp::cpp_extra_args(&flags).map_err(|e| anyhow::anyhow!("{e}"))?);
     Ok(flags)
 }
 
 /// True when the command line names one file and no preprocessing flags: the
 /// file is verified as it is, through harnesses cut from its text.
 fn single(files: &[std::path::PathBuf], cpp: &crate::cli::CppArgs) -> bool {
-    files.len() == 1 && cpp.is_empty()
+    files.len() == 1 && cpp.is_empty() && !includes_local_header(&files[0])
+}
+
+/// True when `file` has an `#include "..."` line: its headers are found next to
+/// it or not at all, so it must be preprocessed in place (a missing header is
+/// then an error at its line, and a contract on a prototype in the header counts)
+/// rather than verified through harnesses copied elsewhere. An unreadable file
+/// answers false and is reported by the reader.
+fn includes_local_header(file: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(file) else {
+        return false;
+    };
+    String::from_utf8_lossy(&bytes).lines().any(|l| {
+        let l = l.trim_start();
+        l.strip_prefix('#')
+            .map(|r| r.trim_start())
+            .and_then(|r| r.strip_prefix("include"))
+            .is_some_and(|r| r.trim_start().starts_with('"'))
+    })
 }
 
 /// `vera c segments FILE...`
@@ -285,11 +302,17 @@ pub fn segments(a: &crate::cli::CSegmentsArgs) -> crate::output::Outcome {
         .collect();
     let mut o = String::new();
     for s in &segs {
-        let names: Vec<&str> = s
+        let names: Vec<String> = s
             .items
             .iter()
             .filter(|&&i| own(i))
-            .map(|&i| file.items[i].name.as_str())
+            .map(|&i| {
+                let item = &file.items[i];
+                match item.kind {
+                    acsl::ItemKind::Prototype => format!("{} (prototype)", item.name),
+                    _ => item.name.clone(),
+                }
+            })
             .collect();
         let _ = write!(o, "segment {}: {}", s.index, names.join(", "));
         if s.recursive {

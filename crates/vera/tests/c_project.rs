@@ -230,3 +230,63 @@ fn sarif_has_one_result_per_open_goal_at_its_clause() {
     names.dedup();
     assert_eq!(names.len(), n, "{out}");
 }
+
+#[test]
+fn one_file_with_a_header_beside_it_needs_no_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("h.h"),
+        "/*@ assigns \\nothing;\n    ensures \\result == 2; */\nint two(void);\n",
+    )
+    .unwrap();
+    let src = tmp.path().join("s.c");
+    std::fs::write(&src, "#include \"h.h\"\nint two(void) { return 3; }\n").unwrap();
+    let src = src.display().to_string();
+    // The contract on the prototype in the header is the function's.
+    let (code, out, err) = vera(&["c", "segments", &src]);
+    assert_eq!(code, 0, "{err}");
+    let h = tmp.path().join("h.h").display().to_string();
+    assert!(
+        out.contains(&format!("two contract at {h}:1 (annotated)")),
+        "{out}"
+    );
+    // ... and is what verify checks: the body returns 3, so it is not proved, at h.h:2.
+    let (code, out, err) = vera(&[
+        "c",
+        "verify",
+        &src,
+        "--no-verifier-cache",
+        "--wp-timeout",
+        "2",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&format!("{h}:2: postcondition")), "{out}");
+
+    // A header that is not there is an error at the include line, not a silent pass.
+    let miss = tmp.path().join("miss.c");
+    std::fs::write(&miss, "int a;\n#include \"nothere.h\"\n").unwrap();
+    let (code, out, err) = vera(&["c", "segments", &miss.display().to_string()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("miss.c:2:10: preprocessor: "), "{err}");
+}
+
+#[test]
+fn an_include_directory_may_have_a_comma_in_its_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inc = tmp.path().join("a,b");
+    std::fs::create_dir(&inc).unwrap();
+    std::fs::write(inc.join("v.h"), "#define V 1\n").unwrap();
+    let src = tmp.path().join("t.c");
+    std::fs::write(
+        &src,
+        "#include \"v.h\"\n/*@ assigns \\nothing; ensures \\result == 1; */\nint f(void) { return V; }\n",
+    )
+    .unwrap();
+    let inc = inc.display().to_string();
+    let src = src.display().to_string();
+    // Frama-C splits its preprocessor option at commas; the directory must reach
+    // its preprocessor whole, or the header is not found and verify fails.
+    let (code, out, err) = vera(&["c", "verify", "-I", &inc, &src, "--no-verifier-cache"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("proved (2 goals)"), "{out}");
+}
