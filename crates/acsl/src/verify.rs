@@ -266,8 +266,14 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
     let shown = file.path.as_ref().map(|p| p.display().to_string());
     let mut report = summarize(segments, lemmas, &counters, start, &setup, cfg);
     if let Some(shown) = shown {
-        // Harness runs name the file without its directory.
-        for_each_location(&mut report, |f| *f = shown.clone());
+        // Harness runs name the file without its directory; a name a `#line`
+        // directive gave is kept.
+        let name = harness_name(file);
+        for_each_location(&mut report, |f| {
+            if *f == name {
+                *f = shown.clone()
+            }
+        });
     }
     report.file = file.path.clone();
     report.files = file.path.iter().cloned().collect();

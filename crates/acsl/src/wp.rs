@@ -1295,8 +1295,9 @@ fn locate_goals(goals: &mut [Goal], properties: &mut [Property]) {
 
 /// Parse the console output and the CSV report of one run.
 ///
-/// `file_name` keeps only the CSV rows of that file (a harness); `None` keeps
-/// every row (a program of several files).
+/// `file_name` keeps only the CSV rows of that file (a harness) and those of
+/// `functions` (placed elsewhere by a `#line` directive); `None` keeps every row
+/// (a program of several files).
 pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &[String]) -> WpRun {
     let mut goals: Vec<Goal> = Vec::new();
     let mut smoke: Vec<SmokeTest> = Vec::new();
@@ -1432,7 +1433,11 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
             continue;
         }
         let cols: Vec<&str> = row.split('\t').collect();
-        if cols.len() < 7 || file_name.is_some_and(|f| cols[1] != f) {
+        // A harness run keeps its own rows and those of the functions it was asked
+        // about wherever a `#line` directive put them (not the C library's).
+        if cols.len() < 7
+            || file_name.is_some_and(|f| cols[1] != f && !functions.iter().any(|n| n == cols[3]))
+        {
             continue;
         }
         let file = if cols[0].is_empty() || cols[0] == "." {

@@ -473,6 +473,15 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
                 p.status
             );
         }
+        let goals: Vec<&acsl::Goal> = s.run.goals.iter().collect();
+        let properties: Vec<&acsl::wp::Property> = s.run.properties.iter().collect();
+        for g in unmatched_open_goals(&goals, &properties) {
+            let _ = writeln!(
+                o,
+                "    goal {} (not matched to a clause): {:?}",
+                g.name, g.status
+            );
+        }
     }
     if let Some(l) = &report.lemmas {
         let _ = writeln!(o, "  lemmas (proved once): {}", verdict_word(&l.verdict));
@@ -561,7 +570,17 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
     r.suites = Some(vec![report::Suite {
         name: file.clone(),
         file: Some(file.clone()),
-        cases: unique_names(properties.iter().map(|p| property_case(p)).collect()),
+        cases: unique_names(
+            properties
+                .iter()
+                .map(|p| property_case(p))
+                .chain(
+                    unmatched_open_goals(&goals, &properties)
+                        .into_iter()
+                        .map(goal_case),
+                )
+                .collect(),
+        ),
     }]);
     r.page = Some(verify_page(&file, &report, &properties));
     Ok(Box::new(r))
@@ -648,6 +667,22 @@ fn property_findings(
             related: Vec::new(),
         });
     }
+    // An open goal no clause of the report claims (its clause is in a file the
+    // run was not told about, e.g. under a `#line` directive): a finding of its
+    // own, at the first file, so that nothing open is left out.
+    for g in unmatched_open_goals(goals, properties) {
+        findings.push(Finding {
+            rule: if g.status == acsl::GoalStatus::Invalid {
+                "VERA-C-INVALID"
+            } else {
+                "VERA-C-NOT-PROVED"
+            },
+            level: Level::Error,
+            message: format!("goal {} ({:?}), not matched to a clause", g.name, g.status),
+            location: Some(Location::new(file, None)),
+            related: Vec::new(),
+        });
+    }
     let located = |p: &acsl::wp::Property| {
         goals.iter().any(|g| {
             g.file.is_some() && p.goals.contains(&g.name) && g.status != acsl::GoalStatus::Valid
@@ -687,6 +722,37 @@ fn property_findings(
         rules: C_RULES.to_vec(),
         findings,
         files: files.to_vec(),
+    }
+}
+
+/// Goals that are not proved, have no location and are listed by no property:
+/// the outputs built from properties would otherwise not show them.
+fn unmatched_open_goals<'a>(
+    goals: &[&'a acsl::Goal],
+    properties: &[&acsl::wp::Property],
+) -> Vec<&'a acsl::Goal> {
+    goals
+        .iter()
+        .filter(|g| {
+            g.status != acsl::GoalStatus::Valid
+                && g.file.is_none()
+                && !properties.iter().any(|p| p.goals.contains(&g.name))
+        })
+        .copied()
+        .collect()
+}
+
+/// A goal no property claims, as a failed case.
+fn goal_case(g: &acsl::Goal) -> report::Case {
+    report::Case {
+        name: g.name.clone(),
+        class: format!("vera.c.{}", g.function.as_deref().unwrap_or("goal")),
+        outcome: report::Outcome::Failed {
+            message: format!("not proved ({:?})", g.status),
+            detail: format!("goal {}: not matched to a clause", g.name),
+        },
+        seconds: g.time_ms.map(|t| t / 1000.0),
+        output: None,
     }
 }
 
@@ -1091,4 +1157,49 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
         Status::Findings
     };
     Ok(Box::new(Rendered::new("vera.c-synth.v1", status, o, json)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn goal(name: &str, status: acsl::GoalStatus, file: Option<&str>) -> acsl::Goal {
+        acsl::Goal {
+            name: name.into(),
+            function: Some("f".into()),
+            status,
+            prover: None,
+            time_ms: None,
+            cached: false,
+            file: file.map(String::from),
+            line: file.map(|_| 3),
+            key: None,
+        }
+    }
+
+    #[test]
+    fn an_open_goal_no_clause_claims_is_still_a_finding() {
+        let lost = goal("typed_f_ensures", acsl::GoalStatus::Timeout, None);
+        let located = goal("typed_f_assigns", acsl::GoalStatus::Unknown, Some("a.c"));
+        let proved = goal("typed_f_exits", acsl::GoalStatus::Valid, None);
+        let goals = vec![&lost, &located, &proved];
+        let f = property_findings(
+            &["a.c".to_string()],
+            &[],
+            &goals,
+            &Verdict::NotProved {
+                unproved: 2,
+                goals: 3,
+            },
+        );
+        let messages: Vec<&str> = f.findings.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(f.findings.len(), 2, "{messages:?}");
+        assert!(messages
+            .iter()
+            .any(|m| m.contains("typed_f_ensures") && m.contains("not matched to a clause")));
+        assert!(messages.iter().any(|m| m.contains("typed_f_assigns")));
+        assert_eq!(unmatched_open_goals(&goals, &[]).len(), 1);
+        let case = goal_case(&lost);
+        assert!(matches!(case.outcome, report::Outcome::Failed { .. }));
+    }
 }

@@ -290,3 +290,35 @@ fn an_include_directory_may_have_a_comma_in_its_name() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("proved (2 goals)"), "{out}");
 }
+
+#[test]
+fn a_goal_under_a_line_directive_is_reported_where_the_directive_says() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("l.c");
+    std::fs::write(
+        &src,
+        "/*@ assigns \\nothing;\n    ensures \\result == 1; */\nint one(void) { return 1; }\n\
+         #line 50 \"gen.y\"\n/*@ assigns \\nothing;\n    ensures \\result == 3; */\n\
+         int three(void) { return 4; }\n",
+    )
+    .unwrap();
+    let src = src.display().to_string();
+    let common = ["--no-verifier-cache", "--wp-timeout", "2"];
+    let mut args = vec!["c", "verify", &src];
+    args.extend(common);
+    let (code, out, err) = vera(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    // Generated code points at its grammar, as a compiler's messages would.
+    assert!(
+        out.contains("gen.y:51: postcondition `\\result ≡ 3` in three"),
+        "{out}"
+    );
+    args.extend(["--format", "sarif"]);
+    let (code, out, _) = vera(&args);
+    assert_eq!(code, 1);
+    let sarif: Value = serde_json::from_str(&out).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{out}");
+    let loc = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(loc["region"]["startLine"], 51, "{out}");
+}
