@@ -308,12 +308,26 @@ fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mut String)) 
 
 /// The names WP knows a program's functions by: a static function defined in
 /// several units (a header's `static inline`) is `f`, `f_0`, `f_1`, ... after
-/// Frama-C links the units.
+/// Frama-C links the units, skipping the names the program already uses (with a
+/// global `f_0`, the second copy is `f_1`).
 fn linked_names(program: &Program, name: &str) -> Vec<String> {
     let n = program.definitions(name);
-    std::iter::once(name.to_string())
-        .chain((0..n.saturating_sub(1)).map(|i| format!("{name}_{i}")))
-        .collect()
+    let taken: std::collections::BTreeSet<&str> = program
+        .file
+        .items
+        .iter()
+        .flat_map(|i| std::iter::once(i.name.as_str()).chain(i.defines.iter().map(String::as_str)))
+        .collect();
+    let mut names = vec![name.to_string()];
+    let mut k = 0usize;
+    while names.len() < n {
+        let candidate = format!("{name}_{k}");
+        k += 1;
+        if !taken.contains(candidate.as_str()) {
+            names.push(candidate);
+        }
+    }
+    names
 }
 
 /// The preprocessor options Frama-C gets for a program: the units' flags,

@@ -459,10 +459,16 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
         );
         let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
         // Properties of the callees in the harness are not checked there.
-        for p in s.run.properties.iter().filter(|p| {
-            !matches!(p.status, acsl::wp::PropertyStatus::Valid)
-                && s.functions.contains(&p.function)
-        }) {
+        let shown: Vec<&acsl::wp::Property> = s
+            .run
+            .properties
+            .iter()
+            .filter(|p| {
+                !matches!(p.status, acsl::wp::PropertyStatus::Valid)
+                    && s.functions.contains(&p.function)
+            })
+            .collect();
+        for p in &shown {
             let _ = writeln!(
                 o,
                 "    {}: {} `{}` in {}: {:?}",
@@ -473,12 +479,16 @@ pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
                 p.status
             );
         }
+        // Open goals none of those properties claims are shown by name.
         let goals: Vec<&acsl::Goal> = s.run.goals.iter().collect();
-        let properties: Vec<&acsl::wp::Property> = s.run.properties.iter().collect();
-        for g in unmatched_open_goals(&goals, &properties) {
+        for g in unmatched_open_goals(&goals, &shown) {
+            let place = match (&g.file, g.line) {
+                (Some(f), Some(l)) => format!("{f}:{l}: "),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 o,
-                "    goal {} (not matched to a clause): {:?}",
+                "    {place}goal {} (not matched to a shown clause): {:?}",
                 g.name, g.status
             );
         }
@@ -670,7 +680,10 @@ fn property_findings(
     // An open goal no clause of the report claims (its clause is in a file the
     // run was not told about, e.g. under a `#line` directive): a finding of its
     // own, at the first file, so that nothing open is left out.
-    for g in unmatched_open_goals(goals, properties) {
+    for g in unmatched_open_goals(goals, properties)
+        .into_iter()
+        .filter(|g| g.file.is_none())
+    {
         findings.push(Finding {
             rule: if g.status == acsl::GoalStatus::Invalid {
                 "VERA-C-INVALID"
@@ -725,8 +738,8 @@ fn property_findings(
     }
 }
 
-/// Goals that are not proved, have no location and are listed by no property:
-/// the outputs built from properties would otherwise not show them.
+/// Goals that are not proved and that no property in `properties` claims: the
+/// outputs built from properties would otherwise not show them.
 fn unmatched_open_goals<'a>(
     goals: &[&'a acsl::Goal],
     properties: &[&acsl::wp::Property],
@@ -735,7 +748,6 @@ fn unmatched_open_goals<'a>(
         .iter()
         .filter(|g| {
             g.status != acsl::GoalStatus::Valid
-                && g.file.is_none()
                 && !properties.iter().any(|p| p.goals.contains(&g.name))
         })
         .copied()
@@ -1198,7 +1210,7 @@ mod tests {
             .iter()
             .any(|m| m.contains("typed_f_ensures") && m.contains("not matched to a clause")));
         assert!(messages.iter().any(|m| m.contains("typed_f_assigns")));
-        assert_eq!(unmatched_open_goals(&goals, &[]).len(), 1);
+        assert_eq!(unmatched_open_goals(&goals, &[]).len(), 2);
         let case = goal_case(&lost);
         assert!(matches!(case.outcome, report::Outcome::Failed { .. }));
     }

@@ -322,3 +322,46 @@ fn a_goal_under_a_line_directive_is_reported_where_the_directive_says() {
     let loc = &results[0]["locations"][0]["physicalLocation"];
     assert_eq!(loc["region"]["startLine"], 51, "{out}");
 }
+
+#[test]
+fn static_copies_get_the_names_the_linker_gives_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let unit = |name: &str, text: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let c = "/*@ assigns \\nothing;\n    ensures \\result == N; */\n";
+    let u1 = unit(
+        "u1.c",
+        &format!("{}static int f(void) {{ return 1; }}\n", c.replace('N', "1")),
+    );
+    // The second static `f` returns 3 against a contract of 2: not proved.
+    let u2 = unit(
+        "u2.c",
+        &format!("{}static int f(void) {{ return 3; }}\n", c.replace('N', "2")),
+    );
+    // A global `f_0` makes Frama-C call the second static copy `f_1`.
+    let u3 = unit(
+        "u3.c",
+        &format!("{}int f_0(void) {{ return 7; }}\n", c.replace('N', "7")),
+    );
+    let (code, out, err) = vera(&[
+        "c",
+        "verify",
+        &u1,
+        &u2,
+        &u3,
+        "--no-verifier-cache",
+        "--wp-timeout",
+        "2",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    // Each function verified once: 3 functions, 2 goals each.
+    assert!(out.contains("not proved (1 of 6 goals open)"), "{out}");
+    assert!(out.contains("[f, f_1]"), "{out}");
+    assert!(
+        out.contains("u2.c:2: postcondition `\\result ≡ 2` in f_1: Unknown"),
+        "{out}"
+    );
+}
