@@ -1,6 +1,7 @@
 //! `verify`: check the existing annotations of a C file, one harness per segment,
 //! independent segments in parallel.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -501,7 +502,100 @@ pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport,
         *f = display_path(f, &cwd).display().to_string();
     });
     report.files = program.sources();
+    correct_crlf_lines(&mut report);
     Ok(report)
+}
+
+/// Property kinds that are clauses of ACSL annotations (not run-time error
+/// guards or call-site preconditions, which are at lines of code).
+const ANNOTATION_KINDS: &[&str] = &[
+    "postcondition",
+    "precondition",
+    "assigns clause",
+    "loop invariant",
+    "loop assigns",
+    "loop variant",
+    "assertion",
+    "check",
+    "lemma",
+    "decreases",
+    "variant",
+    "exits",
+    "complete behaviors",
+    "disjoint behaviors",
+    "terminates",
+    "allocates",
+    "frees",
+];
+
+/// The ACSL annotations of a text with CRLF line ends: (first line, lines).
+/// Empty for a text without CRLF.
+fn crlf_annotations(text: &str) -> Vec<(usize, usize)> {
+    if !text.contains("\r\n") {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("/*@") {
+        let start = from + i;
+        let end = text[start..]
+            .find("*/")
+            .map(|e| start + e + 2)
+            .unwrap_or(text.len());
+        let line = text[..start].matches('\n').count() + 1;
+        let lines = text[start..end].matches('\n').count() + 1;
+        found.push((line, lines));
+        from = end;
+    }
+    found
+}
+
+/// Where a line Frama-C reports inside a CRLF annotation really is: Frama-C
+/// counts each CRLF there as two lines, so the k-th line of an annotation that
+/// starts at line s is reported as s + 2k.
+fn crlf_line(annotations: &[(usize, usize)], reported: usize) -> usize {
+    annotations
+        .iter()
+        .find(|&&(s, n)| reported >= s && reported <= s + 2 * (n - 1) && (reported - s) % 2 == 0)
+        .map(|&(s, _)| s + (reported - s) / 2)
+        .unwrap_or(reported)
+}
+
+/// Correct the lines of annotation clauses in files with CRLF line ends (a
+/// program's runs read the original files), and of the goals that prove them.
+fn correct_crlf_lines(report: &mut VerifyReport) {
+    let mut texts: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    let runs = report
+        .segments
+        .iter_mut()
+        .map(|s| &mut s.run)
+        .chain(report.lemmas.as_mut());
+    for run in runs {
+        let mut moved: HashMap<String, usize> = HashMap::new();
+        for p in &mut run.properties {
+            let Some(f) = &p.file else { continue };
+            if !ANNOTATION_KINDS.contains(&p.kind.as_str()) {
+                continue;
+            }
+            let annotations = texts.entry(f.clone()).or_insert_with(|| {
+                std::fs::read(f)
+                    .map(|b| crlf_annotations(&String::from_utf8_lossy(&b)))
+                    .unwrap_or_default()
+            });
+            let line = crlf_line(annotations, p.line);
+            if line != p.line {
+                for g in &p.goals {
+                    moved.insert(g.clone(), line);
+                }
+                p.line = line;
+            }
+        }
+        for g in &mut run.goals {
+            if let Some(&l) = moved.get(&g.name) {
+                g.line = Some(l);
+            }
+        }
+    }
 }
 
 fn summarize(
@@ -575,4 +669,27 @@ fn summarize(
 pub fn verify(path: &Path, cfg: &WpConfig) -> Result<VerifyReport, WpError> {
     let file = parse_c(path).map_err(WpError::Parse)?;
     verify_file(&file, cfg)
+}
+
+#[cfg(test)]
+mod crlf_tests {
+    use super::*;
+
+    #[test]
+    fn lines_inside_crlf_annotations_are_halved_back() {
+        let text =
+            "int a;\r\n/*@ requires x;\r\n    ensures y;\r\n    assigns z; */\r\nint f(int x);\r\n";
+        let a = crlf_annotations(text);
+        assert_eq!(a, vec![(2, 3)]);
+        // Frama-C reports the 3 lines of the annotation as 2, 4 and 6.
+        assert_eq!(crlf_line(&a, 2), 2);
+        assert_eq!(crlf_line(&a, 4), 3);
+        assert_eq!(crlf_line(&a, 6), 4);
+        // Outside the annotation, or odd offsets, lines stay.
+        assert_eq!(crlf_line(&a, 1), 1);
+        assert_eq!(crlf_line(&a, 5), 5);
+        assert_eq!(crlf_line(&a, 8), 8);
+        // Text with LF ends needs nothing.
+        assert!(crlf_annotations("/*@ requires x;\n ensures y; */\n").is_empty());
+    }
 }

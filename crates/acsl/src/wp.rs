@@ -836,7 +836,7 @@ impl Counters {
     }
 }
 
-const CACHE_VERSION: &str = "acsl-wp-4";
+const CACHE_VERSION: &str = "acsl-wp-5";
 
 /// The hash of everything that can change a prover's answer on a goal: the
 /// Frama-C, Why3 and prover versions, the Why3 configuration, the provers asked
@@ -968,7 +968,10 @@ pub fn run_input(
         }
     }
     if let Input::Text { text, name } = *input {
-        std::fs::write(dir.path().join(name), text).map_err(|e| WpError::Io(e.to_string()))?;
+        // Frama-C counts a CRLF inside an ACSL annotation as two lines: written
+        // with LF ends, the text keeps its line numbers.
+        std::fs::write(dir.path().join(name), text.replace("\r\n", "\n"))
+            .map_err(|e| WpError::Io(e.to_string()))?;
     }
     let mut cmd = Command::new(&cfg.frama_c);
     // Frama-C resolves relative file names against $PWD, not the process's

@@ -334,12 +334,18 @@ fn static_copies_get_the_names_the_linker_gives_them() {
     let c = "/*@ assigns \\nothing;\n    ensures \\result == N; */\n";
     let u1 = unit(
         "u1.c",
-        &format!("{}static int f(void) {{ return 1; }}\n", c.replace('N', "1")),
+        &format!(
+            "{}static int f(void) {{ return 1; }}\n",
+            c.replace('N', "1")
+        ),
     );
     // The second static `f` returns 3 against a contract of 2: not proved.
     let u2 = unit(
         "u2.c",
-        &format!("{}static int f(void) {{ return 3; }}\n", c.replace('N', "2")),
+        &format!(
+            "{}static int f(void) {{ return 3; }}\n",
+            c.replace('N', "2")
+        ),
     );
     // A global `f_0` makes Frama-C call the second static copy `f_1`.
     let u3 = unit(
@@ -364,4 +370,36 @@ fn static_copies_get_the_names_the_linker_gives_them() {
         out.contains("u2.c:2: postcondition `\\result ≡ 2` in f_1: Unknown"),
         "{out}"
     );
+}
+
+#[test]
+fn files_with_crlf_line_ends_are_reported_at_their_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("w.c");
+    std::fs::write(
+        &src,
+        "/*@ assigns \\nothing;\r\n    ensures \\result == 1; */\r\nint one(void) { return 1; }\r\n\r\n\
+         /*@ assigns \\nothing;\r\n    ensures \\result == 3; */\r\nint three(void) { return 4; }\r\n",
+    )
+    .unwrap();
+    let src = src.display().to_string();
+    // One file as it is, and the same file as a program (a flag): both read
+    // the clause at line 6, where it is (Frama-C alone says 7).
+    for flags in [&[][..], &["-DX"][..]] {
+        let mut args = vec![
+            "c",
+            "verify",
+            &src,
+            "--no-verifier-cache",
+            "--wp-timeout",
+            "1",
+        ];
+        args.extend(flags);
+        let (code, out, err) = vera(&args);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(
+            out.contains("w.c:6: postcondition `\\result ≡ 3` in three"),
+            "{flags:?}: {out}"
+        );
+    }
 }
