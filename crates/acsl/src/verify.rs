@@ -556,7 +556,9 @@ fn crlf_annotations(text: &str) -> Vec<(usize, usize)> {
 fn crlf_line(annotations: &[(usize, usize)], reported: usize) -> usize {
     annotations
         .iter()
-        .find(|&&(s, n)| reported >= s && reported <= s + 2 * (n - 1) && (reported - s) % 2 == 0)
+        .find(|&&(s, n)| {
+            reported >= s && reported <= s + 2 * (n - 1) && (reported - s).is_multiple_of(2)
+        })
         .map(|&(s, _)| s + (reported - s) / 2)
         .unwrap_or(reported)
 }
