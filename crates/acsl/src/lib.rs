@@ -31,6 +31,7 @@ pub mod strength;
 pub mod tce;
 mod util;
 pub mod verify;
+pub mod workspace;
 pub mod wp;
 
 pub use annotate::{annotate_poi, harness, insert, AnnotateError, Annotated, Harness, Insertion};

@@ -619,7 +619,7 @@ impl Program {
             } else {
                 normalize(&std::env::current_dir().unwrap_or_default().join(&o.file))
             };
-            f.starts_with(&self.libc) || o.file.starts_with("<")
+            f.starts_with(&self.libc) || o.file.to_string_lossy().starts_with('<')
         })
     }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::annotate::harness;
 use crate::front::{parse_c, CFile, ItemKind};
-use crate::project::{display_path, Program};
+use crate::project::{display_path, Program, Unit};
 use crate::segment::{function_segments, Segment};
 use crate::util::parallel_map;
 use crate::wp::{
@@ -282,7 +282,7 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
 }
 
 /// Apply `f` to every file name in the report's goals, properties and warnings.
-fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mut String)) {
+pub(crate) fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mut String)) {
     let runs = report
         .segments
         .iter_mut()
@@ -311,7 +311,7 @@ fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mut String)) 
 /// several units (a header's `static inline`) is `f`, `f_0`, `f_1`, ... after
 /// Frama-C links the units, skipping the names the program already uses (with a
 /// global `f_0`, the second copy is `f_1`).
-fn linked_names(program: &Program, name: &str) -> Vec<String> {
+pub(crate) fn linked_names(program: &Program, name: &str) -> Vec<String> {
     let n = program.definitions(name);
     let taken: std::collections::BTreeSet<&str> = program
         .file
@@ -334,23 +334,29 @@ fn linked_names(program: &Program, name: &str) -> Vec<String> {
 /// The preprocessor options Frama-C gets for a program: the units' flags,
 /// shared (`-cpp-extra-args`) or per file (`-cpp-extra-args-per-file`).
 fn cpp_options(program: &Program) -> Result<Vec<String>, WpError> {
+    let units: Vec<Unit> = program.units.iter().map(|u| u.unit.clone()).collect();
+    cpp_options_of(&units)
+}
+
+/// [`cpp_options`] of units.
+pub(crate) fn cpp_options_of(units: &[Unit]) -> Result<Vec<String>, WpError> {
     let quote = |args: &[String]| {
         shlex::try_join(args.iter().map(String::as_str))
             .map_err(|e| WpError::Io(format!("preprocessor flags cannot be quoted: {e}")))
     };
-    let Some(first) = program.units.first() else {
+    let Some(first) = units.first() else {
         return Ok(Vec::new());
     };
-    if program.uniform_flags() {
-        if first.unit.flags.args.is_empty() {
+    if units.windows(2).all(|w| w[0].flags.args == w[1].flags.args) {
+        if first.flags.args.is_empty() {
             return Ok(Vec::new());
         }
-        return Ok(vec![crate::wp::cpp_extra_args(&first.unit.flags.args)?]);
+        return Ok(vec![crate::wp::cpp_extra_args(&first.flags.args)?]);
     }
     let mut per_file = Vec::new();
-    for u in &program.units {
-        let flags = quote(&u.unit.flags.args)?;
-        let file = absolute_source(&u.unit.source);
+    for u in units {
+        let flags = quote(&u.flags.args)?;
+        let file = absolute_source(&u.source);
         if flags.contains(',') || file.contains([',', ':']) {
             return Err(WpError::Io(format!(
                 "{file}: flags that differ between files are given to Frama-C as `file:flags,...`, which cannot hold a `,` or a `:` in a name or flag"

@@ -983,12 +983,20 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
 /// Options of `vera c synth`.
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
-    /// The C file (it is never modified).
-    pub file: std::path::PathBuf,
-    /// The annotated copy to write (default: FILE.synth.c next to the input).
-    #[arg(long)]
+    /// The C file, or the files of a program (they are never modified).
+    #[arg(required = true)]
+    pub files: Vec<std::path::PathBuf>,
+    /// The annotated copy to write (default: FILE.synth.c next to the input); one
+    /// file only.
+    #[arg(long, conflicts_with = "out_dir")]
     pub out: Option<std::path::PathBuf>,
-    /// The JSON report to write (default: the output with extension .json).
+    /// Treat the files as one program and write an annotated copy of each of its
+    /// own files (sources and the headers they include) under DIR, at its path
+    /// relative to the working directory. Needed for several files.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<std::path::PathBuf>,
+    /// The JSON report to write (default: the output with extension .json, or
+    /// DIR/vera-synth.json).
     #[arg(long)]
     pub report: Option<std::path::PathBuf>,
     /// Answers per point of interest: the first one and the repairs.
@@ -1025,23 +1033,27 @@ struct SynthJson<'a> {
     recall: Option<pipeline::csynth::RecallReport>,
 }
 
-/// `vera c synth FILE`
+/// `vera c synth FILE`, or `vera c synth FILE... --out-dir DIR`
 pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     use pipeline::csynth;
-    let Some(file) = parse(&a.file)? else {
+    if a.files.len() > 1 || a.out_dir.is_some() {
+        return synth_program(a);
+    }
+    let path = &a.files[0];
+    let Some(file) = parse(path)? else {
         return Err(crate::output::Reported.into());
     };
     let out = a
         .out
         .clone()
-        .unwrap_or_else(|| a.file.with_extension("synth.c"));
+        .unwrap_or_else(|| path.with_extension("synth.c"));
     let report_path = a
         .report
         .clone()
         .unwrap_or_else(|| out.with_extension("json"));
     // Checked before the (long) synthesis: never an input (by identity), never an
     // existing file without --force.
-    safefile::register_input(&a.file);
+    safefile::register_input(path);
     safefile::check_output(&out, crate::files::force())?;
     safefile::check_output(&report_path, crate::files::force())?;
     let reference = match &a.reference {
@@ -1059,7 +1071,7 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
         }
     };
     let mut wp = a.wp.config();
-    let compiler_flags = unit_flags(&a.file, &a.cpp, &mut wp)?;
+    let compiler_flags = unit_flags(path, &a.cpp, &mut wp)?;
     let opts = csynth::SynthOptions {
         attempts: a.attempts.max(1),
         strengthen: !a.no_strengthen,
@@ -1112,7 +1124,25 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
         serde_json::to_string_pretty(&json)?.as_bytes(),
         crate::files::force(),
     )?;
-    let o = {
+    let shown = format!("{} -> {}", path.display(), out.display());
+    let o = synth_summary(&shown, r, recall.as_ref(), &report_path, opts.strengthen);
+    let status = if r.final_verdict.is_proved() {
+        Status::Ok
+    } else {
+        Status::Findings
+    };
+    Ok(Box::new(Rendered::new("vera.c-synth.v1", status, o, json)))
+}
+
+/// The human summary of a synthesis.
+fn synth_summary(
+    shown: &str,
+    r: &pipeline::csynth::SynthReport,
+    recall: Option<&pipeline::csynth::RecallReport>,
+    report_path: &Path,
+    strengthen: bool,
+) -> String {
+    {
         {
             let s = &r.summary;
             let pct = |v: Option<f64>| {
@@ -1120,19 +1150,13 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
                     .unwrap_or_else(|| "n/a".into())
             };
             let mut o = String::new();
-            let _ = writeln!(
-                o,
-                "{} -> {}: {}",
-                a.file.display(),
-                out.display(),
-                verdict_word(&r.final_verdict)
-            );
+            let _ = writeln!(o, "{shown}: {}", verdict_word(&r.final_verdict));
             let _ = writeln!(
                 o,
                 "clauses: {} proposed, {} proved, {} assumed (requires), {} dropped, {} refused, {} refused by Frama-C, {} duplicates; precision {}",
                 s.proposed, s.proved, s.assumed, s.dropped, s.rejected, s.rejected_by_frama_c, s.duplicates, pct(s.precision)
             );
-            if opts.strengthen {
+            if strengthen {
                 let _ = writeln!(
                     o,
                     "VDR before refinement {} ({}/{}), after {} ({}/{})",
@@ -1144,7 +1168,7 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
                     s.vdr_after.assessed
                 );
             }
-            if let Some(rc) = &recall {
+            if let Some(rc) = recall {
                 let _ = writeln!(
                     o,
                     "recall {} ({} of {} reference clauses; {})",
@@ -1162,13 +1186,142 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
             let _ = writeln!(o, "report: {}", report_path.display());
             o
         }
+    }
+}
+
+/// Where the annotated copy of own file `abs` goes under `dir`: at its path
+/// relative to the working directory, or its absolute path below `dir`.
+fn output_path(dir: &Path, abs: &Path, cwd: &Path) -> std::path::PathBuf {
+    match abs.strip_prefix(cwd) {
+        Ok(rel) => dir.join(rel),
+        Err(_) => dir.join(
+            abs.components()
+                .filter(|c| !matches!(c, std::path::Component::RootDir))
+                .collect::<std::path::PathBuf>(),
+        ),
+    }
+}
+
+/// `vera c synth FILE... --out-dir DIR`: the program's points of interest
+/// across its files, clauses written into copies of the sources and headers.
+fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
+    use pipeline::csynth;
+    let json = a.output.format != crate::cli::TextFormat::Human;
+    let Some(dir) = &a.out_dir else {
+        return Err(fail(
+            json,
+            "c synth",
+            "usage",
+            "several files are one program: give --out-dir DIR for the annotated copies".into(),
+            &[],
+        ));
     };
+    if a.reference.is_some() {
+        return Err(fail(
+            json,
+            "c synth",
+            "usage",
+            "--reference compares one file; it is not available for a program yet".into(),
+            &[],
+        ));
+    }
+    let wp = a.wp.config();
+    let program = load_program(&a.files, &a.cpp, &wp.frama_c, json, "c synth")?;
+    let pp = acsl::Preprocessor::for_frama_c(&wp.frama_c)
+        .map_err(|d| diagnostics(json, "c synth", d))?;
+    let ws =
+        acsl::workspace::Workspace::new(&program, &pp).map_err(|e| wp_fail(json, "c synth", e))?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let force = crate::files::force();
+    // Checked before the (long) synthesis: no input is ever written, no existing
+    // file without --force, every folder created.
+    let outputs: Vec<(std::path::PathBuf, std::path::PathBuf)> = ws
+        .originals()
+        .keys()
+        .map(|p| (p.clone(), output_path(dir, p, &cwd)))
+        .collect();
+    for (orig, _) in &outputs {
+        safefile::register_input(orig);
+    }
+    for (_, out) in &outputs {
+        if let Some(parent) = out.parent() {
+            if safefile::is_input(parent) {
+                anyhow::bail!(
+                    "{}: is an input folder; choose another --out-dir",
+                    parent.display()
+                );
+            }
+            std::fs::create_dir_all(parent)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", parent.display()))?;
+        }
+        safefile::check_output(out, force)?;
+    }
+    let report_path = a
+        .report
+        .clone()
+        .unwrap_or_else(|| dir.join("vera-synth.json"));
+    safefile::check_output(&report_path, force)?;
+    let client = match a.llm.client() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Err(crate::output::Reported.into());
+        }
+    };
+    let opts = csynth::SynthOptions {
+        attempts: a.attempts.max(1),
+        strengthen: !a.no_strengthen,
+        refine_rounds: a.refine_rounds,
+        max_mutants: Some(a.max_mutants),
+        ..Default::default()
+    };
+    let human = !json;
+    let mut log = |l: &str| {
+        if human {
+            eprintln!("{l}");
+        }
+    };
+    let outcome = match csynth::synthesize_program(&ws, &client, &wp, &opts, &mut log) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            if a.llm.replay.is_none() {
+                eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
+            }
+            return Err(crate::output::Reported.into());
+        }
+    };
+    for (abs, text) in &outcome.files {
+        let out = output_path(dir, abs, &cwd);
+        safefile::write_atomic(&out, text.as_bytes(), force)?;
+    }
+    let r = &outcome.report;
+    let json_value = serde_json::to_value(SynthJson {
+        schema: "vera.c-synth.v1",
+        output: dir,
+        report: r,
+        recall: None,
+    })?;
+    safefile::write_atomic(
+        &report_path,
+        serde_json::to_string_pretty(&json_value)?.as_bytes(),
+        force,
+    )?;
+    let names: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
+    let shown = format!("{} -> {}/", names.join(" "), dir.display());
+    // Strengthening is not done for programs: no VDR line.
+    let o = synth_summary(&shown, r, None, &report_path, false);
     let status = if r.final_verdict.is_proved() {
         Status::Ok
     } else {
         Status::Findings
     };
-    Ok(Box::new(Rendered::new("vera.c-synth.v1", status, o, json)))
+    Ok(Box::new(Rendered::new(
+        "vera.c-synth.v1",
+        status,
+        o,
+        json_value,
+    )))
 }
 
 #[cfg(test)]

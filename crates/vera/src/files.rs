@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 /// input).
 const OUTPUT_ARGS: &[&str] = &[
     "out",
+    "out_dir",
     "output",
     "proposals",
     "report",

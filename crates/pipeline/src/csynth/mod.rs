@@ -35,6 +35,7 @@ use std::time::Instant;
 
 use acsl::annotate::insertions_for;
 use acsl::strength::Fate;
+use acsl::workspace::Workspace;
 use acsl::wp::Counters;
 use acsl::{
     function_segments, harness, insert, parse_c, points_of_interest, run_wp, strength_file, CFile,
@@ -110,6 +111,9 @@ pub enum SynthError {
     /// The reference file cannot be used.
     #[error("reference file: {0}")]
     Reference(String),
+    /// An annotation of a program cannot be carried to its original file.
+    #[error("an annotation cannot be placed in the original files: {0}")]
+    Place(String),
 }
 
 /// A point of interest, by function and kind.
@@ -384,8 +388,12 @@ pub struct SynthReport {
 /// The annotated text and the report.
 #[derive(Debug, Clone)]
 pub struct SynthOutcome {
-    /// The input with the kept clauses inserted (the code is byte-for-byte the input).
+    /// The input with the kept clauses inserted (the code is byte-for-byte the input);
+    /// empty for a program (see `files`).
     pub text: String,
+    /// For a program: every own file (absolute original path) with the kept
+    /// clauses inserted where they belong (sources and headers).
+    pub files: Vec<(PathBuf, String)>,
     /// The report.
     pub report: SynthReport,
 }
@@ -399,7 +407,56 @@ pub fn synthesize(
     opts: &SynthOptions,
     log: &mut dyn FnMut(&str),
 ) -> Result<SynthOutcome, SynthError> {
+    let judge = Judge::Harness {
+        file_name: file_name(file),
+    };
+    run_loop(file, judge, client, wp, opts, log)
+}
+
+/// Run the loop on a program of several files (or one file with its headers):
+/// points of interest are the program's own functions, wherever their text is;
+/// every candidate is verified in a copy of the original files with the build's
+/// flags ([`Workspace`]), and the kept clauses go into the original sources and
+/// headers (`SynthOutcome::files`). Strengthening with mutants is not done for
+/// programs yet: the report says so and has no strength figures.
+pub fn synthesize_program(
+    ws: &Workspace<'_>,
+    client: &Client,
+    wp: &WpConfig,
+    opts: &SynthOptions,
+    log: &mut dyn FnMut(&str),
+) -> Result<SynthOutcome, SynthError> {
+    run_loop(
+        &ws.program().file,
+        Judge::Program(ws),
+        client,
+        wp,
+        opts,
+        log,
+    )
+}
+
+/// Who verifies candidates.
+enum Judge<'a> {
+    /// Harnesses cut from one file's text, written under this name.
+    Harness { file_name: String },
+    /// The original files of a program, copied.
+    Program(&'a Workspace<'a>),
+}
+
+fn run_loop(
+    file: &CFile,
+    judge: Judge<'_>,
+    client: &Client,
+    wp: &WpConfig,
+    opts: &SynthOptions,
+    log: &mut dyn FnMut(&str),
+) -> Result<SynthOutcome, SynthError> {
     let start = Instant::now();
+    let program = match &judge {
+        Judge::Program(ws) => Some(*ws),
+        Judge::Harness { .. } => None,
+    };
     let mut e = Engine {
         original: file,
         pois: Vec::new(),
@@ -409,18 +466,40 @@ pub fn synthesize(
         prompts: Prompts::builtin()?,
         counters: Counters::default(),
         proposals: Vec::new(),
-        file_name: file_name(file),
+        judge,
         strength_calls: (0, 0),
     };
-    let segs = function_segments(file);
+    // A program's segments of its own functions (not the C library's), each
+    // function once: a header's static function has a copy in every unit that
+    // includes it, and its annotations have one place, in the header.
+    let mut seen = BTreeSet::new();
+    let segs: Vec<Segment> = function_segments(file)
+        .into_iter()
+        .filter(|s| {
+            program.is_none_or(|ws| {
+                let own = s.items.iter().any(|&i| {
+                    let it = &file.items[i];
+                    it.kind == acsl::ItemKind::Function && !ws.program().is_library(it)
+                });
+                let new = s
+                    .functions
+                    .iter()
+                    .fold(false, |n, f| seen.insert(f.clone()) || n);
+                own && new
+            })
+        })
+        .collect();
     for s in &segs {
         e.pois.extend(points_of_interest(file, s));
     }
     // The input itself must be accepted by Frama-C.
     for s in &segs {
-        if let Err(m) = e.verify(&file.text, &s.functions)? {
+        if let (_, Err(m)) = e.verify(|_| false, &s.functions)? {
             return Err(SynthError::InputRejected(m.join("\n")));
         }
+    }
+    if program.is_some() && opts.strengthen {
+        log("strengthening with mutants is not done for programs of several files yet: no VDR is measured");
     }
     let mut points = Vec::new();
     let mut strength = Vec::new();
@@ -458,7 +537,7 @@ pub fn synthesize(
                     .collect();
             }
         }
-        if opts.strengthen {
+        if opts.strengthen && program.is_none() {
             let st = e.strengthen(s, log)?;
             log(&format!(
                 "  strength: VDR {} -> {} ({} clause(s) added)",
@@ -470,10 +549,21 @@ pub fn synthesize(
         }
     }
     // Kills are attributed on the final measurement.
-    let text = e.build(|p| p.status.kept())?;
-    let mut out = parse_c(text.as_str()).map_err(SynthError::Parse)?;
-    out.path = file.path.clone();
-    let fin = acsl::verify_file(&out, wp)?;
+    let (text, files, fin) = match program {
+        None => {
+            let text = e.build(|p| p.status.kept())?;
+            let mut out = parse_c(text.as_str()).map_err(SynthError::Parse)?;
+            out.path = file.path.clone();
+            let fin = acsl::verify_file(&out, wp)?;
+            (text, Vec::new(), fin)
+        }
+        Some(ws) => {
+            let ins = e.insertions(|p| p.status.kept())?;
+            let edited = ws.edited(&ins).map_err(SynthError::Place)?;
+            let fin = ws.verify(&edited, wp)?;
+            (String::new(), edited.into_iter().collect(), fin)
+        }
+    };
     let (vc, vh) = e.counters.get();
     let mut summary = Summary {
         verifier_calls: vc + fin.stats.verifier_calls,
@@ -516,7 +606,11 @@ pub fn synthesize(
         summary,
         llm: acc,
     };
-    Ok(SynthOutcome { text, report })
+    Ok(SynthOutcome {
+        text,
+        files,
+        report,
+    })
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -604,13 +698,22 @@ struct Engine<'a> {
     prompts: Prompts,
     counters: Counters,
     proposals: Vec<Proposal>,
-    file_name: String,
+    judge: Judge<'a>,
     strength_calls: (usize, usize),
 }
 
 impl Engine<'_> {
     /// The original text with the clauses of the proposals `include` selects.
     fn build(&self, include: impl Fn(&Proposal) -> bool) -> Result<String, SynthError> {
+        let ins = self.insertions(include)?;
+        Ok(insert(&self.original.text, &ins)?.text)
+    }
+
+    /// Where the clauses of the proposals `include` selects go in the original text.
+    fn insertions(
+        &self,
+        include: impl Fn(&Proposal) -> bool,
+    ) -> Result<Vec<acsl::Insertion>, SynthError> {
         let mut ins = Vec::new();
         for poi in &self.pois {
             let at = PointId::of(poi);
@@ -622,7 +725,7 @@ impl Engine<'_> {
                 .collect();
             ins.extend(insertions_for(self.original, poi, &texts)?);
         }
-        Ok(insert(&self.original.text, &ins)?.text)
+        Ok(ins)
     }
 
     fn segment_of(&self, cf: &CFile, functions: &[String]) -> Result<Segment, SynthError> {
@@ -632,25 +735,45 @@ impl Engine<'_> {
             .ok_or_else(|| SynthError::LostSegment(functions.join(", ")))
     }
 
-    /// Verify the segment with `functions` in `text`: the run, or Frama-C's
-    /// messages when it rejects the text.
+    /// Verify the segment with `functions` with the clauses `include` selects:
+    /// the texts verified (the name Frama-C's messages give each, and the text)
+    /// and the run, or Frama-C's messages when it rejects them.
+    #[allow(clippy::type_complexity)]
     fn verify(
         &self,
-        text: &str,
+        include: impl Fn(&Proposal) -> bool,
         functions: &[String],
-    ) -> Result<Result<acsl::WpRun, Vec<String>>, SynthError> {
-        let cf = parse_c(text).map_err(SynthError::Parse)?;
-        let seg = self.segment_of(&cf, functions)?;
-        let h = harness(&cf, &seg);
-        match run_wp(
-            &h.text,
-            &self.file_name,
-            &h.functions,
-            self.wp,
-            &self.counters,
-        ) {
-            Ok(r) => Ok(Ok(r)),
-            Err(WpError::FramaC { messages, .. }) => Ok(Err(messages)),
+    ) -> Result<(Vec<(String, String)>, Result<acsl::WpRun, Vec<String>>), SynthError> {
+        let (texts, run) = match &self.judge {
+            Judge::Harness { file_name } => {
+                let text = self.build(include)?;
+                let cf = parse_c(text.as_str()).map_err(SynthError::Parse)?;
+                let seg = self.segment_of(&cf, functions)?;
+                let h = harness(&cf, &seg);
+                let run = run_wp(&h.text, file_name, &h.functions, self.wp, &self.counters);
+                (vec![(file_name.clone(), text)], run)
+            }
+            Judge::Program(ws) => {
+                let ins = self.insertions(include)?;
+                let edited = ws.edited(&ins).map_err(SynthError::Place)?;
+                let seg = self.segment_of(self.original, functions)?;
+                let run = ws.run(&edited, &seg, self.wp, &self.counters);
+                let texts = edited
+                    .into_iter()
+                    .map(|(p, t)| {
+                        let name = p
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        (name, t)
+                    })
+                    .collect();
+                (texts, run)
+            }
+        };
+        match run {
+            Ok(r) => Ok((texts, Ok(r))),
+            Err(WpError::FramaC { messages, .. }) => Ok((texts, Err(messages))),
             Err(e) => Err(e.into()),
         }
     }
@@ -658,8 +781,29 @@ impl Engine<'_> {
     /// The code shown to the model: the segment's harness with the kept clauses,
     /// labels removed, and the marker before `at` (when given).
     fn shown_code(&self, seg: &Segment, at: Option<&PointId>) -> Result<String, SynthError> {
-        let text = self.build(|p| p.status.kept())?;
-        let cf = parse_c(text.as_str()).map_err(SynthError::Parse)?;
+        let mut text = self.build(|p| p.status.kept())?;
+        let mut cf = parse_c(text.as_str()).map_err(SynthError::Parse)?;
+        if let Judge::Program(ws) = &self.judge {
+            // The C library's declarations are not shown: blank them (keeping
+            // lines) and parse again. Only comments were added, so the items
+            // are those of the program, in order.
+            let program = ws.program();
+            if cf.items.len() == program.file.items.len() {
+                let mut bytes = text.into_bytes();
+                for (i, item) in cf.items.iter().enumerate() {
+                    if program.is_library(&program.file.items[i]) {
+                        let span = item.full_span();
+                        for b in &mut bytes[span.start..span.end] {
+                            if *b != b'\n' {
+                                *b = b' ';
+                            }
+                        }
+                    }
+                }
+                text = String::from_utf8_lossy(&bytes).into_owned();
+                cf = parse_c(text.as_str()).map_err(SynthError::Parse)?;
+            }
+        }
         let s = self.segment_of(&cf, &seg.functions)?;
         let h = harness(&cf, &s);
         let mark_line = at.and_then(|at| {
@@ -759,18 +903,23 @@ impl Engine<'_> {
         let mut open = Vec::new();
         while !current.is_empty() {
             let cur: BTreeSet<usize> = current.iter().copied().collect();
-            let text = self.build(|p| p.status.kept() || cur.contains(&p.id))?;
-            match self.verify(&text, functions)? {
+            let (texts, run) =
+                self.verify(|p| p.status.kept() || cur.contains(&p.id), functions)?;
+            match run {
                 Err(messages) => {
-                    let lines = message_lines(&messages, &self.file_name);
                     let mut culprits = Vec::new();
                     for &id in &current {
                         let p = self.get(id);
                         let Some(c) = &p.clause else { continue };
                         let needle = c.text(Some(&label(id)));
-                        let Some(pos) = text.find(&needle) else {
+                        // The file and line the clause is on, and the messages there.
+                        let Some((name, text, pos)) = texts
+                            .iter()
+                            .find_map(|(n, t)| t.find(&needle).map(|pos| (n, t, pos)))
+                        else {
                             continue;
                         };
+                        let lines = message_lines(&messages, name);
                         let line = text[..pos].matches('\n').count() + 1;
                         let msgs: Vec<&str> = lines
                             .iter()

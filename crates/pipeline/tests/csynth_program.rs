@@ -1,0 +1,194 @@
+//! The C synthesis loop on a program of two files and a header, driven by the
+//! scripted provider, with the real Frama-C/WP as the judge (frama-c, why3, z3,
+//! cvc5 and gcc must be installed; scripts/setup does it): clauses that use the
+//! header's macros are verified in the original files with the build's flags,
+//! and each kept clause lands in the file it belongs to (a source, the header
+//! where the prototype's contract is, before a macro that writes a function).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use acsl::workspace::Workspace;
+use acsl::{CppFlags, Preprocessor, Program, Unit, WpConfig};
+use llm::{Cache, Client, Provider, Request, Response, Scripted};
+use pipeline::csynth::{synthesize_program, ClauseStatus, SynthOptions};
+
+const HEADER: &str = "#define MAXV 100\n\
+\n\
+int bounded(int x);\n\
+\n\
+/*@ assigns \\nothing; */\n\
+int clampz(int x);\n";
+
+const A: &str = "#include \"lim.h\"\n\
+\n\
+int bounded(int x) {\n\
+\tif (x > MAXV) return MAXV;\n\
+\tif (x < 0) return 0;\n\
+\treturn x;\n\
+}\n\
+\n\
+int clampz(int x) { return x < 0 ? 0 : x; }\n";
+
+const B: &str = "#include \"lim.h\"\n\
+#define GETTER(name, v) int name(void) { return v; }\n\
+\n\
+GETTER(seven, 7)\n\
+\n\
+int use(int x) { return bounded(x) + 1; }\n";
+
+fn first_prompt(r: &Request) -> String {
+    r.messages
+        .iter()
+        .find(|m| m.role == llm::Role::User)
+        .map(|m| m.content.clone())
+        .unwrap_or_default()
+}
+
+fn clauses(items: &[(&str, &str)]) -> Response {
+    let v: Vec<serde_json::Value> = items
+        .iter()
+        .map(|(k, e)| serde_json::json!({"kind": k, "expr": e}))
+        .collect();
+    Response::text(serde_json::json!({ "clauses": v }).to_string())
+}
+
+fn wp(cache: &Path) -> WpConfig {
+    WpConfig {
+        timeout: 2,
+        par: 2,
+        jobs: 2,
+        cache_dir: Some(cache.to_path_buf()),
+        why3_config: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("csynth-why3.conf")),
+        ..WpConfig::default()
+    }
+}
+
+#[test]
+fn clauses_go_into_the_files_they_belong_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    std::fs::create_dir_all(root.join("inc")).unwrap();
+    std::fs::write(root.join("inc/lim.h"), HEADER).unwrap();
+    std::fs::write(root.join("a.c"), A).unwrap();
+    std::fs::write(root.join("b.c"), B).unwrap();
+    let flags = CppFlags::from_args(&["-Iinc".to_string()], &root, "test").unwrap();
+    let units: Vec<Unit> = ["a.c", "b.c"]
+        .iter()
+        .map(|f| Unit {
+            source: root.join(f),
+            directory: root.clone(),
+            flags: flags.clone(),
+        })
+        .collect();
+    let cfg = wp(&dir.path().join("cache"));
+    let pp = Preprocessor::for_frama_c(&cfg.frama_c).unwrap();
+    let program = Program::load(&units, &pp).unwrap();
+    let ws = Workspace::new(&program, &pp).unwrap();
+
+    let provider = Arc::new(Scripted::from_fn(|r, _| {
+        let p = first_prompt(r);
+        // The code shown is the program's, not the C library's declarations.
+        assert!(!p.contains("__fc_"), "{p}");
+        Ok(if p.contains("function `bounded`") {
+            clauses(&[
+                ("assigns", "\\nothing"),
+                // A macro of the header: only the original files can verify it.
+                ("ensures", "0 <= \\result <= MAXV"),
+            ])
+        } else if p.contains("function `clampz`") {
+            clauses(&[("ensures", "\\result >= 0"), ("ensures", "\\result == x")])
+        } else if p.contains("function `seven`") {
+            clauses(&[("assigns", "\\nothing"), ("ensures", "\\result == 7")])
+        } else if p.contains("function `use`") {
+            clauses(&[
+                ("assigns", "\\nothing"),
+                ("ensures", "1 <= \\result <= MAXV + 1"),
+            ])
+        } else {
+            panic!("unexpected prompt: {p}")
+        })
+    }));
+    let p: Arc<dyn Provider> = provider;
+    let client = Client::builder_arc(p)
+        .cache(Cache::in_memory().unwrap())
+        .build();
+    let opts = SynthOptions {
+        attempts: 1,
+        ..SynthOptions::default()
+    };
+    let out = synthesize_program(&ws, &client, &cfg, &opts, &mut |l| eprintln!("{l}")).unwrap();
+    let r = &out.report;
+    let status = |t: &str| {
+        r.clauses
+            .iter()
+            .find(|c| c.text == t)
+            .map(|c| c.status.clone())
+            .unwrap_or_else(|| panic!("no clause {t}: {:#?}", r.clauses))
+    };
+    assert_eq!(
+        status("ensures 0 <= \\result <= MAXV"),
+        ClauseStatus::Proved
+    );
+    assert_eq!(status("ensures \\result >= 0"), ClauseStatus::Proved);
+    assert!(matches!(
+        status("ensures \\result == x"),
+        ClauseStatus::Dropped { .. }
+    ));
+    assert_eq!(status("ensures \\result == 7"), ClauseStatus::Proved);
+    // Proved through bounded's new contract.
+    assert_eq!(
+        status("ensures 1 <= \\result <= MAXV + 1"),
+        ClauseStatus::Proved
+    );
+    assert!(r.final_verdict.is_proved(), "{:?}", r.final_verdict);
+    // No strengthening for programs: nothing measured, and said so.
+    assert!(r.strength.is_empty());
+
+    let file = |name: &str| -> String {
+        let want = std::fs::canonicalize(root.join(name)).unwrap();
+        out.files
+            .iter()
+            .find(|(p, _)| std::fs::canonicalize(p).unwrap() == want)
+            .map(|(_, t)| t.clone())
+            .unwrap_or_else(|| panic!("no output for {name}"))
+    };
+    let a = file("a.c");
+    let b = file("b.c");
+    let h = file("inc/lim.h");
+    // bounded's contract before its definition, indented as the file is.
+    let at = a.find("int bounded(int x) {").unwrap();
+    assert!(
+        a[..at].contains("ensures vera_s2: 0 <= \\result <= MAXV;"),
+        "{a}"
+    );
+    // clampz's clause inside the existing contract of its prototype, in the header.
+    assert!(h.contains("\\result >= 0"), "{h}");
+    assert!(!a.contains("\\result >= 0"), "{a}");
+    assert!(!h.contains("\\result == x"), "{h}");
+    // seven's contract right before the macro invocation that writes it.
+    let at = b.find("GETTER(seven, 7)").unwrap();
+    assert!(b[..at].ends_with("\\result == 7; */\n"), "{b}");
+    // The code itself is untouched, and so are the inputs.
+    for (name, original, new) in [("a.c", A, &a), ("b.c", B, &b), ("inc/lim.h", HEADER, &h)] {
+        assert_eq!(code_of(new), code_of(original), "{name}");
+        assert_eq!(
+            std::fs::read_to_string(root.join(name)).unwrap(),
+            original,
+            "{name}"
+        );
+    }
+}
+
+/// The text without ACSL comments and whitespace: what the compiler sees.
+fn code_of(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("/*@") {
+        out.push_str(&rest[..i]);
+        let end = rest[i..].find("*/").unwrap() + i + 2;
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
