@@ -481,10 +481,10 @@ fn run_loop(
                     let it = &file.items[i];
                     it.kind == acsl::ItemKind::Function && !ws.program().is_library(it)
                 });
-                let new = s
-                    .functions
-                    .iter()
-                    .fold(false, |n, f| seen.insert(f.clone()) || n);
+                let mut new = false;
+                for f in &s.functions {
+                    new |= seen.insert(f.clone());
+                }
                 own && new
             })
         })
