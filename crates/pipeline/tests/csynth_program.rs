@@ -142,6 +142,17 @@ fn clauses_go_into_the_files_they_belong_to() {
         ClauseStatus::Proved
     );
     assert!(r.final_verdict.is_proved(), "{:?}", r.final_verdict);
+    // Points are named by their original file and line.
+    let point = |f: &str| r.points.iter().find(|p| p.at.function == f).unwrap();
+    assert!(point("bounded").file.as_deref().unwrap().ends_with("a.c"));
+    assert_eq!(point("bounded").line, 3);
+    assert!(point("clampz")
+        .file
+        .as_deref()
+        .unwrap()
+        .ends_with("inc/lim.h"));
+    assert_eq!(point("clampz").line, 5);
+    assert_eq!(point("seven").line, 4);
     // No strengthening for programs: nothing measured, and said so.
     assert!(r.strength.is_empty());
 

@@ -983,8 +983,9 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
 /// Options of `vera c synth`.
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
-    /// The C file, or the files of a program (they are never modified).
-    #[arg(required = true)]
+    /// The C file, or the files of a program (they are never modified; with
+    /// --compile-commands: the units to take from it, all when none is named).
+    #[arg(required_unless_present = "compile_commands")]
     pub files: Vec<std::path::PathBuf>,
     /// The annotated copy to write (default: FILE.synth.c next to the input); one
     /// file only.
@@ -1036,7 +1037,7 @@ struct SynthJson<'a> {
 /// `vera c synth FILE`, or `vera c synth FILE... --out-dir DIR`
 pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     use pipeline::csynth;
-    if a.files.len() > 1 || a.out_dir.is_some() {
+    if a.files.len() != 1 || a.out_dir.is_some() {
         return synth_program(a);
     }
     let path = &a.files[0];
@@ -1231,6 +1232,13 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         .map_err(|d| diagnostics(json, "c synth", d))?;
     let ws =
         acsl::workspace::Workspace::new(&program, &pp).map_err(|e| wp_fail(json, "c synth", e))?;
+    let client = match a.llm.client() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Err(crate::output::Reported.into());
+        }
+    };
     let cwd = std::env::current_dir().unwrap_or_default();
     let force = crate::files::force();
     // Checked before the (long) synthesis: no input is ever written, no existing
@@ -1261,13 +1269,6 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         .clone()
         .unwrap_or_else(|| dir.join("vera-synth.json"));
     safefile::check_output(&report_path, force)?;
-    let client = match a.llm.client() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return Err(crate::output::Reported.into());
-        }
-    };
     let opts = csynth::SynthOptions {
         attempts: a.attempts.max(1),
         strengthen: !a.no_strengthen,
@@ -1307,7 +1308,11 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         serde_json::to_string_pretty(&json_value)?.as_bytes(),
         force,
     )?;
-    let names: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
+    let names: Vec<String> = program
+        .sources()
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
     let shown = format!("{} -> {}/", names.join(" "), dir.display());
     // Strengthening is not done for programs: no VDR line.
     let o = synth_summary(&shown, r, None, &report_path, false);

@@ -84,7 +84,34 @@ fn a_program_is_annotated_file_by_file() {
         b.contains("\\result <= MAXV + 1; */\nint use(int x)"),
         "{b}"
     );
-    assert!(dir.join("out/vera-synth.json").is_file());
+    // The report is a vera.c-synth.v1 payload; points name their original file.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/vera-synth.json")).unwrap())
+            .unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../docs/schemas/vera.c-synth.v1.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&schema)
+        .unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let points = report["report"]["points"].as_array().unwrap();
+    assert!(
+        points
+            .iter()
+            .any(|p| p["function"] == "bounded" && p["file"] == "inc/lim.h" && p["line"] == 3),
+        "{points:?}"
+    );
     // The inputs are untouched.
     assert_eq!(
         std::fs::read_to_string(dir.join("inc/lim.h")).unwrap(),

@@ -249,8 +249,12 @@ pub struct PointReport {
     /// Where.
     #[serde(flatten)]
     pub at: PointId,
-    /// 1-based line of the function or loop in the input.
+    /// 1-based line of the function or loop in the input (for a program: in `file`).
     pub line: usize,
+    /// For a program: the original file of the point, relative to the working
+    /// directory where it is under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// Answers asked for.
     pub attempts: usize,
     /// LLM requests for this point.
@@ -507,10 +511,13 @@ fn run_loop(
         log(&format!("segment {} [{}]", s.index, s.functions.join(", ")));
         for poi in points_of_interest(file, s) {
             let r = e.point(s, &poi, log)?;
+            let place = match &r.file {
+                Some(f) => format!("{f}:{}", r.line),
+                None => format!("line {}", r.line),
+            };
             log(&format!(
-                "  {} (line {}): {:?}, {} attempt(s), kept {}",
+                "  {} ({place}): {:?}, {} attempt(s), kept {}",
                 r.at.tag(),
-                r.line,
                 r.outcome,
                 r.attempts,
                 r.kept.len()
@@ -1081,13 +1088,28 @@ impl Engine<'_> {
         let at = PointId::of(poi);
         let (calls0, hits0) = self.counters.get();
         let code = self.shown_code(seg, Some(&at))?;
+        // Where the point is in the files the user wrote.
+        let (file, line) = match &self.judge {
+            Judge::Program(ws) => match ws
+                .program()
+                .origin(poi.existing.map(|e| e.start).unwrap_or(poi.anchor))
+            {
+                Some(o) => (Some(o.file.display().to_string()), o.line),
+                None => (None, poi.line),
+            },
+            Judge::Harness { .. } => (None, poi.line),
+        };
+        let place = match &file {
+            Some(f) => format!("{f}:{line}"),
+            None => format!("line {line}"),
+        };
         let (what, hint) = match poi.kind {
             PoiKind::Contract => (
                 format!("the contract of function `{}`", poi.function),
                 "Give requires clauses for what the code needs (valid pointers, ranges that avoid overflow), ensures clauses for what it computes, and an assigns clause.",
             ),
             PoiKind::Loop { index } => (
-                format!("loop {index} of function `{}` (line {})", poi.function, poi.line),
+                format!("loop {index} of function `{}` ({place})", poi.function),
                 "Give loop invariants that hold before every iteration (bounds of the loop variables, what the loop has computed so far), a loop assigns clause listing every variable the loop modifies, and a loop variant.",
             ),
         };
@@ -1102,7 +1124,8 @@ impl Engine<'_> {
         let mut turns: Vec<(bool, String)> = vec![(true, first)];
         let mut report = PointReport {
             at: at.clone(),
-            line: poi.line,
+            line,
+            file,
             attempts: 0,
             llm_requests: 0,
             input_tokens: 0,
