@@ -124,9 +124,11 @@ impl<'p> Workspace<'p> {
                     "{shown}: the preprocessor changed this line before the annotation's place (a macro?); place it by hand"
                 ));
             };
-            // The indentation after an inserted comment is the original line's.
+            // The indentation after a comment inserted before the line's code is
+            // the original line's.
             let mut t = i.text.clone();
-            if let Some(nl) = t.rfind('\n') {
+            let before_code = oline[..col].chars().all(|c| c == ' ' || c == '\t');
+            if let Some(nl) = t.rfind('\n').filter(|_| before_code) {
                 if t[nl + 1..].chars().all(|c| c == ' ' || c == '\t') {
                     let indent: String = oline[..col]
                         .chars()
@@ -208,6 +210,7 @@ impl<'p> Workspace<'p> {
             .unwrap_or_default(),
             edited.values().cloned().collect::<Vec<_>>().join("\0")
         );
+        let root = format!("{}", self.root.path().display());
         let mut run = run_input(
             &Input::Files {
                 cpp: &cpp,
@@ -217,7 +220,20 @@ impl<'p> Workspace<'p> {
             Select::Functions(&names),
             cfg,
             counters,
-        )?;
+        )
+        .map_err(|e| match e {
+            // Messages name the original paths (with the edited texts' lines).
+            WpError::FramaC {
+                file,
+                status,
+                messages,
+            } => WpError::FramaC {
+                file: file.replace(&root, ""),
+                status,
+                messages: messages.iter().map(|m| m.replace(&root, "")).collect(),
+            },
+            e => e,
+        })?;
         let map = |f: &mut String| *f = self.original_name(f);
         for g in &mut run.goals {
             if let Some(f) = &mut g.file {

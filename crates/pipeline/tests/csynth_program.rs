@@ -97,7 +97,12 @@ fn clauses_go_into_the_files_they_belong_to() {
                 ("ensures", "0 <= \\result <= MAXV"),
             ])
         } else if p.contains("function `clampz`") {
-            clauses(&[("ensures", "\\result >= 0"), ("ensures", "\\result == x")])
+            clauses(&[
+                // Already in the prototype's contract: a duplicate, not inserted.
+                ("assigns", "\\nothing"),
+                ("ensures", "\\result >= 0"),
+                ("ensures", "\\result == x"),
+            ])
         } else if p.contains("function `seven`") {
             clauses(&[("assigns", "\\nothing"), ("ensures", "\\result == 7")])
         } else if p.contains("function `use`") {
@@ -136,6 +141,10 @@ fn clauses_go_into_the_files_they_belong_to() {
         ClauseStatus::Dropped { .. }
     ));
     assert_eq!(status("ensures \\result == 7"), ClauseStatus::Proved);
+    assert!(r
+        .clauses
+        .iter()
+        .any(|c| c.at.function == "clampz" && c.status == ClauseStatus::Duplicate));
     // Proved through bounded's new contract.
     assert_eq!(
         status("ensures 1 <= \\result <= MAXV + 1"),
@@ -177,6 +186,7 @@ fn clauses_go_into_the_files_they_belong_to() {
     assert!(h.contains("\\result >= 0"), "{h}");
     assert!(!a.contains("\\result >= 0"), "{a}");
     assert!(!h.contains("\\result == x"), "{h}");
+    assert_eq!(h.matches("assigns").count(), 1, "{h}");
     // seven's contract right before the macro invocation that writes it.
     let at = b.find("GETTER(seven, 7)").unwrap();
     assert!(b[..at].ends_with("\\result == 7; */\n"), "{b}");

@@ -634,6 +634,20 @@ fn file_name(file: &CFile) -> String {
         .unwrap_or_else(|| "input.c".into())
 }
 
+/// An expression without a leading clause label (`name: ...`).
+fn strip_label(expr: &str) -> &str {
+    match expr.split_once(':') {
+        Some((l, rest))
+            if !l.trim().is_empty()
+                && l.trim().chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !rest.starts_with(':') =>
+        {
+            rest.trim_start()
+        }
+        _ => expr,
+    }
+}
+
 /// Does goal `name` carry label `l` (`..._l` or `..._l_...`)?
 fn has_label(name: &str, l: &str) -> bool {
     name.match_indices(l).any(|(i, _)| {
@@ -859,10 +873,30 @@ impl Engine<'_> {
         let id = self.proposals.len() + 1;
         let (clause, status) = match sanitize(kind, expr, at.allowed()) {
             Ok(c) => {
-                let dup = self
-                    .proposals
+                // A clause the point's annotation already has, or one proposed
+                // before, is a duplicate: proving it again adds nothing.
+                let written = self
+                    .pois
                     .iter()
-                    .any(|p| p.at == *at && p.clause.as_ref().is_some_and(|d| d.key() == c.key()));
+                    .find(|p| PointId::of(p) == *at)
+                    .and_then(|p| p.existing)
+                    .is_some_and(|e| {
+                        split_annotation(e.text(&self.original.text))
+                            .into_iter()
+                            .any(|(kind, expr)| {
+                                kind == Some(c.kind)
+                                    && Clause {
+                                        kind: c.kind,
+                                        expr: strip_label(&expr).to_string(),
+                                    }
+                                    .key()
+                                        == c.key()
+                            })
+                    });
+                let dup = written
+                    || self.proposals.iter().any(|p| {
+                        p.at == *at && p.clause.as_ref().is_some_and(|d| d.key() == c.key())
+                    });
                 let st = if dup {
                     ClauseStatus::Duplicate
                 } else {
