@@ -129,7 +129,8 @@ pub(crate) fn harness_name(file: &CFile) -> String {
     file.path
         .as_ref()
         .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
+        // Frama-C splits file names at commas: the harness's own name has none.
+        .map(|n| n.to_string_lossy().replace(',', "_"))
         .filter(|n| n.ends_with(".c"))
         .unwrap_or_else(|| "input.c".into())
 }

@@ -52,7 +52,7 @@ impl<'p> Workspace<'p> {
             originals.insert(abs, text);
         }
         let copy = |p: &Path| mirrored(root.path(), p);
-        let units = program
+        let units: Vec<Unit> = program
             .units
             .iter()
             .map(|u| Unit {
@@ -64,6 +64,13 @@ impl<'p> Workspace<'p> {
                 },
             })
             .collect();
+        // gcc runs in each unit's directory: it must exist in the copy even when
+        // none of the program's files is in it (`build/` of a CMake project).
+        for u in &units {
+            let u: &Unit = u;
+            std::fs::create_dir_all(&u.directory)
+                .map_err(|e| WpError::Io(format!("workspace: {e}")))?;
+        }
         let ws = Workspace {
             program,
             pp: pp.clone(),
@@ -105,7 +112,22 @@ impl<'p> Workspace<'p> {
                 ));
             };
             let abs = normalize(&cwd.join(&origin.file));
-            let shown = format!("{}:{}", origin.file.display(), origin.line);
+            let mut oline_no = origin.line;
+            let crlf = self.originals.get(&abs).is_some_and(|t| t.contains("\r\n"));
+            if crlf {
+                // The preprocessor writes each CRLF inside a comment as two line
+                // ends (and puts a line marker after the comment): inside a
+                // comment begun on an earlier line, count from its first line.
+                if let Some(cs) = text[..i.at].rfind("/*") {
+                    let lc = self.program.file.line_of(cs);
+                    if !text[cs..i.at].contains("*/") && lc < line {
+                        if let Some(oc) = self.program.origin_of_line(lc) {
+                            oline_no = oc.line + (line - lc) / 2;
+                        }
+                    }
+                }
+            }
+            let shown = format!("{}:{}", origin.file.display(), oline_no);
             let Some(original) = self.originals.get(&abs) else {
                 return Err(format!(
                     "{shown}: not one of the program's own files; no annotation is placed there"
@@ -113,7 +135,7 @@ impl<'p> Workspace<'p> {
             };
             let start = text[..i.at].rfind('\n').map(|p| p + 1).unwrap_or(0);
             let pre = &text[start..i.at];
-            let Some(ostart) = line_start(original, origin.line) else {
+            let Some(ostart) = line_start(original, oline_no) else {
                 return Err(format!(
                     "{shown}: the file has fewer lines than its line markers say"
                 ));
@@ -137,6 +159,9 @@ impl<'p> Workspace<'p> {
                     t.truncate(nl + 1);
                     t.push_str(&indent);
                 }
+            }
+            if crlf {
+                t = t.replace('\n', "\r\n");
             }
             out.entry(abs).or_default().push(Insertion {
                 at: ostart + col,

@@ -954,6 +954,16 @@ pub fn run_input(
             None,
         ),
     };
+    // Frama-C splits file arguments at commas, with no escape.
+    let named: Vec<&str> = match *input {
+        Input::Text { name, .. } => vec![name],
+        Input::Files { files, .. } => files.iter().map(String::as_str).collect(),
+    };
+    if let Some(f) = named.iter().find(|f| f.contains(',')) {
+        return Err(WpError::Io(format!(
+            "{f}: Frama-C cannot read a file whose name has a comma (it splits file names there); rename the file or give it through a link without one"
+        )));
+    }
     // The CSV path is relative (the run's own directory), so it does not enter
     // the cache key.
     let args = cfg.arguments_for(&inputs, "report.csv", select, goal_cache.as_deref());

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use acsl::workspace::Workspace;
 use acsl::{CppFlags, Preprocessor, Program, Unit, WpConfig};
 use llm::{Cache, Client, Provider, Request, Response, Scripted};
-use pipeline::csynth::{synthesize_program, ClauseStatus, SynthOptions};
+use pipeline::csynth::{synthesize_program, ClauseStatus, PointOutcome, SynthOptions};
 
 const HEADER: &str = "#define MAXV 100\n\
 \n\
@@ -35,7 +35,13 @@ const B: &str = "#include \"lim.h\"\n\
 \n\
 GETTER(seven, 7)\n\
 \n\
-int use(int x) { return bounded(x) + 1; }\n";
+int use(int x) { return bounded(x) + 1; }\n\
+\n\
+int count(void) {\n\
+  int c = 0;\n\
+  int n = MAXV; for (int i = 0; i < n; i++) c = i;\n\
+  return c;\n\
+}\n";
 
 fn first_prompt(r: &Request) -> String {
     r.messages
@@ -69,7 +75,9 @@ fn clauses_go_into_the_files_they_belong_to() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("proj");
     std::fs::create_dir_all(root.join("inc")).unwrap();
-    std::fs::write(root.join("inc/lim.h"), HEADER).unwrap();
+    // The header has CRLF line ends (the preprocessor doubles them in comments).
+    let header = HEADER.replace('\n', "\r\n");
+    std::fs::write(root.join("inc/lim.h"), &header).unwrap();
     std::fs::write(root.join("a.c"), A).unwrap();
     std::fs::write(root.join("b.c"), B).unwrap();
     let flags = CppFlags::from_args(&["-Iinc".to_string()], &root, "test").unwrap();
@@ -105,6 +113,8 @@ fn clauses_go_into_the_files_they_belong_to() {
             ])
         } else if p.contains("function `seven`") {
             clauses(&[("assigns", "\\nothing"), ("ensures", "\\result == 7")])
+        } else if p.contains("function `count`") {
+            clauses(&[])
         } else if p.contains("function `use`") {
             clauses(&[
                 ("assigns", "\\nothing"),
@@ -191,7 +201,24 @@ fn clauses_go_into_the_files_they_belong_to() {
     let at = b.find("GETTER(seven, 7)").unwrap();
     assert!(b[..at].ends_with("\\result == 7; */\n"), "{b}");
     // The code itself is untouched, and so are the inputs.
-    for (name, original, new) in [("a.c", A, &a), ("b.c", B, &b), ("inc/lim.h", HEADER, &h)] {
+    // The header keeps its CRLF line ends.
+    assert!(!h.replace("\r\n", "").contains('\n'), "{h:?}");
+    // A loop on a line where a macro expands before it has no place: skipped
+    // before the model is asked, with the reason.
+    let skipped = r
+        .points
+        .iter()
+        .find(|p| p.at.function == "count" && p.outcome == PointOutcome::NotPlaceable)
+        .expect("count's loop is not placeable");
+    assert!(
+        skipped.reason.as_deref().unwrap().contains("b.c:10"),
+        "{skipped:?}"
+    );
+    for (name, original, new) in [
+        ("a.c", A, &a),
+        ("b.c", B, &b),
+        ("inc/lim.h", header.as_str(), &h),
+    ] {
         assert_eq!(code_of(new), code_of(original), "{name}");
         assert_eq!(
             std::fs::read_to_string(root.join(name)).unwrap(),

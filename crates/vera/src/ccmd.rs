@@ -1091,7 +1091,7 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
-            if a.llm.replay.is_none() {
+            if a.llm.replay.is_none() && matches!(e, csynth::SynthError::Llm(_)) {
                 eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
             }
             return Err(crate::output::Reported.into());
@@ -1259,8 +1259,12 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
                     parent.display()
                 );
             }
-            std::fs::create_dir_all(parent)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot create the output folder {}: {e} (is a part of it a file, or not writable?)",
+                    parent.display()
+                )
+            })?;
         }
         safefile::check_output(out, force)?;
     }
@@ -1268,6 +1272,16 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         .report
         .clone()
         .unwrap_or_else(|| dir.join("vera-synth.json"));
+    let absolute = |p: &Path| acsl::project::normalize(&cwd.join(p));
+    if outputs
+        .iter()
+        .any(|(_, o)| absolute(o) == absolute(&report_path))
+    {
+        anyhow::bail!(
+            "{}: the report would replace one of the annotated copies; choose another --report",
+            report_path.display()
+        );
+    }
     safefile::check_output(&report_path, force)?;
     let opts = csynth::SynthOptions {
         attempts: a.attempts.max(1),
@@ -1286,7 +1300,7 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
-            if a.llm.replay.is_none() {
+            if a.llm.replay.is_none() && matches!(e, csynth::SynthError::Llm(_)) {
                 eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
             }
             return Err(crate::output::Reported.into());

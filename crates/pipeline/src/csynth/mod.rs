@@ -241,6 +241,10 @@ pub enum PointOutcome {
     Exhausted,
     /// Nothing was kept.
     NothingKept,
+    /// A program's point whose annotation has no place in the original files (a
+    /// loop inside a macro's expansion, a line a macro changed before it): the
+    /// model was not asked; `reason` says where and why.
+    NotPlaceable,
 }
 
 /// One point of interest in the report.
@@ -255,6 +259,9 @@ pub struct PointReport {
     /// directory where it is under it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// Why the point was skipped ([`PointOutcome::NotPlaceable`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Answers asked for.
     pub attempts: usize,
     /// LLM requests for this point.
@@ -476,23 +483,45 @@ fn run_loop(
     // A program's segments of its own functions (not the C library's), each
     // function once: a header's static function has a copy in every unit that
     // includes it, and its annotations have one place, in the header.
-    let mut seen = BTreeSet::new();
+    let mut seen: std::collections::BTreeMap<String, String> = Default::default();
+    let mut skipped: Vec<String> = Vec::new();
     let segs: Vec<Segment> = function_segments(file)
         .into_iter()
         .filter(|s| {
             program.is_none_or(|ws| {
-                let own = s.items.iter().any(|&i| {
-                    let it = &file.items[i];
-                    it.kind == acsl::ItemKind::Function && !ws.program().is_library(it)
-                });
+                // Points are told apart by function name: a second, different
+                // `static` function of the same name in another unit is not
+                // annotated (said in the log), never given the first one's clauses.
                 let mut new = false;
-                for f in &s.functions {
-                    new |= seen.insert(f.clone());
+                for &i in &s.items {
+                    let it = &file.items[i];
+                    if it.kind != acsl::ItemKind::Function || ws.program().is_library(it) {
+                        continue;
+                    }
+                    let place = ws
+                        .program()
+                        .item_origin(it)
+                        .map(|o| format!("{}:{}", o.file.display(), o.line))
+                        .unwrap_or_default();
+                    match seen.get(&it.name) {
+                        None => {
+                            seen.insert(it.name.clone(), place);
+                            new = true;
+                        }
+                        Some(first) if *first != place => skipped.push(format!(
+                            "{place}: a second function named `{}` (the first is at {first}) is not annotated: points are told apart by name",
+                            it.name
+                        )),
+                        Some(_) => {}
+                    }
                 }
-                own && new
+                new
             })
         })
         .collect();
+    for m in &skipped {
+        log(m);
+    }
     for s in &segs {
         e.pois.extend(points_of_interest(file, s));
     }
@@ -629,7 +658,8 @@ fn file_name(file: &CFile) -> String {
     file.path
         .as_ref()
         .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
+        // Frama-C splits file names at commas: the harness's own name has none.
+        .map(|n| n.to_string_lossy().replace(',', "_"))
         .filter(|n| n.ends_with(".c"))
         .unwrap_or_else(|| "input.c".into())
 }
@@ -1137,6 +1167,36 @@ impl Engine<'_> {
             Some(f) => format!("{f}:{line}"),
             None => format!("line {line}"),
         };
+        // A program's point must have a place in the original files before the
+        // model is asked for anything.
+        if let Judge::Program(ws) = &self.judge {
+            let probe = insertions_for(
+                self.original,
+                poi,
+                &[
+                    "requires \\true".to_string(),
+                    "assigns \\nothing".to_string(),
+                ],
+            )?;
+            if let Err(reason) = ws.place(&probe) {
+                log(&format!("  {}: skipped: {reason}", at.tag()));
+                return Ok(PointReport {
+                    at,
+                    line,
+                    file,
+                    reason: Some(reason),
+                    attempts: 0,
+                    llm_requests: 0,
+                    input_tokens: 0,
+                    output_tokens: 0,
+                    verifier_calls: 0,
+                    verifier_cache_hits: 0,
+                    outcome: PointOutcome::NotPlaceable,
+                    kept: Vec::new(),
+                    open_goals: Vec::new(),
+                });
+            }
+        }
         let (what, hint) = match poi.kind {
             PoiKind::Contract => (
                 format!("the contract of function `{}`", poi.function),
@@ -1160,6 +1220,7 @@ impl Engine<'_> {
             at: at.clone(),
             line,
             file,
+            reason: None,
             attempts: 0,
             llm_requests: 0,
             input_tokens: 0,
