@@ -100,6 +100,8 @@ fn clauses_go_into_the_files_they_belong_to() {
         assert!(!p.contains("__fc_"), "{p}");
         Ok(if p.contains("function `bounded`") {
             clauses(&[
+                // Makes `if (x < 0) return 0;` dead code: a failed smoke test.
+                ("requires", "0 <= x"),
                 ("assigns", "\\nothing"),
                 // A macro of the header: only the original files can verify it.
                 ("ensures", "0 <= \\result <= MAXV"),
@@ -145,6 +147,10 @@ fn clauses_go_into_the_files_they_belong_to() {
         status("ensures 0 <= \\result <= MAXV"),
         ClauseStatus::Proved
     );
+    match status("requires 0 <= x") {
+        ClauseStatus::Dropped { goals } => assert!(goals[0].contains("smoke test"), "{goals:?}"),
+        s => panic!("a precondition that makes code dead was kept: {s:?}"),
+    }
     assert_eq!(status("ensures \\result >= 0"), ClauseStatus::Proved);
     assert!(matches!(
         status("ensures \\result == x"),
@@ -189,7 +195,7 @@ fn clauses_go_into_the_files_they_belong_to() {
     // bounded's contract before its definition, indented as the file is.
     let at = a.find("int bounded(int x) {").unwrap();
     assert!(
-        a[..at].contains("ensures vera_s2: 0 <= \\result <= MAXV;"),
+        a[..at].contains("ensures vera_s3: 0 <= \\result <= MAXV;"),
         "{a}"
     );
     // clampz's clause inside the existing contract of its prototype, in the header.

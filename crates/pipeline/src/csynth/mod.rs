@@ -1050,6 +1050,30 @@ impl Engine<'_> {
                             verdicts.push((id, ClauseStatus::Proved));
                         }
                     }
+                    // A new precondition under which some code of its function is
+                    // unreachable (a failed smoke test there) is vacuous there:
+                    // dropped, like an unproved clause.
+                    for t in run.smoke_tests.iter().filter(|t| !t.passed) {
+                        for &id in &current {
+                            let p = self.get(id);
+                            let requires = p
+                                .clause
+                                .as_ref()
+                                .is_some_and(|c| c.kind == ClauseKind::Requires);
+                            if requires
+                                && t.function.as_deref() == Some(p.at.function.as_str())
+                                && !failing.iter().any(|(f, _)| *f == id)
+                            {
+                                failing.push((
+                                    id,
+                                    vec![format!(
+                                        "smoke test {} fails: with it, code of {} is unreachable",
+                                        t.name, p.at.function
+                                    )],
+                                ));
+                            }
+                        }
+                    }
                     if failing.is_empty() {
                         for (id, st) in verdicts {
                             self.set(id, st);
