@@ -382,34 +382,90 @@ impl Gen<'_> {
 /// The mutants of the bodies of `functions` (all function definitions when `None`)
 /// with the given operators, in source order.
 pub fn mutants(file: &CFile, functions: Option<&[String]>, operators: &[Operator]) -> Vec<Mutant> {
-    let mut parser = Parser::new();
-    if parser
-        .set_language(&tree_sitter_c::LANGUAGE.into())
-        .is_err()
-    {
-        return Vec::new();
-    }
-    let Some(tree) = parser.parse(&file.text, None) else {
+    let Some(tree) = parse_tree(&file.text) else {
         return Vec::new();
     };
     let root = tree.root_node();
-    let mut all = Vec::new();
+    let mut bodies = Vec::new();
     for item in &file.items {
         if item.kind != ItemKind::Function {
             continue;
         }
+        let Some(body) = item.body else { continue };
+        if let Some(node) = root.descendant_for_byte_range(body.start, body.end) {
+            bodies.push((item.name.clone(), node));
+        }
+    }
+    mutate_bodies(&file.text, bodies, functions, operators)
+}
+
+/// The mutants of a source file's text as written, macros unexpanded: every
+/// function definition, also those inside `#if`/`#ifdef` blocks (an include
+/// guard; the branch a build does not select is found equivalent by the
+/// compiler), and the names of the functions defined there.
+pub fn source_mutants(
+    text: &str,
+    functions: Option<&[String]>,
+    operators: &[Operator],
+) -> (Vec<Mutant>, std::collections::BTreeSet<String>) {
+    let Some(tree) = parse_tree(text) else {
+        return (Vec::new(), Default::default());
+    };
+    let mut bodies = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_definition" {
+            let name = n
+                .child_by_field_name("declarator")
+                .and_then(|d| declared_name(d, text));
+            if let (Some(name), Some(body)) = (name, n.child_by_field_name("body")) {
+                bodies.push((name, body));
+            }
+            continue;
+        }
+        if n.kind() == "translation_unit" || n.kind().starts_with("preproc_") {
+            let mut c = n.walk();
+            let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+            stack.extend(kids.into_iter().rev());
+        }
+    }
+    let defined = bodies.iter().map(|(name, _)| name.clone()).collect();
+    (mutate_bodies(text, bodies, functions, operators), defined)
+}
+
+/// The name a declarator declares (`f` of `*f(int a)`).
+fn declared_name(d: Node<'_>, text: &str) -> Option<String> {
+    match d.kind() {
+        "identifier" => Some(text[d.start_byte()..d.end_byte()].to_string()),
+        _ => d
+            .child_by_field_name("declarator")
+            .and_then(|k| declared_name(k, text)),
+    }
+}
+
+fn parse_tree(text: &str) -> Option<tree_sitter::Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&tree_sitter_c::LANGUAGE.into()).ok()?;
+    parser.parse(text, None)
+}
+
+/// The mutants of function bodies (name, body node), numbered in source order.
+fn mutate_bodies(
+    text: &str,
+    bodies: Vec<(String, Node<'_>)>,
+    functions: Option<&[String]>,
+    operators: &[Operator],
+) -> Vec<Mutant> {
+    let mut all = Vec::new();
+    for (name, node) in bodies {
         if let Some(fs) = functions {
-            if !fs.iter().any(|f| f == &item.name) {
+            if !fs.iter().any(|f| f == &name) {
                 continue;
             }
         }
-        let Some(body) = item.body else { continue };
-        let Some(node) = root.descendant_for_byte_range(body.start, body.end) else {
-            continue;
-        };
         let mut g = Gen {
-            text: &file.text,
-            function: item.name.clone(),
+            text,
+            function: name,
             wanted: operators,
             out: Vec::new(),
         };
@@ -427,6 +483,24 @@ pub fn mutants(file: &CFile, functions: Option<&[String]>, operators: &[Operator
 mod tests {
     use super::*;
     use crate::front::parse_c;
+
+    #[test]
+    fn functions_inside_conditional_blocks_are_mutated() {
+        let text = "#ifndef H\n#define H\nstatic inline int inc(int a) { return a + 1; }\n#ifdef X\nint *p(int **q) { return *q; }\n#endif\n#endif\n";
+        let (ms, defined) = source_mutants(text, None, &Operator::ALL);
+        assert_eq!(
+            defined.into_iter().collect::<Vec<_>>(),
+            ["inc".to_string(), "p".to_string()]
+        );
+        assert!(ms
+            .iter()
+            .any(|m| m.function == "inc" && m.replacement == "-"));
+        // Only the functions asked for, numbered from zero.
+        let (only, _) = source_mutants(text, Some(&["p".to_string()]), &Operator::ALL);
+        assert!(only.iter().all(|m| m.function == "p"));
+        assert!(only.iter().enumerate().all(|(i, m)| m.id == i));
+        assert!(!only.is_empty());
+    }
 
     #[test]
     fn literals() {

@@ -11,11 +11,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::annotate::harness;
 use crate::front::{parse_c, CFile};
-use crate::mutate::{mutants, Mutant, Operator};
+use crate::mutate::{mutants, source_mutants, Mutant, Operator};
+use crate::project::{display_path, normalize};
 use crate::segment::function_segments;
+use crate::segment::Segment;
 use crate::tce::{self, Compiled, Equivalence, TceConfig, TceCounters, TceError};
 use crate::util::parallel_map;
-use crate::verify::{combine, harness_name, verify_segment};
+use crate::verify::{combine, harness_name, linked_names, verify_segment};
+use crate::workspace::{Edited, Workspace};
 use crate::wp::{
     detect, run_wp, Counters, GoalStatus, Property, PropertyStatus, Verdict, WpConfig, WpError,
     WpRun,
@@ -99,6 +102,9 @@ pub enum Fate {
 /// whose number depends on the position of the property among others of its kind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenProperty {
+    /// The original file (programs of several files only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// The function.
     pub function: String,
     /// Frama-C's kind (`postcondition`, `signed_overflow`, ...).
@@ -112,8 +118,9 @@ pub struct OpenProperty {
 }
 
 impl OpenProperty {
-    fn of(p: &Property, line: usize) -> OpenProperty {
+    fn of(p: &Property, (file, line): (Option<String>, usize)) -> OpenProperty {
         OpenProperty {
+            file,
             function: p.function.clone(),
             kind: p.kind.clone(),
             line,
@@ -122,8 +129,9 @@ impl OpenProperty {
         }
     }
 
-    fn exact(&self) -> (String, String, usize, String) {
+    fn exact(&self) -> (Option<String>, String, String, usize, String) {
         (
+            self.file.clone(),
             self.function.clone(),
             self.kind.clone(),
             self.line,
@@ -131,23 +139,28 @@ impl OpenProperty {
         )
     }
 
-    fn loose(&self) -> (String, String, usize) {
-        (self.function.clone(), self.kind.clone(), self.line)
+    fn loose(&self) -> (Option<String>, String, String, usize) {
+        (
+            self.file.clone(),
+            self.function.clone(),
+            self.kind.clone(),
+            self.line,
+        )
     }
 }
 
 /// The properties of `functions` that `run` leaves open (neither proved nor
-/// assumed), with lines translated by `line`.
+/// assumed), named by the file and line `place` gives each (the original's).
 fn open_properties(
     run: &WpRun,
     functions: &[String],
-    line: impl Fn(usize) -> usize,
+    place: impl Fn(&Property) -> (Option<String>, usize),
 ) -> Vec<OpenProperty> {
     run.properties
         .iter()
         .filter(|p| functions.contains(&p.function))
         .filter(|p| !p.status.is_proved() && !p.status.is_assumed())
-        .map(|p| OpenProperty::of(p, line(p.line)))
+        .map(|p| OpenProperty::of(p, place(p)))
         .collect()
 }
 
@@ -160,10 +173,11 @@ fn open_properties(
 fn unexplained(
     original: &[OpenProperty],
     mutant: &[OpenProperty],
-    mutated: impl Fn(usize) -> bool,
+    mutated: impl Fn(&OpenProperty) -> bool,
 ) -> Vec<OpenProperty> {
-    let mut exact: BTreeMap<(String, String, usize, String), usize> = BTreeMap::new();
-    let mut loose: BTreeMap<(String, String, usize), usize> = BTreeMap::new();
+    type Exact = (Option<String>, String, String, usize, String);
+    let mut exact: BTreeMap<Exact, usize> = BTreeMap::new();
+    let mut loose: BTreeMap<(Option<String>, String, String, usize), usize> = BTreeMap::new();
     for p in original {
         *exact.entry(p.exact()).or_default() += 1;
         *loose.entry(p.loose()).or_default() += 1;
@@ -183,7 +197,7 @@ fn unexplained(
     let mut out = Vec::new();
     for p in rest {
         match loose.get_mut(&p.loose()) {
-            Some(n) if *n > 0 && mutated(p.line) => *n -= 1,
+            Some(n) if *n > 0 && mutated(p) => *n -= 1,
             _ => out.push(p.clone()),
         }
     }
@@ -193,6 +207,10 @@ fn unexplained(
 /// One mutant and its fate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MutantOutcome {
+    /// The original file the mutant's offsets and line are in (programs of
+    /// several files only; a single file's mutants are in that file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
     /// The mutant.
     pub mutant: Mutant,
     /// Its fate.
@@ -234,6 +252,14 @@ pub struct StrengthStats {
 pub struct StrengthReport {
     /// The file.
     pub file: Option<PathBuf>,
+    /// The source files of a program of several files (empty for one file).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<PathBuf>,
+    /// Mutants of code that a macro writes (the preprocessed text differs from
+    /// the source there): they cannot be written into a source file and are not
+    /// counted in `generated`. Programs only.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_in_source: usize,
     /// Killed / (killed + survived); `None` when no mutant could be assessed.
     pub vdr: Option<f64>,
     /// Mutants generated before sampling.
@@ -277,7 +303,11 @@ impl StrengthReport {
     }
 }
 
-fn sample(mut ms: Vec<Mutant>, max: Option<usize>) -> Vec<Mutant> {
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn sample<T: Clone>(mut ms: Vec<T>, max: Option<usize>) -> Vec<T> {
     let Some(max) = max else { return ms };
     if ms.len() <= max || max == 0 {
         if max == 0 {
@@ -349,16 +379,7 @@ pub fn strength_file(
     let mut baseline_open = Vec::new();
     let mut baseline_unproved_goals = Vec::new();
     for b in &base {
-        let bad = Baseline {
-            goals: b
-                .run
-                .goals
-                .iter()
-                .filter(|g| g.status != GoalStatus::Valid)
-                .map(|g| g.name.clone())
-                .collect(),
-            properties: open_properties(&b.run, &b.functions, |l| l),
-        };
+        let bad = Baseline::of(&b.run, &b.functions, |p| (None, p.line));
         baseline_open.extend(bad.properties.iter().cloned());
         baseline_unproved_goals.extend(bad.goals.iter().cloned());
         for f in &b.functions {
@@ -394,22 +415,66 @@ pub fn strength_file(
                 String::new()
             };
             Ok(MutantOutcome {
+                file: None,
                 mutant: m.clone(),
                 fate,
                 diff,
             })
         });
     let outcomes: Vec<MutantOutcome> = outcomes.into_iter().collect::<Result<_, _>>()?;
+    Ok(summarize(
+        Summary {
+            file: file.path.clone(),
+            files: Vec::new(),
+            not_in_source: 0,
+            generated,
+            baseline,
+            baseline_open,
+            baseline_unproved_goals,
+            mutated_functions: mutated_functions.iter().map(|f| f.to_string()).collect(),
+            stats: stats(&counters, &tce_counters, start),
+        },
+        outcomes,
+    ))
+}
+
+fn stats(counters: &Counters, tce: &TceCounters, start: Instant) -> StrengthStats {
+    let (verifier_calls, verifier_cache_hits) = counters.get();
+    StrengthStats {
+        verifier_calls,
+        verifier_cache_hits,
+        compilations: tce.compilations.load(Ordering::Relaxed),
+        compile_cache_hits: tce.cache_hits.load(Ordering::Relaxed),
+        wall_seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// What a report says besides its mutants' outcomes.
+struct Summary {
+    file: Option<PathBuf>,
+    files: Vec<PathBuf>,
+    not_in_source: usize,
+    generated: usize,
+    baseline: Verdict,
+    baseline_open: Vec<OpenProperty>,
+    baseline_unproved_goals: Vec<String>,
+    mutated_functions: BTreeSet<String>,
+    stats: StrengthStats,
+}
+
+/// The report: counts per function and operator, and the VDR.
+fn summarize(s: Summary, outcomes: Vec<MutantOutcome>) -> StrengthReport {
+    let mutated_functions = &s.mutated_functions;
 
     let refs: Vec<&MutantOutcome> = outcomes.iter().collect();
     let total = tally(&refs);
     let mut functions = BTreeMap::new();
-    for f in &mutated_functions {
+    for f in mutated_functions {
         let g: Vec<&MutantOutcome> = outcomes
             .iter()
             .filter(|o| o.mutant.function == *f)
             .collect();
-        functions.insert((*f).to_string(), tally(&g));
+        functions.insert(f.clone(), tally(&g));
     }
     let mut operators = BTreeMap::new();
     for op in Operator::ALL {
@@ -426,31 +491,26 @@ pub fn strength_file(
         }
     }
     let count = |p: fn(&Fate) -> bool| outcomes.iter().filter(|o| p(&o.fate)).count();
-    let (verifier_calls, verifier_cache_hits) = counters.get();
-    Ok(StrengthReport {
-        file: file.path.clone(),
+    StrengthReport {
+        file: s.file,
+        files: s.files,
+        not_in_source: s.not_in_source,
         vdr: total.vdr,
-        generated,
+        generated: s.generated,
         considered: outcomes.len(),
         equivalent: count(|f| *f == Fate::Equivalent),
         not_compiling: count(|f| matches!(f, Fate::DoesNotCompile { .. })),
         rejected: count(|f| matches!(f, Fate::RejectedByFramaC { .. })),
         killed: total.killed,
         survived: total.assessed - total.killed,
-        baseline,
-        baseline_open,
-        baseline_unproved_goals,
+        baseline: s.baseline,
+        baseline_open: s.baseline_open,
+        baseline_unproved_goals: s.baseline_unproved_goals,
         functions,
         operators,
         mutants: outcomes,
-        stats: StrengthStats {
-            verifier_calls,
-            verifier_cache_hits,
-            compilations: tce_counters.compilations.load(Ordering::Relaxed),
-            compile_cache_hits: tce_counters.cache_hits.load(Ordering::Relaxed),
-            wall_seconds: start.elapsed().as_secs_f64(),
-        },
-    })
+        stats: s.stats,
+    }
 }
 
 /// What the original leaves unproved in one segment.
@@ -460,6 +520,25 @@ struct Baseline {
     goals: BTreeSet<String>,
     /// The properties not proved.
     properties: Vec<OpenProperty>,
+}
+
+impl Baseline {
+    /// What `run` leaves unproved of `functions` (properties placed by `place`).
+    fn of(
+        run: &WpRun,
+        functions: &[String],
+        place: impl Fn(&Property) -> (Option<String>, usize),
+    ) -> Baseline {
+        Baseline {
+            goals: run
+                .goals
+                .iter()
+                .filter(|g| g.status != GoalStatus::Valid)
+                .map(|g| g.name.clone())
+                .collect(),
+            properties: open_properties(run, functions, place),
+        }
+    }
 }
 
 /// The line of the original that line `l` of the mutant corresponds to, and
@@ -513,9 +592,29 @@ fn assess(
     };
     let empty = Baseline::default();
     let base = open_in_base.get(&m.function).unwrap_or(&empty);
-    let open = open_properties(&run, &h.functions, |l| original_line(m, l).0);
     let mutated_lines = m.line..=m.line + m.original.matches('\n').count();
-    let properties = unexplained(&base.properties, &open, |l| mutated_lines.contains(&l));
+    Ok(judge(
+        &run,
+        &h.functions,
+        base,
+        |p| (None, original_line(m, p.line).0),
+        |p| mutated_lines.contains(&p.line),
+    ))
+}
+
+/// The fate of a mutant that the verifier ran on: killed when it leaves open a
+/// property the original's `base` does not (file and line carried back to the
+/// original's by `place`; on the lines `mutated` says changed, a guard is
+/// matched by file, function, kind and line).
+fn judge(
+    run: &WpRun,
+    functions: &[String],
+    base: &Baseline,
+    place: impl Fn(&Property) -> (Option<String>, usize),
+    mutated: impl Fn(&OpenProperty) -> bool,
+) -> Fate {
+    let open = open_properties(run, functions, &place);
+    let properties = unexplained(&base.properties, &open, mutated);
     let unproved_goals: Vec<&str> = run
         .goals
         .iter()
@@ -531,9 +630,9 @@ fn assess(
     for p in run
         .properties
         .iter()
-        .filter(|p| h.functions.contains(&p.function))
+        .filter(|p| functions.contains(&p.function))
     {
-        let key = OpenProperty::of(p, original_line(m, p.line).0);
+        let key = OpenProperty::of(p, place(p));
         if properties.contains(&key) {
             for g in &p.goals {
                 if unproved_goals.contains(&g.as_str()) && !unproved.contains(g) {
@@ -546,17 +645,234 @@ fn assess(
     let no_report = !run
         .properties
         .iter()
-        .any(|p| h.functions.contains(&p.function));
-    Ok(
-        if !properties.is_empty() || (no_report && !unproved.is_empty()) {
-            Fate::Killed {
-                unproved,
-                properties,
+        .any(|p| functions.contains(&p.function));
+    if !properties.is_empty() || (no_report && !unproved.is_empty()) {
+        Fate::Killed {
+            unproved,
+            properties,
+        }
+    } else {
+        Fate::Survived
+    }
+}
+
+/// A mutant of a program: the original file it is written into (absolute, and
+/// as the program names it), its offsets and line in that file.
+type Placed = (PathBuf, PathBuf, Mutant);
+
+/// Measure the strength of the specifications of a program of several files
+/// (or one file with the build's flags): mutants of its own functions are
+/// generated on the preprocessed program and written into the original file
+/// they come from (a source, or a header for its inline functions); a mutant
+/// of code that a macro writes cannot be and is only counted. Each mutant is
+/// compiled, unit by unit that includes its file, with the units' flags for
+/// Trivial Compiler Equivalence, and verified as part of the whole program
+/// (Frama-C with the build's flags, restricted to the mutated function's
+/// segment) in `ws`'s private copy; the user's files are never written.
+pub fn strength_program(
+    ws: &Workspace,
+    cfg: &WpConfig,
+    opts: &StrengthOptions,
+) -> Result<StrengthReport, StrengthError> {
+    let start = Instant::now();
+    detect(cfg)?;
+    let program = ws.program();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let own: BTreeSet<String> = program.functions().map(|i| i.name.clone()).collect();
+    if let Some(fs) = &opts.functions {
+        for f in fs {
+            if !own.contains(f) {
+                return Err(StrengthError::NoFunction(f.clone()));
+            }
+        }
+    }
+    let names: Vec<String> = opts
+        .functions
+        .clone()
+        .unwrap_or_else(|| own.iter().cloned().collect());
+    let mut tce_cfg = opts.tce.clone();
+    if tce_cfg.cache_dir.is_none() {
+        tce_cfg.cache_dir = cfg.cache_dir.clone();
+    }
+    let counters = Counters::default();
+    let tce_counters = TceCounters::default();
+
+    // Mutants of each own file's text (its functions as written, macros
+    // unexpanded: the same mutants as for the file alone). A function of the
+    // program that no file defines as written (a macro invocation writes it)
+    // has no place for its mutants: they are counted, not assessed.
+    let mut placed: Vec<Placed> = Vec::new();
+    let mut parsed: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    for (abs, text) in ws.originals() {
+        let shown = display_path(&abs.display().to_string(), &cwd);
+        let (ms, defined) = source_mutants(text, Some(&names), &opts.operators);
+        parsed.insert(abs.clone(), defined);
+        placed.extend(ms.into_iter().map(|m| (abs.clone(), shown.clone(), m)));
+    }
+    let mut not_in_source = 0;
+    for m in mutants(&program.file, Some(&names), &opts.operators) {
+        let written = program
+            .origin(m.start)
+            .map(|o| normalize(&cwd.join(o.file)))
+            .and_then(|o| parsed.get(&o))
+            .is_some_and(|defined| defined.contains(&m.function));
+        if !written {
+            not_in_source += 1;
+        }
+    }
+    for (i, (_, _, m)) in placed.iter_mut().enumerate() {
+        m.id = i;
+    }
+    let generated = placed.len();
+    let considered = sample(placed, opts.max_mutants);
+    let mutated_functions: BTreeSet<String> = considered
+        .iter()
+        .map(|(_, _, m)| m.function.clone())
+        .collect();
+
+    // Baselines of the segments of mutated functions, in the unchanged copy.
+    let mut in_work = BTreeSet::new();
+    let mut work: Vec<(Segment, Vec<String>)> = Vec::new();
+    for seg in function_segments(&program.file) {
+        if !seg.functions.iter().any(|f| mutated_functions.contains(f)) {
+            continue;
+        }
+        let mut linked = Vec::new();
+        for f in &seg.functions {
+            if in_work.insert(f.clone()) {
+                linked.extend(linked_names(program, f));
+            }
+        }
+        if !linked.is_empty() {
+            work.push((seg, linked));
+        }
+    }
+    let originals: Edited = ws.originals().clone();
+    let mut base_runs = Vec::new();
+    for (seg, _) in &work {
+        base_runs.push(ws.run(&originals, seg, cfg, &counters)?);
+    }
+    let baseline = combine(&base_runs.iter().collect::<Vec<_>>());
+    let mut open_in_base: BTreeMap<String, Baseline> = BTreeMap::new();
+    let mut baseline_open = Vec::new();
+    let mut baseline_unproved_goals = Vec::new();
+    for ((seg, linked), run) in work.iter().zip(&base_runs) {
+        let bad = Baseline::of(run, linked, |p| (p.file.clone(), p.line));
+        baseline_open.extend(bad.properties.iter().cloned());
+        baseline_unproved_goals.extend(bad.goals.iter().cloned());
+        for f in &seg.functions {
+            open_in_base.insert(f.clone(), bad.clone());
+        }
+    }
+
+    // The objects of the unchanged units that mutants touch.
+    let mut touched: Vec<usize> = considered
+        .iter()
+        .flat_map(|(abs, _, _)| ws.units_including(abs))
+        .collect();
+    touched.sort_unstable();
+    touched.dedup();
+    let objects = ws.compile(&originals, &touched, &tce_cfg, &tce_counters)?;
+    let mut original_objects = BTreeMap::new();
+    for (u, c) in touched.iter().zip(objects) {
+        if let Compiled::Rejected { message } = &c {
+            let source = &program.units[*u].unit.source;
+            return Err(StrengthError::OriginalDoesNotCompile(format!(
+                "{}: {message}",
+                source.display()
+            )));
+        }
+        original_objects.insert(*u, c);
+    }
+
+    // Mutants are verified without smoke tests (see `strength_file`).
+    let mutant_cfg = WpConfig {
+        smoke_tests: false,
+        ..cfg.clone()
+    };
+    let empty = Baseline::default();
+    let mut outcomes = Vec::new();
+    for (abs, shown, m) in &considered {
+        let original = &ws.originals()[abs];
+        let mut edited = originals.clone();
+        edited.insert(abs.clone(), m.apply(original));
+        let units = ws.units_including(abs);
+        let objects = ws.compile(&edited, &units, &tce_cfg, &tce_counters)?;
+        let rejected = objects.iter().find_map(|c| match c {
+            Compiled::Rejected { message } => Some(message.clone()),
+            Compiled::Object { .. } => None,
+        });
+        let same = !units.is_empty()
+            && units.iter().zip(&objects).all(|(u, c)| {
+                original_objects
+                    .get(u)
+                    .is_some_and(|o| tce::compare(o, c) == Equivalence::Equivalent)
+            });
+        let fate = if let Some(message) = rejected {
+            Fate::DoesNotCompile { message }
+        } else if same {
+            Fate::Equivalent
+        } else if let Some((seg, linked)) =
+            work.iter().find(|(s, _)| s.functions.contains(&m.function))
+        {
+            match ws.run(&edited, seg, &mutant_cfg, &counters) {
+                Ok(run) => {
+                    let here = |f: &Option<String>| {
+                        f.as_deref()
+                            .is_some_and(|f| normalize(&cwd.join(f)) == *abs)
+                    };
+                    let mutated_lines = m.line..=m.line + m.original.matches('\n').count();
+                    judge(
+                        &run,
+                        linked,
+                        open_in_base.get(&m.function).unwrap_or(&empty),
+                        |p| {
+                            let line = if here(&p.file) {
+                                original_line(m, p.line).0
+                            } else {
+                                p.line
+                            };
+                            (p.file.clone(), line)
+                        },
+                        |p| here(&p.file) && mutated_lines.contains(&p.line),
+                    )
+                }
+                Err(WpError::FramaC { messages, .. }) => Fate::RejectedByFramaC {
+                    message: messages.join("\n"),
+                },
+                Err(e) => return Err(e.into()),
             }
         } else {
-            Fate::Survived
+            Fate::RejectedByFramaC {
+                message: format!("function `{}` has no segment", m.function),
+            }
+        };
+        let diff = if fate == Fate::Survived {
+            m.diff(original)
+        } else {
+            String::new()
+        };
+        outcomes.push(MutantOutcome {
+            file: Some(shown.clone()),
+            mutant: m.clone(),
+            fate,
+            diff,
+        });
+    }
+    Ok(summarize(
+        Summary {
+            file: None,
+            files: program.sources(),
+            not_in_source,
+            generated,
+            baseline,
+            baseline_open,
+            baseline_unproved_goals,
+            mutated_functions,
+            stats: stats(&counters, &tce_counters, start),
         },
-    )
+        outcomes,
+    ))
 }
 
 /// Parse the C file at `path` and measure the strength of its specifications.
@@ -575,6 +891,7 @@ mod tests {
 
     fn open(function: &str, kind: &str, line: usize, text: &str) -> OpenProperty {
         OpenProperty {
+            file: None,
             function: function.into(),
             kind: kind.into(),
             line,
@@ -589,7 +906,7 @@ mod tests {
             open("f", "signed_overflow", 11, "k + 1 ≤ 2147483647"),
             open("f", "signed_overflow", 12, "a + b ≤ 2147483647"),
         ];
-        let elsewhere = |_: usize| false;
+        let elsewhere = |_: &OpenProperty| false;
         // The same guards, whatever WP calls their goals: nothing new.
         assert!(unexplained(&original, &original, elsewhere).is_empty());
         // A guard the original proves, or a new one, is open on the mutant.
@@ -601,11 +918,11 @@ mod tests {
         assert_eq!(unexplained(&original, &twice, elsewhere).len(), 1);
         // On the mutated line a changed expression is the same guard.
         let changed = vec![open("f", "signed_overflow", 11, "k + 2 ≤ 2147483647")];
-        assert!(unexplained(&original, &changed, |l| l == 11).is_empty());
+        assert!(unexplained(&original, &changed, |p| p.line == 11).is_empty());
         assert_eq!(unexplained(&original, &changed, elsewhere), changed);
         // A postcondition is never explained by a guard.
         let post = vec![open("f", "postcondition", 11, "\\result ≥ 0")];
-        assert_eq!(unexplained(&original, &post, |l| l == 11), post);
+        assert_eq!(unexplained(&original, &post, |p| p.line == 11), post);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! elsewhere. "Identical" is trusted; "different" can miss an equivalence, so a
 //! VDR computed with it is conservative.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -95,8 +95,60 @@ pub struct TceCounters {
 /// and flags).
 pub fn compile(text: &str, cfg: &TceConfig, counters: &TceCounters) -> Result<Compiled, TceError> {
     let key = util::content_hash(&[b"tce-1", cfg.flags.join(" ").as_bytes(), text.as_bytes()]);
+    cached(&key, cfg, counters, |dir, obj| {
+        let mut cmd = Command::new(&cfg.gcc);
+        cmd.args(&cfg.flags)
+            .args(["-c", "-x", "c", "-o"])
+            .arg(obj)
+            .arg("-")
+            .current_dir(dir);
+        object(cmd, Some(text), dir, obj, cfg)
+    })
+}
+
+/// Compile the C file `source` in directory `dir` with the flags of `cfg` and
+/// then `args` (a unit's preprocessor flags), and hash the stripped object.
+/// `key` must name everything the object depends on besides `cfg`'s flags (the
+/// unit, its flags and the texts of the files it includes): the cache is keyed
+/// by it and those flags only, so paths that differ from run to run (a
+/// temporary directory) may stay out of it.
+pub fn compile_file(
+    source: &Path,
+    dir: &Path,
+    args: &[String],
+    key: &str,
+    cfg: &TceConfig,
+    counters: &TceCounters,
+) -> Result<Compiled, TceError> {
+    let key = util::content_hash(&[
+        b"tce-file-1",
+        cfg.flags.join(" ").as_bytes(),
+        key.as_bytes(),
+    ]);
+    cached(&key, cfg, counters, |tmp, obj| {
+        let mut cmd = Command::new(&cfg.gcc);
+        // The unit's flags come last: its -D/-I are kept, an -O of the build is
+        // not among them (only preprocessor flags are), so `cfg`'s -O2 holds.
+        cmd.args(&cfg.flags)
+            .args(args)
+            .args(["-c", "-o"])
+            .arg(obj)
+            .arg(source)
+            .current_dir(dir);
+        object(cmd, None, tmp, obj, cfg)
+    })
+}
+
+/// A compilation answered from the cache under `key`, or done by `run` in a
+/// temporary directory (given the directory and the object's path) and cached.
+fn cached(
+    key: &str,
+    cfg: &TceConfig,
+    counters: &TceCounters,
+    run: impl FnOnce(&Path, &Path) -> Result<Compiled, TceError>,
+) -> Result<Compiled, TceError> {
     let cache = cfg.cache_dir.as_deref();
-    if let Some(hit) = util::cache_get(cache, "tce", &key) {
+    if let Some(hit) = util::cache_get(cache, "tce", key) {
         if let Ok(c) = serde_json::from_str::<Compiled>(&hit) {
             counters.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(c);
@@ -105,12 +157,22 @@ pub fn compile(text: &str, cfg: &TceConfig, counters: &TceCounters) -> Result<Co
     counters.compilations.fetch_add(1, Ordering::Relaxed);
     let dir = tempfile::tempdir().map_err(|e| TceError::Io(e.to_string()))?;
     let obj = dir.path().join("x.o");
-    let mut cmd = Command::new(&cfg.gcc);
-    cmd.args(&cfg.flags)
-        .args(["-c", "-x", "c", "-o"])
-        .arg(&obj)
-        .arg("-")
-        .current_dir(dir.path());
+    let result = run(dir.path(), &obj)?;
+    if let Ok(j) = serde_json::to_string(&result) {
+        util::cache_put(cache, "tce", key, &j);
+    }
+    Ok(result)
+}
+
+/// Run the compiler command `cmd` (which writes `obj`; its output is kept in
+/// `dir`), strip the object and hash it.
+fn object(
+    cmd: Command,
+    stdin: Option<&str>,
+    dir: &Path,
+    obj: &Path,
+    cfg: &TceConfig,
+) -> Result<Compiled, TceError> {
     let tool = |program: &PathBuf, e: RunError| TceError::Tool {
         program: program.display().to_string(),
         reason: match e {
@@ -118,15 +180,10 @@ pub fn compile(text: &str, cfg: &TceConfig, counters: &TceCounters) -> Result<Co
             RunError::Killed => "did not finish in time".into(),
         },
     };
-    let out = util::run_limited(
-        cmd,
-        dir.path(),
-        Some(text.as_bytes()),
-        Duration::from_secs(60),
-    )
-    .map_err(|e| tool(&cfg.gcc, e))?;
-    let result = if !out.status.success() || !obj.is_file() {
-        Compiled::Rejected {
+    let out = util::run_limited(cmd, dir, stdin.map(str::as_bytes), Duration::from_secs(60))
+        .map_err(|e| tool(&cfg.gcc, e))?;
+    if !out.status.success() || !obj.is_file() {
+        return Ok(Compiled::Rejected {
             message: out
                 .stderr
                 .lines()
@@ -134,27 +191,22 @@ pub fn compile(text: &str, cfg: &TceConfig, counters: &TceCounters) -> Result<Co
                 .unwrap_or("compilation failed")
                 .trim()
                 .to_string(),
-        }
-    } else {
-        let mut strip = Command::new(&cfg.objcopy);
-        strip.arg("--strip-unneeded").arg(&obj);
-        let s = util::run_limited(strip, dir.path(), None, Duration::from_secs(60))
-            .map_err(|e| tool(&cfg.objcopy, e))?;
-        if !s.status.success() {
-            return Err(TceError::Tool {
-                program: cfg.objcopy.display().to_string(),
-                reason: s.stderr.trim().to_string(),
-            });
-        }
-        let bytes = std::fs::read(&obj).map_err(|e| TceError::Io(e.to_string()))?;
-        Compiled::Object {
-            hash: util::content_hash(&[&bytes]),
-        }
-    };
-    if let Ok(j) = serde_json::to_string(&result) {
-        util::cache_put(cache, "tce", &key, &j);
+        });
     }
-    Ok(result)
+    let mut strip = Command::new(&cfg.objcopy);
+    strip.arg("--strip-unneeded").arg(obj);
+    let s = util::run_limited(strip, dir, None, Duration::from_secs(60))
+        .map_err(|e| tool(&cfg.objcopy, e))?;
+    if !s.status.success() {
+        return Err(TceError::Tool {
+            program: cfg.objcopy.display().to_string(),
+            reason: s.stderr.trim().to_string(),
+        });
+    }
+    let bytes = std::fs::read(obj).map_err(|e| TceError::Io(e.to_string()))?;
+    Ok(Compiled::Object {
+        hash: util::content_hash(&[&bytes]),
+    })
 }
 
 /// Decide whether two C texts are equivalent under TCE.

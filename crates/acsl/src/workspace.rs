@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use crate::annotate::{insert, Insertion};
 use crate::project::{display_path, normalize, Preprocessor, Program, Unit};
 use crate::segment::Segment;
+use crate::tce::{compile_file, Compiled, TceConfig, TceCounters, TceError};
 use crate::verify::{linked_names, verify_program, VerifyReport};
 use crate::wp::{run_input, Counters, Input, Select, WpConfig, WpError, WpRun};
 
@@ -34,6 +35,31 @@ pub struct Workspace<'p> {
 /// The texts of the program's own files with annotations inserted, by absolute
 /// original path (every own file, changed or not).
 pub type Edited = BTreeMap<PathBuf, String>;
+
+/// A place of the preprocessed program in an original file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The file's absolute path.
+    pub file: PathBuf,
+    /// The file as the program names it (relative to the working directory when
+    /// under it).
+    pub shown: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// Byte where that line starts.
+    pub line_start: usize,
+    /// Byte of the place within the line.
+    pub column: usize,
+    /// The file has CRLF line ends.
+    pub crlf: bool,
+}
+
+impl Located {
+    /// The byte offset of the place in its file.
+    pub fn offset(&self) -> usize {
+        self.line_start + self.column
+    }
+}
 
 impl<'p> Workspace<'p> {
     /// Copy the own files of `program` (read again from disk) under a new
@@ -94,58 +120,82 @@ impl<'p> Workspace<'p> {
         &self.originals
     }
 
-    /// Carry insertions at offsets of [`Program::file`]'s text to their original
-    /// files: the byte of the original line that the same code precedes
-    /// (whitespace may differ, as the preprocessor re-spaces lines). An
-    /// insertion on a line the preprocessor changed before that point (a macro
+    /// Where byte `at` of [`Program::file`]'s text is in the program's own
+    /// original files: the byte of the original line that the same code
+    /// precedes (whitespace may differ, as the preprocessor re-spaces lines).
+    /// A place on a line the preprocessor changed before that point (a macro
     /// expanded there), or in a file that is not the program's own, is an error
-    /// naming the place.
-    pub fn place(&self, ins: &[Insertion]) -> Result<BTreeMap<PathBuf, Vec<Insertion>>, String> {
+    /// naming it.
+    pub fn locate(&self, at: usize) -> Result<Located, String> {
         let cwd = std::env::current_dir().unwrap_or_default();
         let text = &self.program.file.text;
-        let mut out: BTreeMap<PathBuf, Vec<Insertion>> = BTreeMap::new();
-        for i in ins {
-            let line = self.program.file.line_of(i.at);
-            let Some(origin) = self.program.origin_of_line(line) else {
-                return Err(format!(
-                    "line {line} of the preprocessed program has no original file"
-                ));
-            };
-            let abs = normalize(&cwd.join(&origin.file));
-            let mut oline_no = origin.line;
-            let crlf = self.originals.get(&abs).is_some_and(|t| t.contains("\r\n"));
-            if crlf {
-                // The preprocessor writes each CRLF inside a comment as two line
-                // ends (and puts a line marker after the comment): inside a
-                // comment begun on an earlier line, count from its first line.
-                if let Some(cs) = text[..i.at].rfind("/*") {
-                    let lc = self.program.file.line_of(cs);
-                    if !text[cs..i.at].contains("*/") && lc < line {
-                        if let Some(oc) = self.program.origin_of_line(lc) {
-                            oline_no = oc.line + (line - lc) / 2;
-                        }
+        let line = self.program.file.line_of(at);
+        let Some(origin) = self.program.origin_of_line(line) else {
+            return Err(format!(
+                "line {line} of the preprocessed program has no original file"
+            ));
+        };
+        let abs = normalize(&cwd.join(&origin.file));
+        let mut oline_no = origin.line;
+        let crlf = self.originals.get(&abs).is_some_and(|t| t.contains("\r\n"));
+        if crlf {
+            // The preprocessor writes each CRLF inside a comment as two line
+            // ends (and puts a line marker after the comment): inside a
+            // comment begun on an earlier line, count from its first line.
+            if let Some(cs) = text[..at].rfind("/*") {
+                let lc = self.program.file.line_of(cs);
+                if !text[cs..at].contains("*/") && lc < line {
+                    if let Some(oc) = self.program.origin_of_line(lc) {
+                        oline_no = oc.line + (line - lc) / 2;
                     }
                 }
             }
-            let shown = format!("{}:{}", origin.file.display(), oline_no);
-            let Some(original) = self.originals.get(&abs) else {
-                return Err(format!(
-                    "{shown}: not one of the program's own files; no annotation is placed there"
-                ));
-            };
-            let start = text[..i.at].rfind('\n').map(|p| p + 1).unwrap_or(0);
-            let pre = &text[start..i.at];
-            let Some(ostart) = line_start(original, oline_no) else {
-                return Err(format!(
-                    "{shown}: the file has fewer lines than its line markers say"
-                ));
-            };
+        }
+        let shown = format!("{}:{}", origin.file.display(), oline_no);
+        let Some(original) = self.originals.get(&abs) else {
+            return Err(format!(
+                "{shown}: not one of the program's own files; no annotation is placed there"
+            ));
+        };
+        let start = text[..at].rfind('\n').map(|p| p + 1).unwrap_or(0);
+        let pre = &text[start..at];
+        let Some(line_start) = line_start(original, oline_no) else {
+            return Err(format!(
+                "{shown}: the file has fewer lines than its line markers say"
+            ));
+        };
+        let oline = original[line_start..].split('\n').next().unwrap_or("");
+        let end = text[at..].find('\n').map_or(text.len(), |p| at + p);
+        let post = &text[at..end];
+        let Some(column) = same_prefix(pre, oline).or_else(|| same_suffix(post, oline)) else {
+            return Err(format!(
+                "{shown}: the preprocessor changed this line both before and after the place (a macro?); place it by hand"
+            ));
+        };
+        Ok(Located {
+            file: abs,
+            shown: origin.file,
+            line: oline_no,
+            line_start,
+            column,
+            crlf,
+        })
+    }
+
+    /// Carry insertions at offsets of [`Program::file`]'s text to their original
+    /// files (see [`Workspace::locate`]).
+    pub fn place(&self, ins: &[Insertion]) -> Result<BTreeMap<PathBuf, Vec<Insertion>>, String> {
+        let mut out: BTreeMap<PathBuf, Vec<Insertion>> = BTreeMap::new();
+        for i in ins {
+            let Located {
+                file: abs,
+                line_start: ostart,
+                column: col,
+                crlf,
+                ..
+            } = self.locate(i.at)?;
+            let original = &self.originals[&abs];
             let oline = original[ostart..].split('\n').next().unwrap_or("");
-            let Some(col) = same_prefix(pre, oline) else {
-                return Err(format!(
-                    "{shown}: the preprocessor changed this line before the annotation's place (a macro?); place it by hand"
-                ));
-            };
             // The indentation after a comment inserted before the line's code is
             // the original line's.
             let mut t = i.text.clone();
@@ -278,6 +328,68 @@ impl<'p> Workspace<'p> {
         Ok(run)
     }
 
+    /// The indices of the units whose preprocessed text comes in part from the
+    /// own file `abs` (its source, or a header it includes).
+    pub fn units_including(&self, abs: &Path) -> Vec<usize> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let Some(idx) = self
+            .program
+            .files
+            .iter()
+            .position(|f| normalize(&cwd.join(f)) == abs)
+        else {
+            return Vec::new();
+        };
+        self.program
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.markers.iter().any(|m| m.1 == idx))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Compile units `units` of the edited program with gcc (in the copy, with
+    /// each unit's preprocessor flags after `tce`'s) for Trivial Compiler
+    /// Equivalence, one outcome per unit.
+    pub fn compile(
+        &self,
+        edited: &Edited,
+        units: &[usize],
+        tce: &TceConfig,
+        counters: &TceCounters,
+    ) -> Result<Vec<Compiled>, TceError> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.write(edited)
+            .map_err(|e| TceError::Io(format!("workspace: {e}")))?;
+        let texts = edited.values().cloned().collect::<Vec<_>>().join("\0");
+        // Paths under the temporary root are written as the original ones
+        // (`__FILE__` of an `assert`), so objects do not depend on the root and
+        // the cache can be keyed by the original unit.
+        let map = format!("-ffile-prefix-map={}/=/", self.root.path().display());
+        let mut out = Vec::new();
+        for &i in units {
+            let (Some(u), Some(orig)) = (self.units.get(i), self.program.units.get(i)) else {
+                continue;
+            };
+            let key = format!(
+                "{}\0{texts}",
+                serde_json::to_string(&orig.unit).unwrap_or_default()
+            );
+            let mut args = u.flags.args.clone();
+            args.push(map.clone());
+            out.push(compile_file(
+                &u.source,
+                &u.directory,
+                &args,
+                &key,
+                tce,
+                counters,
+            )?);
+        }
+        Ok(out)
+    }
+
     /// Verify the whole edited program as `vera c verify` would (lemmas once,
     /// one run per segment), locations named by the original files and lines of
     /// the edited texts.
@@ -388,6 +500,28 @@ fn same_prefix(pre: &str, original: &str) -> Option<usize> {
     Some(original.len())
 }
 
+/// The byte of `original` where the code of `post` starts when `original` ends
+/// with the same code, whitespace aside (a macro expanded earlier on the line);
+/// `None` when it does not, or when `post` has no code.
+fn same_suffix(post: &str, original: &str) -> Option<usize> {
+    let mut o = original.char_indices().rev();
+    let mut first = None;
+    for c in post.chars().rev().filter(|c| !c.is_whitespace()) {
+        loop {
+            let (i, oc) = o.next()?;
+            if oc.is_whitespace() {
+                continue;
+            }
+            if oc != c {
+                return None;
+            }
+            first = Some(i);
+            break;
+        }
+    }
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,6 +534,10 @@ mod tests {
         // A macro expanded before the place: not the same code.
         assert_eq!(same_prefix("  int x = 3; ", "  int x = N; for (;;)"), None);
         assert_eq!(same_prefix("", "int f(void)"), Some(0));
+        // After a macro on the line, the rest of the line places it.
+        assert_eq!(same_suffix("- 1;", "  return CAPACITY - 1;\r"), Some(18));
+        assert_eq!(same_suffix("16 - 1;", "  return CAPACITY - 1;"), None);
+        assert_eq!(same_suffix("  ", "x;"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! bad input located in the original files.
 //! These tests need frama-c, why3, z3, cvc5 and gcc (scripts/setup installs them).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -573,4 +573,165 @@ fn crate_path(dir: &Path, rel: &str) -> String {
 fn rel(dir: &Path) -> String {
     let cwd = std::env::current_dir().unwrap();
     dir.strip_prefix(&cwd).unwrap_or(dir).display().to_string()
+}
+
+/// The mutants of a report by what they change (line, operator, text) with
+/// their fates.
+fn fates(r: &StrengthReport) -> Vec<(usize, Operator, String, String, String)> {
+    let mut v: Vec<_> = r
+        .mutants
+        .iter()
+        .map(|m| {
+            let fate = serde_json::to_value(&m.fate).unwrap()["fate"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            (
+                m.mutant.line,
+                m.mutant.operator,
+                m.mutant.original.clone(),
+                m.mutant.replacement.clone(),
+                fate,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn strength_of_a_file_alone_and_as_a_program_agree() {
+    // The same self-contained files through both pipelines: harnesses cut from
+    // the file's text (`strength`), and the whole preprocessed program verified
+    // in a private copy of the original files (`strength_program`). The same
+    // mutants, and each with the same fate.
+    let cache = tempfile::tempdir().unwrap();
+    // Mutants leave goals open: each costs the whole prover timeout.
+    let cfg = WpConfig {
+        timeout: 2,
+        ..config(cache.path())
+    };
+    let opts = StrengthOptions::default();
+    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+    let pp = preprocessor();
+    let name = "abs_weak.c";
+    let path = c.join(name);
+    let alone = strength(&path, &cfg, &opts).unwrap();
+    let units = vec![Unit {
+        source: path.clone(),
+        directory: c.clone(),
+        flags: CppFlags::default(),
+    }];
+    let program = Program::load(&units, &pp).unwrap();
+    let ws = workspace::Workspace::new(&program, &pp).unwrap();
+    let whole = strength_program(&ws, &cfg, &opts).unwrap();
+    assert!(alone.killed > 0, "{name}");
+    assert_eq!(fates(&alone), fates(&whole), "{name}");
+    assert_eq!(alone.vdr, whole.vdr, "{name}");
+    assert_eq!(whole.not_in_source, 0);
+    assert!(whole.mutants.iter().all(|m| m.file.is_some()));
+}
+
+#[test]
+fn strength_of_the_project_mutates_each_file_as_written() {
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = WpConfig {
+        timeout: 2,
+        ..config(cache.path())
+    };
+    let dir = project();
+    let before = texts(&dir);
+    let program = load(&dir);
+    let pp = preprocessor();
+    let ws = workspace::Workspace::new(&program, &pp).unwrap();
+    // clamp_index, peak and reset_at are left out to keep the test short.
+    let opts = StrengthOptions {
+        functions: Some(
+            ["imax", "fill", "top", "default_value"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        ..StrengthOptions::default()
+    };
+    let r = strength_program(&ws, &cfg, &opts).unwrap();
+    assert!(r.baseline.is_proved(), "{:?}", r.baseline);
+    // Every mutant is at its place in the file it names, as written there.
+    let mut by_file: BTreeMap<String, usize> = BTreeMap::new();
+    for m in &r.mutants {
+        let f = m.file.as_ref().expect("a program's mutant names its file");
+        let text = std::fs::read_to_string(f).unwrap();
+        assert_eq!(&text[m.mutant.start..m.mutant.end], m.mutant.original);
+        assert_eq!(
+            text[..m.mutant.start].matches('\n').count() + 1,
+            m.mutant.line
+        );
+        *by_file
+            .entry(f.file_name().unwrap().to_string_lossy().into())
+            .or_default() += 1;
+    }
+    // The header's inline function, in every unit, is mutated once, in the
+    // header; a loop bound written with a macro is mutated as written.
+    let imax = r.mutants.iter().filter(|m| m.mutant.function == "imax");
+    assert_eq!(imax.clone().count(), 5, "{by_file:?}");
+    assert!(imax
+        .clone()
+        .all(|m| m.file.as_ref().unwrap().ends_with("include/buffer.h")));
+    assert!(r
+        .mutants
+        .iter()
+        .any(|m| m.mutant.function == "fill" && m.mutant.original == "CAPACITY"));
+    // `a > b` -> `a >= b` in imax compiles to the same object in every unit.
+    assert!(r.mutants.iter().any(|m| m.mutant.function == "imax"
+        && m.mutant.replacement == ">="
+        && m.fate == Fate::Equivalent));
+    // default_value is written by a macro invocation: its mutants have no place.
+    assert!(r.not_in_source > 0);
+    assert!(!r
+        .mutants
+        .iter()
+        .any(|m| m.mutant.function == "default_value"));
+    // The weak postcondition of `top` lets its argument mutants survive; a
+    // deleted store breaks fill's loop invariant, located in buffer.c.
+    assert!(r
+        .survivors()
+        .any(|m| m.mutant.function == "top" && m.mutant.line == 21));
+    let deleted = r
+        .mutants
+        .iter()
+        .find(|m| m.mutant.function == "fill" && m.mutant.original == "buf[k] = v;")
+        .unwrap();
+    match &deleted.fate {
+        Fate::Killed { properties, .. } => assert!(
+            properties.iter().any(|p| p
+                .file
+                .as_deref()
+                .is_some_and(|f| f.ends_with("src/buffer.c"))
+                && p.line == 11),
+            "{properties:?}"
+        ),
+        f => panic!("deleting the store is not killed: {f:?}"),
+    }
+    assert_eq!(
+        r.considered,
+        r.equivalent + r.not_compiling + r.rejected + r.killed + r.survived
+    );
+    // The user's files are as they were.
+    assert_eq!(texts(&dir), before);
+}
+
+/// Every file under `dir` with its bytes.
+fn texts(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
 }

@@ -190,6 +190,17 @@ fn load_program(
     json: bool,
     command: &str,
 ) -> Result<acsl::Program> {
+    load_program_with(files, cpp, frama_c, json, command).map(|(p, _)| p)
+}
+
+/// [`load_program`] and the preprocessor it used (for a [`acsl::workspace::Workspace`]).
+fn load_program_with(
+    files: &[std::path::PathBuf],
+    cpp: &crate::cli::CppArgs,
+    frama_c: &Path,
+    json: bool,
+    command: &str,
+) -> Result<(acsl::Program, acsl::Preprocessor)> {
     let units = units(files, cpp).map_err(|e| fail(json, command, "flags", e.to_string(), &[]))?;
     if let Some(u) = units.iter().find(|u| !u.source.is_file()) {
         return Err(fail(
@@ -201,7 +212,8 @@ fn load_program(
         ));
     }
     let pp = acsl::Preprocessor::for_frama_c(frama_c).map_err(|d| diagnostics(json, command, d))?;
-    acsl::Program::load(&units, &pp).map_err(|d| diagnostics(json, command, d))
+    let program = acsl::Program::load(&units, &pp).map_err(|d| diagnostics(json, command, d))?;
+    Ok((program, pp))
 }
 
 /// One file with preprocessor flags, for the commands that work on one file's
@@ -238,7 +250,34 @@ fn unit_flags(
 /// True when the command line names one file and no preprocessing flags: the
 /// file is verified as it is, through harnesses cut from its text.
 fn single(files: &[std::path::PathBuf], cpp: &crate::cli::CppArgs) -> bool {
-    files.len() == 1 && cpp.is_empty() && !includes_local_header(&files[0])
+    files.len() == 1
+        && cpp.is_empty()
+        && !includes_local_header(&files[0])
+        && !has_conditionals(&files[0])
+}
+
+/// True when `file` has an `#if`, `#ifdef` or `#ifndef` line: only the
+/// preprocessor knows which branch counts (an include guard, a `DEBUG` block),
+/// so the file is preprocessed rather than read as written, where the items
+/// inside the blocks would not be seen.
+fn has_conditionals(file: &Path) -> bool {
+    directives(file).any(|d| d.starts_with("if"))
+}
+
+/// The directive lines of `file`, each without its `#` and the spaces around
+/// it (none for an unreadable file, which the reader reports).
+fn directives(file: &Path) -> impl Iterator<Item = String> {
+    let text = std::fs::read(file)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            l.trim_start()
+                .strip_prefix('#')
+                .map(|r| r.trim_start().to_string())
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// True when `file` has an `#include "..."` line: its headers are found next to
@@ -247,14 +286,8 @@ fn single(files: &[std::path::PathBuf], cpp: &crate::cli::CppArgs) -> bool {
 /// rather than verified through harnesses copied elsewhere. An unreadable file
 /// answers false and is reported by the reader.
 fn includes_local_header(file: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(file) else {
-        return false;
-    };
-    String::from_utf8_lossy(&bytes).lines().any(|l| {
-        let l = l.trim_start();
-        l.strip_prefix('#')
-            .map(|r| r.trim_start())
-            .and_then(|r| r.strip_prefix("include"))
+    directives(file).any(|d| {
+        d.strip_prefix("include")
             .is_some_and(|r| r.trim_start().starts_with('"'))
     })
 }
@@ -877,31 +910,62 @@ fn verify_page(
     }
 }
 
-/// `vera c strength FILE`
+/// `vera c strength FILE...`
 pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
-    let (path, wp, max_mutants) = (a.file.as_path(), &a.wp, a.max_mutants);
-    if parse(path)?.is_none() {
-        return Err(crate::output::Reported.into());
-    }
-    let mut cfg = wp.config();
-    let mut options = acsl::StrengthOptions {
-        max_mutants,
+    let json = a.output.format == crate::cli::Format::Json;
+    let cfg = a.wp.config();
+    let options = acsl::StrengthOptions {
+        max_mutants: a.max_mutants,
         ..Default::default()
     };
-    let flags = unit_flags(path, &a.cpp, &mut cfg)?;
-    options.tce.flags.extend(flags);
-    let report = acsl::strength(path, &cfg, &options)?;
+    let (report, shown) = if single(&a.files, &a.cpp) {
+        // One self-contained file: mutants of its text, through harnesses.
+        let path = &a.files[0];
+        if parse(path)?.is_none() {
+            return Err(crate::output::Reported.into());
+        }
+        (
+            acsl::strength(path, &cfg, &options)?,
+            path.display().to_string(),
+        )
+    } else {
+        // A program: mutants written into its original files in a private copy.
+        let (program, pp) = load_program_with(&a.files, &a.cpp, &cfg.frama_c, json, "c strength")?;
+        let ws = acsl::workspace::Workspace::new(&program, &pp)
+            .map_err(|e| wp_fail(json, "c strength", e))?;
+        let report = acsl::strength_program(&ws, &cfg, &options).map_err(|e| match e {
+            acsl::StrengthError::Wp(e) => wp_fail(json, "c strength", e),
+            e => fail(json, "c strength", "strength", e.to_string(), &[]),
+        })?;
+        let names: Vec<String> = program
+            .sources()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        (report, names.join(" "))
+    };
+    let where_ = |m: &acsl::MutantOutcome| match &m.file {
+        Some(f) => format!("{}:{}", f.display(), m.mutant.line),
+        None => format!("line {}", m.mutant.line),
+    };
     let mut o = String::new();
     let vdr = report
         .vdr
         .map(|v| format!("{:.1}%", 100.0 * v))
         .unwrap_or_else(|| "n/a".into());
-    let _ = writeln!(o, "{}: variant discrimination rate {vdr}", path.display());
+    let _ = writeln!(o, "{shown}: variant discrimination rate {vdr}");
     let _ = writeln!(
         o,
         "{} mutants ({} considered): {} killed, {} survived, {} equivalent (compiler), {} not compiling, {} rejected by Frama-C",
         report.generated, report.considered, report.killed, report.survived, report.equivalent, report.not_compiling, report.rejected
     );
+    if report.not_in_source > 0 {
+        let _ = writeln!(
+            o,
+            "{} more in code that a macro writes (not mutated: no place in the sources)",
+            report.not_in_source
+        );
+    }
     let _ = writeln!(o, "original: {}", verdict_word(&report.baseline));
     if !report.baseline_open.is_empty() {
         let _ = writeln!(
@@ -909,10 +973,14 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
             "  not proved in the original (mutants are not killed by these):"
         );
         for p in &report.baseline_open {
+            let at = match &p.file {
+                Some(f) => format!("{f}:{}", p.line),
+                None => format!("line {}", p.line),
+            };
             let _ = writeln!(
                 o,
-                "    line {}: {} `{}` in {}: {:?}",
-                p.line, p.kind, p.text, p.function, p.status
+                "    {at}: {} `{}` in {}: {:?}",
+                p.kind, p.text, p.function, p.status
             );
         }
         let _ = writeln!(
@@ -921,15 +989,11 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
             report.baseline_unproved_goals.join(", ")
         );
     }
-    for m in report
-        .mutants
-        .iter()
-        .filter(|m| matches!(m.fate, acsl::strength::Fate::Survived))
-    {
+    for m in report.survivors() {
         let _ = writeln!(
             o,
-            "  survived: line {} in {} ({:?}): `{}` -> `{}`",
-            m.mutant.line,
+            "  survived: {} in {} ({:?}): `{}` -> `{}`",
+            where_(m),
             m.mutant.function,
             m.mutant.operator,
             m.mutant.original,
@@ -943,11 +1007,8 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
     } else {
         Status::Error
     };
-    let file = path.display().to_string();
     let findings = report
-        .mutants
-        .iter()
-        .filter(|m| matches!(m.fate, acsl::strength::Fate::Survived))
+        .survivors()
         .map(|m| Finding {
             rule: "VERA-C-SURVIVING-MUTANT",
             level: Level::Warning,
@@ -956,12 +1017,24 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
                 m.mutant.function, m.mutant.original, m.mutant.replacement, m.mutant.operator
             ),
             location: Some(Location::new(
-                &file,
+                m.file
+                    .as_ref()
+                    .map(|f| f.display().to_string())
+                    .unwrap_or_else(|| shown.clone()),
                 u32::try_from(m.mutant.line).ok().filter(|l| *l > 0),
             )),
             related: Vec::new(),
         })
         .collect();
+    let files = if report.files.is_empty() {
+        vec![shown]
+    } else {
+        report
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect()
+    };
     let mut r = Rendered::new(
         "vera.c-strength.v1",
         status,
@@ -975,7 +1048,7 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
         command: "c strength".into(),
         rules: C_RULES.to_vec(),
         findings,
-        files: vec![file],
+        files,
     });
     Ok(Box::new(r))
 }
@@ -1227,9 +1300,7 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         ));
     }
     let wp = a.wp.config();
-    let program = load_program(&a.files, &a.cpp, &wp.frama_c, json, "c synth")?;
-    let pp = acsl::Preprocessor::for_frama_c(&wp.frama_c)
-        .map_err(|d| diagnostics(json, "c synth", d))?;
+    let (program, pp) = load_program_with(&a.files, &a.cpp, &wp.frama_c, json, "c synth")?;
     let ws =
         acsl::workspace::Workspace::new(&program, &pp).map_err(|e| wp_fail(json, "c synth", e))?;
     let client = match a.llm.client() {

@@ -819,8 +819,12 @@ pub struct CVerifyArgs {
 /// The arguments of `vera c strength`.
 #[derive(Debug, Clone, Args)]
 pub struct CStrengthArgs {
-    /// The C file.
-    pub file: PathBuf,
+    /// The C file, or the files of a program (with --compile-commands: the units
+    /// to take from it, all when none is named). A program's mutants are written
+    /// into the file they come from in a private copy; the files are never
+    /// modified.
+    #[arg(required_unless_present = "compile_commands")]
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub cpp: CppArgs,
     /// At most this many mutants, spread over the file.

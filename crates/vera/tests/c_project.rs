@@ -170,7 +170,10 @@ fn strength_of_one_unit_with_its_flags() {
         "{out}"
     );
     assert!(!out.contains(" 0 killed"), "{out}");
-    assert!(out.contains("survived: line 21 in top"), "{out}");
+    assert!(
+        out.contains(&format!("survived: {main}:21 in top")),
+        "{out}"
+    );
 }
 
 #[test]
@@ -402,4 +405,29 @@ fn files_with_crlf_line_ends_are_reported_at_their_lines() {
             "{flags:?}: {out}"
         );
     }
+}
+
+#[test]
+fn functions_inside_conditional_blocks_are_seen() {
+    // A file whose functions sit inside `#ifndef`/`#ifdef` blocks is
+    // preprocessed: the branch the (absent) flags select is the program, the
+    // other one is not.
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("g.c");
+    std::fs::write(
+        &src,
+        "#ifndef G_C\n#define G_C\n/*@ assigns \\nothing;\n    ensures \\result == x; */\nint id(int x) { return x; }\n#ifdef EXTRA\nint extra(void) { return 1; }\n#endif\n#endif\n",
+    )
+    .unwrap();
+    let src = src.display().to_string();
+    let (code, out, err) = vera(&["c", "segments", &src]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!("id contract at {src}:3 (annotated)")),
+        "{out}"
+    );
+    assert!(!out.contains("extra"), "{out}");
+    let (code, out, _) = vera(&["c", "segments", &src, "-D", "EXTRA"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("extra"), "{out}");
 }

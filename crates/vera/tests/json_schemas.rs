@@ -926,6 +926,24 @@ fn c_payloads() {
         .filter_map(|m| m["fate"]["fate"].as_str())
         .collect();
     assert!(fates.contains(&"killed"), "{fates:?}");
+    // A program: each mutant in the file it comes from; a function that a
+    // macro invocation writes has none.
+    let mut args = vec![
+        "c",
+        "strength",
+        "--compile-commands",
+        db.as_str(),
+        "--max-mutants",
+        "6",
+    ];
+    args.extend(wp);
+    let j = check(tag, &args, &[0, 1]);
+    let r = &j["report"];
+    assert_eq!(r["files"].as_array().unwrap().len(), 3);
+    assert!(r["not_in_source"].as_u64().unwrap() > 0);
+    let mutants = r["mutants"].as_array().unwrap();
+    assert_eq!(mutants.len(), 6);
+    assert!(mutants.iter().all(|m| m["file"].is_string()), "{mutants:?}");
 }
 
 // ------------------------------------------------------------------ LLM commands, replayed
