@@ -44,8 +44,8 @@ pub use project::{
 };
 pub use segment::{function_segments, points_of_interest, segments, Poi, PoiKind, Segment};
 pub use strength::{
-    strength, strength_file, strength_program, Fate, MutantOutcome, StrengthError, StrengthOptions,
-    StrengthReport,
+    strength, strength_edited, strength_file, strength_program, Fate, MutantOutcome, StrengthError,
+    StrengthOptions, StrengthReport,
 };
 pub use tce::{Equivalence, TceConfig, TceError};
 pub use util::content_hash;

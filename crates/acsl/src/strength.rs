@@ -674,6 +674,19 @@ pub fn strength_program(
     cfg: &WpConfig,
     opts: &StrengthOptions,
 ) -> Result<StrengthReport, StrengthError> {
+    strength_edited(ws, ws.originals(), cfg, opts)
+}
+
+/// [`strength_program`] of edited texts of the program's own files (the same
+/// code with annotations added, as a synthesis loop has them): mutants are made
+/// on, and verified against, `texts` (every own file, by absolute path, as
+/// [`Workspace::edited`] gives them); lines are those of `texts`.
+pub fn strength_edited(
+    ws: &Workspace,
+    texts: &Edited,
+    cfg: &WpConfig,
+    opts: &StrengthOptions,
+) -> Result<StrengthReport, StrengthError> {
     let start = Instant::now();
     detect(cfg)?;
     let program = ws.program();
@@ -703,7 +716,7 @@ pub fn strength_program(
     // has no place for its mutants: they are counted, not assessed.
     let mut placed: Vec<Placed> = Vec::new();
     let mut parsed: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
-    for (abs, text) in ws.originals() {
+    for (abs, text) in texts {
         let shown = display_path(&abs.display().to_string(), &cwd);
         let (ms, defined) = source_mutants(text, Some(&names), &opts.operators);
         parsed.insert(abs.clone(), defined);
@@ -747,10 +760,10 @@ pub fn strength_program(
             work.push((seg, linked));
         }
     }
-    let originals: Edited = ws.originals().clone();
+    let originals: &Edited = texts;
     let mut base_runs = Vec::new();
     for (seg, _) in &work {
-        base_runs.push(ws.run(&originals, seg, cfg, &counters)?);
+        base_runs.push(ws.run(originals, seg, cfg, &counters)?);
     }
     let baseline = combine(&base_runs.iter().collect::<Vec<_>>());
     let mut open_in_base: BTreeMap<String, Baseline> = BTreeMap::new();
@@ -772,7 +785,7 @@ pub fn strength_program(
         .collect();
     touched.sort_unstable();
     touched.dedup();
-    let objects = ws.compile(&originals, &touched, &tce_cfg, &tce_counters)?;
+    let objects = ws.compile(originals, &touched, &tce_cfg, &tce_counters)?;
     let mut original_objects = BTreeMap::new();
     for (u, c) in touched.iter().zip(objects) {
         if let Compiled::Rejected { message } = &c {
@@ -793,7 +806,7 @@ pub fn strength_program(
     let empty = Baseline::default();
     let mut outcomes = Vec::new();
     for (abs, shown, m) in &considered {
-        let original = &ws.originals()[abs];
+        let original = &originals[abs];
         let mut edited = originals.clone();
         edited.insert(abs.clone(), m.apply(original));
         let units = ws.units_including(abs);

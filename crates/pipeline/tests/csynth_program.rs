@@ -39,6 +39,12 @@ int use(int x) { return bounded(x) + 1; }\n\
 \n\
 int count(void) {\n\
   int c = 0;\n\
+  int n = MAXV; for (int i = 0; i < n; i++) c = i % MAXV;\n\
+  return c;\n\
+}\n\
+\n\
+int last(void) {\n\
+  int c = 0;\n\
   int n = MAXV; for (int i = 0; i < n; i++) c = i;\n\
   return c;\n\
 }\n";
@@ -117,6 +123,10 @@ fn clauses_go_into_the_files_they_belong_to() {
             clauses(&[("assigns", "\\nothing"), ("ensures", "\\result == 7")])
         } else if p.contains("function `count`") {
             clauses(&[])
+        } else if p.contains("loop 0 of function `last`") {
+            clauses(&[("loop invariant", "0 <= i <= n"), ("loop assigns", "i, c")])
+        } else if p.contains("function `last`") {
+            clauses(&[])
         } else if p.contains("function `use`") {
             clauses(&[
                 ("assigns", "\\nothing"),
@@ -130,8 +140,10 @@ fn clauses_go_into_the_files_they_belong_to() {
     let client = Client::builder_arc(p)
         .cache(Cache::in_memory().unwrap())
         .build();
+    // Strengthening has a test of its own below.
     let opts = SynthOptions {
         attempts: 1,
+        strengthen: false,
         ..SynthOptions::default()
     };
     let out = synthesize_program(&ws, &client, &cfg, &opts, &mut |l| eprintln!("{l}")).unwrap();
@@ -178,8 +190,6 @@ fn clauses_go_into_the_files_they_belong_to() {
         .ends_with("inc/lim.h"));
     assert_eq!(point("clampz").line, 5);
     assert_eq!(point("seven").line, 4);
-    // No strengthening for programs: nothing measured, and said so.
-    assert!(r.strength.is_empty());
 
     let file = |name: &str| -> String {
         let want = std::fs::canonicalize(root.join(name)).unwrap();
@@ -209,8 +219,8 @@ fn clauses_go_into_the_files_they_belong_to() {
     // The code itself is untouched, and so are the inputs.
     // The header keeps its CRLF line ends.
     assert!(!h.replace("\r\n", "").contains('\n'), "{h:?}");
-    // A loop on a line where a macro expands before it has no place: skipped
-    // before the model is asked, with the reason.
+    // A loop on a line where macros expand both before and after its start has
+    // no place: skipped before the model is asked, with the reason.
     let skipped = r
         .points
         .iter()
@@ -219,6 +229,21 @@ fn clauses_go_into_the_files_they_belong_to() {
     assert!(
         skipped.reason.as_deref().unwrap().contains("b.c:10"),
         "{skipped:?}"
+    );
+    // A loop after a macro on its line is placed by the code after it, right
+    // before its `for`.
+    let last = &b[b.find("int last(void)").unwrap()..];
+    assert!(
+        last.contains("int n = MAXV; /*@ loop invariant vera_s"),
+        "{b}"
+    );
+    let (before, after) = last.split_once("loop assigns i, c; */").unwrap();
+    assert!(before.contains("0 <= i <= n;"), "{b}");
+    assert!(
+        after
+            .trim_start()
+            .starts_with("for (int i = 0; i < n; i++) c = i;"),
+        "{b}"
     );
     for (name, original, new) in [
         ("a.c", A, &a),
@@ -232,6 +257,100 @@ fn clauses_go_into_the_files_they_belong_to() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn strengthening_measures_mutants_in_the_files_as_written() {
+    // lim's contract is on its prototype in the header; its body is in a.c.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    std::fs::create_dir_all(root.join("inc")).unwrap();
+    std::fs::write(
+        root.join("inc/m.h"),
+        "#define LIM 10\n\n/*@ assigns \\nothing; */\nint lim(int x);\n",
+    )
+    .unwrap();
+    let a = "#include \"m.h\"\n\nint lim(int x) {\n  if (x > LIM) return LIM;\n  return x;\n}\n";
+    std::fs::write(root.join("a.c"), a).unwrap();
+    std::fs::write(
+        root.join("b.c"),
+        "#include \"m.h\"\n\nint one(void) { return 1; }\n",
+    )
+    .unwrap();
+    let flags = CppFlags::from_args(&["-Iinc".to_string()], &root, "test").unwrap();
+    let units: Vec<Unit> = ["a.c", "b.c"]
+        .iter()
+        .map(|f| Unit {
+            source: root.join(f),
+            directory: root.clone(),
+            flags: flags.clone(),
+        })
+        .collect();
+    let cfg = wp(&dir.path().join("cache"));
+    let pp = Preprocessor::for_frama_c(&cfg.frama_c).unwrap();
+    let program = Program::load(&units, &pp).unwrap();
+    let ws = Workspace::new(&program, &pp).unwrap();
+
+    let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = asked.clone();
+    let provider = Arc::new(Scripted::from_fn(move |r, _| {
+        let p = first_prompt(r);
+        seen.lock().unwrap().push(p.clone());
+        Ok(if p.contains("too weak") {
+            // The strengthening prompt: one stronger postcondition for lim.
+            let v = serde_json::json!({"clauses": [{
+                "at": "lim:contract",
+                "kind": "ensures",
+                "expr": "x <= LIM ==> \\result == x"
+            }]});
+            Response::text(v.to_string())
+        } else if p.contains("function `lim`") {
+            // Weak: a mutant that returns 0 for small x satisfies it.
+            clauses(&[("ensures", "\\result <= LIM")])
+        } else if p.contains("function `one`") {
+            clauses(&[("assigns", "\\nothing"), ("ensures", "\\result == 1")])
+        } else {
+            panic!("unexpected prompt: {p}")
+        })
+    }));
+    let p: Arc<dyn Provider> = provider;
+    let client = Client::builder_arc(p)
+        .cache(Cache::in_memory().unwrap())
+        .build();
+    let opts = SynthOptions {
+        attempts: 1,
+        ..SynthOptions::default()
+    };
+    let out = synthesize_program(&ws, &client, &cfg, &opts, &mut |l| eprintln!("{l}")).unwrap();
+    let r = &out.report;
+    assert!(r.final_verdict.is_proved(), "{:?}", r.final_verdict);
+    let lim = r
+        .strength
+        .iter()
+        .find(|s| s.functions == ["lim"])
+        .expect("lim's segment is measured");
+    assert!(lim.error.is_none(), "{lim:?}");
+    assert!(lim.before.assessed > 0, "{lim:?}");
+    assert!(lim.after.vdr > lim.before.vdr, "{lim:?}");
+    assert_eq!(lim.added, ["ensures x <= LIM ==> \\result == x"]);
+    // The survivors shown to the model are named by their file and line, in the
+    // source as written (the macro unexpanded).
+    let prompts = asked.lock().unwrap();
+    let strengthen = prompts.iter().find(|p| p.contains("too weak")).unwrap();
+    assert!(strengthen.contains("a.c:5"), "{strengthen}");
+    // one's mutants are all killed: no strengthening prompt for it.
+    let one = r.strength.iter().find(|s| s.functions == ["one"]).unwrap();
+    assert_eq!(one.llm_requests, 0, "{one:?}");
+    assert_eq!(one.before.killed, one.before.assessed);
+    // The stronger clause is written into the prototype's contract in the header.
+    let header = out
+        .files
+        .iter()
+        .find(|(p, _)| p.ends_with("inc/m.h"))
+        .map(|(_, t)| t.clone())
+        .unwrap();
+    assert!(header.contains("x <= LIM ==> \\result == x"), "{header}");
+    assert_eq!(std::fs::read_to_string(root.join("a.c")).unwrap(), a);
 }
 
 /// The text without ACSL comments and whitespace: what the compiler sees.

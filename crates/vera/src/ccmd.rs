@@ -1399,8 +1399,7 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         .map(|f| f.display().to_string())
         .collect();
     let shown = format!("{} -> {}/", names.join(" "), dir.display());
-    // Strengthening is not done for programs: no VDR line.
-    let o = synth_summary(&shown, r, None, &report_path, false);
+    let o = synth_summary(&shown, r, None, &report_path, !a.no_strengthen);
     let status = if r.final_verdict.is_proved() {
         Status::Ok
     } else {

@@ -38,9 +38,9 @@ use acsl::strength::Fate;
 use acsl::workspace::Workspace;
 use acsl::wp::Counters;
 use acsl::{
-    function_segments, harness, insert, parse_c, points_of_interest, run_wp, strength_file, CFile,
-    Goal, GoalStatus, Poi, PoiKind, Segment, StrengthOptions, StrengthReport, Verdict, WpConfig,
-    WpError,
+    function_segments, harness, insert, parse_c, points_of_interest, run_wp, strength_edited,
+    strength_file, CFile, Goal, GoalStatus, Poi, PoiKind, Segment, StrengthOptions, StrengthReport,
+    Verdict, WpConfig, WpError,
 };
 use llm::{Client, LlmError, Request};
 use serde::{Deserialize, Serialize};
@@ -428,8 +428,8 @@ pub fn synthesize(
 /// points of interest are the program's own functions, wherever their text is;
 /// every candidate is verified in a copy of the original files with the build's
 /// flags ([`Workspace`]), and the kept clauses go into the original sources and
-/// headers (`SynthOutcome::files`). Strengthening with mutants is not done for
-/// programs yet: the report says so and has no strength figures.
+/// headers (`SynthOutcome::files`). Strengthening measures each segment's
+/// mutants in the program's files as written ([`acsl::strength_edited`]).
 pub fn synthesize_program(
     ws: &Workspace<'_>,
     client: &Client,
@@ -531,9 +531,6 @@ fn run_loop(
             return Err(SynthError::InputRejected(m.join("\n")));
         }
     }
-    if program.is_some() && opts.strengthen {
-        log("strengthening with mutants is not done for programs of several files yet: no VDR is measured");
-    }
     let mut points = Vec::new();
     let mut strength = Vec::new();
     for s in &segs {
@@ -573,7 +570,7 @@ fn run_loop(
                     .collect();
             }
         }
-        if opts.strengthen && program.is_none() {
+        if opts.strengthen {
             let st = e.strengthen(s, log)?;
             log(&format!(
                 "  strength: VDR {} -> {} ({} clause(s) added)",
@@ -1408,20 +1405,30 @@ impl Engine<'_> {
     }
 
     fn measure(&mut self, seg: &Segment) -> Result<StrengthReport, acsl::StrengthError> {
-        let text = self
-            .build(|p| p.status.kept())
-            .map_err(|e| acsl::StrengthError::Wp(WpError::Io(e.to_string())))?;
-        let mut cf = parse_c(text.as_str()).map_err(WpError::Parse)?;
-        cf.path = self.original.path.clone();
+        let io = |e: SynthError| acsl::StrengthError::Wp(WpError::Io(e.to_string()));
         let mut opts = StrengthOptions {
             functions: Some(seg.functions.clone()),
             max_mutants: self.opts.max_mutants,
             ..StrengthOptions::default()
         };
-        opts.tce
-            .flags
-            .extend(self.opts.compiler_flags.iter().cloned());
-        let r = strength_file(&cf, self.wp, &opts)?;
+        let r = match &self.judge {
+            Judge::Harness { .. } => {
+                let text = self.build(|p| p.status.kept()).map_err(io)?;
+                let mut cf = parse_c(text.as_str()).map_err(WpError::Parse)?;
+                cf.path = self.original.path.clone();
+                opts.tce
+                    .flags
+                    .extend(self.opts.compiler_flags.iter().cloned());
+                strength_file(&cf, self.wp, &opts)?
+            }
+            // The program's files with the kept clauses, mutated where each
+            // function is written; the units compile with their own flags.
+            Judge::Program(ws) => {
+                let ins = self.insertions(|p| p.status.kept()).map_err(io)?;
+                let edited = ws.edited(&ins).map_err(|e| io(SynthError::Place(e)))?;
+                strength_edited(ws, &edited, self.wp, &opts)?
+            }
+        };
         self.strength_calls.0 += r.stats.verifier_calls;
         self.strength_calls.1 += r.stats.verifier_cache_hits;
         Ok(r)
@@ -1464,9 +1471,9 @@ impl Engine<'_> {
                 .take(self.opts.max_survivors_shown)
                 .map(|m| {
                     format!(
-                        "- in `{}`, line {}: `{}` replaced by `{}`\n{}",
+                        "- in `{}`, {}: `{}` replaced by `{}`\n{}",
                         m.mutant.function,
-                        m.mutant.line,
+                        mutant_place(m),
                         m.mutant.original,
                         m.mutant.replacement,
                         m.diff.trim_end()
@@ -1549,12 +1556,23 @@ impl Engine<'_> {
             .survivors()
             .map(|m| {
                 format!(
-                    "line {} in {}: `{}` -> `{}`",
-                    m.mutant.line, m.mutant.function, m.mutant.original, m.mutant.replacement
+                    "{} in {}: `{}` -> `{}`",
+                    mutant_place(m),
+                    m.mutant.function,
+                    m.mutant.original,
+                    m.mutant.replacement
                 )
             })
             .collect();
         Ok(out)
+    }
+}
+
+/// Where a mutant is: `line N` in one file, `FILE:N` in a program.
+fn mutant_place(m: &acsl::MutantOutcome) -> String {
+    match &m.file {
+        Some(f) => format!("{}:{}", f.display(), m.mutant.line),
+        None => format!("line {}", m.mutant.line),
     }
 }
 
