@@ -501,15 +501,14 @@ fn a_false_lemma_is_not_proved_in_a_single_file_either() {
     assert!(r.segments.iter().all(|s| s.run.verdict.is_proved()));
 }
 
-#[test]
-fn acsl_by_example_binary_search_verifies_as_with_frama_c_directly() {
-    // A real project (tests/c/acsl-by-example, MIT): contracts in headers, logic
-    // and lemmas in .acsl files included through -I, analysed with the flags
-    // of its own makefiles.
+/// An ACSL by Example folder (tests/c/acsl-by-example, MIT) verified from its
+/// compilation database, compared goal for goal with a direct Frama-C run on
+/// `files` with the flags of its makefiles (`-I` of each of `includes`).
+fn acsl_by_example(folder: &str, files: &[&str], includes: &[&str]) -> VerifyReport {
     let cache = tempfile::tempdir().unwrap();
     let cfg = config(cache.path());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/acsl-by-example");
-    let dir = root.join("BinarySearch");
+    let dir = root.join(folder);
     let units = read_compile_commands(&dir.join("compile_commands.json"), &[]).unwrap();
     let program = Program::load(&units, &preprocessor()).unwrap();
     let report = verify::verify_program(&program, &cfg).unwrap();
@@ -519,21 +518,41 @@ fn acsl_by_example_binary_search_verifies_as_with_frama_c_directly() {
         .map(|g| (g.name.clone(), g.status == GoalStatus::Valid))
         .collect();
     assert_eq!(mine.len(), goals.len());
-    let flags = ["-I.", "-I..", "-I../Logic", "-I../MinMax"]
+    let flags = includes
         .iter()
-        .map(|f| format!("-I{}", crate_path(&dir, &f[2..])))
+        .map(|f| format!("-I{}", crate_path(&dir, f)))
         .collect::<Vec<_>>()
         .join(" ");
-    let files: Vec<(String, String)> = [
-        "lower_bound.c",
-        "upper_bound.c",
-        "equal_range.c",
-        "binary_search.c",
-    ]
-    .iter()
-    .map(|f| (dir.join(f).display().to_string(), flags.clone()))
-    .collect();
+    let files: Vec<(String, String)> = files
+        .iter()
+        .map(|f| (dir.join(f).display().to_string(), flags.clone()))
+        .collect();
     assert_eq!(mine, direct_run(&files, &cfg));
+    report
+}
+
+/// The properties of a report's segments.
+fn segment_properties(report: &VerifyReport) -> Vec<&Property> {
+    report
+        .segments
+        .iter()
+        .flat_map(|s| &s.run.properties)
+        .collect()
+}
+
+#[test]
+fn acsl_by_example_binary_search_verifies_as_with_frama_c_directly() {
+    // Contracts in headers, logic and lemmas in .acsl files included through -I.
+    let report = acsl_by_example(
+        "BinarySearch",
+        &[
+            "lower_bound.c",
+            "upper_bound.c",
+            "equal_range.c",
+            "binary_search.c",
+        ],
+        &[".", "..", "../Logic", "../MinMax"],
+    );
     assert!(report.verdict.is_proved(), "{:?}", report.verdict);
     // The lemmas of the .acsl files, proved once, located in them.
     let lemmas = report.lemmas.as_ref().unwrap();
@@ -551,16 +570,59 @@ fn acsl_by_example_binary_search_verifies_as_with_frama_c_directly() {
         "{lemma_props:?}"
     );
     // Contracts on the prototypes in the headers.
-    let props: Vec<&Property> = report
+    assert!(segment_properties(&report)
+        .iter()
+        .any(|p| p.function == "lower_bound"
+            && p.kind == "postcondition"
+            && p.file
+                .as_deref()
+                .is_some_and(|f| f.ends_with("BinarySearch/lower_bound.h"))));
+}
+
+#[test]
+fn acsl_by_example_min_max_verifies_as_with_frama_c_directly() {
+    // Seven units; max_seq calls max_element2 of another unit through the
+    // contract in its header; minmax_element returns a struct made by make_pair.
+    let report = acsl_by_example(
+        "MinMax",
+        &[
+            "clamp.c",
+            "make_pair.c",
+            "max_element.c",
+            "max_element2.c",
+            "max_seq.c",
+            "min_element.c",
+            "minmax_element.c",
+        ],
+        &[".", "..", "../Logic"],
+    );
+    let props = segment_properties(&report);
+    // The callee's precondition is checked at the call in max_seq.c.
+    assert!(
+        props.iter().any(|p| p.function == "max_seq"
+            && p.kind == "precondition of max_element2"
+            && p.file
+                .as_deref()
+                .is_some_and(|f| f.ends_with("MinMax/max_seq.c"))),
+        "{props:#?}"
+    );
+    // max_seq's segment has max_element2 by its contract only.
+    let seg = report
         .segments
         .iter()
-        .flat_map(|s| &s.run.properties)
-        .collect();
-    assert!(props.iter().any(|p| p.function == "lower_bound"
-        && p.kind == "postcondition"
-        && p.file
-            .as_deref()
-            .is_some_and(|f| f.ends_with("BinarySearch/lower_bound.h"))));
+        .find(|s| s.functions.contains(&"max_seq".to_string()))
+        .unwrap();
+    assert!(seg.assumed.contains(&"max_element2".to_string()), "{seg:?}");
+    for f in ["clamp", "max_element", "min_element", "minmax_element"] {
+        assert!(
+            props.iter().any(|p| p.function == f
+                && p.kind == "postcondition"
+                && p.file
+                    .as_deref()
+                    .is_some_and(|h| h.ends_with(&format!("MinMax/{f}.h")))),
+            "{f}"
+        );
+    }
 }
 
 fn crate_path(dir: &Path, rel: &str) -> String {
