@@ -286,26 +286,27 @@ impl<'p> Workspace<'p> {
             edited.values().cloned().collect::<Vec<_>>().join("\0")
         );
         let root = format!("{}", self.root.path().display());
+        // File names come back as the original absolute paths (the root cut).
         let mut run = run_input(
             &Input::Files {
                 cpp: &cpp,
                 files: &files,
                 key: &key,
+                root: Some(&root),
             },
             Select::Functions(&names),
             cfg,
             counters,
         )
         .map_err(|e| match e {
-            // Messages name the original paths (with the edited texts' lines).
             WpError::FramaC {
                 file,
                 status,
                 messages,
             } => WpError::FramaC {
-                file: file.replace(&root, ""),
+                file: self.original_name(&file),
                 status,
-                messages: messages.iter().map(|m| m.replace(&root, "")).collect(),
+                messages,
             },
             e => e,
         })?;
@@ -378,14 +379,16 @@ impl<'p> Workspace<'p> {
             );
             let mut args = u.flags.args.clone();
             args.push(map.clone());
-            out.push(compile_file(
-                &u.source,
-                &u.directory,
-                &args,
-                &key,
-                tce,
-                counters,
-            )?);
+            let root = self.root.path().display().to_string();
+            out.push(
+                match compile_file(&u.source, &u.directory, &args, &key, tce, counters)? {
+                    // The compiler names the copy: name the original.
+                    Compiled::Rejected { message } => Compiled::Rejected {
+                        message: message.replace(&root, ""),
+                    },
+                    c => c,
+                },
+            );
         }
         Ok(out)
     }
@@ -408,16 +411,21 @@ impl<'p> Workspace<'p> {
         Ok(report)
     }
 
-    /// A file name of the copy as the original's name relative to the working
-    /// directory (other names unchanged).
+    /// A file name of the copy, or an own file's absolute original path, as the
+    /// original's name relative to the working directory (other names unchanged).
     fn original_name(&self, f: &str) -> String {
         let cwd = std::env::current_dir().unwrap_or_default();
         let abs = normalize(&cwd.join(f));
-        match abs.strip_prefix(self.root.path()) {
-            Ok(rest) => display_path(&Path::new("/").join(rest).display().to_string(), &cwd)
+        let original = match abs.strip_prefix(self.root.path()) {
+            Ok(rest) => Path::new("/").join(rest),
+            Err(_) => abs,
+        };
+        if self.originals.contains_key(&original) {
+            display_path(&original.display().to_string(), &cwd)
                 .display()
-                .to_string(),
-            Err(_) => f.to_string(),
+                .to_string()
+        } else {
+            f.to_string()
         }
     }
 }

@@ -920,6 +920,11 @@ pub enum Input<'a> {
         /// Stands for the content of everything the run reads, in the cache key
         /// (the files' text is not read here).
         key: &'a str,
+        /// A temporary directory the files are copied under: left out of the
+        /// cache key and cut from the run's file names and messages, so a result
+        /// does not depend on where the copy was made (and one cached from an
+        /// earlier copy reads the same).
+        root: Option<&'a str>,
     },
 }
 
@@ -944,10 +949,20 @@ pub fn run_input(
     let setup = detect(cfg)?;
     let goal_cache = goal_cache_dir(cfg, &setup);
     let dir = tempfile::tempdir().map_err(|e| WpError::Io(format!("temporary directory: {e}")))?;
+    let root = match *input {
+        Input::Files { root, .. } => root.filter(|r| !r.is_empty()),
+        Input::Text { .. } => None,
+    };
+    let unrooted = |t: &str| match root {
+        Some(r) => t.replace(r, ""),
+        None => t.to_string(),
+    };
     let (inputs, key_text, shown, filter): (Vec<String>, &str, String, Option<&str>) = match *input
     {
         Input::Text { text, name } => (vec![name.to_string()], text, name.to_string(), Some(name)),
-        Input::Files { cpp, files, key } => (
+        Input::Files {
+            cpp, files, key, ..
+        } => (
             cpp.iter().chain(files).cloned().collect(),
             key,
             files.join(" "),
@@ -967,7 +982,8 @@ pub fn run_input(
     // The CSV path is relative (the run's own directory), so it does not enter
     // the cache key.
     let args = cfg.arguments_for(&inputs, "report.csv", select, goal_cache.as_deref());
-    let key = run_key(cfg, &setup, &args, key_text);
+    let key_args: Vec<String> = args.iter().map(|a| unrooted(a)).collect();
+    let key = run_key(cfg, &setup, &key_args, key_text);
     let cache = cfg.cache_dir.as_deref();
     if let Some(hit) = util::cache_get(cache, "runs", &key) {
         if let Ok(mut run) = serde_json::from_str::<WpRun>(&hit) {
@@ -1027,9 +1043,9 @@ pub fn run_input(
     }
     if !out.status.success() {
         return Err(WpError::FramaC {
-            file: shown,
+            file: unrooted(&shown),
             status: out.status.code().unwrap_or(-1),
-            messages: error_lines(&console),
+            messages: error_lines(&console).iter().map(|m| unrooted(m)).collect(),
         });
     }
     let csv = std::fs::read_to_string(dir.path().join("report.csv")).unwrap_or_default();
@@ -1039,6 +1055,20 @@ pub fn run_input(
     };
     let mut run = parse_run(&console, &csv, filter, functions);
     run.seconds = out.elapsed.as_secs_f64();
+    if root.is_some() {
+        let files = run
+            .goals
+            .iter_mut()
+            .map(|g| &mut g.file)
+            .chain(run.properties.iter_mut().map(|p| &mut p.file))
+            .chain(run.warnings.iter_mut().map(|w| &mut w.file));
+        for f in files.flatten() {
+            *f = unrooted(f);
+        }
+        for w in &mut run.warnings {
+            w.text = unrooted(&w.text);
+        }
+    }
     if let Ok(j) = serde_json::to_string(&run) {
         util::cache_put(cache, "runs", &key, &j);
     }

@@ -779,6 +779,14 @@ fn strength_of_the_project_mutates_each_file_as_written() {
     );
     // The user's files are as they were.
     assert_eq!(texts(&dir), before);
+    // Another copy of the program: every run and compilation from the caches,
+    // the same report.
+    let again = workspace::Workspace::new(&program, &pp).unwrap();
+    let r2 = strength_program(&again, &cfg, &opts).unwrap();
+    assert_eq!(r2.stats.verifier_calls, 0, "{:?}", r2.stats);
+    assert_eq!(r2.stats.compilations, 0, "{:?}", r2.stats);
+    assert_eq!(fates(&r2), fates(&r));
+    assert_eq!(r2.baseline_open, r.baseline_open);
 }
 
 /// Every file under `dir` with its bytes.

@@ -1117,6 +1117,14 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     let Some(file) = parse(path)? else {
         return Err(crate::output::Reported.into());
     };
+    if has_conditionals(path) {
+        // Read as written, the file's `#if` blocks are opaque: say so rather than
+        // skip their functions silently.
+        eprintln!(
+            "warning: {} has #if/#ifdef blocks: functions inside them are not seen when one file is read as written; give --out-dir DIR to synthesize it as a preprocessed program",
+            path.display()
+        );
+    }
     let out = a
         .out
         .clone()
