@@ -255,9 +255,9 @@ pub struct StrengthReport {
     /// The source files of a program of several files (empty for one file).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<PathBuf>,
-    /// Mutants of code that a macro writes (the preprocessed text differs from
-    /// the source there): they cannot be written into a source file and are not
-    /// counted in `generated`. Programs only.
+    /// Mutants of functions that a macro invocation writes (no file has their
+    /// text): they cannot be written into a source file and are not counted in
+    /// `generated`. Programs only.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub not_in_source: usize,
     /// Killed / (killed + survived); `None` when no mutant could be assessed.
@@ -661,10 +661,10 @@ fn judge(
 type Placed = (PathBuf, PathBuf, Mutant);
 
 /// Measure the strength of the specifications of a program of several files
-/// (or one file with the build's flags): mutants of its own functions are
-/// generated on the preprocessed program and written into the original file
-/// they come from (a source, or a header for its inline functions); a mutant
-/// of code that a macro writes cannot be and is only counted. Each mutant is
+/// (or one file with the build's flags): mutants of its own functions are made
+/// on each own file's text as written (a source, or a header for its inline
+/// functions), macros unexpanded; a function that a macro invocation writes has
+/// no text to mutate and its mutants are only counted. Each mutant is
 /// compiled, unit by unit that includes its file, with the units' flags for
 /// Trivial Compiler Equivalence, and verified as part of the whole program
 /// (Frama-C with the build's flags, restricted to the mutated function's
