@@ -14,10 +14,9 @@ use crate::front::{parse_c, CFile};
 use crate::mutate::{mutants, source_mutants, Mutant, Operator};
 use crate::project::{display_path, normalize};
 use crate::segment::function_segments;
-use crate::segment::Segment;
 use crate::tce::{self, Compiled, Equivalence, TceConfig, TceCounters, TceError};
 use crate::util::parallel_map;
-use crate::verify::{combine, harness_name, linked_names, verify_segment};
+use crate::verify::{combine, harness_name, program_segments, verify_segment};
 use crate::workspace::{Edited, Workspace};
 use crate::wp::{
     detect, run_wp, Counters, GoalStatus, Property, PropertyStatus, Verdict, WpConfig, WpError,
@@ -744,22 +743,9 @@ pub fn strength_edited(
         .collect();
 
     // Baselines of the segments of mutated functions, in the unchanged copy.
-    let mut in_work = BTreeSet::new();
-    let mut work: Vec<(Segment, Vec<String>)> = Vec::new();
-    for seg in function_segments(&program.file) {
-        if !seg.functions.iter().any(|f| mutated_functions.contains(f)) {
-            continue;
-        }
-        let mut linked = Vec::new();
-        for f in &seg.functions {
-            if in_work.insert(f.clone()) {
-                linked.extend(linked_names(program, f));
-            }
-        }
-        if !linked.is_empty() {
-            work.push((seg, linked));
-        }
-    }
+    let work = program_segments(program, |seg| {
+        seg.functions.iter().any(|f| mutated_functions.contains(f))
+    });
     let originals: &Edited = texts;
     let mut base_runs = Vec::new();
     for (seg, _) in &work {

@@ -312,6 +312,32 @@ pub(crate) fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mu
 /// several units (a header's `static inline`) is `f`, `f_0`, `f_1`, ... after
 /// Frama-C links the units, skipping the names the program already uses (with a
 /// global `f_0`, the second copy is `f_1`).
+/// The segments of `program` that `keep` selects, each with the names Frama-C
+/// gives its functions ([`linked_names`]); a function WP verifies once, in the
+/// first segment that has it.
+pub(crate) fn program_segments(
+    program: &Program,
+    keep: impl Fn(&Segment) -> bool,
+) -> Vec<(Segment, Vec<String>)> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut work = Vec::new();
+    for seg in function_segments(&program.file) {
+        if !keep(&seg) {
+            continue;
+        }
+        let mut names = Vec::new();
+        for f in &seg.functions {
+            if seen.insert(f.clone()) {
+                names.extend(linked_names(program, f));
+            }
+        }
+        if !names.is_empty() {
+            work.push((seg, names));
+        }
+    }
+    work
+}
+
 pub(crate) fn linked_names(program: &Program, name: &str) -> Vec<String> {
     let n = program.definitions(name);
     let taken: std::collections::BTreeSet<&str> = program
@@ -426,27 +452,13 @@ pub fn verify_program(program: &Program, cfg: &WpConfig) -> Result<VerifyReport,
         .collect();
     let flags = serde_json::to_string(&program.units.iter().map(|u| &u.unit).collect::<Vec<_>>())
         .unwrap_or_default();
-    // Segments of the program's own functions; a name WP verifies once.
-    let mut seen = std::collections::BTreeSet::new();
-    let mut work: Vec<(Segment, Vec<String>)> = Vec::new();
-    for seg in function_segments(&program.file) {
-        let own = seg.items.iter().any(|&i| {
+    // Segments of the program's own functions.
+    let work = program_segments(program, |seg| {
+        seg.items.iter().any(|&i| {
             let it = &program.file.items[i];
             it.kind == ItemKind::Function && !program.is_library(it)
-        });
-        if !own {
-            continue;
-        }
-        let mut names = Vec::new();
-        for f in &seg.functions {
-            if seen.insert(f.clone()) {
-                names.extend(linked_names(program, f));
-            }
-        }
-        if !names.is_empty() {
-            work.push((seg, names));
-        }
-    }
+        })
+    });
     let results = parallel_map(&work, cfg.jobs, |(seg, names)| {
         let h = harness(&program.file, seg);
         let key = format!(

@@ -37,28 +37,15 @@ pub struct Workspace<'p> {
 pub type Edited = BTreeMap<PathBuf, String>;
 
 /// A place of the preprocessed program in an original file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located {
+struct Located {
     /// The file's absolute path.
-    pub file: PathBuf,
-    /// The file as the program names it (relative to the working directory when
-    /// under it).
-    pub shown: PathBuf,
-    /// 1-based line.
-    pub line: usize,
-    /// Byte where that line starts.
-    pub line_start: usize,
+    file: PathBuf,
+    /// Byte where the place's line starts.
+    line_start: usize,
     /// Byte of the place within the line.
-    pub column: usize,
+    column: usize,
     /// The file has CRLF line ends.
-    pub crlf: bool,
-}
-
-impl Located {
-    /// The byte offset of the place in its file.
-    pub fn offset(&self) -> usize {
-        self.line_start + self.column
-    }
+    crlf: bool,
 }
 
 impl<'p> Workspace<'p> {
@@ -126,7 +113,7 @@ impl<'p> Workspace<'p> {
     /// A place on a line the preprocessor changed before that point (a macro
     /// expanded there), or in a file that is not the program's own, is an error
     /// naming it.
-    pub fn locate(&self, at: usize) -> Result<Located, String> {
+    fn locate(&self, at: usize) -> Result<Located, String> {
         let cwd = std::env::current_dir().unwrap_or_default();
         let text = &self.program.file.text;
         let line = self.program.file.line_of(at);
@@ -174,8 +161,6 @@ impl<'p> Workspace<'p> {
         };
         Ok(Located {
             file: abs,
-            shown: origin.file,
-            line: oline_no,
             line_start,
             column,
             crlf,
@@ -183,7 +168,7 @@ impl<'p> Workspace<'p> {
     }
 
     /// Carry insertions at offsets of [`Program::file`]'s text to their original
-    /// files (see [`Workspace::locate`]).
+    /// files (see `locate`).
     pub fn place(&self, ins: &[Insertion]) -> Result<BTreeMap<PathBuf, Vec<Insertion>>, String> {
         let mut out: BTreeMap<PathBuf, Vec<Insertion>> = BTreeMap::new();
         for i in ins {
@@ -367,7 +352,8 @@ impl<'p> Workspace<'p> {
         // Paths under the temporary root are written as the original ones
         // (`__FILE__` of an `assert`), so objects do not depend on the root and
         // the cache can be keyed by the original unit.
-        let map = format!("-ffile-prefix-map={}/=/", self.root.path().display());
+        let root = self.root.path().display().to_string();
+        let map = format!("-ffile-prefix-map={root}/=/");
         let mut out = Vec::new();
         for &i in units {
             let (Some(u), Some(orig)) = (self.units.get(i), self.program.units.get(i)) else {
@@ -379,7 +365,6 @@ impl<'p> Workspace<'p> {
             );
             let mut args = u.flags.args.clone();
             args.push(map.clone());
-            let root = self.root.path().display().to_string();
             out.push(
                 match compile_file(&u.source, &u.directory, &args, &key, tce, counters)? {
                     // The compiler names the copy: name the original.

@@ -76,6 +76,21 @@ fn wp(cache: &Path) -> WpConfig {
     }
 }
 
+/// The program of `root`'s a.c and b.c, compiled with `-Iinc`.
+fn load(root: &Path, cfg: &WpConfig) -> (Program, Preprocessor) {
+    let flags = CppFlags::from_args(&["-Iinc".to_string()], root, "test").unwrap();
+    let units: Vec<Unit> = ["a.c", "b.c"]
+        .iter()
+        .map(|f| Unit {
+            source: root.join(f),
+            directory: root.to_path_buf(),
+            flags: flags.clone(),
+        })
+        .collect();
+    let pp = Preprocessor::for_frama_c(&cfg.frama_c).unwrap();
+    (Program::load(&units, &pp).unwrap(), pp)
+}
+
 #[test]
 fn clauses_go_into_the_files_they_belong_to() {
     let dir = tempfile::tempdir().unwrap();
@@ -86,18 +101,8 @@ fn clauses_go_into_the_files_they_belong_to() {
     std::fs::write(root.join("inc/lim.h"), &header).unwrap();
     std::fs::write(root.join("a.c"), A).unwrap();
     std::fs::write(root.join("b.c"), B).unwrap();
-    let flags = CppFlags::from_args(&["-Iinc".to_string()], &root, "test").unwrap();
-    let units: Vec<Unit> = ["a.c", "b.c"]
-        .iter()
-        .map(|f| Unit {
-            source: root.join(f),
-            directory: root.clone(),
-            flags: flags.clone(),
-        })
-        .collect();
     let cfg = wp(&dir.path().join("cache"));
-    let pp = Preprocessor::for_frama_c(&cfg.frama_c).unwrap();
-    let program = Program::load(&units, &pp).unwrap();
+    let (program, pp) = load(&root, &cfg);
     let ws = Workspace::new(&program, &pp).unwrap();
 
     let provider = Arc::new(Scripted::from_fn(|r, _| {
@@ -277,18 +282,8 @@ fn strengthening_measures_mutants_in_the_files_as_written() {
         "#include \"m.h\"\n\nint one(void) { return 1; }\n",
     )
     .unwrap();
-    let flags = CppFlags::from_args(&["-Iinc".to_string()], &root, "test").unwrap();
-    let units: Vec<Unit> = ["a.c", "b.c"]
-        .iter()
-        .map(|f| Unit {
-            source: root.join(f),
-            directory: root.clone(),
-            flags: flags.clone(),
-        })
-        .collect();
     let cfg = wp(&dir.path().join("cache"));
-    let pp = Preprocessor::for_frama_c(&cfg.frama_c).unwrap();
-    let program = Program::load(&units, &pp).unwrap();
+    let (program, pp) = load(&root, &cfg);
     let ws = Workspace::new(&program, &pp).unwrap();
 
     let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));

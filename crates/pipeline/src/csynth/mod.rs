@@ -1188,6 +1188,21 @@ impl Engine<'_> {
             Some(f) => format!("{f}:{line}"),
             None => format!("line {line}"),
         };
+        let mut report = PointReport {
+            at: at.clone(),
+            line,
+            file,
+            reason: None,
+            attempts: 0,
+            llm_requests: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            verifier_calls: 0,
+            verifier_cache_hits: 0,
+            outcome: PointOutcome::NothingKept,
+            kept: Vec::new(),
+            open_goals: Vec::new(),
+        };
         // A program's point must have a place in the original files before the
         // model is asked for anything.
         if let Judge::Program(ws) = &self.judge {
@@ -1202,19 +1217,9 @@ impl Engine<'_> {
             if let Err(reason) = ws.place(&probe) {
                 log(&format!("  {}: skipped: {reason}", at.tag()));
                 return Ok(PointReport {
-                    at,
-                    line,
-                    file,
                     reason: Some(reason),
-                    attempts: 0,
-                    llm_requests: 0,
-                    input_tokens: 0,
-                    output_tokens: 0,
-                    verifier_calls: 0,
-                    verifier_cache_hits: 0,
                     outcome: PointOutcome::NotPlaceable,
-                    kept: Vec::new(),
-                    open_goals: Vec::new(),
+                    ..report
                 });
             }
         }
@@ -1237,21 +1242,6 @@ impl Engine<'_> {
         ])?;
         let schema = point_schema(at.allowed());
         let mut turns: Vec<(bool, String)> = vec![(true, first)];
-        let mut report = PointReport {
-            at: at.clone(),
-            line,
-            file,
-            reason: None,
-            attempts: 0,
-            llm_requests: 0,
-            input_tokens: 0,
-            output_tokens: 0,
-            verifier_calls: 0,
-            verifier_cache_hits: 0,
-            outcome: PointOutcome::NothingKept,
-            kept: Vec::new(),
-            open_goals: Vec::new(),
-        };
         let mut any_failure = false;
         let mut last_clean = false;
         for attempt in 1..=self.opts.attempts.max(1) {
