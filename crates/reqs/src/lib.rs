@@ -15,6 +15,7 @@ pub mod mutate;
 pub mod realize;
 pub mod spec;
 pub mod summary;
+pub mod timed;
 
 pub use ask::{Asker, Derivation, Question, Verdict};
 pub use audit::{audit, AuditOptions, AuditReport, Incomplete};

@@ -87,6 +87,9 @@ pub struct Requirement {
     /// (`origin = "model"`), and whether a person accepted it after review
     /// (`accepted = true`). A model's formula counts as reviewed only once accepted.
     pub origin: Origin,
+    /// Its timed pattern, for a timed requirement (docs/timed.md); then `formula` is
+    /// `None` and the plain audits do not see it.
+    pub timed: Option<crate::timed::Pattern>,
 }
 
 /// Who wrote a requirement's formula.
@@ -168,6 +171,8 @@ pub struct Spec {
     pub requirements: Vec<Requirement>,
     /// Declarations of the schema, for parsing more terms (scenarios, claims).
     pub context: Context,
+    /// The time base, for a spec of timed requirements (a `[time]` table).
+    pub time: Option<crate::timed::TimeBase>,
     /// Warnings found while loading.
     pub warnings: Diagnostics,
     /// The file it came from.
@@ -205,6 +210,40 @@ struct RawSpec {
     domain: Vec<RawItem>,
     #[serde(default)]
     requirements: Vec<RawRequirement>,
+    time: Option<RawTime>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTime {
+    tick: Spanned<String>,
+    horizon: Option<Spanned<String>>,
+    #[serde(default)]
+    durations: std::collections::BTreeMap<String, Spanned<String>>,
+}
+
+/// The `[requirements.timed]` table (docs/timed.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTimed {
+    scope_while: Option<Spanned<String>>,
+    scope_after: Option<Spanned<String>>,
+    scope_until: Option<Spanned<String>>,
+    scope_before: Option<Spanned<String>>,
+    #[serde(rename = "if")]
+    if_: Option<Spanned<String>>,
+    when: Option<Spanned<String>>,
+    initially: Option<Spanned<bool>>,
+    held_for: Option<Spanned<String>>,
+    within_last: Option<Spanned<String>>,
+    then: Option<Spanned<String>>,
+    next: Option<Spanned<bool>>,
+    within: Option<Spanned<String>>,
+    #[serde(rename = "for")]
+    for_: Option<Spanned<String>>,
+    not_before: Option<Spanned<String>>,
+    until: Option<Spanned<String>>,
+    before: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -215,6 +254,7 @@ struct RawRequirement {
     formula: Option<Spanned<String>>,
     origin: Option<Spanned<String>>,
     accepted: Option<bool>,
+    timed: Option<Spanned<RawTimed>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1260,10 +1300,60 @@ impl<'a> Loader<'a> {
                 ),
             }
         }
+        let time = raw.time.as_ref().and_then(|t| self.time_base(t));
         let mut requirements = Vec::new();
         for r in &raw.requirements {
             self.id(&r.id, &mut ids);
             let line = self.line(sp(&r.id));
+            if let Some(timed) = &r.timed {
+                let pattern = match (&time, &raw.time) {
+                    (Some(tb), _) => self.pattern(timed, tb, &ctx),
+                    (None, Some(_)) => None,
+                    (None, None) => {
+                        self.diags.push(
+                            Diagnostic::error(
+                                sp(timed),
+                                format!(
+                                    "requirement `{}` is timed, but the spec has no [time] table",
+                                    r.id.get_ref()
+                                ),
+                            )
+                            .with_hint("add [time] with tick = \"1 s\" (the length of one step)"),
+                        );
+                        None
+                    }
+                };
+                if let Some(f) = &r.formula {
+                    self.diags.push(
+                        Diagnostic::error(
+                            sp(f),
+                            format!(
+                                "requirement `{}` has both a formula and a timed pattern",
+                                r.id.get_ref()
+                            ),
+                        )
+                        .with_hint(
+                            "keep one: a formula holds at every step; a timed pattern says when",
+                        ),
+                    );
+                }
+                if r.text.is_none() {
+                    self.diags.push(Diagnostic::warning(
+                        sp(&r.id),
+                        format!("requirement `{}` has no text", r.id.get_ref()),
+                    ));
+                }
+                requirements.push(Requirement {
+                    id: r.id.get_ref().clone(),
+                    text: r.text.clone().unwrap_or_default(),
+                    formula: None,
+                    shape: Shape::Invariant,
+                    line,
+                    origin: Origin::Hand,
+                    timed: pattern,
+                });
+                continue;
+            }
             let text = r.text.clone().unwrap_or_default();
             if r.text.is_none() {
                 self.diags.push(Diagnostic::warning(
@@ -1306,6 +1396,7 @@ impl<'a> Loader<'a> {
                 shape,
                 line,
                 origin,
+                timed: None,
             });
         }
         if let Some((csv_file, rows)) = csv {
@@ -1378,6 +1469,7 @@ impl<'a> Loader<'a> {
                     shape,
                     line,
                     origin: Origin::Hand,
+                    timed: None,
                 });
             }
             self.extra.extend(csv_file.locate_all(&csv_diags).0);
@@ -1392,6 +1484,11 @@ impl<'a> Loader<'a> {
             .chain(requirements.iter().filter_map(|r| r.formula.as_ref()))
         {
             used.extend(t.free_vars().into_iter().map(|(n, _)| n));
+        }
+        for p in requirements.iter().filter_map(|r| r.timed.as_ref()) {
+            for t in p.terms() {
+                used.extend(t.free_vars().into_iter().map(|(n, _)| n));
+            }
         }
         for v in raw.variables.iter().filter(|_| !failed) {
             let n = v.name.get_ref();
@@ -1426,8 +1523,255 @@ impl<'a> Loader<'a> {
             domain,
             requirements,
             context: ctx,
+            time,
             warnings: all,
             source: self.file.clone(),
+        })
+    }
+
+    /// The `[time]` table: the tick, named durations and the horizon.
+    fn time_base(&mut self, raw: &RawTime) -> Option<crate::timed::TimeBase> {
+        let (tick_seconds, unit) = match crate::timed::parse_tick(raw.tick.get_ref()) {
+            Ok(t) => t,
+            Err(e) => {
+                self.diags.push(Diagnostic::error(sp(&raw.tick), e));
+                return None;
+            }
+        };
+        let mut tb = crate::timed::TimeBase {
+            tick_seconds,
+            tick_text: raw.tick.get_ref().trim().to_string(),
+            unit,
+            horizon: None,
+            durations: Vec::new(),
+        };
+        let mut named = Vec::new();
+        for (name, d) in &raw.durations {
+            if !logic::sexp::is_simple_symbol(name) {
+                self.diags.push(Diagnostic::error(
+                    sp(d),
+                    format!("duration name `{name}` is not a plain name (letters, digits, _)"),
+                ));
+                continue;
+            }
+            match tb.duration(d.get_ref()) {
+                Ok(n) => named.push((name.clone(), n)),
+                Err(e) => self
+                    .diags
+                    .push(Diagnostic::error(sp(d), format!("duration `{name}`: {e}"))),
+            }
+        }
+        tb.durations = named;
+        if let Some(h) = &raw.horizon {
+            match tb.duration(h.get_ref()) {
+                Ok(0) => self.diags.push(Diagnostic::error(
+                    sp(h),
+                    "the horizon must be at least one tick",
+                )),
+                Ok(n) => tb.horizon = Some(n),
+                Err(e) => self
+                    .diags
+                    .push(Diagnostic::error(sp(h), format!("horizon: {e}"))),
+            }
+        }
+        Some(tb)
+    }
+
+    /// One `[requirements.timed]` table: every problem reported, located.
+    fn pattern(
+        &mut self,
+        raw: &Spanned<RawTimed>,
+        tb: &crate::timed::TimeBase,
+        ctx: &Context,
+    ) -> Option<crate::timed::Pattern> {
+        use crate::timed::{Pattern, Scope, Timing, Trigger};
+        let at = sp(raw);
+        let t = raw.get_ref();
+        let errors_before = self
+            .diags
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let mut ok = true;
+        let cond = |me: &mut Self, f: &Option<Spanned<String>>| -> Option<Term> {
+            let f = f.as_ref()?;
+            match me.formula(f, ctx) {
+                Some(term) if term.sort() == Sort::Bool => Some(term),
+                Some(term) => {
+                    me.diags.push(Diagnostic::error(
+                        sp(f),
+                        format!("this formula has sort {}, not Bool", term.sort()),
+                    ));
+                    None
+                }
+                None => None,
+            }
+        };
+        let dur = |me: &mut Self, d: &Option<Spanned<String>>| -> Option<u64> {
+            let d = d.as_ref()?;
+            match tb.duration(d.get_ref()) {
+                Ok(n) => Some(n),
+                Err(e) => {
+                    me.diags.push(Diagnostic::error(sp(d), e));
+                    None
+                }
+            }
+        };
+        let one_of = |me: &mut Self, what: &str, keys: &[(&str, Option<Span>)]| {
+            let given: Vec<&(&str, Option<Span>)> =
+                keys.iter().filter(|(_, s)| s.is_some()).collect();
+            if given.len() > 1 {
+                let names: Vec<String> = given.iter().map(|(k, _)| format!("`{k}`")).collect();
+                me.diags.push(
+                    Diagnostic::error(
+                        given[1].1.expect("given"),
+                        format!(
+                            "a timed requirement has at most one {what}: {} are given",
+                            names.join(" and ")
+                        ),
+                    )
+                    .with_hint("see docs/timed.md for the keys of [requirements.timed]"),
+                );
+                false
+            } else {
+                true
+            }
+        };
+        let span_of = |s: &Option<Spanned<String>>| s.as_ref().map(sp);
+        let span_b = |s: &Option<Spanned<bool>>| s.as_ref().map(sp);
+        ok &= one_of(
+            self,
+            "scope",
+            &[
+                ("scope_while", span_of(&t.scope_while)),
+                ("scope_after", span_of(&t.scope_after)),
+                ("scope_before", span_of(&t.scope_before)),
+            ],
+        );
+        ok &= one_of(
+            self,
+            "trigger",
+            &[
+                ("if", span_of(&t.if_)),
+                ("when", span_of(&t.when)),
+                ("initially", span_b(&t.initially)),
+            ],
+        );
+        ok &= one_of(
+            self,
+            "trigger duration",
+            &[
+                ("held_for", span_of(&t.held_for)),
+                ("within_last", span_of(&t.within_last)),
+            ],
+        );
+        ok &= one_of(
+            self,
+            "timing",
+            &[
+                ("next", span_b(&t.next)),
+                ("within", span_of(&t.within)),
+                ("for", span_of(&t.for_)),
+                ("not_before", span_of(&t.not_before)),
+                ("until", span_of(&t.until)),
+                ("before", span_of(&t.before)),
+            ],
+        );
+        if let Some(u) = &t.scope_until {
+            if t.scope_after.is_none() {
+                ok = false;
+                self.diags.push(
+                    Diagnostic::error(sp(u), "`scope_until` needs `scope_after`")
+                        .with_hint("for \"before Q\" write scope_before"),
+                );
+            }
+        }
+        if let Some(h) = t.held_for.as_ref().or(t.within_last.as_ref()) {
+            if t.if_.is_none() {
+                ok = false;
+                self.diags.push(
+                    Diagnostic::error(sp(h), "a trigger duration needs an `if` trigger")
+                        .with_hint("write if = \"<condition>\" with held_for = \"<duration>\""),
+                );
+            }
+        }
+        for (key, b) in [("initially", &t.initially), ("next", &t.next)] {
+            if let Some(b) = b {
+                if !*b.get_ref() {
+                    ok = false;
+                    self.diags.push(Diagnostic::error(
+                        sp(b),
+                        format!("`{key} = false` means nothing: leave the key out"),
+                    ));
+                }
+            }
+        }
+        let scope = if let Some(c) = cond(self, &t.scope_while) {
+            Scope::While(c)
+        } else if let Some(a) = cond(self, &t.scope_after) {
+            match cond(self, &t.scope_until) {
+                Some(u) => Scope::AfterUntil(a, u),
+                None if t.scope_until.is_some() => return None,
+                None => Scope::After(a),
+            }
+        } else if let Some(b) = cond(self, &t.scope_before) {
+            Scope::Before(b)
+        } else {
+            Scope::Globally
+        };
+        let held = dur(self, &t.held_for);
+        let last = dur(self, &t.within_last);
+        let trigger = if let Some(c) = cond(self, &t.if_) {
+            match (held, last) {
+                (Some(d), _) => Trigger::HeldFor(c, d),
+                (_, Some(d)) => Trigger::WithinLast(c, d),
+                _ => Trigger::Level(c),
+            }
+        } else if let Some(c) = cond(self, &t.when) {
+            Trigger::Edge(c)
+        } else if t.initially.is_some() {
+            Trigger::Initially
+        } else {
+            Trigger::Always
+        };
+        let response = match &t.then {
+            Some(_) => cond(self, &t.then),
+            None => {
+                self.diags.push(
+                    Diagnostic::error(at, "a timed requirement needs `then`: what it demands")
+                        .with_hint("for \"never S\" write then = \"(not S)\""),
+                );
+                None
+            }
+        };
+        let timing = if t.next.is_some() {
+            Some(Timing::Next)
+        } else if t.within.is_some() {
+            dur(self, &t.within).map(Timing::Within)
+        } else if t.for_.is_some() {
+            dur(self, &t.for_).map(Timing::For)
+        } else if t.not_before.is_some() {
+            dur(self, &t.not_before).map(Timing::NotBefore)
+        } else if t.until.is_some() {
+            cond(self, &t.until).map(Timing::Until)
+        } else if t.before.is_some() {
+            cond(self, &t.before).map(Timing::Before)
+        } else {
+            Some(Timing::Immediately)
+        };
+        let errors_after = self
+            .diags
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        if !ok || errors_after > errors_before {
+            return None;
+        }
+        Some(Pattern {
+            scope,
+            trigger,
+            response: response?,
+            timing: timing?,
         })
     }
 

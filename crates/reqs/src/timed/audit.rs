@@ -1,0 +1,941 @@
+//! The audits on traces, each saying what it concluded and up to which bound.
+//!
+//! The timed spec is unrolled to a horizon of `k` steps ([`super::unroll`]); the plain
+//! audits run on the unrolled spec. What each verdict means:
+//!
+//! - *inconsistent*: no trace of `k+1` steps satisfies the requirements, so no run at
+//!   all does (a definite verdict);
+//! - *consistent*: with a looping witness (the state and monitors at step `k` equal
+//!   those at an earlier step `l`, so the steps `l+1 .. k` can repeat for ever), an
+//!   infinite run exists; without one, only a run of `k+1` steps was found;
+//! - *reachable* trigger, *violatable*, *not redundant*: shown by a finite trace, re-checked
+//!   with the trace evaluator ([`super::trace`]);
+//! - *vacuous*, *implied by the domain*, *redundant*: hold for the first `k+1` steps
+//!   only; a requirement whose own durations do not fit in the horizon is not judged;
+//! - *rt-inconsistent*: a prefix allowed by every requirement after which no next step
+//!   satisfies some (minimal) set of them; looked for at every prefix length up to the
+//!   rt horizon, each set found by the realizability audit's exists-forall loop with the
+//!   prefix as the environment's choice.
+
+use super::trace;
+use super::unroll::{at, split_name, unroll, var_at, Unrolled};
+use super::TimeBase;
+use crate::audit::{
+    audit, load_into, Assignment, AuditOptions, Consistency, Redundancy, Session, Vacuity,
+    Violatability, Witness,
+};
+use crate::realize::{realizability, Realizability, RealizeOptions};
+use crate::spec::{Constraint, Requirement, Role, Shape, Spec, Variable};
+use logic::{Model, Op, Sort, Term, Value};
+use serde::Serialize;
+use solver::{Outcome, Solver, SolverError};
+
+/// Options for [`audit_timed`].
+#[derive(Debug, Clone)]
+pub struct TimedOptions {
+    /// The plain audits' options (solver, jobs, conflicts).
+    pub audit: AuditOptions,
+    /// The horizon in steps (default: from the spec's `horizon`, else derived).
+    pub horizon: Option<usize>,
+    /// Look for rt-inconsistency at prefix lengths up to this many steps (default: the
+    /// horizon, at most 40).
+    pub rt_horizon: Option<usize>,
+    /// Skip the rt-inconsistency check.
+    pub no_rt: bool,
+}
+
+/// A trace shown to people: maximal intervals of steps over which the shown state
+/// does not change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Timeline {
+    /// Number of steps in the trace.
+    pub steps: usize,
+    /// The intervals, in order.
+    pub rows: Vec<Interval>,
+    /// For a looping witness: the step the run loops back to after the last one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops_to: Option<usize>,
+    /// That step's time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loops_to_time: Option<String>,
+}
+
+/// Steps `from .. to` (exclusive) with one state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Interval {
+    /// First step.
+    pub from: usize,
+    /// The step after the last.
+    pub to: usize,
+    /// `from` as time (`0 s`).
+    pub from_time: String,
+    /// `to` as time.
+    pub to_time: String,
+    /// The state over these steps.
+    pub values: Witness,
+}
+
+/// The horizon the audits used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Horizon {
+    /// The last step `k` (the traces have `k+1` states).
+    pub steps: usize,
+    /// `k` ticks as time.
+    pub time: String,
+    /// Where it came from.
+    pub source: String,
+}
+
+/// Global consistency over traces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum TimedConsistency {
+    /// A run exists.
+    Consistent {
+        /// True when the witness loops, so an infinite run exists; false when only a
+        /// run of `k+1` steps was found.
+        infinite: bool,
+        /// The witness.
+        witness: Timeline,
+    },
+    /// The domain constraints alone admit no state.
+    DomainInconsistent {
+        /// The clashing constraints.
+        conflict: Vec<String>,
+    },
+    /// No run exists.
+    Inconsistent {
+        /// Minimal conflicting sets.
+        conflicts: Vec<Vec<String>>,
+        /// Every minimal set was found.
+        complete: bool,
+    },
+    /// No answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Can the requirement be broken?
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum TimedViolatability {
+    /// A trace of the domain that breaks it (re-checked by the evaluator).
+    Violatable {
+        /// The trace.
+        trace: Timeline,
+        /// The first step where it is broken.
+        at: usize,
+    },
+    /// Within the horizon, the domain constraints enforce it.
+    ImpliedByDomain {
+        /// The constraints.
+        because: Vec<String>,
+    },
+    /// Not judged, or no answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Do the others already enforce it?
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum TimedRedundancy {
+    /// No: a trace that satisfies the others and breaks it.
+    NotRedundant {
+        /// The trace.
+        trace: Timeline,
+    },
+    /// Yes, within the horizon.
+    Redundant {
+        /// Minimal subsuming set.
+        subsumed_by: Vec<String>,
+    },
+    /// Not checked.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// No answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The audit of one requirement on traces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimedRequirementAudit {
+    /// Id.
+    pub id: String,
+    /// Line in the spec.
+    pub line: usize,
+    /// The pattern in words (or the formula of a plain requirement).
+    pub pattern: String,
+    /// Steps the requirement's own durations need.
+    pub needs_steps: usize,
+    /// False when the horizon is shorter than that: vacuity and redundancy are then
+    /// not judged.
+    pub fits: bool,
+    /// Can it fire under the domain constraints?
+    pub vacuity_domain: Vacuity,
+    /// Can it fire under everything?
+    pub vacuity: Vacuity,
+    /// Can it be broken?
+    pub violatability: TimedViolatability,
+    /// Do the others enforce it?
+    pub redundancy: TimedRedundancy,
+}
+
+/// A minimal set of requirements a prefix can drive into a dead end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RtConflict {
+    /// The requirements.
+    pub requirements: Vec<String>,
+    /// Domain constraints taking part.
+    pub domain: Vec<String>,
+    /// The prefix: every requirement holds on it, and no next step satisfies the set.
+    pub prefix: Timeline,
+    /// The step no state can follow.
+    pub dead_end_at: usize,
+}
+
+/// rt-inconsistency.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum RtInconsistency {
+    /// Not checked.
+    NotChecked {
+        /// Why.
+        reason: String,
+    },
+    /// No prefix of at most `up_to` steps is a dead end.
+    NoneUpTo {
+        /// The longest prefix checked, in steps.
+        up_to: usize,
+        /// As time.
+        time: String,
+    },
+    /// Dead ends found.
+    Found {
+        /// Each minimal set, with its shortest prefix.
+        conflicts: Vec<RtConflict>,
+        /// The longest prefix checked.
+        up_to: usize,
+        /// False when a check gave no answer or hit a cap.
+        complete: bool,
+    },
+    /// No answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The whole audit on traces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimedReport {
+    /// The tick.
+    pub tick: String,
+    /// The horizon used.
+    pub horizon: Horizon,
+    /// Requirements whose durations do not fit in the horizon.
+    pub bound_too_small: Vec<String>,
+    /// Consistency.
+    pub consistency: TimedConsistency,
+    /// Per requirement.
+    pub requirements: Vec<TimedRequirementAudit>,
+    /// Requirements without formula or pattern.
+    pub not_formalized: Vec<String>,
+    /// rt-inconsistency.
+    pub rt_inconsistency: RtInconsistency,
+    /// Solver queries of the plain audits and the looping-witness check.
+    pub queries: usize,
+}
+
+impl TimedReport {
+    /// True when anything is wrong or unknown.
+    pub fn has_findings(&self) -> bool {
+        !matches!(self.consistency, TimedConsistency::Consistent { .. })
+            || !matches!(
+                self.rt_inconsistency,
+                RtInconsistency::NoneUpTo { .. } | RtInconsistency::NotChecked { .. }
+            )
+            || self.requirements.iter().any(|r| {
+                matches!(
+                    r.vacuity_domain,
+                    Vacuity::Vacuous { .. } | Vacuity::Unknown { .. }
+                ) || matches!(r.vacuity, Vacuity::Vacuous { .. } | Vacuity::Unknown { .. })
+                    || !matches!(r.violatability, TimedViolatability::Violatable { .. })
+                    || matches!(
+                        r.redundancy,
+                        TimedRedundancy::Redundant { .. } | TimedRedundancy::Unknown { .. }
+                    )
+            })
+    }
+}
+
+/// Why a timed audit could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TimedError {
+    /// The spec has no `[time]` table.
+    #[error("the spec has no [time] table")]
+    NotTimed,
+    /// The solver failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// A witness trace did not pass the evaluator: a bug, never a verdict.
+    #[error("a witness trace failed its re-check: {0}")]
+    Witness(String),
+}
+
+/// Steps a requirement's own durations need to show.
+fn needs(r: &Requirement) -> usize {
+    r.timed.as_ref().map_or(1, |p| p.longest() as usize + 2)
+}
+
+/// The horizon: the option, else the spec's, else twice the longest need (at least 4).
+pub fn horizon(spec: &Spec, tb: &TimeBase, asked: Option<usize>) -> Horizon {
+    let longest = spec.requirements.iter().map(needs).max().unwrap_or(1);
+    let (steps, source) = match (asked, tb.horizon) {
+        (Some(k), _) => (k, "given with --horizon".to_string()),
+        (None, Some(h)) => (h as usize, "the spec's [time] horizon".to_string()),
+        (None, None) => (
+            (2 * longest).max(4),
+            format!("derived: twice the longest requirement ({} steps)", longest),
+        ),
+    };
+    Horizon {
+        steps,
+        time: tb.show(steps as u64),
+        source,
+    }
+}
+
+/// A model's values as a timeline over the schema's variables.
+pub fn timeline(
+    u: &Unrolled,
+    tb: &TimeBase,
+    model: &Model,
+    steps: usize,
+    only: Option<&[String]>,
+) -> Timeline {
+    let shown: Vec<&Variable> = u.spec.variables[..u.state.len()]
+        .iter()
+        .filter(|v| only.is_none_or(|o| o.iter().any(|n| n.as_str() == &*v.name)))
+        .collect();
+    let state = |t: usize| -> Witness {
+        shown
+            .iter()
+            .filter_map(|v| {
+                model.get(&var_at(&v.name, t)).map(|val| Assignment {
+                    variable: v.name.to_string(),
+                    value: val.to_string(),
+                    unit: v.unit.clone(),
+                })
+            })
+            .collect()
+    };
+    let mut rows: Vec<Interval> = Vec::new();
+    for t in 0..steps {
+        let s = state(t);
+        match rows.last_mut() {
+            Some(last) if last.values == s => {
+                last.to = t + 1;
+                last.to_time = tb.show(t as u64 + 1);
+            }
+            _ => rows.push(Interval {
+                from: t,
+                to: t + 1,
+                from_time: tb.show(t as u64),
+                to_time: tb.show(t as u64 + 1),
+                values: s,
+            }),
+        }
+    }
+    Timeline {
+        steps,
+        rows,
+        loops_to: None,
+        loops_to_time: None,
+    }
+}
+
+/// A witness (over `x@t` names) as a model.
+fn model_of(w: &Witness, u: &Unrolled) -> Model {
+    let mut m = Model::new();
+    for a in w {
+        let Some((name, _)) = split_name(&a.variable) else {
+            continue;
+        };
+        let Some((_, sort)) = u.state.iter().find(|(n, _)| &**n == name) else {
+            continue;
+        };
+        if let Some(v) = parse_shown(&a.value, sort, u) {
+            m.insert(a.variable.as_str().into(), v);
+        }
+    }
+    m
+}
+
+/// Reads back a value as [`Value`]'s `Display` prints it (`true`, `-3`, `2.5`, `1/3`,
+/// `Ready`).
+fn parse_shown(s: &str, sort: &Sort, _u: &Unrolled) -> Option<Value> {
+    use num_bigint::BigInt;
+    use num_rational::BigRational;
+    Some(match sort {
+        Sort::Bool => Value::Bool(s.parse().ok()?),
+        Sort::Int => Value::Int(s.parse::<BigInt>().ok()?),
+        Sort::Real => {
+            let (neg, body) = match s.strip_prefix('-') {
+                Some(b) => (true, b),
+                None => (false, s),
+            };
+            let r = match body.split_once('/') {
+                Some((n, d)) => BigRational::new(n.parse().ok()?, d.parse().ok()?),
+                None => logic::elab::parse_decimal(body),
+            };
+            Value::Real(if neg { -r } else { r })
+        }
+        Sort::Enum(e) => Value::Enum(e.clone(), s.into()),
+    })
+}
+
+/// The trace of steps `0 .. steps` (schema variables only) from a model over `x@t`.
+fn trace_of(u: &Unrolled, model: &Model, steps: usize) -> trace::Trace {
+    (0..steps)
+        .map(|t| {
+            let mut m = Model::new();
+            for (n, _) in &u.state {
+                if let Some(v) = model.get(&var_at(n, t)) {
+                    m.insert(n.clone(), v.clone());
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// The steps where requirement `i` is violated on a trace, by the evaluator.
+fn violations(spec: &Spec, i: usize, tr: &trace::Trace) -> Result<Vec<usize>, TimedError> {
+    let r = &spec.requirements[i];
+    let res = match (&r.timed, &r.formula) {
+        (Some(p), _) => trace::violations(p, tr, &spec.context),
+        (None, Some(f)) => trace::formula_violations(f, tr, &spec.context),
+        (None, None) => Ok(Vec::new()),
+    };
+    res.map_err(|e| TimedError::Witness(format!("{}: {e}", r.id)))
+}
+
+/// Runs the audits on traces.
+pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, TimedError> {
+    let tb = spec.time.as_ref().ok_or(TimedError::NotTimed)?;
+    let horizon = horizon(spec, tb, options.horizon);
+    let k = horizon.steps;
+    let u = unroll(spec, k);
+    let bound_too_small: Vec<String> = spec
+        .requirements
+        .iter()
+        .filter(|r| needs(r) > k + 1)
+        .map(|r| r.id.clone())
+        .collect();
+
+    // The plain audits on the unrolled spec. Realizability over whole traces would let
+    // the environment see the future: not run here (the rt check below is its
+    // step-by-step form).
+    let mut plain_options = options.audit.clone();
+    plain_options.realizability = false;
+    plain_options.cache_dir = None;
+    let plain = audit(&u.spec, &plain_options).map_err(|e| match e {
+        crate::audit::AuditError::Solver(s) => TimedError::Solver(s),
+    })?;
+    let hide = |ids: Vec<String>| -> Vec<String> {
+        ids.into_iter()
+            .filter(|i| !u.monitor_ids.contains(i))
+            .collect()
+    };
+    let queries = plain.queries;
+    // One session for the witnesses: the plain audit's witnesses show only the
+    // variables of the unrolled formula (monitors), and a trace needs the state.
+    let mut solver = Solver::start(&options.audit.solver)?;
+    let lits = load_into(&mut solver, &u.spec)?;
+    let mut s = Session::new(&mut solver, lits);
+
+    let consistency = match &plain.consistency {
+        Consistency::Consistent => consistent_witness(spec, &u, tb, &mut s)?,
+        Consistency::DomainInconsistent { conflict } => TimedConsistency::DomainInconsistent {
+            conflict: hide(conflict.clone()),
+        },
+        Consistency::Inconsistent {
+            conflicts,
+            complete,
+            ..
+        } => TimedConsistency::Inconsistent {
+            conflicts: conflicts.iter().map(|c| hide(c.clone())).collect(),
+            complete: *complete,
+        },
+        Consistency::Unknown { reason } => TimedConsistency::Unknown {
+            reason: reason.clone(),
+        },
+    };
+
+    let mut requirements = Vec::new();
+    for ra in &plain.requirements {
+        let i = spec
+            .requirements
+            .iter()
+            .position(|r| r.id == ra.id)
+            .expect("same ids");
+        let r = &spec.requirements[i];
+        let fits = needs(r) <= k + 1;
+        let pattern = match (&r.timed, &r.formula) {
+            (Some(p), _) => p.describe(tb),
+            (None, Some(f)) => format!("at every step: {}", logic::print::term(f)),
+            _ => String::new(),
+        };
+        let unfit = |v: Vacuity| -> Vacuity {
+            match v {
+                Vacuity::Vacuous { .. } if !fits => Vacuity::Skipped {
+                    reason: format!("bound too small for {}: it needs {} steps", r.id, needs(r)),
+                },
+                Vacuity::Vacuous {
+                    because,
+                    response_conflict,
+                } => Vacuity::Vacuous {
+                    because: hide(because),
+                    response_conflict,
+                },
+                other => other,
+            }
+        };
+        // A trace that satisfies the others and breaks this one serves both as the
+        // redundancy and the violatability witness.
+        let breaking = [Term::not(
+            u.spec.requirements[i].formula.clone().expect("formalized"),
+        )];
+        let dom = s.lits.domain().to_vec();
+        let mut rest = dom.clone();
+        rest.extend(s.lits.reqs_except(Some(i)));
+        let breaks_rest = if matches!(ra.redundancy, Redundancy::NotRedundant { .. }) {
+            match s.check(&rest, &breaking)? {
+                Outcome::Sat(m) => Some(m),
+                _ => {
+                    return Err(TimedError::Witness(format!(
+                        "the audit found {} not redundant, a second query found no trace",
+                        r.id
+                    )))
+                }
+            }
+        } else {
+            None
+        };
+        let violatability = match &ra.violatability {
+            Violatability::Violatable { .. } => {
+                let m = match &breaks_rest {
+                    Some(m) => m.clone(),
+                    None => match s.check(&dom, &breaking)? {
+                        Outcome::Sat(m) => m,
+                        _ => {
+                            return Err(TimedError::Witness(format!(
+                                "the audit found {} violatable, a second query found no trace",
+                                r.id
+                            )))
+                        }
+                    },
+                };
+                let tr = trace_of(&u, &m, k + 1);
+                let v = violations(spec, i, &tr)?;
+                let Some(first) = v.first().copied() else {
+                    return Err(TimedError::Witness(format!(
+                        "the trace shown to break {} does not break it",
+                        r.id
+                    )));
+                };
+                TimedViolatability::Violatable {
+                    trace: timeline(&u, tb, &m, first + 1, None),
+                    at: first,
+                }
+            }
+            Violatability::ImpliedByDomain { because } => TimedViolatability::ImpliedByDomain {
+                because: hide(because.clone()),
+            },
+            Violatability::Unknown { reason } => TimedViolatability::Unknown {
+                reason: reason.clone(),
+            },
+        };
+        let redundancy = match &ra.redundancy {
+            Redundancy::NotRedundant { .. } => {
+                let m = breaks_rest.clone().expect("asked above");
+                let tr = trace_of(&u, &m, k + 1);
+                let first = violations(spec, i, &tr)?.first().copied();
+                TimedRedundancy::NotRedundant {
+                    trace: timeline(&u, tb, &m, first.map_or(k + 1, |f| f + 1), None),
+                }
+            }
+            Redundancy::Redundant { .. } if !fits => TimedRedundancy::Skipped {
+                reason: format!("bound too small for {}: it needs {} steps", r.id, needs(r)),
+            },
+            Redundancy::Redundant { subsumed_by } => TimedRedundancy::Redundant {
+                subsumed_by: hide(subsumed_by.clone()),
+            },
+            Redundancy::Skipped { reason } => TimedRedundancy::Skipped {
+                reason: reason.clone(),
+            },
+            Redundancy::Unknown { reason } => TimedRedundancy::Unknown {
+                reason: reason.clone(),
+            },
+        };
+        requirements.push(TimedRequirementAudit {
+            id: r.id.clone(),
+            line: r.line,
+            pattern,
+            needs_steps: needs(r),
+            fits,
+            vacuity_domain: unfit(ra.vacuity_domain.clone()),
+            vacuity: unfit(ra.vacuity_model.clone()),
+            violatability,
+            redundancy,
+        });
+    }
+
+    let rt_inconsistency = if options.no_rt {
+        RtInconsistency::NotChecked {
+            reason: "not asked for".into(),
+        }
+    } else if !matches!(consistency, TimedConsistency::Consistent { .. }) {
+        RtInconsistency::NotChecked {
+            reason: "the requirements are not consistent".into(),
+        }
+    } else {
+        let longest = spec.requirements.iter().map(needs).max().unwrap_or(1);
+        rt_check(
+            spec,
+            tb,
+            options,
+            options.rt_horizon.unwrap_or(k.min(longest + 2)),
+        )?
+    };
+
+    Ok(TimedReport {
+        tick: tb.tick_text.clone(),
+        horizon,
+        bound_too_small,
+        consistency,
+        requirements,
+        not_formalized: plain.not_formalized,
+        rt_inconsistency,
+        queries: queries + s.queries,
+    })
+}
+
+/// A consistent spec's witness: a looping run when there is one within the horizon.
+fn consistent_witness(
+    spec: &Spec,
+    u: &Unrolled,
+    tb: &TimeBase,
+    s: &mut Session,
+) -> Result<TimedConsistency, TimedError> {
+    let k = u.k;
+    let mut all = s.lits.domain().to_vec();
+    all.extend(s.lits.reqs_except(None));
+    // The full state at k (schema variables and monitors) equals the one at some l < k.
+    let same = |l: usize| -> Term {
+        let mut eqs: Vec<Term> = u
+            .state
+            .iter()
+            .map(|(n, srt)| {
+                Term::App(
+                    Op::Eq,
+                    vec![
+                        Term::Var(var_at(n, k), srt.clone()),
+                        Term::Var(var_at(n, l), srt.clone()),
+                    ],
+                )
+            })
+            .collect();
+        for ((a, srt, _), (b, _, _)) in u.monitors[k].iter().zip(&u.monitors[l]) {
+            eqs.push(Term::App(
+                Op::Eq,
+                vec![
+                    Term::Var(a.clone(), srt.clone()),
+                    Term::Var(b.clone(), srt.clone()),
+                ],
+            ));
+        }
+        Term::App(Op::And, eqs)
+    };
+    let mut found = None;
+    if k >= 1 {
+        let loop_back = Term::App(
+            Op::Or,
+            (0..k).map(same).chain([Term::Bool(false)]).collect(),
+        );
+        if let Outcome::Sat(m) = s.check(&all, &[loop_back])? {
+            found = Some((m, true));
+        }
+    }
+    if found.is_none() {
+        match s.check(&all, &[])? {
+            Outcome::Sat(m) => found = Some((m, false)),
+            Outcome::Unsat(_) => {
+                return Err(TimedError::Witness(
+                    "the audit found the spec consistent, a second query found no trace".into(),
+                ))
+            }
+            Outcome::Unknown(r) => {
+                return Ok(TimedConsistency::Unknown {
+                    reason: r.to_string(),
+                })
+            }
+        }
+    }
+    let (m, infinite) = found.expect("set above");
+    let tr = trace_of(u, &m, k + 1);
+    for i in 0..spec.requirements.len() {
+        let v = violations(spec, i, &tr)?;
+        if !v.is_empty() {
+            return Err(TimedError::Witness(format!(
+                "the consistency witness breaks {} at step {}",
+                spec.requirements[i].id, v[0]
+            )));
+        }
+    }
+    let mut witness = timeline(u, tb, &m, k + 1, None);
+    if infinite {
+        // The loop target: the first l whose state and monitors equal step k's.
+        let eval = |t: &Term| logic::eval_bool(t, &m, &u.spec.context).unwrap_or(false);
+        if let Some(l) = (0..k).find(|l| eval(&same(*l))) {
+            witness.loops_to = Some(l + 1);
+            witness.loops_to_time = Some(tb.show(l as u64 + 1));
+        }
+    }
+    Ok(TimedConsistency::Consistent { infinite, witness })
+}
+
+/// Looks for dead ends after prefixes of `1 ..= up_to` steps.
+///
+/// At each prefix length the realizability loop looks for minimal sets; once some are
+/// known, only sets that are not supersets of them are looked for: for each minimal
+/// hitting set `H` of the known sets, the loop runs on the requirements outside `H`
+/// (every new minimal set avoids some such `H`), so a set that shows again at a longer
+/// prefix is not enumerated again.
+fn rt_check(
+    spec: &Spec,
+    tb: &TimeBase,
+    options: &TimedOptions,
+    up_to: usize,
+) -> Result<RtInconsistency, TimedError> {
+    let mut conflicts: Vec<RtConflict> = Vec::new();
+    let mut complete = true;
+    for j in 0..up_to {
+        // Steps 0..=j are the prefix (the environment's choice, every requirement
+        // holding on it); step j+1 must satisfy the requirements.
+        let u = unroll(spec, j + 1);
+        let rt = rt_spec(spec, &u, j);
+        let known: Vec<Vec<String>> = conflicts.iter().map(|c| c.requirements.clone()).collect();
+        let (hitting, capped) = hitting_sets(&known, 16);
+        complete &= !capped;
+        for h in hitting {
+            let mut sub = rt.clone();
+            sub.requirements.retain(|r| !h.contains(&r.id));
+            if sub.requirements.is_empty() {
+                continue;
+            }
+            let mut ro = RealizeOptions::new(options.audit.solver.clone());
+            ro.max_conflicts = 10;
+            let t0 = std::time::Instant::now();
+            let res = realizability(&sub, &ro)?;
+            if std::env::var("VERA_RT_TRACE").is_ok() {
+                eprintln!(
+                    "rt j={j} h={h:?} {:?} {}",
+                    t0.elapsed(),
+                    sub.variables.len()
+                );
+            }
+            match res {
+                Realizability::Realizable { .. } | Realizability::NotChecked { .. } => {}
+                Realizability::Unknown { reason } => {
+                    return Ok(RtInconsistency::Unknown {
+                        reason: format!("prefix of {} steps: {reason}", j + 1),
+                    })
+                }
+                Realizability::Unrealizable {
+                    conflicts: found,
+                    complete: c,
+                    ..
+                } => {
+                    complete &= c;
+                    for f in found {
+                        let set: Vec<String> = f.requirements.clone();
+                        if conflicts
+                            .iter()
+                            .any(|k| k.requirements.iter().all(|x| set.contains(x)))
+                        {
+                            continue;
+                        }
+                        let m = model_of(&f.inputs, &u);
+                        let tr = trace_of(&u, &m, j + 1);
+                        for i in 0..spec.requirements.len() {
+                            if !violations(spec, i, &tr)?.is_empty() {
+                                return Err(TimedError::Witness(format!(
+                                    "a dead-end prefix breaks {}",
+                                    spec.requirements[i].id
+                                )));
+                            }
+                        }
+                        conflicts.push(RtConflict {
+                            requirements: set,
+                            domain: f
+                                .domain
+                                .into_iter()
+                                .filter(|d| !d.starts_with("(monitors"))
+                                .map(|d| d.trim_end_matches(" (next step)").to_string())
+                                .collect(),
+                            prefix: timeline(&u, tb, &m, j + 1, None),
+                            dead_end_at: j + 1,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(if conflicts.is_empty() {
+        RtInconsistency::NoneUpTo {
+            up_to,
+            time: tb.show(up_to as u64),
+        }
+    } else {
+        RtInconsistency::Found {
+            conflicts,
+            up_to,
+            complete,
+        }
+    })
+}
+
+/// The minimal hitting sets of `sets` (one element from each), at most `cap` of them;
+/// `[[]]` for no sets. The flag says the cap cut the list.
+fn hitting_sets(sets: &[Vec<String>], cap: usize) -> (Vec<Vec<String>>, bool) {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    let mut capped = false;
+    for s in sets {
+        let mut next: Vec<Vec<String>> = Vec::new();
+        for h in &out {
+            if s.iter().any(|x| h.contains(x)) {
+                next.push(h.clone());
+                continue;
+            }
+            for x in s {
+                let mut h2 = h.clone();
+                h2.push(x.clone());
+                h2.sort();
+                next.push(h2);
+            }
+        }
+        next.sort();
+        next.dedup();
+        // Keep the minimal ones.
+        let all = next.clone();
+        next.retain(|h| {
+            !all.iter()
+                .any(|g| g != h && g.iter().all(|x| h.contains(x)))
+        });
+        if next.len() > cap {
+            next.truncate(cap);
+            capped = true;
+        }
+        out = next;
+    }
+    (out, capped)
+}
+
+/// The spec of "after this prefix, no next step": steps `0..=j` are inputs and every
+/// requirement holds on them (domain constraints over inputs only); step `j+1` is
+/// chosen by the system (its inputs by the environment) and must satisfy the
+/// requirements.
+fn rt_spec(spec: &Spec, u: &Unrolled, j: usize) -> Spec {
+    let next = j + 1;
+    let step_of = |name: &str| split_name(name).map(|(_, t)| t);
+    let mut variables = u.spec.variables.clone();
+    for v in &mut variables {
+        let t = step_of(&v.name).unwrap_or(0);
+        // The prefix is the environment's; at the next step, inputs stay inputs.
+        v.role = if t <= j || v.role == Some(Role::Input) {
+            Some(Role::Input)
+        } else {
+            None
+        };
+    }
+    let mut domain = Vec::new();
+    let steps = |f: &dyn Fn(usize) -> Term, range: std::ops::RangeInclusive<usize>| -> Term {
+        let v: Vec<Term> = range.map(f).collect();
+        if v.len() == 1 {
+            v.into_iter().next().expect("one")
+        } else {
+            Term::App(Op::And, v)
+        }
+    };
+    for d in &spec.domain {
+        domain.push(Constraint {
+            id: d.id.clone(),
+            formula: steps(&|t| at(&d.formula, t), 0..=j),
+            ..d.clone()
+        });
+        domain.push(Constraint {
+            id: format!("{} (next step)", d.id),
+            formula: at(&d.formula, next),
+            ..d.clone()
+        });
+    }
+    for (ti, defs) in [(0..=j), (next..=next)].into_iter().enumerate() {
+        let eqs: Vec<Term> = defs
+            .flat_map(|t| u.monitors[t].iter())
+            .map(|(n, s, def)| {
+                Term::App(Op::Eq, vec![Term::Var(n.clone(), s.clone()), def.clone()])
+            })
+            .collect();
+        if !eqs.is_empty() {
+            domain.push(Constraint {
+                id: if ti == 0 {
+                    "(monitors)".into()
+                } else {
+                    "(monitors, next step)".into()
+                },
+                text: None,
+                formula: Term::App(Op::And, eqs.into_iter().chain([Term::Bool(true)]).collect()),
+                line: 0,
+            });
+        }
+    }
+    let mut requirements = Vec::new();
+    for (i, r) in spec.requirements.iter().enumerate() {
+        let ok = &u.ok[i];
+        if ok.is_empty() {
+            continue;
+        }
+        domain.push(Constraint {
+            id: format!("{} (prefix)", r.id),
+            text: None,
+            formula: Term::App(
+                Op::And,
+                ok[..=j].iter().cloned().chain([Term::Bool(true)]).collect(),
+            ),
+            line: r.line,
+        });
+        requirements.push(Requirement {
+            formula: Some(ok[next].clone()),
+            shape: Shape::Invariant,
+            timed: None,
+            ..r.clone()
+        });
+    }
+    Spec {
+        variables,
+        domain,
+        requirements,
+        ..u.spec.clone()
+    }
+}
