@@ -14,8 +14,31 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Loads a TOML spec, or a CSV of requirements over a TOML schema.
+/// Loads a TOML spec, or a CSV of requirements over a TOML schema. A spec with timed
+/// requirements is refused: only `vera audit` reads them ([`load_spec_timed`]), and
+/// another command would silently leave them out.
 pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
+    let spec = load_spec_with(path, schema, |_| true)?;
+    let timed: Vec<&str> = spec
+        .requirements
+        .iter()
+        .filter(|r| r.timed.is_some())
+        .map(|r| r.id.as_str())
+        .take(5)
+        .collect();
+    if !timed.is_empty() {
+        bail!(
+            "{} has timed requirements ({}{}): only `vera audit` reads timed requirements so far, and this command would leave them out",
+            path.display(),
+            timed.join(", "),
+            if timed.len() == 5 { ", ..." } else { "" }
+        );
+    }
+    Ok(spec)
+}
+
+/// [`load_spec`] that accepts timed requirements.
+pub fn load_spec_timed(path: &Path, schema: Option<&Path>) -> Result<Spec> {
     load_spec_with(path, schema, |_| true)
 }
 
@@ -98,6 +121,74 @@ pub fn load_or_report(path: &Path, schema: Option<&Path>) -> Option<Spec> {
         .ok()
 }
 
+/// `vera audit` on a spec with a `[time]` table: the audits on traces.
+fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
+    let solver = &a.solver;
+    let spec = match load_spec_timed(&a.spec, a.csv.schema.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Err(crate::output::Reported.into());
+        }
+    };
+    let tb = spec.time.clone().expect("timed spec");
+    if spec
+        .requirements
+        .iter()
+        .all(|r| r.timed.is_none() && r.formula.is_none())
+    {
+        bail!(
+            "nothing to check: {} has no requirement with a formula or a timed pattern",
+            a.spec.display()
+        );
+    }
+    let steps = |what: &str, d: &Option<String>| -> Result<Option<usize>> {
+        match d {
+            None => Ok(None),
+            Some(text) => match tb.duration(text) {
+                Ok(0) => bail!("{what} must be at least one tick"),
+                Ok(n) => Ok(Some(n as usize)),
+                Err(e) => bail!("{what}: {e}"),
+            },
+        }
+    };
+    let mut audit = AuditOptions::new(solver.config());
+    audit.jobs = solver.jobs();
+    audit.max_conflicts = a.all_conflicts.max(1);
+    let options = reqs::timed::audit::TimedOptions {
+        audit,
+        horizon: steps("--horizon", &a.horizon)?,
+        rt_horizon: steps("--rt-horizon", &a.rt_horizon)?,
+        no_rt: a.no_rt,
+    };
+    let start = std::time::Instant::now();
+    let report = reqs::timed::audit::audit_timed(&spec, &options)
+        .with_context(|| format!("auditing {}", a.spec.display()))?;
+    Ok(Box::new(crate::timed_report::TimedRun {
+        file: a.spec.display().to_string(),
+        spec,
+        report,
+        witnesses: a.witnesses,
+        solver: solver.config().kind.to_string(),
+        seconds: start.elapsed().as_secs_f64(),
+    }))
+}
+
+/// True when the file is a TOML spec with a `[time]` table (read cheaply; the real
+/// load reports any problem).
+fn is_timed(path: &Path) -> bool {
+    let is_toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    is_toml
+        && safefile::read_text(path).is_ok_and(|t| {
+            t.lines().any(|l| {
+                let l = l.trim();
+                l == "[time]" || l.starts_with("[time.") || l == "[requirements.timed]"
+            })
+        })
+}
+
 /// [`load_or_report`] for the commands that check formulas: a spec without a single
 /// formalized requirement (an empty file, a CSV with only its header row) is reported
 /// as having nothing to check, never passed as "no findings".
@@ -121,6 +212,9 @@ pub fn load_checkable(path: &Path, schema: Option<&Path>) -> Option<Spec> {
 
 /// `vera audit SPEC`
 pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
+    if is_timed(&a.spec) {
+        return audit_timed(a);
+    }
     let (path, schema, solver) = (&a.spec, a.csv.schema.as_deref(), &a.solver);
     let (max_conflicts, witnesses) = (a.all_conflicts, a.witnesses);
     let cache = (!a.no_cache).then_some(a.cache_dir.as_path());

@@ -111,9 +111,12 @@ pub enum Command {
     Table(TableCommand),
     /// Extract the requirement list of a document (plain text, text from a PDF,
     /// Markdown), a FRET JSON file, a Hanfor CSV or a ReqIF 1.2 file: a vera spec without
-    /// formulas (TOML, the default) or JSON. Deterministic: no language model.
+    /// formulas (TOML, the default) or JSON. An Ultimate/Hanfor `.req` file (Hanfor's
+    /// pattern sentences) is imported with its formulas instead, as a timed spec (TOML
+    /// only, docs/timed.md) that `vera audit` checks. Deterministic: no language model.
     ///
-    /// Exit status: 0 requirements found, 1 none found (nothing to check), 2 bad input.
+    /// Exit status: 0 requirements found, 1 none found (nothing to check), 2 bad input
+    /// (for a `.req` file: every error listed, with its line and column).
     Extract(ExtractArgs),
     /// Typed schemas drafted from a requirement list.
     #[command(subcommand)]
@@ -387,6 +390,17 @@ pub struct AuditArgs {
     /// Ask every check again: neither read nor write the cache.
     #[arg(long, conflicts_with = "cache_dir")]
     pub no_cache: bool,
+    /// Timed specs: how far the audits look, as a duration ("300 s", "50 ticks");
+    /// default: the spec's [time] horizon, else twice its longest requirement.
+    #[arg(long, value_name = "DURATION")]
+    pub horizon: Option<String>,
+    /// Timed specs: look for dead ends (rt-inconsistency) after prefixes up to this
+    /// long (default: the longest requirement and two steps, within the horizon).
+    #[arg(long, value_name = "DURATION")]
+    pub rt_horizon: Option<String>,
+    /// Timed specs: skip the rt-inconsistency check.
+    #[arg(long)]
+    pub no_rt: bool,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]
@@ -1055,19 +1069,27 @@ pub struct CsvArgs {
 pub struct ExtractArgs {
     /// The file to read.
     pub file: PathBuf,
-    /// How to read it (default: from its name and first bytes).
+    /// How to read it (default: from its name and first bytes; a name ending in `.req`
+    /// is an Ultimate/Hanfor requirements file).
     #[arg(long, value_enum, default_value_t = ExtractFrom::Auto)]
     pub from: ExtractFrom,
     /// Output format: the TOML spec (human) or the JSON list (`vera.requirements.v1`).
+    /// A `.req` file is imported as a TOML spec only.
     #[arg(long, value_enum, default_value_t = TextFormat::Human)]
     pub format: TextFormat,
+    /// `.req` files only: the time step of the imported spec, a number and a unit (ms,
+    /// s, min, h); default "1 s". An Ultimate time unit is one second either way, and
+    /// every duration of the file must be a whole number of ticks.
+    #[arg(long, value_name = "DURATION")]
+    pub tick: Option<String>,
     /// Write the output to FILE (atomically; an existing FILE needs --force; never an
     /// input) instead of standard output.
     #[arg(long = "output", short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
-/// The formats `vera extract --from` names.
+/// The formats `vera extract --from` names: `req` is the Ultimate/Hanfor `.req` import
+/// (a timed spec with formulas), the others give the requirement list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExtractFrom {
     Auto,
@@ -1076,18 +1098,41 @@ pub enum ExtractFrom {
     Fret,
     Hanfor,
     Reqif,
+    Req,
+}
+
+/// How `vera extract` reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtractReading {
+    /// The requirement list, in this format (`None`: detected from the name and first
+    /// bytes).
+    List(Option<extract::Format>),
+    /// The Ultimate/Hanfor `.req` import.
+    Req,
 }
 
 impl ExtractFrom {
-    /// The format asked for, `None` to detect it.
-    pub fn format(self) -> Option<extract::Format> {
+    /// How to read `file`: the format asked for, or for `auto` a `.req` import when the
+    /// name ends in `.req` (any case), else the list format detected later.
+    pub fn reading(self, file: &std::path::Path) -> ExtractReading {
+        use ExtractReading::{List, Req};
         match self {
-            ExtractFrom::Auto => None,
-            ExtractFrom::Text => Some(extract::Format::Text),
-            ExtractFrom::Markdown => Some(extract::Format::Markdown),
-            ExtractFrom::Fret => Some(extract::Format::Fret),
-            ExtractFrom::Hanfor => Some(extract::Format::Hanfor),
-            ExtractFrom::Reqif => Some(extract::Format::Reqif),
+            ExtractFrom::Auto => {
+                if file
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("req"))
+                {
+                    Req
+                } else {
+                    List(None)
+                }
+            }
+            ExtractFrom::Text => List(Some(extract::Format::Text)),
+            ExtractFrom::Markdown => List(Some(extract::Format::Markdown)),
+            ExtractFrom::Fret => List(Some(extract::Format::Fret)),
+            ExtractFrom::Hanfor => List(Some(extract::Format::Hanfor)),
+            ExtractFrom::Reqif => List(Some(extract::Format::Reqif)),
+            ExtractFrom::Req => Req,
         }
     }
 }

@@ -1,21 +1,83 @@
 //! `vera extract FILE`: the requirement list of a document, a FRET JSON file, a Hanfor
 //! CSV or a ReqIF file (the `extract` crate), as a vera TOML spec without formulas
-//! (the default) or as JSON (`vera.requirements.v1`).
+//! (the default) or as JSON (`vera.requirements.v1`); or an Ultimate/Hanfor `.req` file
+//! imported with its formulas as a timed TOML spec (`extract::req_to_spec`,
+//! docs/timed.md).
 
-use extract::{Confidence, Extraction};
+use crate::cli::{ExtractReading, TextFormat};
+use extract::{Confidence, Extraction, ReqImport};
 use report::Status;
 
-/// The report of `vera extract`.
+/// The report of `vera extract` on a requirement list.
 pub struct ExtractRun {
     x: Extraction,
 }
 
+/// The report of `vera extract` on a `.req` file: the timed spec it was imported as.
+pub struct ReqRun {
+    /// The file as named on the command line.
+    file: String,
+    import: ReqImport,
+}
+
 /// `vera extract FILE`
 pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
-    let bytes = safefile::read_bytes(&a.file)?;
     let name = a.file.display().to_string();
-    let x = extract::extract(&name, &bytes, a.from.format())?;
+    let format = match a.from.reading(&a.file) {
+        ExtractReading::Req => return import_req(a, name),
+        ExtractReading::List(format) => format,
+    };
+    if a.tick.is_some() {
+        let how = match format {
+            Some(f) => format!("it is read with --from {}", f.name()),
+            None => "its name does not end in .req (--from req reads it as one)".to_string(),
+        };
+        anyhow::bail!(
+            "--tick sets the time step of a spec imported from an Ultimate .req file; {} is \
+             not read as one: {how}",
+            crate::output::clean(&name)
+        );
+    }
+    let bytes = safefile::read_bytes(&a.file)?;
+    let x = extract::extract(&name, &bytes, format)?;
     let run = ExtractRun { x };
+    eprintln!("{}", crate::output::clean(&run.summary()));
+    Ok(Box::new(run))
+}
+
+/// `vera extract FILE.req`: the timed spec of `req_to_spec`. Its notes go to standard
+/// error (and into the spec as comments); its errors are listed all at once, each with
+/// its place, and exit with status 2.
+fn import_req(a: &crate::cli::ExtractArgs, name: String) -> crate::output::Outcome {
+    if a.format == TextFormat::Json {
+        anyhow::bail!(
+            "--format json is not available for an Ultimate .req file: it is imported as a \
+             timed spec, written as TOML (docs/timed.md); leave out --format json"
+        );
+    }
+    let text = safefile::read_text(&a.file)?;
+    let import = match extract::req_to_spec(&name, &text, a.tick.as_deref()) {
+        Ok(i) => i,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("{}", crate::output::clean(&e.to_string()));
+            }
+            eprintln!(
+                "error: {} cannot be imported: {} above",
+                crate::output::clean(&name),
+                if errors.len() == 1 {
+                    "the error"
+                } else {
+                    "the errors"
+                }
+            );
+            return Err(crate::output::Reported.into());
+        }
+    };
+    for n in &import.notes {
+        eprintln!("note: {}", comment(n));
+    }
+    let run = ReqRun { file: name, import };
     eprintln!("{}", crate::output::clean(&run.summary()));
     Ok(Box::new(run))
 }
@@ -138,5 +200,78 @@ impl report::Report for ExtractRun {
 
     fn json(&self) -> serde_json::Result<String> {
         self.x.to_json()
+    }
+}
+
+/// `n` with the plural `s` when it is not one: `3 variables`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+impl ReqRun {
+    /// One line: how many requirements from which file.
+    fn summary(&self) -> String {
+        let i = &self.import;
+        if i.requirements == 0 {
+            return format!(
+                "0 requirements found in {} (read as Ultimate .req): nothing to check",
+                self.file
+            );
+        }
+        let notes = match i.notes.len() {
+            0 => String::new(),
+            n => format!(" ({} above)", count(n, "note")),
+        };
+        format!(
+            "{} imported from {} (read as Ultimate .req): a timed spec with {}{notes}",
+            count(i.requirements, "requirement"),
+            self.file,
+            count(i.variables, "variable"),
+        )
+    }
+
+    /// The spec, with the importer's notes as comments below its header comment.
+    fn toml(&self) -> String {
+        let i = &self.import;
+        if i.notes.is_empty() {
+            return i.toml.clone();
+        }
+        let notes: String = i
+            .notes
+            .iter()
+            .map(|n| format!("# note: {}\n", comment(n)))
+            .collect();
+        match i.toml.find("\n\n") {
+            Some(k) if i.toml.starts_with('#') => {
+                format!("{}\n{notes}{}", &i.toml[..k], &i.toml[k + 1..])
+            }
+            _ => format!("{notes}\n{}", i.toml),
+        }
+    }
+}
+
+impl report::Report for ReqRun {
+    fn schema(&self) -> &'static str {
+        // Never rendered: `import_req` refuses `--format json` before reading the file.
+        SCHEMA
+    }
+
+    fn status(&self) -> Status {
+        if self.import.requirements == 0 {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.toml().as_bytes())?;
+        w.flush()
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        Err(serde::ser::Error::custom(
+            "a .req file is imported as a TOML spec only",
+        ))
     }
 }

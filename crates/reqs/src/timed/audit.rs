@@ -250,8 +250,11 @@ pub struct TimedReport {
     pub requirements: Vec<TimedRequirementAudit>,
     /// Requirements without formula or pattern.
     pub not_formalized: Vec<String>,
-    /// rt-inconsistency.
+    /// rt-inconsistency: dead ends whatever the next state.
     pub rt_inconsistency: RtInconsistency,
+    /// Bounded realizability over traces: dead ends the environment forces by choosing
+    /// the next step's inputs (sets that are not rt-inconsistent on their own).
+    pub environment: RtInconsistency,
     /// Solver queries of the plain audits and the looping-witness check.
     pub queries: usize,
 }
@@ -323,16 +326,20 @@ pub fn timeline(
     steps: usize,
     only: Option<&[String]>,
 ) -> Timeline {
-    let shown: Vec<&Variable> = u.spec.variables[..u.state.len()]
+    // The first `state.len()` unrolled variables are the schema's at step 0, in order.
+    let shown: Vec<(&str, &Variable)> = u
+        .state
         .iter()
-        .filter(|v| only.is_none_or(|o| o.iter().any(|n| n.as_str() == &*v.name)))
+        .zip(&u.spec.variables)
+        .map(|((n, _), v)| (&**n, v))
+        .filter(|(n, _)| only.is_none_or(|o| o.iter().any(|x| x.as_str() == *n)))
         .collect();
     let state = |t: usize| -> Witness {
         shown
             .iter()
-            .filter_map(|v| {
-                model.get(&var_at(&v.name, t)).map(|val| Assignment {
-                    variable: v.name.to_string(),
+            .filter_map(|(n, v)| {
+                model.get(&var_at(n, t)).map(|val| Assignment {
+                    variable: n.to_string(),
                     value: val.to_string(),
                     unit: v.unit.clone(),
                 })
@@ -601,22 +608,57 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         });
     }
 
-    let rt_inconsistency = if options.no_rt {
-        RtInconsistency::NotChecked {
-            reason: "not asked for".into(),
-        }
+    let longest = spec.requirements.iter().map(needs).max().unwrap_or(1);
+    let rt_k = options.rt_horizon.unwrap_or(k.min(longest + 2));
+    let not_run = if options.no_rt {
+        Some("not asked for")
     } else if !matches!(consistency, TimedConsistency::Consistent { .. }) {
-        RtInconsistency::NotChecked {
-            reason: "the requirements are not consistent".into(),
-        }
+        Some("the requirements are not consistent")
     } else {
-        let longest = spec.requirements.iter().map(needs).max().unwrap_or(1);
-        rt_check(
-            spec,
-            tb,
-            options,
-            options.rt_horizon.unwrap_or(k.min(longest + 2)),
-        )?
+        None
+    };
+    let rt_inconsistency = match not_run {
+        Some(reason) => RtInconsistency::NotChecked {
+            reason: reason.into(),
+        },
+        None => rt_check(spec, tb, options, rt_k, false)?,
+    };
+    let has_inputs = spec.variables.iter().any(|v| v.role == Some(Role::Input));
+    let environment = match not_run {
+        Some(reason) => RtInconsistency::NotChecked {
+            reason: reason.into(),
+        },
+        None if !has_inputs => RtInconsistency::NotChecked {
+            reason: "no variable has role = \"input\"".into(),
+        },
+        None => match rt_check(spec, tb, options, rt_k, true)? {
+            // A set already rt-inconsistent needs no environment: only the others.
+            RtInconsistency::Found {
+                mut conflicts,
+                up_to,
+                complete,
+            } => {
+                if let RtInconsistency::Found { conflicts: own, .. } = &rt_inconsistency {
+                    conflicts.retain(|c| {
+                        !own.iter()
+                            .any(|o| o.requirements.iter().all(|x| c.requirements.contains(x)))
+                    });
+                }
+                if conflicts.is_empty() {
+                    RtInconsistency::NoneUpTo {
+                        up_to,
+                        time: tb.show(up_to as u64),
+                    }
+                } else {
+                    RtInconsistency::Found {
+                        conflicts,
+                        up_to,
+                        complete,
+                    }
+                }
+            }
+            other => other,
+        },
     };
 
     Ok(TimedReport {
@@ -627,6 +669,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         requirements,
         not_formalized: plain.not_formalized,
         rt_inconsistency,
+        environment,
         queries: queries + s.queries,
     })
 }
@@ -692,7 +735,25 @@ fn consistent_witness(
             }
         }
     }
-    let (m, infinite) = found.expect("set above");
+    let (mut m, infinite) = found.expect("set above");
+    // Fewer value changes: each variable held constant over the whole run where the
+    // requirements allow it (one query per variable).
+    let mut extra: Vec<Term> = Vec::new();
+    if infinite {
+        extra.push(Term::App(
+            Op::Or,
+            (0..k).map(same).chain([Term::Bool(false)]).collect(),
+        ));
+    }
+    for (n, srt) in &u.state {
+        let constant = constant_over(n, srt, 0..=k, None);
+        let mut attempt = extra.clone();
+        attempt.push(constant.clone());
+        if let Outcome::Sat(m2) = s.check(&all, &attempt)? {
+            extra = attempt;
+            m = m2;
+        }
+    }
     let tr = trace_of(u, &m, k + 1);
     for i in 0..spec.requirements.len() {
         let v = violations(spec, i, &tr)?;
@@ -715,227 +776,391 @@ fn consistent_witness(
     Ok(TimedConsistency::Consistent { infinite, witness })
 }
 
-/// Looks for dead ends after prefixes of `1 ..= up_to` steps.
-///
-/// At each prefix length the realizability loop looks for minimal sets; once some are
-/// known, only sets that are not supersets of them are looked for: for each minimal
-/// hitting set `H` of the known sets, the loop runs on the requirements outside `H`
-/// (every new minimal set avoids some such `H`), so a set that shows again at a longer
-/// prefix is not enumerated again.
+/// Looks for dead ends after prefixes of `1 ..= up_to` steps, all prefix lengths in one
+/// exists-forall question: the prefix (with its length `p`) is the environment's
+/// choice, the state after it is the current state, and the realizability loop finds
+/// every minimal set of requirements that no next step can satisfy after some allowed
+/// prefix. For each set, the shortest such prefix is then found by bisection on `p`.
 fn rt_check(
     spec: &Spec,
     tb: &TimeBase,
     options: &TimedOptions,
     up_to: usize,
+    env: bool,
 ) -> Result<RtInconsistency, TimedError> {
-    let mut conflicts: Vec<RtConflict> = Vec::new();
-    let mut complete = true;
-    for j in 0..up_to {
-        // Steps 0..=j are the prefix (the environment's choice, every requirement
-        // holding on it); step j+1 must satisfy the requirements.
-        let u = unroll(spec, j + 1);
-        let rt = rt_spec(spec, &u, j);
-        let known: Vec<Vec<String>> = conflicts.iter().map(|c| c.requirements.clone()).collect();
-        let (hitting, capped) = hitting_sets(&known, 16);
-        complete &= !capped;
-        for h in hitting {
-            let mut sub = rt.clone();
-            sub.requirements.retain(|r| !h.contains(&r.id));
-            if sub.requirements.is_empty() {
-                continue;
-            }
-            let mut ro = RealizeOptions::new(options.audit.solver.clone());
-            ro.max_conflicts = 10;
-            let t0 = std::time::Instant::now();
-            let res = realizability(&sub, &ro)?;
-            if std::env::var("VERA_RT_TRACE").is_ok() {
-                eprintln!(
-                    "rt j={j} h={h:?} {:?} {}",
-                    t0.elapsed(),
-                    sub.variables.len()
-                );
-            }
-            match res {
-                Realizability::Realizable { .. } | Realizability::NotChecked { .. } => {}
-                Realizability::Unknown { reason } => {
-                    return Ok(RtInconsistency::Unknown {
-                        reason: format!("prefix of {} steps: {reason}", j + 1),
-                    })
+    let (rt, pre) = rt_spec(spec, up_to.max(1), env);
+    let mut ro = RealizeOptions::new(options.audit.solver.clone());
+    ro.max_conflicts = 20;
+    let trace = std::env::var("VERA_RT_TRACE").is_ok();
+    let t0 = std::time::Instant::now();
+    let first = realizability(&rt, &ro)?;
+    if trace {
+        eprintln!("rt: main question {:?}", t0.elapsed());
+    }
+    let (found, complete) = match first {
+        Realizability::Realizable { .. } | Realizability::NotChecked { .. } => {
+            return Ok(RtInconsistency::NoneUpTo {
+                up_to,
+                time: tb.show(up_to as u64),
+            })
+        }
+        Realizability::Unknown { reason } => return Ok(RtInconsistency::Unknown { reason }),
+        Realizability::Unrealizable {
+            conflicts,
+            complete,
+            ..
+        } => (conflicts, complete),
+    };
+    let p_of = |w: &Witness| -> Option<usize> {
+        w.iter()
+            .find(|a| a.variable == RT_LENGTH)
+            .and_then(|a| a.value.parse().ok())
+    };
+    let mut conflicts = Vec::new();
+    for f in found {
+        let mut best = (p_of(&f.inputs), f.inputs.clone());
+        // Bisection on the prefix length, with only this set's requirements.
+        if let Some(mut hi) = best.0 {
+            let mut lo = 0;
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                let mut sub = rt.clone();
+                sub.requirements.retain(|r| f.requirements.contains(&r.id));
+                sub.domain.push(Constraint {
+                    id: "(prefix bound)".into(),
+                    text: None,
+                    formula: Term::App(
+                        Op::Le,
+                        vec![Term::var(RT_LENGTH, Sort::Int), Term::int(mid as i64)],
+                    ),
+                    line: 0,
+                });
+                ro.max_conflicts = 1;
+                let t0 = std::time::Instant::now();
+                let answer = realizability(&sub, &ro)?;
+                if trace {
+                    eprintln!("rt: {:?} p <= {mid}: {:?}", f.requirements, t0.elapsed());
                 }
-                Realizability::Unrealizable {
-                    conflicts: found,
-                    complete: c,
-                    ..
-                } => {
-                    complete &= c;
-                    for f in found {
-                        let set: Vec<String> = f.requirements.clone();
-                        if conflicts
-                            .iter()
-                            .any(|k| k.requirements.iter().all(|x| set.contains(x)))
-                        {
-                            continue;
-                        }
-                        let m = model_of(&f.inputs, &u);
-                        let tr = trace_of(&u, &m, j + 1);
-                        for i in 0..spec.requirements.len() {
-                            if !violations(spec, i, &tr)?.is_empty() {
-                                return Err(TimedError::Witness(format!(
-                                    "a dead-end prefix breaks {}",
-                                    spec.requirements[i].id
-                                )));
-                            }
-                        }
-                        conflicts.push(RtConflict {
-                            requirements: set,
-                            domain: f
-                                .domain
-                                .into_iter()
-                                .filter(|d| !d.starts_with("(monitors"))
-                                .map(|d| d.trim_end_matches(" (next step)").to_string())
-                                .collect(),
-                            prefix: timeline(&u, tb, &m, j + 1, None),
-                            dead_end_at: j + 1,
-                        });
+                match answer {
+                    Realizability::Unrealizable { conflicts: c, .. } if !c.is_empty() => {
+                        let p = p_of(&c[0].inputs).unwrap_or(mid);
+                        best = (Some(p), c[0].inputs.clone());
+                        hi = p.min(mid);
+                    }
+                    _ => lo = mid + 1,
+                }
+            }
+        }
+        let p = best
+            .0
+            .ok_or_else(|| TimedError::Witness("a dead end without its prefix length".into()))?;
+        // Fewer value changes: each schema variable held constant over the prefix
+        // where the dead end stays reachable with the same length.
+        let mut sub = rt.clone();
+        sub.requirements.retain(|r| f.requirements.contains(&r.id));
+        sub.domain.push(Constraint {
+            id: "(prefix bound)".into(),
+            text: None,
+            formula: Term::App(
+                Op::Le,
+                vec![Term::var(RT_LENGTH, Sort::Int), Term::int(p as i64)],
+            ),
+            line: 0,
+        });
+        ro.max_conflicts = 1;
+        let plen = Term::var(RT_LENGTH, Sort::Int);
+        for (n, srt) in &pre.state {
+            if p == 0 {
+                break;
+            }
+            let mut attempt = sub.clone();
+            attempt.domain.push(Constraint {
+                id: format!("({n} constant)"),
+                text: None,
+                formula: constant_over(n, srt, 0..=pre.k, Some(&plen)),
+                line: 0,
+            });
+            if let Realizability::Unrealizable { conflicts: c, .. } = realizability(&attempt, &ro)?
+            {
+                if let Some(c0) = c.first() {
+                    if p_of(&c0.inputs) == Some(p) {
+                        best.1 = c0.inputs.clone();
+                        sub = attempt;
                     }
                 }
             }
         }
+        let m = model_of(&best.1, &pre);
+        let tr = trace_of(&pre, &m, p + 1);
+        for i in 0..spec.requirements.len() {
+            if !violations(spec, i, &tr)?.is_empty() {
+                return Err(TimedError::Witness(format!(
+                    "a dead-end prefix breaks {}",
+                    spec.requirements[i].id
+                )));
+            }
+        }
+        conflicts.push(RtConflict {
+            requirements: f.requirements.clone(),
+            domain: f
+                .domain
+                .iter()
+                .filter(|d| !d.starts_with('('))
+                .map(|d| d.trim_end_matches(" (next step)").to_string())
+                .collect(),
+            prefix: timeline(&pre, tb, &m, p + 1, None),
+            dead_end_at: p + 1,
+        });
     }
-    Ok(if conflicts.is_empty() {
-        RtInconsistency::NoneUpTo {
-            up_to,
-            time: tb.show(up_to as u64),
-        }
-    } else {
-        RtInconsistency::Found {
-            conflicts,
-            up_to,
-            complete,
-        }
+    conflicts.sort_by_key(|c| (c.dead_end_at, c.requirements.clone()));
+    Ok(RtInconsistency::Found {
+        conflicts,
+        up_to,
+        complete,
     })
 }
 
-/// The minimal hitting sets of `sets` (one element from each), at most `cap` of them;
-/// `[[]]` for no sets. The flag says the cap cut the list.
-fn hitting_sets(sets: &[Vec<String>], cap: usize) -> (Vec<Vec<String>>, bool) {
-    let mut out: Vec<Vec<String>> = vec![Vec::new()];
-    let mut capped = false;
-    for s in sets {
-        let mut next: Vec<Vec<String>> = Vec::new();
-        for h in &out {
-            if s.iter().any(|x| h.contains(x)) {
-                next.push(h.clone());
-                continue;
-            }
-            for x in s {
-                let mut h2 = h.clone();
-                h2.push(x.clone());
-                h2.sort();
-                next.push(h2);
-            }
-        }
-        next.sort();
-        next.dedup();
-        // Keep the minimal ones.
-        let all = next.clone();
-        next.retain(|h| {
-            !all.iter()
-                .any(|g| g != h && g.iter().all(|x| h.contains(x)))
-        });
-        if next.len() > cap {
-            next.truncate(cap);
-            capped = true;
-        }
-        out = next;
+/// The term with the variables in `map` replaced by their terms.
+fn subst(t: &Term, map: &std::collections::HashMap<logic::Symbol, Term>) -> Term {
+    match t {
+        Term::Var(n, _) => map.get(n).cloned().unwrap_or_else(|| t.clone()),
+        Term::App(op, args) => Term::App(*op, args.iter().map(|a| subst(a, map)).collect()),
+        Term::Call(f, args, s) => Term::Call(
+            f.clone(),
+            args.iter().map(|a| subst(a, map)).collect(),
+            s.clone(),
+        ),
+        Term::Let(b, body) => Term::Let(
+            b.iter().map(|(n, v)| (n.clone(), subst(v, map))).collect(),
+            Box::new(subst(body, map)),
+        ),
+        Term::Named(inner, n) => Term::Named(Box::new(subst(inner, map)), n.clone()),
+        other => other.clone(),
     }
-    (out, capped)
 }
 
-/// The spec of "after this prefix, no next step": steps `0..=j` are inputs and every
-/// requirement holds on them (domain constraints over inputs only); step `j+1` is
-/// chosen by the system (its inputs by the environment) and must satisfy the
-/// requirements.
-fn rt_spec(spec: &Spec, u: &Unrolled, j: usize) -> Spec {
-    let next = j + 1;
-    let step_of = |name: &str| split_name(name).map(|(_, t)| t);
-    let mut variables = u.spec.variables.clone();
-    for v in &mut variables {
-        let t = step_of(&v.name).unwrap_or(0);
-        // The prefix is the environment's; at the next step, inputs stay inputs.
-        v.role = if t <= j || v.role == Some(Role::Input) {
-            Some(Role::Input)
-        } else {
-            None
-        };
-    }
-    let mut domain = Vec::new();
-    let steps = |f: &dyn Fn(usize) -> Term, range: std::ops::RangeInclusive<usize>| -> Term {
-        let v: Vec<Term> = range.map(f).collect();
-        if v.len() == 1 {
-            v.into_iter().next().expect("one")
-        } else {
-            Term::App(Op::And, v)
+/// "`x` keeps its step-0 value at the steps of `range`" (with `upto`, only at steps
+/// `t <= upto`).
+fn constant_over(
+    n: &str,
+    srt: &Sort,
+    range: std::ops::RangeInclusive<usize>,
+    upto: Option<&Term>,
+) -> Term {
+    let x0 = Term::Var(var_at(n, 0), srt.clone());
+    let eqs: Vec<Term> = range
+        .filter(|t| *t > 0)
+        .map(|t| {
+            let e = Term::App(
+                Op::Eq,
+                vec![Term::Var(var_at(n, t), srt.clone()), x0.clone()],
+            );
+            match upto {
+                Some(p) => Term::App(
+                    Op::Implies,
+                    vec![Term::App(Op::Le, vec![Term::int(t as i64), p.clone()]), e],
+                ),
+                None => e,
+            }
+        })
+        .collect();
+    Term::App(Op::And, eqs.into_iter().chain([Term::Bool(true)]).collect())
+}
+
+/// The name of the prefix length in the rt spec.
+const RT_LENGTH: &str = "vera.prefix_end";
+
+/// Renames the steps of the transition spec: `@0` is the current state, `@1` the next.
+fn cur_next(t: &Term) -> Term {
+    match t {
+        Term::Var(n, s) => match split_name(n) {
+            Some((base, 0)) => Term::Var(format!("{base}@cur").as_str().into(), s.clone()),
+            Some((base, 1)) => Term::Var(format!("{base}@next").as_str().into(), s.clone()),
+            _ => t.clone(),
+        },
+        Term::App(op, args) => Term::App(*op, args.iter().map(cur_next).collect()),
+        Term::Call(f, args, s) => {
+            Term::Call(f.clone(), args.iter().map(cur_next).collect(), s.clone())
         }
-    };
+        Term::Let(b, body) => Term::Let(
+            b.iter().map(|(n, v)| (n.clone(), cur_next(v))).collect(),
+            Box::new(cur_next(body)),
+        ),
+        Term::Named(inner, n) => Term::Named(Box::new(cur_next(inner)), n.clone()),
+        other => other.clone(),
+    }
+}
+
+/// The spec of "after an allowed prefix, no next step", over all prefix lengths.
+///
+/// Inputs (the environment's choice): the trace `x@0 .. x@(K-1)` with its monitors, the
+/// prefix's last step `p`, and the current state `x@cur` with its monitors, which
+/// equal those at step `p`; every requirement holds at steps `0 ..= p` (domain
+/// constraints over inputs only). The next state `x@next` is the system's (with
+/// `env`, its input variables are the environment's), and the requirements are their conditions at that step,
+/// computed by the monitors from the current state.
+fn rt_spec(spec: &Spec, k: usize, env: bool) -> (Spec, Unrolled) {
+    let pre = unroll(spec, k - 1);
+    let mut free = Vec::new();
+    let tr = super::unroll::transition(spec, &mut free);
+    let mut variables: Vec<Variable> = pre
+        .spec
+        .variables
+        .iter()
+        .map(|v| Variable {
+            role: Some(Role::Input),
+            ..v.clone()
+        })
+        .collect();
+    let mut ctx = pre.spec.context.clone();
+    let p = Term::var(RT_LENGTH, Sort::Int);
+    ctx.declare_const(RT_LENGTH.into(), Sort::Int);
+    variables.push(Variable {
+        name: RT_LENGTH.into(),
+        sort: Sort::Int,
+        unit: None,
+        description: Some("the last step of the prefix".into()),
+        min: None,
+        max: None,
+        role: Some(Role::Input),
+    });
+    // The monitors at the next step are not variables: their definitions are put
+    // into the requirements, so that the system's choice is only the schema's
+    // variables (a learned answer then covers every current state it serves).
+    let mut next_def: std::collections::HashMap<logic::Symbol, Term> = Default::default();
+    for (n, _, d) in &tr.monitors[1] {
+        let d = subst(&cur_next(d), &next_def);
+        if let Term::Var(nn, _) = cur_next(&Term::var(n, Sort::Bool)) {
+            next_def.insert(nn, d);
+        }
+    }
+    for v in &tr.spec.variables {
+        let Term::Var(n, _) = cur_next(&Term::Var(v.name.clone(), v.sort.clone())) else {
+            continue;
+        };
+        if next_def.contains_key(&n) {
+            continue;
+        }
+        let current = n.ends_with("@cur");
+        ctx.declare_const(n.clone(), v.sort.clone());
+        variables.push(Variable {
+            name: n,
+            role: if current || (env && v.role == Some(Role::Input)) {
+                Some(Role::Input)
+            } else {
+                None
+            },
+            ..v.clone()
+        });
+    }
+    let all = |v: Vec<Term>| Term::App(Op::And, v.into_iter().chain([Term::Bool(true)]).collect());
+    let mut domain = Vec::new();
     for d in &spec.domain {
         domain.push(Constraint {
-            id: d.id.clone(),
-            formula: steps(&|t| at(&d.formula, t), 0..=j),
+            formula: all((0..k).map(|t| at(&d.formula, t)).collect()),
             ..d.clone()
         });
         domain.push(Constraint {
             id: format!("{} (next step)", d.id),
-            formula: at(&d.formula, next),
+            formula: cur_next(&at(&d.formula, 1)),
             ..d.clone()
         });
     }
-    for (ti, defs) in [(0..=j), (next..=next)].into_iter().enumerate() {
-        let eqs: Vec<Term> = defs
-            .flat_map(|t| u.monitors[t].iter())
-            .map(|(n, s, def)| {
-                Term::App(Op::Eq, vec![Term::Var(n.clone(), s.clone()), def.clone()])
+    let item = |id: &str, formula: Term| Constraint {
+        id: id.into(),
+        text: None,
+        formula,
+        line: 0,
+    };
+    domain.push(item(
+        "(prefix length)",
+        Term::App(
+            Op::And,
+            vec![
+                Term::App(Op::Ge, vec![p.clone(), Term::int(0)]),
+                Term::App(Op::Le, vec![p.clone(), Term::int(k as i64 - 1)]),
+            ],
+        ),
+    ));
+    let eq = |n: &logic::Symbol, s: &Sort, def: Term| {
+        Term::App(Op::Eq, vec![Term::Var(n.clone(), s.clone()), def])
+    };
+    domain.push(item(
+        "(monitors)",
+        all(pre
+            .monitors
+            .iter()
+            .flatten()
+            .map(|(n, s, d)| eq(n, s, d.clone()))
+            .collect()),
+    ));
+    // The current state is the state at step p, monitors included.
+    let mut select = Vec::new();
+    for j in 0..k {
+        let mut eqs: Vec<Term> = pre
+            .state
+            .iter()
+            .map(|(n, s)| {
+                eq(
+                    &format!("{n}@cur").as_str().into(),
+                    s,
+                    Term::Var(var_at(n, j), s.clone()),
+                )
             })
             .collect();
-        if !eqs.is_empty() {
-            domain.push(Constraint {
-                id: if ti == 0 {
-                    "(monitors)".into()
-                } else {
-                    "(monitors, next step)".into()
-                },
-                text: None,
-                formula: Term::App(Op::And, eqs.into_iter().chain([Term::Bool(true)]).collect()),
-                line: 0,
-            });
+        for (n, s) in &free {
+            let base = split_name(n).map_or(&**n, |(b, _)| b);
+            eqs.push(eq(
+                &format!("{base}@cur").as_str().into(),
+                s,
+                Term::Var(var_at(base, j), s.clone()),
+            ));
         }
+        select.push(Term::App(
+            Op::Implies,
+            vec![
+                Term::App(Op::Eq, vec![p.clone(), Term::int(j as i64)]),
+                all(eqs),
+            ],
+        ));
     }
+    domain.push(item("(current state)", all(select)));
     let mut requirements = Vec::new();
     for (i, r) in spec.requirements.iter().enumerate() {
-        let ok = &u.ok[i];
-        if ok.is_empty() {
+        if pre.ok[i].is_empty() {
             continue;
         }
         domain.push(Constraint {
             id: format!("{} (prefix)", r.id),
             text: None,
-            formula: Term::App(
-                Op::And,
-                ok[..=j].iter().cloned().chain([Term::Bool(true)]).collect(),
-            ),
+            formula: all(pre.ok[i]
+                .iter()
+                .enumerate()
+                .map(|(t, ok)| {
+                    Term::App(
+                        Op::Implies,
+                        vec![
+                            Term::App(Op::Le, vec![Term::int(t as i64), p.clone()]),
+                            ok.clone(),
+                        ],
+                    )
+                })
+                .collect()),
             line: r.line,
         });
         requirements.push(Requirement {
-            formula: Some(ok[next].clone()),
+            formula: Some(subst(&cur_next(&tr.ok[i][1]), &next_def)),
             shape: Shape::Invariant,
             timed: None,
             ..r.clone()
         });
     }
-    Spec {
+    let rt = Spec {
         variables,
         domain,
         requirements,
-        ..u.spec.clone()
-    }
+        context: ctx,
+        ..pre.spec.clone()
+    };
+    (rt, pre)
 }

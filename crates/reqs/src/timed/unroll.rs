@@ -139,6 +139,9 @@ struct Monitor<'a> {
     k: usize,
     defs: &'a mut Vec<Vec<(Symbol, Sort, Term)>>,
     conj: Vec<Term>,
+    /// Leave the monitors at step 0 undefined (any value): the transition from an
+    /// arbitrary state, for the rt-inconsistency check.
+    free_first: Option<&'a mut Vec<(Symbol, Sort)>>,
 }
 
 impl Monitor<'_> {
@@ -146,6 +149,10 @@ impl Monitor<'_> {
     fn def(&mut self, name: &str, t: usize, sort: Sort, value: Term) -> Term {
         let sym = var_at(&format!("vera.{}.{name}", self.index), t);
         let v = Term::Var(sym.clone(), sort.clone());
+        if let (0, Some(free)) = (t, self.free_first.as_deref_mut()) {
+            free.push((sym, sort));
+            return v;
+        }
         self.conj
             .push(Term::App(Op::Eq, vec![v.clone(), value.clone()]));
         self.defs[t].push((sym, sort, value));
@@ -257,15 +264,21 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
             (0..=k).map(|t| implies(fires[t].clone(), r(t))).collect()
         }
         Timing::NotBefore(0) => vec![Term::Bool(true); k + 1],
-        Timing::Next => (0..=k)
-            .map(|t| {
-                if t == 0 {
-                    Term::Bool(true)
-                } else {
-                    implies(fires[t - 1].clone(), r(t))
-                }
-            })
-            .collect(),
+        Timing::Next => {
+            // "Fired at the step before" is monitor state, so that a state and its
+            // monitors say everything the next step depends on.
+            let fz = fires.clone();
+            let fired = m.flags("fired", |t| fz[t].clone(), |t, _| fz[t].clone());
+            (0..=k)
+                .map(|t| {
+                    if t == 0 {
+                        Term::Bool(true)
+                    } else {
+                        implies(fired[t - 1].clone(), r(t))
+                    }
+                })
+                .collect()
+        }
         Timing::Within(d) => {
             let d = *d as i64;
             let fz = fires.clone();
@@ -348,6 +361,16 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
 /// A spec without a `[time]` table is unrolled too (its requirements must hold at
 /// every step), which is only useful in tests.
 pub fn unroll(spec: &Spec, k: usize) -> Unrolled {
+    unroll_with(spec, k, None)
+}
+
+/// The transition from an arbitrary state: steps 0 and 1, with the monitors at step 0
+/// left undefined (listed in `free`).
+pub fn transition(spec: &Spec, free: &mut Vec<(Symbol, Sort)>) -> Unrolled {
+    unroll_with(spec, 1, Some(free))
+}
+
+fn unroll_with(spec: &Spec, k: usize, mut free: Option<&mut Vec<(Symbol, Sort)>>) -> Unrolled {
     let state: Vec<(Symbol, Sort)> = spec
         .variables
         .iter()
@@ -396,6 +419,7 @@ pub fn unroll(spec: &Spec, k: usize) -> Unrolled {
                 k,
                 defs: &mut monitors,
                 conj: Vec::new(),
+                free_first: free.as_deref_mut(),
             };
             let (fires, ok) = compile(p, &mut m);
             if !m.conj.is_empty() {
@@ -445,6 +469,20 @@ pub fn unroll(spec: &Spec, k: usize) -> Unrolled {
             ok_all.push(Vec::new());
         }
         requirements.push(out);
+    }
+    let free_decls: Vec<(Symbol, Sort)> = free.as_deref().cloned().unwrap_or_default();
+    for (n, s) in &free_decls {
+        counters |= *s == Sort::Int;
+        ctx.declare_const(n.clone(), s.clone());
+        variables.push(Variable {
+            name: n.clone(),
+            sort: s.clone(),
+            unit: None,
+            description: Some("monitor".into()),
+            min: None,
+            max: None,
+            role: None,
+        });
     }
     for step in &monitors {
         for (n, s, _) in step {
