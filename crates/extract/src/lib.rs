@@ -1,5 +1,7 @@
 //! Requirement lists from the files teams keep requirements in: documents (plain text
 //! extracted from a PDF, Markdown), FRET requirement JSON, Hanfor CSV and ReqIF 1.2.
+//! Ultimate/Hanfor `.req` pattern files are turned into vera's timed spec format by
+//! [`req_to_spec`] (the mapping is in the docs of `src/req.rs`).
 //!
 //! Extraction is deterministic: no language model is involved, and the same bytes give
 //! the same list. Every [`Requirement`] keeps where it came from (file and line, or file
@@ -11,8 +13,10 @@
 mod doc;
 mod fret;
 mod hanfor;
+mod req;
 mod reqif;
 
+pub use req::{req_to_spec, ExpectedResult, ReqError, ReqImport};
 use serde::Serialize;
 
 /// How sure the extractor is that a piece of text is a requirement.

@@ -1,6 +1,7 @@
 //! `vera extract` end to end: the TOML spec it prints (golden), what vera's spec loader
 //! makes of it, `-o` (atomic, never over an input or an existing file without --force),
-//! and exit codes 0, 1 and 2 with located errors.
+//! and exit codes 0, 1 and 2 with located errors; Ultimate `.req` files imported as timed
+//! specs (`--tick`, notes, every error at once, no JSON).
 
 mod common;
 use common::{root, vera};
@@ -105,4 +106,191 @@ fn exit_codes_and_bad_input() {
         "{err}"
     );
     let _ = root();
+}
+
+const REQ: &str = "crates/extract/tests/data/ultimate-req/ex-rtinconsistent-01.req";
+
+/// `text` written as `name` in `dir`; its path as a string.
+fn write_in(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_req_file_imports_to_a_timed_spec_that_audit_loads() {
+    let (code, out, err) = vera(&["extract", REQ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "2 requirements imported from {REQ} (read as Ultimate .req): a timed spec with 3 variables"
+        )),
+        "{err}"
+    );
+    assert!(out.contains("[time]\ntick = \"1 s\"\n"), "{out}");
+    assert!(out.contains("id = \"req1\""), "{out}");
+    assert!(
+        out.contains("[requirements.timed]\nif = \"B\"\nthen = \"C\"\nwithin = \"5 s\"\n"),
+        "{out}"
+    );
+    // vera's timed spec loader reads it (exit 2 would be bad input).
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_in(dir.path(), "spec.toml", &out);
+    let (code, audit, err) = vera(&["audit", "--no-rt", &spec]);
+    assert_ne!(code, 2, "{audit}\n{err}");
+    assert!(audit.contains("2 requirements on traces"), "{audit}\n{err}");
+    // `--from req` reads a file of another name the same way.
+    let txt = write_in(
+        dir.path(),
+        "reqs.txt",
+        &std::fs::read_to_string(common::root().join(REQ)).unwrap(),
+    );
+    let (code, same, err) = vera(&["extract", &txt, "--from", "req"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(read as Ultimate .req)"), "{err}");
+    assert_eq!(
+        same.replace(&txt, REQ)
+            .replace("\"reqs\"", "\"ex-rtinconsistent-01\""),
+        out
+    );
+}
+
+#[test]
+fn req_notes_go_to_standard_error_and_into_the_spec() {
+    let file = "crates/extract/tests/data/ultimate-req/bug-524.req";
+    let (code, out, err) = vera(&["extract", file]);
+    assert_eq!(code, 0, "{err}");
+    let note = "req2: \"once P becomes satisfied\" is read with `when`";
+    assert!(err.contains(&format!("note: {note}")), "{err}");
+    assert!(err.contains("(1 note above)"), "{err}");
+    assert!(out.contains(&format!("# note: {note}")), "{out}");
+    // A file without requirements: nothing to check, exit 1.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write_in(dir.path(), "empty.req", "Input A is bool\n");
+    let (code, out, err) = vera(&["extract", &empty]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("note: the file has no requirements"), "{err}");
+    assert!(err.contains("0 requirements found in"), "{err}");
+    assert!(out.contains("[time]"), "{out}");
+}
+
+#[test]
+fn req_output_file_needs_force_and_is_never_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("spec.toml");
+    let o = out.to_str().unwrap();
+    let (code, stdout, err) = vera(&["extract", REQ, "-o", o]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(err.contains("2 requirements imported from"), "{err}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(written, vera(&["extract", REQ]).1);
+    // An existing file needs --force.
+    let (code, _, err) = vera(&["extract", REQ, "-o", o, "--tick", "500 ms"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), written);
+    let (code, _, err) = vera(&["extract", REQ, "-o", o, "--tick", "500 ms", "--force"]);
+    assert_eq!(code, 0, "{err}");
+    let replaced = std::fs::read_to_string(&out).unwrap();
+    assert!(replaced.contains("tick = \"500 ms\""), "{replaced}");
+    // Never over the input, not even with --force.
+    let input = write_in(dir.path(), "in.req", &written_req());
+    let (code, _, err) = vera(&["extract", &input, "-o", &input, "--force"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is an input"), "{err}");
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), written_req());
+}
+
+/// The text of [`REQ`].
+fn written_req() -> String {
+    std::fs::read_to_string(common::root().join(REQ)).unwrap()
+}
+
+#[test]
+fn req_errors_are_listed_at_once_with_their_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write_in(
+        dir.path(),
+        "bad.req",
+        "Input A is bool\nInput B is bool\n\n\
+         req1: Globally, it is always the case that if \"A\" holds then \"B\" eventually holds\n\
+         req2: Globally, it is always the case that if \"A\" holds then \"B\" holds after at most \"5\" time units\n\
+         req3: Sometimes \"A\" holds\n",
+    );
+    let out = dir.path().join("spec.toml");
+    let (code, stdout, err) = vera(&["extract", &bad, "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        err.contains(&format!(
+            "{bad}:4:17: pattern not supported: ResponsePattern"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{bad}:6:7: expected a scope")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "error: {bad} cannot be imported: the errors above"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("imported from"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+}
+
+#[test]
+fn req_tick() {
+    let (code, out, err) = vera(&["extract", REQ, "--tick", "500 ms"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[time]\ntick = \"500 ms\"\n"), "{out}");
+    assert!(out.contains("within = \"5 s\""), "{out}");
+    // Not a duration: exit 2, nothing printed.
+    let (code, out, err) = vera(&["extract", REQ, "--tick", "soon"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("the tick \"soon\" is not a duration"), "{err}");
+    // A duration that is not a whole number of ticks.
+    let (code, _, err) = vera(&["extract", REQ, "--tick", "3 s"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{REQ}:")), "{err}");
+    // Only for .req files.
+    for args in [
+        &[
+            "extract",
+            "crates/extract/testdata/docs/lighting.md",
+            "--tick",
+            "1 s",
+        ][..],
+        &[
+            "extract",
+            "crates/extract/testdata/docs/lighting.md",
+            "--tick",
+            "1 s",
+            "--from",
+            "markdown",
+        ][..],
+    ] {
+        let (code, out, err) = vera(args);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains("--tick sets the time step of a spec imported from an Ultimate .req file"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn req_has_no_json_output() {
+    let (code, out, err) = vera(&["extract", REQ, "--format", "json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("--format json is not available for an Ultimate .req file"),
+        "{err}"
+    );
 }
