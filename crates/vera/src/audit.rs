@@ -174,19 +174,16 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     }))
 }
 
-/// True when the file is a TOML spec with a `[time]` table (read cheaply; the real
-/// load reports any problem).
+/// True when the file is a TOML spec with a `[time]` table or a timed requirement.
+/// A file that does not load is not timed here: the plain path reports its problems
+/// (the same parser, so the same messages).
 fn is_timed(path: &Path) -> bool {
     let is_toml = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     is_toml
-        && safefile::read_text(path).is_ok_and(|t| {
-            t.lines().any(|l| {
-                let l = l.trim();
-                l == "[time]" || l.starts_with("[time.") || l == "[requirements.timed]"
-            })
-        })
+        && reqs::load(path)
+            .is_ok_and(|s| s.time.is_some() || s.requirements.iter().any(|r| r.timed.is_some()))
 }
 
 /// [`load_or_report`] for the commands that check formulas: a spec without a single

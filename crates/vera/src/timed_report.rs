@@ -185,6 +185,18 @@ fn rt_text(o: &mut String, r: &RtInconsistency, env: bool) {
                     .last()
                     .map(|row| row.to_time.clone())
                     .unwrap_or_default();
+                if c.dead_end_at == 0 {
+                    o.push_str(&format!(
+                        "  {}: in the very first state, {}\n",
+                        c.requirements.join(", "),
+                        if env {
+                            "the environment can choose inputs for which no outputs satisfy them"
+                        } else {
+                            "no state satisfies them"
+                        }
+                    ));
+                    continue;
+                }
                 o.push_str(&format!(
                     "  {}{}: every requirement holds on this prefix, and {} at step {} ({at}):\n",
                     c.requirements.join(", "),
@@ -377,11 +389,23 @@ impl Report for TimedRun {
         for a in &r.requirements {
             self.requirement_lines(a, &mut o);
         }
-        if o.len() == before {
+        let all_clear = matches!(r.consistency, TimedConsistency::Consistent { .. })
+            && r.requirements.iter().all(|a| {
+                matches!(a.vacuity, Vacuity::Reachable | Vacuity::NotApplicable)
+                    && matches!(a.violatability, TimedViolatability::Violatable { .. })
+                    && matches!(a.redundancy, TimedRedundancy::NotRedundant { .. })
+            });
+        if o.len() == before && all_clear {
             o.push_str(&format!(
                 "every requirement can fire, can be broken and is not implied by the others within {} steps\n",
                 r.horizon.steps
             ));
+        } else if !matches!(r.consistency, TimedConsistency::Consistent { .. }) {
+            o.push_str(
+                "vacuity under the other requirements and redundancy are not checked while the requirements have no run together\n",
+            );
+        } else if !all_clear && o.len() == before {
+            o.push_str("some checks did not run or gave no answer: see --format json\n");
         }
         if !r.not_formalized.is_empty() {
             o.push_str(&format!(

@@ -31,6 +31,7 @@ use std::sync::Mutex;
 const TAGS: &[&str] = &[
     "vera.ambiguity.v1",
     "vera.ask.v1",
+    "vera.audit-timed.v1",
     "vera.audit.v1",
     "vera.c-segments.v1",
     "vera.c-strength.v1",
@@ -66,6 +67,8 @@ const TAGS: &[&str] = &[
 static FRAMA_C: Mutex<()> = Mutex::new(());
 
 const HEMO: &str = "examples/hemodialysis/hemodialysis.toml";
+const HEMO_TIMED: &str = "examples/hemodialysis/hemodialysis-timed.toml";
+const TIMED_RT: &str = "crates/vera/tests/fixtures/timed-rt.toml";
 const CRA: &str = "testdata/fees-dataset/cra-25";
 const CRA_BOUNDS: &str = "examples/fees/cra-bounds.json";
 const SIN_EXCEPTION: &str = "sin_exception=(< sin 900000000)";
@@ -455,6 +458,152 @@ fn audit_payloads() {
     let realizability = statuses(&runs, "/realizability/status");
     assert!(realizability.contains(&"unrealizable") && realizability.contains(&"realizable"));
     assert!(statuses(&runs, "/solver").contains(&"cvc5"));
+}
+
+/// `vera audit` on specs with a `[time]` table: the audits on traces.
+#[test]
+fn audit_timed_payloads() {
+    let tag = "vera.audit-timed.v1";
+    let runs = [
+        // Consistent with a looping witness, rt-inconsistent (Ultimate's
+        // ex-rtinconsistent-01), no roles: the environment is not checked.
+        check(tag, &["audit", TIMED_RT], &[1]),
+        // Inconsistent: rt-inconsistency and the environment not checked.
+        check(
+            tag,
+            &[
+                "audit",
+                "crates/vera/tests/fixtures/timed-inconsistent.toml",
+                "--all-conflicts",
+                "3",
+            ],
+            &[1],
+        ),
+        // Input roles: dead ends the environment can force. Exit status 0 is accepted
+        // because an environment conflict does not make findings yet (see
+        // timed_cli.rs, `an_environment_conflict_is_a_finding`).
+        check(
+            tag,
+            &[
+                "audit",
+                "crates/vera/tests/fixtures/timed-env.toml",
+                "--witnesses",
+            ],
+            &[0, 1],
+        ),
+        // No findings.
+        check(
+            tag,
+            &[
+                "audit",
+                "crates/vera/tests/fixtures/timed-ok.toml",
+                "--no-rt",
+            ],
+            &[0],
+        ),
+        // A horizon shorter than the requirement's durations, with the other solver.
+        check(
+            tag,
+            &["audit", TIMED_RT, "--horizon", "3 s", "--solver", "cvc5"],
+            &[1],
+        ),
+        // The repository's example: units, enums, named durations, input roles.
+        check(tag, &["audit", HEMO_TIMED], &[0, 1]),
+    ];
+    let consistency = statuses(&runs, "/consistency/status");
+    assert!(
+        consistency.contains(&"consistent") && consistency.contains(&"inconsistent"),
+        "{consistency:?}"
+    );
+    let rt = statuses(&runs, "/rt_inconsistency/status");
+    for s in ["found", "none-up-to", "not-checked"] {
+        assert!(rt.contains(&s), "rt_inconsistency {s}: {rt:?}");
+    }
+    let env = statuses(&runs, "/environment/status");
+    for s in ["found", "not-checked"] {
+        assert!(env.contains(&s), "environment {s}: {env:?}");
+    }
+    assert!(statuses(&runs, "/solver").contains(&"cvc5"));
+    // The witnesses: a looping one, the rt prefix, the environment's prefix, a unit.
+    assert!(runs[0]["consistency"]["witness"]["loops_to"].is_u64());
+    assert_eq!(
+        runs[0]["rt_inconsistency"]["conflicts"][0]["requirements"],
+        serde_json::json!(["req1", "req2"])
+    );
+    assert!(!runs[4]["bound_too_small"].as_array().unwrap().is_empty());
+    assert!(runs[2]["environment"]["conflicts"][0]["prefix"]["rows"].is_array());
+    assert!(
+        runs[5].to_string().contains("\"unit\":\"mL\""),
+        "no witness row carries a unit"
+    );
+}
+
+/// A timed payload with a field missing, an unknown status or a loop without its time
+/// is rejected.
+#[test]
+fn validation_rejects_a_broken_timed_payload() {
+    let tag = "vera.audit-timed.v1";
+    let (_, good, _) = run(&["audit", TIMED_RT, "--format", "json"]);
+    assert_valid(tag, &good, "the unbroken payload");
+    let broken = |f: &dyn Fn(&mut Value)| {
+        let mut j = good.clone();
+        f(&mut j);
+        errors(tag, &j)
+    };
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "a required field deleted",
+            broken(&|j| {
+                j.as_object_mut().unwrap().remove("environment");
+            }),
+            "environment",
+        ),
+        (
+            "an unknown rt status",
+            broken(&|j| j["rt_inconsistency"]["status"] = Value::from("probably-fine")),
+            "/rt_inconsistency",
+        ),
+        (
+            "a dead end without its prefix",
+            broken(&|j| {
+                j["rt_inconsistency"]["conflicts"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("prefix");
+            }),
+            "/rt_inconsistency",
+        ),
+        (
+            "a loop without its time",
+            broken(&|j| {
+                j["consistency"]["witness"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("loops_to_time");
+            }),
+            "/consistency",
+        ),
+        (
+            "a negative step",
+            broken(&|j| j["horizon"]["steps"] = Value::from(-1)),
+            "/horizon/steps",
+        ),
+        (
+            "an unknown field in a trace row",
+            broken(&|j| {
+                j["requirements"][0]["violatability"]["trace"]["rows"][0]["note"] = Value::from("x")
+            }),
+            "/requirements/0/violatability",
+        ),
+    ];
+    for (what, errs, mention) in cases {
+        assert!(!errs.is_empty(), "{what}: accepted");
+        assert!(
+            errs.iter().any(|e| e.contains(mention)),
+            "{what}: no error mentions {mention}:\n{}",
+            errs.join("\n")
+        );
+    }
 }
 
 #[test]

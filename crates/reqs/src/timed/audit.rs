@@ -38,7 +38,7 @@ pub struct TimedOptions {
     /// The horizon in steps (default: from the spec's `horizon`, else derived).
     pub horizon: Option<usize>,
     /// Look for rt-inconsistency at prefix lengths up to this many steps (default: the
-    /// horizon, at most 40).
+    /// longest requirement's need, within the horizon; never more than the horizon).
     pub rt_horizon: Option<usize>,
     /// Skip the rt-inconsistency check.
     pub no_rt: bool,
@@ -263,10 +263,12 @@ impl TimedReport {
     /// True when anything is wrong or unknown.
     pub fn has_findings(&self) -> bool {
         !matches!(self.consistency, TimedConsistency::Consistent { .. })
-            || !matches!(
-                self.rt_inconsistency,
-                RtInconsistency::NoneUpTo { .. } | RtInconsistency::NotChecked { .. }
-            )
+            || [&self.rt_inconsistency, &self.environment].iter().any(|r| {
+                !matches!(
+                    r,
+                    RtInconsistency::NoneUpTo { .. } | RtInconsistency::NotChecked { .. }
+                )
+            })
             || self.requirements.iter().any(|r| {
                 matches!(
                     r.vacuity_domain,
@@ -566,6 +568,9 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                     at: first,
                 }
             }
+            Violatability::ImpliedByDomain { .. } if !fits => TimedViolatability::Unknown {
+                reason: format!("bound too small for {}: it needs {} steps", r.id, needs(r)),
+            },
             Violatability::ImpliedByDomain { because } => TimedViolatability::ImpliedByDomain {
                 because: hide(because.clone()),
             },
@@ -609,7 +614,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
     }
 
     let longest = spec.requirements.iter().map(needs).max().unwrap_or(1);
-    let rt_k = options.rt_horizon.unwrap_or(k.min(longest + 2));
+    let rt_k = options.rt_horizon.unwrap_or(longest + 2).min(k);
     let not_run = if options.no_rt {
         Some("not asked for")
     } else if !matches!(consistency, TimedConsistency::Consistent { .. }) {
@@ -631,7 +636,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         None if !has_inputs => RtInconsistency::NotChecked {
             reason: "no variable has role = \"input\"".into(),
         },
-        None => match rt_check(spec, tb, options, rt_k, true)? {
+        None => match with_first_state(spec, options, rt_check(spec, tb, options, rt_k, true)?)? {
             // A set already rt-inconsistent needs no environment: only the others.
             RtInconsistency::Found {
                 mut conflicts,
@@ -708,7 +713,7 @@ fn consistent_witness(
                 ],
             ));
         }
-        Term::App(Op::And, eqs)
+        Term::App(Op::And, eqs.into_iter().chain([Term::Bool(true)]).collect())
     };
     let mut found = None;
     if k >= 1 {
@@ -920,6 +925,71 @@ fn rt_check(
     })
 }
 
+/// Adds the environment's dead ends in the very first state (no prefix): inputs at
+/// step 0 for which no outputs satisfy the requirements there.
+fn with_first_state(
+    spec: &Spec,
+    options: &TimedOptions,
+    found: RtInconsistency,
+) -> Result<RtInconsistency, TimedError> {
+    let u = unroll(spec, 0);
+    let mut ro = RealizeOptions::new(options.audit.solver.clone());
+    ro.max_conflicts = 20;
+    let first = match realizability(&u.spec, &ro)? {
+        Realizability::Unrealizable { conflicts, .. } => conflicts,
+        Realizability::Unknown { reason } => return Ok(RtInconsistency::Unknown { reason }),
+        _ => Vec::new(),
+    };
+    if first.is_empty() {
+        return Ok(found);
+    }
+    let mut at0: Vec<RtConflict> = first
+        .into_iter()
+        .map(|f| RtConflict {
+            requirements: f.requirements,
+            domain: f
+                .domain
+                .into_iter()
+                .filter(|d| !u.monitor_ids.contains(d))
+                .collect(),
+            prefix: Timeline {
+                steps: 0,
+                rows: Vec::new(),
+                loops_to: None,
+                loops_to_time: None,
+            },
+            dead_end_at: 0,
+        })
+        .collect();
+    Ok(match found {
+        RtInconsistency::Found {
+            conflicts,
+            up_to,
+            complete,
+        } => {
+            for c in conflicts {
+                if !at0
+                    .iter()
+                    .any(|a| a.requirements.iter().all(|x| c.requirements.contains(x)))
+                {
+                    at0.push(c);
+                }
+            }
+            RtInconsistency::Found {
+                conflicts: at0,
+                up_to,
+                complete,
+            }
+        }
+        RtInconsistency::NoneUpTo { up_to, .. } => RtInconsistency::Found {
+            conflicts: at0,
+            up_to,
+            complete: true,
+        },
+        other => other,
+    })
+}
+
 /// The term with the variables in `map` replaced by their terms.
 fn subst(t: &Term, map: &std::collections::HashMap<logic::Symbol, Term>) -> Term {
     match t {
@@ -1013,6 +1083,13 @@ fn rt_spec(spec: &Spec, k: usize, env: bool) -> (Spec, Unrolled) {
         })
         .collect();
     let mut ctx = pre.spec.context.clone();
+    // The prefix length is an Int: the logic must have integers.
+    let logic = match pre.spec.logic.as_str() {
+        l if l.contains("LIA") || l.contains("LIRA") => l.to_string(),
+        l if l.contains("LRA") => l.replace("LRA", "LIRA"),
+        _ => "ALL".to_string(),
+    };
+    ctx.set_logic(&logic);
     let p = Term::var(RT_LENGTH, Sort::Int);
     ctx.declare_const(RT_LENGTH.into(), Sort::Int);
     variables.push(Variable {
@@ -1160,6 +1237,7 @@ fn rt_spec(spec: &Spec, k: usize, env: bool) -> (Spec, Unrolled) {
         domain,
         requirements,
         context: ctx,
+        logic,
         ..pre.spec.clone()
     };
     (rt, pre)

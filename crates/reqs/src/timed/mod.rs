@@ -146,14 +146,27 @@ fn parse_quantity(t: &str) -> Result<(BigRational, Option<Unit>), String> {
     if num.starts_with('-') {
         return Err(format!("`{t}`: a duration cannot be negative"));
     }
-    let num = num.strip_prefix('+').unwrap_or(num);
-    if num.is_empty() || num.matches('.').count() > 1 || !num.bytes().any(|b| b.is_ascii_digit()) {
-        return Err(format!("`{t}` does not start with a number"));
+    // Digits, at most one point, digits on both sides of it: `5`, `2.5`.
+    let well_formed = {
+        let mut parts = num.split('.');
+        let int = parts.next().unwrap_or("");
+        let frac = parts.next();
+        parts.next().is_none()
+            && !int.is_empty()
+            && int.bytes().all(|b| b.is_ascii_digit())
+            && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if !well_formed {
+        return Err(format!(
+            "`{t}` does not start with a number (write e.g. \"5 s\" or \"2.5 s\")"
+        ));
     }
     if num.len() > 30 {
         return Err(format!("`{t}`: the number is too long"));
     }
-    let value = logic::elab::parse_decimal(num);
+    let Some(value) = logic::elab::try_parse_decimal(num) else {
+        return Err(format!("`{t}` does not start with a number"));
+    };
     if unit_text.is_empty() {
         return Err(format!(
             "`{t}` has no unit: write e.g. \"{num} s\" or \"{num} ticks\""
@@ -397,6 +410,11 @@ mod tests {
         assert!(b.duration("abc").unwrap_err().contains("LIMIT"));
         assert!(b.duration("1000 h").unwrap_err().contains("at most"));
         assert!(b.duration("99999999999999999999999999999999999 s").is_err());
+        for bad in [
+            "5-3 s", "+-5 s", "5+ s", "++5 s", ".5 s", "5. s", "1.2.3 s", "+5 s",
+        ] {
+            assert!(b.duration(bad).is_err(), "{bad}");
+        }
         let ms = base("100 ms");
         assert_eq!(ms.duration("1.5 s"), Ok(15));
         assert_eq!(ms.show(15), "1500 ms");

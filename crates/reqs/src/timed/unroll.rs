@@ -434,7 +434,11 @@ fn unroll_with(spec: &Spec, k: usize, mut free: Option<&mut Vec<(Symbol, Sort)>>
             }
             ok_all.push(ok.clone());
             let response = and(ok);
-            let always = matches!(p.trigger, Trigger::Always) && matches!(p.scope, Scope::Globally);
+            // A prohibition (`then = "false"`) is meant never to fire: it has no trigger
+            // to be vacuous, like an invariant.
+            let always = (matches!(p.trigger, Trigger::Always)
+                && matches!(p.scope, Scope::Globally))
+                || p.response == Term::Bool(false);
             out.formula = Some(response.clone());
             out.shape = if always {
                 Shape::Invariant
