@@ -340,3 +340,276 @@ pub fn connected_spec_text(n: usize) -> String {
     }
     out
 }
+
+/// Boolean inputs and outputs of [`timed_spec`]'s schema.
+const TIMED_INPUTS: usize = 16;
+const TIMED_OUTPUTS: usize = 24;
+
+/// The TOML text of a timed spec (docs/timed.md) with `n` timed requirements,
+/// deterministic from `seed`, for benchmarks of the unrolling and the audits on traces.
+///
+/// The schema: `tick = "1 s"`, 16 Boolean inputs `in0 ..`, 24 Boolean outputs `out0 ..`,
+/// three bounded numeric inputs (`temp` and `pressure` Real, `level` Int) and two
+/// bounded numeric outputs (`speed` Int in `[0, 10]`, `rate` Real in `[0, 50]`).
+/// Scopes, triggers and `until`/`before` conditions are state formulas over the inputs;
+/// each requirement's response is over one output (`out<i mod 24>`), sometimes with an
+/// upper bound on `speed` or `rate`. The pattern kinds are mixed: global, `while` and
+/// `after` (sometimes with `until`) scopes; `if`, `when`, `held_for`, `within_last`,
+/// `initially` and no trigger; immediate, `next`, `within`, `for`, `not_before`,
+/// `until` and `before` timings; durations of 1 to 10 s (each requirement needs at
+/// most 22 steps).
+///
+/// The spec is consistent whatever the inputs do: every response is "the output on
+/// (and the bound met)", or for `not_before` its negation, so that the trace with every
+/// output on and `speed`, `rate` at 0 satisfies every requirement at every step (and
+/// loops).
+pub fn timed_spec(n: usize, seed: u64) -> String {
+    let mut rng = Mix(seed ^ 0x7173_ed00_0000_0001);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "[spec]\nname = \"generated timed spec with {n} requirements (seed {seed})\"\n\n[time]\ntick = \"1 s\"\n"
+    );
+    for j in 0..TIMED_INPUTS {
+        let _ = write!(
+            out,
+            "\n[[variables]]\nname = \"in{j}\"\nsort = \"Bool\"\nrole = \"input\"\n"
+        );
+    }
+    for j in 0..TIMED_OUTPUTS {
+        let _ = write!(
+            out,
+            "\n[[variables]]\nname = \"out{j}\"\nsort = \"Bool\"\nrole = \"output\"\n"
+        );
+    }
+    for (name, sort, unit, max, role) in [
+        ("temp", "Real", "degC", 200, "input"),
+        ("pressure", "Real", "kPa", 1000, "input"),
+        ("level", "Int", "mm", 100, "input"),
+        ("speed", "Int", "rpm", 10, "output"),
+        ("rate", "Real", "mL/h", 50, "output"),
+    ] {
+        let _ = write!(
+            out,
+            "\n[[variables]]\nname = \"{name}\"\nsort = \"{sort}\"\nunit = \"{unit}\"\nmin = 0\nmax = {max}\nrole = \"{role}\"\n"
+        );
+    }
+    // A state formula over the inputs.
+    let cond = |rng: &mut Mix| -> String {
+        let a = rng.below(TIMED_INPUTS);
+        match rng.below(8) {
+            0..=2 => format!("in{a}"),
+            3 => format!("(not in{a})"),
+            4 => {
+                let b = (a + 1 + rng.below(TIMED_INPUTS - 1)) % TIMED_INPUTS;
+                format!("(and in{a} in{b})")
+            }
+            5 => format!("(> temp {}.5)", 20 + 10 * rng.below(17)),
+            6 => format!("(< pressure {})", 100 + 50 * rng.below(17)),
+            _ => format!("(>= level {})", 10 + 5 * rng.below(17)),
+        }
+    };
+    let secs = |rng: &mut Mix| 1 + rng.below(10);
+    for i in 0..n {
+        let o = i % TIMED_OUTPUTS;
+        let response = match rng.below(5) {
+            0 => format!("(and out{o} (<= speed {}))", rng.below(10)),
+            1 => format!("(and out{o} (<= rate {}.5))", rng.below(50)),
+            _ => format!("out{o}"),
+        };
+        let mut keys = String::new();
+        let mut words = Vec::new();
+        match rng.below(20) {
+            0..=9 => {}
+            10..=14 => {
+                let c = cond(&mut rng);
+                words.push(format!("while {c}"));
+                let _ = writeln!(keys, "scope_while = \"{c}\"");
+            }
+            15..=18 => {
+                let c = cond(&mut rng);
+                words.push(format!("after {c}"));
+                let _ = writeln!(keys, "scope_after = \"{c}\"");
+            }
+            _ => {
+                let (a, b) = (cond(&mut rng), cond(&mut rng));
+                words.push(format!("after {a} until {b}"));
+                let _ = writeln!(keys, "scope_after = \"{a}\"\nscope_until = \"{b}\"");
+            }
+        }
+        match rng.below(20) {
+            0..=1 => words.push("always".into()),
+            2 => {
+                words.push("initially".into());
+                keys.push_str("initially = true\n");
+            }
+            3..=8 => {
+                let c = cond(&mut rng);
+                words.push(format!("if {c}"));
+                let _ = writeln!(keys, "if = \"{c}\"");
+            }
+            9..=12 => {
+                let c = cond(&mut rng);
+                words.push(format!("when {c} becomes true"));
+                let _ = writeln!(keys, "when = \"{c}\"");
+            }
+            13..=16 => {
+                let (c, d) = (cond(&mut rng), secs(&mut rng));
+                words.push(format!("if {c} has held for {d} s"));
+                let _ = writeln!(keys, "if = \"{c}\"\nheld_for = \"{d} s\"");
+            }
+            _ => {
+                let (c, d) = (cond(&mut rng), secs(&mut rng));
+                words.push(format!("if {c} held within the last {d} s"));
+                let _ = writeln!(keys, "if = \"{c}\"\nwithin_last = \"{d} s\"");
+            }
+        }
+        let then = match rng.below(20) {
+            0..=3 => {
+                words.push(format!("{response} shall hold"));
+                response
+            }
+            4..=5 => {
+                words.push(format!("{response} shall hold at the next step"));
+                keys.push_str("next = true\n");
+                response
+            }
+            6..=9 => {
+                let d = secs(&mut rng);
+                words.push(format!("{response} shall hold within {d} s"));
+                let _ = writeln!(keys, "within = \"{d} s\"");
+                response
+            }
+            10..=12 => {
+                let d = secs(&mut rng);
+                words.push(format!("{response} shall hold for {d} s"));
+                let _ = writeln!(keys, "for = \"{d} s\"");
+                response
+            }
+            13..=14 => {
+                // "The negation does not hold for d s": the response is kept.
+                let d = secs(&mut rng);
+                words.push(format!("{response} shall not be dropped before {d} s"));
+                let _ = writeln!(keys, "not_before = \"{d} s\"");
+                format!("(not {response})")
+            }
+            15..=18 => {
+                let c = cond(&mut rng);
+                words.push(format!("{response} shall hold until {c}"));
+                let _ = writeln!(keys, "until = \"{c}\"");
+                response
+            }
+            _ => {
+                let c = cond(&mut rng);
+                words.push(format!("{response} shall hold before {c}"));
+                let _ = writeln!(keys, "before = \"{c}\"");
+                response
+            }
+        };
+        let _ = write!(
+            out,
+            "\n[[requirements]]\nid = \"T-{i}\"\ntext = \"{}.\"\n[requirements.timed]\n{keys}then = \"{then}\"\n",
+            words.join(", ")
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: String) -> crate::Spec {
+        crate::parse_spec(logic::SourceFile::new("timed.toml", text))
+            .unwrap_or_else(|d| panic!("{d}"))
+    }
+
+    #[test]
+    fn timed_spec_loads_with_every_requirement_timed() {
+        let text = timed_spec(200, 7);
+        assert_eq!(text, timed_spec(200, 7), "deterministic from the seed");
+        assert_ne!(text, timed_spec(200, 8));
+        let s = load(text);
+        assert!(s.time.is_some());
+        assert_eq!(s.requirements.len(), 200);
+        assert!(s.requirements.iter().all(|r| r.timed.is_some()));
+        let bools = s
+            .variables
+            .iter()
+            .filter(|v| v.sort == logic::Sort::Bool)
+            .count();
+        assert_eq!(bools, TIMED_INPUTS + TIMED_OUTPUTS);
+        // Every kind of scope, trigger and timing occurs.
+        use crate::timed::{Scope, Timing, Trigger};
+        let ps: Vec<_> = s
+            .requirements
+            .iter()
+            .filter_map(|r| r.timed.as_ref())
+            .collect();
+        for scope in [
+            |s: &Scope| matches!(s, Scope::Globally),
+            |s: &Scope| matches!(s, Scope::While(_)),
+            |s: &Scope| matches!(s, Scope::After(_)),
+            |s: &Scope| matches!(s, Scope::AfterUntil(..)),
+        ] {
+            assert!(ps.iter().any(|p| scope(&p.scope)));
+        }
+        for trigger in [
+            |t: &Trigger| matches!(t, Trigger::Always),
+            |t: &Trigger| matches!(t, Trigger::Initially),
+            |t: &Trigger| matches!(t, Trigger::Level(_)),
+            |t: &Trigger| matches!(t, Trigger::Edge(_)),
+            |t: &Trigger| matches!(t, Trigger::HeldFor(..)),
+            |t: &Trigger| matches!(t, Trigger::WithinLast(..)),
+        ] {
+            assert!(ps.iter().any(|p| trigger(&p.trigger)));
+        }
+        for timing in [
+            |t: &Timing| matches!(t, Timing::Immediately),
+            |t: &Timing| matches!(t, Timing::Next),
+            |t: &Timing| matches!(t, Timing::Within(_)),
+            |t: &Timing| matches!(t, Timing::For(_)),
+            |t: &Timing| matches!(t, Timing::NotBefore(_)),
+            |t: &Timing| matches!(t, Timing::Until(_)),
+            |t: &Timing| matches!(t, Timing::Before(_)),
+        ] {
+            assert!(ps.iter().any(|p| timing(&p.timing)));
+        }
+        assert!(ps.iter().all(|p| p.longest() <= 20));
+    }
+
+    /// The consistency argument of [`timed_spec`], checked by the trace evaluator: with
+    /// every output on and `speed`, `rate` at 0, no requirement is violated at any step,
+    /// whatever the inputs do.
+    #[test]
+    fn timed_spec_outputs_on_satisfy_everything() {
+        use logic::{Model, Value};
+        use num_rational::BigRational;
+        let s = load(timed_spec(200, 3));
+        let mut rng = Mix(11);
+        let trace: Vec<Model> = (0..60)
+            .map(|_| {
+                let mut m = Model::new();
+                for v in &s.variables {
+                    let real = |x: usize| Value::Real(BigRational::from_integer(x.into()));
+                    let val = match &*v.name {
+                        o if o.starts_with("out") => Value::Bool(true),
+                        i if i.starts_with("in") => Value::Bool(rng.below(3) == 0),
+                        "speed" => Value::Int(0.into()),
+                        "rate" => real(0),
+                        "level" => Value::Int(rng.below(101).into()),
+                        "temp" => real(rng.below(201)),
+                        _ => real(rng.below(1001)),
+                    };
+                    m.insert(v.name.clone(), val);
+                }
+                m
+            })
+            .collect();
+        for r in &s.requirements {
+            let p = r.timed.as_ref().expect("timed");
+            let v = crate::timed::trace::violations(p, &trace, &s.context).unwrap();
+            assert!(v.is_empty(), "{} violated at {v:?}", r.id);
+        }
+    }
+}

@@ -237,3 +237,66 @@ then = "(not motor_on)"
         assert!(r.has_findings());
     });
 }
+
+/// The hemodialysis machine's timed requirements find what
+/// examples/hemodialysis/README.md says: a looping run, no rt-inconsistency, and R-BP-3
+/// against each of R-AIR-3, R-AIR-4 and R-FLOW-2 when the sensors are the environment's.
+#[test]
+fn hemodialysis_timed_findings() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/hemodialysis/hemodialysis-timed.toml");
+    let s = reqs::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    audit_both(&s, None, |kind, r| {
+        assert!(
+            matches!(
+                r.consistency,
+                TimedConsistency::Consistent { infinite: true, .. }
+            ),
+            "{kind}: {:?}",
+            r.consistency
+        );
+        assert!(
+            matches!(r.rt_inconsistency, RtInconsistency::NoneUpTo { .. }),
+            "{kind}: {:?}",
+            r.rt_inconsistency
+        );
+        let RtInconsistency::Found {
+            conflicts,
+            complete,
+            ..
+        } = &r.environment
+        else {
+            panic!("{kind}: {:?}", r.environment)
+        };
+        let mut sets: Vec<Vec<String>> = conflicts.iter().map(|c| c.requirements.clone()).collect();
+        sets.sort();
+        assert_eq!(
+            sets,
+            vec![
+                vec!["R-AIR-3", "R-BP-3"],
+                vec!["R-AIR-4", "R-BP-3"],
+                vec!["R-FLOW-2", "R-BP-3"]
+            ],
+            "{kind}"
+        );
+        assert!(complete, "{kind}");
+        let flow = conflicts
+            .iter()
+            .find(|c| c.requirements[0] == "R-FLOW-2")
+            .unwrap();
+        // 120 s without flow at a 5 s tick: the dead end is at step 24.
+        assert_eq!(flow.dead_end_at, 24, "{kind}");
+        for a in &r.requirements {
+            assert!(a.fits, "{kind}: {}", a.id);
+            assert!(
+                matches!(
+                    a.redundancy,
+                    reqs::timed::audit::TimedRedundancy::NotRedundant { .. }
+                ),
+                "{kind}: {} {:?}",
+                a.id,
+                a.redundancy
+            );
+        }
+    });
+}

@@ -508,7 +508,7 @@ fn audit_timed_payloads() {
             &[1],
         ),
         // The repository's example: units, enums, named durations, input roles.
-        check(tag, &["audit", HEMO_TIMED], &[0, 1]),
+        check(tag, &["audit", HEMO_TIMED, "--no-rt"], &[0, 1]),
     ];
     let consistency = statuses(&runs, "/consistency/status");
     assert!(

@@ -824,11 +824,19 @@ fn rt_check(
     let mut conflicts = Vec::new();
     for f in found {
         let mut best = (p_of(&f.inputs), f.inputs.clone());
-        // Bisection on the prefix length, with only this set's requirements.
+        // The shortest prefix, with only this set's requirements: bounds 0, 1, 3, 7, ...
+        // first (most dead ends are short), then bisection.
         if let Some(mut hi) = best.0 {
             let mut lo = 0;
+            let mut probe = Some(0usize);
             while lo < hi {
-                let mid = (lo + hi) / 2;
+                let mid = match probe {
+                    Some(b) if b < hi => b,
+                    _ => {
+                        probe = None;
+                        (lo + hi) / 2
+                    }
+                };
                 let mut sub = rt.clone();
                 sub.requirements.retain(|r| f.requirements.contains(&r.id));
                 sub.domain.push(Constraint {
@@ -851,8 +859,12 @@ fn rt_check(
                         let p = p_of(&c[0].inputs).unwrap_or(mid);
                         best = (Some(p), c[0].inputs.clone());
                         hi = p.min(mid);
+                        probe = None;
                     }
-                    _ => lo = mid + 1,
+                    _ => {
+                        lo = mid + 1;
+                        probe = probe.map(|b| 2 * b + 1);
+                    }
                 }
             }
         }
@@ -877,6 +889,11 @@ fn rt_check(
         for (n, srt) in &pre.state {
             if p == 0 {
                 break;
+            }
+            let m = model_of(&best.1, &pre);
+            let first = m.get(&var_at(n, 0)).cloned();
+            if (1..=p).all(|t| m.get(&var_at(n, t)).cloned() == first) {
+                continue;
             }
             let mut attempt = sub.clone();
             attempt.domain.push(Constraint {
