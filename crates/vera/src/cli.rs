@@ -391,7 +391,7 @@ pub struct AuditArgs {
     #[arg(long, conflicts_with = "cache_dir")]
     pub no_cache: bool,
     /// Timed specs: how far the audits look, as a duration ("300 s", "50 ticks");
-    /// default: the spec's [time] horizon, else twice its longest requirement.
+    /// default: the spec's `[time]` horizon, else twice its longest requirement.
     #[arg(long, value_name = "DURATION")]
     pub horizon: Option<String>,
     /// Timed specs: look for dead ends (rt-inconsistency) after prefixes up to this
