@@ -316,7 +316,9 @@ impl Report for TimedRun {
         let unknown = matches!(r.consistency, TimedConsistency::Unknown { .. })
             || matches!(r.rt_inconsistency, RtInconsistency::Unknown { .. })
             || matches!(r.environment, RtInconsistency::Unknown { .. })
-            || r.requirements.iter().any(|a| {
+            // A requirement whose durations exceed the horizon is not judged: a
+            // finding (bound too small), not an undecided check.
+            || r.requirements.iter().filter(|a| a.fits).any(|a| {
                 matches!(a.vacuity, Vacuity::Unknown { .. })
                     || matches!(a.vacuity_domain, Vacuity::Unknown { .. })
                     || matches!(a.violatability, TimedViolatability::Unknown { .. })
