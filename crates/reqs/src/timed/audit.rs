@@ -821,6 +821,21 @@ fn rt_check(
             .find(|a| a.variable == RT_LENGTH)
             .and_then(|a| a.value.parse().ok())
     };
+    // The rt spec with only `set`'s requirements and prefixes ending at most at `bound`.
+    let for_set = |set: &[String], bound: usize| -> Spec {
+        let mut sub = rt.clone();
+        sub.requirements.retain(|r| set.contains(&r.id));
+        sub.domain.push(Constraint {
+            id: "(prefix bound)".into(),
+            text: None,
+            formula: Term::App(
+                Op::Le,
+                vec![Term::var(RT_LENGTH, Sort::Int), Term::int(bound as i64)],
+            ),
+            line: 0,
+        });
+        sub
+    };
     let mut conflicts = Vec::new();
     for f in found {
         let mut best = (p_of(&f.inputs), f.inputs.clone());
@@ -837,17 +852,7 @@ fn rt_check(
                         (lo + hi) / 2
                     }
                 };
-                let mut sub = rt.clone();
-                sub.requirements.retain(|r| f.requirements.contains(&r.id));
-                sub.domain.push(Constraint {
-                    id: "(prefix bound)".into(),
-                    text: None,
-                    formula: Term::App(
-                        Op::Le,
-                        vec![Term::var(RT_LENGTH, Sort::Int), Term::int(mid as i64)],
-                    ),
-                    line: 0,
-                });
+                let sub = for_set(&f.requirements, mid);
                 ro.max_conflicts = 1;
                 let t0 = std::time::Instant::now();
                 let answer = realizability(&sub, &ro)?;
@@ -873,17 +878,7 @@ fn rt_check(
             .ok_or_else(|| TimedError::Witness("a dead end without its prefix length".into()))?;
         // Fewer value changes: each schema variable held constant over the prefix
         // where the dead end stays reachable with the same length.
-        let mut sub = rt.clone();
-        sub.requirements.retain(|r| f.requirements.contains(&r.id));
-        sub.domain.push(Constraint {
-            id: "(prefix bound)".into(),
-            text: None,
-            formula: Term::App(
-                Op::Le,
-                vec![Term::var(RT_LENGTH, Sort::Int), Term::int(p as i64)],
-            ),
-            line: 0,
-        });
+        let mut sub = for_set(&f.requirements, p);
         ro.max_conflicts = 1;
         let plen = Term::var(RT_LENGTH, Sort::Int);
         for (n, srt) in &pre.state {

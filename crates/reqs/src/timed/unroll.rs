@@ -159,10 +159,11 @@ impl Monitor<'_> {
         v
     }
 
-    /// A Boolean monitor over all steps: `step(t, previous)`.
-    fn flags(
+    /// A monitor of `sort` over all steps: `first(0)`, then `step(t, previous)`.
+    fn series(
         &mut self,
         name: &str,
+        sort: Sort,
         first: impl Fn(usize) -> Term,
         step: impl Fn(usize, Term) -> Term,
     ) -> Vec<Term> {
@@ -172,10 +173,20 @@ impl Monitor<'_> {
                 None => first(t),
                 Some(prev) => step(t, prev.clone()),
             };
-            let v = self.def(name, t, Sort::Bool, value);
+            let v = self.def(name, t, sort.clone(), value);
             out.push(v);
         }
         out
+    }
+
+    /// A Boolean monitor over all steps.
+    fn flags(
+        &mut self,
+        name: &str,
+        first: impl Fn(usize) -> Term,
+        step: impl Fn(usize, Term) -> Term,
+    ) -> Vec<Term> {
+        self.series(name, Sort::Bool, first, step)
     }
 
     /// An Int monitor over all steps.
@@ -185,16 +196,7 @@ impl Monitor<'_> {
         first: impl Fn(usize) -> Term,
         step: impl Fn(usize, Term) -> Term,
     ) -> Vec<Term> {
-        let mut out: Vec<Term> = Vec::with_capacity(self.k + 1);
-        for t in 0..=self.k {
-            let value = match out.last() {
-                None => first(t),
-                Some(prev) => step(t, prev.clone()),
-            };
-            let v = self.def(name, t, Sort::Int, value);
-            out.push(v);
-        }
-        out
+        self.series(name, Sort::Int, first, step)
     }
 }
 
