@@ -225,7 +225,7 @@ struct RawTime {
 /// The `[requirements.timed]` table (docs/timed.md).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawTimed {
+pub(crate) struct RawTimed {
     scope_while: Option<Spanned<String>>,
     scope_after: Option<Spanned<String>>,
     scope_until: Option<Spanned<String>>,
@@ -993,9 +993,9 @@ fn settle_formula(t: Term) -> (Term, Vec<FormulaProblem>) {
 
 // ------------------------------------------------------------------ checking
 
-struct Loader<'a> {
+pub(crate) struct Loader<'a> {
     file: &'a SourceFile,
-    diags: Vec<Diagnostic>,
+    pub(crate) diags: Vec<Diagnostic>,
     /// Diagnostics located in a second file (the CSV), already rendered.
     extra: Vec<logic::Located>,
 }
@@ -1006,7 +1006,7 @@ fn sp<T>(s: &Spanned<T>) -> Span {
 }
 
 impl<'a> Loader<'a> {
-    fn new(file: &'a SourceFile) -> Loader<'a> {
+    pub(crate) fn new(file: &'a SourceFile) -> Loader<'a> {
         Loader {
             file,
             diags: Vec::new(),
@@ -1578,7 +1578,7 @@ impl<'a> Loader<'a> {
     }
 
     /// One `[requirements.timed]` table: every problem reported, located.
-    fn pattern(
+    pub(crate) fn pattern(
         &mut self,
         raw: &Spanned<RawTimed>,
         tb: &crate::timed::TimeBase,

@@ -15,7 +15,9 @@
 //!
 //! [`Spec`]: crate::Spec
 
+pub mod answer;
 pub mod audit;
+pub mod equiv;
 pub mod trace;
 pub mod unroll;
 
