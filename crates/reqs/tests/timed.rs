@@ -304,3 +304,252 @@ fn hemodialysis_timed_findings() {
         }
     });
 }
+
+/// Scenario questions over time on the hemodialysis example: the questions file's
+/// expected verdicts, on both solvers, and the counterexample of Q-T2 shows the claim
+/// failing at 115 s.
+#[test]
+fn questions_over_time_on_the_hemodialysis_example() {
+    use reqs::timed::ask::{parse_fact, parse_scenario, TimedAsker, TimedVerdict};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/hemodialysis");
+    let s = reqs::load(&root.join("hemodialysis-timed.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let tb = s.time.clone().unwrap();
+    let text = std::fs::read_to_string(root.join("questions-timed.toml")).unwrap();
+    let questions = reqs::ask::load_questions(&text, "questions-timed.toml").unwrap();
+    assert!(questions.len() >= 5);
+    let parsed: Vec<_> = questions
+        .iter()
+        .map(|q| {
+            let sc = parse_scenario(&s, &tb, &q.id, q.scenario.as_deref().unwrap_or(""))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let cl = parse_fact(&s, &tb, &q.id, q.claim.as_deref().unwrap())
+                .unwrap_or_else(|e| panic!("{e}"));
+            (q, sc, cl)
+        })
+        .collect();
+    let last = parsed.iter().map(|(_, _, c)| c.to).max().unwrap();
+    for kind in SOLVERS {
+        let mut asker = TimedAsker::new(&s, last, None, &SolverConfig::new(kind)).unwrap();
+        // The margin: the longest requirement (120 s at 5 s ticks = 24 steps, +1).
+        assert_eq!(asker.last_step(), last + 25, "{kind}");
+        for (q, sc, cl) in &parsed {
+            let a = asker
+                .ask(sc, cl)
+                .unwrap_or_else(|e| panic!("{kind} {}: {e}", q.id));
+            assert_eq!(
+                Some(a.verdict.name()),
+                q.expected.as_deref(),
+                "{kind} {}: {:?}",
+                q.id,
+                a.verdict
+            );
+            if q.id == "Q-T2" {
+                let TimedVerdict::NotEntailed { counterexample, .. } = &a.verdict else {
+                    unreachable!()
+                };
+                // The row covering step 23 (115 s) has the pump on.
+                let row = counterexample
+                    .rows
+                    .iter()
+                    .rev()
+                    .find(|r| r.from <= 23)
+                    .unwrap();
+                let pump_on = counterexample
+                    .rows
+                    .iter()
+                    .take_while(|r| r.from <= row.from)
+                    .flat_map(|r| r.values.iter())
+                    .filter(|v| v.variable == "blood_pump_on")
+                    .last()
+                    .unwrap();
+                assert_eq!(pump_on.value, "true", "{kind}: {counterexample:?}");
+                assert_eq!(counterexample.steps, last + 26);
+            }
+            if let TimedVerdict::Entailed { because }
+            | TimedVerdict::ScenarioImpossible { because } = &a.verdict
+            {
+                assert!(!because.is_empty(), "{kind} {}", q.id);
+                assert!(because.iter().all(|b| b.starts_with("R-")), "{because:?}");
+            }
+        }
+    }
+}
+
+/// The margin decides what an obligation the scenario starts can show: "when A, B
+/// within 3 s" and "never B" make A impossible, but only on runs long enough for the
+/// 3 s to run out.
+#[test]
+fn questions_over_time_need_the_margin() {
+    use reqs::timed::ask::{parse_fact, TimedAsker};
+    let s = spec(&format!(
+        r#"{HEADER}
+[[requirements]]
+id = "req1"
+[requirements.timed]
+when = "A"
+then = "B"
+within = "3 s"
+[[requirements]]
+id = "req2"
+[requirements.timed]
+then = "(not B)"
+"#
+    ));
+    let tb = s.time.clone().unwrap();
+    let scenario = [parse_fact(&s, &tb, "s", "at 0 s: A").unwrap()];
+    let claim = parse_fact(&s, &tb, "c", "at 0 s: (not C)").unwrap();
+    for kind in SOLVERS {
+        let config = SolverConfig::new(kind);
+        let mut short = TimedAsker::new(&s, 0, Some(2), &config).unwrap();
+        let a = short.ask(&scenario, &claim).unwrap();
+        assert_eq!(a.verdict.name(), "not-entailed", "{kind}: {a:?}");
+        assert_eq!(a.steps, 3);
+        let mut long = TimedAsker::new(&s, 0, None, &config).unwrap();
+        let a = long.ask(&scenario, &claim).unwrap();
+        assert_eq!(a.verdict.name(), "scenario-impossible", "{kind}: {a:?}");
+        let reqs::timed::ask::TimedVerdict::ScenarioImpossible { because } = a.verdict else {
+            unreachable!()
+        };
+        assert_eq!(because, ["req1", "req2"], "{kind}");
+    }
+}
+
+/// Facts that do not read are errors that say why, never a question.
+#[test]
+fn bad_facts_are_errors() {
+    use reqs::timed::ask::{parse_fact, parse_scenario};
+    let s = spec(&format!(
+        r#"{HEADER}
+[[requirements]]
+id = "req1"
+[requirements.timed]
+then = "(not B)"
+"#
+    ));
+    let tb = s.time.clone().unwrap();
+    for (fact, says) in [
+        ("A", "has no `:`"),
+        ("at 1.5 s: A", "whole number of ticks"),
+        ("at -1 s: A", "negative"),
+        ("[3 s, 1 s]: A", "empty"),
+        ("[0 s, 0 s): A", "empty"),
+        ("[0 s]: A", "two times"),
+        ("sometime 0 s: A", "is not `at T`"),
+        ("at 1 s: Z", "Z"),
+        ("at 1 s: (+ A 1)", ""),
+        ("at 5 parsecs: A", "unknown unit"),
+    ] {
+        let e = parse_fact(&s, &tb, "q", fact).expect_err(fact);
+        assert!(e.contains(says), "{fact}: {e}");
+        assert!(e.starts_with("q"), "{fact}: {e}");
+    }
+    assert_eq!(parse_scenario(&s, &tb, "q", " ; ").unwrap(), vec![]);
+    let two = parse_scenario(&s, &tb, "q", "at 1 s: A; sometime [0 s, 2 s): B").unwrap();
+    assert_eq!((two[1].from, two[1].to), (0, 1));
+}
+
+/// k-induction: "never" verdicts proved for runs of any length. req1 and req2 keep A
+/// false for ever (false at step 0, and false stays false), so req3's trigger can never
+/// fire, and req4 (never A) is redundant: both beyond any horizon, by induction.
+#[test]
+fn k_induction_proves_never_for_every_run() {
+    let s = spec(&format!(
+        r#"{HEADER}
+[[requirements]]
+id = "req1"
+[requirements.timed]
+initially = true
+then = "(not A)"
+[[requirements]]
+id = "req2"
+[requirements.timed]
+if = "(not A)"
+then = "(not A)"
+next = true
+[[requirements]]
+id = "req3"
+[requirements.timed]
+if = "A"
+held_for = "2 s"
+then = "B"
+[[requirements]]
+id = "req4"
+[requirements.timed]
+then = "(not A)"
+"#
+    ));
+    audit_both(&s, Some(6), |kind, r| {
+        let a = |id: &str| r.requirements.iter().find(|a| a.id == id).unwrap();
+        assert!(
+            matches!(a("req3").vacuity, reqs::audit::Vacuity::Vacuous { .. }),
+            "{kind}: {:?}",
+            a("req3").vacuity
+        );
+        assert!(
+            a("req3").proved_for_every_run.contains(&"vacuity"),
+            "{kind}: {:?}",
+            a("req3")
+        );
+        // Under the domain alone A may hold: not vacuous, nothing to prove.
+        assert!(!a("req3").proved_for_every_run.contains(&"vacuity_domain"));
+        assert!(
+            matches!(
+                a("req4").redundancy,
+                reqs::timed::audit::TimedRedundancy::Redundant { .. }
+            ),
+            "{kind}: {:?}",
+            a("req4").redundancy
+        );
+        assert!(
+            a("req4").proved_for_every_run.contains(&"redundancy"),
+            "{kind}: {:?}",
+            a("req4")
+        );
+    });
+}
+
+/// k-induction proves nothing it should not: A is false at steps 0 .. 8 (req1, req2),
+/// so within a horizon of 6 steps req3's trigger cannot fire, but later it can. The
+/// bounded verdict stays bounded.
+#[test]
+fn k_induction_leaves_a_bounded_verdict_bounded() {
+    let s = spec(&format!(
+        r#"{HEADER}
+[[requirements]]
+id = "req1"
+[requirements.timed]
+initially = true
+then = "(not A)"
+until = "C"
+[[requirements]]
+id = "req2"
+[requirements.timed]
+initially = true
+then = "(not C)"
+for = "8 s"
+[[requirements]]
+id = "req3"
+[requirements.timed]
+if = "A"
+then = "B"
+"#
+    ));
+    audit_both(&s, Some(6), |kind, r| {
+        let a = r.requirements.iter().find(|a| a.id == "req3").unwrap();
+        assert!(
+            matches!(a.vacuity, reqs::audit::Vacuity::Vacuous { .. }),
+            "{kind}: {:?}",
+            a.vacuity
+        );
+        assert!(a.proved_for_every_run.is_empty(), "{kind}: {a:?}");
+    });
+    // With a horizon past step 8, A can hold: not vacuous at all.
+    audit_both(&s, Some(12), |kind, r| {
+        let a = r.requirements.iter().find(|a| a.id == "req3").unwrap();
+        assert!(
+            matches!(a.vacuity, reqs::audit::Vacuity::Reachable),
+            "{kind}: {:?}",
+            a.vacuity
+        );
+    });
+}

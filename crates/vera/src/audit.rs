@@ -685,6 +685,9 @@ struct DeriveJson {
 
 /// `vera ask SPEC ...`
 pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
+    if is_timed(&args.spec) {
+        return crate::timed_ask::ask(args);
+    }
     let solver = &args.solver;
     let Some(spec) = load_checkable(&args.spec, args.csv.schema.as_deref()) else {
         return Err(crate::output::Reported.into());

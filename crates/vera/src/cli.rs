@@ -426,6 +426,10 @@ pub struct AskArgs {
     /// Instead of checking a claim, print what the requirements force under the scenario.
     #[arg(long, conflicts_with = "claim")]
     pub derive: bool,
+    /// For a timed spec: how far past the question's last time the runs go (a duration;
+    /// default: the longest requirement's durations plus one tick).
+    #[arg(long, value_name = "DURATION")]
+    pub margin: Option<String>,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]

@@ -28,6 +28,7 @@ mod schemacmd;
 mod smt;
 mod tablecmd;
 mod tables;
+mod timed_ask;
 mod timed_report;
 
 use clap::{CommandFactory, FromArgMatches};

@@ -125,26 +125,33 @@ pub fn timeline_text(out: &mut String, t: &Timeline, indent: &str) {
     }
 }
 
-fn vacuity_text(v: &Vacuity) -> Option<String> {
+fn vacuity_text(v: &Vacuity, within: &str) -> Option<String> {
     match v {
         Vacuity::Vacuous {
             because,
             response_conflict,
         } => Some(if because.is_empty() {
-            "cannot fire within the horizon".into()
+            format!("cannot fire {within}")
         } else if *response_conflict {
             format!(
-                "cannot fire within the horizon: whenever it fires, its response contradicts {}",
+                "cannot fire {within}: whenever it fires, its response contradicts {}",
                 because.join(", ")
             )
         } else {
-            format!(
-                "cannot fire within the horizon because of {}",
-                because.join(", ")
-            )
+            format!("cannot fire {within} because of {}", because.join(", "))
         }),
         Vacuity::Unknown { reason } => Some(format!("vacuity undecided: {reason}")),
         _ => None,
+    }
+}
+
+/// How far a "never" verdict reaches: every run when k-induction proved it, else the
+/// horizon.
+fn within(a: &TimedRequirementAudit, verdict: &str) -> &'static str {
+    if a.proved_for_every_run.contains(&verdict) {
+        "in any run (proved by k-induction)"
+    } else {
+        "within the horizon"
     }
 }
 
@@ -262,14 +269,15 @@ impl TimedRun {
                 self.report.horizon.steps + 1
             ));
         }
-        if let Some(t) = vacuity_text(&a.vacuity_domain) {
+        if let Some(t) = vacuity_text(&a.vacuity_domain, within(a, "vacuity_domain")) {
             lines.push(format!("{t} (domain constraints alone)"));
-        } else if let Some(t) = vacuity_text(&a.vacuity) {
+        } else if let Some(t) = vacuity_text(&a.vacuity, within(a, "vacuity")) {
             lines.push(t);
         }
         match &a.violatability {
             TimedViolatability::ImpliedByDomain { because } => lines.push(format!(
-                "implied by the domain within the horizon ({})",
+                "implied by the domain {} ({})",
+                within(a, "implied_by_domain"),
                 because.join(", ")
             )),
             TimedViolatability::Unknown { reason } => {
@@ -279,7 +287,8 @@ impl TimedRun {
         }
         match &a.redundancy {
             TimedRedundancy::Redundant { subsumed_by } => lines.push(format!(
-                "redundant within the horizon: already enforced by {}",
+                "redundant {}: already enforced by {}",
+                within(a, "redundancy"),
                 subsumed_by.join(", ")
             )),
             TimedRedundancy::Unknown { reason } => {
@@ -508,8 +517,11 @@ impl Report for TimedRun {
         }
         for a in &r.requirements {
             let me = std::slice::from_ref(&a.id);
-            for v in [&a.vacuity_domain, &a.vacuity] {
-                if let Some(t) = vacuity_text(v) {
+            for (v, name) in [
+                (&a.vacuity_domain, "vacuity_domain"),
+                (&a.vacuity, "vacuity"),
+            ] {
+                if let Some(t) = vacuity_text(v, within(a, name)) {
                     let rule = if matches!(v, Vacuity::Unknown { .. }) {
                         "VERA-TIMED-UNDECIDED"
                     } else {

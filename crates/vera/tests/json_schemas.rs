@@ -30,6 +30,7 @@ use std::sync::Mutex;
 /// Every payload tag, as listed in docs/json.md.
 const TAGS: &[&str] = &[
     "vera.ambiguity.v1",
+    "vera.ask-timed.v1",
     "vera.ask.v1",
     "vera.audit-timed.v1",
     "vera.audit.v1",
@@ -536,6 +537,53 @@ fn audit_timed_payloads() {
         runs[5].to_string().contains("\"unit\":\"mL\""),
         "no witness row carries a unit"
     );
+}
+
+/// `vera ask` on a spec with a `[time]` table: questions over time, every verdict.
+#[test]
+fn ask_timed_payloads() {
+    let tag = "vera.ask-timed.v1";
+    let runs = [
+        // Entailed, not entailed (a timeline), scenario impossible.
+        check(
+            tag,
+            &[
+                "ask",
+                HEMO_TIMED,
+                "--questions",
+                "examples/hemodialysis/questions-timed.toml",
+            ],
+            &[1],
+        ),
+        // One claim, the other solver, an answer that differs from none expected.
+        check(
+            tag,
+            &[
+                "ask",
+                TIMED_RT,
+                "--scenario",
+                "at 0 s: (and A B)",
+                "--claim",
+                "sometime [0 s, 5 s]: C",
+                "--solver",
+                "cvc5",
+            ],
+            &[0, 1],
+        ),
+    ];
+    let verdicts = statuses(&runs[..1], "/answers/0/verdict");
+    assert_eq!(verdicts, ["entailed"]);
+    let all: Vec<&str> = runs[0]["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["verdict"].as_str())
+        .collect();
+    for v in ["entailed", "not-entailed", "scenario-impossible"] {
+        assert!(all.contains(&v), "{v}: {all:?}");
+    }
+    assert!(runs[0]["answers"][1]["counterexample"]["rows"].is_array());
+    assert_eq!(runs[1]["answers"][0]["scenario"][0], "at 0 s: (and A B)");
 }
 
 /// A timed payload with a field missing, an unknown status or a loop without its time

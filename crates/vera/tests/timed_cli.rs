@@ -267,12 +267,7 @@ fn an_environment_conflict_is_a_finding() {
 
 #[test]
 fn other_commands_refuse_timed_requirements_and_name_vera_audit() {
-    for args in [
-        &["ask", RT, "--claim", "A"][..],
-        &["ask", RT, "--claim", "A", "--format", "json"],
-        &["ask", RT, "--derive"],
-        &["mutate", RT],
-    ] {
+    for args in [&["mutate", RT][..], &["mutate", RT, "--format", "json"]] {
         let (code, out, err) = vera(args);
         assert_eq!(code, 2, "{args:?}\n{out}{err}");
         assert!(
@@ -283,6 +278,59 @@ fn other_commands_refuse_timed_requirements_and_name_vera_audit() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?}: {out}");
     }
+}
+
+/// `vera ask` on a timed spec: the hemodialysis questions with their exit status, a
+/// claim without the steps it speaks of, a fact after the run, and what is not there
+/// yet (`--derive`) are errors that say so.
+#[test]
+fn questions_over_time_from_the_command_line() {
+    let (code, out, err) = vera(&[
+        "ask",
+        "examples/hemodialysis/hemodialysis-timed.toml",
+        "--questions",
+        "examples/hemodialysis/questions-timed.toml",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("Q-T1: entailed"), "{out}");
+    assert!(out.contains("Q-T2: not entailed"), "{out}");
+    assert!(out.contains("Q-T5: scenario impossible"), "{out}");
+    assert!(out.contains("runs of 52 steps (260 s)"), "{out}");
+    assert!(!out.contains("expected"), "{out}");
+    for (args, says) in [
+        (&["ask", RT, "--claim", "A"][..], "has no `:`"),
+        (
+            &["ask", RT, "--claim", "at 1.5 s: A"],
+            "whole number of ticks",
+        ),
+        (
+            &[
+                "ask",
+                RT,
+                "--claim",
+                "at 1 s: A",
+                "--scenario",
+                "[2 s, 1 s]: B",
+            ],
+            "empty",
+        ),
+        (
+            &["ask", RT, "--claim", "at 1 s: A", "--margin", "1 parsec"],
+            "--margin",
+        ),
+        (
+            &["ask", RT, "--derive"],
+            "--derive is not available for timed specs",
+        ),
+    ] {
+        let (code, out, err) = vera(args);
+        assert_eq!(code, 2, "{args:?}\n{out}{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let (code, out, err) = vera(&["ask", RT, "--claim", "at 1 s: (or A (not A))"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("claim: entailed"), "{out}");
 }
 
 /// `vera audit ... | head -1`: the reader is gone before vera writes. The read end of

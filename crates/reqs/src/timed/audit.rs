@@ -188,6 +188,11 @@ pub struct TimedRequirementAudit {
     pub violatability: TimedViolatability,
     /// Do the others enforce it?
     pub redundancy: TimedRedundancy,
+    /// The bounded verdicts that k-induction proved for runs of any length:
+    /// `vacuity_domain`, `vacuity`, `implied_by_domain`, `redundancy`. A verdict not
+    /// listed holds for the first `k+1` steps only.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proved_for_every_run: Vec<&'static str>,
 }
 
 /// A minimal set of requirements a prefix can drive into a dead end.
@@ -414,7 +419,7 @@ fn parse_shown(s: &str, sort: &Sort, _u: &Unrolled) -> Option<Value> {
 }
 
 /// The trace of steps `0 .. steps` (schema variables only) from a model over `x@t`.
-fn trace_of(u: &Unrolled, model: &Model, steps: usize) -> trace::Trace {
+pub(crate) fn trace_of(u: &Unrolled, model: &Model, steps: usize) -> trace::Trace {
     (0..steps)
         .map(|t| {
             let mut m = Model::new();
@@ -429,7 +434,11 @@ fn trace_of(u: &Unrolled, model: &Model, steps: usize) -> trace::Trace {
 }
 
 /// The steps where requirement `i` is violated on a trace, by the evaluator.
-fn violations(spec: &Spec, i: usize, tr: &trace::Trace) -> Result<Vec<usize>, TimedError> {
+pub(crate) fn violations(
+    spec: &Spec,
+    i: usize,
+    tr: &trace::Trace,
+) -> Result<Vec<usize>, TimedError> {
     let r = &spec.requirements[i];
     let res = match (&r.timed, &r.formula) {
         (Some(p), _) => trace::violations(p, tr, &spec.context),
@@ -555,6 +564,8 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                         }
                     },
                 };
+                let base = if breaks_rest.is_some() { &rest } else { &dom };
+                let m = shortest_break(&mut s, base, &u, spec, i, m)?;
                 let tr = trace_of(&u, &m, k + 1);
                 let v = violations(spec, i, &tr)?;
                 let Some(first) = v.first().copied() else {
@@ -581,6 +592,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         let redundancy = match &ra.redundancy {
             Redundancy::NotRedundant { .. } => {
                 let m = breaks_rest.clone().expect("asked above");
+                let m = shortest_break(&mut s, &rest, &u, spec, i, m)?;
                 let tr = trace_of(&u, &m, k + 1);
                 let first = violations(spec, i, &tr)?.first().copied();
                 TimedRedundancy::NotRedundant {
@@ -610,8 +622,10 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
             vacuity: unfit(ra.vacuity_model.clone()),
             violatability,
             redundancy,
+            proved_for_every_run: Vec::new(),
         });
     }
+    induction(spec, &u, options, &mut requirements)?;
 
     let longest = spec.requirements.iter().map(needs).max().unwrap_or(1);
     let rt_k = options.rt_horizon.unwrap_or(longest + 2).min(k);
@@ -750,15 +764,7 @@ fn consistent_witness(
             (0..k).map(same).chain([Term::Bool(false)]).collect(),
         ));
     }
-    for (n, srt) in &u.state {
-        let constant = constant_over(n, srt, 0..=k, None);
-        let mut attempt = extra.clone();
-        attempt.push(constant.clone());
-        if let Outcome::Sat(m2) = s.check(&all, &attempt)? {
-            extra = attempt;
-            m = m2;
-        }
-    }
+    m = fewer_changes(s, &all, &mut extra, u, k, m)?;
     let tr = trace_of(u, &m, k + 1);
     for i in 0..spec.requirements.len() {
         let v = violations(spec, i, &tr)?;
@@ -1023,7 +1029,203 @@ fn subst(t: &Term, map: &std::collections::HashMap<logic::Symbol, Term>) -> Term
 
 /// "`x` keeps its step-0 value at the steps of `range`" (with `upto`, only at steps
 /// `t <= upto`).
-fn constant_over(
+/// k-induction for the bounded verdicts that say "never": a trigger that cannot fire, a
+/// requirement the domain or the others enforce. The bounded audit showed that nothing
+/// happens at steps `0 ..= k`. The inductive step unrolls `n = k+1` steps after an
+/// *arbitrary* state (step 0, its monitors undefined) and asks for a path on which the
+/// premises hold at steps `1 ..= n` and the thing happens at step `n` and not before. A
+/// run where it first happens at a step `m > k` gives such a path (its steps `m-n ..=
+/// m`), so "no such path" proves the verdict for runs of any length. Step 0 of the path
+/// carries no premise: what the encoding says about a run's first step (`initially`,
+/// an edge at step 0) does not hold for a state in the middle of a run. A path that
+/// exists proves nothing (its first state may be unreachable): the verdict then stays
+/// bounded.
+fn induction(
+    spec: &Spec,
+    bounded: &Unrolled,
+    options: &TimedOptions,
+    audits: &mut [TimedRequirementAudit],
+) -> Result<(), TimedError> {
+    let wanted = |a: &TimedRequirementAudit| {
+        a.fits
+            && (matches!(a.vacuity, Vacuity::Vacuous { .. })
+                || matches!(a.vacuity_domain, Vacuity::Vacuous { .. })
+                || matches!(a.violatability, TimedViolatability::ImpliedByDomain { .. })
+                || matches!(a.redundancy, TimedRedundancy::Redundant { .. }))
+    };
+    if !audits.iter().any(wanted) {
+        return Ok(());
+    }
+    let n = bounded.k + 1;
+    let u = super::unroll::unroll_from_any(spec, n);
+    let mut solver = Solver::start(&options.audit.solver)?;
+    let lits = load_into(&mut solver, &u.spec)?;
+    let mut s = Session::new(&mut solver, lits);
+    let dom = s.lits.domain().to_vec();
+    let and = |v: Vec<Term>| Term::App(Op::And, v.into_iter().chain([Term::Bool(true)]).collect());
+    // "It first happens at step n": false at 1 .. n-1, true at n.
+    let first_at_n = |happens: &dyn Fn(usize) -> Term| -> Term {
+        let mut v: Vec<Term> = (1..n).map(|t| Term::not(happens(t))).collect();
+        v.push(happens(n));
+        and(v)
+    };
+    for a in audits.iter_mut().filter(|a| wanted(a)) {
+        let Some(i) = spec.requirements.iter().position(|r| r.id == a.id) else {
+            continue;
+        };
+        if u.ok[i].is_empty() || u.fires[i].is_empty() {
+            continue;
+        }
+        let others = and((0..spec.requirements.len())
+            .filter(|j| *j != i)
+            .flat_map(|j| u.ok[j].iter().skip(1).cloned())
+            .collect());
+        let fires = |t: usize| u.fires[i][t].clone();
+        let broken = |t: usize| Term::not(u.ok[i][t].clone());
+        let checks = [
+            (
+                "vacuity_domain",
+                matches!(a.vacuity_domain, Vacuity::Vacuous { .. }),
+                vec![first_at_n(&fires)],
+            ),
+            (
+                "vacuity",
+                matches!(a.vacuity, Vacuity::Vacuous { .. }),
+                vec![others.clone(), first_at_n(&fires)],
+            ),
+            (
+                "implied_by_domain",
+                matches!(a.violatability, TimedViolatability::ImpliedByDomain { .. }),
+                vec![first_at_n(&broken)],
+            ),
+            (
+                "redundancy",
+                matches!(a.redundancy, TimedRedundancy::Redundant { .. }),
+                vec![others.clone(), first_at_n(&broken)],
+            ),
+        ];
+        for (name, bounded_verdict, path) in checks {
+            if bounded_verdict {
+                if let Outcome::Unsat(_) = s.check(&dom, &path)? {
+                    a.proved_for_every_run.push(name);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Makes a witness easier to read, keeping `extra` true: each schema variable held
+/// constant over steps `0 ..= last` where the rest survives it (one query each), then
+/// each of the others with as few value changes as the solver finds (a bound on the
+/// number of changes, lowered while it stays satisfiable). The bounds kept are added to
+/// `extra`. An undecided query leaves the witness as it is.
+pub(crate) fn fewer_changes(
+    s: &mut Session,
+    all: &[Term],
+    extra: &mut Vec<Term>,
+    u: &Unrolled,
+    last: usize,
+    mut m: Model,
+) -> Result<Model, SolverError> {
+    let mut varying = Vec::new();
+    for (n, srt) in &u.state {
+        let mut attempt = extra.clone();
+        attempt.push(constant_over(n, srt, 0..=last, None));
+        match s.check(all, &attempt)? {
+            Outcome::Sat(m2) => {
+                *extra = attempt;
+                m = m2;
+            }
+            _ => varying.push((n, srt)),
+        }
+    }
+    for (n, srt) in varying {
+        let x = |t: usize| Term::Var(var_at(n, t), srt.clone());
+        let changed: Vec<Term> = (1..=last)
+            .map(|t| Term::not(Term::App(Op::Eq, vec![x(t), x(t - 1)])))
+            .collect();
+        let count = |m: &Model| {
+            changed
+                .iter()
+                .filter(|c| logic::eval_bool(c, m, &u.spec.context).unwrap_or(true))
+                .count()
+        };
+        let changes = Term::App(
+            Op::Add,
+            changed
+                .iter()
+                .map(|c| Term::App(Op::Ite, vec![c.clone(), Term::int(1), Term::int(0)]))
+                .chain([Term::int(0), Term::int(0)])
+                .collect(),
+        );
+        // A few rounds: each asks for fewer changes than the witness has.
+        for _ in 0..6 {
+            let c = count(&m);
+            if c <= 1 {
+                break;
+            }
+            let mut attempt = extra.clone();
+            attempt.push(Term::App(
+                Op::Le,
+                vec![changes.clone(), Term::int(c as i64 - 1)],
+            ));
+            match s.check(all, &attempt)? {
+                Outcome::Sat(m2) => {
+                    *extra = attempt;
+                    m = m2;
+                }
+                _ => break,
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// A trace that breaks requirement `i` (and satisfies `base`), moved to break it as
+/// early as the solver finds (bisection on the step of the first violation), then with
+/// fewer value changes up to that step.
+fn shortest_break(
+    s: &mut Session,
+    base: &[Term],
+    u: &Unrolled,
+    spec: &Spec,
+    i: usize,
+    m: Model,
+) -> Result<Model, TimedError> {
+    let first = violations(spec, i, &trace_of(u, &m, u.k + 1))?
+        .first()
+        .copied()
+        .unwrap_or(u.k);
+    let broken_by = |j: usize| -> Term {
+        Term::App(
+            Op::Or,
+            u.ok[i][..=j.min(u.ok[i].len().saturating_sub(1))]
+                .iter()
+                .map(|t| Term::not(t.clone()))
+                .chain([Term::Bool(false)])
+                .collect(),
+        )
+    };
+    if u.ok[i].is_empty() {
+        return Ok(m);
+    }
+    let (mut lo, mut hi, mut best) = (0, first, m);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        match s.check(base, &[broken_by(mid)])? {
+            Outcome::Sat(m2) => {
+                hi = mid;
+                best = m2;
+            }
+            _ => lo = mid + 1,
+        }
+    }
+    let mut extra = vec![broken_by(hi)];
+    Ok(fewer_changes(s, base, &mut extra, u, hi, best)?)
+}
+
+pub(crate) fn constant_over(
     n: &str,
     srt: &Sort,
     range: std::ops::RangeInclusive<usize>,

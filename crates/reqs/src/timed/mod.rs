@@ -16,6 +16,7 @@
 //! [`Spec`]: crate::Spec
 
 pub mod answer;
+pub mod ask;
 pub mod audit;
 pub mod equiv;
 pub mod trace;

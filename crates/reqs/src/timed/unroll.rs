@@ -372,6 +372,12 @@ pub fn transition(spec: &Spec, free: &mut Vec<(Symbol, Sort)>) -> Unrolled {
     unroll_with(spec, 1, Some(free))
 }
 
+/// Steps `0 ..= k` from an arbitrary state: the monitors at step 0 left undefined
+/// (declared as free variables), for k-induction.
+pub fn unroll_from_any(spec: &Spec, k: usize) -> Unrolled {
+    unroll_with(spec, k, Some(&mut Vec::new()))
+}
+
 fn unroll_with(spec: &Spec, k: usize, mut free: Option<&mut Vec<(Symbol, Sort)>>) -> Unrolled {
     let state: Vec<(Symbol, Sort)> = spec
         .variables

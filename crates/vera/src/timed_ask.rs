@@ -1,0 +1,222 @@
+//! `vera ask` on a spec of timed requirements (`vera.ask-timed.v1`): scenario questions
+//! over time, each fact with the steps it speaks of (`[0 s, 130 s]: no_flow`), answered
+//! on runs long enough for every obligation the question starts.
+
+use crate::output::{excerpt, paint, Paint, Rendered};
+use anyhow::{bail, Context as _};
+use report::Status;
+use reqs::timed::ask::{parse_fact, parse_scenario, Fact, TimedAnswer, TimedAsker, TimedVerdict};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+#[derive(Serialize)]
+struct AnswerJson<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    text: &'a str,
+    scenario: Vec<&'a str>,
+    claim: &'a str,
+    #[serde(flatten)]
+    answer: &'a TimedAnswer,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches_expected: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct AskJson<'a> {
+    schema: &'static str,
+    spec: String,
+    answers: Vec<AnswerJson<'a>>,
+}
+
+/// Answers the questions of `vera ask` on a timed spec.
+pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
+    if args.derive {
+        bail!(
+            "--derive is not available for timed specs yet: ask a claim (`--claim \"at 10 s: F\"`)"
+        );
+    }
+    let spec = crate::audit::load_spec_timed(&args.spec, args.csv.schema.as_deref())?;
+    let tb = spec
+        .time
+        .clone()
+        .context("a timed requirement needs a [time] table")?;
+    let questions: Vec<reqs::Question> = match (&args.questions, &args.claim) {
+        (Some(q), None) => {
+            let text = safefile::read_text(q)?;
+            reqs::ask::load_questions(&text, &q.display().to_string())
+                .map_err(|d| anyhow::anyhow!("{d}"))?
+        }
+        (None, Some(c)) => vec![reqs::Question {
+            id: "claim".into(),
+            text: String::new(),
+            scenario: args.scenario.clone(),
+            claim: Some(c.clone()),
+            expected: None,
+        }],
+        (Some(_), Some(_)) => bail!("give either --claim or --questions, not both"),
+        (None, None) => bail!("nothing to ask: give --claim or --questions"),
+    };
+    // Every question is read before any is asked: all problems at once.
+    let mut parsed: Vec<(&reqs::Question, Vec<Fact>, Fact)> = Vec::new();
+    let mut problems = Vec::new();
+    for q in &questions {
+        let scenario = parse_scenario(
+            &spec,
+            &tb,
+            &format!("{} scenario", q.id),
+            q.scenario.as_deref().unwrap_or(""),
+        );
+        let claim = match &q.claim {
+            Some(c) => parse_fact(&spec, &tb, &format!("{} claim", q.id), c),
+            None => Err(format!("question {} has no claim", q.id)),
+        };
+        match (scenario, claim) {
+            (Ok(s), Ok(c)) => parsed.push((q, s, c)),
+            (s, c) => problems.extend(s.err().into_iter().chain(c.err())),
+        }
+    }
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
+    }
+    let margin = match &args.margin {
+        None => None,
+        Some(m) => Some(
+            tb.duration(m)
+                .map_err(|e| anyhow::anyhow!("--margin: {e}"))? as usize,
+        ),
+    };
+    let last = parsed
+        .iter()
+        .flat_map(|(_, s, c)| s.iter().chain([c]).map(|f| f.to))
+        .max()
+        .unwrap_or(0);
+    let mut asker = TimedAsker::new(&spec, last, margin, &args.solver.config())
+        .with_context(|| format!("loading {}", args.spec.display()))?;
+    let mut answers = Vec::new();
+    for (q, s, c) in &parsed {
+        let a = asker
+            .ask(s, c)
+            .with_context(|| format!("question {}", q.id))?;
+        answers.push(a);
+    }
+
+    let mut worst = Status::Ok;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "runs of {} steps ({}), the requirements read on finite runs; entailed and impossible hold for every run\n",
+        asker.last_step() + 1,
+        tb.show(asker.last_step() as u64 + 1)
+    );
+    let mut cases = Vec::new();
+    for ((q, _, _), a) in parsed.iter().zip(&answers) {
+        let v = &a.verdict;
+        let code = match v {
+            TimedVerdict::Entailed { .. } => Status::Ok,
+            TimedVerdict::Unknown { .. } => Status::Error,
+            _ => Status::Findings,
+        };
+        let mismatch = q.expected.as_deref().is_some_and(|e| e != v.name());
+        worst = worst.worst(if mismatch { Status::Error } else { code });
+        let word = match v {
+            TimedVerdict::Entailed { .. } => paint(Paint::Good, "entailed"),
+            TimedVerdict::NotEntailed { .. } => paint(Paint::Bad, "not entailed"),
+            TimedVerdict::ScenarioImpossible { .. } => paint(Paint::Bad, "scenario impossible"),
+            TimedVerdict::Unknown { .. } => paint(Paint::Bad, "unknown"),
+        };
+        let _ = write!(o, "{}: {word}", paint(Paint::Id, &q.id));
+        if let Some(e) = q.expected.as_deref().filter(|_| mismatch) {
+            let _ = write!(o, " {}", paint(Paint::Bad, &format!("(expected {e})")));
+        }
+        let _ = writeln!(o);
+        if !q.text.is_empty() {
+            let _ = writeln!(o, "  {}", excerpt(&q.text, 100));
+        }
+        let detail = verdict_lines(v);
+        o.push_str(&detail);
+        let outcome = match (q.expected.as_deref(), v) {
+            (_, TimedVerdict::Unknown { reason }) => report::Outcome::Error {
+                message: format!("not decided: {reason}"),
+                detail,
+            },
+            (Some(e), v) if e == v.name() => report::Outcome::Passed,
+            (Some(e), v) => report::Outcome::Failed {
+                message: format!("expected {e}, the requirements give {}", v.name()),
+                detail,
+            },
+            (None, TimedVerdict::Entailed { .. }) => report::Outcome::Passed,
+            (None, v) => report::Outcome::Failed {
+                message: v.name().to_string(),
+                detail,
+            },
+        };
+        cases.push(report::Case {
+            name: q.id.clone(),
+            class: "vera.ask".into(),
+            outcome,
+            seconds: None,
+            output: (!q.text.is_empty()).then(|| q.text.clone()),
+        });
+    }
+    let file = args.questions.as_ref().map(|q| q.display().to_string());
+    let suite = report::Suite {
+        name: file.clone().unwrap_or_else(|| "claim".into()),
+        file,
+        cases,
+    };
+    let payload = AskJson {
+        schema: "vera.ask-timed.v1",
+        spec: args.spec.display().to_string(),
+        answers: parsed
+            .iter()
+            .zip(&answers)
+            .map(|((q, s, c), a)| AnswerJson {
+                id: &q.id,
+                text: &q.text,
+                scenario: s.iter().map(|f| f.text.as_str()).collect(),
+                claim: &c.text,
+                answer: a,
+                expected: q.expected.as_deref(),
+                matches_expected: q.expected.as_deref().map(|e| e == a.verdict.name()),
+            })
+            .collect(),
+    };
+    let json = serde_json::to_value(&payload)?;
+    let mut r = Rendered::new("vera.ask-timed.v1", worst, o, json);
+    r.suites = Some(vec![suite]);
+    Ok(Box::new(r))
+}
+
+fn verdict_lines(v: &TimedVerdict) -> String {
+    let mut o = String::new();
+    match v {
+        TimedVerdict::Entailed { because } => {
+            let _ = writeln!(o, "  justified by {}", because.join(", "));
+        }
+        TimedVerdict::NotEntailed {
+            counterexample,
+            contradicts,
+        } => {
+            if contradicts.is_empty() {
+                let _ = writeln!(o, "  the requirements allow a run where it fails:");
+            } else {
+                let _ = writeln!(
+                    o,
+                    "  the claim contradicts {}; a run the requirements allow:",
+                    contradicts.join(", ")
+                );
+            }
+            crate::timed_report::timeline_text(&mut o, counterexample, "    ");
+        }
+        TimedVerdict::ScenarioImpossible { because } => {
+            let _ = writeln!(o, "  no run meets the scenario and {}", because.join(", "));
+        }
+        TimedVerdict::Unknown { reason } => {
+            let _ = writeln!(o, "  {reason}");
+        }
+    }
+    o
+}
