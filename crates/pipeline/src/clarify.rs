@@ -78,6 +78,10 @@ pub struct Proposal {
     /// The formula of the single class, when converged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub formula: Option<String>,
+    /// For a timed requirement: the pattern of the single class, when converged, as the
+    /// JSON object of its `[requirements.timed]` keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<serde_json::Value>,
     /// Every round.
     pub history: Vec<Round>,
     /// Why it did not converge, when it did not.
@@ -211,6 +215,7 @@ pub fn clarify(
             converged: false,
             accepted: false,
             formula: None,
+            pattern: None,
             history: vec![],
             note: None,
         })
@@ -544,16 +549,27 @@ pub fn apply(spec: &Spec, proposals: &[Proposal]) -> (String, Vec<String>) {
                         id: r.id.clone(),
                         text: p.clarified.clone(),
                         // The person accepted the proposal, formula included.
-                        origin: if p.formula.is_some() {
+                        origin: if p.formula.is_some() || p.pattern.is_some() {
                             reqs::spec::Origin::ModelAccepted
                         } else {
                             r.origin
                         },
-                        formula: p.formula.clone().or(original),
+                        formula: if p.pattern.is_some() && spec.time.is_some() {
+                            None
+                        } else {
+                            p.formula.clone().or(original)
+                        },
                         notes: vec![format!(
                             "clarified by vera in {} rounds ({} -> {} readings); was: {}",
                             p.rounds, p.classes_before, p.classes_after, p.original
                         )],
+                        // A converged timed proposal's pattern replaces the old one.
+                        timed: p
+                            .pattern
+                            .as_ref()
+                            .filter(|_| spec.time.is_some())
+                            .and_then(|v| crate::timed::answer_keys(v).ok())
+                            .or_else(|| OutRequirement::timed_keys(spec, r)),
                     }
                 }
                 None => OutRequirement {
@@ -562,6 +578,7 @@ pub fn apply(spec: &Spec, proposals: &[Proposal]) -> (String, Vec<String>) {
                     origin: r.origin,
                     formula: original,
                     notes: vec![],
+                    timed: OutRequirement::timed_keys(spec, r),
                 },
             }
         })

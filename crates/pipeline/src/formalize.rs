@@ -777,6 +777,14 @@ pub struct Formalized {
     /// The accepted term.
     #[serde(skip)]
     pub term: Option<Term>,
+    /// For a timed requirement: the accepted pattern as the keys of a
+    /// `[requirements.timed]` table (formulas printed by vera, durations in the tick's
+    /// unit), as a JSON object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Value>,
+    /// The accepted timed pattern.
+    #[serde(skip)]
+    pub timed: Option<reqs::timed::Pattern>,
     /// Every attempt, in order.
     pub attempts: Vec<Attempt>,
     /// Screening notes on the accepted formula (findings that do not reject it).
@@ -784,6 +792,13 @@ pub struct Formalized {
     pub notes: Vec<ScreenFinding>,
     /// Where the formula came from.
     pub provenance: Provenance,
+}
+
+impl Formalized {
+    /// True when a formula or a timed pattern was accepted.
+    pub fn accepted(&self) -> bool {
+        self.formula.is_some() || self.timed.is_some()
+    }
 }
 
 /// What [`formalize`] produced.
@@ -816,7 +831,7 @@ struct Work {
 }
 
 /// Temperature of the fresh sample drawn when the model repeats a rejected answer.
-const RESAMPLE_TEMPERATURE: f64 = 0.7;
+pub(crate) const RESAMPLE_TEMPERATURE: f64 = 0.7;
 
 /// Formalizes the requirements of `spec` (or those in `options.only`).
 pub fn formalize(
@@ -833,7 +848,9 @@ pub fn formalize(
         .iter()
         .enumerate()
         .filter(|(_, r)| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
-        .filter(|(_, r)| r.formula.is_none() || options.reformalize.contains(&r.id))
+        .filter(|(_, r)| {
+            (r.formula.is_none() && r.timed.is_none()) || options.reformalize.contains(&r.id)
+        })
         .map(|(i, _)| i)
         .collect();
     for id in options.only.iter().flatten().chain(&options.reformalize) {
@@ -862,6 +879,8 @@ pub fn formalize(
                 text: r.text.clone(),
                 formula: None,
                 term: None,
+                pattern: None,
+                timed: None,
                 attempts: vec![],
                 notes: vec![],
                 provenance: Provenance {
@@ -873,49 +892,87 @@ pub fn formalize(
             }
         })
         .collect();
-    match options.mode {
-        Mode::PerRequirement => per_requirement(
+    // In a spec with a [time] table, a requirement without a formula (or with a timed
+    // pattern, asked again) is formalized as a timed pattern; one that has a formula
+    // keeps the formula path.
+    let timed_path: Vec<bool> = wanted
+        .iter()
+        .map(|&i| spec.time.is_some() && spec.requirements[i].formula.is_none())
+        .collect();
+    let (timed_idx, plain_idx): (Vec<usize>, Vec<usize>) =
+        (0..out.len()).partition(|&k| timed_path[k]);
+    let take = |idx: &[usize], out: &[Formalized]| -> Vec<Formalized> {
+        idx.iter().map(|&k| out[k].clone()).collect()
+    };
+    let mut timed_items = take(&timed_idx, &out);
+    if !timed_items.is_empty() {
+        let timed_prompts = crate::timed::TimedPrompts::builtin();
+        for f in &mut timed_items {
+            f.provenance.prompt = timed_prompts.one.id();
+        }
+        crate::timed::formalize_timed(
             spec,
             client,
             &mut checker,
             options,
-            &prompts,
-            &schema,
-            &examples,
-            &mut out,
-        )?,
-        Mode::Batch => batch(
-            spec,
-            client,
-            &mut checker,
-            options,
-            &prompts,
-            &schema,
-            &examples,
-            &mut out,
-        )?,
+            &timed_prompts,
+            &mut timed_items,
+        )?;
+    }
+    let mut plain = take(&plain_idx, &out);
+    if !plain.is_empty() {
+        match options.mode {
+            Mode::PerRequirement => per_requirement(
+                spec,
+                client,
+                &mut checker,
+                options,
+                &prompts,
+                &schema,
+                &examples,
+                &mut plain,
+            )?,
+            Mode::Batch => batch(
+                spec,
+                client,
+                &mut checker,
+                options,
+                &prompts,
+                &schema,
+                &examples,
+                &mut plain,
+            )?,
+        }
+    }
+    for (k, f) in timed_idx.iter().zip(timed_items) {
+        out[*k] = f;
+    }
+    for (k, f) in plain_idx.iter().zip(plain) {
+        out[*k] = f;
     }
     for f in &mut out {
         f.provenance.attempts = f.attempts.len();
     }
     let first_attempt = out
         .iter()
-        .filter(|f| f.formula.is_some() && f.attempts.len() == 1)
+        .filter(|f| f.accepted() && f.attempts.len() == 1)
         .count();
     let after_repair = out
         .iter()
-        .filter(|f| f.formula.is_some() && f.attempts.len() > 1)
+        .filter(|f| f.accepted() && f.attempts.len() > 1)
         .count();
     let failed = out
         .iter()
-        .filter(|f| f.formula.is_none())
+        .filter(|f| !f.accepted())
         .map(|f| f.id.clone())
         .collect();
     let kept = spec
         .requirements
         .iter()
         .filter(|r| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
-        .filter(|r| r.formula.is_some() && !options.reformalize.contains(&r.id))
+        .filter(|r| {
+            (r.formula.is_some() || r.timed.is_some()) && !options.reformalize.contains(&r.id)
+        })
         .map(|r| r.id.clone())
         .collect();
     Ok(FormalizeReport {
@@ -943,7 +1000,7 @@ pub fn requirement_prompt(
     ])
 }
 
-fn request(
+pub(crate) fn request(
     messages: &[llm::Message],
     options: &FormalizeOptions,
     grammar: Option<&str>,
@@ -968,7 +1025,7 @@ pub fn formula_grammar(spec: &Spec, client: &Client) -> Option<String> {
 }
 
 /// An answer problem from the client becomes a repairable error with the LLM's feedback.
-fn answer_problem(e: &LlmError) -> Option<(String, String)> {
+pub(crate) fn answer_problem(e: &LlmError) -> Option<(String, String)> {
     if !e.is_answer_problem() {
         return None;
     }
@@ -1337,6 +1394,22 @@ pub struct OutRequirement {
     pub origin: reqs::spec::Origin,
     /// Comment lines written above it (provenance, failures).
     pub notes: Vec<String>,
+    /// Its timed pattern as the keys of `[requirements.timed]` (written instead of a
+    /// formula; needs a spec with a `[time]` table).
+    pub timed: Option<Vec<(String, reqs::timed::answer::KeyValue)>>,
+}
+
+impl OutRequirement {
+    /// The keys of a requirement's timed pattern, when it has one and the spec a time base.
+    pub fn timed_keys(
+        spec: &Spec,
+        r: &reqs::spec::Requirement,
+    ) -> Option<Vec<(String, reqs::timed::answer::KeyValue)>> {
+        let tb = spec.time.as_ref()?;
+        r.timed
+            .as_ref()
+            .map(|p| reqs::timed::answer::keys_of(p, tb))
+    }
 }
 
 fn toml_str(s: &str) -> String {
@@ -1440,6 +1513,26 @@ pub fn render_spec_annotated(
             None => {}
         }
     }
+    if let Some(tb) = &spec.time {
+        let _ = writeln!(o, "\n[time]\ntick = {}", toml_str(&tb.tick_text));
+        if let Some(h) = tb.horizon {
+            let _ = writeln!(
+                o,
+                "horizon = {}",
+                toml_str(&reqs::timed::answer::duration_text(tb, h))
+            );
+        }
+        if !tb.durations.is_empty() {
+            let _ = writeln!(o, "\n[time.durations]");
+            for (n, d) in &tb.durations {
+                let _ = writeln!(
+                    o,
+                    "{n} = {}",
+                    toml_str(&reqs::timed::answer::duration_text(tb, *d))
+                );
+            }
+        }
+    }
     for d in user_domain(spec) {
         let _ = writeln!(o, "\n[[domain]]\nid = {}", toml_str(&d.id));
         if let Some(t) = &d.text {
@@ -1469,6 +1562,19 @@ pub fn render_spec_annotated(
                     let _ = writeln!(o, "origin = \"model\"\naccepted = true");
                 }
             }
+        } else if let Some(keys) = r.timed.as_ref().filter(|_| spec.time.is_some()) {
+            match r.origin {
+                reqs::spec::Origin::Hand => {}
+                reqs::spec::Origin::Model => {
+                    let _ = writeln!(o, "origin = \"model\"");
+                }
+                reqs::spec::Origin::ModelAccepted => {
+                    let _ = writeln!(o, "origin = \"model\"\naccepted = true");
+                }
+            }
+            let table = reqs::timed::answer::table_text(keys);
+            let body = table.strip_prefix("[timed]\n").unwrap_or(&table);
+            let _ = write!(o, "[requirements.timed]\n{body}");
         }
     }
     o
@@ -1502,7 +1608,7 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                     for n in &f.notes {
                         notes.push(format!("screening ({}): {}", n.kind, n.message));
                     }
-                    if f.formula.is_none() {
+                    if !f.accepted() {
                         let last = f
                             .attempts
                             .last()
@@ -1519,6 +1625,10 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                         formula: f.formula.clone(),
                         origin: reqs::spec::Origin::Model,
                         notes,
+                        timed: match (&f.timed, &spec.time) {
+                            (Some(p), Some(tb)) => Some(reqs::timed::answer::keys_of(p, tb)),
+                            _ => None,
+                        },
                     }
                 }
                 None => OutRequirement {
@@ -1527,6 +1637,7 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
                     formula: r.formula.as_ref().map(logic::print::term),
                     origin: r.origin,
                     notes: vec![],
+                    timed: OutRequirement::timed_keys(spec, r),
                 },
             },
         )
@@ -1577,6 +1688,7 @@ mod tests {
                 formula: Some("x".into()),
                 origin: reqs::spec::Origin::Model,
                 notes: vec![nasty.into()],
+                timed: None,
             }],
         );
         assert!(!text

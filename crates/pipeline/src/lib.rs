@@ -19,4 +19,5 @@ pub mod roundtrip;
 pub mod run;
 pub mod schema;
 pub mod select;
+pub mod timed;
 pub mod voting;

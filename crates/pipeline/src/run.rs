@@ -909,6 +909,7 @@ fn given_schema(
                 text: r.text.clone(),
                 formula: own.and_then(|x| x.formula.as_ref().map(logic::print::term)),
                 origin: own.map(|x| x.origin).unwrap_or_default(),
+                timed: None,
                 notes: own
                     .map(|_| vec![format!("formula kept from {}", given.display())])
                     .unwrap_or_default(),

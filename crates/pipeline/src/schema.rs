@@ -2094,6 +2094,7 @@ impl SchemaDraft {
                     text: q.text.clone(),
                     formula: None,
                     origin: reqs::spec::Origin::Hand,
+                    timed: None,
                     notes: {
                         let mut notes = vec![if vars.is_empty() {
                             "MISSING VARIABLE: no variable of the schema serves this requirement"

@@ -248,7 +248,13 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
     pipeline::formalize::write_new(&out, &text, &inputs, force)?;
     let mut o = String::new();
     for f in &report.requirements {
-        match &f.formula {
+        let shown = f.formula.clone().or_else(|| {
+            let tb = spec.time.as_ref()?;
+            f.timed
+                .as_ref()
+                .map(|p| format!("[timed] {}", p.describe(tb)))
+        });
+        match &shown {
             Some(t) => {
                 let _ = writeln!(
                     o,
@@ -374,7 +380,10 @@ fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
 pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
     let (spec_path, schema, only) = (a.spec.as_path(), a.csv.schema.as_deref(), &a.only);
     let (sampling, llm_args, solver) = ((a.samples, a.max_tokens), &a.llm, &a.solver);
-    let spec = crate::audit::load_spec(spec_path, schema)?;
+    let spec = crate::audit::load_spec_timed(spec_path, schema)?;
+    if spec.time.is_some() {
+        return ambiguity_timed(a, &spec);
+    }
     let client = llm_args.client()?;
     let (samples, max_tokens) = sampling;
     let options = AmbiguityOptions {
@@ -418,6 +427,119 @@ pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
     );
     r.page = Some(page);
     Ok(Box::new(r))
+}
+
+fn render_timed_screening(o: &mut String, s: &pipeline::timed::TimedScreening) {
+    let status = if s.flagged {
+        paint(Paint::Bad, "ambiguity-sensitive")
+    } else if s.could_not_screen {
+        paint(
+            Paint::Warn,
+            &format!(
+                "could not screen ({} valid sample{}; two are needed)",
+                s.valid,
+                if s.valid == 1 { "" } else { "s" }
+            ),
+        )
+    } else {
+        paint(Paint::Good, "one reading")
+    };
+    let _ = writeln!(
+        o,
+        "{} {status}  {}",
+        paint(Paint::Id, &s.id),
+        excerpt(&s.text, 90)
+    );
+    if s.valid < s.samples.len() {
+        let _ = writeln!(
+            o,
+            "  {} of {} samples invalid",
+            s.samples.len() - s.valid,
+            s.samples.len()
+        );
+        if s.valid == 0 {
+            if let Some(e) = s.samples.iter().find_map(|x| x.error.as_deref()) {
+                let _ = writeln!(o, "  first error: {}", excerpt(e, 110));
+            }
+        }
+    }
+    if s.flagged {
+        for c in &s.classes {
+            let _ = writeln!(
+                o,
+                "  reading {} ({} of {} samples): {}",
+                c.label,
+                c.members.len(),
+                s.valid,
+                c.reading
+            );
+        }
+        for q in &s.questions {
+            let _ = writeln!(
+                o,
+                "  question ({} vs {}; {}):",
+                q.between[0],
+                q.between[1],
+                q.kinds.join(", ")
+            );
+            for line in q.question.lines() {
+                let _ = writeln!(o, "    {line}");
+            }
+        }
+        for [a, b] in &s.undecided {
+            let _ = writeln!(
+                o,
+                "  readings {a} and {b}: the solver could not compare them (kept apart)"
+            );
+        }
+    } else if let Some(c) = s.classes.first() {
+        let _ = writeln!(o, "  reading: {}", excerpt(&c.reading, 110));
+    }
+}
+
+/// `vera ambiguity` on a spec with a `[time]` table: samples of timed patterns grouped
+/// by trace equivalence, with the questions that tell the readings apart.
+fn ambiguity_timed(a: &crate::cli::AmbiguityArgs, spec: &reqs::Spec) -> crate::output::Outcome {
+    let client = a.llm.client()?;
+    let options = AmbiguityOptions {
+        samples: a.samples,
+        only: ids(&a.only),
+        max_tokens: Some(a.max_tokens),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let rep = pipeline::timed::screen_timed(spec, &client, &a.solver.config(), &options)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let mut o = String::new();
+    for s in &rep.requirements {
+        render_timed_screening(&mut o, s);
+    }
+    let s = &rep.summary;
+    let _ = writeln!(
+        o,
+        "\n{} of {} timed requirements ambiguity-sensitive (readings compared on traces), {} could not be screened; {} invalid samples; {} pair(s) of readings undecided\n({seconds:.1} s)",
+        s.flagged, s.requirements, s.could_not_screen, s.invalid_samples, s.undecided
+    );
+    print_accounting(&client);
+    let status = if s.could_not_screen > 0 || s.undecided > 0 {
+        Status::Error
+    } else if s.flagged > 0 {
+        Status::Findings
+    } else {
+        Status::Ok
+    };
+    Ok(Box::new(Rendered::new(
+        "vera.ambiguity-timed.v1",
+        status,
+        o,
+        LlmJson {
+            schema: "vera.ambiguity-timed.v1",
+            files: files(&[("file", &a.spec)]),
+            body: ReportBody { report: rep },
+            llm: client.accounting(),
+            seconds,
+        },
+    )))
 }
 
 /// The ambiguity page: requirements by number of readings as bars, then each flagged
@@ -496,7 +618,7 @@ fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> repo
 /// `vera clarify SPEC [-o PROPOSALS] | --apply PROPOSALS [--out SPEC]`
 pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
     let (llm_args, solver, force) = (&a.llm, &a.solver, crate::files::force());
-    let spec = crate::audit::load_spec(&a.spec, a.csv.schema.as_deref())?;
+    let spec = crate::audit::load_spec_timed(&a.spec, a.csv.schema.as_deref())?;
     let mut inputs: Vec<&Path> = vec![&a.spec];
     if let Some(s) = &a.csv.schema {
         inputs.push(s);
@@ -571,6 +693,9 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         },
         ..Default::default()
     };
+    if spec.time.is_some() {
+        return clarify_timed(a, &spec, &client, &options, &out, &inputs);
+    }
     let start = std::time::Instant::now();
     let rep = pipeline::clarify::clarify(&spec, &client, &solver.config(), &options, None)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -665,6 +790,91 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         LlmJson {
             schema: "vera.clarify-run.v1",
             files: files(&[("file", &a.spec), ("proposals_file", &out)]),
+            body: ReportBody { report: rep },
+            llm: client.accounting(),
+            seconds,
+        },
+    )))
+}
+
+/// `vera clarify` on a spec with a `[time]` table: the questions of time put to the
+/// model, the rewrites screened again on traces; the proposals file is the same
+/// `vera.clarify.v1` (a converged proposal carries its pattern).
+fn clarify_timed(
+    a: &crate::cli::ClarifyArgs,
+    spec: &reqs::Spec,
+    client: &llm::Client,
+    options: &ClarifyOptions,
+    out: &Path,
+    inputs: &[&Path],
+) -> crate::output::Outcome {
+    let start = std::time::Instant::now();
+    let rep = pipeline::timed::clarify_timed(spec, client, &a.solver.config(), options, None)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let converged = rep.proposals.iter().filter(|p| p.converged).count();
+    let code = if converged == rep.proposals.len() {
+        Status::Ok
+    } else if converged > 0 {
+        Status::Findings
+    } else {
+        Status::Error
+    };
+    let file = ProposalsFile {
+        schema: "vera.clarify.v1".into(),
+        file: a.spec.display().to_string(),
+        proposals: rep.proposals.clone(),
+    };
+    pipeline::formalize::write_new(
+        out,
+        &serde_json::to_string_pretty(&file)?,
+        inputs,
+        crate::files::force(),
+    )?;
+    let mut o = String::new();
+    for s in rep.screening.requirements.iter().filter(|s| s.flagged) {
+        render_timed_screening(&mut o, s);
+    }
+    for p in &rep.proposals {
+        let status = if p.converged {
+            paint(Paint::Good, "converged")
+        } else {
+            paint(Paint::Warn, "not converged")
+        };
+        let _ = writeln!(
+            o,
+            "{} {status} after {} round(s): {} -> {} readings",
+            paint(Paint::Id, &p.id),
+            p.rounds,
+            p.classes_before,
+            p.classes_after
+        );
+        let _ = writeln!(o, "  was: {}", p.original);
+        if p.converged {
+            let _ = writeln!(o, "  now: {}", p.clarified);
+        } else if p.clarified != p.original {
+            let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
+        }
+        if let Some(n) = &p.note {
+            let _ = writeln!(o, "  why: {n}");
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\nconverged: {converged} of {} flagged timed requirement(s); flagged per round: {:?}\nwrote {} ({seconds:.1} s); apply with `vera clarify {} --apply {}`",
+        rep.proposals.len(),
+        rep.flagged_per_round,
+        out.display(),
+        a.spec.display(),
+        out.display()
+    );
+    print_accounting(client);
+    Ok(Box::new(Rendered::new(
+        "vera.clarify-run-timed.v1",
+        code,
+        o,
+        LlmJson {
+            schema: "vera.clarify-run-timed.v1",
+            files: files(&[("file", &a.spec), ("proposals_file", out)]),
             body: ReportBody { report: rep },
             llm: client.accounting(),
             seconds,

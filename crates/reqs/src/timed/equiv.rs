@@ -6,14 +6,16 @@
 //! on which one holds throughout while the other is violated, both ways round. The
 //! monitors are past-time, so "violated on a prefix of `n` states" is the per-step
 //! condition failing at a step below `n`: the question covers every length up to
-//! `k+1` at once. A distinguishing trace is cut to its shortest prefix, re-checked with
-//! the independent evaluator of [`super::trace`] and returned as evidence. An unknown
-//! answer is never taken for equivalence.
+//! `k+1` at once. A distinguishing trace breaks the other pattern as early as any trace
+//! can, runs on while the holding one's open obligations are met, holds variables
+//! constant where it can, is re-checked with the independent evaluator of
+//! [`super::trace`] and is returned as evidence. An unknown answer is never taken for
+//! equivalence.
 
 use super::audit::{timeline, Timeline};
 use super::trace::{self, Trace};
 use super::unroll::{unroll, var_at, Unrolled};
-use super::Pattern;
+use super::{Pattern, Timing};
 use crate::spec::{Origin, Requirement, Shape, Spec};
 use logic::{Command, Model, Op, Term};
 use serde::Serialize;
@@ -34,9 +36,13 @@ pub enum Side {
 pub struct Difference {
     /// The pattern that holds on the trace.
     pub holds: Side,
-    /// The step at which the other one is violated (the trace's last step).
+    /// The step at which the other one is violated: the earliest step at which any
+    /// trace can break it while the first one holds.
     pub violated_at: usize,
-    /// The trace: one state (the schema's variables) per step, `violated_at + 1` steps.
+    /// The trace: one state (the schema's variables) per step. Where the solver finds
+    /// such a run, it goes on after `violated_at` for the timing duration of the
+    /// pattern that holds (within the bound), with that pattern still holding, so that
+    /// it shows how the obligations still open at `violated_at` are met.
     #[serde(skip)]
     pub trace: Trace,
     /// The trace as intervals of physical time, over the variables the two patterns
@@ -139,11 +145,16 @@ pub fn equivalent(
     }
     let mut unknown = None;
     for (holds, x, y) in [(Side::First, 0, 1), (Side::Second, 1, 0)] {
-        match difference(&mut s, &u, x, y, k)? {
-            Found::Yes(step, model) => {
-                let patterns = [a, b];
-                let trace = trace_of(&u, &model, step + 1);
-                check(&pair, patterns[x], patterns[y], &trace)?;
+        let patterns = [a, b];
+        let tail = match patterns[x].timing {
+            Timing::Within(d) | Timing::For(d) | Timing::NotBefore(d) => d as usize,
+            Timing::Next => 1,
+            _ => 0,
+        };
+        match difference(&mut s, &u, x, y, k, tail)? {
+            Found::Yes(step, end, model) => {
+                let trace = trace_of(&u, &model, end + 1);
+                check(&pair, patterns[x], patterns[y], &trace, step)?;
                 let mut only: Vec<String> = Vec::new();
                 for p in patterns {
                     for t in p.terms() {
@@ -154,7 +165,7 @@ pub fn equivalent(
                         }
                     }
                 }
-                let tl = timeline(&u, tb, &model, step + 1, Some(&only));
+                let tl = timeline(&u, tb, &model, end + 1, Some(&only));
                 return Ok(TraceEquivalence::Different(Difference {
                     holds,
                     violated_at: step,
@@ -173,8 +184,9 @@ pub fn equivalent(
 }
 
 enum Found {
-    /// A trace on which `x` holds up to the step and `y` is violated at it.
-    Yes(usize, Model),
+    /// A trace on which `x` holds up to the last step (the second number) and `y` is
+    /// violated at the first.
+    Yes(usize, usize, Model),
     No,
     Unknown(String),
 }
@@ -202,13 +214,15 @@ fn ask(s: &mut Solver, extra: &[Term]) -> Result<Outcome, SolverError> {
 }
 
 /// The earliest step at which `y` can be violated while `x` holds, with a trace that
-/// holds each variable constant where that stays possible.
+/// runs on `tail` steps after it (within `k`) with `x` still holding, and that holds
+/// each variable constant where that stays possible.
 fn difference(
     s: &mut Solver,
     u: &Unrolled,
     x: usize,
     y: usize,
     k: usize,
+    tail: usize,
 ) -> Result<Found, SolverError> {
     let first_violation = |m: &Model| -> Option<usize> {
         (0..=k).find(|&t| {
@@ -242,15 +256,29 @@ fn difference(
             _ => break,
         }
     }
+    // Longer, with `x` holding to the end, where the solver finds such a run (it
+    // shows how the obligations of `x` are met); else the shortest trace as it is.
+    let mut end = step;
+    let longer = (step + tail).min(k);
+    if longer > step {
+        let mut c: Vec<Term> = u.ok[x][..=longer].to_vec();
+        c.push(Term::not(u.ok[y][step].clone()));
+        if let Outcome::Sat(m) = ask(s, &[and(c)])? {
+            if first_violation(&m) == Some(step) {
+                end = longer;
+                best = m;
+            }
+        }
+    }
     // Fewer changes: each variable constant over the trace where that stays possible.
     let exact = {
-        let mut c: Vec<Term> = u.ok[x][..=step].to_vec();
+        let mut c: Vec<Term> = u.ok[x][..=end].to_vec();
         c.push(Term::not(u.ok[y][step].clone()));
         and(c)
     };
     let mut held: Vec<Term> = vec![exact];
     for (n, sort) in &u.state {
-        let same: Vec<Term> = (1..=step)
+        let same: Vec<Term> = (1..=end)
             .map(|t| {
                 Term::App(
                     Op::Eq,
@@ -273,7 +301,7 @@ fn difference(
             }
         }
     }
-    Ok(Found::Yes(step, best))
+    Ok(Found::Yes(step, end, best))
 }
 
 fn trace_of(u: &Unrolled, m: &Model, steps: usize) -> Trace {
@@ -291,12 +319,13 @@ fn trace_of(u: &Unrolled, m: &Model, steps: usize) -> Trace {
 }
 
 /// The evaluator's word on a distinguishing trace: `holds` holds on it, `other` is
-/// violated at its last step.
+/// first violated at `step`.
 fn check(
     spec: &Spec,
     holds: &Pattern,
     other: &Pattern,
     tr: &[Model],
+    step: usize,
 ) -> Result<(), TimedEquivError> {
     let e = |r: Result<Vec<usize>, logic::EvalError>| {
         r.map_err(|e| TimedEquivError::Witness(e.to_string()))
@@ -309,10 +338,9 @@ fn check(
             h[0]
         )));
     }
-    if o.last() != Some(&(tr.len() - 1)) {
+    if o.first() != Some(&step) {
         return Err(TimedEquivError::Witness(format!(
-            "the other pattern is not violated at the last step {} (violations at {o:?})",
-            tr.len() - 1
+            "the other pattern is not first violated at step {step} (violations at {o:?})"
         )));
     }
     Ok(())

@@ -1,0 +1,1276 @@
+//! Timed requirements and the language model (docs/timed.md, "Formalizing timed
+//! requirements with a model").
+//!
+//! In a spec with a `[time]` table the model formalizes a requirement as a *pattern*:
+//! a JSON object with exactly the keys of a `[requirements.timed]` table (a JSON schema
+//! goes with the request, so providers with structured output enforce it), never as a
+//! temporal formula. Every answer is read by `reqs::timed::answer::parse_pattern`, the
+//! spec reader's own pattern checks (unknown keys, two triggers, durations that are not
+//! whole ticks, formulas over one state of the schema), and a failed answer goes back to
+//! the model with the exact error, as in [`crate::formalize`].
+//!
+//! Ambiguity over time: a requirement is formalized several times, the valid patterns
+//! are grouped by trace equivalence up to a bound ([`reqs::timed::equiv`], the solver
+//! deciding), and two classes are told apart by a [`Question`] derived from how the
+//! patterns differ (edge or level trigger, a bound included or not, how long a
+//! condition must have held, what happens when the scope ends) with the distinguishing
+//! trace as a timing table. [`clarify_timed`] is the clarification loop on such
+//! questions.
+
+use crate::ambiguity::AmbiguityOptions;
+use crate::clarify::{clean_text, meta_answer, ClarifyOptions, Proposal, Round};
+use crate::formalize::{
+    answer_problem, excerpt, reading_notes, request, schema_info, unmentioned_variables, Attempt,
+    FormalizeOptions, Formalized, PipelineError,
+};
+use llm::{Client, Request, Template};
+use logic::Term;
+use reqs::equiv::Checker;
+use reqs::timed::answer::{keys_of, parse_pattern, KeyValue, FLAG_KEYS, KEYS};
+use reqs::timed::audit::Timeline;
+use reqs::timed::equiv::{equivalent, Difference, Side, TraceEquivalence};
+use reqs::timed::{Pattern, Scope, TimeBase, Timing, Trigger};
+use reqs::Spec;
+use serde::Serialize;
+use serde_json::{json, Value};
+use solver::SolverConfig;
+use std::fmt::Write as _;
+
+/// The prompt templates of the timed path (built in; see `prompts/`).
+#[derive(Debug, Clone)]
+pub struct TimedPrompts {
+    /// One requirement → one pattern as JSON.
+    pub one: Template,
+    /// The repair turn after an unusable answer.
+    pub repair: Template,
+    /// One worked example inside `examples`.
+    pub example: Template,
+}
+
+impl TimedPrompts {
+    /// The templates shipped in `prompts/`, compiled in.
+    pub fn builtin() -> TimedPrompts {
+        let t = |name: &str, text: &str| Template::parse(name, text).expect("built-in template");
+        TimedPrompts {
+            one: t(
+                "formalize-timed",
+                include_str!("../../../prompts/formalize-timed.txt"),
+            ),
+            repair: t(
+                "formalize-timed-repair",
+                include_str!("../../../prompts/formalize-timed-repair.txt"),
+            ),
+            example: t(
+                "formalize-timed-example",
+                include_str!("../../../prompts/formalize-timed-example.txt"),
+            ),
+        }
+    }
+}
+
+/// The JSON schema of a pattern answer: every key of `[requirements.timed]`, each a
+/// string (a formula or a duration) or `true` (`initially`, `next`), `null` for a key
+/// not used. Every key is listed as required so that providers with a strict
+/// structured-output mode accept the schema; a key left out is read as `null` by no one
+/// but the provider, and the local check asks for it.
+pub fn answer_schema() -> Value {
+    let props: serde_json::Map<String, Value> = KEYS
+        .iter()
+        .map(|k| {
+            let t = if FLAG_KEYS.contains(k) {
+                "boolean"
+            } else {
+                "string"
+            };
+            (k.to_string(), json!({"type": [t, "null"]}))
+        })
+        .collect();
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": KEYS,
+        "additionalProperties": false
+    })
+}
+
+/// The keys of a JSON answer, in the order of [`KEYS`] (unknown keys after them):
+/// strings and Booleans as they are, `null` left out. Any other value is an error in
+/// words for the model.
+pub fn answer_keys(v: &Value) -> Result<Vec<(String, KeyValue)>, String> {
+    let Some(obj) = v.as_object() else {
+        return Err("the answer is not a JSON object of pattern keys".into());
+    };
+    let mut names: Vec<&String> = obj.keys().collect();
+    names.sort_by_key(|k| KEYS.iter().position(|x| x == k).unwrap_or(KEYS.len()));
+    let mut out = Vec::new();
+    for k in names {
+        match &obj[k] {
+            Value::Null => {}
+            Value::String(s) => out.push((k.clone(), KeyValue::Text(s.clone()))),
+            Value::Bool(b) => out.push((k.clone(), KeyValue::Flag(*b))),
+            other => {
+                return Err(format!(
+                    "`{k}` is {other}: a key's value is a string (a formula, or a duration such as \"5 s\"), true (initially, next) or null"
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The pattern of an answer as a JSON object (the non-null keys only).
+pub fn keys_json(keys: &[(String, KeyValue)]) -> Value {
+    let m: serde_json::Map<String, Value> = keys
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                match v {
+                    KeyValue::Text(s) => Value::from(s.clone()),
+                    KeyValue::Flag(b) => Value::from(*b),
+                },
+            )
+        })
+        .collect();
+    Value::Object(m)
+}
+
+/// A pattern as the JSON object of its keys (formulas printed by vera).
+pub fn pattern_json(p: &Pattern, tb: &TimeBase) -> Value {
+    keys_json(&keys_of(p, tb))
+}
+
+/// Operators of temporal logics a model may write inside a formula.
+const TEMPORAL: &[&str] = &[
+    "always",
+    "eventually",
+    "globally",
+    "finally",
+    "next",
+    "until",
+    "prev",
+    "previous",
+    "once",
+    "historically",
+    "since",
+    "G",
+    "F",
+    "X",
+    "U",
+];
+
+/// Reads a JSON answer into a pattern with the spec reader's checks. The error is the
+/// exact text returned to the model.
+pub fn parse_timed_answer(spec: &Spec, v: &Value) -> Result<Pattern, String> {
+    let keys = answer_keys(v)?;
+    parse_pattern(spec, &keys).map_err(|mut d| {
+        crate::feedback::rewrite(spec, &mut d);
+        let mut temporal = false;
+        for l in &mut d.0 {
+            if TEMPORAL
+                .iter()
+                .any(|op| l.message == format!("unknown function `{op}`"))
+            {
+                temporal = true;
+                l.hint = Some("a formula has no temporal operators (see below)".into());
+            }
+        }
+        let mut text = d.to_string().trim_end().to_string();
+        if temporal {
+            text.push_str(
+                "\nA formula describes one state: there are no temporal operators. Say time with the keys instead: held_for or within_last for how long a condition has held, next, within, for, not_before, until or before for when the response is due, scope_* for where the requirement applies.",
+            );
+        }
+        text
+    })
+}
+
+/// Checks a parsed pattern against the domain: a trigger, scope or response that no
+/// state allows, or a formula about a variable the text does not talk about, is an
+/// unusable answer (the message is the feedback).
+fn screen_pattern(
+    spec: &Spec,
+    checker: &mut Checker,
+    p: &Pattern,
+    text: &str,
+) -> Result<Option<String>, solver::SolverError> {
+    let conditions: Vec<(&str, &Term)> = {
+        let mut v: Vec<(&str, &Term)> = Vec::new();
+        match &p.scope {
+            Scope::Globally => {}
+            Scope::While(c) | Scope::After(c) | Scope::Before(c) => v.push(("scope", c)),
+            Scope::AfterUntil(a, _) => v.push(("scope", a)),
+        }
+        match &p.trigger {
+            Trigger::Level(c)
+            | Trigger::Edge(c)
+            | Trigger::HeldFor(c, _)
+            | Trigger::WithinLast(c, _) => v.push(("trigger", c)),
+            Trigger::Always | Trigger::Initially => {}
+        }
+        v
+    };
+    for (what, c) in conditions {
+        if checker.satisfiable(c)? == Some(false) {
+            return Ok(Some(format!(
+                "the {what} condition `{}` contradicts the domain constraints and variable bounds: the requirement would never apply",
+                logic::print::term(c)
+            )));
+        }
+    }
+    if p.response != Term::Bool(false) && checker.satisfiable(&p.response)? == Some(false) {
+        return Ok(Some(format!(
+            "the response `{}` contradicts the domain constraints and variable bounds: no state satisfies it",
+            logic::print::term(&p.response)
+        )));
+    }
+    let mut unmentioned: Vec<String> = Vec::new();
+    for t in p.terms() {
+        for v in unmentioned_variables(spec, t, text) {
+            if !unmentioned.contains(&v) {
+                unmentioned.push(v);
+            }
+        }
+    }
+    if !unmentioned.is_empty() {
+        return Ok(Some(format!(
+            "the pattern mentions {}, which the requirement text does not talk about (by name, description, unit or enumeration value): formalize only what the text says",
+            unmentioned.join(", ")
+        )));
+    }
+    Ok(None)
+}
+
+/// Why a timed answer was not accepted.
+enum Rejected {
+    Invalid(String),
+    Solver(solver::SolverError),
+}
+
+fn validate_timed(
+    spec: &Spec,
+    checker: &mut Checker,
+    v: &Value,
+    text: &str,
+) -> Result<Pattern, Rejected> {
+    let p = parse_timed_answer(spec, v).map_err(Rejected::Invalid)?;
+    match screen_pattern(spec, checker, &p, text) {
+        Ok(None) => Ok(p),
+        Ok(Some(why)) => Err(Rejected::Invalid(why)),
+        Err(e) => Err(Rejected::Solver(e)),
+    }
+}
+
+/// The time base in words for the prompt: the tick and the named durations.
+fn time_lines(tb: &TimeBase) -> (String, String) {
+    let mut d = String::new();
+    if !tb.durations.is_empty() {
+        d.push_str("\nNamed durations (write the name as the duration):");
+        for (n, t) in &tb.durations {
+            let _ = write!(d, "\n- {n} = {}", tb.show(*t));
+        }
+    }
+    (tb.tick_text.clone(), d)
+}
+
+/// Worked examples: up to `n` timed requirements of the spec not being formalized now.
+/// (A spec file does not record who wrote a pattern: every pattern in it counts as a
+/// person's.)
+pub fn timed_examples(spec: &Spec, prompts: &TimedPrompts, skip: &[String], n: usize) -> String {
+    let Some(tb) = &spec.time else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for r in spec
+        .requirements
+        .iter()
+        .filter(|r| !skip.contains(&r.id) && r.origin != reqs::spec::Origin::Model)
+        .filter_map(|r| r.timed.as_ref().map(|p| (r, p)))
+        .take(n)
+    {
+        let pattern = pattern_json(r.1, tb).to_string();
+        if let Ok(s) = prompts
+            .example
+            .render(&[("requirement", &r.0.text), ("pattern", &pattern)])
+        {
+            out.push_str(&s);
+        }
+    }
+    if !out.is_empty() {
+        out.insert_str(
+            0,
+            "\nExamples from this specification (the keys not shown are null):\n",
+        );
+    }
+    out
+}
+
+/// The prompt of one requirement.
+pub fn timed_prompt(
+    spec: &Spec,
+    prompts: &TimedPrompts,
+    examples: &str,
+    text: &str,
+) -> Result<String, PipelineError> {
+    let Some(tb) = &spec.time else {
+        return Err(PipelineError::Input(
+            "the spec has no [time] table: its requirements are not timed".into(),
+        ));
+    };
+    let (tick, durations) = time_lines(tb);
+    let schema = schema_info(spec).render() + &reading_notes(spec);
+    Ok(prompts.one.render(&[
+        ("tick", &tick),
+        ("durations", &durations),
+        ("schema", &schema),
+        ("examples", examples),
+        ("requirement", text),
+    ])?)
+}
+
+/// A request for one pattern answer: the conversation, the JSON schema, the options'
+/// temperature and token limit.
+fn timed_request(messages: &[llm::Message], options: &FormalizeOptions) -> Request {
+    let mut o = options.clone();
+    // A pattern is a JSON object of up to 16 short keys: more room than one term.
+    o.max_tokens = options.max_tokens.map(|m| m.max(512));
+    request(messages, &o, None).schema("timed_pattern", answer_schema())
+}
+
+/// The timed path of [`crate::formalize::formalize`]: one request per requirement with
+/// the pattern schema, every answer read by the spec reader's pattern checks and
+/// screened against the domain; an unusable answer goes back with the exact error, up
+/// to `max_retries` times. A requirement that still fails keeps its attempts and no
+/// pattern: it is reported, never dropped.
+pub fn formalize_timed(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    prompts: &TimedPrompts,
+    out: &mut [Formalized],
+) -> Result<(), PipelineError> {
+    let Some(tb) = &spec.time else {
+        return Err(PipelineError::Input(
+            "the spec has no [time] table: its requirements are not timed".into(),
+        ));
+    };
+    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
+    let examples = timed_examples(spec, prompts, &skip, options.examples);
+    let mut conversations: Vec<Option<Vec<llm::Message>>> = Vec::new();
+    for f in out.iter() {
+        let user = timed_prompt(spec, prompts, &examples, &f.text)?;
+        conversations.push(Some(vec![llm::Message::user(user)]));
+    }
+    for _round in 0..=options.max_retries {
+        let open: Vec<usize> = (0..out.len())
+            .filter(|&i| conversations[i].is_some())
+            .collect();
+        if open.is_empty() {
+            break;
+        }
+        let reqs: Vec<Request> = open
+            .iter()
+            .map(|&i| timed_request(conversations[i].as_deref().unwrap_or(&[]), options))
+            .collect();
+        let answers = client.run_all("formalize.timed", &reqs);
+        for (&i, a) in open.iter().zip(answers) {
+            let text = out[i].text.clone();
+            let (shown, error) = match a {
+                Ok(c) => {
+                    let json = c.json.clone().unwrap_or(Value::Null);
+                    match validate_timed(spec, checker, &json, &text) {
+                        Ok(p) => {
+                            let f = &mut out[i];
+                            f.attempts.push(Attempt {
+                                answer: excerpt(c.text()),
+                                error: None,
+                            });
+                            f.pattern = Some(pattern_json(&p, tb));
+                            f.timed = Some(p);
+                            conversations[i] = None;
+                            continue;
+                        }
+                        Err(Rejected::Invalid(e)) => (excerpt(c.text()), e),
+                        Err(Rejected::Solver(e)) => return Err(e.into()),
+                    }
+                }
+                Err(e) => match answer_problem(&e) {
+                    Some(pair) => pair,
+                    None => return Err(e.into()),
+                },
+            };
+            out[i].attempts.push(Attempt {
+                answer: shown.clone(),
+                error: Some(error.clone()),
+            });
+            let repair = prompts.repair.render(&[("problem", &error)])?;
+            if let Some(conv) = conversations[i].as_mut() {
+                conv.push(llm::Message::assistant(shown));
+                conv.push(llm::Message::user(repair));
+            }
+        }
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------ ambiguity over time
+
+/// One sample of a timed screening.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimedSample {
+    /// Its sample index.
+    pub index: u32,
+    /// The answer (shortened).
+    pub answer: String,
+    /// The pattern as vera read it, when valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Value>,
+    /// The pattern in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
+    /// Why it is not valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Its class label, when valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+}
+
+/// One class of trace-equivalent patterns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimedClass {
+    /// `A`, `B`, ...
+    pub label: String,
+    /// The representative pattern (the first sample of the class).
+    pub pattern: Value,
+    /// It in words.
+    pub reading: String,
+    /// Sample indices in the class.
+    pub members: Vec<u32>,
+    /// The representative.
+    #[serde(skip)]
+    pub representative: Pattern,
+}
+
+/// The question that tells two readings apart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Question {
+    /// The two class labels.
+    pub between: [String; 2],
+    /// What differs, from the patterns' structure: `edge-or-level`, `strict-bound`,
+    /// `held-for`, `duration`, `timing`, `scope`, `scope-end`, `trigger`, `response`.
+    pub kinds: Vec<String>,
+    /// The question in words.
+    pub question: String,
+    /// The two readings in words, in the order of `between`.
+    pub readings: [String; 2],
+    /// The label of the reading the trace satisfies.
+    pub holds: String,
+    /// When the other reading is broken on the trace (physical time).
+    pub broken_at: String,
+    /// The distinguishing trace.
+    pub timeline: Timeline,
+    /// The trace as a timing table (one row per interval of physical time).
+    pub table: String,
+}
+
+/// The screening of one timed requirement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimedScreening {
+    /// The requirement id.
+    pub id: String,
+    /// The text screened.
+    pub text: String,
+    /// The samples.
+    pub samples: Vec<TimedSample>,
+    /// Valid samples.
+    pub valid: usize,
+    /// The last step of the traces the patterns were compared on.
+    pub k: usize,
+    /// Classes of the valid samples.
+    pub classes: Vec<TimedClass>,
+    /// More than one class.
+    pub flagged: bool,
+    /// Fewer than two valid samples: nothing was compared.
+    pub could_not_screen: bool,
+    /// Pairs of classes the solver could not compare (kept apart: unknown is never
+    /// equivalence).
+    pub undecided: Vec<[String; 2]>,
+    /// For each class after the first, the question that tells it from the first.
+    pub questions: Vec<Question>,
+}
+
+/// Totals of a timed screening run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TimedSummary {
+    /// Requirements screened.
+    pub requirements: usize,
+    /// Flagged: more than one class.
+    pub flagged: usize,
+    /// Fewer than two valid samples.
+    pub could_not_screen: usize,
+    /// Samples that were not valid patterns.
+    pub invalid_samples: usize,
+    /// Pairs of classes left undecided by the solver.
+    pub undecided: usize,
+}
+
+/// The result of [`screen_timed`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimedAmbiguityReport {
+    /// Per requirement, in spec order.
+    pub requirements: Vec<TimedScreening>,
+    /// Totals.
+    pub summary: TimedSummary,
+}
+
+fn summarize(items: &[&TimedScreening]) -> TimedSummary {
+    TimedSummary {
+        requirements: items.len(),
+        flagged: items.iter().filter(|s| s.flagged).count(),
+        could_not_screen: items.iter().filter(|s| s.could_not_screen).count(),
+        invalid_samples: items.iter().map(|s| s.samples.len() - s.valid).sum(),
+        undecided: items.iter().map(|s| s.undecided.len()).sum(),
+    }
+}
+
+fn label(i: usize) -> String {
+    let mut s = String::new();
+    let mut n = i;
+    loop {
+        s.insert(0, (b'A' + (n % 26) as u8) as char);
+        if n < 26 {
+            break;
+        }
+        n = n / 26 - 1;
+    }
+    s
+}
+
+/// Screens texts (id, text) of a timed spec: `samples` pattern answers each at the
+/// options' temperature, the valid ones grouped by trace equivalence (one bound per
+/// requirement: twice the longest valid pattern plus two steps), and a question for
+/// each class after the first.
+pub fn screen_timed_texts(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    solver: &SolverConfig,
+    items: &[(String, String)],
+    options: &AmbiguityOptions,
+) -> Result<Vec<TimedScreening>, PipelineError> {
+    let Some(tb) = &spec.time else {
+        return Err(PipelineError::Input(
+            "the spec has no [time] table: its requirements are not timed".into(),
+        ));
+    };
+    let prompts = TimedPrompts::builtin();
+    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
+    let examples = timed_examples(spec, &prompts, &skip, options.examples);
+    let mut reqs = Vec::new();
+    for (_, text) in items {
+        let user = timed_prompt(spec, &prompts, &examples, text)?;
+        for i in 0..options.samples {
+            let mut r = Request::new()
+                .user(user.clone())
+                .temperature(options.temperature)
+                .sample(i)
+                .schema("timed_pattern", answer_schema());
+            if let Some(m) = options.max_tokens {
+                r = r.max_tokens(m.max(512));
+            }
+            reqs.push(r);
+        }
+    }
+    let mut answers = client.run_all("ambiguity.timed", &reqs).into_iter();
+    let mut out = Vec::new();
+    for (id, text) in items {
+        let mut samples = Vec::new();
+        let mut valid: Vec<(usize, Pattern)> = Vec::new();
+        for i in 0..options.samples {
+            let Some(a) = answers.next() else {
+                return Err(PipelineError::Input(
+                    "the client returned fewer answers than requests".into(),
+                ));
+            };
+            let (answer, result) = match a {
+                Ok(c) => {
+                    let json = c.json.clone().unwrap_or(Value::Null);
+                    (
+                        excerpt(c.text()),
+                        validate_timed(spec, checker, &json, text),
+                    )
+                }
+                Err(e) if e.is_answer_problem() => (
+                    String::new(),
+                    Err(Rejected::Invalid(
+                        e.feedback().unwrap_or_else(|| e.to_string()),
+                    )),
+                ),
+                Err(e) => return Err(e.into()),
+            };
+            match result {
+                Ok(p) => {
+                    samples.push(TimedSample {
+                        index: i,
+                        answer,
+                        pattern: Some(pattern_json(&p, tb)),
+                        reading: Some(p.describe(tb)),
+                        error: None,
+                        class: None,
+                    });
+                    valid.push((samples.len() - 1, p));
+                }
+                Err(Rejected::Invalid(e)) => samples.push(TimedSample {
+                    index: i,
+                    answer,
+                    pattern: None,
+                    reading: None,
+                    error: Some(e),
+                    class: None,
+                }),
+                Err(Rejected::Solver(e)) => return Err(e.into()),
+            }
+        }
+        let longest = valid.iter().map(|(_, p)| p.longest()).max().unwrap_or(0) as usize;
+        let k = 2 * longest + 2;
+        let mut classes: Vec<TimedClass> = Vec::new();
+        let mut undecided: Vec<[String; 2]> = Vec::new();
+        // The difference of each class from the first, kept for its question.
+        let mut to_first: Vec<Option<Difference>> = Vec::new();
+        for (s, p) in &valid {
+            let mut joined = None;
+            let mut first_diff = None;
+            let mut unknown_with = Vec::new();
+            for (c, class) in classes.iter().enumerate() {
+                match equivalent(spec, &class.representative, p, solver, Some(k))
+                    .map_err(|e| PipelineError::Input(e.to_string()))?
+                {
+                    TraceEquivalence::Equivalent { .. } => {
+                        joined = Some(c);
+                        break;
+                    }
+                    TraceEquivalence::Different(d) => {
+                        if c == 0 {
+                            first_diff = Some(d);
+                        }
+                    }
+                    TraceEquivalence::Unknown { .. } => unknown_with.push(c),
+                }
+            }
+            let index = samples[*s].index;
+            match joined {
+                Some(c) => {
+                    classes[c].members.push(index);
+                    samples[*s].class = Some(classes[c].label.clone());
+                }
+                None => {
+                    let l = label(classes.len());
+                    for c in unknown_with {
+                        undecided.push([classes[c].label.clone(), l.clone()]);
+                    }
+                    samples[*s].class = Some(l.clone());
+                    classes.push(TimedClass {
+                        label: l,
+                        pattern: pattern_json(p, tb),
+                        reading: p.describe(tb),
+                        members: vec![index],
+                        representative: p.clone(),
+                    });
+                    to_first.push(first_diff);
+                }
+            }
+        }
+        let mut questions = Vec::new();
+        for (j, d) in to_first.iter().enumerate().skip(1) {
+            if let Some(d) = d {
+                questions.push(question(tb, &classes[0], &classes[j], d));
+            }
+        }
+        out.push(TimedScreening {
+            id: id.clone(),
+            text: text.clone(),
+            valid: valid.len(),
+            k,
+            flagged: classes.len() > 1,
+            could_not_screen: valid.len() < 2,
+            classes,
+            undecided,
+            questions,
+            samples,
+        });
+    }
+    Ok(out)
+}
+
+/// Screens the requirements of a timed spec (or those in `options.only`).
+pub fn screen_timed(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &AmbiguityOptions,
+) -> Result<TimedAmbiguityReport, PipelineError> {
+    let items = crate::ambiguity::selected(spec, options.only.as_deref())?;
+    let universe = reqs::equiv::Universe::of_spec(spec);
+    let mut checker = Checker::new(&universe, solver)?;
+    let requirements = screen_timed_texts(spec, client, &mut checker, solver, &items, options)?;
+    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+    Ok(TimedAmbiguityReport {
+        requirements,
+        summary,
+    })
+}
+
+// ------------------------------------------------------------------ questions
+
+fn show(t: &Term) -> String {
+    logic::print::term(t)
+}
+
+/// The condition of a trigger, when it has one.
+fn condition(g: &Trigger) -> Option<&Term> {
+    match g {
+        Trigger::Level(c)
+        | Trigger::Edge(c)
+        | Trigger::HeldFor(c, _)
+        | Trigger::WithinLast(c, _) => Some(c),
+        Trigger::Always | Trigger::Initially => None,
+    }
+}
+
+fn trigger_words(g: &Trigger, tb: &TimeBase) -> String {
+    match g {
+        Trigger::Always => "at every moment".into(),
+        Trigger::Level(c) => format!("whenever {} holds", show(c)),
+        Trigger::Edge(c) => format!("once {} becomes true", show(c)),
+        Trigger::Initially => "at the start only".into(),
+        Trigger::HeldFor(c, d) => format!("once {} has held for {}", show(c), tb.show(*d)),
+        Trigger::WithinLast(c, d) => {
+            format!("whenever {} held within the last {}", show(c), tb.show(*d))
+        }
+    }
+}
+
+fn timing_words(t: &Timing, tb: &TimeBase) -> String {
+    match t {
+        Timing::Immediately => "at that same moment".into(),
+        Timing::Next => format!("one step ({}) later", tb.show(1)),
+        Timing::Within(d) => format!(
+            "within {} (a response exactly {} later still counts)",
+            tb.show(*d),
+            tb.show(*d)
+        ),
+        Timing::For(d) => format!("for {} from then on", tb.show(*d)),
+        Timing::NotBefore(d) => format!("not before {} have passed", tb.show(*d)),
+        Timing::Until(c) => format!("until {} holds", show(c)),
+        Timing::Before(c) => format!("before {} next holds", show(c)),
+    }
+}
+
+fn scope_words(s: &Scope) -> String {
+    match s {
+        Scope::Globally => "at all times".into(),
+        Scope::While(c) => format!("only while {} holds", show(c)),
+        Scope::After(c) => format!("from the first time {} holds on, for ever", show(c)),
+        Scope::AfterUntil(a, b) => format!("from when {} holds until {} holds", show(a), show(b)),
+        Scope::Before(c) => format!("only before {} first holds", show(c)),
+    }
+}
+
+/// What tells two patterns apart, from their structure: the kinds and the question in
+/// words.
+pub fn differences(a: &Pattern, b: &Pattern, tb: &TimeBase) -> (Vec<String>, Vec<String>) {
+    let mut kinds: Vec<String> = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    let kind = |k: &str, kinds: &mut Vec<String>| {
+        if !kinds.iter().any(|x| x == k) {
+            kinds.push(k.to_string());
+        }
+    };
+    // The trigger.
+    if a.trigger != b.trigger {
+        let same_condition =
+            condition(&a.trigger).is_some() && condition(&a.trigger) == condition(&b.trigger);
+        let c = condition(&a.trigger).map(show).unwrap_or_default();
+        match (&a.trigger, &b.trigger) {
+            (Trigger::Edge(_), Trigger::Level(_)) | (Trigger::Level(_), Trigger::Edge(_))
+                if same_condition =>
+            {
+                kind("edge-or-level", &mut kinds);
+                parts.push(format!(
+                    "Does the requirement apply once, at the moment {c} becomes true (\"once {c} becomes true\"), or at every moment while {c} holds (\"whenever {c} holds\"), so again at each later step at which {c} is still true?"
+                ));
+            }
+            (Trigger::HeldFor(_, x), Trigger::HeldFor(_, y)) if same_condition => {
+                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+                if hi - lo == 1 {
+                    kind("strict-bound", &mut kinds);
+                    parts.push(format!(
+                        "Does the requirement apply as soon as {c} has held for {} (\"for at least {}\"), or only once it has held for more than {} (\"for more than {}\", that is {})?",
+                        tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
+                    ));
+                } else {
+                    kind("duration", &mut kinds);
+                    parts.push(format!(
+                        "How long must {c} have held before the requirement applies: {} or {}?",
+                        tb.show(lo),
+                        tb.show(hi)
+                    ));
+                }
+            }
+            (Trigger::HeldFor(_, d), other) | (other, Trigger::HeldFor(_, d))
+                if same_condition && matches!(other, Trigger::Level(_) | Trigger::Edge(_)) =>
+            {
+                kind("held-for", &mut kinds);
+                parts.push(format!(
+                    "Must {c} have held for {} before the requirement applies, or does it apply {}?",
+                    tb.show(*d),
+                    if matches!(other, Trigger::Edge(_)) {
+                        format!("at once, at the moment {c} becomes true")
+                    } else {
+                        format!("at once, whenever {c} holds")
+                    }
+                ));
+            }
+            (x, y) => {
+                kind("trigger", &mut kinds);
+                parts.push(format!(
+                    "When does the requirement apply: {} or {}?",
+                    trigger_words(x, tb),
+                    trigger_words(y, tb)
+                ));
+            }
+        }
+    }
+    // The timing.
+    if a.timing != b.timing {
+        let r = show(&a.response);
+        match (&a.timing, &b.timing) {
+            (Timing::Within(x), Timing::Within(y)) => {
+                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+                if hi - lo == 1 {
+                    kind("strict-bound", &mut kinds);
+                    parts.push(format!(
+                        "If {r} first holds exactly {} after the requirement applies, is that still in time (\"within {}\", the bound included) or too late (\"in less than {}\", that is within {})?",
+                        tb.show(hi), tb.show(hi), tb.show(hi), tb.show(lo)
+                    ));
+                } else {
+                    kind("duration", &mut kinds);
+                    parts.push(format!(
+                        "Within how long must {r} follow: {} or {}?",
+                        tb.show(lo),
+                        tb.show(hi)
+                    ));
+                }
+            }
+            (Timing::NotBefore(x), Timing::NotBefore(y)) => {
+                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+                if hi - lo == 1 {
+                    kind("strict-bound", &mut kinds);
+                    parts.push(format!(
+                        "May {r} hold exactly {} after the requirement applies (\"not before {}\"), or only once more than {} has passed (\"after more than {}\", that is not before {})?",
+                        tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
+                    ));
+                } else {
+                    kind("duration", &mut kinds);
+                    parts.push(format!(
+                        "How long must pass before {r} may hold: {} or {}?",
+                        tb.show(lo),
+                        tb.show(hi)
+                    ));
+                }
+            }
+            (Timing::For(x), Timing::For(y)) => {
+                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+                if hi - lo == 1 {
+                    kind("strict-bound", &mut kinds);
+                    parts.push(format!(
+                        "Must {r} still hold at the moment {} after the requirement applies (\"for {}\", both ends included), or only up to {} later?",
+                        tb.show(hi), tb.show(hi), tb.show(lo)
+                    ));
+                } else {
+                    kind("duration", &mut kinds);
+                    parts.push(format!(
+                        "For how long must {r} hold: {} or {}?",
+                        tb.show(lo),
+                        tb.show(hi)
+                    ));
+                }
+            }
+            (x, y) => {
+                kind("timing", &mut kinds);
+                parts.push(format!(
+                    "When must {r} hold once the requirement applies: {} or {}?",
+                    timing_words(x, tb),
+                    timing_words(y, tb)
+                ));
+            }
+        }
+    }
+    // The scope.
+    if a.scope != b.scope {
+        kind("scope", &mut kinds);
+        parts.push(format!(
+            "Where does the requirement apply: {} or {}?",
+            scope_words(&a.scope),
+            scope_words(&b.scope)
+        ));
+        let lasting = |t: &Timing| !matches!(t, Timing::Immediately);
+        let bounded = |s: &Scope| {
+            matches!(
+                s,
+                Scope::While(_) | Scope::AfterUntil(..) | Scope::Before(_)
+            )
+        };
+        if (lasting(&a.timing) || lasting(&b.timing)) && (bounded(&a.scope) || bounded(&b.scope)) {
+            kind("scope-end", &mut kinds);
+            parts.push(
+                "And if the scope ends while the response is still due: does the obligation run on to its end (how vera reads a scope), or is it cut when the scope ends?"
+                    .into(),
+            );
+        }
+    }
+    // The response.
+    if a.response != b.response {
+        kind("response", &mut kinds);
+        parts.push(format!(
+            "What is required: {} or {}?",
+            show(&a.response),
+            show(&b.response)
+        ));
+    }
+    if parts.is_empty() {
+        kind("other", &mut kinds);
+        parts.push("Which of the two readings is meant?".into());
+    }
+    (kinds, parts)
+}
+
+/// A timeline as an aligned table: one row per interval of physical time, one column
+/// per variable.
+pub fn timing_table(t: &Timeline) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for r in &t.rows {
+        for a in &r.values {
+            if !names.contains(&a.variable) {
+                names.push(a.variable.clone());
+            }
+        }
+    }
+    let mut rows: Vec<Vec<String>> = vec![std::iter::once("time".to_string())
+        .chain(names.iter().cloned())
+        .collect()];
+    for r in &t.rows {
+        let mut row = vec![format!("{} to {}", r.from_time, r.to_time)];
+        for n in &names {
+            row.push(
+                r.values
+                    .iter()
+                    .find(|a| &a.variable == n)
+                    .map(|a| a.value.clone())
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..names.len() + 1)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+    }
+    out
+}
+
+/// The question that tells class `b` from class `a`, with the trace that separates them.
+pub fn question(tb: &TimeBase, a: &TimedClass, b: &TimedClass, d: &Difference) -> Question {
+    let (kinds, parts) = differences(&a.representative, &b.representative, tb);
+    let (holds, other) = match d.holds {
+        Side::First => (&a.label, &b.label),
+        Side::Second => (&b.label, &a.label),
+    };
+    let table = timing_table(&d.timeline);
+    let broken_at = tb.show(d.violated_at as u64);
+    let question = format!(
+        "{}\nOn this run, reading {holds} is met and reading {other} is broken at {broken_at}:\n{table}",
+        parts.join(" ")
+    );
+    Question {
+        between: [a.label.clone(), b.label.clone()],
+        kinds,
+        question,
+        readings: [a.reading.clone(), b.reading.clone()],
+        holds: holds.clone(),
+        broken_at,
+        timeline: d.timeline.clone(),
+        table,
+    }
+}
+
+// ------------------------------------------------------------------ clarification
+
+/// The clarification loop's result on a timed spec.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimedClarifyReport {
+    /// One per flagged requirement.
+    pub proposals: Vec<Proposal>,
+    /// Flagged count after each round (index 0: before any round).
+    pub flagged_per_round: Vec<usize>,
+    /// The first screening.
+    pub screening: TimedAmbiguityReport,
+}
+
+/// The clarification prompt of a timed screening: the readings in words and the
+/// questions with their timing tables, in the clarify template.
+pub fn clarify_prompt(
+    spec: &Spec,
+    s: &TimedScreening,
+    samples: u32,
+) -> Result<String, PipelineError> {
+    let mut readings = String::new();
+    for c in &s.classes {
+        let _ = writeln!(
+            readings,
+            "- reading {} ({} of {} samples): {}",
+            c.label,
+            c.members.len(),
+            s.valid,
+            c.reading
+        );
+    }
+    let mut witnesses = String::new();
+    for q in &s.questions {
+        let _ = writeln!(witnesses, "- {}", q.question.replace('\n', "\n  "));
+    }
+    let entropy = {
+        let n = s.valid.max(1) as f64;
+        -s.classes
+            .iter()
+            .map(|c| {
+                let p = c.members.len() as f64 / n;
+                p * p.log2()
+            })
+            .sum::<f64>()
+    };
+    Ok(crate::clarify::template().render(&[
+        ("samples", &samples.to_string()),
+        ("classes", &s.classes.len().to_string()),
+        ("entropy", &format!("{entropy:.2}")),
+        ("schema", &schema_info(spec).render()),
+        ("id", &s.id),
+        ("requirement", &s.text),
+        ("readings", &readings),
+        ("witnesses", &witnesses),
+    ])?)
+}
+
+/// The clarification loop on a timed spec: screens (unless a screening is given), then
+/// for each flagged requirement asks the model for a rewrite from the questions and
+/// screens the rewrite again, up to `rounds` rounds. A rewrite that repeats the text,
+/// is a meta-answer, or has fewer than two valid formalizations is rejected and ends
+/// the requirement's rounds. A converged proposal carries the single class's pattern.
+pub fn clarify_timed(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &ClarifyOptions,
+    screening: Option<TimedAmbiguityReport>,
+) -> Result<TimedClarifyReport, PipelineError> {
+    let universe = reqs::equiv::Universe::of_spec(spec);
+    let mut checker = Checker::new(&universe, solver)?;
+    let first = match screening {
+        Some(s) => s,
+        None => {
+            let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
+            let requirements = screen_timed_texts(
+                spec,
+                client,
+                &mut checker,
+                solver,
+                &items,
+                &options.screening,
+            )?;
+            let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+            TimedAmbiguityReport {
+                requirements,
+                summary,
+            }
+        }
+    };
+    let mut current: Vec<TimedScreening> = first
+        .requirements
+        .iter()
+        .filter(|s| s.flagged)
+        .cloned()
+        .collect();
+    let mut proposals: Vec<Proposal> = current
+        .iter()
+        .map(|s| Proposal {
+            id: s.id.clone(),
+            original: s.text.clone(),
+            clarified: s.text.clone(),
+            rounds: 0,
+            classes_before: s.classes.len(),
+            classes_after: s.classes.len(),
+            converged: false,
+            accepted: false,
+            formula: None,
+            pattern: None,
+            history: vec![],
+            note: None,
+        })
+        .collect();
+    let mut flagged_per_round = vec![current.len()];
+    let mut stuck = vec![false; current.len()];
+    for _round in 0..options.rounds {
+        let open: Vec<usize> = (0..current.len())
+            .filter(|&i| current[i].flagged && !stuck[i])
+            .collect();
+        if open.is_empty() {
+            break;
+        }
+        let mut reqs = Vec::new();
+        for &i in &open {
+            let p = clarify_prompt(spec, &current[i], options.screening.samples)?;
+            reqs.push(
+                Request::new()
+                    .user(p)
+                    .temperature(options.temperature)
+                    .max_tokens(300),
+            );
+        }
+        let answers = client.run_all("clarify.timed", &reqs);
+        let mut items = Vec::new();
+        let mut back = Vec::new();
+        for (&i, a) in open.iter().zip(answers) {
+            proposals[i].rounds += 1;
+            let text = match a {
+                Ok(c) => clean_text(c.text()),
+                Err(e) if e.is_answer_problem() => None,
+                Err(e) => return Err(e.into()),
+            };
+            let reject = |why: String, p: &mut Proposal, t: String, classes: usize| {
+                p.history.push(Round {
+                    text: t,
+                    classes,
+                    rejected: Some(why.clone()),
+                });
+                p.note = Some(why);
+            };
+            match text {
+                None => {
+                    reject(
+                        "the answer was empty or longer than 2000 characters".into(),
+                        &mut proposals[i],
+                        String::new(),
+                        current[i].classes.len(),
+                    );
+                    stuck[i] = true;
+                }
+                Some(t) if same_text(&t, &current[i].text) => {
+                    reject(
+                        "the text is unchanged".into(),
+                        &mut proposals[i],
+                        t,
+                        current[i].classes.len(),
+                    );
+                    stuck[i] = true;
+                }
+                Some(t) => match meta_answer(&t, &current[i].text) {
+                    Some(why) => {
+                        reject(
+                            format!("meta-answer: {why}"),
+                            &mut proposals[i],
+                            t,
+                            current[i].classes.len(),
+                        );
+                        stuck[i] = true;
+                    }
+                    None => {
+                        items.push((current[i].id.clone(), t));
+                        back.push(i);
+                    }
+                },
+            }
+        }
+        let screened = screen_timed_texts(
+            spec,
+            client,
+            &mut checker,
+            solver,
+            &items,
+            &options.screening,
+        )?;
+        for (i, s) in back.into_iter().zip(screened) {
+            if s.could_not_screen {
+                let why = format!(
+                    "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
+                    s.valid,
+                    s.samples.len()
+                );
+                proposals[i].history.push(Round {
+                    text: s.text.clone(),
+                    classes: current[i].classes.len(),
+                    rejected: Some(why.clone()),
+                });
+                proposals[i].note = Some(format!("the last rewrite {why}"));
+                stuck[i] = true;
+                continue;
+            }
+            proposals[i].history.push(Round {
+                text: s.text.clone(),
+                classes: s.classes.len(),
+                rejected: None,
+            });
+            proposals[i].clarified = s.text.clone();
+            proposals[i].classes_after = s.classes.len();
+            current[i] = s;
+        }
+        flagged_per_round.push(current.iter().filter(|s| s.flagged).count());
+    }
+    for (p, s) in proposals.iter_mut().zip(&current) {
+        let changed = !same_text(&p.clarified, &p.original);
+        p.converged =
+            s.classes.len() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
+        if p.note.is_none() && !p.converged {
+            p.note = Some(if !changed {
+                "no rewrite differs from the original text".into()
+            } else {
+                format!(
+                    "still {} readings after {} round(s)",
+                    s.classes.len(),
+                    p.rounds
+                )
+            });
+        }
+        p.accepted = p.converged;
+        p.pattern = s
+            .classes
+            .first()
+            .filter(|_| p.converged)
+            .map(|c| c.pattern.clone());
+    }
+    Ok(TimedClarifyReport {
+        proposals,
+        flagged_per_round,
+        screening: first,
+    })
+}
+
+/// Equal up to case, whitespace and punctuation.
+fn same_text(a: &str, b: &str) -> bool {
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    norm(a) == norm(b)
+}
