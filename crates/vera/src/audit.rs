@@ -725,22 +725,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
             },
         )));
     }
-    let questions: Vec<reqs::Question> = match (&args.questions, &args.claim) {
-        (Some(q), None) => {
-            let text = safefile::read_text(q)?;
-            reqs::ask::load_questions(&text, &q.display().to_string())
-                .map_err(|d| anyhow::anyhow!("{d}"))?
-        }
-        (None, Some(c)) => vec![reqs::Question {
-            id: "claim".into(),
-            text: String::new(),
-            scenario: args.scenario.clone(),
-            claim: Some(c.clone()),
-            expected: None,
-        }],
-        (Some(_), Some(_)) => bail!("give either --claim or --questions, not both"),
-        (None, None) => bail!("nothing to ask: give --claim TERM, --questions FILE or --derive"),
-    };
+    let questions = questions_of(args)?;
     let mut results = Vec::new();
     let mut worst = Status::Ok;
     for q in &questions {
@@ -867,21 +852,56 @@ fn verdict_lines(v: &Verdict) -> String {
 /// A question as a pass/fail case: with an expected verdict it passes when the answer
 /// matches; without one it passes when the claim is entailed. An unknown answer is an
 /// error, never a pass.
+/// The questions of `vera ask`: the questions file, or the one `--claim`.
+pub(crate) fn questions_of(args: &crate::cli::AskArgs) -> Result<Vec<reqs::Question>> {
+    Ok(match (&args.questions, &args.claim) {
+        (Some(q), None) => {
+            let text = safefile::read_text(q)?;
+            reqs::ask::load_questions(&text, &q.display().to_string())
+                .map_err(|d| anyhow::anyhow!("{d}"))?
+        }
+        (None, Some(c)) => vec![reqs::Question {
+            id: "claim".into(),
+            text: String::new(),
+            scenario: args.scenario.clone(),
+            claim: Some(c.clone()),
+            expected: None,
+        }],
+        (Some(_), Some(_)) => bail!("give either --claim or --questions, not both"),
+        (None, None) => bail!("nothing to ask: give --claim TERM, --questions FILE or --derive"),
+    })
+}
+
 fn question_case(class: &str, q: &reqs::Question, v: &Verdict) -> report::Case {
-    let detail = verdict_lines(v);
-    let outcome = match (&q.expected, v) {
-        (_, Verdict::Unknown { reason }) => report::Outcome::Error {
+    let undecided = match v {
+        Verdict::Unknown { reason } => Some(reason.as_str()),
+        _ => None,
+    };
+    answer_case(class, q, v.name(), undecided, verdict_lines(v))
+}
+
+/// A JUnit case for an answered question: passed when it matches `expected` (or, with
+/// none, when entailed), an error when undecided.
+pub(crate) fn answer_case(
+    class: &str,
+    q: &reqs::Question,
+    verdict: &str,
+    undecided: Option<&str>,
+    detail: String,
+) -> report::Case {
+    let outcome = match (&q.expected, undecided) {
+        (_, Some(reason)) => report::Outcome::Error {
             message: format!("not decided: {reason}"),
             detail,
         },
-        (Some(e), v) if e == v.name() => report::Outcome::Passed,
-        (Some(e), v) => report::Outcome::Failed {
-            message: format!("expected {e}, the requirements give {}", v.name()),
+        (Some(e), None) if e == verdict => report::Outcome::Passed,
+        (Some(e), None) => report::Outcome::Failed {
+            message: format!("expected {e}, the requirements give {verdict}"),
             detail,
         },
-        (None, Verdict::Entailed { .. }) => report::Outcome::Passed,
-        (None, v) => report::Outcome::Failed {
-            message: v.name().to_string(),
+        (None, None) if verdict == "entailed" => report::Outcome::Passed,
+        (None, None) => report::Outcome::Failed {
+            message: verdict.to_string(),
             detail,
         },
     };

@@ -43,22 +43,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         .time
         .clone()
         .context("a timed requirement needs a [time] table")?;
-    let questions: Vec<reqs::Question> = match (&args.questions, &args.claim) {
-        (Some(q), None) => {
-            let text = safefile::read_text(q)?;
-            reqs::ask::load_questions(&text, &q.display().to_string())
-                .map_err(|d| anyhow::anyhow!("{d}"))?
-        }
-        (None, Some(c)) => vec![reqs::Question {
-            id: "claim".into(),
-            text: String::new(),
-            scenario: args.scenario.clone(),
-            claim: Some(c.clone()),
-            expected: None,
-        }],
-        (Some(_), Some(_)) => bail!("give either --claim or --questions, not both"),
-        (None, None) => bail!("nothing to ask: give --claim or --questions"),
-    };
+    let questions = crate::audit::questions_of(args)?;
     // Every question is read before any is asked: all problems at once.
     let mut parsed: Vec<(&reqs::Question, Vec<Fact>, Fact)> = Vec::new();
     let mut problems = Vec::new();
@@ -137,29 +122,17 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         }
         let detail = verdict_lines(v);
         o.push_str(&detail);
-        let outcome = match (q.expected.as_deref(), v) {
-            (_, TimedVerdict::Unknown { reason }) => report::Outcome::Error {
-                message: format!("not decided: {reason}"),
-                detail,
-            },
-            (Some(e), v) if e == v.name() => report::Outcome::Passed,
-            (Some(e), v) => report::Outcome::Failed {
-                message: format!("expected {e}, the requirements give {}", v.name()),
-                detail,
-            },
-            (None, TimedVerdict::Entailed { .. }) => report::Outcome::Passed,
-            (None, v) => report::Outcome::Failed {
-                message: v.name().to_string(),
-                detail,
-            },
+        let undecided = match v {
+            TimedVerdict::Unknown { reason } => Some(reason.as_str()),
+            _ => None,
         };
-        cases.push(report::Case {
-            name: q.id.clone(),
-            class: "vera.ask".into(),
-            outcome,
-            seconds: None,
-            output: (!q.text.is_empty()).then(|| q.text.clone()),
-        });
+        cases.push(crate::audit::answer_case(
+            "vera.ask",
+            q,
+            v.name(),
+            undecided,
+            detail,
+        ));
     }
     let file = args.questions.as_ref().map(|q| q.display().to_string());
     let suite = report::Suite {
