@@ -1,7 +1,9 @@
 //! Requirement lists from the files teams keep requirements in: documents (plain text
 //! extracted from a PDF, Markdown), FRET requirement JSON, Hanfor CSV and ReqIF 1.2.
 //! Ultimate/Hanfor `.req` pattern files are turned into vera's timed spec format by
-//! [`req_to_spec`] (the mapping is in the docs of `src/req.rs`).
+//! [`req_to_spec`] (the mapping is in the docs of `src/req.rs`), and FRET exports with
+//! their FRETish sentences by [`fret_to_spec`] (the mapping is in the docs of
+//! `src/fretish.rs`).
 //!
 //! Extraction is deterministic: no language model is involved, and the same bytes give
 //! the same list. Every [`Requirement`] keeps where it came from (file and line, or file
@@ -12,10 +14,12 @@
 
 mod doc;
 mod fret;
+mod fretish;
 mod hanfor;
 mod req;
 mod reqif;
 
+pub use fret::{fret_to_spec, FretError, FretImport, FretOptions, FretRead};
 pub use req::{req_to_spec, ExpectedResult, ReqError, ReqImport};
 use serde::Serialize;
 
