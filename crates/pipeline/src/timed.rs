@@ -45,6 +45,8 @@ pub struct TimedPrompts {
     pub repair: Template,
     /// One worked example inside `examples`.
     pub example: Template,
+    /// The clarification turn: the readings and the questions of time.
+    pub clarify: Template,
 }
 
 impl TimedPrompts {
@@ -63,6 +65,10 @@ impl TimedPrompts {
             example: t(
                 "formalize-timed-example",
                 include_str!("../../../prompts/formalize-timed-example.txt"),
+            ),
+            clarify: t(
+                "clarify-timed",
+                include_str!("../../../prompts/clarify-timed.txt"),
             ),
         }
     }
@@ -358,6 +364,9 @@ pub fn formalize_timed(
     let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
     let examples = timed_examples(spec, prompts, &skip, options.examples);
     let mut conversations: Vec<Option<Vec<llm::Message>>> = Vec::new();
+    // Rejected answers so far, and whether a fresh sample was drawn after a repetition.
+    let mut rejected: Vec<Vec<String>> = vec![Vec::new(); out.len()];
+    let mut resampled = vec![false; out.len()];
     for f in out.iter() {
         let user = timed_prompt(spec, prompts, &examples, &f.text)?;
         conversations.push(Some(vec![llm::Message::user(user)]));
@@ -371,7 +380,15 @@ pub fn formalize_timed(
         }
         let reqs: Vec<Request> = open
             .iter()
-            .map(|&i| timed_request(conversations[i].as_deref().unwrap_or(&[]), options))
+            .map(|&i| {
+                let r = timed_request(conversations[i].as_deref().unwrap_or(&[]), options);
+                if resampled[i] {
+                    r.temperature(crate::formalize::RESAMPLE_TEMPERATURE)
+                        .sample(1)
+                } else {
+                    r
+                }
+            })
             .collect();
         let answers = client.run_all("formalize.timed", &reqs);
         for (&i, a) in open.iter().zip(answers) {
@@ -400,11 +417,33 @@ pub fn formalize_timed(
                     None => return Err(e.into()),
                 },
             };
+            let raw = shown.trim().to_string();
+            let repeated = rejected[i].contains(&raw);
+            rejected[i].push(raw);
+            if repeated && resampled[i] {
+                // Asked differently once already: more turns would only repeat it.
+                out[i].attempts.push(Attempt {
+                    answer: shown,
+                    error: Some(format!(
+                        "stopped: the model repeated a rejected answer again ({error})"
+                    )),
+                });
+                conversations[i] = None;
+                continue;
+            }
             out[i].attempts.push(Attempt {
                 answer: shown.clone(),
                 error: Some(error.clone()),
             });
-            let repair = prompts.repair.render(&[("problem", &error)])?;
+            let problem = if repeated {
+                resampled[i] = true;
+                format!(
+                    "{error}\nThis is the same answer as before, which was already rejected. Write a different pattern: read the requirement again, clause by clause, and choose the keys that say when it applies and when its response is due."
+                )
+            } else {
+                error
+            };
+            let repair = prompts.repair.render(&[("problem", &problem)])?;
             if let Some(conv) = conversations[i].as_mut() {
                 conv.push(llm::Message::assistant(shown));
                 conv.push(llm::Message::user(repair));
@@ -1028,7 +1067,7 @@ pub struct TimedClarifyReport {
 }
 
 /// The clarification prompt of a timed screening: the readings in words and the
-/// questions with their timing tables, in the clarify template.
+/// questions with their timing tables (`prompts/clarify-timed.txt`).
 pub fn clarify_prompt(
     spec: &Spec,
     s: &TimedScreening,
@@ -1045,10 +1084,21 @@ pub fn clarify_prompt(
             c.reading
         );
     }
-    let mut witnesses = String::new();
+    let mut questions = String::new();
     for q in &s.questions {
-        let _ = writeln!(witnesses, "- {}", q.question.replace('\n', "\n  "));
+        let _ = writeln!(
+            questions,
+            "- reading {} or reading {}? {}",
+            q.between[0],
+            q.between[1],
+            q.question.trim_end().replace('\n', "\n  ")
+        );
     }
+    let tick = spec
+        .time
+        .as_ref()
+        .map(|tb| tb.tick_text.clone())
+        .unwrap_or_default();
     let entropy = {
         let n = s.valid.max(1) as f64;
         -s.classes
@@ -1059,15 +1109,16 @@ pub fn clarify_prompt(
             })
             .sum::<f64>()
     };
-    Ok(crate::clarify::template().render(&[
+    Ok(TimedPrompts::builtin().clarify.render(&[
         ("samples", &samples.to_string()),
         ("classes", &s.classes.len().to_string()),
         ("entropy", &format!("{entropy:.2}")),
         ("schema", &schema_info(spec).render()),
+        ("tick", &tick),
         ("id", &s.id),
         ("requirement", &s.text),
         ("readings", &readings),
-        ("witnesses", &witnesses),
+        ("questions", &questions),
     ])?)
 }
 

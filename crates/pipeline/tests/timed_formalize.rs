@@ -294,10 +294,11 @@ fn the_repair_turn_of_a_broken_answer() {
 #[test]
 fn a_requirement_never_fixed_is_reported_not_dropped() {
     let s = spec();
-    let c = client(|_, _| {
+    // A different broken duration each time: 0.5 s, 1.5 s, 2.5 s.
+    let c = client(|_, n| {
         Ok(Response::text(answer(&[
             ("if", json!("no_flow")),
-            ("held_for", json!("1.5 s")),
+            ("held_for", json!(format!("{n}.5 s"))),
             ("then", json!("(not pump_on)")),
         ])))
     });
@@ -314,7 +315,7 @@ fn a_requirement_never_fixed_is_reported_not_dropped() {
     let text = formalized_spec(&s, &rep);
     assert!(
         text.contains(
-            "# NOT FORMALIZED: answer:3:12: error: `1.5 s` is not a whole number of ticks"
+            "# NOT FORMALIZED: answer:3:12: error: `2.5 s` is not a whole number of ticks"
         ),
         "{text}"
     );
@@ -500,6 +501,7 @@ fn clarification_converges_and_applies_the_pattern() {
     let sent = prompts.lock().unwrap();
     assert!(sent[0].contains("once no_flow becomes true"), "{}", sent[0]);
     assert!(sent[0].contains("0 s to 1 s"), "{}", sent[0]);
+    insta::assert_snapshot!("timed_clarify_prompt", sent[0]);
     let (text, changed) = apply(&s, &rep.proposals);
     assert_eq!(changed, vec!["R5".to_string()]);
     let back = reqs::parse_spec(SourceFile::new("out.toml", text.clone()))
@@ -510,4 +512,100 @@ fn clarification_converges_and_applies_the_pattern() {
         Trigger::Edge(_)
     ));
     assert!(r5.formula.is_none());
+}
+
+/// The same rejected answer twice is answered with a fresh sample at a higher
+/// temperature; a third time ends the requirement's turns.
+#[test]
+fn a_repeated_answer_is_resampled_once_then_stops() {
+    let s = spec();
+    let seen: Arc<Mutex<Vec<Request>>> = Arc::default();
+    let log = seen.clone();
+    let c = client(move |r, _| {
+        log.lock().unwrap().push(r.clone());
+        Ok(Response::text(answer(&[
+            ("if", json!("no_flow")),
+            ("held_for", json!("1.5 s")),
+            ("then", json!("(not pump_on)")),
+        ])))
+    });
+    let o = FormalizeOptions {
+        only: only(&["R1"]),
+        ..Default::default()
+    };
+    let rep = formalize(&s, &c, &z3(), &o).unwrap();
+    assert_eq!(rep.failed, vec!["R1".to_string()]);
+    let f = &rep.requirements[0];
+    assert_eq!(f.attempts.len(), 3);
+    let last = f.attempts[2].error.as_deref().unwrap();
+    assert!(
+        last.starts_with("stopped: the model repeated a rejected answer again"),
+        "{last}"
+    );
+    let reqs = seen.lock().unwrap();
+    assert_eq!(reqs.len(), 3);
+    assert!(last_user(&reqs[2]).contains("This is the same answer as before"));
+    assert_eq!(reqs[2].temperature, Some(0.7));
+    assert_eq!(reqs[2].sample, 1);
+}
+
+/// The kinds of question, from the structure of two patterns (no solver needed).
+#[test]
+fn questions_follow_the_structure_of_the_difference() {
+    use reqs::timed::answer::{parse_pattern, KeyValue};
+    let s = spec();
+    let tb = s.time.clone().unwrap();
+    let p = |pairs: &[(&str, &str)]| {
+        let keys: Vec<(String, KeyValue)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), KeyValue::Text(v.to_string())))
+            .collect();
+        parse_pattern(&s, &keys).unwrap_or_else(|d| panic!("{d}"))
+    };
+    let kinds =
+        |a: &[(&str, &str)], b: &[(&str, &str)]| pipeline::timed::differences(&p(a), &p(b), &tb);
+    let (k, q) = kinds(
+        &[("if", "no_flow"), ("held_for", "3 s"), ("then", "alarm")],
+        &[("if", "no_flow"), ("then", "alarm")],
+    );
+    assert_eq!(k, vec!["held-for"]);
+    assert!(q[0].contains("have held for 3 s"), "{q:?}");
+    let (k, _) = kinds(
+        &[("if", "no_flow"), ("held_for", "3 s"), ("then", "alarm")],
+        &[("if", "no_flow"), ("held_for", "4 s"), ("then", "alarm")],
+    );
+    assert_eq!(k, vec!["strict-bound"]);
+    let (k, _) = kinds(
+        &[("then", "alarm"), ("not_before", "2 s")],
+        &[("then", "alarm"), ("not_before", "3 s")],
+    );
+    assert_eq!(k, vec!["strict-bound"]);
+    let (k, _) = kinds(
+        &[("when", "no_flow"), ("then", "alarm"), ("within", "2 s")],
+        &[("when", "no_flow"), ("then", "alarm"), ("within", "10 s")],
+    );
+    assert_eq!(k, vec!["duration"]);
+    let (k, q) = kinds(
+        &[
+            ("scope_while", "pump_on"),
+            ("when", "no_flow"),
+            ("then", "alarm"),
+            ("within", "2 s"),
+        ],
+        &[("when", "no_flow"), ("then", "alarm"), ("within", "2 s")],
+    );
+    assert_eq!(k, vec!["scope", "scope-end"]);
+    assert!(q[0].contains("only while pump_on holds"), "{q:?}");
+    assert!(q[1].contains("scope ends"), "{q:?}");
+    let (k, _) = kinds(
+        &[("when", "no_flow"), ("then", "alarm")],
+        &[("when", "no_flow"), ("then", "alarm"), ("for", "2 s")],
+    );
+    assert_eq!(k, vec!["timing"]);
+    let (k, q) = kinds(
+        &[("when", "no_flow"), ("then", "alarm")],
+        &[("when", "no_flow"), ("then", "(not pump_on)")],
+    );
+    assert_eq!(k, vec!["response"]);
+    assert!(q[0].contains("alarm or (not pump_on)"), "{q:?}");
 }

@@ -311,3 +311,14 @@ fn not_timed_is_an_error() {
     let p = pattern(&[("then", "alarm")]);
     assert!(equivalent(&plain, &p, &p, &SolverConfig::new(SolverKind::Z3), None).is_err());
 }
+
+/// A bound too large to unroll is an unknown answer, never equivalence.
+#[test]
+fn a_bound_too_large_is_unknown() {
+    let a = pattern(&[("when", "no_flow"), ("then", "alarm"), ("within", "2 h")]);
+    let b = pattern(&[("when", "no_flow"), ("then", "alarm"), ("within", "2 h")]);
+    match compare(&a, &b, SolverKind::Z3) {
+        TraceEquivalence::Unknown { reason } => assert!(reason.contains("at most"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}

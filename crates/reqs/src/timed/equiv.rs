@@ -82,6 +82,10 @@ pub enum TimedEquivError {
     Witness(String),
 }
 
+/// The largest bound compared: beyond it the unrolled question grows too large to
+/// ask, and the answer is [`TraceEquivalence::Unknown`].
+pub const MAX_K: usize = 2_000;
+
 /// The default bound for two patterns: twice the longer of the two (trigger duration
 /// plus timing duration) plus two steps.
 pub fn default_k(a: &Pattern, b: &Pattern) -> usize {
@@ -129,6 +133,14 @@ pub fn equivalent(
 ) -> Result<TraceEquivalence, TimedEquivError> {
     let tb = spec.time.as_ref().ok_or(TimedEquivError::NotTimed)?;
     let k = k.unwrap_or_else(|| default_k(a, b));
+    if k > MAX_K {
+        return Ok(TraceEquivalence::Unknown {
+            reason: format!(
+                "traces of {} steps are needed to compare these patterns; at most {MAX_K} are compared",
+                k + 1
+            ),
+        });
+    }
     let mut pair = spec.clone();
     pair.requirements = vec![requirement("A", a), requirement("B", b)];
     let u = unroll(&pair, k);
