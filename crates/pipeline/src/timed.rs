@@ -817,6 +817,28 @@ fn scope_words(s: &Scope) -> String {
     }
 }
 
+/// The condition that ends a scope, for the scopes that end.
+fn scope_end(s: &Scope) -> Option<Term> {
+    match s {
+        Scope::While(c) => Some(Term::not(c.clone())),
+        Scope::AfterUntil(_, u) => Some(u.clone()),
+        Scope::Before(f) => Some(f.clone()),
+        Scope::Globally | Scope::After(_) => None,
+    }
+}
+
+/// `t` is `(or r end)`, in either order.
+fn or_of(t: &Term, r: &Term, end: &Term) -> bool {
+    let same = |x: &Term, y: &Term| show(x) == show(y);
+    let is_end = |x: &Term| same(x, end);
+    match t {
+        Term::App(logic::Op::Or, args) if args.len() == 2 => {
+            (same(&args[0], r) && is_end(&args[1])) || (same(&args[1], r) && is_end(&args[0]))
+        }
+        _ => false,
+    }
+}
+
 /// What tells two patterns apart, from their structure: the kinds and the question in
 /// words.
 pub fn differences(a: &Pattern, b: &Pattern, tb: &TimeBase) -> (Vec<String>, Vec<String>) {
@@ -970,8 +992,28 @@ pub fn differences(a: &Pattern, b: &Pattern, tb: &TimeBase) -> (Vec<String>, Vec
             );
         }
     }
-    // The response.
-    if a.response != b.response {
+    // The response: the same one, or cut when the scope ends (`(or R E)` with `E` the
+    // scope's end) against running on.
+    let cut = (a.scope == b.scope)
+        .then(|| scope_end(&a.scope))
+        .flatten()
+        .and_then(|end| {
+            if or_of(&b.response, &a.response, &end) {
+                Some((a, b))
+            } else if or_of(&a.response, &b.response, &end) {
+                Some((b, a))
+            } else {
+                None
+            }
+        });
+    if let Some((runs, _)) = cut {
+        kind("scope-end", &mut kinds);
+        parts.push(format!(
+            "If the scope ends ({} holds) while {} is still due, does the obligation run on to its end, or does it end with the scope?",
+            scope_end(&a.scope).map(|e| show(&e)).unwrap_or_default(),
+            show(&runs.response)
+        ));
+    } else if a.response != b.response {
         kind("response", &mut kinds);
         parts.push(format!(
             "What is required: {} or {}?",

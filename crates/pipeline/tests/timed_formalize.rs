@@ -608,4 +608,66 @@ fn questions_follow_the_structure_of_the_difference() {
     );
     assert_eq!(k, vec!["response"]);
     assert!(q[0].contains("alarm or (not pump_on)"), "{q:?}");
+    // Within the scope, the response cut when the scope ends against running on.
+    let (k, q) = kinds(
+        &[
+            ("scope_while", "pump_on"),
+            ("when", "no_flow"),
+            ("then", "alarm"),
+            ("within", "2 s"),
+        ],
+        &[
+            ("scope_while", "pump_on"),
+            ("when", "no_flow"),
+            ("then", "(or alarm (not pump_on))"),
+            ("within", "2 s"),
+        ],
+    );
+    assert_eq!(k, vec!["scope-end"]);
+    assert!(
+        q[0].contains("If the scope ends ((not pump_on) holds) while alarm is still due"),
+        "{q:?}"
+    );
+}
+
+/// Running past the scope's end against being cut by it: two readings on traces, and
+/// the question about the scope's end.
+#[test]
+fn the_end_of_a_scope_is_asked_about() {
+    let s = reqs::parse_spec(SourceFile::new(
+        "pump.toml",
+        format!(
+            "{SPEC}\n[[requirements]]\nid = \"R6\"\ntext = \"While the blood pump runs, when no flow is detected, the alarm shall sound within 2 seconds.\"\n"
+        ),
+    ))
+    .unwrap();
+    let c = client(|r, _| {
+        Ok(Response::text(match r.sample {
+            0 => answer(&[
+                ("scope_while", json!("pump_on")),
+                ("when", json!("no_flow")),
+                ("then", json!("alarm")),
+                ("within", json!("2 s")),
+            ]),
+            _ => answer(&[
+                ("scope_while", json!("pump_on")),
+                ("when", json!("no_flow")),
+                ("then", json!("(or alarm (not pump_on))")),
+                ("within", json!("2 s")),
+            ]),
+        }))
+    });
+    let o = AmbiguityOptions {
+        only: only(&["R6"]),
+        samples: 2,
+        ..Default::default()
+    };
+    let rep = screen_timed(&s, &c, &z3(), &o).unwrap();
+    let r = &rep.requirements[0];
+    assert_eq!(r.classes.len(), 2);
+    let q = &r.questions[0];
+    assert_eq!(q.kinds, vec!["scope-end".to_string()]);
+    // The reading that cuts the obligation holds: the pump stops before the alarm.
+    assert_eq!(q.holds, "B");
+    insta::assert_snapshot!("scope_end_question", q.question);
 }
