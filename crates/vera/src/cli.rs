@@ -1081,11 +1081,22 @@ pub struct ExtractArgs {
     /// A `.req` file is imported as a TOML spec only.
     #[arg(long, value_enum, default_value_t = TextFormat::Human)]
     pub format: TextFormat,
-    /// `.req` files only: the time step of the imported spec, a number and a unit (ms,
-    /// s, min, h); default "1 s". An Ultimate time unit is one second either way, and
-    /// every duration of the file must be a whole number of ticks.
+    /// The time step of a spec imported from an Ultimate `.req` file or a FRET export
+    /// (`--timed`), a number and a unit (ms, s, min, h); default "1 s". An Ultimate
+    /// time unit is one second either way, and every duration of the file must be a
+    /// whole number of ticks; a FRET time point is one tick. With a FRET export,
+    /// `--tick` implies `--timed`.
     #[arg(long, value_name = "DURATION")]
     pub tick: Option<String>,
+    /// FRET exports only: import the requirements' FRETish `fulltext` as a timed spec
+    /// with formulas (docs/extract.md), instead of the requirement list.
+    #[arg(long)]
+    pub timed: bool,
+    /// FRET exports only (implies `--timed`): import the requirements that can be
+    /// imported and list the others (each with its place and reason) instead of
+    /// refusing the file.
+    #[arg(long)]
+    pub skip_unsupported: bool,
     /// Write the output to FILE (atomically; an existing FILE needs --force; never an
     /// input) instead of standard output.
     #[arg(long = "output", short = 'o', value_name = "FILE")]

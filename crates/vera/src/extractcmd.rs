@@ -2,10 +2,11 @@
 //! CSV or a ReqIF file (the `extract` crate), as a vera TOML spec without formulas
 //! (the default) or as JSON (`vera.requirements.v1`); or an Ultimate/Hanfor `.req` file
 //! imported with its formulas as a timed TOML spec (`extract::req_to_spec`,
-//! docs/timed.md).
+//! docs/timed.md); or a FRET export's FRETish sentences imported as a timed spec
+//! (`--timed`, `extract::fret_to_spec`).
 
 use crate::cli::{ExtractReading, TextFormat};
-use extract::{Confidence, Extraction, ReqImport};
+use extract::{Confidence, Extraction, FretImport, ReqImport};
 use report::Status;
 
 /// The report of `vera extract` on a requirement list.
@@ -27,14 +28,29 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
         ExtractReading::Req => return import_req(a, name),
         ExtractReading::List(format) => format,
     };
-    if a.tick.is_some() {
+    if a.timed || a.skip_unsupported || a.tick.is_some() {
+        let bytes = safefile::read_bytes(&a.file)?;
+        let read_as = format.unwrap_or_else(|| extract::Format::detect(&name, &bytes));
+        if read_as == extract::Format::Fret {
+            return import_fret(a, name, bytes);
+        }
         let how = match format {
             Some(f) => format!("it is read with --from {}", f.name()),
-            None => "its name does not end in .req (--from req reads it as one)".to_string(),
+            None => format!(
+                "its name does not end in .req (--from req reads it as one) and it is read as {}",
+                read_as.name()
+            ),
         };
+        if a.timed || a.skip_unsupported {
+            anyhow::bail!(
+                "--timed (and --skip-unsupported) imports the FRETish sentences of a FRET export; {} is not read as \
+                 one: {how}",
+                crate::output::clean(&name)
+            );
+        }
         anyhow::bail!(
-            "--tick sets the time step of a spec imported from an Ultimate .req file; {} is \
-             not read as one: {how}",
+            "--tick sets the time step of a spec imported from an Ultimate .req file or a FRET \
+             export; {} is not read as either: {how}",
             crate::output::clean(&name)
         );
     }
@@ -49,6 +65,12 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
 /// error (and into the spec as comments); its errors are listed all at once, each with
 /// its place, and exit with status 2.
 fn import_req(a: &crate::cli::ExtractArgs, name: String) -> crate::output::Outcome {
+    if a.skip_unsupported {
+        anyhow::bail!(
+            "--skip-unsupported is for FRET exports; an Ultimate .req file is imported whole \
+             or not at all"
+        );
+    }
     if a.format == TextFormat::Json {
         anyhow::bail!(
             "--format json is not available for an Ultimate .req file: it is imported as a \
@@ -80,6 +102,151 @@ fn import_req(a: &crate::cli::ExtractArgs, name: String) -> crate::output::Outco
     let run = ReqRun { file: name, import };
     eprintln!("{}", crate::output::clean(&run.summary()));
     Ok(Box::new(run))
+}
+
+/// `vera extract EXPORT.json --timed`: the timed spec of `fret_to_spec`. As for a `.req`
+/// file, notes go to standard error and into the spec, and every error is listed at
+/// once (exit status 2); with `--skip-unsupported`, the requirements that cannot be
+/// imported are listed as warnings and as comments in the spec instead.
+fn import_fret(
+    a: &crate::cli::ExtractArgs,
+    name: String,
+    bytes: Vec<u8>,
+) -> crate::output::Outcome {
+    if a.format == TextFormat::Json {
+        anyhow::bail!(
+            "--format json is not available with --timed: a FRET export is then imported as \
+             a timed spec, written as TOML (docs/timed.md); leave out --format json"
+        );
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            anyhow::bail!(
+                "{}:{line}: not UTF-8 (save the file as UTF-8)",
+                crate::output::clean(&name)
+            );
+        }
+    };
+    let options = extract::FretOptions {
+        tick: a.tick.as_deref(),
+        skip_refused: a.skip_unsupported,
+    };
+    let import = match extract::fret_to_spec(&name, &text, &options) {
+        Ok(i) => i,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("{}", crate::output::clean(&e.to_string()));
+            }
+            eprintln!(
+                "error: {} cannot be imported: {} above{}",
+                crate::output::clean(&name),
+                if errors.len() == 1 {
+                    "the error"
+                } else {
+                    "the errors"
+                },
+                if errors.iter().any(|e| e.requirement.is_some()) {
+                    " (--skip-unsupported imports the other requirements)"
+                } else {
+                    ""
+                }
+            );
+            return Err(crate::output::Reported.into());
+        }
+    };
+    for e in &import.refused {
+        eprintln!("warning: {} (not imported)", comment(&e.to_string()));
+    }
+    for n in &import.notes {
+        eprintln!("note: {}", comment(n));
+    }
+    let run = FretRun { file: name, import };
+    eprintln!("{}", crate::output::clean(&run.summary()));
+    Ok(Box::new(run))
+}
+
+/// The report of `vera extract --timed` on a FRET export.
+pub struct FretRun {
+    /// The file as named on the command line.
+    file: String,
+    import: FretImport,
+}
+
+impl FretRun {
+    fn summary(&self) -> String {
+        let i = &self.import;
+        let left = match i.refused.len() {
+            0 => String::new(),
+            _ => format!(
+                ", {} left out",
+                count(i.read.iter().filter(|r| !r.imported).count(), "requirement")
+            ),
+        };
+        if i.requirements == 0 {
+            return format!(
+                "0 requirements imported from {} (read as FRET, FRETish){left}: nothing to check",
+                self.file
+            );
+        }
+        format!(
+            "{} imported from {} (read as FRET, FRETish): a timed spec with {}{left}",
+            count(i.requirements, "requirement"),
+            self.file,
+            count(i.variables, "variable"),
+        )
+    }
+
+    /// The spec, with the notes and the requirements left out as comments below its
+    /// header comment.
+    fn toml(&self) -> String {
+        let i = &self.import;
+        let mut extra: String = i
+            .notes
+            .iter()
+            .map(|n| format!("# note: {}\n", comment(n)))
+            .collect();
+        for e in &i.refused {
+            extra.push_str(&format!("# not imported: {}\n", comment(&e.to_string())));
+        }
+        if extra.is_empty() {
+            return i.toml.clone();
+        }
+        match i.toml.find("\n\n") {
+            Some(k) if i.toml.starts_with('#') => {
+                format!("{}\n{extra}{}", &i.toml[..k], &i.toml[k + 1..])
+            }
+            _ => format!("{extra}\n{}", i.toml),
+        }
+    }
+}
+
+impl report::Report for FretRun {
+    fn schema(&self) -> &'static str {
+        // Never rendered: `import_fret` refuses `--format json` before reading the file.
+        SCHEMA
+    }
+
+    fn status(&self) -> Status {
+        if self.import.requirements == 0 {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.toml().as_bytes())?;
+        w.flush()
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        Err(serde::ser::Error::custom(
+            "a FRET export read with --timed is imported as a TOML spec only",
+        ))
+    }
 }
 
 const SCHEMA: &str = extract::SCHEMA_TAG;

@@ -294,3 +294,105 @@ fn req_has_no_json_output() {
         "{err}"
     );
 }
+
+const PUMP: &str = "crates/extract/tests/data/fretish/pump.json";
+const LPC: &str = "crates/extract/tests/data/fret-case-studies/LPC_mini_reqts_and_vars.json";
+
+#[test]
+fn a_fret_export_imports_its_fretish_as_a_timed_spec_with_timed() {
+    let (code, out, err) = vera(&["extract", PUMP, "--timed"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "4 requirements imported from {PUMP} (read as FRET, FRETish): a timed spec with 5 variables"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("note: P-1: FRET ignores time units"), "{err}");
+    insta::assert_snapshot!("extract_fretish_pump_toml", out);
+    // vera's timed spec loader and audit read it.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_in(dir.path(), "spec.toml", &out);
+    let (code, audit, err) = vera(&["audit", "--no-rt", &spec]);
+    assert_ne!(code, 2, "{audit}\n{err}");
+    assert!(audit.contains("4 requirements on traces"), "{audit}\n{err}");
+    // Without --timed, the same file is the requirement list, as before.
+    let (code, out, err) = vera(&["extract", PUMP]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("4 requirements extracted"), "{err}");
+    assert!(out.contains("# FRETish: Upon start_pressed"), "{out}");
+    assert!(!out.contains("[requirements.timed]"), "{out}");
+    // --tick implies --timed for a FRET export.
+    let (code, out, err) = vera(&["extract", PUMP, "--tick", "100 ms"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[time]\ntick = \"100 ms\"\n"), "{out}");
+    assert!(out.contains("within = \"2 ticks\""), "{out}");
+}
+
+#[test]
+fn fretish_errors_are_listed_at_once_and_skip_unsupported_imports_the_rest() {
+    let (code, out, err) = vera(&["extract", LPC, "--timed"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(&format!("{LPC}:873:59: LPC_KIAS_DERIVATIVE: FTP (FRET's first-timepoint predicate) is not supported")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{LPC}:873:73: LPC_KIAS_DERIVATIVE: preReal(...)")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("error: {LPC} cannot be imported: the errors above (--skip-unsupported imports the other requirements)")),
+        "{err}"
+    );
+    let (code, out, err) = vera(&["extract", LPC, "--skip-unsupported"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: "), "{err}");
+    assert!(err.contains("18 requirements imported"), "{err}");
+    assert!(err.contains("1 requirement left out"), "{err}");
+    assert!(out.contains("# not imported: "), "{out}");
+    assert!(!out.contains("id = \"LPC_KIAS_DERIVATIVE\""), "{out}");
+    // The FSM case study imports whole.
+    let (code, _, err) = vera(&[
+        "extract",
+        "crates/extract/tests/data/fret-case-studies/fsm_reqts_and_vars.json",
+        "--timed",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("13 requirements imported"), "{err}");
+}
+
+#[test]
+fn timed_is_for_fret_exports_and_has_no_json_output() {
+    let (code, out, err) = vera(&["extract", PUMP, "--timed", "--format", "json"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("--format json is not available with --timed"),
+        "{err}"
+    );
+    let (code, out, err) = vera(&[
+        "extract",
+        "crates/extract/testdata/docs/lighting.md",
+        "--timed",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(
+            "--timed (and --skip-unsupported) imports the FRETish sentences of a FRET export"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = vera(&["extract", REQ, "--skip-unsupported"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--skip-unsupported is for FRET exports"),
+        "{err}"
+    );
+    // A bad tick is one error.
+    let (code, _, err) = vera(&["extract", PUMP, "--tick", "soon"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the tick \"soon\" is not a duration"), "{err}");
+}
