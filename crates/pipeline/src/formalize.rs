@@ -33,6 +33,10 @@ pub enum PipelineError {
     /// Equivalence checking could not start (e.g. an inconsistent domain).
     #[error(transparent)]
     Equiv(#[from] reqs::equiv::EquivError),
+    /// Trace equivalence of timed patterns failed (the solver, or a distinguishing
+    /// trace the evaluator did not confirm).
+    #[error(transparent)]
+    TimedEquiv(#[from] reqs::timed::equiv::TimedEquivError),
     /// The consistency checker failed.
     #[error(transparent)]
     Check(#[from] bl::check::CheckError),

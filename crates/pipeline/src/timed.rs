@@ -683,9 +683,7 @@ pub fn screen_timed_texts(
             let mut first_diff = None;
             let mut unknown_with = Vec::new();
             for (c, class) in classes.iter().enumerate() {
-                match equivalent(spec, &class.representative, p, solver, Some(k))
-                    .map_err(|e| PipelineError::Input(e.to_string()))?
-                {
+                match equivalent(spec, &class.representative, p, solver, Some(k))? {
                     TraceEquivalence::Equivalent { .. } => {
                         joined = Some(c);
                         break;
