@@ -528,7 +528,8 @@ fn ambiguity_timed(a: &crate::cli::AmbiguityArgs, spec: &reqs::Spec) -> crate::o
     } else {
         Status::Ok
     };
-    Ok(Box::new(Rendered::new(
+    let page = ambiguity_timed_page(&a.spec, &rep, seconds);
+    let mut r = Rendered::new(
         "vera.ambiguity-timed.v1",
         status,
         o,
@@ -539,7 +540,84 @@ fn ambiguity_timed(a: &crate::cli::AmbiguityArgs, spec: &reqs::Spec) -> crate::o
             llm: client.accounting(),
             seconds,
         },
-    )))
+    );
+    r.page = Some(page);
+    Ok(Box::new(r))
+}
+
+/// The timed ambiguity page: requirements by number of readings as bars, then each
+/// flagged requirement with its readings and questions.
+fn ambiguity_timed_page(
+    spec_path: &Path,
+    rep: &pipeline::timed::TimedAmbiguityReport,
+    seconds: f64,
+) -> report::html::Page {
+    use report::html::{Bar, Block, Count, Page, Section, Tone};
+    let s = &rep.summary;
+    let mut by_classes: std::collections::BTreeMap<String, usize> = Default::default();
+    for r in &rep.requirements {
+        let key = match (r.could_not_screen, r.classes.len()) {
+            (true, _) => "not screened".to_string(),
+            (_, 1) => "1 reading".to_string(),
+            (_, n) => format!("{n} readings"),
+        };
+        *by_classes.entry(key).or_default() += 1;
+    }
+    let total = rep.requirements.len().max(1) as f64;
+    let bars = by_classes
+        .into_iter()
+        .map(|(label, n)| Bar {
+            tone: if label == "1 reading" {
+                Tone::Good
+            } else if label == "not screened" {
+                Tone::Bad
+            } else {
+                Tone::Warn
+            },
+            label,
+            value: n as f64,
+            max: total,
+        })
+        .collect();
+    let items = rep
+        .requirements
+        .iter()
+        .filter(|r| r.flagged)
+        .map(|r| {
+            let mut o = String::new();
+            render_timed_screening(&mut o, r);
+            Block::Item {
+                title: r.id.clone(),
+                badge: "ambiguity-sensitive".into(),
+                tone: Tone::Warn,
+                blocks: vec![Block::Text(r.text.clone()), Block::Code(o)],
+            }
+        })
+        .collect();
+    Page {
+        title: format!("vera ambiguity (timed): {}", spec_path.display()),
+        subtitle: Some(format!("{seconds:.1} s")),
+        counts: vec![
+            Count::neutral("requirements", s.requirements),
+            Count::findings("ambiguity-sensitive", s.flagged, Tone::Warn),
+            Count::findings("not screened", s.could_not_screen, Tone::Bad),
+            Count::findings("undecided pairs", s.undecided, Tone::Bad),
+        ],
+        sections: vec![
+            Section {
+                heading: "Readings over time".into(),
+                blocks: vec![Block::Bars {
+                    caption: "Timed requirements by number of readings that differ on some trace"
+                        .into(),
+                    bars,
+                }],
+            },
+            Section {
+                heading: "Ambiguity-sensitive requirements, with the questions of time".into(),
+                blocks: items,
+            },
+        ],
+    }
 }
 
 /// The ambiguity page: requirements by number of readings as bars, then each flagged

@@ -193,6 +193,49 @@ fn ambiguity_on_a_timed_spec_asks_edge_or_level() {
             out.contains("1 of 1 timed requirements ambiguity-sensitive"),
             "{s}: {out}"
         );
+        // The same as JSON and as a page.
+        let (code, out, err) = vera(
+            port,
+            &[
+                "ambiguity",
+                SPEC,
+                "--only",
+                "R2",
+                "-n",
+                "4",
+                "--solver",
+                s,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(code, 1, "{s}: {out}\n{err}");
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(j["schema"], "vera.ambiguity-timed.v1");
+        let r = &j["report"]["requirements"][0];
+        assert_eq!(r["classes"].as_array().unwrap().len(), 2, "{s}: {out}");
+        assert_eq!(r["questions"][0]["kinds"][0], "edge-or-level", "{s}: {out}");
+        assert!(
+            r["questions"][0]["timeline"]["rows"].is_array(),
+            "{s}: {out}"
+        );
+        let (code, out, _) = vera(
+            port,
+            &[
+                "ambiguity",
+                SPEC,
+                "--only",
+                "R2",
+                "-n",
+                "4",
+                "--solver",
+                s,
+                "--format",
+                "html",
+            ],
+        );
+        assert_eq!(code, 1, "{s}");
+        assert!(out.contains("with the questions of time"), "{s}: {out}");
     }
 }
 
