@@ -1113,10 +1113,44 @@ impl P<'_> {
                     .into(),
             ));
         };
-        // `... [the] component shall` or `... shall [the] component`.
+        // `... [the] component shall` or `... shall [the] component`: the second when a
+        // name after `shall` is followed by a timing, `satisfy`, `with` or a comma.
+        let after_form = {
+            let k = if self.is_kw(shall + 1, "the") {
+                shall + 2
+            } else {
+                shall + 1
+            };
+            let name = self.kind(k) == Some(K::Word) && !is_keyword(self.src(k));
+            let next = self.src(k + 1).to_ascii_lowercase();
+            let follows = self.kind(k + 1) == Some(K::Comma)
+                || matches!(
+                    next.as_str(),
+                    "satisfy"
+                        | "with"
+                        | "within"
+                        | "for"
+                        | "after"
+                        | "until"
+                        | "before"
+                        | "immediately"
+                        | "initially"
+                        | "at"
+                        | "always"
+                        | "never"
+                        | "eventually"
+                        | "finally"
+                );
+            (name && follows).then_some(k)
+        };
         let before_is_name =
             shall > 0 && self.kind(shall - 1) == Some(K::Word) && !is_keyword(self.src(shall - 1));
-        let (prefix_end, after_shall) = if before_is_name {
+        // `x shall sw ...` is ambiguous; without `the` after `shall`, the name before it
+        // is the component.
+        let after_form = after_form.filter(|_| !before_is_name || self.is_kw(shall + 1, "the"));
+        let (prefix_end, after_shall) = if let Some(k) = after_form {
+            (shall, k + 1)
+        } else if before_is_name {
             let pe = if shall >= 2 && self.is_kw(shall - 2, "the") {
                 shall - 2
             } else {
@@ -1124,14 +1158,10 @@ impl P<'_> {
             };
             (pe, shall + 1)
         } else {
-            let mut k = shall + 1;
-            if self.is_kw(k, "the") {
-                k += 1;
-            }
-            if self.kind(k) != Some(K::Word) || is_keyword(self.src(k)) {
-                return self.err(k, "the component's name (the component shall ...)");
-            }
-            (shall, k + 1)
+            return self.err(
+                shall + 1,
+                "the component's name ([the] component shall ..., or shall [the] component ...)",
+            );
         };
         // The part before the component: [scope] [condition].
         let all = std::mem::take(&mut self.toks);
@@ -2239,6 +2269,50 @@ mod tests {
         assert_eq!(
             key("whenever a and when b the sw shall satisfy c"),
             "null,regular,null"
+        );
+        assert_eq!(
+            key("during m the sw shall always satisfy p"),
+            "in,null,always"
+        );
+        assert_eq!(
+            key("upon go shall the sw always satisfy s"),
+            "null,regular,always"
+        );
+        assert_eq!(
+            key("upon go sw shall always satisfy s"),
+            "null,regular,always"
+        );
+        assert_eq!(
+            key("if in m, the sw shall never satisfy p"),
+            "in,null,never"
+        );
+        assert_eq!(
+            key("except while x > 1 the sw shall always satisfy p"),
+            "notin,null,always"
+        );
+        assert_eq!(
+            key("except in mode m the sw shall always satisfy p"),
+            "notin,null,always"
+        );
+        assert_eq!(
+            key("only before m the sw shall immediately satisfy p"),
+            "onlyBefore,null,immediately"
+        );
+        assert_eq!(
+            key("only while c the sw shall always satisfy p"),
+            "onlyIn,null,always"
+        );
+        assert_eq!(
+            key("where a is true the sw shall at the same timepoint satisfy p"),
+            "null,regular,immediately"
+        );
+        assert_eq!(
+            key("and upon a the sw shall initially satisfy p"),
+            "null,regular,immediately"
+        );
+        assert_eq!(
+            key("upon a the sw shall at the last timepoint satisfy p"),
+            "null,regular,finally"
         );
     }
 
