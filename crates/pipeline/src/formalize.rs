@@ -912,16 +912,29 @@ pub fn formalize(
     if !timed_items.is_empty() {
         let timed_prompts = crate::timed::TimedPrompts::builtin();
         for f in &mut timed_items {
-            f.provenance.prompt = timed_prompts.one.id();
+            f.provenance.prompt = match options.mode {
+                Mode::PerRequirement => timed_prompts.one.id(),
+                Mode::Batch => timed_prompts.batch.id(),
+            };
         }
-        crate::timed::formalize_timed(
-            spec,
-            client,
-            &mut checker,
-            options,
-            &timed_prompts,
-            &mut timed_items,
-        )?;
+        match options.mode {
+            Mode::PerRequirement => crate::timed::formalize_timed(
+                spec,
+                client,
+                &mut checker,
+                options,
+                &timed_prompts,
+                &mut timed_items,
+            )?,
+            Mode::Batch => crate::timed::formalize_timed_batch(
+                spec,
+                client,
+                &mut checker,
+                options,
+                &timed_prompts,
+                &mut timed_items,
+            )?,
+        }
     }
     let mut plain = take(&plain_idx, &out);
     if !plain.is_empty() {

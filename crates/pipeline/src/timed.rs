@@ -47,6 +47,10 @@ pub struct TimedPrompts {
     pub example: Template,
     /// The clarification turn: the readings and the questions of time.
     pub clarify: Template,
+    /// Batch mode: every requirement → a JSON object of id → pattern.
+    pub batch: Template,
+    /// The repair turn of batch mode.
+    pub batch_repair: Template,
 }
 
 impl TimedPrompts {
@@ -69,6 +73,14 @@ impl TimedPrompts {
             clarify: t(
                 "clarify-timed",
                 include_str!("../../../prompts/clarify-timed.txt"),
+            ),
+            batch: t(
+                "formalize-timed-batch",
+                include_str!("../../../prompts/formalize-timed-batch.txt"),
+            ),
+            batch_repair: t(
+                "formalize-timed-batch-repair",
+                include_str!("../../../prompts/formalize-timed-batch-repair.txt"),
             ),
         }
     }
@@ -449,6 +461,119 @@ pub fn formalize_timed(
                 conv.push(llm::Message::user(repair));
             }
         }
+    }
+    Ok(())
+}
+
+/// Batch mode of the timed path: every requirement in one request whose answer maps ids
+/// to pattern objects (a schema with one pattern per id goes with it); the patterns
+/// that fail go back in one repair turn listing each id's exact error, up to
+/// `max_retries` times. A requirement that still fails is reported, never dropped.
+pub fn formalize_timed_batch(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    prompts: &TimedPrompts,
+    out: &mut [Formalized],
+) -> Result<(), PipelineError> {
+    let Some(tb) = &spec.time else {
+        return Err(PipelineError::Input(
+            "the spec has no [time] table: its requirements are not timed".into(),
+        ));
+    };
+    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
+    let examples = timed_examples(spec, prompts, &skip, options.examples);
+    let (tick, durations) = time_lines(tb);
+    let schema = schema_info(spec).render() + &reading_notes(spec);
+    let mut list = String::new();
+    for f in out.iter() {
+        let _ = writeln!(list, "- {}: {}", f.id, f.text);
+    }
+    let user = prompts.batch.render(&[
+        ("tick", &tick),
+        ("durations", &durations),
+        ("schema", &schema),
+        ("examples", &examples),
+        ("requirements", &list),
+    ])?;
+    let mut messages = vec![llm::Message::user(user)];
+    for _round in 0..=options.max_retries {
+        let open: Vec<usize> = (0..out.len()).filter(|&i| out[i].timed.is_none()).collect();
+        if open.is_empty() {
+            break;
+        }
+        let props: serde_json::Map<String, Value> = open
+            .iter()
+            .map(|&i| (out[i].id.clone(), answer_schema()))
+            .collect();
+        let ids: Vec<&str> = open.iter().map(|&i| out[i].id.as_str()).collect();
+        let object = json!({
+            "type": "object",
+            "properties": props,
+            "required": ids,
+            "additionalProperties": false
+        });
+        let mut o = options.clone();
+        o.max_tokens = options
+            .max_tokens
+            .map(|m| m.max(512).saturating_mul(open.len().min(64) as u32));
+        let req = request(&messages, &o, None).schema("timed_patterns", object);
+        let (answer_text, problems): (String, Vec<(usize, String)>) =
+            match client.complete("formalize.timed", &req) {
+                Ok(c) => {
+                    let json = c.json.clone().unwrap_or(Value::Null);
+                    let mut problems = Vec::new();
+                    for &i in &open {
+                        let v = json.get(&out[i].id).cloned().unwrap_or(Value::Null);
+                        let text = out[i].text.clone();
+                        match validate_timed(spec, checker, &v, &text) {
+                            Ok(p) => {
+                                out[i].attempts.push(Attempt {
+                                    answer: excerpt(&v.to_string()),
+                                    error: None,
+                                });
+                                out[i].pattern = Some(pattern_json(&p, tb));
+                                out[i].timed = Some(p);
+                            }
+                            Err(Rejected::Invalid(e)) => {
+                                out[i].attempts.push(Attempt {
+                                    answer: excerpt(&v.to_string()),
+                                    error: Some(e.clone()),
+                                });
+                                problems.push((i, e));
+                            }
+                            Err(Rejected::Solver(e)) => return Err(e.into()),
+                        }
+                    }
+                    (excerpt(c.text()), problems)
+                }
+                Err(e) => match answer_problem(&e) {
+                    Some((shown, fb)) => {
+                        for &i in &open {
+                            out[i].attempts.push(Attempt {
+                                answer: shown.clone(),
+                                error: Some(fb.clone()),
+                            });
+                        }
+                        (shown, open.iter().map(|&i| (i, fb.clone())).collect())
+                    }
+                    None => return Err(e.into()),
+                },
+            };
+        if problems.is_empty() {
+            break;
+        }
+        let mut listed = String::new();
+        for (i, e) in &problems {
+            let _ = writeln!(listed, "- {}: {}", out[*i].id, e.replace('\n', "\n  "));
+        }
+        let ids: Vec<&str> = problems.iter().map(|(i, _)| out[*i].id.as_str()).collect();
+        let repair = prompts
+            .batch_repair
+            .render(&[("problems", &listed), ("ids", &ids.join(", "))])?;
+        messages.push(llm::Message::assistant(answer_text));
+        messages.push(llm::Message::user(repair));
     }
     Ok(())
 }

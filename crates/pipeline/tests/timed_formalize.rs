@@ -671,3 +671,63 @@ fn the_end_of_a_scope_is_asked_about() {
     assert_eq!(q.holds, "B");
     insta::assert_snapshot!("scope_end_question", q.question);
 }
+
+fn pattern_value(pairs: &[(&str, Value)]) -> Value {
+    serde_json::from_str(&answer(pairs)).unwrap()
+}
+
+/// Batch mode: one request for every timed requirement, one repair turn that lists
+/// the exact error of each pattern that failed.
+#[test]
+fn batch_mode_repairs_the_patterns_that_failed() {
+    let s = spec();
+    let seen: Arc<Mutex<Vec<Request>>> = Arc::default();
+    let log = seen.clone();
+    let c = client(move |r, n| {
+        log.lock().unwrap().push(r.clone());
+        let good_r1 = pattern_value(&[
+            ("if", json!("no_flow")),
+            ("held_for", json!("3 s")),
+            ("then", json!("(not pump_on)")),
+        ]);
+        let r2 = pattern_value(&[
+            ("when", json!("no_flow")),
+            ("then", json!("alarm")),
+            ("within", json!("2 s")),
+        ]);
+        Ok(Response::text(if n == 0 {
+            let bad_r1 = pattern_value(&[
+                ("if", json!("no_flow")),
+                ("held_for", json!("1.5 s")),
+                ("then", json!("(not pump_on)")),
+            ]);
+            json!({"R1": bad_r1, "R2": r2}).to_string()
+        } else {
+            json!({ "R1": good_r1 }).to_string()
+        }))
+    });
+    let o = FormalizeOptions {
+        mode: pipeline::formalize::Mode::Batch,
+        ..Default::default()
+    };
+    let rep = formalize(&s, &c, &z3(), &o).unwrap();
+    assert!(rep.failed.is_empty(), "{:?}", rep.requirements);
+    assert_eq!((rep.first_attempt, rep.after_repair), (1, 1));
+    assert_eq!(
+        rep.requirements[0].provenance.prompt,
+        "formalize-timed-batch@v1"
+    );
+    let reqs = seen.lock().unwrap();
+    assert_eq!(reqs.len(), 2);
+    assert!(text_of(&reqs[0]).contains("- R1: If no flow is detected for 3 seconds"));
+    assert!(text_of(&reqs[0]).contains("- R2: When no flow is detected"));
+    let repair = last_user(&reqs[1]);
+    assert!(
+        repair.contains("- R1: answer:3:12: error: `1.5 s` is not a whole number of ticks"),
+        "{repair}"
+    );
+    assert!(repair.ends_with("R1\n"), "{repair}");
+    // The second request asks for R1 only.
+    let schema = &reqs[1].schema.as_ref().unwrap().schema;
+    assert_eq!(schema["required"], json!(["R1"]));
+}
