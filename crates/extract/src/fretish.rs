@@ -64,7 +64,7 @@
 //! - `within N`: `within = "N ticks"`: `S` at one of `t .. t+N`. Exact: FRET's "distance
 //!   <= N", `N+1` points, and nothing required when the run ends first.
 //! - `for N`: `for = "N ticks"`: `S` at every point of `t .. t+N`. Exact (`N+1` points in
-//!   both).
+//!   both) without a scope; see below for scopes.
 //! - `until C`: `until = C`: `S` from `t` up to (excluding) the first point where `C`
 //!   holds, forever if it never does. Exact (FRET: satisfied when `C` holds at `t`).
 //! - `before C`: `before = C`. Near: FRET also fails a trigger at which `C` already holds
@@ -85,8 +85,12 @@
 //! In a mode scope and before `M`, FRET drops an obligation when its interval ends (a
 //! `within` whose interval closes first need not be met, a `for` stops at the end of the
 //! interval); vera's obligations run to their end whatever the scope does
-//! (docs/timed.md), so for `next`, `within`, `for`, `until` and `before` in those scopes
-//! vera is stricter when the interval closes first. A note names these requirements.
+//! (docs/timed.md). With `E` the end of the interval (`(not I)`, or `M` before `M`),
+//! the import says FRET's reading: `next` and `within` ask `(or S E)`, `until C` stops
+//! at `(or C E)`; exact, since the first step where `E` holds is where the interval has
+//! ended. `for` and `before` have no such form (a later interval would count too): vera
+//! is stricter there when the interval closes first, and a note names these
+//! requirements.
 //!
 //! # Temporal predicates
 //!
@@ -2157,8 +2161,17 @@ pub(crate) fn lower(
         }
         _ => {}
     }
-    // The timing.
-    let bounded_scope = interval.is_some() || before.is_some();
+    // The timing. In a mode scope and before `M`, the end of the interval (`E`: the
+    // first step where `I` no longer holds, or where `M` holds) releases FRET's
+    // obligations: for `next` and `within` the response is `(or S E)`, for `until C`
+    // the stop is `(or C E)`, which is exactly FRET's reading; `for` and `before` keep
+    // vera's own rule (stricter), with a note.
+    let end = match (&interval, &before) {
+        (Some(_), _) if s.scope.kind == ScopeKind::NotIn => scope_f.clone(),
+        (Some(m), _) => Some(format!("(not {m})")),
+        (None, Some(b)) => Some(b.clone()),
+        _ => None,
+    };
     match &s.timing {
         Timing::Next => t.next = Some(true),
         Timing::Within(n, u) => {
@@ -2176,17 +2189,15 @@ pub(crate) fn lower(
         }
         _ => {}
     }
-    if bounded_scope
-        && matches!(
-            s.timing,
-            Timing::Next
-                | Timing::Within(..)
-                | Timing::For(..)
-                | Timing::Until(_)
-                | Timing::Before(_)
-        )
-    {
-        flags.scope_end = true;
+    if let Some(e) = &end {
+        match &s.timing {
+            Timing::Next | Timing::Within(..) => t.then = format!("(or {} {e})", t.then),
+            Timing::Until(_) => {
+                t.until = t.until.take().map(|c| format!("(or {c} {e})"));
+            }
+            Timing::For(..) | Timing::Before(_) => flags.scope_end = true,
+            _ => {}
+        }
     }
     Ok(t)
 }

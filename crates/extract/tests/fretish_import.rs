@@ -93,7 +93,7 @@ fn scopes_conditions_and_timings() {
         ),
         (
             "when in m, upon p the sw shall within 2 ticks satisfy s",
-            "when = \"(and m p)\"; then = \"s\"; within = \"2 ticks\"",
+            "when = \"(and m p)\"; then = \"(or s (not m))\"; within = \"2 ticks\"",
         ),
         (
             "when not in m, whenever p the sw shall always satisfy s",
@@ -106,6 +106,18 @@ fn scopes_conditions_and_timings() {
         (
             "while x > 3 the sw shall always satisfy s",
             "scope_while = \"(> x 3)\"; then = \"s\"",
+        ),
+        (
+            "when not in m the sw shall until c satisfy s",
+            "when = \"(not m)\"; then = \"s\"; until = \"(or c m)\"",
+        ),
+        (
+            "before m, whenever p the sw shall at the next timepoint satisfy s",
+            "scope_before = \"m\"; if = \"p\"; then = \"(or s m)\"; next = true",
+        ),
+        (
+            "in m the sw shall for 2 ticks satisfy s",
+            "when = \"m\"; then = \"s\"; for = \"2 ticks\"",
         ),
         (
             "before m the sw shall always satisfy s",

@@ -506,7 +506,7 @@ fn near_reason(scope: &str, timing: &str) -> Option<&'static str> {
              the obligation when the scope interval ends; vera does neither",
         ),
         "before" => Some("FRET also fails a trigger at which the stop condition already holds"),
-        "next" | "within" | "for" | "until" if scoped => {
+        "for" if scoped => {
             Some("FRET drops the obligation when the scope interval ends; vera keeps it")
         }
         _ => None,
