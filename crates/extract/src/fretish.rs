@@ -5,11 +5,13 @@
 //! A FRETish requirement is `[scope] [condition] [the] component shall [timing] satisfy
 //! RESPONSE`, following the grammar of FRET's parser (`Requirement.g4`): keywords in any
 //! case, an optional comma after the scope, the condition and the timing, an optional
-//! full stop at the end, `shall component` also accepted after a scope or condition.
-//! FRET's meaning of each part comes from its semantics table (`semantics.json`: the
-//! description and the past-time formula of each scope, condition and timing) and its
-//! user documentation; where the two are compared below, vera's patterns are read as
-//! defined in docs/timed.md.
+//! full stop at the end, and FRET's other order `... shall [the] component [timing]
+//! satisfy ...`. FRET's meaning of each part comes from its semantics table
+//! (`semantics.json`: the description and the past-time formula of each scope, condition
+//! and timing) and its user documentation; vera's patterns are read as defined in
+//! docs/timed.md. Each mapping called exact below is checked by
+//! crates/reqs/tests/fret_conformance.rs, which evaluates FRET's past-time formula on
+//! random traces against vera's trace evaluator.
 //!
 //! # Time
 //!
@@ -113,7 +115,7 @@
 //! SMT-LIB, with FRET's precedence (`!` binds tightest, then `&`, then `|`/`xor`, then the
 //! implications; `!x > 3` is `!(x > 3)`). `absReal`/`absInt`, `minReal`/`minInt` and
 //! `maxReal`/`maxInt` become `abs` or `ite`. Refused: chained implications without
-//! parentheses (FRET's parser groups them to the left, which is rarely what is meant),
+//! parentheses (FRET's parser groups them to the left; the import does not guess),
 //! `^`, a product of two non-constant terms and division by a non-constant (vera's specs
 //! are linear), numbers with exponents, quoted names.
 //!

@@ -425,3 +425,31 @@ proptest! {
         let _ = fret_to_spec("r.json", &s, &FretOptions::default());
     }
 }
+
+/// Every prefix of every sentence of FRET's case studies imports or gives located
+/// errors, never a panic.
+#[test]
+fn prefixes_of_the_case_study_sentences_never_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fret-case-studies");
+    let mut n = 0;
+    for f in [
+        "fsm_reqts_and_vars.json",
+        "LPC_full_reqts_and_vars.json",
+        "LM_reqts_and_vars.json",
+        "LM_requirements.json",
+    ] {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap();
+        for r in v["requirements"].as_array().unwrap() {
+            let full = r["fulltext"].as_str().unwrap_or("");
+            for (i, _) in full.char_indices().step_by(3) {
+                let r = fret_to_spec("p.json", &one(&full[..i]), &FretOptions::default());
+                if let Err(es) = r {
+                    assert!(es.iter().all(|e| e.line == 1 && e.column >= 1), "{es:?}");
+                }
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 1000, "{n}");
+}
