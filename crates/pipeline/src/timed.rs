@@ -88,9 +88,9 @@ impl TimedPrompts {
 
 /// The JSON schema of a pattern answer: every key of `[requirements.timed]`, each a
 /// string (a formula or a duration) or `true` (`initially`, `next`), `null` for a key
-/// not used. Every key is listed as required so that providers with a strict
-/// structured-output mode accept the schema; a key left out is read as `null` by no one
-/// but the provider, and the local check asks for it.
+/// not used. Every key is required (`null` when not used) so that providers with a
+/// strict structured-output mode accept the schema; an answer that leaves a key out is
+/// refused by the client's own schema check and goes to the repair turn like any other.
 pub fn answer_schema() -> Value {
     let props: serde_json::Map<String, Value> = KEYS
         .iter()
