@@ -539,7 +539,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         rest.extend(s.lits.reqs_except(Some(i)));
         let breaks_rest = if matches!(ra.redundancy, Redundancy::NotRedundant { .. }) {
             match s.check(&rest, &breaking)? {
-                Outcome::Sat(m) => Some(m),
+                Outcome::Sat(m) => Some(shortest_break(&mut s, &rest, &u, spec, i, m)?),
                 _ => {
                     return Err(TimedError::Witness(format!(
                         "the audit found {} not redundant, a second query found no trace",
@@ -555,7 +555,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                 let m = match &breaks_rest {
                     Some(m) => m.clone(),
                     None => match s.check(&dom, &breaking)? {
-                        Outcome::Sat(m) => m,
+                        Outcome::Sat(m) => shortest_break(&mut s, &dom, &u, spec, i, m)?,
                         _ => {
                             return Err(TimedError::Witness(format!(
                                 "the audit found {} violatable, a second query found no trace",
@@ -564,8 +564,6 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                         }
                     },
                 };
-                let base = if breaks_rest.is_some() { &rest } else { &dom };
-                let m = shortest_break(&mut s, base, &u, spec, i, m)?;
                 let tr = trace_of(&u, &m, k + 1);
                 let v = violations(spec, i, &tr)?;
                 let Some(first) = v.first().copied() else {
@@ -592,7 +590,6 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         let redundancy = match &ra.redundancy {
             Redundancy::NotRedundant { .. } => {
                 let m = breaks_rest.clone().expect("asked above");
-                let m = shortest_break(&mut s, &rest, &u, spec, i, m)?;
                 let tr = trace_of(&u, &m, k + 1);
                 let first = violations(spec, i, &tr)?.first().copied();
                 TimedRedundancy::NotRedundant {
@@ -1128,6 +1125,17 @@ pub(crate) fn fewer_changes(
     last: usize,
     mut m: Model,
 ) -> Result<Model, SolverError> {
+    // All at once first: one query when nothing needs to change.
+    let mut attempt = extra.clone();
+    attempt.extend(
+        u.state
+            .iter()
+            .map(|(n, srt)| constant_over(n, srt, 0..=last, None)),
+    );
+    if let Outcome::Sat(m2) = s.check(all, &attempt)? {
+        *extra = attempt;
+        return Ok(m2);
+    }
     let mut varying = Vec::new();
     for (n, srt) in &u.state {
         let mut attempt = extra.clone();
@@ -1160,7 +1168,7 @@ pub(crate) fn fewer_changes(
                 .collect(),
         );
         // A few rounds: each asks for fewer changes than the witness has.
-        for _ in 0..6 {
+        for _ in 0..3 {
             let c = count(&m);
             if c <= 1 {
                 break;
