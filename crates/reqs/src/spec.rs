@@ -1305,6 +1305,18 @@ impl<'a> Loader<'a> {
         for r in &raw.requirements {
             self.id(&r.id, &mut ids);
             let line = self.line(sp(&r.id));
+            let origin = match r.origin.as_ref().map(|o| (o, o.get_ref().as_str())) {
+                None | Some((_, "hand")) => Origin::Hand,
+                Some((_, "model")) if r.accepted == Some(true) => Origin::ModelAccepted,
+                Some((_, "model")) => Origin::Model,
+                Some((o, other)) => {
+                    self.diags.push(
+                        Diagnostic::error(sp(o), format!("unknown origin `{other}`"))
+                            .with_hint("origin is \"hand\" (the default) or \"model\""),
+                    );
+                    Origin::Hand
+                }
+            };
             if let Some(timed) = &r.timed {
                 let pattern = match (&time, &raw.time) {
                     (Some(tb), _) => self.pattern(timed, tb, &ctx),
@@ -1349,7 +1361,7 @@ impl<'a> Loader<'a> {
                     formula: None,
                     shape: Shape::Invariant,
                     line,
-                    origin: Origin::Hand,
+                    origin,
                     timed: pattern,
                 });
                 continue;
@@ -1377,18 +1389,6 @@ impl<'a> Loader<'a> {
                 }
             };
             let shape = formula.as_ref().map(shape_of).unwrap_or(Shape::Invariant);
-            let origin = match r.origin.as_ref().map(|o| (o, o.get_ref().as_str())) {
-                None | Some((_, "hand")) => Origin::Hand,
-                Some((_, "model")) if r.accepted == Some(true) => Origin::ModelAccepted,
-                Some((_, "model")) => Origin::Model,
-                Some((o, other)) => {
-                    self.diags.push(
-                        Diagnostic::error(sp(o), format!("unknown origin `{other}`"))
-                            .with_hint("origin is \"hand\" (the default) or \"model\""),
-                    );
-                    Origin::Hand
-                }
-            };
             requirements.push(Requirement {
                 id: r.id.get_ref().clone(),
                 text,

@@ -553,3 +553,34 @@ then = "B"
         );
     });
 }
+
+/// A timed requirement keeps who wrote it: a model's pattern is not taken for a
+/// person's (only reviewed ones serve as worked examples for a model).
+#[test]
+fn a_timed_requirement_keeps_its_origin() {
+    let s = spec(&format!(
+        r#"{HEADER}
+[[requirements]]
+id = "by-model"
+origin = "model"
+[requirements.timed]
+then = "(not B)"
+[[requirements]]
+id = "accepted"
+origin = "model"
+accepted = true
+[requirements.timed]
+then = "(not C)"
+[[requirements]]
+id = "by-hand"
+[requirements.timed]
+then = "(not A)"
+"#
+    ));
+    use reqs::spec::Origin;
+    let origins: Vec<Origin> = s.requirements.iter().map(|r| r.origin).collect();
+    assert_eq!(
+        origins,
+        [Origin::Model, Origin::ModelAccepted, Origin::Hand]
+    );
+}
