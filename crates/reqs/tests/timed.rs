@@ -259,8 +259,16 @@ fn hemodialysis_timed_findings() {
             ) => {}
             (other, _) => panic!("{kind}: {other:?}"),
         }
+        // No dead end after prefixes of up to 28 steps, and by k-induction none after
+        // longer ones either.
         assert!(
-            matches!(r.rt_inconsistency, RtInconsistency::NoneUpTo { .. }),
+            matches!(
+                r.rt_inconsistency,
+                RtInconsistency::NoneUpTo {
+                    every_prefix: true,
+                    ..
+                }
+            ),
             "{kind}: {:?}",
             r.rt_inconsistency
         );
@@ -583,4 +591,78 @@ then = "(not A)"
         origins,
         [Origin::Model, Origin::ModelAccepted, Origin::Hand]
     );
+}
+
+/// k-induction of "no dead end": the pair of `two_requirements_rt_inconsistent` has its
+/// shortest dead end after 5 steps. Checked only up to 3 steps, none is found, and the
+/// inductive step must not claim more (a window after an arbitrary state reaches the
+/// dead end). "Within 20 s" instead still has dead ends (A held for 21 steps after B),
+/// so nothing is proved either. With req1 demanding C instead of (not C), both want
+/// the same thing: there is no dead end at all, and the inductive step proves it.
+#[test]
+fn k_induction_of_dead_ends_claims_only_what_holds() {
+    let pair = |within: &str, then1: &str| {
+        spec(&format!(
+            r#"{HEADER}
+[[requirements]]
+id = "req1"
+[requirements.timed]
+if = "A"
+then = "{then1}"
+for = "10 s"
+[[requirements]]
+id = "req2"
+[requirements.timed]
+if = "B"
+then = "C"
+within = "{within}"
+"#
+        ))
+    };
+    for kind in SOLVERS {
+        let run = |s: &Spec, rt: usize| {
+            let mut a = AuditOptions::new(SolverConfig::new(kind));
+            a.jobs = 2;
+            let o = TimedOptions {
+                audit: a,
+                horizon: None,
+                rt_horizon: Some(rt),
+                no_rt: false,
+            };
+            audit_timed(s, &o).unwrap_or_else(|e| panic!("{kind}: {e}"))
+        };
+        for within in ["5 s", "20 s"] {
+            let r = run(&pair(within, "(not C)"), 3);
+            assert!(
+                matches!(
+                    r.rt_inconsistency,
+                    RtInconsistency::NoneUpTo {
+                        up_to: 3,
+                        every_prefix: false,
+                        ..
+                    }
+                ),
+                "{kind} {within}: {:?}",
+                r.rt_inconsistency
+            );
+        }
+        let r = run(&pair("5 s", "(not C)"), 6);
+        assert!(
+            matches!(r.rt_inconsistency, RtInconsistency::Found { .. }),
+            "{kind}: {:?}",
+            r.rt_inconsistency
+        );
+        let r = run(&pair("5 s", "C"), 3);
+        assert!(
+            matches!(
+                r.rt_inconsistency,
+                RtInconsistency::NoneUpTo {
+                    every_prefix: true,
+                    ..
+                }
+            ),
+            "{kind}: {:?}",
+            r.rt_inconsistency
+        );
+    }
 }

@@ -166,8 +166,19 @@ fn rt_text(o: &mut String, r: &RtInconsistency, env: bool) {
         RtInconsistency::NotChecked { reason } => {
             o.push_str(&format!("{what}: not checked ({reason})\n"))
         }
-        RtInconsistency::NoneUpTo { up_to, time } => o.push_str(&format!(
+        RtInconsistency::NoneUpTo {
+            up_to,
+            time,
+            every_prefix: false,
+        } => o.push_str(&format!(
             "{what}: no dead end after any prefix of up to {up_to} steps ({time})\n"
+        )),
+        RtInconsistency::NoneUpTo {
+            up_to,
+            every_prefix: true,
+            ..
+        } => o.push_str(&format!(
+            "{what}: no dead end after any prefix (prefixes up to {up_to} steps checked, all longer ones by k-induction)\n"
         )),
         RtInconsistency::Found {
             conflicts,

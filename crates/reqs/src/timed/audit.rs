@@ -223,6 +223,9 @@ pub enum RtInconsistency {
         up_to: usize,
         /// As time.
         time: String,
+        /// True when k-induction also showed that no prefix of any length is a dead
+        /// end (see [`rt_spec`]'s `from_any`).
+        every_prefix: bool,
     },
     /// Dead ends found.
     Found {
@@ -537,44 +540,51 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         let dom = s.lits.domain().to_vec();
         let mut rest = dom.clone();
         rest.extend(s.lits.reqs_except(Some(i)));
-        let breaks_rest = if matches!(ra.redundancy, Redundancy::NotRedundant { .. }) {
-            match s.check(&rest, &breaking)? {
-                Outcome::Sat(m) => Some(shortest_break(&mut s, &rest, &u, spec, i, m)?),
-                _ => {
-                    return Err(TimedError::Witness(format!(
-                        "the audit found {} not redundant, a second query found no trace",
-                        r.id
-                    )))
-                }
+        // The witness trace: the earliest break under `base`. A solver that gives no
+        // answer this time leaves the verdict without its trace (`Err(reason)`); an
+        // unsat answer contradicts the audit and is an error.
+        let mut trace_under = |base: &[Term],
+                               what: &str|
+         -> Result<Result<Model, String>, TimedError> {
+            match s.check(base, &breaking)? {
+                Outcome::Sat(m) => Ok(Ok(shortest_break(&mut s, base, &u, spec, i, m)?)),
+                Outcome::Unknown(reason) => Ok(Err(format!(
+                    "{} is {what}, but the query for a trace that shows it gave no answer: {reason}",
+                    r.id
+                ))),
+                Outcome::Unsat(_) => Err(TimedError::Witness(format!(
+                    "the audit found {} {what}, a second query found no trace",
+                    r.id
+                ))),
             }
+        };
+        let breaks_rest = if matches!(ra.redundancy, Redundancy::NotRedundant { .. }) {
+            Some(trace_under(&rest, "not redundant")?)
         } else {
             None
         };
         let violatability = match &ra.violatability {
             Violatability::Violatable { .. } => {
                 let m = match &breaks_rest {
-                    Some(m) => m.clone(),
-                    None => match s.check(&dom, &breaking)? {
-                        Outcome::Sat(m) => shortest_break(&mut s, &dom, &u, spec, i, m)?,
-                        _ => {
+                    Some(Ok(m)) => Ok(m.clone()),
+                    _ => trace_under(&dom, "violatable")?,
+                };
+                match m {
+                    Err(reason) => TimedViolatability::Unknown { reason },
+                    Ok(m) => {
+                        let tr = trace_of(&u, &m, k + 1);
+                        let v = violations(spec, i, &tr)?;
+                        let Some(first) = v.first().copied() else {
                             return Err(TimedError::Witness(format!(
-                                "the audit found {} violatable, a second query found no trace",
+                                "the trace shown to break {} does not break it",
                                 r.id
-                            )))
+                            )));
+                        };
+                        TimedViolatability::Violatable {
+                            trace: timeline(&u, tb, &m, first + 1, None),
+                            at: first,
                         }
-                    },
-                };
-                let tr = trace_of(&u, &m, k + 1);
-                let v = violations(spec, i, &tr)?;
-                let Some(first) = v.first().copied() else {
-                    return Err(TimedError::Witness(format!(
-                        "the trace shown to break {} does not break it",
-                        r.id
-                    )));
-                };
-                TimedViolatability::Violatable {
-                    trace: timeline(&u, tb, &m, first + 1, None),
-                    at: first,
+                    }
                 }
             }
             Violatability::ImpliedByDomain { .. } if !fits => TimedViolatability::Unknown {
@@ -588,14 +598,16 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
             },
         };
         let redundancy = match &ra.redundancy {
-            Redundancy::NotRedundant { .. } => {
-                let m = breaks_rest.clone().expect("asked above");
-                let tr = trace_of(&u, &m, k + 1);
-                let first = violations(spec, i, &tr)?.first().copied();
-                TimedRedundancy::NotRedundant {
-                    trace: timeline(&u, tb, &m, first.map_or(k + 1, |f| f + 1), None),
+            Redundancy::NotRedundant { .. } => match breaks_rest.clone().expect("asked above") {
+                Err(reason) => TimedRedundancy::Unknown { reason },
+                Ok(m) => {
+                    let tr = trace_of(&u, &m, k + 1);
+                    let first = violations(spec, i, &tr)?.first().copied();
+                    TimedRedundancy::NotRedundant {
+                        trace: timeline(&u, tb, &m, first.map_or(k + 1, |f| f + 1), None),
+                    }
                 }
-            }
+            },
             Redundancy::Redundant { .. } if !fits => TimedRedundancy::Skipped {
                 reason: format!("bound too small for {}: it needs {} steps", r.id, needs(r)),
             },
@@ -664,6 +676,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                     RtInconsistency::NoneUpTo {
                         up_to,
                         time: tb.show(up_to as u64),
+                        every_prefix: false,
                     }
                 } else {
                     RtInconsistency::Found {
@@ -796,7 +809,7 @@ fn rt_check(
     up_to: usize,
     env: bool,
 ) -> Result<RtInconsistency, TimedError> {
-    let (rt, pre) = rt_spec(spec, up_to.max(1), env);
+    let (rt, pre) = rt_spec(spec, up_to.max(1), env, false);
     let mut ro = RealizeOptions::new(options.audit.solver.clone());
     ro.max_conflicts = 20;
     let trace = std::env::var("VERA_RT_TRACE").is_ok();
@@ -806,10 +819,27 @@ fn rt_check(
         eprintln!("rt: main question {:?}", t0.elapsed());
     }
     let (found, complete) = match first {
-        Realizability::Realizable { .. } | Realizability::NotChecked { .. } => {
+        Realizability::Realizable { .. } => {
+            // k-induction: the same question after the last `up_to` steps of any run.
+            let (any, _) = rt_spec(spec, up_to.max(1), env, true);
+            ro.max_conflicts = 1;
+            let t0 = std::time::Instant::now();
+            let every_prefix =
+                matches!(realizability(&any, &ro)?, Realizability::Realizable { .. });
+            if trace {
+                eprintln!("rt: induction {:?}: {every_prefix}", t0.elapsed());
+            }
             return Ok(RtInconsistency::NoneUpTo {
                 up_to,
                 time: tb.show(up_to as u64),
+                every_prefix,
+            });
+        }
+        Realizability::NotChecked { .. } => {
+            return Ok(RtInconsistency::NoneUpTo {
+                up_to,
+                time: tb.show(up_to as u64),
+                every_prefix: false,
             })
         }
         Realizability::Unknown { reason } => return Ok(RtInconsistency::Unknown { reason }),
@@ -1291,8 +1321,16 @@ fn cur_next(t: &Term) -> Term {
 /// constraints over inputs only). The next state `x@next` is the system's (with
 /// `env`, its input variables are the environment's), and the requirements are their conditions at that step,
 /// computed by the monitors from the current state.
-fn rt_spec(spec: &Spec, k: usize, env: bool) -> (Spec, Unrolled) {
-    let pre = unroll(spec, k - 1);
+///
+/// With `from_any`, the prefix is the last `k` steps of a longer run instead: its first
+/// state is arbitrary (monitors free), its length is `k-1`, and the requirements hold
+/// at its steps `1 ..= k-1` (step 0 carries no premise: see [`induction`]).
+fn rt_spec(spec: &Spec, k: usize, env: bool, from_any: bool) -> (Spec, Unrolled) {
+    let pre = if from_any {
+        super::unroll::unroll_from_any(spec, k - 1)
+    } else {
+        unroll(spec, k - 1)
+    };
     let mut free = Vec::new();
     let tr = super::unroll::transition(spec, &mut free);
     let mut variables: Vec<Variable> = pre
@@ -1376,7 +1414,13 @@ fn rt_spec(spec: &Spec, k: usize, env: bool) -> (Spec, Unrolled) {
         Term::App(
             Op::And,
             vec![
-                Term::App(Op::Ge, vec![p.clone(), Term::int(0)]),
+                Term::App(
+                    Op::Ge,
+                    vec![
+                        p.clone(),
+                        Term::int(if from_any { k as i64 - 1 } else { 0 }),
+                    ],
+                ),
                 Term::App(Op::Le, vec![p.clone(), Term::int(k as i64 - 1)]),
             ],
         ),
@@ -1435,6 +1479,7 @@ fn rt_spec(spec: &Spec, k: usize, env: bool) -> (Spec, Unrolled) {
             formula: all(pre.ok[i]
                 .iter()
                 .enumerate()
+                .skip(usize::from(from_any))
                 .map(|(t, ok)| {
                     Term::App(
                         Op::Implies,
