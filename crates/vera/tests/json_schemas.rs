@@ -9,7 +9,10 @@
 //! rejected, so that a passing validation means something.
 //!
 //! `vera schema draft` has no recording of a real model yet: its payloads come from runs
-//! against a local server that plays the model (tests/support/chat_server.rs).
+//! against a local server that plays the model (tests/support/chat_server.rs). So do
+//! the payloads of `vera formalize`, `vera ambiguity` and `vera clarify` on a spec with a
+//! `[time]` table, whose pattern answers are scripted as in timed_llm.rs
+//! (tests/support/timed_answers.rs).
 //!
 //! Not produced here (see docs/json.md): `vera.text.v1`, whose commands have no
 //! `--format` option (`text_payload_has_no_command_line` pins that), and a `vera
@@ -20,15 +23,19 @@
 
 #[path = "support/chat_server.rs"]
 mod chat_server;
+#[path = "support/timed_answers.rs"]
+mod timed_answers;
 
 use jsonschema::{Draft, Validator};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Every payload tag, as listed in docs/json.md.
 const TAGS: &[&str] = &[
+    "vera.ambiguity-timed.v1",
     "vera.ambiguity.v1",
     "vera.ask-timed.v1",
     "vera.ask.v1",
@@ -39,6 +46,7 @@ const TAGS: &[&str] = &[
     "vera.c-synth.v1",
     "vera.c-verify.v1",
     "vera.clarify-apply.v1",
+    "vera.clarify-run-timed.v1",
     "vera.clarify-run.v1",
     "vera.clarify.v1",
     "vera.consistency-batch.v1",
@@ -70,6 +78,7 @@ static FRAMA_C: Mutex<()> = Mutex::new(());
 const HEMO: &str = "examples/hemodialysis/hemodialysis.toml";
 const HEMO_TIMED: &str = "examples/hemodialysis/hemodialysis-timed.toml";
 const TIMED_RT: &str = "crates/vera/tests/fixtures/timed-rt.toml";
+const TIMED_TEXT: &str = "crates/vera/tests/fixtures/timed-formalize.toml";
 const CRA: &str = "testdata/fees-dataset/cra-25";
 const CRA_BOUNDS: &str = "examples/fees/cra-bounds.json";
 const SIN_EXCEPTION: &str = "sin_exception=(< sin 900000000)";
@@ -132,11 +141,22 @@ fn assert_valid(tag: &str, payload: &Value, what: &str) {
 /// Runs vera from the repository root with no LLM configuration, model variables or
 /// cache; returns the exit code, standard output parsed as JSON, and standard error.
 fn run(args: &[&str]) -> (i32, Value, String) {
+    run_on(None, args)
+}
+
+/// [`run`], and with `port` the local chat server on that port plays the model (the
+/// `local` provider at `http://127.0.0.1:PORT/v1`, no retries).
+fn run_on(port: Option<u16>, args: &[&str]) -> (i32, Value, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vera"));
     for (k, _) in std::env::vars() {
         if k.starts_with("VERA_LLM_") {
             cmd.env_remove(k);
         }
+    }
+    if let Some(port) = port {
+        cmd.env("VERA_LLM_PROVIDER", "local")
+            .env("VERA_LLM_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+            .env("VERA_LLM_MAX_RETRIES", "0");
     }
     let out = cmd
         .args(args)
@@ -154,9 +174,14 @@ fn run(args: &[&str]) -> (i32, Value, String) {
 /// Runs `vera ARGS --format json`, checks the exit code against `codes`, validates the
 /// payload against the schema of `tag` and returns it.
 fn check(tag: &str, args: &[&str], codes: &[i32]) -> Value {
+    check_on(None, tag, args, codes)
+}
+
+/// [`check`], with the model played by the local chat server on `port` when given.
+fn check_on(port: Option<u16>, tag: &str, args: &[&str], codes: &[i32]) -> Value {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
-    let (code, json, stderr) = run(&all);
+    let (code, json, stderr) = run_on(port, &all);
     let what = format!("vera {}", all.join(" "));
     assert!(
         codes.contains(&code),
@@ -164,6 +189,19 @@ fn check(tag: &str, args: &[&str], codes: &[i32]) -> Value {
     );
     assert_valid(tag, &json, &what);
     json
+}
+
+/// [`check`] with the model played by the local chat server on `port`, no LLM
+/// configuration file and no cache; every request reached the server.
+fn check_scripted(tag: &str, port: u16, args: &[&str], codes: &[i32]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--llm-config", "/nonexistent/vera.toml", "--no-cache"]);
+    let j = check_on(Some(port), tag, &all, codes);
+    let total = &j["llm"]["total"];
+    assert_eq!(total["replayed"], 0, "{tag}: {total}");
+    assert_eq!(total["cache_hits"], 0, "{tag}: {total}");
+    assert_eq!(total["calls"], total["requests"], "{tag}: {total}");
+    j
 }
 
 /// [`check`] with a replayed cassette and no LLM configuration or cache.
@@ -282,7 +320,16 @@ fn shared_definitions_are_the_same_in_every_schema() {
             }
         }
     }
-    for shared in ["llm", "witness", "assignment", "partition", "check_report"] {
+    for shared in [
+        "llm",
+        "witness",
+        "assignment",
+        "partition",
+        "check_report",
+        "timeline",
+        "timed_pattern",
+        "proposal",
+    ] {
         assert!(seen.contains_key(shared), "{shared}");
     }
 }
@@ -1585,4 +1632,354 @@ fn table_check_llm_payload_against_a_scripted_server() {
         &[1],
     );
     assert!(j.get("model_readings").is_none() && j.get("llm").is_none());
+}
+
+// ------------------------------------------------------------------ timed LLM commands
+//
+// `vera formalize`, `vera ambiguity` and `vera clarify` on a spec with a `[time]` table
+// (docs/timed.md): the model is played by the local chat server, as in timed_llm.rs, and
+// the readings are compared on traces by the real solvers.
+
+/// The pattern answer "if no_flow has held for DURATION then (not pump_on)" (R1 of
+/// tests/fixtures/timed-formalize.toml).
+fn held_for(duration: &str) -> Value {
+    timed_answers::answer_value(&[
+        ("if", "no_flow".into()),
+        ("held_for", duration.into()),
+        ("then", "(not pump_on)".into()),
+    ])
+}
+
+/// R1 read as "if no_flow held within the last 3 s": a reading that differs from
+/// [`held_for`] on traces.
+fn within_last() -> String {
+    timed_answers::answer(&[
+        ("if", "no_flow".into()),
+        ("within_last", "3 s".into()),
+        ("then", "(not pump_on)".into()),
+    ])
+}
+
+/// `vera formalize` on a timed spec: every accepted requirement carries its pattern
+/// (`pattern`, no `formula`). One request per requirement, with an answer repaired from
+/// the spec reader's error; then one batch request, in which the pattern that is not a
+/// whole number of ticks fails (no repair turn).
+#[test]
+fn formalize_timed_payloads_against_a_scripted_server() {
+    let (port, _) = chat_server::server(|body| {
+        if body.contains("timed_patterns") {
+            // The schema of the batch request: one pattern per id.
+            serde_json::json!({
+                "R1": held_for("2.5 s"),
+                "R2": serde_json::from_str::<Value>(&timed_answers::edge()).unwrap(),
+            })
+            .to_string()
+        } else if body.contains("for 3 seconds") {
+            if body.contains("not a whole number of ticks") {
+                held_for("NO_FLOW_LIMIT").to_string()
+            } else {
+                held_for("2.5 s").to_string()
+            }
+        } else {
+            timed_answers::level()
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = |n: &str| dir.path().join(n).display().to_string();
+    let (one, batch) = (out("one.toml"), out("batch.toml"));
+    let tag = "vera.formalize.v1";
+    let j = check_scripted(tag, port, &["formalize", TIMED_TEXT, "-o", &one], &[0]);
+    let r = &j["report"]["requirements"];
+    assert_eq!(j["report"]["mode"], "per-requirement");
+    assert_eq!(
+        r[0]["pattern"],
+        serde_json::json!({"if": "no_flow", "held_for": "3 s", "then": "(not pump_on)"})
+    );
+    assert!(r[0]["attempts"][0]["error"].is_string());
+    assert_eq!(r[0]["provenance"]["prompt"], "formalize-timed@v1");
+    assert_eq!(
+        r[1]["pattern"],
+        serde_json::json!({"if": "no_flow", "then": "alarm"})
+    );
+    assert!(r[1].get("formula").is_none());
+
+    let j = check_scripted(
+        tag,
+        port,
+        &[
+            "formalize",
+            TIMED_TEXT,
+            "-o",
+            &batch,
+            "--batch",
+            "--retries",
+            "0",
+        ],
+        &[1],
+    );
+    let r = &j["report"]["requirements"];
+    assert_eq!(j["report"]["mode"], "batch");
+    assert_eq!(j["report"]["failed"], serde_json::json!(["R1"]));
+    assert!(r[0].get("pattern").is_none());
+    assert_eq!(r[1]["pattern"]["when"], "no_flow");
+    assert_eq!(r[1]["provenance"]["prompt"], "formalize-timed-batch@v1");
+    assert_eq!(j["llm"]["total"]["requests"], 1);
+}
+
+/// `vera ambiguity` with four samples per requirement of
+/// tests/fixtures/timed-formalize.toml: R1 has one reading (the first answer served for
+/// it is not a whole number of ticks), R2 is an edge or a level by turns.
+fn timed_ambiguity_payload() -> Value {
+    let (r1, r2) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (port, _) = chat_server::server(move |body| {
+        if body.contains("for 3 seconds") {
+            if r1.fetch_add(1, Ordering::SeqCst) == 0 {
+                held_for("2.5 s").to_string()
+            } else {
+                held_for("3 s").to_string()
+            }
+        } else if r2.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
+            timed_answers::edge()
+        } else {
+            timed_answers::level()
+        }
+    });
+    check_scripted(
+        "vera.ambiguity-timed.v1",
+        port,
+        &["ambiguity", TIMED_TEXT, "-n", "4", "--solver", "z3"],
+        &[1],
+    )
+}
+
+/// `vera ambiguity` on a timed spec: one reading with an invalid sample, two readings
+/// with the question of time and its trace; then no valid sample at all.
+#[test]
+fn ambiguity_timed_payloads_against_a_scripted_server() {
+    let tag = "vera.ambiguity-timed.v1";
+    let j = timed_ambiguity_payload();
+    let (r1, r2) = (
+        &j["report"]["requirements"][0],
+        &j["report"]["requirements"][1],
+    );
+    assert_eq!(
+        (r1["valid"].as_u64(), r1["flagged"].as_bool()),
+        (Some(3), Some(false))
+    );
+    assert_eq!(r1["classes"][0]["pattern"]["held_for"], "3 s");
+    assert_eq!(r2["classes"].as_array().unwrap().len(), 2);
+    let q = &r2["questions"][0];
+    assert_eq!(q["kinds"], serde_json::json!(["edge-or-level"]));
+    assert!(q["timeline"]["rows"]
+        .as_array()
+        .is_some_and(|r| !r.is_empty()));
+    assert_eq!(j["report"]["summary"]["invalid_samples"], 1);
+
+    // No answer is JSON: nothing to compare, which is not a pass (exit status 2).
+    let (port, _) = chat_server::server(|_| "I cannot tell.".into());
+    let j = check_scripted(
+        tag,
+        port,
+        &[
+            "ambiguity",
+            TIMED_TEXT,
+            "--only",
+            "R1",
+            "-n",
+            "2",
+            "--solver",
+            "cvc5",
+        ],
+        &[2],
+    );
+    let r1 = &j["report"]["requirements"][0];
+    assert_eq!(r1["could_not_screen"], true);
+    assert_eq!(r1["classes"], serde_json::json!([]));
+    assert!(r1["samples"][0]["error"].is_string());
+}
+
+/// `vera clarify` on a timed spec: R2 converges to the edge reading (its proposal
+/// carries the pattern), R1's rewrite repeats the text and is rejected; the proposals
+/// file is `vera.clarify.v1`, and applying it is `vera.clarify-apply.v1`.
+#[test]
+fn clarify_timed_payloads_against_a_scripted_server() {
+    let (r1, r2) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (port, _) = chat_server::server(move |body| {
+        if body.contains("Rewrite the requirement text") {
+            if body.contains("for 3 seconds") {
+                "If no flow is detected for 3 seconds, the blood pump shall stop.".into()
+            } else {
+                "Once no flow becomes detected, the alarm shall sound at that moment.".into()
+            }
+        } else if body.contains("for 3 seconds") {
+            if r1.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
+                held_for("3 s").to_string()
+            } else {
+                within_last()
+            }
+        } else if body.contains("Once no flow becomes detected")
+            || r2.fetch_add(1, Ordering::SeqCst).is_multiple_of(2)
+        {
+            timed_answers::edge()
+        } else {
+            timed_answers::level()
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let (proposals, clarified) = (p("proposals.json"), p("clarified.toml"));
+    let j = check_scripted(
+        "vera.clarify-run-timed.v1",
+        port,
+        &[
+            "clarify", TIMED_TEXT, "-n", "4", "-o", &proposals, "--solver", "z3",
+        ],
+        &[1],
+    );
+    assert_eq!(j["proposals_file"], proposals.as_str());
+    let rep = &j["report"];
+    assert_eq!(rep["flagged_per_round"], serde_json::json!([2, 1]));
+    let kinds: Vec<&Value> = rep["screening"]["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["questions"][0]["kinds"][0])
+        .collect();
+    assert_eq!(kinds, ["trigger", "edge-or-level"]);
+    let (p1, p2) = (&rep["proposals"][0], &rep["proposals"][1]);
+    assert_eq!(
+        (p1["converged"].as_bool(), p1["note"].as_str()),
+        (Some(false), Some("the text is unchanged"))
+    );
+    assert!(p1.get("pattern").is_none());
+    assert_eq!(p2["accepted"], true);
+    assert_eq!(
+        p2["pattern"],
+        serde_json::json!({"when": "no_flow", "then": "alarm"})
+    );
+
+    let file = read_json(Path::new(&proposals));
+    assert_valid(
+        "vera.clarify.v1",
+        &file,
+        "the proposals file of a timed spec",
+    );
+    assert_eq!(file["proposals"], rep["proposals"]);
+    let applied = check(
+        "vera.clarify-apply.v1",
+        &[
+            "clarify", TIMED_TEXT, "--apply", &proposals, "--out", &clarified,
+        ],
+        &[0],
+    );
+    assert_eq!(applied["applied"], serde_json::json!(["R2"]));
+    assert_eq!(applied["output"], clarified.as_str());
+}
+
+/// A timed screening with a field missing, an unknown pattern key, a flag that is not
+/// `true`, a pattern without its response, a trigger duration without `if`, an unknown
+/// kind of question, a trace row without its time, a valid sample without its class or a
+/// question between three readings is rejected.
+#[test]
+fn validation_rejects_a_broken_timed_ambiguity_payload() {
+    let tag = "vera.ambiguity-timed.v1";
+    let good = timed_ambiguity_payload();
+    let broken = |f: &dyn Fn(&mut Value)| {
+        let mut j = good.clone();
+        f(&mut j);
+        errors(tag, &j)
+    };
+    let r2 = "/report/requirements/1";
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "a required field deleted",
+            broken(&|j| {
+                j["report"].as_object_mut().unwrap().remove("summary");
+            }),
+            "summary",
+        ),
+        (
+            "an unknown pattern key",
+            broken(&|j| {
+                j["report"]["requirements"][1]["classes"][0]["pattern"]["eventually"] =
+                    Value::from("alarm")
+            }),
+            r2,
+        ),
+        (
+            "a flag that is not true",
+            broken(&|j| {
+                j["report"]["requirements"][1]["classes"][1]["pattern"]["next"] = Value::from(false)
+            }),
+            r2,
+        ),
+        (
+            "a pattern without its response",
+            broken(&|j| {
+                j["report"]["requirements"][1]["classes"][0]["pattern"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("then");
+            }),
+            r2,
+        ),
+        (
+            "a duration without `if`",
+            broken(&|j| {
+                j["report"]["requirements"][1]["classes"][0]["pattern"] =
+                    serde_json::json!({"when": "no_flow", "held_for": "3 s", "then": "alarm"})
+            }),
+            r2,
+        ),
+        (
+            "an unknown kind of question",
+            broken(&|j| {
+                j["report"]["requirements"][1]["questions"][0]["kinds"][0] = Value::from("vibes")
+            }),
+            r2,
+        ),
+        (
+            "a trace row without its time",
+            broken(&|j| {
+                j["report"]["requirements"][1]["questions"][0]["timeline"]["rows"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("to_time");
+            }),
+            r2,
+        ),
+        (
+            "a valid sample without its class",
+            broken(&|j| {
+                j["report"]["requirements"][1]["samples"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("class");
+            }),
+            r2,
+        ),
+        (
+            "a question between three readings",
+            broken(&|j| {
+                j["report"]["requirements"][1]["questions"][0]["between"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(Value::from("C"))
+            }),
+            r2,
+        ),
+        (
+            "the tag of the untimed screening",
+            broken(&|j| j["schema"] = Value::from("vera.ambiguity.v1")),
+            "/schema",
+        ),
+    ];
+    for (what, errs, mention) in cases {
+        assert!(!errs.is_empty(), "{what}: accepted");
+        assert!(
+            errs.iter().any(|e| e.contains(mention)),
+            "{what}: no error mentions {mention}:\n{}",
+            errs.join("\n")
+        );
+    }
 }

@@ -6,11 +6,14 @@
 
 #[path = "support/chat_server.rs"]
 mod chat_server;
+#[path = "support/timed_answers.rs"]
+mod timed_answers;
 
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use timed_answers::{answer, edge, level};
 
 const SPEC: &str = "crates/vera/tests/fixtures/timed-formalize.toml";
 
@@ -55,43 +58,6 @@ fn audit(args: &[&str]) -> (i32, String, String) {
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
-}
-
-/// A pattern answer with every key of the schema, null where not given.
-fn answer(pairs: &[(&str, serde_json::Value)]) -> String {
-    let mut m = serde_json::Map::new();
-    for k in [
-        "scope_while",
-        "scope_after",
-        "scope_until",
-        "scope_before",
-        "if",
-        "when",
-        "initially",
-        "held_for",
-        "within_last",
-        "then",
-        "next",
-        "within",
-        "for",
-        "not_before",
-        "until",
-        "before",
-    ] {
-        m.insert(k.into(), serde_json::Value::Null);
-    }
-    for (k, v) in pairs {
-        m.insert(k.to_string(), v.clone());
-    }
-    serde_json::Value::Object(m).to_string()
-}
-
-fn edge() -> String {
-    answer(&[("when", "no_flow".into()), ("then", "alarm".into())])
-}
-
-fn level() -> String {
-    answer(&[("if", "no_flow".into()), ("then", "alarm".into())])
 }
 
 fn solvers() -> Vec<&'static str> {
