@@ -342,7 +342,7 @@ fn questions_over_time_on_the_hemodialysis_example() {
         assert_eq!(asker.last_step(), last + 25, "{kind}");
         for (q, sc, cl) in &parsed {
             let a = asker
-                .ask(sc, cl)
+                .ask(sc, std::slice::from_ref(cl))
                 .unwrap_or_else(|e| panic!("{kind} {}: {e}", q.id));
             assert_eq!(
                 Some(a.verdict.name()),
@@ -405,7 +405,7 @@ then = "(not B)"
     ));
     let tb = s.time.clone().unwrap();
     let scenario = [parse_fact(&s, &tb, "s", "at 0 s: A").unwrap()];
-    let claim = parse_fact(&s, &tb, "c", "at 0 s: (not C)").unwrap();
+    let claim = [parse_fact(&s, &tb, "c", "at 0 s: (not C)").unwrap()];
     for kind in SOLVERS {
         let config = SolverConfig::new(kind);
         let mut short = TimedAsker::new(&s, 0, Some(2), &config).unwrap();

@@ -854,6 +854,30 @@ fn verdict_lines(v: &Verdict) -> String {
 /// error, never a pass.
 /// The questions of `vera ask`: the questions file, or the one `--claim`.
 pub(crate) fn questions_of(args: &crate::cli::AskArgs) -> Result<Vec<reqs::Question>> {
+    let questions = questions_as_given(args)?;
+    let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for q in &questions {
+        if !seen.insert(q.id.as_str()) {
+            problems.push(format!("question id `{}` is used twice", q.id));
+        }
+        if let Some(e) = &q.expected {
+            if !["entailed", "not-entailed", "scenario-impossible", "unknown"].contains(&e.as_str())
+            {
+                problems.push(format!(
+                    "question {}: expected = \"{e}\" is not a verdict (entailed, not-entailed, scenario-impossible or unknown)",
+                    q.id
+                ));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
+    }
+    Ok(questions)
+}
+
+fn questions_as_given(args: &crate::cli::AskArgs) -> Result<Vec<reqs::Question>> {
     Ok(match (&args.questions, &args.claim) {
         (Some(q), None) => {
             let text = safefile::read_text(q)?;

@@ -5,7 +5,7 @@
 use crate::output::{excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _};
 use report::Status;
-use reqs::timed::ask::{parse_fact, parse_scenario, Fact, TimedAnswer, TimedAsker, TimedVerdict};
+use reqs::timed::ask::{parse_scenario, Fact, TimedAnswer, TimedAsker, TimedVerdict};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -15,7 +15,7 @@ struct AnswerJson<'a> {
     #[serde(skip_serializing_if = "str::is_empty")]
     text: &'a str,
     scenario: Vec<&'a str>,
-    claim: &'a str,
+    claim: Vec<&'a str>,
     #[serde(flatten)]
     answer: &'a TimedAnswer,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,17 +45,33 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         .context("a timed requirement needs a [time] table")?;
     let questions = crate::audit::questions_of(args)?;
     // Every question is read before any is asked: all problems at once.
-    let mut parsed: Vec<(&reqs::Question, Vec<Fact>, Fact)> = Vec::new();
+    let mut parsed: Vec<(&reqs::Question, Vec<Fact>, Vec<Fact>)> = Vec::new();
     let mut problems = Vec::new();
+    // Where a problem is: the option on the command line, else the question's id.
+    let from_file = args.questions.is_some();
+    let scenario_of = |id: &str| match from_file {
+        true => format!("question {id}, scenario"),
+        false => "--scenario".to_string(),
+    };
+    let claim_of = |id: &str| match from_file {
+        true => format!("question {id}, claim"),
+        false => "--claim".to_string(),
+    };
     for q in &questions {
         let scenario = parse_scenario(
             &spec,
             &tb,
-            &format!("{} scenario", q.id),
+            &scenario_of(&q.id),
             q.scenario.as_deref().unwrap_or(""),
         );
         let claim = match &q.claim {
-            Some(c) => parse_fact(&spec, &tb, &format!("{} claim", q.id), c),
+            Some(c) => parse_scenario(&spec, &tb, &claim_of(&q.id), c).and_then(|facts| {
+                if facts.is_empty() {
+                    Err(format!("{}: the claim has no fact", claim_of(&q.id)))
+                } else {
+                    Ok(facts)
+                }
+            }),
             None => Err(format!("question {} has no claim", q.id)),
         };
         match (scenario, claim) {
@@ -73,15 +89,12 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
                 .map_err(|e| anyhow::anyhow!("--margin: {e}"))? as usize,
         ),
     };
-    let last = parsed
-        .iter()
-        .flat_map(|(_, s, c)| s.iter().chain([c]).map(|f| f.to))
-        .max()
-        .unwrap_or(0);
-    let mut asker = TimedAsker::new(&spec, last, margin, &args.solver.config())
-        .with_context(|| format!("loading {}", args.spec.display()))?;
+    // Each question on runs as long as it needs: its last step plus the margin.
     let mut answers = Vec::new();
     for (q, s, c) in &parsed {
+        let last = s.iter().chain(c).map(|f| f.to).max().unwrap_or(0);
+        let mut asker = TimedAsker::new(&spec, last, margin, &args.solver.config())
+            .with_context(|| format!("loading {}", args.spec.display()))?;
         let a = asker
             .ask(s, c)
             .with_context(|| format!("question {}", q.id))?;
@@ -92,9 +105,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "runs of {} steps ({}), the requirements read on finite runs; entailed and impossible hold for every run\n",
-        asker.last_step() + 1,
-        tb.show(asker.last_step() as u64 + 1)
+        "the requirements read on finite runs (each question's last time plus a margin); entailed and impossible hold for every run\n",
     );
     let mut cases = Vec::new();
     for ((q, _, _), a) in parsed.iter().zip(&answers) {
@@ -120,6 +131,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         if !q.text.is_empty() {
             let _ = writeln!(o, "  {}", excerpt(&q.text, 100));
         }
+        let _ = writeln!(o, "  on runs of {} steps ({})", a.steps, a.time);
         let detail = verdict_lines(v);
         o.push_str(&detail);
         let undecided = match v {
@@ -150,7 +162,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
                 id: &q.id,
                 text: &q.text,
                 scenario: s.iter().map(|f| f.text.as_str()).collect(),
-                claim: &c.text,
+                claim: c.iter().map(|f| f.text.as_str()).collect(),
                 answer: a,
                 expected: q.expected.as_deref(),
                 matches_expected: q.expected.as_deref().map(|e| e == a.verdict.name()),
@@ -166,6 +178,9 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
 fn verdict_lines(v: &TimedVerdict) -> String {
     let mut o = String::new();
     match v {
+        TimedVerdict::Entailed { because } if because.is_empty() => {
+            let _ = writeln!(o, "  by the scenario alone (no requirement needed)");
+        }
         TimedVerdict::Entailed { because } => {
             let _ = writeln!(o, "  justified by {}", because.join(", "));
         }
@@ -183,6 +198,12 @@ fn verdict_lines(v: &TimedVerdict) -> String {
                 );
             }
             crate::timed_report::timeline_text(&mut o, counterexample, "    ");
+        }
+        TimedVerdict::ScenarioImpossible { because } if because.is_empty() => {
+            let _ = writeln!(
+                o,
+                "  the scenario contradicts itself (or the domain constraints)"
+            );
         }
         TimedVerdict::ScenarioImpossible { because } => {
             let _ = writeln!(o, "  no run meets the scenario and {}", because.join(", "));

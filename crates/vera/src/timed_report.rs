@@ -289,7 +289,11 @@ impl TimedRun {
             TimedViolatability::ImpliedByDomain { because } => lines.push(format!(
                 "implied by the domain {} ({})",
                 within(a, "implied_by_domain"),
-                because.join(", ")
+                if because.is_empty() {
+                    "it holds in every trace: a tautology".to_string()
+                } else {
+                    because.join(", ")
+                }
             )),
             TimedViolatability::Unknown { reason } => {
                 lines.push(format!("violatability undecided: {reason}"))
@@ -300,7 +304,11 @@ impl TimedRun {
             TimedRedundancy::Redundant { subsumed_by } => lines.push(format!(
                 "redundant {}: already enforced by {}",
                 within(a, "redundancy"),
-                subsumed_by.join(", ")
+                if subsumed_by.is_empty() {
+                    "nothing else: it holds in every trace".to_string()
+                } else {
+                    subsumed_by.join(", ")
+                }
             )),
             TimedRedundancy::Unknown { reason } => {
                 lines.push(format!("redundancy undecided: {reason}"))
@@ -317,9 +325,14 @@ impl TimedRun {
         }
         if show_trace {
             if let TimedViolatability::Violatable { trace, at } = &a.violatability {
-                out.push_str(&format!(
-                    "  broken at step {at} by this trace of the domain:\n"
-                ));
+                // The not-redundant witness serves when there is one: the other
+                // requirements hold on it too (and it breaks as early as they allow).
+                let on = if matches!(a.redundancy, TimedRedundancy::NotRedundant { .. }) {
+                    "every other requirement holds on it"
+                } else {
+                    "the domain constraints hold on it"
+                };
+                out.push_str(&format!("  broken at step {at} by this trace ({on}):\n"));
                 timeline_text(out, trace, "    ");
             }
         }
@@ -406,7 +419,16 @@ impl Report for TimedRun {
             }
         }
         rt_text(&mut o, &r.rt_inconsistency, false);
-        rt_text(&mut o, &r.environment, true);
+        match (&r.rt_inconsistency, &r.environment) {
+            // Every dead end the environment can force was one whatever the next state:
+            // the sets found are those above.
+            (RtInconsistency::Found { .. }, RtInconsistency::NoneUpTo { up_to, time, .. }) => {
+                o.push_str(&format!(
+                    "conflicts the environment can force: none besides the dead ends above (prefixes of up to {up_to} steps, {time}, checked)\n"
+                ))
+            }
+            _ => rt_text(&mut o, &r.environment, true),
+        }
         let before = o.len();
         for a in &r.requirements {
             self.requirement_lines(a, &mut o);

@@ -331,6 +331,51 @@ fn questions_over_time_from_the_command_line() {
     let (code, out, err) = vera(&["ask", RT, "--claim", "at 1 s: (or A (not A))"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("claim: entailed"), "{out}");
+    assert!(out.contains("by the scenario alone"), "{out}");
+    // A claim of several facts is all of them: the second one fails here.
+    let (code, out, err) = vera(&["ask", RT, "--claim", "at 0 s: (or A (not A)); at 9 s: C"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("claim: not entailed"), "{out}");
+    // Each question on its own run length; bad expectations and twice-used ids refused.
+    let dir = tempfile::tempdir().unwrap();
+    let q = write(
+        dir.path(),
+        "q.toml",
+        r#"
+[[questions]]
+id = "short"
+scenario = "at 0 s: (and A B)"
+claim = "[0 s, 4 s]: (not C); sometime [0 s, 5 s]: C"
+expected = "scenario-impossible"
+[[questions]]
+id = "late"
+claim = "at 200 s: (or C (not C))"
+expected = "entailed"
+"#,
+    );
+    let (code, out, err) = vera(&["ask", RT, "--questions", &q]);
+    // A scenario found impossible is a finding, as expected or not.
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(!out.contains("(expected"), "{out}");
+    assert!(out.contains("on runs of 17 steps (17 s)"), "{out}");
+    assert!(out.contains("on runs of 212 steps (212 s)"), "{out}");
+    let bad = write(
+        dir.path(),
+        "bad.toml",
+        r#"
+[[questions]]
+id = "a"
+claim = "at 0 s: A"
+expected = "yes"
+[[questions]]
+id = "a"
+claim = "at 0 s: A"
+"#,
+    );
+    let (code, _, err) = vera(&["ask", RT, "--questions", &bad]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not a verdict"), "{err}");
+    assert!(err.contains("used twice"), "{err}");
 }
 
 /// `vera audit ... | head -1`: the reader is gone before vera writes. The read end of

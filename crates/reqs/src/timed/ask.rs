@@ -1,8 +1,8 @@
 //! Scenario questions over time: "if there is no flow for 130 s during therapy, is the
 //! pump stopped at 131 s?"
 //!
-//! A question is a scenario (a list of [`Fact`]s, all of which hold) and a claim (one
-//! fact). A fact is a state formula with the steps it speaks of, written in physical
+//! A question is a scenario and a claim, each a list of [`Fact`]s that must all hold
+//! (facts separated by `;`). A fact is a state formula with the steps it speaks of, written in physical
 //! time:
 //!
 //! | text | holds when |
@@ -265,10 +265,14 @@ impl<'a> TimedAsker<'a> {
         out.into_iter().map(|(_, id)| id).collect()
     }
 
-    /// Is the claim entailed under the scenario? Facts must end by [`Self::last_step`].
-    pub fn ask(&mut self, scenario: &[Fact], claim: &Fact) -> Result<TimedAnswer, TimedError> {
+    /// Is the claim (all its facts) entailed under the scenario (all its facts)? Facts
+    /// must end by [`Self::last_step`].
+    pub fn ask(&mut self, scenario: &[Fact], claim: &[Fact]) -> Result<TimedAnswer, TimedError> {
         let k = self.u.k;
-        if let Some(f) = scenario.iter().chain([claim]).find(|f| f.to > k) {
+        if claim.is_empty() {
+            return Err(TimedError::Witness("a question needs a claim".into()));
+        }
+        if let Some(f) = scenario.iter().chain(claim).find(|f| f.to > k) {
             return Err(TimedError::Witness(format!(
                 "`{}` speaks of step {}, after the last step asked about ({k})",
                 f.text, f.to
@@ -284,7 +288,14 @@ impl<'a> TimedAsker<'a> {
                 .chain([Term::Bool(true)])
                 .collect(),
         );
-        let claim_t = claim.term();
+        let claim_t = Term::App(
+            Op::And,
+            claim
+                .iter()
+                .map(Fact::term)
+                .chain([Term::Bool(true)])
+                .collect(),
+        );
         let mut s = Session::new(&mut self.solver, self.lits.clone());
         let verdict = match s.check(&all, std::slice::from_ref(&scen))? {
             Outcome::Unknown(r) => TimedVerdict::Unknown {
@@ -351,11 +362,14 @@ impl<'a> TimedAsker<'a> {
                                 )));
                             }
                         }
-                        if holds(claim)? {
-                            return Err(TimedError::Witness(format!(
-                                "the counterexample meets the claim `{}`",
-                                claim.text
-                            )));
+                        let mut all_hold = true;
+                        for f in claim {
+                            all_hold &= holds(f)?;
+                        }
+                        if all_hold {
+                            return Err(TimedError::Witness(
+                                "the counterexample meets the claim".into(),
+                            ));
                         }
                         TimedVerdict::NotEntailed {
                             counterexample: timeline(&self.u, self.tb, &m, k + 1, None),
