@@ -324,16 +324,22 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
 
 // ------------------------------------------------------------------ ambiguity
 
-fn render_screening(o: &mut String, s: &Screening) {
-    let status = if s.flagged {
+/// The first lines of a screened requirement: its status, and how many samples were
+/// invalid (plain and timed screenings alike).
+fn screening_header(
+    o: &mut String,
+    (id, text): (&str, &str),
+    (flagged, could_not_screen): (bool, bool),
+    (valid, samples): (usize, usize),
+) {
+    let status = if flagged {
         paint(Paint::Bad, "ambiguity-sensitive")
-    } else if s.could_not_screen {
+    } else if could_not_screen {
         paint(
             Paint::Warn,
             &format!(
-                "could not screen ({} valid sample{}; two are needed)",
-                s.valid,
-                if s.valid == 1 { "" } else { "s" }
+                "could not screen ({valid} valid sample{}; two are needed)",
+                if valid == 1 { "" } else { "s" }
             ),
         )
     } else {
@@ -342,17 +348,21 @@ fn render_screening(o: &mut String, s: &Screening) {
     let _ = writeln!(
         o,
         "{} {status}  {}",
-        paint(Paint::Id, &s.id),
-        excerpt(&s.text, 90)
+        paint(Paint::Id, id),
+        excerpt(text, 90)
     );
-    if s.valid < s.samples.len() {
-        let _ = writeln!(
-            o,
-            "  {} of {} samples invalid",
-            s.samples.len() - s.valid,
-            s.samples.len()
-        );
+    if valid < samples {
+        let _ = writeln!(o, "  {} of {samples} samples invalid", samples - valid);
     }
+}
+
+fn render_screening(o: &mut String, s: &Screening) {
+    screening_header(
+        o,
+        (&s.id, &s.text),
+        (s.flagged, s.could_not_screen),
+        (s.valid, s.samples.len()),
+    );
     if s.flagged {
         if let Some(p) = &s.partition {
             render_partition(o, p);
@@ -430,37 +440,16 @@ pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
 }
 
 fn render_timed_screening(o: &mut String, s: &pipeline::timed::TimedScreening) {
-    let status = if s.flagged {
-        paint(Paint::Bad, "ambiguity-sensitive")
-    } else if s.could_not_screen {
-        paint(
-            Paint::Warn,
-            &format!(
-                "could not screen ({} valid sample{}; two are needed)",
-                s.valid,
-                if s.valid == 1 { "" } else { "s" }
-            ),
-        )
-    } else {
-        paint(Paint::Good, "one reading")
-    };
-    let _ = writeln!(
+    screening_header(
         o,
-        "{} {status}  {}",
-        paint(Paint::Id, &s.id),
-        excerpt(&s.text, 90)
+        (&s.id, &s.text),
+        (s.flagged, s.could_not_screen),
+        (s.valid, s.samples.len()),
     );
-    if s.valid < s.samples.len() {
-        let _ = writeln!(
-            o,
-            "  {} of {} samples invalid",
-            s.samples.len() - s.valid,
-            s.samples.len()
-        );
-        if s.valid == 0 {
-            if let Some(e) = s.samples.iter().find_map(|x| x.error.as_deref()) {
-                let _ = writeln!(o, "  first error: {}", excerpt(e, 110));
-            }
+    // No valid sample at all: the first error says why.
+    if s.valid == 0 && !s.samples.is_empty() {
+        if let Some(e) = s.samples.iter().find_map(|x| x.error.as_deref()) {
+            let _ = writeln!(o, "  first error: {}", excerpt(e, 110));
         }
     }
     if s.flagged {
