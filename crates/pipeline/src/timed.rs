@@ -112,8 +112,11 @@ pub fn answer_schema() -> Value {
 }
 
 /// The keys of a JSON answer, in the order of [`KEYS`] (unknown keys after them):
-/// strings and Booleans as they are, `null` left out. Any other value is an error in
-/// words for the model.
+/// strings and Booleans as they are, `null` left out. The schema asks for every key,
+/// so models that do not use structured output write the unused ones as `""`,
+/// `"null"`, `"none"` or `false` (seen with a small local model): those are read as
+/// `null` too, since none of them can be a formula or a duration. Any other value is
+/// an error in words for the model.
 pub fn answer_keys(v: &Value) -> Result<Vec<(String, KeyValue)>, String> {
     let Some(obj) = v.as_object() else {
         return Err("the answer is not a JSON object of pattern keys".into());
@@ -123,7 +126,11 @@ pub fn answer_keys(v: &Value) -> Result<Vec<(String, KeyValue)>, String> {
     let mut out = Vec::new();
     for k in names {
         match &obj[k] {
-            Value::Null => {}
+            Value::Null | Value::Bool(false) => {}
+            Value::String(s)
+                if s.trim().is_empty()
+                    || s.trim().eq_ignore_ascii_case("null")
+                    || s.trim().eq_ignore_ascii_case("none") => {}
             Value::String(s) => out.push((k.clone(), KeyValue::Text(s.clone()))),
             Value::Bool(b) => out.push((k.clone(), KeyValue::Flag(*b))),
             other => {
@@ -1489,4 +1496,26 @@ fn same_text(a: &str, b: &str) -> bool {
             .collect()
     };
     norm(a) == norm(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unused keys written as "", "null", "none" or false (as a small model does when
+    /// the schema asks for every key) are absent; a real value stays.
+    #[test]
+    fn unused_keys_are_read_as_absent() {
+        let v = serde_json::json!({
+            "scope_while": "", "scope_after": "null", "scope_before": " None ",
+            "if": "air_detected", "initially": false, "next": false,
+            "then": "(not blood_pump_on)", "within": null,
+        });
+        let keys = answer_keys(&v).unwrap();
+        let names: Vec<&str> = keys.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["if", "then"]);
+        let next = serde_json::json!({"then": "x", "next": true});
+        assert_eq!(answer_keys(&next).unwrap().len(), 2);
+        assert!(answer_keys(&serde_json::json!({"then": 3})).is_err());
+    }
 }
