@@ -224,7 +224,7 @@ pub enum RtInconsistency {
         /// As time.
         time: String,
         /// True when k-induction also showed that no prefix of any length is a dead
-        /// end (see [`rt_spec`]'s `from_any`).
+        /// end (the same question after the last `up_to` steps of any run).
         every_prefix: bool,
     },
     /// Dead ends found.
