@@ -702,12 +702,16 @@ pub fn fret_to_spec(
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
         };
+        // A key that is there with another type is said so, not taken for missing.
+        let not_string = |k: &str| {
+            o.get(k)
+                .filter(|v| !v.is_string() && !v.is_null())
+                .map(|v| format!("\"{k}\" is {v}, not a string"))
+        };
         let Some(mut id) = str_of("reqid").map(crate::one_line) else {
-            file_errors.push(at(
-                record_at,
-                None,
-                "a requirement without a \"reqid\"".into(),
-            ));
+            let msg =
+                not_string("reqid").unwrap_or_else(|| "a requirement without a \"reqid\"".into());
+            file_errors.push(at(record_at, None, msg));
             continue;
         };
         let n = seen.entry(id.clone()).or_insert(0);
@@ -738,7 +742,9 @@ pub fn fret_to_spec(
             errors: Vec::new(),
             fret_key,
         };
-        if full.trim().is_empty() {
+        if let Some(msg) = not_string("fulltext") {
+            one.errors.push((usize::MAX, msg));
+        } else if full.trim().is_empty() {
             one.errors
                 .push((usize::MAX, "no \"fulltext\": nothing to import".into()));
         } else {

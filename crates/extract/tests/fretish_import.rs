@@ -395,6 +395,17 @@ fn bad_json_and_shapes() {
     assert!(es[0].message.contains("reqid"));
     let es = errors("[{\"reqid\": \"A\"}]");
     assert!(es[0].message.contains("no \"fulltext\""));
+    // Present with another type: said so, not "missing".
+    let es = errors("[{\"reqid\": \"A\", \"fulltext\": 42}]");
+    assert!(
+        es[0].message.contains("\"fulltext\" is 42, not a string"),
+        "{es:?}"
+    );
+    let es = errors("[{\"reqid\": [\"A\"], \"fulltext\": \"x\"}]");
+    assert!(
+        es[0].message.contains("\"reqid\" is [\"A\"], not a string"),
+        "{es:?}"
+    );
 }
 
 proptest! {
