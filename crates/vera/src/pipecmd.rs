@@ -324,6 +324,31 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
 
 // ------------------------------------------------------------------ ambiguity
 
+/// The bars of an ambiguity page: requirements by number of readings (plain and timed
+/// screenings alike), out of `total` requirements.
+fn reading_bars<I: IntoIterator<Item = (String, usize)>>(
+    by_classes: I,
+    total: usize,
+) -> Vec<report::html::Bar> {
+    use report::html::{Bar, Tone};
+    let total = total.max(1) as f64;
+    by_classes
+        .into_iter()
+        .map(|(label, n)| Bar {
+            tone: if label == "1 reading" {
+                Tone::Good
+            } else if label == "not screened" {
+                Tone::Bad
+            } else {
+                Tone::Warn
+            },
+            label,
+            value: n as f64,
+            max: total,
+        })
+        .collect()
+}
+
 /// The first lines of a screened requirement: its status, and how many samples were
 /// invalid (plain and timed screenings alike).
 fn screening_header(
@@ -541,7 +566,7 @@ fn ambiguity_timed_page(
     rep: &pipeline::timed::TimedAmbiguityReport,
     seconds: f64,
 ) -> report::html::Page {
-    use report::html::{Bar, Block, Count, Page, Section, Tone};
+    use report::html::{Block, Count, Page, Section, Tone};
     let s = &rep.summary;
     let mut by_classes: std::collections::BTreeMap<String, usize> = Default::default();
     for r in &rep.requirements {
@@ -552,22 +577,7 @@ fn ambiguity_timed_page(
         };
         *by_classes.entry(key).or_default() += 1;
     }
-    let total = rep.requirements.len().max(1) as f64;
-    let bars = by_classes
-        .into_iter()
-        .map(|(label, n)| Bar {
-            tone: if label == "1 reading" {
-                Tone::Good
-            } else if label == "not screened" {
-                Tone::Bad
-            } else {
-                Tone::Warn
-            },
-            label,
-            value: n as f64,
-            max: total,
-        })
-        .collect();
+    let bars = reading_bars(by_classes, rep.requirements.len());
     let items = rep
         .requirements
         .iter()
@@ -612,7 +622,7 @@ fn ambiguity_timed_page(
 /// The ambiguity page: requirements by number of readings as bars, then each flagged
 /// requirement with its readings.
 fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> report::html::Page {
-    use report::html::{Bar, Block, Count, Page, Section, Tone};
+    use report::html::{Block, Count, Page, Section, Tone};
     let s = &rep.summary;
     let mut by_classes: std::collections::BTreeMap<String, usize> = Default::default();
     for r in &rep.requirements {
@@ -623,22 +633,7 @@ fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> repo
         };
         *by_classes.entry(key).or_default() += 1;
     }
-    let total = rep.requirements.len().max(1) as f64;
-    let bars = by_classes
-        .into_iter()
-        .map(|(label, n)| Bar {
-            tone: if label == "1 reading" {
-                Tone::Good
-            } else if label == "not screened" {
-                Tone::Bad
-            } else {
-                Tone::Warn
-            },
-            label,
-            value: n as f64,
-            max: total,
-        })
-        .collect();
+    let bars = reading_bars(by_classes, rep.requirements.len());
     let items = rep
         .requirements
         .iter()
