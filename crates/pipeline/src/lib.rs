@@ -19,5 +19,6 @@ pub mod roundtrip;
 pub mod run;
 pub mod schema;
 pub mod select;
+pub mod spec_edit;
 pub mod timed;
 pub mod voting;

@@ -1,0 +1,238 @@
+//! Edits to a spec file that keep everything else byte for byte.
+//!
+//! [`crate::clarify::apply`] writes a whole new spec (for `vera clarify --apply -o`).
+//! A review page that saves a person's decision into the file they are working on must
+//! not reformat it or drop its comments: [`edit_in_place`] changes only the `text`,
+//! `formula`, `origin` and `accepted` keys of the edited requirements' tables (a note
+//! goes in a comment line above the table), through a format-preserving TOML editor.
+//! [`Edit::from_proposal`] maps an accepted clarification the way
+//! [`crate::clarify::apply`] does (its text, its converged formula, `model-accepted`).
+
+use crate::clarify::Proposal;
+use reqs::spec::Origin;
+use toml_edit::{DocumentMut, Item, Value};
+
+/// One requirement's new wording and formula.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The requirement id.
+    pub id: String,
+    /// The new text.
+    pub text: String,
+    /// The new formula (`None`: keep the current one).
+    pub formula: Option<String>,
+    /// Who wrote the formula now.
+    pub origin: Origin,
+    /// A comment line placed above the requirement (without `#`).
+    pub note: Option<String>,
+}
+
+/// Why an edit cannot be made.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EditError {
+    /// The file is not TOML.
+    #[error("the spec is not valid TOML: {0}")]
+    Toml(String),
+    /// No `[[requirements]]` table has the id.
+    #[error("no requirement `{0}` in the spec")]
+    UnknownId(String),
+    /// Two tables have the id.
+    #[error("requirement `{0}` appears more than once in the spec")]
+    DuplicateId(String),
+    /// A timed requirement's pattern cannot be edited here.
+    #[error(
+        "requirement `{0}` is timed: its pattern is edited in the file (or with `vera clarify`)"
+    )]
+    Timed(String),
+    /// An empty text or formula.
+    #[error("requirement `{id}`: {what} is empty")]
+    Empty {
+        /// The requirement.
+        id: String,
+        /// `text` or `formula`.
+        what: &'static str,
+    },
+}
+
+impl Edit {
+    /// The edit an accepted clarification makes, as [`crate::clarify::apply`] makes it:
+    /// the clarified text, the converged formula (the old one when there is none), and
+    /// `model-accepted` when the formula came with the proposal.
+    pub fn from_proposal(p: &Proposal, current: Origin) -> Edit {
+        Edit {
+            id: p.id.clone(),
+            text: p.clarified.clone(),
+            formula: p.formula.clone(),
+            origin: if p.formula.is_some() {
+                Origin::ModelAccepted
+            } else {
+                current
+            },
+            note: Some(format!(
+                "clarified by vera in {} rounds ({} -> {} readings); was: {}",
+                p.rounds, p.classes_before, p.classes_after, p.original
+            )),
+        }
+    }
+}
+
+/// The spec text with the edits made; every other byte as it was.
+pub fn edit_in_place(source: &str, edits: &[Edit]) -> Result<String, EditError> {
+    let mut doc: DocumentMut = source
+        .parse()
+        .map_err(|e: toml_edit::TomlError| EditError::Toml(e.to_string()))?;
+    let Some(reqs) = doc
+        .get_mut("requirements")
+        .and_then(Item::as_array_of_tables_mut)
+    else {
+        return match edits.first() {
+            Some(e) => Err(EditError::UnknownId(e.id.clone())),
+            None => Ok(source.to_string()),
+        };
+    };
+    for e in edits {
+        if e.text.trim().is_empty() {
+            return Err(EditError::Empty {
+                id: e.id.clone(),
+                what: "text",
+            });
+        }
+        if e.formula.as_deref().is_some_and(|f| f.trim().is_empty()) {
+            return Err(EditError::Empty {
+                id: e.id.clone(),
+                what: "formula",
+            });
+        }
+        match reqs
+            .iter()
+            .filter(|t| t.get("id").and_then(Item::as_str) == Some(e.id.as_str()))
+            .count()
+        {
+            0 => return Err(EditError::UnknownId(e.id.clone())),
+            1 => {}
+            _ => return Err(EditError::DuplicateId(e.id.clone())),
+        }
+    }
+    for e in edits {
+        let table = reqs
+            .iter_mut()
+            .find(|t| t.get("id").and_then(Item::as_str) == Some(e.id.as_str()))
+            .ok_or_else(|| EditError::UnknownId(e.id.clone()))?;
+        if table.contains_key("timed") && e.formula.is_some() {
+            return Err(EditError::Timed(e.id.clone()));
+        }
+        set(table, "text", &e.text);
+        if let Some(f) = &e.formula {
+            set(table, "formula", f);
+        }
+        match e.origin {
+            Origin::Hand => {
+                table.remove("origin");
+                table.remove("accepted");
+            }
+            Origin::Model => {
+                set(table, "origin", "model");
+                table.remove("accepted");
+            }
+            Origin::ModelAccepted => {
+                set(table, "origin", "model");
+                table.insert("accepted", toml_edit::value(true));
+            }
+        }
+        if let Some(note) = &e.note {
+            let decor = table.decor_mut();
+            let old = decor
+                .prefix()
+                .and_then(|p| p.as_str())
+                .unwrap_or("")
+                .to_string();
+            let line: String = note
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            decor.set_prefix(format!("{old}# {line}\n"));
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// Sets `key` to a string, keeping the key's place and the whitespace around its value.
+fn set(table: &mut toml_edit::Table, key: &str, text: &str) {
+    match table.get_mut(key).and_then(Item::as_value_mut) {
+        Some(v) => {
+            let decor = v.decor().clone();
+            *v = Value::from(text);
+            *v.decor_mut() = decor;
+        }
+        None => {
+            table.insert(key, toml_edit::value(text));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = "# my notes\n[spec]\nname = \"x\"\n\n[[requirements]]\nid = \"R1\"\n# keep me\ntext = \"old\"\nformula = \"(> a 1)\" # trailing\n\n[[requirements]]\nid = \"R2\"\ntext = \"two\"\norigin = \"model\"\nformula = \"(< a 5)\"\n";
+
+    fn edit(id: &str, text: &str, formula: Option<&str>, origin: Origin) -> Edit {
+        Edit {
+            id: id.into(),
+            text: text.into(),
+            formula: formula.map(str::to_string),
+            origin,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn only_the_edited_values_change() {
+        let out = edit_in_place(
+            SPEC,
+            &[edit("R1", "new \"quoted\"", Some("(> a 2)"), Origin::Hand)],
+        )
+        .unwrap();
+        let want = SPEC
+            .replace("text = \"old\"", "text = 'new \"quoted\"'")
+            .replace("(> a 1)", "(> a 2)");
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn origin_and_note() {
+        let mut e = edit("R2", "two, clearer", None, Origin::ModelAccepted);
+        e.note = Some("clarified\nby a person".into());
+        let out = edit_in_place(SPEC, &[e]).unwrap();
+        assert!(
+            out.contains("# clarified by a person\n[[requirements]]\nid = \"R2\""),
+            "{out}"
+        );
+        assert!(out.contains("accepted = true"), "{out}");
+        assert!(out.contains("formula = \"(< a 5)\""), "{out}");
+        assert!(out.starts_with("# my notes\n"));
+        let back = edit_in_place(&out, &[edit("R2", "two", None, Origin::Hand)]).unwrap();
+        assert!(
+            !back.contains("origin") && !back.contains("accepted"),
+            "{back}"
+        );
+    }
+
+    #[test]
+    fn refusals() {
+        assert_eq!(
+            edit_in_place(SPEC, &[edit("R9", "t", None, Origin::Hand)]),
+            Err(EditError::UnknownId("R9".into()))
+        );
+        let twice = format!("{SPEC}\n[[requirements]]\nid = \"R1\"\ntext = \"again\"\n");
+        assert_eq!(
+            edit_in_place(&twice, &[edit("R1", "t", None, Origin::Hand)]),
+            Err(EditError::DuplicateId("R1".into()))
+        );
+        assert!(matches!(
+            edit_in_place(SPEC, &[edit("R1", " ", None, Origin::Hand)]),
+            Err(EditError::Empty { .. })
+        ));
+        assert!(matches!(edit_in_place("[[x", &[]), Err(EditError::Toml(_))));
+    }
+}
