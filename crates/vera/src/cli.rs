@@ -18,12 +18,37 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `vera serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The folder to review (specs, rule case folders, C files, saved reports).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// The port (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Listen on this address instead of 127.0.0.1. Anyone who can reach it and has the
+    /// printed address (with its token) can read and change the files under DIR.
+    #[arg(long, value_name = "IP")]
+    pub listen: Option<std::net::IpAddr>,
+    /// The solver the checks run with.
+    #[arg(long, value_enum, default_value_t = SolverChoice::Z3)]
+    pub solver: SolverChoice,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Audit a requirements spec: global consistency, vacuity, violatability, redundancy.
     ///
     /// Exit status: 0 no findings, 1 findings, 2 bad input, solver failure or unknown.
     Audit(AuditArgs),
+    /// Open the review page on a folder: requirement tables with the audit's findings,
+    /// rule cases with their divergences plotted, decisions written into the files
+    /// (with a diff preview, refused when the file changed since the page showed it).
+    ///
+    /// Listens on 127.0.0.1 and prints the address to open, with a random access token.
+    /// Runs until stopped (Ctrl-C); exit status 2 when it cannot start.
+    Serve(ServeArgs),
     /// Ask scenario questions: is a claim entailed by the requirements under a scenario?
     ///
     /// Exit status: 0 all entailed (or derived), 1 some not entailed or scenario
@@ -1253,6 +1278,7 @@ impl Command {
             Command::Extract(_) => "extract",
             Command::Schema(SchemaCommand::Draft(_)) => "schema draft",
             Command::Run(_) => "run",
+            Command::Serve(_) => "serve",
         }
     }
 
@@ -1290,6 +1316,7 @@ impl Command {
             Command::C(CCommand::Synth(a)) => text(a.output.format),
             Command::Schema(SchemaCommand::Draft(a)) => text(a.output.format),
             Command::Eval(_)
+            | Command::Serve(_)
             | Command::Bl(_)
             | Command::Llm(_)
             | Command::Smt(SmtCommand::Fmt(_))
@@ -1332,6 +1359,7 @@ impl Command {
             Command::Extract(a) => crate::extractcmd::extract(a),
             Command::Schema(SchemaCommand::Draft(a)) => crate::schemacmd::draft(a),
             Command::Run(a) => crate::runcmd::run(a),
+            Command::Serve(_) => Err(anyhow::anyhow!("serve is run by cli::run")),
         }
     }
 
@@ -1355,6 +1383,9 @@ impl Command {
 /// where that happens (errors that are not reports exit 2 in `main`).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::files::set_csv_columns(cli.command.csv_columns().cloned());
+    if let Command::Serve(a) = &cli.command {
+        return crate::servecmd::serve(a);
+    }
     let output = cli.command.output();
     // An output file that cannot be written is refused before any work is done.
     if let Some(path) = output.file() {

@@ -25,6 +25,7 @@ mod pipecmd;
 mod qacmd;
 mod runcmd;
 mod schemacmd;
+mod servecmd;
 mod smt;
 mod tablecmd;
 mod tables;

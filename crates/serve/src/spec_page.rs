@@ -1,0 +1,855 @@
+//! The requirements pages: the requirement table with the audit's flags, a
+//! requirement's findings with their evidence, and editing a requirement (a preview
+//! of the diff, then a guarded write through [`pipeline::spec_edit`]).
+
+use crate::app::{self, App};
+use crate::page::{self, enc, escape, hidden};
+use axum::extract::{Form, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use logic::SourceFile;
+use reqs::spec::{Origin, Spec};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The audit of a spec as a check job.
+pub fn audit_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
+    let path = app.root.existing(rel).map_err(|e| e.to_string())?;
+    let bytes = app::read_limited(&path).map_err(|e| e.to_string())?;
+    let cache = app.scratch.path().join("audit");
+    let mut args = vec![
+        "audit".to_string(),
+        rel.to_string(),
+        "--format".into(),
+        "json".into(),
+        "--all-conflicts".into(),
+        "10".into(),
+        "--cache-dir".into(),
+        cache.display().to_string(),
+    ];
+    args.extend(app.check_args.iter().cloned());
+    Ok(crate::jobs::Spec {
+        kind: "audit".into(),
+        target: rel.to_string(),
+        program: app.vera.clone(),
+        args,
+        cwd: app.root.dir().to_path_buf(),
+        version: page::version(bytes.as_deref()),
+    })
+}
+
+/// `?path=` (and what the page was told after a save).
+#[derive(serde::Deserialize)]
+pub struct SpecQuery {
+    path: String,
+    #[serde(default)]
+    saved: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+}
+
+struct Loaded {
+    text: String,
+    version: String,
+    spec: Result<Spec, String>,
+}
+
+fn load(app: &App, rel: &str) -> Result<Loaded, Response> {
+    let path = app
+        .root
+        .existing(rel)
+        .map_err(|e| app::path_refused(app, e))?;
+    let bytes = match app::read_limited(&path) {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return Err(app::error_page(
+                app,
+                StatusCode::NOT_FOUND,
+                "Not available",
+                "the file is gone",
+            ))
+        }
+        Err(e) => {
+            return Err(app::error_page(
+                app,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "Cannot read",
+                &e.to_string(),
+            ))
+        }
+    };
+    let version = page::version(Some(&bytes));
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let spec =
+        reqs::spec::parse_spec(SourceFile::new(rel, text.clone())).map_err(|d| d.to_string());
+    Ok(Loaded {
+        text,
+        version,
+        spec,
+    })
+}
+
+/// The flags of one requirement, from an audit report.
+#[derive(Default, Debug)]
+struct Flags {
+    conflicting: bool,
+    vacuous: bool,
+    redundant: bool,
+    not_violatable: bool,
+    undecided: bool,
+}
+
+impl Flags {
+    fn classes(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self.conflicting {
+            v.push("conflicting");
+        }
+        if self.vacuous {
+            v.push("vacuous");
+        }
+        if self.redundant {
+            v.push("redundant");
+        }
+        if self.not_violatable {
+            v.push("not-violatable");
+        }
+        if self.undecided {
+            v.push("undecided");
+        }
+        v
+    }
+}
+
+fn status(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(|x| x.get("status"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn conflicts(report: &Value) -> Vec<Vec<String>> {
+    let c = &report["consistency"];
+    match c.get("status").and_then(Value::as_str) {
+        Some("inconsistent") => c["conflicts"]
+            .as_array()
+            .map(|a| a.iter().map(|x| strings(Some(x))).collect())
+            .unwrap_or_default(),
+        Some("domain-inconsistent") => vec![strings(c.get("conflict"))],
+        _ => Vec::new(),
+    }
+}
+
+fn flags(report: &Value) -> BTreeMap<String, Flags> {
+    let mut out: BTreeMap<String, Flags> = BTreeMap::new();
+    for c in conflicts(report) {
+        for id in c {
+            out.entry(id).or_default().conflicting = true;
+        }
+    }
+    for r in report["requirements"].as_array().into_iter().flatten() {
+        let Some(id) = r.get("id").and_then(Value::as_str) else {
+            continue;
+        };
+        let f = out.entry(id.to_string()).or_default();
+        let vd = status(r, "vacuity_domain");
+        let vm = status(r, "vacuity_model");
+        let vi = status(r, "violatability");
+        let re = status(r, "redundancy");
+        f.vacuous |= vd == "vacuous" || vm == "vacuous";
+        f.redundant |= re == "redundant";
+        f.not_violatable |= vi == "implied-by-domain";
+        f.undecided |= [vd, vm, vi, re].iter().any(|s| s == "unknown");
+    }
+    out
+}
+
+fn spec_link(rel: &str) -> String {
+    format!("/spec?path={}", enc(rel))
+}
+
+fn req_link(rel: &str, id: &str) -> String {
+    format!("/spec/req?path={}&id={}", enc(rel), enc(id))
+}
+
+/// The run button, the cancel button and the progress box of a check.
+pub fn job_box_for(app: &App, rel: &str, kind: &str, label: &str) -> String {
+    let running = app.jobs.running(rel);
+    format!(
+        "<div class=\"actions\"><button id=\"run-{kind_id}\" class=\"run\" data-kind=\"{kind}\" data-path=\"{p}\">{label}</button>\
+         <button id=\"cancel\" class=\"cancel\" hidden>Cancel</button></div>\
+         <div id=\"job\" data-state=\"{state}\" data-job=\"{job}\"><span class=\"job-status\">{status}</span><pre class=\"job-log\"></pre></div>",
+        kind_id = if kind == "consistency" { "check" } else { kind },
+        kind = kind,
+        p = escape(rel),
+        label = escape(label),
+        state = if running.is_some() { "running" } else { "idle" },
+        job = running.as_ref().map(|v| v.id.to_string()).unwrap_or_default(),
+        status = if running.is_some() { "running…" } else { "" },
+    )
+}
+
+/// When the last check ran, and a warning when the file changed since.
+pub fn stale_note_for(stored: &crate::jobs::Stored, version: &str) -> String {
+    let mut s = format!(
+        "<p class=\"meta\">Last {} run: {:.1} s, exit status {}.</p>",
+        escape(&stored.kind),
+        stored.seconds,
+        stored.exit
+    );
+    if stored.version != version {
+        s.push_str(&page::message(
+            "stale",
+            "The file changed since this check ran: these results are about the old text. Run the check again.",
+        ));
+    }
+    s
+}
+
+/// The spec page: the requirement table, with the last audit's findings.
+pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
+    let l = match load(&app, &q.path) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let rel = &q.path;
+    let mut body = String::new();
+    let title = match &l.spec {
+        Ok(s) => s.name.clone(),
+        Err(_) => rel.clone(),
+    };
+    body.push_str(&format!(
+        "<h1>{}</h1><p class=\"meta\"><code>{}</code> · version {}</p>",
+        escape(&title),
+        escape(rel),
+        escape(&l.version)
+    ));
+    if let Some(id) = &q.saved {
+        body.push_str(&page::message(
+            "notice",
+            &format!(
+                "Saved: requirement <code>{}</code> was written to <code>{}</code>. Run the audit again to see its effect.",
+                escape(id),
+                escape(rel)
+            ),
+        ));
+    }
+    body.push_str(&job_box_for(&app, rel, "audit", "Run audit"));
+    let spec = match &l.spec {
+        Ok(s) => s,
+        Err(d) => {
+            body.push_str(&format!(
+                "<section><h2>The spec has errors</h2><pre class=\"diagnostics\">{}</pre></section>",
+                escape(d)
+            ));
+            return Html(page::frame(
+                &title,
+                &[(String::new(), rel.clone())],
+                &app.csrf,
+                &body,
+            ))
+            .into_response();
+        }
+    };
+    let stored = app.jobs.result(rel);
+    let report = stored
+        .as_ref()
+        .filter(|s| s.json["schema"] == "vera.audit.v1")
+        .map(|s| &s.json);
+    let fl = report.map(flags).unwrap_or_default();
+    if let Some(s) = &stored {
+        body.push_str(&stale_note_for(s, &l.version));
+    }
+    if let Some(r) = report {
+        body.push_str(&consistency_section(rel, spec, r));
+    } else if let Some(s) = &stored {
+        body.push_str(&format!(
+            "<section><h2>Last check</h2><p>The report is <code>{}</code>; this page shows the plain audit's findings only. Its JSON:</p><pre class=\"json\">{}</pre></section>",
+            escape(s.json["schema"].as_str().unwrap_or("?")),
+            escape(&serde_json::to_string_pretty(&s.json).unwrap_or_default())
+        ));
+    } else {
+        body.push_str("<p class=\"meta\">Not audited yet on this page: run the audit to see conflicts, vacuity, violatability and redundancy.</p>");
+    }
+    body.push_str(&requirements_table(rel, spec, &fl, report.is_some()));
+    Html(page::frame(
+        &title,
+        &[(String::new(), rel.clone())],
+        &app.csrf,
+        &body,
+    ))
+    .into_response()
+}
+
+fn text_of<'a>(spec: &'a Spec, id: &str) -> Option<&'a str> {
+    spec.requirements
+        .iter()
+        .find(|r| r.id == id)
+        .map(|r| r.text.as_str())
+        .or_else(|| {
+            spec.domain
+                .iter()
+                .find(|d| d.id == id)
+                .and_then(|d| d.text.as_deref())
+        })
+}
+
+fn member_list(rel: &str, spec: &Spec, ids: &[String]) -> String {
+    let mut s = String::from("<ul class=\"members\">");
+    for id in ids {
+        let is_req = spec.requirements.iter().any(|r| &r.id == id);
+        let formula = spec
+            .requirements
+            .iter()
+            .find(|r| &r.id == id)
+            .and_then(|r| r.formula.as_ref())
+            .map(logic::print::term)
+            .or_else(|| {
+                spec.domain
+                    .iter()
+                    .find(|d| &d.id == id)
+                    .map(|d| logic::print::term(&d.formula))
+            })
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "<li data-id=\"{ide}\">{link} <span class=\"kind\">{kind}</span> {text}<br><code>{f}</code></li>",
+            ide = escape(id),
+            link = if is_req {
+                format!("<a href=\"{}\"><b>{}</b></a>", escape(&req_link(rel, id)), escape(id))
+            } else {
+                format!("<b>{}</b>", escape(id))
+            },
+            kind = if is_req { "requirement" } else { "domain constraint" },
+            text = escape(text_of(spec, id).unwrap_or("")),
+            f = escape(&formula),
+        ));
+    }
+    s.push_str("</ul>");
+    s
+}
+
+fn consistency_section(rel: &str, spec: &Spec, r: &Value) -> String {
+    let c = &r["consistency"];
+    let st = c.get("status").and_then(Value::as_str).unwrap_or("unknown");
+    let mut s = format!("<section><h2>Consistency</h2><div id=\"consistency\" data-status=\"{}\" class=\"verdict {}\">", escape(st), escape(st));
+    match st {
+        "consistent" => s.push_str(
+            "Consistent: some state satisfies every requirement and domain constraint together.",
+        ),
+        "inconsistent" => {
+            let cs = conflicts(r);
+            let complete = c.get("complete").and_then(Value::as_bool).unwrap_or(false);
+            s.push_str(&format!(
+                "Inconsistent: no state satisfies every requirement. {} minimal conflict{}{}.",
+                cs.len(),
+                if cs.len() == 1 { "" } else { "s" },
+                if complete {
+                    " (the complete list)"
+                } else {
+                    " (there may be more)"
+                }
+            ));
+        }
+        "domain-inconsistent" => s.push_str("The domain constraints alone cannot all hold."),
+        _ => s.push_str(&format!(
+            "Undecided: {}",
+            escape(
+                c.get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the solver gave no answer")
+            )
+        )),
+    }
+    s.push_str("</div>");
+    for (i, ids) in conflicts(r).iter().enumerate() {
+        s.push_str(&format!(
+            "<div class=\"conflict\" data-index=\"{i}\"><h3>Conflict {} — these cannot all hold at once</h3>{}<p class=\"hint\">Edit one of them (the edit link of its row) so that they agree, then run the audit again.</p></div>",
+            i + 1,
+            member_list(rel, spec, ids)
+        ));
+    }
+    if let Some(sum) = r.get("summary") {
+        let n = |k: &str| sum.get(k).and_then(Value::as_u64).unwrap_or(0);
+        s.push_str(&format!(
+            "<p class=\"counts\"><span>{} requirements</span> <span>{} formalized</span> <span class=\"c-vacuous\">{} vacuous</span> <span class=\"c-redundant\">{} redundant</span> <span>{} implied by the domain</span> <span class=\"c-undecided\">{} undecided</span></p>",
+            n("requirements"), n("formalized"), n("vacuous"), n("redundant"), n("implied_by_domain"), n("unknown")
+        ));
+    }
+    s.push_str("</section>");
+    s
+}
+
+fn requirements_table(
+    rel: &str,
+    spec: &Spec,
+    fl: &BTreeMap<String, Flags>,
+    audited: bool,
+) -> String {
+    let mut s = String::from(
+        "<section><h2>Requirements</h2><div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Search id, text or formula\" aria-label=\"Search\">\
+         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"unformalized\">not formalized</option></select></div>\
+         <table id=\"requirements\"><thead><tr><th>id</th><th>text</th><th>formula</th><th>flags</th><th></th></tr></thead><tbody>",
+    );
+    for r in &spec.requirements {
+        let f = fl.get(&r.id);
+        let mut classes: Vec<&str> = f.map(Flags::classes).unwrap_or_default();
+        let formula = match (&r.formula, &r.timed) {
+            (Some(t), _) => logic::print::term(t),
+            (None, Some(_)) => "(timed pattern)".into(),
+            (None, None) => {
+                classes.push("unformalized");
+                String::new()
+            }
+        };
+        if classes.iter().any(|c| *c != "unformalized") {
+            classes.push("finding");
+        }
+        let badges: String = classes
+            .iter()
+            .filter(|c| **c != "finding")
+            .map(|c| {
+                format!(
+                    "<span class=\"flag flag-{c}\">{}</span>",
+                    c.replace('-', " ")
+                )
+            })
+            .collect();
+        let origin = match r.origin {
+            Origin::Hand => "",
+            Origin::Model => "<span class=\"flag flag-model\">model, not reviewed</span>",
+            Origin::ModelAccepted => "<span class=\"flag flag-accepted\">model, accepted</span>",
+        };
+        s.push_str(&format!(
+            "<tr data-id=\"{id}\" class=\"{cls}\"><td><a href=\"{link}\">{id}</a></td><td>{text}</td><td><code>{formula}</code></td><td class=\"flags\">{badges}{origin}{none}</td><td><a class=\"edit\" data-id=\"{id}\" href=\"{edit}\">edit</a></td></tr>",
+            id = escape(&r.id),
+            cls = classes.join(" "),
+            link = escape(&req_link(rel, &r.id)),
+            text = escape(&r.text),
+            formula = escape(&formula),
+            badges = badges,
+            origin = origin,
+            none = if audited && badges.is_empty() && !classes.contains(&"unformalized") { "<span class=\"flag flag-ok\">no finding</span>" } else { "" },
+            edit = escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
+        ));
+    }
+    s.push_str("</tbody></table></section>");
+    s
+}
+
+fn witness_table(w: &Value) -> String {
+    let Some(rows) = w.as_array() else {
+        return String::new();
+    };
+    let mut s = String::from(
+        "<table class=\"witness\"><thead><tr><th>variable</th><th>value</th></tr></thead><tbody>",
+    );
+    for a in rows {
+        s.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}{}</td></tr>",
+            escape(a["variable"].as_str().unwrap_or("")),
+            escape(a["value"].as_str().unwrap_or("")),
+            a.get("unit")
+                .and_then(Value::as_str)
+                .map(|u| format!(" {}", escape(u)))
+                .unwrap_or_default()
+        ));
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+/// One requirement with every finding about it and its evidence.
+pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
+    let l = match load(&app, &q.path) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let rel = &q.path;
+    let id = q.id.clone().unwrap_or_default();
+    let Ok(spec) = &l.spec else {
+        return Redirect::to(&spec_link(rel)).into_response();
+    };
+    let Some(r) = spec.requirements.iter().find(|r| r.id == id) else {
+        return app::error_page(
+            &app,
+            StatusCode::NOT_FOUND,
+            "No such requirement",
+            &format!("no requirement `{id}` in {rel}"),
+        );
+    };
+    let mut body = format!(
+        "<h1>{}</h1><p class=\"req-text\">{}</p><p><code>{}</code></p><p><a class=\"edit\" data-id=\"{}\" href=\"{}\">Edit this requirement</a></p>",
+        escape(&r.id),
+        escape(&r.text),
+        escape(&r.formula.as_ref().map(logic::print::term).unwrap_or_else(|| "(no formula)".into())),
+        escape(&r.id),
+        escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
+    );
+    let stored = app.jobs.result(rel);
+    let Some(report) = stored
+        .as_ref()
+        .filter(|s| s.json["schema"] == "vera.audit.v1")
+    else {
+        body.push_str(
+            "<p class=\"meta\">No audit on this page yet: run it from the spec page.</p>",
+        );
+        return Html(page::frame(
+            &r.id,
+            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
+            &app.csrf,
+            &body,
+        ))
+        .into_response();
+    };
+    body.push_str(&stale_note_for(report, &l.version));
+    let json = &report.json;
+    for (i, c) in conflicts(json)
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.contains(&id))
+    {
+        body.push_str(&format!(
+            "<section class=\"finding conflict\"><h2>Conflict {}</h2><p>No state satisfies these together:</p>{}</section>",
+            i + 1,
+            member_list(rel, spec, c)
+        ));
+    }
+    let Some(a) = json["requirements"]
+        .as_array()
+        .and_then(|v| v.iter().find(|x| x["id"] == id.as_str()))
+    else {
+        body.push_str("<p>The audit has no entry for this requirement (it has no formula).</p>");
+        return Html(page::frame(
+            &r.id,
+            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
+            &app.csrf,
+            &body,
+        ))
+        .into_response();
+    };
+    let section = |title: &str, class: &str, inner: String| {
+        format!(
+            "<section class=\"finding {class}\"><h2>{}</h2>{inner}</section>",
+            escape(title)
+        )
+    };
+    for (key, what) in [
+        ("vacuity_domain", "under the domain constraints"),
+        ("vacuity_model", "under the other requirements"),
+    ] {
+        let v = &a[key];
+        let inner = match v["status"].as_str().unwrap_or("") {
+            "vacuous" => format!(
+                "<p>Vacuous {what}: its trigger can never hold{}. Because of:</p>{}",
+                if v["response_conflict"].as_bool() == Some(true) {
+                    " (whenever it fires, its response contradicts the others)"
+                } else {
+                    ""
+                },
+                member_list(rel, spec, &strings(v.get("because")))
+            ),
+            "reachable" => format!("<p>Its trigger can hold {what}.</p>"),
+            "not-applicable" => "<p>An invariant has no trigger.</p>".into(),
+            "skipped" => format!(
+                "<p>Not checked: {}</p>",
+                escape(v["reason"].as_str().unwrap_or(""))
+            ),
+            _ => format!(
+                "<p class=\"undecided\">Undecided: {}</p>",
+                escape(v["reason"].as_str().unwrap_or(""))
+            ),
+        };
+        body.push_str(&section(
+            &format!("Vacuity {what}"),
+            v["status"].as_str().unwrap_or(""),
+            inner,
+        ));
+    }
+    let v = &a["violatability"];
+    let inner = match v["status"].as_str().unwrap_or("") {
+        "violatable" => format!(
+            "<p>It can be broken within the domain, e.g. in this state:</p>{}",
+            witness_table(&v["witness"])
+        ),
+        "implied-by-domain" => format!(
+            "<p>Not violatable: the domain constraints alone already enforce it:</p>{}",
+            member_list(rel, spec, &strings(v.get("because")))
+        ),
+        _ => format!(
+            "<p class=\"undecided\">Undecided: {}</p>",
+            escape(v["reason"].as_str().unwrap_or(""))
+        ),
+    };
+    body.push_str(&section(
+        "Violatability",
+        v["status"].as_str().unwrap_or(""),
+        inner,
+    ));
+    let v = &a["redundancy"];
+    let inner = match v["status"].as_str().unwrap_or("") {
+        "redundant" => format!(
+            "<p>Redundant: already enforced by</p>{}",
+            member_list(rel, spec, &strings(v.get("subsumed_by")))
+        ),
+        "not-redundant" => format!(
+            "<p>Not redundant: this state satisfies everything else and breaks it:</p>{}",
+            witness_table(&v["witness"])
+        ),
+        "skipped" => format!(
+            "<p>Not checked: {}</p>",
+            escape(v["reason"].as_str().unwrap_or(""))
+        ),
+        _ => format!(
+            "<p class=\"undecided\">Undecided: {}</p>",
+            escape(v["reason"].as_str().unwrap_or(""))
+        ),
+    };
+    body.push_str(&section(
+        "Redundancy",
+        v["status"].as_str().unwrap_or(""),
+        inner,
+    ));
+    Html(page::frame(
+        &r.id,
+        &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
+        &app.csrf,
+        &body,
+    ))
+    .into_response()
+}
+
+/// The edit form of a requirement.
+pub async fn edit(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
+    let l = match load(&app, &q.path) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let rel = &q.path;
+    let id = q.id.clone().unwrap_or_default();
+    let Ok(spec) = &l.spec else {
+        return Redirect::to(&spec_link(rel)).into_response();
+    };
+    let Some(r) = spec.requirements.iter().find(|r| r.id == id) else {
+        return app::error_page(
+            &app,
+            StatusCode::NOT_FOUND,
+            "No such requirement",
+            &format!("no requirement `{id}` in {rel}"),
+        );
+    };
+    let formula = r
+        .formula
+        .as_ref()
+        .map(logic::print::term)
+        .unwrap_or_default();
+    let body = format!(
+        "<h1>Edit {ide}</h1><form id=\"edit-form\" method=\"post\" action=\"/spec/preview\">{h}\
+         <label>Text<textarea name=\"text\" rows=\"4\">{text}</textarea></label>\
+         <label>Formula (SMT-LIB over the spec's variables)<input name=\"formula\" value=\"{formula}\" {ro}></label>\
+         <p class=\"hint\">The change is shown as a diff first; nothing is written until you save it. Only this requirement's text and formula change in the file; everything else stays as it is.</p>\
+         <button id=\"preview\" type=\"submit\">Preview the change</button></form>",
+        ide = escape(&r.id),
+        h = [
+            hidden("path", rel),
+            hidden("id", &r.id),
+            hidden("origin", "hand"),
+            hidden("note", ""),
+            hidden("version", &l.version),
+            hidden("csrf", &app.csrf),
+        ]
+        .concat(),
+        text = escape(&r.text),
+        formula = escape(&formula),
+        ro = if r.timed.is_some() { "readonly title=\"timed patterns are edited in the file\"" } else { "" },
+    );
+    Html(page::frame(
+        &format!("Edit {}", r.id),
+        &[
+            (spec_link(rel), rel.clone()),
+            (String::new(), format!("edit {}", r.id)),
+        ],
+        &app.csrf,
+        &body,
+    ))
+    .into_response()
+}
+
+/// A proposed edit, as the forms send it.
+#[derive(serde::Deserialize, Clone)]
+pub struct EditForm {
+    path: String,
+    id: String,
+    text: String,
+    #[serde(default)]
+    formula: String,
+    #[serde(default)]
+    origin: String,
+    #[serde(default)]
+    note: String,
+    version: String,
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    new_version: String,
+}
+
+fn edit_of(f: &EditForm) -> pipeline::spec_edit::Edit {
+    pipeline::spec_edit::Edit {
+        id: f.id.clone(),
+        text: f.text.replace("\r\n", "\n"),
+        formula: Some(f.formula.trim().to_string()).filter(|s| !s.is_empty()),
+        origin: if f.origin == "model-accepted" {
+            Origin::ModelAccepted
+        } else {
+            Origin::Hand
+        },
+        note: Some(f.note.clone()).filter(|s| !s.trim().is_empty()),
+    }
+}
+
+/// The new text of the spec, or what is wrong with the edit (the spec reader's
+/// diagnostics on the edited text).
+fn compute(rel: &str, text: &str, f: &EditForm) -> Result<String, String> {
+    let new = pipeline::spec_edit::edit_in_place(text, &[edit_of(f)]).map_err(|e| e.to_string())?;
+    reqs::spec::parse_spec(SourceFile::new(rel, new.clone())).map_err(|d| d.to_string())?;
+    Ok(new)
+}
+
+fn refused(app: &App, what: &str) -> Response {
+    app::error_page(app, StatusCode::FORBIDDEN, "Refused", what)
+}
+
+/// The diff of an edit, and the form that saves it.
+pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<EditForm>) -> Response {
+    if !app.csrf_ok(&f.csrf) {
+        return refused(&app, "the form has no valid CSRF token; reload the page");
+    }
+    let l = match load(&app, &f.path) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let rel = &f.path;
+    let crumbs = [
+        (spec_link(rel), rel.clone()),
+        (String::new(), format!("preview {}", f.id)),
+    ];
+    let mut body = format!("<h1>Preview: {}</h1>", escape(&f.id));
+    if l.version != f.version {
+        body.push_str(&app::refusal_html(
+            rel,
+            &app::WriteRefused::Changed {
+                now: l.version.clone(),
+            },
+        ));
+        return (
+            StatusCode::CONFLICT,
+            Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
+        )
+            .into_response();
+    }
+    match compute(rel, &l.text, &f) {
+        Err(e) => {
+            body.push_str(&page::message(
+                "error",
+                &format!("This edit cannot be saved:<pre>{}</pre>", escape(&e)),
+            ));
+            body.push_str(&format!(
+                "<p><a href=\"{}\">Back to the edit form</a></p>",
+                escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&f.id)))
+            ));
+            (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
+            )
+                .into_response()
+        }
+        Ok(new) => {
+            if new == l.text {
+                body.push_str(&page::message(
+                    "notice",
+                    "No change: the requirement already reads like this.",
+                ));
+            }
+            body.push_str(&page::diff(rel, &l.text, &new));
+            body.push_str(&format!(
+                "<form id=\"apply-form\" method=\"post\" action=\"/spec/apply\">{}<button id=\"apply\" type=\"submit\">Save to {}</button></form>",
+                [
+                    hidden("path", rel),
+                    hidden("id", &f.id),
+                    hidden("text", &f.text),
+                    hidden("formula", &f.formula),
+                    hidden("origin", &f.origin),
+                    hidden("note", &f.note),
+                    hidden("version", &f.version),
+                    hidden("new_version", &page::version(Some(new.as_bytes()))),
+                    hidden("csrf", &app.csrf),
+                ]
+                .concat(),
+                escape(rel)
+            ));
+            Html(page::frame("Preview", &crumbs, &app.csrf, &body)).into_response()
+        }
+    }
+}
+
+/// Saves a previewed edit, unless the file changed since the preview.
+pub async fn apply(State(app): State<Arc<App>>, Form(f): Form<EditForm>) -> Response {
+    if !app.csrf_ok(&f.csrf) {
+        return refused(&app, "the form has no valid CSRF token; reload the page");
+    }
+    let rel = &f.path;
+    let path = match app.root.existing(rel) {
+        Ok(p) => p,
+        Err(e) => return app::path_refused(&app, e),
+    };
+    let crumbs = [
+        (spec_link(rel), rel.clone()),
+        (String::new(), "not saved".to_string()),
+    ];
+    let l = match load(&app, rel) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let fail = |app: &App, r: app::WriteRefused| {
+        let body = format!("<h1>Not saved</h1>{}", app::refusal_html(rel, &r));
+        (
+            StatusCode::CONFLICT,
+            Html(page::frame("Not saved", &crumbs, &app.csrf, &body)),
+        )
+            .into_response()
+    };
+    if l.version != f.version {
+        return fail(&app, app::WriteRefused::Changed { now: l.version });
+    }
+    let new = match compute(rel, &l.text, &f) {
+        Ok(n) => n,
+        Err(e) => return fail(&app, app::WriteRefused::Failed(e)),
+    };
+    if page::version(Some(new.as_bytes())) != f.new_version {
+        return fail(
+            &app,
+            app::WriteRefused::Failed(
+                "the change is not the one previewed; preview it again".into(),
+            ),
+        );
+    }
+    match app::guarded_write(&app, &path, &f.version, new.as_bytes()).await {
+        Ok(()) => {
+            Redirect::to(&format!("/spec?path={}&saved={}", enc(rel), enc(&f.id))).into_response()
+        }
+        Err(r) => fail(&app, r),
+    }
+}

@@ -1,0 +1,40 @@
+//! `vera serve`: starts the review page (the `serve` crate) and prints its address.
+
+use crate::cli::{ServeArgs, SolverChoice};
+use std::io::Write as _;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::ExitCode;
+
+pub fn serve(a: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let ip = a.listen.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    if !ip.is_loopback() {
+        eprintln!(
+            "warning: listening on {ip}: anyone who can reach this address and has the printed \
+             address with its token can read and change the files under {}",
+            a.dir.display()
+        );
+    }
+    let vera = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find the running vera binary: {e}"))?;
+    let check_args = match a.solver {
+        SolverChoice::Z3 => vec![],
+        SolverChoice::Cvc5 => vec!["--solver".to_string(), "cvc5".to_string()],
+    };
+    let config = serve::Config {
+        root: a.dir.clone(),
+        addr: SocketAddr::new(ip, a.port),
+        vera,
+        check_args,
+    };
+    serve::run(config, |url| {
+        // A closed standard output must not stop the server.
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "vera serve: {url}");
+        let _ = out.flush();
+        eprintln!(
+            "serving {}; open the address above; Ctrl-C stops",
+            a.dir.display()
+        );
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
