@@ -93,6 +93,16 @@ impl App {
         }))
     }
 
+    /// The solver of the page's own computations (the chart), as the checks use it.
+    pub fn solver(&self) -> solver::SolverConfig {
+        let kind = if self.check_args.iter().any(|a| a == "cvc5") {
+            solver::SolverKind::Cvc5
+        } else {
+            solver::SolverKind::Z3
+        };
+        solver::SolverConfig::new(kind)
+    }
+
     /// The access token.
     pub fn token(&self) -> &str {
         &self.token
@@ -147,6 +157,12 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/spec/edit", get(crate::spec_page::edit))
         .route("/spec/preview", post(crate::spec_page::preview))
         .route("/spec/apply", post(crate::spec_page::apply))
+        .route(
+            "/spec/proposal/preview",
+            post(crate::spec_page::proposal_preview),
+        )
+        .route("/report", get(crate::report_page::show))
+        .route("/c", get(crate::report_page::c_source))
         .route("/case", get(crate::case_page::show))
         .route("/case/exception/preview", post(crate::case_page::preview))
         .route("/case/exception/apply", post(crate::case_page::apply))
@@ -471,13 +487,13 @@ async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
                 state_of(&e.rel),
             )),
             workspace::Kind::C => cfiles.push(row(
-                format!("/file?path={enc}"),
+                format!("/c?path={enc}"),
                 &e.rel,
                 "C source".into(),
-                String::new(),
+                state_of(&e.rel),
             )),
             workspace::Kind::Report { schema } => reports.push(row(
-                format!("/file?path={enc}"),
+                format!("/report?path={enc}"),
                 &e.rel,
                 format!("saved report <code>{}</code>", page::escape(schema)),
                 String::new(),
@@ -528,6 +544,7 @@ async fn start_job(
     let spec = match form.kind.as_str() {
         "audit" => crate::spec_page::audit_job(&app, &form.path),
         "consistency" => crate::case_page::check_job(&app, &form.path),
+        "c-verify" => crate::report_page::verify_job(&app, &form.path),
         _ => Err("unknown kind of check".to_string()),
     };
     match spec {

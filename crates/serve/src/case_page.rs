@@ -274,6 +274,7 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<CaseQuery>) -> Re
         regions = serde_json::from_value(r["regions"].clone()).unwrap_or_default();
         body.push_str("</section>");
     }
+    body.push_str("<!--plot-->");
     let exc_version = page::version(exc_text.as_deref());
     let existing_ids: Vec<String> = exc_text
         .as_deref()
@@ -312,7 +313,19 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<CaseQuery>) -> Re
         }
         body.push_str("</section>");
     }
-    body.push_str(&crate::case_plot::section(&app, rel, &c, &regions, &q.rest));
+    let plot = {
+        let root = app.root.dir().to_path_buf();
+        let rel = rel.clone();
+        let c = c.clone();
+        let rest = q.rest.clone();
+        let solver = app.solver();
+        tokio::task::spawn_blocking(move || {
+            crate::case_plot::section(&root, &rel, &c, &regions, &rest, &solver)
+        })
+        .await
+        .unwrap_or_else(|_| "<p class=\"meta\">No chart: drawing it failed.</p>".into())
+    };
+    let body = body.replacen("<!--plot-->", &plot, 1);
     Html(page::frame(
         &format!("case {rel}"),
         &[(String::new(), rel.clone())],
@@ -394,7 +407,7 @@ fn accept_form(
     format!(
         "<form class=\"accept-exception\" method=\"post\" action=\"/case/exception/preview\">{}\
          <label>id <input name=\"id\" value=\"{}\"></label>\
-         <label>inputs left out (SMT-LIB: the exception assumes this holds) <input name=\"assume\" value=\"{}\"></label>\
+         <label>assume (SMT-LIB over the inputs; where it is false, inputs are left out of the check) <input name=\"assume\" value=\"{}\"></label>\
          <label>reason <input name=\"reason\" required placeholder=\"why this divergence is intended\"></label>\
          <label>accepted by <input name=\"accepted_by\" required></label>\
          <label>date <input name=\"date\" value=\"{}\"></label>\

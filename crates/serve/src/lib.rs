@@ -29,6 +29,7 @@ pub mod jobs;
 pub mod page;
 pub mod paths;
 pub mod plot;
+pub mod report_page;
 pub mod spec_page;
 pub mod workspace;
 

@@ -98,6 +98,8 @@ struct Flags {
     redundant: bool,
     not_violatable: bool,
     undecided: bool,
+    /// Some check was not run (e.g. vacuity and redundancy while inconsistent).
+    skipped: bool,
 }
 
 impl Flags {
@@ -117,6 +119,9 @@ impl Flags {
         }
         if self.undecided {
             v.push("undecided");
+        }
+        if self.skipped {
+            v.push("not-all-checked");
         }
         v
     }
@@ -172,7 +177,8 @@ fn flags(report: &Value) -> BTreeMap<String, Flags> {
         f.vacuous |= vd == "vacuous" || vm == "vacuous";
         f.redundant |= re == "redundant";
         f.not_violatable |= vi == "implied-by-domain";
-        f.undecided |= [vd, vm, vi, re].iter().any(|s| s == "unknown");
+        f.undecided |= [&vd, &vm, &vi, &re].iter().any(|s| *s == "unknown");
+        f.skipped |= [vd, vm, vi, re].iter().any(|s| s == "skipped");
     }
     out
 }
@@ -325,7 +331,7 @@ fn member_list(rel: &str, spec: &Spec, ids: &[String]) -> String {
             })
             .unwrap_or_default();
         s.push_str(&format!(
-            "<li data-id=\"{ide}\">{link} <span class=\"kind\">{kind}</span> {text}<br><code>{f}</code></li>",
+            "<li data-id=\"{ide}\">{link} <span class=\"kind\">{kind}</span> {text}<br><code>{f}</code>{edit}</li>",
             ide = escape(id),
             link = if is_req {
                 format!("<a href=\"{}\"><b>{}</b></a>", escape(&req_link(rel, id)), escape(id))
@@ -333,6 +339,14 @@ fn member_list(rel: &str, spec: &Spec, ids: &[String]) -> String {
                 format!("<b>{}</b>", escape(id))
             },
             kind = if is_req { "requirement" } else { "domain constraint" },
+            edit = if is_req {
+                format!(
+                    " <a class=\"edit\" href=\"{}\">edit</a>",
+                    escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(id)))
+                )
+            } else {
+                String::new()
+            },
             text = escape(text_of(spec, id).unwrap_or("")),
             f = escape(&formula),
         ));
@@ -400,7 +414,7 @@ fn requirements_table(
 ) -> String {
     let mut s = String::from(
         "<section><h2>Requirements</h2><div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Search id, text or formula\" aria-label=\"Search\">\
-         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"unformalized\">not formalized</option></select></div>\
+         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"unformalized\">not formalized</option></select></div>\
          <table id=\"requirements\"><thead><tr><th>id</th><th>text</th><th>formula</th><th>flags</th><th></th></tr></thead><tbody>",
     );
     for r in &spec.requirements {
@@ -414,7 +428,10 @@ fn requirements_table(
                 String::new()
             }
         };
-        if classes.iter().any(|c| *c != "unformalized") {
+        if classes
+            .iter()
+            .any(|c| *c != "unformalized" && *c != "not-all-checked")
+        {
             classes.push("finding");
         }
         let badges: String = classes
@@ -441,7 +458,7 @@ fn requirements_table(
             formula = escape(&formula),
             badges = badges,
             origin = origin,
-            none = if audited && badges.is_empty() && !classes.contains(&"unformalized") { "<span class=\"flag flag-ok\">no finding</span>" } else { "" },
+            none = if audited && badges.is_empty() && !classes.contains(&"unformalized") && r.formula.is_some() { "<span class=\"flag flag-ok\">no finding</span>" } else { "" },
             edit = escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
         ));
     }
@@ -737,7 +754,126 @@ pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<EditForm>) -> Re
     if !app.csrf_ok(&f.csrf) {
         return refused(&app, "the form has no valid CSRF token; reload the page");
     }
-    let l = match load(&app, &f.path) {
+    preview_page(&app, f)
+}
+
+/// The form of "choose this reading" on a clarification proposal.
+#[derive(serde::Deserialize)]
+pub struct ProposalForm {
+    proposals: String,
+    id: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// The spec a proposals file is about: its `file` as written (relative to the served
+/// folder, or to the proposals file's folder), else a spec of that name beside it.
+fn proposals_spec(app: &App, proposals_rel: &str, named: &str) -> Option<String> {
+    let dir = std::path::Path::new(proposals_rel)
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file_name = std::path::Path::new(named)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let beside = |n: &str| {
+        if dir.is_empty() {
+            n.to_string()
+        } else {
+            format!("{dir}/{n}")
+        }
+    };
+    [named.to_string(), beside(named), beside(&file_name)]
+        .into_iter()
+        .find(|c| app.root.existing(c).is_ok_and(|p| p.is_file()))
+}
+
+/// Choosing a clarified reading: the proposal becomes an edit of its requirement (as
+/// `vera clarify --apply` takes it: the clarified text, the converged formula,
+/// `origin = "model"` with `accepted = true`), shown as a diff to save.
+pub async fn proposal_preview(
+    State(app): State<Arc<App>>,
+    Form(f): Form<ProposalForm>,
+) -> Response {
+    if !app.csrf_ok(&f.csrf) {
+        return refused(&app, "the form has no valid CSRF token; reload the page");
+    }
+    let path = match app.root.existing(&f.proposals) {
+        Ok(p) => p,
+        Err(e) => return app::path_refused(&app, e),
+    };
+    let file: pipeline::clarify::ProposalsFile = match app::read_limited(&path)
+        .ok()
+        .flatten()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+    {
+        Some(f) => f,
+        None => {
+            return app::error_page(
+                &app,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "Cannot read",
+                "not a clarification proposals file (vera.clarify.v1)",
+            )
+        }
+    };
+    let Some(p) = file.proposals.iter().find(|p| p.id == f.id) else {
+        return app::error_page(
+            &app,
+            StatusCode::NOT_FOUND,
+            "No such proposal",
+            &format!("no proposal for `{}` in {}", f.id, f.proposals),
+        );
+    };
+    let Some(spec_rel) = proposals_spec(&app, &f.proposals, &file.file) else {
+        return app::error_page(
+            &app,
+            StatusCode::NOT_FOUND,
+            "Spec not found",
+            &format!(
+                "the proposals are about `{}`, which is not in the served folder",
+                file.file
+            ),
+        );
+    };
+    let l = match load(&app, &spec_rel) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let current = l
+        .spec
+        .as_ref()
+        .ok()
+        .and_then(|s| s.requirements.iter().find(|r| r.id == p.id))
+        .map(|r| r.origin)
+        .unwrap_or_default();
+    let e = pipeline::spec_edit::Edit::from_proposal(p, current);
+    let form = EditForm {
+        path: spec_rel,
+        id: e.id,
+        text: e.text,
+        formula: e.formula.unwrap_or_default(),
+        origin: origin_name(e.origin).into(),
+        note: e.note.unwrap_or_default(),
+        version: l.version,
+        csrf: app.csrf.clone(),
+        new_version: String::new(),
+    };
+    preview_page(&app, form)
+}
+
+fn origin_name(o: Origin) -> &'static str {
+    match o {
+        Origin::Hand => "hand",
+        Origin::Model => "model",
+        Origin::ModelAccepted => "model-accepted",
+    }
+}
+
+fn preview_page(app: &App, f: EditForm) -> Response {
+    let app = app;
+    let l = match load(app, &f.path) {
         Ok(l) => l,
         Err(r) => return r,
     };

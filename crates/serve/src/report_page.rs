@@ -1,0 +1,192 @@
+//! Saved reports (ambiguity, clarification proposals, C proofs) and the C view.
+//!
+//! A saved `vera ambiguity` / `vera clarify` JSON payload in the folder is shown as the
+//! readings grouped in classes with their witnesses ([`crate::ambig`]); a proposals file
+//! (`vera.clarify.v1`) with a "preview this clarification" form per proposal, which
+//! saves through the same edit as the requirement page. A C file is shown with each
+//! ACSL clause coloured by its goals' status ([`crate::cview`]), from the last
+//! `vera c verify` run on this page or a saved `vera.c-verify.v1` report that names it.
+
+use crate::app::{self, App};
+use crate::page::{self, escape};
+use crate::workspace::{self, Kind};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// `?path=`.
+#[derive(serde::Deserialize)]
+pub struct PathQuery {
+    path: String,
+}
+
+fn read_json(app: &App, rel: &str) -> Result<Value, Response> {
+    let p = app
+        .root
+        .existing(rel)
+        .map_err(|e| app::path_refused(app, e))?;
+    let bytes = app::read_limited(&p).ok().flatten().ok_or_else(|| {
+        app::error_page(
+            app,
+            StatusCode::NOT_FOUND,
+            "Not available",
+            "not a readable file",
+        )
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        app::error_page(
+            app,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Not JSON",
+            &format!("{rel}: {e}"),
+        )
+    })
+}
+
+/// A saved report.
+pub async fn show(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -> Response {
+    let json = match read_json(&app, &q.path) {
+        Ok(j) => j,
+        Err(r) => return r,
+    };
+    let schema = json["schema"].as_str().unwrap_or("").to_string();
+    let rendered = match schema.as_str() {
+        "vera.ambiguity.v1" | "vera.ambiguity-timed.v1" | "vera.clarify-run.v1" => {
+            crate::ambig::render_ambiguity(&json).map_err(|e| e.to_string())
+        }
+        "vera.clarify.v1" => {
+            crate::ambig::render_proposals(&q.path, &json, &app.csrf).map_err(|e| e.to_string())
+        }
+        _ => Err(format!(
+            "this page does not show `{schema}` reports; the JSON follows"
+        )),
+    };
+    let mut body = format!(
+        "<h1>{}</h1><p class=\"meta\">saved report <code>{}</code></p>",
+        escape(&q.path),
+        escape(&schema)
+    );
+    match rendered {
+        Ok(html) => body.push_str(&html),
+        Err(e) => {
+            body.push_str(&page::message("error", &escape(&e)));
+            body.push_str(&format!(
+                "<pre class=\"json\">{}</pre>",
+                escape(&serde_json::to_string_pretty(&json).unwrap_or_default())
+            ));
+        }
+    }
+    Html(page::frame(
+        &q.path,
+        &[(String::new(), q.path.clone())],
+        &app.csrf,
+        &body,
+    ))
+    .into_response()
+}
+
+/// `vera c verify FILE --format json` as a check job.
+pub fn verify_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
+    let path = app.root.existing(rel).map_err(|e| e.to_string())?;
+    let bytes = app::read_limited(&path).map_err(|e| e.to_string())?;
+    let mut args = vec![
+        "c".to_string(),
+        "verify".into(),
+        rel.to_string(),
+        "--format".into(),
+        "json".into(),
+    ];
+    args.extend(
+        app.check_args
+            .iter()
+            .filter(|a| *a != "--solver" && *a != "cvc5")
+            .cloned(),
+    );
+    Ok(crate::jobs::Spec {
+        kind: "c-verify".into(),
+        target: rel.to_string(),
+        program: app.vera.clone(),
+        args,
+        cwd: app.root.dir().to_path_buf(),
+        version: page::version(bytes.as_deref()),
+    })
+}
+
+/// A C source with its clauses coloured by their goals' status.
+pub async fn c_source(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -> Response {
+    let rel = &q.path;
+    let p = match app.root.existing(rel) {
+        Ok(p) => p,
+        Err(e) => return app::path_refused(&app, e),
+    };
+    let bytes = match app::read_limited(&p) {
+        Ok(Some(b)) => b,
+        _ => {
+            return app::error_page(
+                &app,
+                StatusCode::NOT_FOUND,
+                "Not available",
+                "not a readable file",
+            )
+        }
+    };
+    let version = page::version(Some(&bytes));
+    let source = String::from_utf8_lossy(&bytes).into_owned();
+    let mut body = format!("<h1>{}</h1>", escape(rel));
+    body.push_str(&crate::spec_page::job_box_for(
+        &app,
+        rel,
+        "c-verify",
+        "Prove with Frama-C/WP (vera c verify)",
+    ));
+    // The page's own last run first, else a saved report that names this file.
+    let mut shown = false;
+    if let Some(s) = app
+        .jobs
+        .result(rel)
+        .filter(|s| s.json["schema"] == "vera.c-verify.v1")
+    {
+        body.push_str(&crate::spec_page::stale_note_for(&s, &version));
+        match crate::cview::render_c(rel, &source, &s.json) {
+            Ok(h) => {
+                body.push_str(&h);
+                shown = true;
+            }
+            Err(e) => body.push_str(&page::message("error", &escape(&e.to_string()))),
+        }
+    }
+    if !shown {
+        let scan = workspace::scan(&app.root);
+        for e in &scan.entries {
+            if !matches!(&e.kind, Kind::Report { schema } if schema == "vera.c-verify.v1") {
+                continue;
+            }
+            let Ok(json) = read_json(&app, &e.rel) else {
+                continue;
+            };
+            if let Ok(h) = crate::cview::render_c(rel, &source, &json) {
+                body.push_str(&format!(
+                    "<p class=\"meta\">From the saved report <a href=\"/report?path={}\"><code>{}</code></a> (it may be older than the file).</p>",
+                    escape(&page::enc(&e.rel)),
+                    escape(&e.rel)
+                ));
+                body.push_str(&h);
+                shown = true;
+                break;
+            }
+        }
+    }
+    if !shown {
+        body.push_str("<p class=\"meta\">No proof results for this file yet: run the proof above (Frama-C/WP), or save a report with <code>vera c verify FILE --format json -o FILE.verify.json</code> in this folder.</p>");
+        body.push_str(&format!("<pre class=\"source\">{}</pre>", escape(&source)));
+    }
+    Html(page::frame(
+        rel,
+        &[(String::new(), rel.clone())],
+        &app.csrf,
+        &body,
+    ))
+    .into_response()
+}
