@@ -76,6 +76,45 @@ impl Edit {
     }
 }
 
+/// A review of a finding to record (a `[[reviews]]` table, docs/spec-format.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewReview {
+    /// The requirement's id.
+    pub requirement: String,
+    /// The finding: one of `reqs::spec::REVIEWABLE`.
+    pub finding: String,
+    /// Why it stays as it is.
+    pub reason: String,
+    /// Who reviewed it.
+    pub reviewed_by: String,
+    /// When (`YYYY-MM-DD`).
+    pub date: String,
+}
+
+/// The spec text with a `[[reviews]]` table appended; every byte before it as it was.
+/// The values are TOML strings (quotes, newlines and control characters escaped); the
+/// caller reads the result back with the spec reader, which checks the fields.
+pub fn add_review(source: &str, r: &NewReview) -> Result<String, EditError> {
+    source
+        .parse::<DocumentMut>()
+        .map_err(|e| EditError::Toml(e.to_string()))?;
+    let mut out = source.to_string();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("\n[[reviews]]\n");
+    for (k, v) in [
+        ("requirement", &r.requirement),
+        ("finding", &r.finding),
+        ("reason", &r.reason),
+        ("reviewed_by", &r.reviewed_by),
+        ("date", &r.date),
+    ] {
+        out.push_str(&format!("{k} = {}\n", Value::from(v.as_str())));
+    }
+    Ok(out)
+}
+
 /// The spec text with the edits made; every other byte as it was.
 pub fn edit_in_place(source: &str, edits: &[Edit]) -> Result<String, EditError> {
     let mut doc: DocumentMut = source
@@ -216,6 +255,26 @@ mod tests {
             !back.contains("origin") && !back.contains("accepted"),
             "{back}"
         );
+    }
+
+    #[test]
+    fn review_appended_and_read_back() {
+        let r = NewReview {
+            requirement: "R1".into(),
+            finding: "redundant".into(),
+            reason: "kept \"on purpose\"\nsecond line".into(),
+            reviewed_by: "J. T".into(),
+            date: "2026-12-04".into(),
+        };
+        let out = add_review(SPEC, &r).unwrap();
+        assert!(out.starts_with(SPEC));
+        let doc: DocumentMut = out.parse().unwrap();
+        let t = &doc["reviews"][0];
+        assert_eq!(
+            t["reason"].as_str(),
+            Some("kept \"on purpose\"\nsecond line")
+        );
+        assert_eq!(t["requirement"].as_str(), Some("R1"));
     }
 
     #[test]

@@ -177,7 +177,31 @@ pub struct Spec {
     pub warnings: Diagnostics,
     /// The file it came from.
     pub source: SourceFile,
+    /// People's reviews of findings (`[[reviews]]`): records for the people who read
+    /// the audit, which the audits themselves do not use.
+    pub reviews: Vec<Review>,
 }
+
+/// A person's review of a finding about a requirement (a `[[reviews]]` table), e.g. a
+/// redundancy kept on purpose.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Review {
+    /// The requirement's id.
+    pub requirement: String,
+    /// The finding reviewed: one of [`REVIEWABLE`].
+    pub finding: String,
+    /// Why it stays as it is.
+    pub reason: String,
+    /// Who reviewed it.
+    pub reviewed_by: String,
+    /// When (`YYYY-MM-DD`).
+    pub date: String,
+    /// One-based line of the table in the spec file.
+    pub line: usize,
+}
+
+/// The findings a `[[reviews]]` table may name.
+pub const REVIEWABLE: [&str; 3] = ["redundant", "vacuous", "not-violatable"];
 
 impl Spec {
     /// The variable named `name`.
@@ -211,6 +235,18 @@ struct RawSpec {
     #[serde(default)]
     requirements: Vec<RawRequirement>,
     time: Option<RawTime>,
+    #[serde(default)]
+    reviews: Vec<RawReview>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReview {
+    requirement: Spanned<String>,
+    finding: Spanned<String>,
+    reason: Spanned<String>,
+    reviewed_by: Spanned<String>,
+    date: Spanned<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -292,6 +328,24 @@ struct RawItem {
     id: Spanned<String>,
     text: Option<String>,
     formula: Option<Spanned<String>>,
+}
+
+/// `YYYY-MM-DD` with a month 1-12 and a day 1-31.
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() != 10
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !digits(0..4)
+        || !digits(5..7)
+        || !digits(8..10)
+    {
+        return false;
+    }
+    let m: u32 = s[5..7].parse().unwrap_or(0);
+    let d: u32 = s[8..10].parse().unwrap_or(0);
+    (1..=12).contains(&m) && (1..=31).contains(&d)
 }
 
 /// Why a spec could not be loaded.
@@ -1505,6 +1559,51 @@ impl<'a> Loader<'a> {
                 ));
             }
         }
+        let mut reviews = Vec::new();
+        for r in &raw.reviews {
+            let id = r.requirement.get_ref();
+            if !requirements.iter().any(|q: &Requirement| &q.id == id) {
+                self.diags.push(
+                    Diagnostic::error(
+                        sp(&r.requirement),
+                        format!("no requirement `{id}` to review"),
+                    )
+                    .with_hint("`requirement` names the id of a [[requirements]] table"),
+                );
+            }
+            let finding = r.finding.get_ref();
+            if !REVIEWABLE.contains(&finding.as_str()) {
+                self.diags.push(
+                    Diagnostic::error(
+                        sp(&r.finding),
+                        format!("`{finding}` is not a finding that can be reviewed"),
+                    )
+                    .with_hint(format!("one of {}", REVIEWABLE.join(", "))),
+                );
+            }
+            for f in [&r.reason, &r.reviewed_by] {
+                if f.get_ref().trim().is_empty() {
+                    self.diags.push(Diagnostic::error(
+                        sp(f),
+                        "empty: say why, and who reviewed it",
+                    ));
+                }
+            }
+            if !is_date(r.date.get_ref()) {
+                self.diags.push(
+                    Diagnostic::error(sp(&r.date), format!("`{}` is not a date", r.date.get_ref()))
+                        .with_hint("write it YYYY-MM-DD"),
+                );
+            }
+            reviews.push(Review {
+                requirement: id.clone(),
+                finding: finding.clone(),
+                reason: r.reason.get_ref().clone(),
+                reviewed_by: r.reviewed_by.get_ref().clone(),
+                date: r.date.get_ref().clone(),
+                line: self.line(sp(&r.requirement)),
+            });
+        }
         self.diags.sort_by_key(|d| d.span.start);
         let mut all = self.file.locate_all(&self.diags);
         all.0.extend(self.extra);
@@ -1526,6 +1625,7 @@ impl<'a> Loader<'a> {
             time,
             warnings: all,
             source: self.file.clone(),
+            reviews,
         })
     }
 

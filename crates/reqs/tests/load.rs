@@ -309,3 +309,54 @@ fn an_unrecognized_layout_is_one_error_naming_the_headers_and_the_flag() {
         "{e}"
     );
 }
+
+const REVIEWED: &str = r#"[[variables]]
+name = "a"
+sort = "Int"
+
+[[requirements]]
+id = "R1"
+text = "a stays below 5"
+formula = "(< a 5)"
+
+[[reviews]]
+requirement = "R1"
+finding = "redundant"
+reason = "kept on purpose"
+reviewed_by = "J. T"
+date = "2026-12-04"
+"#;
+
+#[test]
+fn reviews_are_read_with_their_line() {
+    let spec = reqs::parse_spec(SourceFile::new("spec.toml", REVIEWED)).unwrap();
+    assert_eq!(spec.reviews.len(), 1);
+    let r = &spec.reviews[0];
+    assert_eq!(
+        (
+            r.requirement.as_str(),
+            r.finding.as_str(),
+            r.reviewed_by.as_str(),
+            r.line
+        ),
+        ("R1", "redundant", "J. T", 11)
+    );
+}
+
+#[test]
+fn every_review_problem_at_once() {
+    let bad = REVIEWED
+        .replace("requirement = \"R1\"", "requirement = \"R9\"")
+        .replace("\"redundant\"", "\"conflict\"")
+        .replace("\"kept on purpose\"", "\" \"")
+        .replace("2026-12-04", "2026-13-04");
+    let e = errors(&bad);
+    for want in [
+        "spec.toml:11:15: error: no requirement `R9` to review",
+        "spec.toml:12:11: error: `conflict` is not a finding that can be reviewed",
+        "spec.toml:13:10: error: empty",
+        "spec.toml:15:8: error: `2026-13-04` is not a date",
+    ] {
+        assert!(e.contains(want), "missing {want:?} in:\n{e}");
+    }
+}

@@ -438,10 +438,23 @@ fn requirements_table(
             .iter()
             .filter(|c| **c != "finding")
             .map(|c| {
-                format!(
-                    "<span class=\"flag flag-{c}\">{}</span>",
-                    c.replace('-', " ")
-                )
+                match spec
+                    .reviews
+                    .iter()
+                    .find(|v| v.requirement == r.id && v.finding == *c)
+                {
+                    Some(v) => format!(
+                        "<span class=\"flag flag-{c} reviewed\" title=\"reviewed by {} on {}: {}\">{} · reviewed</span>",
+                        escape(&v.reviewed_by),
+                        escape(&v.date),
+                        escape(&v.reason),
+                        c.replace('-', " ")
+                    ),
+                    None => format!(
+                        "<span class=\"flag flag-{c}\">{}</span>",
+                        c.replace('-', " ")
+                    ),
+                }
             })
             .collect();
         let origin = match r.origin {
@@ -557,6 +570,43 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         ))
         .into_response();
     };
+    let review_box = |finding: &str| -> String {
+        let done: Vec<&reqs::spec::Review> = spec
+            .reviews
+            .iter()
+            .filter(|v| v.requirement == id && v.finding == finding)
+            .collect();
+        if !done.is_empty() {
+            return done
+                .iter()
+                .map(|v| {
+                    format!(
+                        "<p class=\"reviewed\">Reviewed by {} on {}: {}</p>",
+                        escape(&v.reviewed_by),
+                        escape(&v.date),
+                        escape(&v.reason)
+                    )
+                })
+                .collect();
+        }
+        format!(
+            "<form class=\"mark-reviewed\" method=\"post\" action=\"/spec/preview\">{}\
+             <label>reason <input name=\"reason\" required placeholder=\"why it stays as it is\"></label>\
+             <label>reviewed by <input name=\"reviewed_by\" required></label>\
+             <label>date <input name=\"date\" value=\"{}\"></label>\
+             <button class=\"preview-review\" type=\"submit\">Mark as reviewed (preview)</button></form>",
+            [
+                hidden("path", rel),
+                hidden("id", &id),
+                hidden("text", &r.text),
+                hidden("finding", finding),
+                hidden("version", &l.version),
+                hidden("csrf", &app.csrf),
+            ]
+            .concat(),
+            escape(&crate::case_page::today()),
+        )
+    };
     let section = |title: &str, class: &str, inner: String| {
         format!(
             "<section class=\"finding {class}\"><h2>{}</h2>{inner}</section>",
@@ -570,13 +620,14 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         let v = &a[key];
         let inner = match v["status"].as_str().unwrap_or("") {
             "vacuous" => format!(
-                "<p>Vacuous {what}: its trigger can never hold{}. Because of:</p>{}",
+                "<p>Vacuous {what}: its trigger can never hold{}. Because of:</p>{}{}",
                 if v["response_conflict"].as_bool() == Some(true) {
                     " (whenever it fires, its response contradicts the others)"
                 } else {
                     ""
                 },
-                member_list(rel, spec, &strings(v.get("because")))
+                member_list(rel, spec, &strings(v.get("because"))),
+                review_box("vacuous")
             ),
             "reachable" => format!("<p>Its trigger can hold {what}.</p>"),
             "not-applicable" => "<p>An invariant has no trigger.</p>".into(),
@@ -602,8 +653,9 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
             witness_table(&v["witness"])
         ),
         "implied-by-domain" => format!(
-            "<p>Not violatable: the domain constraints alone already enforce it:</p>{}",
-            member_list(rel, spec, &strings(v.get("because")))
+            "<p>Not violatable: the domain constraints alone already enforce it:</p>{}{}",
+            member_list(rel, spec, &strings(v.get("because"))),
+            review_box("not-violatable")
         ),
         _ => format!(
             "<p class=\"undecided\">Undecided: {}</p>",
@@ -618,8 +670,9 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
     let v = &a["redundancy"];
     let inner = match v["status"].as_str().unwrap_or("") {
         "redundant" => format!(
-            "<p>Redundant: already enforced by</p>{}",
-            member_list(rel, spec, &strings(v.get("subsumed_by")))
+            "<p>Redundant: already enforced by</p>{}{}",
+            member_list(rel, spec, &strings(v.get("subsumed_by"))),
+            review_box("redundant")
         ),
         "not-redundant" => format!(
             "<p>Not redundant: this state satisfies everything else and breaks it:</p>{}",
@@ -721,6 +774,15 @@ pub struct EditForm {
     csrf: String,
     #[serde(default)]
     new_version: String,
+    /// Set for a review of a finding instead of an edit.
+    #[serde(default)]
+    finding: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    reviewed_by: String,
+    #[serde(default)]
+    date: String,
 }
 
 fn edit_of(f: &EditForm) -> pipeline::spec_edit::Edit {
@@ -740,7 +802,21 @@ fn edit_of(f: &EditForm) -> pipeline::spec_edit::Edit {
 /// The new text of the spec, or what is wrong with the edit (the spec reader's
 /// diagnostics on the edited text).
 fn compute(rel: &str, text: &str, f: &EditForm) -> Result<String, String> {
-    let new = pipeline::spec_edit::edit_in_place(text, &[edit_of(f)]).map_err(|e| e.to_string())?;
+    let new = if f.finding.is_empty() {
+        pipeline::spec_edit::edit_in_place(text, &[edit_of(f)])
+    } else {
+        pipeline::spec_edit::add_review(
+            text,
+            &pipeline::spec_edit::NewReview {
+                requirement: f.id.clone(),
+                finding: f.finding.clone(),
+                reason: f.reason.replace("\r\n", "\n"),
+                reviewed_by: f.reviewed_by.clone(),
+                date: f.date.trim().to_string(),
+            },
+        )
+    }
+    .map_err(|e| e.to_string())?;
     reqs::spec::parse_spec(SourceFile::new(rel, new.clone())).map_err(|d| d.to_string())?;
     Ok(new)
 }
@@ -859,6 +935,10 @@ pub async fn proposal_preview(
         version: l.version,
         csrf: app.csrf.clone(),
         new_version: String::new(),
+        finding: String::new(),
+        reason: String::new(),
+        reviewed_by: String::new(),
+        date: String::new(),
     };
     preview_page(&app, form)
 }
@@ -931,6 +1011,10 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                     hidden("note", &f.note),
                     hidden("version", &f.version),
                     hidden("new_version", &page::version(Some(new.as_bytes()))),
+                    hidden("finding", &f.finding),
+                    hidden("reason", &f.reason),
+                    hidden("reviewed_by", &f.reviewed_by),
+                    hidden("date", &f.date),
                     hidden("csrf", &app.csrf),
                 ]
                 .concat(),

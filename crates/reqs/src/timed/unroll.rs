@@ -536,6 +536,7 @@ fn unroll_with(spec: &Spec, k: usize, mut free: Option<&mut Vec<(Symbol, Sort)>>
             time: None,
             warnings: logic::Diagnostics(Vec::new()),
             source: spec.source.clone(),
+            reviews: spec.reviews.clone(),
         },
         k,
         state,
