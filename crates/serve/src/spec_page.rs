@@ -100,6 +100,8 @@ struct Flags {
     undecided: bool,
     /// Some check was not run (e.g. vacuity and redundancy while inconsistent).
     skipped: bool,
+    /// A saved ambiguity screening flagged it (several readings).
+    ambiguous: bool,
 }
 
 impl Flags {
@@ -119,6 +121,9 @@ impl Flags {
         }
         if self.undecided {
             v.push("undecided");
+        }
+        if self.ambiguous {
+            v.push("ambiguous");
         }
         if self.skipped {
             v.push("not-all-checked");
@@ -275,7 +280,13 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
         .as_ref()
         .filter(|s| s.json["schema"] == "vera.audit.v1")
         .map(|s| &s.json);
-    let fl = report.map(flags).unwrap_or_default();
+    let mut fl = report.map(flags).unwrap_or_default();
+    let screenings = ambiguity_reports(&app, rel);
+    for (_, flagged) in &screenings {
+        for id in flagged {
+            fl.entry(id.clone()).or_default().ambiguous = true;
+        }
+    }
     if let Some(s) = &stored {
         body.push_str(&stale_note_for(s, &l.version));
     }
@@ -290,6 +301,28 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
     } else {
         body.push_str("<p class=\"meta\">Not audited yet on this page: run the audit to see conflicts, vacuity, violatability and redundancy.</p>");
     }
+    body.push_str("<section id=\"ambiguity\"><h2>Ambiguity</h2>");
+    if screenings.is_empty() {
+        body.push_str(&format!(
+            "<p class=\"meta\">No saved ambiguity screening of this spec in the folder. <code>vera ambiguity {} --format json -o {}.ambiguity.json</code> samples several formalizations of each requirement with a language model and groups them by solver equivalence (docs/formalize.md); the report then shows here, and <code>vera clarify</code> proposals can be chosen from the page.</p>",
+            escape(rel),
+            escape(rel.trim_end_matches(".toml"))
+        ));
+    } else {
+        body.push_str("<ul>");
+        for (report_rel, flagged) in &screenings {
+            body.push_str(&format!(
+                "<li><a href=\"{}\"><code>{}</code></a>: {} requirement{} with several readings{}</li>",
+                escape(&format!("/report?path={}", enc(report_rel))),
+                escape(report_rel),
+                flagged.len(),
+                if flagged.len() == 1 { "" } else { "s" },
+                if flagged.is_empty() { String::new() } else { format!(" ({})", escape(&flagged.join(", "))) }
+            ));
+        }
+        body.push_str("</ul>");
+    }
+    body.push_str("</section>");
     body.push_str(&requirements_table(rel, spec, &fl, report.is_some()));
     Html(page::frame(
         &title,
@@ -298,6 +331,46 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
         &body,
     ))
     .into_response()
+}
+
+/// Saved ambiguity screenings (`vera.ambiguity.v1`, `vera.clarify-run.v1`) of the spec
+/// at `rel`, with the ids they flag; a report names its spec by `file` as written, so it
+/// is matched by that path relative to the folder, or by file name.
+fn ambiguity_reports(app: &App, rel: &str) -> Vec<(String, Vec<String>)> {
+    let name = std::path::Path::new(rel).file_name();
+    let mut out = Vec::new();
+    for e in crate::workspace::scan(&app.root).entries {
+        let crate::workspace::Kind::Report { schema } = &e.kind else {
+            continue;
+        };
+        if schema != "vera.ambiguity.v1" && schema != "vera.clarify-run.v1" {
+            continue;
+        }
+        let Some(json) = app
+            .root
+            .existing(&e.rel)
+            .ok()
+            .and_then(|p| app::read_limited(&p).ok().flatten())
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        else {
+            continue;
+        };
+        let file = json["file"].as_str().unwrap_or("");
+        let same =
+            file == rel || (!file.is_empty() && std::path::Path::new(file).file_name() == name);
+        if !same {
+            continue;
+        }
+        let flagged = json["report"]["requirements"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["flagged"].as_bool() == Some(true))
+            .filter_map(|r| r["id"].as_str().map(str::to_string))
+            .collect();
+        out.push((e.rel, flagged));
+    }
+    out
 }
 
 fn text_of<'a>(spec: &'a Spec, id: &str) -> Option<&'a str> {
@@ -414,7 +487,7 @@ fn requirements_table(
 ) -> String {
     let mut s = String::from(
         "<section><h2>Requirements</h2><div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Search id, text or formula\" aria-label=\"Search\">\
-         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"unformalized\">not formalized</option></select></div>\
+         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"ambiguous\">ambiguous</option><option value=\"unformalized\">not formalized</option></select></div>\
          <table id=\"requirements\"><thead><tr><th>id</th><th>text</th><th>formula</th><th>flags</th><th></th></tr></thead><tbody>",
     );
     for r in &spec.requirements {
