@@ -567,6 +567,34 @@ pub(crate) fn human_audit(
             )),
             _ => {}
         }
+        // A person's review of a finding (`[[reviews]]`) is shown under it; the finding
+        // stays a finding.
+        let found = [
+            (
+                "redundant",
+                matches!(a.redundancy, Redundancy::Redundant { .. }),
+            ),
+            (
+                "vacuous",
+                matches!(a.vacuity_domain, Vacuity::Vacuous { .. })
+                    || matches!(a.vacuity_model, Vacuity::Vacuous { .. }),
+            ),
+            (
+                "not-violatable",
+                matches!(a.violatability, Violatability::ImpliedByDomain { .. }),
+            ),
+        ];
+        for r in spec.reviews.iter().filter(|r| r.requirement == a.id) {
+            if found.iter().any(|(f, on)| *on && *f == r.finding) {
+                lines.push(format!(
+                    "  reviewed ({}) by {} on {}: {}",
+                    r.finding,
+                    crate::output::clean(&r.reviewed_by),
+                    crate::output::clean(&r.date),
+                    crate::output::clean(&r.reason)
+                ));
+            }
+        }
         let show_witness = witnesses && matches!(a.violatability, Violatability::Violatable { .. });
         if lines.is_empty() && !show_witness {
             continue;
