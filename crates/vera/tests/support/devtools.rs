@@ -25,6 +25,8 @@ use serde_json::Value;
 
 /// How long one DevTools request may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long any one call into the DevTools client may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long [`Page::goto`] and [`Page::click_nav`] wait for the new page.
 pub const NAV_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long the single-shot helpers wait for their element to appear.
@@ -112,14 +114,18 @@ impl Browser {
         self.inner.as_ref().expect("browser is running")
     }
 
-    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
-        self.rt.block_on(f)
+    /// Runs `f` to its end, or says that `what` got no answer in [`CALL_TIMEOUT`].
+    fn call<F: std::future::Future>(&self, what: &str, f: F) -> Result<F::Output, String> {
+        self.rt
+            .block_on(async { tokio::time::timeout(CALL_TIMEOUT, f).await })
+            .map_err(|_| format!("{what}: no answer from Chromium in {CALL_TIMEOUT:?}"))
     }
 
     /// Opens a new tab on `about:blank`.
     pub fn new_page(&self) -> Page<'_> {
         let inner = self
-            .block_on(self.browser().new_page("about:blank"))
+            .call("opening a new tab", self.browser().new_page("about:blank"))
+            .and_then(|r| r.map_err(|e| e.to_string()))
             .unwrap_or_else(|e| panic!("opening a new tab: {e}"));
         Page {
             browser: self,
@@ -163,7 +169,7 @@ impl Page<'_> {
             .map_err(|e| e.to_string())?;
         let resp = self
             .browser
-            .block_on(self.inner.execute(params))
+            .call(&format!("evaluating `{js}`"), self.inner.execute(params))?
             .map_err(|e| e.to_string())?;
         let result = &resp.result;
         if let Some(ex) = &result.exception_details {
@@ -183,8 +189,9 @@ impl Page<'_> {
             Ok(Value::String(s)) => s,
             _ => self
                 .browser
-                .block_on(self.inner.url())
+                .call("reading the URL", self.inner.url())
                 .ok()
+                .and_then(|r| r.ok())
                 .flatten()
                 .unwrap_or_else(|| "(unknown)".into()),
         }
@@ -212,6 +219,7 @@ impl Page<'_> {
     pub fn goto(&self, url: &str) {
         let res = self
             .browser
+            .rt
             .block_on(async { tokio::time::timeout(NAV_TIMEOUT, self.inner.goto(url)).await });
         match res {
             Ok(Ok(_)) => {}
@@ -282,12 +290,15 @@ impl Page<'_> {
     /// (scrolled into view first). Waits up to [`ELEMENT_TIMEOUT`] for the element.
     pub fn click(&self, css: &str) {
         self.wait_for(css, ELEMENT_TIMEOUT);
-        let res = self.browser.block_on(async {
+        let res = self.browser.call(&format!("clicking `{css}`"), async {
+            // Input events reach only the tab in front (a background tab never
+            // answers them).
+            self.inner.bring_to_front().await?;
             let el = self.inner.find_element(css).await?;
             el.click().await?;
             Ok::<_, chromiumoxide::error::CdpError>(())
         });
-        if let Err(e) = res {
+        if let Err(e) = res.and_then(|r| r.map_err(|e| e.to_string())) {
             self.fail(&format!("clicking `{css}` failed: {e}"));
         }
     }
@@ -353,7 +364,8 @@ impl Page<'_> {
         let params = ScreenshotParams::builder().full_page(true).build();
         let png = self
             .browser
-            .block_on(self.inner.screenshot(params))
+            .call("taking a screenshot", self.inner.screenshot(params))
+            .and_then(|r| r.map_err(|e| e.to_string()))
             .unwrap_or_else(|e| self.fail(&format!("screenshot failed: {e}")));
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).unwrap();
