@@ -206,10 +206,12 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
             .split('&')
             .filter(|kv| !kv.starts_with("token=") && !kv.is_empty())
             .collect();
+        // One leading slash: `//host/...` would be a link to another site.
+        let path = format!("/{}", req.uri().path().trim_start_matches('/'));
         let target = if rest.is_empty() {
-            req.uri().path().to_string()
+            path
         } else {
-            format!("{}?{}", req.uri().path(), rest.join("&"))
+            format!("{path}?{}", rest.join("&"))
         };
         let cookie = format!(
             "{}={}; Path=/; HttpOnly; SameSite=Strict",
@@ -538,13 +540,18 @@ async fn start_job(
     if !app.csrf_ok(csrf) {
         return (StatusCode::FORBIDDEN, "missing or wrong CSRF token").into_response();
     }
-    if let Some(v) = app.jobs.running(&form.path) {
+    // One spelling per file (`./a.toml` and `a.toml` are one target).
+    let rel = match app.root.normalize(&form.path) {
+        Ok(r) => r,
+        Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
+    };
+    if let Some(v) = app.jobs.running(&rel) {
         return axum::Json(serde_json::json!({"id": v.id})).into_response();
     }
     let spec = match form.kind.as_str() {
-        "audit" => crate::spec_page::audit_job(&app, &form.path),
-        "consistency" => crate::case_page::check_job(&app, &form.path),
-        "c-verify" => crate::report_page::verify_job(&app, &form.path),
+        "audit" => crate::spec_page::audit_job(&app, &rel),
+        "consistency" => crate::case_page::check_job(&app, &rel),
+        "c-verify" => crate::report_page::verify_job(&app, &rel),
         _ => Err("unknown kind of check".to_string()),
     };
     match spec {

@@ -34,11 +34,20 @@ pub fn case_files(app: &App, rel: &str) -> Result<CaseFiles, String> {
             nl,
             implementation,
             bounds,
-        }) => Ok(CaseFiles {
-            nl: nl.clone(),
-            implementation: implementation.clone(),
-            bounds: bounds.clone(),
-        }),
+        }) => {
+            // The walk reads links to files: each must stay inside the served folder.
+            for f in [Some(nl), Some(implementation), bounds.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                app.root.existing(f).map_err(|e| e.to_string())?;
+            }
+            Ok(CaseFiles {
+                nl: nl.clone(),
+                implementation: implementation.clone(),
+                bounds: bounds.clone(),
+            })
+        }
         _ => Err(format!(
             "`{rel}` is not a rule case folder (one `.bl` program and one documentation `.smt2`)"
         )),
@@ -51,16 +60,16 @@ pub fn check_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
     let mut args = vec![
         "consistency".to_string(),
         "--nl".into(),
-        c.nl.clone(),
+        crate::jobs::path_arg(&c.nl),
         "--impl".into(),
-        c.implementation.clone(),
+        crate::jobs::path_arg(&c.implementation),
         "--enumerate".into(),
         "--format".into(),
         "json".into(),
     ];
     if let Some(b) = &c.bounds {
         args.push("--bounds".into());
-        args.push(b.clone());
+        args.push(crate::jobs::path_arg(b));
     }
     args.extend(app.check_args.iter().cloned());
     Ok(crate::jobs::Spec {
@@ -475,6 +484,19 @@ fn prepare(app: &App, f: &ExceptionForm) -> Result<Prepared, Response> {
             &e.to_string(),
         )
     })?;
+    if bytes
+        .as_deref()
+        .is_some_and(|b| std::str::from_utf8(b).is_err())
+    {
+        return Err(app::error_page(
+            app,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Not saved",
+            &format!(
+                "{exc_rel} is not UTF-8 text; saving it from this page would change its other bytes. Edit it in a text editor."
+            ),
+        ));
+    }
     let version = page::version(bytes.as_deref());
     let old = bytes
         .as_deref()

@@ -99,6 +99,16 @@ pub struct Spec {
     pub version: String,
 }
 
+/// A path relative to the served folder as a check's argument: one that starts with
+/// `-` is written `./-...`, so that it is not read as an option.
+pub fn path_arg(rel: &str) -> String {
+    if rel.starts_with('-') {
+        format!("./{rel}")
+    } else {
+        rel.to_string()
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -52,25 +52,33 @@ pub struct Config {
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    // The io errors are part of the message and not a `source`: a caller that prints
+    // the chain would print them twice.
     /// The folder cannot be served.
-    #[error("{path}: {source}")]
+    #[error("{}: {error}", path.display())]
     Root {
         /// The folder.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The address cannot be bound.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}: {error}")]
     Bind {
         /// The address.
         addr: SocketAddr,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The server failed.
     #[error("the server stopped: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for ServeError {
+    fn from(e: std::io::Error) -> ServeError {
+        ServeError::Io(e)
+    }
 }
 
 /// Serves until the process is stopped. `ready` is called once with the address to
@@ -81,15 +89,15 @@ pub fn run(config: Config, ready: impl FnOnce(&str)) -> Result<(), ServeError> {
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let root = paths::Root::new(&config.root).map_err(|source| ServeError::Root {
+        let root = paths::Root::new(&config.root).map_err(|error| ServeError::Root {
             path: config.root.clone(),
-            source,
+            error,
         })?;
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
-            .map_err(|source| ServeError::Bind {
+            .map_err(|error| ServeError::Bind {
                 addr: config.addr,
-                source,
+                error,
             })?;
         let local = listener.local_addr()?;
         let app = app::App::new(root, local, &config)?;

@@ -61,9 +61,31 @@ pub fn enc(s: &str) -> String {
 pub fn hidden(name: &str, value: &str) -> String {
     format!(
         "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
-        escape(name),
-        escape(value)
+        attr(name),
+        attr(value)
     )
+}
+
+/// Escapes a value the page sends back (a hidden field, a `data-` attribute the script
+/// posts): unlike [`escape`], which shows control characters and bidirectional
+/// overrides as visible stand-ins, the browser reads back exactly `s` (control
+/// characters as character references, everything else as it is), so an id or a path
+/// with such a character still names the same requirement or file.
+pub fn attr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' => out.push(c),
+            '\u{0}'..='\u{1F}' | '\u{7F}' => out.push_str(&format!("&#{};", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A message box (`kind`: `notice` or `error`), with the id the tests look for.
@@ -109,5 +131,18 @@ pub fn version(bytes: Option<&[u8]>) -> String {
             .iter()
             .map(|x| format!("{x:02x}"))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn attr_keeps_what_escape_shows_differently() {
+        let id = "R\u{202e}1\u{1b}[31m\r<\"'&>";
+        assert_eq!(
+            super::attr(id),
+            "R\u{202e}1&#27;[31m&#13;&lt;&quot;&#39;&amp;&gt;"
+        );
+        assert!(super::hidden("id", id).contains("value=\"R\u{202e}1&#27;"));
     }
 }

@@ -26,9 +26,22 @@ pub struct Root {
 impl Root {
     /// The folder, made canonical (it must exist).
     pub fn new(dir: &Path) -> std::io::Result<Root> {
-        Ok(Root {
-            dir: dir.canonicalize()?,
-        })
+        let dir = dir.canonicalize()?;
+        if !dir.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a folder",
+            ));
+        }
+        Ok(Root { dir })
+    }
+
+    /// `rel` spelled one way: `/` separated, without `.`, empty or trailing parts
+    /// (`./a//b.toml/` is `a/b.toml`); refused like [`Root::existing`] refuses it.
+    pub fn normalize(&self, rel: &str) -> Result<String, PathError> {
+        let joined = self.join(rel)?;
+        self.relative(&joined)
+            .ok_or_else(|| PathError::Outside(rel.to_string()))
     }
 
     /// The canonical folder.
@@ -131,5 +144,10 @@ mod tests {
             root.relative(&root.dir().join("a.toml")).as_deref(),
             Some("a.toml")
         );
+        for same in ["a.toml", "./a.toml", ".//a.toml", "a.toml/"] {
+            assert_eq!(root.normalize(same).as_deref(), Ok("a.toml"), "{same}");
+        }
+        assert!(matches!(root.normalize("../x"), Err(PathError::Outside(_))));
+        assert!(Root::new(&t.path().join("secret")).is_err());
     }
 }

@@ -94,7 +94,7 @@ pub fn verify_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
     let mut args = vec![
         "c".to_string(),
         "verify".into(),
-        rel.to_string(),
+        crate::jobs::path_arg(rel),
         "--format".into(),
         "json".into(),
     ];

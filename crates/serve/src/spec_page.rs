@@ -20,7 +20,7 @@ pub fn audit_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
     let cache = app.scratch.path().join("audit");
     let mut args = vec![
         "audit".to_string(),
-        rel.to_string(),
+        crate::jobs::path_arg(rel),
         "--format".into(),
         "json".into(),
         "--all-conflicts".into(),
@@ -51,6 +51,9 @@ pub struct SpecQuery {
 
 struct Loaded {
     text: String,
+    /// The bytes are UTF-8 (`text` is them exactly; else it is a lossy reading, which
+    /// must not be written back).
+    utf8: bool,
     version: String,
     spec: Result<Spec, String>,
 }
@@ -80,11 +83,13 @@ fn load(app: &App, rel: &str) -> Result<Loaded, Response> {
         }
     };
     let version = page::version(Some(&bytes));
+    let utf8 = std::str::from_utf8(&bytes).is_ok();
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let spec =
         reqs::spec::parse_spec(SourceFile::new(rel, text.clone())).map_err(|d| d.to_string());
     Ok(Loaded {
         text,
+        utf8,
         version,
         spec,
     })
@@ -205,7 +210,7 @@ pub fn job_box_for(app: &App, rel: &str, kind: &str, label: &str) -> String {
          <div id=\"job\" data-state=\"{state}\" data-job=\"{job}\"><span class=\"job-status\">{status}</span><pre class=\"job-log\"></pre></div>",
         kind_id = if kind == "consistency" { "check" } else { kind },
         kind = kind,
-        p = escape(rel),
+        p = page::attr(rel),
         label = escape(label),
         state = if running.is_some() { "running" } else { "idle" },
         job = running.as_ref().map(|v| v.id.to_string()).unwrap_or_default(),
@@ -898,6 +903,19 @@ fn refused(app: &App, what: &str) -> Response {
     app::error_page(app, StatusCode::FORBIDDEN, "Refused", what)
 }
 
+/// A file that is not UTF-8 is not saved from the page: its text here is a lossy
+/// reading, and writing it back would change bytes the person never saw change.
+fn not_utf8(app: &App, rel: &str) -> Response {
+    app::error_page(
+        app,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "Not saved",
+        &format!(
+            "{rel} is not UTF-8 text; saving it from this page would change its other bytes. Edit it in a text editor."
+        ),
+    )
+}
+
 /// The diff of an edit, and the form that saves it.
 pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<EditForm>) -> Response {
     if !app.csrf_ok(&f.csrf) {
@@ -1035,6 +1053,9 @@ fn preview_page(app: &App, f: EditForm) -> Response {
         (spec_link(rel), rel.clone()),
         (String::new(), format!("preview {}", f.id)),
     ];
+    if !l.utf8 {
+        return not_utf8(app, rel);
+    }
     let mut body = format!("<h1>Preview: {}</h1>", escape(&f.id));
     if l.version != f.version {
         body.push_str(&app::refusal_html(
@@ -1126,6 +1147,9 @@ pub async fn apply(State(app): State<Arc<App>>, Form(f): Form<EditForm>) -> Resp
     };
     if l.version != f.version {
         return fail(&app, app::WriteRefused::Changed { now: l.version });
+    }
+    if !l.utf8 {
+        return not_utf8(&app, rel);
     }
     let new = match compute(rel, &l.text, &f) {
         Ok(n) => n,

@@ -99,6 +99,16 @@ pub fn scan(root: &Root) -> Scan {
             if !ft.is_file() {
                 continue;
             }
+            if name.ends_with(".toml")
+                && e.metadata()
+                    .is_ok_and(|m| m.len() > crate::app::MAX_FILE_BYTES)
+            {
+                out.skipped.push(format!(
+                    "{rel}: larger than {} MiB",
+                    crate::app::MAX_FILE_BYTES >> 20
+                ));
+                continue;
+            }
             if let Some(kind) = classify(&path, &name) {
                 out.entries.push(Entry { rel, kind });
             }

@@ -1,0 +1,950 @@
+//! `vera serve` over plain HTTP: the real binary on a temporary folder, requests written
+//! by hand over a TCP stream. What a hostile page or a careless person could send: no
+//! token, another Host or Origin, no CSRF token, paths and links out of the folder,
+//! markup in names and texts, files changed between a preview and its save, odd files
+//! in the folder, and the ways the server can fail to start.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn copy(from: &str, to: &Path) {
+    if let Some(p) = to.parent() {
+        std::fs::create_dir_all(p).unwrap();
+    }
+    std::fs::copy(repo().join(from), to).unwrap();
+}
+
+/// The hemodialysis spec at `dir/name`.
+fn spec_into(dir: &Path, name: &str) -> String {
+    copy("examples/hemodialysis/hemodialysis.toml", &dir.join(name));
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+/// The CRA rule case (documentation, program, bounds) in `dir/case`.
+fn case_into(dir: &Path) {
+    let c = dir.join("case");
+    copy(
+        "testdata/fees-dataset/cra-25/ab/ab.smt2",
+        &c.join("ab.smt2"),
+    );
+    copy(
+        "testdata/fees-dataset/cra-25/ab/prog.bl",
+        &c.join("prog.bl"),
+    );
+    copy("examples/fees/cra-bounds.json", &c.join("bounds.json"));
+}
+
+struct Server {
+    child: Child,
+    port: u16,
+    token: String,
+    cookie: String,
+    _stdout: Option<BufReader<ChildStdout>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Resp {
+    status: u16,
+    headers: HashMap<String, String>,
+    body: String,
+}
+
+fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .arg("serve")
+        .arg(dir)
+        .args(["--port", "0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("vera serve: ")
+        .unwrap_or_else(|| panic!("first line: {line:?}"));
+    let rest = url.strip_prefix("http://").unwrap();
+    let (addr, query) = rest.split_once("/?token=").unwrap();
+    let port: u16 = addr.rsplit_once(':').unwrap().1.parse().unwrap();
+    Server {
+        child,
+        port,
+        token: query.to_string(),
+        cookie: format!("vera_token_{port}={query}"),
+        _stdout: keep_stdout.then_some(out),
+    }
+}
+
+fn start(dir: &Path) -> Server {
+    start_with(dir, &[], true)
+}
+
+fn enc(s: &str) -> String {
+    let mut o = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                o.push(b as char)
+            }
+            _ => o.push_str(&format!("%{b:02X}")),
+        }
+    }
+    o
+}
+
+fn form(fields: &[(String, String)]) -> String {
+    fields
+        .iter()
+        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail.find(';').unwrap();
+        let ent = &tail[1..end];
+        match ent {
+            "amp" => out.push('&'),
+            "lt" => out.push('<'),
+            "gt" => out.push('>'),
+            "quot" => out.push('"'),
+            _ => {
+                let n: u32 = ent.strip_prefix('#').unwrap().parse().unwrap();
+                out.push(char::from_u32(n).unwrap());
+            }
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The hidden fields of the first form after `marker` in `html`.
+fn hidden_after(html: &str, marker: &str) -> Vec<(String, String)> {
+    let start = html
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker} in {html}"));
+    let part = &html[start..];
+    let part = &part[..part.find("</form>").unwrap()];
+    let mut v = Vec::new();
+    for chunk in part.split("<input type=\"hidden\" name=\"").skip(1) {
+        let (name, rest) = chunk.split_once("\" value=\"").unwrap();
+        let value = &rest[..rest.find('"').unwrap()];
+        v.push((unescape(name), unescape(value)));
+    }
+    v
+}
+
+fn set(fields: &mut [(String, String)], name: &str, value: &str) {
+    for (k, v) in fields.iter_mut() {
+        if k == name {
+            *v = value.to_string();
+        }
+    }
+}
+
+fn s(a: &str, b: &str) -> (String, String) {
+    (a.to_string(), b.to_string())
+}
+
+impl Server {
+    fn raw(&self, request: &str) -> Resp {
+        let mut t = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        t.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        t.write_all(request.as_bytes()).unwrap();
+        let mut buf = Vec::new();
+        t.read_to_end(&mut buf).unwrap();
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let mut lines = head.lines();
+        let status = lines.next().unwrap().split(' ').nth(1).unwrap();
+        let headers: HashMap<String, String> = lines
+            .filter_map(|l| l.split_once(": "))
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+            .collect();
+        let body = if headers
+            .get("transfer-encoding")
+            .is_some_and(|v| v == "chunked")
+        {
+            let mut out = String::new();
+            let mut rest = body;
+            while let Some((size, after)) = rest.split_once("\r\n") {
+                let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                out.push_str(&after[..n]);
+                rest = &after[n + 2..];
+            }
+            out
+        } else {
+            body.to_string()
+        };
+        Resp {
+            status: status.parse().unwrap(),
+            headers,
+            body,
+        }
+    }
+
+    fn request(&self, method: &str, path: &str, extra: &[(&str, &str)], body: &str) -> Resp {
+        let mut r = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+        if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            r.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("cookie")) {
+            r.push_str(&format!("Cookie: {}\r\n", self.cookie));
+        }
+        for (k, v) in extra {
+            r.push_str(&format!("{k}: {v}\r\n"));
+        }
+        if method == "POST" {
+            r.push_str("Content-Type: application/x-www-form-urlencoded\r\n");
+            r.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        r.push_str("\r\n");
+        r.push_str(body);
+        self.raw(&r)
+    }
+
+    fn get(&self, path: &str) -> Resp {
+        self.request("GET", path, &[], "")
+    }
+
+    fn post(&self, path: &str, fields: &[(String, String)]) -> Resp {
+        self.request("POST", path, &[], &form(fields))
+    }
+
+    fn csrf(&self) -> String {
+        let b = self.get("/").body;
+        let i = b.find("<meta name=\"csrf\" content=\"").unwrap() + 27;
+        b[i..i + 32].to_string()
+    }
+
+    /// Starts a check; its id.
+    fn job(&self, kind: &str, path: &str) -> Resp {
+        let csrf = self.csrf();
+        self.request(
+            "POST",
+            "/jobs",
+            &[("x-vera-csrf", &csrf)],
+            &form(&[s("kind", kind), s("path", path)]),
+        )
+    }
+
+    /// Waits until job `id` ends; its state as JSON text.
+    fn wait_job(&self, id: &str) -> String {
+        let t = Instant::now();
+        loop {
+            let r = self.get(&format!("/jobs/{id}"));
+            assert_eq!(r.status, 200, "{}", r.body);
+            if !r.body.contains("\"state\":\"running\"") {
+                return r.body;
+            }
+            assert!(t.elapsed() < Duration::from_secs(15), "job {id} still runs");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The apply form of a requirement edit previewed with a new `text`.
+    fn preview_text(&self, rel: &str, id: &str, text: &str) -> (Resp, Vec<(String, String)>) {
+        let e = self.get(&format!("/spec/edit?path={}&id={}", enc(rel), enc(id)));
+        assert_eq!(e.status, 200, "{}", e.body);
+        let mut f = hidden_after(&e.body, "id=\"edit-form\"");
+        f.push(s("text", text));
+        let formula = e.body.split("name=\"formula\" value=\"").nth(1).unwrap();
+        f.push(s(
+            "formula",
+            &unescape(&formula[..formula.find('"').unwrap()]),
+        ));
+        let p = self.post("/spec/preview", &f);
+        let apply = if p.status == 200 {
+            hidden_after(&p.body, "id=\"apply-form\"")
+        } else {
+            Vec::new()
+        };
+        (p, apply)
+    }
+}
+
+const ART1: &str = "If the arterial pressure rises above the upper arterial limit, the arterial pressure alarm shall be raised.";
+
+#[test]
+fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
+    let t = tempfile::tempdir().unwrap();
+    let original = spec_into(t.path(), "spec.toml");
+    let srv = start(t.path());
+    let p = srv.port;
+
+    let r = srv.request("GET", "/", &[("Cookie", "x=y")], "");
+    assert_eq!(r.status, 401);
+    let r = srv.request(
+        "GET",
+        "/",
+        &[("Cookie", &format!("vera_token_{p}=0000"))],
+        "",
+    );
+    assert_eq!(r.status, 401);
+    // The token in the URL sets the cookie and redirects to the same page without it.
+    let r = srv.request(
+        "GET",
+        &format!("/spec?token={}&path=spec.toml", srv.token),
+        &[("Cookie", "x=y")],
+        "",
+    );
+    assert_eq!(r.status, 303);
+    assert_eq!(r.headers["location"], "/spec?path=spec.toml");
+    assert!(r.headers["set-cookie"].contains("HttpOnly; SameSite=Strict"));
+    // Not to another site: `//host` in the path is a link to that host.
+    let r = srv.request(
+        "GET",
+        &format!("//evil.example/x?token={}", srv.token),
+        &[("Cookie", "x=y")],
+        "",
+    );
+    assert_eq!(r.status, 303);
+    assert_eq!(r.headers["location"], "/evil.example/x");
+    // DNS rebinding: another name for this address.
+    for host in [
+        format!("evil.example:{p}"),
+        format!("127.0.0.1:{}", p.wrapping_add(1)),
+        String::new(),
+    ] {
+        let r = srv.request("GET", "/", &[("Host", &host)], "");
+        assert_eq!(r.status, 403, "Host {host:?}");
+    }
+    assert_eq!(
+        srv.request("GET", "/", &[("Host", &format!("localhost:{p}"))], "")
+            .status,
+        200
+    );
+
+    // A complete, valid save, sent the ways a hostile page or a stale tab would.
+    let (pv, apply) = srv.preview_text("spec.toml", "R-ART-1", "Changed.");
+    assert_eq!(pv.status, 200, "{}", pv.body);
+    let body = form(&apply);
+    let no_csrf: Vec<_> = apply.iter().filter(|(k, _)| k != "csrf").cloned().collect();
+    let mut wrong = apply.clone();
+    set(&mut wrong, "csrf", &"0".repeat(32));
+    for (what, r) in [
+        (
+            "no cookie",
+            srv.request("POST", "/spec/apply", &[("Cookie", "x=y")], &body),
+        ),
+        (
+            "cross origin",
+            srv.request(
+                "POST",
+                "/spec/apply",
+                &[("Origin", "http://evil.example")],
+                &body,
+            ),
+        ),
+        (
+            "null origin",
+            srv.request("POST", "/spec/apply", &[("Origin", "null")], &body),
+        ),
+        (
+            "other port",
+            srv.request(
+                "POST",
+                "/spec/apply",
+                &[("Origin", &format!("http://127.0.0.1:{}", p.wrapping_add(1)))],
+                &body,
+            ),
+        ),
+        ("no csrf", srv.post("/spec/apply", &no_csrf)),
+        ("wrong csrf", srv.post("/spec/apply", &wrong)),
+    ] {
+        assert!(r.status == 401 || r.status == 403, "{what}: {}", r.status);
+        assert_eq!(
+            std::fs::read_to_string(t.path().join("spec.toml")).unwrap(),
+            original,
+            "{what}"
+        );
+    }
+    // Jobs need the header too.
+    let r = srv.request("POST", "/jobs", &[], "kind=audit&path=spec.toml");
+    assert_eq!(r.status, 403);
+    let r = srv.request("POST", "/jobs/1/cancel", &[("x-vera-csrf", "nope")], "");
+    assert_eq!(r.status, 403);
+    // The same-origin save goes through.
+    let r = srv.request(
+        "POST",
+        "/spec/apply",
+        &[("Origin", &format!("http://127.0.0.1:{p}"))],
+        &body,
+    );
+    assert_eq!(r.status, 303, "{}", r.body);
+    assert_eq!(
+        std::fs::read_to_string(t.path().join("spec.toml")).unwrap(),
+        original.replace(ART1, "Changed.")
+    );
+}
+
+#[test]
+fn paths_and_links_out_of_the_folder_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    std::fs::create_dir(&dir).unwrap();
+    spec_into(&dir, "spec.toml");
+    let secret = "SECRET-OUTSIDE-4711";
+    std::fs::write(
+        t.path().join("secret.toml"),
+        format!("[[requirements]]\n# {secret}\n"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(t.path().join("secret.toml"), dir.join("link.toml")).unwrap();
+    std::os::unix::fs::symlink(t.path(), dir.join("up")).unwrap();
+    let fifo = dir.join("x.toml");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let srv = start(&dir);
+    let started = Instant::now();
+    let o = srv.get("/");
+    assert_eq!(o.status, 200);
+    assert!(o.body.contains("data-file=\"spec.toml\""));
+    assert!(!o.body.contains(secret));
+    for page in [
+        "/file",
+        "/spec",
+        "/spec/req",
+        "/spec/edit",
+        "/report",
+        "/c",
+        "/case",
+    ] {
+        for p in [
+            "../secret.toml",
+            "link.toml",
+            "up/secret.toml",
+            "/etc/passwd",
+            "spec.toml/../../secret.toml",
+            "x.toml",
+            "",
+            "nope.toml",
+        ] {
+            let r = srv.get(&format!("{page}?path={}&id=R-ART-1", enc(p)));
+            assert!(
+                [403, 404, 422].contains(&r.status),
+                "{page} {p}: {} {}",
+                r.status,
+                r.body
+            );
+            assert!(!r.body.contains(secret), "{page} {p}");
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "a fifo blocked a read"
+    );
+    // Writes through a link out of the folder.
+    let csrf = srv.csrf();
+    let r = srv.post(
+        "/spec/apply",
+        &[
+            s("path", "link.toml"),
+            s("id", "R-ART-1"),
+            s("text", "x"),
+            s("version", "absent"),
+            s("new_version", "x"),
+            s("csrf", &csrf),
+        ],
+    );
+    assert_eq!(r.status, 403);
+    assert!(std::fs::read_to_string(t.path().join("secret.toml"))
+        .unwrap()
+        .contains(secret));
+}
+
+#[test]
+fn a_rule_case_whose_files_link_out_of_the_folder_is_not_read() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    case_into(&dir);
+    let secret = "SECRET_OUTSIDE_4711";
+    std::fs::write(t.path().join("outside.bl"), format!("{secret} line\n")).unwrap();
+    std::fs::remove_file(dir.join("case/prog.bl")).unwrap();
+    std::os::unix::fs::symlink(t.path().join("outside.bl"), dir.join("case/prog.bl")).unwrap();
+    let srv = start(&dir);
+    let r = srv.get("/case?path=case");
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(!r.body.contains(secret), "{}", r.body);
+    let r = srv.job("consistency", "case");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(!r.body.contains(secret));
+}
+
+#[test]
+fn saves_are_refused_when_the_file_changed_since_the_preview() {
+    let t = tempfile::tempdir().unwrap();
+    let original = spec_into(t.path(), "spec.toml");
+    let path = t.path().join("spec.toml");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("outside.toml");
+    let srv = start(t.path());
+
+    // Two previews of the same version, then two saves: the second is refused.
+    let (p1, a1) = srv.preview_text("spec.toml", "R-ART-1", "First.");
+    let (p2, a2) = srv.preview_text("spec.toml", "R-ART-1", "Second <b>\"x\"</b>.");
+    assert_eq!((p1.status, p2.status), (200, 200));
+    assert!(p2.body.contains("Second &lt;b&gt;&quot;x&quot;&lt;/b&gt;."));
+    let r = srv.post("/spec/apply", &a1);
+    assert_eq!(r.status, 303, "{}", r.body);
+    assert_eq!(r.headers["location"], "/spec?path=spec.toml&saved=R-ART-1");
+    let first = original.replace(ART1, "First.");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+    let r = srv.post("/spec/apply", &a2);
+    assert_eq!(r.status, 409);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+    // The same save again: refused, the file moved on.
+    assert_eq!(srv.post("/spec/apply", &a1).status, 409);
+    // A form that does not save what was previewed.
+    let (_, mut a3) = srv.preview_text("spec.toml", "R-ART-1", "Third.");
+    set(&mut a3, "text", "Not previewed.");
+    assert_eq!(srv.post("/spec/apply", &a3).status, 409);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+
+    // Edited in a text editor between the preview and the save.
+    let (_, a4) = srv.preview_text("spec.toml", "R-ART-1", "Fourth.");
+    let edited = format!("{first}\n# edited by hand\n");
+    std::fs::write(&path, &edited).unwrap();
+    let r = srv.post("/spec/apply", &a4);
+    assert_eq!(r.status, 409);
+    assert!(r.body.contains("changed since this page loaded it"));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+
+    // Deleted between the preview and the save.
+    let (_, a5) = srv.preview_text("spec.toml", "R-ART-1", "Fifth.");
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(srv.post("/spec/apply", &a5).status, 404);
+    assert!(!path.exists());
+
+    // Replaced by a link out of the folder (with the same text) between them.
+    std::fs::write(&path, &edited).unwrap();
+    let (_, a6) = srv.preview_text("spec.toml", "R-ART-1", "Sixth.");
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&outside, &edited).unwrap();
+    std::os::unix::fs::symlink(&outside, &path).unwrap();
+    assert_eq!(srv.post("/spec/apply", &a6).status, 403);
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), edited);
+    assert!(std::fs::symlink_metadata(&path)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn a_spec_that_is_not_utf8_is_not_rewritten() {
+    let t = tempfile::tempdir().unwrap();
+    let text = spec_into(t.path(), "spec.toml");
+    let mut bytes = b"# caf\xe9 (Latin-1)\n".to_vec();
+    bytes.extend_from_slice(text.as_bytes());
+    std::fs::write(t.path().join("spec.toml"), &bytes).unwrap();
+    let srv = start(t.path());
+    assert_eq!(srv.get("/spec?path=spec.toml").status, 200);
+    let (p, _) = srv.preview_text("spec.toml", "R-ART-1", "Changed.");
+    assert_eq!(p.status, 422, "{}", p.body);
+    assert!(p.body.contains("not UTF-8"));
+    // A save sent without a preview is refused the same way.
+    let e = srv.get("/spec/edit?path=spec.toml&id=R-ART-1");
+    let mut f = hidden_after(&e.body, "id=\"edit-form\"");
+    f.push(s("text", "Changed."));
+    f.push(s("new_version", "x"));
+    assert_eq!(srv.post("/spec/apply", &f).status, 422);
+    assert_eq!(std::fs::read(t.path().join("spec.toml")).unwrap(), bytes);
+}
+
+#[test]
+fn markup_in_names_and_texts_is_escaped_and_odd_ids_still_save() {
+    let t = tempfile::tempdir().unwrap();
+    let payload = "<script>alert(1)</script>\\\"'><img src=x onerror=alert(2)>\\u202e";
+    let original = spec_into(t.path(), "spec.toml")
+        .replace(
+            "name = \"Hemodialysis machine: safety requirements\"",
+            &format!("name = \"N{payload}\\u001b[31m\""),
+        )
+        .replace(
+            "id = \"R-ART-1\"\ntext = \"",
+            &format!("id = \"R-ART-1\"\ntext = \"T{payload}\\u001b[31m"),
+        )
+        .replace("id = \"R-ART-2\"", &format!("id = \"R{payload}\""));
+    let odd = "a\"<img src=x onerror=alert(3)>.toml";
+    std::fs::write(t.path().join("spec.toml"), &original).unwrap();
+    std::fs::write(t.path().join(odd), &original).unwrap();
+    std::fs::write(
+        t.path().join("report.json"),
+        format!(
+            "{{\"schema\":\"vera.audit.v1\",\"file\":\"<script>x</script>\",\"x\":\"{payload}\"}}"
+        ),
+    )
+    .unwrap();
+    let srv = start(t.path());
+    let id = "R<script>alert(1)</script>\"'><img src=x onerror=alert(2)>\u{202e}";
+    for page in [
+        "/".to_string(),
+        "/spec?path=spec.toml".into(),
+        "/spec/req?path=spec.toml&id=R-ART-1".into(),
+        format!("/spec/req?path=spec.toml&id={}", enc(id)),
+        format!("/spec/edit?path=spec.toml&id={}", enc(id)),
+        format!("/spec?path={}", enc(odd)),
+        "/file?path=spec.toml".into(),
+        "/report?path=report.json".into(),
+        format!("/spec?path={}", enc("<script>.toml")),
+    ] {
+        let r = srv.get(&page);
+        assert!([200, 404].contains(&r.status), "{page}: {}", r.status);
+        for bad in ["<script>alert", "<img", "\u{1b}", "\u{202e}<"] {
+            assert!(!r.body.contains(bad), "{page} has {bad:?}");
+        }
+        let csp = &r.headers["content-security-policy"];
+        assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"));
+    }
+    // The edit form carries the id as it is (not its escaped picture), so the save
+    // finds the requirement.
+    let (p, a) = srv.preview_text("spec.toml", id, "Renamed text.");
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert!(a.contains(&s("id", id)), "{a:?}");
+    assert_eq!(srv.post("/spec/apply", &a).status, 303);
+    let now = std::fs::read_to_string(t.path().join("spec.toml")).unwrap();
+    let old_text = "The arterial pressure alarm shall be raised as soon as the arterial pressure comes within 10 mmHg of the upper arterial limit.";
+    // The form sends the formula as the page prints it (`10.0` for `10`).
+    let expected = original.replace(old_text, "Renamed text.").replace(
+        "(- art_high_limit 10)) alarm_arterial)",
+        "(- art_high_limit 10.0)) alarm_arterial)",
+    );
+    assert_eq!(now, expected);
+}
+
+#[test]
+fn exceptions_are_added_once_and_refused_when_stale() {
+    let t = tempfile::tempdir().unwrap();
+    case_into(t.path());
+    let exc = t.path().join("case/exceptions.toml");
+    let srv = start(t.path());
+    let csrf = srv.csrf();
+    let page = srv.get("/case?path=case");
+    assert_eq!(page.status, 200, "{}", page.body);
+    let f = |id: &str, version: &str| {
+        vec![
+            s("path", "case"),
+            s("id", id),
+            s("cases", "*"),
+            s("assume", "(> income 0)"),
+            s("reason", "intended <b>\"rounding\"</b>"),
+            s("accepted_by", "Reviewer"),
+            s("date", "2024-01-02"),
+            s("version", version),
+            s("csrf", &csrf),
+        ]
+    };
+    let p1 = srv.post("/case/exception/preview", &f("ex-1", "absent"));
+    let p2 = srv.post("/case/exception/preview", &f("ex-2", "absent"));
+    assert_eq!((p1.status, p2.status), (200, 200), "{}", p1.body);
+    let a1 = hidden_after(&p1.body, "id=\"apply-form\"");
+    let a2 = hidden_after(&p2.body, "id=\"apply-form\"");
+    let mut no_csrf = a1.clone();
+    set(&mut no_csrf, "csrf", "");
+    assert_eq!(srv.post("/case/exception/apply", &no_csrf).status, 403);
+    assert!(!exc.exists());
+    let r = srv.post("/case/exception/apply", &a1);
+    assert_eq!(r.status, 303, "{}", r.body);
+    assert_eq!(r.headers["location"], "/case?path=case&saved=ex-1");
+    let written = "[[exception]]\nid = \"ex-1\"\ncases = \"*\"\nassume = \"(> income 0)\"\nreason = 'intended <b>\"rounding\"</b>'\naccepted_by = \"Reviewer\"\ndate = \"2024-01-02\"\n";
+    assert_eq!(std::fs::read_to_string(&exc).unwrap(), written);
+    assert_eq!(srv.post("/case/exception/apply", &a2).status, 409);
+    assert_eq!(srv.post("/case/exception/apply", &a1).status, 409);
+    assert_eq!(std::fs::read_to_string(&exc).unwrap(), written);
+    // Not UTF-8: not rewritten from the page.
+    let mut latin1 = b"# caf\xe9\n".to_vec();
+    latin1.extend_from_slice(written.as_bytes());
+    std::fs::write(&exc, &latin1).unwrap();
+    let r = srv.post("/case/exception/preview", &f("ex-3", "x"));
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(std::fs::read(&exc).unwrap(), latin1);
+}
+
+#[test]
+fn a_proposals_file_naming_a_spec_out_of_the_folder_writes_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    std::fs::create_dir(&dir).unwrap();
+    let outside = spec_into(t.path(), "outside.toml");
+    let inside = spec_into(&dir, "spec.toml");
+    let proposals = |file: &str| {
+        format!(
+            r#"{{"schema":"vera.clarify.v1","file":{},"proposals":[{{"id":"R-ART-1","original":"o","clarified":"Clarified.","rounds":1,"classes_before":2,"classes_after":1,"converged":true,"accepted":true,"formula":"(=> (> arterial_pressure art_high_limit) alarm_arterial)","history":[]}}]}}"#,
+            serde_json_string(file)
+        )
+    };
+    let abs = t.path().join("outside.toml").display().to_string();
+    std::fs::write(dir.join("p1.json"), proposals("../outside.toml")).unwrap();
+    std::fs::write(dir.join("p2.json"), proposals(&abs)).unwrap();
+    std::fs::write(dir.join("p3.json"), proposals("spec.toml")).unwrap();
+    let srv = start(&dir);
+    let csrf = srv.csrf();
+    for p in ["p1.json", "p2.json", "../p1.json"] {
+        let r = srv.post(
+            "/spec/proposal/preview",
+            &[s("proposals", p), s("id", "R-ART-1"), s("csrf", &csrf)],
+        );
+        assert!(
+            [403, 404].contains(&r.status),
+            "{p}: {} {}",
+            r.status,
+            r.body
+        );
+        assert!(!r.body.contains("apply-form"), "{p}");
+    }
+    let r = srv.post(
+        "/spec/proposal/preview",
+        &[s("proposals", "p3.json"), s("id", "R-ART-1"), s("csrf", "")],
+    );
+    assert_eq!(r.status, 403);
+    let r = srv.post(
+        "/spec/proposal/preview",
+        &[
+            s("proposals", "p3.json"),
+            s("id", "R-ART-1"),
+            s("csrf", &csrf),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let a = hidden_after(&r.body, "id=\"apply-form\"");
+    assert!(a.contains(&s("path", "spec.toml")));
+    assert_eq!(
+        std::fs::read_to_string(t.path().join("outside.toml")).unwrap(),
+        outside
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("spec.toml")).unwrap(),
+        inside
+    );
+}
+
+fn serde_json_string(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+#[test]
+fn the_scan_skips_huge_deep_and_odd_files_without_hanging() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    // 17 MiB that looks like a spec.
+    let mut big = b"[[requirements]]\n".to_vec();
+    big.resize(17 << 20, b'#');
+    std::fs::write(t.path().join("big.toml"), &big).unwrap();
+    let mut deep = t.path().to_path_buf();
+    for _ in 0..12 {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    spec_into(&deep, "deep.toml");
+    use std::os::unix::ffi::OsStrExt;
+    let odd = t.path().join(std::ffi::OsStr::from_bytes(b"bad\xff.toml"));
+    std::fs::write(&odd, "[[requirements]]\n").unwrap();
+    assert!(Command::new("mkfifo")
+        .arg(t.path().join("fifo.toml"))
+        .status()
+        .unwrap()
+        .success());
+    let srv = start(t.path());
+    let started = Instant::now();
+    let r = srv.get("/");
+    assert_eq!(r.status, 200);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(r.body.contains("data-file=\"spec.toml\""));
+    assert!(!r.body.contains("data-file=\"big.toml\""));
+    assert!(
+        r.body.contains("big.toml: larger than 16 MiB"),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("deeper than 8 folders"));
+    assert_eq!(srv.get("/spec?path=big.toml").status, 422);
+    assert_eq!(srv.get("/spec?path=fifo.toml").status, 422);
+}
+
+#[test]
+fn checks_start_once_per_file_and_report_failures() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    spec_into(t.path(), "-draft.toml");
+    std::fs::write(
+        t.path().join("bad.toml"),
+        "[spec]\nname = \"bad\"\n[[requirements]]\nid = \"A\"\ntext = \"t\"\nformula = \"(> y\"\n",
+    )
+    .unwrap();
+    let srv = start(t.path());
+    let id_of = |r: Resp| -> String {
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.body
+            .trim_start_matches("{\"id\":")
+            .trim_end_matches('}')
+            .to_string()
+    };
+    // Started under another spelling of the path, the result is the file's.
+    let a = id_of(srv.job("audit", "./spec.toml"));
+    let v = srv.wait_job(&a);
+    assert!(v.contains("\"state\":\"done\""), "{v}");
+    assert!(v.contains("\"target\":\"spec.toml\""), "{v}");
+    let page = srv.get("/spec?path=spec.toml");
+    assert!(page.body.contains("Last audit run"), "{}", page.body);
+    // A file whose name starts with `-` is a file, not an option.
+    let d = id_of(srv.job("audit", "-draft.toml"));
+    let v = srv.wait_job(&d);
+    assert!(v.contains("\"state\":\"done\""), "{v}");
+    // A spec with errors: the check fails and says why.
+    let b = id_of(srv.job("audit", "bad.toml"));
+    let v = srv.wait_job(&b);
+    assert!(v.contains("\"state\":\"failed\""), "{v}");
+    assert!(v.contains("unclosed"), "{v}");
+    // Bad requests.
+    for (kind, path, status) in [
+        ("audit", "../spec.toml", 400),
+        ("audit", "nope.toml", 400),
+        ("rm", "spec.toml", 400),
+        ("consistency", "spec.toml", 400),
+    ] {
+        assert_eq!(srv.job(kind, path).status, status, "{kind} {path}");
+    }
+    let csrf = srv.csrf();
+    let cancel = |id: &str| {
+        srv.request(
+            "POST",
+            &format!("/jobs/{id}/cancel"),
+            &[("x-vera-csrf", &csrf)],
+            "",
+        )
+    };
+    assert_eq!(cancel("999").status, 404);
+    assert_eq!(cancel("abc").status, 400);
+    assert_eq!(srv.get("/jobs/999").status, 404);
+    assert_eq!(srv.get("/jobs/999/events").status, 404);
+    // Cancelling a finished check changes nothing.
+    assert_eq!(cancel(&a).status, 204);
+    assert!(srv
+        .get(&format!("/jobs/{a}"))
+        .body
+        .contains("\"state\":\"done\""));
+}
+
+/// Runs vera to its end (at most 15 s: a server that starts where it should not is
+/// stopped and fails the test).
+fn run_to_end(args: &[&str]) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > Duration::from_secs(15) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("vera {args:?} did not end");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.code().unwrap_or(-1), err)
+}
+
+#[test]
+fn the_server_starts_or_says_why_not() {
+    let t = tempfile::tempdir().unwrap();
+    let missing = t.path().join("missing");
+    let (code, err) = run_to_end(&["serve", missing.to_str().unwrap(), "--port", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("No such file or directory") && !err.contains("panicked"),
+        "{err}"
+    );
+    let file = t.path().join("file.toml");
+    std::fs::write(&file, "").unwrap();
+    let (code, err) = run_to_end(&["serve", file.to_str().unwrap(), "--port", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a folder"), "{err}");
+
+    // Port in use: one message, once.
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port().to_string();
+    let (code, err) = run_to_end(&["serve", t.path().to_str().unwrap(), "--port", &port]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.matches("in use").count(), 1, "{err}");
+
+    // Standard output closed after the first line (`vera serve DIR | head -1`): the
+    // server keeps serving.
+    let mut srv = start_with(t.path(), &[], false);
+    assert_eq!(srv.get("/").status, 200);
+    assert_eq!(srv.get("/").status, 200);
+    assert!(srv.child.try_wait().unwrap().is_none());
+    srv.child.kill().unwrap();
+    let mut err = String::new();
+    srv.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+
+    // Every address: a warning.
+    let mut srv = start_with(t.path(), &["--listen", "0.0.0.0"], true);
+    assert_eq!(srv.get("/").status, 200);
+    srv.child.kill().unwrap();
+    let mut err = String::new();
+    srv.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("warning: listening on 0.0.0.0"), "{err}");
+}
