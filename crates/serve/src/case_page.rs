@@ -505,7 +505,7 @@ fn prepare(app: &App, f: &ExceptionForm) -> Result<Prepared, Response> {
         id: f.id.trim().to_string(),
         cases: f.cases.clone(),
         assume: f.assume.clone(),
-        reason: f.reason.clone(),
+        reason: f.reason.replace("\r\n", "\n"),
         accepted_by: f.accepted_by.clone(),
         date: f.date.trim().to_string(),
     };

@@ -201,6 +201,8 @@ impl Jobs {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
+            // Its own process group, so that cancelling stops the solvers it started too.
+            .process_group(0)
             .spawn();
         let mut child = match child {
             Ok(c) => c,
@@ -245,6 +247,13 @@ impl Jobs {
         let status = tokio::select! {
             s = child.wait() => Some(s),
             _ = cancel.notified() => {
+                if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
+                    // SAFETY: killpg only sends a signal; the group is the child's own
+                    // (process_group(0) above), so nothing else is hit.
+                    unsafe {
+                        libc::killpg(pid, libc::SIGKILL);
+                    }
+                }
                 let _ = child.kill().await;
                 None
             }

@@ -867,13 +867,14 @@ fn edit_of(f: &EditForm) -> pipeline::spec_edit::Edit {
     pipeline::spec_edit::Edit {
         id: f.id.clone(),
         text: f.text.replace("\r\n", "\n"),
-        formula: Some(f.formula.trim().to_string()).filter(|s| !s.is_empty()),
-        origin: if f.origin == "model-accepted" {
-            Origin::ModelAccepted
-        } else {
-            Origin::Hand
+        // Browsers send line breaks of form fields as CRLF; the file's are LF.
+        formula: Some(f.formula.replace("\r\n", "\n").trim().to_string()).filter(|s| !s.is_empty()),
+        origin: match f.origin.as_str() {
+            "model-accepted" => Origin::ModelAccepted,
+            "model" => Origin::Model,
+            _ => Origin::Hand,
         },
-        note: Some(f.note.clone()).filter(|s| !s.trim().is_empty()),
+        note: Some(f.note.replace("\r\n", "\n")).filter(|s| !s.trim().is_empty()),
     }
 }
 
@@ -1043,7 +1044,6 @@ fn origin_name(o: Origin) -> &'static str {
 }
 
 fn preview_page(app: &App, f: EditForm) -> Response {
-    let app = app;
     let l = match load(app, &f.path) {
         Ok(l) => l,
         Err(r) => return r,

@@ -117,7 +117,7 @@ pub fn scan(root: &Root) -> Scan {
     if let Ok(d) = bl::batch::discover(root.dir()) {
         for c in d.cases {
             let r = |p: &Path| root.relative(p).unwrap_or_else(|| p.display().to_string());
-            let folder = c.nl.parent().map(|p| r(p)).unwrap_or_default();
+            let folder = c.nl.parent().map(&r).unwrap_or_default();
             out.entries.push(Entry {
                 rel: folder,
                 kind: Kind::Case {
