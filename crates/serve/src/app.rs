@@ -254,9 +254,11 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
+    // `same-origin`, not `no-referrer`: with no referrer, browsers send `Origin: null`
+    // on the page's own form posts, which the Origin check refuses.
     h.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
