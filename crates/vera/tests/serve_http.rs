@@ -948,3 +948,48 @@ fn the_server_starts_or_says_why_not() {
         .unwrap();
     assert!(err.contains("warning: listening on 0.0.0.0"), "{err}");
 }
+
+#[test]
+fn choosing_a_clarified_reading_writes_it_in_place() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let before = spec_into(dir, "spec.toml");
+    std::fs::write(
+        dir.join("spec.proposals.json"),
+        r#"{"schema":"vera.clarify.v1","file":"spec.toml","proposals":[{"id":"R-ART-1","original":"If the arterial pressure rises above the upper arterial limit, the arterial pressure alarm shall be raised.","clarified":"If the arterial pressure is strictly above the upper arterial limit, the arterial pressure alarm shall be raised.","rounds":2,"classes_before":2,"classes_after":1,"converged":true,"accepted":true,"formula":"(=> (> arterial_pressure art_high_limit) alarm_arterial)","history":[]}]}"#,
+    )
+    .unwrap();
+    let srv = start(dir);
+    // The proposals page offers the reading with its form.
+    let page = srv.get("/report?path=spec.proposals.json");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("choose-reading"), "{}", page.body);
+    let csrf = srv.csrf();
+    let r = srv.post(
+        "/spec/proposal/preview",
+        &[
+            s("proposals", "spec.proposals.json"),
+            s("id", "R-ART-1"),
+            s("csrf", &csrf),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let apply = hidden_after(&r.body, "id=\"apply-form\"");
+    let saved = srv.post("/spec/apply", &apply);
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let after = std::fs::read_to_string(dir.join("spec.toml")).unwrap();
+    // Exactly the requirement's table changed: a note line above it, the clarified
+    // text, and the formula marked as a model's accepted by a person.
+    let old_table = "[[requirements]]\nid = \"R-ART-1\"\ntext = \"If the arterial pressure rises above the upper arterial limit, the arterial pressure alarm shall be raised.\"\nformula = \"(=> (> arterial_pressure art_high_limit) alarm_arterial)\"\n";
+    assert!(before.contains(old_table));
+    let new_table = "# clarified by vera in 2 rounds (2 -> 1 readings); was: If the arterial pressure rises above the upper arterial limit, the arterial pressure alarm shall be raised.\n[[requirements]]\nid = \"R-ART-1\"\ntext = \"If the arterial pressure is strictly above the upper arterial limit, the arterial pressure alarm shall be raised.\"\nformula = \"(=> (> arterial_pressure art_high_limit) alarm_arterial)\"\norigin = \"model\"\naccepted = true\n";
+    assert_eq!(after, before.replace(old_table, new_table));
+    // And the spec still loads, with the requirement as accepted.
+    let spec = reqs::parse_spec(logic::SourceFile::new("spec.toml", after)).unwrap();
+    let r = spec
+        .requirements
+        .iter()
+        .find(|r| r.id == "R-ART-1")
+        .unwrap();
+    assert_eq!(r.origin, reqs::spec::Origin::ModelAccepted);
+}
