@@ -336,7 +336,7 @@ proptest! {
 fn connected_spec_conflicts_are_found_within_their_group() {
     // Two alarms that force opposite values of one output under inputs the
     // environment chooses: a conflict for some inputs inside a large realizable spec.
-    let mut text = reqs::generate::connected_spec_text(120);
+    let mut text = reqs::generate::connected_spec_text(60);
     text.push_str(
         "\n[[requirements]]\nid = \"X-ON\"\ntext = \"on\"\nformula = \"(=> (> p3 900) motor1)\"\n\
          \n[[requirements]]\nid = \"X-OFF\"\ntext = \"off\"\nformula = \"(=> (> p4 900) (not motor1))\"\n",
