@@ -107,6 +107,8 @@ struct Flags {
     skipped: bool,
     /// A saved ambiguity screening flagged it (several readings).
     ambiguous: bool,
+    /// The environment can force it into a conflict (for some inputs).
+    env_conflict: bool,
 }
 
 impl Flags {
@@ -126,6 +128,9 @@ impl Flags {
         }
         if self.undecided {
             v.push("undecided");
+        }
+        if self.env_conflict {
+            v.push("conflict-for-some-inputs");
         }
         if self.ambiguous {
             v.push("ambiguous");
@@ -159,13 +164,46 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 fn conflicts(report: &Value) -> Vec<Vec<String>> {
     let c = &report["consistency"];
     match c.get("status").and_then(Value::as_str) {
+        // A plain audit lists ids; a timed audit lists objects with `requirements`.
         Some("inconsistent") => c["conflicts"]
             .as_array()
-            .map(|a| a.iter().map(|x| strings(Some(x))).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|x| match x.get("requirements") {
+                        Some(r) => strings(Some(r)),
+                        None => strings(Some(x)),
+                    })
+                    .collect()
+            })
             .unwrap_or_default(),
         Some("domain-inconsistent") => vec![strings(c.get("conflict"))],
         _ => Vec::new(),
     }
+}
+
+/// Conflicts the environment can force (the plain audit's realizability, the timed
+/// audit's environment): each with its requirements and the question it asks.
+fn env_conflicts(report: &Value) -> Vec<(Vec<String>, String)> {
+    let r = match report.get("realizability") {
+        Some(r) => r,
+        None => &report["environment"],
+    };
+    r["conflicts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                strings(c.get("requirements")),
+                c["question"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Whether the last check's report is an audit this page reads.
+fn is_audit(v: &Value) -> bool {
+    v["schema"] == "vera.audit.v1" || v["schema"] == "vera.audit-timed.v1"
 }
 
 fn flags(report: &Value) -> BTreeMap<String, Flags> {
@@ -175,13 +213,22 @@ fn flags(report: &Value) -> BTreeMap<String, Flags> {
             out.entry(id).or_default().conflicting = true;
         }
     }
+    for (ids, _) in env_conflicts(report) {
+        for id in ids {
+            out.entry(id).or_default().env_conflict = true;
+        }
+    }
     for r in report["requirements"].as_array().into_iter().flatten() {
         let Some(id) = r.get("id").and_then(Value::as_str) else {
             continue;
         };
         let f = out.entry(id.to_string()).or_default();
         let vd = status(r, "vacuity_domain");
-        let vm = status(r, "vacuity_model");
+        // The timed audit calls vacuity under the other requirements `vacuity`.
+        let vm = match r.get("vacuity_model") {
+            Some(_) => status(r, "vacuity_model"),
+            None => status(r, "vacuity"),
+        };
         let vi = status(r, "violatability");
         let re = status(r, "redundancy");
         f.vacuous |= vd == "vacuous" || vm == "vacuous";
@@ -283,7 +330,7 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
     let stored = app.jobs.result(rel);
     let report = stored
         .as_ref()
-        .filter(|s| s.json["schema"] == "vera.audit.v1")
+        .filter(|s| is_audit(&s.json))
         .map(|s| &s.json);
     let mut fl = report.map(flags).unwrap_or_default();
     let screenings = ambiguity_reports(&app, rel);
@@ -473,6 +520,21 @@ fn consistency_section(rel: &str, spec: &Spec, r: &Value) -> String {
             member_list(rel, spec, ids)
         ));
     }
+    let env = env_conflicts(r);
+    if !env.is_empty() {
+        s.push_str("<h3>Conflicts the environment can force</h3><p>The requirements can all hold, but for some inputs (or some history of inputs) no behaviour of the system satisfies these together:</p>");
+        for (i, (ids, question)) in env.iter().enumerate() {
+            s.push_str(&format!(
+                "<div class=\"conflict env-conflict\" data-index=\"{i}\">{}{}</div>",
+                member_list(rel, spec, ids),
+                if question.is_empty() {
+                    String::new()
+                } else {
+                    format!("<p class=\"hint\">{}</p>", escape(question))
+                }
+            ));
+        }
+    }
     if let Some(sum) = r.get("summary") {
         let n = |k: &str| sum.get(k).and_then(Value::as_u64).unwrap_or(0);
         s.push_str(&format!(
@@ -492,7 +554,7 @@ fn requirements_table(
 ) -> String {
     let mut s = String::from(
         "<section><h2>Requirements</h2><div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Search id, text or formula\" aria-label=\"Search\">\
-         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"ambiguous\">ambiguous</option><option value=\"unformalized\">not formalized</option></select></div>\
+         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"ambiguous\">ambiguous</option><option value=\"conflict-for-some-inputs\">conflict for some inputs</option><option value=\"unformalized\">not formalized</option></select></div>\
          <table id=\"requirements\"><thead><tr><th>id</th><th>text</th><th>formula</th><th>flags</th><th></th></tr></thead><tbody>",
     );
     for r in &spec.requirements {
@@ -557,6 +619,38 @@ fn requirements_table(
     s
 }
 
+/// A plain audit's witness state, or a timed audit's trace (rows of steps with values).
+fn evidence(v: &Value) -> String {
+    let Some(rows) = v["trace"]["rows"].as_array() else {
+        return witness_table(&v["witness"]);
+    };
+    let mut s = String::from("<table class=\"witness trace\"><thead><tr><th>steps</th><th>time</th><th>values</th></tr></thead><tbody>");
+    for r in rows {
+        let values: Vec<String> = r["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|x| {
+                format!(
+                    "{} = {}",
+                    x["variable"].as_str().unwrap_or(""),
+                    x["value"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        s.push_str(&format!(
+            "<tr><td>{}–{}</td><td>{} – {}</td><td>{}</td></tr>",
+            r["from"],
+            r["to"],
+            escape(r["from_time"].as_str().unwrap_or("")),
+            escape(r["to_time"].as_str().unwrap_or("")),
+            escape(&values.join(", "))
+        ));
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
 fn witness_table(w: &Value) -> String {
     let Some(rows) = w.as_array() else {
         return String::new();
@@ -607,10 +701,7 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
     );
     let stored = app.jobs.result(rel);
-    let Some(report) = stored
-        .as_ref()
-        .filter(|s| s.json["schema"] == "vera.audit.v1")
-    else {
+    let Some(report) = stored.as_ref().filter(|s| is_audit(&s.json)) else {
         body.push_str(
             "<p class=\"meta\">No audit on this page yet: run it from the spec page.</p>",
         );
@@ -695,7 +786,10 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         ("vacuity_domain", "under the domain constraints"),
         ("vacuity_model", "under the other requirements"),
     ] {
-        let v = &a[key];
+        let v = match a.get(key) {
+            Some(v) => v,
+            None => &a["vacuity"],
+        };
         let inner = match v["status"].as_str().unwrap_or("") {
             "vacuous" => format!(
                 "<p>Vacuous {what}: its trigger can never hold{}. Because of:</p>{}{}",
@@ -728,7 +822,7 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
     let inner = match v["status"].as_str().unwrap_or("") {
         "violatable" => format!(
             "<p>It can be broken within the domain, e.g. in this state:</p>{}",
-            witness_table(&v["witness"])
+            evidence(v)
         ),
         "implied-by-domain" => format!(
             "<p>Not violatable: the domain constraints alone already enforce it:</p>{}{}",
@@ -754,7 +848,7 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         ),
         "not-redundant" => format!(
             "<p>Not redundant: this state satisfies everything else and breaks it:</p>{}",
-            witness_table(&v["witness"])
+            evidence(v)
         ),
         "skipped" => format!(
             "<p>Not checked: {}</p>",
