@@ -533,6 +533,72 @@ pub struct ProposalsFile {
     pub proposals: Vec<Proposal>,
 }
 
+/// Why an accepted proposal cannot be applied to a spec as the spec is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotApplicable {
+    /// The spec has no requirement with the proposal's id.
+    NoSuchRequirement {
+        /// The proposal's id.
+        id: String,
+    },
+    /// The requirement's text is no longer the one the proposal clarified (someone
+    /// edited it after `vera clarify` ran): applying would replace that edit.
+    TextChanged {
+        /// The requirement.
+        id: String,
+        /// The text the proposal was made for.
+        proposed_for: String,
+        /// The text in the spec now.
+        now: String,
+    },
+}
+
+impl std::fmt::Display for NotApplicable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotApplicable::NoSuchRequirement { id } => {
+                write!(f, "{id}: the spec has no requirement with this id")
+            }
+            NotApplicable::TextChanged {
+                id,
+                proposed_for,
+                now,
+            } => write!(
+                f,
+                "{id}: the requirement's text changed since the proposal was made (proposed for: \"{proposed_for}\"; now: \"{now}\")"
+            ),
+        }
+    }
+}
+
+/// The proposal as the spec is now: `Ok` when its requirement exists and still has the
+/// text the proposal clarified (compared with runs of white space as one space).
+pub fn applicable(spec: &Spec, p: &Proposal) -> Result<(), NotApplicable> {
+    let Some(r) = spec.requirements.iter().find(|r| r.id == p.id) else {
+        return Err(NotApplicable::NoSuchRequirement { id: p.id.clone() });
+    };
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if squash(&r.text) == squash(&p.original) {
+        Ok(())
+    } else {
+        Err(NotApplicable::TextChanged {
+            id: p.id.clone(),
+            proposed_for: p.original.clone(),
+            now: r.text.clone(),
+        })
+    }
+}
+
+/// The accepted proposals that cannot be applied to `spec` as it is now (see
+/// [`applicable`]); [`apply`] should not run while this is not empty.
+pub fn not_applicable(spec: &Spec, proposals: &[Proposal]) -> Vec<NotApplicable> {
+    proposals
+        .iter()
+        .filter(|p| p.accepted)
+        .filter_map(|p| applicable(spec, p).err())
+        .collect()
+}
+
 /// A new spec with the accepted proposals applied: new text, and the converged formula
 /// (the original formula when the proposal has none). Returns the text and the ids changed.
 pub fn apply(spec: &Spec, proposals: &[Proposal]) -> (String, Vec<String>) {

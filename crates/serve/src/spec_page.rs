@@ -333,9 +333,9 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
         .filter(|s| is_audit(&s.json))
         .map(|s| &s.json);
     let mut fl = report.map(flags).unwrap_or_default();
-    let screenings = ambiguity_reports(&app, rel);
-    for (_, flagged) in &screenings {
-        for id in flagged {
+    let screenings = saved_about(&app, rel, spec);
+    for s in screenings.iter().filter(|s| !s.proposals) {
+        for id in &s.ids {
             fl.entry(id.clone()).or_default().ambiguous = true;
         }
     }
@@ -356,21 +356,14 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
     body.push_str("<section id=\"ambiguity\"><h2>Ambiguity</h2>");
     if screenings.is_empty() {
         body.push_str(&format!(
-            "<p class=\"meta\">No saved ambiguity screening of this spec in the folder. <code>vera ambiguity {} --format json -o {}.ambiguity.json</code> samples several formalizations of each requirement with a language model and groups them by solver equivalence (docs/formalize.md); the report then shows here, and <code>vera clarify</code> proposals can be chosen from the page.</p>",
+            "<p class=\"meta\">No saved ambiguity screening or clarification proposals of this spec in the folder. <code>vera ambiguity {} --format json -o {}.ambiguity.json</code> samples several formalizations of each requirement with a language model and groups them by solver equivalence (docs/formalize.md); the report then shows here, and <code>vera clarify</code> proposals can be chosen from the page.</p>",
             escape(rel),
             escape(rel.trim_end_matches(".toml"))
         ));
     } else {
-        body.push_str("<ul>");
-        for (report_rel, flagged) in &screenings {
-            body.push_str(&format!(
-                "<li><a href=\"{}\"><code>{}</code></a>: {} requirement{} with several readings{}</li>",
-                escape(&format!("/report?path={}", enc(report_rel))),
-                escape(report_rel),
-                flagged.len(),
-                if flagged.len() == 1 { "" } else { "s" },
-                if flagged.is_empty() { String::new() } else { format!(" ({})", escape(&flagged.join(", "))) }
-            ));
+        body.push_str("<ul class=\"saved-reports\">");
+        for s in &screenings {
+            body.push_str(&saved_line(s));
         }
         body.push_str("</ul>");
     }
@@ -385,19 +378,44 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
     .into_response()
 }
 
-/// Saved ambiguity screenings (`vera.ambiguity.v1`, `vera.clarify-run.v1`) of the spec
-/// at `rel`, with the ids they flag; a report names its spec by `file` as written, so it
-/// is matched by that path relative to the folder, or by file name.
-fn ambiguity_reports(app: &App, rel: &str) -> Vec<(String, Vec<String>)> {
+/// A saved report about one spec: an ambiguity screening or a proposals file.
+struct SavedAbout {
+    /// Its path relative to the folder.
+    rel: String,
+    /// `vera.clarify.v1`: clarification proposals; otherwise a screening.
+    proposals: bool,
+    /// The requirements it flags (screening) or has a proposal for, whose text in the
+    /// spec is still the text the report was made for.
+    ids: Vec<String>,
+    /// The same, for requirements whose text has changed since (or that are gone): the
+    /// report says nothing about their current text.
+    stale: Vec<String>,
+}
+
+/// Saved ambiguity screenings (`vera.ambiguity.v1`, `vera.ambiguity-timed.v1`, the first
+/// screening of `vera.clarify-run.v1` / `vera.clarify-run-timed.v1`) and clarification
+/// proposals (`vera.clarify.v1`) of the spec at `rel`. A report names its spec by `file`
+/// as written, so it is matched by that path relative to the folder, or by file name.
+/// A requirement counts only while its text is the one the report was made for.
+fn saved_about(app: &App, rel: &str, spec: &Spec) -> Vec<SavedAbout> {
     let name = std::path::Path::new(rel).file_name();
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let current = |id: &str, text: &str| {
+        spec.requirements
+            .iter()
+            .any(|r| r.id == id && squash(&r.text) == squash(text))
+    };
     let mut out = Vec::new();
     for e in crate::workspace::scan(&app.root).entries {
         let crate::workspace::Kind::Report { schema } = &e.kind else {
             continue;
         };
-        if schema != "vera.ambiguity.v1" && schema != "vera.clarify-run.v1" {
-            continue;
-        }
+        let screening = match schema.as_str() {
+            "vera.ambiguity.v1" | "vera.ambiguity-timed.v1" => "/report/requirements",
+            "vera.clarify-run.v1" | "vera.clarify-run-timed.v1" => "/report/screening/requirements",
+            "vera.clarify.v1" => "",
+            _ => continue,
+        };
         let Some(json) = app
             .root
             .existing(&e.rel)
@@ -413,16 +431,76 @@ fn ambiguity_reports(app: &App, rel: &str) -> Vec<(String, Vec<String>)> {
         if !same {
             continue;
         }
-        let flagged = json["report"]["requirements"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|r| r["flagged"].as_bool() == Some(true))
-            .filter_map(|r| r["id"].as_str().map(str::to_string))
-            .collect();
-        out.push((e.rel, flagged));
+        // (id, the text the report was made for)
+        let items: Vec<(String, String)> = if screening.is_empty() {
+            json["proposals"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| Some((p["id"].as_str()?, p["original"].as_str()?)))
+                .map(|(i, t)| (i.to_string(), t.to_string()))
+                .collect()
+        } else {
+            json.pointer(screening)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|r| r["flagged"].as_bool() == Some(true))
+                .filter_map(|r| Some((r["id"].as_str()?, r["text"].as_str().unwrap_or(""))))
+                .map(|(i, t)| (i.to_string(), t.to_string()))
+                .collect()
+        };
+        let (ids, stale): (Vec<_>, Vec<_>) =
+            items.into_iter().partition(|(id, text)| current(id, text));
+        out.push(SavedAbout {
+            rel: e.rel,
+            proposals: screening.is_empty(),
+            ids: ids.into_iter().map(|(i, _)| i).collect(),
+            stale: stale.into_iter().map(|(i, _)| i).collect(),
+        });
     }
     out
+}
+
+/// One line of the spec page's list of saved reports.
+fn saved_line(s: &SavedAbout) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let what = if s.proposals {
+        format!(
+            "clarifications proposed for {} requirement{}",
+            s.ids.len(),
+            plural(s.ids.len())
+        )
+    } else {
+        format!(
+            "{} requirement{} with several readings",
+            s.ids.len(),
+            plural(s.ids.len())
+        )
+    };
+    let ids = if s.ids.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", escape(&s.ids.join(", ")))
+    };
+    let stale = if s.stale.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; made for an earlier text of {} (not shown as current)",
+            escape(&s.stale.join(", "))
+        )
+    };
+    format!(
+        "<li class=\"{}\"><a href=\"{}\"><code>{}</code></a>: {what}{ids}{stale}</li>",
+        if s.proposals {
+            "proposals"
+        } else {
+            "screening"
+        },
+        escape(&format!("/report?path={}", enc(&s.rel))),
+        escape(&s.rel),
+    )
 }
 
 fn text_of<'a>(spec: &'a Spec, id: &str) -> Option<&'a str> {
@@ -1103,6 +1181,21 @@ pub async fn proposal_preview(
         Ok(l) => l,
         Err(r) => return r,
     };
+    // A proposal made for another text than the requirement's current one would
+    // replace a later edit with a reading of the old text: refused, as `vera clarify
+    // --apply` refuses it.
+    if let Ok(spec) = &l.spec {
+        if let Err(why) = pipeline::clarify::applicable(spec, p) {
+            return app::error_page(
+                &app,
+                StatusCode::CONFLICT,
+                "This proposal no longer fits the spec",
+                &format!(
+                    "{why}. Nothing was changed. Run `vera clarify` again on the spec as it is now, or edit the requirement on its page."
+                ),
+            );
+        }
+    }
     let current = l
         .spec
         .as_ref()

@@ -692,6 +692,17 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         if file.schema != "vera.clarify.v1" {
             bail!("{}: not a vera.clarify.v1 proposals file", pf.display());
         }
+        let stale = pipeline::clarify::not_applicable(&spec, &file.proposals);
+        if !stale.is_empty() {
+            let lines: Vec<String> = stale.iter().map(|n| format!("  {n}")).collect();
+            bail!(
+                "{}: {} accepted proposal(s) do not fit {} as it is now; nothing written (run vera clarify again, or set \"accepted\": false on them):\n{}",
+                pf.display(),
+                stale.len(),
+                a.spec.display(),
+                lines.join("\n")
+            );
+        }
         let (out_text, changed) = pipeline::clarify::apply(&spec, &file.proposals);
         let out = a
             .out

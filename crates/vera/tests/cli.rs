@@ -1266,3 +1266,53 @@ fn options_a_mode_would_ignore_are_refused() {
     assert_eq!(code, 2);
     assert!(err.contains("--apply"), "{err}");
 }
+
+/// `vera clarify --apply` refuses a proposal made for a text the requirement no longer
+/// has (or for a requirement the spec does not have) and writes nothing: applying it
+/// would silently replace a later edit.
+#[test]
+fn clarify_apply_refuses_proposals_made_for_another_text() {
+    let t = tempfile::tempdir().unwrap();
+    let spec = t.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "[[variables]]\nname = \"x\"\nsort = \"Int\"\n\n[[requirements]]\nid = \"R1\"\ntext = \"x is at most 5.\"\nformula = \"(<= x 5)\"\n",
+    )
+    .unwrap();
+    let proposals = |id: &str, original: &str| {
+        format!(
+            r#"{{"schema":"vera.clarify.v1","file":"s.toml","proposals":[{{"id":"{id}","original":"{original}","clarified":"x is 5 or less.","rounds":1,"classes_before":2,"classes_after":1,"converged":true,"accepted":true,"formula":"(<= x 5)","history":[]}}]}}"#
+        )
+    };
+    let p = t.path().join("p.json");
+    let out = t.path().join("out.toml");
+    let args = [
+        "clarify",
+        spec.to_str().unwrap(),
+        "--apply",
+        p.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    for (id, original, why) in [
+        (
+            "R1",
+            "x is at most  4.",
+            "changed since the proposal was made",
+        ),
+        ("R9", "x is at most 5.", "no requirement with this id"),
+    ] {
+        std::fs::write(&p, proposals(id, original)).unwrap();
+        let (code, stdout, err) = vera(&args);
+        assert_eq!(code, 2, "{stdout}{err}");
+        assert!(err.contains(why) && err.contains(id), "{err}");
+        assert!(err.contains("nothing written"), "{err}");
+        assert!(!out.exists());
+    }
+    // The same proposal for the text as it reads (white space aside) is applied.
+    std::fs::write(&p, proposals("R1", "x is  at most 5.")).unwrap();
+    let (code, stdout, err) = vera(&args);
+    assert_eq!(code, 0, "{stdout}{err}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("x is 5 or less."), "{written}");
+}

@@ -1,7 +1,8 @@
 //! Browser tests: real headless Chromium over the DevTools protocol
 //! (`support/devtools.rs`), first on a small page of the test's own, then end to end on
-//! `vera serve`: the overview, a spec's audit, edits with their diff previews and
-//! refused stale writes, a rule case's check with an accepted exception, and the
+//! `vera serve`: the overview, a spec's audit, a clarified reading chosen from saved
+//! `vera clarify` proposals and an edit (each with its diff preview, the file then
+//! exactly as previewed, the audit re-run to consistent), refused stale writes, a rule case's check with an accepted exception, and the
 //! server's access, CSRF, path and escaping checks.
 //!
 //! Screenshots of the pages visited are saved as PNG files; with `VERA_SCREENSHOTS` set
@@ -164,6 +165,11 @@ id = "R-<script>alert(1)</script>"
 text = "The value <script>alert(1)</script> shall stay \u001b[31mred\u001b[0m below 5."
 formula = "(< x 5)"
 "#;
+
+/// A `vera.clarify.v1` proposals file for the conflicting hemodialysis spec: R-TEMP-6
+/// ("warmed to at least 38.5 degC", against R-TEMP-5's "never exceed 38.0 degC")
+/// clarified to a lower bound that agrees with R-TEMP-5.
+const PROPOSALS: &str = r#"{"schema":"vera.clarify.v1","file":"hemodialysis-inconsistent.toml","proposals":[{"id":"R-TEMP-6","original":"The dialysate shall always be warmed to at least 38.5 degC.","clarified":"The dialysate temperature shall always be at least 35.0 degC.","rounds":2,"classes_before":2,"classes_after":1,"converged":true,"accepted":false,"formula":"(>= dialysate_temp 35.0)","history":[{"text":"The dialysate shall always be warmed to at least 35.0 degC.","classes":2},{"text":"The dialysate temperature shall always be at least 35.0 degC.","classes":1}]}]}"#;
 
 /// `vera serve DIR --port 0` as a child process, killed on drop.
 struct Server {
@@ -555,6 +561,13 @@ fn vera_serve_end_to_end() {
     )
     .unwrap();
     std::fs::write(dir.join("xss.toml"), XSS_SPEC).unwrap();
+    // A clarification of R-TEMP-6 as `vera clarify` writes it (the model's rewrite is
+    // scripted here: the flow of choosing it is what is tested).
+    std::fs::write(
+        dir.join("hemodialysis-inconsistent.proposals.json"),
+        PROPOSALS,
+    )
+    .unwrap();
     // A file beside the served folder, which no request may reach.
     std::fs::write(tmp.path().join("outside"), "SECRET-OUTSIDE-THE-ROOT\n").unwrap();
 
@@ -703,21 +716,79 @@ fn vera_serve_end_to_end() {
     );
     shots.take(&page, "spec-findings");
 
-    // --- Two edits, each previewed as a diff, then saved; the file changes as shown.
-    let edits = [
-        (
-            "R-TEMP-6",
-            "The dialysate shall always be warmed to at least 35.0 degC.",
-            "(>= dialysate_temp 35.0)",
-            "(>= dialysate_temp 38.5)",
-        ),
-        (
-            "R-HEP-6",
-            "The heparin stop time setting shall not exceed 90 minutes.",
-            "(<= heparin_stop_min 90)",
-            "(<= heparin_stop_min 30)",
-        ),
-    ];
+    // --- One conflict is resolved by choosing a clarified reading from the saved
+    // proposals, previewed as a diff, then saved; the file changes as shown.
+    step(start, "choose the clarified reading of R-TEMP-6");
+    page.wait_for("ul.saved-reports li.proposals a", SHOW);
+    assert!(
+        page.text("ul.saved-reports li.proposals")
+            .contains("clarifications proposed for 1 requirement (R-TEMP-6)"),
+        "{}",
+        page.text("ul.saved-reports")
+    );
+    page.click_nav("ul.saved-reports li.proposals a");
+    page.wait_for("form.choose-reading button", SHOW);
+    shots.take(&page, "proposals");
+    let old = std::fs::read_to_string(&spec_path).unwrap();
+    page.click_nav("form.choose-reading button");
+    page.wait_for("form#apply-form #apply", SHOW);
+    let diff = previewed_diff(&page);
+    let changed = |sign: char| -> Vec<String> {
+        diff.lines()
+            .filter(|l| l.starts_with(sign) && !l.starts_with(&format!("{sign}{sign}{sign}")))
+            .map(|l| l[1..].to_string())
+            .collect()
+    };
+    assert_eq!(
+        changed('-'),
+        [
+            "text = \"The dialysate shall always be warmed to at least 38.5 degC.\"",
+            "formula = \"(>= dialysate_temp 38.5)\"",
+        ],
+        "{diff}"
+    );
+    assert_eq!(
+        changed('+'),
+        [
+            "# clarified by vera in 2 rounds (2 -> 1 readings); was: The dialysate shall always be warmed to at least 38.5 degC.",
+            "text = \"The dialysate temperature shall always be at least 35.0 degC.\"",
+            "formula = \"(>= dialysate_temp 35.0)\"",
+            "origin = \"model\"",
+            "accepted = true",
+        ],
+        "{diff}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&spec_path).unwrap(),
+        old,
+        "the preview wrote the file"
+    );
+    shots.take(&page, "clarification-preview");
+    page.click_nav("#apply");
+    page.wait_for("#notice", SHOW);
+    let new = std::fs::read_to_string(&spec_path).unwrap();
+    assert_eq!(
+        new,
+        apply_unified_diff(&old, &diff),
+        "the file on disk is not the previewed change:\n{diff}"
+    );
+    // The proposal now fits no longer (the text it clarified is gone): the list says so.
+    page.goto(&spec_url);
+    page.wait_for("ul.saved-reports li.proposals", SHOW);
+    assert!(
+        page.text("ul.saved-reports li.proposals")
+            .contains("earlier text of R-TEMP-6"),
+        "{}",
+        page.text("ul.saved-reports")
+    );
+
+    // --- The other conflict by an edit, previewed as a diff, then saved.
+    let edits = [(
+        "R-HEP-6",
+        "The heparin stop time setting shall not exceed 90 minutes.",
+        "(<= heparin_stop_min 90)",
+        "(<= heparin_stop_min 30)",
+    )];
     for (n, (id, text, formula, old_formula)) in edits.iter().enumerate() {
         step(start, &format!("edit {id}: preview and save"));
         let old = std::fs::read_to_string(&spec_path).unwrap();

@@ -993,3 +993,122 @@ fn choosing_a_clarified_reading_writes_it_in_place() {
         .unwrap();
     assert_eq!(r.origin, reqs::spec::Origin::ModelAccepted);
 }
+
+/// The row of requirement `id` in a spec page's table.
+fn row<'a>(html: &'a str, id: &str) -> &'a str {
+    let at = html
+        .find(&format!("<tr data-id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no row {id}:\n{html}"));
+    let end = html[at..].find("</tr>").unwrap();
+    &html[at..at + end]
+}
+
+#[test]
+fn saved_screenings_and_proposals_count_only_for_the_text_they_were_made_for() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let before = spec_into(dir, "spec.toml");
+    let art1 = "If the arterial pressure rises above the upper arterial limit, the arterial pressure alarm shall be raised.";
+    // A screening that flagged R-ART-1 as it reads now, and R-ART-2 as it read before
+    // someone edited it; the first screening of a clarify run flagging R-ART-1 too.
+    let screened = |id: &str, text: &str| {
+        format!(
+            r#"{{"id":"{id}","text":"{text}","samples":[],"valid":0,"partition":[],"flagged":true,"could_not_screen":false,"explanations":[]}}"#
+        )
+    };
+    std::fs::write(
+        dir.join("spec.ambiguity.json"),
+        format!(
+            r#"{{"schema":"vera.ambiguity.v1","file":"spec.toml","report":{{"requirements":[{},{}],"summary":{{}}}}}}"#,
+            screened("R-ART-1", art1),
+            screened("R-ART-2", "An older text of R-ART-2.")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("run.json"),
+        format!(
+            r#"{{"schema":"vera.clarify-run.v1","file":"spec.toml","report":{{"proposals":[],"screening":{{"requirements":[{}],"summary":{{}}}}}}}}"#,
+            screened("R-ART-3", "An older text of R-ART-3.")
+        ),
+    )
+    .unwrap();
+    // Proposals: one for R-ART-1 as it reads now, one for an older text of R-ART-2.
+    let proposal = |id: &str, original: &str| {
+        format!(
+            r#"{{"id":"{id}","original":"{original}","clarified":"The arterial pressure alarm shall be raised when the arterial pressure is strictly above the upper arterial limit.","rounds":1,"classes_before":2,"classes_after":1,"converged":true,"accepted":true,"formula":"(=> (> arterial_pressure art_high_limit) alarm_arterial)","history":[]}}"#
+        )
+    };
+    std::fs::write(
+        dir.join("spec.proposals.json"),
+        format!(
+            r#"{{"schema":"vera.clarify.v1","file":"spec.toml","proposals":[{},{}]}}"#,
+            proposal("R-ART-1", art1),
+            proposal("R-ART-2", "An older text of R-ART-2.")
+        ),
+    )
+    .unwrap();
+    let srv = start(dir);
+    let page = srv.get("/spec?path=spec.toml");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(row(&page.body, "R-ART-1").contains("ambiguous"));
+    assert!(!row(&page.body, "R-ART-2").contains("ambiguous"));
+    assert!(!row(&page.body, "R-ART-3").contains("ambiguous"));
+    // Each report is listed, with what it says and what no longer applies.
+    let listed = page
+        .body
+        .split("<ul class=\"saved-reports\">")
+        .nth(1)
+        .and_then(|s| s.split("</ul>").next())
+        .unwrap_or_else(|| panic!("no list of saved reports:\n{}", page.body));
+    assert!(
+        listed.contains("spec.ambiguity.json")
+            && listed.contains("1 requirement with several readings (R-ART-1)")
+            && listed.contains("earlier text of R-ART-2"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("run.json")
+            && listed.contains("0 requirements with several readings")
+            && listed.contains("earlier text of R-ART-3"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("spec.proposals.json")
+            && listed.contains("clarifications proposed for 1 requirement (R-ART-1)"),
+        "{listed}"
+    );
+    // The proposal made for R-ART-2's older text is refused, and nothing is written.
+    let csrf = srv.csrf();
+    let r = srv.post(
+        "/spec/proposal/preview",
+        &[
+            s("proposals", "spec.proposals.json"),
+            s("id", "R-ART-2"),
+            s("csrf", &csrf),
+        ],
+    );
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(
+        r.body.contains("changed since the proposal was made")
+            && r.body.contains("An older text of R-ART-2.")
+            && !r.body.contains("apply-form"),
+        "{}",
+        r.body
+    );
+    // The one for R-ART-1 as it reads now previews.
+    let r = srv.post(
+        "/spec/proposal/preview",
+        &[
+            s("proposals", "spec.proposals.json"),
+            s("id", "R-ART-1"),
+            s("csrf", &csrf),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("apply-form"), "{}", r.body);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("spec.toml")).unwrap(),
+        before
+    );
+}
