@@ -699,7 +699,7 @@ fn a_proposals_file_naming_a_spec_out_of_the_folder_writes_nothing() {
     let inside = spec_into(&dir, "spec.toml");
     let proposals = |file: &str| {
         format!(
-            r#"{{"schema":"vera.clarify.v1","file":{},"proposals":[{{"id":"R-ART-1","original":"o","clarified":"Clarified.","rounds":1,"classes_before":2,"classes_after":1,"converged":true,"accepted":true,"formula":"(=> (> arterial_pressure art_high_limit) alarm_arterial)","history":[]}}]}}"#,
+            r#"{{"schema":"vera.clarify.v1","file":{},"proposals":[{{"id":"R-ART-1","original":"If the arterial pressure rises above the upper arterial limit, the arterial pressure alarm shall be raised.","clarified":"Clarified.","rounds":1,"classes_before":2,"classes_after":1,"converged":true,"accepted":true,"formula":"(=> (> arterial_pressure art_high_limit) alarm_arterial)","history":[]}}]}}"#,
             serde_json_string(file)
         )
     };
