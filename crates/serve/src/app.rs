@@ -413,6 +413,32 @@ pub fn refusal_html(rel: &str, r: &WriteRefused) -> String {
     }
 }
 
+/// The version of what a check of `e` reads, as the check's result records it.
+fn current_version(app: &App, e: &workspace::Entry) -> String {
+    match &e.kind {
+        workspace::Kind::Case {
+            nl,
+            implementation,
+            bounds,
+        } => crate::case_page::case_version(
+            app,
+            &crate::case_page::CaseFiles {
+                nl: nl.clone(),
+                implementation: implementation.clone(),
+                bounds: bounds.clone(),
+            },
+        ),
+        _ => {
+            let bytes = app
+                .root
+                .existing(&e.rel)
+                .ok()
+                .and_then(|p| read_limited(&p).ok().flatten());
+            page::version(bytes.as_deref())
+        }
+    }
+}
+
 async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
     let scan = workspace::scan(&app.root);
     let mut body = format!(
@@ -420,7 +446,8 @@ async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
         page::escape(&app.root.dir().display().to_string())
     );
     let results = app.jobs.results();
-    let state_of = |rel: &str| -> String {
+    let state_of = |e: &workspace::Entry| -> String {
+        let rel = e.rel.as_str();
         if let Some(v) = app.jobs.running(rel) {
             return format!(
                 "<span class=\"badge running\">{} running</span>",
@@ -428,6 +455,11 @@ async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
             );
         }
         match results.iter().find(|(k, _)| k == rel) {
+            // A result about an older text says nothing about the file as it is now.
+            Some((_, s)) if current_version(&app, e) != s.version => format!(
+                "<span class=\"badge warn stale\">{} — the file changed since; run it again</span>",
+                page::escape(&s.kind)
+            ),
             Some((_, s)) => {
                 let (label, class) = match s.exit {
                     0 => ("no findings", "good"),
@@ -476,7 +508,7 @@ async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
                 } else {
                     "requirements".into()
                 },
-                state_of(&e.rel),
+                state_of(e),
             )),
             workspace::Kind::Case {
                 nl, implementation, ..
@@ -488,13 +520,13 @@ async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
                     page::escape(nl),
                     page::escape(implementation)
                 ),
-                state_of(&e.rel),
+                state_of(e),
             )),
             workspace::Kind::C => cfiles.push(row(
                 format!("/c?path={enc}"),
                 &e.rel,
                 "C source".into(),
-                state_of(&e.rel),
+                state_of(e),
             )),
             workspace::Kind::Report { schema } => reports.push(row(
                 format!("/report?path={enc}"),

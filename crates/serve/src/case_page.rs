@@ -84,7 +84,7 @@ pub fn check_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
 
 /// One version for the files a check reads (documentation, implementation, bounds,
 /// exceptions): a change to any of them makes the last result stale.
-fn case_version(app: &App, c: &CaseFiles) -> String {
+pub fn case_version(app: &App, c: &CaseFiles) -> String {
     let mut all = Vec::new();
     let folder = std::path::Path::new(&c.implementation)
         .parent()

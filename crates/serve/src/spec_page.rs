@@ -368,7 +368,17 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
         body.push_str("</ul>");
     }
     body.push_str("</section>");
-    body.push_str(&requirements_table(rel, spec, &fl, report.is_some()));
+    // "no finding" only for what the audit checked, and only while its text is current.
+    let checked: Vec<&str> = match (report, &stored) {
+        (Some(r), Some(st)) if st.version == l.version => r["requirements"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x["id"].as_str())
+            .collect(),
+        _ => Vec::new(),
+    };
+    body.push_str(&requirements_table(rel, spec, &fl, &checked));
     Html(page::frame(
         &title,
         &[(String::new(), rel.clone())],
@@ -628,7 +638,7 @@ fn requirements_table(
     rel: &str,
     spec: &Spec,
     fl: &BTreeMap<String, Flags>,
-    audited: bool,
+    checked: &[&str],
 ) -> String {
     let mut s = String::from(
         "<section><h2>Requirements</h2><div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Search id, text or formula\" aria-label=\"Search\">\
@@ -689,7 +699,7 @@ fn requirements_table(
             formula = escape(&formula),
             badges = badges,
             origin = origin,
-            none = if audited && badges.is_empty() && !classes.contains(&"unformalized") && r.formula.is_some() { "<span class=\"flag flag-ok\">no finding</span>" } else { "" },
+            none = if checked.contains(&r.id.as_str()) && badges.is_empty() && !classes.contains(&"unformalized") && r.formula.is_some() { "<span class=\"flag flag-ok\">no finding</span>" } else { "" },
             edit = escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
         ));
     }
@@ -808,7 +818,11 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         .as_array()
         .and_then(|v| v.iter().find(|x| x["id"] == id.as_str()))
     else {
-        body.push_str("<p>The audit has no entry for this requirement (it has no formula).</p>");
+        body.push_str(if r.formula.is_none() && r.timed.is_none() {
+            "<p>The audit has no entry for this requirement (it has no formula).</p>"
+        } else {
+            "<p>The audit has no entry for this requirement: it was not in the spec when the audit ran. Run the audit again.</p>"
+        });
         return Html(page::frame(
             &r.id,
             &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],

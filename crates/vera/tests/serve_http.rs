@@ -1112,3 +1112,54 @@ fn saved_screenings_and_proposals_count_only_for_the_text_they_were_made_for() {
         before
     );
 }
+
+#[test]
+fn a_result_about_an_older_text_is_not_shown_as_no_findings() {
+    let t = tempfile::tempdir().unwrap();
+    let spec = t.path().join("small.toml");
+    std::fs::write(
+        &spec,
+        "[spec]\nname = \"small\"\n\n[[variables]]\nname = \"x\"\nsort = \"Int\"\nmin = 0\nmax = 10\n\n[[variables]]\nname = \"a\"\nsort = \"Bool\"\n\n[[requirements]]\nid = \"R1\"\ntext = \"If x is above 5, a holds.\"\nformula = \"(=> (> x 5) a)\"\n",
+    )
+    .unwrap();
+    let srv = start(t.path());
+    let r = srv.job("audit", "small.toml");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
+    let v = srv.wait_job(id);
+    assert!(
+        v.contains("\"state\":\"done\"") && v.contains("\"exit\":0"),
+        "{v}"
+    );
+    let badge = |html: &str| -> String {
+        let row = &html[html.find("data-file=\"small.toml\"").unwrap()..];
+        row[..row.find("</tr>").unwrap()].to_string()
+    };
+    assert!(badge(&srv.get("/").body).contains("audit — no findings"));
+    let page = srv.get("/spec?path=small.toml");
+    assert!(
+        row(&page.body, "R1").contains("no finding"),
+        "{}",
+        page.body
+    );
+
+    // A requirement added after the audit (one the audit never saw) that conflicts.
+    let mut text = std::fs::read_to_string(&spec).unwrap();
+    text.push_str("\n[[requirements]]\nid = \"R2\"\ntext = \"x is 7 and a never holds.\"\nformula = \"(and (= x 7) (not a))\"\n");
+    std::fs::write(&spec, &text).unwrap();
+    let b = badge(&srv.get("/").body);
+    assert!(!b.contains("no findings"), "{b}");
+    assert!(b.contains("changed since"), "{b}");
+    let page = srv.get("/spec?path=small.toml");
+    assert!(page.body.contains("id=\"stale\""), "{}", page.body);
+    for id in ["R1", "R2"] {
+        assert!(
+            !row(&page.body, id).contains("no finding"),
+            "{id}: {}",
+            row(&page.body, id)
+        );
+    }
+    let req = srv.get("/spec/req?path=small.toml&id=R2");
+    assert!(!req.body.contains("it has no formula"), "{}", req.body);
+    assert!(req.body.contains("not in the spec when the audit ran"));
+}
