@@ -543,9 +543,11 @@ pub fn render_proposals(
         let _ = writeln!(
             o,
             "<form class=\"choose-reading\" method=\"post\" action=\"/spec/proposal/preview\">\n<input type=\"hidden\" name=\"proposals\" value=\"{}\">\n<input type=\"hidden\" name=\"id\" value=\"{}\">\n<input type=\"hidden\" name=\"csrf\" value=\"{}\">\n<button type=\"submit\">Preview this clarification</button>\n</form>",
-            escape(file_rel),
-            escape(id),
-            escape(csrf)
+            // The values the form sends back: exactly the file name and the id (the
+            // visible stand-ins of `escape` would name another proposal).
+            crate::page::attr(file_rel),
+            crate::page::attr(id),
+            crate::page::attr(csrf)
         );
         o.push_str("</article>\n");
     }

@@ -1005,8 +1005,10 @@ pub async fn edit(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
             hidden("csrf", &app.csrf),
         ]
         .concat(),
-        text = escape(&r.text),
-        formula = escape(&formula),
+        // The form sends these back: `attr`, so that a control character or a
+        // bidirectional override stays that character (not its visible stand-in).
+        text = page::attr(&r.text),
+        formula = page::attr(&formula),
         ro = if r.timed.is_some() { "readonly title=\"timed patterns are edited in the file\"" } else { "" },
     );
     Html(page::frame(

@@ -1163,3 +1163,83 @@ fn a_result_about_an_older_text_is_not_shown_as_no_findings() {
     assert!(!req.body.contains("it has no formula"), "{}", req.body);
     assert!(req.body.contains("not in the spec when the audit ran"));
 }
+
+#[test]
+fn a_reading_can_be_chosen_for_an_id_and_a_file_with_control_characters() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    // The id holds a right-to-left override; the name of the proposals file one and
+    // an escape character. The page shows them as visible stand-ins, but its form
+    // must send them back as they are.
+    let before =
+        spec_into(dir, "spec.toml").replace("id = \"R-ART-1\"", "id = \"R-ART-1\u{202e}\"");
+    std::fs::write(dir.join("spec.toml"), &before).unwrap();
+    let name = "spec\u{202e}\u{1b}.proposals.json";
+    std::fs::write(
+        dir.join(name),
+        r#"{"schema":"vera.clarify.v1","file":"spec.toml","proposals":[{"id":"R-ART-1\u202e","original":"If the arterial pressure rises above the upper arterial limit, the arterial pressure alarm shall be raised.","clarified":"Strictly above the upper arterial limit, the arterial alarm is raised.","rounds":2,"classes_before":2,"classes_after":1,"converged":true,"accepted":true,"formula":"(=> (> arterial_pressure art_high_limit) alarm_arterial)","history":[]}]}"#,
+    )
+    .unwrap();
+    let srv = start(dir);
+    let page = srv.get(&format!("/report?path={}", enc(name)));
+    assert_eq!(page.status, 200, "{}", page.body);
+    let choose = hidden_after(&page.body, "class=\"choose-reading\"");
+    assert!(choose.contains(&s("proposals", name)), "{choose:?}");
+    assert!(choose.contains(&s("id", "R-ART-1\u{202e}")), "{choose:?}");
+    let r = srv.post("/spec/proposal/preview", &choose);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let saved = srv.post("/spec/apply", &hidden_after(&r.body, "id=\"apply-form\""));
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let after = std::fs::read_to_string(dir.join("spec.toml")).unwrap();
+    assert!(after.contains(
+        "text = \"Strictly above the upper arterial limit, the arterial alarm is raised.\""
+    ));
+    assert!(!after.contains(&format!("text = \"{ART1}\"")), "{after}");
+}
+
+#[test]
+fn editing_the_formula_keeps_a_text_with_control_characters_as_it_is() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    // A text with a right-to-left override and an escape character (TOML escapes).
+    let odd = "If the arterial pressure rises \\u202Eabove\\u202C the upper arterial limit, the \\u001b[1malarm\\u001b[0m shall be raised.";
+    let before = spec_into(dir, "spec.toml").replace(ART1, odd);
+    std::fs::write(dir.join("spec.toml"), &before).unwrap();
+    let srv = start(dir);
+    let e = srv.get("/spec/edit?path=spec.toml&id=R-ART-1");
+    assert_eq!(e.status, 200, "{}", e.body);
+    // What a browser sends: the hidden fields, the textarea's text as it is, and the
+    // formula the person changed.
+    let mut f = hidden_after(&e.body, "id=\"edit-form\"");
+    let area = e
+        .body
+        .split("<textarea name=\"text\" rows=\"4\">")
+        .nth(1)
+        .unwrap();
+    f.push(s(
+        "text",
+        &unescape(&area[..area.find("</textarea>").unwrap()]),
+    ));
+    f.push(s(
+        "formula",
+        "(=> (>= arterial_pressure art_high_limit) alarm_arterial)",
+    ));
+    let p = srv.post("/spec/preview", &f);
+    assert_eq!(p.status, 200, "{}", p.body);
+    let saved = srv.post("/spec/apply", &hidden_after(&p.body, "id=\"apply-form\""));
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let after = std::fs::read_to_string(dir.join("spec.toml")).unwrap();
+    let text = |toml: &str| {
+        reqs::parse_spec(logic::SourceFile::new("spec.toml", toml.to_string()))
+            .unwrap()
+            .requirements
+            .iter()
+            .find(|r| r.id == "R-ART-1")
+            .unwrap()
+            .text
+            .clone()
+    };
+    assert_eq!(text(&after), text(&before));
+    assert!(text(&after).contains("\u{202e}above\u{202c}"));
+    assert!(after.contains("(>= arterial_pressure art_high_limit)"));
+}
