@@ -109,6 +109,9 @@ struct Flags {
     ambiguous: bool,
     /// The environment can force it into a conflict (for some inputs).
     env_conflict: bool,
+    /// A timed audit found runs that reach a dead end with it (no next step satisfies
+    /// it and the others of the conflict).
+    dead_end: bool,
 }
 
 impl Flags {
@@ -131,6 +134,9 @@ impl Flags {
         }
         if self.env_conflict {
             v.push("conflict-for-some-inputs");
+        }
+        if self.dead_end {
+            v.push("dead-end");
         }
         if self.ambiguous {
             v.push("ambiguous");
@@ -201,6 +207,28 @@ fn env_conflicts(report: &Value) -> Vec<(Vec<String>, String)> {
         .collect()
 }
 
+/// Dead ends of a timed audit (`rt_inconsistency`): runs that reach a step from which
+/// no next step satisfies these requirements together, whatever it is. Each with its
+/// requirements, the step of the dead end and the run up to it.
+fn dead_ends(report: &Value) -> Vec<(Vec<String>, u64, Value)> {
+    let r = &report["rt_inconsistency"];
+    if r["status"] != "found" {
+        return Vec::new();
+    }
+    r["conflicts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                strings(c.get("requirements")),
+                c["dead_end_at"].as_u64().unwrap_or(0),
+                serde_json::json!({ "trace": c["prefix"] }),
+            )
+        })
+        .collect()
+}
+
 /// Whether the last check's report is an audit this page reads.
 fn is_audit(v: &Value) -> bool {
     v["schema"] == "vera.audit.v1" || v["schema"] == "vera.audit-timed.v1"
@@ -216,6 +244,11 @@ fn flags(report: &Value) -> BTreeMap<String, Flags> {
     for (ids, _) in env_conflicts(report) {
         for id in ids {
             out.entry(id).or_default().env_conflict = true;
+        }
+    }
+    for (ids, _, _) in dead_ends(report) {
+        for id in ids {
+            out.entry(id).or_default().dead_end = true;
         }
     }
     for r in report["requirements"].as_array().into_iter().flatten() {
@@ -623,6 +656,22 @@ fn consistency_section(rel: &str, spec: &Spec, r: &Value) -> String {
             ));
         }
     }
+    let dead = dead_ends(r);
+    if !dead.is_empty() {
+        s.push_str("<h3>Dead ends over time</h3><p>Some runs satisfy every requirement up to a step from which no next step satisfies these together, whatever it is:</p>");
+        for (i, (ids, at, run)) in dead.iter().enumerate() {
+            s.push_str(&format!(
+                "<div class=\"conflict dead-end\" data-index=\"{i}\">{}<p class=\"hint\">A run that is stuck after step {at}:</p>{}</div>",
+                member_list(rel, spec, ids),
+                evidence(run)
+            ));
+        }
+    } else if r["rt_inconsistency"]["status"] == "unknown" {
+        s.push_str(&format!(
+            "<p class=\"undecided\">Dead ends over time: undecided: {}</p>",
+            escape(r["rt_inconsistency"]["reason"].as_str().unwrap_or(""))
+        ));
+    }
     if let Some(sum) = r.get("summary") {
         let n = |k: &str| sum.get(k).and_then(Value::as_u64).unwrap_or(0);
         s.push_str(&format!(
@@ -642,7 +691,7 @@ fn requirements_table(
 ) -> String {
     let mut s = String::from(
         "<section><h2>Requirements</h2><div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Search id, text or formula\" aria-label=\"Search\">\
-         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"ambiguous\">ambiguous</option><option value=\"conflict-for-some-inputs\">conflict for some inputs</option><option value=\"unformalized\">not formalized</option></select></div>\
+         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"ambiguous\">ambiguous</option><option value=\"conflict-for-some-inputs\">conflict for some inputs</option><option value=\"dead-end\">dead end over time</option><option value=\"unformalized\">not formalized</option></select></div>\
          <table id=\"requirements\"><thead><tr><th>id</th><th>text</th><th>formula</th><th>flags</th><th></th></tr></thead><tbody>",
     );
     for r in &spec.requirements {
@@ -812,6 +861,16 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
             "<section class=\"finding conflict\"><h2>Conflict {}</h2><p>No state satisfies these together:</p>{}</section>",
             i + 1,
             member_list(rel, spec, c)
+        ));
+    }
+    for (ids, at, run) in dead_ends(json)
+        .iter()
+        .filter(|(ids, _, _)| ids.contains(&id))
+    {
+        body.push_str(&format!(
+            "<section class=\"finding dead-end\"><h2>Dead end over time</h2><p>Runs can reach a step from which no next step satisfies these together:</p>{}<p>A run that is stuck after step {at}:</p>{}</section>",
+            member_list(rel, spec, ids),
+            evidence(run)
         ));
     }
     let Some(a) = json["requirements"]

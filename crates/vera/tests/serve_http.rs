@@ -1243,3 +1243,33 @@ fn editing_the_formula_keeps_a_text_with_control_characters_as_it_is() {
     assert!(text(&after).contains("\u{202e}above\u{202c}"));
     assert!(after.contains("(>= arterial_pressure art_high_limit)"));
 }
+
+#[test]
+fn a_timed_audit_that_finds_a_dead_end_shows_it() {
+    let t = tempfile::tempdir().unwrap();
+    // Consistent (never raise A and B together), but after A and B at one step, C must
+    // stay false for 10 s and become true within 5 s: runs reach a dead end.
+    std::fs::write(
+        t.path().join("rt.toml"),
+        "[spec]\nname = \"rt\"\n\n[time]\ntick = \"1 s\"\n\n[[variables]]\nname = \"A\"\nsort = \"Bool\"\n[[variables]]\nname = \"B\"\nsort = \"Bool\"\n[[variables]]\nname = \"C\"\nsort = \"Bool\"\n\n[[requirements]]\nid = \"req1\"\ntext = \"if A holds then !C holds for at least 10 time units\"\n[requirements.timed]\nif = \"A\"\nthen = \"(not C)\"\nfor = \"10 s\"\n\n[[requirements]]\nid = \"req2\"\ntext = \"if B holds then C holds after at most 5 time units\"\n[requirements.timed]\nif = \"B\"\nthen = \"C\"\nwithin = \"5 s\"\n",
+    )
+    .unwrap();
+    let srv = start(t.path());
+    let r = srv.job("audit", "rt.toml");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
+    let v = srv.wait_job(id);
+    assert!(
+        v.contains("\"state\":\"done\"") && v.contains("\"exit\":1"),
+        "{v}"
+    );
+    let page = srv.get("/spec?path=rt.toml");
+    assert!(page.body.contains("Dead ends over time"), "{}", page.body);
+    for id in ["req1", "req2"] {
+        let r = row(&page.body, id);
+        assert!(r.contains("flag-dead-end") && r.contains("finding"), "{r}");
+    }
+    let req = srv.get("/spec/req?path=rt.toml&id=req2");
+    assert!(req.body.contains("Dead end over time"), "{}", req.body);
+    assert!(req.body.contains("stuck after step 5"), "{}", req.body);
+}
