@@ -206,8 +206,7 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
             .split('&')
             .filter(|kv| !kv.starts_with("token=") && !kv.is_empty())
             .collect();
-        // One leading slash: `//host/...` would be a link to another site.
-        let path = format!("/{}", req.uri().path().trim_start_matches('/'));
+        let path = one_leading_slash(req.uri().path());
         let target = if rest.is_empty() {
             path
         } else {
@@ -244,7 +243,10 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         )
             .into_response();
     }
-    let mut r = next.run(req).await;
+    let mut r = match canonical_redirect(&app, &req) {
+        Some(r) => r,
+        None => next.run(req).await,
+    };
     let h = r.headers_mut();
     h.insert(
         header::CONTENT_SECURITY_POLICY,
@@ -262,6 +264,46 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
+}
+
+/// `path` with one leading slash: `//host/...` (or `/\\host`, which browsers read the
+/// same way) in a redirect would be a link to another site.
+fn one_leading_slash(path: &str) -> String {
+    format!("/{}", path.trim_start_matches(['/', '\\']))
+}
+
+/// A GET whose `path` parameter names a file of the folder spelled another way than
+/// the folder's own (`./a.toml`, `a//b.toml`, `b/`) is redirected to that spelling, so
+/// that every page finds the check results kept under it.
+fn canonical_redirect(app: &App, req: &Request) -> Option<Response> {
+    if req.method() != axum::http::Method::GET {
+        return None;
+    }
+    let query = req.uri().query()?;
+    let mut changed = false;
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .map(|(k, v)| {
+            if k != "path" {
+                return (k, v);
+            }
+            match app.root.normalize(&v) {
+                Ok(n) if n != v => {
+                    changed = true;
+                    (k, n)
+                }
+                _ => (k, v),
+            }
+        })
+        .collect();
+    if !changed {
+        return None;
+    }
+    let query = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&pairs)
+        .finish();
+    let target = format!("{}?{query}", one_leading_slash(req.uri().path()));
+    Some(Redirect::to(&target).into_response())
 }
 
 async fn style() -> impl IntoResponse {

@@ -109,13 +109,39 @@ pub fn path_arg(rel: &str) -> String {
     }
 }
 
+/// How many finished jobs (their logs and states) are kept for the pages that watch
+/// them.
+pub const KEEP_FINISHED: usize = 100;
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Jobs {
-    /// Starts a check; returns its id.
+    /// Starts a check and returns its id; when a check of the same target is already
+    /// running, returns that one's id instead (the test and the insertion are one step
+    /// under the lock, so two requests at once start one check). Finished jobs beyond
+    /// the newest [`KEEP_FINISHED`] are forgotten (their results are kept per target).
     pub fn start(self: &Arc<Self>, spec: Spec) -> u64 {
+        let mut jobs = lock(&self.jobs);
+        if let Some(v) = jobs
+            .values()
+            .map(|j| j.view.borrow().clone())
+            .find(|v| v.target == spec.target && v.state == State::Running)
+        {
+            return v.id;
+        }
+        let mut finished: Vec<u64> = jobs
+            .iter()
+            .filter(|(_, j)| j.view.borrow().state != State::Running)
+            .map(|(id, _)| *id)
+            .collect();
+        if finished.len() > KEEP_FINISHED {
+            finished.sort_unstable();
+            for id in &finished[..finished.len() - KEEP_FINISHED] {
+                jobs.remove(id);
+            }
+        }
         let id = {
             let mut n = lock(&self.next);
             *n += 1;
@@ -131,13 +157,14 @@ impl Jobs {
             exit: None,
         });
         let cancel = Arc::new(Notify::new());
-        lock(&self.jobs).insert(
+        jobs.insert(
             id,
             Job {
                 view: tx.clone(),
                 cancel: cancel.clone(),
             },
         );
+        drop(jobs);
         let jobs = self.clone();
         tokio::spawn(async move { jobs.run(tx, cancel, spec).await });
         id

@@ -114,6 +114,41 @@ pub fn verify_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
     })
 }
 
+/// Whether the saved `vera.c-verify.v1` report at `report_rel` is about the file at
+/// `rel`: one of the files it names (`report.file`, `report.files`), read relative to
+/// the folder or to the report's own folder (or absolute), is that file. A report that
+/// names no file, or names it only by a shared ending (`main.c` for `x/main.c`), could
+/// be about another file and is not used.
+fn report_names(app: &App, report_rel: &str, json: &Value, rel: &str) -> bool {
+    let r = &json["report"];
+    let dir = std::path::Path::new(report_rel)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    let same = |f: &str| -> bool {
+        let p = std::path::Path::new(f);
+        if p.is_absolute() {
+            return std::fs::canonicalize(p)
+                .ok()
+                .and_then(|c| app.root.relative(&c))
+                .is_some_and(|n| n == rel);
+        }
+        [f.to_string(), dir.join(f).to_string_lossy().into_owned()]
+            .iter()
+            .any(|c| app.root.normalize(c).is_ok_and(|n| n == rel))
+    };
+    r["file"]
+        .as_str()
+        .into_iter()
+        .chain(
+            r["files"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str),
+        )
+        .any(same)
+}
+
 /// A C source with its clauses coloured by their goals' status.
 pub async fn c_source(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -> Response {
     let rel = &q.path;
@@ -166,6 +201,9 @@ pub async fn c_source(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -
             let Ok(json) = read_json(&app, &e.rel) else {
                 continue;
             };
+            if !report_names(&app, &e.rel, &json, rel) {
+                continue;
+            }
             if let Ok(h) = crate::cview::render_c(rel, &source, &json) {
                 body.push_str(&format!(
                     "<p class=\"meta\">From the saved report <a href=\"/report?path={}\"><code>{}</code></a> (it may be older than the file).</p>",

@@ -112,6 +112,9 @@ struct Flags {
     /// A timed audit found runs that reach a dead end with it (no next step satisfies
     /// it and the others of the conflict).
     dead_end: bool,
+    /// A timed audit's horizon is too short for its own durations: its verdicts say
+    /// nothing about the runs that would show them (`bound_too_small`, `fits: false`).
+    bound_too_small: bool,
 }
 
 impl Flags {
@@ -137,6 +140,9 @@ impl Flags {
         }
         if self.dead_end {
             v.push("dead-end");
+        }
+        if self.bound_too_small {
+            v.push("horizon-too-short");
         }
         if self.ambiguous {
             v.push("ambiguous");
@@ -251,11 +257,15 @@ fn flags(report: &Value) -> BTreeMap<String, Flags> {
             out.entry(id).or_default().dead_end = true;
         }
     }
+    for id in strings(report.get("bound_too_small")) {
+        out.entry(id).or_default().bound_too_small = true;
+    }
     for r in report["requirements"].as_array().into_iter().flatten() {
         let Some(id) = r.get("id").and_then(Value::as_str) else {
             continue;
         };
         let f = out.entry(id.to_string()).or_default();
+        f.bound_too_small |= r.get("fits").and_then(Value::as_bool) == Some(false);
         let vd = status(r, "vacuity_domain");
         // The timed audit calls vacuity under the other requirements `vacuity`.
         let vm = match r.get("vacuity_model") {
@@ -666,10 +676,25 @@ fn consistency_section(rel: &str, spec: &Spec, r: &Value) -> String {
                 evidence(run)
             ));
         }
-    } else if r["rt_inconsistency"]["status"] == "unknown" {
+    }
+    // Checks over time that did not give an answer are said so, never left out.
+    for (key, what) in [
+        ("rt_inconsistency", "Dead ends over time"),
+        ("environment", "Conflicts the environment can force"),
+    ] {
+        if r[key]["status"] == "unknown" {
+            s.push_str(&format!(
+                "<p class=\"undecided\" data-check=\"{key}\">{what}: undecided: {}</p>",
+                escape(r[key]["reason"].as_str().unwrap_or(""))
+            ));
+        }
+    }
+    let short = strings(r.get("bound_too_small"));
+    if !short.is_empty() {
         s.push_str(&format!(
-            "<p class=\"undecided\">Dead ends over time: undecided: {}</p>",
-            escape(r["rt_inconsistency"]["reason"].as_str().unwrap_or(""))
+            "<div class=\"horizon-too-short\"><h3>Horizon too short</h3><p>The audit looked at runs of {} steps; these requirements need longer runs to show what they ask, so their verdicts are not conclusive. Run the audit with a longer <code>--horizon</code> (or set <code>horizon</code> in the spec's <code>[time]</code> table):</p>{}</div>",
+            r["horizon"]["steps"].as_u64().map(|k| (k + 1).to_string()).unwrap_or_else(|| "?".into()),
+            member_list(rel, spec, &short)
         ));
     }
     if let Some(sum) = r.get("summary") {
@@ -691,7 +716,7 @@ fn requirements_table(
 ) -> String {
     let mut s = String::from(
         "<section><h2>Requirements</h2><div class=\"filters\"><input id=\"filter\" type=\"search\" placeholder=\"Search id, text or formula\" aria-label=\"Search\">\
-         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"ambiguous\">ambiguous</option><option value=\"conflict-for-some-inputs\">conflict for some inputs</option><option value=\"dead-end\">dead end over time</option><option value=\"unformalized\">not formalized</option></select></div>\
+         <select id=\"flag-filter\" aria-label=\"Show\"><option value=\"\">all</option><option value=\"finding\">with a finding</option><option value=\"conflicting\">conflicting</option><option value=\"vacuous\">vacuous</option><option value=\"redundant\">redundant</option><option value=\"not-violatable\">not violatable</option><option value=\"undecided\">undecided</option><option value=\"not-all-checked\">not all checked</option><option value=\"ambiguous\">ambiguous</option><option value=\"conflict-for-some-inputs\">conflict for some inputs</option><option value=\"dead-end\">dead end over time</option><option value=\"horizon-too-short\">horizon too short</option><option value=\"unformalized\">not formalized</option></select></div>\
          <table id=\"requirements\"><thead><tr><th>id</th><th>text</th><th>formula</th><th>flags</th><th></th></tr></thead><tbody>",
     );
     for r in &spec.requirements {
@@ -873,10 +898,25 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
             evidence(run)
         ));
     }
-    let Some(a) = json["requirements"]
+    let entry = json["requirements"]
         .as_array()
-        .and_then(|v| v.iter().find(|x| x["id"] == id.as_str()))
-    else {
+        .and_then(|v| v.iter().find(|x| x["id"] == id.as_str()));
+    if strings(json.get("bound_too_small")).contains(&id)
+        || entry.and_then(|a| a["fits"].as_bool()) == Some(false)
+    {
+        body.push_str(&format!(
+            "<section class=\"finding horizon-too-short\"><h2>Horizon too short</h2><p>It needs runs of {} steps to show what it asks; the audit looked at runs of {} steps, so its verdicts about this requirement are not conclusive. Run the audit with a longer <code>--horizon</code>.</p></section>",
+            entry
+                .and_then(|a| a["needs_steps"].as_u64())
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "more".into()),
+            json["horizon"]["steps"]
+                .as_u64()
+                .map(|k| (k + 1).to_string())
+                .unwrap_or_else(|| "?".into()),
+        ));
+    }
+    let Some(a) = entry else {
         body.push_str(if r.formula.is_none() && r.timed.is_none() {
             "<p>The audit has no entry for this requirement (it has no formula).</p>"
         } else {

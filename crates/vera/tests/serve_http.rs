@@ -327,6 +327,25 @@ fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
     );
     assert_eq!(r.status, 303);
     assert_eq!(r.headers["location"], "/evil.example/x");
+    // Nor with a backslash, which browsers read as a slash there.
+    for start in [
+        "/\\evil.example/x",
+        "/\\/evil.example/x",
+        "/%5Cevil.example/x",
+    ] {
+        let r = srv.request(
+            "GET",
+            &format!("{start}?token={}", srv.token),
+            &[("Cookie", "x=y")],
+            "",
+        );
+        assert_eq!(r.status, 303, "{start}");
+        let to = &r.headers["location"];
+        assert!(
+            to.starts_with('/') && !to[1..].starts_with(['/', '\\']),
+            "{start} -> {to}"
+        );
+    }
     // DNS rebinding: another name for this address.
     for host in [
         format!("evil.example:{p}"),
@@ -1272,4 +1291,117 @@ fn a_timed_audit_that_finds_a_dead_end_shows_it() {
     let req = srv.get("/spec/req?path=rt.toml&id=req2");
     assert!(req.body.contains("Dead end over time"), "{}", req.body);
     assert!(req.body.contains("stuck after step 5"), "{}", req.body);
+}
+
+#[test]
+fn a_timed_audit_whose_horizon_is_too_short_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    // req1 needs 10 s of runs; the spec's horizon is 3 s.
+    std::fs::write(
+        t.path().join("short.toml"),
+        "[spec]\nname = \"short\"\n\n[time]\ntick = \"1 s\"\nhorizon = \"3 s\"\n\n[[variables]]\nname = \"A\"\nsort = \"Bool\"\n[[variables]]\nname = \"C\"\nsort = \"Bool\"\n\n[[requirements]]\nid = \"req1\"\ntext = \"if A holds then !C holds for at least 10 time units\"\n[requirements.timed]\nif = \"A\"\nthen = \"(not C)\"\nfor = \"10 s\"\n\n[[requirements]]\nid = \"req2\"\ntext = \"C holds whenever A does not\"\nformula = \"(=> (not A) C)\"\n",
+    )
+    .unwrap();
+    let srv = start(t.path());
+    let r = srv.job("audit", "short.toml");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
+    let v = srv.wait_job(id);
+    assert!(
+        v.contains("\"state\":\"done\"") && v.contains("\"exit\":1"),
+        "{v}"
+    );
+    let page = srv.get("/spec?path=short.toml");
+    assert!(page.body.contains("Horizon too short"), "{}", page.body);
+    let r1 = row(&page.body, "req1");
+    assert!(
+        r1.contains("flag-horizon-too-short") && r1.contains("finding"),
+        "{r1}"
+    );
+    assert!(!row(&page.body, "req2").contains("horizon-too-short"));
+    let req = srv.get("/spec/req?path=short.toml&id=req1");
+    assert!(
+        req.body.contains("Horizon too short") && req.body.contains("not conclusive"),
+        "{}",
+        req.body
+    );
+}
+
+#[test]
+fn a_path_spelled_another_way_leads_to_the_same_page_and_results() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    let srv = start(t.path());
+    let r = srv.job("audit", "./spec.toml");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
+    let v = srv.wait_job(id);
+    assert!(v.contains("\"state\":\"done\""), "{v}");
+    for spelled in ["./spec.toml", ".//spec.toml", "spec.toml/"] {
+        let r = srv.get(&format!("/spec?path={}&x=1", spelled.replace('/', "%2F")));
+        assert_eq!(r.status, 303, "{spelled}: {}", r.body);
+        assert_eq!(
+            r.headers["location"], "/spec?path=spec.toml&x=1",
+            "{spelled}"
+        );
+    }
+    // The page under the folder's spelling shows the audit that ran.
+    let page = srv.get("/spec?path=spec.toml");
+    assert!(page.body.contains("id=\"consistency\""), "{}", page.body);
+    // Paths out of the folder are still refused, not redirected.
+    let r = srv.get("/spec?path=.%2F..%2Fspec.toml");
+    assert!(r.status == 403 || r.status == 404, "{}", r.status);
+}
+
+#[test]
+fn a_saved_proof_report_is_shown_only_for_the_file_it_names() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let fixtures = "crates/serve/tests/fixtures";
+    for d in ["a", "b"] {
+        copy(
+            &format!("{fixtures}/clamp_mixed.c"),
+            &dir.join(d).join("clamp.c"),
+        );
+    }
+    let report = std::fs::read_to_string(repo().join(fixtures).join("clamp_mixed.verify.json"))
+        .unwrap()
+        .replace("crates/serve/tests/fixtures/clamp_mixed.c", "a/clamp.c");
+    std::fs::write(dir.join("clamp.verify.json"), &report).unwrap();
+    // A report run from inside b/ that names the file by its bare name, kept there.
+    std::fs::write(
+        dir.join("b").join("bare.verify.json"),
+        report.replace("a/clamp.c", "clamp.c"),
+    )
+    .unwrap();
+    let srv = start(dir);
+    let a = srv.get("/c?path=a/clamp.c");
+    assert!(
+        a.body.contains("From the saved report") && a.body.contains("clamp.verify.json"),
+        "{}",
+        a.body
+    );
+    let b = srv.get("/c?path=b/clamp.c");
+    assert!(
+        b.body.contains("From the saved report") && b.body.contains("b/bare.verify.json"),
+        "{}",
+        b.body
+    );
+    assert!(
+        !b.body.contains("\"/report?path=clamp.verify.json\""),
+        "{}",
+        b.body
+    );
+    // A third copy that no report names has no results, whatever its name ends with.
+    copy(
+        &format!("{fixtures}/clamp_mixed.c"),
+        &dir.join("c").join("clamp.c"),
+    );
+    let c = srv.get("/c?path=c/clamp.c");
+    assert!(
+        c.body.contains("No proof results for this file yet")
+            && !c.body.contains("From the saved report"),
+        "{}",
+        c.body
+    );
 }
