@@ -482,7 +482,10 @@ fn proposal_body(o: &mut String, p: &At<'_>) -> Result<(), ViewError> {
 /// its single reading when it has one, the note and the rewrites tried; and a form
 /// `<form class="choose-reading" method="post" action="/spec/proposal/preview">`
 /// with the hidden inputs `proposals` (`file_rel`), `id` (the requirement id) and
-/// `csrf` (the page's token), and a button "Preview this clarification".
+/// `csrf` (the page's token), and a button "Preview this clarification". A proposal
+/// whose id is in `no_longer_fits` (the spec's requirement changed since, or is gone:
+/// the value says why) gets that reason (`<p class="no-longer-fits">`) instead of the
+/// form.
 ///
 /// # Errors
 ///
@@ -492,6 +495,7 @@ pub fn render_proposals(
     file_rel: &str,
     proposals: &Value,
     csrf: &str,
+    no_longer_fits: &std::collections::BTreeMap<String, String>,
 ) -> Result<String, ViewError> {
     let root = At::root(proposals);
     let tag = root.schema_tag();
@@ -540,6 +544,14 @@ pub fn render_proposals(
         );
         let _ = writeln!(o, "<h3><span class=\"req-id\">{}</span></h3>", escape(id));
         proposal_body(&mut o, p)?;
+        if let Some(why) = no_longer_fits.get(id) {
+            let _ = writeln!(
+                o,
+                "<p class=\"no-longer-fits\">Cannot be chosen: {}. Run <code>vera clarify</code> again on the spec as it is now.</p>\n</article>",
+                escape(why)
+            );
+            continue;
+        }
         let _ = writeln!(
             o,
             "<form class=\"choose-reading\" method=\"post\" action=\"/spec/proposal/preview\">\n<input type=\"hidden\" name=\"proposals\" value=\"{}\">\n<input type=\"hidden\" name=\"id\" value=\"{}\">\n<input type=\"hidden\" name=\"csrf\" value=\"{}\">\n<button type=\"submit\">Preview this clarification</button>\n</form>",

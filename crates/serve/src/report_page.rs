@@ -57,7 +57,13 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -> Re
             crate::ambig::render_ambiguity(&json).map_err(|e| e.to_string())
         }
         "vera.clarify.v1" => {
-            crate::ambig::render_proposals(&q.path, &json, &app.csrf).map_err(|e| e.to_string())
+            let stale = serde_json::from_value::<pipeline::clarify::ProposalsFile>(json.clone())
+                .map(|f| {
+                    crate::spec_page::proposals_not_fitting(&app, &q.path, &f.file, &f.proposals)
+                })
+                .unwrap_or_default();
+            crate::ambig::render_proposals(&q.path, &json, &app.csrf, &stale)
+                .map_err(|e| e.to_string())
         }
         _ => Err(format!(
             "this page does not show `{schema}` reports; the JSON follows"

@@ -1221,6 +1221,32 @@ pub struct ProposalForm {
     csrf: String,
 }
 
+/// The proposals of a `vera.clarify.v1` file (at `proposals_rel`, its `file` naming
+/// the spec as `named`) that cannot be chosen for the spec as it is now, each with the
+/// reason ([`pipeline::clarify::applicable`]). Empty when the spec is not found or does
+/// not load: choosing then says why.
+pub(crate) fn proposals_not_fitting(
+    app: &App,
+    proposals_rel: &str,
+    named: &str,
+    proposals: &[pipeline::clarify::Proposal],
+) -> BTreeMap<String, String> {
+    let Some(spec) = proposals_spec(app, proposals_rel, named)
+        .and_then(|rel| load(app, &rel).ok())
+        .and_then(|l| l.spec.ok())
+    else {
+        return BTreeMap::new();
+    };
+    proposals
+        .iter()
+        .filter_map(|p| {
+            pipeline::clarify::applicable(&spec, p)
+                .err()
+                .map(|why| (p.id.clone(), why.to_string()))
+        })
+        .collect()
+}
+
 /// The spec a proposals file is about: its `file` as written (relative to the served
 /// folder, or to the proposals file's folder), else a spec of that name beside it.
 fn proposals_spec(app: &App, proposals_rel: &str, named: &str) -> Option<String> {

@@ -572,7 +572,8 @@ fn a_clarify_run_shows_each_proposal_with_its_requirement() {
 #[test]
 fn proposals_have_a_preview_form_each() {
     let rep = json_fixture("hemodialysis.proposals.json");
-    let html = render_proposals("specs/proposals.json", &rep, "tok123").unwrap();
+    let html =
+        render_proposals("specs/proposals.json", &rep, "tok123", &Default::default()).unwrap();
     let ps = rep["proposals"].as_array().unwrap();
     assert_eq!(
         html.matches(
@@ -619,7 +620,7 @@ fn a_converged_proposal_shows_its_formula() {
     p["accepted"] = json!(true);
     p["classes_after"] = json!(1);
     p["formula"] = json!("(=> (> dialysate_temp 41.0) alarm_temp)");
-    let html = render_proposals("proposals.json", &rep, "t").unwrap();
+    let html = render_proposals("proposals.json", &rep, "t", &Default::default()).unwrap();
     let a = article(&html, "R-TEMP-1");
     assert!(a.starts_with("<article class=\"proposal converged\""));
     assert!(a.contains("converged to one reading · readings 3 → 1"));
@@ -629,7 +630,7 @@ fn a_converged_proposal_shows_its_formula() {
     assert!(html.contains("<span class=\"value\">1</span> converged"));
     // A timed proposal's pattern instead of a formula.
     p_pattern(&mut rep);
-    let html = render_proposals("proposals.json", &rep, "t").unwrap();
+    let html = render_proposals("proposals.json", &rep, "t", &Default::default()).unwrap();
     assert!(
         article(&html, "R-TEMP-1").contains("<span class=\"key\">within</span> <code>3 s</code>")
     );
@@ -669,7 +670,13 @@ fn hostile_text_in_ambiguity_reports_is_escaped() {
     props["proposals"][0]["clarified"] = json!(HOSTILE);
     props["proposals"][0]["history"][0]["rejected"] = json!(HOSTILE);
     props["proposals"][1]["formula"] = json!(HOSTILE);
-    let html = render_proposals(HOSTILE, &props, "\"><script>x</script>").unwrap();
+    let html = render_proposals(
+        HOSTILE,
+        &props,
+        "\"><script>x</script>",
+        &Default::default(),
+    )
+    .unwrap();
     assert_escaped(&html);
     assert!(html.contains("name=\"csrf\" value=\"&quot;&gt;&lt;script&gt;x&lt;/script&gt;\""));
 }
@@ -682,7 +689,7 @@ fn malformed_ambiguity_payloads_are_errors_not_panics() {
         Err(ViewError::Schema { .. })
     ));
     assert!(matches!(
-        render_proposals("p.json", &rep, "t"),
+        render_proposals("p.json", &rep, "t", &Default::default()),
         Err(ViewError::Schema {
             expected: "vera.clarify.v1",
             ..
@@ -711,7 +718,7 @@ fn malformed_ambiguity_payloads_are_errors_not_panics() {
     let props = json_fixture("hemodialysis.proposals.json");
     for_each_variant(&props, &mut |v| {
         tried += 1;
-        let _ = render_proposals("p.json", v, "t");
+        let _ = render_proposals("p.json", v, "t", &Default::default());
     });
     let run = json_fixture("hemodialysis.clarify-run.json");
     let mut small = run.clone();

@@ -1097,6 +1097,29 @@ fn saved_screenings_and_proposals_count_only_for_the_text_they_were_made_for() {
             && listed.contains("clarifications proposed for 1 requirement (R-ART-1)"),
         "{listed}"
     );
+    // The proposals page offers R-ART-1's reading and says why R-ART-2's cannot be
+    // chosen.
+    let props = srv.get("/report?path=spec.proposals.json");
+    let art = |id: &str| -> String {
+        let at = props
+            .body
+            .find(&format!("data-id=\"{id}\""))
+            .unwrap_or_else(|| panic!("no proposal {id}:\n{}", props.body));
+        let end = props.body[at..].find("</article>").unwrap();
+        props.body[at..at + end].to_string()
+    };
+    assert!(
+        art("R-ART-1").contains("choose-reading"),
+        "{}",
+        art("R-ART-1")
+    );
+    let a2 = art("R-ART-2");
+    assert!(
+        !a2.contains("choose-reading")
+            && a2.contains("no-longer-fits")
+            && a2.contains("changed since the proposal was made"),
+        "{a2}"
+    );
     // The proposal made for R-ART-2's older text is refused, and nothing is written.
     let csrf = srv.csrf();
     let r = srv.post(
