@@ -11,6 +11,8 @@
 
 #[path = "support/devtools.rs"]
 mod devtools;
+#[path = "support/http.rs"]
+mod plain_http;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -19,6 +21,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use devtools::{js_str, Browser, Page};
+use plain_http::{form, Resp};
 
 /// A tiny HTTP server answering every GET of `/` with `html` (other paths: 404),
 /// until the test process ends. Returns its base URL.
@@ -252,28 +255,8 @@ impl Drop for Server {
     }
 }
 
-/// A plain HTTP/1.1 response.
-struct Resp {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<String> {
-        self.head.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    }
-}
-
 /// One request to the server over a plain socket (no browser).
 fn http(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Resp {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut req = format!(
         "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
          Content-Length: {}\r\n",
@@ -284,64 +267,7 @@ fn http(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &
     }
     req.push_str("\r\n");
     req.push_str(body);
-    s.write_all(req.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw)
-        .unwrap_or_else(|e| panic!("reading the answer to {method} {target}: {e}"));
-    let raw = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = raw
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("no HTTP head in the answer to {method} {target}: {raw:?}"));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {head:?}"));
-    let mut resp = Resp {
-        status,
-        head: head.to_string(),
-        body: body.to_string(),
-    };
-    if resp
-        .header("transfer-encoding")
-        .is_some_and(|t| t.eq_ignore_ascii_case("chunked"))
-    {
-        resp.body = dechunk(&resp.body);
-    }
-    resp
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16).unwrap_or(0);
-        if n == 0 || rest.len() < n {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = rest[n..].trim_start_matches("\r\n");
-    }
-    out
-}
-
-/// `application/x-www-form-urlencoded`
-fn form_encode(fields: &[(String, String)]) -> String {
-    let enc = |s: &str| {
-        s.bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    (b as char).to_string()
-                }
-                b' ' => "+".into(),
-                _ => format!("%{b:02X}"),
-            })
-            .collect::<String>()
-    };
-    fields
-        .iter()
-        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
-        .collect::<Vec<_>>()
-        .join("&")
+    plain_http::exchange(port, &req)
 }
 
 /// Applies a unified diff (`---`/`+++` headers, `@@ -a,b +c,d @@` hunks) to `old`.
@@ -854,11 +780,11 @@ fn vera_serve_end_to_end() {
                 .collect();
             let form_type = ("Content-Type", "application/x-www-form-urlencoded");
             for (what, body, origin) in [
-                ("no CSRF field", form_encode(&no_csrf), None),
-                ("a wrong CSRF field", form_encode(&wrong_csrf), None),
+                ("no CSRF field", form(&no_csrf), None),
+                ("a wrong CSRF field", form(&wrong_csrf), None),
                 (
                     "another origin",
-                    form_encode(&fields),
+                    form(&fields),
                     Some("http://attacker.invalid"),
                 ),
             ] {

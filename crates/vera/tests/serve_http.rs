@@ -4,9 +4,11 @@
 //! markup in names and texts, files changed between a preview and its save, odd files
 //! in the folder, and the ways the server can fail to start.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+#[path = "support/http.rs"]
+mod plain_http;
+
+use plain_http::{enc, form, Resp};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -57,12 +59,6 @@ impl Drop for Server {
     }
 }
 
-struct Resp {
-    status: u16,
-    headers: HashMap<String, String>,
-    body: String,
-}
-
 fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
         .arg("serve")
@@ -95,27 +91,6 @@ fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
 
 fn start(dir: &Path) -> Server {
     start_with(dir, &[], true)
-}
-
-fn enc(s: &str) -> String {
-    let mut o = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                o.push(b as char)
-            }
-            _ => o.push_str(&format!("%{b:02X}")),
-        }
-    }
-    o
-}
-
-fn form(fields: &[(String, String)]) -> String {
-    fields
-        .iter()
-        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
-        .collect::<Vec<_>>()
-        .join("&")
 }
 
 fn unescape(s: &str) -> String {
@@ -172,42 +147,7 @@ fn s(a: &str, b: &str) -> (String, String) {
 
 impl Server {
     fn raw(&self, request: &str) -> Resp {
-        let mut t = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        t.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        t.write_all(request.as_bytes()).unwrap();
-        let mut buf = Vec::new();
-        t.read_to_end(&mut buf).unwrap();
-        let text = String::from_utf8_lossy(&buf).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-        let mut lines = head.lines();
-        let status = lines.next().unwrap().split(' ').nth(1).unwrap();
-        let headers: HashMap<String, String> = lines
-            .filter_map(|l| l.split_once(": "))
-            .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
-            .collect();
-        let body = if headers
-            .get("transfer-encoding")
-            .is_some_and(|v| v == "chunked")
-        {
-            let mut out = String::new();
-            let mut rest = body;
-            while let Some((size, after)) = rest.split_once("\r\n") {
-                let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-                if n == 0 {
-                    break;
-                }
-                out.push_str(&after[..n]);
-                rest = &after[n + 2..];
-            }
-            out
-        } else {
-            body.to_string()
-        };
-        Resp {
-            status: status.parse().unwrap(),
-            headers,
-            body,
-        }
+        plain_http::exchange(self.port, request)
     }
 
     fn request(&self, method: &str, path: &str, extra: &[(&str, &str)], body: &str) -> Resp {
@@ -267,6 +207,14 @@ impl Server {
             assert!(t.elapsed() < Duration::from_secs(15), "job {id} still runs");
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Starts a check of `path` and waits until it ends; its end state as JSON text.
+    fn run_check(&self, kind: &str, path: &str) -> String {
+        let r = self.job(kind, path);
+        assert_eq!(r.status, 200, "{}", r.body);
+        let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
+        self.wait_job(id)
     }
 
     /// The apply form of a requirement edit previewed with a new `text`.
@@ -1165,10 +1113,7 @@ fn a_result_about_an_older_text_is_not_shown_as_no_findings() {
     )
     .unwrap();
     let srv = start(t.path());
-    let r = srv.job("audit", "small.toml");
-    assert_eq!(r.status, 200, "{}", r.body);
-    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
-    let v = srv.wait_job(id);
+    let v = srv.run_check("audit", "small.toml");
     assert!(
         v.contains("\"state\":\"done\"") && v.contains("\"exit\":0"),
         "{v}"
@@ -1297,10 +1242,7 @@ fn a_timed_audit_that_finds_a_dead_end_shows_it() {
     )
     .unwrap();
     let srv = start(t.path());
-    let r = srv.job("audit", "rt.toml");
-    assert_eq!(r.status, 200, "{}", r.body);
-    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
-    let v = srv.wait_job(id);
+    let v = srv.run_check("audit", "rt.toml");
     assert!(
         v.contains("\"state\":\"done\"") && v.contains("\"exit\":1"),
         "{v}"
@@ -1326,10 +1268,7 @@ fn a_timed_audit_whose_horizon_is_too_short_says_so() {
     )
     .unwrap();
     let srv = start(t.path());
-    let r = srv.job("audit", "short.toml");
-    assert_eq!(r.status, 200, "{}", r.body);
-    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
-    let v = srv.wait_job(id);
+    let v = srv.run_check("audit", "short.toml");
     assert!(
         v.contains("\"state\":\"done\"") && v.contains("\"exit\":1"),
         "{v}"
@@ -1355,10 +1294,7 @@ fn a_path_spelled_another_way_leads_to_the_same_page_and_results() {
     let t = tempfile::tempdir().unwrap();
     spec_into(t.path(), "spec.toml");
     let srv = start(t.path());
-    let r = srv.job("audit", "./spec.toml");
-    assert_eq!(r.status, 200, "{}", r.body);
-    let id = r.body.trim_start_matches("{\"id\":").trim_end_matches('}');
-    let v = srv.wait_job(id);
+    let v = srv.run_check("audit", "./spec.toml");
     assert!(v.contains("\"state\":\"done\""), "{v}");
     for spelled in ["./spec.toml", ".//spec.toml", "spec.toml/"] {
         let r = srv.get(&format!("/spec?path={}&x=1", spelled.replace('/', "%2F")));
