@@ -571,14 +571,20 @@ impl std::fmt::Display for NotApplicable {
     }
 }
 
+/// Whether two requirement texts are the same text written with other white space
+/// (runs of spaces, tabs and line breaks count as one space; ends ignored): the test
+/// of whether a report made for one text still speaks of the other.
+pub fn same_words(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
 /// The proposal as the spec is now: `Ok` when its requirement exists and still has the
 /// text the proposal clarified (compared with runs of white space as one space).
 pub fn applicable(spec: &Spec, p: &Proposal) -> Result<(), NotApplicable> {
     let Some(r) = spec.requirements.iter().find(|r| r.id == p.id) else {
         return Err(NotApplicable::NoSuchRequirement { id: p.id.clone() });
     };
-    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if squash(&r.text) == squash(&p.original) {
+    if same_words(&r.text, &p.original) {
         Ok(())
     } else {
         Err(NotApplicable::TextChanged {

@@ -119,38 +119,21 @@ struct Flags {
 
 impl Flags {
     fn classes(&self) -> Vec<&'static str> {
-        let mut v = Vec::new();
-        if self.conflicting {
-            v.push("conflicting");
-        }
-        if self.vacuous {
-            v.push("vacuous");
-        }
-        if self.redundant {
-            v.push("redundant");
-        }
-        if self.not_violatable {
-            v.push("not-violatable");
-        }
-        if self.undecided {
-            v.push("undecided");
-        }
-        if self.env_conflict {
-            v.push("conflict-for-some-inputs");
-        }
-        if self.dead_end {
-            v.push("dead-end");
-        }
-        if self.bound_too_small {
-            v.push("horizon-too-short");
-        }
-        if self.ambiguous {
-            v.push("ambiguous");
-        }
-        if self.skipped {
-            v.push("not-all-checked");
-        }
-        v
+        [
+            (self.conflicting, "conflicting"),
+            (self.vacuous, "vacuous"),
+            (self.redundant, "redundant"),
+            (self.not_violatable, "not-violatable"),
+            (self.undecided, "undecided"),
+            (self.env_conflict, "conflict-for-some-inputs"),
+            (self.dead_end, "dead-end"),
+            (self.bound_too_small, "horizon-too-short"),
+            (self.ambiguous, "ambiguous"),
+            (self.skipped, "not-all-checked"),
+        ]
+        .into_iter()
+        .filter_map(|(on, class)| on.then_some(class))
+        .collect()
     }
 }
 
@@ -452,11 +435,10 @@ struct SavedAbout {
 /// A requirement counts only while its text is the one the report was made for.
 fn saved_about(app: &App, rel: &str, spec: &Spec) -> Vec<SavedAbout> {
     let name = std::path::Path::new(rel).file_name();
-    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let current = |id: &str, text: &str| {
         spec.requirements
             .iter()
-            .any(|r| r.id == id && squash(&r.text) == squash(text))
+            .any(|r| r.id == id && pipeline::clarify::same_words(&r.text, text))
     };
     let mut out = Vec::new();
     for e in crate::workspace::scan(&app.root).entries {
