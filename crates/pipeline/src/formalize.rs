@@ -1601,6 +1601,9 @@ pub fn render_spec_annotated(
 /// with their new formula and provenance, those that failed without a formula and with
 /// the last error.
 pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
+    if let Some(text) = formalized_in_place(spec, report) {
+        return text;
+    }
     let header = vec![
         format!("Formalized by vera from {}.", spec.source.name()),
         format!(
@@ -1660,6 +1663,125 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
         )
         .collect();
     render_spec(spec, &header, &reqs)
+}
+
+/// [`formalized_spec`] for a spec read from a TOML file: the file's own text with only
+/// the requirements asked of the model changed (their `formula` or `[requirements.timed]`
+/// table, `origin`, and comment lines above them), so every formula, number, comment and
+/// table the user wrote stays byte for byte. A requirement the model could not formalize
+/// keeps what it had. `None` when the source is not a TOML spec (a CSV with a schema).
+fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> {
+    use toml_edit::{DocumentMut, Item};
+    let (bom, source) = match spec.source.text().strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", spec.source.text()),
+    };
+    let mut doc: DocumentMut = source.parse().ok()?;
+    doc.get("spec")?;
+    let reqs = doc
+        .get_mut("requirements")
+        .and_then(Item::as_array_of_tables_mut);
+    let mut reqs = match reqs {
+        Some(r) => Some(r),
+        None if report.requirements.is_empty() => None,
+        None => return None,
+    };
+    for f in &report.requirements {
+        let reqs = reqs.as_mut()?;
+        let mut tables = reqs
+            .iter_mut()
+            .filter(|t| t.get("id").and_then(Item::as_str) == Some(f.id.as_str()));
+        let table = tables.next()?;
+        if tables.next().is_some() {
+            return None;
+        }
+        let p = &f.provenance;
+        let mut notes = vec![format!(
+            "provenance: provider={} model={} prompt={} attempts={}",
+            p.provider, p.model, p.prompt, p.attempts
+        )];
+        for n in &f.notes {
+            notes.push(format!("screening ({}): {}", n.kind, n.message));
+        }
+        if let Some(formula) = &f.formula {
+            table.remove("timed");
+            set_keeping_decor(table, "formula", formula);
+            set_keeping_decor(table, "origin", "model");
+            table.remove("accepted");
+        } else if let (Some(pattern), Some(tb)) = (&f.timed, &spec.time) {
+            let keys = reqs::timed::answer::keys_of(pattern, tb);
+            let parsed: DocumentMut = reqs::timed::answer::table_text(&keys).parse().ok()?;
+            let mut timed = parsed.get("timed")?.as_table()?.clone();
+            // Written right under its requirement's table, not where the parsed
+            // snippet placed it.
+            if let Some(at) = table.position() {
+                timed.set_position(at);
+            }
+            table.remove("formula");
+            set_keeping_decor(table, "origin", "model");
+            table.remove("accepted");
+            table.insert("timed", Item::Table(timed));
+        } else {
+            let last = f
+                .attempts
+                .last()
+                .and_then(|a| a.error.clone())
+                .unwrap_or_default();
+            let kept = if table.contains_key("formula") || table.contains_key("timed") {
+                " (the formula as written is kept)"
+            } else {
+                ""
+            };
+            notes.push(format!(
+                "NOT FORMALIZED: {}{kept}",
+                last.lines().next().unwrap_or("")
+            ));
+        }
+        let mut lines = String::new();
+        for n in &notes {
+            comment(&mut lines, n);
+        }
+        let decor = table.decor_mut();
+        let old = decor
+            .prefix()
+            .and_then(|p| p.as_str())
+            .unwrap_or("")
+            .to_string();
+        let sep = if old.is_empty() || old.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        decor.set_prefix(format!("{old}{sep}{lines}"));
+    }
+    let mut header = String::new();
+    comment(
+        &mut header,
+        &format!(
+            "Formalized by vera from {}: {} formalized on the first attempt, {} after repair, {} failed, {} kept as written.",
+            spec.source.name(),
+            report.first_attempt,
+            report.after_repair,
+            report.failed.len(),
+            report.kept.len()
+        ),
+    );
+    // A byte-order mark stays the file's first bytes.
+    Some(format!("{bom}{header}{doc}"))
+}
+
+/// Sets `key` of `table` to a string, keeping the key's place and the space around it.
+fn set_keeping_decor(table: &mut toml_edit::Table, key: &str, text: &str) {
+    match table.get_mut(key).and_then(toml_edit::Item::as_value_mut) {
+        Some(v) => {
+            let decor = v.decor().clone();
+            *v = toml_edit::Value::from(text);
+            *v.decor_mut() = decor;
+        }
+        None => {
+            table.insert(key, toml_edit::value(text));
+        }
+    }
 }
 
 /// Writes `text` to a new file, atomically: refuses an input file (compared by identity,
