@@ -33,6 +33,9 @@ pub struct AuditOptions {
     /// Reuse the results of an earlier audit of the same spec kept in this folder, and
     /// keep this audit's results there (with the fast paths only). `None`: no cache.
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Check every requirement for variables it fixes in every state
+    /// ([`crate::forcing`]).
+    pub fixes: bool,
 }
 
 impl AuditOptions {
@@ -46,6 +49,7 @@ impl AuditOptions {
             realizability: true,
             fast_paths: true,
             cache_dir: None,
+            fixes: true,
         }
     }
 }
@@ -102,6 +106,11 @@ pub enum Incomplete {
     Cap {
         /// The cap.
         cap: usize,
+        /// Every minimal conflict with at most this many members is listed (conflicts are
+        /// enumerated smallest first); `None` when nothing is known of the ones not
+        /// listed (a single conflict was asked for).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        listed_up_to: Option<usize>,
     },
     /// The solver answered unknown (or failed) during the enumeration; there may be
     /// conflicts not listed.
@@ -203,6 +212,13 @@ pub struct RequirementAudit {
     pub violatability: Violatability,
     /// Redundancy against the rest of M.
     pub redundancy: Redundancy,
+    /// Variables the formula, with the domain constraints, fixes in every state (see
+    /// [`crate::forcing`]); a finding when [`crate::forcing::FixKind::is_finding`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<crate::forcing::Forced>,
+    /// The check for fixed variables met an `unknown` answer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fixes_unknown: bool,
 }
 
 impl RequirementAudit {
@@ -220,7 +236,8 @@ impl RequirementAudit {
         ) || matches!(
             self.redundancy,
             Redundancy::Redundant { .. } | Redundancy::Unknown { .. }
-        )
+        ) || self.fixes.iter().any(|f| f.kind.is_finding())
+            || self.fixes_unknown
     }
 }
 
@@ -235,6 +252,10 @@ pub struct AuditReport {
     pub not_formalized: Vec<String>,
     /// Conflicts the environment can force (see [`crate::realize`]).
     pub realizability: crate::realize::Realizability,
+    /// Vacuity and redundancy findings whose likely cause is a variable another
+    /// requirement fixes (see [`crate::forcing::causes`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<crate::forcing::Cause>,
     /// Number of solver queries issued.
     pub queries: usize,
     /// Checks answered: the consistency check, each requirement's checks that were not
@@ -632,6 +653,7 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
             Ok(found) => found,
             Err(early) => {
                 return Ok(AuditReport {
+                    causes: Vec::new(),
                     not_formalized,
                     queries: m.queries,
                     ..early
@@ -853,6 +875,8 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
                         redundancy: Redundancy::Unknown {
                             reason: reason.clone(),
                         },
+                        fixes: Vec::new(),
+                        fixes_unknown: false,
                     };
                     done.insert(
                         i,
@@ -910,16 +934,59 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         .err(),
         _ => None,
     };
-    Ok(AuditReport {
+    let mut report = AuditReport {
         consistency,
         requirements,
         not_formalized,
         realizability,
+        causes: Vec::new(),
         queries,
         checks,
         reused,
         cache_error,
-    })
+    };
+    if options.fixes {
+        add_fixes(spec, options, &mut report);
+    }
+    Ok(report)
+}
+
+/// Checks every requirement for variables it fixes in every state, records them on the
+/// requirement, and names them as the cause of the vacuity and redundancy findings they
+/// explain. A solver failure marks every requirement's check undecided (never "fixes
+/// nothing").
+fn add_fixes(spec: &Spec, options: &AuditOptions, report: &mut AuditReport) {
+    if matches!(report.consistency, Consistency::DomainInconsistent { .. }) {
+        return;
+    }
+    let mut config = options.solver.clone();
+    if let Some(t) = &config.transcript {
+        // The audit's own sessions wrote the transcript; this one records beside it.
+        let stem = t
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "transcript".into());
+        config.transcript = Some(t.with_file_name(format!("{stem}.fixes.smt2")));
+    }
+    match crate::forcing::fixes(spec, &config) {
+        Ok(found) => {
+            for a in &mut report.requirements {
+                a.fixes = found
+                    .forced
+                    .iter()
+                    .filter(|f| f.requirement == a.id)
+                    .cloned()
+                    .collect();
+                a.fixes_unknown = found.undecided.contains(&a.id);
+            }
+        }
+        Err(_) => {
+            for a in &mut report.requirements {
+                a.fixes_unknown = true;
+            }
+        }
+    }
+    report.causes = crate::forcing::causes(spec, report);
 }
 
 /// The number of checks that gave an answer (not skipped, not applicable).
@@ -979,6 +1046,7 @@ impl Main {
     ) -> Result<Result<(Consistency, Option<Model>), AuditReport>, SolverError> {
         self.with(fresh, |s| {
             let early = |consistency, realizability| AuditReport {
+                causes: Vec::new(),
                 consistency,
                 requirements: Vec::new(),
                 not_formalized: Vec::new(),
@@ -1219,153 +1287,143 @@ fn audit_one(
         vacuity_model,
         violatability,
         redundancy,
+        fixes: Vec::new(),
+        fixes_unknown: false,
     })
 }
 
-/// One minimal conflict, or (with `cap > 1`) up to `cap` of them by MARCO-style
-/// enumeration over the requirements (domain constraints always assumed).
+/// One minimal conflict, or (with `cap > 1`) up to `cap` of them, smallest first, by
+/// MARCO-style enumeration over the requirements (domain constraints always assumed).
 fn conflicts(
     s: &mut Session,
     spec: &Spec,
     core: Vec<Term>,
     cap: usize,
 ) -> Result<(Vec<Vec<String>>, Option<Incomplete>), SolverError> {
-    let first = s.minimize(&[], core, &[])?;
     if cap <= 1 {
+        let first = s.minimize(&[], core, &[])?;
         return Ok((
             vec![s.lits.ids(spec, &first)],
-            Some(Incomplete::Cap { cap: 1 }),
+            Some(Incomplete::Cap {
+                cap: 1,
+                listed_up_to: None,
+            }),
         ));
     }
+    // The core only tells that there is a conflict: the list is enumerated smallest
+    // first (crate::marco), component by component (a minimal conflict never spans two
+    // variable-disjoint components), so a capped list holds the shortest conflicts.
+    drop(core);
     let dom = s.lits.domain.clone();
-    let reqs = s.lits.reqs_except(None);
-    // The map solver: one Bool per requirement; each model is an unexplored subset.
-    let mut map = Solver::start(&map_config(s))?;
-    let seeds: Vec<Term> = (0..reqs.len())
-        .map(|k| Term::var(&format!("m{k}"), Sort::Bool))
+    let parts: Vec<Vec<usize>> = components(spec)
+        .into_iter()
+        .map(|c| c.requirements)
         .collect();
-    for k in 0..reqs.len() {
-        map.declare_const(&format!("m{k}"), Sort::Bool)?;
-    }
-    let index: HashMap<&Term, usize> = reqs.iter().enumerate().map(|(k, l)| (l, k)).collect();
-    let block_mus = |map: &mut Solver, mus: &[Term]| -> Result<(), SolverError> {
-        let clause: Vec<Term> = mus
-            .iter()
-            .filter_map(|l| index.get(l))
-            .map(|k| Term::not(seeds[*k].clone()))
-            .collect();
-        map.assert(&or(clause))
+    let map = map_config(s);
+    let mut oracle = ConsistencyOracle {
+        s: &mut *s,
+        spec,
+        dom: &dom,
     };
-    let mut found: Vec<Vec<Term>> = Vec::new();
-    let first_reqs: Vec<Term> = first
-        .iter()
-        .filter(|l| index.contains_key(l))
-        .cloned()
-        .collect();
-    block_mus(&mut map, &first_reqs)?;
-    found.push(first);
-    let unknown = |why: &str, reason: &dyn std::fmt::Display| {
-        Some(Incomplete::Unknown {
-            reason: format!("{why}: {reason}"),
-        })
-    };
-    let mut stopped: Option<Incomplete> = None;
-    loop {
-        if found.len() >= cap {
-            stopped = Some(Incomplete::Cap { cap });
-            break;
+    let crate::marco::Found { conflicts, stopped } =
+        crate::marco::by_parts(&mut oracle, &parts, cap, &map)?;
+    let mut stopped = stopped;
+    let found: Vec<Vec<Term>> = conflicts.into_iter().map(|(_, lits)| lits).collect();
+    if stopped.is_none() {
+        if let Some(r) = s.minimize_unknown.take() {
+            stopped = Some(Incomplete::Unknown {
+                reason: format!("a conflict may not be minimal: {r}"),
+            });
         }
-        // Prefer large seeds: assume every seed variable true, dropping the failed ones.
-        let seed: Vec<usize> = match map.check_assuming(&seeds)? {
-            Outcome::Sat(m) => (0..reqs.len())
-                .filter(|k| model_true(&m, &seeds[*k]))
-                .collect(),
-            Outcome::Unsat(_) => match map.check()? {
-                Outcome::Sat(m) => (0..reqs.len())
-                    .filter(|k| model_true(&m, &seeds[*k]))
-                    .collect(),
-                Outcome::Unsat(_) => break,
-                Outcome::Unknown(r) => {
-                    stopped = unknown("the subset solver answered unknown", &r);
-                    break;
-                }
-            },
-            Outcome::Unknown(r) => {
-                stopped = unknown("the subset solver answered unknown", &r);
-                break;
-            }
-        };
-        let mut assume = dom.clone();
-        assume.extend(seed.iter().map(|k| reqs[*k].clone()));
-        match s.check(&assume, &[])? {
+    }
+    Ok((found.iter().map(|c| s.lits.ids(spec, c)).collect(), stopped))
+}
+
+/// The consistency questions about subsets of the requirements (spec indices), for the
+/// smallest-first enumeration; a conflict's evidence is its literals with the domain
+/// constraints that take part.
+struct ConsistencyOracle<'a, 's, 'x> {
+    s: &'a mut Session<'s>,
+    spec: &'x Spec,
+    dom: &'x [Term],
+}
+
+impl ConsistencyOracle<'_, '_, '_> {
+    fn lit(&self, i: usize) -> Option<Term> {
+        self.s.lits.reqs.get(i).cloned().flatten()
+    }
+
+    fn check(&mut self, set: &[usize]) -> Result<Outcome, SolverError> {
+        let mut assume = self.dom.to_vec();
+        assume.extend(set.iter().filter_map(|i| self.lit(*i)));
+        self.s.check(&assume, &[])
+    }
+}
+
+impl crate::marco::Oracle for ConsistencyOracle<'_, '_, '_> {
+    type Evidence = Vec<Term>;
+
+    fn probe(&mut self, set: &[usize]) -> Result<crate::marco::Probe<Vec<Term>>, SolverError> {
+        use crate::marco::Probe;
+        Ok(match self.check(set)? {
+            Outcome::Sat(_) => Probe::Fine,
+            Outcome::Unknown(r) => Probe::Unknown(r.to_string()),
             Outcome::Unsat(core) => {
-                let mus = s.minimize(&dom, core, &[])?;
-                block_mus(&mut map, &mus)?;
-                let mut with_dom = mus.clone();
+                let mus = self.s.minimize(self.dom, core, &[])?;
+                let members: Vec<usize> = set
+                    .iter()
+                    .copied()
+                    .filter(|i| self.lit(*i).is_some_and(|l| mus.contains(&l)))
+                    .collect();
                 // Name the domain constraints involved too.
-                let dom_min = s.minimize(&mus, dom.clone(), &[])?;
-                with_dom.extend(dom_min);
-                found.push(with_dom);
+                let dom_min = self.s.minimize(&mus, self.dom.to_vec(), &[])?;
+                let mut lits = mus;
+                lits.extend(dom_min);
+                Probe::Conflict(members, lits, None)
             }
-            Outcome::Sat(_) => {
-                // Grow to a maximal satisfiable subset, then require leaving it.
-                let mut mss: Vec<usize> = seed.clone();
-                for k in 0..reqs.len() {
-                    if mss.contains(&k) {
-                        continue;
-                    }
-                    let mut a = dom.clone();
-                    a.extend(mss.iter().map(|j| reqs[*j].clone()));
-                    a.push(reqs[k].clone());
-                    match s.check(&a, &[])? {
-                        Outcome::Sat(_) => mss.push(k),
-                        Outcome::Unsat(_) => {}
-                        Outcome::Unknown(r) => {
-                            stopped = unknown("the solver answered unknown", &r);
-                            break;
+        })
+    }
+
+    fn fine(&mut self, set: &[usize]) -> Result<Result<bool, String>, SolverError> {
+        Ok(match self.check(set)? {
+            Outcome::Sat(_) => Ok(true),
+            Outcome::Unsat(_) => Ok(false),
+            Outcome::Unknown(r) => Err(r.to_string()),
+        })
+    }
+
+    /// One member at a time, but every member the satisfying state also satisfies
+    /// (vera's evaluator on the solver's model) joins at once.
+    fn grow(
+        &mut self,
+        seed: &[usize],
+        within: &[usize],
+    ) -> Result<Result<Vec<usize>, String>, SolverError> {
+        let mut grown = seed.to_vec();
+        for &k in within {
+            if grown.contains(&k) {
+                continue;
+            }
+            let mut bigger = grown.clone();
+            bigger.push(k);
+            match self.check(&bigger)? {
+                Outcome::Sat(m) => {
+                    grown = bigger;
+                    for &j in within {
+                        let holds = self.spec.requirements[j].formula.as_ref().is_some_and(|f| {
+                            logic::eval::eval_bool(f, &m, &self.spec.context) == Ok(true)
+                        });
+                        if holds && !grown.contains(&j) {
+                            grown.push(j);
                         }
                     }
                 }
-                if stopped.is_some() {
-                    break;
-                }
-                let clause: Vec<Term> = (0..reqs.len())
-                    .filter(|k| !mss.contains(k))
-                    .map(|k| seeds[k].clone())
-                    .collect();
-                if clause.is_empty() {
-                    break;
-                }
-                map.assert(&or(clause))?;
-            }
-            Outcome::Unknown(r) => {
-                stopped = unknown("the solver answered unknown", &r);
-                break;
+                Outcome::Unsat(_) => {}
+                Outcome::Unknown(r) => return Ok(Err(r.to_string())),
             }
         }
+        Ok(Ok(grown))
     }
-    if stopped.is_none() {
-        if let Some(r) = s.minimize_unknown.take() {
-            stopped = unknown("a conflict may not be minimal", &r);
-        }
-    }
-    Ok((
-        in_spec_order(spec, found.iter().map(|c| s.lits.ids(spec, c)).collect()),
-        stopped,
-    ))
-}
-
-/// Conflicts ordered by where their first member stands in the spec, so reports do not
-/// depend on the order in which a solver happened to find them.
-fn in_spec_order(spec: &Spec, mut conflicts: Vec<Vec<String>>) -> Vec<Vec<String>> {
-    let pos = |id: &String| {
-        spec.requirements
-            .iter()
-            .position(|r| &r.id == id)
-            .unwrap_or(usize::MAX)
-    };
-    conflicts.sort_by_key(|c| c.iter().map(pos).min());
-    conflicts
 }
 
 fn map_config(s: &Session) -> SolverConfig {
@@ -1379,21 +1437,6 @@ fn and(mut ts: Vec<Term>) -> Term {
         0 => Term::Bool(true),
         1 => ts.remove(0),
         _ => Term::app(logic::Op::And, ts),
-    }
-}
-
-fn or(mut ts: Vec<Term>) -> Term {
-    match ts.len() {
-        0 => Term::Bool(false),
-        1 => ts.remove(0),
-        _ => Term::app(logic::Op::Or, ts),
-    }
-}
-
-fn model_true(m: &Model, t: &Term) -> bool {
-    match t {
-        Term::Var(n, _) => matches!(m.get(n), Some(logic::Value::Bool(true))),
-        _ => false,
     }
 }
 
@@ -3521,6 +3564,8 @@ fn audit_one_fast(
         vacuity_model,
         violatability,
         redundancy,
+        fixes: Vec::new(),
+        fixes_unknown: false,
     };
     let checks = answered(&audit);
     Ok(Some(Done {

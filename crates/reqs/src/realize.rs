@@ -139,14 +139,6 @@ fn and(mut ts: Vec<Term>) -> Term {
     }
 }
 
-fn or(mut ts: Vec<Term>) -> Term {
-    match ts.len() {
-        0 => Term::Bool(false),
-        1 => ts.remove(0),
-        _ => Term::app(Op::Or, ts),
-    }
-}
-
 struct Realizer<'a> {
     spec: &'a Spec,
     roles: Roles,
@@ -878,130 +870,51 @@ fn conflicts_among(
             .map(|(i, _)| i)
             .collect()
     };
+    // Outputs of different groups are independent, so every minimal conflict lies within
+    // one group: each is enumerated on its own (also on the whole-loop path, which only
+    // decides the groups together).
+    let sorted = |g: &Group| {
+        let mut p = g.reqs.clone();
+        p.sort_unstable();
+        p
+    };
+    let parts: Vec<Vec<usize>> = if !open.iter().all(|g| !g.reqs.is_empty()) {
+        // A clash of domain constraints alone: one part.
+        vec![all.clone()]
+    } else if options.by_groups {
+        open.iter().map(|g| sorted(g)).collect()
+    } else {
+        let gs = groups(spec, &roles);
+        let mut parts: Vec<Vec<usize>> = gs.iter().map(sorted).filter(|p| !p.is_empty()).collect();
+        // Requirements over inputs only belong to no group: each is a part of its own.
+        let grouped: BTreeSet<usize> = parts.iter().flatten().copied().collect();
+        parts.extend(
+            all.iter()
+                .filter(|i| !grouped.contains(i))
+                .map(|i| vec![*i]),
+        );
+        parts
+    };
     let mut r = Realizer::new(spec, roles, options)?;
-    let (first, first_wit) = match r.cegis(&all)? {
+    // Is there a conflict at all? Then the list is enumerated smallest first
+    // (crate::marco), so a capped list holds the shortest conflicts.
+    match r.cegis(&all)? {
         Cegis::Realizable => {
             return Ok(Realizability::Realizable {
                 iterations: r.rounds,
             })
         }
         Cegis::Unknown(reason) => return Ok(Realizability::Unknown { reason }),
-        Cegis::Witness(w, core) => (core, w),
-    };
-    let mut found: Vec<(Vec<usize>, Model)> = Vec::new();
-    let mut stopped: Option<Incomplete> = None;
-    let (set, wit, doubt) = r.shrink(first, first_wit)?;
-    if let Some(d) = doubt {
-        stopped = Some(Incomplete::Unknown {
-            reason: format!("a conflict may not be minimal: {d}"),
-        });
+        Cegis::Witness(..) => {}
     }
-    found.push((set, wit));
-
-    // MARCO over the requirements: the map session's models are unexplored subsets.
     let mut map_config = SolverConfig::new(options.solver.kind);
     map_config.program = options.solver.program.clone();
-    let mut map = Solver::start(&map_config)?;
-    let seeds: Vec<Term> = (0..all.len())
-        .map(|k| Term::var(&format!("m{k}"), Sort::Bool))
-        .collect();
-    for k in 0..all.len() {
-        map.declare_const(&format!("m{k}"), Sort::Bool)?;
-    }
-    let pos = |i: usize| {
-        all.iter()
-            .position(|x| *x == i)
-            .expect("a formalized requirement")
-    };
-    let block_up = |map: &mut Solver, set: &[usize]| -> Result<(), SolverError> {
-        map.assert(&or(set
-            .iter()
-            .map(|i| Term::not(seeds[pos(*i)].clone()))
-            .collect()))
-    };
-    block_up(&mut map, &found[0].0)?;
-    while stopped.is_none() {
-        if found.len() >= options.max_conflicts {
-            stopped = Some(Incomplete::Cap {
-                cap: options.max_conflicts,
-            });
-            break;
-        }
-        let model = match map.check_assuming(&seeds)? {
-            Outcome::Sat(m) => m,
-            Outcome::Unsat(_) => match map.check()? {
-                Outcome::Sat(m) => m,
-                Outcome::Unsat(_) => break,
-                Outcome::Unknown(reason) => {
-                    stopped = Some(Incomplete::Unknown {
-                        reason: reason.to_string(),
-                    });
-                    break;
-                }
-            },
-            Outcome::Unknown(reason) => {
-                stopped = Some(Incomplete::Unknown {
-                    reason: reason.to_string(),
-                });
-                break;
-            }
-        };
-        let seed: Vec<usize> = (0..all.len())
-            .filter(|k| matches!(model.get(&format!("m{k}")), Some(Value::Bool(true))))
-            .map(|k| all[k])
-            .collect();
-        match r.cegis(&seed)? {
-            Cegis::Witness(w, core) => {
-                let (set, wit, doubt) = r.shrink(core, w)?;
-                block_up(&mut map, &set)?;
-                found.push((set, wit));
-                if let Some(d) = doubt {
-                    stopped = Some(Incomplete::Unknown {
-                        reason: format!("a conflict may not be minimal: {d}"),
-                    });
-                }
-            }
-            Cegis::Realizable => {
-                // Grow to a maximal realizable set, then require leaving it.
-                let mut grown = seed.clone();
-                for &i in &all {
-                    if grown.contains(&i) {
-                        continue;
-                    }
-                    let mut bigger = grown.clone();
-                    bigger.push(i);
-                    match r.cegis(&bigger)? {
-                        Cegis::Realizable => grown = bigger,
-                        Cegis::Witness(..) => {}
-                        Cegis::Unknown(reason) => {
-                            stopped = Some(Incomplete::Unknown { reason });
-                            break;
-                        }
-                    }
-                }
-                let leave: Vec<Term> = all
-                    .iter()
-                    .filter(|i| !grown.contains(i))
-                    .map(|i| seeds[pos(*i)].clone())
-                    .collect();
-                if leave.is_empty() {
-                    break;
-                }
-                map.assert(&or(leave))?;
-            }
-            Cegis::Unknown(reason) => {
-                stopped = Some(Incomplete::Unknown { reason });
-            }
-        }
-    }
+    let mut oracle = RealizeOracle { r: &mut r };
+    let crate::marco::Found {
+        conflicts: found,
+        stopped,
+    } = crate::marco::by_parts(&mut oracle, &parts, options.max_conflicts, &map_config)?;
     let mut conflicts = Vec::new();
-    // In spec order of their members (a set's smallest index first), whatever order
-    // the enumeration found them in.
-    found.sort_by_cached_key(|(s, _)| {
-        let mut k = s.clone();
-        k.sort_unstable();
-        k
-    });
     for (set, wit) in &found {
         let c = r.conflict(set, wit)?;
         recheck(spec, &options.solver, &c, wit)?;
@@ -1012,4 +925,26 @@ fn conflicts_among(
         complete: stopped.is_none(),
         incomplete: stopped,
     })
+}
+
+/// The realizability questions about subsets of the requirements (spec indices), for
+/// the smallest-first enumeration.
+struct RealizeOracle<'r, 'a> {
+    r: &'r mut Realizer<'a>,
+}
+
+impl crate::marco::Oracle for RealizeOracle<'_, '_> {
+    type Evidence = Model;
+
+    fn probe(&mut self, set: &[usize]) -> Result<crate::marco::Probe<Model>, SolverError> {
+        use crate::marco::Probe;
+        Ok(match self.r.cegis(set)? {
+            Cegis::Realizable => Probe::Fine,
+            Cegis::Unknown(reason) => Probe::Unknown(reason),
+            Cegis::Witness(w, core) => {
+                let (set, wit, doubt) = self.r.shrink(core, w)?;
+                Probe::Conflict(set, wit, doubt)
+            }
+        })
+    }
 }

@@ -25,6 +25,9 @@ pub struct Summary {
     pub redundant: usize,
     /// Conflicts the environment can force.
     pub conflicts_for_some_inputs: usize,
+    /// Requirements that fix a variable they cannot mean to fix (an input, or in a
+    /// conditional requirement): see [`crate::forcing`].
+    pub fixes_a_variable: usize,
     /// Checks the solver did not decide.
     pub unknown: usize,
 }
@@ -101,7 +104,11 @@ pub fn summarize(spec: &Spec, report: &crate::AuditReport) -> Summary {
         let unknown = matches!(r.vacuity_domain, Vacuity::Unknown { .. })
             || matches!(r.vacuity_model, Vacuity::Unknown { .. })
             || matches!(r.violatability, Violatability::Unknown { .. })
-            || matches!(r.redundancy, Redundancy::Unknown { .. });
+            || matches!(r.redundancy, Redundancy::Unknown { .. })
+            || r.fixes_unknown;
+        if r.fixes.iter().any(|f| f.kind.is_finding()) {
+            s.fixes_a_variable += 1;
+        }
         if unknown {
             s.unknown += 1;
         }

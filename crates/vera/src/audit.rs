@@ -1,7 +1,6 @@
 //! `vera audit` and `vera ask`: terminal and JSON reports for the requirement audits
 //! and scenario questions of the `reqs` crate.
 
-use crate::cli::SolverArgs;
 use crate::output::{clean, excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _, Result};
 use report::Status;
@@ -234,14 +233,12 @@ pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
             dir.display()
         );
     }
-    let causes = redundancy_causes(&spec, &report, solver);
     let summary = summarize(&spec, &report);
     Ok(Box::new(crate::audit_report::AuditRun {
         file: path.display().to_string(),
         spec,
         report,
         summary,
-        causes,
         witnesses,
         cached: cache.is_some(),
         solver: solver.config().kind.to_string(),
@@ -249,26 +246,32 @@ pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     }))
 }
 
-/// Subsuming requirements that force a variable in every state: the likely cause of a
-/// redundancy finding. A solver failure here only loses the notes.
-fn redundancy_causes(
-    spec: &Spec,
-    report: &reqs::AuditReport,
-    solver: &SolverArgs,
-) -> Vec<reqs::forcing::RedundancyCause> {
-    // The audit's own session wrote the transcript; this one records beside it.
-    let mut config = solver.config();
-    if let Some(t) = &config.transcript {
-        let stem = t
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "transcript".into());
-        config.transcript = Some(t.with_file_name(format!("{stem}.forcing.smt2")));
+/// "note: R fixes v = x in every state ..." lines under a vacuity or redundancy finding
+/// of `id` whose likely cause is a fixed variable.
+fn cause_notes(lines: &mut Vec<String>, report: &reqs::AuditReport, finding: &str, id: &str) {
+    for c in report
+        .causes
+        .iter()
+        .filter(|c| c.finding == finding && c.of == id)
+    {
+        let f = &c.forced;
+        lines.push(format!(
+            "  note: {} fixes {} = {} in every state, which is the likely cause: check that {} means that (a conditional requirement written as an invariant makes every requirement about {} {})",
+            f.requirement, f.variable, f.value, f.requirement, f.variable, finding
+        ));
     }
-    reqs::forcing::redundancy_causes(spec, report, &config).unwrap_or_else(|e| {
-        eprintln!("warning: could not check what the subsuming requirements force: {e}");
-        Vec::new()
-    })
+}
+
+/// What a conflict list stopped by its cap says about the conflicts not listed.
+fn capped(cap: usize, listed_up_to: Option<usize>) -> String {
+    match listed_up_to {
+        Some(0) | None => format!(
+            " (stopped at {cap}; there may be more, their number unknown: raise it with --all-conflicts N)"
+        ),
+        Some(k) => format!(
+            " (stopped at {cap}, smallest first: every conflict of up to {k} requirement(s) is listed; there may be larger ones, their number unknown: raise it with --all-conflicts N)"
+        ),
+    }
 }
 
 /// `ids`, or what is known when the list is empty.
@@ -308,9 +311,7 @@ fn human_realizability(o: &mut String, r: &Realizability, text_of: &dyn Fn(&str)
         } => {
             let extent = match incomplete {
                 _ if *complete => " (all of them)".to_string(),
-                Some(reqs::Incomplete::Cap { cap }) => {
-                    format!(" (stopped at {cap}; there may be more)")
-                }
+                Some(reqs::Incomplete::Cap { cap, listed_up_to }) => capped(*cap, *listed_up_to),
                 Some(reqs::Incomplete::Unknown { reason }) => format!(
                     " ({} — there may be more: {reason})",
                     paint(Paint::Warn, "incomplete")
@@ -367,7 +368,6 @@ pub(crate) fn human_audit(
     s: &Summary,
     witnesses: bool,
     cached: bool,
-    causes: &[reqs::forcing::RedundancyCause],
 ) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(file));
@@ -423,8 +423,8 @@ pub(crate) fn human_audit(
         } => {
             let extent = match incomplete {
                 _ if *complete => " (all of them)".to_string(),
-                Some(reqs::Incomplete::Cap { cap }) if *cap > 1 => {
-                    format!(" (stopped at --all-conflicts {cap}; there may be more)")
+                Some(reqs::Incomplete::Cap { cap, listed_up_to }) if *cap > 1 => {
+                    capped(*cap, *listed_up_to)
                 }
                 Some(reqs::Incomplete::Unknown { reason }) => format!(
                     " ({} — there may be more: {reason})",
@@ -444,7 +444,7 @@ pub(crate) fn human_audit(
                     let _ = writeln!(o, "    {id}: {}", text_of(id));
                 }
             }
-            if matches!(incomplete, Some(reqs::Incomplete::Cap { cap: 1 })) {
+            if matches!(incomplete, Some(reqs::Incomplete::Cap { cap: 1, .. })) {
                 let _ = writeln!(o, "  (use --all-conflicts N to list more)");
             }
         }
@@ -462,8 +462,14 @@ pub(crate) fn human_audit(
     if matches!(report.consistency, Consistency::Consistent) {
         let _ = writeln!(
             o,
-            "findings: {} vacuous, {} redundant, {} implied by domain, {} conflict(s) for some inputs, {} unknown",
-            s.vacuous, s.redundant, s.implied_by_domain, s.conflicts_for_some_inputs, s.unknown
+            "findings: {} vacuous, {} redundant, {} implied by domain, {} conflict(s) for some inputs, {}{} unknown",
+            s.vacuous, s.redundant, s.implied_by_domain, s.conflicts_for_some_inputs,
+            if s.fixes_a_variable > 0 {
+                format!("{} fix a variable, ", s.fixes_a_variable)
+            } else {
+                String::new()
+            },
+            s.unknown
         );
     } else {
         // Redundancy and vacuity under M did not run: no count of them.
@@ -505,21 +511,27 @@ pub(crate) fn human_audit(
             Vacuity::Vacuous {
                 because,
                 response_conflict: false,
-            } => lines.push(format!(
-                "{}: {} can never fire because of {}",
-                paint(Paint::Bad, "vacuous"),
-                a.id,
-                ids_or(because, "its own trigger, which cannot hold")
-            )),
+            } => {
+                lines.push(format!(
+                    "{}: {} can never fire because of {}",
+                    paint(Paint::Bad, "vacuous"),
+                    a.id,
+                    ids_or(because, "its own trigger, which cannot hold")
+                ));
+                cause_notes(&mut lines, report, "vacuous", &a.id);
+            }
             Vacuity::Vacuous {
                 because,
                 response_conflict: true,
-            } => lines.push(format!(
-                "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
-                paint(Paint::Bad, "vacuous"),
-                a.id,
-                ids_or(because, "the trigger itself")
-            )),
+            } => {
+                lines.push(format!(
+                    "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
+                    paint(Paint::Bad, "vacuous"),
+                    a.id,
+                    ids_or(because, "the trigger itself")
+                ));
+                cause_notes(&mut lines, report, "vacuous", &a.id);
+            }
             Vacuity::Unknown { reason } => lines.push(format!(
                 "{} vacuity under the other requirements: {reason}",
                 paint(Paint::Warn, "unknown")
@@ -553,19 +565,44 @@ pub(crate) fn human_audit(
                     paint(Paint::Bad, "redundant"),
                     ids(subsumed_by)
                 ));
-                for c in causes.iter().filter(|c| c.redundant == a.id) {
-                    let f = &c.forced;
-                    lines.push(format!(
-                        "  note: {} forces {} = {} in every state, which is the likely cause: check that {} means that (a conditional requirement written as an invariant makes every requirement about {} redundant)",
-                        f.requirement, f.variable, f.value, f.requirement, f.variable
-                    ));
-                }
+                cause_notes(&mut lines, report, "redundant", &a.id);
             }
             Redundancy::Unknown { reason } => lines.push(format!(
                 "{} redundancy: {reason}",
                 paint(Paint::Warn, "unknown")
             )),
             _ => {}
+        }
+        for f in a.fixes.iter().filter(|f| f.kind.is_finding()) {
+            lines.push(format!(
+                "{}: its formula fixes {} = {}{} in every state, though {}: check the formula against the text (a condition written as an invariant fixes what it tests)",
+                paint(Paint::Bad, "fixes a variable"),
+                f.variable,
+                f.value,
+                f.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default(),
+                f.kind.why()
+            ));
+            let hurt: Vec<&str> = report
+                .causes
+                .iter()
+                .filter(|c| c.forced.requirement == a.id && c.forced.variable == f.variable)
+                .map(|c| c.of.as_str())
+                .collect();
+            if !hurt.is_empty() {
+                let mut hurt = hurt;
+                hurt.sort_unstable();
+                hurt.dedup();
+                lines.push(format!(
+                    "  it is the likely cause of the findings about {}",
+                    hurt.join(", ")
+                ));
+            }
+        }
+        if a.fixes_unknown {
+            lines.push(format!(
+                "{} whether it fixes a variable in every state",
+                paint(Paint::Warn, "unknown")
+            ));
         }
         // A person's review of a finding (`[[reviews]]`) is shown under it; the finding
         // stays a finding.

@@ -18,7 +18,6 @@ pub struct AuditRun {
     pub spec: Spec,
     pub report: reqs::AuditReport,
     pub summary: Summary,
-    pub causes: Vec<reqs::forcing::RedundancyCause>,
     pub witnesses: bool,
     pub cached: bool,
     pub solver: String,
@@ -37,10 +36,23 @@ struct AuditJson<'a> {
     realizability: &'a Realizability,
     requirements: Vec<RequirementJson<'a>>,
     not_formalized: &'a [String],
+    /// Findings whose likely cause is a variable another requirement fixes.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    redundancy_causes: &'a [reqs::forcing::RedundancyCause],
+    causes: &'a [reqs::forcing::Cause],
+    /// The redundancy causes in the shape v1 readers know (`redundant`, `requirement`,
+    /// `variable`, `value`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    redundancy_causes: Vec<RedundancyCauseJson<'a>>,
     queries: usize,
     seconds: f64,
+}
+
+#[derive(Serialize)]
+struct RedundancyCauseJson<'a> {
+    redundant: &'a str,
+    requirement: &'a str,
+    variable: &'a str,
+    value: &'a str,
 }
 
 #[derive(Serialize)]
@@ -93,6 +105,13 @@ const RULES: &[Rule] = &[
         name: "Redundant",
         short: "Other requirements together already imply this one.",
         help: "Drop it, or check whether the subsuming requirements say more than intended.",
+        level: Level::Warning,
+    },
+    Rule {
+        id: "VERA-AUDIT-FIXES-VARIABLE",
+        name: "FixesVariable",
+        short: "The requirement fixes a variable to one value in every state, which it cannot mean (an input, or a conditional requirement).",
+        help: "Check the formula against the text: a condition written as an invariant fixes what it tests; the requirements made vacuous or redundant by it name it as their cause.",
         level: Level::Warning,
     },
     Rule {
@@ -185,11 +204,14 @@ impl AuditRun {
                 Vacuity::Vacuous { because, .. }
                     if what == "domain" || !vacuous_by_priority(&self.report, a) =>
                 {
-                    let cause = if because.is_empty() {
+                    let mut cause = if because.is_empty() {
                         String::new()
                     } else {
                         format!(" because of {}", because.join(", "))
                     };
+                    if what == "model" {
+                        cause.push_str(&self.likely_cause("vacuous", &a.id));
+                    }
                     out.push(at(
                         "VERA-AUDIT-VACUOUS",
                         Level::Warning,
@@ -224,18 +246,40 @@ impl AuditRun {
                 "VERA-AUDIT-REDUNDANT",
                 Level::Warning,
                 format!(
-                    "{}: implied by {}",
+                    "{}: implied by {}{}",
                     a.id,
                     if subsumed_by.is_empty() {
                         "the domain".to_string()
                     } else {
                         subsumed_by.join(", ")
-                    }
+                    },
+                    self.likely_cause("redundant", &a.id)
                 ),
                 subsumed_by,
             )),
             Redundancy::Unknown { reason } => undecided.push(format!("redundancy: {reason}")),
             _ => {}
+        }
+        for f in a.fixes.iter().filter(|f| f.kind.is_finding()) {
+            out.push(at(
+                "VERA-AUDIT-FIXES-VARIABLE",
+                Level::Warning,
+                format!(
+                    "{}: fixes {} = {}{} in every state, though {}",
+                    a.id,
+                    f.variable,
+                    f.value,
+                    f.unit
+                        .as_deref()
+                        .map(|u| format!(" {u}"))
+                        .unwrap_or_default(),
+                    f.kind.why()
+                ),
+                &[],
+            ));
+        }
+        if a.fixes_unknown {
+            undecided.push("whether it fixes a variable in every state".to_string());
         }
         if !undecided.is_empty() {
             out.push(at(
@@ -244,6 +288,27 @@ impl AuditRun {
                 format!("{}: not decided: {}", a.id, undecided.join("; ")),
                 &[],
             ));
+        }
+    }
+
+    /// " (likely cause: R fixes v = x in every state)" for a finding about `id`, or "".
+    fn likely_cause(&self, finding: &str, id: &str) -> String {
+        let named: Vec<String> = self
+            .report
+            .causes
+            .iter()
+            .filter(|c| c.finding == finding && c.of == id)
+            .map(|c| {
+                format!(
+                    "{} fixes {} = {} in every state",
+                    c.forced.requirement, c.forced.variable, c.forced.value
+                )
+            })
+            .collect();
+        if named.is_empty() {
+            String::new()
+        } else {
+            format!(" (likely cause: {})", named.join("; "))
         }
     }
 
@@ -318,7 +383,6 @@ impl Report for AuditRun {
                 &self.summary,
                 self.witnesses,
                 self.cached,
-                &self.causes,
             )
             .as_bytes(),
         )
@@ -344,7 +408,19 @@ impl Report for AuditRun {
             realizability: &self.report.realizability,
             requirements,
             not_formalized: &self.report.not_formalized,
-            redundancy_causes: &self.causes,
+            causes: &self.report.causes,
+            redundancy_causes: self
+                .report
+                .causes
+                .iter()
+                .filter(|c| c.finding == "redundant")
+                .map(|c| RedundancyCauseJson {
+                    redundant: &c.of,
+                    requirement: &c.forced.requirement,
+                    variable: &c.forced.variable,
+                    value: &c.forced.value,
+                })
+                .collect(),
             queries: self.report.queries,
             seconds: self.seconds,
         })
@@ -482,6 +558,7 @@ impl Report for AuditRun {
             Count::findings("vacuous", s.vacuous, Tone::Warn),
             Count::findings("implied by domain", s.implied_by_domain, Tone::Warn),
             Count::findings("redundant", s.redundant, Tone::Warn),
+            Count::findings("fix a variable", s.fixes_a_variable, Tone::Warn),
             Count::findings("undecided", s.unknown, Tone::Bad),
         ];
         let mut sections = Vec::new();
@@ -673,6 +750,12 @@ impl Report for AuditRun {
                     Bar {
                         label: "redundant".into(),
                         value: s.redundant as f64,
+                        max: formalized,
+                        tone: Tone::Warn,
+                    },
+                    Bar {
+                        label: "fix a variable".into(),
+                        value: s.fixes_a_variable as f64,
                         max: formalized,
                         tone: Tone::Warn,
                     },

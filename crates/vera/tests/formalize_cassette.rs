@@ -150,11 +150,19 @@ fn formulas_kept_as_written_are_copied_byte_for_byte() {
         "--no-cache",
     ]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
-    assert!(stdout.contains("kept as written (2 already had a formula"), "{stdout}");
+    assert!(
+        stdout.contains("kept as written (2 already had a formula"),
+        "{stdout}"
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     // Only a header comment is added.
-    let header_end = text.find("# the team's notes").expect("the user's comment is kept");
-    assert!(text[..header_end].lines().all(|l| l.starts_with('#')), "{text}");
+    let header_end = text
+        .find("# the team's notes")
+        .expect("the user's comment is kept");
+    assert!(
+        text[..header_end].lines().all(|l| l.starts_with('#')),
+        "{text}"
+    );
     assert_eq!(&text[header_end..], source, "everything else byte for byte");
     assert!(!text.contains("10.0"), "{text}");
     reqs::load(&out).expect("the output loads");
