@@ -1,6 +1,7 @@
 //! A small JSON Schema checker for structured answers: `type`, `enum`, `const`,
 //! `properties`, `required`, `additionalProperties: false`, `items`, `minItems`,
-//! `maxItems`, `minLength`, `maxLength`, `minimum`, `maximum`, `anyOf`, `oneOf`.
+//! `maxItems`, `minLength`, `maxLength`, `minimum`, `maximum`, `anyOf`, `oneOf`, and
+//! `$ref` to the schema's own `$defs` / `definitions` (`#/$defs/name`).
 //! Keywords it does not know are ignored (the provider enforces them, or nobody does).
 
 use serde_json::Value;
@@ -8,7 +9,17 @@ use serde_json::Value;
 /// Checks `value` against `schema`; the error names the first violation and its JSON
 /// pointer.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
-    check(schema, value, "")
+    check(schema, schema, value, "", 0)
+}
+
+/// How deep `$ref`s may nest while one value is checked (a schema that refers to
+/// itself without consuming the value would otherwise never end).
+const MAX_REF_DEPTH: usize = 64;
+
+/// The schema a local `$ref` names (`#/$defs/x`, `#/definitions/x`, `#`).
+fn resolve<'a>(root: &'a Value, r: &str) -> Option<&'a Value> {
+    let pointer = r.strip_prefix('#')?;
+    root.pointer(pointer)
 }
 
 fn type_ok(t: &str, v: &Value) -> bool {
@@ -36,10 +47,25 @@ fn at(path: &str) -> String {
     }
 }
 
-fn check(schema: &Value, v: &Value, path: &str) -> Result<(), String> {
+fn check(root: &Value, schema: &Value, v: &Value, path: &str, refs: usize) -> Result<(), String> {
     let Some(s) = schema.as_object() else {
         return Ok(());
     };
+    if let Some(Value::String(r)) = s.get("$ref") {
+        if refs >= MAX_REF_DEPTH {
+            return Err(format!(
+                "{}: the schema's references nest too deep",
+                at(path)
+            ));
+        }
+        let target = resolve(root, r).ok_or_else(|| {
+            format!(
+                "{}: the schema refers to `{r}`, which it does not define",
+                at(path)
+            )
+        })?;
+        check(root, target, v, path, refs + 1)?;
+    }
     match s.get("type") {
         Some(Value::String(t)) if !type_ok(t, v) => {
             return Err(format!("{} should be of type {t}", at(path)))
@@ -65,7 +91,10 @@ fn check(schema: &Value, v: &Value, path: &str) -> Result<(), String> {
         }
     }
     if let Some(Value::Array(alts)) = s.get("anyOf").or_else(|| s.get("oneOf")) {
-        if !alts.iter().any(|alt| check(alt, v, path).is_ok()) {
+        if !alts
+            .iter()
+            .any(|alt| check(root, alt, v, path, refs).is_ok())
+        {
             return Err(format!("{} matches none of the alternatives", at(path)));
         }
     }
@@ -81,12 +110,12 @@ fn check(schema: &Value, v: &Value, path: &str) -> Result<(), String> {
         for (k, item) in obj {
             let sub = format!("{path}/{k}");
             match props.and_then(|p| p.get(k)) {
-                Some(ps) => check(ps, item, &sub)?,
+                Some(ps) => check(root, ps, item, &sub, 0)?,
                 None => match s.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
                         return Err(format!("{} has an unexpected field `{k}`", at(path)))
                     }
-                    Some(extra @ Value::Object(_)) => check(extra, item, &sub)?,
+                    Some(extra @ Value::Object(_)) => check(root, extra, item, &sub, 0)?,
                     _ => {}
                 },
             }
@@ -106,7 +135,7 @@ fn check(schema: &Value, v: &Value, path: &str) -> Result<(), String> {
         }
         if let Some(item_schema) = s.get("items") {
             for (i, item) in items.iter().enumerate() {
-                check(item_schema, item, &format!("{path}/{i}"))?;
+                check(root, item_schema, item, &format!("{path}/{i}"), 0)?;
             }
         }
     }
@@ -189,6 +218,30 @@ mod tests {
             .unwrap_err()
             .contains("unexpected"));
         assert!(validate(&s, &json!([1])).is_err());
+    }
+
+    #[test]
+    fn follows_local_references() {
+        let s = json!({
+            "$defs": {
+                "leaf": {"type": "integer"},
+                "tree": {"anyOf": [
+                    {"$ref": "#/$defs/leaf"},
+                    {"type": "array", "items": {"$ref": "#/$defs/tree"}}
+                ]}
+            },
+            "$ref": "#/$defs/tree"
+        });
+        assert!(validate(&s, &json!([1, [2, [3]]])).is_ok());
+        assert!(validate(&s, &json!([1, ["x"]])).is_err());
+        let dangling = json!({"$ref": "#/$defs/nothing"});
+        assert!(validate(&dangling, &json!(1))
+            .unwrap_err()
+            .contains("does not define"));
+        let looping = json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+        assert!(validate(&looping, &json!(1))
+            .unwrap_err()
+            .contains("nest too deep"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod csynth;
 pub mod eval;
 pub mod faults;
 pub mod feedback;
+pub mod form;
 pub mod formalize;
 pub mod grammar;
 pub mod qa;
