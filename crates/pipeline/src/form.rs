@@ -2,24 +2,28 @@
 //!
 //! A small model writing nested prefix terms from free text makes mistakes a person does
 //! not see (a dropped conjunct, a flipped bound, a negated rule). A *form* asks for the
-//! parts of a requirement one by one, every choice taken from the schema: its shape
-//! (`always`, `never`, `if`, `while`, `if` with `else`, or a list of `cases`), and its
-//! conditions as atoms `{variable, relation, value}` joined by `all` or `any`. The
-//! variable is one of the schema's variables; the relation is one its sort allows
-//! (`is` for a Boolean, `is` / `is not` for an enumeration, `=` `!=` `<` `<=` `>` `>=` for
-//! a number); the value is `true`/`false`, one of the enumeration's values, or a number
-//! in the variable's unit (or another numeric variable). [`answer_schema`] writes these
-//! choices as a JSON schema that a server enforces while it generates
-//! (llama.cpp's `response_format`, OpenAI's structured outputs, Anthropic's tool input),
-//! so an answer that is not a form cannot come back; each shape is its own sub-schema,
-//! so no field that does not apply can be filled.
+//! parts of a requirement one by one, every choice taken from the schema. Its shape is
+//! the key that holds its condition: `{"always": C}`, `{"never": C}`,
+//! `{"if": C, "then": C}` (with an optional `"otherwise": C`), `{"during": C, "then": C}`
+//! (while, during, in a mode), or `{"cases": [{"if": C, "then": C}, ...]}`. A condition
+//! is an atom `{"name": V, "op": R, "value": X}`, or atoms joined by `{"all": [...]}` or
+//! `{"any": [...]}`. The name is one of the schema's variables; the op is one its sort
+//! allows (`is` for a Boolean, `is` / `is not` for an enumeration, `=` `!=` `<` `<=` `>`
+//! `>=` for a number); the value is `true`/`false`, one of the enumeration's values, or a
+//! number in the variable's unit (an optional `"unit"` must be that unit) or another
+//! numeric variable. The key names sort in the order a person fills them in (`name`,
+//! `op`, `unit`, `value`; `if`, `then`), because JSON objects here keep their keys
+//! sorted and a server's grammar asks for them in that order.
 //!
-//! vera then builds the formula deterministically ([`Form::smtlib`]); the formula goes
-//! through the same parser, type checker and screening as a hand-written one.
-//! [`Form::from_json`] reads an answer with every error located by its JSON path and
-//! worded as repair feedback (a value not of the variable's enumeration, a unit that is
-//! not the variable's, a fraction for an integer variable, a field the shape does not
-//! have).
+//! [`answer_schema`] writes these choices as a JSON schema that a server enforces while
+//! it generates (llama.cpp's `response_format`, OpenAI's structured outputs, Anthropic's
+//! tool input), so an answer that is not a form cannot come back; each shape is its own
+//! sub-schema, so no field that does not apply can be filled. vera then builds the
+//! formula deterministically ([`Form::smtlib`]); the formula goes through the same
+//! parser, type checker and screening as a hand-written one. [`Form::from_json`] reads an
+//! answer with every error located by its JSON path and worded as repair feedback (a
+//! value not of the variable's enumeration, a unit that is not the variable's, a
+//! fraction for an integer variable, a field the shape does not have).
 
 use logic::Sort;
 use num_bigint::BigInt;
@@ -28,8 +32,8 @@ use reqs::Spec;
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
-/// The shapes a form can take.
-pub const SHAPES: &[&str] = &["always", "never", "if", "while", "cases"];
+/// The shapes a form can take, each named by the key that holds its condition.
+pub const SHAPES: &[&str] = &["always", "never", "if", "during", "cases"];
 
 /// A filled form.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,7 +191,6 @@ fn kind<'a>(spec: &'a Spec, sort: &Sort) -> Option<Kind<'a>> {
             .iter()
             .find(|(n, _)| n == e)
             .map(|(_, vs)| Kind::Enum(vs.as_slice())),
-        _ => None,
     }
 }
 
@@ -235,8 +238,8 @@ pub fn answer_schema(spec: &Spec) -> Value {
             }
         };
         let mut props = Map::new();
-        props.insert("variable".into(), json!({"const": v.name.to_string()}));
-        props.insert("relation".into(), json!({"enum": relations}));
+        props.insert("name".into(), json!({"const": v.name.to_string()}));
+        props.insert("op".into(), json!({"enum": relations}));
         props.insert("value".into(), value);
         if let (Some(u), true) = (&v.unit, numeric(&v.sort)) {
             props.insert("unit".into(), json!({"const": u}));
@@ -244,7 +247,7 @@ pub fn answer_schema(spec: &Spec) -> Value {
         atoms.push(json!({
             "type": "object",
             "properties": props,
-            "required": ["variable", "relation", "value"],
+            "required": ["name", "op", "value"],
             "additionalProperties": false
         }));
     }
@@ -255,27 +258,23 @@ pub fn answer_schema(spec: &Spec) -> Value {
         {"type": "object", "properties": {"all": list}, "required": ["all"], "additionalProperties": false},
         {"type": "object", "properties": {"any": list}, "required": ["any"], "additionalProperties": false}
     ]});
-    let shape = |name: &str, keys: &[&str], optional: &[&str]| {
+    let shape = |keys: &[&str], optional: &[&str]| {
         let mut props = Map::new();
-        props.insert("shape".into(), json!({"const": name}));
         for k in keys.iter().chain(optional) {
             props.insert((*k).into(), json!({"$ref": "#/$defs/cond"}));
         }
-        let mut required = vec!["shape"];
-        required.extend_from_slice(keys);
-        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+        json!({"type": "object", "properties": props, "required": keys, "additionalProperties": false})
     };
     json!({
         "$defs": {"atom": atom, "cond": cond},
         "anyOf": [
-            shape("always", &["always"], &[]),
-            shape("never", &["never"], &[]),
-            shape("if", &["if", "then"], &["else"]),
-            shape("while", &["while", "then"], &[]),
+            shape(&["always"], &[]),
+            shape(&["never"], &[]),
+            shape(&["if", "then"], &["otherwise"]),
+            shape(&["during", "then"], &[]),
             {
                 "type": "object",
                 "properties": {
-                    "shape": {"const": "cases"},
                     "cases": {
                         "type": "array",
                         "minItems": 2,
@@ -287,7 +286,7 @@ pub fn answer_schema(spec: &Spec) -> Value {
                         }
                     }
                 },
-                "required": ["shape", "cases"],
+                "required": ["cases"],
                 "additionalProperties": false
             }
         ]
@@ -335,50 +334,63 @@ fn decimal(s: &str) -> Option<BigRational> {
 impl Form {
     /// Reads a form from a model's JSON answer, checking every choice against `spec`.
     pub fn from_json(spec: &Spec, v: &Value) -> Result<Form, FormError> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| err("", "a form is a JSON object with a `shape`"))?;
-        let shape = obj.get("shape").and_then(Value::as_str).ok_or_else(|| {
+        let obj = v.as_object().ok_or_else(|| {
             err(
-                "shape",
-                format!("missing; choose one of {}", SHAPES.join(", ")),
+                "",
+                format!(
+                    "a form is a JSON object with one of the keys {}",
+                    SHAPES.join(", ")
+                ),
             )
         })?;
+        let mut keys = SHAPES.iter().filter(|k| obj.contains_key(**k));
+        if !SHAPES.iter().any(|k| obj.contains_key(*k)) && obj.contains_key("then") {
+            return Err(err(
+                "if",
+                "missing: `then` needs the condition it follows, `if` (or `during`)",
+            ));
+        }
+        let shape = *keys.next().ok_or_else(|| {
+            err(
+                "",
+                format!(
+                    "a form needs one of the keys {} (its shape)",
+                    SHAPES.join(", ")
+                ),
+            )
+        })?;
+        if let Some(other) = keys.next() {
+            return Err(err(
+                other,
+                format!("a form has one shape: `{shape}` or `{other}`, not both"),
+            ));
+        }
         let allowed: &[&str] = match shape {
-            "always" => &["shape", "always"],
-            "never" => &["shape", "never"],
-            "if" => &["shape", "if", "then", "else"],
-            "while" => &["shape", "while", "then"],
-            "cases" => &["shape", "cases"],
-            other => {
-                return Err(err(
-                    "shape",
-                    format!(
-                        "`{other}` is not a shape; choose one of {}",
-                        SHAPES.join(", ")
-                    ),
-                ))
-            }
+            "always" => &["always"],
+            "never" => &["never"],
+            "if" => &["if", "then", "otherwise"],
+            "during" => &["during", "then"],
+            _ => &["cases"],
         };
         if let Some(extra) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(err(
                 extra,
                 format!(
-                    "the shape `{shape}` has no field `{extra}`; its fields are {}",
-                    allowed[1..].join(", ")
+                    "a form with `{shape}` has no field `{extra}`; its fields are {}",
+                    allowed.join(", ")
                 ),
             ));
         }
         let cond = |key: &str| -> Result<Cond, FormError> {
             let c = obj
                 .get(key)
-                .ok_or_else(|| err(key, format!("missing: the shape `{shape}` needs `{key}`")))?;
+                .ok_or_else(|| err(key, format!("missing: a form with `{shape}` needs `{key}`")))?;
             Cond::from_json(spec, c, key)
         };
         Ok(match shape {
             "always" => Form::Always(cond("always")?),
             "never" => Form::Never(cond("never")?),
-            "if" | "while" => Form::If {
+            "if" | "during" => Form::If {
                 word: if shape == "if" {
                     Trigger::If
                 } else {
@@ -386,8 +398,8 @@ impl Form {
                 },
                 condition: cond(shape)?,
                 then: cond("then")?,
-                otherwise: match obj.get("else") {
-                    Some(c) => Some(Cond::from_json(spec, c, "else")?),
+                otherwise: match obj.get("otherwise") {
+                    Some(c) => Some(Cond::from_json(spec, c, "otherwise")?),
                     None => None,
                 },
             },
@@ -466,8 +478,8 @@ impl Form {
     /// The form as JSON, in the layout [`answer_schema`] describes.
     pub fn to_json(&self) -> Value {
         match self {
-            Form::Always(c) => json!({"shape": "always", "always": c.to_json()}),
-            Form::Never(c) => json!({"shape": "never", "never": c.to_json()}),
+            Form::Always(c) => json!({"always": c.to_json()}),
+            Form::Never(c) => json!({"never": c.to_json()}),
             Form::If {
                 word,
                 condition,
@@ -476,19 +488,17 @@ impl Form {
             } => {
                 let key = match word {
                     Trigger::If => "if",
-                    Trigger::While => "while",
+                    Trigger::While => "during",
                 };
                 let mut o = Map::new();
-                o.insert("shape".into(), json!(key));
                 o.insert(key.into(), condition.to_json());
                 o.insert("then".into(), then.to_json());
                 if let Some(e) = otherwise {
-                    o.insert("else".into(), e.to_json());
+                    o.insert("otherwise".into(), e.to_json());
                 }
                 Value::Object(o)
             }
             Form::Cases(cases) => json!({
-                "shape": "cases",
                 "cases": cases.iter().map(|(i, t)| json!({"if": i.to_json(), "then": t.to_json()})).collect::<Vec<_>>()
             }),
         }
@@ -500,7 +510,7 @@ impl Cond {
         let obj = v.as_object().ok_or_else(|| {
             err(
                 path,
-                "a condition is an atom {\"variable\", \"relation\", \"value\"}, {\"all\": [atoms]} or {\"any\": [atoms]}",
+                "a condition is an atom {\"name\", \"op\", \"value\"}, {\"all\": [atoms]} or {\"any\": [atoms]}",
             )
         })?;
         for key in ["all", "any"] {
@@ -577,21 +587,21 @@ impl Atom {
         let obj = v.as_object().ok_or_else(|| {
             err(
                 path,
-                "an atom is {\"variable\": ..., \"relation\": ..., \"value\": ...}",
+                "an atom is {\"name\": ..., \"op\": ..., \"value\": ...}",
             )
         })?;
         if let Some(extra) = obj
             .keys()
-            .find(|k| !["variable", "relation", "value", "unit"].contains(&k.as_str()))
+            .find(|k| !["name", "op", "value", "unit"].contains(&k.as_str()))
         {
             return Err(err(
                 &format!("{path}.{extra}"),
-                "an atom has only `variable`, `relation`, `value` (and `unit` for a number)",
+                "an atom has only `name`, `op`, `value` (and `unit` for a number)",
             ));
         }
-        let name = obj.get("variable").and_then(Value::as_str).ok_or_else(|| {
+        let name = obj.get("name").and_then(Value::as_str).ok_or_else(|| {
             err(
-                &format!("{path}.variable"),
+                &format!("{path}.name"),
                 "missing: name a variable of the schema",
             )
         })?;
@@ -601,18 +611,18 @@ impl Atom {
             .find(|x| &*x.name == name)
             .ok_or_else(|| {
                 err(
-                    &format!("{path}.variable"),
+                    &format!("{path}.name"),
                     format!("`{name}` is not a variable of the schema"),
                 )
             })?;
         let rel_text = obj
-            .get("relation")
+            .get("op")
             .and_then(Value::as_str)
-            .ok_or_else(|| err(&format!("{path}.relation"), "missing"))?;
+            .ok_or_else(|| err(&format!("{path}.op"), "missing"))?;
         let relation = Relation::from_word(rel_text).ok_or_else(|| {
             err(
-                &format!("{path}.relation"),
-                format!("`{rel_text}` is not a relation"),
+                &format!("{path}.op"),
+                format!("`{rel_text}` is not a relation (op)"),
             )
         })?;
         let value = obj
@@ -621,7 +631,7 @@ impl Atom {
         let vpath = format!("{path}.value");
         let k = kind(spec, &var.sort).ok_or_else(|| {
             err(
-                &format!("{path}.variable"),
+                &format!("{path}.name"),
                 format!("`{name}` has a sort a form cannot state"),
             )
         })?;
@@ -635,8 +645,10 @@ impl Atom {
             Kind::Bool => {
                 if relation != Relation::Is {
                     return Err(err(
-                        &format!("{path}.relation"),
-                        format!("`{name}` is true or false: the relation is `is`, the value true or false"),
+                        &format!("{path}.op"),
+                        format!(
+                            "`{name}` is true or false: the op is `is`, the value true or false"
+                        ),
                     ));
                 }
                 Operand::Bool(value.as_bool().ok_or_else(|| {
@@ -646,7 +658,7 @@ impl Atom {
             Kind::Enum(values) => {
                 if !matches!(relation, Relation::Is | Relation::IsNot) {
                     return Err(err(
-                        &format!("{path}.relation"),
+                        &format!("{path}.op"),
                         format!("`{name}` takes `is` or `is not`"),
                     ));
                 }
@@ -666,7 +678,7 @@ impl Atom {
             Kind::Int | Kind::Real => {
                 if matches!(relation, Relation::Is | Relation::IsNot) {
                     return Err(err(
-                        &format!("{path}.relation"),
+                        &format!("{path}.op"),
                         format!("`{name}` is a number: use =, !=, <, <=, > or >="),
                     ));
                 }
@@ -773,7 +785,7 @@ impl Atom {
                 }
             }
         };
-        json!({"variable": self.variable, "relation": self.relation.word(), "value": value})
+        json!({"name": self.variable, "op": self.relation.word(), "value": value})
     }
 }
 
@@ -905,32 +917,34 @@ mod tests {
 
     #[test]
     fn every_shape_builds_its_formula() {
-        let door = json!({"variable": "door_open", "relation": "is", "value": true});
-        let stopped = json!({"variable": "mode", "relation": "is", "value": "Stopped"});
+        let door = json!({"name": "door_open", "op": "is", "value": true});
+        let stopped = json!({"name": "mode", "op": "is", "value": "Stopped"});
         assert_eq!(
-            form(json!({"shape": "if", "if": door, "then": stopped})).unwrap(),
+            form(json!({"if": door, "then": stopped})).unwrap(),
             "(=> door_open (= mode Stopped))"
         );
         assert_eq!(
-            form(json!({"shape": "while", "while": stopped, "then": {"variable": "rate", "relation": "=", "value": 0}})).unwrap(),
+            form(json!({"during": stopped, "then": {"name": "rate", "op": "=", "value": 0}}))
+                .unwrap(),
             "(=> (= mode Stopped) (= rate 0.0))"
         );
         assert_eq!(
-            form(json!({"shape": "always", "always": {"variable": "rate", "relation": "<=", "value": "max_rate"}})).unwrap(),
+            form(json!({"always": {"name": "rate", "op": "<=", "value": "max_rate"}})).unwrap(),
             "(<= rate max_rate)"
         );
         assert_eq!(
-            form(json!({"shape": "never", "never": {"all": [door, {"variable": "alarm", "relation": "is", "value": false}]}})).unwrap(),
+            form(json!({"never": {"all": [door, {"name": "alarm", "op": "is", "value": false}]}}))
+                .unwrap(),
             "(not (and door_open (not alarm)))"
         );
         assert_eq!(
-            form(json!({"shape": "if", "if": door, "then": {"variable": "alarm", "relation": "is", "value": true}, "else": {"any": [{"variable": "mode", "relation": "is not", "value": "KVO"}, {"variable": "count", "relation": ">", "value": -3}]}})).unwrap(),
+            form(json!({"if": door, "then": {"name": "alarm", "op": "is", "value": true}, "otherwise": {"any": [{"name": "mode", "op": "is not", "value": "KVO"}, {"name": "count", "op": ">", "value": -3}]}})).unwrap(),
             "(and (=> door_open alarm) (=> (not door_open) (or (not (= mode KVO)) (> count (- 3)))))"
         );
         assert_eq!(
-            form(json!({"shape": "cases", "cases": [
-                {"if": {"variable": "rate", "relation": ">", "value": 8.5}, "then": {"variable": "alarm", "relation": "is", "value": true}},
-                {"if": {"variable": "rate", "relation": "<", "value": 0.25}, "then": {"variable": "mode", "relation": "is", "value": "KVO"}}
+            form(json!({"cases": [
+                {"if": {"name": "rate", "op": ">", "value": 8.5}, "then": {"name": "alarm", "op": "is", "value": true}},
+                {"if": {"name": "rate", "op": "<", "value": 0.25}, "then": {"name": "mode", "op": "is", "value": "KVO"}}
             ]})).unwrap(),
             "(and (=> (> rate 8.5) alarm) (=> (< rate 0.25) (= mode KVO)))"
         );
@@ -947,47 +961,53 @@ mod tests {
             (">=", ">="),
         ] {
             assert_eq!(
-                form(json!({"shape": "always", "always": {"variable": "count", "relation": rel, "value": 7}})).unwrap(),
+                form(json!({"always": {"name": "count", "op": rel, "value": 7}})).unwrap(),
                 format!("({op} count 7)")
             );
         }
         assert_eq!(
-            form(json!({"shape": "always", "always": {"variable": "rate", "relation": "<=", "value": 1, "unit": "mL/h"}})).unwrap(),
+            form(json!({"always": {"name": "rate", "op": "<=", "value": 1, "unit": "mL/h"}}))
+                .unwrap(),
             "(<= rate 1.0)"
         );
     }
 
     #[test]
     fn mistakes_are_located_and_explained() {
-        let e = form(json!({"shape": "always", "always": {"variable": "mode", "relation": "is", "value": "Running"}})).unwrap_err();
+        let e =
+            form(json!({"always": {"name": "mode", "op": "is", "value": "Running"}})).unwrap_err();
         assert!(
             e.contains("`always.value`") && e.contains("its values are Stopped, Basal, KVO"),
             "{e}"
         );
-        let e = form(json!({"shape": "always", "always": {"variable": "rate", "relation": "<", "value": 5, "unit": "L/h"}})).unwrap_err();
+        let e = form(json!({"always": {"name": "rate", "op": "<", "value": 5, "unit": "L/h"}}))
+            .unwrap_err();
         assert!(
             e.contains("`always.unit`") && e.contains("is in mL/h"),
             "{e}"
         );
-        let e = form(json!({"shape": "always", "always": {"variable": "count", "relation": "<", "value": 2.5}})).unwrap_err();
+        let e = form(json!({"always": {"name": "count", "op": "<", "value": 2.5}})).unwrap_err();
         assert!(e.contains("is an integer"), "{e}");
-        let e = form(json!({"shape": "always", "always": {"variable": "door_open", "relation": ">", "value": true}})).unwrap_err();
-        assert!(e.contains("relation is `is`"), "{e}");
-        let e = form(json!({"shape": "always", "always": {"variable": "speed", "relation": "<", "value": 1}})).unwrap_err();
+        let e =
+            form(json!({"always": {"name": "door_open", "op": ">", "value": true}})).unwrap_err();
+        assert!(e.contains("op is `is`"), "{e}");
+        let e = form(json!({"always": {"name": "speed", "op": "<", "value": 1}})).unwrap_err();
         assert!(e.contains("`speed` is not a variable"), "{e}");
         // A field that does not apply to the shape.
-        let e = form(json!({"shape": "always", "always": {"variable": "alarm", "relation": "is", "value": true}, "then": {"variable": "alarm", "relation": "is", "value": true}})).unwrap_err();
+        let e = form(json!({"always": {"name": "alarm", "op": "is", "value": true}, "then": {"name": "alarm", "op": "is", "value": true}})).unwrap_err();
         assert!(e.contains("has no field `then`"), "{e}");
-        let e = form(
-            json!({"shape": "if", "then": {"variable": "alarm", "relation": "is", "value": true}}),
-        )
-        .unwrap_err();
+        let e = form(json!({"then": {"name": "alarm", "op": "is", "value": true}})).unwrap_err();
         assert!(e.contains("`if`") && e.contains("missing"), "{e}");
-        let e = form(json!({"shape": "maybe"})).unwrap_err();
-        assert!(e.contains("not a shape"), "{e}");
-        let e = form(json!({"shape": "always", "always": {"all": []}})).unwrap_err();
+        let e = form(json!({"maybe": {"name": "alarm", "op": "is", "value": true}})).unwrap_err();
+        assert!(
+            e.contains("needs one of the keys always, never, if, during, cases"),
+            "{e}"
+        );
+        let e = form(json!({"always": {"name": "alarm", "op": "is", "value": true}, "never": {"name": "alarm", "op": "is", "value": false}})).unwrap_err();
+        assert!(e.contains("one shape"), "{e}");
+        let e = form(json!({"always": {"all": []}})).unwrap_err();
         assert!(e.contains("empty"), "{e}");
-        let e = form(json!({"shape": "always", "always": {"variable": "rate", "relation": "<", "value": "alarm"}})).unwrap_err();
+        let e = form(json!({"always": {"name": "rate", "op": "<", "value": "alarm"}})).unwrap_err();
         assert!(e.contains("`alarm` is not a number"), "{e}");
     }
 
@@ -1006,7 +1026,7 @@ mod tests {
     #[test]
     fn a_form_survives_its_json() {
         let s = spec();
-        let v = json!({"shape": "if", "if": {"all": [{"variable": "door_open", "relation": "is", "value": true}, {"variable": "rate", "relation": ">=", "value": 2.5}]}, "then": {"variable": "mode", "relation": "is", "value": "Stopped"}});
+        let v = json!({"if": {"all": [{"name": "door_open", "op": "is", "value": true}, {"name": "rate", "op": ">=", "value": 2.5}]}, "then": {"name": "mode", "op": "is", "value": "Stopped"}});
         let f = Form::from_json(&s, &v).unwrap();
         assert_eq!(Form::from_json(&s, &f.to_json()).unwrap(), f);
     }
@@ -1015,12 +1035,12 @@ mod tests {
     fn the_schema_accepts_forms_and_refuses_misfits() {
         let s = spec();
         let schema = answer_schema(&s);
-        let ok = json!({"shape": "if", "if": {"variable": "door_open", "relation": "is", "value": true}, "then": {"all": [{"variable": "mode", "relation": "is", "value": "Stopped"}, {"variable": "rate", "relation": "=", "value": 0, "unit": "mL/h"}]}});
+        let ok = json!({"if": {"name": "door_open", "op": "is", "value": true}, "then": {"all": [{"name": "mode", "op": "is", "value": "Stopped"}, {"name": "rate", "op": "=", "value": 0, "unit": "mL/h"}]}});
         llm::jsonschema::validate(&schema, &ok).unwrap();
         for bad in [
-            json!({"shape": "always", "always": {"variable": "mode", "relation": "is", "value": "Running"}}),
-            json!({"shape": "always", "then": {"variable": "alarm", "relation": "is", "value": true}}),
-            json!({"shape": "if", "if": {"variable": "alarm", "relation": "<", "value": true}, "then": {"variable": "alarm", "relation": "is", "value": true}}),
+            json!({"always": {"name": "mode", "op": "is", "value": "Running"}}),
+            json!({"then": {"name": "alarm", "op": "is", "value": true}}),
+            json!({"if": {"name": "alarm", "op": "<", "value": true}, "then": {"name": "alarm", "op": "is", "value": true}}),
         ] {
             assert!(llm::jsonschema::validate(&schema, &bad).is_err(), "{bad}");
         }

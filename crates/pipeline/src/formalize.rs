@@ -723,6 +723,11 @@ pub struct FormalizeOptions {
     /// clause by clause: each sentence formalized on its own (with the whole text as
     /// context), screened, and the clauses conjoined and screened again (default true).
     pub decompose: bool,
+    /// Ask for forms ([`crate::form`]) under a JSON schema and vote on their meaning
+    /// before falling back to SMT-LIB terms (per-requirement mode; default true).
+    pub forms: bool,
+    /// How many forms to draw per requirement and how much they must agree.
+    pub vote: crate::formpath::VoteOptions,
 }
 
 /// Default token limit of a formalization answer: a formula over a schema is a few
@@ -741,6 +746,8 @@ impl Default for FormalizeOptions {
             max_tokens: Some(DEFAULT_MAX_TOKENS),
             grammar: true,
             decompose: true,
+            forms: true,
+            vote: crate::formpath::VoteOptions::default(),
         }
     }
 }
@@ -796,6 +803,16 @@ pub struct Formalized {
     pub notes: Vec<ScreenFinding>,
     /// Where the formula came from.
     pub provenance: Provenance,
+    /// Which path produced the formula (none when there is no formula).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<crate::formpath::Path>,
+    /// The vote over the model's forms, when forms were drawn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vote: Option<crate::formpath::Vote>,
+    /// The forms disagreed (below the threshold): no formula, the readings are in
+    /// `vote` for a person to choose from.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flagged: bool,
 }
 
 impl Formalized {
@@ -816,12 +833,28 @@ pub struct FormalizeReport {
     pub first_attempt: usize,
     /// Accepted after one or more repairs.
     pub after_repair: usize,
-    /// Ids that still fail.
+    /// Ids that still fail (no formula, not flagged).
     pub failed: Vec<String>,
+    /// Ids whose forms disagreed: flagged for review, no formula.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flagged: Vec<String>,
+    /// Formulas by path: the controlled-English parser, forms, SMT-LIB terms.
+    pub by_path: ByPath,
     /// Ids that already had a formula and were kept (not sent to the model).
     pub kept: Vec<String>,
     /// Solver queries.
     pub queries: usize,
+}
+
+/// How many formulas each path produced.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ByPath {
+    /// By the controlled-English parser (no model).
+    pub parser: usize,
+    /// By a voted form.
+    pub form: usize,
+    /// By an SMT-LIB term (the fallback, or the only path with forms off).
+    pub smtlib: usize,
 }
 
 struct Work {
@@ -893,6 +926,9 @@ pub fn formalize(
                     prompt: template.clone(),
                     attempts: 0,
                 },
+                path: None,
+                vote: None,
+                flagged: false,
             }
         })
         .collect();
@@ -939,16 +975,45 @@ pub fn formalize(
     let mut plain = take(&plain_idx, &out);
     if !plain.is_empty() {
         match options.mode {
-            Mode::PerRequirement => per_requirement(
-                spec,
-                client,
-                &mut checker,
-                options,
-                &prompts,
-                &schema,
-                &examples,
-                &mut plain,
-            )?,
+            Mode::PerRequirement => {
+                if options.forms {
+                    crate::formpath::formalize_by_forms(
+                        spec,
+                        client,
+                        &mut checker,
+                        options,
+                        &mut plain,
+                    )?;
+                }
+                // What no form stated goes to the SMT-LIB path (a flagged requirement
+                // had valid forms that disagree: it waits for a person instead).
+                let mut rest: Vec<usize> = (0..plain.len())
+                    .filter(|&k| !plain[k].accepted() && !plain[k].flagged)
+                    .collect();
+                if !rest.is_empty() {
+                    let mut fallback: Vec<Formalized> =
+                        rest.iter().map(|&k| plain[k].clone()).collect();
+                    for f in &mut fallback {
+                        f.provenance.prompt = prompts.one.id();
+                    }
+                    per_requirement(
+                        spec,
+                        client,
+                        &mut checker,
+                        options,
+                        &prompts,
+                        &schema,
+                        &examples,
+                        &mut fallback,
+                    )?;
+                    for (k, mut f) in rest.drain(..).zip(fallback) {
+                        if f.accepted() {
+                            f.path = Some(crate::formpath::Path::Smtlib);
+                        }
+                        plain[k] = f;
+                    }
+                }
+            }
             Mode::Batch => batch(
                 spec,
                 client,
@@ -967,20 +1032,37 @@ pub fn formalize(
     for (k, f) in plain_idx.iter().zip(plain) {
         out[*k] = f;
     }
+    let mut by_path = ByPath::default();
     for f in &mut out {
         f.provenance.attempts = f.attempts.len();
+        if f.accepted() && f.path.is_none() {
+            // Batch mode and timed patterns: the model's own text.
+            f.path = Some(crate::formpath::Path::Smtlib);
+        }
+        match f.path {
+            Some(crate::formpath::Path::Parser) => by_path.parser += 1,
+            Some(crate::formpath::Path::Form) => by_path.form += 1,
+            Some(crate::formpath::Path::Smtlib) => by_path.smtlib += 1,
+            None => {}
+        }
     }
+    // First attempt: no answer of the requirement was rejected.
     let first_attempt = out
         .iter()
-        .filter(|f| f.accepted() && f.attempts.len() == 1)
+        .filter(|f| f.accepted() && f.attempts.iter().all(|a| a.error.is_none()))
         .count();
     let after_repair = out
         .iter()
-        .filter(|f| f.accepted() && f.attempts.len() > 1)
+        .filter(|f| f.accepted() && f.attempts.iter().any(|a| a.error.is_some()))
         .count();
     let failed = out
         .iter()
-        .filter(|f| !f.accepted())
+        .filter(|f| !f.accepted() && !f.flagged)
+        .map(|f| f.id.clone())
+        .collect();
+    let flagged = out
+        .iter()
+        .filter(|f| f.flagged)
         .map(|f| f.id.clone())
         .collect();
     let kept = spec
@@ -998,6 +1080,8 @@ pub fn formalize(
         first_attempt,
         after_repair,
         failed,
+        flagged,
+        by_path,
         kept,
         queries: checker.queries,
     })
@@ -1620,15 +1704,8 @@ pub fn formalized_spec(spec: &Spec, report: &FormalizeReport) -> String {
         .map(
             |r| match report.requirements.iter().find(|f| f.id == r.id) {
                 Some(f) => {
-                    let p = &f.provenance;
-                    let mut notes = vec![format!(
-                        "provenance: provider={} model={} prompt={} attempts={}",
-                        p.provider, p.model, p.prompt, p.attempts
-                    )];
-                    for n in &f.notes {
-                        notes.push(format!("screening ({}): {}", n.kind, n.message));
-                    }
-                    if !f.accepted() {
+                    let mut notes = notes_of(f);
+                    if !f.accepted() && !f.flagged {
                         let last = f
                             .attempts
                             .last()
@@ -1678,6 +1755,30 @@ fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> 
     };
     let mut doc: DocumentMut = source.parse().ok()?;
     doc.get("spec")?;
+    // The requirements must be this file's own: a CSV read with a schema has the
+    // schema's text as its source, whose requirements (if any) are others.
+    let listed: Vec<(Option<&str>, Option<&str>)> = doc
+        .get("requirements")
+        .and_then(Item::as_array_of_tables)
+        .map(|a| {
+            a.iter()
+                .map(|t| {
+                    (
+                        t.get("id").and_then(Item::as_str),
+                        t.get("text").and_then(Item::as_str),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let own: Vec<(Option<&str>, Option<&str>)> = spec
+        .requirements
+        .iter()
+        .map(|r| (Some(r.id.as_str()), Some(r.text.as_str())))
+        .collect();
+    if listed != own {
+        return None;
+    }
     let reqs = doc
         .get_mut("requirements")
         .and_then(Item::as_array_of_tables_mut);
@@ -1695,15 +1796,10 @@ fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> 
         if tables.next().is_some() {
             return None;
         }
-        let p = &f.provenance;
-        let mut notes = vec![format!(
-            "provenance: provider={} model={} prompt={} attempts={}",
-            p.provider, p.model, p.prompt, p.attempts
-        )];
-        for n in &f.notes {
-            notes.push(format!("screening ({}): {}", n.kind, n.message));
-        }
-        if let Some(formula) = &f.formula {
+        let mut notes = notes_of(f);
+        if f.flagged {
+            // The readings are in the notes; the table keeps what it had.
+        } else if let Some(formula) = &f.formula {
             table.remove("timed");
             set_keeping_decor(table, "formula", formula);
             set_keeping_decor(table, "origin", "model");
@@ -1768,6 +1864,52 @@ fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> 
     );
     // A byte-order mark stays the file's first bytes.
     Some(format!("{bom}{header}{doc}"))
+}
+
+/// The comment lines written above a requirement the model was asked about: where its
+/// formula came from (provider, model, prompt, attempts, path and the vote), the
+/// screening notes, and for a flagged requirement every reading with its count.
+fn notes_of(f: &Formalized) -> Vec<String> {
+    let p = &f.provenance;
+    let mut line = format!(
+        "provenance: provider={} model={} prompt={} attempts={}",
+        p.provider, p.model, p.prompt, p.attempts
+    );
+    if let Some(path) = f.path {
+        let name = match path {
+            crate::formpath::Path::Parser => "parser",
+            crate::formpath::Path::Form => "form",
+            crate::formpath::Path::Smtlib => "smtlib",
+        };
+        let _ = write!(line, " path={name}");
+    }
+    if let Some(v) = &f.vote {
+        let _ = write!(
+            line,
+            " agreement={}/{} of {} drawn",
+            v.agreeing, v.valid, v.samples
+        );
+    }
+    let mut notes = vec![line];
+    for n in &f.notes {
+        notes.push(format!("screening ({}): {}", n.kind, n.message));
+    }
+    if let (true, Some(v)) = (f.flagged, &f.vote) {
+        notes.push(format!(
+            "FLAGGED FOR REVIEW: the model's forms disagree ({} of {} valid answers agree), so no formula is written; choose a reading, or write the formula:",
+            v.agreeing, v.valid
+        ));
+        for (k, r) in v.readings.iter().enumerate() {
+            notes.push(format!(
+                "  reading {} ({} of {}): {}",
+                reqs::equiv::label(k),
+                r.count,
+                v.valid,
+                r.formula
+            ));
+        }
+    }
+    notes
 }
 
 /// Sets `key` of `table` to a string, keeping the key's place and the space around it.

@@ -14,6 +14,7 @@ pub mod faults;
 pub mod feedback;
 pub mod form;
 pub mod formalize;
+pub mod formpath;
 pub mod grammar;
 pub mod qa;
 pub mod roundtrip;

@@ -1667,6 +1667,10 @@ fn run_probe(
         max_retries: options.probe_retries,
         only: ids,
         decompose: false,
+        // A probe looks for variables the schema lacks: a form can only name the
+        // schema's own variables, so the probe asks for terms, whose undeclared names
+        // are what it collects.
+        forms: false,
         ..Default::default()
     };
     let report = crate::formalize::formalize(&spec, client, config, &fo)?;

@@ -92,6 +92,7 @@ fn repair_succeeds_on_attempt_three_and_sees_the_exact_error() {
         }))
     });
     let o = FormalizeOptions {
+        forms: false,
         only: only(&["R1"]),
         ..Default::default()
     };
@@ -147,6 +148,7 @@ fn repair_requests_carry_failed_output_and_error() {
         }))
     });
     let o = FormalizeOptions {
+        forms: false,
         only: only(&["R1"]),
         ..Default::default()
     };
@@ -171,6 +173,7 @@ fn repair_exhausts_its_budget_and_the_requirement_is_listed() {
     let spec = spec();
     let c = client(|_, _| Ok(Response::text("(check-sat)")));
     let o = FormalizeOptions {
+        forms: false,
         only: only(&["R1", "R2"]),
         max_retries: 2,
         ..Default::default()
@@ -213,6 +216,7 @@ fn hostile_answers_are_repairable() {
             }))
         });
         let o = FormalizeOptions {
+            forms: false,
             only: only(&["R1"]),
             ..Default::default()
         };
@@ -276,6 +280,7 @@ fn tautologies_and_forcing_formulas_of_conditional_texts_are_screened_out() {
             }))
         });
         let o = FormalizeOptions {
+            forms: false,
             only: only(&["R1"]),
             ..Default::default()
         };
@@ -297,6 +302,7 @@ fn tautologies_and_forcing_formulas_of_conditional_texts_are_screened_out() {
         &c,
         &z3(),
         &FormalizeOptions {
+            forms: false,
             only: only(&["R1"]),
             ..Default::default()
         },
@@ -317,6 +323,7 @@ fn a_repeated_rejected_answer_is_resampled_once_then_given_up() {
         &c,
         &z3(),
         &FormalizeOptions {
+            forms: false,
             only: only(&["R1"]),
             ..Default::default()
         },
@@ -358,6 +365,7 @@ fn a_runaway_answer_is_named_as_a_loop_and_repaired() {
         &c,
         &z3(),
         &FormalizeOptions {
+            forms: false,
             only: only(&["R1"]),
             ..Default::default()
         },
@@ -387,6 +395,7 @@ fn batch_mode_repairs_only_the_failing_ids() {
         }))
     });
     let o = FormalizeOptions {
+        forms: false,
         mode: Mode::Batch,
         only: only(&["R1", "R2"]),
         ..Default::default()
@@ -1119,7 +1128,16 @@ fn formulas_the_user_wrote_are_kept_and_unreviewed_model_formulas_are_never_exam
         seen.lock().unwrap().push(last_user(r).to_string());
         Ok(Response::text("(=> (> temp 38) alarm)"))
     });
-    let rep = formalize(&spec, &c, &z3(), &FormalizeOptions::default()).unwrap();
+    let rep = formalize(
+        &spec,
+        &c,
+        &z3(),
+        &FormalizeOptions {
+            forms: false,
+            ..FormalizeOptions::default()
+        },
+    )
+    .unwrap();
     // Only the two requirements without a formula were asked for.
     let asked: Vec<&str> = rep.requirements.iter().map(|f| f.id.as_str()).collect();
     assert_eq!(asked, ["R1", "R2"]);
@@ -1157,6 +1175,7 @@ fn formulas_the_user_wrote_are_kept_and_unreviewed_model_formulas_are_never_exam
         &c,
         &z3(),
         &FormalizeOptions {
+            forms: false,
             only: only(&["R3"]),
             reformalize: vec!["R3".into()],
             ..Default::default()
@@ -1227,6 +1246,7 @@ fn a_multi_sentence_requirement_is_formalized_clause_by_clause_when_turns_fail()
             &clause_model(false),
             &solver,
             &FormalizeOptions {
+                forms: false,
                 only: only(&["R2"]),
                 max_retries: 1,
                 ..Default::default()
@@ -1258,6 +1278,7 @@ fn a_multi_sentence_requirement_is_formalized_clause_by_clause_when_turns_fail()
         &clause_model(false),
         &z3(),
         &FormalizeOptions {
+            forms: false,
             only: only(&["R2"]),
             max_retries: 1,
             decompose: false,
@@ -1280,6 +1301,7 @@ fn clauses_whose_conjunction_is_unsatisfiable_give_no_formula() {
         &clause_model(true),
         &z3(),
         &FormalizeOptions {
+            forms: false,
             only: only(&["R2"]),
             max_retries: 1,
             ..Default::default()
@@ -1326,6 +1348,7 @@ fn a_formula_over_variables_the_text_does_not_mention_is_screened_out() {
         &c,
         &z3(),
         &FormalizeOptions {
+            forms: false,
             only: only(&["R1"]),
             ..Default::default()
         },

@@ -315,6 +315,7 @@ fn formalize_sends_the_grammar_and_a_token_cap_on_every_turn() {
         r.formula = None;
     }
     let options = FormalizeOptions {
+        forms: false,
         only: Some(vec!["R1".into()]),
         ..FormalizeOptions::default()
     };
@@ -351,6 +352,7 @@ fn formalize_sends_the_grammar_and_a_token_cap_on_every_turn() {
     // Grammar turned off in the options, or batch mode (JSON answers): none sent.
     let (c, seen) = scripted(true, |_| "(=> (> temp 45) alarm)".into());
     let off = FormalizeOptions {
+        forms: false,
         grammar: false,
         max_tokens: Some(100),
         ..options.clone()

@@ -71,6 +71,7 @@ fn run(spec: &Spec, grammar: bool) -> (FormalizeReport, llm::Accounting, f64) {
     let c = client(grammar);
     assert_eq!(c.accepts_grammar(), grammar);
     let options = FormalizeOptions {
+        forms: false,
         max_retries: 0,
         max_tokens: Some(128),
         ..FormalizeOptions::default()

@@ -199,6 +199,8 @@ pub struct RunArgs {
     /// nothing to be compared with).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
     pub samples: u32,
+    #[command(flatten)]
+    pub form: FormArgs,
     /// Skip the ambiguity screening.
     #[arg(long)]
     pub no_ambiguity: bool,
@@ -681,6 +683,32 @@ pub struct EquivArgs {
     pub output: OutputArgs,
 }
 
+/// How requirement texts become formulas: forms voted on by meaning, or SMT-LIB terms.
+#[derive(Debug, Clone, Args)]
+pub struct FormArgs {
+    /// Ask the model for SMT-LIB terms only (no forms, no vote): the path of earlier
+    /// versions, and the one recorded cassettes of them replay.
+    #[arg(long)]
+    pub smtlib: bool,
+    /// Forms drawn per requirement; the largest group of equivalent formulas wins
+    /// (docs/formalize.md, "Forms and the vote").
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub forms: u32,
+    /// Share of the valid forms the largest group must hold (below it the requirement is
+    /// flagged for review and gets no formula).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.6)]
+    pub agreement: f64,
+}
+
+impl FormArgs {
+    /// The formalization options these flags set (over the defaults).
+    pub fn apply(&self, o: &mut pipeline::formalize::FormalizeOptions) {
+        o.forms = !self.smtlib;
+        o.vote.samples = self.forms as usize;
+        o.vote.threshold = self.agreement.clamp(0.0, 1.0);
+    }
+}
+
 /// The arguments of `vera formalize`.
 #[derive(Debug, Clone, Args)]
 pub struct FormalizeArgs {
@@ -716,6 +744,8 @@ pub struct FormalizeArgs {
     /// clause (each sentence formalized on its own, the clauses conjoined).
     #[arg(long)]
     pub no_decompose: bool,
+    #[command(flatten)]
+    pub form: FormArgs,
     #[command(flatten)]
     pub llm: crate::pipecmd::LlmArgs,
     #[command(flatten)]

@@ -227,7 +227,7 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
         );
     }
     let client = llm_args.client()?;
-    let options = FormalizeOptions {
+    let mut options = FormalizeOptions {
         mode: if a.batch {
             Mode::Batch
         } else {
@@ -241,6 +241,7 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
         decompose: !a.no_decompose,
         ..Default::default()
     };
+    a.form.apply(&mut options);
     let start = std::time::Instant::now();
     let report = pipeline::formalize::formalize(&spec, &client, &solver.config(), &options)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -254,17 +255,47 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
                 .as_ref()
                 .map(|p| format!("[timed] {}", p.describe(tb)))
         });
-        match &shown {
-            Some(t) => {
+        let how = match (f.path, &f.vote) {
+            (Some(pipeline::formpath::Path::Form), Some(v)) => {
+                format!(" [form, {} of {} agree]", v.agreeing, v.valid)
+            }
+            (Some(pipeline::formpath::Path::Parser), _) => " [parsed, no model]".to_string(),
+            (Some(pipeline::formpath::Path::Smtlib), _) if a.form.smtlib => String::new(),
+            (Some(pipeline::formpath::Path::Smtlib), _) => " [SMT-LIB fallback]".to_string(),
+            _ => String::new(),
+        };
+        match (&shown, &f.vote) {
+            (Some(t), _) => {
                 let _ = writeln!(
                     o,
-                    "{} {}  {}",
+                    "{} {}{how}  {}",
                     paint(Paint::Good, "ok"),
                     paint(Paint::Id, &f.id),
                     t
                 );
             }
-            None => {
+            (None, Some(v)) if f.flagged => {
+                let _ = writeln!(
+                    o,
+                    "{} {}  the forms disagree: {} of {} valid answers agree (below --agreement {}); no formula written",
+                    paint(Paint::Warn, "review"),
+                    paint(Paint::Id, &f.id),
+                    v.agreeing,
+                    v.valid,
+                    a.form.agreement
+                );
+                for (k, r) in v.readings.iter().enumerate() {
+                    let _ = writeln!(
+                        o,
+                        "    reading {} ({} of {}): {}",
+                        reqs::equiv::label(k),
+                        r.count,
+                        v.valid,
+                        r.formula
+                    );
+                }
+            }
+            (None, _) => {
                 let e = f
                     .attempts
                     .last()
@@ -285,13 +316,29 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
     }
     let _ = writeln!(
         o,
-        "\n{} requirements: {} on the first attempt, {} after repair, {} failed; wrote {} ({seconds:.1} s)",
+        "\n{} requirements: {} on the first attempt, {} after repair, {} flagged for review, {} failed; wrote {} ({seconds:.1} s)",
         report.requirements.len(),
         report.first_attempt,
         report.after_repair,
+        report.flagged.len(),
         report.failed.len(),
         out.display()
     );
+    let p = &report.by_path;
+    if !a.form.smtlib && !a.batch {
+        let _ = writeln!(
+            o,
+            "formulas by path: {} parsed without a model, {} by voted forms, {} by SMT-LIB fallback",
+            p.parser, p.form, p.smtlib
+        );
+    }
+    if !report.flagged.is_empty() {
+        let _ = writeln!(
+            o,
+            "flagged for review (no formula; the readings are in the new spec's comments): {}",
+            report.flagged.join(", ")
+        );
+    }
     if !report.failed.is_empty() {
         let _ = writeln!(o, "not formalized: {}", report.failed.join(", "));
     }
@@ -303,7 +350,7 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
         );
     }
     print_accounting(&client);
-    let status = if report.failed.is_empty() {
+    let status = if report.failed.is_empty() && report.flagged.is_empty() {
         Status::Ok
     } else {
         Status::Findings

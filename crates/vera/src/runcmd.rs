@@ -392,9 +392,13 @@ pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
             max_tokens: a.schema_max_tokens,
             ..Default::default()
         },
-        formalize: pipeline::formalize::FormalizeOptions {
-            max_retries: a.retries,
-            ..Default::default()
+        formalize: {
+            let mut o = pipeline::formalize::FormalizeOptions {
+                max_retries: a.retries,
+                ..Default::default()
+            };
+            a.form.apply(&mut o);
+            o
         },
         audit_jobs: a.solver.jobs(),
         ambiguity: (!a.no_ambiguity).then(|| pipeline::ambiguity::AmbiguityOptions {

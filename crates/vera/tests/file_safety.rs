@@ -126,6 +126,7 @@ fn record_over_an_input_is_refused_even_with_force() {
         dir.path(),
         &[
             "formalize",
+            "--smtlib",
             "h.toml",
             "--llm-config",
             "/nonexistent/vera.toml",
@@ -149,6 +150,7 @@ fn formalize_output_through_a_hard_link_to_its_input_is_refused_with_force() {
         dir.path(),
         &[
             "formalize",
+            "--smtlib",
             "h.toml",
             "--only",
             "R-AIR-1,R-AIR-2,R-TEMP-1,R-TEMP-2,R-BF-4",

@@ -38,6 +38,7 @@ fn formalize_replays_from_the_cassette() {
     let out_s = out.display().to_string();
     let (code, stdout, stderr) = vera(&[
         "formalize",
+        "--smtlib",
         SPEC,
         "--only",
         ONLY,
@@ -73,6 +74,7 @@ fn formalize_replays_from_the_cassette() {
     // Never over an existing file without --force.
     let (code, _, stderr) = vera(&[
         "formalize",
+        "--smtlib",
         SPEC,
         "--only",
         ONLY,
@@ -142,6 +144,7 @@ fn formulas_kept_as_written_are_copied_byte_for_byte() {
     let out = dir.path().join("out.toml");
     let (code, stdout, stderr) = vera(&[
         "formalize",
+        "--smtlib",
         &spec.display().to_string(),
         "-o",
         &out.display().to_string(),
@@ -174,6 +177,7 @@ fn a_partly_formalized_spec_changes_only_the_requirements_asked() {
     let out = dir.path().join("formalized.toml");
     let (code, _stdout, stderr) = vera(&[
         "formalize",
+        "--smtlib",
         SPEC,
         "--only",
         ONLY,

@@ -1206,6 +1206,7 @@ fn formalize_and_ambiguity_payloads_from_the_hemodialysis_cassette() {
         "hemodialysis.jsonl",
         &[
             "formalize",
+            "--smtlib",
             HEMO,
             "--only",
             ONLY,
@@ -1243,6 +1244,7 @@ fn csv_pipeline_payloads_and_the_proposals_file() {
         c,
         &[
             "formalize",
+            "--smtlib",
             "examples/hemodialysis/requirements.csv",
             "--schema",
             HEMO,
@@ -1692,7 +1694,12 @@ fn formalize_timed_payloads_against_a_scripted_server() {
     let out = |n: &str| dir.path().join(n).display().to_string();
     let (one, batch) = (out("one.toml"), out("batch.toml"));
     let tag = "vera.formalize.v1";
-    let j = check_scripted(tag, port, &["formalize", TIMED_TEXT, "-o", &one], &[0]);
+    let j = check_scripted(
+        tag,
+        port,
+        &["formalize", "--smtlib", TIMED_TEXT, "-o", &one],
+        &[0],
+    );
     let r = &j["report"]["requirements"];
     assert_eq!(j["report"]["mode"], "per-requirement");
     assert_eq!(
@@ -1712,6 +1719,7 @@ fn formalize_timed_payloads_against_a_scripted_server() {
         port,
         &[
             "formalize",
+            "--smtlib",
             TIMED_TEXT,
             "-o",
             &batch,

@@ -24,6 +24,7 @@ const ARGS: &[&str] = &[
     "1",
     "--samples",
     "3",
+    "--smtlib",
 ];
 
 /// The rows of the table between the markers `<!-- NAME -->` and `<!-- /NAME -->` in

@@ -195,6 +195,7 @@ fn csv_to_formalized_spec_ambiguity_report_and_proposals() {
         &c,
         &[
             "formalize",
+            "--smtlib",
             "examples/hemodialysis/requirements.csv",
             "--schema",
             "examples/hemodialysis/hemodialysis.toml",

@@ -116,7 +116,15 @@ fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
-const ARGS: &[&str] = &["run", "pump.txt", "--chunk", "3", "--samples", "2"];
+const ARGS: &[&str] = &[
+    "run",
+    "pump.txt",
+    "--chunk",
+    "3",
+    "--samples",
+    "2",
+    "--smtlib",
+];
 
 #[test]
 fn every_stage_runs_and_a_rerun_reuses_them() {
@@ -154,6 +162,7 @@ fn every_stage_with(solver: &str) {
             "extract",
             "schema",
             "formalize",
+            "--smtlib",
             "audit",
             "ambiguity",
             "roundtrip"
@@ -295,12 +304,16 @@ fn a_document_without_requirements_has_nothing_to_check() {
     )
     .unwrap();
     let (port, count) = server(|_| "unexpected".into());
-    let (code, out, err) = vera(dir.path(), port, &["run", "prose.txt"]);
+    let (code, out, err) = vera(dir.path(), port, &["run", "prose.txt", "--smtlib"]);
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(out.contains("no requirement to check"), "{out}");
     assert_eq!(count.load(Ordering::SeqCst), 0);
     // A section filter that selects nothing says so too.
-    let (code, out, _) = vera(dir.path(), port, &["run", "pump.txt", "--sections", "9"]);
+    let (code, out, _) = vera(
+        dir.path(),
+        port,
+        &["run", "pump.txt", "--sections", "9", "--smtlib"],
+    );
     assert_eq!(code, 2);
     assert!(out.contains("none selected in section(s) 9"), "{out}");
     assert_eq!(count.load(Ordering::SeqCst), 0);
@@ -319,7 +332,7 @@ fn bad_documents_are_refused_before_the_model_is_asked() {
         ("empty.txt", "empty"),
         ("missing.txt", "missing.txt"),
     ] {
-        let (code, out, err) = vera(dir.path(), port, &["run", file]);
+        let (code, out, err) = vera(dir.path(), port, &["run", file, "--smtlib"]);
         assert_eq!(code, 2, "{file}: {out}\n{err}");
         assert!(err.to_lowercase().contains(says), "{file}: {err}");
     }
@@ -328,7 +341,7 @@ fn bad_documents_are_refused_before_the_model_is_asked() {
     let run = dir.path().join("pump.txt.vera");
     std::fs::create_dir(&run).unwrap();
     std::fs::write(run.join("run.json"), "{not json").unwrap();
-    let (code, _, err) = vera(dir.path(), port, &["run", "pump.txt"]);
+    let (code, _, err) = vera(dir.path(), port, &["run", "pump.txt", "--smtlib"]);
     assert_eq!(code, 2);
     assert!(
         err.contains("run.json") && err.contains("remove it"),

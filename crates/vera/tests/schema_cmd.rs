@@ -89,6 +89,7 @@ fn a_clean_draft_is_written_and_formalize_takes_it_as_it_is() {
         port,
         &[
             "formalize",
+            "--smtlib",
             "reqs.schema.toml",
             "--only",
             "6.1(4)",
