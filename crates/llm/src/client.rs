@@ -212,6 +212,11 @@ impl Client {
         )
     }
 
+    /// The model's context window in tokens, when the configuration or the server says.
+    pub fn context_window(&self) -> Option<u32> {
+        self.provider.context_window()
+    }
+
     /// Whether the provider accepts GBNF grammars (`grammar = true` in the
     /// configuration, for llama.cpp's server). Callers may attach a grammar either
     /// way; without support it is dropped before the key is computed.

@@ -95,6 +95,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ("VERA_LLM_READ_TIMEOUT", "read_timeout_secs"),
     ("VERA_LLM_MAX_RETRIES", "max_retries"),
     ("VERA_LLM_CONCURRENCY", "concurrency"),
+    (
+        "VERA_LLM_CONTEXT",
+        "context (tokens of the model's context window)",
+    ),
     ("VERA_LLM_TPM", "tokens_per_minute (0 = no limit)"),
     ("VERA_LLM_PRICE_INPUT", "price_input_per_mtok"),
     ("VERA_LLM_PRICE_OUTPUT", "price_output_per_mtok"),
@@ -195,6 +199,10 @@ pub struct LlmConfig {
     /// Requests in flight; default 4 (1 for `local`, whose server has one slot).
     #[serde(default)]
     pub concurrency: Option<usize>,
+    /// The model's context window in tokens; by default asked of a llama.cpp server
+    /// (`grammar = true` or the `local` preset), unknown for hosted endpoints.
+    #[serde(default)]
+    pub context: Option<u32>,
     /// Tokens-per-minute limit; none by default.
     #[serde(default)]
     pub tokens_per_minute: Option<u64>,
@@ -343,6 +351,9 @@ impl LlmConfig {
         }
         if let Some(v) = get("VERA_LLM_CONCURRENCY") {
             self.concurrency = Some(num("VERA_LLM_CONCURRENCY", &v)?);
+        }
+        if let Some(v) = get("VERA_LLM_CONTEXT") {
+            self.context = Some(num("VERA_LLM_CONTEXT", &v)?);
         }
         if let Some(v) = get("VERA_LLM_TPM") {
             let n: u64 = num("VERA_LLM_TPM", &v)?;
@@ -522,7 +533,8 @@ impl LlmConfig {
                 OpenAi::new(id, &base, model, key, http)
                     .with_structured(self.structured)
                     .with_grammar(self.grammar)
-                    .with_stream(self.stream),
+                    .with_stream(self.stream)
+                    .with_context(self.context),
             ),
             Api::Anthropic => Arc::new(
                 Anthropic::new(id, &base, model, key, http)

@@ -72,6 +72,16 @@ impl Http {
         }
     }
 
+    /// GETs a URL and returns the parsed JSON answer of a 2xx response.
+    pub(crate) fn get_json(&self, url: &str, key: Option<&ApiKey>) -> Result<serde_json::Value> {
+        let resp = self
+            .agent
+            .get(url)
+            .call()
+            .map_err(|e| transport(url, e, key))?;
+        self.json_answer(url, resp, key)
+    }
+
     /// POSTs a JSON body and returns the parsed JSON answer of a 2xx response; every
     /// other outcome is a typed error with the key redacted from any server text.
     pub(crate) fn post_json(

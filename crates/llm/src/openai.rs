@@ -9,6 +9,17 @@ use crate::provider::Provider;
 use crate::secret::ApiKey;
 use crate::types::{FinishReason, Request, Response, Usage};
 
+/// The context size a llama.cpp server's `/props` reports: `n_ctx` of its default
+/// generation settings (newer servers), or at the top level.
+pub fn props_context(props: &Value) -> Option<u32> {
+    let n = props
+        .pointer("/default_generation_settings/n_ctx")
+        .or_else(|| props.get("n_ctx"))?;
+    n.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)
+}
+
 /// How a request's JSON schema is conveyed to the model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -32,6 +43,10 @@ pub struct OpenAi {
     grammar: bool,
     stream: bool,
     http: Http,
+    /// The context window: configured, or asked of a llama.cpp server once.
+    context: std::sync::OnceLock<Option<u32>>,
+    /// The server's root (the base URL without `/v1`), where llama.cpp answers `/props`.
+    root: String,
 }
 
 impl OpenAi {
@@ -53,7 +68,20 @@ impl OpenAi {
             grammar: false,
             stream: false,
             http: Http::new(settings),
+            context: std::sync::OnceLock::new(),
+            root: base_url
+                .trim_end_matches('/')
+                .trim_end_matches("/v1")
+                .to_string(),
         }
+    }
+
+    /// Sets the context window (tokens) instead of asking the server.
+    pub fn with_context(self, tokens: Option<u32>) -> OpenAi {
+        if let Some(t) = tokens {
+            let _ = self.context.set(Some(t));
+        }
+        self
     }
 
     /// Chooses how schemas are sent.
@@ -201,6 +229,21 @@ impl Provider for OpenAi {
     fn accepts_grammar(&self) -> bool {
         self.grammar
     }
+    /// Configured, or for llama.cpp's server (the `local` provider, or any endpoint
+    /// set to take grammars) its `/props` `n_ctx`, asked once. A hosted endpoint is not
+    /// asked.
+    fn context_window(&self) -> Option<u32> {
+        *self.context.get_or_init(|| {
+            if !self.grammar && self.id != "local" {
+                return None;
+            }
+            let props = self
+                .http
+                .get_json(&format!("{}/props", self.root), self.key.as_ref())
+                .ok()?;
+            props_context(&props)
+        })
+    }
     fn complete(&self, request: &Request) -> Result<Response> {
         let mut headers = Vec::new();
         if let Some(k) = &self.key {
@@ -265,5 +308,22 @@ fn usage_of(v: &Value) -> Usage {
     Usage {
         input_tokens: n("/usage/prompt_tokens"),
         output_tokens: n("/usage/completion_tokens"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::props_context;
+    use serde_json::json;
+
+    #[test]
+    fn the_context_size_of_a_llama_server() {
+        assert_eq!(
+            props_context(&json!({"default_generation_settings": {"n_ctx": 4096}})),
+            Some(4096)
+        );
+        assert_eq!(props_context(&json!({"n_ctx": 8192})), Some(8192));
+        assert_eq!(props_context(&json!({"n_ctx": 0})), None);
+        assert_eq!(props_context(&json!({"model": "m"})), None);
     }
 }

@@ -24,9 +24,17 @@ pub trait Provider: Send + Sync {
     fn accepts_grammar(&self) -> bool {
         false
     }
+    /// The model's context window in tokens (prompt and answer together), when known:
+    /// configured, or asked of the server. `None` when nobody says.
+    fn context_window(&self) -> Option<u32> {
+        None
+    }
 }
 
 impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
+    fn context_window(&self) -> Option<u32> {
+        (**self).context_window()
+    }
     fn id(&self) -> &str {
         (**self).id()
     }
@@ -42,6 +50,9 @@ impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
 }
 
 impl<P: Provider + ?Sized> Provider for Box<P> {
+    fn context_window(&self) -> Option<u32> {
+        (**self).context_window()
+    }
     fn id(&self) -> &str {
         (**self).id()
     }

@@ -844,6 +844,11 @@ pub struct FormalizeReport {
     pub kept: Vec<String>,
     /// Solver queries.
     pub queries: usize,
+    /// Why the run stopped asking the model early (a provider failure that is not about
+    /// one request): every requirement not asked by then failed with this reason; the
+    /// formulas found before are kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halted: Option<String>,
 }
 
 /// How many formulas each path produced.
@@ -972,12 +977,13 @@ pub fn formalize(
             )?,
         }
     }
+    let mut halted: Option<String> = None;
     let mut plain = take(&plain_idx, &out);
     if !plain.is_empty() {
         match options.mode {
             Mode::PerRequirement => {
                 if options.forms {
-                    crate::formpath::formalize_by_forms(
+                    halted = crate::formpath::formalize_by_forms(
                         spec,
                         client,
                         &mut checker,
@@ -989,6 +995,7 @@ pub fn formalize(
                 // had valid forms that disagree: it waits for a person instead).
                 let mut rest: Vec<usize> = (0..plain.len())
                     .filter(|&k| !plain[k].accepted() && !plain[k].flagged)
+                    .filter(|_| halted.is_none())
                     .collect();
                 if !rest.is_empty() {
                     let mut fallback: Vec<Formalized> =
@@ -996,7 +1003,7 @@ pub fn formalize(
                     for f in &mut fallback {
                         f.provenance.prompt = prompts.one.id();
                     }
-                    per_requirement(
+                    halted = per_requirement(
                         spec,
                         client,
                         &mut checker,
@@ -1084,6 +1091,7 @@ pub fn formalize(
         by_path,
         kept,
         queries: checker.queries,
+        halted,
     })
 }
 
@@ -1099,6 +1107,34 @@ pub fn requirement_prompt(
         ("examples", examples),
         ("requirement", text),
     ])
+}
+
+/// Keeps a conversation within the model's context window (when the configuration or
+/// the server tells it): the prompt and the answer's token limit must fit. Tokens are
+/// estimated at one per three characters (a tokenizer of English and code gives
+/// about one per four; JSON and SMT-LIB's brackets are cut finer). When they do not fit,
+/// the turns between the first message and the latest exchange go; when even that is
+/// too long, only the first message stays, and the request is sent as a fresh start.
+pub fn fit_context(client: &Client, messages: &mut Vec<llm::Message>, max_tokens: Option<u32>) {
+    let Some(window) = client.context_window() else {
+        return;
+    };
+    let estimate = |m: &[llm::Message]| -> u64 {
+        let chars: usize = m.iter().map(|x| x.content.chars().count() + 12).sum();
+        (chars as u64).div_ceil(3) + u64::from(max_tokens.unwrap_or(DEFAULT_MAX_TOKENS))
+    };
+    let window = u64::from(window);
+    if estimate(messages) <= window {
+        return;
+    }
+    if messages.len() > 3 {
+        let tail = messages.split_off(messages.len() - 2);
+        messages.truncate(1);
+        messages.extend(tail);
+    }
+    if estimate(messages) > window {
+        messages.truncate(1);
+    }
 }
 
 pub(crate) fn request(
@@ -1123,6 +1159,27 @@ pub fn formula_grammar(spec: &Spec, client: &Client) -> Option<String> {
     client
         .accepts_grammar()
         .then(|| crate::grammar::Grammar::formula(spec).gbnf())
+}
+
+/// What a provider failure (not a problem of the answer) stops.
+pub(crate) enum ProviderFailure {
+    /// This request only: the server refused it (its size, its content), the others
+    /// may go through.
+    ThisRequest(String),
+    /// The whole run: configuration, authentication, transport after retries, a replay
+    /// miss. Nothing more is asked; what was formalized is kept.
+    Everything(String),
+}
+
+/// Sorts a provider failure.
+pub(crate) fn provider_failure(e: &LlmError) -> ProviderFailure {
+    match e {
+        LlmError::Http {
+            status: 400 | 413 | 422,
+            ..
+        } => ProviderFailure::ThisRequest(format!("the provider refused this request: {e}")),
+        _ => ProviderFailure::Everything(format!("the provider failed: {e}")),
+    }
 }
 
 /// An answer problem from the client becomes a repairable error with the LLM's feedback.
@@ -1151,7 +1208,8 @@ fn per_requirement(
     schema: &str,
     examples: &str,
     out: &mut [Formalized],
-) -> Result<(), PipelineError> {
+) -> Result<Option<String>, PipelineError> {
+    let mut halted: Option<String> = None;
     let grammar = if options.grammar {
         formula_grammar(spec, client)
     } else {
@@ -1170,13 +1228,15 @@ fn per_requirement(
     }
     for _round in 0..=options.max_retries {
         let open: Vec<usize> = (0..work.len()).filter(|&i| !work[i].done).collect();
-        if open.is_empty() {
+        if open.is_empty() || halted.is_some() {
             break;
         }
         let reqs: Vec<Request> = open
             .iter()
             .map(|&i| {
-                let mut r = request(&work[i].messages, options, grammar.as_deref());
+                let mut messages = work[i].messages.clone();
+                fit_context(client, &mut messages, options.max_tokens);
+                let mut r = request(&messages, options, grammar.as_deref());
                 if work[i].resampled {
                     r = r.temperature(RESAMPLE_TEMPERATURE).sample(1);
                 }
@@ -1210,7 +1270,21 @@ fn per_requirement(
                         let raw = shown.clone();
                         (shown, fb, raw)
                     }
-                    None => return Err(e.into()),
+                    None => {
+                        let reason = match provider_failure(&e) {
+                            ProviderFailure::ThisRequest(r) => r,
+                            ProviderFailure::Everything(r) => {
+                                halted.get_or_insert(r.clone());
+                                r
+                            }
+                        };
+                        out[work[i].idx].attempts.push(Attempt {
+                            answer: String::new(),
+                            error: Some(reason),
+                        });
+                        work[i].done = true;
+                        continue;
+                    }
                 },
             };
             let repeated = work[i].rejected.contains(&raw);
@@ -1244,9 +1318,19 @@ fn per_requirement(
             work[i].messages.push(llm::Message::user(repair));
         }
     }
+    if let Some(reason) = &halted {
+        for w in work.iter_mut().filter(|w| !w.done) {
+            out[w.idx].attempts.push(Attempt {
+                answer: String::new(),
+                error: Some(format!("not asked: {reason}")),
+            });
+            w.done = true;
+        }
+        return Ok(halted);
+    }
     if options.decompose {
         for w in work.iter().filter(|w| !w.done) {
-            decompose(
+            let halt = decompose(
                 spec,
                 client,
                 checker,
@@ -1255,9 +1339,12 @@ fn per_requirement(
                 grammar.as_deref(),
                 &mut out[w.idx],
             )?;
+            if halt.is_some() {
+                return Ok(halt);
+            }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The sentences of a requirement text: split after `.`, `!` or `?` followed by
@@ -1306,10 +1393,10 @@ fn decompose(
     (prompts, schema, examples): (&Prompts, &str, &str),
     grammar: Option<&str>,
     f: &mut Formalized,
-) -> Result<(), PipelineError> {
+) -> Result<Option<String>, PipelineError> {
     let clauses = sentences(&f.text);
     if clauses.len() < 2 {
-        return Ok(());
+        return Ok(None);
     }
     let n = clauses.len();
     let mut reqs = Vec::with_capacity(n);
@@ -1347,12 +1434,22 @@ fn decompose(
                     answer: format!("{tag} {shown}"),
                     error: Some(fb),
                 }),
-                None => return Err(e.into()),
+                None => {
+                    let (reason, halt) = match provider_failure(&e) {
+                        ProviderFailure::ThisRequest(r) => (r, None),
+                        ProviderFailure::Everything(r) => (r.clone(), Some(r)),
+                    };
+                    f.attempts.push(Attempt {
+                        answer: tag.clone(),
+                        error: Some(reason),
+                    });
+                    return Ok(halt);
+                }
             },
         }
     }
     if terms.len() < n {
-        return Ok(());
+        return Ok(None);
     }
     let conj = format!(
         "(and {})",
@@ -1378,7 +1475,7 @@ fn decompose(
         }),
         Err(ValidateError::Solver(e)) => return Err(e.into()),
     }
-    Ok(())
+    Ok(None)
 }
 
 #[allow(clippy::too_many_arguments)]

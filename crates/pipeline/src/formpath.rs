@@ -383,7 +383,8 @@ pub(crate) fn formalize_by_forms(
     checker: &mut Checker,
     options: &FormalizeOptions,
     out: &mut [Formalized],
-) -> Result<(), PipelineError> {
+) -> Result<Option<String>, PipelineError> {
+    let mut halted: Option<String> = None;
     let prompts = FormPrompts::builtin();
     let vote = options.vote;
     let schema = crate::form::answer_schema(spec);
@@ -433,6 +434,17 @@ pub(crate) fn formalize_by_forms(
         if open.is_empty() {
             break;
         }
+        if let Some(reason) = &halted {
+            for it in items.iter_mut().filter(|it| !it.done) {
+                it.current = None;
+                it.done = true;
+                out[it.idx].attempts.push(Attempt {
+                    answer: String::new(),
+                    error: Some(format!("not asked: {reason}")),
+                });
+            }
+            break;
+        }
         let requests: Vec<Request> = open
             .iter()
             .map(|&i| {
@@ -447,6 +459,11 @@ pub(crate) fn formalize_by_forms(
                     .sample(c.index)
                     .schema("requirement_form", schema.clone());
                 r.messages = c.messages.clone();
+                crate::formalize::fit_context(
+                    client,
+                    &mut r.messages,
+                    options.max_tokens.map(|m| m.max(FORM_MAX_TOKENS)),
+                );
                 if let Some(m) = options.max_tokens {
                     r = r.max_tokens(m.max(FORM_MAX_TOKENS));
                 }
@@ -492,11 +509,19 @@ pub(crate) fn formalize_by_forms(
                 Err(e) => match answer_problem(&e) {
                     Some(p) => Err(p),
                     None => {
-                        // The provider refused or failed for this request: this
-                        // requirement stops here; the others go on.
+                        // The provider refused this request (this requirement stops
+                        // here, the others go on) or failed for good (nothing more is
+                        // asked; what was found is kept).
+                        let reason = match crate::formalize::provider_failure(&e) {
+                            crate::formalize::ProviderFailure::ThisRequest(r) => r,
+                            crate::formalize::ProviderFailure::Everything(r) => {
+                                halted.get_or_insert(r.clone());
+                                r
+                            }
+                        };
                         f.attempts.push(Attempt {
                             answer: String::new(),
-                            error: Some(format!("the provider failed: {e}")),
+                            error: Some(reason),
                         });
                         it.current = None;
                         it.done = true;
@@ -580,7 +605,7 @@ pub(crate) fn formalize_by_forms(
         }
         f.vote = Some(v);
     }
-    Ok(())
+    Ok(halted)
 }
 
 /// Token limit of a form answer: a form is longer than a term (its JSON keys).

@@ -310,8 +310,14 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
                 );
             }
         }
-        if f.attempts.len() > 1 {
-            let _ = writeln!(o, "    after {} attempts", f.attempts.len());
+        let rejected = f.attempts.iter().filter(|x| x.error.is_some()).count();
+        if rejected > 0 {
+            let _ = writeln!(
+                o,
+                "    {} answer(s) of {} rejected and repaired",
+                rejected,
+                f.attempts.len()
+            );
         }
     }
     let _ = writeln!(
@@ -342,6 +348,12 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
     if !report.failed.is_empty() {
         let _ = writeln!(o, "not formalized: {}", report.failed.join(", "));
     }
+    if let Some(reason) = &report.halted {
+        eprintln!(
+            "error: stopped asking the model: {reason}\n  what was formalized before is written to {}; run the same command again to go on (the answers received so far come from the cache)",
+            out.display()
+        );
+    }
     if !report.kept.is_empty() {
         let _ = writeln!(
             o,
@@ -350,7 +362,9 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
         );
     }
     print_accounting(&client);
-    let status = if report.failed.is_empty() && report.flagged.is_empty() {
+    let status = if report.halted.is_some() {
+        Status::Error
+    } else if report.failed.is_empty() && report.flagged.is_empty() {
         Status::Ok
     } else {
         Status::Findings
