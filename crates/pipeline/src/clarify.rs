@@ -488,6 +488,27 @@ pub fn meta_answer(answer: &str, original: &str) -> Option<String> {
             "it says \"{p}\", talking about the requirement instead of stating it"
         ));
     }
+    // A label in front of the rewrite ("Clarified version: ...", "Revised: ..."): one
+    // to three words and a colon, with text after it, that the original does not
+    // open with.
+    if let Some((label, rest)) = answer.trim_start().split_once(':') {
+        let words: Vec<&str> = label.split_whitespace().collect();
+        let plain = words.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
+        });
+        let low = label.trim().to_lowercase();
+        if (1..=3).contains(&words.len())
+            && plain
+            && !rest.trim().is_empty()
+            && !before.starts_with(&low)
+        {
+            return Some(format!(
+                "it opens with the label \"{}:\", introducing the rewrite instead of being it",
+                label.trim()
+            ));
+        }
+    }
     META_OPENINGS
         .iter()
         .find(|o| {

@@ -210,11 +210,23 @@ fn is_bound(spec: &Spec, id: &str) -> bool {
 /// formalized now and whose formula a person wrote or accepted (an unreviewed model
 /// formula is never shown to the model as an example).
 pub fn examples(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> String {
+    examples_where(spec, prompts, skip, n, |_| true)
+}
+
+/// [`examples`] of the requirements `keep` lets through.
+fn examples_where(
+    spec: &Spec,
+    prompts: &Prompts,
+    skip: &[String],
+    n: usize,
+    mut keep: impl FnMut(&reqs::spec::Requirement) -> bool,
+) -> String {
     let mut out = String::new();
     for r in spec
         .requirements
         .iter()
         .filter(|r| !skip.contains(&r.id) && r.reviewed())
+        .filter(|r| keep(r))
         .filter_map(|r| r.formula.as_ref().map(|f| (r, f)))
         .take(n)
     {
@@ -237,7 +249,39 @@ pub fn examples(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> St
 /// ambiguity sampling keeps the spec's own examples, so that its samples stay
 /// comparable with earlier runs.
 pub fn examples_or_generic(spec: &Spec, prompts: &Prompts, skip: &[String], n: usize) -> String {
-    let own = examples(spec, prompts, skip, n);
+    generic_unless(examples(spec, prompts, skip, n), prompts, n)
+}
+
+/// [`examples_or_generic`] with every example screened like an answer first: a formula
+/// the screening rejects (a tautology, one that forces a variable in a conditional
+/// requirement, ...) is never shown to the model as a pattern to copy, even when a
+/// person wrote it.
+pub fn screened_examples_or_generic(
+    spec: &Spec,
+    checker: &mut Checker,
+    prompts: &Prompts,
+    skip: &[String],
+    n: usize,
+) -> Result<String, PipelineError> {
+    let mut failure = None;
+    let own = examples_where(spec, prompts, skip, n, |r| {
+        let Some(f) = &r.formula else { return false };
+        match screen_formula(spec, checker, f, &r.text) {
+            Ok(findings) => !findings.iter().any(|x| x.rejects),
+            Err(e) => {
+                failure.get_or_insert(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    Ok(generic_unless(own, prompts, n))
+}
+
+/// `own`, or the generic examples when it is empty (and examples are asked for).
+fn generic_unless(own: String, prompts: &Prompts, n: usize) -> String {
     if !own.is_empty() || n == 0 {
         return own;
     }
@@ -907,7 +951,8 @@ pub fn formalize(
         .map(|&i| spec.requirements[i].id.clone())
         .collect();
     let schema = schema_info(spec).render() + &reading_notes(spec);
-    let examples = examples_or_generic(spec, &prompts, &ids, options.examples);
+    let examples =
+        screened_examples_or_generic(spec, &mut checker, &prompts, &ids, options.examples)?;
     let template = match options.mode {
         Mode::Batch => prompts.batch.id(),
         Mode::PerRequirement => prompts.one.id(),

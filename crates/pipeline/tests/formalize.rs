@@ -959,9 +959,21 @@ fn meta_answers_are_told_apart_from_rewrites() {
         "Here is the rewritten requirement: the alarm shall be raised at 33 to 40 degC.",
         "The alarm range should be clarified to include both ends.",
         "It must be said whether this requirement includes 40 degC.",
+        "Clarified version: Between 33 and 40 degC inclusive the alarm shall be raised.",
+        "Revised: Between 33 and 40 degC inclusive the alarm shall be raised.",
+        "Rewritten requirement: the alarm shall be raised from 33 to 40 degC.",
+        "Answer: the alarm shall be raised from 33 to 40 degC inclusive.",
     ] {
         assert!(meta_answer(meta, original).is_some(), "{meta}");
     }
+    // A colon inside a requirement that the original opens with too is not a label.
+    assert_eq!(
+        meta_answer(
+            "In therapy: the alarm shall sound from 33 to 40 degC inclusive.",
+            "In therapy: the alarm shall sound between 33 and 40 degC."
+        ),
+        None
+    );
     for rewrite in [
         "Between 33 degC and 40 degC inclusive the alarm shall be raised.",
         "The alarm shall be raised whenever the temperature is at least 33 degC and at most 40 degC.",
@@ -1384,4 +1396,40 @@ fn prose_with_numbers_gets_the_prose_feedback_not_an_infix_hint() {
     assert!(e.starts_with("text outside the formula"), "{e}");
     let e = pipeline::formalize::parse_answer(&spec, "temp > 38").unwrap_err();
     assert!(e.contains("infix `>` at column 6"), "{e}");
+}
+
+#[test]
+fn a_hand_written_example_the_screening_rejects_is_never_shown() {
+    // R3 (hand-written) is a tautology: it constrains nothing and would teach the model
+    // to write one. R4 is a fair example.
+    let text = format!(
+        "{SPEC}\n[[requirements]]\nid = \"R4\"\ntext = \"Above 44 degC the alarm shall be raised.\"\nformula = \"(=> (> temp 44) alarm)\"\n"
+    )
+    .replace("formula = \"(<= flow 500)\"", "formula = \"(or alarm (not alarm))\"");
+    let spec = reqs::parse_spec(SourceFile::new("t.toml", text)).unwrap();
+    let prompts = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let p = prompts.clone();
+    let c = client(move |r, _| {
+        p.lock().unwrap().push(r.messages[0].content.clone());
+        Ok(Response::text("(=> (> temp 38) alarm)"))
+    });
+    let o = FormalizeOptions {
+        forms: false,
+        only: only(&["R1"]),
+        examples: 2,
+        ..FormalizeOptions::default()
+    };
+    formalize(&spec, &c, &z3(), &o).unwrap();
+    let seen = prompts.lock().unwrap();
+    assert!(
+        seen[0].contains("Above 44 degC the alarm shall be raised."),
+        "{}",
+        seen[0]
+    );
+    assert!(!seen[0].contains("(or alarm (not alarm))"), "{}", seen[0]);
+    assert!(
+        !seen[0].contains("The flow shall not exceed"),
+        "{}",
+        seen[0]
+    );
 }
