@@ -174,7 +174,31 @@ pub fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Response {
+/// Every answer, the refusals before the token check included, carries the same
+/// security headers.
+async fn guard(state: AxState<Arc<App>>, req: Request, next: Next) -> Response {
+    let mut r = admit(state, req, next).await;
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(page::CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // `same-origin`, not `no-referrer`: with no referrer, browsers send `Origin: null`
+    // on the page's own form posts, which the Origin check refuses.
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// The Host, Origin and token checks; the page when they pass.
+async fn admit(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     if !app.host_ok(host) {
@@ -243,27 +267,10 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         )
             .into_response();
     }
-    let mut r = match canonical_redirect(&app, &req) {
+    match canonical_redirect(&app, &req) {
         Some(r) => r,
         None => next.run(req).await,
-    };
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(page::CSP),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    // `same-origin`, not `no-referrer`: with no referrer, browsers send `Origin: null`
-    // on the page's own form posts, which the Origin check refuses.
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("same-origin"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    r
+    }
 }
 
 /// `path` with one leading slash: `//host/...` (or `/\\host`, which browsers read the
@@ -462,14 +469,11 @@ fn current_version(app: &App, e: &workspace::Entry) -> String {
             nl,
             implementation,
             bounds,
-        } => crate::case_page::case_version(
-            app,
-            &crate::case_page::CaseFiles {
-                nl: nl.clone(),
-                implementation: implementation.clone(),
-                bounds: bounds.clone(),
-            },
-        ),
+        } => match crate::case_page::CaseFiles::resolve(app, nl, implementation, bounds.as_deref())
+        {
+            Ok(c) => crate::case_page::case_version(app, &c),
+            Err(e) => page::version(Some(e.as_bytes())),
+        },
         _ => {
             let bytes = app
                 .root

@@ -373,6 +373,66 @@ fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
 }
 
 #[test]
+fn every_answer_before_login_carries_the_security_headers() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    let srv = start(t.path());
+    let p = srv.port;
+    for (what, r, status) in [
+        (
+            "no token",
+            srv.request("GET", "/", &[("Cookie", "x=y")], ""),
+            401,
+        ),
+        (
+            "another Host",
+            srv.request("GET", "/", &[("Host", &format!("evil.example:{p}"))], ""),
+            403,
+        ),
+        (
+            "another Origin",
+            srv.request(
+                "POST",
+                "/jobs",
+                &[("Origin", "http://evil.example")],
+                "kind=audit&path=spec.toml",
+            ),
+            403,
+        ),
+        (
+            "the token redirect",
+            srv.request(
+                "GET",
+                &format!("/?token={}", srv.token),
+                &[("Cookie", "x=y")],
+                "",
+            ),
+            303,
+        ),
+        ("a page", srv.get("/"), 200),
+    ] {
+        assert_eq!(r.status, status, "{what}: {}", r.head);
+        let csp = r.header("content-security-policy").unwrap_or_default();
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("script-src 'self'"),
+            "{what}: {}",
+            r.head
+        );
+        assert_eq!(
+            r.header("x-content-type-options").as_deref(),
+            Some("nosniff"),
+            "{what}: {}",
+            r.head
+        );
+        assert_eq!(
+            r.header("cache-control").as_deref(),
+            Some("no-store"),
+            "{what}"
+        );
+    }
+}
+
+#[test]
 fn paths_and_links_out_of_the_folder_are_refused() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("served");
@@ -466,6 +526,126 @@ fn a_rule_case_whose_files_link_out_of_the_folder_is_not_read() {
     let r = srv.job("consistency", "case");
     assert_eq!(r.status, 400, "{}", r.body);
     assert!(!r.body.contains(secret));
+}
+
+#[test]
+fn a_case_whose_exceptions_file_links_out_of_the_folder_is_neither_shown_nor_checked() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    case_into(&dir);
+    let secret = "SECRET_EXCEPTIONS_4711";
+    std::fs::write(
+        t.path().join("outside.toml"),
+        format!("{secret} = \"first line\"\n"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        t.path().join("outside.toml"),
+        dir.join("case/exceptions.toml"),
+    )
+    .unwrap();
+    let srv = start(&dir);
+    let r = srv.get("/case?path=case");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!r.body.contains(secret), "{}", r.body);
+    let li = r.body.split("id=\"exceptions-file\"").nth(1).unwrap();
+    let li = &li[..li.find("</li>").unwrap()];
+    assert!(li.contains("leads outside the served folder"), "{li}");
+    assert!(!li.contains("none yet"), "{li}");
+    // The check would read it: it does not start.
+    let r = srv.job("consistency", "case");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.body.contains("leads outside the served folder"),
+        "{}",
+        r.body
+    );
+    assert!(!r.body.contains(secret));
+    // Nor is an exception written through the link.
+    let csrf = srv.csrf();
+    let r = srv.post(
+        "/case/exception/preview",
+        &[
+            s("path", "case"),
+            s("id", "x"),
+            s("assume", "true"),
+            s("reason", "r"),
+            s("accepted_by", "me"),
+            s("date", "2024-01-02"),
+            s("version", "absent"),
+            s("csrf", &csrf),
+        ],
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(!r.body.contains(secret));
+    assert_eq!(
+        std::fs::read_to_string(t.path().join("outside.toml")).unwrap(),
+        format!("{secret} = \"first line\"\n")
+    );
+}
+
+#[test]
+fn a_check_names_only_resolved_files_inside_the_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    case_into(&dir);
+    // Every file of the case is a link to a file elsewhere in the folder.
+    std::fs::create_dir(dir.join("shared")).unwrap();
+    for f in ["ab.smt2", "prog.bl", "bounds.json"] {
+        std::fs::rename(dir.join("case").join(f), dir.join("shared").join(f)).unwrap();
+        std::os::unix::fs::symlink(format!("../shared/{f}"), dir.join("case").join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.join("shared/exc.toml"),
+        "[[exception]]\nid = \"low\"\ncases = \"*\"\nassume = \"(> Income 0)\"\nreason = \"r\"\naccepted_by = \"me\"\ndate = \"2024-01-02\"\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../shared/exc.toml", dir.join("case/exceptions.toml")).unwrap();
+    spec_into(&dir.join("shared"), "spec.toml");
+    std::os::unix::fs::symlink("shared/spec.toml", dir.join("link.toml")).unwrap();
+    let srv = start(&dir);
+    let r = srv.get("/case?path=case");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("/file?path=shared/exc.toml"), "{}", r.body);
+    for (kind, target) in [("consistency", "case"), ("audit", "link.toml")] {
+        let v = srv.run_check(kind, target);
+        let log: serde_json::Value = serde_json::from_str(&v).unwrap();
+        assert_eq!(log["state"], "done", "{v}");
+        let command = log["log"][0].as_str().unwrap().to_string();
+        let args: Vec<&str> = command.split_whitespace().skip(2).collect();
+        eprintln!("{command}");
+        // Every argument that names a file of the folder names it without a link.
+        let mut files = 0;
+        for a in &args {
+            let p = dir.join(a);
+            // Options, and the server's own cache folder (outside the served folder).
+            if a.starts_with('-') || a.starts_with('/') || !p.exists() {
+                continue;
+            }
+            files += 1;
+            assert!(
+                !std::fs::symlink_metadata(&p)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink(),
+                "{a} is a link: {command}"
+            );
+            assert_eq!(
+                p.canonicalize().unwrap(),
+                dir.canonicalize().unwrap().join(a)
+            );
+        }
+        if kind == "consistency" {
+            assert_eq!(files, 4, "{command}");
+            assert!(
+                command.contains("--no-exceptions --exceptions shared/exc.toml"),
+                "{command}"
+            );
+        } else {
+            assert_eq!(files, 1, "{command}");
+            assert!(command.contains(" shared/spec.toml "), "{command}");
+        }
+    }
 }
 
 #[test]
@@ -643,7 +823,7 @@ fn exceptions_are_added_once_and_refused_when_stale() {
     let r = srv.post("/case/exception/apply", &a1);
     assert_eq!(r.status, 303, "{}", r.body);
     assert_eq!(r.headers["location"], "/case?path=case&saved=ex-1");
-    let written = "[[exception]]\nid = \"ex-1\"\ncases = \"*\"\nassume = \"(> income 0)\"\nreason = 'intended <b>\"rounding\"</b>'\naccepted_by = \"Reviewer\"\ndate = \"2024-01-02\"\n";
+    let written = "[[exception]]\nid = \"ex-1\"\ncases = \"*\"\nassume = \"(> Income 0)\"\nreason = 'intended <b>\"rounding\"</b>'\naccepted_by = \"Reviewer\"\ndate = \"2024-01-02\"\n";
     assert_eq!(std::fs::read_to_string(&exc).unwrap(), written);
     assert_eq!(srv.post("/case/exception/apply", &a2).status, 409);
     assert_eq!(srv.post("/case/exception/apply", &a1).status, 409);
