@@ -45,27 +45,31 @@ pub struct App {
 /// A scratch folder removed on drop.
 pub mod tempfile_dir {
     use std::path::{Path, PathBuf};
-    /// A folder under the system's temporary folder, removed on drop.
+    /// A folder under the system's temporary folder, readable by its owner only
+    /// (mode 0700), with a random name that tells nothing of the access token; removed
+    /// by [`Scratch::remove`] or on drop.
     pub struct Scratch(PathBuf);
     impl Scratch {
         /// Makes a new one.
-        pub fn new(token: &str) -> std::io::Result<Scratch> {
-            let p = std::env::temp_dir().join(format!(
-                "vera-serve-{}-{}",
-                std::process::id(),
-                &token[..8.min(token.len())]
-            ));
-            std::fs::create_dir_all(&p)?;
-            Ok(Scratch(p))
+        pub fn new() -> std::io::Result<Scratch> {
+            let dir = tempfile::Builder::new()
+                .prefix("vera-serve-")
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                .tempdir()?;
+            Ok(Scratch(dir.keep()))
         }
         /// Its path.
         pub fn path(&self) -> &Path {
             &self.0
         }
+        /// Removes it with everything in it (again: nothing to do).
+        pub fn remove(&self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
     impl Drop for Scratch {
         fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
+            self.remove();
         }
     }
 }
@@ -83,7 +87,7 @@ impl App {
         Ok(Arc::new(App {
             root,
             csrf: random_hex(16)?,
-            scratch: tempfile_dir::Scratch::new(&token)?,
+            scratch: tempfile_dir::Scratch::new()?,
             token,
             addr,
             vera: config.vera.clone(),

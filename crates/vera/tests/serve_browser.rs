@@ -179,8 +179,10 @@ struct Server {
     child: Child,
     /// The address it printed, with the access token.
     token_url: String,
-    /// `http://127.0.0.1:PORT`
+    /// `http://IP:PORT`
     base: String,
+    /// `IP:PORT`, as printed.
+    host: String,
     port: u16,
     token: String,
     log: PathBuf,
@@ -211,6 +213,7 @@ impl Server {
             child,
             token_url: String::new(),
             base: String::new(),
+            host: String::new(),
             port: 0,
             token: String::new(),
             log,
@@ -230,15 +233,18 @@ impl Server {
             )
         });
         let rest = url
-            .strip_prefix("http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("not a 127.0.0.1 URL: {url}"));
-        let (port, token) = rest
+            .strip_prefix("http://127.")
+            .unwrap_or_else(|| panic!("not a loopback URL: {url}"));
+        let (host, token) = rest
             .split_once("/?token=")
             .unwrap_or_else(|| panic!("no /?token= in {url}"));
+        let host = format!("127.{host}");
+        let port = host.rsplit_once(':').map(|(_, p)| p).unwrap_or("");
         server.port = port.parse().unwrap_or_else(|_| panic!("port in {url}"));
         server.token = token.to_string();
         assert!(server.token.len() >= 16, "short token in {url}");
-        server.base = format!("http://127.0.0.1:{}", server.port);
+        server.base = format!("http://{host}");
+        server.host = host;
         server.token_url = url.to_string();
         server
     }
@@ -256,9 +262,9 @@ impl Drop for Server {
 }
 
 /// One request to the server over a plain socket (no browser).
-fn http(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+fn http(host: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Resp {
     let mut req = format!(
-        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
+        "{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
          Content-Length: {}\r\n",
         body.len()
     );
@@ -267,7 +273,7 @@ fn http(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &
     }
     req.push_str("\r\n");
     req.push_str(body);
-    plain_http::exchange(port, &req)
+    plain_http::exchange(host, &req)
 }
 
 /// Applies a unified diff (`---`/`+++` headers, `@@ -a,b +c,d @@` hunks) to `old`.
@@ -516,7 +522,7 @@ fn vera_serve_end_to_end() {
         "/spec?path=hemodialysis-inconsistent.toml",
         "/file?path=xss.toml",
     ] {
-        let r = http(server.port, "GET", target, &[], "");
+        let r = http(&server.host, "GET", target, &[], "");
         assert!(
             r.status == 401 || r.status == 403,
             "GET {target} without the token answered {}:\n{}",
@@ -529,14 +535,14 @@ fn vera_serve_end_to_end() {
             r.body
         );
     }
-    let r = http(server.port, "GET", "/?token=wrong", &[], "");
+    let r = http(&server.host, "GET", "/?token=wrong", &[], "");
     assert!(
         r.status == 401 || r.status == 403,
         "a wrong token: {}",
         r.status
     );
     let r = http(
-        server.port,
+        &server.host,
         "GET",
         &format!("/?token={}", server.token),
         &[],
@@ -547,7 +553,7 @@ fn vera_serve_end_to_end() {
         .unwrap_or_else(|| panic!("no cookie set by the token URL ({}):\n{}", r.status, r.head));
     let cookie = cookie.split(';').next().unwrap().to_string();
     let with_cookie = [("Cookie", cookie.as_str())];
-    let r = http(server.port, "GET", "/", &with_cookie, "");
+    let r = http(&server.host, "GET", "/", &with_cookie, "");
     assert_eq!(r.status, 200, "GET / with the cookie:\n{}", r.body);
     assert!(r.body.contains("data-file=\"cra-ab\""), "{}", r.body);
 
@@ -558,7 +564,7 @@ fn vera_serve_end_to_end() {
         "/file?path=%2Fetc%2Fpasswd",
         "/spec?path=../outside",
     ] {
-        let r = http(server.port, "GET", target, &with_cookie, "");
+        let r = http(&server.host, "GET", target, &with_cookie, "");
         assert!(
             r.status == 403 || r.status == 404,
             "GET {target} answered {}:\n{}",
@@ -568,7 +574,7 @@ fn vera_serve_end_to_end() {
         assert!(!r.body.contains("SECRET-OUTSIDE") && !r.body.contains("root:x:0"));
     }
     // A Host header naming another site (DNS rebinding) is refused.
-    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let mut s = TcpStream::connect(&server.host).unwrap();
     write!(
         s,
         "GET / HTTP/1.1\r\nHost: attacker.invalid\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
@@ -792,7 +798,7 @@ fn vera_serve_end_to_end() {
                 if let Some(o) = origin {
                     headers.push(("Origin", o));
                 }
-                let r = http(server.port, "POST", action, &headers, &body);
+                let r = http(&server.host, "POST", action, &headers, &body);
                 assert!(
                     (400..500).contains(&r.status),
                     "a save with {what} answered {}:\n{}",

@@ -46,6 +46,8 @@ fn case_into(dir: &Path) {
 
 struct Server {
     child: Child,
+    /// `IP:PORT` as printed (what the Host header names).
+    host: String,
     port: u16,
     token: String,
     cookie: String,
@@ -60,11 +62,17 @@ impl Drop for Server {
 }
 
 fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
+    launch(dir, extra, keep_stdout, &[])
+}
+
+/// `vera serve DIR --port 0 EXTRA` with `env` added to its environment.
+fn launch(dir: &Path, extra: &[&str], keep_stdout: bool, env: &[(&str, &Path)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
         .arg("serve")
         .arg(dir)
         .args(["--port", "0"])
         .args(extra)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -82,6 +90,7 @@ fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
     let port: u16 = addr.rsplit_once(':').unwrap().1.parse().unwrap();
     Server {
         child,
+        host: addr.to_string(),
         port,
         token: query.to_string(),
         cookie: format!("vera_token_{port}={query}"),
@@ -147,13 +156,13 @@ fn s(a: &str, b: &str) -> (String, String) {
 
 impl Server {
     fn raw(&self, request: &str) -> Resp {
-        plain_http::exchange(self.port, request)
+        plain_http::exchange(&self.host, request)
     }
 
     fn request(&self, method: &str, path: &str, extra: &[(&str, &str)], body: &str) -> Resp {
         let mut r = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
         if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            r.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+            r.push_str(&format!("Host: {}\r\n", self.host));
         }
         if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("cookie")) {
             r.push_str(&format!("Cookie: {}\r\n", self.cookie));
@@ -648,6 +657,44 @@ fn a_check_names_only_resolved_files_inside_the_folder() {
     }
 }
 
+/// The `--cache-dir` of the last audit run by `srv` on `rel`.
+fn cache_dir_of(srv: &Server, rel: &str) -> PathBuf {
+    let v = srv.run_check("audit", rel);
+    let log: serde_json::Value = serde_json::from_str(&v).unwrap();
+    assert_eq!(log["state"], "done", "{v}");
+    let command = log["log"][0].as_str().unwrap();
+    let cache = command
+        .split(" --cache-dir ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no --cache-dir in {command}"));
+    PathBuf::from(cache)
+}
+
+#[test]
+fn the_cache_folder_is_private_and_named_apart_from_the_token() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    std::fs::create_dir(&dir).unwrap();
+    spec_into(&dir, "spec.toml");
+    let tmp = t.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let srv = launch(&dir, &[], true, &[("TMPDIR", &tmp)]);
+    let cache = cache_dir_of(&srv, "spec.toml");
+    let folder = cache.parent().unwrap();
+    assert_eq!(folder.parent(), Some(tmp.as_path()), "{}", cache.display());
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    // No run of 5 hex digits of the token shows in the name (`ps` shows it to everyone).
+    let token = srv.token.as_bytes();
+    for w in token.windows(5) {
+        let w = std::str::from_utf8(w).unwrap();
+        assert!(!name.contains(w), "{name} holds {w} of the token");
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(folder).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "{name} has mode {mode:o}");
+}
+
 #[test]
 fn saves_are_refused_when_the_file_changed_since_the_preview() {
     let t = tempfile::tempdir().unwrap();
@@ -823,7 +870,7 @@ fn exceptions_are_added_once_and_refused_when_stale() {
     let r = srv.post("/case/exception/apply", &a1);
     assert_eq!(r.status, 303, "{}", r.body);
     assert_eq!(r.headers["location"], "/case?path=case&saved=ex-1");
-    let written = "[[exception]]\nid = \"ex-1\"\ncases = \"*\"\nassume = \"(> Income 0)\"\nreason = 'intended <b>\"rounding\"</b>'\naccepted_by = \"Reviewer\"\ndate = \"2024-01-02\"\n";
+    let written = "[[exception]]\nid = \"ex-1\"\ncases = \"*\"\nassume = \"(> income 0)\"\nreason = 'intended <b>\"rounding\"</b>'\naccepted_by = \"Reviewer\"\ndate = \"2024-01-02\"\n";
     assert_eq!(std::fs::read_to_string(&exc).unwrap(), written);
     assert_eq!(srv.post("/case/exception/apply", &a2).status, 409);
     assert_eq!(srv.post("/case/exception/apply", &a1).status, 409);
