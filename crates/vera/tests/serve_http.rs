@@ -696,6 +696,60 @@ fn the_cache_folder_is_private_and_named_apart_from_the_token() {
 }
 
 #[test]
+fn a_date_that_is_not_a_day_of_the_calendar_is_refused_for_reviews_and_exceptions() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    case_into(t.path());
+    let srv = start(t.path());
+    let e = srv.get("/spec/edit?path=spec.toml&id=R-ART-1");
+    let version = hidden_after(&e.body, "id=\"edit-form\"")
+        .into_iter()
+        .find(|(k, _)| k == "version")
+        .unwrap()
+        .1;
+    let csrf = srv.csrf();
+    let review = |date: &str| {
+        srv.post(
+            "/spec/preview",
+            &[
+                s("path", "spec.toml"),
+                s("id", "R-ART-1"),
+                s("text", ""),
+                s("finding", "redundant"),
+                s("reason", "kept on purpose"),
+                s("reviewed_by", "J. T"),
+                s("date", date),
+                s("version", &version),
+                s("csrf", &csrf),
+            ],
+        )
+    };
+    let r = review("2024-02-30");
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert!(r.body.contains("`2024-02-30` is not a date"), "{}", r.body);
+    assert_eq!(review("2024-02-29").status, 200);
+    let exception = |date: &str| {
+        srv.post(
+            "/case/exception/preview",
+            &[
+                s("path", "case"),
+                s("id", "x"),
+                s("assume", "(> Income 0)"),
+                s("reason", "r"),
+                s("accepted_by", "me"),
+                s("date", date),
+                s("version", "absent"),
+                s("csrf", &csrf),
+            ],
+        )
+    };
+    let r = exception("2024-02-30");
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert!(r.body.contains("YYYY-MM-DD"), "{}", r.body);
+    assert_eq!(exception("2024-02-29").status, 200);
+}
+
+#[test]
 fn saves_are_refused_when_the_file_changed_since_the_preview() {
     let t = tempfile::tempdir().unwrap();
     let original = spec_into(t.path(), "spec.toml");
