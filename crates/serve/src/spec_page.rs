@@ -1070,15 +1070,18 @@ pub async fn edit(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
             &format!("no requirement `{id}` in {rel}"),
         );
     };
-    let formula = r
-        .formula
-        .as_ref()
-        .map(logic::print::term)
-        .unwrap_or_default();
+    // The formula as written in the file (its spacing, its line breaks, `(- 5)` not
+    // `(- 5.0)`): saved unchanged when only the text is edited.
+    let formula = if r.formula.is_some() {
+        pipeline::spec_edit::written_formula(&l.text, &r.id).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let formula_rows = formula.lines().count().clamp(1, 12);
     let body = format!(
         "<h1>Edit {ide}</h1><form id=\"edit-form\" method=\"post\" action=\"/spec/preview\">{h}\
          <label>Text<textarea name=\"text\" rows=\"4\">{text}</textarea></label>\
-         <label>Formula (SMT-LIB over the spec's variables)<input name=\"formula\" value=\"{formula}\" {ro}></label>\
+         <label>Formula (SMT-LIB over the spec's variables)<textarea name=\"formula\" rows=\"{formula_rows}\" spellcheck=\"false\" {ro}>{formula}</textarea></label>\
          <p class=\"hint\">The change is shown as a diff first; nothing is written until you save it. Only this requirement's text and formula change in the file; everything else stays as it is.</p>\
          <button id=\"preview\" type=\"submit\">Preview the change</button></form>",
         ide = escape(&r.id),
@@ -1156,7 +1159,22 @@ fn edit_of(f: &EditForm) -> pipeline::spec_edit::Edit {
 /// diagnostics on the edited text).
 fn compute(rel: &str, text: &str, f: &EditForm) -> Result<String, String> {
     let new = if f.finding.is_empty() {
-        pipeline::spec_edit::edit_in_place(text, &[edit_of(f)])
+        let mut e = edit_of(f);
+        // The edit form sends the formula back as the file has it: when it is the
+        // same, the formula, and who wrote it, stay as they are.
+        if f.origin == "hand" {
+            let written = pipeline::spec_edit::written_formula(text, &f.id);
+            if e.formula.as_deref().map(str::trim) == written.as_deref().map(str::trim)
+                && written.is_some()
+            {
+                e.formula = None;
+                e.origin = reqs::spec::parse_spec(SourceFile::new(rel, text.to_string()))
+                    .ok()
+                    .and_then(|s| s.requirements.into_iter().find(|r| r.id == f.id))
+                    .map_or(Origin::Hand, |r| r.origin);
+            }
+        }
+        pipeline::spec_edit::edit_in_place(text, &[e])
     } else {
         pipeline::spec_edit::add_review(
             text,

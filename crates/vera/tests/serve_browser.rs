@@ -462,7 +462,7 @@ fn edit_and_preview(page: &Page, id: &str, text: &str, formula: &str) -> String 
     page.click_nav(&format!("a.edit[data-id={}]", js_str(id)));
     page.wait_for("#edit-form", SHOW);
     page.set_value("#edit-form textarea[name=\"text\"]", text);
-    page.set_value("#edit-form input[name=\"formula\"]", formula);
+    page.set_value("#edit-form textarea[name=\"formula\"]", formula);
     page.click_nav("#preview");
     page.wait_for("form#apply-form #apply", SHOW);
     previewed_diff(page)

@@ -142,6 +142,13 @@ fn hidden_after(html: &str, marker: &str) -> Vec<(String, String)> {
     v
 }
 
+/// The formula an edit form shows (its textarea's text).
+fn form_formula(html: &str) -> String {
+    let f = html.split("name=\"formula\"").nth(1).unwrap();
+    let f = &f[f.find('>').unwrap() + 1..];
+    unescape(&f[..f.find("</textarea>").unwrap()])
+}
+
 fn set(fields: &mut [(String, String)], name: &str, value: &str) {
     for (k, v) in fields.iter_mut() {
         if k == name {
@@ -232,11 +239,7 @@ impl Server {
         assert_eq!(e.status, 200, "{}", e.body);
         let mut f = hidden_after(&e.body, "id=\"edit-form\"");
         f.push(s("text", text));
-        let formula = e.body.split("name=\"formula\" value=\"").nth(1).unwrap();
-        f.push(s(
-            "formula",
-            &unescape(&formula[..formula.find('"').unwrap()]),
-        ));
+        f.push(s("formula", &form_formula(&e.body)));
         let p = self.post("/spec/preview", &f);
         let apply = if p.status == 200 {
             hidden_after(&p.body, "id=\"apply-form\"")
@@ -749,6 +752,66 @@ fn a_date_that_is_not_a_day_of_the_calendar_is_refused_for_reviews_and_exception
     assert_eq!(exception("2024-02-29").status, 200);
 }
 
+/// A spec with a byte order mark, CRLF line endings, no final newline, a formula over
+/// three lines with `(- 5)` in it, and a model's formula.
+const CRLF_SPEC: &str = "\u{feff}# CRLF, BOM, no final newline\r\n[spec]\r\nname = \"layout\"\r\n\r\n[[variables]]\r\nname = \"a\"\r\nsort = \"Int\"\r\nmin = -10\r\nmax = 10\r\n\r\n[[requirements]]\r\nid = \"R1\"\r\ntext = \"a stays above minus five\"\r\nformula = \"\"\"\r\n(and (> a (- 5))\r\n     (< a 9))\"\"\"   # as written\r\n\r\n[[requirements]]\r\nid = \"R2\"\r\ntext = \"a stays below nine\"\r\nformula = \"(< a 9)\"\r\norigin = \"model\"";
+
+#[test]
+fn an_edit_keeps_the_files_bom_line_endings_final_newline_and_formulas_as_written() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("spec.toml");
+    std::fs::write(&path, CRLF_SPEC).unwrap();
+    let srv = start(t.path());
+    // The form shows the formula as the file has it, not re-printed.
+    let e = srv.get("/spec/edit?path=spec.toml&id=R1");
+    assert_eq!(e.status, 200, "{}", e.body);
+    assert_eq!(form_formula(&e.body), "(and (> a (- 5))\n     (< a 9))");
+    // Editing the text alone: the preview changes one line, the save that line's text
+    // and no other byte.
+    let (p, apply) = srv.preview_text("spec.toml", "R1", "a stays above minus five, always");
+    assert_eq!(p.status, 200, "{}", p.body);
+    let diff = p.body.split("id=\"diff\"").nth(1).unwrap();
+    let diff = &diff[..diff.find("</pre>").unwrap()];
+    assert_eq!(diff.matches("class=\"del\"").count(), 1, "{diff}");
+    assert_eq!(diff.matches("class=\"add\"").count(), 1, "{diff}");
+    let r = srv.post("/spec/apply", &apply);
+    assert_eq!(r.status, 303, "{}", r.body);
+    let after = std::fs::read(&path).unwrap();
+    let want = CRLF_SPEC.replace(
+        "text = \"a stays above minus five\"",
+        "text = \"a stays above minus five, always\"",
+    );
+    assert_eq!(String::from_utf8(after).unwrap(), want);
+    // A model's formula whose text alone is edited stays the model's.
+    let (p, apply) = srv.preview_text("spec.toml", "R2", "a stays below nine, always");
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert_eq!(srv.post("/spec/apply", &apply).status, 303);
+    let want = want.replace(
+        "text = \"a stays below nine\"",
+        "text = \"a stays below nine, always\"",
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+    // A changed formula is written with the line's own CRLF ending.
+    let e = srv.get("/spec/edit?path=spec.toml&id=R2");
+    let mut f = hidden_after(&e.body, "id=\"edit-form\"");
+    f.push(s("text", "a stays below eight"));
+    f.push(s("formula", "(< a 8)"));
+    let p = srv.post("/spec/preview", &f);
+    assert_eq!(p.status, 200, "{}", p.body);
+    let apply = hidden_after(&p.body, "id=\"apply-form\"");
+    assert_eq!(srv.post("/spec/apply", &apply).status, 303);
+    let want = want
+        .replace(
+            "text = \"a stays below nine, always\"",
+            "text = \"a stays below eight\"",
+        )
+        .replace(
+            "formula = \"(< a 9)\"\r\norigin = \"model\"",
+            "formula = \"(< a 8)\"",
+        );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+}
+
 #[test]
 fn saves_are_refused_when_the_file_changed_since_the_preview() {
     let t = tempfile::tempdir().unwrap();
@@ -882,12 +945,9 @@ fn markup_in_names_and_texts_is_escaped_and_odd_ids_still_save() {
     assert_eq!(srv.post("/spec/apply", &a).status, 303);
     let now = std::fs::read_to_string(t.path().join("spec.toml")).unwrap();
     let old_text = "The arterial pressure alarm shall be raised as soon as the arterial pressure comes within 10 mmHg of the upper arterial limit.";
-    // The form sends the formula as the page prints it (`10.0` for `10`).
-    let expected = original.replace(old_text, "Renamed text.").replace(
-        "(- art_high_limit 10)) alarm_arterial)",
-        "(- art_high_limit 10.0)) alarm_arterial)",
-    );
-    assert_eq!(now, expected);
+    // The form sends the formula back as the file has it (`10`, not a re-printed
+    // `10.0`): only the text changed.
+    assert_eq!(now, original.replace(old_text, "Renamed text."));
 }
 
 #[test]
