@@ -87,9 +87,19 @@ impl From<std::io::Error> for ServeError {
     }
 }
 
-/// Serves until the process is stopped. `ready` is called once with the address to
-/// open (it holds the access token) as soon as the server listens.
-pub fn run(config: Config, ready: impl FnOnce(&str)) -> Result<(), ServeError> {
+/// What the server says once it listens.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The address to open (it holds the access token).
+    pub url: String,
+    /// vera's temporary files left in the folder by an interrupted save, removed at
+    /// start (relative to the folder).
+    pub removed_temps: Vec<String>,
+}
+
+/// Serves until the process is stopped. `ready` is called once as soon as the server
+/// listens.
+pub fn run(config: Config, ready: impl FnOnce(&Started)) -> Result<(), ServeError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -105,11 +115,12 @@ pub fn run(config: Config, ready: impl FnOnce(&str)) -> Result<(), ServeError> {
                 addr: config.addr,
                 error,
             })?;
+        let removed_temps = workspace::remove_stale_temps(&root);
         let local = listener.local_addr()?;
         let app = app::App::new(root, local, &config)?;
         let url = format!("http://{}/?token={}", display_addr(local), app.token());
         let router = app::router(app);
-        ready(&url);
+        ready(&Started { url, removed_temps });
         axum::serve(listener, router).await?;
         Ok(())
     })

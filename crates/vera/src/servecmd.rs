@@ -26,11 +26,14 @@ pub fn serve(a: &ServeArgs) -> anyhow::Result<ExitCode> {
         vera,
         check_args,
     };
-    serve::run(config, |url| {
+    serve::run(config, |started| {
         // A closed standard output must not stop the server.
         let mut out = std::io::stdout();
-        let _ = writeln!(out, "vera serve: {url}");
+        let _ = writeln!(out, "vera serve: {}", started.url);
         let _ = out.flush();
+        for t in &started.removed_temps {
+            eprintln!("removed {t}: a temporary file left by an interrupted save");
+        }
         eprintln!(
             "serving {}; open the address above; Ctrl-C stops",
             a.dir.display()

@@ -813,6 +813,51 @@ fn an_edit_keeps_the_files_bom_line_endings_final_newline_and_formulas_as_writte
 }
 
 #[test]
+fn temporary_files_left_by_an_interrupted_save_are_removed_at_start_and_never_listed() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    std::fs::create_dir(t.path().join("sub")).unwrap();
+    // What a `kill -9` between a save's write and its rename leaves: safefile's naming.
+    let stale = [".spec.toml.Ab3dE9.tmp", "sub/.exceptions.toml.q9Z0aa.tmp"];
+    for f in stale {
+        std::fs::write(t.path().join(f), "[[requirements]]\nid = \"half\"\n").unwrap();
+    }
+    // One that a writer still has open (this process), and files of other naming.
+    let open_one = ".spec.toml.Zz9Yy8.tmp";
+    let _writer = std::fs::File::create(t.path().join(open_one)).unwrap();
+    let others = [
+        ".notes.tmp",
+        "spec.toml.Ab3dE9.tmp",
+        ".spec.toml.Ab3dE9x.tmp",
+    ];
+    for f in others {
+        std::fs::write(t.path().join(f), "x").unwrap();
+    }
+    let mut srv = start(t.path());
+    for f in stale {
+        assert!(!t.path().join(f).exists(), "{f} is still there");
+    }
+    for f in others.iter().chain([&open_one]) {
+        assert!(t.path().join(f).exists(), "{f} was removed");
+    }
+    let o = srv.get("/");
+    assert_eq!(o.status, 200);
+    assert!(o.body.contains("data-file=\"spec.toml\""), "{}", o.body);
+    assert!(!o.body.contains("Zz9Yy8"), "{}", o.body);
+    srv.child.kill().unwrap();
+    let mut err = String::new();
+    srv.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    for f in stale {
+        assert!(err.contains(&format!("removed {f}")), "{err}");
+    }
+}
+
+#[test]
 fn saves_are_refused_when_the_file_changed_since_the_preview() {
     let t = tempfile::tempdir().unwrap();
     let original = spec_into(t.path(), "spec.toml");
