@@ -7,7 +7,7 @@
 //! rebinding). Every POST needs the page's CSRF token (a form field `csrf` or the header
 //! `x-vera-csrf`), and an `Origin`, when sent, must be this server.
 
-use crate::jobs::{Jobs, State};
+use crate::jobs::Jobs;
 use crate::page;
 use crate::paths::Root;
 use crate::workspace;
@@ -92,7 +92,7 @@ impl App {
             addr,
             vera: config.vera.clone(),
             check_args: config.check_args.clone(),
-            jobs: Arc::new(Jobs::default()),
+            jobs: Arc::new(Jobs::new(config.max_checks)),
             write_lock: tokio::sync::Mutex::new(()),
         }))
     }
@@ -126,7 +126,9 @@ impl App {
         let port = self.addr.port();
         let ip = self.addr.ip();
         let mut allowed = vec![crate::display_addr(self.addr)];
-        if ip.is_loopback() {
+        // The names of 127.0.0.1 and ::1; an address of the server's own in
+        // 127.0.0.0/8 has no other name.
+        if ip == std::net::Ipv4Addr::LOCALHOST || ip == std::net::Ipv6Addr::LOCALHOST {
             allowed.push(format!("localhost:{port}"));
             allowed.push(format!("127.0.0.1:{port}"));
             allowed.push(format!("[::1]:{port}"));
@@ -229,7 +231,13 @@ async fn admit(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         .split('&')
         .filter_map(|kv| kv.strip_prefix("token="))
         .any(|t| same(t, &app.token));
+    let owner = |req: &Request| {
+        if let Some(a) = req.extensions().get::<crate::server::Authenticated>() {
+            a.mark();
+        }
+    };
     if token_in_url {
+        owner(&req);
         let rest: Vec<&str> = query
             .split('&')
             .filter(|kv| !kv.starts_with("token=") && !kv.is_empty())
@@ -259,7 +267,9 @@ async fn admit(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
         .any(|(k, v)| k == name && same(v, &app.token));
-    if !has_cookie {
+    if has_cookie {
+        owner(&req);
+    } else {
         return (
             StatusCode::UNAUTHORIZED,
             Html(page::frame(
@@ -498,11 +508,17 @@ async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
     let results = app.jobs.results();
     let state_of = |e: &workspace::Entry| -> String {
         let rel = e.rel.as_str();
-        if let Some(v) = app.jobs.running(rel) {
-            return format!(
-                "<span class=\"badge running\">{} running</span>",
-                page::escape(&v.kind)
-            );
+        if let Some(v) = app.jobs.active(rel) {
+            return match v.ahead {
+                Some(ahead) => format!(
+                    "<span class=\"badge running queued\">{} queued ({ahead} ahead)</span>",
+                    page::escape(&v.kind)
+                ),
+                None => format!(
+                    "<span class=\"badge running\">{} running</span>",
+                    page::escape(&v.kind)
+                ),
+            };
         }
         match results.iter().find(|(k, _)| k == rel) {
             // A result about an older text says nothing about the file as it is now.
@@ -629,7 +645,7 @@ async fn start_job(
         Ok(r) => r,
         Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
     };
-    if let Some(v) = app.jobs.running(&rel) {
+    if let Some(v) = app.jobs.active(&rel) {
         return axum::Json(serde_json::json!({"id": v.id})).into_response();
     }
     let spec = match form.kind.as_str() {
@@ -639,7 +655,10 @@ async fn start_job(
         _ => Err("unknown kind of check".to_string()),
     };
     match spec {
-        Ok(s) => axum::Json(serde_json::json!({"id": app.jobs.start(s)})).into_response(),
+        Ok(s) => match app.jobs.start(s) {
+            Ok(id) => axum::Json(serde_json::json!({"id": id})).into_response(),
+            Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+        },
         Err(e) => (StatusCode::BAD_REQUEST, e).into_response(),
     }
 }
@@ -666,7 +685,7 @@ async fn job_events(AxState(app): AxState<Arc<App>>, UrlPath(id): UrlPath<u64>) 
                 return None;
             }
             let v = rx.borrow_and_update().clone();
-            let ended = v.state != State::Running;
+            let ended = !v.state.active();
             let ev = Event::default()
                 .event(if ended { "end" } else { "progress" })
                 .json_data(&v)

@@ -281,7 +281,20 @@ fn req_link(rel: &str, id: &str) -> String {
 
 /// The run button, the cancel button and the progress box of a check.
 pub fn job_box_for(app: &App, rel: &str, kind: &str, label: &str) -> String {
-    let running = app.jobs.running(rel);
+    let active = app.jobs.active(rel);
+    let (state, status) = match &active {
+        Some(v) if v.state == crate::jobs::State::Queued => (
+            "queued",
+            format!(
+                "queued: {} check{} ahead (at most {} run at once)",
+                v.ahead.unwrap_or(0),
+                if v.ahead == Some(1) { "" } else { "s" },
+                v.limit
+            ),
+        ),
+        Some(_) => ("running", "running…".to_string()),
+        None => ("idle", String::new()),
+    };
     format!(
         "<div class=\"actions\"><button id=\"run-{kind_id}\" class=\"run\" data-kind=\"{kind}\" data-path=\"{p}\">{label}</button>\
          <button id=\"cancel\" class=\"cancel\" hidden>Cancel</button></div>\
@@ -290,9 +303,8 @@ pub fn job_box_for(app: &App, rel: &str, kind: &str, label: &str) -> String {
         kind = kind,
         p = page::attr(rel),
         label = escape(label),
-        state = if running.is_some() { "running" } else { "idle" },
-        job = running.as_ref().map(|v| v.id.to_string()).unwrap_or_default(),
-        status = if running.is_some() { "running…" } else { "" },
+        job = active.as_ref().map(|v| v.id.to_string()).unwrap_or_default(),
+        status = escape(&status),
     )
 }
 

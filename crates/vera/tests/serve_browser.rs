@@ -58,6 +58,40 @@ fn serve_static(html: &'static str) -> String {
     format!("http://{addr}/")
 }
 
+/// A local web server of someone else's on 127.0.0.1: answers every GET with a small
+/// page and keeps each request's head. Returns its base URL and the heads received.
+fn serve_recording() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = heads.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut req = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => req.extend_from_slice(&buf[..n]),
+                }
+            }
+            seen.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&req).into_owned());
+            let body =
+                "<!doctype html><title>other</title><p id=\"other\">another local server</p>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (format!("http://{addr}/"), heads)
+}
+
 const HARNESS_PAGE: &str = r#"<!doctype html>
 <html><head><title>harness</title></head>
 <body>
@@ -190,10 +224,15 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path, log: PathBuf) -> Server {
+        Server::start_with(dir, log, &[])
+    }
+
+    fn start_with(dir: &Path, log: PathBuf, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
             .arg("serve")
             .arg(dir)
             .args(["--port", "0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
@@ -602,6 +641,49 @@ fn vera_serve_end_to_end() {
     );
     shots.take(&page, "overview");
     let overview_url = page.url();
+
+    // --- The cookie is not sent to another local web server (browsers scope cookies
+    // by host, not by port: the server's address is its own in 127.0.0.0/8).
+    step(start, "another local server gets no cookie of the page's");
+    assert!(
+        !server.host.starts_with("127.0.0.1:"),
+        "the server listens on 127.0.0.1: {}",
+        server.host
+    );
+    let (other, heads) = serve_recording();
+    page.goto(&other);
+    page.wait_for("#other", SHOW);
+    let got = heads.lock().unwrap().clone();
+    assert!(!got.is_empty(), "the other server saw no request");
+    for h in &got {
+        assert!(
+            !h.to_ascii_lowercase().contains("vera_token") && !h.contains(&server.token),
+            "another local server received the token:\n{h}"
+        );
+    }
+    // The same visit from a page served on 127.0.0.1 (`--listen 127.0.0.1`) does
+    // carry its cookie there: what the address of the server's own prevents.
+    {
+        let shared = Server::start_with(
+            &dir,
+            tmp.path().join("serve2.stderr"),
+            &["--listen", "127.0.0.1"],
+        );
+        assert!(shared.host.starts_with("127.0.0.1:"), "{}", shared.host);
+        let tab = browser.new_page();
+        tab.goto(&shared.token_url);
+        tab.wait_for("a[data-file=\"cra-ab\"]", SHOW);
+        heads.lock().unwrap().clear();
+        tab.goto(&other);
+        tab.wait_for("#other", SHOW);
+        let got = heads.lock().unwrap().clone();
+        assert!(
+            got.iter().any(|h| h.contains(&shared.token)),
+            "a cookie of 127.0.0.1 did not reach the other server on 127.0.0.1: {got:?}"
+        );
+    }
+    page.goto(&overview_url);
+    page.wait_for("a[data-file=\"cra-ab\"]", SHOW);
 
     // --- The spec page and its audit.
     step(start, "spec page: run the audit");

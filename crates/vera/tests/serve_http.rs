@@ -67,7 +67,35 @@ fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
 
 /// `vera serve DIR --port 0 EXTRA` with `env` added to its environment.
 fn launch(dir: &Path, extra: &[&str], keep_stdout: bool, env: &[(&str, &Path)]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
+    launch_cmd(
+        Command::new(env!("CARGO_BIN_EXE_vera")),
+        dir,
+        extra,
+        keep_stdout,
+        env,
+    )
+}
+
+/// `vera serve` allowed `n` open files (the usual default of 1,024, where this
+/// machine may allow more): through `sh`, which sets the limit and becomes vera.
+fn start_with_open_files(dir: &Path, n: u32) -> Server {
+    let mut sh = Command::new("sh");
+    sh.args([
+        "-c",
+        &format!("ulimit -n {n} && exec \"$0\" \"$@\""),
+        env!("CARGO_BIN_EXE_vera"),
+    ]);
+    launch_cmd(sh, dir, &[], true, &[])
+}
+
+fn launch_cmd(
+    mut cmd: Command,
+    dir: &Path,
+    extra: &[&str],
+    keep_stdout: bool,
+    env: &[(&str, &Path)],
+) -> Server {
+    let mut child = cmd
         .arg("serve")
         .arg(dir)
         .args(["--port", "0"])
@@ -315,11 +343,30 @@ fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
         let r = srv.request("GET", "/", &[("Host", &host)], "");
         assert_eq!(r.status, 403, "Host {host:?}");
     }
-    assert_eq!(
-        srv.request("GET", "/", &[("Host", &format!("localhost:{p}"))], "")
-            .status,
-        200
+    // The server's address is its own in 127.0.0.0/8: no other name reaches it (and
+    // its cookie is not one of 127.0.0.1's).
+    assert!(
+        srv.host.starts_with("127.") && !srv.host.starts_with("127.0.0.1:"),
+        "{}",
+        srv.host
     );
+    for host in [format!("localhost:{p}"), format!("127.0.0.1:{p}")] {
+        let r = srv.request("GET", "/", &[("Host", &host)], "");
+        assert_eq!(r.status, 403, "Host {host:?}");
+    }
+    // Asked to listen on 127.0.0.1, its names are accepted.
+    let local = start_with(t.path(), &["--listen", "127.0.0.1"], true);
+    assert_eq!(local.host, format!("127.0.0.1:{}", local.port));
+    for host in ["localhost", "127.0.0.1", "LOCALHOST"] {
+        let r = local.request(
+            "GET",
+            "/",
+            &[("Host", &format!("{host}:{}", local.port))],
+            "",
+        );
+        assert_eq!(r.status, 200, "Host {host}");
+    }
+    drop(local);
 
     // A complete, valid save, sent the ways a hostile page or a stale tab would.
     let (pv, apply) = srv.preview_text("spec.toml", "R-ART-1", "Changed.");
@@ -374,7 +421,7 @@ fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
     let r = srv.request(
         "POST",
         "/spec/apply",
-        &[("Origin", &format!("http://127.0.0.1:{p}"))],
+        &[("Origin", &format!("http://{}", srv.host))],
         &body,
     );
     assert_eq!(r.status, 303, "{}", r.body);
@@ -1268,7 +1315,14 @@ fn the_server_starts_or_says_why_not() {
     // Port in use: one message, once.
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port().to_string();
-    let (code, err) = run_to_end(&["serve", t.path().to_str().unwrap(), "--port", &port]);
+    let (code, err) = run_to_end(&[
+        "serve",
+        t.path().to_str().unwrap(),
+        "--port",
+        &port,
+        "--listen",
+        "127.0.0.1",
+    ]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.matches("in use").count(), 1, "{err}");
 
@@ -1749,4 +1803,326 @@ fn a_saved_proof_report_is_shown_only_for_the_file_it_names() {
         "{}",
         c.body
     );
+}
+
+// ---------------------------------------------------------------------------------
+// Processes, signals, connections and the queue of checks.
+
+/// A spec whose audit keeps z3 busy for about a minute: `n + 1` pigeons in `n` holes
+/// (with n = 11, z3 needs about 50 s to find that they do not fit).
+fn pigeons(n: usize) -> String {
+    let mut out = String::from("[spec]\nname = \"pigeons\"\n\n");
+    for i in 1..=n + 1 {
+        for j in 1..=n {
+            out.push_str(&format!(
+                "[[variables]]\nname = \"p_{i}_{j}\"\nsort = \"Bool\"\n\n"
+            ));
+        }
+    }
+    for i in 1..=n + 1 {
+        let holes: Vec<String> = (1..=n).map(|j| format!("p_{i}_{j}")).collect();
+        out.push_str(&format!(
+            "[[requirements]]\nid = \"P{i}\"\ntext = \"pigeon {i} sits in a hole\"\nformula = \"(or {})\"\n\n",
+            holes.join(" ")
+        ));
+    }
+    for j in 1..=n {
+        let mut pairs = Vec::new();
+        for a in 1..=n + 1 {
+            for b in a + 1..=n + 1 {
+                pairs.push(format!("(not (and p_{a}_{j} p_{b}_{j}))"));
+            }
+        }
+        out.push_str(&format!(
+            "[[requirements]]\nid = \"H{j}\"\ntext = \"hole {j} holds one pigeon at most\"\nformula = \"(and {})\"\n\n",
+            pairs.join(" ")
+        ));
+    }
+    out
+}
+
+/// A process as `/proc/PID/stat` shows it.
+#[derive(Debug, Clone)]
+struct Proc {
+    pid: u32,
+    ppid: u32,
+    pgrp: u32,
+    name: String,
+    /// `Z` for a zombie (ended, not yet reaped).
+    state: char,
+}
+
+fn proc_stat(pid: u32) -> Option<Proc> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = s.find('(')?;
+    let close = s.rfind(')')?;
+    let name = s[open + 1..close].to_string();
+    let rest: Vec<&str> = s[close + 2..].split_whitespace().collect();
+    Some(Proc {
+        pid,
+        ppid: rest.get(1)?.parse().ok()?,
+        pgrp: rest.get(2)?.parse().ok()?,
+        name,
+        state: rest.first()?.chars().next()?,
+    })
+}
+
+fn all_procs() -> Vec<Proc> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter_map(proc_stat)
+        .collect()
+}
+
+/// Every living process below `pid`.
+fn descendants(pid: u32) -> Vec<Proc> {
+    let all = all_procs();
+    let mut out: Vec<Proc> = Vec::new();
+    let mut parents = vec![pid];
+    while let Some(p) = parents.pop() {
+        for c in all.iter().filter(|c| c.ppid == p && c.state != 'Z') {
+            parents.push(c.pid);
+            out.push(c.clone());
+        }
+    }
+    out
+}
+
+/// Waits up to `limit` for `ok`, polling every 50 ms; whether it came.
+fn wait_for(limit: Duration, mut ok: impl FnMut() -> bool) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ok()
+}
+
+/// Kills every process group in `groups` (the checks' own: never this test's).
+fn kill_groups(groups: &[u32]) {
+    for g in groups {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{g}")])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn job_id(r: &Resp) -> String {
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.body
+        .trim_start_matches("{\"id\":")
+        .trim_end_matches('}')
+        .to_string()
+}
+
+#[test]
+fn sigint_and_sigterm_stop_every_check_and_remove_the_temporary_folder() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("served");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("pigeons.toml"), pigeons(11)).unwrap();
+        let tmp = t.path().join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        let mut srv = launch(&dir, &[], true, &[("TMPDIR", &tmp)]);
+        let server_pid = srv.child.id();
+        let id = job_id(&srv.job("audit", "pigeons.toml"));
+        // The check runs: vera, and the z3 it started.
+        let mut seen = Vec::new();
+        let running = wait_for(Duration::from_secs(20), || {
+            seen = descendants(server_pid);
+            seen.iter().any(|p| p.name == "z3")
+        });
+        let groups: Vec<u32> = seen
+            .iter()
+            .map(|p| p.pgrp)
+            .filter(|g| *g != server_pid)
+            .collect();
+        assert!(running, "no z3 under the server after 20 s: {seen:?}");
+        assert!(srv
+            .get(&format!("/jobs/{id}"))
+            .body
+            .contains("\"state\":\"running\""));
+        let scratch: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+        assert_eq!(scratch.len(), 1, "the server's temporary folder");
+
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), server_pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let ended = wait_for(Duration::from_secs(15), || {
+            srv.child.try_wait().unwrap().is_some()
+        });
+        if !ended {
+            kill_groups(&groups);
+            panic!("SIG{signal}: the server still runs after 15 s");
+        }
+        let status = srv.child.wait().unwrap();
+        // Every process of the check is gone (an ended one may still wait to be
+        // reaped by init: a zombie runs nothing). The same pid in the same process
+        // group is the same process.
+        let alive = |p: &Proc| proc_stat(p.pid).is_some_and(|q| q.state != 'Z' && q.pgrp == p.pgrp);
+        let gone = wait_for(Duration::from_secs(5), || !seen.iter().any(alive));
+        let survivors: Vec<Proc> = seen.iter().filter(|p| alive(p)).cloned().collect();
+        let in_groups: Vec<Proc> = all_procs()
+            .into_iter()
+            .filter(|p| groups.contains(&p.pgrp) && p.state != 'Z')
+            .collect();
+        kill_groups(&groups);
+        assert!(
+            gone,
+            "SIG{signal}: still running after the server ended: {survivors:?}"
+        );
+        assert!(in_groups.is_empty(), "SIG{signal}: {in_groups:?}");
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            left.is_empty(),
+            "SIG{signal}: the temporary folder stays: {left:?}"
+        );
+        let mut err = String::new();
+        srv.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert!(!err.contains("panicked"), "{err}");
+        eprintln!(
+            "SIG{signal}: {} processes of the check stopped; exit {code}",
+            seen.len()
+        );
+    }
+}
+
+#[test]
+fn checks_beyond_the_limit_wait_in_a_queue_the_page_shows() {
+    let t = tempfile::tempdir().unwrap();
+    for n in 1..=3 {
+        std::fs::write(t.path().join(format!("p{n}.toml")), pigeons(11)).unwrap();
+    }
+    let srv = start_with(t.path(), &["--jobs", "1"], true);
+    let server_pid = srv.child.id();
+    let a = job_id(&srv.job("audit", "p1.toml"));
+    let b = job_id(&srv.job("audit", "p2.toml"));
+    let c = job_id(&srv.job("audit", "p3.toml"));
+    let state = |id: &str| -> serde_json::Value {
+        serde_json::from_str(&srv.get(&format!("/jobs/{id}")).body).unwrap()
+    };
+    assert_eq!(state(&a)["state"], "running");
+    assert_eq!(state(&b)["state"], "queued");
+    assert_eq!(state(&b)["ahead"], 0);
+    assert_eq!(state(&c)["state"], "queued");
+    assert_eq!(state(&c)["ahead"], 1);
+    assert_eq!(state(&c)["limit"], 1);
+    // Starting a queued check again gives the same job.
+    assert_eq!(job_id(&srv.job("audit", "p3.toml")), c);
+    // The overview and the spec page show the queue.
+    let o = srv.get("/").body;
+    assert!(o.contains("audit running"), "{o}");
+    assert!(o.contains("audit queued (0 ahead)"), "{o}");
+    assert!(o.contains("audit queued (1 ahead)"), "{o}");
+    let p = srv.get("/spec?path=p3.toml").body;
+    assert!(p.contains("data-state=\"queued\""), "{p}");
+    assert!(
+        p.contains("queued: 1 check ahead (at most 1 run at once)"),
+        "{p}"
+    );
+    // One check runs: one vera under the server.
+    let veras = || {
+        descendants(server_pid)
+            .into_iter()
+            .filter(|p| p.name == "vera" && p.ppid == server_pid)
+            .count()
+    };
+    assert_eq!(veras(), 1);
+    let csrf = srv.csrf();
+    let cancel = |id: &str| {
+        let r = srv.request(
+            "POST",
+            &format!("/jobs/{id}/cancel"),
+            &[("x-vera-csrf", &csrf)],
+            "",
+        );
+        assert_eq!(r.status, 204);
+    };
+    // The first ends: the next in the queue runs, the last moves up.
+    cancel(&a);
+    assert!(
+        wait_for(Duration::from_secs(10), || state(&b)["state"] == "running"),
+        "{}\n{}\n{:?}",
+        state(&b),
+        state(&a),
+        descendants(server_pid)
+    );
+    assert_eq!(state(&a)["state"], "cancelled");
+    assert_eq!(state(&c)["ahead"], 0);
+    assert!(wait_for(Duration::from_secs(10), || veras() == 1));
+    // A queued check cancelled never starts.
+    cancel(&c);
+    assert!(wait_for(Duration::from_secs(5), || state(&c)["state"] == "cancelled"));
+    let log = state(&c)["log"].to_string();
+    assert!(log.contains("cancelled while queued"), "{log}");
+    cancel(&b);
+    assert!(wait_for(Duration::from_secs(10), || veras() == 0));
+    assert_eq!(state(&c)["state"], "cancelled");
+}
+
+#[test]
+fn idle_connections_are_closed_and_cannot_lock_the_owner_out() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    // With the usual limit of 1,024 open files, which 1,100 connections would exhaust.
+    let srv = start_with_open_files(t.path(), 1024);
+    // Many connections that send nothing (no token needed to open them): as many as
+    // this process may open, up to 1,100.
+    let mut idle = Vec::new();
+    while idle.len() < 1100 {
+        match std::net::TcpStream::connect(&srv.host) {
+            Ok(s) => idle.push(s),
+            Err(_) => break,
+        }
+    }
+    assert!(
+        idle.len() > 300,
+        "only {} connections could be opened",
+        idle.len()
+    );
+    // The owner's page still answers at once.
+    let started = Instant::now();
+    let r = srv.get("/");
+    assert_eq!(r.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the page took {:?}",
+        started.elapsed()
+    );
+    drop(idle);
+    // A connection that sends nothing, or half a request head, is closed after the
+    // server's header timeout (10 s).
+    let started = Instant::now();
+    let mut silent = std::net::TcpStream::connect(&srv.host).unwrap();
+    let mut half = std::net::TcpStream::connect(&srv.host).unwrap();
+    std::io::Write::write_all(&mut half, b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    for s in [&mut silent, &mut half] {
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        let closed_after = started.elapsed();
+        assert!(
+            closed_after < Duration::from_secs(20),
+            "an idle connection stayed open {closed_after:?}"
+        );
+    }
+    assert!(started.elapsed() >= Duration::from_secs(5));
+    // The server still serves.
+    assert_eq!(srv.get("/").status, 200);
 }
