@@ -144,7 +144,7 @@ pub fn run(config: Config, ready: impl FnOnce(&Started)) -> Result<Stop, ServeEr
         let url = format!("http://{}/?token={}", display_addr(local), app.token());
         let router = app::router(app.clone());
         ready(&Started { url, removed_temps });
-        let stop = server::serve(listener, router, async {
+        let (stop, closing) = server::serve(listener, router, async {
             tokio::select! {
                 _ = interrupt.recv() => Stop::Interrupt,
                 _ = terminate.recv() => Stop::Terminate,
@@ -152,6 +152,7 @@ pub fn run(config: Config, ready: impl FnOnce(&Started)) -> Result<Stop, ServeEr
         })
         .await;
         app.jobs.shutdown(STOP_CHECKS_WAIT).await;
+        closing.wait(server::STOP_GRACE).await;
         app.scratch.remove();
         Ok(stop)
     });

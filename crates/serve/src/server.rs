@@ -18,7 +18,8 @@
 //!   and never exhaust the open-file limit.
 //! - **Stopping.** When the stop signal comes, the server stops accepting, asks every
 //!   connection to finish its request in progress and close, and returns; the caller
-//!   then stops the checks and removes its folder ([`crate::run`]).
+//!   then stops the checks (which ends the pages following them), waits for the
+//!   connections at most [`STOP_GRACE`] and removes its folder ([`crate::run`]).
 
 use axum::body::Body;
 use axum::Router;
@@ -158,10 +159,29 @@ impl Conns {
     }
 }
 
-/// Serves `router` on `listener` until `stop` resolves; returns its value once no
-/// new connection is accepted and the open ones were asked to close (those still busy
-/// after [`STOP_GRACE`] are left to the runtime's end).
-pub async fn serve<S>(listener: TcpListener, router: Router, stop: impl Future<Output = S>) -> S {
+/// The open connections once the server stopped accepting: each was asked to finish
+/// its request in progress and close.
+pub struct Closing {
+    conns: Arc<Conns>,
+    /// Kept until the connections are gone: each still watches it.
+    _stopping: watch::Sender<bool>,
+}
+
+impl Closing {
+    /// Waits until every connection is closed, at most `wait` (those still busy then
+    /// are left to the runtime's end).
+    pub async fn wait(self, wait: Duration) {
+        self.conns.wait_empty(wait).await;
+    }
+}
+
+/// Serves `router` on `listener` until `stop` resolves; returns its value as soon as no
+/// new connection is accepted and the open ones were asked to close.
+pub async fn serve<S>(
+    listener: TcpListener,
+    router: Router,
+    stop: impl Future<Output = S>,
+) -> (S, Closing) {
     let conns = Arc::new(Conns::default());
     let (stopping_tx, stopping) = watch::channel(false);
     tokio::pin!(stop);
@@ -192,8 +212,13 @@ pub async fn serve<S>(listener: TcpListener, router: Router, stop: impl Future<O
     };
     drop(listener);
     let _ = stopping_tx.send(true);
-    conns.wait_empty(STOP_GRACE).await;
-    why
+    (
+        why,
+        Closing {
+            conns,
+            _stopping: stopping_tx,
+        },
+    )
 }
 
 async fn connection(
