@@ -1950,6 +1950,25 @@ fn sigint_and_sigterm_stop_every_check_and_remove_the_temporary_folder() {
         let scratch: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
         assert_eq!(scratch.len(), 1, "the server's temporary folder");
 
+        // A page following the check's progress.
+        let mut events = std::net::TcpStream::connect(&srv.host).unwrap();
+        std::io::Write::write_all(
+            &mut events,
+            format!(
+                "GET /jobs/{id}/events HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n\r\n",
+                srv.host, srv.cookie
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        events
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut first = [0u8; 64];
+        let n = events.read(&mut first).unwrap();
+        assert!(first[..n].starts_with(b"HTTP/1.1 200"), "{:?}", &first[..n]);
+
+        let sent_at = Instant::now();
         let sent = Command::new("kill")
             .args([format!("-{signal}"), server_pid.to_string()])
             .status()
@@ -1958,6 +1977,7 @@ fn sigint_and_sigterm_stop_every_check_and_remove_the_temporary_folder() {
         let ended = wait_for(Duration::from_secs(15), || {
             srv.child.try_wait().unwrap().is_some()
         });
+        let took = sent_at.elapsed();
         if !ended {
             kill_groups(&groups);
             panic!("SIG{signal}: the server still runs after 15 s");
@@ -1980,6 +2000,18 @@ fn sigint_and_sigterm_stop_every_check_and_remove_the_temporary_folder() {
         );
         assert!(in_groups.is_empty(), "SIG{signal}: {in_groups:?}");
         assert_eq!(status.code(), Some(code), "SIG{signal}");
+        // The page was told the check ended, and the stop did not wait for it.
+        let mut rest = Vec::new();
+        let _ = events.read_to_end(&mut rest);
+        let rest = String::from_utf8_lossy(&rest);
+        assert!(
+            rest.contains("event: end") && rest.contains("\"state\":\"cancelled\""),
+            "{rest}"
+        );
+        assert!(
+            took < Duration::from_secs(5),
+            "SIG{signal}: the stop took {took:?}"
+        );
         let left: Vec<_> = std::fs::read_dir(&tmp)
             .unwrap()
             .map(|e| e.unwrap().file_name())
