@@ -2,8 +2,9 @@
 //! (`support/devtools.rs`), first on a small page of the test's own, then end to end on
 //! `vera serve`: the overview, a spec's audit, a clarified reading chosen from saved
 //! `vera clarify` proposals and an edit (each with its diff preview, the file then
-//! exactly as previewed, the audit re-run to consistent), refused stale writes, a rule case's check with an accepted exception, and the
-//! server's access, CSRF, path and escaping checks.
+//! exactly as previewed, the audit re-run to consistent), refused stale writes, a rule case's check with an accepted exception, the
+//! server's access, CSRF, path and escaping checks, and that another local web server
+//! on 127.0.0.1 receives none of its cookie.
 //!
 //! Screenshots of the pages visited are saved as PNG files; with `VERA_SCREENSHOTS` set
 //! to a folder they go there (to refresh the documentation's:

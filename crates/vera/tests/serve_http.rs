@@ -2,7 +2,9 @@
 //! by hand over a TCP stream. What a hostile page or a careless person could send: no
 //! token, another Host or Origin, no CSRF token, paths and links out of the folder,
 //! markup in names and texts, files changed between a preview and its save, odd files
-//! in the folder, and the ways the server can fail to start.
+//! in the folder, and the ways the server can fail to start; then the server's own
+//! conduct with real processes: SIGINT and SIGTERM stop every check, checks beyond
+//! `--jobs` wait in a queue, idle connections are closed and cannot lock the owner out.
 
 #[path = "support/http.rs"]
 mod plain_http;
