@@ -7,6 +7,11 @@
 //! goes in a comment line above the table), through a format-preserving TOML editor.
 //! [`Edit::from_proposal`] maps an accepted clarification the way
 //! [`crate::clarify::apply`] does (its text, its converged formula, `model-accepted`).
+//!
+//! The file's own conventions are kept too: a UTF-8 byte order mark, its line endings
+//! (every unchanged line keeps its own, a new or changed line takes the file's usual
+//! one, CRLF or LF) and whether it ends with a newline. The TOML editor works on the
+//! text without them ([`keeping_layout`]).
 
 use crate::clarify::Proposal;
 use reqs::spec::Origin;
@@ -95,6 +100,10 @@ pub struct NewReview {
 /// The values are TOML strings (quotes, newlines and control characters escaped); the
 /// caller reads the result back with the spec reader, which checks the fields.
 pub fn add_review(source: &str, r: &NewReview) -> Result<String, EditError> {
+    keeping_layout(source, |s| append_review(s, r))
+}
+
+fn append_review(source: &str, r: &NewReview) -> Result<String, EditError> {
     source
         .parse::<DocumentMut>()
         .map_err(|e| EditError::Toml(e.to_string()))?;
@@ -117,6 +126,111 @@ pub fn add_review(source: &str, r: &NewReview) -> Result<String, EditError> {
 
 /// The spec text with the edits made; every other byte as it was.
 pub fn edit_in_place(source: &str, edits: &[Edit]) -> Result<String, EditError> {
+    keeping_layout(source, |s| edit_lf(s, edits))
+}
+
+/// The formula of requirement `id` as written in the file (the string value of its
+/// `formula` key, line breaks as LF), or `None` when the spec does not read or the
+/// requirement has no formula. An edit form shows this, not a re-printed term.
+pub fn written_formula(source: &str, id: &str) -> Option<String> {
+    let (_, body) = split_bom(source);
+    let doc: DocumentMut = body.replace("\r\n", "\n").parse().ok()?;
+    let formula = doc
+        .get("requirements")?
+        .as_array_of_tables()?
+        .iter()
+        .find(|t| t.get("id").and_then(Item::as_str) == Some(id))?
+        .get("formula")?
+        .as_str()
+        .map(str::to_string);
+    formula
+}
+
+fn split_bom(source: &str) -> (&str, &str) {
+    match source.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", source),
+    }
+}
+
+/// Runs `edit` on `source` without its byte order mark and with LF line endings, and
+/// gives the result the source's layout back: the byte order mark, each unchanged
+/// line's own ending (a line diff of the two LF texts finds them), a changed line the
+/// ending of the line it replaces, the file's usual ending on new lines, and a final
+/// newline only where there was one.
+pub fn keeping_layout(
+    source: &str,
+    edit: impl FnOnce(&str) -> Result<String, EditError>,
+) -> Result<String, EditError> {
+    let (bom, body) = split_bom(source);
+    let old_lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let lf_lines: Vec<String> = old_lines
+        .iter()
+        .map(|l| match l.strip_suffix("\r\n") {
+            Some(x) => format!("{x}\n"),
+            None => l.to_string(),
+        })
+        .collect();
+    let new = edit(&lf_lines.concat())?;
+    let crlf = old_lines.iter().filter(|l| l.ends_with("\r\n")).count();
+    let lf = old_lines.iter().filter(|l| l.ends_with('\n')).count() - crlf;
+    let eol = if crlf > lf { "\r\n" } else { "\n" };
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let old_keys: Vec<&str> = lf_lines.iter().map(String::as_str).collect();
+    let mut out = String::with_capacity(source.len() + new.len() / 8);
+    out.push_str(bom);
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &new_lines) {
+        match op {
+            similar::DiffOp::Equal { old_index, len, .. } => {
+                for l in &old_lines[old_index..old_index + len] {
+                    out.push_str(l);
+                }
+            }
+            similar::DiffOp::Delete { .. } => {}
+            similar::DiffOp::Insert {
+                new_index, new_len, ..
+            } => {
+                for l in &new_lines[new_index..new_index + new_len] {
+                    push_line(&mut out, l, eol);
+                }
+            }
+            similar::DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                // A changed line keeps the ending of the line it replaces.
+                for (i, l) in new_lines[new_index..new_index + new_len].iter().enumerate() {
+                    let own = (i < old_len)
+                        .then(|| old_lines[old_index + i])
+                        .and_then(|o| ["\r\n", "\n"].into_iter().find(|e| o.ends_with(e)));
+                    push_line(&mut out, l, own.unwrap_or(eol));
+                }
+            }
+        }
+    }
+    // No final newline in the file: none added (an unchanged last line has none).
+    if !body.is_empty() && !body.ends_with('\n') {
+        if let Some(x) = out.strip_suffix(eol) {
+            out.truncate(x.len());
+        }
+    }
+    Ok(out)
+}
+
+/// `line` (which may end with LF) with `eol` as its ending.
+fn push_line(out: &mut String, line: &str, eol: &str) {
+    match line.strip_suffix('\n') {
+        Some(x) => {
+            out.push_str(x);
+            out.push_str(eol);
+        }
+        None => out.push_str(line),
+    }
+}
+
+fn edit_lf(source: &str, edits: &[Edit]) -> Result<String, EditError> {
     let mut doc: DocumentMut = source
         .parse()
         .map_err(|e: toml_edit::TomlError| EditError::Toml(e.to_string()))?;
@@ -293,5 +407,85 @@ mod tests {
             Err(EditError::Empty { .. })
         ));
         assert!(matches!(edit_in_place("[[x", &[]), Err(EditError::Toml(_))));
+    }
+
+    /// SPEC with each line ending as `ends` says (CRLF where true), an optional byte
+    /// order mark and an optional final newline.
+    fn laid_out(bom: bool, ends: &[bool], final_newline: bool) -> String {
+        let lines: Vec<&str> = SPEC.lines().collect();
+        let mut out = String::from(if bom { "\u{feff}" } else { "" });
+        for (i, l) in lines.iter().enumerate() {
+            out.push_str(l);
+            if i + 1 < lines.len() || final_newline {
+                out.push_str(if ends[i % ends.len()] { "\r\n" } else { "\n" });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn crlf_bom_and_no_final_newline_are_kept() {
+        let src = laid_out(true, &[true], false);
+        let out = edit_in_place(
+            &src,
+            &[edit("R2", "two, edited", Some("(< a 6)"), Origin::Model)],
+        )
+        .unwrap();
+        let want = src
+            .replace("text = \"two\"", "text = \"two, edited\"")
+            .replace("(< a 5)", "(< a 6)");
+        assert_eq!(out, want);
+        // A review is appended with the file's endings, and no final newline added.
+        let r = NewReview {
+            requirement: "R1".into(),
+            finding: "redundant".into(),
+            reason: "why".into(),
+            reviewed_by: "me".into(),
+            date: "2024-02-29".into(),
+        };
+        let out = add_review(&src, &r).unwrap();
+        assert!(out.starts_with(&src), "{out:?}");
+        assert!(out.starts_with('\u{feff}'));
+        assert!(!out.ends_with('\n'), "{out:?}");
+        assert_eq!(
+            out.matches('\n').count(),
+            out.matches("\r\n").count(),
+            "{out:?}"
+        );
+        // LF files stay LF, and keep their final newline.
+        let lf = laid_out(false, &[false], true);
+        let out = edit_in_place(&lf, &[edit("R1", "new", None, Origin::Hand)]).unwrap();
+        assert_eq!(out, lf.replace("text = \"old\"", "text = \"new\""));
+    }
+
+    #[test]
+    fn the_formula_as_written() {
+        let src = "[[requirements]]\r\nid = \"R1\"\r\ntext = \"t\"\r\nformula = \"\"\"\r\n(and (> a (- 5))\r\n     (< a 9))\"\"\"\r\n";
+        assert_eq!(
+            written_formula(src, "R1").as_deref(),
+            Some("(and (> a (- 5))\n     (< a 9))")
+        );
+        assert_eq!(written_formula(src, "R2"), None);
+        assert_eq!(written_formula("[[x", "R1"), None);
+        // An edit of the text alone leaves the formula's lines as they are.
+        let out = edit_in_place(src, &[edit("R1", "new", None, Origin::Hand)]).unwrap();
+        assert_eq!(out, src.replace("text = \"t\"", "text = \"new\""));
+    }
+
+    proptest::proptest! {
+        /// Whatever the line endings, byte order mark and final newline, an edit of a
+        /// requirement's text changes that line's text and no other byte.
+        #[test]
+        fn an_edit_changes_no_other_byte(
+            bom: bool,
+            ends in proptest::collection::vec(proptest::bool::ANY, 1..20),
+            final_newline: bool,
+            text in "[a-z][a-z ]{0,19}",
+        ) {
+            let src = laid_out(bom, &ends, final_newline);
+            let out = edit_in_place(&src, &[edit("R1", &text, None, Origin::Hand)]).unwrap();
+            let want = src.replace("text = \"old\"", &format!("text = \"{text}\""));
+            proptest::prop_assert_eq!(out, want);
+        }
     }
 }

@@ -330,8 +330,10 @@ struct RawItem {
     formula: Option<Spanned<String>>,
 }
 
-/// `YYYY-MM-DD` with a month 1-12 and a day 1-31.
-fn is_date(s: &str) -> bool {
+/// Whether `s` is a calendar date written `YYYY-MM-DD`: a month 1-12 and a day that
+/// month has in that year (February 29 in leap years only). The one date check of a
+/// review's date and of an accepted exception's (the review page's writer).
+pub fn is_calendar_date(s: &str) -> bool {
     let b = s.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     if b.len() != 10
@@ -343,9 +345,17 @@ fn is_date(s: &str) -> bool {
     {
         return false;
     }
-    let m: u32 = s[5..7].parse().unwrap_or(0);
-    let d: u32 = s[8..10].parse().unwrap_or(0);
-    (1..=12).contains(&m) && (1..=31).contains(&d)
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(0);
+    let (y, m, d) = (num(0..4), num(5..7), num(8..10));
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
 }
 
 /// Why a spec could not be loaded.
@@ -1589,7 +1599,7 @@ impl<'a> Loader<'a> {
                     ));
                 }
             }
-            if !is_date(r.date.get_ref()) {
+            if !is_calendar_date(r.date.get_ref()) {
                 self.diags.push(
                     Diagnostic::error(sp(&r.date), format!("`{}` is not a date", r.date.get_ref()))
                         .with_hint("write it YYYY-MM-DD"),

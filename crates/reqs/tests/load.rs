@@ -360,3 +360,31 @@ fn every_review_problem_at_once() {
         assert!(e.contains(want), "missing {want:?} in:\n{e}");
     }
 }
+
+#[test]
+fn a_review_date_must_be_a_day_of_the_calendar() {
+    for (date, ok) in [
+        ("2024-02-29", true),
+        ("2000-02-29", true),
+        ("2024-12-31", true),
+        ("2024-02-30", false),
+        ("2023-02-29", false),
+        ("1900-02-29", false),
+        ("2024-04-31", false),
+        ("2024-00-10", false),
+        ("2024-01-00", false),
+        ("2024-1-01", false),
+    ] {
+        let text = REVIEWED.replace("2026-12-04", date);
+        let got = reqs::parse_spec(SourceFile::new("spec.toml", text.as_str()));
+        assert_eq!(got.is_ok(), ok, "{date}");
+        assert_eq!(reqs::spec::is_calendar_date(date), ok, "{date}");
+        if !ok {
+            let e = errors(&text);
+            assert!(
+                e.contains(&format!("spec.toml:15:8: error: `{date}` is not a date")),
+                "{e}"
+            );
+        }
+    }
+}

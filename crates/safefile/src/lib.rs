@@ -303,6 +303,30 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
+/// Random letters and digits in a temporary file's name.
+const TEMP_RANDOM: usize = 6;
+
+/// Whether `file_name` is the name of a temporary file [`write_atomic`] or a [`Stream`]
+/// makes beside its target: `.NAME.XXXXXX.tmp`, with six random letters or digits.
+/// One that is still there after its writer is gone (a `kill -9` between the write and
+/// the rename) is garbage; nothing else in a folder is a temporary file of vera's.
+pub fn is_temp_name(file_name: &str) -> bool {
+    let Some(rest) = file_name
+        .strip_prefix('.')
+        .and_then(|r| r.strip_suffix(".tmp"))
+    else {
+        return false;
+    };
+    match rest.rsplit_once('.') {
+        Some((target, random)) => {
+            !target.is_empty()
+                && random.len() == TEMP_RANDOM
+                && random.bytes().all(|b| b.is_ascii_alphanumeric())
+        }
+        None => false,
+    }
+}
+
 /// A temporary file beside `path`, named after it, that is not deleted on drop.
 fn temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
     let dir = folder_of(path);
@@ -312,6 +336,7 @@ fn temp_beside(path: &Path) -> io::Result<(File, PathBuf)> {
         .unwrap_or_else(|| "output".into());
     let tmp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
+        .rand_bytes(TEMP_RANDOM)
         .suffix(".tmp")
         .tempfile_in(dir)?;
     let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
@@ -472,6 +497,29 @@ pub fn interrupt_all(reason: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_temporary_files_made_here_and_only_they_have_a_temporary_name() {
+        let dir = tempfile::tempdir().unwrap();
+        for target in ["spec.toml", "a.b", ".hidden", "x y.json"] {
+            let (_, tmp) = temp_beside(&dir.path().join(target)).unwrap();
+            let name = tmp.file_name().unwrap().to_str().unwrap();
+            assert!(is_temp_name(name), "{name}");
+            fs::remove_file(&tmp).unwrap();
+        }
+        for other in [
+            "spec.toml",
+            ".spec.toml.tmp",
+            "spec.toml.abc123.tmp",
+            ".spec.toml.abc12.tmp",
+            ".spec.toml.abc1234.tmp",
+            ".spec.toml.abc-12.tmp",
+            "..abc123.tmp",
+            ".notes.tmp",
+        ] {
+            assert!(!is_temp_name(other), "{other}");
+        }
+    }
 
     #[test]
     fn output_over_an_input_is_refused_through_a_hard_link_even_with_force() {

@@ -8,7 +8,7 @@
 
   function follow(id) {
     if (!job) return;
-    job.dataset.state = "running";
+    if (job.dataset.state !== "queued") job.dataset.state = "running";
     job.dataset.job = id;
     const status = job.querySelector(".job-status");
     const log = job.querySelector(".job-log");
@@ -16,7 +16,14 @@
     if (cancel) cancel.hidden = false;
     const es = new EventSource("/jobs/" + id + "/events");
     const show = (v) => {
-      status.textContent = v.kind + " " + v.state + " — " + v.seconds.toFixed(1) + " s";
+      job.dataset.state = v.state;
+      if (v.state === "queued") {
+        const n = v.ahead || 0;
+        status.textContent = v.kind + " queued: " + n + " check" + (n === 1 ? "" : "s") +
+          " ahead (at most " + v.limit + " run at once)";
+      } else {
+        status.textContent = v.kind + " " + v.state + " — " + v.seconds.toFixed(1) + " s";
+      }
       log.textContent = v.log.join("\n");
       log.scrollTop = log.scrollHeight;
     };
@@ -37,7 +44,7 @@
       es.close();
       fetch("/jobs/" + id).then((r) => r.json()).then((v) => {
         show(v);
-        if (v.state !== "running") {
+        if (v.state !== "running" && v.state !== "queued") {
           job.dataset.state = v.state;
           if (v.state === "done") location.reload();
         }
@@ -64,7 +71,8 @@
       const id = job.dataset.job;
       if (id) fetch("/jobs/" + id + "/cancel", { method: "POST", headers: { "x-vera-csrf": csrf } });
     });
-  if (job && job.dataset.state === "running" && job.dataset.job) follow(job.dataset.job);
+  if (job && (job.dataset.state === "running" || job.dataset.state === "queued") && job.dataset.job)
+    follow(job.dataset.job);
 
   const filter = document.getElementById("filter");
   const flag = document.getElementById("flag-filter");

@@ -7,7 +7,7 @@
 //! rebinding). Every POST needs the page's CSRF token (a form field `csrf` or the header
 //! `x-vera-csrf`), and an `Origin`, when sent, must be this server.
 
-use crate::jobs::{Jobs, State};
+use crate::jobs::Jobs;
 use crate::page;
 use crate::paths::Root;
 use crate::workspace;
@@ -45,27 +45,31 @@ pub struct App {
 /// A scratch folder removed on drop.
 pub mod tempfile_dir {
     use std::path::{Path, PathBuf};
-    /// A folder under the system's temporary folder, removed on drop.
+    /// A folder under the system's temporary folder, readable by its owner only
+    /// (mode 0700), with a random name that tells nothing of the access token; removed
+    /// by [`Scratch::remove`] or on drop.
     pub struct Scratch(PathBuf);
     impl Scratch {
         /// Makes a new one.
-        pub fn new(token: &str) -> std::io::Result<Scratch> {
-            let p = std::env::temp_dir().join(format!(
-                "vera-serve-{}-{}",
-                std::process::id(),
-                &token[..8.min(token.len())]
-            ));
-            std::fs::create_dir_all(&p)?;
-            Ok(Scratch(p))
+        pub fn new() -> std::io::Result<Scratch> {
+            let dir = tempfile::Builder::new()
+                .prefix("vera-serve-")
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                .tempdir()?;
+            Ok(Scratch(dir.keep()))
         }
         /// Its path.
         pub fn path(&self) -> &Path {
             &self.0
         }
+        /// Removes it with everything in it (again: nothing to do).
+        pub fn remove(&self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
     impl Drop for Scratch {
         fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
+            self.remove();
         }
     }
 }
@@ -83,12 +87,12 @@ impl App {
         Ok(Arc::new(App {
             root,
             csrf: random_hex(16)?,
-            scratch: tempfile_dir::Scratch::new(&token)?,
+            scratch: tempfile_dir::Scratch::new()?,
             token,
             addr,
             vera: config.vera.clone(),
             check_args: config.check_args.clone(),
-            jobs: Arc::new(Jobs::default()),
+            jobs: Arc::new(Jobs::new(config.max_checks)),
             write_lock: tokio::sync::Mutex::new(()),
         }))
     }
@@ -122,7 +126,9 @@ impl App {
         let port = self.addr.port();
         let ip = self.addr.ip();
         let mut allowed = vec![crate::display_addr(self.addr)];
-        if ip.is_loopback() {
+        // The names of 127.0.0.1 and ::1; an address of the server's own in
+        // 127.0.0.0/8 has no other name.
+        if ip == std::net::Ipv4Addr::LOCALHOST || ip == std::net::Ipv6Addr::LOCALHOST {
             allowed.push(format!("localhost:{port}"));
             allowed.push(format!("127.0.0.1:{port}"));
             allowed.push(format!("[::1]:{port}"));
@@ -174,7 +180,31 @@ pub fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Response {
+/// Every answer, the refusals before the token check included, carries the same
+/// security headers.
+async fn guard(state: AxState<Arc<App>>, req: Request, next: Next) -> Response {
+    let mut r = admit(state, req, next).await;
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(page::CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // `same-origin`, not `no-referrer`: with no referrer, browsers send `Origin: null`
+    // on the page's own form posts, which the Origin check refuses.
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// The Host, Origin and token checks; the page when they pass.
+async fn admit(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     if !app.host_ok(host) {
@@ -201,7 +231,13 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         .split('&')
         .filter_map(|kv| kv.strip_prefix("token="))
         .any(|t| same(t, &app.token));
+    let owner = |req: &Request| {
+        if let Some(a) = req.extensions().get::<crate::server::Authenticated>() {
+            a.mark();
+        }
+    };
     if token_in_url {
+        owner(&req);
         let rest: Vec<&str> = query
             .split('&')
             .filter(|kv| !kv.starts_with("token=") && !kv.is_empty())
@@ -231,7 +267,9 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
         .any(|(k, v)| k == name && same(v, &app.token));
-    if !has_cookie {
+    if has_cookie {
+        owner(&req);
+    } else {
         return (
             StatusCode::UNAUTHORIZED,
             Html(page::frame(
@@ -243,27 +281,10 @@ async fn guard(AxState(app): AxState<Arc<App>>, req: Request, next: Next) -> Res
         )
             .into_response();
     }
-    let mut r = match canonical_redirect(&app, &req) {
+    match canonical_redirect(&app, &req) {
         Some(r) => r,
         None => next.run(req).await,
-    };
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(page::CSP),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    // `same-origin`, not `no-referrer`: with no referrer, browsers send `Origin: null`
-    // on the page's own form posts, which the Origin check refuses.
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("same-origin"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    r
+    }
 }
 
 /// `path` with one leading slash: `//host/...` (or `/\\host`, which browsers read the
@@ -462,14 +483,11 @@ fn current_version(app: &App, e: &workspace::Entry) -> String {
             nl,
             implementation,
             bounds,
-        } => crate::case_page::case_version(
-            app,
-            &crate::case_page::CaseFiles {
-                nl: nl.clone(),
-                implementation: implementation.clone(),
-                bounds: bounds.clone(),
-            },
-        ),
+        } => match crate::case_page::CaseFiles::resolve(app, nl, implementation, bounds.as_deref())
+        {
+            Ok(c) => crate::case_page::case_version(app, &c),
+            Err(e) => page::version(Some(e.as_bytes())),
+        },
         _ => {
             let bytes = app
                 .root
@@ -490,11 +508,17 @@ async fn overview(AxState(app): AxState<Arc<App>>) -> Response {
     let results = app.jobs.results();
     let state_of = |e: &workspace::Entry| -> String {
         let rel = e.rel.as_str();
-        if let Some(v) = app.jobs.running(rel) {
-            return format!(
-                "<span class=\"badge running\">{} running</span>",
-                page::escape(&v.kind)
-            );
+        if let Some(v) = app.jobs.active(rel) {
+            return match v.ahead {
+                Some(ahead) => format!(
+                    "<span class=\"badge running queued\">{} queued ({ahead} ahead)</span>",
+                    page::escape(&v.kind)
+                ),
+                None => format!(
+                    "<span class=\"badge running\">{} running</span>",
+                    page::escape(&v.kind)
+                ),
+            };
         }
         match results.iter().find(|(k, _)| k == rel) {
             // A result about an older text says nothing about the file as it is now.
@@ -621,7 +645,7 @@ async fn start_job(
         Ok(r) => r,
         Err(e) => return (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
     };
-    if let Some(v) = app.jobs.running(&rel) {
+    if let Some(v) = app.jobs.active(&rel) {
         return axum::Json(serde_json::json!({"id": v.id})).into_response();
     }
     let spec = match form.kind.as_str() {
@@ -631,7 +655,10 @@ async fn start_job(
         _ => Err("unknown kind of check".to_string()),
     };
     match spec {
-        Ok(s) => axum::Json(serde_json::json!({"id": app.jobs.start(s)})).into_response(),
+        Ok(s) => match app.jobs.start(s) {
+            Ok(id) => axum::Json(serde_json::json!({"id": id})).into_response(),
+            Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+        },
         Err(e) => (StatusCode::BAD_REQUEST, e).into_response(),
     }
 }
@@ -658,7 +685,7 @@ async fn job_events(AxState(app): AxState<Arc<App>>, UrlPath(id): UrlPath<u64>) 
                 return None;
             }
             let v = rx.borrow_and_update().clone();
-            let ended = v.state != State::Running;
+            let ended = !v.state.active();
             let ev = Event::default()
                 .event(if ended { "end" } else { "progress" })
                 .json_data(&v)

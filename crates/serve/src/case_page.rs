@@ -14,7 +14,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// The files of a case folder, relative to the root.
+/// The files of a case folder, each as the check and the page read it: resolved
+/// (links followed) to a path inside the served folder, relative to it.
 #[derive(Debug, Clone)]
 pub struct CaseFiles {
     /// The documentation side.
@@ -23,6 +24,72 @@ pub struct CaseFiles {
     pub implementation: String,
     /// Its bounds file.
     pub bounds: Option<String>,
+    /// Where the case's accepted exceptions are written: `exceptions.toml` beside the
+    /// implementation (as the folder names it, before links are followed).
+    pub exceptions_rel: String,
+    /// That file as the check reads it.
+    pub exceptions: Exceptions,
+}
+
+/// A case's `exceptions.toml` as the check reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exceptions {
+    /// There is none (or a link to nothing): the check reads none.
+    Absent,
+    /// The file, resolved inside the served folder, relative to it.
+    Inside(String),
+    /// It leads out of the served folder (or is not a file): neither the page nor a
+    /// check reads it. The reason, for the page.
+    Refused(String),
+}
+
+impl CaseFiles {
+    /// Resolves the files of a case as the folder names them (`nl`, `implementation`,
+    /// `bounds`, relative to the root): each must lead to a file inside the served
+    /// folder; its `exceptions.toml` is looked up beside the implementation.
+    pub fn resolve(
+        app: &App,
+        nl: &str,
+        implementation: &str,
+        bounds: Option<&str>,
+    ) -> Result<CaseFiles, String> {
+        let inside = |rel: &str| -> Result<String, String> {
+            let real = app.root.existing(rel).map_err(|e| e.to_string())?;
+            if !real.is_file() {
+                return Err(format!("`{rel}` is not a file"));
+            }
+            app.root
+                .relative(&real)
+                .ok_or_else(|| format!("`{rel}` is not a path inside the served folder"))
+        };
+        let folder = std::path::Path::new(implementation)
+            .parent()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let exceptions_rel = exceptions_rel(&folder);
+        let exceptions = match app.root.existing(&exceptions_rel) {
+            Ok(real) if real.is_file() => match app.root.relative(&real) {
+                Some(r) => Exceptions::Inside(r),
+                None => Exceptions::Refused(format!(
+                    "`{exceptions_rel}` is not a path inside the served folder; it is not read"
+                )),
+            },
+            Ok(_) => Exceptions::Refused(format!(
+                "`{exceptions_rel}` is not a file; it is not read"
+            )),
+            Err(crate::paths::PathError::Outside(_)) => Exceptions::Refused(format!(
+                "`{exceptions_rel}` leads outside the served folder; it is not read, and the check does not run until it is a file inside the folder (or removed)"
+            )),
+            Err(crate::paths::PathError::Missing(_)) => Exceptions::Absent,
+        };
+        Ok(CaseFiles {
+            nl: inside(nl)?,
+            implementation: inside(implementation)?,
+            bounds: bounds.map(inside).transpose()?,
+            exceptions_rel,
+            exceptions,
+        })
+    }
 }
 
 /// The case at `rel` (a folder the scan found as a case).
@@ -34,27 +101,16 @@ pub fn case_files(app: &App, rel: &str) -> Result<CaseFiles, String> {
             nl,
             implementation,
             bounds,
-        }) => {
-            // The walk reads links to files: each must stay inside the served folder.
-            for f in [Some(nl), Some(implementation), bounds.as_ref()]
-                .into_iter()
-                .flatten()
-            {
-                app.root.existing(f).map_err(|e| e.to_string())?;
-            }
-            Ok(CaseFiles {
-                nl: nl.clone(),
-                implementation: implementation.clone(),
-                bounds: bounds.clone(),
-            })
-        }
+        }) => CaseFiles::resolve(app, nl, implementation, bounds.as_deref()),
         _ => Err(format!(
             "`{rel}` is not a rule case folder (one `.bl` program and one documentation `.smt2`)"
         )),
     }
 }
 
-/// The consistency check of a case as a check job.
+/// The consistency check of a case as a check job. Its command line names only the
+/// resolved files inside the served folder, its exceptions file included
+/// (`--no-exceptions --exceptions FILE`: the check looks for no other).
 pub fn check_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
     let c = case_files(app, rel)?;
     let mut args = vec![
@@ -71,6 +127,15 @@ pub fn check_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
         args.push("--bounds".into());
         args.push(crate::jobs::path_arg(b));
     }
+    args.push("--no-exceptions".into());
+    match &c.exceptions {
+        Exceptions::Absent => {}
+        Exceptions::Inside(e) => {
+            args.push("--exceptions".into());
+            args.push(crate::jobs::path_arg(e));
+        }
+        Exceptions::Refused(why) => return Err(why.clone()),
+    }
     args.extend(app.check_args.iter().cloned());
     Ok(crate::jobs::Spec {
         kind: "consistency".into(),
@@ -86,19 +151,13 @@ pub fn check_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
 /// exceptions): a change to any of them makes the last result stale.
 pub fn case_version(app: &App, c: &CaseFiles) -> String {
     let mut all = Vec::new();
-    let folder = std::path::Path::new(&c.implementation)
-        .parent()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let exc = exceptions_rel(&folder);
-    for rel in [
-        Some(&c.nl),
-        Some(&c.implementation),
-        c.bounds.as_ref(),
-        Some(&exc),
-    ]
-    .into_iter()
-    .flatten()
+    let exc = match &c.exceptions {
+        Exceptions::Inside(e) => Some(e),
+        Exceptions::Absent | Exceptions::Refused(_) => None,
+    };
+    for rel in [Some(&c.nl), Some(&c.implementation), c.bounds.as_ref(), exc]
+        .into_iter()
+        .flatten()
     {
         let b = app
             .root
@@ -106,6 +165,9 @@ pub fn case_version(app: &App, c: &CaseFiles) -> String {
             .ok()
             .and_then(|p| app::read_limited(&p).ok().flatten());
         all.extend_from_slice(page::version(b.as_deref()).as_bytes());
+    }
+    if let Exceptions::Refused(why) = &c.exceptions {
+        all.extend_from_slice(why.as_bytes());
     }
     page::version(Some(&all))
 }
@@ -174,11 +236,7 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<CaseQuery>) -> Re
         Err(e) => return app::error_page(&app, StatusCode::NOT_FOUND, "Not a rule case", &e),
     };
     let version = case_version(&app, &c);
-    let folder = std::path::Path::new(&c.implementation)
-        .parent()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let exc_rel = exceptions_rel(&folder);
+    let exc_rel = c.exceptions_rel.clone();
     let mut body = format!(
         "<h1>Rule case {}</h1><ul class=\"case-files\">",
         escape(rel)
@@ -197,24 +255,30 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<CaseQuery>) -> Re
             None => body.push_str(&format!("<li>{what}: none</li>")),
         }
     }
-    let exc_text = app
-        .root
-        .writable(&exc_rel)
-        .ok()
-        .and_then(|p| app::read_limited(&p).ok().flatten());
+    // The page reads the exceptions the check reads: the resolved file inside the
+    // folder, never through a link out of it.
+    let exc_text = match &c.exceptions {
+        Exceptions::Inside(e) => app
+            .root
+            .existing(e)
+            .ok()
+            .and_then(|p| app::read_limited(&p).ok().flatten()),
+        Exceptions::Absent | Exceptions::Refused(_) => None,
+    };
     body.push_str(&format!(
-        "<li>accepted exceptions: {}</li></ul>",
-        if exc_text.is_some() {
-            format!(
+        "<li id=\"exceptions-file\">accepted exceptions: {}</li></ul>",
+        match (&c.exceptions, &exc_text) {
+            (Exceptions::Refused(why), _) =>
+                format!("<span class=\"badge bad\">not read</span> {}", escape(why)),
+            (Exceptions::Inside(e), Some(_)) => format!(
                 "<a href=\"{}\"><code>{}</code></a>",
-                escape(&format!("/file?path={}", enc(&exc_rel))),
+                escape(&format!("/file?path={}", enc(e))),
                 escape(&exc_rel)
-            )
-        } else {
-            format!(
+            ),
+            _ => format!(
                 "none yet (<code>{}</code> would hold them)",
                 escape(&exc_rel)
-            )
+            ),
         }
     ));
     if let Some(id) = &q.saved {
@@ -467,11 +531,15 @@ struct Prepared {
 fn prepare(app: &App, f: &ExceptionForm) -> Result<Prepared, Response> {
     let c = case_files(app, &f.path)
         .map_err(|e| app::error_page(app, StatusCode::NOT_FOUND, "Not a rule case", &e))?;
-    let folder = std::path::Path::new(&c.implementation)
-        .parent()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let exc_rel = exceptions_rel(&folder);
+    if let Exceptions::Refused(why) = &c.exceptions {
+        return Err(app::error_page(
+            app,
+            StatusCode::FORBIDDEN,
+            "Not saved",
+            why,
+        ));
+    }
+    let exc_rel = c.exceptions_rel.clone();
     let path = app
         .root
         .writable(&exc_rel)

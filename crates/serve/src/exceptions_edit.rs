@@ -137,7 +137,7 @@ pub fn add_exception(
             return Err(ExceptionsEditError::Empty(what));
         }
     }
-    if !is_date(&e.date) {
+    if !reqs::spec::is_calendar_date(&e.date) {
         return Err(ExceptionsEditError::BadDate(e.date.clone()));
     }
     check_term(&e.assume)?;
@@ -196,34 +196,6 @@ fn is_id(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-}
-
-/// A calendar date `YYYY-MM-DD` (the Gregorian calendar, leap years included).
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || !b
-            .iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
-    {
-        return false;
-    }
-    let num = |r: std::ops::Range<usize>| s.get(r).and_then(|t| t.parse::<u32>().ok());
-    let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
-        return false;
-    };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&d)
 }
 
 /// `assume` must be exactly one SMT-LIB term: an s-expression that reads completely,

@@ -6,20 +6,29 @@
 //! lines and the time spent are the progress; its JSON report, when it ends with one,
 //! is kept as the file's last result. Cancelling kills the process; a cancelled or
 //! failed check keeps no result (the previous one stays, marked with its time).
+//!
+//! At most [`Jobs::limit`] checks run at once (by default the number of cores); the
+//! others wait in a queue, first come first served, and the page shows how many are
+//! ahead of each. [`Jobs::shutdown`] stops every check, queued or running, and waits
+//! until their processes are gone.
 
 use serde::Serialize;
 use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt};
-use tokio::sync::{watch, Notify};
+use tokio::sync::{oneshot, watch, Notify};
 
 /// How a job stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum State {
+    /// Waiting for one of the checks before it to end.
+    Queued,
     /// Still running.
     Running,
     /// Ended with a report.
@@ -47,6 +56,17 @@ pub struct View {
     pub log: Vec<String>,
     /// The exit status, when it ended.
     pub exit: Option<i32>,
+    /// While queued: how many checks wait before it.
+    pub ahead: Option<usize>,
+    /// How many checks run at once.
+    pub limit: usize,
+}
+
+impl State {
+    /// Queued or running: not ended yet.
+    pub fn active(self) -> bool {
+        matches!(self, State::Queued | State::Running)
+    }
 }
 
 /// Lines of standard error kept per job.
@@ -75,11 +95,17 @@ struct Job {
 }
 
 /// Every job of this server, and the last result per target.
-#[derive(Default)]
 pub struct Jobs {
     next: Mutex<u64>,
     jobs: Mutex<HashMap<u64, Job>>,
     results: Mutex<HashMap<String, Stored>>,
+    /// The free places to run a check, and the checks waiting for one (in order).
+    slots: Mutex<Slots>,
+    limit: usize,
+    /// Set by [`Jobs::shutdown`]: no check starts any more.
+    closed: AtomicBool,
+    /// The tasks that run the checks (each ends once its process is gone).
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 /// A check to run.
@@ -117,23 +143,79 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The places to run checks.
+struct Slots {
+    free: usize,
+    waiting: VecDeque<(u64, oneshot::Sender<()>)>,
+}
+
+/// A started check's place: held, or waiting for the one a finished check gives.
+enum Place {
+    Held,
+    Waiting(oneshot::Receiver<()>),
+}
+
+/// A place held by a running check, given to the next one when dropped.
+struct Held(Arc<Jobs>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.release();
+    }
+}
+
+/// Why a check was not started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// The server is stopping.
+    #[error("the server is stopping; no check starts")]
+    Stopping,
+}
+
 impl Jobs {
-    /// Starts a check and returns its id; when a check of the same target is already
-    /// running, returns that one's id instead (the test and the insertion are one step
-    /// under the lock, so two requests at once start one check). Finished jobs beyond
-    /// the newest [`KEEP_FINISHED`] are forgotten (their results are kept per target).
-    pub fn start(self: &Arc<Self>, spec: Spec) -> u64 {
+    /// No jobs yet; at most `limit` checks run at once (at least one).
+    pub fn new(limit: usize) -> Jobs {
+        let limit = limit.max(1);
+        Jobs {
+            next: Mutex::new(0),
+            jobs: Mutex::new(HashMap::new()),
+            results: Mutex::new(HashMap::new()),
+            slots: Mutex::new(Slots {
+                free: limit,
+                waiting: VecDeque::new(),
+            }),
+            limit,
+            closed: AtomicBool::new(false),
+            tasks: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// How many checks run at once.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Starts a check and returns its id: it runs at once when fewer than
+    /// [`Jobs::limit`] checks run, else it is queued. When a check of the same target
+    /// is already queued or running, returns that one's id instead (the test and the
+    /// insertion are one step under the lock, so two requests at once start one check).
+    /// Finished jobs beyond the newest [`KEEP_FINISHED`] are forgotten (their results
+    /// are kept per target).
+    pub fn start(self: &Arc<Self>, spec: Spec) -> Result<u64, StartError> {
         let mut jobs = lock(&self.jobs);
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(StartError::Stopping);
+        }
         if let Some(v) = jobs
             .values()
             .map(|j| j.view.borrow().clone())
-            .find(|v| v.target == spec.target && v.state == State::Running)
+            .find(|v| v.target == spec.target && v.state.active())
         {
-            return v.id;
+            return Ok(v.id);
         }
         let mut finished: Vec<u64> = jobs
             .iter()
-            .filter(|(_, j)| j.view.borrow().state != State::Running)
+            .filter(|(_, j)| !j.view.borrow().state.active())
             .map(|(id, _)| *id)
             .collect();
         if finished.len() > KEEP_FINISHED {
@@ -147,14 +229,33 @@ impl Jobs {
             *n += 1;
             *n
         };
+        // A free place is taken now; else the check joins the end of the queue (here,
+        // in the order the checks were started).
+        let place = {
+            let mut slots = lock(&self.slots);
+            if slots.free > 0 {
+                slots.free -= 1;
+                Place::Held
+            } else {
+                let (tx, rx) = oneshot::channel();
+                slots.waiting.push_back((id, tx));
+                Place::Waiting(rx)
+            }
+        };
         let (tx, _) = watch::channel(View {
             id,
             kind: spec.kind.clone(),
             target: spec.target.clone(),
-            state: State::Running,
+            state: if matches!(place, Place::Held) {
+                State::Running
+            } else {
+                State::Queued
+            },
             seconds: 0.0,
             log: Vec::new(),
             exit: None,
+            ahead: None,
+            limit: self.limit,
         });
         let cancel = Arc::new(Notify::new());
         jobs.insert(
@@ -164,10 +265,111 @@ impl Jobs {
                 cancel: cancel.clone(),
             },
         );
+        Self::number_queue(&jobs);
         drop(jobs);
-        let jobs = self.clone();
-        tokio::spawn(async move { jobs.run(tx, cancel, spec).await });
-        id
+        let me = self.clone();
+        let task =
+            tokio::spawn(async move { me.queue_then_run(id, tx, cancel, spec, place).await });
+        let mut tasks = lock(&self.tasks);
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
+        Ok(id)
+    }
+
+    /// Sets how many checks wait before each queued one.
+    fn number_queue(jobs: &HashMap<u64, Job>) {
+        let mut queued: Vec<(u64, &Job)> = jobs
+            .iter()
+            .filter(|(_, j)| j.view.borrow().state == State::Queued)
+            .map(|(id, j)| (*id, j))
+            .collect();
+        queued.sort_by_key(|(id, _)| *id);
+        for (ahead, (_, j)) in queued.into_iter().enumerate() {
+            j.view.send_if_modified(|v| {
+                let changed = v.ahead != Some(ahead);
+                v.ahead = Some(ahead);
+                changed
+            });
+        }
+    }
+
+    /// Stops every check: none starts any more, the queued ones end cancelled, the
+    /// running ones' process groups are killed; returns once every process of theirs
+    /// is gone (reaped) or `wait` has passed.
+    pub async fn shutdown(&self, wait: std::time::Duration) {
+        {
+            let jobs = lock(&self.jobs);
+            self.closed.store(true, Ordering::SeqCst);
+            // Waiting checks get no place: they end cancelled.
+            lock(&self.slots).waiting.clear();
+            for j in jobs.values() {
+                j.cancel.notify_one();
+            }
+        }
+        let tasks: Vec<_> = lock(&self.tasks).drain(..).collect();
+        let _ = tokio::time::timeout(wait, async {
+            for t in tasks {
+                let _ = t.await;
+            }
+        })
+        .await;
+    }
+
+    async fn queue_then_run(
+        self: Arc<Self>,
+        id: u64,
+        tx: watch::Sender<View>,
+        cancel: Arc<Notify>,
+        spec: Spec,
+        place: Place,
+    ) {
+        let started = Instant::now();
+        let held = match place {
+            Place::Held => true,
+            Place::Waiting(mut rx) => tokio::select! {
+                given = &mut rx => given.is_ok(),
+                _ = cancel.notified() => {
+                    // Leave the queue; a place handed over meanwhile is given back.
+                    let mut slots = lock(&self.slots);
+                    slots.waiting.retain(|(w, _)| *w != id);
+                    drop(slots);
+                    if rx.try_recv().is_ok() {
+                        self.release();
+                    }
+                    false
+                }
+            },
+        };
+        if !held {
+            tx.send_modify(|v| {
+                v.state = State::Cancelled;
+                v.ahead = None;
+                v.seconds = started.elapsed().as_secs_f64();
+                v.log
+                    .push("cancelled while queued: the check did not start".into());
+            });
+            Self::number_queue(&lock(&self.jobs));
+            return;
+        }
+        let place = Held(self.clone());
+        tx.send_modify(|v| {
+            v.state = State::Running;
+            v.ahead = None;
+        });
+        Self::number_queue(&lock(&self.jobs));
+        self.clone().run(tx, cancel, spec).await;
+        drop(place);
+    }
+
+    /// A place to run a check is free again: the first check waiting gets it.
+    fn release(&self) {
+        let mut slots = lock(&self.slots);
+        while let Some((_, next)) = slots.waiting.pop_front() {
+            if next.send(()).is_ok() {
+                return;
+            }
+        }
+        slots.free += 1;
     }
 
     /// Follows a job's state.
@@ -201,12 +403,12 @@ impl Jobs {
         v
     }
 
-    /// The running job for a target, if any.
-    pub fn running(&self, target: &str) -> Option<View> {
+    /// The queued or running job for a target, if any.
+    pub fn active(&self, target: &str) -> Option<View> {
         lock(&self.jobs)
             .values()
             .map(|j| j.view.borrow().clone())
-            .find(|v| v.target == target && v.state == State::Running)
+            .find(|v| v.target == target && v.state.active())
     }
 
     async fn run(self: Arc<Self>, tx: watch::Sender<View>, cancel: Arc<Notify>, spec: Spec) {
@@ -342,5 +544,62 @@ impl Jobs {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn sleeper(target: &str) -> Spec {
+        Spec {
+            kind: "audit".into(),
+            target: target.into(),
+            program: "sleep".into(),
+            args: vec!["30".into()],
+            cwd: std::env::temp_dir(),
+            version: "v".into(),
+        }
+    }
+
+    async fn until(jobs: &Jobs, id: u64, want: State) {
+        let mut rx = jobs.watch(id).unwrap();
+        tokio::time::timeout(Duration::from_secs(10), rx.wait_for(|v| v.state == want))
+            .await
+            .unwrap_or_else(|_| panic!("job {id} never became {want:?}"))
+            .unwrap();
+    }
+
+    /// Started in a burst, queued checks run in the order they were started, whatever
+    /// order their tasks first run in; a cancelled queued check never runs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_queue_runs_checks_in_the_order_they_were_started() {
+        let jobs = Arc::new(Jobs::new(1));
+        let ids: Vec<u64> = (0..6)
+            .map(|i| jobs.start(sleeper(&format!("t{i}"))).unwrap())
+            .collect();
+        until(&jobs, ids[0], State::Running).await;
+        for (n, id) in ids[1..].iter().enumerate() {
+            let v = jobs.watch(*id).unwrap().borrow().clone();
+            assert_eq!((v.state, v.ahead), (State::Queued, Some(n)));
+        }
+        assert!(jobs.cancel(ids[2]));
+        until(&jobs, ids[2], State::Cancelled).await;
+        for (i, id) in ids.iter().enumerate() {
+            if i == 2 {
+                continue;
+            }
+            until(&jobs, *id, State::Running).await;
+            for later in &ids[i + 1..] {
+                let s = jobs.watch(*later).unwrap().borrow().state;
+                assert_ne!(s, State::Running, "{later} runs before {id}");
+            }
+            assert!(jobs.cancel(*id));
+            until(&jobs, *id, State::Cancelled).await;
+        }
+        // After a shutdown nothing starts.
+        jobs.shutdown(Duration::from_secs(5)).await;
+        assert_eq!(jobs.start(sleeper("late")), Err(StartError::Stopping));
     }
 }

@@ -14,7 +14,8 @@
 //! *Architecture Invariant*: every file read or written is named relative to the served
 //! folder and resolved by [`paths::Root`]; nothing outside it is served or written.
 //!
-//! Modules: [`app`] (the router, the token and CSRF checks), [`jobs`] (checks as child
+//! Modules: [`server`] (the address, the connections, their timeouts and the stop),
+//! [`app`] (the router, the token and CSRF checks), [`jobs`] (checks as child
 //! processes), [`workspace`] (what is in the folder), [`paths`], [`page`] (the frame
 //! and HTML helpers), [`spec_page`], [`case_page`] and [`report_page`] (the pages and
 //! their writes), [`case_plot`] and [`plot`] (the rule-pair chart), [`exceptions_edit`],
@@ -36,23 +37,30 @@ pub mod page;
 pub mod paths;
 pub mod plot;
 pub mod report_page;
+pub mod server;
 pub mod spec_page;
 pub mod workspace;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use tokio::signal::unix::{signal, SignalKind};
 
 /// How to serve.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The folder to serve.
     pub root: PathBuf,
-    /// Where to listen (127.0.0.1 unless the person asked for another address).
-    pub addr: SocketAddr,
+    /// Where to listen: an address of the server's own in 127.0.0.0/8 unless the
+    /// person asked for another.
+    pub listen: server::Listen,
+    /// The port (0: any free port).
+    pub port: u16,
     /// The `vera` binary that runs the checks (the running one).
     pub vera: PathBuf,
     /// Extra arguments for every check (e.g. `--solver cvc5`).
     pub check_args: Vec<String>,
+    /// How many checks run at once; the others are queued.
+    pub max_checks: usize,
 }
 
 /// Why the server could not start or stopped.
@@ -87,32 +95,70 @@ impl From<std::io::Error> for ServeError {
     }
 }
 
-/// Serves until the process is stopped. `ready` is called once with the address to
-/// open (it holds the access token) as soon as the server listens.
-pub fn run(config: Config, ready: impl FnOnce(&str)) -> Result<(), ServeError> {
+/// What the server says once it listens.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The address to open (it holds the access token).
+    pub url: String,
+    /// vera's temporary files left in the folder by an interrupted save, removed at
+    /// start (relative to the folder).
+    pub removed_temps: Vec<String>,
+}
+
+/// Why the server stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+}
+
+/// How long stopping waits for the checks' processes to be gone.
+const STOP_CHECKS_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Serves until SIGINT or SIGTERM, then stops gracefully: no new connection, every
+/// check (queued or running) stopped with its whole process group, the server's
+/// temporary folder removed; returns which signal stopped it. `ready` is called once
+/// as soon as the server listens.
+pub fn run(config: Config, ready: impl FnOnce(&Started)) -> Result<Stop, ServeError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(async move {
+    let out = rt.block_on(async move {
+        // First, so that a signal during the start is not lost (nor ends the process
+        // without its cleanup).
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
         let root = paths::Root::new(&config.root).map_err(|error| ServeError::Root {
             path: config.root.clone(),
             error,
         })?;
-        let listener = tokio::net::TcpListener::bind(config.addr)
+        let listener = server::bind(config.listen, config.port)
             .await
-            .map_err(|error| ServeError::Bind {
-                addr: config.addr,
-                error,
-            })?;
+            .map_err(|(addr, error)| ServeError::Bind { addr, error })?;
+        let removed_temps = workspace::remove_stale_temps(&root);
         let local = listener.local_addr()?;
         let app = app::App::new(root, local, &config)?;
         let url = format!("http://{}/?token={}", display_addr(local), app.token());
-        let router = app::router(app);
-        ready(&url);
-        axum::serve(listener, router).await?;
-        Ok(())
-    })
+        let router = app::router(app.clone());
+        ready(&Started { url, removed_temps });
+        let (stop, closing) = server::serve(listener, router, async {
+            tokio::select! {
+                _ = interrupt.recv() => Stop::Interrupt,
+                _ = terminate.recv() => Stop::Terminate,
+            }
+        })
+        .await;
+        app.jobs.shutdown(STOP_CHECKS_WAIT).await;
+        closing.wait(server::STOP_GRACE).await;
+        app.scratch.remove();
+        Ok(stop)
+    });
+    // Requests still in progress (a chart being computed) are not waited for.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    out
 }
 
 fn display_addr(a: SocketAddr) -> String {

@@ -97,10 +97,15 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -> Re
 pub fn verify_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
     let path = app.root.existing(rel).map_err(|e| e.to_string())?;
     let bytes = app::read_limited(&path).map_err(|e| e.to_string())?;
+    // The command line names the file as resolved inside the folder (no link in it).
+    let resolved = app
+        .root
+        .relative(&path)
+        .ok_or_else(|| format!("`{rel}` is not a path inside the served folder"))?;
     let mut args = vec![
         "c".to_string(),
         "verify".into(),
-        crate::jobs::path_arg(rel),
+        crate::jobs::path_arg(&resolved),
         "--format".into(),
         "json".into(),
     ];

@@ -17,10 +17,15 @@ use std::sync::Arc;
 pub fn audit_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
     let path = app.root.existing(rel).map_err(|e| e.to_string())?;
     let bytes = app::read_limited(&path).map_err(|e| e.to_string())?;
+    // The command line names the file as resolved inside the folder (no link in it).
+    let resolved = app
+        .root
+        .relative(&path)
+        .ok_or_else(|| format!("`{rel}` is not a path inside the served folder"))?;
     let cache = app.scratch.path().join("audit");
     let mut args = vec![
         "audit".to_string(),
-        crate::jobs::path_arg(rel),
+        crate::jobs::path_arg(&resolved),
         "--format".into(),
         "json".into(),
         "--all-conflicts".into(),
@@ -276,7 +281,20 @@ fn req_link(rel: &str, id: &str) -> String {
 
 /// The run button, the cancel button and the progress box of a check.
 pub fn job_box_for(app: &App, rel: &str, kind: &str, label: &str) -> String {
-    let running = app.jobs.running(rel);
+    let active = app.jobs.active(rel);
+    let (state, status) = match &active {
+        Some(v) if v.state == crate::jobs::State::Queued => (
+            "queued",
+            format!(
+                "queued: {} check{} ahead (at most {} run at once)",
+                v.ahead.unwrap_or(0),
+                if v.ahead == Some(1) { "" } else { "s" },
+                v.limit
+            ),
+        ),
+        Some(_) => ("running", "running…".to_string()),
+        None => ("idle", String::new()),
+    };
     format!(
         "<div class=\"actions\"><button id=\"run-{kind_id}\" class=\"run\" data-kind=\"{kind}\" data-path=\"{p}\">{label}</button>\
          <button id=\"cancel\" class=\"cancel\" hidden>Cancel</button></div>\
@@ -285,9 +303,8 @@ pub fn job_box_for(app: &App, rel: &str, kind: &str, label: &str) -> String {
         kind = kind,
         p = page::attr(rel),
         label = escape(label),
-        state = if running.is_some() { "running" } else { "idle" },
-        job = running.as_ref().map(|v| v.id.to_string()).unwrap_or_default(),
-        status = if running.is_some() { "running…" } else { "" },
+        job = active.as_ref().map(|v| v.id.to_string()).unwrap_or_default(),
+        status = escape(&status),
     )
 }
 
@@ -1065,15 +1082,18 @@ pub async fn edit(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
             &format!("no requirement `{id}` in {rel}"),
         );
     };
-    let formula = r
-        .formula
-        .as_ref()
-        .map(logic::print::term)
-        .unwrap_or_default();
+    // The formula as written in the file (its spacing, its line breaks, `(- 5)` not
+    // `(- 5.0)`): saved unchanged when only the text is edited.
+    let formula = if r.formula.is_some() {
+        pipeline::spec_edit::written_formula(&l.text, &r.id).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let formula_rows = formula.lines().count().clamp(1, 12);
     let body = format!(
         "<h1>Edit {ide}</h1><form id=\"edit-form\" method=\"post\" action=\"/spec/preview\">{h}\
          <label>Text<textarea name=\"text\" rows=\"4\">{text}</textarea></label>\
-         <label>Formula (SMT-LIB over the spec's variables)<input name=\"formula\" value=\"{formula}\" {ro}></label>\
+         <label>Formula (SMT-LIB over the spec's variables)<textarea name=\"formula\" rows=\"{formula_rows}\" spellcheck=\"false\" {ro}>{formula}</textarea></label>\
          <p class=\"hint\">The change is shown as a diff first; nothing is written until you save it. Only this requirement's text and formula change in the file; everything else stays as it is.</p>\
          <button id=\"preview\" type=\"submit\">Preview the change</button></form>",
         ide = escape(&r.id),
@@ -1151,7 +1171,22 @@ fn edit_of(f: &EditForm) -> pipeline::spec_edit::Edit {
 /// diagnostics on the edited text).
 fn compute(rel: &str, text: &str, f: &EditForm) -> Result<String, String> {
     let new = if f.finding.is_empty() {
-        pipeline::spec_edit::edit_in_place(text, &[edit_of(f)])
+        let mut e = edit_of(f);
+        // The edit form sends the formula back as the file has it: when it is the
+        // same, the formula, and who wrote it, stay as they are.
+        if f.origin == "hand" {
+            let written = pipeline::spec_edit::written_formula(text, &f.id);
+            if e.formula.as_deref().map(str::trim) == written.as_deref().map(str::trim)
+                && written.is_some()
+            {
+                e.formula = None;
+                e.origin = reqs::spec::parse_spec(SourceFile::new(rel, text.to_string()))
+                    .ok()
+                    .and_then(|s| s.requirements.into_iter().find(|r| r.id == f.id))
+                    .map_or(Origin::Hand, |r| r.origin);
+            }
+        }
+        pipeline::spec_edit::edit_in_place(text, &[e])
     } else {
         pipeline::spec_edit::add_review(
             text,

@@ -55,7 +55,8 @@ pub struct Scan {
 }
 
 /// Walks the root (no links to folders followed, hidden folders, `target` and
-/// `node_modules` skipped) and classifies what it finds.
+/// `node_modules` skipped) and classifies what it finds. vera's own temporary files
+/// ([`safefile::is_temp_name`]) are never listed.
 pub fn scan(root: &Root) -> Scan {
     let mut out = Scan::default();
     let mut stack = vec![(root.dir().to_path_buf(), 0usize)];
@@ -96,7 +97,7 @@ pub fn scan(root: &Root) -> Scan {
                 stack.push((path, depth + 1));
                 continue;
             }
-            if !ft.is_file() {
+            if !ft.is_file() || safefile::is_temp_name(&name) {
                 continue;
             }
             if name.ends_with(".toml")
@@ -130,6 +131,87 @@ pub fn scan(root: &Root) -> Scan {
     }
     out.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// Removes the temporary files of vera's own naming ([`safefile::is_temp_name`]) that a
+/// writer killed between its write and its rename left in the folders the scan walks,
+/// and returns them (relative to the root). A temporary file some process still has
+/// open is being written: it stays. Where the open files of processes cannot be seen
+/// (no `/proc`), only files untouched for a day are removed.
+pub fn remove_stale_temps(root: &Root) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![(root.dir().to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.filter_map(Result::ok) {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                stack.clear();
+                break;
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if !(name.starts_with('.') || name == "target" || name == "node_modules")
+                    && depth < MAX_DEPTH
+                {
+                    stack.push((e.path(), depth + 1));
+                }
+            } else if ft.is_file() && safefile::is_temp_name(&name) {
+                found.push(e.path());
+            }
+        }
+    }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let open = open_files();
+    let day = std::time::Duration::from_secs(86_400);
+    let mut removed = Vec::new();
+    for p in found {
+        let stale = match &open {
+            Some(open) => !open.contains(&p),
+            None => std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > day),
+        };
+        if stale && std::fs::remove_file(&p).is_ok() {
+            removed.push(root.relative(&p).unwrap_or_else(|| p.display().to_string()));
+        }
+    }
+    removed.sort();
+    removed
+}
+
+/// Every file some process has open, as far as this user can see (`/proc/*/fd`);
+/// `None` where there is no `/proc`.
+fn open_files() -> Option<std::collections::HashSet<std::path::PathBuf>> {
+    let procs = std::fs::read_dir("/proc").ok()?;
+    let mut open = std::collections::HashSet::new();
+    for p in procs.filter_map(Result::ok) {
+        if !p
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.filter_map(Result::ok) {
+            if let Ok(target) = std::fs::read_link(fd.path()) {
+                open.insert(target);
+            }
+        }
+    }
+    Some(open)
 }
 
 fn classify(path: &Path, name: &str) -> Option<Kind> {

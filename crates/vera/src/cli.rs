@@ -27,13 +27,19 @@ pub struct ServeArgs {
     /// The port (0: any free port).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
-    /// Listen on this address instead of 127.0.0.1. Anyone who can reach it and has the
-    /// printed address (with its token) can read and change the files under DIR.
+    /// Listen on this address instead of one of the server's own in 127.0.0.0/8. Anyone
+    /// who can reach it and has the printed address (with its token) can read and change
+    /// the files under DIR; on 127.0.0.1, the browser also sends the page's cookie to
+    /// every other web server on 127.0.0.1 it visits.
     #[arg(long, value_name = "IP")]
     pub listen: Option<std::net::IpAddr>,
     /// The solver the checks run with.
     #[arg(long, value_enum, default_value_t = SolverChoice::Z3)]
     pub solver: SolverChoice,
+    /// How many checks run at once (default: the number of cores); the others wait in
+    /// a queue the page shows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -46,8 +52,10 @@ pub enum Command {
     /// rule cases with their divergences plotted, decisions written into the files
     /// (with a diff preview, refused when the file changed since the page showed it).
     ///
-    /// Listens on 127.0.0.1 and prints the address to open, with a random access token.
-    /// Runs until stopped (Ctrl-C); exit status 2 when it cannot start.
+    /// Listens on an address of its own in 127.0.0.0/8 (127.0.0.1 where the system has
+    /// no other) and prints the address to open, with a random access token. Runs until
+    /// stopped by Ctrl-C (exit status 130) or SIGTERM (143), after stopping its checks
+    /// and removing its temporary folder; exit status 2 when it cannot start.
     Serve(ServeArgs),
     /// Ask scenario questions: is a claim entailed by the requirements under a scenario?
     ///

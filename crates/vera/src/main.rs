@@ -43,7 +43,11 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     files::set_force(args.force);
-    interrupt::install();
+    // `vera serve` stops on SIGINT and SIGTERM itself: it stops its checks' processes
+    // and removes its temporary folder first (the handler here would exit at once).
+    if !matches!(args.command, cli::Command::Serve(_)) {
+        interrupt::install();
+    }
     // Every command on a large stack: rule chains and formulas thousands of levels
     // deep (a nested `if` or `ite` per table row) must not exhaust it.
     match logic::with_big_stack(|| cli::run(args)) {

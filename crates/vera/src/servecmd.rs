@@ -2,12 +2,10 @@
 
 use crate::cli::{ServeArgs, SolverChoice};
 use std::io::Write as _;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 
 pub fn serve(a: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let ip = a.listen.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
-    if !ip.is_loopback() {
+    if let Some(ip) = a.listen.filter(|ip| !ip.is_loopback()) {
         eprintln!(
             "warning: listening on {ip}: anyone who can reach this address and has the printed \
              address with its token can read and change the files under {}",
@@ -22,19 +20,33 @@ pub fn serve(a: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let config = serve::Config {
         root: a.dir.clone(),
-        addr: SocketAddr::new(ip, a.port),
+        listen: match a.listen {
+            Some(ip) => serve::server::Listen::Ip(ip),
+            None => serve::server::Listen::OwnLoopback,
+        },
+        port: a.port,
         vera,
         check_args,
+        max_checks: a.jobs.map(usize::from).unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        }),
     };
-    serve::run(config, |url| {
+    let stop = serve::run(config, |started| {
         // A closed standard output must not stop the server.
         let mut out = std::io::stdout();
-        let _ = writeln!(out, "vera serve: {url}");
+        let _ = writeln!(out, "vera serve: {}", started.url);
         let _ = out.flush();
+        for t in &started.removed_temps {
+            eprintln!("removed {t}: a temporary file left by an interrupted save");
+        }
         eprintln!(
             "serving {}; open the address above; Ctrl-C stops",
             a.dir.display()
         );
     })?;
-    Ok(ExitCode::SUCCESS)
+    // Stopped by a signal, after its cleanup: the shell's usual status for it.
+    Ok(match stop {
+        serve::Stop::Interrupt => ExitCode::from(130),
+        serve::Stop::Terminate => ExitCode::from(143),
+    })
 }

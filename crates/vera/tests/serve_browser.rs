@@ -2,8 +2,9 @@
 //! (`support/devtools.rs`), first on a small page of the test's own, then end to end on
 //! `vera serve`: the overview, a spec's audit, a clarified reading chosen from saved
 //! `vera clarify` proposals and an edit (each with its diff preview, the file then
-//! exactly as previewed, the audit re-run to consistent), refused stale writes, a rule case's check with an accepted exception, and the
-//! server's access, CSRF, path and escaping checks.
+//! exactly as previewed, the audit re-run to consistent), refused stale writes, a rule case's check with an accepted exception, the
+//! server's access, CSRF, path and escaping checks, and that another local web server
+//! on 127.0.0.1 receives none of its cookie.
 //!
 //! Screenshots of the pages visited are saved as PNG files; with `VERA_SCREENSHOTS` set
 //! to a folder they go there (to refresh the documentation's:
@@ -56,6 +57,40 @@ fn serve_static(html: &'static str) -> String {
         }
     });
     format!("http://{addr}/")
+}
+
+/// A local web server of someone else's on 127.0.0.1: answers every GET with a small
+/// page and keeps each request's head. Returns its base URL and the heads received.
+fn serve_recording() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = heads.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut req = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => req.extend_from_slice(&buf[..n]),
+                }
+            }
+            seen.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&req).into_owned());
+            let body =
+                "<!doctype html><title>other</title><p id=\"other\">another local server</p>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (format!("http://{addr}/"), heads)
 }
 
 const HARNESS_PAGE: &str = r#"<!doctype html>
@@ -179,8 +214,10 @@ struct Server {
     child: Child,
     /// The address it printed, with the access token.
     token_url: String,
-    /// `http://127.0.0.1:PORT`
+    /// `http://IP:PORT`
     base: String,
+    /// `IP:PORT`, as printed.
+    host: String,
     port: u16,
     token: String,
     log: PathBuf,
@@ -188,10 +225,15 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path, log: PathBuf) -> Server {
+        Server::start_with(dir, log, &[])
+    }
+
+    fn start_with(dir: &Path, log: PathBuf, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
             .arg("serve")
             .arg(dir)
             .args(["--port", "0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
@@ -211,6 +253,7 @@ impl Server {
             child,
             token_url: String::new(),
             base: String::new(),
+            host: String::new(),
             port: 0,
             token: String::new(),
             log,
@@ -230,15 +273,18 @@ impl Server {
             )
         });
         let rest = url
-            .strip_prefix("http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("not a 127.0.0.1 URL: {url}"));
-        let (port, token) = rest
+            .strip_prefix("http://127.")
+            .unwrap_or_else(|| panic!("not a loopback URL: {url}"));
+        let (host, token) = rest
             .split_once("/?token=")
             .unwrap_or_else(|| panic!("no /?token= in {url}"));
+        let host = format!("127.{host}");
+        let port = host.rsplit_once(':').map(|(_, p)| p).unwrap_or("");
         server.port = port.parse().unwrap_or_else(|_| panic!("port in {url}"));
         server.token = token.to_string();
         assert!(server.token.len() >= 16, "short token in {url}");
-        server.base = format!("http://127.0.0.1:{}", server.port);
+        server.base = format!("http://{host}");
+        server.host = host;
         server.token_url = url.to_string();
         server
     }
@@ -256,9 +302,9 @@ impl Drop for Server {
 }
 
 /// One request to the server over a plain socket (no browser).
-fn http(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+fn http(host: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Resp {
     let mut req = format!(
-        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\
+        "{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
          Content-Length: {}\r\n",
         body.len()
     );
@@ -267,7 +313,7 @@ fn http(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &
     }
     req.push_str("\r\n");
     req.push_str(body);
-    plain_http::exchange(port, &req)
+    plain_http::exchange(host, &req)
 }
 
 /// Applies a unified diff (`---`/`+++` headers, `@@ -a,b +c,d @@` hunks) to `old`.
@@ -456,7 +502,7 @@ fn edit_and_preview(page: &Page, id: &str, text: &str, formula: &str) -> String 
     page.click_nav(&format!("a.edit[data-id={}]", js_str(id)));
     page.wait_for("#edit-form", SHOW);
     page.set_value("#edit-form textarea[name=\"text\"]", text);
-    page.set_value("#edit-form input[name=\"formula\"]", formula);
+    page.set_value("#edit-form textarea[name=\"formula\"]", formula);
     page.click_nav("#preview");
     page.wait_for("form#apply-form #apply", SHOW);
     previewed_diff(page)
@@ -516,7 +562,7 @@ fn vera_serve_end_to_end() {
         "/spec?path=hemodialysis-inconsistent.toml",
         "/file?path=xss.toml",
     ] {
-        let r = http(server.port, "GET", target, &[], "");
+        let r = http(&server.host, "GET", target, &[], "");
         assert!(
             r.status == 401 || r.status == 403,
             "GET {target} without the token answered {}:\n{}",
@@ -529,14 +575,14 @@ fn vera_serve_end_to_end() {
             r.body
         );
     }
-    let r = http(server.port, "GET", "/?token=wrong", &[], "");
+    let r = http(&server.host, "GET", "/?token=wrong", &[], "");
     assert!(
         r.status == 401 || r.status == 403,
         "a wrong token: {}",
         r.status
     );
     let r = http(
-        server.port,
+        &server.host,
         "GET",
         &format!("/?token={}", server.token),
         &[],
@@ -547,7 +593,7 @@ fn vera_serve_end_to_end() {
         .unwrap_or_else(|| panic!("no cookie set by the token URL ({}):\n{}", r.status, r.head));
     let cookie = cookie.split(';').next().unwrap().to_string();
     let with_cookie = [("Cookie", cookie.as_str())];
-    let r = http(server.port, "GET", "/", &with_cookie, "");
+    let r = http(&server.host, "GET", "/", &with_cookie, "");
     assert_eq!(r.status, 200, "GET / with the cookie:\n{}", r.body);
     assert!(r.body.contains("data-file=\"cra-ab\""), "{}", r.body);
 
@@ -558,7 +604,7 @@ fn vera_serve_end_to_end() {
         "/file?path=%2Fetc%2Fpasswd",
         "/spec?path=../outside",
     ] {
-        let r = http(server.port, "GET", target, &with_cookie, "");
+        let r = http(&server.host, "GET", target, &with_cookie, "");
         assert!(
             r.status == 403 || r.status == 404,
             "GET {target} answered {}:\n{}",
@@ -568,7 +614,7 @@ fn vera_serve_end_to_end() {
         assert!(!r.body.contains("SECRET-OUTSIDE") && !r.body.contains("root:x:0"));
     }
     // A Host header naming another site (DNS rebinding) is refused.
-    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let mut s = TcpStream::connect(&server.host).unwrap();
     write!(
         s,
         "GET / HTTP/1.1\r\nHost: attacker.invalid\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
@@ -596,6 +642,49 @@ fn vera_serve_end_to_end() {
     );
     shots.take(&page, "overview");
     let overview_url = page.url();
+
+    // --- The cookie is not sent to another local web server (browsers scope cookies
+    // by host, not by port: the server's address is its own in 127.0.0.0/8).
+    step(start, "another local server gets no cookie of the page's");
+    assert!(
+        !server.host.starts_with("127.0.0.1:"),
+        "the server listens on 127.0.0.1: {}",
+        server.host
+    );
+    let (other, heads) = serve_recording();
+    page.goto(&other);
+    page.wait_for("#other", SHOW);
+    let got = heads.lock().unwrap().clone();
+    assert!(!got.is_empty(), "the other server saw no request");
+    for h in &got {
+        assert!(
+            !h.to_ascii_lowercase().contains("vera_token") && !h.contains(&server.token),
+            "another local server received the token:\n{h}"
+        );
+    }
+    // The same visit from a page served on 127.0.0.1 (`--listen 127.0.0.1`) does
+    // carry its cookie there: what the address of the server's own prevents.
+    {
+        let shared = Server::start_with(
+            &dir,
+            tmp.path().join("serve2.stderr"),
+            &["--listen", "127.0.0.1"],
+        );
+        assert!(shared.host.starts_with("127.0.0.1:"), "{}", shared.host);
+        let tab = browser.new_page();
+        tab.goto(&shared.token_url);
+        tab.wait_for("a[data-file=\"cra-ab\"]", SHOW);
+        heads.lock().unwrap().clear();
+        tab.goto(&other);
+        tab.wait_for("#other", SHOW);
+        let got = heads.lock().unwrap().clone();
+        assert!(
+            got.iter().any(|h| h.contains(&shared.token)),
+            "a cookie of 127.0.0.1 did not reach the other server on 127.0.0.1: {got:?}"
+        );
+    }
+    page.goto(&overview_url);
+    page.wait_for("a[data-file=\"cra-ab\"]", SHOW);
 
     // --- The spec page and its audit.
     step(start, "spec page: run the audit");
@@ -792,7 +881,7 @@ fn vera_serve_end_to_end() {
                 if let Some(o) = origin {
                     headers.push(("Origin", o));
                 }
-                let r = http(server.port, "POST", action, &headers, &body);
+                let r = http(&server.host, "POST", action, &headers, &body);
                 assert!(
                     (400..500).contains(&r.status),
                     "a save with {what} answered {}:\n{}",

@@ -2,7 +2,9 @@
 //! by hand over a TCP stream. What a hostile page or a careless person could send: no
 //! token, another Host or Origin, no CSRF token, paths and links out of the folder,
 //! markup in names and texts, files changed between a preview and its save, odd files
-//! in the folder, and the ways the server can fail to start.
+//! in the folder, and the ways the server can fail to start; then the server's own
+//! conduct with real processes: SIGINT and SIGTERM stop every check, checks beyond
+//! `--jobs` wait in a queue, idle connections are closed and cannot lock the owner out.
 
 #[path = "support/http.rs"]
 mod plain_http;
@@ -46,6 +48,8 @@ fn case_into(dir: &Path) {
 
 struct Server {
     child: Child,
+    /// `IP:PORT` as printed (what the Host header names).
+    host: String,
     port: u16,
     token: String,
     cookie: String,
@@ -60,11 +64,45 @@ impl Drop for Server {
 }
 
 fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vera"))
+    launch(dir, extra, keep_stdout, &[])
+}
+
+/// `vera serve DIR --port 0 EXTRA` with `env` added to its environment.
+fn launch(dir: &Path, extra: &[&str], keep_stdout: bool, env: &[(&str, &Path)]) -> Server {
+    launch_cmd(
+        Command::new(env!("CARGO_BIN_EXE_vera")),
+        dir,
+        extra,
+        keep_stdout,
+        env,
+    )
+}
+
+/// `vera serve` allowed `n` open files (the usual default of 1,024, where this
+/// machine may allow more): through `sh`, which sets the limit and becomes vera.
+fn start_with_open_files(dir: &Path, n: u32) -> Server {
+    let mut sh = Command::new("sh");
+    sh.args([
+        "-c",
+        &format!("ulimit -n {n} && exec \"$0\" \"$@\""),
+        env!("CARGO_BIN_EXE_vera"),
+    ]);
+    launch_cmd(sh, dir, &[], true, &[])
+}
+
+fn launch_cmd(
+    mut cmd: Command,
+    dir: &Path,
+    extra: &[&str],
+    keep_stdout: bool,
+    env: &[(&str, &Path)],
+) -> Server {
+    let mut child = cmd
         .arg("serve")
         .arg(dir)
         .args(["--port", "0"])
         .args(extra)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -82,6 +120,7 @@ fn start_with(dir: &Path, extra: &[&str], keep_stdout: bool) -> Server {
     let port: u16 = addr.rsplit_once(':').unwrap().1.parse().unwrap();
     Server {
         child,
+        host: addr.to_string(),
         port,
         token: query.to_string(),
         cookie: format!("vera_token_{port}={query}"),
@@ -133,6 +172,13 @@ fn hidden_after(html: &str, marker: &str) -> Vec<(String, String)> {
     v
 }
 
+/// The formula an edit form shows (its textarea's text).
+fn form_formula(html: &str) -> String {
+    let f = html.split("name=\"formula\"").nth(1).unwrap();
+    let f = &f[f.find('>').unwrap() + 1..];
+    unescape(&f[..f.find("</textarea>").unwrap()])
+}
+
 fn set(fields: &mut [(String, String)], name: &str, value: &str) {
     for (k, v) in fields.iter_mut() {
         if k == name {
@@ -147,13 +193,13 @@ fn s(a: &str, b: &str) -> (String, String) {
 
 impl Server {
     fn raw(&self, request: &str) -> Resp {
-        plain_http::exchange(self.port, request)
+        plain_http::exchange(&self.host, request)
     }
 
     fn request(&self, method: &str, path: &str, extra: &[(&str, &str)], body: &str) -> Resp {
         let mut r = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
         if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            r.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+            r.push_str(&format!("Host: {}\r\n", self.host));
         }
         if !extra.iter().any(|(k, _)| k.eq_ignore_ascii_case("cookie")) {
             r.push_str(&format!("Cookie: {}\r\n", self.cookie));
@@ -223,11 +269,7 @@ impl Server {
         assert_eq!(e.status, 200, "{}", e.body);
         let mut f = hidden_after(&e.body, "id=\"edit-form\"");
         f.push(s("text", text));
-        let formula = e.body.split("name=\"formula\" value=\"").nth(1).unwrap();
-        f.push(s(
-            "formula",
-            &unescape(&formula[..formula.find('"').unwrap()]),
-        ));
+        f.push(s("formula", &form_formula(&e.body)));
         let p = self.post("/spec/preview", &f);
         let apply = if p.status == 200 {
             hidden_after(&p.body, "id=\"apply-form\"")
@@ -303,11 +345,30 @@ fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
         let r = srv.request("GET", "/", &[("Host", &host)], "");
         assert_eq!(r.status, 403, "Host {host:?}");
     }
-    assert_eq!(
-        srv.request("GET", "/", &[("Host", &format!("localhost:{p}"))], "")
-            .status,
-        200
+    // The server's address is its own in 127.0.0.0/8: no other name reaches it (and
+    // its cookie is not one of 127.0.0.1's).
+    assert!(
+        srv.host.starts_with("127.") && !srv.host.starts_with("127.0.0.1:"),
+        "{}",
+        srv.host
     );
+    for host in [format!("localhost:{p}"), format!("127.0.0.1:{p}")] {
+        let r = srv.request("GET", "/", &[("Host", &host)], "");
+        assert_eq!(r.status, 403, "Host {host:?}");
+    }
+    // Asked to listen on 127.0.0.1, its names are accepted.
+    let local = start_with(t.path(), &["--listen", "127.0.0.1"], true);
+    assert_eq!(local.host, format!("127.0.0.1:{}", local.port));
+    for host in ["localhost", "127.0.0.1", "LOCALHOST"] {
+        let r = local.request(
+            "GET",
+            "/",
+            &[("Host", &format!("{host}:{}", local.port))],
+            "",
+        );
+        assert_eq!(r.status, 200, "Host {host}");
+    }
+    drop(local);
 
     // A complete, valid save, sent the ways a hostile page or a stale tab would.
     let (pv, apply) = srv.preview_text("spec.toml", "R-ART-1", "Changed.");
@@ -362,7 +423,7 @@ fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
     let r = srv.request(
         "POST",
         "/spec/apply",
-        &[("Origin", &format!("http://127.0.0.1:{p}"))],
+        &[("Origin", &format!("http://{}", srv.host))],
         &body,
     );
     assert_eq!(r.status, 303, "{}", r.body);
@@ -370,6 +431,66 @@ fn access_needs_the_token_the_host_the_origin_and_the_csrf_token() {
         std::fs::read_to_string(t.path().join("spec.toml")).unwrap(),
         original.replace(ART1, "Changed.")
     );
+}
+
+#[test]
+fn every_answer_before_login_carries_the_security_headers() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    let srv = start(t.path());
+    let p = srv.port;
+    for (what, r, status) in [
+        (
+            "no token",
+            srv.request("GET", "/", &[("Cookie", "x=y")], ""),
+            401,
+        ),
+        (
+            "another Host",
+            srv.request("GET", "/", &[("Host", &format!("evil.example:{p}"))], ""),
+            403,
+        ),
+        (
+            "another Origin",
+            srv.request(
+                "POST",
+                "/jobs",
+                &[("Origin", "http://evil.example")],
+                "kind=audit&path=spec.toml",
+            ),
+            403,
+        ),
+        (
+            "the token redirect",
+            srv.request(
+                "GET",
+                &format!("/?token={}", srv.token),
+                &[("Cookie", "x=y")],
+                "",
+            ),
+            303,
+        ),
+        ("a page", srv.get("/"), 200),
+    ] {
+        assert_eq!(r.status, status, "{what}: {}", r.head);
+        let csp = r.header("content-security-policy").unwrap_or_default();
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("script-src 'self'"),
+            "{what}: {}",
+            r.head
+        );
+        assert_eq!(
+            r.header("x-content-type-options").as_deref(),
+            Some("nosniff"),
+            "{what}: {}",
+            r.head
+        );
+        assert_eq!(
+            r.header("cache-control").as_deref(),
+            Some("no-store"),
+            "{what}"
+        );
+    }
 }
 
 #[test]
@@ -466,6 +587,323 @@ fn a_rule_case_whose_files_link_out_of_the_folder_is_not_read() {
     let r = srv.job("consistency", "case");
     assert_eq!(r.status, 400, "{}", r.body);
     assert!(!r.body.contains(secret));
+}
+
+#[test]
+fn a_case_whose_exceptions_file_links_out_of_the_folder_is_neither_shown_nor_checked() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    case_into(&dir);
+    let secret = "SECRET_EXCEPTIONS_4711";
+    std::fs::write(
+        t.path().join("outside.toml"),
+        format!("{secret} = \"first line\"\n"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        t.path().join("outside.toml"),
+        dir.join("case/exceptions.toml"),
+    )
+    .unwrap();
+    let srv = start(&dir);
+    let r = srv.get("/case?path=case");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!r.body.contains(secret), "{}", r.body);
+    let li = r.body.split("id=\"exceptions-file\"").nth(1).unwrap();
+    let li = &li[..li.find("</li>").unwrap()];
+    assert!(li.contains("leads outside the served folder"), "{li}");
+    assert!(!li.contains("none yet"), "{li}");
+    // The check would read it: it does not start.
+    let r = srv.job("consistency", "case");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(
+        r.body.contains("leads outside the served folder"),
+        "{}",
+        r.body
+    );
+    assert!(!r.body.contains(secret));
+    // Nor is an exception written through the link.
+    let csrf = srv.csrf();
+    let r = srv.post(
+        "/case/exception/preview",
+        &[
+            s("path", "case"),
+            s("id", "x"),
+            s("assume", "true"),
+            s("reason", "r"),
+            s("accepted_by", "me"),
+            s("date", "2024-01-02"),
+            s("version", "absent"),
+            s("csrf", &csrf),
+        ],
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(!r.body.contains(secret));
+    assert_eq!(
+        std::fs::read_to_string(t.path().join("outside.toml")).unwrap(),
+        format!("{secret} = \"first line\"\n")
+    );
+}
+
+#[test]
+fn a_check_names_only_resolved_files_inside_the_folder() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    case_into(&dir);
+    // Every file of the case is a link to a file elsewhere in the folder.
+    std::fs::create_dir(dir.join("shared")).unwrap();
+    for f in ["ab.smt2", "prog.bl", "bounds.json"] {
+        std::fs::rename(dir.join("case").join(f), dir.join("shared").join(f)).unwrap();
+        std::os::unix::fs::symlink(format!("../shared/{f}"), dir.join("case").join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.join("shared/exc.toml"),
+        "[[exception]]\nid = \"low\"\ncases = \"*\"\nassume = \"(> Income 0)\"\nreason = \"r\"\naccepted_by = \"me\"\ndate = \"2024-01-02\"\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../shared/exc.toml", dir.join("case/exceptions.toml")).unwrap();
+    spec_into(&dir.join("shared"), "spec.toml");
+    std::os::unix::fs::symlink("shared/spec.toml", dir.join("link.toml")).unwrap();
+    let srv = start(&dir);
+    let r = srv.get("/case?path=case");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("/file?path=shared/exc.toml"), "{}", r.body);
+    for (kind, target) in [("consistency", "case"), ("audit", "link.toml")] {
+        let v = srv.run_check(kind, target);
+        let log: serde_json::Value = serde_json::from_str(&v).unwrap();
+        assert_eq!(log["state"], "done", "{v}");
+        let command = log["log"][0].as_str().unwrap().to_string();
+        let args: Vec<&str> = command.split_whitespace().skip(2).collect();
+        eprintln!("{command}");
+        // Every argument that names a file of the folder names it without a link.
+        let mut files = 0;
+        for a in &args {
+            let p = dir.join(a);
+            // Options, and the server's own cache folder (outside the served folder).
+            if a.starts_with('-') || a.starts_with('/') || !p.exists() {
+                continue;
+            }
+            files += 1;
+            assert!(
+                !std::fs::symlink_metadata(&p)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink(),
+                "{a} is a link: {command}"
+            );
+            assert_eq!(
+                p.canonicalize().unwrap(),
+                dir.canonicalize().unwrap().join(a)
+            );
+        }
+        if kind == "consistency" {
+            assert_eq!(files, 4, "{command}");
+            assert!(
+                command.contains("--no-exceptions --exceptions shared/exc.toml"),
+                "{command}"
+            );
+        } else {
+            assert_eq!(files, 1, "{command}");
+            assert!(command.contains(" shared/spec.toml "), "{command}");
+        }
+    }
+}
+
+/// The `--cache-dir` of the last audit run by `srv` on `rel`.
+fn cache_dir_of(srv: &Server, rel: &str) -> PathBuf {
+    let v = srv.run_check("audit", rel);
+    let log: serde_json::Value = serde_json::from_str(&v).unwrap();
+    assert_eq!(log["state"], "done", "{v}");
+    let command = log["log"][0].as_str().unwrap();
+    let cache = command
+        .split(" --cache-dir ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no --cache-dir in {command}"));
+    PathBuf::from(cache)
+}
+
+#[test]
+fn the_cache_folder_is_private_and_named_apart_from_the_token() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("served");
+    std::fs::create_dir(&dir).unwrap();
+    spec_into(&dir, "spec.toml");
+    let tmp = t.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let srv = launch(&dir, &[], true, &[("TMPDIR", &tmp)]);
+    let cache = cache_dir_of(&srv, "spec.toml");
+    let folder = cache.parent().unwrap();
+    assert_eq!(folder.parent(), Some(tmp.as_path()), "{}", cache.display());
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    // No run of 5 hex digits of the token shows in the name (`ps` shows it to everyone).
+    let token = srv.token.as_bytes();
+    for w in token.windows(5) {
+        let w = std::str::from_utf8(w).unwrap();
+        assert!(!name.contains(w), "{name} holds {w} of the token");
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(folder).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "{name} has mode {mode:o}");
+}
+
+#[test]
+fn a_date_that_is_not_a_day_of_the_calendar_is_refused_for_reviews_and_exceptions() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    case_into(t.path());
+    let srv = start(t.path());
+    let e = srv.get("/spec/edit?path=spec.toml&id=R-ART-1");
+    let version = hidden_after(&e.body, "id=\"edit-form\"")
+        .into_iter()
+        .find(|(k, _)| k == "version")
+        .unwrap()
+        .1;
+    let csrf = srv.csrf();
+    let review = |date: &str| {
+        srv.post(
+            "/spec/preview",
+            &[
+                s("path", "spec.toml"),
+                s("id", "R-ART-1"),
+                s("text", ""),
+                s("finding", "redundant"),
+                s("reason", "kept on purpose"),
+                s("reviewed_by", "J. T"),
+                s("date", date),
+                s("version", &version),
+                s("csrf", &csrf),
+            ],
+        )
+    };
+    let r = review("2024-02-30");
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert!(r.body.contains("`2024-02-30` is not a date"), "{}", r.body);
+    assert_eq!(review("2024-02-29").status, 200);
+    let exception = |date: &str| {
+        srv.post(
+            "/case/exception/preview",
+            &[
+                s("path", "case"),
+                s("id", "x"),
+                s("assume", "(> Income 0)"),
+                s("reason", "r"),
+                s("accepted_by", "me"),
+                s("date", date),
+                s("version", "absent"),
+                s("csrf", &csrf),
+            ],
+        )
+    };
+    let r = exception("2024-02-30");
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert!(r.body.contains("YYYY-MM-DD"), "{}", r.body);
+    assert_eq!(exception("2024-02-29").status, 200);
+}
+
+/// A spec with a byte order mark, CRLF line endings, no final newline, a formula over
+/// three lines with `(- 5)` in it, and a model's formula.
+const CRLF_SPEC: &str = "\u{feff}# CRLF, BOM, no final newline\r\n[spec]\r\nname = \"layout\"\r\n\r\n[[variables]]\r\nname = \"a\"\r\nsort = \"Int\"\r\nmin = -10\r\nmax = 10\r\n\r\n[[requirements]]\r\nid = \"R1\"\r\ntext = \"a stays above minus five\"\r\nformula = \"\"\"\r\n(and (> a (- 5))\r\n     (< a 9))\"\"\"   # as written\r\n\r\n[[requirements]]\r\nid = \"R2\"\r\ntext = \"a stays below nine\"\r\nformula = \"(< a 9)\"\r\norigin = \"model\"";
+
+#[test]
+fn an_edit_keeps_the_files_bom_line_endings_final_newline_and_formulas_as_written() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("spec.toml");
+    std::fs::write(&path, CRLF_SPEC).unwrap();
+    let srv = start(t.path());
+    // The form shows the formula as the file has it, not re-printed.
+    let e = srv.get("/spec/edit?path=spec.toml&id=R1");
+    assert_eq!(e.status, 200, "{}", e.body);
+    assert_eq!(form_formula(&e.body), "(and (> a (- 5))\n     (< a 9))");
+    // Editing the text alone: the preview changes one line, the save that line's text
+    // and no other byte.
+    let (p, apply) = srv.preview_text("spec.toml", "R1", "a stays above minus five, always");
+    assert_eq!(p.status, 200, "{}", p.body);
+    let diff = p.body.split("id=\"diff\"").nth(1).unwrap();
+    let diff = &diff[..diff.find("</pre>").unwrap()];
+    assert_eq!(diff.matches("class=\"del\"").count(), 1, "{diff}");
+    assert_eq!(diff.matches("class=\"add\"").count(), 1, "{diff}");
+    let r = srv.post("/spec/apply", &apply);
+    assert_eq!(r.status, 303, "{}", r.body);
+    let after = std::fs::read(&path).unwrap();
+    let want = CRLF_SPEC.replace(
+        "text = \"a stays above minus five\"",
+        "text = \"a stays above minus five, always\"",
+    );
+    assert_eq!(String::from_utf8(after).unwrap(), want);
+    // A model's formula whose text alone is edited stays the model's.
+    let (p, apply) = srv.preview_text("spec.toml", "R2", "a stays below nine, always");
+    assert_eq!(p.status, 200, "{}", p.body);
+    assert_eq!(srv.post("/spec/apply", &apply).status, 303);
+    let want = want.replace(
+        "text = \"a stays below nine\"",
+        "text = \"a stays below nine, always\"",
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+    // A changed formula is written with the line's own CRLF ending.
+    let e = srv.get("/spec/edit?path=spec.toml&id=R2");
+    let mut f = hidden_after(&e.body, "id=\"edit-form\"");
+    f.push(s("text", "a stays below eight"));
+    f.push(s("formula", "(< a 8)"));
+    let p = srv.post("/spec/preview", &f);
+    assert_eq!(p.status, 200, "{}", p.body);
+    let apply = hidden_after(&p.body, "id=\"apply-form\"");
+    assert_eq!(srv.post("/spec/apply", &apply).status, 303);
+    let want = want
+        .replace(
+            "text = \"a stays below nine, always\"",
+            "text = \"a stays below eight\"",
+        )
+        .replace(
+            "formula = \"(< a 9)\"\r\norigin = \"model\"",
+            "formula = \"(< a 8)\"",
+        );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+}
+
+#[test]
+fn temporary_files_left_by_an_interrupted_save_are_removed_at_start_and_never_listed() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    std::fs::create_dir(t.path().join("sub")).unwrap();
+    // What a `kill -9` between a save's write and its rename leaves: safefile's naming.
+    let stale = [".spec.toml.Ab3dE9.tmp", "sub/.exceptions.toml.q9Z0aa.tmp"];
+    for f in stale {
+        std::fs::write(t.path().join(f), "[[requirements]]\nid = \"half\"\n").unwrap();
+    }
+    // One that a writer still has open (this process), and files of other naming.
+    let open_one = ".spec.toml.Zz9Yy8.tmp";
+    let _writer = std::fs::File::create(t.path().join(open_one)).unwrap();
+    let others = [
+        ".notes.tmp",
+        "spec.toml.Ab3dE9.tmp",
+        ".spec.toml.Ab3dE9x.tmp",
+    ];
+    for f in others {
+        std::fs::write(t.path().join(f), "x").unwrap();
+    }
+    let mut srv = start(t.path());
+    for f in stale {
+        assert!(!t.path().join(f).exists(), "{f} is still there");
+    }
+    for f in others.iter().chain([&open_one]) {
+        assert!(t.path().join(f).exists(), "{f} was removed");
+    }
+    let o = srv.get("/");
+    assert_eq!(o.status, 200);
+    assert!(o.body.contains("data-file=\"spec.toml\""), "{}", o.body);
+    assert!(!o.body.contains("Zz9Yy8"), "{}", o.body);
+    srv.child.kill().unwrap();
+    let mut err = String::new();
+    srv.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    for f in stale {
+        assert!(err.contains(&format!("removed {f}")), "{err}");
+    }
 }
 
 #[test]
@@ -601,12 +1039,9 @@ fn markup_in_names_and_texts_is_escaped_and_odd_ids_still_save() {
     assert_eq!(srv.post("/spec/apply", &a).status, 303);
     let now = std::fs::read_to_string(t.path().join("spec.toml")).unwrap();
     let old_text = "The arterial pressure alarm shall be raised as soon as the arterial pressure comes within 10 mmHg of the upper arterial limit.";
-    // The form sends the formula as the page prints it (`10.0` for `10`).
-    let expected = original.replace(old_text, "Renamed text.").replace(
-        "(- art_high_limit 10)) alarm_arterial)",
-        "(- art_high_limit 10.0)) alarm_arterial)",
-    );
-    assert_eq!(now, expected);
+    // The form sends the formula back as the file has it (`10`, not a re-printed
+    // `10.0`): only the text changed.
+    assert_eq!(now, original.replace(old_text, "Renamed text."));
 }
 
 #[test]
@@ -882,7 +1317,14 @@ fn the_server_starts_or_says_why_not() {
     // Port in use: one message, once.
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port().to_string();
-    let (code, err) = run_to_end(&["serve", t.path().to_str().unwrap(), "--port", &port]);
+    let (code, err) = run_to_end(&[
+        "serve",
+        t.path().to_str().unwrap(),
+        "--port",
+        &port,
+        "--listen",
+        "127.0.0.1",
+    ]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.matches("in use").count(), 1, "{err}");
 
@@ -1363,4 +1805,358 @@ fn a_saved_proof_report_is_shown_only_for_the_file_it_names() {
         "{}",
         c.body
     );
+}
+
+// ---------------------------------------------------------------------------------
+// Processes, signals, connections and the queue of checks.
+
+/// A spec whose audit keeps z3 busy for about a minute: `n + 1` pigeons in `n` holes
+/// (with n = 11, z3 needs about 50 s to find that they do not fit).
+fn pigeons(n: usize) -> String {
+    let mut out = String::from("[spec]\nname = \"pigeons\"\n\n");
+    for i in 1..=n + 1 {
+        for j in 1..=n {
+            out.push_str(&format!(
+                "[[variables]]\nname = \"p_{i}_{j}\"\nsort = \"Bool\"\n\n"
+            ));
+        }
+    }
+    for i in 1..=n + 1 {
+        let holes: Vec<String> = (1..=n).map(|j| format!("p_{i}_{j}")).collect();
+        out.push_str(&format!(
+            "[[requirements]]\nid = \"P{i}\"\ntext = \"pigeon {i} sits in a hole\"\nformula = \"(or {})\"\n\n",
+            holes.join(" ")
+        ));
+    }
+    for j in 1..=n {
+        let mut pairs = Vec::new();
+        for a in 1..=n + 1 {
+            for b in a + 1..=n + 1 {
+                pairs.push(format!("(not (and p_{a}_{j} p_{b}_{j}))"));
+            }
+        }
+        out.push_str(&format!(
+            "[[requirements]]\nid = \"H{j}\"\ntext = \"hole {j} holds one pigeon at most\"\nformula = \"(and {})\"\n\n",
+            pairs.join(" ")
+        ));
+    }
+    out
+}
+
+/// A process as `/proc/PID/stat` shows it.
+#[derive(Debug, Clone)]
+struct Proc {
+    pid: u32,
+    ppid: u32,
+    pgrp: u32,
+    name: String,
+    /// `Z` for a zombie (ended, not yet reaped).
+    state: char,
+}
+
+fn proc_stat(pid: u32) -> Option<Proc> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = s.find('(')?;
+    let close = s.rfind(')')?;
+    let name = s[open + 1..close].to_string();
+    let rest: Vec<&str> = s[close + 2..].split_whitespace().collect();
+    Some(Proc {
+        pid,
+        ppid: rest.get(1)?.parse().ok()?,
+        pgrp: rest.get(2)?.parse().ok()?,
+        name,
+        state: rest.first()?.chars().next()?,
+    })
+}
+
+fn all_procs() -> Vec<Proc> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter_map(proc_stat)
+        .collect()
+}
+
+/// Every living process below `pid`.
+fn descendants(pid: u32) -> Vec<Proc> {
+    let all = all_procs();
+    let mut out: Vec<Proc> = Vec::new();
+    let mut parents = vec![pid];
+    while let Some(p) = parents.pop() {
+        for c in all.iter().filter(|c| c.ppid == p && c.state != 'Z') {
+            parents.push(c.pid);
+            out.push(c.clone());
+        }
+    }
+    out
+}
+
+/// Waits up to `limit` for `ok`, polling every 50 ms; whether it came.
+fn wait_for(limit: Duration, mut ok: impl FnMut() -> bool) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ok()
+}
+
+/// Kills every process group in `groups` (the checks' own: never this test's).
+fn kill_groups(groups: &[u32]) {
+    for g in groups {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{g}")])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn job_id(r: &Resp) -> String {
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.body
+        .trim_start_matches("{\"id\":")
+        .trim_end_matches('}')
+        .to_string()
+}
+
+#[test]
+fn sigint_and_sigterm_stop_every_check_and_remove_the_temporary_folder() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("served");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("pigeons.toml"), pigeons(11)).unwrap();
+        let tmp = t.path().join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        let mut srv = launch(&dir, &[], true, &[("TMPDIR", &tmp)]);
+        let server_pid = srv.child.id();
+        let id = job_id(&srv.job("audit", "pigeons.toml"));
+        // The check runs: vera, and the z3 it started.
+        let mut seen = Vec::new();
+        let running = wait_for(Duration::from_secs(20), || {
+            seen = descendants(server_pid);
+            seen.iter().any(|p| p.name == "z3")
+        });
+        let groups: Vec<u32> = seen
+            .iter()
+            .map(|p| p.pgrp)
+            .filter(|g| *g != server_pid)
+            .collect();
+        assert!(running, "no z3 under the server after 20 s: {seen:?}");
+        assert!(srv
+            .get(&format!("/jobs/{id}"))
+            .body
+            .contains("\"state\":\"running\""));
+        let scratch: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+        assert_eq!(scratch.len(), 1, "the server's temporary folder");
+
+        // A page following the check's progress.
+        let mut events = std::net::TcpStream::connect(&srv.host).unwrap();
+        std::io::Write::write_all(
+            &mut events,
+            format!(
+                "GET /jobs/{id}/events HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n\r\n",
+                srv.host, srv.cookie
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        events
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut first = [0u8; 64];
+        let n = events.read(&mut first).unwrap();
+        assert!(first[..n].starts_with(b"HTTP/1.1 200"), "{:?}", &first[..n]);
+
+        let sent_at = Instant::now();
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), server_pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let ended = wait_for(Duration::from_secs(15), || {
+            srv.child.try_wait().unwrap().is_some()
+        });
+        let took = sent_at.elapsed();
+        if !ended {
+            kill_groups(&groups);
+            panic!("SIG{signal}: the server still runs after 15 s");
+        }
+        let status = srv.child.wait().unwrap();
+        // Every process of the check is gone (an ended one may still wait to be
+        // reaped by init: a zombie runs nothing). The same pid in the same process
+        // group is the same process.
+        let alive = |p: &Proc| proc_stat(p.pid).is_some_and(|q| q.state != 'Z' && q.pgrp == p.pgrp);
+        let gone = wait_for(Duration::from_secs(5), || !seen.iter().any(alive));
+        let survivors: Vec<Proc> = seen.iter().filter(|p| alive(p)).cloned().collect();
+        let in_groups: Vec<Proc> = all_procs()
+            .into_iter()
+            .filter(|p| groups.contains(&p.pgrp) && p.state != 'Z')
+            .collect();
+        kill_groups(&groups);
+        assert!(
+            gone,
+            "SIG{signal}: still running after the server ended: {survivors:?}"
+        );
+        assert!(in_groups.is_empty(), "SIG{signal}: {in_groups:?}");
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        // The page was told the check ended, and the stop did not wait for it.
+        let mut rest = Vec::new();
+        let _ = events.read_to_end(&mut rest);
+        let rest = String::from_utf8_lossy(&rest);
+        assert!(
+            rest.contains("event: end") && rest.contains("\"state\":\"cancelled\""),
+            "{rest}"
+        );
+        assert!(
+            took < Duration::from_secs(5),
+            "SIG{signal}: the stop took {took:?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            left.is_empty(),
+            "SIG{signal}: the temporary folder stays: {left:?}"
+        );
+        let mut err = String::new();
+        srv.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert!(!err.contains("panicked"), "{err}");
+        eprintln!(
+            "SIG{signal}: {} processes of the check stopped; exit {code}",
+            seen.len()
+        );
+    }
+}
+
+#[test]
+fn checks_beyond_the_limit_wait_in_a_queue_the_page_shows() {
+    let t = tempfile::tempdir().unwrap();
+    for n in 1..=3 {
+        std::fs::write(t.path().join(format!("p{n}.toml")), pigeons(11)).unwrap();
+    }
+    let srv = start_with(t.path(), &["--jobs", "1"], true);
+    let server_pid = srv.child.id();
+    let a = job_id(&srv.job("audit", "p1.toml"));
+    let b = job_id(&srv.job("audit", "p2.toml"));
+    let c = job_id(&srv.job("audit", "p3.toml"));
+    let state = |id: &str| -> serde_json::Value {
+        serde_json::from_str(&srv.get(&format!("/jobs/{id}")).body).unwrap()
+    };
+    assert_eq!(state(&a)["state"], "running");
+    assert_eq!(state(&b)["state"], "queued");
+    assert_eq!(state(&b)["ahead"], 0);
+    assert_eq!(state(&c)["state"], "queued");
+    assert_eq!(state(&c)["ahead"], 1);
+    assert_eq!(state(&c)["limit"], 1);
+    // Starting a queued check again gives the same job.
+    assert_eq!(job_id(&srv.job("audit", "p3.toml")), c);
+    // The overview and the spec page show the queue.
+    let o = srv.get("/").body;
+    assert!(o.contains("audit running"), "{o}");
+    assert!(o.contains("audit queued (0 ahead)"), "{o}");
+    assert!(o.contains("audit queued (1 ahead)"), "{o}");
+    let p = srv.get("/spec?path=p3.toml").body;
+    assert!(p.contains("data-state=\"queued\""), "{p}");
+    assert!(
+        p.contains("queued: 1 check ahead (at most 1 run at once)"),
+        "{p}"
+    );
+    // One check runs: one vera under the server.
+    let veras = || {
+        descendants(server_pid)
+            .into_iter()
+            .filter(|p| p.name == "vera" && p.ppid == server_pid)
+            .count()
+    };
+    assert_eq!(veras(), 1);
+    let csrf = srv.csrf();
+    let cancel = |id: &str| {
+        let r = srv.request(
+            "POST",
+            &format!("/jobs/{id}/cancel"),
+            &[("x-vera-csrf", &csrf)],
+            "",
+        );
+        assert_eq!(r.status, 204);
+    };
+    // The first ends: the next in the queue runs, the last moves up.
+    cancel(&a);
+    assert!(
+        wait_for(Duration::from_secs(10), || state(&b)["state"] == "running"),
+        "{}\n{}\n{:?}",
+        state(&b),
+        state(&a),
+        descendants(server_pid)
+    );
+    assert_eq!(state(&a)["state"], "cancelled");
+    assert_eq!(state(&c)["ahead"], 0);
+    assert!(wait_for(Duration::from_secs(10), || veras() == 1));
+    // A queued check cancelled never starts.
+    cancel(&c);
+    assert!(wait_for(Duration::from_secs(5), || state(&c)["state"] == "cancelled"));
+    let log = state(&c)["log"].to_string();
+    assert!(log.contains("cancelled while queued"), "{log}");
+    cancel(&b);
+    assert!(wait_for(Duration::from_secs(10), || veras() == 0));
+    assert_eq!(state(&c)["state"], "cancelled");
+}
+
+#[test]
+fn idle_connections_are_closed_and_cannot_lock_the_owner_out() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    // With the usual limit of 1,024 open files, which 1,100 connections would exhaust.
+    let srv = start_with_open_files(t.path(), 1024);
+    // Many connections that send nothing (no token needed to open them): as many as
+    // this process may open, up to 1,100.
+    let mut idle = Vec::new();
+    while idle.len() < 1100 {
+        match std::net::TcpStream::connect(&srv.host) {
+            Ok(s) => idle.push(s),
+            Err(_) => break,
+        }
+    }
+    assert!(
+        idle.len() > 300,
+        "only {} connections could be opened",
+        idle.len()
+    );
+    // The owner's page still answers at once.
+    let started = Instant::now();
+    let r = srv.get("/");
+    assert_eq!(r.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the page took {:?}",
+        started.elapsed()
+    );
+    drop(idle);
+    // A connection that sends nothing, or half a request head, is closed after the
+    // server's header timeout (10 s).
+    let started = Instant::now();
+    let mut silent = std::net::TcpStream::connect(&srv.host).unwrap();
+    let mut half = std::net::TcpStream::connect(&srv.host).unwrap();
+    std::io::Write::write_all(&mut half, b"GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    for s in [&mut silent, &mut half] {
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        let closed_after = started.elapsed();
+        assert!(
+            closed_after < Duration::from_secs(20),
+            "an idle connection stayed open {closed_after:?}"
+        );
+    }
+    assert!(started.elapsed() >= Duration::from_secs(5));
+    // The server still serves.
+    assert_eq!(srv.get("/").status, 200);
 }

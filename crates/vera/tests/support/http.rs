@@ -25,11 +25,11 @@ impl Resp {
     }
 }
 
-/// Sends `request` exactly as written to `127.0.0.1:port` and reads the answer to its
-/// end (the request should say `Connection: close`).
-pub fn exchange(port: u16, request: &str) -> Resp {
+/// Sends `request` exactly as written to `addr` (`IP:PORT`) and reads the answer to
+/// its end (the request should say `Connection: close`).
+pub fn exchange(addr: &str, request: &str) -> Resp {
     let first = request.lines().next().unwrap_or("");
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     s.write_all(request.as_bytes()).unwrap();
     let mut raw = Vec::new();
