@@ -12,44 +12,15 @@
 //! the test prints a note and passes, unless `VERA_LLM_LIVE=require` is set.
 //! `VERA_GRAMMAR_LIVE_COMPARE=1` also runs the set without the grammar and reports it.
 
-use std::time::{Duration, Instant};
+mod common;
 
-use llm::{CacheMode, LlmConfig};
+use std::time::Instant;
+
 use logic::SourceFile;
 use pipeline::formalize::{formalize, parse_answer, FormalizeOptions, FormalizeReport};
 use pipeline::grammar::Grammar;
 use reqs::Spec;
 use solver::{SolverConfig, SolverKind};
-
-fn base_url() -> String {
-    std::env::var("VERA_LOCAL_LLM_URL").unwrap_or_else(|_| llm::config::LOCAL_BASE_URL.to_string())
-}
-
-/// `GET /health` answers 200 (plain HTTP over a socket: no HTTP client needed here).
-fn server_up(base: &str) -> bool {
-    use std::io::{Read, Write};
-    let Some(rest) = base.strip_prefix("http://") else {
-        return false;
-    };
-    let host = rest.split('/').next().unwrap_or("");
-    let Ok(mut addrs) = std::net::ToSocketAddrs::to_socket_addrs(host) else {
-        return false;
-    };
-    let Some(addr) = addrs.next() else {
-        return false;
-    };
-    let Ok(mut s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(3)) else {
-        return false;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_secs(3)));
-    if s.write_all(format!("GET /health HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
-        .is_err()
-    {
-        return false;
-    }
-    let mut head = [0u8; 12];
-    s.read_exact(&mut head).is_ok() && head.ends_with(b" 200")
-}
 
 fn fixture(name: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -58,17 +29,8 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn client(grammar: bool) -> llm::Client {
-    let mut cfg = LlmConfig::local();
-    cfg.base_url = Some(base_url());
-    cfg.grammar = grammar;
-    cfg.cache = None;
-    cfg.cache_mode = CacheMode::Off;
-    cfg.client().expect("the local configuration builds")
-}
-
-fn run(spec: &Spec, grammar: bool) -> (FormalizeReport, llm::Accounting, f64) {
-    let c = client(grammar);
+fn run(spec: &Spec, base: &str, grammar: bool) -> (FormalizeReport, llm::Accounting, f64) {
+    let c = common::live::client(base, grammar);
     assert_eq!(c.accepts_grammar(), grammar);
     let options = FormalizeOptions {
         forms: false,
@@ -84,14 +46,9 @@ fn run(spec: &Spec, grammar: bool) -> (FormalizeReport, llm::Accounting, f64) {
 
 #[test]
 fn the_local_model_formalizes_the_labeled_set_under_the_grammar() {
-    let base = base_url();
-    if !server_up(&base) {
-        if std::env::var("VERA_LLM_LIVE").as_deref() == Ok("require") {
-            panic!("VERA_LLM_LIVE=require but no local LLM server answers at {base}");
-        }
-        eprintln!("note: no local LLM server at {base}; start one with scripts/local-llm start");
+    let Some(base) = common::live::server_or_skip() else {
         return;
-    }
+    };
     let spec = reqs::parse_spec(SourceFile::new("spec.toml", fixture("spec.toml")))
         .unwrap_or_else(|d| panic!("{d}"));
     let references: toml::Table = toml::from_str(&fixture("references.toml")).unwrap();
@@ -100,7 +57,7 @@ fn the_local_model_formalizes_the_labeled_set_under_the_grammar() {
     let mut checker =
         reqs::equiv::Checker::new(&universe, &SolverConfig::new(SolverKind::Z3)).unwrap();
 
-    let (report, acc, secs) = run(&spec, true);
+    let (report, acc, secs) = run(&spec, &base, true);
     assert_eq!(report.requirements.len(), references.len());
     let mut parsed = 0;
     let mut equivalent = 0;
@@ -153,7 +110,7 @@ fn the_local_model_formalizes_the_labeled_set_under_the_grammar() {
     );
 
     if std::env::var("VERA_GRAMMAR_LIVE_COMPARE").as_deref() == Ok("1") {
-        let (report, acc, secs) = run(&spec, false);
+        let (report, acc, secs) = run(&spec, &base, false);
         let mut parsed = 0;
         let mut equivalent = 0;
         for f in &report.requirements {

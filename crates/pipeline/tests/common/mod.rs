@@ -1,6 +1,8 @@
 //! Shared pieces of the pipeline tests: a small spec and a scripted client.
 #![allow(dead_code)]
 
+pub mod live;
+
 use llm::{Cache, Client, Request, Response, Scripted};
 use std::sync::{Arc, Mutex};
 
