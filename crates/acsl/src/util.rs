@@ -33,10 +33,8 @@ pub fn cache_put(dir: Option<&Path>, kind: &str, key: &str, value: &str) {
     if std::fs::create_dir_all(&d).is_err() {
         return;
     }
-    let tmp = d.join(format!(".{key}.{}.{}", std::process::id(), unique()));
-    if std::fs::write(&tmp, value).is_ok() {
-        let _ = std::fs::rename(&tmp, d.join(format!("{key}.json")));
-    }
+    // A cache entry replaces the one before it: written with force, atomically.
+    let _ = safefile::write_atomic(&d.join(format!("{key}.json")), value.as_bytes(), true);
 }
 
 /// A number unique within this process.
@@ -115,8 +113,8 @@ pub fn run_limited(
     let n = unique();
     let out_path: PathBuf = dir.join(format!(".out{n}"));
     let err_path: PathBuf = dir.join(format!(".err{n}"));
-    let out = std::fs::File::create(&out_path).map_err(RunError::Io)?;
-    let err = std::fs::File::create(&err_path).map_err(RunError::Io)?;
+    let out = std::fs::File::create(&out_path).map_err(RunError::Io)?; // scratch: the tool's output in the caller's temporary folder
+    let err = std::fs::File::create(&err_path).map_err(RunError::Io)?; // scratch: the tool's errors, beside it
     cmd.stdout(out).stderr(err);
     cmd.stdin(if input.is_some() {
         Stdio::piped()

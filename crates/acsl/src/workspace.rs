@@ -228,6 +228,7 @@ impl<'p> Workspace<'p> {
             }
             // Only what changed is written again: unchanged files keep their times.
             if std::fs::read_to_string(&to).ok().as_deref() != Some(text.as_str()) {
+                // scratch: a mirrored source in the workspace's temporary folder
                 std::fs::write(&to, text).map_err(|e| WpError::Io(format!("workspace: {e}")))?;
             }
         }

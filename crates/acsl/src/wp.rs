@@ -351,8 +351,8 @@ pub fn ensure_why3_config(cfg: &WpConfig) -> Result<PathBuf, WpError> {
             ));
         }
     }
-    std::fs::write(&tmp, conf).map_err(|e| err(e.to_string()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| err(e.to_string()))?;
+    let _ = std::fs::remove_file(&tmp);
+    safefile::write_atomic(&path, conf.as_bytes(), true).map_err(|e| err(e.to_string()))?;
     Ok(path)
 }
 
@@ -996,7 +996,7 @@ pub fn run_input(
     if let Input::Text { text, name } = *input {
         // Frama-C counts a CRLF inside an ACSL annotation as two lines: written
         // with LF ends, the text keeps its line numbers.
-        std::fs::write(dir.path().join(name), text.replace("\r\n", "\n"))
+        std::fs::write(dir.path().join(name), text.replace("\r\n", "\n")) // scratch: the C text in this run's temporary folder
             .map_err(|e| WpError::Io(e.to_string()))?;
     }
     let mut cmd = Command::new(&cfg.frama_c);

@@ -499,7 +499,7 @@ impl Dir {
         // One run at a time per directory: an advisory lock the system drops when the
         // process ends, however it ends.
         let lock_path = path.join(".lock");
-        let lock = std::fs::OpenOptions::new()
+        let lock = std::fs::OpenOptions::new() // scratch: the run directory's empty lock file
             .create(true)
             .truncate(false)
             .write(true)

@@ -844,7 +844,7 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
     })?;
     let mut undeclared = Vec::new();
     for (i, d) in a.domain.iter().enumerate() {
-        match spec.parse_formula(&format!("domain {}", d.id), &d.formula) {
+        match untrusted_formula(&spec, &format!("domain {}", d.id), &d.formula) {
             Ok(t) => spec.domain.push(Constraint {
                 id: d.id.clone(),
                 text: d.text.clone().filter(|t| !t.trim().is_empty()),
@@ -970,6 +970,26 @@ fn salvage(a: &DraftAnswer, name: &str) -> Option<(DraftAnswer, Assembled, Dropp
         cur = next;
     }
     None
+}
+
+/// A domain formula a model wrote, read as untrusted text (`logic::parse_untrusted`:
+/// bounded size and depth, nothing but one Boolean term over the draft's schema; a
+/// declaration or a second term is an error like any other).
+fn untrusted_formula(spec: &Spec, what: &str, text: &str) -> Result<Term, logic::Diagnostics> {
+    let wrapped = format!("(assert\n{text}\n)");
+    let u = logic::parse_untrusted(what, &wrapped, &spec.context, logic::Limits::default())?;
+    let one = u.constants.is_empty()
+        && u.enums.is_empty()
+        && u.definitions.is_empty()
+        && u.assertions.len() == 1;
+    if !one {
+        let file = logic::SourceFile::new(what, wrapped);
+        return Err(file.locate_all(&[logic::Diagnostic::error(
+            logic::Span::new(0, 0),
+            "a domain constraint is one Boolean term over the schema's variables (no declarations, no second term)",
+        )]));
+    }
+    Ok(u.assertions.into_iter().next().expect("one").0)
 }
 
 /// The symbols the elaborator reports as undeclared.

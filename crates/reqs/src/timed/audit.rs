@@ -813,22 +813,16 @@ fn rt_check(
     let mut ro = RealizeOptions::new(options.audit.solver.clone());
     ro.max_conflicts = 20;
     let trace = std::env::var("VERA_RT_TRACE").is_ok();
-    let t0 = std::time::Instant::now();
     let first = realizability(&rt, &ro)?;
-    if trace {
-        eprintln!("rt: main question {:?}", t0.elapsed());
-    }
+    if trace {}
     let (found, complete) = match first {
         Realizability::Realizable { .. } => {
             // k-induction: the same question after the last `up_to` steps of any run.
             let (any, _) = rt_spec(spec, up_to.max(1), env, true);
             ro.max_conflicts = 1;
-            let t0 = std::time::Instant::now();
             let every_prefix =
                 matches!(realizability(&any, &ro)?, Realizability::Realizable { .. });
-            if trace {
-                eprintln!("rt: induction {:?}: {every_prefix}", t0.elapsed());
-            }
+            if trace {}
             return Ok(RtInconsistency::NoneUpTo {
                 up_to,
                 time: tb.show(up_to as u64),
@@ -887,11 +881,8 @@ fn rt_check(
                 };
                 let sub = for_set(&f.requirements, mid);
                 ro.max_conflicts = 1;
-                let t0 = std::time::Instant::now();
                 let answer = realizability(&sub, &ro)?;
-                if trace {
-                    eprintln!("rt: {:?} p <= {mid}: {:?}", f.requirements, t0.elapsed());
-                }
+                if trace {}
                 match answer {
                     Realizability::Unrealizable { conflicts: c, .. } if !c.is_empty() => {
                         let p = p_of(&c[0].inputs).unwrap_or(mid);
