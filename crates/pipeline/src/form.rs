@@ -201,14 +201,23 @@ fn numeric(sort: &Sort) -> bool {
 /// The JSON schema of a form over `spec`'s variables: one sub-schema per shape, one per
 /// variable for atoms.
 pub fn answer_schema(spec: &Spec) -> Value {
+    let all: Vec<&str> = spec.variables.iter().map(|v| &*v.name).collect();
+    answer_schema_for(spec, &all)
+}
+
+/// [`answer_schema`] over the variables named in `names` only (those a requirement's
+/// text talks about: a formula over any other would be screened out anyway).
+pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
+    let chosen = |v: &&reqs::spec::Variable| names.contains(&&*v.name);
     let numeric_vars: Vec<&str> = spec
         .variables
         .iter()
+        .filter(chosen)
         .filter(|v| numeric(&v.sort))
         .map(|v| &*v.name)
         .collect();
     let mut atoms = Vec::new();
-    for v in &spec.variables {
+    for v in spec.variables.iter().filter(chosen) {
         let Some(k) = kind(spec, &v.sort) else {
             continue;
         };
@@ -839,8 +848,14 @@ fn number(r: &BigRational, real: bool) -> String {
 /// The schema as a form prompt lists it: each variable with its sort, the relations and
 /// values it takes, its unit and description.
 pub fn schema_lines(spec: &Spec) -> String {
+    let all: Vec<&str> = spec.variables.iter().map(|v| &*v.name).collect();
+    schema_lines_for(spec, &all)
+}
+
+/// [`schema_lines`] of the variables named in `names` only.
+pub fn schema_lines_for(spec: &Spec, names: &[&str]) -> String {
     let mut o = String::new();
-    for v in &spec.variables {
+    for v in spec.variables.iter().filter(|v| names.contains(&&*v.name)) {
         let Some(k) = kind(spec, &v.sort) else {
             continue;
         };

@@ -654,42 +654,89 @@ pub fn screen_formula(
 /// requirement that names a variable only by implication ("no fluid shall be removed"
 /// for the ultrafiltration pump) needs a formula written or accepted by a person.
 pub fn unmentioned_variables(spec: &Spec, t: &Term, text: &str) -> Vec<String> {
-    use crate::roundtrip::{enum_values, name_words, word_match, words, STOPWORDS};
-    let said = words(text);
-    let lower = text.to_lowercase();
-    let matches = |w: &str| {
-        w.chars().count() >= 3
-            && !STOPWORDS.contains(&w)
-            && said.iter().any(|x| {
-                word_match(w, x) || (w.len() >= 6 && x.len() >= 6 && w.get(..6) == x.get(..6))
-            })
-    };
-    let values = enum_values(t);
+    let values = crate::roundtrip::enum_values(t);
+    let mentions = Mentions::of(text);
     let mut out = Vec::new();
     for (name, sort) in t.free_vars() {
-        let n = name.to_string();
-        if lower.contains(&n.to_lowercase()) || name_words(&n).iter().any(|w| matches(w)) {
-            continue;
-        }
-        let var = spec.variables.iter().find(|v| v.name == name);
-        let described = var.is_some_and(|v| {
-            v.description
-                .iter()
-                .chain(v.unit.iter())
-                .flat_map(|d| words(d))
-                .any(|w| matches(&w))
-        });
-        let by_value = match &sort {
+        let compared: Vec<&str> = match &sort {
             logic::Sort::Enum(e) => values
                 .iter()
-                .any(|(s, c)| s == e && name_words(c).iter().any(|w| matches(w))),
-            _ => false,
+                .filter(|(s, _)| s == e)
+                .map(|(_, c)| &**c)
+                .collect(),
+            _ => Vec::new(),
         };
-        if !described && !by_value {
-            out.push(n);
+        let var = spec.variables.iter().find(|v| v.name == name);
+        if !mentions.talks_about(&name, var, &compared) {
+            out.push(name.to_string());
         }
     }
     out
+}
+
+/// The variables of `spec` that `text` talks about in the sense of
+/// [`unmentioned_variables`] (an enumeration variable also by any of its values): the
+/// only ones a formula of the text may use without being screened out.
+pub fn mentioned_variables<'s>(spec: &'s Spec, text: &str) -> Vec<&'s reqs::spec::Variable> {
+    let mentions = Mentions::of(text);
+    spec.variables
+        .iter()
+        .filter(|v| {
+            let values: Vec<&str> = match &v.sort {
+                logic::Sort::Enum(e) => spec
+                    .enums
+                    .iter()
+                    .find(|(n, _)| n == e)
+                    .map(|(_, vs)| vs.iter().map(|x| &**x).collect())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            mentions.talks_about(&v.name, Some(v), &values)
+        })
+        .collect()
+}
+
+/// The words of a requirement text, for the lexical test of whether it talks about a
+/// variable.
+struct Mentions {
+    said: Vec<String>,
+    lower: String,
+}
+
+impl Mentions {
+    fn of(text: &str) -> Mentions {
+        Mentions {
+            said: crate::roundtrip::words(text),
+            lower: text.to_lowercase(),
+        }
+    }
+
+    fn matches(&self, w: &str) -> bool {
+        use crate::roundtrip::{word_match, STOPWORDS};
+        w.chars().count() >= 3
+            && !STOPWORDS.contains(&w)
+            && self.said.iter().any(|x| {
+                word_match(w, x) || (w.len() >= 6 && x.len() >= 6 && w.get(..6) == x.get(..6))
+            })
+    }
+
+    /// Whether the text names the variable: by name, by a word of its name,
+    /// description or unit, or (an enumeration) by one of `values`.
+    fn talks_about(&self, name: &str, var: Option<&reqs::spec::Variable>, values: &[&str]) -> bool {
+        use crate::roundtrip::{name_words, words};
+        self.lower.contains(&name.to_lowercase())
+            || name_words(name).iter().any(|w| self.matches(w))
+            || var.is_some_and(|v| {
+                v.description
+                    .iter()
+                    .chain(v.unit.iter())
+                    .flat_map(|d| words(d))
+                    .any(|w| self.matches(&w))
+            })
+            || values
+                .iter()
+                .any(|c| name_words(c).iter().any(|w| self.matches(w)))
+    }
 }
 
 /// Parses an answer and checks it against the domain with the solver.

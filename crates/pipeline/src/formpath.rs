@@ -337,6 +337,8 @@ struct Conversation {
     /// The sample index (the cache tells samples apart by it).
     index: u32,
     repairs: usize,
+    /// The answers refused so far (trimmed), to notice one given again.
+    refused: Vec<String>,
 }
 
 /// A valid answer.
@@ -349,6 +351,8 @@ struct Valid {
 struct Item {
     /// Index into the `out` slice.
     idx: usize,
+    /// The form's JSON schema over the variables the text talks about.
+    schema: Value,
     prompt: String,
     current: Option<Conversation>,
     started: usize,
@@ -387,21 +391,32 @@ pub(crate) fn formalize_by_forms(
     let mut halted: Option<String> = None;
     let prompts = FormPrompts::builtin();
     let vote = options.vote;
-    let schema = crate::form::answer_schema(spec);
-    let lines = crate::form::schema_lines(spec);
     let asked: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
     let mut items = Vec::new();
     for (idx, f) in out.iter_mut().enumerate() {
         f.provenance.prompt = prompts.one.id();
         let examples =
             similar_examples(spec, checker, &prompts, &f.text, &asked, options.examples)?;
+        // Only the variables the text talks about are offered (in the prompt and in
+        // the enforced schema): a formula over any other is screened out anyway.
+        let mut names: Vec<&str> = crate::formalize::mentioned_variables(spec, &f.text)
+            .into_iter()
+            .map(|v| &*v.name)
+            .collect();
+        if names.is_empty() {
+            names = spec.variables.iter().map(|v| &*v.name).collect();
+        }
         let prompt = prompts.one.render(&[
-            ("schema", lines.as_str()),
+            (
+                "schema",
+                crate::form::schema_lines_for(spec, &names).as_str(),
+            ),
             ("examples", examples.as_str()),
             ("requirement", f.text.as_str()),
         ])?;
         items.push(Item {
             idx,
+            schema: crate::form::answer_schema_for(spec, &names),
             prompt,
             current: None,
             started: 0,
@@ -425,6 +440,7 @@ pub(crate) fn formalize_by_forms(
                 messages: vec![llm::Message::user(it.prompt.clone())],
                 index: it.started as u32,
                 repairs: 0,
+                refused: Vec::new(),
             });
             it.started += 1;
         }
@@ -449,7 +465,9 @@ pub(crate) fn formalize_by_forms(
             .iter()
             .map(|&i| {
                 let c = items[i].current.as_ref().expect("open");
-                let temperature = if c.index == 0 {
+                // A repair turn is drawn warm like the later samples: at the first
+                // sample's temperature 0 a small model mostly repeats what was refused.
+                let temperature = if c.index == 0 && c.repairs == 0 {
                     options.temperature
                 } else {
                     vote.temperature
@@ -457,7 +475,7 @@ pub(crate) fn formalize_by_forms(
                 let mut r = Request::new()
                     .temperature(temperature)
                     .sample(c.index)
-                    .schema("requirement_form", schema.clone());
+                    .schema("requirement_form", items[i].schema.clone());
                 r.messages = c.messages.clone();
                 crate::formalize::fit_context(
                     client,
@@ -540,11 +558,17 @@ pub(crate) fn formalize_by_forms(
                     it.current = None;
                 }
                 Err((shown, problem)) => {
+                    let again = conv.refused.contains(&shown.trim().to_string());
+                    conv.refused.push(shown.trim().to_string());
                     f.attempts.push(Attempt {
                         answer: shown.clone(),
-                        error: Some(problem.clone()),
+                        error: Some(if again {
+                            format!("{problem} (the same answer as before: this sample stops)")
+                        } else {
+                            problem.clone()
+                        }),
                     });
-                    if conv.repairs >= options.max_retries {
+                    if again || conv.repairs >= options.max_retries {
                         it.current = None;
                     } else {
                         conv.repairs += 1;

@@ -285,10 +285,16 @@ fn requests_carry_the_schema_the_samples_and_their_temperatures() {
     assert_eq!(seen[0].0, 0);
     assert_eq!(seen[0].1, Some(0.0));
     assert!(seen[1..].iter().all(|(_, t, _)| *t == Some(0.7)));
-    // The schema names every variable and the values of the enumeration.
-    for needle in ["\"temp\"", "\"alarm\"", "\"KVO\"", "\"degC\""] {
+    // The schema names the variables the text talks about, with their units; the
+    // pumping mode, which R1 does not mention, is not offered.
+    for needle in ["\"temp\"", "\"alarm\"", "\"degC\""] {
         assert!(seen[0].2.contains(needle), "{needle}");
     }
+    assert!(
+        !seen[0].2.contains("\"mode\"") && !seen[0].2.contains("KVO"),
+        "{}",
+        seen[0].2
+    );
 }
 
 #[test]
