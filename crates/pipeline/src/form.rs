@@ -304,40 +304,7 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
 
 /// An exact number from a JSON number (its shortest decimal form, so `8.5` is 17/2).
 fn exact(n: &serde_json::Number) -> Option<BigRational> {
-    if let Some(i) = n.as_i64() {
-        return Some(BigRational::from_integer(BigInt::from(i)));
-    }
-    if let Some(u) = n.as_u64() {
-        return Some(BigRational::from_integer(BigInt::from(u)));
-    }
-    let f = n.as_f64()?;
-    if !f.is_finite() {
-        return None;
-    }
-    decimal(&format!("{f}"))
-}
-
-/// A decimal numeral (`-12.25`, `1e3` as written by Rust's float printer) as a rational.
-fn decimal(s: &str) -> Option<BigRational> {
-    let (mantissa, exp) = match s.split_once(['e', 'E']) {
-        Some((m, e)) => (m, e.parse::<i32>().ok()?),
-        None => (s, 0),
-    };
-    let (neg, m) = match mantissa.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, mantissa),
-    };
-    let (int, frac) = m.split_once('.').unwrap_or((m, ""));
-    let digits: BigInt = format!("{int}{frac}").parse().ok()?;
-    let scale = exp - frac.len() as i32;
-    let ten = BigInt::from(10);
-    let mut r = BigRational::from_integer(digits);
-    if scale >= 0 {
-        r *= BigRational::from_integer(num_traits::pow(ten, scale as usize));
-    } else {
-        r /= BigRational::from_integer(num_traits::pow(ten, (-scale) as usize));
-    }
-    Some(if neg { -r } else { r })
+    crate::schema::rational(&Value::Number(n.clone())).ok()
 }
 
 impl Form {
@@ -1028,10 +995,14 @@ mod tests {
 
     #[test]
     fn numbers_are_exact() {
-        assert_eq!(number(&decimal("8.5").unwrap(), true), "8.5");
-        assert_eq!(number(&decimal("0.1").unwrap(), true), "0.1");
-        assert_eq!(number(&decimal("-0.05").unwrap(), true), "(- 0.05)");
-        assert_eq!(number(&decimal("1e3").unwrap(), false), "1000");
+        let exact_of = |v: Value| match v {
+            Value::Number(n) => exact(&n).unwrap(),
+            _ => unreachable!(),
+        };
+        assert_eq!(number(&exact_of(json!(8.5)), true), "8.5");
+        assert_eq!(number(&exact_of(json!(0.1)), true), "0.1");
+        assert_eq!(number(&exact_of(json!(-0.05)), true), "(- 0.05)");
+        assert_eq!(number(&exact_of(json!(1e3)), false), "1000");
         assert_eq!(
             number(&BigRational::new(BigInt::from(1), BigInt::from(3)), true),
             "(/ 1.0 3.0)"

@@ -1990,8 +1990,8 @@ fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> 
             // The readings are in the notes; the table keeps what it had.
         } else if let Some(formula) = &f.formula {
             table.remove("timed");
-            set_keeping_decor(table, "formula", formula);
-            set_keeping_decor(table, "origin", "model");
+            crate::spec_edit::set(table, "formula", formula);
+            crate::spec_edit::set(table, "origin", "model");
             table.remove("accepted");
         } else if let (Some(pattern), Some(tb)) = (&f.timed, &spec.time) {
             let keys = reqs::timed::answer::keys_of(pattern, tb);
@@ -2003,7 +2003,7 @@ fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> 
                 timed.set_position(at);
             }
             table.remove("formula");
-            set_keeping_decor(table, "origin", "model");
+            crate::spec_edit::set(table, "origin", "model");
             table.remove("accepted");
             table.insert("timed", Item::Table(timed));
         } else {
@@ -2099,20 +2099,6 @@ fn notes_of(f: &Formalized) -> Vec<String> {
         }
     }
     notes
-}
-
-/// Sets `key` of `table` to a string, keeping the key's place and the space around it.
-fn set_keeping_decor(table: &mut toml_edit::Table, key: &str, text: &str) {
-    match table.get_mut(key).and_then(toml_edit::Item::as_value_mut) {
-        Some(v) => {
-            let decor = v.decor().clone();
-            *v = toml_edit::Value::from(text);
-            *v.decor_mut() = decor;
-        }
-        None => {
-            table.insert(key, toml_edit::value(text));
-        }
-    }
 }
 
 /// Writes `text` to a new file, atomically: refuses an input file (compared by identity,

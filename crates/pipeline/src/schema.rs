@@ -614,7 +614,7 @@ fn number_text(r: &BigRational) -> String {
 }
 
 /// A decimal number (`10`, `-0.5`, `1e-3`), exactly.
-fn rational(v: &Value) -> Result<BigRational, String> {
+pub(crate) fn rational(v: &Value) -> Result<BigRational, String> {
     let s = match v {
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.trim().to_string(),

@@ -310,7 +310,7 @@ fn edit_lf(source: &str, edits: &[Edit]) -> Result<String, EditError> {
 }
 
 /// Sets `key` to a string, keeping the key's place and the whitespace around its value.
-fn set(table: &mut toml_edit::Table, key: &str, text: &str) {
+pub(crate) fn set(table: &mut toml_edit::Table, key: &str, text: &str) {
     match table.get_mut(key).and_then(Item::as_value_mut) {
         Some(v) => {
             let decor = v.decor().clone();

@@ -2,7 +2,10 @@
 //! forms read and repaired, the vote (majority, tie, below the threshold, nothing
 //! valid), the SMT-LIB fallback, and what the requests carry.
 
-use llm::{Cache, Client, Request, Response, Scripted};
+mod common;
+
+use common::scripted as client;
+use llm::{Client, Request, Response};
 use logic::SourceFile;
 use pipeline::formalize::{formalize, formalized_spec, FormalizeOptions};
 use pipeline::formpath::Path;
@@ -48,13 +51,6 @@ formula = "(=> (= mode KVO) (not alarm))"
 
 fn spec() -> Spec {
     reqs::parse_spec(SourceFile::new("t.toml", SPEC)).unwrap_or_else(|d| panic!("{d}"))
-}
-
-fn client(f: impl Fn(&Request, usize) -> llm::Result<Response> + Send + Sync + 'static) -> Client {
-    Client::builder(Scripted::from_fn(f))
-        .cache(Cache::in_memory().unwrap())
-        .concurrency(1)
-        .build()
 }
 
 fn options() -> FormalizeOptions {

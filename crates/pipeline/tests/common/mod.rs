@@ -59,6 +59,16 @@ pub fn z3() -> solver::SolverConfig {
 
 pub type Seen = Arc<Mutex<Vec<Request>>>;
 
+/// A client whose answers (or errors) come from `f(request, call number)`.
+pub fn scripted(
+    f: impl Fn(&Request, usize) -> llm::Result<Response> + Send + Sync + 'static,
+) -> Client {
+    Client::builder(Scripted::from_fn(f))
+        .cache(Cache::in_memory().unwrap())
+        .concurrency(1)
+        .build()
+}
+
 /// A client whose answers come from `f(request)`; the requests are kept.
 pub fn client(f: impl Fn(&Request) -> String + Send + Sync + 'static) -> (Client, Seen) {
     let seen = Arc::new(Mutex::new(Vec::new()));
