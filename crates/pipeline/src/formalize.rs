@@ -943,7 +943,7 @@ pub struct FormalizeReport {
 }
 
 /// How many formulas each path produced.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ByPath {
     /// By the controlled-English parser (no model).
     pub parser: usize,

@@ -255,6 +255,12 @@ pub struct FormalizeCounts {
     /// Requirements that had a formula already (from a given schema) and were kept.
     #[serde(default)]
     pub kept: usize,
+    /// Requirements whose forms disagreed: flagged for review, no formula.
+    #[serde(default)]
+    pub flagged: Vec<String>,
+    /// Formulas by path (parser, form, SMT-LIB).
+    #[serde(default)]
+    pub by_path: crate::formalize::ByPath,
 }
 
 /// The audit stage.
@@ -801,6 +807,8 @@ fn formalize_counts(r: &FormalizeReport) -> FormalizeCounts {
             .filter(|f| f.formula.is_some() && !f.notes.is_empty())
             .count(),
         kept: r.kept.len(),
+        flagged: r.flagged.clone(),
+        by_path: r.by_path,
     }
 }
 
@@ -838,6 +846,53 @@ fn audit_counts(spec: &Spec, r: &reqs::AuditReport) -> AuditCounts {
         unknown: s.unknown,
         with_findings,
     }
+}
+
+/// The ambiguity counts of a formalization by forms, from its vote (`formalize.json`):
+/// a requirement whose valid forms fall into several groups of equivalent formulas has
+/// several readings; one with fewer than two valid forms could not be compared. Only
+/// requirements the model was asked about (those with a vote) are counted.
+fn vote_ambiguity(formalize: &serde_json::Value, samples: u32) -> AmbiguityCounts {
+    let mut c = AmbiguityCounts {
+        samples,
+        ..AmbiguityCounts::default()
+    };
+    let (mut agreeing_pairs, mut pairs) = (0usize, 0usize);
+    let empty = Vec::new();
+    for r in formalize["report"]["requirements"]
+        .as_array()
+        .or_else(|| formalize["requirements"].as_array())
+        .unwrap_or(&empty)
+    {
+        let Some(vote) = r.get("vote") else { continue };
+        let id = r["id"].as_str().unwrap_or_default().to_string();
+        c.requirements += 1;
+        let valid = vote["valid"].as_u64().unwrap_or(0) as usize;
+        let counts: Vec<usize> = vote["readings"]
+            .as_array()
+            .map(|rs| {
+                rs.iter()
+                    .map(|x| x["count"].as_u64().unwrap_or(0) as usize)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if valid < 2 {
+            c.could_not_screen.push(id);
+            continue;
+        }
+        pairs += valid * (valid - 1) / 2;
+        agreeing_pairs += counts
+            .iter()
+            .map(|n| n * n.saturating_sub(1) / 2)
+            .sum::<usize>();
+        if counts.len() > 1 {
+            c.flagged.push(id);
+        } else {
+            c.one_reading += 1;
+        }
+    }
+    c.pairwise_agreement = (pairs > 0).then(|| agreeing_pairs as f64 / pairs as f64);
+    c
 }
 
 fn ambiguity_counts(r: &AmbiguityReport, samples: u32) -> AmbiguityCounts {
@@ -1207,13 +1262,26 @@ pub fn run(
         let text = crate::formalize::formalized_spec(&spec, &r);
         let counts = formalize_counts(&r);
         let secs = t.elapsed().as_secs_f64();
+        // A run that stopped asking the model keeps what it found, under a key no
+        // later run matches: the next run formalizes again (its answers so far come
+        // from the cache) instead of taking the partial result as done.
+        let done_key = match &r.halted {
+            Some(_) => format!("{k}#halted"),
+            None => k,
+        };
         dir.finish(
             "formalize",
-            k,
+            done_key,
             &[("formalized.toml", text), ("formalize.json", json(&r))],
             secs,
             to_value(&counts),
         )?;
+        if let Some(reason) = &r.halted {
+            return Err(RunError::Pipeline(PipelineError::Input(format!(
+                "formalize: stopped asking the model: {reason}; the formulas found so far are in {}; run the same command again to go on (the answers received so far come from the cache)",
+                dir.file("formalized.toml").display()
+            ))));
+        }
         ran(
             &mut stages,
             "formalize",
@@ -1284,8 +1352,43 @@ pub fn run(
     });
     report.audit = Some(audit);
 
-    // 5. ambiguity
-    if let Some(a) = &options.ambiguity {
+    // 5. ambiguity: with forms, the vote of the formalization stage already compared
+    // several answers per requirement by meaning; it is read from there, no new samples.
+    let by_vote =
+        options.formalize.forms && options.formalize.mode == crate::formalize::Mode::PerRequirement;
+    if let (Some(_), true) = (&options.ambiguity, by_vote) {
+        let formalize_json = safefile::read_bytes(&dir.file("formalize.json"))?;
+        let k = key(&["ambiguity-vote@1", &sha(&formalize_json)]);
+        let detail = "reading the forms' vote of the formalization (no new samples)".to_string();
+        if !begin(&dir, "ambiguity", &k, detail, &mut stages, &mut notes)? {
+            let t = std::time::Instant::now();
+            dir.check_writable("ambiguity", &["ambiguity.json"])?;
+            let v: serde_json::Value = serde_json::from_slice(&formalize_json).map_err(|e| {
+                RunError::Pipeline(PipelineError::Input(format!("formalize.json: {e}")))
+            })?;
+            let counts = vote_ambiguity(&v, options.formalize.vote.samples as u32);
+            let secs = t.elapsed().as_secs_f64();
+            dir.finish(
+                "ambiguity",
+                k,
+                &[("ambiguity.json", json(&counts))],
+                secs,
+                to_value(&counts),
+            )?;
+            ran(&mut stages, "ambiguity", secs, &["ambiguity.json"]);
+        }
+        let c: AmbiguityCounts = dir.counts("ambiguity")?;
+        progress(Event::Done {
+            name: "ambiguity",
+            line: format!(
+                "{} with several readings, {} with one reading, {} with fewer than two valid forms (from the vote)",
+                c.flagged.len(),
+                c.one_reading,
+                c.could_not_screen.len()
+            ),
+        });
+        report.ambiguity = Some(c);
+    } else if let Some(a) = &options.ambiguity {
         let k = key(&["ambiguity@1", &spec_hash, &format!("{a:?}"), &model]);
         let detail = format!(
             "screening {} requirement texts, {} samples each",
