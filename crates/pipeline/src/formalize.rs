@@ -589,6 +589,23 @@ pub fn screen_formula(
         let lower = format!(" {} ", text.to_lowercase());
         CONDITIONAL_WORDS.iter().any(|w| lower.contains(w))
     };
+    // A conditional text whose formula's condition holds in every state lost its
+    // condition (`(=> (or (>= f 300) (<= f 800)) ...)` for "during therapy ...").
+    if let (true, reqs::spec::Shape::Conditional { trigger, .. }) =
+        (conditional, reqs::spec::shape_of(t))
+    {
+        if checker.satisfiable(&Term::not(trigger.clone()))? == Some(false) {
+            out.push(ScreenFinding {
+                kind: "trigger-always",
+                message: format!(
+                    "the condition `{}` holds in every state the domain allows, so the requirement's condition is lost: state the condition the text names",
+                    logic::print::term(&trigger)
+                ),
+                rejects: true,
+            });
+            return Ok(out);
+        }
+    }
     if let Some(m) = &model {
         for (name, sort) in t.free_vars() {
             let Some(v) = m.get(&name) else { continue };

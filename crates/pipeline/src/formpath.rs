@@ -360,11 +360,21 @@ struct Item {
     done: bool,
 }
 
+/// The fewest agreeing answers that can decide a vote: one when one answer is asked
+/// for, else a majority of the answers asked for (at least two), so that answers that
+/// could not be used never let a minority decide.
+fn needed(vote: &VoteOptions) -> usize {
+    if vote.samples <= 1 {
+        1
+    } else {
+        (vote.samples / 2 + 1).max(2)
+    }
+}
+
 /// Can the outcome still change? Stop once the largest group holds `threshold` of the
 /// valid answers even if every answer still to come is valid and disagrees.
 fn decided(largest: usize, valid: usize, remaining: usize, vote: &VoteOptions) -> bool {
-    let need = if vote.samples <= 1 { 1 } else { 2 };
-    largest >= need && (largest as f64) >= vote.threshold * ((valid + remaining) as f64)
+    largest >= needed(vote) && (largest as f64) >= vote.threshold * ((valid + remaining) as f64)
 }
 
 /// The largest group among the valid answers so far (by solver equivalence).
@@ -617,8 +627,7 @@ pub(crate) fn formalize_by_forms(
             confidence: agreeing as f64 / valid as f64,
             readings,
         };
-        let need = if samples <= 1 { 1 } else { 2 };
-        if agreeing >= need && (agreeing as f64) >= vote.threshold * valid as f64 {
+        if agreeing >= needed(&vote) && (agreeing as f64) >= vote.threshold * valid as f64 {
             let winner = &it.valid[classes[0].representative];
             f.formula = Some(logic::print::term(&winner.term));
             f.term = Some(winner.term.clone());
@@ -696,8 +705,10 @@ mod tests {
         assert!(decided(3, 3, 2, &v));
         // Two of two with three to come: 2 < 0.6 * 5.
         assert!(!decided(2, 2, 3, &v));
-        // All drawn: 2 of 3 >= 0.6 * 3.
-        assert!(decided(2, 3, 0, &v));
+        // All drawn, 3 of 4 valid: a majority of the five asked for, 3 >= 0.6 * 4.
+        assert!(decided(3, 4, 0, &v));
+        // Two of two valid (three answers unusable) is not a majority of five.
+        assert!(!decided(2, 2, 0, &v));
         // One of one never decides alone when several samples are asked for.
         assert!(!decided(1, 1, 0, &v));
         let one = VoteOptions { samples: 1, ..v };

@@ -1433,3 +1433,30 @@ fn a_hand_written_example_the_screening_rejects_is_never_shown() {
         seen[0]
     );
 }
+
+#[test]
+fn a_conditional_text_whose_condition_always_holds_is_screened_out() {
+    let s = spec();
+    let c = client(|r, _| {
+        Ok(Response::text(if r.messages.len() == 1 {
+            "(=> (or (> temp 38) (<= temp 38)) alarm)"
+        } else {
+            "(=> (> temp 38) alarm)"
+        }))
+    });
+    let o = FormalizeOptions {
+        forms: false,
+        only: only(&["R1"]),
+        ..FormalizeOptions::default()
+    };
+    let rep = formalize(&s, &c, &z3(), &o).unwrap();
+    let f = &rep.requirements[0];
+    assert_eq!(f.formula.as_deref(), Some("(=> (> temp 38.0) alarm)"));
+    let first = f.attempts[0].error.as_deref().unwrap();
+    assert!(
+        first.contains(
+            "holds in every state the domain allows, so the requirement's condition is lost"
+        ),
+        "{first}"
+    );
+}

@@ -160,14 +160,35 @@ fn below_the_threshold_is_flagged() {
     let v = f.vote.as_ref().unwrap();
     assert_eq!((v.valid, v.agreeing), (5, 2));
     assert!(f.flagged && f.formula.is_none());
-    // A lower threshold accepts the same answers.
+    // A lower threshold does not let two of five decide either: a majority of the
+    // answers asked for is needed.
     let mut o = options();
     o.vote.threshold = 0.4;
     let rep = formalize(&s, &c, &z3(), &o).unwrap();
+    assert!(rep.requirements[0].flagged);
+    // Three of five at 0.6 decide.
+    let c = by_sample(&[RIGHT, AT_LEAST, RIGHT, OTHER, RIGHT], "unused");
+    let rep = formalize(&s, &c, &z3(), &options()).unwrap();
     assert_eq!(
         rep.requirements[0].formula.as_deref(),
         Some("(=> (> temp 38.0) alarm)")
     );
+}
+
+#[test]
+fn two_agreeing_answers_are_not_a_majority_when_the_rest_are_unusable() {
+    let s = spec();
+    // Two valid answers that agree, three that are not forms: 2 of 2 valid, but not a
+    // majority of the five asked for.
+    const BAD: &str = r#"{"if": {"name": "temp", "op": "is", "value": true}, "then": {"name": "alarm", "op": "is", "value": true}}"#;
+    let c = by_sample(&[RIGHT, BAD, RIGHT_AS_NEVER, BAD, BAD], "unused");
+    let mut o = options();
+    o.max_retries = 0;
+    let rep = formalize(&s, &c, &z3(), &o).unwrap();
+    let f = &rep.requirements[0];
+    let v = f.vote.as_ref().unwrap();
+    assert_eq!((v.samples, v.valid, v.agreeing), (5, 2, 2));
+    assert!(f.flagged && f.formula.is_none(), "{f:?}");
 }
 
 #[test]
