@@ -162,7 +162,6 @@ fn every_stage_with(solver: &str) {
             "extract",
             "schema",
             "formalize",
-            "--smtlib",
             "audit",
             "ambiguity",
             "roundtrip"
@@ -603,4 +602,95 @@ fn run_directories_are_guarded() {
     );
     assert_eq!(code, 2);
     assert!(err.contains("it holds the run of"), "{err}");
+}
+
+/// The model answering forms: the form of whichever requirement is asked about.
+fn form_model(body: &str) -> String {
+    if !body.contains("requirement_form") {
+        return model(body, "(=> (> bolus_volume 20.0) alarm)");
+    }
+    let last = body.rfind("Requirement: ").map_or("", |i| &body[i..]);
+    let asks = |s: &str| last.starts_with(s);
+    let atom =
+        |n: &str, op: &str, v: &str| format!(r#"{{"name": "{n}", "op": "{op}", "value": {v}}}"#);
+    let form = |c: String, t: String| format!(r#"{{"if": {c}, "then": {t}}}"#);
+    if asks("Requirement: The pump shall sound the alarm") {
+        form(atom("door_open", "is", "true"), atom("alarm", "is", "true"))
+    } else if asks("Requirement: The pump shall stop") {
+        form(
+            atom("door_open", "is", "true"),
+            atom("mode", "is", "\"Stopped\""),
+        )
+    } else if asks("Requirement: While the pump is stopped") {
+        format!(
+            r#"{{"during": {}, "then": {}}}"#,
+            atom("mode", "is", "\"Stopped\""),
+            atom("alarm", "is", "true")
+        )
+    } else if asks("Requirement: The alarm shall sound when the bolus") {
+        form(
+            atom("bolus_volume", "op_placeholder", "20"),
+            atom("alarm", "is", "true"),
+        )
+        .replace("op_placeholder", ">")
+    } else {
+        "unexpected request".into()
+    }
+}
+
+#[test]
+fn with_forms_the_vote_is_the_ambiguity_screening() {
+    let dir = setup();
+    let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = bodies.clone();
+    let (port, _) = server(move |b| {
+        log.lock().unwrap().push(b.to_string());
+        form_model(b)
+    });
+    let (code, out, err) = vera(
+        dir.path(),
+        port,
+        &["run", "pump.txt", "--chunk", "3", "--format", "json"],
+    );
+    assert_eq!(
+        code, 1,
+        "the redundancy of 2.1(1) is a finding\n{out}\n{err}"
+    );
+    let v = json(&out);
+    let f = &v["formalize"];
+    assert_eq!(f["by_path"]["form"], 4, "{f}");
+    assert_eq!(f["failed"].as_array().unwrap().len(), 0, "{f}");
+    // Three agreeing forms each, and the ambiguity stage reads them: no new samples.
+    let a = &v["ambiguity"];
+    assert_eq!(a["requirements"], 4, "{a}");
+    assert_eq!(a["one_reading"], 4, "{a}");
+    assert!(
+        err.contains("reading the forms' vote of the formalization (no new samples)"),
+        "{err}"
+    );
+    let bodies = bodies.lock().unwrap();
+    // SMT-LIB terms are asked for only by the round trip (of the sentences it wrote),
+    // never of the document's own texts: no formalization fallback, no ambiguity sample.
+    for b in bodies
+        .iter()
+        .filter(|b| b.contains("Translate the requirement into one SMT-LIB 2 term"))
+    {
+        let last = b.rfind("Requirement: ").map_or("", |i| &b[i..]);
+        // (2.1(3)'s and 2.2(1)'s texts are also the sentences the round trip writes
+        // for their formulas, so only the other two tell the stages apart.)
+        for original in [
+            "Requirement: The pump shall sound the alarm",
+            "Requirement: The pump shall stop",
+        ] {
+            assert!(!last.starts_with(original), "{last}");
+        }
+    }
+    assert_eq!(
+        bodies
+            .iter()
+            .filter(|b| b.contains("requirement_form"))
+            .count(),
+        12,
+        "three forms for each of the four requirements"
+    );
 }
