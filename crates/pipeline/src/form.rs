@@ -187,7 +187,6 @@ fn kind<'a>(spec: &'a Spec, sort: &Sort) -> Option<Kind<'a>> {
             .iter()
             .find(|(n, _)| n == e)
             .map(|(_, vs)| Kind::Enum(vs.as_slice())),
-        _ => None,
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod ambiguity;
 pub mod cells;
 pub mod clarify;
+pub mod controlled;
 pub mod csynth;
 pub mod eval;
 pub mod faults;

@@ -21,7 +21,7 @@
 //!   and integer division by a variable are quoted as formula text in backquotes ("the
 //!   formula `(let ...)` holds") rather than guessed at.
 //!
-//! A Boolean variable reads from its description ([`crate::wording`]): a clause as it is
+//! A Boolean variable reads from its description: a clause as it is
 //! ("the alarm sounds" / "the alarm does not sound"), a phrase ending in a predicate
 //! with "the ... is" ("left low beam on": "the left low beam is on"), anything else with
 //! "is true" / "is false"; a variable without a description reads by its name with

@@ -372,18 +372,13 @@ pub(crate) fn noun_phrase(v: &Variable) -> String {
     }
 }
 
-/// The heads a noun phrase naming this description may end with: the last word of its
-/// core (the words before the first preposition, relative word or participle after the
-/// first word), and the participle itself when it ends the description ("a sensor
-/// reading", "treatment time remaining"). Stems, articles left out.
-pub(crate) fn heads(text: &str) -> Vec<String> {
+/// The words of a description (articles left out) and where its core ends: before the
+/// first preposition, relative word or participle after the first word.
+fn core_end(text: &str) -> (Vec<String>, Option<usize>) {
     let words: Vec<String> = match_words(text)
         .into_iter()
         .filter(|w| !ARTICLES.contains(&w.as_str()))
         .collect();
-    if words.is_empty() {
-        return Vec::new();
-    }
     let end = (1..words.len()).find(|&i| {
         let w = words[i].as_str();
         PREPOSITIONS.contains(&w)
@@ -391,6 +386,18 @@ pub(crate) fn heads(text: &str) -> Vec<String> {
             || PARTICIPLES.contains(&w)
             || (w.len() >= 5 && (w.ends_with("ed") && !w.ends_with("eed") || w.ends_with("ing")))
     });
+    (words, end)
+}
+
+/// The heads a noun phrase naming this description may end with: the last word of its
+/// core (the words before the first preposition, relative word or participle after the
+/// first word), and the participle itself when it ends the description ("a sensor
+/// reading", "treatment time remaining"). Stems, articles left out.
+pub(crate) fn heads(text: &str) -> Vec<String> {
+    let (words, end) = core_end(text);
+    if words.is_empty() {
+        return Vec::new();
+    }
     match end {
         None => vec![stem(words.last().expect("not empty"))],
         Some(i) => {
@@ -402,6 +409,25 @@ pub(crate) fn heads(text: &str) -> Vec<String> {
             h
         }
     }
+}
+
+/// The stems of a description's core (see [`heads`]) with a participle that ends it: the
+/// words that qualify its head noun ("upper arterial pressure alarm limit", "blood flow
+/// set"), not those of a phrase after it ("at the dialyzer inlet").
+pub(crate) fn core_stems(text: &str) -> Vec<String> {
+    let (words, end) = core_end(text);
+    let end = match end {
+        // A participle that ends the core qualifies it too ("blood flow set by ...").
+        Some(i)
+            if !PREPOSITIONS.contains(&words[i].as_str())
+                && !RELATIVES.contains(&words[i].as_str()) =>
+        {
+            i + 1
+        }
+        Some(i) => i,
+        None => words.len(),
+    };
+    words[..end].iter().map(|w| stem(w)).collect()
 }
 
 #[cfg(test)]
