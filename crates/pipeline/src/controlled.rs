@@ -47,7 +47,8 @@ use num_rational::BigRational;
 use num_traits::Zero;
 use reqs::spec::Variable;
 use reqs::Spec;
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 
 /// Why a sentence was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -118,10 +119,18 @@ pub fn parse(spec: &Spec, text: &str) -> Result<Form, NotParsed> {
 // ---------------------------------------------------------------------------------------
 // Tokens.
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Tok {
-    Word { low: String, text: String },
-    Num { value: BigRational, text: String },
+    /// A word: lower case, as written, and its stem.
+    Word {
+        low: String,
+        text: String,
+        stem: String,
+    },
+    Num {
+        value: BigRational,
+        text: String,
+    },
     Comma,
 }
 
@@ -136,9 +145,20 @@ impl Tok {
         self.word() == Some(w)
     }
     fn synthetic(w: &str) -> Tok {
+        Tok::written(w, w)
+    }
+    /// A word read as `low`, written as `text`.
+    fn written(low: &str, text: &str) -> Tok {
         Tok::Word {
-            low: w.into(),
-            text: w.into(),
+            low: low.into(),
+            text: text.into(),
+            stem: wording::stem(low),
+        }
+    }
+    fn stem(&self) -> Option<&str> {
+        match self {
+            Tok::Word { stem, .. } => Some(stem),
+            _ => None,
         }
     }
 }
@@ -251,16 +271,10 @@ fn tokenize(text: &str) -> Result<Vec<Tok>, NotParsed> {
         {
             // "air-in-line" reads as the description's words do.
             for p in body.split('-') {
-                out.push(Tok::Word {
-                    low: p.to_lowercase(),
-                    text: p.into(),
-                });
+                out.push(Tok::written(&p.to_lowercase(), p));
             }
         } else if !body.is_empty() {
-            out.push(Tok::Word {
-                low,
-                text: body.into(),
-            });
+            out.push(Tok::written(&low, body));
         }
         if commas == 1 {
             out.push(Tok::Comma);
@@ -439,7 +453,12 @@ impl<T: PartialEq> Alts<T> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Strength {
+    /// Some of the words, ending in the head noun, but a qualifier left out: never
+    /// chosen, but a rival of the other readings.
+    Loose,
+    /// Some of the words, ending in the head noun, every qualifier kept.
     Subset,
+    /// The name or the whole description.
     Exact,
 }
 
@@ -450,6 +469,19 @@ struct Target {
     heads: Vec<String>,
     /// The words before the head, where a qualifier may not be left out.
     core: Vec<String>,
+    /// `words` as a set.
+    set: BTreeSet<String>,
+}
+
+impl Target {
+    fn new(words: Vec<String>, heads: Vec<String>, core: Vec<String>) -> Target {
+        Target {
+            set: words.iter().cloned().collect(),
+            words,
+            heads,
+            core,
+        }
+    }
 }
 
 /// Words that set a variable apart from its neighbours ("upper" limit, "set" flow,
@@ -503,23 +535,24 @@ const QUALIFIERS: &[&str] = &[
 
 impl Target {
     /// How `np` (stems, articles left out) names this target: the same words, or some of
-    /// them ending in a head noun (`strict`: keeping every qualifier).
-    fn matches(&self, np: &[String], strict: bool) -> Option<Strength> {
+    /// them ending in a head noun (keeping every qualifier of the core, or not).
+    fn matches(&self, np: &[String]) -> Option<Strength> {
         if np.is_empty() {
             return None;
         }
         if np == self.words.as_slice() {
             return Some(Strength::Exact);
         }
-        let set: BTreeSet<&str> = self.words.iter().map(String::as_str).collect();
         let last = np.last().expect("not empty");
-        let kept = |w: &String| {
-            !strict || !QUALIFIERS.iter().any(|q| wording::stem(q) == *w) || np.contains(w)
-        };
-        (self.heads.contains(last)
-            && np.iter().all(|w| set.contains(w.as_str()))
-            && self.core.iter().all(kept))
-        .then_some(Strength::Subset)
+        if !self.heads.contains(last) || !np.iter().all(|w| self.set.contains(w)) {
+            return None;
+        }
+        let kept = |w: &String| !qualifier_stems().contains(w) || np.contains(w);
+        Some(if self.core.iter().all(kept) {
+            Strength::Subset
+        } else {
+            Strength::Loose
+        })
     }
 }
 
@@ -559,22 +592,18 @@ impl<'s> VarInfo<'s> {
             ),
         };
         let name = wording::name_words(var);
-        let mut nouns = vec![Target {
-            words: wording::stems(&name),
-            heads: Vec::new(),
-            core: Vec::new(),
-        }];
+        let mut nouns = vec![Target::new(wording::stems(&name), Vec::new(), Vec::new())];
         let desc = var
             .description
             .as_deref()
             .map(str::trim)
             .filter(|d| !d.is_empty());
         if let Some(d) = desc {
-            nouns.push(Target {
-                words: wording::stems(d),
-                heads: wording::heads(d),
-                core: wording::core_stems(d),
-            });
+            nouns.push(Target::new(
+                wording::stems(d),
+                wording::heads(d),
+                wording::core_stems(d),
+            ));
         }
         let mut readings = Vec::new();
         if kind == Kind::Bool {
@@ -595,14 +624,7 @@ impl<'s> VarInfo<'s> {
                     }
                 };
                 if !predicate.is_empty() {
-                    readings.push((
-                        Target {
-                            core: subject.clone(),
-                            words: subject,
-                            heads: vec![head],
-                        },
-                        predicate,
-                    ));
+                    readings.push((Target::new(subject.clone(), vec![head], subject), predicate));
                 }
             }
         }
@@ -618,11 +640,8 @@ impl<'s> VarInfo<'s> {
         matches!(self.kind, Kind::Int | Kind::Real)
     }
 
-    fn noun_match(&self, np: &[String], strict: bool) -> Option<Strength> {
-        self.nouns
-            .iter()
-            .filter_map(|t| t.matches(np, strict))
-            .max()
+    fn noun_match(&self, np: &[String]) -> Option<Strength> {
+        self.nouns.iter().filter_map(|t| t.matches(np)).max()
     }
 
     fn described(&self) -> String {
@@ -700,12 +719,29 @@ const BARE_RELATIONS: &[&str] = &[
     "lower",
 ];
 
-fn starts_with_stems(toks: &[Tok], words: &[&str]) -> bool {
-    toks.len() >= words.len()
-        && toks.iter().zip(words).all(|(t, w)| {
-            t.word()
-                .is_some_and(|x| wording::stem(x) == wording::stem(w))
-        })
+fn starts_with_stems(toks: &[Tok], stems: &[String]) -> bool {
+    toks.len() >= stems.len()
+        && toks
+            .iter()
+            .zip(stems)
+            .all(|(t, w)| t.stem() == Some(w.as_str()))
+}
+
+/// [`RELATIONS`] with its words as stems.
+fn relation_stems() -> &'static [(Vec<String>, Rel)] {
+    static STEMS: std::sync::OnceLock<Vec<(Vec<String>, Rel)>> = std::sync::OnceLock::new();
+    STEMS.get_or_init(|| {
+        RELATIONS
+            .iter()
+            .map(|(ws, r)| (ws.iter().map(|w| wording::stem(w)).collect(), *r))
+            .collect()
+    })
+}
+
+/// [`QUALIFIERS`] as stems.
+fn qualifier_stems() -> &'static BTreeSet<String> {
+    static STEMS: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+    STEMS.get_or_init(|| QUALIFIERS.iter().map(|q| wording::stem(q)).collect())
 }
 
 fn relation(rel: Rel) -> Relation {
@@ -801,8 +837,16 @@ enum Sep {
 // ---------------------------------------------------------------------------------------
 // The parser.
 
+/// Readings of parts already read, by their words.
+type Memo<K, T> = RefCell<HashMap<K, R<T>>>;
+
 struct Parser<'s> {
     vars: Vec<VarInfo<'s>>,
+    /// Statements of conditions already read (a sentence is cut many ways, and the same
+    /// words come back).
+    clauses: Memo<(Vec<Tok>, bool), Vec<Atom>>,
+    /// Statements of responses already read.
+    items: Memo<(Vec<Tok>, bool, bool), Item>,
     /// Every unit of the schema, to tell a unit from another word after a number.
     units: Vec<String>,
 }
@@ -820,6 +864,8 @@ enum SubjectKind {
 impl<'s> Parser<'s> {
     fn new(spec: &'s Spec) -> Parser<'s> {
         Parser {
+            clauses: RefCell::default(),
+            items: RefCell::default(),
             vars: spec
                 .variables
                 .iter()
@@ -955,7 +1001,8 @@ impl<'s> Parser<'s> {
         alts.finish(|| fail(Refusal::Structure, toks, "no condition and response found"))
     }
 
-    /// `The S shall R when/while/if C.` with R one statement.
+    /// `The S shall R when/while/if C.` with R one statement (a response of several
+    /// statements before a condition is refused: which of them does it govern?).
     fn trailing(&self, toks: &[Tok]) -> R<Form> {
         let at: Vec<usize> = (1..toks.len())
             .filter(|&i| {
@@ -984,38 +1031,37 @@ impl<'s> Parser<'s> {
         if cond.is_empty() || resp.is_empty() {
             return Ok(Vec::new());
         }
-        if resp.iter().any(|t| {
-            matches!(t, Tok::Comma)
-                || t.is("and")
-                || t.is("or")
-                || t.is("nor")
-                || t.is("both")
-                || t.is("neither")
-        }) {
-            return Err(fail(
-                Refusal::Ambiguous,
-                toks,
-                "a condition after a response of several parts: it is not clear which parts it governs; put the condition first",
-            )
-            .shift(toks.len()));
-        }
         let word = if toks[k].is("while") {
             Trigger::While
         } else {
             Trigger::If
         };
-        let items = self.response_item(resp, false, false)?;
+        let items = match self.response_item(resp, false, false) {
+            Ok(items) => items,
+            Err(f) => {
+                if self.response(resp, false).is_ok() {
+                    return Err(fail(
+                        Refusal::Ambiguous,
+                        toks,
+                        "a condition after a response of several statements: it is not clear which of them it governs; put the condition first",
+                    )
+                    .shift(toks.len()));
+                }
+                return Err(f);
+            }
+        };
         let conds = self.condition(cond, false).map_err(|f| f.shift(k + 1))?;
         let mut out = Vec::new();
         for item in &items {
-            if item.atoms.len() != 1 {
-                continue;
-            }
+            let then = Conds {
+                atoms: item.atoms.clone(),
+                any: false,
+            };
             for c in &conds {
                 out.push(Form::If {
                     word,
                     condition: c.cond(),
-                    then: Cond::Atom(item.atoms[0].clone()),
+                    then: then.cond(),
                     otherwise: None,
                 });
             }
@@ -1088,15 +1134,16 @@ impl<'s> Parser<'s> {
     }
 
     /// The join of a cut, when its separators make a list: "A and B", "A, B and C",
-    /// "A, B, and C" (one word throughout).
-    fn list_join(seps: &[Sep]) -> Option<Option<Join>> {
+    /// "A, B, and C" (one word throughout); "A, and B" when `comma_before_two` (two
+    /// statements of a response).
+    fn list_join(seps: &[Sep], comma_before_two: bool) -> Option<Option<Join>> {
         if seps.is_empty() {
             return Some(None);
         }
         let last = *seps.last().expect("not empty");
         let word = match last {
             Sep::Word(j) => j,
-            Sep::CommaWord(j) if seps.len() >= 2 => j,
+            Sep::CommaWord(j) if seps.len() >= 2 || comma_before_two => j,
             _ => return None,
         };
         for s in &seps[..seps.len() - 1] {
@@ -1145,7 +1192,7 @@ impl<'s> Parser<'s> {
                 continue;
             }
             for (items, seps) in Self::cuts(body) {
-                let Some(join) = Self::list_join(&seps) else {
+                let Some(join) = Self::list_join(&seps, false) else {
                     continue;
                 };
                 match (marker, join) {
@@ -1182,10 +1229,24 @@ impl<'s> Parser<'s> {
                 };
                 for combo in combos {
                     match join {
-                        None | Some(Join::And) => alts.add(Ok(vec![Conds {
-                            atoms: combo.into_iter().flatten().collect(),
-                            any: false,
-                        }])),
+                        None | Some(Join::And) => {
+                            let atoms: Vec<Atom> = combo.into_iter().flatten().collect();
+                            if let Some(v) = two_values(&atoms) {
+                                alts.fail(
+                                    fail(
+                                        Refusal::Ambiguous,
+                                        toks,
+                                        format!(
+                                            "`{}` asks `{v}` to have two values at once; if either will do, join them with \"or\"",
+                                            show(toks)
+                                        ),
+                                    )
+                                    .shift(toks.len()),
+                                );
+                                continue;
+                            }
+                            alts.add(Ok(vec![Conds { atoms, any: false }]))
+                        }
                         Some(j) => {
                             if combo.iter().any(|c| c.len() != 1) {
                                 alts.fail(fail(
@@ -1230,7 +1291,7 @@ impl<'s> Parser<'s> {
         }
         let mut alts = Alts::new();
         for (items, seps) in Self::cuts(toks) {
-            let Some(join) = Self::list_join(&seps) else {
+            let Some(join) = Self::list_join(&seps, true) else {
                 continue;
             };
             if join == Some(Join::Nor) {
@@ -1315,6 +1376,16 @@ impl<'s> Parser<'s> {
     /// One statement of a response: `S shall VP`, `S VP` after a statement with "shall
     /// be" (the words left out), or (after "then") a statement without "shall".
     fn response_item(&self, toks: &[Tok], may_gap: bool, indicative: bool) -> R<Item> {
+        let key = (toks.to_vec(), may_gap, indicative);
+        if let Some(r) = self.items.borrow().get(&key) {
+            return r.clone();
+        }
+        let r = self.response_item_uncached(toks, may_gap, indicative);
+        self.items.borrow_mut().insert(key, r.clone());
+        r
+    }
+
+    fn response_item_uncached(&self, toks: &[Tok], may_gap: bool, indicative: bool) -> R<Item> {
         let modals: Vec<usize> = (0..toks.len())
             .filter(|&i| toks[i].is("shall") || toks[i].is("must"))
             .collect();
@@ -1394,7 +1465,7 @@ impl<'s> Parser<'s> {
             }
         } else if subject.iter().any(|t| t.is("and")) {
             for (items, seps) in Self::cuts(subject) {
-                if Self::list_join(&seps) == Some(Some(Join::And))
+                if Self::list_join(&seps, false) == Some(Some(Join::And))
                     && !(seps.contains(&Sep::Comma) && items.len() < 3)
                 {
                     subjects.push((items.iter().map(|(a, b)| &subject[*a..*b]).collect(), false));
@@ -1466,13 +1537,20 @@ impl<'s> Parser<'s> {
     /// ...", a verb; after "during"/"in"/"for" also an enumeration value ("therapy",
     /// "KVO mode") or a comparison without a verb ("blood flows above 400 mL/min").
     fn cond_clause(&self, toks: &[Tok], nominal: bool) -> R<Vec<Atom>> {
+        let key = (toks.to_vec(), nominal);
+        if let Some(r) = self.clauses.borrow().get(&key) {
+            return r.clone();
+        }
+        let r = self.cond_clause_uncached(toks, nominal);
+        self.clauses.borrow_mut().insert(key, r.clone());
+        r
+    }
+
+    fn cond_clause_uncached(&self, toks: &[Tok], nominal: bool) -> R<Vec<Atom>> {
         let mut alts = Alts::new();
         for i in 1..toks.len() {
             let (subject, vp) = toks.split_at(i);
-            let be = || Tok::Word {
-                low: "be".into(),
-                text: show(&vp[..1]),
-            };
+            let be = || Tok::written("be", &show(&vp[..1]));
             let (neg, core) = match (vp[0].word(), vp.get(1).and_then(Tok::word)) {
                 (Some("is" | "are"), Some("not")) => {
                     (true, [vec![be()], vp[2..].to_vec()].concat())
@@ -1533,7 +1611,7 @@ impl<'s> Parser<'s> {
             if toks.len() > 1
                 && np
                     .as_ref()
-                    .is_none_or(|np| vi.noun_match(np, true).is_none())
+                    .is_none_or(|np| vi.noun_match(np) < Some(Strength::Subset))
             {
                 continue;
             }
@@ -1582,7 +1660,6 @@ impl<'s> Parser<'s> {
         };
         let whole = [subject, core].concat();
         let said = subject.len();
-        let strict = !matches!(kind, SubjectKind::Group { .. });
         // Every variable the phrase names, with what the rest says of it.
         let mut hits: Vec<(Strength, &VarInfo, Vec<Atom>)> = Vec::new();
         let mut named: Vec<String> = Vec::new();
@@ -1598,7 +1675,7 @@ impl<'s> Parser<'s> {
             };
             if vi.kind == Kind::Bool {
                 for (target, predicate) in &vi.readings {
-                    let Some(s) = target.matches(&stems, strict) else {
+                    let Some(s) = target.matches(&stems) else {
                         continue;
                     };
                     name(s);
@@ -1606,7 +1683,7 @@ impl<'s> Parser<'s> {
                         results.push((s, vec![bool_atom(vi, positive)]));
                     }
                 }
-                if let Some(s) = vi.noun_match(&stems, strict) {
+                if let Some(s) = vi.noun_match(&stems) {
                     name(s);
                     let value = match core.iter().map(Tok::word).collect::<Vec<_>>().as_slice() {
                         [Some("be"), Some("true")] => Some(true),
@@ -1618,7 +1695,7 @@ impl<'s> Parser<'s> {
                         results.push((s, vec![bool_atom(vi, v)]));
                     }
                 }
-            } else if let Some(s) = vi.noun_match(&stems, strict) {
+            } else if let Some(s) = vi.noun_match(&stems) {
                 name(s);
                 if matches!(kind, SubjectKind::No) {
                     continue;
@@ -1720,13 +1797,29 @@ impl<'s> Parser<'s> {
             }
             SubjectKind::Plain | SubjectKind::No => {
                 // A phrase that names a variable exactly (its name, its whole description)
-                // names only that one, whatever the rest of the sentence says.
+                // names only that one, whatever the rest of the sentence says; otherwise
+                // every variable it could name is a reading, and one that leaves out a
+                // qualifier ("the limit" for "upper pressure limit") is never the only one.
                 let hits: Vec<_> = hits
                     .into_iter()
-                    .filter(|(s, _, _)| Some(*s) == strongest)
+                    .filter(|(s, _, _)| strongest != Some(Strength::Exact) || *s == Strength::Exact)
                     .collect();
                 if hits.is_empty() {
                     return Err(nothing(worst));
+                }
+                if hits.iter().all(|(s, _, _)| *s == Strength::Loose) {
+                    return Err(fail(
+                        Refusal::Unknown,
+                        subject,
+                        format!(
+                            "`{}` leaves out a word that sets {} apart",
+                            show(subject),
+                            hits.iter()
+                                .map(|(_, vi, _)| vi.described())
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        ),
+                    ));
                 }
                 let flip = neg != matches!(kind, SubjectKind::No);
                 let plain = matches!(kind, SubjectKind::Plain);
@@ -1743,7 +1836,7 @@ impl<'s> Parser<'s> {
     fn compare(&self, vi: &VarInfo, core: &[Tok]) -> Result<Vec<Vec<Atom>>, Fail> {
         let mut found: Vec<Vec<Atom>> = Vec::new();
         let mut worst: Option<Fail> = None;
-        for (words, rel) in RELATIONS {
+        for (words, rel) in relation_stems() {
             if !starts_with_stems(core, words) {
                 continue;
             }
@@ -1820,7 +1913,7 @@ impl<'s> Parser<'s> {
             let rest = np_stems(&toks[1..]);
             if rest
                 .as_ref()
-                .is_none_or(|np| vi.noun_match(np, true).is_none())
+                .is_none_or(|np| vi.noun_match(np) < Some(Strength::Subset))
             {
                 return Err(fail(
                     Refusal::Unknown,
@@ -1884,10 +1977,14 @@ impl<'s> Parser<'s> {
             .vars
             .iter()
             .filter(|o| o.numeric() && o.var.name != vi.var.name)
-            .filter_map(|o| o.noun_match(&np, true).map(|s| (s, o)))
+            .filter_map(|o| o.noun_match(&np).map(|s| (s, o)))
             .collect();
-        let best = hits.iter().map(|(s, _)| *s).max();
-        hits.retain(|(s, _)| Some(*s) == best);
+        if hits.iter().any(|(s, _)| *s == Strength::Exact) {
+            hits.retain(|(s, _)| *s == Strength::Exact);
+        }
+        if hits.iter().all(|(s, _)| *s == Strength::Loose) {
+            hits.clear();
+        }
         if hits.is_empty() {
             return Err(fail(
                 Refusal::Unknown,
@@ -2024,7 +2121,7 @@ fn np_stems(toks: &[Tok]) -> Option<Vec<String>> {
         if ARTICLES.contains(&w) {
             continue;
         }
-        out.push(wording::stem(w));
+        out.push(t.stem()?.to_string());
     }
     (!out.is_empty()).then_some(out)
 }
@@ -2043,17 +2140,17 @@ fn bool_atom(vi: &VarInfo, value: bool) -> Atom {
 /// "on"), `None` something else. `core` is "be" and predicate words, or a verb and its
 /// object.
 fn predicate_match(core: &[Tok], predicate: &[String]) -> Option<bool> {
-    let words: Option<Vec<String>> = core.iter().map(|t| t.word().map(str::to_string)).collect();
-    let words = words?;
-    let body: Vec<String> = match words.first().map(String::as_str) {
-        Some("be") => words[1..].to_vec(),
-        _ => words,
+    let body = match core.first() {
+        Some(t) if t.is("be") => &core[1..],
+        _ => core,
     };
-    let said: Vec<String> = body
-        .iter()
-        .filter(|w| !ARTICLES.contains(&w.as_str()))
-        .map(|w| wording::stem(w))
-        .collect();
+    let mut said: Vec<String> = Vec::new();
+    for t in body {
+        let w = t.word()?;
+        if !ARTICLES.contains(&w) {
+            said.push(t.stem()?.to_string());
+        }
+    }
     let (first, rest) = said.split_first()?;
     let (p_first, p_rest) = predicate.split_first()?;
     // The rest says the same ("bypass the dialyzer"): leaving out "on its battery" or
@@ -2073,6 +2170,23 @@ fn predicate_match(core: &[Tok], predicate: &[String]) -> Option<bool> {
         if let [i] = differing.as_slice() {
             if wording::opposite(&said[*i], &predicate[*i]) {
                 return Some(false);
+            }
+        }
+    }
+    None
+}
+
+/// The variable that two atoms of a conjunction give two different enumeration values
+/// ("during therapy and priming" reads as "and" but means "or").
+fn two_values(atoms: &[Atom]) -> Option<&str> {
+    for (i, a) in atoms.iter().enumerate() {
+        for b in &atoms[i + 1..] {
+            if let (Operand::Enum(x), Operand::Enum(y), Relation::Is, Relation::Is) =
+                (&a.value, &b.value, a.relation, b.relation)
+            {
+                if a.variable == b.variable && x != y {
+                    return Some(&a.variable);
+                }
             }
         }
     }
@@ -2262,7 +2376,7 @@ description = "temperature of the room"
         );
         ok("The motor shall never run.", "(not motor_on)");
         ok(
-            "The infusion rate shall not exceed 50 mL/h.",
+            "The current infusion rate shall not exceed 50 mL/h.",
             "(not (> rate 50.0))",
         );
         ok(
@@ -2274,15 +2388,23 @@ description = "temperature of the room"
             "(=> occlusion alarm)",
         );
         ok(
-            "During KVO the infusion rate shall be at most 1 mL/h.",
+            "The pressure in the line shall be between 10 and 20 mmHg while the motor runs.",
+            "(=> motor_on (and (>= pressure 10.0) (<= pressure 20.0)))",
+        );
+        ok(
+            "When the door is open, the motor shall stop, and the alarm shall sound.",
+            "(=> door_open (and (not motor_on) alarm))",
+        );
+        ok(
+            "During KVO the current infusion rate shall be at most 1 mL/h.",
             "(=> (= mode KVO) (<= rate 1.0))",
         );
         ok(
-            "In KVO mode, the infusion rate shall be at most 1 mL/h.",
+            "In KVO mode, the current infusion rate shall be at most 1 mL/h.",
             "(=> (= mode KVO) (<= rate 1.0))",
         );
         ok(
-            "For infusion rates above 20 mL/h the alarm shall sound.",
+            "For current infusion rates above 20 mL/h the alarm shall sound.",
             "(=> (> rate 20.0) alarm)",
         );
         ok(
@@ -2341,7 +2463,7 @@ description = "temperature of the room"
             "(=> (= count (- 2)) alarm)",
         );
         ok(
-            "The infusion rate shall be zero while the motor is stopped.",
+            "The current infusion rate shall be zero while the motor is stopped.",
             "(=> (not motor_on) (= rate 0.0))",
         );
     }
@@ -2417,8 +2539,14 @@ description = "temperature of the room"
 
     #[test]
     fn units_are_checked() {
-        refused("The infusion rate shall not exceed 50 L/h.", Refusal::Unit);
-        refused("The infusion rate shall not exceed 50.", Refusal::Unit);
+        refused(
+            "The current infusion rate shall not exceed 50 L/h.",
+            Refusal::Unit,
+        );
+        refused(
+            "The current infusion rate shall not exceed 50.",
+            Refusal::Unit,
+        );
         refused(
             "If the pressure exceeds 10 kPa, the alarm shall sound.",
             Refusal::Unit,
@@ -2428,7 +2556,7 @@ description = "temperature of the room"
             Refusal::Unit,
         );
         refused(
-            "The infusion rate shall be at most the pressure in the line.",
+            "The current infusion rate shall be at most the pressure in the line.",
             Refusal::Unit,
         );
         refused(
@@ -2458,6 +2586,11 @@ description = "temperature of the room"
         // "not both at once" or "neither"?
         refused(
             "The left low beam and the right low beam shall not be on.",
+            Refusal::Ambiguous,
+        );
+        // "the infusion rate" is the current one or, leaving out "maximum", the other.
+        refused(
+            "The infusion rate shall not exceed 50 mL/h.",
             Refusal::Ambiguous,
         );
         // "the low beam" leaves out "left" / "right".
@@ -2550,7 +2683,26 @@ description = "temperature of the room"
             "When the red door is open, the alarm shall sound.",
             Refusal::Unknown,
         );
-        // "the infusion rate" cannot name "maximum infusion rate prescribed" alone.
+        // No description has "limit" after "rate".
         refused("The rate limit shall not exceed 5 mL/h.", Refusal::Unknown);
+    }
+
+    #[test]
+    fn a_left_out_qualifier_never_names_alone() {
+        let s = reqs::parse_spec(SourceFile::new(
+            "q.toml",
+            "[spec]\nname = \"q\"\n[[variables]]\nname = \"max_rate\"\nsort = \"Real\"\nunit = \"mL/h\"\n\
+             description = \"maximum infusion rate\"\n",
+        ))
+        .unwrap();
+        let e = parse(&s, "The infusion rate shall not exceed 5 mL/h.").unwrap_err();
+        assert_eq!(e.kind, Refusal::Unknown, "{}", e.reason);
+        assert!(e.reason.contains("leaves out"), "{}", e.reason);
+        assert_eq!(
+            parse(&s, "The maximum rate shall not exceed 5 mL/h.")
+                .unwrap()
+                .smtlib(&s),
+            "(not (> max_rate 5.0))"
+        );
     }
 }

@@ -297,3 +297,97 @@ fn held_out_thermostat() {
         }
     }
 }
+
+/// A random `if` form over a spec's variables: conditions and a consequence of one to
+/// three atoms, each a Boolean (true or false), an enumeration value (is, is not) or a
+/// numeric variable compared with a whole number in its unit.
+fn random_form(spec: &reqs::Spec, rng: &mut logic::testgen::Rng) -> pipeline::form::Form {
+    use num_rational::BigRational;
+    use pipeline::form::{Atom, Cond, Form, Operand, Relation, Trigger};
+    let atom = |rng: &mut logic::testgen::Rng| {
+        let v = rng.pick(&spec.variables);
+        let (relation, value) = match &v.sort {
+            logic::Sort::Bool => (Relation::Is, Operand::Bool(rng.chance(50))),
+            logic::Sort::Enum(e) => {
+                let values = &spec.enums.iter().find(|(n, _)| n == e).unwrap().1;
+                (
+                    *rng.pick(&[Relation::Is, Relation::IsNot]),
+                    Operand::Enum(rng.pick(values).to_string()),
+                )
+            }
+            _ => {
+                let lo: i64 = v
+                    .min
+                    .as_ref()
+                    .map_or(0, |m| m.to_integer().try_into().unwrap());
+                let hi: i64 = v
+                    .max
+                    .as_ref()
+                    .map_or(100, |m| m.to_integer().try_into().unwrap());
+                let n = lo + rng.below((hi - lo + 1) as u64) as i64;
+                (
+                    *rng.pick(&[
+                        Relation::Eq,
+                        Relation::Ne,
+                        Relation::Lt,
+                        Relation::Le,
+                        Relation::Gt,
+                        Relation::Ge,
+                    ]),
+                    Operand::Number(BigRational::from_integer(n.into())),
+                )
+            }
+        };
+        Atom {
+            variable: v.name.to_string(),
+            relation,
+            value,
+        }
+    };
+    let cond = |rng: &mut logic::testgen::Rng, any_ok: bool| {
+        let n = 1 + rng.below(3) as usize;
+        let atoms: Vec<Atom> = (0..n).map(|_| atom(rng)).collect();
+        match n {
+            1 => Cond::Atom(atoms.into_iter().next().unwrap()),
+            _ if any_ok && rng.chance(40) => Cond::Any(atoms),
+            _ => Cond::All(atoms),
+        }
+    };
+    let condition = cond(rng, true);
+    let then = cond(rng, false);
+    Form::If {
+        word: Trigger::If,
+        condition,
+        then,
+        otherwise: None,
+    }
+}
+
+/// The read-back of a form, parsed again, is the form's formula or is refused: never
+/// another formula. Most of them parse (the test would prove nothing otherwise).
+#[test]
+fn read_back_parses_to_the_same_formula_or_not_at_all() {
+    for path in [
+        "hemodialysis/hemodialysis.toml",
+        "labeled/lights.toml",
+        "labeled/pump.toml",
+    ] {
+        let spec = example(path);
+        let mut rng = logic::testgen::Rng::new(20_240_611);
+        let (mut parsed, mut total) = (0, 0);
+        for _ in 0..100 {
+            let form = random_form(&spec, &mut rng);
+            let text = pipeline::readback::form_sentence(&spec, &form);
+            total += 1;
+            if let Ok(back) = parse(&spec, &text) {
+                parsed += 1;
+                assert_eq!(back.smtlib(&spec), form.smtlib(&spec), "{path}: {text}");
+            }
+        }
+        println!("{path}: {parsed} of {total} read-backs parse back");
+        assert!(
+            parsed * 3 >= total,
+            "{path}: only {parsed} of {total} parse back"
+        );
+    }
+}
