@@ -596,7 +596,7 @@ impl<'s> VarInfo<'s> {
         let desc = var
             .description
             .as_deref()
-            .map(str::trim)
+            .map(wording::plain_description)
             .filter(|d| !d.is_empty());
         if let Some(d) = desc {
             nouns.push(Target::new(

@@ -388,7 +388,7 @@ impl Reader<'_> {
         let described = self
             .var_of(name)
             .and_then(|v| v.description.as_deref())
-            .map(str::trim)
+            .map(wording::plain_description)
             .filter(|d| !d.is_empty());
         let Some(desc) = described else {
             let words = name.replace('_', " ");
@@ -1183,6 +1183,23 @@ sort = "Int"
         // The form's sentence says what its formula says.
         let t = s.parse_formula("f", &f.smtlib(&s)).unwrap();
         assert_eq!(sentence(&s, &t), form_sentence(&s, &f));
+    }
+
+    #[test]
+    fn a_full_stop_in_a_description_stays_out_of_the_sentence() {
+        let s = reqs::parse_spec(SourceFile::new(
+            "d.toml",
+            "[spec]\nname = \"d\"\n[[variables]]\nname = \"alarm\"\nsort = \"Bool\"\ndescription = \"The alarm sounds.\"\n\
+             [[variables]]\nname = \"rate\"\nsort = \"Real\"\ndescription = \"Infusion rate.\"\n",
+        ))
+        .unwrap();
+        let t = s
+            .parse_formula("f", "(=> (> rate 1.0) (not alarm))")
+            .unwrap();
+        assert_eq!(
+            sentence(&s, &t),
+            "If the infusion rate is above 1, then the alarm does not sound."
+        );
     }
 
     #[test]

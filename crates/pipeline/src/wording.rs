@@ -351,8 +351,23 @@ pub(crate) fn with_article(words: &[String]) -> String {
         out.extend_from_slice(&words[1..]);
         out.join(" ")
     } else {
-        format!("the {}", words.join(" "))
+        // "Infusion rate" (a description written as a sentence start) reads "the infusion
+        // rate"; "ABS valve" and "KeyState" keep their capitals.
+        let mut chars = first.chars();
+        let sentence_start = chars.next().is_some_and(|c| c.is_uppercase())
+            && chars.clone().count() > 0
+            && chars.all(|c| c.is_lowercase());
+        let mut out = words.to_vec();
+        if sentence_start {
+            out[0] = first.to_lowercase();
+        }
+        format!("the {}", out.join(" "))
     }
+}
+
+/// A description as it goes into a sentence: trimmed, without a closing full stop.
+pub(crate) fn plain_description(d: &str) -> &str {
+    d.trim().trim_end_matches('.').trim_end()
 }
 
 /// A variable's name as words: underscores as spaces.
@@ -363,7 +378,7 @@ pub(crate) fn name_words(v: &Variable) -> String {
 /// How a numeric or enumeration variable is named in a sentence: its description as a
 /// noun phrase, or its name with underscores as spaces.
 pub(crate) fn noun_phrase(v: &Variable) -> String {
-    match v.description.as_deref().map(str::trim) {
+    match v.description.as_deref().map(plain_description) {
         Some(d) if !d.is_empty() => {
             let words: Vec<String> = d.split_whitespace().map(str::to_string).collect();
             with_article(&words)
