@@ -685,6 +685,11 @@ impl Report for AuditRun {
                 .and_then(|r| r.formula.as_ref())
             {
                 blocks.push(Block::Code(logic::print::term(f)));
+                // The formula in words, for the reviewer to check against the text.
+                blocks.push(Block::Text(format!(
+                    "Reads: {}",
+                    pipeline::readback::sentence(&self.spec, f)
+                )));
             }
             for f in &found {
                 blocks.push(Block::Text(f.message.clone()));

@@ -361,6 +361,8 @@ fn audit_and_mutate_pages_render_in_chromium() {
         "R-HEP-5",
         "R-HEP-6",
         "Heparin shall be stopped at least 60 minutes before the end of the treatment.",
+        // Each formula read back in words under it.
+        "Reads: If the pressure in the arterial line is above the upper arterial pressure alarm limit, then the arterial pressure alarm is active.",
         "global conflicts",
         "<svg",
     ] {
