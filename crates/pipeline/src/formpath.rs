@@ -193,7 +193,7 @@ fn atom_of(spec: &Spec, t: &Term) -> Option<Atom> {
     match t {
         Term::Var(..) => {
             let (n, s) = var(t)?;
-            (s == Sort::Bool).then(|| Atom {
+            (s == Sort::Bool).then_some(Atom {
                 variable: n,
                 relation: Relation::Is,
                 value: Operand::Bool(true),
@@ -609,7 +609,7 @@ pub(crate) fn formalize_by_forms(
         let terms: Vec<Term> = it.valid.iter().map(|v| v.term.clone()).collect();
         let p = checker.partition(&terms)?;
         let mut classes: Vec<&reqs::equiv::Class> = p.classes.iter().collect();
-        classes.sort_by(|a, b| b.members.len().cmp(&a.members.len()));
+        classes.sort_by_key(|c| std::cmp::Reverse(c.members.len()));
         let readings: Vec<Reading> = classes
             .iter()
             .map(|c| Reading {

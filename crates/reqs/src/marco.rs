@@ -215,8 +215,7 @@ fn at_most(solver: &mut Solver, xs: &[Term], k: usize) -> Result<Term, SolverErr
     for j in 1..k {
         clause(solver, vec![Term::not(s(0, j))])?;
     }
-    for i in 1..n - 1 {
-        let x = &xs[i];
+    for (i, x) in xs.iter().enumerate().take(n - 1).skip(1) {
         clause(solver, vec![Term::not(x.clone()), s(i, 0)])?;
         clause(solver, vec![Term::not(s(i - 1, 0)), s(i, 0)])?;
         for j in 1..k {

@@ -812,9 +812,7 @@ fn rt_check(
     let (rt, pre) = rt_spec(spec, up_to.max(1), env, false);
     let mut ro = RealizeOptions::new(options.audit.solver.clone());
     ro.max_conflicts = 20;
-    let trace = std::env::var("VERA_RT_TRACE").is_ok();
     let first = realizability(&rt, &ro)?;
-    if trace {}
     let (found, complete) = match first {
         Realizability::Realizable { .. } => {
             // k-induction: the same question after the last `up_to` steps of any run.
@@ -822,7 +820,6 @@ fn rt_check(
             ro.max_conflicts = 1;
             let every_prefix =
                 matches!(realizability(&any, &ro)?, Realizability::Realizable { .. });
-            if trace {}
             return Ok(RtInconsistency::NoneUpTo {
                 up_to,
                 time: tb.show(up_to as u64),
@@ -882,7 +879,6 @@ fn rt_check(
                 let sub = for_set(&f.requirements, mid);
                 ro.max_conflicts = 1;
                 let answer = realizability(&sub, &ro)?;
-                if trace {}
                 match answer {
                     Realizability::Unrealizable { conflicts: c, .. } if !c.is_empty() => {
                         let p = p_of(&c[0].inputs).unwrap_or(mid);
