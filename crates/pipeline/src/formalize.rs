@@ -836,6 +836,9 @@ pub struct FormalizeOptions {
     pub forms: bool,
     /// How many forms to draw per requirement and how much they must agree.
     pub vote: crate::formpath::VoteOptions,
+    /// Read requirements written in controlled English ([`crate::controlled`]) without
+    /// a model first (per-requirement mode; default true).
+    pub parse: bool,
 }
 
 /// Default token limit of a formalization answer: a formula over a schema is a few
@@ -856,6 +859,7 @@ impl Default for FormalizeOptions {
             decompose: true,
             forms: true,
             vote: crate::formpath::VoteOptions::default(),
+            parse: true,
         }
     }
 }
@@ -921,6 +925,14 @@ pub struct Formalized {
     /// `vote` for a person to choose from.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub flagged: bool,
+    /// The formula in plain English ([`crate::readback`]), for the reviewer to sign
+    /// off on next to the formula.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads: Option<String>,
+    /// Why the controlled-English parser did not read the text (when it was tried and
+    /// the model was asked instead).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_parsed: Option<String>,
 }
 
 impl Formalized {
@@ -983,6 +995,46 @@ struct Work {
 /// Temperature of the fresh sample drawn when the model repeats a rejected answer.
 pub(crate) const RESAMPLE_TEMPERATURE: f64 = 0.7;
 
+/// The controlled-English path: every requirement of `out` whose text
+/// [`crate::controlled::parse`] reads gets the formula of its form, screened like any
+/// other (a parse the screening refuses is left to the model, with the reason); the
+/// others keep why they did not parse.
+fn by_parser(
+    spec: &Spec,
+    checker: &mut Checker,
+    out: &mut [Formalized],
+) -> Result<(), PipelineError> {
+    for f in out.iter_mut() {
+        let form = match crate::controlled::parse(spec, &f.text) {
+            Ok(form) => form,
+            Err(why) => {
+                f.not_parsed = Some(why.reason);
+                continue;
+            }
+        };
+        match validate_screened(spec, checker, &form.smtlib(spec), &f.text) {
+            Ok((t, notes)) => {
+                f.attempts.push(Attempt {
+                    answer: format!("[controlled English] {}", form.to_json()),
+                    error: None,
+                });
+                f.formula = Some(logic::print::term(&t));
+                f.term = Some(t);
+                f.notes = notes;
+                f.path = Some(crate::formpath::Path::Parser);
+                f.provenance.provider = "vera".into();
+                f.provenance.model = "controlled English".into();
+                f.provenance.prompt = "none".into();
+            }
+            Err(ValidateError::Invalid(e)) => {
+                f.not_parsed = Some(format!("parsed, but the formula was refused: {e}"));
+            }
+            Err(ValidateError::Solver(e)) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
 /// Formalizes the requirements of `spec` (or those in `options.only`).
 pub fn formalize(
     spec: &Spec,
@@ -1043,6 +1095,8 @@ pub fn formalize(
                 path: None,
                 vote: None,
                 flagged: false,
+                reads: None,
+                not_parsed: None,
             }
         })
         .collect();
@@ -1091,6 +1145,9 @@ pub fn formalize(
     if !plain.is_empty() {
         match options.mode {
             Mode::PerRequirement => {
+                if options.parse {
+                    by_parser(spec, &mut checker, &mut plain)?;
+                }
                 if options.forms {
                     halted = crate::formpath::formalize_by_forms(
                         spec,
@@ -1150,9 +1207,13 @@ pub fn formalize(
     }
     let mut by_path = ByPath::default();
     for f in &mut out {
+        if let Some(t) = &f.term {
+            f.reads = Some(crate::readback::sentence(spec, t));
+        }
         f.provenance.attempts = f.attempts.len();
-        if f.accepted() && f.path.is_none() {
-            // Batch mode and timed patterns: the model's own text.
+        if f.formula.is_some() && f.path.is_none() {
+            // Batch mode: the model's own term. (A timed pattern has no path: it is
+            // the model's answer in the pattern's own JSON.)
             f.path = Some(crate::formpath::Path::Smtlib);
         }
         match f.path {
@@ -2097,6 +2158,9 @@ fn notes_of(f: &Formalized) -> Vec<String> {
         );
     }
     let mut notes = vec![line];
+    if let Some(r) = &f.reads {
+        notes.push(format!("reads: {r}"));
+    }
     for n in &f.notes {
         notes.push(format!("screening ({}): {}", n.kind, n.message));
     }

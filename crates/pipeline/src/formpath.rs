@@ -404,6 +404,10 @@ pub(crate) fn formalize_by_forms(
     let asked: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
     let mut items = Vec::new();
     for (idx, f) in out.iter_mut().enumerate() {
+        if f.accepted() {
+            // Read without a model (controlled English).
+            continue;
+        }
         f.provenance.prompt = prompts.one.id();
         let examples =
             similar_examples(spec, checker, &prompts, &f.text, &asked, options.examples)?;

@@ -1149,9 +1149,9 @@ sort = "Int"
         let s = spec();
         let f = Form::from_json(
             &s,
-            &json!({"shape": "while", "while": {"variable": "key_state", "relation": "is", "value": "IgnitionOn"},
-                    "then": {"all": [{"variable": "low_beam_left", "relation": "is", "value": true},
-                                     {"variable": "rate", "relation": "<=", "value": 5}]}}),
+            &json!({"during": {"name": "key_state", "op": "is", "value": "IgnitionOn"},
+                    "then": {"all": [{"name": "low_beam_left", "op": "is", "value": true},
+                                     {"name": "rate", "op": "<=", "value": 5}]}}),
         )
         .unwrap();
         assert_eq!(
@@ -1160,10 +1160,10 @@ sort = "Int"
         );
         let f = Form::from_json(
             &s,
-            &json!({"shape": "if", "if": {"variable": "door_open", "relation": "is", "value": true},
-                    "then": {"variable": "alarm", "relation": "is", "value": true},
-                    "else": {"any": [{"variable": "key_state", "relation": "is not", "value": "NoKey"},
-                                     {"variable": "count", "relation": "!=", "value": 3}]}}),
+            &json!({"if": {"name": "door_open", "op": "is", "value": true},
+                    "then": {"name": "alarm", "op": "is", "value": true},
+                    "otherwise": {"any": [{"name": "key_state", "op": "is not", "value": "NoKey"},
+                                     {"name": "count", "op": "!=", "value": 3}]}}),
         )
         .unwrap();
         assert_eq!(
@@ -1172,8 +1172,8 @@ sort = "Int"
         );
         let f = Form::from_json(
             &s,
-            &json!({"shape": "never", "never": {"all": [{"variable": "door_open", "relation": "is", "value": true},
-                                                       {"variable": "alarm", "relation": "is", "value": false}]}}),
+            &json!({"never": {"all": [{"name": "door_open", "op": "is", "value": true},
+                                                       {"name": "alarm", "op": "is", "value": false}]}}),
         )
         .unwrap();
         assert_eq!(

@@ -853,8 +853,28 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
             }),
             Err(diags) => {
                 let symbols = undeclared_symbols(&diags);
-                if symbols.is_empty() {
-                    let msgs: Vec<String> = diags.0.iter().map(|l| l.message.clone()).collect();
+                // Only a formula whose every error is an undeclared name waits for
+                // missing variables; any other error (a character SMT-LIB does not
+                // allow, a sort mismatch) makes it a problem of its own.
+                let only_undeclared = diags
+                    .0
+                    .iter()
+                    .filter(|l| l.severity == logic::source::Severity::Error)
+                    .all(|l| l.message.starts_with("undeclared symbol"));
+                if symbols.is_empty() || !only_undeclared {
+                    // A character SMT-LIB does not allow is the problem: what the
+                    // reader made of the rest after it is not.
+                    let lexical: Vec<String> = diags
+                        .0
+                        .iter()
+                        .filter(|l| l.message.starts_with("unexpected character"))
+                        .map(|l| l.message.clone())
+                        .collect();
+                    let msgs: Vec<String> = if lexical.is_empty() {
+                        diags.0.iter().map(|l| l.message.clone()).collect()
+                    } else {
+                        lexical
+                    };
                     problems.push((
                         Fault::Domain(i),
                         format!(

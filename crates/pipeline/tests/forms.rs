@@ -53,9 +53,11 @@ fn spec() -> Spec {
     reqs::parse_spec(SourceFile::new("t.toml", SPEC)).unwrap_or_else(|d| panic!("{d}"))
 }
 
+/// Forms for R1 (the controlled-English parser is off: these tests are about the vote).
 fn options() -> FormalizeOptions {
     FormalizeOptions {
         only: Some(vec!["R1".into()]),
+        parse: false,
         ..FormalizeOptions::default()
     }
 }
@@ -345,4 +347,54 @@ fn worked_examples_are_the_most_similar_reviewed_requirements_as_forms() {
         "{prompt}"
     );
     assert!(!prompt.contains("In KVO mode"), "{prompt}");
+}
+
+#[test]
+fn controlled_english_needs_no_model_and_the_rest_goes_to_forms() {
+    let s = reqs::parse_spec(SourceFile::new(
+        "t.toml",
+        format!(
+            "{SPEC}\n[[requirements]]\nid = \"R3\"\ntext = \"While the pumping mode is KVO, the alarm shall not sound.\"\n\n[[requirements]]\nid = \"R4\"\ntext = \"The alarm goes off whenever it gets hot.\"\n"
+        ),
+    ))
+    .unwrap();
+    let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = asked.clone();
+    let c = client(move |r, _| {
+        let last = r.messages[0]
+            .content
+            .rsplit("Requirement: ")
+            .next()
+            .unwrap_or("")
+            .to_string();
+        log.lock().unwrap().push(last);
+        Ok(Response::text(RIGHT))
+    });
+    let o = FormalizeOptions {
+        only: Some(vec!["R3".into(), "R4".into()]),
+        ..FormalizeOptions::default()
+    };
+    let rep = formalize(&s, &c, &z3(), &o).unwrap();
+    let r3 = rep.requirements.iter().find(|f| f.id == "R3").unwrap();
+    assert_eq!(r3.path, Some(Path::Parser), "{r3:?}");
+    assert_eq!(r3.formula.as_deref(), Some("(=> (= mode KVO) (not alarm))"));
+    assert!(r3.vote.is_none());
+    assert!(r3.reads.as_deref().is_some_and(|s| !s.is_empty()));
+    let r4 = rep.requirements.iter().find(|f| f.id == "R4").unwrap();
+    assert!(
+        r4.not_parsed.is_some(),
+        "a pronoun: the parser says why it did not read it"
+    );
+    assert_eq!(rep.by_path.parser, 1);
+    // The model was asked about R4 only.
+    let asked = asked.lock().unwrap();
+    assert!(!asked.is_empty());
+    assert!(
+        asked.iter().all(|t| t.starts_with("The alarm goes off")),
+        "{asked:?}"
+    );
+    // The written spec shows the read-back next to the formula.
+    let text = formalized_spec(&s, &rep);
+    assert!(text.contains("path=parser"), "{text}");
+    assert!(text.contains("# reads: "), "{text}");
 }

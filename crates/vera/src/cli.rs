@@ -694,8 +694,8 @@ pub struct EquivArgs {
 /// How requirement texts become formulas: forms voted on by meaning, or SMT-LIB terms.
 #[derive(Debug, Clone, Args)]
 pub struct FormArgs {
-    /// Ask the model for SMT-LIB terms only (no forms, no vote): the path of earlier
-    /// versions, and the one recorded cassettes of them replay.
+    /// Ask the model for SMT-LIB terms only (no controlled-English parser, no forms, no
+    /// vote): the path of earlier versions, and the one recorded cassettes of them replay.
     #[arg(long)]
     pub smtlib: bool,
     /// Forms drawn per requirement; the largest group of equivalent formulas wins
@@ -706,12 +706,18 @@ pub struct FormArgs {
     /// flagged for review and gets no formula).
     #[arg(long, value_name = "SHARE", default_value_t = 0.6)]
     pub agreement: f64,
+    /// Do not read requirements written in controlled English without a model: ask the
+    /// model about every requirement.
+    #[arg(long)]
+    pub no_parse: bool,
 }
 
 impl FormArgs {
     /// The formalization options these flags set (over the defaults).
     pub fn apply(&self, o: &mut pipeline::formalize::FormalizeOptions) {
         o.forms = !self.smtlib;
+        // The term path of earlier versions asks the model about every requirement.
+        o.parse = !self.no_parse && !self.smtlib;
         o.vote.samples = self.forms as usize;
         o.vote.threshold = self.agreement.clamp(0.0, 1.0);
     }

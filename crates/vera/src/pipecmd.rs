@@ -273,6 +273,9 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
                     paint(Paint::Id, &f.id),
                     t
                 );
+                if let Some(r) = &f.reads {
+                    let _ = writeln!(o, "    reads: {}", crate::output::clean(r));
+                }
             }
             (None, Some(v)) if f.flagged => {
                 let _ = writeln!(
@@ -331,7 +334,7 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
         out.display()
     );
     let p = &report.by_path;
-    if !a.form.smtlib && !a.batch {
+    if !a.form.smtlib && !a.batch && p.parser + p.form + p.smtlib > 0 {
         let _ = writeln!(
             o,
             "formulas by path: {} parsed without a model, {} by voted forms, {} by SMT-LIB fallback",

@@ -101,7 +101,13 @@ fn vera(port: u16, args: &[&str]) -> (i32, String, String) {
         .env("VERA_LLM_MAX_RETRIES", "0")
         .env("VERA_LLM_STREAM", "false")
         .args(args)
-        .args(["--llm-config", "/nonexistent/vera.toml", "--no-cache"])
+        // These tests are about the model's path: controlled English is not read.
+        .args([
+            "--llm-config",
+            "/nonexistent/vera.toml",
+            "--no-cache",
+            "--no-parse",
+        ])
         .current_dir(root())
         .output()
         .expect("vera runs");

@@ -104,7 +104,10 @@ fn formalize_writes_timed_patterns_that_vera_audit_reads() {
         stdout.contains("ok R1  [timed] if no_flow has held for 3 s then (not pump_on)"),
         "{stdout}"
     );
-    assert!(stdout.contains("after 2 attempts"), "{stdout}");
+    assert!(
+        stdout.contains("1 answer(s) of 2 rejected and repaired"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("ok R2  [timed] if no_flow then alarm"),
         "{stdout}"
