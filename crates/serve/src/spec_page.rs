@@ -729,6 +729,17 @@ fn requirements_table(
                 String::new()
             }
         };
+        // The formula read back in plain English, for the reviewer to sign off on both.
+        let reads = r
+            .formula
+            .as_ref()
+            .map(|t| {
+                format!(
+                    "<div class=\"reads\">reads: {}</div>",
+                    escape(&pipeline::readback::sentence(spec, t))
+                )
+            })
+            .unwrap_or_default();
         if classes
             .iter()
             .any(|c| *c != "unformalized" && *c != "not-all-checked")
@@ -764,12 +775,13 @@ fn requirements_table(
             Origin::ModelAccepted => "<span class=\"flag flag-accepted\">model, accepted</span>",
         };
         s.push_str(&format!(
-            "<tr data-id=\"{id}\" class=\"{cls}\"><td><a href=\"{link}\">{id}</a></td><td>{text}</td><td><code>{formula}</code></td><td class=\"flags\">{badges}{origin}{none}</td><td><a class=\"edit\" data-id=\"{id}\" href=\"{edit}\">edit</a></td></tr>",
+            "<tr data-id=\"{id}\" class=\"{cls}\"><td><a href=\"{link}\">{id}</a></td><td>{text}</td><td><code>{formula}</code>{reads}</td><td class=\"flags\">{badges}{origin}{none}</td><td><a class=\"edit\" data-id=\"{id}\" href=\"{edit}\">edit</a></td></tr>",
             id = escape(&r.id),
             cls = classes.join(" "),
             link = escape(&req_link(rel, &r.id)),
             text = escape(&r.text),
             formula = escape(&formula),
+            reads = reads,
             badges = badges,
             origin = origin,
             none = if checked.contains(&r.id.as_str()) && badges.is_empty() && !classes.contains(&"unformalized") && r.formula.is_some() { "<span class=\"flag flag-ok\">no finding</span>" } else { "" },
@@ -854,10 +866,17 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         );
     };
     let mut body = format!(
-        "<h1>{}</h1><p class=\"req-text\">{}</p><p><code>{}</code></p><p><a class=\"edit\" data-id=\"{}\" href=\"{}\">Edit this requirement</a></p>",
+        "<h1>{}</h1><p class=\"req-text\">{}</p><p><code>{}</code></p>{}<p><a class=\"edit\" data-id=\"{}\" href=\"{}\">Edit this requirement</a></p>",
         escape(&r.id),
         escape(&r.text),
         escape(&r.formula.as_ref().map(logic::print::term).unwrap_or_else(|| "(no formula)".into())),
+        r.formula
+            .as_ref()
+            .map(|t| format!(
+                "<p class=\"reads\">The formula reads: {}</p>",
+                escape(&pipeline::readback::sentence(&spec, t))
+            ))
+            .unwrap_or_default(),
         escape(&r.id),
         escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
     );

@@ -2160,3 +2160,34 @@ fn idle_connections_are_closed_and_cannot_lock_the_owner_out() {
     // The server still serves.
     assert_eq!(srv.get("/").status, 200);
 }
+
+#[test]
+fn each_formula_is_shown_with_its_read_back() {
+    let t = tempfile::tempdir().unwrap();
+    spec_into(t.path(), "spec.toml");
+    let srv = start(t.path());
+    // The sentence comes from the formula and the schema (vera writes it, no model).
+    let spec = reqs::load(&t.path().join("spec.toml")).unwrap();
+    let r = spec
+        .requirements
+        .iter()
+        .find(|r| r.id == "R-ART-1")
+        .unwrap();
+    let sentence = pipeline::readback::sentence(&spec, r.formula.as_ref().unwrap());
+    let escaped = sentence
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let page = srv.get("/spec?path=spec.toml");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains(&format!("reads: {escaped}")),
+        "{sentence}"
+    );
+    let one = srv.get("/spec/req?path=spec.toml&id=R-ART-1");
+    assert!(
+        one.body.contains(&format!("The formula reads: {escaped}")),
+        "{}",
+        one.body
+    );
+}
