@@ -339,6 +339,15 @@ pub struct Trip {
     /// does not mention the formula's variables, or it drifted from the requirement text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<TripFlag>,
+    /// The formula read back in plain English by vera itself ([`crate::readback`], no
+    /// model), to put next to the requirement text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readback: Option<String>,
+    /// Share of the requirement text's content words that the read-back contains, in
+    /// thousandths ([`content_overlap`]): low when the formula talks about other things
+    /// than the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readback_overlap_milli: Option<u32>,
 }
 
 /// A problem with a round trip's sentence (see [`sentence_flags`]).
@@ -635,7 +644,13 @@ pub fn run(
             similarity_milli: None,
             embedding_similarity_milli: None,
             flags: Vec::new(),
+            readback: None,
+            readback_overlap_milli: None,
         };
+        let readback = crate::readback::sentence(spec, &original);
+        trip.readback_overlap_milli =
+            content_overlap(&r.text, &readback).map(|x| (x * 1000.0).round() as u32);
+        trip.readback = Some(readback);
         let sentence = match sentence {
             Ok(c) => sentence_of(c.text()),
             Err(e) if e.is_answer_problem() => {

@@ -59,6 +59,21 @@ fn equivalent_repaired_and_exhausted() {
     assert_eq!(t[0].initial, Some(Equivalence::Equivalent));
     assert_eq!(t[0].repaired, None);
     assert_eq!(t[0].similarity_milli, Some(1000));
+    // vera's own read-back of each formula, next to the text, with the share of the
+    // text's words it contains.
+    for trip in t {
+        let reads = trip
+            .readback
+            .as_deref()
+            .expect("every formula is read back");
+        assert!(!reads.is_empty());
+        assert!(trip.readback_overlap_milli.is_some_and(|m| m <= 1000));
+    }
+    assert!(
+        t[0].readback.as_deref().unwrap().contains("40"),
+        "{:?}",
+        t[0].readback
+    );
     // R2: differs, fixed by the repair turn.
     assert!(matches!(t[1].initial, Some(Equivalence::Differs { .. })));
     assert_eq!(t[1].repaired, Some(Equivalence::Equivalent));

@@ -221,6 +221,13 @@ pub fn roundtrip(a: &crate::cli::RoundtripArgs) -> crate::output::Outcome {
         };
         let _ = writeln!(o, "{} {}", paint(Paint::Id, &t.id), paint(p, word));
         let _ = writeln!(o, "  formula:      {}", t.formula);
+        if let Some(r) = &t.readback {
+            let overlap = t
+                .readback_overlap_milli
+                .map(|m| format!(" ({}% of the text's words)", m / 10))
+                .unwrap_or_default();
+            let _ = writeln!(o, "  reads:        {}{overlap}", excerpt(r, 100));
+        }
         if let Some(s) = &t.sentence {
             let _ = writeln!(o, "  sentence:     {}", excerpt(s, 100));
         }
