@@ -58,6 +58,9 @@ struct RedundancyCauseJson<'a> {
 #[derive(Serialize)]
 struct RequirementJson<'a> {
     text: &'a str,
+    /// The formula read back in plain English (vera's own, no model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reads: Option<String>,
     #[serde(flatten)]
     audit: &'a RequirementAudit,
 }
@@ -395,6 +398,13 @@ impl Report for AuditRun {
             .iter()
             .map(|a| RequirementJson {
                 text: self.text_of(&a.id),
+                reads: self
+                    .spec
+                    .requirements
+                    .iter()
+                    .find(|r| r.id == a.id)
+                    .and_then(|r| r.formula.as_ref())
+                    .map(|f| pipeline::readback::sentence(&self.spec, f)),
                 audit: a,
             })
             .collect();
