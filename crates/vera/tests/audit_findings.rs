@@ -261,3 +261,24 @@ fn a_capped_list_of_global_conflicts_holds_the_smallest() {
         );
     }
 }
+
+#[test]
+fn a_horizon_too_long_to_unroll_is_refused_before_any_memory_is_spent() {
+    // Two durations of 100,000 s on a 1 s tick: the derived horizon (twice the longest
+    // requirement) would unroll 400,004 steps.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("long.toml");
+    std::fs::write(
+        &spec,
+        "[spec]\nname = \"long\"\n\n[time]\ntick = \"1 s\"\n\n[[variables]]\nname = \"a\"\nsort = \"Bool\"\n\n[[variables]]\nname = \"b\"\nsort = \"Bool\"\n\n[[requirements]]\nid = \"L-1\"\ntext = \"If a has held for 100000 s, b shall hold for 100000 s.\"\n[requirements.timed]\nif = \"a\"\nheld_for = \"100000 s\"\nthen = \"b\"\nfor = \"100000 s\"\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, out, err) = vera(&["audit", &spec.display().to_string(), "--timeout", "5"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("too large: the horizon is"), "{err}");
+    assert!(err.contains("derived"), "{err}");
+    assert!(err.contains("--horizon"), "{err}");
+    // Refused at once, not after filling memory.
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}

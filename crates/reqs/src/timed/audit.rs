@@ -303,6 +303,29 @@ pub enum TimedError {
     /// A witness trace did not pass the evaluator: a bug, never a verdict.
     #[error("a witness trace failed its re-check: {0}")]
     Witness(String),
+    /// The unrolling would not fit: refused before anything is built.
+    #[error("too large: the horizon is {steps} steps ({origin}); the audits on traces unroll every step, about {megabytes} MB here, over the limit of {limit} steps. Give a shorter horizon (--horizon, or `horizon` in [time]; the checks then cover runs of that length) or a coarser tick")]
+    TooLarge {
+        /// The horizon asked for or derived.
+        steps: usize,
+        /// Where it came from.
+        origin: String,
+        /// The estimated memory of the unrolled spec, in megabytes.
+        megabytes: u64,
+        /// The largest horizon unrolled.
+        limit: usize,
+    },
+}
+
+/// The longest horizon unrolled: beyond it the unrolled spec (a copy of every variable
+/// and monitor per step) takes gigabytes before any solver runs.
+pub const MAX_HORIZON_STEPS: usize = 20_000;
+
+/// A rough estimate of the unrolled spec's memory: every step copies every variable and
+/// every requirement's monitor state, each a few hundred bytes of terms.
+fn unrolled_megabytes(spec: &Spec, steps: usize) -> u64 {
+    let per_step = spec.variables.len() + 4 * spec.requirements.len() + 1;
+    ((steps as u64) * (per_step as u64) * 400) / (1024 * 1024)
 }
 
 /// Steps a requirement's own durations need to show.
@@ -456,6 +479,14 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
     let tb = spec.time.as_ref().ok_or(TimedError::NotTimed)?;
     let horizon = horizon(spec, tb, options.horizon);
     let k = horizon.steps;
+    if k > MAX_HORIZON_STEPS {
+        return Err(TimedError::TooLarge {
+            steps: k,
+            origin: horizon.source,
+            megabytes: unrolled_megabytes(spec, k),
+            limit: MAX_HORIZON_STEPS,
+        });
+    }
     let u = unroll(spec, k);
     let bound_too_small: Vec<String> = spec
         .requirements
