@@ -79,6 +79,22 @@ fn table(r: &RunReport) -> Vec<Row> {
             measure: "formalized, after repair",
             value: of(f.first_attempt + f.after_repair, f.requirements),
         });
+        let p = &f.by_path;
+        if p.parser + p.form > 0 || !f.flagged.is_empty() {
+            // Only runs with the parser or forms have these (the tables of runs of the
+            // SMT-LIB path stay as they were).
+            rows.push(Row {
+                measure: "formalized by path",
+                value: format!(
+                    "{} controlled English (no model), {} voted forms, {} SMT-LIB",
+                    p.parser, p.form, p.smtlib
+                ),
+            });
+            rows.push(Row {
+                measure: "flagged for review (forms disagree)",
+                value: f.flagged.len().to_string(),
+            });
+        }
         rows.push(Row {
             measure: "not formalized",
             value: f.failed.len().to_string(),
