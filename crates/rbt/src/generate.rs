@@ -543,7 +543,7 @@ fn assemble(
             .into_iter()
             .map(|(n, s)| Cell {
                 variable: n.to_string(),
-                value: crate::values::show(&logic::Value::Real(s)),
+                value: crate::values::show_rational(&s),
             })
             .collect(),
         obligations,

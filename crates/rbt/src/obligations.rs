@@ -270,7 +270,7 @@ fn boundary_points(
         }
         out.push((
             point,
-            logic::Value::Real(step.clone()).to_string(),
+            crate::values::show_rational(&step),
             outcome,
             Term::app(Op::Eq, vec![diff.clone(), lit(&d)]),
         ));

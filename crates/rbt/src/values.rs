@@ -11,6 +11,15 @@ pub fn show(v: &Value) -> String {
     v.to_string()
 }
 
+/// A rational as a cell: an integer without a decimal point, else as a `Real` value.
+pub fn show_rational(r: &BigRational) -> String {
+    if r.is_integer() {
+        r.to_integer().to_string()
+    } else {
+        show(&Value::Real(r.clone()))
+    }
+}
+
 /// Reads a cell as a value of `sort`. Reals accept integers, decimals, `n/d` and a
 /// decimal exponent (`1e-3`, as C's `%g` prints); Booleans accept `true`/`false` and
 /// `1`/`0` (any case); integers must be whole (`3`, `-3`, also `3.0`).

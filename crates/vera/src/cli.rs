@@ -151,6 +151,18 @@ pub enum Command {
     /// Exit status: 0 requirements found, 1 none found (nothing to check), 2 bad input
     /// (for a `.req` file: every error listed, with its line and column).
     Extract(ExtractArgs),
+    /// Requirements-based tests: for every formalized requirement, cases that reach its
+    /// trigger and show its response, a masking MC/DC pair per condition (its
+    /// unique-first-cause obligations) and boundary values of every numeric comparison,
+    /// each case a state the solver found valid against the domain and every
+    /// requirement, with the outputs the spec forces (or `free`); obligations no valid
+    /// state meets are findings with their cause. `vera tests run` runs the suite
+    /// against an implementation, `vera tests cover` measures an existing suite.
+    ///
+    /// Exit status: 0 every obligation met, 1 findings (unreachable obligations,
+    /// requirements without a formula), 2 bad input (an inconsistent spec among it),
+    /// solver failure or an undecided obligation.
+    Tests(Box<TestsArgs>),
     /// Typed schemas drafted from a requirement list.
     #[command(subcommand)]
     Schema(SchemaCommand),
@@ -550,6 +562,62 @@ pub struct MutateArgs {
     pub solver: SolverArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// The arguments of `vera tests`.
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct TestsArgs {
+    #[command(subcommand)]
+    pub command: Option<TestsCommand>,
+    /// The spec (TOML), or the documentation side of a rule (SMT-LIB, `.smt2`, with
+    /// `--bounds` as for `vera consistency`).
+    #[arg(required = true)]
+    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Also write the traceability matrix (CSV: one row per requirement, one column
+    /// per case) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub matrix: Option<PathBuf>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `vera tests run` and `vera tests cover`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum TestsCommand {}
+
+/// How a suite is derived from a spec.
+#[derive(Debug, Clone, Args)]
+pub struct SuiteArgs {
+    /// The inputs a test sets, comma-separated (the other variables are outputs).
+    /// Default: the spec's `role` fields, else a variable no response mentions.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "VAR,...",
+        conflicts_with = "roles"
+    )]
+    pub inputs: Option<Vec<String>>,
+    /// A roles file (TOML, `inputs = ["a", "b"]`) naming the inputs.
+    #[arg(long, value_name = "FILE")]
+    pub roles: Option<PathBuf>,
+    /// The step of Real variables (the distance from a bound to its nearest values):
+    /// `VAR=STEP` for one variable, `STEP` for all (default 0.01); Int variables move
+    /// by 1.
+    #[arg(long, value_name = "[VAR=]STEP")]
+    pub step: Vec<String>,
+    /// No boundary cases (only triggers, condition pairs and response conditions).
+    #[arg(long)]
+    pub no_boundaries: bool,
+    /// For an SMT-LIB documentation SPEC: SIRNA's bounds JSON (ranges are the domain;
+    /// mapped and ranged constants are the inputs; with `vera tests run`, the mapping
+    /// to a BL program's names and the output pair).
+    #[arg(long, value_name = "FILE")]
+    pub bounds: Option<PathBuf>,
 }
 
 /// The arguments of `vera consistency`.
@@ -1219,8 +1287,9 @@ impl ExtractFrom {
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format: text for a terminal, the versioned JSON payload, SARIF 2.1.0
-    /// (findings), JUnit XML (pass/fail cases) or a self-contained HTML page. Each
-    /// command says which it offers; asking for another is an error.
+    /// (findings), JUnit XML (pass/fail cases), a self-contained HTML page or a CSV
+    /// table (test tables). Each command says which it offers; asking for another is an
+    /// error.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the output to FILE (atomically; an existing FILE needs --force; `-` is
@@ -1244,6 +1313,7 @@ pub enum Format {
     Sarif,
     Junit,
     Html,
+    Csv,
 }
 
 /// The formats of commands whose own output file is `-o`.
@@ -1279,6 +1349,7 @@ impl From<Format> for report::Format {
             Format::Sarif => report::Format::Sarif,
             Format::Junit => report::Format::Junit,
             Format::Html => report::Format::Html,
+            Format::Csv => report::Format::Csv,
         }
     }
 }
@@ -1317,6 +1388,10 @@ impl Command {
             Command::Schema(SchemaCommand::Draft(_)) => "schema draft",
             Command::Run(_) => "run",
             Command::Serve(_) => "serve",
+            Command::Tests(a) => match &a.command {
+                None => "tests",
+                Some(c) => match *c {},
+            },
         }
     }
 
@@ -1344,6 +1419,10 @@ impl Command {
             Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
             Command::Table(TableCommand::Check(a)) => a.output.clone(),
             Command::Run(a) => a.output.clone(),
+            Command::Tests(a) => match &a.command {
+                None => a.output.clone(),
+                Some(c) => match *c {},
+            },
             Command::Extract(a) => OutputArgs {
                 format: a.format.into(),
                 output: a.output.clone(),
@@ -1397,6 +1476,7 @@ impl Command {
             Command::Extract(a) => crate::extractcmd::extract(a),
             Command::Schema(SchemaCommand::Draft(a)) => crate::schemacmd::draft(a),
             Command::Run(a) => crate::runcmd::run(a),
+            Command::Tests(a) => crate::testscmd::tests(a),
             Command::Serve(_) => Err(anyhow::anyhow!("serve is run by cli::run")),
         }
     }

@@ -67,6 +67,7 @@ const TAGS: &[&str] = &[
     "vera.schema-draft.v1",
     "vera.smt-check.v1",
     "vera.table-check.v1",
+    "vera.tests.v1",
     "vera.text.v1",
 ];
 
@@ -798,6 +799,30 @@ fn equiv_and_mutate_payloads() {
     ] {
         check("vera.mutate.v1", &["mutate", spec], &[0, 1]);
     }
+}
+
+#[test]
+fn tests_payloads() {
+    let j = check(
+        "vera.tests.v1",
+        &[
+            "tests",
+            HEMO,
+            "--roles",
+            "examples/hemodialysis/test-roles.toml",
+        ],
+        &[1],
+    );
+    assert_eq!(j["cases"].as_array().unwrap().len(), 48);
+    check(
+        "vera.tests.v1",
+        &[
+            "tests",
+            "crates/vera/tests/fixtures/tests-small.toml",
+            "--no-boundaries",
+        ],
+        &[1],
+    );
 }
 
 #[test]

@@ -1,0 +1,637 @@
+//! `vera tests`: requirements-based tests from a spec (the `rbt` crate), rendered for a
+//! terminal, as JSON (`vera.tests.v1`), as the CSV test table, as SARIF findings and as
+//! an HTML page with a card per requirement; the traceability matrix with `--matrix`.
+
+use crate::cli::{SuiteArgs, TestsArgs};
+use crate::output::{clean, excerpt, Rendered};
+use anyhow::{bail, Context as _, Result};
+use rbt::obligations::{Kind, Part, Point};
+use rbt::suite::{Expected, Finding, Status, Suite};
+use rbt::Problem;
+use report::Status as RStatus;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Runs `vera tests` and its subcommands.
+pub fn tests(a: &TestsArgs) -> crate::output::Outcome {
+    match &a.command {
+        None => generate(a),
+        Some(c) => match *c {},
+    }
+}
+
+/// Reads the spec (TOML) or documentation side (SMT-LIB) with the suite options.
+pub(crate) fn load_problem(spec: &Path, s: &SuiteArgs) -> Result<Problem> {
+    let is_smt = spec
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("smt2"));
+    let mut p = if is_smt {
+        let text = safefile::read_text(spec)?;
+        let file = logic::SourceFile::new(spec.display().to_string(), text);
+        let bounds = match &s.bounds {
+            Some(b) => {
+                let text = safefile::read_text(b)?;
+                Some(
+                    bl::check::bounds::Bounds::from_json(&b.display().to_string(), &text)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                )
+            }
+            None => None,
+        };
+        if s.inputs.is_some() || s.roles.is_some() {
+            bail!("--inputs and --roles are for specs; the inputs of a documentation side come from its definitions and --bounds");
+        }
+        Problem::from_documentation(&file, bounds.as_ref()).map_err(|e| match e {
+            rbt::ProblemError::Invalid(d) => {
+                eprintln!("{d}");
+                crate::output::Reported.into()
+            }
+            other => anyhow::anyhow!("{other}"),
+        })?
+    } else {
+        if s.bounds.is_some() {
+            bail!(
+                "--bounds is for an SMT-LIB documentation side (.smt2); {} is a spec",
+                spec.display()
+            );
+        }
+        let loaded = crate::audit::load_spec_timed(spec, None)?;
+        let inputs = match (&s.inputs, &s.roles) {
+            (Some(i), _) => Some(i.clone()),
+            (None, Some(r)) => {
+                let text = safefile::read_text(r)?;
+                Some(
+                    rbt::problem::read_roles(&r.display().to_string(), &text)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                )
+            }
+            (None, None) => None,
+        };
+        Problem::from_spec(loaded, inputs.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?
+    };
+    for st in &s.step {
+        let (name, value) = match st.split_once('=') {
+            Some((n, v)) => (Some(n.trim()), v),
+            None => (None, st.as_str()),
+        };
+        let v = rbt::values::rational(value)
+            .with_context(|| format!("--step {st}: `{value}` is not a number"))?;
+        p.set_step(name, v)
+            .map_err(|e| anyhow::anyhow!("--step {st}: {e}"))?;
+    }
+    Ok(p)
+}
+
+/// `vera.tests.v1`.
+#[derive(Serialize)]
+struct TestsJson {
+    schema: &'static str,
+    #[serde(flatten)]
+    suite: Suite,
+    matrix: Vec<Vec<String>>,
+}
+
+fn generate(a: &TestsArgs) -> crate::output::Outcome {
+    let spec = a.spec.as_deref().context("vera tests needs a SPEC")?;
+    if let Some(m) = &a.matrix {
+        safefile::check_output(m, crate::files::force())?;
+    }
+    let p = load_problem(spec, &a.suite)?;
+    let mut options = rbt::Options::new(a.solver.config());
+    options.boundaries = !a.suite.no_boundaries;
+    let start = std::time::Instant::now();
+    let suite = rbt::generate(&p, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(m) = &a.matrix {
+        safefile::write_atomic(
+            m,
+            rbt::table::matrix_csv(&suite).as_bytes(),
+            crate::files::force(),
+        )?;
+    }
+    let status = if suite.has_errors() {
+        RStatus::Error
+    } else if suite.findings.is_empty() {
+        RStatus::Ok
+    } else {
+        RStatus::Findings
+    };
+    let text = human(&p, &suite, seconds);
+    let findings = findings(&p, &suite);
+    let page = page(&p, &suite, seconds);
+    let csv = rbt::table::csv(&suite);
+    let matrix = rbt::table::matrix_rows(&suite);
+    let mut r = Rendered::new(
+        "vera.tests.v1",
+        status,
+        text,
+        TestsJson {
+            schema: "vera.tests.v1",
+            suite,
+            matrix,
+        },
+    );
+    r.findings = Some(findings);
+    r.page = Some(page);
+    r.csv = Some(csv);
+    Ok(Box::new(r))
+}
+
+/// What an obligation asks for, in words.
+pub(crate) fn describe(kind: &Kind, condition: Option<&str>) -> String {
+    let c = condition.map(|c| excerpt(c, 80)).unwrap_or_default();
+    match kind {
+        Kind::Trigger => "the trigger holds (the requirement applies)".into(),
+        Kind::TriggerCondition { index, outcome } => {
+            format!("trigger condition {index} `{c}` is {outcome} and decides the trigger")
+        }
+        Kind::ResponseCondition { index } => {
+            format!("with the trigger, response condition {index} `{c}` decides the response")
+        }
+        Kind::Boundary {
+            part,
+            index,
+            point,
+            step,
+            ..
+        } => {
+            let part = match part {
+                Part::Trigger => "trigger",
+                Part::Response => "response",
+            };
+            let at = match point {
+                Point::At => "at its bound".to_string(),
+                Point::Above => format!("one step ({step}) above its bound"),
+                Point::Below => format!("one step ({step}) below its bound"),
+            };
+            format!("{part} condition {index} `{c}` {at}")
+        }
+    }
+}
+
+/// Why an unreachable obligation cannot be met, in words.
+pub(crate) fn unreachable_reason(kind: &Kind, core: &[String]) -> String {
+    let by = if core.is_empty() {
+        match kind {
+            Kind::TriggerCondition { .. }
+            | Kind::Boundary {
+                part: Part::Trigger,
+                ..
+            } => "the trigger's other conditions mask it everywhere".to_string(),
+            Kind::ResponseCondition { .. } | Kind::Boundary { .. } => {
+                "the response's other conditions mask it everywhere".to_string()
+            }
+            Kind::Trigger => "the trigger is false in every state".to_string(),
+        }
+    } else {
+        format!("ruled out by {}", core.join(", "))
+    };
+    match kind {
+        Kind::Trigger => format!("the requirement can never apply: {by}"),
+        _ => format!("no valid state has it: {by}"),
+    }
+}
+
+fn human(p: &Problem, s: &Suite, seconds: f64) -> String {
+    let mut o = String::new();
+    let formalized = p.spec.formalized().count();
+    let _ = writeln!(
+        o,
+        "{} ({}): {} test case{} for {formalized} formalized requirement{} ({}, {seconds:.2} s)",
+        clean(&s.spec),
+        clean(&s.file),
+        s.cases.len(),
+        if s.cases.len() == 1 { "" } else { "s" },
+        if formalized == 1 { "" } else { "s" },
+        s.solver
+    );
+    let roles = match s.roles {
+        rbt::RoleSource::Spec => "the spec's roles",
+        rbt::RoleSource::Given => "given",
+        rbt::RoleSource::Inferred => "inferred: a variable a response mentions is an output",
+        rbt::RoleSource::Documentation => "from the documentation's definitions",
+    };
+    let _ = writeln!(
+        o,
+        "roles ({roles}): inputs {}; outputs {}",
+        clean(&s.inputs.join(", ")),
+        clean(&s.outputs.join(", "))
+    );
+    let _ = writeln!(
+        o,
+        "obligations: {} — {} met, {} unreachable, {} undecided; {} cases found, {} kept after minimization; {} solver queries",
+        s.obligations.len(),
+        s.met(),
+        s.unreachable(),
+        s.undecided(),
+        s.cases_before_minimization,
+        s.cases.len(),
+        s.queries
+    );
+    let _ = writeln!(
+        o,
+        "re-checked in a fresh solver process: {} of {} cases valid, expected outputs confirmed in {}",
+        s.recheck.valid, s.recheck.cases, s.recheck.expectations_confirmed
+    );
+    for f in &s.recheck.failures {
+        let _ = writeln!(o, "  re-check failed: {}", clean(f));
+    }
+    if !s.findings.is_empty() {
+        let _ = writeln!(o, "\nfindings:");
+        for f in &s.findings {
+            let _ = writeln!(o, "  {}", finding_line(f));
+        }
+    }
+    let _ = writeln!(o, "\nrequirements:");
+    for r in &s.requirements {
+        if r.formula.is_none() {
+            let _ = writeln!(o, "  {:<12} not formalized: no tests", clean(&r.id));
+            continue;
+        }
+        let mut counts = format!("{} of {} obligations met", r.met, r.obligations);
+        if r.unreachable > 0 {
+            let _ = write!(counts, ", {} unreachable", r.unreachable);
+        }
+        if r.undecided > 0 {
+            let _ = write!(counts, ", {} undecided", r.undecided);
+        }
+        let applies = applies_in(s, &r.id);
+        let _ = writeln!(
+            o,
+            "  {:<12} {counts}; applies in {}",
+            clean(&r.id),
+            if applies.is_empty() {
+                "no case".to_string()
+            } else {
+                excerpt(&applies.join(" "), 70)
+            }
+        );
+    }
+    let _ = writeln!(o, "\ncases:");
+    for c in &s.cases {
+        let inputs: Vec<String> = c
+            .inputs
+            .iter()
+            .map(|x| format!("{} = {}", x.variable, x.value))
+            .collect();
+        let forced: Vec<String> = c
+            .expected
+            .iter()
+            .filter(|x| matches!(x.value, Expected::Value(_)))
+            .map(|x| format!("{} = {}", x.variable, x.value.cell()))
+            .collect();
+        let free = c
+            .expected
+            .iter()
+            .filter(|x| x.value == Expected::Free)
+            .count();
+        let undecided = c
+            .expected
+            .iter()
+            .filter(|x| matches!(x.value, Expected::Undecided(_)))
+            .count();
+        let applies: Vec<&str> = c
+            .covers
+            .iter()
+            .filter_map(|o| o.strip_suffix("/trigger"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  {} meets {} obligations; {} apply: {}",
+            c.id,
+            c.covers.len(),
+            applies.len(),
+            clean(&excerpt(&applies.join(" "), 80))
+        );
+        let _ = writeln!(o, "    inputs:   {}", clean(&inputs.join(", ")));
+        let mut exp = if forced.is_empty() {
+            "nothing forced".to_string()
+        } else {
+            forced.join(", ")
+        };
+        if free > 0 {
+            let _ = write!(exp, "; {free} free");
+        }
+        if undecided > 0 {
+            let _ = write!(exp, "; {undecided} undecided");
+        }
+        let _ = writeln!(o, "    expected: {}", clean(&exp));
+    }
+    let _ = writeln!(
+        o,
+        "\nThe test table: --format csv (one row per case); the traceability matrix: --matrix FILE."
+    );
+    o
+}
+
+/// The cases where a requirement applies (they meet its trigger obligation).
+fn applies_in(s: &Suite, requirement: &str) -> Vec<String> {
+    let id = format!("{requirement}/trigger");
+    s.obligations
+        .iter()
+        .find(|o| o.obligation.id == id)
+        .and_then(|o| match &o.status {
+            Status::Met { cases } => Some(cases.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+fn finding_line(f: &Finding) -> String {
+    match f {
+        Finding::NotFormalized { requirement, line } => {
+            format!(
+                "{}:{line}: not formalized: no test can be derived",
+                clean(requirement)
+            )
+        }
+        Finding::Unreachable {
+            requirement,
+            line,
+            obligation,
+            kind,
+            condition,
+            core,
+        } => format!(
+            "{}:{line}: {} — {} ({})",
+            clean(requirement),
+            clean(&describe(kind, condition.as_deref())),
+            clean(&unreachable_reason(kind, core)),
+            clean(obligation)
+        ),
+        Finding::Undecided {
+            obligation, reason, ..
+        } => format!("{}: undecided ({})", clean(obligation), clean(reason)),
+    }
+}
+
+fn findings(p: &Problem, s: &Suite) -> report::Findings {
+    use report::{Finding as F, Level, Location, Rule};
+    let file = p.spec.source.name().to_string();
+    let at = |line: usize| Location::new(file.clone(), (line > 0).then_some(line as u32));
+    let mut out = Vec::new();
+    for f in &s.findings {
+        out.push(match f {
+            Finding::NotFormalized { requirement, line } => F {
+                rule: "VERA-TESTS-NOT-FORMALIZED",
+                level: Level::Warning,
+                message: format!("{requirement}: not formalized: no test can be derived"),
+                location: Some(at(*line)),
+                related: vec![],
+            },
+            Finding::Unreachable {
+                requirement,
+                line,
+                obligation,
+                kind,
+                condition,
+                core,
+            } => F {
+                rule: "VERA-TESTS-UNREACHABLE",
+                level: Level::Warning,
+                message: format!(
+                    "{requirement}: {} — {} ({obligation})",
+                    describe(kind, condition.as_deref()),
+                    unreachable_reason(kind, core)
+                ),
+                location: Some(at(*line)),
+                related: core
+                    .iter()
+                    .filter_map(|id| p.spec.requirements.iter().find(|r| &r.id == id))
+                    .filter(|r| &r.id != requirement)
+                    .map(|r| at(r.line).with_message(format!("{} takes part", r.id)))
+                    .collect(),
+            },
+            Finding::Undecided {
+                requirement,
+                obligation,
+                reason,
+            } => F {
+                rule: "VERA-TESTS-UNDECIDED",
+                level: Level::Error,
+                message: format!("{obligation}: the solver could not decide ({reason})"),
+                location: p
+                    .spec
+                    .requirements
+                    .iter()
+                    .find(|r| &r.id == requirement)
+                    .map(|r| at(r.line)),
+                related: vec![],
+            },
+        });
+    }
+    report::Findings {
+        command: "tests".into(),
+        rules: vec![
+            Rule {
+                id: "VERA-TESTS-UNREACHABLE",
+                name: "UnreachableObligation",
+                short: "no state that satisfies the domain and every requirement meets this test obligation",
+                help: "a trigger that can never hold or a condition that never decides its requirement: check the requirements named as its cause",
+                level: Level::Warning,
+            },
+            Rule {
+                id: "VERA-TESTS-NOT-FORMALIZED",
+                name: "NotFormalized",
+                short: "the requirement has no formula, so no test is derived from it",
+                help: "formalize the requirement (vera formalize) or test it by hand",
+                level: Level::Warning,
+            },
+            Rule {
+                id: "VERA-TESTS-UNDECIDED",
+                name: "Undecided",
+                short: "the solver could not decide whether a valid state meets the obligation",
+                help: "raise --timeout or simplify the requirement",
+                level: Level::Error,
+            },
+        ],
+        findings: out,
+        files: vec![file],
+    }
+}
+
+fn page(p: &Problem, s: &Suite, seconds: f64) -> report::html::Page {
+    use report::html::{Block, Count, Page, Section, Tone};
+    let mut cards = Vec::new();
+    for r in &s.requirements {
+        let req = p.spec.requirements.iter().find(|q| q.id == r.id);
+        let mut blocks = vec![Block::Text(r.text.clone())];
+        let Some(formula) = &r.formula else {
+            cards.push(Block::Item {
+                title: r.id.clone(),
+                badge: "not formalized".into(),
+                tone: Tone::Warn,
+                blocks: vec![
+                    Block::Text(r.text.clone()),
+                    Block::Text("No formula: no test can be derived.".into()),
+                ],
+            });
+            continue;
+        };
+        blocks.push(Block::Code(formula.clone()));
+        let rows: Vec<Vec<String>> = s
+            .obligations
+            .iter()
+            .filter(|o| o.obligation.requirement == r.id)
+            .map(|o| {
+                let (status, detail) = match &o.status {
+                    Status::Met { cases } => ("met".to_string(), cases.join(" ")),
+                    Status::Unreachable { core } => (
+                        "unreachable".to_string(),
+                        unreachable_reason(&o.obligation.kind, core),
+                    ),
+                    Status::Undecided { reason } => ("undecided".to_string(), reason.clone()),
+                };
+                vec![
+                    o.obligation
+                        .id
+                        .strip_prefix(&format!("{}/", r.id))
+                        .unwrap_or(&o.obligation.id)
+                        .to_string(),
+                    describe(&o.obligation.kind, o.obligation.condition.as_deref()),
+                    status,
+                    detail,
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            headers: vec![
+                "obligation".into(),
+                "asks for".into(),
+                "status".into(),
+                "cases / reason".into(),
+            ],
+            rows,
+        });
+        let case_rows: Vec<Vec<String>> = s
+            .cases
+            .iter()
+            .filter(|c| c.requirements.contains(&r.id))
+            .map(|c| {
+                let prefix = format!("{}/", r.id);
+                vec![
+                    c.id.clone(),
+                    c.covers
+                        .iter()
+                        .filter_map(|o| o.strip_prefix(&prefix))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    c.inputs
+                        .iter()
+                        .map(|x| format!("{} = {}", x.variable, x.value))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    c.expected
+                        .iter()
+                        .map(|x| format!("{} = {}", x.variable, x.value.cell()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ]
+            })
+            .collect();
+        if !case_rows.is_empty() {
+            blocks.push(Block::Table {
+                headers: vec![
+                    "case".into(),
+                    "obligations".into(),
+                    "inputs".into(),
+                    "expected outputs".into(),
+                ],
+                rows: case_rows,
+            });
+        }
+        let (badge, tone) = if r.undecided > 0 {
+            (format!("{} undecided", r.undecided), Tone::Bad)
+        } else if r.unreachable > 0 {
+            (format!("{} unreachable", r.unreachable), Tone::Warn)
+        } else {
+            (format!("{}/{} met", r.met, r.obligations), Tone::Good)
+        };
+        let title = match req {
+            Some(q) => format!("{} (line {})", r.id, q.line),
+            None => r.id.clone(),
+        };
+        cards.push(Block::Item {
+            title,
+            badge,
+            tone,
+            blocks,
+        });
+    }
+    let matrix = rbt::table::matrix_rows(s);
+    let (headers, rows) = match matrix.split_first() {
+        Some((h, rest)) => (h.clone(), rest.to_vec()),
+        None => (vec![], vec![]),
+    };
+    let mut all_vars: Vec<String> = s.inputs.clone();
+    all_vars.extend(s.outputs.iter().cloned());
+    let case_rows: Vec<Vec<String>> = s
+        .cases
+        .iter()
+        .map(|c| {
+            let mut row = vec![c.id.clone()];
+            for v in &s.inputs {
+                row.push(
+                    c.inputs
+                        .iter()
+                        .find(|x| &x.variable == v)
+                        .map(|x| x.value.clone())
+                        .unwrap_or_default(),
+                );
+            }
+            for v in &s.outputs {
+                row.push(
+                    c.expected
+                        .iter()
+                        .find(|x| &x.variable == v)
+                        .map(|x| x.value.cell())
+                        .unwrap_or_default(),
+                );
+            }
+            row
+        })
+        .collect();
+    let mut case_headers = vec!["case".to_string()];
+    case_headers.extend(s.inputs.iter().map(|v| format!("{v} (in)")));
+    case_headers.extend(s.outputs.iter().map(|v| format!("{v} (expected)")));
+    let not_formalized = s
+        .findings
+        .iter()
+        .filter(|f| matches!(f, Finding::NotFormalized { .. }))
+        .count();
+    Page {
+        title: format!("vera tests: {}", s.spec),
+        subtitle: Some(format!("{} · {} · {seconds:.2} s", s.file, s.solver)),
+        counts: vec![
+            Count::neutral("test cases", s.cases.len()),
+            Count::neutral("obligations met", s.met()),
+            Count::findings("unreachable", s.unreachable(), Tone::Warn),
+            Count::findings("undecided", s.undecided(), Tone::Bad),
+            Count::findings("without a formula", not_formalized, Tone::Warn),
+        ],
+        sections: vec![
+            Section {
+                heading: "Requirements and their cases".into(),
+                blocks: cards,
+            },
+            Section {
+                heading: "Traceability matrix".into(),
+                blocks: vec![
+                    Block::Text(
+                        "One row per requirement, one column per case; a cell lists the requirement's obligations the case meets."
+                            .into(),
+                    ),
+                    Block::Table { headers, rows },
+                ],
+            },
+            Section {
+                heading: "Test table".into(),
+                blocks: vec![Block::Table {
+                    headers: case_headers,
+                    rows: case_rows,
+                }],
+            },
+        ],
+    }
+}

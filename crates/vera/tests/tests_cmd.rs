@@ -1,0 +1,129 @@
+//! `vera tests` end to end with real solvers: the suite of the shipped hemodialysis spec
+//! as text, CSV test table and traceability matrix (golden files), its HTML page and
+//! SARIF log, and bad input (an inconsistent spec, a format the command does not offer).
+
+mod common;
+use common::{root, vera};
+
+const HEMO: &str = "examples/hemodialysis/hemodialysis.toml";
+const ROLES: &str = "examples/hemodialysis/test-roles.toml";
+
+/// The text with the run time (the one part that changes between runs) replaced.
+fn without_time(text: &str) -> String {
+    text.lines()
+        .map(|l| match (l.find(", "), l.rfind(" s)")) {
+            (Some(_), Some(end)) if l.contains("formalized requirement") => {
+                let start = l[..end].rfind(", ").expect("the time follows a comma");
+                format!("{}, <time>{}", &l[..start], &l[end + 2..])
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn hemodialysis_suite_as_text() {
+    let (code, out, err) = vera(&["tests", HEMO, "--roles", ROLES]);
+    assert_eq!(
+        code, 1,
+        "unreachable obligations and unformalized requirements are findings\n{err}"
+    );
+    assert!(
+        out.contains("re-checked in a fresh solver process: 48 of 48 cases valid"),
+        "{out}"
+    );
+    insta::assert_snapshot!("tests_hemodialysis_human", without_time(&out));
+}
+
+#[test]
+fn hemodialysis_test_table_and_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("matrix.csv");
+    let (code, out, err) = vera(&[
+        "tests",
+        HEMO,
+        "--roles",
+        ROLES,
+        "--format",
+        "csv",
+        "--matrix",
+        matrix.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let matrix = std::fs::read_to_string(&matrix).unwrap();
+    // One row per case plus the header; one row per requirement plus the header.
+    assert_eq!(out.lines().count(), 49);
+    assert_eq!(matrix.lines().count(), 53);
+    assert!(
+        out.starts_with("id,obligations,requirements,phase,"),
+        "{out}"
+    );
+    insta::assert_snapshot!("tests_hemodialysis_csv", out);
+    insta::assert_snapshot!("tests_hemodialysis_matrix", matrix);
+    // An existing matrix file is not replaced without --force.
+    let again = dir.path().join("matrix.csv");
+    let (code, _, err) = vera(&[
+        "tests",
+        HEMO,
+        "--roles",
+        ROLES,
+        "--matrix",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--force"), "{err}");
+}
+
+#[test]
+fn hemodialysis_page_and_sarif() {
+    let (code, html, err) = vera(&["tests", HEMO, "--roles", ROLES, "--format", "html"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..100]);
+    // A card per requirement, the unreachable ones flagged, the matrix and the table.
+    for id in ["R-ART-1 (line 288)", "R-COND-3 (line 418)", "R-UI-1"] {
+        assert!(html.contains(id), "{id}");
+    }
+    assert!(html.contains("3 unreachable"));
+    assert!(html.contains("not formalized"));
+    assert!(html.contains("Traceability matrix"));
+    assert!(html.contains("TC-048"));
+    assert!(!html.contains("<script"));
+    let (code, sarif, _) = vera(&["tests", "no/such/spec.toml", "--format", "sarif"]);
+    assert_eq!(code, 2, "{sarif}");
+    let small = root().join("crates/vera/tests/fixtures/tests-small.toml");
+    let (code, sarif, err) = vera(&["tests", small.to_str().unwrap(), "--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let rules: Vec<&str> = results
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"VERA-TESTS-UNREACHABLE"), "{rules:?}");
+    assert!(rules.contains(&"VERA-TESTS-NOT-FORMALIZED"), "{rules:?}");
+}
+
+#[test]
+fn bad_input_is_an_error_never_a_suite() {
+    let (code, out, err) = vera(&[
+        "tests",
+        "examples/hemodialysis/hemodialysis-inconsistent.toml",
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("the spec is inconsistent"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    let small = "crates/vera/tests/fixtures/tests-small.toml";
+    let (code, _, err) = vera(&["tests", small, "--format", "junit"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no junit output"), "{err}");
+    let (code, _, err) = vera(&["tests", small, "--inputs", "x,nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`nope` is not a variable"), "{err}");
+    let (code, _, err) = vera(&["tests", small, "--step", "x=0.5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("only Real variables take a step"), "{err}");
+    let (code, _, err) = vera(&["tests", small, "--step=-1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("positive"), "{err}");
+}
