@@ -14,10 +14,12 @@
 
 #![warn(missing_docs)]
 
+pub mod cfunc;
 pub mod conditions;
 pub mod generate;
 pub mod obligations;
 pub mod problem;
+pub mod run;
 pub mod session;
 pub mod suite;
 pub mod table;

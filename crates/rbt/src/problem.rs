@@ -158,7 +158,7 @@ impl Problem {
     }
 
     /// A problem over the SMT-LIB documentation side of a rule: every assertion is a
-    /// requirement named `<file>:<line>`, the ranges of `bounds` that name its
+    /// requirement named `<file name>:<line>`, the ranges of `bounds` that name its
     /// constants are the domain, and the inputs are the constants no assertion defines
     /// (or, when the bounds map or range some of its constants, exactly those).
     pub fn from_documentation(
@@ -268,13 +268,17 @@ impl Problem {
                 }),
             })
             .collect();
+        let short = std::path::Path::new(file.name())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.name().to_string());
         let mut requirements = Vec::new();
         for c in &side.commands {
             let Command::Assert(t) = c else { continue };
             let t = inline_calls(t, &side.context);
             let line = assertion_line(file, &t, requirements.len());
             requirements.push(Requirement {
-                id: format!("{}:{line}", file.name()),
+                id: format!("{short}:{line}"),
                 text: logic::print::term(&t),
                 shape: shape_of(&t),
                 formula: Some(t),

@@ -588,7 +588,20 @@ pub struct TestsArgs {
 
 /// `vera tests run` and `vera tests cover`.
 #[derive(Debug, Clone, Subcommand)]
-pub enum TestsCommand {}
+pub enum TestsCommand {
+    /// Generate the suite of SPEC and run it against an implementation: an executable
+    /// (one process per case: a CSV header and the case's inputs on standard input, the
+    /// outputs as one CSV line on standard output), a BL program (`.bl`, with `--bounds`
+    /// as for `vera consistency`) or a C function (`.c` with `--function`: vera writes a
+    /// driver and compiles it with the system C compiler). Each case passes when the
+    /// observed outputs, with the case's inputs, satisfy the domain and every
+    /// requirement; fails with the requirements they contradict; errors when the
+    /// implementation crashes, hangs, prints garbage or the solver cannot decide.
+    ///
+    /// Exit status: 0 every case passed, 1 some failed, 2 an error (bad input, a case
+    /// that could not run or be judged).
+    Run(Box<TestsRunArgs>),
+}
 
 /// How a suite is derived from a spec.
 #[derive(Debug, Clone, Args)]
@@ -618,6 +631,51 @@ pub struct SuiteArgs {
     /// to a BL program's names and the output pair).
     #[arg(long, value_name = "FILE")]
     pub bounds: Option<PathBuf>,
+}
+
+/// The arguments of `vera tests run`.
+#[derive(Debug, Clone, Args)]
+pub struct TestsRunArgs {
+    /// The spec (TOML) or documentation side (SMT-LIB).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The implementation: an executable, a BL program (`.bl`) or a C file (`.c`, with
+    /// `--function`).
+    #[arg(long = "impl", value_name = "X")]
+    pub implementation: PathBuf,
+    /// Arguments passed to an executable implementation (repeat for each).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// The C function to call.
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
+    /// How the implementation's names map to the spec's: `IMPL=SPEC`, comma-separated
+    /// or repeated (a C parameter, `result` for a C function's value, a column of an
+    /// executable, a BL binding). Unmapped names map to the spec variable of the same
+    /// name.
+    #[arg(long = "map", value_delimiter = ',', value_name = "IMPL=SPEC,...")]
+    pub map: Vec<String>,
+    /// The outputs an executable prints, in order, comma-separated (spec names;
+    /// default: every output of the spec in schema order). For a C function, the spec
+    /// variable its result is (default: the spec's only output).
+    #[arg(long, value_delimiter = ',', value_name = "VAR,...")]
+    pub outputs: Option<Vec<String>>,
+    /// A value for an implementation input the spec does not have, for every case:
+    /// `NAME=VALUE` (e.g. a BL program's `sin`).
+    #[arg(long = "fix", value_name = "NAME=VALUE")]
+    pub fix: Vec<String>,
+    /// Time limit per case, in seconds (executables and C functions).
+    #[arg(long, default_value_t = 5.0, value_parser = parse_seconds)]
+    pub case_timeout: f64,
+    /// Accept numeric outputs within this distance of a value the spec allows (for
+    /// floating-point implementations; default 0: exact).
+    #[arg(long, value_name = "EPS")]
+    pub tolerance: Option<String>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The arguments of `vera consistency`.
@@ -1390,7 +1448,7 @@ impl Command {
             Command::Serve(_) => "serve",
             Command::Tests(a) => match &a.command {
                 None => "tests",
-                Some(c) => match *c {},
+                Some(TestsCommand::Run(_)) => "tests run",
             },
         }
     }
@@ -1421,7 +1479,7 @@ impl Command {
             Command::Run(a) => a.output.clone(),
             Command::Tests(a) => match &a.command {
                 None => a.output.clone(),
-                Some(c) => match *c {},
+                Some(TestsCommand::Run(r)) => r.output.clone(),
             },
             Command::Extract(a) => OutputArgs {
                 format: a.format.into(),

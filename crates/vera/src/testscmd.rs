@@ -2,7 +2,7 @@
 //! terminal, as JSON (`vera.tests.v1`), as the CSV test table, as SARIF findings and as
 //! an HTML page with a card per requirement; the traceability matrix with `--matrix`.
 
-use crate::cli::{SuiteArgs, TestsArgs};
+use crate::cli::{SuiteArgs, TestsArgs, TestsCommand, TestsRunArgs};
 use crate::output::{clean, excerpt, Rendered};
 use anyhow::{bail, Context as _, Result};
 use rbt::obligations::{Kind, Part, Point};
@@ -17,7 +17,7 @@ use std::path::Path;
 pub fn tests(a: &TestsArgs) -> crate::output::Outcome {
     match &a.command {
         None => generate(a),
-        Some(c) => match *c {},
+        Some(TestsCommand::Run(r)) => run(r),
     }
 }
 
@@ -633,5 +633,373 @@ fn page(p: &Problem, s: &Suite, seconds: f64) -> report::html::Page {
                 }],
             },
         ],
+    }
+}
+
+/// `NAME=VALUE` pairs of `--fix`.
+fn fixed_values(items: &[String]) -> Result<Vec<(String, String)>> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((n, v)) if !n.trim().is_empty() && !v.trim().is_empty() => {
+                Ok((n.trim().to_string(), v.trim().to_string()))
+            }
+            _ => bail!("--fix {s}: write NAME=VALUE"),
+        })
+        .collect()
+}
+
+/// `vera.tests-run.v1`.
+#[derive(Serialize)]
+struct RunJson {
+    schema: &'static str,
+    spec: String,
+    file: String,
+    solver: String,
+    #[serde(flatten)]
+    report: rbt::run::RunReport,
+    suite: SuiteSummary,
+}
+
+/// What the run's suite covers.
+#[derive(Serialize)]
+struct SuiteSummary {
+    obligations: usize,
+    met: usize,
+    unreachable: usize,
+    undecided: usize,
+    cases: usize,
+}
+
+fn run(a: &TestsRunArgs) -> crate::output::Outcome {
+    use rbt::run::{BlProgram, Executable, Implementation};
+    let p = load_problem(&a.spec, &a.suite)?;
+    let map = rbt::run::parse_map(&a.map).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
+    let fixed = fixed_values(&a.fix)?;
+    let timeout = std::time::Duration::from_secs_f64(a.case_timeout);
+    let tolerance = match &a.tolerance {
+        Some(t) => {
+            let v = rbt::values::rational(t)
+                .filter(|v| *v >= num_rational::BigRational::from_integer(0.into()))
+                .with_context(|| format!("--tolerance {t}: not a number of at least 0"))?;
+            Some(v)
+        }
+        None => None,
+    };
+    let path = &a.implementation;
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if ext != "c" && a.function.is_some() {
+        bail!("--function is for a C implementation (a .c file)");
+    }
+    let mut imp: Box<dyn Implementation> = match ext.as_str() {
+        "bl" => {
+            let text = safefile::read_text(path)?;
+            let file = logic::SourceFile::new(path.display().to_string(), text);
+            let program = match bl::parse(&file) {
+                Ok(pr) => pr,
+                Err(d) => {
+                    eprintln!("{d}");
+                    return Err(crate::output::Reported.into());
+                }
+            };
+            let bounds = match &a.suite.bounds {
+                Some(b) => Some(
+                    bl::check::bounds::Bounds::from_json(
+                        &b.display().to_string(),
+                        &safefile::read_text(b)?,
+                    )
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+                ),
+                None => None,
+            };
+            Box::new(
+                BlProgram::new(
+                    &p,
+                    &path.display().to_string(),
+                    program,
+                    &map,
+                    bounds.as_ref(),
+                    &fixed,
+                )
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            )
+        }
+        "c" => {
+            let function = a
+                .function
+                .as_deref()
+                .context("a C implementation needs --function NAME")?;
+            if !fixed.is_empty() {
+                bail!("--fix is for BL programs and executables; a C function takes only its parameters");
+            }
+            let result = a.outputs.as_ref().map(|o| o.join(","));
+            Box::new(
+                rbt::cfunc::CFunction::build(&p, path, function, &map, result.as_deref(), timeout)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            )
+        }
+        _ => Box::new(
+            Executable::new(
+                &p,
+                path.clone(),
+                a.args.clone(),
+                timeout,
+                &map,
+                a.outputs.as_deref(),
+                fixed,
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+        ),
+    };
+    let start = std::time::Instant::now();
+    let mut options = rbt::Options::new(a.solver.config());
+    options.boundaries = !a.suite.no_boundaries;
+    let suite = rbt::generate(&p, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if suite.cases.is_empty() {
+        bail!("the suite has no case to run (every obligation is unreachable or undecided)");
+    }
+    let report = rbt::run::run_suite(
+        &p,
+        &suite,
+        imp.as_mut(),
+        &a.solver.config(),
+        tolerance.as_ref(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let status = if report.errors > 0 || suite.has_errors() {
+        RStatus::Error
+    } else if report.failed > 0 {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let text = human_run(&p, &suite, &report, seconds);
+    let suites = vec![junit_suite(&p, &report)];
+    let findings = run_findings(&p, &report);
+    let mut r = Rendered::new(
+        "vera.tests-run.v1",
+        status,
+        text,
+        RunJson {
+            schema: "vera.tests-run.v1",
+            spec: suite.spec.clone(),
+            file: suite.file.clone(),
+            solver: suite.solver.clone(),
+            report,
+            suite: SuiteSummary {
+                obligations: suite.obligations.len(),
+                met: suite.met(),
+                unreachable: suite.unreachable(),
+                undecided: suite.undecided(),
+                cases: suite.cases.len(),
+            },
+        },
+    );
+    r.suites = Some(suites);
+    r.findings = Some(findings);
+    Ok(Box::new(r))
+}
+
+fn cells_text(cells: &[rbt::suite::Cell]) -> String {
+    cells
+        .iter()
+        .map(|c| format!("{} = {}", c.variable, c.value))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A failed or erroneous case in words (one line, then the inputs and outputs).
+fn verdict_detail(c: &rbt::run::CaseResult) -> (String, String) {
+    use rbt::run::Verdict;
+    let io = format!(
+        "inputs: {}\nobserved: {}",
+        cells_text(&c.inputs),
+        if c.observed.is_empty() {
+            "nothing".to_string()
+        } else {
+            cells_text(&c.observed)
+        }
+    );
+    match &c.verdict {
+        Verdict::Pass => ("passed".into(), io),
+        Verdict::Fail {
+            violated,
+            differences,
+        } => {
+            let mut line = format!("violates {}", violated.join(", "));
+            for d in differences {
+                let _ = write!(
+                    line,
+                    "; {} expected {}, observed {}",
+                    d.variable, d.expected, d.observed
+                );
+            }
+            (line, io)
+        }
+        Verdict::Error { message } => (message.clone(), io),
+    }
+}
+
+fn human_run(p: &Problem, s: &Suite, r: &rbt::run::RunReport, seconds: f64) -> String {
+    use rbt::run::Verdict;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} ({}) against {}: {} case{} — {} passed, {} failed, {} error{} ({}, {seconds:.2} s)",
+        clean(&s.spec),
+        clean(&s.file),
+        clean(&r.implementation),
+        r.cases.len(),
+        if r.cases.len() == 1 { "" } else { "s" },
+        r.passed,
+        r.failed,
+        r.errors,
+        if r.errors == 1 { "" } else { "s" },
+        s.solver
+    );
+    let _ = writeln!(
+        o,
+        "suite: {} obligations of {} formalized requirements, {} met, {} unreachable, {} undecided{}",
+        s.obligations.len(),
+        p.spec.formalized().count(),
+        s.met(),
+        s.unreachable(),
+        s.undecided(),
+        match &r.tolerance {
+            Some(t) => format!("; numeric outputs accepted within {t}"),
+            None => String::new(),
+        }
+    );
+    for (title, want) in [("failed", 0), ("errors", 1)] {
+        let list: Vec<&rbt::run::CaseResult> = r
+            .cases
+            .iter()
+            .filter(|c| match c.verdict {
+                Verdict::Fail { .. } => want == 0,
+                Verdict::Error { .. } => want == 1,
+                Verdict::Pass => false,
+            })
+            .collect();
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n{title}:");
+        for c in list {
+            let (line, io) = verdict_detail(c);
+            let _ = writeln!(o, "  {}: {}", c.case, clean(&line));
+            for l in io.lines() {
+                let _ = writeln!(o, "    {}", clean(l));
+            }
+        }
+    }
+    if r.failed == 0 && r.errors == 0 {
+        let _ = writeln!(
+            o,
+            "\nEvery case passed: the observed outputs satisfy the domain and every requirement."
+        );
+    }
+    o
+}
+
+fn junit_suite(p: &Problem, r: &rbt::run::RunReport) -> report::Suite {
+    use rbt::run::Verdict;
+    report::Suite {
+        name: format!("{} against {}", p.spec.name, r.implementation),
+        file: Some(p.spec.source.name().to_string()),
+        cases: r
+            .cases
+            .iter()
+            .map(|c| {
+                let (line, detail) = verdict_detail(c);
+                report::Case {
+                    name: format!("{} ({})", c.case, c.requirements.join(" ")),
+                    class: "vera.tests".into(),
+                    outcome: match &c.verdict {
+                        Verdict::Pass => report::Outcome::Passed,
+                        Verdict::Fail { .. } => report::Outcome::Failed {
+                            message: line,
+                            detail,
+                        },
+                        Verdict::Error { .. } => report::Outcome::Error {
+                            message: line,
+                            detail,
+                        },
+                    },
+                    seconds: None,
+                    output: None,
+                }
+            })
+            .collect(),
+    }
+}
+
+fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
+    use rbt::run::Verdict;
+    use report::{Finding as F, Level, Location, Rule};
+    let file = p.spec.source.name().to_string();
+    let line_of = |id: &str| {
+        p.spec
+            .requirements
+            .iter()
+            .find(|q| q.id == id)
+            .map(|q| q.line as u32)
+            .filter(|l| *l > 0)
+    };
+    let mut out = Vec::new();
+    for c in &r.cases {
+        let (line, _) = verdict_detail(c);
+        match &c.verdict {
+            Verdict::Pass => {}
+            Verdict::Fail { violated, .. } => out.push(F {
+                rule: "VERA-TESTS-CASE-FAILED",
+                level: Level::Error,
+                message: format!("{} fails ({}): {line}", c.case, cells_text(&c.inputs)),
+                location: Some(Location::new(
+                    file.clone(),
+                    violated.first().and_then(|v| line_of(v)),
+                )),
+                related: violated
+                    .iter()
+                    .skip(1)
+                    .filter_map(|v| line_of(v).map(|l| (v, l)))
+                    .map(|(v, l)| {
+                        Location::new(file.clone(), Some(l))
+                            .with_message(format!("{v} is violated too"))
+                    })
+                    .collect(),
+            }),
+            Verdict::Error { .. } => out.push(F {
+                rule: "VERA-TESTS-CASE-ERROR",
+                level: Level::Error,
+                message: format!("{} could not be run or judged: {line}", c.case),
+                location: Some(Location::new(file.clone(), None)),
+                related: vec![],
+            }),
+        }
+    }
+    report::Findings {
+        command: "tests run".into(),
+        rules: vec![
+            Rule {
+                id: "VERA-TESTS-CASE-FAILED",
+                name: "CaseFailed",
+                short: "the implementation's outputs for a test case contradict the requirements",
+                help: "the requirements named are the ones the observed outputs break; fix the implementation or the requirement",
+                level: Level::Error,
+            },
+            Rule {
+                id: "VERA-TESTS-CASE-ERROR",
+                name: "CaseError",
+                short: "a test case could not be run or judged (crash, time limit, unreadable output, undecided)",
+                help: "run the implementation on the case's inputs by hand",
+                level: Level::Error,
+            },
+        ],
+        findings: out,
+        files: vec![file],
     }
 }

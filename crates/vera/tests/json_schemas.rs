@@ -67,6 +67,7 @@ const TAGS: &[&str] = &[
     "vera.schema-draft.v1",
     "vera.smt-check.v1",
     "vera.table-check.v1",
+    "vera.tests-run.v1",
     "vera.tests.v1",
     "vera.text.v1",
 ];
@@ -823,6 +824,56 @@ fn tests_payloads() {
         ],
         &[1],
     );
+    let clamp = [
+        "tests",
+        "run",
+        "examples/c/clamp-spec.toml",
+        "--impl",
+        "examples/c/clamp.c",
+        "--function",
+        "clamp",
+    ];
+    let j = check("vera.tests-run.v1", &clamp, &[0]);
+    assert_eq!(j["failed"], 0);
+    // A failing and an erroring run: the Ontario rule with a mistyped bracket, and an
+    // executable that does not exist.
+    let dir = tempfile::tempdir().unwrap();
+    let prog = std::fs::read_to_string(root().join(CRA).join("on/prog.bl")).unwrap();
+    let typo = dir.path().join("on-typo.bl");
+    std::fs::write(
+        &typo,
+        prog.replace("105775 then 105775", "105757 then 105757"),
+    )
+    .unwrap();
+    let on = format!("{CRA}/on/on.smt2");
+    let j = check(
+        "vera.tests-run.v1",
+        &[
+            "tests",
+            "run",
+            &on,
+            "--bounds",
+            CRA_BOUNDS,
+            "--impl",
+            typo.to_str().unwrap(),
+            "--fix",
+            "sin=1",
+        ],
+        &[1],
+    );
+    assert!(j["failed"].as_u64().unwrap() > 0);
+    let j = check(
+        "vera.tests-run.v1",
+        &[
+            "tests",
+            "run",
+            "examples/c/clamp-spec.toml",
+            "--impl",
+            "/nonexistent/impl",
+        ],
+        &[2],
+    );
+    assert!(j["errors"].as_u64().unwrap() > 0);
 }
 
 #[test]

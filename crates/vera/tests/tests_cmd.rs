@@ -127,3 +127,124 @@ fn bad_input_is_an_error_never_a_suite() {
     assert_eq!(code, 2);
     assert!(err.contains("positive"), "{err}");
 }
+
+/// A script in `dir`: `#!/bin/sh` and `body`.
+fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn run_a_c_function_a_tax_rule_and_executables() {
+    // The shipped C example through its generated driver: every case passes.
+    let (code, out, err) = vera(&[
+        "tests",
+        "run",
+        "examples/c/clamp-spec.toml",
+        "--impl",
+        "examples/c/clamp.c",
+        "--function",
+        "clamp",
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = roxmltree::Document::parse(&out).unwrap();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert!(cases.len() >= 3, "{out}");
+    assert!(
+        !out.contains("<failure") && !out.contains("<error"),
+        "{out}"
+    );
+    // The Ontario rule with its second bracket's top mistyped (SIRNA's example).
+    let dir = tempfile::tempdir().unwrap();
+    let prog =
+        std::fs::read_to_string(root().join("testdata/fees-dataset/cra-25/on/prog.bl")).unwrap();
+    let typo = dir.path().join("on-typo.bl");
+    std::fs::write(
+        &typo,
+        prog.replace("105775 then 105775", "105757 then 105757"),
+    )
+    .unwrap();
+    let args = |imp: &str, format: &str| -> (i32, String, String) {
+        vera(&[
+            "tests",
+            "run",
+            "testdata/fees-dataset/cra-25/on/on.smt2",
+            "--bounds",
+            "examples/fees/cra-bounds.json",
+            "--impl",
+            imp,
+            "--fix",
+            "sin=123456789",
+            "--format",
+            format,
+        ])
+    };
+    let (code, out, err) = args("testdata/fees-dataset/cra-25/on/prog.bl", "human");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0 failed, 0 errors"), "{out}");
+    let (code, out, err) = args(typo.to_str().unwrap(), "human");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("inputs: Income = 105774.99"), "{out}");
+    assert!(
+        out.contains("violates on.smt2:10, on.smt2:14; FinalTaxes expected"),
+        "{out}"
+    );
+    let (code, sarif, _) = args(typo.to_str().unwrap(), "sarif");
+    assert_eq!(code, 1);
+    assert!(sarif.contains("VERA-TESTS-CASE-FAILED"), "{sarif}");
+    // A crashing executable: every case an error, exit 2, never a pass.
+    let crash = script(dir.path(), "crash", "kill -SEGV $$");
+    let (code, out, _) = vera(&[
+        "tests",
+        "run",
+        "examples/c/clamp-spec.toml",
+        "--impl",
+        &crash,
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("0 passed, 0 failed"), "{out}");
+    assert!(out.contains("crashed (signal 11)"), "{out}");
+    // A correct one written as a script (the columns are named as the variables).
+    let good = script(
+        dir.path(),
+        "clamp.sh",
+        "awk -F, 'NR == 2 { x = $1; lo = $2; hi = $3; r = x; if (x < lo) r = lo; if (x > hi) r = hi; print r }'",
+    );
+    let (code, out, err) = vera(&[
+        "tests",
+        "run",
+        "examples/c/clamp-spec.toml",
+        "--impl",
+        &good,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Setup errors name what is missing.
+    let (code, _, err) = vera(&[
+        "tests",
+        "run",
+        "testdata/fees-dataset/cra-25/on/on.smt2",
+        "--bounds",
+        "examples/fees/cra-bounds.json",
+        "--impl",
+        "testdata/fees-dataset/cra-25/on/prog.bl",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("BL input `sin` has no spec variable"), "{err}");
+    let (code, _, err) = vera(&[
+        "tests",
+        "run",
+        "examples/c/clamp-spec.toml",
+        "--impl",
+        "examples/c/clamp.c",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--function"), "{err}");
+}
