@@ -16,6 +16,7 @@
 
 pub mod cfunc;
 pub mod conditions;
+pub mod cover;
 pub mod generate;
 pub mod obligations;
 pub mod problem;

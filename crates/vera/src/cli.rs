@@ -601,6 +601,14 @@ pub enum TestsCommand {
     /// Exit status: 0 every case passed, 1 some failed, 2 an error (bad input, a case
     /// that could not run or be judged).
     Run(Box<TestsRunArgs>),
+    /// Measure an existing suite (CSV, one column per variable) against the
+    /// obligations of SPEC: per requirement and condition the obligations its vectors
+    /// meet, the vectors no valid system could produce (with the requirements they
+    /// contradict), and the requirements no vector exercises.
+    ///
+    /// Exit status: 0 every reachable obligation met and every vector valid, 1 gaps or
+    /// invalid vectors, 2 bad input or an undecided check.
+    Cover(Box<TestsCoverArgs>),
 }
 
 /// How a suite is derived from a spec.
@@ -672,6 +680,23 @@ pub struct TestsRunArgs {
     /// floating-point implementations; default 0: exact).
     #[arg(long, value_name = "EPS")]
     pub tolerance: Option<String>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera tests cover`.
+#[derive(Debug, Clone, Args)]
+pub struct TestsCoverArgs {
+    /// The spec (TOML) or documentation side (SMT-LIB).
+    pub spec: PathBuf,
+    /// The suite: a CSV whose header names spec variables (other columns, such as
+    /// `id`, are kept as labels or ignored; an empty cell or `free` leaves a variable
+    /// open).
+    pub vectors: PathBuf,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]
@@ -1449,6 +1474,7 @@ impl Command {
             Command::Tests(a) => match &a.command {
                 None => "tests",
                 Some(TestsCommand::Run(_)) => "tests run",
+                Some(TestsCommand::Cover(_)) => "tests cover",
             },
         }
     }
@@ -1480,6 +1506,7 @@ impl Command {
             Command::Tests(a) => match &a.command {
                 None => a.output.clone(),
                 Some(TestsCommand::Run(r)) => r.output.clone(),
+                Some(TestsCommand::Cover(c)) => c.output.clone(),
             },
             Command::Extract(a) => OutputArgs {
                 format: a.format.into(),

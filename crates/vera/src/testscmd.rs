@@ -2,7 +2,7 @@
 //! terminal, as JSON (`vera.tests.v1`), as the CSV test table, as SARIF findings and as
 //! an HTML page with a card per requirement; the traceability matrix with `--matrix`.
 
-use crate::cli::{SuiteArgs, TestsArgs, TestsCommand, TestsRunArgs};
+use crate::cli::{SuiteArgs, TestsArgs, TestsCommand, TestsCoverArgs, TestsRunArgs};
 use crate::output::{clean, excerpt, Rendered};
 use anyhow::{bail, Context as _, Result};
 use rbt::obligations::{Kind, Part, Point};
@@ -18,6 +18,7 @@ pub fn tests(a: &TestsArgs) -> crate::output::Outcome {
     match &a.command {
         None => generate(a),
         Some(TestsCommand::Run(r)) => run(r),
+        Some(TestsCommand::Cover(c)) => cover(c),
     }
 }
 
@@ -1001,5 +1002,236 @@ fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
         ],
         findings: out,
         files: vec![file],
+    }
+}
+
+/// `vera.tests-cover.v1`.
+#[derive(Serialize)]
+struct CoverJson {
+    schema: &'static str,
+    spec: String,
+    file: String,
+    suite: String,
+    solver: String,
+    #[serde(flatten)]
+    report: rbt::cover::CoverReport,
+}
+
+fn cover(a: &TestsCoverArgs) -> crate::output::Outcome {
+    use rbt::cover::{Coverage, Validity};
+    let p = load_problem(&a.spec, &a.suite)?;
+    let text = safefile::read_text(&a.vectors)?;
+    let name = a.vectors.display().to_string();
+    let vectors = match rbt::cover::read_vectors(&p, &name, &text) {
+        Ok(v) => v,
+        Err(e) => {
+            for l in &e.0 {
+                eprintln!("error: {}", clean(l));
+            }
+            bail!("{name} cannot be used: {} error(s) above", e.0.len());
+        }
+    };
+    let start = std::time::Instant::now();
+    let r = rbt::cover::cover(&p, &vectors, &a.solver.config(), !a.suite.no_boundaries)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let missed = r.count(|c| matches!(c, Coverage::Missed));
+    let status = if r.has_errors() {
+        RStatus::Error
+    } else if missed > 0 || r.invalid() > 0 || !r.not_exercised.is_empty() {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let mut o = String::new();
+    let valid = r
+        .vectors
+        .iter()
+        .filter(|v| v.validity == Validity::Valid)
+        .count();
+    let _ = writeln!(
+        o,
+        "{} ({}): suite {}: {} vector{} ({valid} valid, {} no valid system could produce) ({}, {seconds:.2} s)",
+        clean(&p.spec.name),
+        clean(p.spec.source.name()),
+        clean(&name),
+        r.vectors.len(),
+        if r.vectors.len() == 1 { "" } else { "s" },
+        r.invalid(),
+        a.solver.config().kind
+    );
+    let _ = writeln!(
+        o,
+        "obligations: {} — {} met, {missed} missed, {} unreachable, {} undecided",
+        r.obligations.len(),
+        r.count(|c| matches!(c, Coverage::Met { .. })),
+        r.count(|c| matches!(c, Coverage::Unreachable { .. })),
+        r.count(|c| matches!(c, Coverage::Undecided { .. }))
+    );
+    if !r.ignored_columns.is_empty() {
+        let _ = writeln!(
+            o,
+            "columns that name no variable (not read): {}",
+            clean(&r.ignored_columns.join(", "))
+        );
+    }
+    let invalid: Vec<&rbt::cover::VectorResult> = r
+        .vectors
+        .iter()
+        .filter(|v| !matches!(v.validity, Validity::Valid))
+        .collect();
+    if !invalid.is_empty() {
+        let _ = writeln!(o, "\nvectors no valid system could produce:");
+        for v in invalid {
+            match &v.validity {
+                Validity::Invalid { core } => {
+                    let _ = writeln!(
+                        o,
+                        "  {} (line {}): contradicts {}",
+                        clean(&v.id),
+                        v.line,
+                        clean(&core.join(", "))
+                    );
+                }
+                Validity::Undecided { reason } => {
+                    let _ = writeln!(
+                        o,
+                        "  {} (line {}): undecided ({reason})",
+                        clean(&v.id),
+                        v.line
+                    );
+                }
+                Validity::Valid => {}
+            }
+        }
+    }
+    if !r.not_exercised.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nrequirements no vector exercises (none makes them apply whatever the implementation): {}",
+            clean(&r.not_exercised.join(", "))
+        );
+    }
+    let _ = writeln!(o, "\nper requirement:");
+    for q in &r.requirements {
+        if !q.formalized {
+            let _ = writeln!(o, "  {:<12} not formalized", clean(&q.id));
+            continue;
+        }
+        let prefix = format!("{}/", q.id);
+        let missed_ids: Vec<&str> = r
+            .obligations
+            .iter()
+            .filter(|x| x.obligation.requirement == q.id && x.coverage == Coverage::Missed)
+            .map(|x| {
+                x.obligation
+                    .id
+                    .strip_prefix(&prefix)
+                    .unwrap_or(&x.obligation.id)
+            })
+            .collect();
+        let mut line = format!("{} of {} met", q.met, q.obligations);
+        if !missed_ids.is_empty() {
+            let _ = write!(line, "; missed {}", missed_ids.join(" "));
+        }
+        if q.unreachable > 0 {
+            let _ = write!(line, "; {} unreachable", q.unreachable);
+        }
+        if q.undecided > 0 {
+            let _ = write!(line, "; {} undecided", q.undecided);
+        }
+        let _ = writeln!(o, "  {:<12} {}", clean(&q.id), clean(&line));
+    }
+    let findings = cover_findings(&p, &name, &r);
+    let mut rendered = Rendered::new(
+        "vera.tests-cover.v1",
+        status,
+        o,
+        CoverJson {
+            schema: "vera.tests-cover.v1",
+            spec: p.spec.name.clone(),
+            file: p.spec.source.name().to_string(),
+            suite: name,
+            solver: a.solver.config().kind.to_string(),
+            report: r,
+        },
+    );
+    rendered.findings = Some(findings);
+    Ok(Box::new(rendered))
+}
+
+fn cover_findings(p: &Problem, suite: &str, r: &rbt::cover::CoverReport) -> report::Findings {
+    use rbt::cover::{Coverage, Validity};
+    use report::{Finding as F, Level, Location, Rule};
+    let file = p.spec.source.name().to_string();
+    let line_of = |id: &str| {
+        p.spec
+            .requirements
+            .iter()
+            .find(|q| q.id == id)
+            .map(|q| q.line as u32)
+            .filter(|l| *l > 0)
+    };
+    let mut out = Vec::new();
+    for v in &r.vectors {
+        if let Validity::Invalid { core } = &v.validity {
+            out.push(F {
+                rule: "VERA-TESTS-INVALID-VECTOR",
+                level: Level::Error,
+                message: format!(
+                    "{}: no valid system produces this vector; it contradicts {}",
+                    v.id,
+                    core.join(", ")
+                ),
+                location: Some(Location::new(suite, Some(v.line as u32))),
+                related: core
+                    .iter()
+                    .filter_map(|id| line_of(id).map(|l| (id, l)))
+                    .map(|(id, l)| {
+                        Location::new(file.clone(), Some(l)).with_message(id.clone())
+                    })
+                    .collect(),
+            });
+        }
+    }
+    for x in &r.obligations {
+        if x.coverage == Coverage::Missed {
+            out.push(F {
+                rule: "VERA-TESTS-MISSED",
+                level: Level::Warning,
+                message: format!(
+                    "{}: no vector meets {} ({})",
+                    x.obligation.requirement,
+                    x.obligation.id,
+                    describe(&x.obligation.kind, x.obligation.condition.as_deref())
+                ),
+                location: Some(Location::new(
+                    file.clone(),
+                    line_of(&x.obligation.requirement),
+                )),
+                related: vec![],
+            });
+        }
+    }
+    report::Findings {
+        command: "tests cover".into(),
+        rules: vec![
+            Rule {
+                id: "VERA-TESTS-INVALID-VECTOR",
+                name: "InvalidVector",
+                short: "no system that meets the requirements could produce this test vector",
+                help: "the vector contradicts the requirements named: correct the vector or the requirement",
+                level: Level::Error,
+            },
+            Rule {
+                id: "VERA-TESTS-MISSED",
+                name: "MissedObligation",
+                short: "no vector of the suite meets this test obligation, though a valid state does",
+                help: "add a case (vera tests generates one)",
+                level: Level::Warning,
+            },
+        ],
+        findings: out,
+        files: vec![file, suite.to_string()],
     }
 }

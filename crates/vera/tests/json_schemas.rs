@@ -67,6 +67,7 @@ const TAGS: &[&str] = &[
     "vera.schema-draft.v1",
     "vera.smt-check.v1",
     "vera.table-check.v1",
+    "vera.tests-cover.v1",
     "vera.tests-run.v1",
     "vera.tests.v1",
     "vera.text.v1",
@@ -874,6 +875,20 @@ fn tests_payloads() {
         &[2],
     );
     assert!(j["errors"].as_u64().unwrap() > 0);
+    // Coverage of a suite with an impossible vector and a vector that leaves a value open.
+    let suite = dir.path().join("suite.csv");
+    std::fs::write(&suite, "id,x,alarm\nA,60,false\nB,60,true\nC,,\n").unwrap();
+    let j = check(
+        "vera.tests-cover.v1",
+        &[
+            "tests",
+            "cover",
+            "crates/vera/tests/fixtures/tests-small.toml",
+            suite.to_str().unwrap(),
+        ],
+        &[1],
+    );
+    assert_eq!(j["vectors"][0]["status"], "invalid");
 }
 
 #[test]

@@ -248,3 +248,51 @@ fn run_a_c_function_a_tax_rule_and_executables() {
     assert_eq!(code, 2);
     assert!(err.contains("--function"), "{err}");
 }
+
+#[test]
+fn cover_a_suite_with_an_impossible_vector_and_bad_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = "crates/vera/tests/fixtures/tests-small.toml";
+    let suite = dir.path().join("suite.csv");
+    std::fs::write(
+        &suite,
+        "id,x,alarm,note\nA,60,false,wrong\nB,60,true,\nC,40,,\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera(&["tests", "cover", small, suite.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("3 vectors (2 valid, 1 no valid system could produce)"),
+        "{out}"
+    );
+    assert!(out.contains("A (line 2): contradicts R1"), "{out}");
+    assert!(
+        out.contains("columns that name no variable (not read): note"),
+        "{out}"
+    );
+    assert!(
+        out.contains("R1           4 of 7 met; missed T1@at T1@above T1@below"),
+        "{out}"
+    );
+    let (code, sarif, _) = vera(&[
+        "tests",
+        "cover",
+        small,
+        suite.to_str().unwrap(),
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(code, 1);
+    assert!(sarif.contains("VERA-TESTS-INVALID-VECTOR") && sarif.contains("VERA-TESTS-MISSED"));
+    std::fs::write(&suite, "x,alarm\n1.5,true\n3,maybe\n").unwrap();
+    let (code, _, err) = vera(&["tests", "cover", small, suite.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("suite.csv:2:1: x: `1.5` is not a whole number"),
+        "{err}"
+    );
+    assert!(
+        err.contains("suite.csv:3:2: alarm: `maybe` is not a Boolean"),
+        "{err}"
+    );
+}
