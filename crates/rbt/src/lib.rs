@@ -18,6 +18,7 @@ pub mod cfunc;
 pub mod conditions;
 pub mod cover;
 pub mod generate;
+pub mod kill;
 pub mod obligations;
 pub mod problem;
 pub mod run;

@@ -1187,9 +1187,7 @@ fn cover_findings(p: &Problem, suite: &str, r: &rbt::cover::CoverReport) -> repo
                 related: core
                     .iter()
                     .filter_map(|id| line_of(id).map(|l| (id, l)))
-                    .map(|(id, l)| {
-                        Location::new(file.clone(), Some(l)).with_message(id.clone())
-                    })
+                    .map(|(id, l)| Location::new(file.clone(), Some(l)).with_message(id.clone()))
                     .collect(),
             });
         }
