@@ -25,6 +25,7 @@ pub mod run;
 pub mod session;
 pub mod suite;
 pub mod table;
+pub mod timed;
 pub mod values;
 
 pub use generate::{generate, GenerateError, Options};

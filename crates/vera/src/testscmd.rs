@@ -93,10 +93,32 @@ struct TestsJson {
     matrix: Vec<Vec<String>>,
 }
 
+/// A timed spec, read when SPEC has a `[time]` table.
+fn timed_spec(spec: &Path) -> Result<Option<reqs::Spec>> {
+    if spec
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("smt2"))
+    {
+        return Ok(None);
+    }
+    let loaded = crate::audit::load_spec_timed(spec, None)?;
+    Ok(loaded.time.is_some().then_some(loaded))
+}
+
 fn generate(a: &TestsArgs) -> crate::output::Outcome {
     let spec = a.spec.as_deref().context("vera tests needs a SPEC")?;
     if let Some(m) = &a.matrix {
         safefile::check_output(m, crate::files::force())?;
+    }
+    if let Some(timed) = timed_spec(spec)? {
+        if a.matrix.is_some()
+            || a.suite.inputs.is_some()
+            || a.suite.roles.is_some()
+            || !a.suite.step.is_empty()
+        {
+            bail!("--matrix, --inputs, --roles and --step are for plain specs; a timed spec's sequences use its own roles and tick");
+        }
+        return generate_timed(&timed, a);
     }
     let p = load_problem(spec, &a.suite)?;
     let mut options = rbt::Options::new(a.solver.config());
@@ -674,6 +696,9 @@ struct SuiteSummary {
 
 fn run(a: &TestsRunArgs) -> crate::output::Outcome {
     use rbt::run::{BlProgram, Executable, Implementation};
+    if timed_spec(&a.spec)?.is_some() {
+        bail!("{} is a timed spec: `vera tests run` runs cases of plain specs; `vera tests SPEC` writes its test sequences", a.spec.display());
+    }
     let p = load_problem(&a.spec, &a.suite)?;
     let map = rbt::run::parse_map(&a.map).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
     let fixed = fixed_values(&a.fix)?;
@@ -1019,6 +1044,12 @@ struct CoverJson {
 
 fn cover(a: &TestsCoverArgs) -> crate::output::Outcome {
     use rbt::cover::{Coverage, Validity};
+    if timed_spec(&a.spec)?.is_some() {
+        bail!(
+            "{} is a timed spec: `vera tests cover` measures suites of plain specs",
+            a.spec.display()
+        );
+    }
     let p = load_problem(&a.spec, &a.suite)?;
     let text = safefile::read_text(&a.vectors)?;
     let name = a.vectors.display().to_string();
@@ -1232,4 +1263,210 @@ fn cover_findings(p: &Problem, suite: &str, r: &rbt::cover::CoverReport) -> repo
         findings: out,
         files: vec![file, suite.to_string()],
     }
+}
+
+/// `vera.tests-timed.v1`.
+#[derive(Serialize)]
+struct TimedJson {
+    schema: &'static str,
+    #[serde(flatten)]
+    suite: rbt::timed::TimedSuite,
+}
+
+/// A shape in words.
+fn shape_words(s: rbt::timed::Shape) -> &'static str {
+    use rbt::timed::Shape;
+    match s {
+        Shape::Fires => "the requirement fires and its response follows",
+        Shape::DeadlineHit => "the response comes at the last step the deadline allows",
+        Shape::MissedByOne => "the response comes one tick after the deadline",
+        Shape::DurationOneTickShort => "the response stops one tick before the duration ends",
+        Shape::HeldOneTickShort => {
+            "the condition holds one tick less than needed: the requirement does not fire"
+        }
+        Shape::EarliestAllowed => "the response comes at the first step allowed",
+        Shape::OneTickEarly => "the response comes one tick early",
+    }
+}
+
+fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
+    use rbt::timed::SequenceResult;
+    let start = std::time::Instant::now();
+    let suite =
+        rbt::timed::generate_timed(spec, &a.solver.config()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let time = spec.time.as_ref().expect("a timed spec");
+    let made = suite
+        .sequences
+        .iter()
+        .filter(|r| matches!(r, SequenceResult::Made { .. }))
+        .count();
+    let unreachable = suite
+        .sequences
+        .iter()
+        .filter(|r| matches!(r, SequenceResult::Unreachable { .. }))
+        .count();
+    let undecided = suite.sequences.len() - made - unreachable;
+    let status = if undecided > 0 {
+        RStatus::Error
+    } else if unreachable > 0 || !suite.not_formalized.is_empty() {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let timed_count = spec
+        .requirements
+        .iter()
+        .filter(|r| r.timed.is_some())
+        .count();
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} ({}): {made} test sequence{} for {timed_count} timed requirement{}, tick {} ({}, {seconds:.2} s)",
+        clean(&suite.spec),
+        clean(&suite.file),
+        if made == 1 { "" } else { "s" },
+        if timed_count == 1 { "" } else { "s" },
+        clean(&suite.tick),
+        suite.solver
+    );
+    let _ = writeln!(
+        o,
+        "Every sequence satisfies the domain and every other requirement at every step, checked again by the trace evaluator; a sequence that shows a deadline missed or a duration cut short violates exactly its own requirement."
+    );
+    for r in &suite.sequences {
+        match r {
+            SequenceResult::Made { sequence: s } => {
+                let verdict = match s.violated_at {
+                    Some(t) => format!(
+                        "expected verdict: violates {} at {}",
+                        s.requirement,
+                        time.show(t as u64)
+                    ),
+                    None => "expected verdict: every requirement holds".into(),
+                };
+                let _ = writeln!(
+                    o,
+                    "\n{}: {} (trigger step {}, {}); {verdict}",
+                    clean(&s.id),
+                    shape_words(s.shape),
+                    s.trigger_step,
+                    time.show(s.trigger_step as u64)
+                );
+                let mut labels: Vec<String> = vec!["time".into()];
+                labels.extend(s.rows.iter().map(|r| match r.role {
+                    "input" => format!("{} (in)", r.variable),
+                    "output" => format!("{} (out)", r.variable),
+                    _ => r.variable.clone(),
+                }));
+                let mut cols: Vec<Vec<String>> = vec![s.times.clone()];
+                cols.extend(s.rows.iter().map(|r| r.values.clone()));
+                let lw = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+                let widths: Vec<usize> = (0..s.times.len())
+                    .map(|t| cols.iter().map(|c| c[t].chars().count()).max().unwrap_or(0))
+                    .collect();
+                for (label, col) in labels.iter().zip(&cols) {
+                    let cells: Vec<String> = col
+                        .iter()
+                        .zip(&widths)
+                        .map(|(v, w)| format!("{v:>w$}"))
+                        .collect();
+                    let _ = writeln!(o, "  {:<lw$}  {}", clean(label), clean(&cells.join(" ")));
+                }
+            }
+            SequenceResult::Unreachable {
+                id, core, shape, ..
+            } => {
+                let _ = writeln!(
+                    o,
+                    "\n{}: {} — no trace has it: ruled out by {}",
+                    clean(id),
+                    shape_words(*shape),
+                    clean(&core.join(", "))
+                );
+            }
+            SequenceResult::Undecided { id, reason } => {
+                let _ = writeln!(o, "\n{}: undecided ({})", clean(id), clean(reason));
+            }
+        }
+    }
+    if !suite.not_formalized.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nnot formalized (no sequence): {}",
+            clean(&suite.not_formalized.join(", "))
+        );
+    }
+    let csv = timed_csv(&suite, spec);
+    let mut r = Rendered::new(
+        "vera.tests-timed.v1",
+        status,
+        o,
+        TimedJson {
+            schema: "vera.tests-timed.v1",
+            suite,
+        },
+    );
+    r.csv = Some(csv);
+    Ok(Box::new(r))
+}
+
+/// The timing tables as one CSV: a row per sequence and step.
+fn timed_csv(suite: &rbt::timed::TimedSuite, spec: &reqs::Spec) -> String {
+    use rbt::timed::SequenceResult;
+    let mut header = vec![
+        "sequence".to_string(),
+        "requirement".into(),
+        "expected".into(),
+        "step".into(),
+        "time".into(),
+    ];
+    let mut vars: Vec<String> = Vec::new();
+    for r in &suite.sequences {
+        if let SequenceResult::Made { sequence } = r {
+            vars = sequence.rows.iter().map(|r| r.variable.clone()).collect();
+            break;
+        }
+    }
+    if vars.is_empty() {
+        vars = spec.variables.iter().map(|v| v.name.to_string()).collect();
+    }
+    header.extend(vars.iter().cloned());
+    let mut w = csv_writer();
+    let _ = w.write_record(&header);
+    for r in &suite.sequences {
+        let SequenceResult::Made { sequence: s } = r else {
+            continue;
+        };
+        let expected = match s.violated_at {
+            Some(t) => format!("violates at step {t}"),
+            None => "holds".into(),
+        };
+        for (t, time) in s.times.iter().enumerate() {
+            let mut row = vec![
+                s.id.clone(),
+                s.requirement.clone(),
+                expected.clone(),
+                t.to_string(),
+                time.clone(),
+            ];
+            for v in &vars {
+                row.push(
+                    s.rows
+                        .iter()
+                        .find(|r| &r.variable == v)
+                        .map(|r| r.values[t].clone())
+                        .unwrap_or_default(),
+                );
+            }
+            let _ = w.write_record(&row);
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+fn csv_writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
 }

@@ -69,6 +69,7 @@ const TAGS: &[&str] = &[
     "vera.table-check.v1",
     "vera.tests-cover.v1",
     "vera.tests-run.v1",
+    "vera.tests-timed.v1",
     "vera.tests.v1",
     "vera.text.v1",
 ];
@@ -889,6 +890,12 @@ fn tests_payloads() {
         &[1],
     );
     assert_eq!(j["vectors"][0]["status"], "invalid");
+    let j = check("vera.tests-timed.v1", &["tests", HEMO_TIMED], &[0]);
+    assert!(j["sequences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["sequence"]["shape"] == "missed-by-one"));
 }
 
 #[test]

@@ -296,3 +296,35 @@ fn cover_a_suite_with_an_impossible_vector_and_bad_cells() {
         "{err}"
     );
 }
+
+#[test]
+fn timed_spec_gives_timing_tables() {
+    let timed = "examples/hemodialysis/hemodialysis-timed.toml";
+    let (code, out, err) = vera(&["tests", timed]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("R-REINF-2/missed-by-one: the response comes one tick after the deadline"),
+        "{out}"
+    );
+    assert!(
+        out.contains("expected verdict: violates R-REINF-2 at 10 s"),
+        "{out}"
+    );
+    assert!(out.contains("R-BP-3/duration-one-tick-short"), "{out}");
+    assert!(out.contains("R-FLOW-2/held-one-tick-short"), "{out}");
+    assert!(out.contains("reinfused_ml (in)"), "{out}");
+    let (code, csv, _) = vera(&["tests", timed, "--format", "csv"]);
+    assert_eq!(code, 0);
+    assert!(
+        csv.starts_with("sequence,requirement,expected,step,time,phase,"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("R-REINF-2/missed-by-one,R-REINF-2,violates at step 2,2,10 s,"),
+        "{csv}"
+    );
+    // Running or measuring cases is for plain specs.
+    let (code, _, err) = vera(&["tests", "run", timed, "--impl", "/bin/true"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a timed spec"), "{err}");
+}
