@@ -106,6 +106,7 @@ fn signature(text: &str, function: &str) -> Result<(Vec<(String, CType)>, CType)
         .ok_or_else(|| SetupError::C(format!("cannot read the parameters of `{function}`")))?;
     let close = head
         .rfind(')')
+        .filter(|c| *c > open)
         .ok_or_else(|| SetupError::C(format!("cannot read the parameters of `{function}`")))?;
     let before = head[..open].trim();
     let ret_text = before.strip_suffix(function).unwrap_or(before).trim();

@@ -45,11 +45,14 @@ impl<'p> Session<'p> {
         if reals && spec.logic.contains("LRA") && !spec.logic.contains("LIRA") {
             spec.logic = spec.logic.replace("LRA", "LIRA");
         }
+        // The grid needs integers next to the reals; a logic without both (a nonlinear
+        // one, say) goes without it.
+        let grid_allowed = spec.logic == "ALL" || spec.logic.contains("LIRA");
         let mut solver = Solver::start(config)?;
         let lits = load_into(&mut solver, &spec)?;
         let mut cells = Vec::new();
         for (i, v) in spec.variables.iter().enumerate() {
-            if v.sort != Sort::Real || !problem.roles.is_input(&v.name) {
+            if !grid_allowed || v.sort != Sort::Real || !problem.roles.is_input(&v.name) {
                 continue;
             }
             let step = problem

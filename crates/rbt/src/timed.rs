@@ -175,6 +175,10 @@ impl Encoder<'_> {
     }
 }
 
+/// The longest timing table written, in steps (the encoding grows with the square of
+/// the length for some patterns).
+pub const MAX_STEPS: usize = 200;
+
 /// What a sequence shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -359,6 +363,15 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
         };
         let t0 = dt.max(1);
         let n = t0 + dr + 2;
+        if n > MAX_STEPS {
+            sequences.push(SequenceResult::Undecided {
+                id: format!("{id}/fires"),
+                reason: format!(
+                    "its sequences need {n} steps; at most {MAX_STEPS} are written as timing tables (choose a longer tick)"
+                ),
+            });
+            continue;
+        }
         let enc = Encoder { spec, n };
         let r = |u: usize| enc.at(&p.response, u);
         let fires = enc.fires(p, t0);

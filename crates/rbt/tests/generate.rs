@@ -382,3 +382,51 @@ fn hemodialysis_every_obligation_met_or_unreachable_with_a_reason() {
     assert_eq!(unreachable.len(), 15, "{unreachable:?}");
     assert!(s.cases.len() < s.cases_before_minimization);
 }
+
+mod boundaries {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(8))]
+        /// For any comparison of an input with a threshold, the boundary cases put the
+        /// input at the threshold and one unit either side (where the domain allows),
+        /// and the side outside the domain is reported unreachable, with the bound.
+        #[test]
+        fn boundary_cases_sit_at_the_threshold(op in prop::sample::select(vec![">", ">=", "<", "<=", "="]), c in 0i64..=100) {
+            let text = format!(r#"
+[[variables]]
+name = "x"
+sort = "Int"
+min = 0
+max = 100
+role = "input"
+[[variables]]
+name = "alarm"
+sort = "Bool"
+role = "output"
+[[requirements]]
+id = "B"
+text = "threshold"
+formula = "(=> ({op} x {c}) alarm)"
+"#);
+            let p = Problem::from_spec(spec(&text), None).unwrap();
+            let s = generate(&p, &Options::new(SolverConfig::new(SolverKind::Z3))).unwrap();
+            for (point, x) in [("at", c), ("above", c + 1), ("below", c - 1)] {
+                let id = format!("B/T1@{point}");
+                let o = s.obligations.iter().find(|o| o.obligation.id == id).unwrap();
+                match &o.status {
+                    Status::Met { cases } => {
+                        prop_assert!((0..=100).contains(&x));
+                        prop_assert_eq!(value(&s, &cases[0], "x"), x.to_string());
+                    }
+                    Status::Unreachable { core } => {
+                        prop_assert!(!(0..=100).contains(&x), "{} unreachable at {}", id, x);
+                        prop_assert_eq!(core.clone(), vec![if x < 0 { "x.min".to_string() } else { "x.max".to_string() }]);
+                    }
+                    other => prop_assert!(false, "{:?}", other),
+                }
+            }
+        }
+    }
+}
