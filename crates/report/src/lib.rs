@@ -57,6 +57,8 @@ pub enum Format {
     Junit,
     /// A self-contained HTML page.
     Html,
+    /// A CSV table (test tables).
+    Csv,
 }
 
 impl Format {
@@ -68,6 +70,7 @@ impl Format {
             Format::Sarif => "sarif",
             Format::Junit => "junit",
             Format::Html => "html",
+            Format::Csv => "csv",
         }
     }
 }
@@ -93,6 +96,10 @@ pub trait Report {
     }
     /// The HTML page; `None` when the command offers none.
     fn page(&self) -> Option<html::Page> {
+        None
+    }
+    /// A CSV table (RFC 4180, `\n` line ends); `None` when the command offers none.
+    fn csv(&self) -> Option<String> {
         None
     }
     /// Remarks for standard error when the output is not the terminal text (which

@@ -151,6 +151,18 @@ pub enum Command {
     /// Exit status: 0 requirements found, 1 none found (nothing to check), 2 bad input
     /// (for a `.req` file: every error listed, with its line and column).
     Extract(ExtractArgs),
+    /// Requirements-based tests: for every formalized requirement, cases that reach its
+    /// trigger and show its response, a masking MC/DC pair per condition (its
+    /// unique-first-cause obligations) and boundary values of every numeric comparison,
+    /// each case a state the solver found valid against the domain and every
+    /// requirement, with the outputs the spec forces (or `free`); obligations no valid
+    /// state meets are findings with their cause. `vera tests run` runs the suite
+    /// against an implementation, `vera tests cover` measures an existing suite.
+    ///
+    /// Exit status: 0 every obligation met, 1 findings (unreachable obligations,
+    /// requirements without a formula), 2 bad input (an inconsistent spec among it),
+    /// solver failure or an undecided obligation.
+    Tests(Box<TestsArgs>),
     /// Typed schemas drafted from a requirement list.
     #[command(subcommand)]
     Schema(SchemaCommand),
@@ -546,6 +558,145 @@ pub struct MutateArgs {
     pub spec: PathBuf,
     #[command(flatten)]
     pub csv: CsvArgs,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera tests`.
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct TestsArgs {
+    #[command(subcommand)]
+    pub command: Option<TestsCommand>,
+    /// The spec (TOML), or the documentation side of a rule (SMT-LIB, `.smt2`, with
+    /// `--bounds` as for `vera consistency`).
+    #[arg(required = true)]
+    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Also write the traceability matrix (CSV: one row per requirement, one column
+    /// per case) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub matrix: Option<PathBuf>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `vera tests run` and `vera tests cover`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum TestsCommand {
+    /// Generate the suite of SPEC and run it against an implementation: an executable
+    /// (one process per case: a CSV header and the case's inputs on standard input, the
+    /// outputs as one CSV line on standard output), a BL program (`.bl`, with `--bounds`
+    /// as for `vera consistency`) or a C function (`.c` with `--function`: vera writes a
+    /// driver and compiles it with the system C compiler). Each case passes when the
+    /// observed outputs, with the case's inputs, satisfy the domain and every
+    /// requirement; fails with the requirements they contradict; errors when the
+    /// implementation crashes, hangs, prints garbage or the solver cannot decide.
+    ///
+    /// Exit status: 0 every case passed, 1 some failed, 2 an error (bad input, a case
+    /// that could not run or be judged).
+    Run(Box<TestsRunArgs>),
+    /// Measure an existing suite (CSV, one column per variable) against the
+    /// obligations of SPEC: per requirement and condition the obligations its vectors
+    /// meet, the vectors no valid system could produce (with the requirements they
+    /// contradict), and the requirements no vector exercises.
+    ///
+    /// Exit status: 0 every reachable obligation met and every vector valid, 1 gaps or
+    /// invalid vectors, 2 bad input or an undecided check.
+    Cover(Box<TestsCoverArgs>),
+}
+
+/// How a suite is derived from a spec.
+#[derive(Debug, Clone, Args)]
+pub struct SuiteArgs {
+    /// The inputs a test sets, comma-separated (the other variables are outputs).
+    /// Default: the spec's `role` fields, else a variable no response mentions.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "VAR,...",
+        conflicts_with = "roles"
+    )]
+    pub inputs: Option<Vec<String>>,
+    /// A roles file (TOML, `inputs = ["a", "b"]`) naming the inputs.
+    #[arg(long, value_name = "FILE")]
+    pub roles: Option<PathBuf>,
+    /// The step of Real variables (the distance from a bound to its nearest values):
+    /// `VAR=STEP` for one variable, `STEP` for all (default 0.01); Int variables move
+    /// by 1.
+    #[arg(long, value_name = "[VAR=]STEP")]
+    pub step: Vec<String>,
+    /// No boundary cases (only triggers, condition pairs and response conditions).
+    #[arg(long)]
+    pub no_boundaries: bool,
+    /// For an SMT-LIB documentation SPEC: SIRNA's bounds JSON (ranges are the domain;
+    /// mapped and ranged constants are the inputs; with `vera tests run`, the mapping
+    /// to a BL program's names and the output pair).
+    #[arg(long, value_name = "FILE")]
+    pub bounds: Option<PathBuf>,
+}
+
+/// The arguments of `vera tests run`.
+#[derive(Debug, Clone, Args)]
+pub struct TestsRunArgs {
+    /// The spec (TOML) or documentation side (SMT-LIB).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The implementation: an executable, a BL program (`.bl`) or a C file (`.c`, with
+    /// `--function`).
+    #[arg(long = "impl", value_name = "X")]
+    pub implementation: PathBuf,
+    /// Arguments passed to an executable implementation (repeat for each).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// The C function to call.
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
+    /// How the implementation's names map to the spec's: `IMPL=SPEC`, comma-separated
+    /// or repeated (a C parameter, `result` for a C function's value, a column of an
+    /// executable, a BL binding). Unmapped names map to the spec variable of the same
+    /// name.
+    #[arg(long = "map", value_delimiter = ',', value_name = "IMPL=SPEC,...")]
+    pub map: Vec<String>,
+    /// The outputs an executable prints, in order, comma-separated (spec names;
+    /// default: every output of the spec in schema order). For a C function, the spec
+    /// variable its result is (default: the spec's only output).
+    #[arg(long, value_delimiter = ',', value_name = "VAR,...")]
+    pub outputs: Option<Vec<String>>,
+    /// A value for an implementation input the spec does not have, for every case:
+    /// `NAME=VALUE` (e.g. a BL program's `sin`).
+    #[arg(long = "fix", value_name = "NAME=VALUE")]
+    pub fix: Vec<String>,
+    /// Time limit per case, in seconds (executables and C functions).
+    #[arg(long, default_value_t = 5.0, value_parser = parse_seconds)]
+    pub case_timeout: f64,
+    /// Accept numeric outputs within this distance of a value the spec allows (for
+    /// floating-point implementations; default 0: exact).
+    #[arg(long, value_name = "EPS")]
+    pub tolerance: Option<String>,
+    #[command(flatten)]
+    pub solver: SolverArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The arguments of `vera tests cover`.
+#[derive(Debug, Clone, Args)]
+pub struct TestsCoverArgs {
+    /// The spec (TOML) or documentation side (SMT-LIB).
+    pub spec: PathBuf,
+    /// The suite: a CSV whose header names spec variables (other columns, such as
+    /// `id`, are kept as labels or ignored; an empty cell or `free` leaves a variable
+    /// open).
+    pub vectors: PathBuf,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]
@@ -1225,8 +1376,9 @@ impl ExtractFrom {
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output format: text for a terminal, the versioned JSON payload, SARIF 2.1.0
-    /// (findings), JUnit XML (pass/fail cases) or a self-contained HTML page. Each
-    /// command says which it offers; asking for another is an error.
+    /// (findings), JUnit XML (pass/fail cases), a self-contained HTML page or a CSV
+    /// table (test tables). Each command says which it offers; asking for another is an
+    /// error.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the output to FILE (atomically; an existing FILE needs --force; `-` is
@@ -1250,6 +1402,7 @@ pub enum Format {
     Sarif,
     Junit,
     Html,
+    Csv,
 }
 
 /// The formats of commands whose own output file is `-o`.
@@ -1285,6 +1438,7 @@ impl From<Format> for report::Format {
             Format::Sarif => report::Format::Sarif,
             Format::Junit => report::Format::Junit,
             Format::Html => report::Format::Html,
+            Format::Csv => report::Format::Csv,
         }
     }
 }
@@ -1323,6 +1477,11 @@ impl Command {
             Command::Schema(SchemaCommand::Draft(_)) => "schema draft",
             Command::Run(_) => "run",
             Command::Serve(_) => "serve",
+            Command::Tests(a) => match &a.command {
+                None => "tests",
+                Some(TestsCommand::Run(_)) => "tests run",
+                Some(TestsCommand::Cover(_)) => "tests cover",
+            },
         }
     }
 
@@ -1350,6 +1509,11 @@ impl Command {
             Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
             Command::Table(TableCommand::Check(a)) => a.output.clone(),
             Command::Run(a) => a.output.clone(),
+            Command::Tests(a) => match &a.command {
+                None => a.output.clone(),
+                Some(TestsCommand::Run(r)) => r.output.clone(),
+                Some(TestsCommand::Cover(c)) => c.output.clone(),
+            },
             Command::Extract(a) => OutputArgs {
                 format: a.format.into(),
                 output: a.output.clone(),
@@ -1403,6 +1567,7 @@ impl Command {
             Command::Extract(a) => crate::extractcmd::extract(a),
             Command::Schema(SchemaCommand::Draft(a)) => crate::schemacmd::draft(a),
             Command::Run(a) => crate::runcmd::run(a),
+            Command::Tests(a) => crate::testscmd::tests(a),
             Command::Serve(_) => Err(anyhow::anyhow!("serve is run by cli::run")),
         }
     }

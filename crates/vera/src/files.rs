@@ -18,6 +18,7 @@ const OUTPUT_ARGS: &[&str] = &[
     "transcript",
     "record",
     "cache_dir",
+    "matrix",
 ];
 
 static FORCE: AtomicBool = AtomicBool::new(false);

@@ -29,6 +29,7 @@ mod servecmd;
 mod smt;
 mod tablecmd;
 mod tables;
+mod testscmd;
 mod timed_ask;
 mod timed_report;
 

@@ -133,6 +133,7 @@ pub fn emit(
         }
         F::Junit => report::junit::render(&report.suites().ok_or_else(unsupported)?).into_bytes(),
         F::Html => report::html::render(&report.page().ok_or_else(unsupported)?).into_bytes(),
+        F::Csv => report.csv().ok_or_else(unsupported)?.into_bytes(),
     };
     if format != F::Human {
         for n in report.notes() {
@@ -157,6 +158,9 @@ fn offered(report: &dyn report::Report) -> String {
     }
     if report.page().is_some() {
         v.push("html");
+    }
+    if report.csv().is_some() {
+        v.push("csv");
     }
     v.join(", ")
 }
@@ -189,6 +193,8 @@ pub struct Rendered<T: serde::Serialize> {
     pub suites: Option<Vec<report::Suite>>,
     /// The HTML page, if the command has one.
     pub page: Option<report::html::Page>,
+    /// A CSV table, if the command has one.
+    pub csv: Option<String>,
 }
 
 impl<T: serde::Serialize> Rendered<T> {
@@ -202,6 +208,7 @@ impl<T: serde::Serialize> Rendered<T> {
             findings: None,
             suites: None,
             page: None,
+            csv: None,
         }
     }
 }
@@ -227,6 +234,9 @@ impl<T: serde::Serialize> report::Report for Rendered<T> {
     }
     fn page(&self) -> Option<report::html::Page> {
         self.page.clone()
+    }
+    fn csv(&self) -> Option<String> {
+        self.csv.clone()
     }
 }
 

@@ -67,6 +67,10 @@ const TAGS: &[&str] = &[
     "vera.schema-draft.v1",
     "vera.smt-check.v1",
     "vera.table-check.v1",
+    "vera.tests-cover.v1",
+    "vera.tests-run.v1",
+    "vera.tests-timed.v1",
+    "vera.tests.v1",
     "vera.text.v1",
 ];
 
@@ -798,6 +802,100 @@ fn equiv_and_mutate_payloads() {
     ] {
         check("vera.mutate.v1", &["mutate", spec], &[0, 1]);
     }
+}
+
+#[test]
+fn tests_payloads() {
+    let j = check(
+        "vera.tests.v1",
+        &[
+            "tests",
+            HEMO,
+            "--roles",
+            "examples/hemodialysis/test-roles.toml",
+        ],
+        &[1],
+    );
+    assert_eq!(j["cases"].as_array().unwrap().len(), 48);
+    check(
+        "vera.tests.v1",
+        &[
+            "tests",
+            "crates/vera/tests/fixtures/tests-small.toml",
+            "--no-boundaries",
+        ],
+        &[1],
+    );
+    let clamp = [
+        "tests",
+        "run",
+        "examples/c/clamp-spec.toml",
+        "--impl",
+        "examples/c/clamp.c",
+        "--function",
+        "clamp",
+    ];
+    let j = check("vera.tests-run.v1", &clamp, &[0]);
+    assert_eq!(j["failed"], 0);
+    // A failing and an erroring run: the Ontario rule with a mistyped bracket, and an
+    // executable that does not exist.
+    let dir = tempfile::tempdir().unwrap();
+    let prog = std::fs::read_to_string(root().join(CRA).join("on/prog.bl")).unwrap();
+    let typo = dir.path().join("on-typo.bl");
+    std::fs::write(
+        &typo,
+        prog.replace("105775 then 105775", "105757 then 105757"),
+    )
+    .unwrap();
+    let on = format!("{CRA}/on/on.smt2");
+    let j = check(
+        "vera.tests-run.v1",
+        &[
+            "tests",
+            "run",
+            &on,
+            "--bounds",
+            CRA_BOUNDS,
+            "--impl",
+            typo.to_str().unwrap(),
+            "--fix",
+            "sin=1",
+        ],
+        &[1],
+    );
+    assert!(j["failed"].as_u64().unwrap() > 0);
+    let j = check(
+        "vera.tests-run.v1",
+        &[
+            "tests",
+            "run",
+            "examples/c/clamp-spec.toml",
+            "--impl",
+            "/nonexistent/impl",
+        ],
+        &[2],
+    );
+    assert!(j["errors"].as_u64().unwrap() > 0);
+    // Coverage of a suite with an impossible vector and a vector that leaves a value open.
+    let suite = dir.path().join("suite.csv");
+    std::fs::write(&suite, "id,x,alarm\nA,60,false\nB,60,true\nC,,\n").unwrap();
+    let j = check(
+        "vera.tests-cover.v1",
+        &[
+            "tests",
+            "cover",
+            "crates/vera/tests/fixtures/tests-small.toml",
+            suite.to_str().unwrap(),
+        ],
+        &[1],
+    );
+    assert_eq!(j["vectors"][0]["status"], "invalid");
+    let j = check("vera.tests-timed.v1", &["tests", HEMO_TIMED], &[0]);
+    assert!(j["sequences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["sequence"]["shape"] == "missed-by-one"));
 }
 
 #[test]

@@ -1,0 +1,626 @@
+//! Test sequences for timed requirements (docs/timed.md): timing tables that show each
+//! requirement's trigger firing and its response, the deadline of a `within` hit and
+//! missed by one tick, a `for` duration one tick short, a `held for` trigger one tick
+//! short, the earliest step a `not before` allows and one tick earlier.
+//!
+//! This module uses only the pattern types of `reqs::timed` and its trace evaluator
+//! (`reqs::timed::trace`); the bounded encoding of the patterns on a trace of `n` steps is
+//! written here from the definitions (the same ones the evaluator implements), not
+//! from the monitors of `reqs::timed::unroll`. Every sequence the solver gives is then
+//! re-checked by that evaluator: a valid sequence must violate nothing (every timed
+//! pattern, every plain requirement and the domain at every step); a sequence that
+//! shows a missed deadline must violate exactly its requirement, at the step expected.
+
+use crate::generate::GenerateError;
+use crate::values;
+use logic::{Command, Model, Op, Sort, Symbol, Term};
+use reqs::timed::trace;
+use reqs::timed::{Pattern, Scope, Timing, Trigger};
+use reqs::Spec;
+use serde::Serialize;
+use solver::{Outcome, Solver, SolverConfig};
+
+fn and(mut v: Vec<Term>) -> Term {
+    v.retain(|t| *t != Term::Bool(true));
+    if v.contains(&Term::Bool(false)) {
+        return Term::Bool(false);
+    }
+    match v.len() {
+        0 => Term::Bool(true),
+        1 => v.pop().expect("one"),
+        _ => Term::app(Op::And, v),
+    }
+}
+
+fn or(mut v: Vec<Term>) -> Term {
+    v.retain(|t| *t != Term::Bool(false));
+    if v.contains(&Term::Bool(true)) {
+        return Term::Bool(true);
+    }
+    match v.len() {
+        0 => Term::Bool(false),
+        1 => v.pop().expect("one"),
+        _ => Term::app(Op::Or, v),
+    }
+}
+
+fn not(t: Term) -> Term {
+    match t {
+        Term::Bool(b) => Term::Bool(!b),
+        t => Term::not(t),
+    }
+}
+
+/// The name of a variable at a step.
+fn step_name(name: &str, t: usize) -> Symbol {
+    Symbol::from(format!("{name}@{t}").as_str())
+}
+
+/// A spec's state formulas over one trace of `n` steps.
+struct Encoder<'s> {
+    spec: &'s Spec,
+    n: usize,
+}
+
+impl Encoder<'_> {
+    /// `f` at step `t` (every schema variable renamed).
+    fn at(&self, f: &Term, t: usize) -> Term {
+        let spec = self.spec;
+        bl::check::side::rename_term(f, &|n: &str| {
+            if spec.variable(n).is_some() {
+                step_name(n, t)
+            } else {
+                Symbol::from(n)
+            }
+        })
+    }
+
+    fn in_scope(&self, s: &Scope, t: usize) -> Term {
+        match s {
+            Scope::Globally => Term::Bool(true),
+            Scope::While(c) => self.at(c, t),
+            Scope::After(e) => or((0..=t).map(|u| self.at(e, u)).collect()),
+            Scope::AfterUntil(e, f) => {
+                let mut open = Term::Bool(false);
+                for u in 0..=t {
+                    open = and(vec![not(self.at(f, u)), or(vec![self.at(e, u), open])]);
+                }
+                open
+            }
+            Scope::Before(f) => and((0..=t).map(|u| not(self.at(f, u))).collect()),
+        }
+    }
+
+    fn triggered(&self, g: &Trigger, t: usize) -> Term {
+        match g {
+            Trigger::Always => Term::Bool(true),
+            Trigger::Level(c) => self.at(c, t),
+            Trigger::Edge(c) => {
+                if t == 0 {
+                    self.at(c, 0)
+                } else {
+                    and(vec![self.at(c, t), not(self.at(c, t - 1))])
+                }
+            }
+            Trigger::Initially => Term::Bool(t == 0),
+            Trigger::HeldFor(c, d) => {
+                let d = *d as usize;
+                if t < d {
+                    Term::Bool(false)
+                } else {
+                    and((t - d..=t).map(|u| self.at(c, u)).collect())
+                }
+            }
+            Trigger::WithinLast(c, d) => or((t.saturating_sub(*d as usize)..=t)
+                .map(|u| self.at(c, u))
+                .collect()),
+        }
+    }
+
+    /// The pattern fired at `t` is violated within the trace (trace.rs's `violated`).
+    fn violated(&self, p: &Pattern, t: usize) -> Term {
+        let n = self.n;
+        let r = |u: usize| self.at(&p.response, u);
+        match &p.timing {
+            Timing::Immediately => not(r(t)),
+            Timing::Next => {
+                if t + 1 < n {
+                    not(r(t + 1))
+                } else {
+                    Term::Bool(false)
+                }
+            }
+            Timing::Within(d) => {
+                let end = t + *d as usize;
+                if end >= n {
+                    Term::Bool(false)
+                } else {
+                    and((t..=end).map(|u| not(r(u))).collect())
+                }
+            }
+            Timing::For(d) => or((t..=(t + *d as usize).min(n - 1))
+                .map(|u| not(r(u)))
+                .collect()),
+            Timing::NotBefore(d) => or((t..(t + *d as usize).min(n)).map(r).collect()),
+            Timing::Until(c) => or((t..n)
+                .map(|u| {
+                    let mut v: Vec<Term> = (t..=u).map(|w| not(self.at(c, w))).collect();
+                    v.push(not(r(u)));
+                    and(v)
+                })
+                .collect()),
+            Timing::Before(c) => or((t + 1..n)
+                .map(|v| {
+                    let mut parts = vec![self.at(c, v)];
+                    parts.extend((t + 1..v).map(|w| not(self.at(c, w))));
+                    parts.extend((t..v).map(|w| not(r(w))));
+                    and(parts)
+                })
+                .collect()),
+        }
+    }
+
+    fn fires(&self, p: &Pattern, t: usize) -> Term {
+        and(vec![
+            self.in_scope(&p.scope, t),
+            self.triggered(&p.trigger, t),
+        ])
+    }
+
+    /// The pattern holds on the whole trace.
+    fn holds(&self, p: &Pattern) -> Term {
+        and((0..self.n)
+            .map(|t| not(and(vec![self.fires(p, t), self.violated(p, t)])))
+            .collect())
+    }
+}
+
+/// The longest timing table written, in steps (the encoding grows with the square of
+/// the length for some patterns).
+pub const MAX_STEPS: usize = 200;
+
+/// What a sequence shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// The requirement fires and its response follows as demanded.
+    Fires,
+    /// `within d`: the response comes at the last step allowed.
+    DeadlineHit,
+    /// `within d`: the response comes one tick after the deadline (a violation).
+    MissedByOne,
+    /// `for d`: the response stops one tick before the duration ends (a violation).
+    DurationOneTickShort,
+    /// `held for d`: the condition holds one tick less than needed; the requirement
+    /// does not fire, and the response is not shown.
+    HeldOneTickShort,
+    /// `not before d`: the response comes at the first step allowed.
+    EarliestAllowed,
+    /// `not before d`: the response comes one tick early (a violation).
+    OneTickEarly,
+}
+
+impl Shape {
+    /// True for sequences that violate their requirement on purpose.
+    pub fn violates(self) -> bool {
+        matches!(
+            self,
+            Shape::MissedByOne | Shape::DurationOneTickShort | Shape::OneTickEarly
+        )
+    }
+}
+
+/// A row of a timing table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// The variable.
+    pub variable: String,
+    /// `input`, `output`, or `state` when the spec gives no roles.
+    pub role: &'static str,
+    /// Its value at each step.
+    pub values: Vec<String>,
+}
+
+/// One test sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sequence {
+    /// `R-REINF-2/deadline-hit`.
+    pub id: String,
+    /// The requirement.
+    pub requirement: String,
+    /// What it shows.
+    pub shape: Shape,
+    /// The step where the requirement fires (or, one tick short, would).
+    pub trigger_step: usize,
+    /// The time of each step (`0 s`, `5 s`, ...).
+    pub times: Vec<String>,
+    /// The timing table.
+    pub rows: Vec<Row>,
+    /// For a violating sequence, the step where the requirement is violated (found by
+    /// the trace evaluator); `None` for a valid one.
+    pub violated_at: Option<usize>,
+}
+
+/// What became of a sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum SequenceResult {
+    /// Made and re-checked.
+    Made {
+        /// The sequence.
+        sequence: Sequence,
+    },
+    /// No trace has it.
+    Unreachable {
+        /// The sequence's id.
+        id: String,
+        /// The requirement.
+        requirement: String,
+        /// What it would show.
+        shape: Shape,
+        /// What rules it out.
+        core: Vec<String>,
+    },
+    /// The solver could not decide.
+    Undecided {
+        /// The sequence's id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The timed suite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimedSuite {
+    /// The spec's name.
+    pub spec: String,
+    /// Its file.
+    pub file: String,
+    /// The solver.
+    pub solver: String,
+    /// The tick.
+    pub tick: String,
+    /// Every sequence.
+    pub sequences: Vec<SequenceResult>,
+    /// Requirements without a formula or pattern.
+    pub not_formalized: Vec<String>,
+    /// Solver queries.
+    pub queries: usize,
+}
+
+/// Why a sequence's trace was rejected by the evaluator.
+fn recheck(
+    spec: &Spec,
+    trace: &[Model],
+    patterns: &[(usize, &Pattern)],
+    target: Option<usize>,
+) -> Result<Option<usize>, String> {
+    let ctx = &spec.context;
+    for d in &spec.domain {
+        let v = trace::formula_violations(&d.formula, trace, ctx).map_err(|e| e.to_string())?;
+        if !v.is_empty() {
+            return Err(format!("domain constraint {} fails at step {}", d.id, v[0]));
+        }
+    }
+    for r in spec.formalized() {
+        let f = r.formula.as_ref().expect("formalized");
+        let v = trace::formula_violations(f, trace, ctx).map_err(|e| e.to_string())?;
+        if !v.is_empty() {
+            return Err(format!("{} fails at step {}", r.id, v[0]));
+        }
+    }
+    let mut at = None;
+    for (i, p) in patterns {
+        let v = trace::violations(p, trace, ctx).map_err(|e| e.to_string())?;
+        match (Some(*i) == target, v.first()) {
+            (true, Some(s)) => at = Some(*s),
+            (true, None) => {
+                return Err(format!(
+                    "{} is not violated, though the sequence was built to violate it",
+                    spec.requirements[*i].id
+                ))
+            }
+            (false, Some(s)) => {
+                return Err(format!(
+                    "{} is violated at step {s}",
+                    spec.requirements[*i].id
+                ))
+            }
+            (false, None) => {}
+        }
+    }
+    Ok(at)
+}
+
+/// Generates the test sequences of every timed requirement of a spec.
+pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, GenerateError> {
+    let time = spec
+        .time
+        .as_ref()
+        .ok_or_else(|| GenerateError::Undecided("the spec has no [time] table".into()))?;
+    let patterns: Vec<(usize, &Pattern)> = spec
+        .requirements
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.timed.as_ref().map(|p| (i, p)))
+        .collect();
+    if patterns.is_empty() && spec.formalized().next().is_none() {
+        return Err(GenerateError::NothingToTest);
+    }
+    let mut queries = 0;
+    let mut sequences = Vec::new();
+    for &(i, p) in &patterns {
+        let id = &spec.requirements[i].id;
+        let dt = match &p.trigger {
+            Trigger::HeldFor(_, d) => *d as usize,
+            _ => 0,
+        };
+        let dr = match &p.timing {
+            Timing::Within(d) | Timing::For(d) | Timing::NotBefore(d) => *d as usize,
+            Timing::Next => 1,
+            _ => 0,
+        };
+        let t0 = dt.max(1);
+        let n = t0 + dr + 2;
+        if n > MAX_STEPS {
+            sequences.push(SequenceResult::Undecided {
+                id: format!("{id}/fires"),
+                reason: format!(
+                    "its sequences need {n} steps; at most {MAX_STEPS} are written as timing tables (choose a longer tick)"
+                ),
+            });
+            continue;
+        }
+        let enc = Encoder { spec, n };
+        let r = |u: usize| enc.at(&p.response, u);
+        let fires = enc.fires(p, t0);
+        let mut shapes: Vec<(Shape, Term)> = vec![(Shape::Fires, fires.clone())];
+        match &p.timing {
+            Timing::Within(d) if *d > 0 => {
+                let d = *d as usize;
+                let mut hit = vec![fires.clone()];
+                hit.extend((t0..t0 + d).map(|u| not(r(u))));
+                hit.push(r(t0 + d));
+                shapes.push((Shape::DeadlineHit, and(hit)));
+                let mut miss = vec![fires.clone()];
+                miss.extend((t0..=t0 + d).map(|u| not(r(u))));
+                miss.push(r(t0 + d + 1));
+                shapes.push((Shape::MissedByOne, and(miss)));
+            }
+            Timing::For(d) if *d > 0 => {
+                let d = *d as usize;
+                let mut short = vec![fires.clone()];
+                short.extend((t0..t0 + d).map(r));
+                short.push(not(r(t0 + d)));
+                shapes.push((Shape::DurationOneTickShort, and(short)));
+            }
+            Timing::NotBefore(d) if *d > 0 => {
+                let d = *d as usize;
+                let mut first = vec![fires.clone()];
+                first.extend((t0..t0 + d).map(|u| not(r(u))));
+                first.push(r(t0 + d));
+                shapes.push((Shape::EarliestAllowed, and(first)));
+                let mut early = vec![fires.clone()];
+                early.extend((t0..t0 + d - 1).map(|u| not(r(u))));
+                early.push(r(t0 + d - 1));
+                shapes.push((Shape::OneTickEarly, and(early)));
+            }
+            _ => {}
+        }
+        if let Trigger::HeldFor(c, d) = &p.trigger {
+            if *d > 0 {
+                let d = *d as usize;
+                let mut short = vec![enc.in_scope(&p.scope, t0), not(enc.at(c, t0 - d))];
+                short.extend((t0 - d + 1..=t0).map(|u| enc.at(c, u)));
+                shapes.push((Shape::HeldOneTickShort, and(short)));
+            }
+        }
+        for (shape, formula) in shapes {
+            let sid = format!("{id}/{}", shape_name(shape));
+            let target = shape.violates().then_some(i);
+            let (result, q) = make(spec, &enc, &patterns, target, &formula, config, time)?;
+            queries += q;
+            sequences.push(match result {
+                Made::Trace(trace) => {
+                    let violated_at = recheck(spec, &trace, &patterns, target).map_err(|e| {
+                        GenerateError::Session(crate::session::SessionError::BadState(format!(
+                            "the sequence {sid}: {e}"
+                        )))
+                    })?;
+                    SequenceResult::Made {
+                        sequence: table(spec, &sid, id, shape, t0, &trace, violated_at, time),
+                    }
+                }
+                Made::Unsat(core) => SequenceResult::Unreachable {
+                    id: sid,
+                    requirement: id.clone(),
+                    shape,
+                    core,
+                },
+                Made::Unknown(reason) => SequenceResult::Undecided { id: sid, reason },
+            });
+        }
+    }
+    Ok(TimedSuite {
+        spec: spec.name.clone(),
+        file: spec.source.name().to_string(),
+        solver: config.kind.to_string(),
+        tick: time.tick_text.clone(),
+        sequences,
+        not_formalized: spec
+            .requirements
+            .iter()
+            .filter(|r| r.formula.is_none() && r.timed.is_none())
+            .map(|r| r.id.clone())
+            .collect(),
+        queries,
+    })
+}
+
+/// The name of a shape in ids.
+pub fn shape_name(s: Shape) -> &'static str {
+    match s {
+        Shape::Fires => "fires",
+        Shape::DeadlineHit => "deadline-hit",
+        Shape::MissedByOne => "missed-by-one",
+        Shape::DurationOneTickShort => "duration-one-tick-short",
+        Shape::HeldOneTickShort => "held-one-tick-short",
+        Shape::EarliestAllowed => "earliest-allowed",
+        Shape::OneTickEarly => "one-tick-early",
+    }
+}
+
+enum Made {
+    Trace(Vec<Model>),
+    Unsat(Vec<String>),
+    Unknown(String),
+}
+
+/// Asks for a trace of `enc.n` steps with the domain, the plain requirements and every
+/// pattern but `target` at every step (each under a literal), and `shape`.
+fn make(
+    spec: &Spec,
+    enc: &Encoder,
+    patterns: &[(usize, &Pattern)],
+    target: Option<usize>,
+    shape: &Term,
+    config: &SolverConfig,
+    _time: &reqs::timed::TimeBase,
+) -> Result<(Made, usize), GenerateError> {
+    let mut s = Solver::start(config)?;
+    s.command(&Command::SetLogic(spec.logic.clone()))?;
+    for (name, values) in &spec.enums {
+        s.command(&Command::DeclareEnum(name.clone(), values.clone()))?;
+    }
+    for t in 0..enc.n {
+        for v in &spec.variables {
+            s.declare_const(&step_name(&v.name, t), v.sort.clone())?;
+        }
+    }
+    let mut members: Vec<(Term, String)> = Vec::new();
+    let mut guard =
+        |s: &mut Solver, k: usize, body: Term, id: String| -> Result<(), GenerateError> {
+            let lit = format!("vera!m{k}");
+            s.declare_const(&lit, Sort::Bool)?;
+            let l = Term::var(&lit, Sort::Bool);
+            s.assert(&Term::app(Op::Implies, vec![l.clone(), body]))?;
+            members.push((l, id));
+            Ok(())
+        };
+    let mut k = 0;
+    for d in &spec.domain {
+        guard(
+            &mut s,
+            k,
+            and((0..enc.n).map(|t| enc.at(&d.formula, t)).collect()),
+            d.id.clone(),
+        )?;
+        k += 1;
+    }
+    for r in spec.formalized() {
+        let f = r.formula.as_ref().expect("formalized");
+        guard(
+            &mut s,
+            k,
+            and((0..enc.n).map(|t| enc.at(f, t)).collect()),
+            r.id.clone(),
+        )?;
+        k += 1;
+    }
+    for (i, p) in patterns {
+        if Some(*i) == target {
+            continue;
+        }
+        guard(&mut s, k, enc.holds(p), spec.requirements[*i].id.clone())?;
+        k += 1;
+    }
+    s.assert(shape)?;
+    let lits: Vec<Term> = members.iter().map(|(l, _)| l.clone()).collect();
+    let mut queries = 1;
+    let made = match s.check_assuming(&lits)? {
+        Outcome::Sat(m) => {
+            let mut trace = Vec::new();
+            for t in 0..enc.n {
+                let mut st = Model::new();
+                for v in &spec.variables {
+                    let val = m.get(&step_name(&v.name, t)).cloned().or_else(|| {
+                        values::default_value(&v.sort, v.min.as_ref(), v.max.as_ref(), &spec.enums)
+                    });
+                    if let Some(val) = val {
+                        st.insert(v.name.clone(), val);
+                    }
+                }
+                trace.push(st);
+            }
+            Made::Trace(trace)
+        }
+        Outcome::Unsat(core) => {
+            // Deletion-minimized.
+            let mut core = core;
+            let mut j = 0;
+            while j < core.len() {
+                let mut c = core.clone();
+                c.remove(j);
+                queries += 1;
+                match s.check_assuming(&c)? {
+                    Outcome::Unsat(c2) => core = c.into_iter().filter(|l| c2.contains(l)).collect(),
+                    _ => j += 1,
+                }
+            }
+            Made::Unsat(
+                members
+                    .iter()
+                    .filter(|(l, _)| core.contains(l))
+                    .map(|(_, id)| id.clone())
+                    .collect(),
+            )
+        }
+        Outcome::Unknown(r) => Made::Unknown(r.to_string()),
+    };
+    Ok((made, queries))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn table(
+    spec: &Spec,
+    id: &str,
+    requirement: &str,
+    shape: Shape,
+    t0: usize,
+    trace: &[Model],
+    violated_at: Option<usize>,
+    time: &reqs::timed::TimeBase,
+) -> Sequence {
+    let any_input = spec
+        .variables
+        .iter()
+        .any(|v| v.role == Some(reqs::spec::Role::Input));
+    let role = |v: &reqs::spec::Variable| match v.role {
+        Some(reqs::spec::Role::Input) => "input",
+        _ if any_input => "output",
+        Some(reqs::spec::Role::Output) => "output",
+        None => "state",
+    };
+    let mut vars: Vec<&reqs::spec::Variable> = spec.variables.iter().collect();
+    vars.sort_by_key(|v| role(v) != "input");
+    Sequence {
+        id: id.to_string(),
+        requirement: requirement.to_string(),
+        shape,
+        trigger_step: t0,
+        times: (0..trace.len()).map(|t| time.show(t as u64)).collect(),
+        rows: vars
+            .iter()
+            .map(|v| Row {
+                variable: v.name.to_string(),
+                role: role(v),
+                values: trace
+                    .iter()
+                    .map(|st| st.get(&v.name).map(values::show).unwrap_or_default())
+                    .collect(),
+            })
+            .collect(),
+        violated_at,
+    }
+}

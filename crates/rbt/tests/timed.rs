@@ -1,0 +1,107 @@
+//! Test sequences of timed requirements on the shipped timed hemodialysis spec (z3 and
+//! cvc5): each sequence read back from its timing table and checked again with the trace
+//! evaluator of `reqs::timed::trace` — valid sequences violate nothing, the ones built
+//! to miss a deadline or cut a duration short violate exactly their requirement, at the
+//! step the shape says.
+
+use logic::Model;
+use rbt::timed::{generate_timed, Sequence, SequenceResult, Shape};
+use reqs::timed::trace;
+use solver::{SolverConfig, SolverKind};
+use std::path::Path;
+
+fn spec() -> reqs::Spec {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    reqs::load(&root.join("examples/hemodialysis/hemodialysis-timed.toml")).unwrap()
+}
+
+/// The trace of a timing table, read back from its cells.
+fn trace_of(spec: &reqs::Spec, s: &Sequence) -> Vec<Model> {
+    let n = s.times.len();
+    (0..n)
+        .map(|t| {
+            let mut m = Model::new();
+            for r in &s.rows {
+                let v = spec.variable(&r.variable).unwrap();
+                m.insert(
+                    v.name.clone(),
+                    rbt::values::parse(&r.values[t], &v.sort, &spec.enums).unwrap(),
+                );
+            }
+            m
+        })
+        .collect()
+}
+
+#[test]
+fn timed_sequences_are_rechecked_by_the_trace_evaluator() {
+    let spec = spec();
+    for kind in [SolverKind::Z3, SolverKind::Cvc5] {
+        let suite = generate_timed(&spec, &SolverConfig::new(kind)).unwrap();
+        let made: Vec<&Sequence> = suite
+            .sequences
+            .iter()
+            .filter_map(|r| match r {
+                SequenceResult::Made { sequence } => Some(sequence),
+                _ => None,
+            })
+            .collect();
+        for s in &made {
+            let tr = trace_of(&spec, s);
+            for r in &spec.requirements {
+                let p = r.timed.as_ref().unwrap();
+                let v = trace::violations(p, &tr, &spec.context).unwrap();
+                if s.shape.violates() && r.id == s.requirement {
+                    assert_eq!(v.first().copied(), s.violated_at, "{kind} {}", s.id);
+                    assert!(!v.is_empty(), "{kind} {}", s.id);
+                } else {
+                    assert!(v.is_empty(), "{kind} {}: {} violated at {v:?}", s.id, r.id);
+                }
+            }
+        }
+        let get = |id: &str| {
+            made.iter()
+                .find(|s| s.id == id)
+                .unwrap_or_else(|| panic!("{kind}: no sequence {id}: {:#?}", suite.sequences))
+        };
+        // R-REINF-2: the alarm within 5 s (one tick) of 400 mL during reinfusion.
+        let hit = get("R-REINF-2/deadline-hit");
+        let miss = get("R-REINF-2/missed-by-one");
+        let alarm = |s: &Sequence| {
+            s.rows
+                .iter()
+                .find(|r| r.variable == "alarm")
+                .unwrap()
+                .values
+                .clone()
+        };
+        let t0 = hit.trigger_step;
+        assert_eq!(&alarm(hit)[t0..=t0 + 1], ["false", "true"], "{kind}");
+        assert_eq!(
+            &alarm(miss)[t0..=t0 + 2],
+            ["false", "false", "true"],
+            "{kind}"
+        );
+        assert_eq!(miss.violated_at, Some(t0 + 1), "{kind}");
+        assert_eq!(hit.times[1], "5 s");
+        // R-BP-3: the pump runs at least 30 s (6 ticks); one tick short violates it.
+        let short = get("R-BP-3/duration-one-tick-short");
+        assert_eq!(short.violated_at, Some(short.trigger_step + 6), "{kind}");
+        // R-FLOW-2: no flow held 120 s (24 ticks), and one tick short: no demand.
+        let held = get("R-FLOW-2/held-one-tick-short");
+        let no_flow = held.rows.iter().find(|r| r.variable == "no_flow").unwrap();
+        assert_eq!(no_flow.values[0], "false", "{kind}");
+        assert!(no_flow.values[1..=24].iter().all(|v| v == "true"), "{kind}");
+        assert_eq!(held.violated_at, None);
+        get("R-FLOW-2/fires");
+        get("R-AIR-4/fires");
+        // Inputs come first in the tables.
+        assert_eq!(hit.rows[0].role, "input");
+        assert!(suite
+            .sequences
+            .iter()
+            .all(|r| !matches!(r, SequenceResult::Undecided { .. })));
+        let shapes: Vec<Shape> = made.iter().map(|s| s.shape).collect();
+        assert!(shapes.contains(&Shape::MissedByOne));
+    }
+}

@@ -1,0 +1,1472 @@
+//! `vera tests`: requirements-based tests from a spec (the `rbt` crate), rendered for a
+//! terminal, as JSON (`vera.tests.v1`), as the CSV test table, as SARIF findings and as
+//! an HTML page with a card per requirement; the traceability matrix with `--matrix`.
+
+use crate::cli::{SuiteArgs, TestsArgs, TestsCommand, TestsCoverArgs, TestsRunArgs};
+use crate::output::{clean, excerpt, Rendered};
+use anyhow::{bail, Context as _, Result};
+use rbt::obligations::{Kind, Part, Point};
+use rbt::suite::{Expected, Finding, Status, Suite};
+use rbt::Problem;
+use report::Status as RStatus;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Runs `vera tests` and its subcommands.
+pub fn tests(a: &TestsArgs) -> crate::output::Outcome {
+    match &a.command {
+        None => generate(a),
+        Some(TestsCommand::Run(r)) => run(r),
+        Some(TestsCommand::Cover(c)) => cover(c),
+    }
+}
+
+/// Reads the spec (TOML) or documentation side (SMT-LIB) with the suite options.
+pub(crate) fn load_problem(spec: &Path, s: &SuiteArgs) -> Result<Problem> {
+    let is_smt = spec
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("smt2"));
+    let mut p = if is_smt {
+        let text = safefile::read_text(spec)?;
+        let file = logic::SourceFile::new(spec.display().to_string(), text);
+        let bounds = match &s.bounds {
+            Some(b) => {
+                let text = safefile::read_text(b)?;
+                Some(
+                    bl::check::bounds::Bounds::from_json(&b.display().to_string(), &text)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                )
+            }
+            None => None,
+        };
+        if s.inputs.is_some() || s.roles.is_some() {
+            bail!("--inputs and --roles are for specs; the inputs of a documentation side come from its definitions and --bounds");
+        }
+        Problem::from_documentation(&file, bounds.as_ref()).map_err(|e| match e {
+            rbt::ProblemError::Invalid(d) => {
+                eprintln!("{d}");
+                crate::output::Reported.into()
+            }
+            other => anyhow::anyhow!("{other}"),
+        })?
+    } else {
+        if s.bounds.is_some() {
+            bail!(
+                "--bounds is for an SMT-LIB documentation side (.smt2); {} is a spec",
+                spec.display()
+            );
+        }
+        let loaded = crate::audit::load_spec_timed(spec, None)?;
+        let inputs = match (&s.inputs, &s.roles) {
+            (Some(i), _) => Some(i.clone()),
+            (None, Some(r)) => {
+                let text = safefile::read_text(r)?;
+                Some(
+                    rbt::problem::read_roles(&r.display().to_string(), &text)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                )
+            }
+            (None, None) => None,
+        };
+        Problem::from_spec(loaded, inputs.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?
+    };
+    for st in &s.step {
+        let (name, value) = match st.split_once('=') {
+            Some((n, v)) => (Some(n.trim()), v),
+            None => (None, st.as_str()),
+        };
+        let v = rbt::values::rational(value)
+            .with_context(|| format!("--step {st}: `{value}` is not a number"))?;
+        p.set_step(name, v)
+            .map_err(|e| anyhow::anyhow!("--step {st}: {e}"))?;
+    }
+    Ok(p)
+}
+
+/// `vera.tests.v1`.
+#[derive(Serialize)]
+struct TestsJson {
+    schema: &'static str,
+    #[serde(flatten)]
+    suite: Suite,
+    matrix: Vec<Vec<String>>,
+}
+
+/// A timed spec, read when SPEC has a `[time]` table.
+fn timed_spec(spec: &Path) -> Result<Option<reqs::Spec>> {
+    if spec
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("smt2"))
+    {
+        return Ok(None);
+    }
+    let loaded = crate::audit::load_spec_timed(spec, None)?;
+    Ok(loaded.time.is_some().then_some(loaded))
+}
+
+fn generate(a: &TestsArgs) -> crate::output::Outcome {
+    let spec = a.spec.as_deref().context("vera tests needs a SPEC")?;
+    if let Some(m) = &a.matrix {
+        safefile::check_output(m, crate::files::force())?;
+    }
+    if let Some(timed) = timed_spec(spec)? {
+        if a.matrix.is_some()
+            || a.suite.inputs.is_some()
+            || a.suite.roles.is_some()
+            || !a.suite.step.is_empty()
+        {
+            bail!("--matrix, --inputs, --roles and --step are for plain specs; a timed spec's sequences use its own roles and tick");
+        }
+        return generate_timed(&timed, a);
+    }
+    let p = load_problem(spec, &a.suite)?;
+    let mut options = rbt::Options::new(a.solver.config());
+    options.boundaries = !a.suite.no_boundaries;
+    let start = std::time::Instant::now();
+    let suite = rbt::generate(&p, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(m) = &a.matrix {
+        safefile::write_atomic(
+            m,
+            rbt::table::matrix_csv(&suite).as_bytes(),
+            crate::files::force(),
+        )?;
+    }
+    let status = if suite.has_errors() {
+        RStatus::Error
+    } else if suite.findings.is_empty() {
+        RStatus::Ok
+    } else {
+        RStatus::Findings
+    };
+    let text = human(&p, &suite, seconds);
+    let findings = findings(&p, &suite);
+    let page = page(&p, &suite, seconds);
+    let csv = rbt::table::csv(&suite);
+    let matrix = rbt::table::matrix_rows(&suite);
+    let mut r = Rendered::new(
+        "vera.tests.v1",
+        status,
+        text,
+        TestsJson {
+            schema: "vera.tests.v1",
+            suite,
+            matrix,
+        },
+    );
+    r.findings = Some(findings);
+    r.page = Some(page);
+    r.csv = Some(csv);
+    Ok(Box::new(r))
+}
+
+/// What an obligation asks for, in words.
+pub(crate) fn describe(kind: &Kind, condition: Option<&str>) -> String {
+    let c = condition.map(|c| excerpt(c, 80)).unwrap_or_default();
+    match kind {
+        Kind::Trigger => "the trigger holds (the requirement applies)".into(),
+        Kind::TriggerCondition { index, outcome } => {
+            format!("trigger condition {index} `{c}` is {outcome} and decides the trigger")
+        }
+        Kind::ResponseCondition { index } => {
+            format!("with the trigger, response condition {index} `{c}` decides the response")
+        }
+        Kind::Boundary {
+            part,
+            index,
+            point,
+            step,
+            ..
+        } => {
+            let part = match part {
+                Part::Trigger => "trigger",
+                Part::Response => "response",
+            };
+            let at = match point {
+                Point::At => "at its bound".to_string(),
+                Point::Above => format!("one step ({step}) above its bound"),
+                Point::Below => format!("one step ({step}) below its bound"),
+            };
+            format!("{part} condition {index} `{c}` {at}")
+        }
+    }
+}
+
+/// Why an unreachable obligation cannot be met, in words.
+pub(crate) fn unreachable_reason(kind: &Kind, core: &[String]) -> String {
+    let by = if core.is_empty() {
+        match kind {
+            Kind::TriggerCondition { .. }
+            | Kind::Boundary {
+                part: Part::Trigger,
+                ..
+            } => "the trigger's other conditions mask it everywhere".to_string(),
+            Kind::ResponseCondition { .. } | Kind::Boundary { .. } => {
+                "the response's other conditions mask it everywhere".to_string()
+            }
+            Kind::Trigger => "the trigger is false in every state".to_string(),
+        }
+    } else {
+        format!("ruled out by {}", core.join(", "))
+    };
+    match kind {
+        Kind::Trigger => format!("the requirement can never apply: {by}"),
+        _ => format!("no valid state has it: {by}"),
+    }
+}
+
+fn human(p: &Problem, s: &Suite, seconds: f64) -> String {
+    let mut o = String::new();
+    let formalized = p.spec.formalized().count();
+    let _ = writeln!(
+        o,
+        "{} ({}): {} test case{} for {formalized} formalized requirement{} ({}, {seconds:.2} s)",
+        clean(&s.spec),
+        clean(&s.file),
+        s.cases.len(),
+        if s.cases.len() == 1 { "" } else { "s" },
+        if formalized == 1 { "" } else { "s" },
+        s.solver
+    );
+    let roles = match s.roles {
+        rbt::RoleSource::Spec => "the spec's roles",
+        rbt::RoleSource::Given => "given",
+        rbt::RoleSource::Inferred => "inferred: a variable a response mentions is an output",
+        rbt::RoleSource::Documentation => "from the documentation's definitions",
+    };
+    let _ = writeln!(
+        o,
+        "roles ({roles}): inputs {}; outputs {}",
+        clean(&s.inputs.join(", ")),
+        clean(&s.outputs.join(", "))
+    );
+    let _ = writeln!(
+        o,
+        "obligations: {} — {} met, {} unreachable, {} undecided; {} cases found, {} kept after minimization; {} solver queries",
+        s.obligations.len(),
+        s.met(),
+        s.unreachable(),
+        s.undecided(),
+        s.cases_before_minimization,
+        s.cases.len(),
+        s.queries
+    );
+    let _ = writeln!(
+        o,
+        "re-checked in a fresh solver process: {} of {} cases valid, expected outputs confirmed in {}",
+        s.recheck.valid, s.recheck.cases, s.recheck.expectations_confirmed
+    );
+    for f in &s.recheck.failures {
+        let _ = writeln!(o, "  re-check failed: {}", clean(f));
+    }
+    if !s.findings.is_empty() {
+        let _ = writeln!(o, "\nfindings:");
+        for f in &s.findings {
+            let _ = writeln!(o, "  {}", finding_line(f));
+        }
+    }
+    let _ = writeln!(o, "\nrequirements:");
+    for r in &s.requirements {
+        if r.formula.is_none() {
+            let _ = writeln!(o, "  {:<12} not formalized: no tests", clean(&r.id));
+            continue;
+        }
+        let mut counts = format!("{} of {} obligations met", r.met, r.obligations);
+        if r.unreachable > 0 {
+            let _ = write!(counts, ", {} unreachable", r.unreachable);
+        }
+        if r.undecided > 0 {
+            let _ = write!(counts, ", {} undecided", r.undecided);
+        }
+        let applies = applies_in(s, &r.id);
+        let _ = writeln!(
+            o,
+            "  {:<12} {counts}; applies in {}",
+            clean(&r.id),
+            if applies.is_empty() {
+                "no case".to_string()
+            } else {
+                excerpt(&applies.join(" "), 70)
+            }
+        );
+    }
+    let _ = writeln!(o, "\ncases:");
+    for c in &s.cases {
+        let inputs: Vec<String> = c
+            .inputs
+            .iter()
+            .map(|x| format!("{} = {}", x.variable, x.value))
+            .collect();
+        let forced: Vec<String> = c
+            .expected
+            .iter()
+            .filter(|x| matches!(x.value, Expected::Value(_)))
+            .map(|x| format!("{} = {}", x.variable, x.value.cell()))
+            .collect();
+        let free = c
+            .expected
+            .iter()
+            .filter(|x| x.value == Expected::Free)
+            .count();
+        let undecided = c
+            .expected
+            .iter()
+            .filter(|x| matches!(x.value, Expected::Undecided(_)))
+            .count();
+        let applies: Vec<&str> = c
+            .covers
+            .iter()
+            .filter_map(|o| o.strip_suffix("/trigger"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  {} meets {} obligations; {} apply: {}",
+            c.id,
+            c.covers.len(),
+            applies.len(),
+            clean(&excerpt(&applies.join(" "), 80))
+        );
+        let _ = writeln!(o, "    inputs:   {}", clean(&inputs.join(", ")));
+        let mut exp = if forced.is_empty() {
+            "nothing forced".to_string()
+        } else {
+            forced.join(", ")
+        };
+        if free > 0 {
+            let _ = write!(exp, "; {free} free");
+        }
+        if undecided > 0 {
+            let _ = write!(exp, "; {undecided} undecided");
+        }
+        let _ = writeln!(o, "    expected: {}", clean(&exp));
+    }
+    let _ = writeln!(
+        o,
+        "\nThe test table: --format csv (one row per case); the traceability matrix: --matrix FILE."
+    );
+    o
+}
+
+/// The cases where a requirement applies (they meet its trigger obligation).
+fn applies_in(s: &Suite, requirement: &str) -> Vec<String> {
+    let id = format!("{requirement}/trigger");
+    s.obligations
+        .iter()
+        .find(|o| o.obligation.id == id)
+        .and_then(|o| match &o.status {
+            Status::Met { cases } => Some(cases.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+fn finding_line(f: &Finding) -> String {
+    match f {
+        Finding::NotFormalized { requirement, line } => {
+            format!(
+                "{}:{line}: not formalized: no test can be derived",
+                clean(requirement)
+            )
+        }
+        Finding::Unreachable {
+            requirement,
+            line,
+            obligation,
+            kind,
+            condition,
+            core,
+        } => format!(
+            "{}:{line}: {} — {} ({})",
+            clean(requirement),
+            clean(&describe(kind, condition.as_deref())),
+            clean(&unreachable_reason(kind, core)),
+            clean(obligation)
+        ),
+        Finding::Undecided {
+            obligation, reason, ..
+        } => format!("{}: undecided ({})", clean(obligation), clean(reason)),
+    }
+}
+
+fn findings(p: &Problem, s: &Suite) -> report::Findings {
+    use report::{Finding as F, Level, Location, Rule};
+    let file = p.spec.source.name().to_string();
+    let at = |line: usize| Location::new(file.clone(), (line > 0).then_some(line as u32));
+    let mut out = Vec::new();
+    for f in &s.findings {
+        out.push(match f {
+            Finding::NotFormalized { requirement, line } => F {
+                rule: "VERA-TESTS-NOT-FORMALIZED",
+                level: Level::Warning,
+                message: format!("{requirement}: not formalized: no test can be derived"),
+                location: Some(at(*line)),
+                related: vec![],
+            },
+            Finding::Unreachable {
+                requirement,
+                line,
+                obligation,
+                kind,
+                condition,
+                core,
+            } => F {
+                rule: "VERA-TESTS-UNREACHABLE",
+                level: Level::Warning,
+                message: format!(
+                    "{requirement}: {} — {} ({obligation})",
+                    describe(kind, condition.as_deref()),
+                    unreachable_reason(kind, core)
+                ),
+                location: Some(at(*line)),
+                related: core
+                    .iter()
+                    .filter_map(|id| p.spec.requirements.iter().find(|r| &r.id == id))
+                    .filter(|r| &r.id != requirement)
+                    .map(|r| at(r.line).with_message(format!("{} takes part", r.id)))
+                    .collect(),
+            },
+            Finding::Undecided {
+                requirement,
+                obligation,
+                reason,
+            } => F {
+                rule: "VERA-TESTS-UNDECIDED",
+                level: Level::Error,
+                message: format!("{obligation}: the solver could not decide ({reason})"),
+                location: p
+                    .spec
+                    .requirements
+                    .iter()
+                    .find(|r| &r.id == requirement)
+                    .map(|r| at(r.line)),
+                related: vec![],
+            },
+        });
+    }
+    report::Findings {
+        command: "tests".into(),
+        rules: vec![
+            Rule {
+                id: "VERA-TESTS-UNREACHABLE",
+                name: "UnreachableObligation",
+                short: "no state that satisfies the domain and every requirement meets this test obligation",
+                help: "a trigger that can never hold or a condition that never decides its requirement: check the requirements named as its cause",
+                level: Level::Warning,
+            },
+            Rule {
+                id: "VERA-TESTS-NOT-FORMALIZED",
+                name: "NotFormalized",
+                short: "the requirement has no formula, so no test is derived from it",
+                help: "formalize the requirement (vera formalize) or test it by hand",
+                level: Level::Warning,
+            },
+            Rule {
+                id: "VERA-TESTS-UNDECIDED",
+                name: "Undecided",
+                short: "the solver could not decide whether a valid state meets the obligation",
+                help: "raise --timeout or simplify the requirement",
+                level: Level::Error,
+            },
+        ],
+        findings: out,
+        files: vec![file],
+    }
+}
+
+fn page(p: &Problem, s: &Suite, seconds: f64) -> report::html::Page {
+    use report::html::{Block, Count, Page, Section, Tone};
+    let mut cards = Vec::new();
+    for r in &s.requirements {
+        let req = p.spec.requirements.iter().find(|q| q.id == r.id);
+        let mut blocks = vec![Block::Text(r.text.clone())];
+        let Some(formula) = &r.formula else {
+            cards.push(Block::Item {
+                title: r.id.clone(),
+                badge: "not formalized".into(),
+                tone: Tone::Warn,
+                blocks: vec![
+                    Block::Text(r.text.clone()),
+                    Block::Text("No formula: no test can be derived.".into()),
+                ],
+            });
+            continue;
+        };
+        blocks.push(Block::Code(formula.clone()));
+        let rows: Vec<Vec<String>> = s
+            .obligations
+            .iter()
+            .filter(|o| o.obligation.requirement == r.id)
+            .map(|o| {
+                let (status, detail) = match &o.status {
+                    Status::Met { cases } => ("met".to_string(), cases.join(" ")),
+                    Status::Unreachable { core } => (
+                        "unreachable".to_string(),
+                        unreachable_reason(&o.obligation.kind, core),
+                    ),
+                    Status::Undecided { reason } => ("undecided".to_string(), reason.clone()),
+                };
+                vec![
+                    o.obligation
+                        .id
+                        .strip_prefix(&format!("{}/", r.id))
+                        .unwrap_or(&o.obligation.id)
+                        .to_string(),
+                    describe(&o.obligation.kind, o.obligation.condition.as_deref()),
+                    status,
+                    detail,
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            headers: vec![
+                "obligation".into(),
+                "asks for".into(),
+                "status".into(),
+                "cases / reason".into(),
+            ],
+            rows,
+        });
+        let case_rows: Vec<Vec<String>> = s
+            .cases
+            .iter()
+            .filter(|c| c.requirements.contains(&r.id))
+            .map(|c| {
+                let prefix = format!("{}/", r.id);
+                vec![
+                    c.id.clone(),
+                    c.covers
+                        .iter()
+                        .filter_map(|o| o.strip_prefix(&prefix))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    c.inputs
+                        .iter()
+                        .map(|x| format!("{} = {}", x.variable, x.value))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    c.expected
+                        .iter()
+                        .map(|x| format!("{} = {}", x.variable, x.value.cell()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ]
+            })
+            .collect();
+        if !case_rows.is_empty() {
+            blocks.push(Block::Table {
+                headers: vec![
+                    "case".into(),
+                    "obligations".into(),
+                    "inputs".into(),
+                    "expected outputs".into(),
+                ],
+                rows: case_rows,
+            });
+        }
+        let (badge, tone) = if r.undecided > 0 {
+            (format!("{} undecided", r.undecided), Tone::Bad)
+        } else if r.unreachable > 0 {
+            (format!("{} unreachable", r.unreachable), Tone::Warn)
+        } else {
+            (format!("{}/{} met", r.met, r.obligations), Tone::Good)
+        };
+        let title = match req {
+            Some(q) => format!("{} (line {})", r.id, q.line),
+            None => r.id.clone(),
+        };
+        cards.push(Block::Item {
+            title,
+            badge,
+            tone,
+            blocks,
+        });
+    }
+    let matrix = rbt::table::matrix_rows(s);
+    let (headers, rows) = match matrix.split_first() {
+        Some((h, rest)) => (h.clone(), rest.to_vec()),
+        None => (vec![], vec![]),
+    };
+    let mut all_vars: Vec<String> = s.inputs.clone();
+    all_vars.extend(s.outputs.iter().cloned());
+    let case_rows: Vec<Vec<String>> = s
+        .cases
+        .iter()
+        .map(|c| {
+            let mut row = vec![c.id.clone()];
+            for v in &s.inputs {
+                row.push(
+                    c.inputs
+                        .iter()
+                        .find(|x| &x.variable == v)
+                        .map(|x| x.value.clone())
+                        .unwrap_or_default(),
+                );
+            }
+            for v in &s.outputs {
+                row.push(
+                    c.expected
+                        .iter()
+                        .find(|x| &x.variable == v)
+                        .map(|x| x.value.cell())
+                        .unwrap_or_default(),
+                );
+            }
+            row
+        })
+        .collect();
+    let mut case_headers = vec!["case".to_string()];
+    case_headers.extend(s.inputs.iter().map(|v| format!("{v} (in)")));
+    case_headers.extend(s.outputs.iter().map(|v| format!("{v} (expected)")));
+    let not_formalized = s
+        .findings
+        .iter()
+        .filter(|f| matches!(f, Finding::NotFormalized { .. }))
+        .count();
+    Page {
+        title: format!("vera tests: {}", s.spec),
+        subtitle: Some(format!("{} · {} · {seconds:.2} s", s.file, s.solver)),
+        counts: vec![
+            Count::neutral("test cases", s.cases.len()),
+            Count::neutral("obligations met", s.met()),
+            Count::findings("unreachable", s.unreachable(), Tone::Warn),
+            Count::findings("undecided", s.undecided(), Tone::Bad),
+            Count::findings("without a formula", not_formalized, Tone::Warn),
+        ],
+        sections: vec![
+            Section {
+                heading: "Requirements and their cases".into(),
+                blocks: cards,
+            },
+            Section {
+                heading: "Traceability matrix".into(),
+                blocks: vec![
+                    Block::Text(
+                        "One row per requirement, one column per case; a cell lists the requirement's obligations the case meets."
+                            .into(),
+                    ),
+                    Block::Table { headers, rows },
+                ],
+            },
+            Section {
+                heading: "Test table".into(),
+                blocks: vec![Block::Table {
+                    headers: case_headers,
+                    rows: case_rows,
+                }],
+            },
+        ],
+    }
+}
+
+/// `NAME=VALUE` pairs of `--fix`.
+fn fixed_values(items: &[String]) -> Result<Vec<(String, String)>> {
+    items
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((n, v)) if !n.trim().is_empty() && !v.trim().is_empty() => {
+                Ok((n.trim().to_string(), v.trim().to_string()))
+            }
+            _ => bail!("--fix {s}: write NAME=VALUE"),
+        })
+        .collect()
+}
+
+/// `vera.tests-run.v1`.
+#[derive(Serialize)]
+struct RunJson {
+    schema: &'static str,
+    spec: String,
+    file: String,
+    solver: String,
+    #[serde(flatten)]
+    report: rbt::run::RunReport,
+    suite: SuiteSummary,
+}
+
+/// What the run's suite covers.
+#[derive(Serialize)]
+struct SuiteSummary {
+    obligations: usize,
+    met: usize,
+    unreachable: usize,
+    undecided: usize,
+    cases: usize,
+}
+
+fn run(a: &TestsRunArgs) -> crate::output::Outcome {
+    use rbt::run::{BlProgram, Executable, Implementation};
+    if timed_spec(&a.spec)?.is_some() {
+        bail!("{} is a timed spec: `vera tests run` runs cases of plain specs; `vera tests SPEC` writes its test sequences", a.spec.display());
+    }
+    let p = load_problem(&a.spec, &a.suite)?;
+    let map = rbt::run::parse_map(&a.map).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
+    let fixed = fixed_values(&a.fix)?;
+    let timeout = std::time::Duration::from_secs_f64(a.case_timeout);
+    let tolerance = match &a.tolerance {
+        Some(t) => {
+            let v = rbt::values::rational(t)
+                .filter(|v| *v >= num_rational::BigRational::from_integer(0.into()))
+                .with_context(|| format!("--tolerance {t}: not a number of at least 0"))?;
+            Some(v)
+        }
+        None => None,
+    };
+    let path = &a.implementation;
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if ext != "c" && a.function.is_some() {
+        bail!("--function is for a C implementation (a .c file)");
+    }
+    let mut imp: Box<dyn Implementation> = match ext.as_str() {
+        "bl" => {
+            let text = safefile::read_text(path)?;
+            let file = logic::SourceFile::new(path.display().to_string(), text);
+            let program = match bl::parse(&file) {
+                Ok(pr) => pr,
+                Err(d) => {
+                    eprintln!("{d}");
+                    return Err(crate::output::Reported.into());
+                }
+            };
+            let bounds = match &a.suite.bounds {
+                Some(b) => Some(
+                    bl::check::bounds::Bounds::from_json(
+                        &b.display().to_string(),
+                        &safefile::read_text(b)?,
+                    )
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+                ),
+                None => None,
+            };
+            Box::new(
+                BlProgram::new(
+                    &p,
+                    &path.display().to_string(),
+                    program,
+                    &map,
+                    bounds.as_ref(),
+                    &fixed,
+                )
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            )
+        }
+        "c" => {
+            let function = a
+                .function
+                .as_deref()
+                .context("a C implementation needs --function NAME")?;
+            if !fixed.is_empty() {
+                bail!("--fix is for BL programs and executables; a C function takes only its parameters");
+            }
+            let result = a.outputs.as_ref().map(|o| o.join(","));
+            Box::new(
+                rbt::cfunc::CFunction::build(&p, path, function, &map, result.as_deref(), timeout)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            )
+        }
+        _ => Box::new(
+            Executable::new(
+                &p,
+                path.clone(),
+                a.args.clone(),
+                timeout,
+                &map,
+                a.outputs.as_deref(),
+                fixed,
+            )
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+        ),
+    };
+    let start = std::time::Instant::now();
+    let mut options = rbt::Options::new(a.solver.config());
+    options.boundaries = !a.suite.no_boundaries;
+    let suite = rbt::generate(&p, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if suite.cases.is_empty() {
+        bail!("the suite has no case to run (every obligation is unreachable or undecided)");
+    }
+    let report = rbt::run::run_suite(
+        &p,
+        &suite,
+        imp.as_mut(),
+        &a.solver.config(),
+        tolerance.as_ref(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let status = if report.errors > 0 || suite.has_errors() {
+        RStatus::Error
+    } else if report.failed > 0 {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let text = human_run(&p, &suite, &report, seconds);
+    let suites = vec![junit_suite(&p, &report)];
+    let findings = run_findings(&p, &report);
+    let mut r = Rendered::new(
+        "vera.tests-run.v1",
+        status,
+        text,
+        RunJson {
+            schema: "vera.tests-run.v1",
+            spec: suite.spec.clone(),
+            file: suite.file.clone(),
+            solver: suite.solver.clone(),
+            report,
+            suite: SuiteSummary {
+                obligations: suite.obligations.len(),
+                met: suite.met(),
+                unreachable: suite.unreachable(),
+                undecided: suite.undecided(),
+                cases: suite.cases.len(),
+            },
+        },
+    );
+    r.suites = Some(suites);
+    r.findings = Some(findings);
+    Ok(Box::new(r))
+}
+
+fn cells_text(cells: &[rbt::suite::Cell]) -> String {
+    cells
+        .iter()
+        .map(|c| format!("{} = {}", c.variable, c.value))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A failed or erroneous case in words (one line, then the inputs and outputs).
+fn verdict_detail(c: &rbt::run::CaseResult) -> (String, String) {
+    use rbt::run::Verdict;
+    let io = format!(
+        "inputs: {}\nobserved: {}",
+        cells_text(&c.inputs),
+        if c.observed.is_empty() {
+            "nothing".to_string()
+        } else {
+            cells_text(&c.observed)
+        }
+    );
+    match &c.verdict {
+        Verdict::Pass => ("passed".into(), io),
+        Verdict::Fail {
+            violated,
+            differences,
+        } => {
+            let mut line = format!("violates {}", violated.join(", "));
+            for d in differences {
+                let _ = write!(
+                    line,
+                    "; {} expected {}, observed {}",
+                    d.variable, d.expected, d.observed
+                );
+            }
+            (line, io)
+        }
+        Verdict::Error { message } => (message.clone(), io),
+    }
+}
+
+fn human_run(p: &Problem, s: &Suite, r: &rbt::run::RunReport, seconds: f64) -> String {
+    use rbt::run::Verdict;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} ({}) against {}: {} case{} — {} passed, {} failed, {} error{} ({}, {seconds:.2} s)",
+        clean(&s.spec),
+        clean(&s.file),
+        clean(&r.implementation),
+        r.cases.len(),
+        if r.cases.len() == 1 { "" } else { "s" },
+        r.passed,
+        r.failed,
+        r.errors,
+        if r.errors == 1 { "" } else { "s" },
+        s.solver
+    );
+    let _ = writeln!(
+        o,
+        "suite: {} obligations of {} formalized requirements, {} met, {} unreachable, {} undecided{}",
+        s.obligations.len(),
+        p.spec.formalized().count(),
+        s.met(),
+        s.unreachable(),
+        s.undecided(),
+        match &r.tolerance {
+            Some(t) => format!("; numeric outputs accepted within {t}"),
+            None => String::new(),
+        }
+    );
+    for (title, want) in [("failed", 0), ("errors", 1)] {
+        let list: Vec<&rbt::run::CaseResult> = r
+            .cases
+            .iter()
+            .filter(|c| match c.verdict {
+                Verdict::Fail { .. } => want == 0,
+                Verdict::Error { .. } => want == 1,
+                Verdict::Pass => false,
+            })
+            .collect();
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n{title}:");
+        for c in list {
+            let (line, io) = verdict_detail(c);
+            let _ = writeln!(o, "  {}: {}", c.case, clean(&line));
+            for l in io.lines() {
+                let _ = writeln!(o, "    {}", clean(l));
+            }
+        }
+    }
+    if r.failed == 0 && r.errors == 0 {
+        let _ = writeln!(
+            o,
+            "\nEvery case passed: the observed outputs satisfy the domain and every requirement."
+        );
+    }
+    o
+}
+
+fn junit_suite(p: &Problem, r: &rbt::run::RunReport) -> report::Suite {
+    use rbt::run::Verdict;
+    report::Suite {
+        name: format!("{} against {}", p.spec.name, r.implementation),
+        file: Some(p.spec.source.name().to_string()),
+        cases: r
+            .cases
+            .iter()
+            .map(|c| {
+                let (line, detail) = verdict_detail(c);
+                report::Case {
+                    name: format!("{} ({})", c.case, c.requirements.join(" ")),
+                    class: "vera.tests".into(),
+                    outcome: match &c.verdict {
+                        Verdict::Pass => report::Outcome::Passed,
+                        Verdict::Fail { .. } => report::Outcome::Failed {
+                            message: line,
+                            detail,
+                        },
+                        Verdict::Error { .. } => report::Outcome::Error {
+                            message: line,
+                            detail,
+                        },
+                    },
+                    seconds: None,
+                    output: None,
+                }
+            })
+            .collect(),
+    }
+}
+
+fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
+    use rbt::run::Verdict;
+    use report::{Finding as F, Level, Location, Rule};
+    let file = p.spec.source.name().to_string();
+    let line_of = |id: &str| {
+        p.spec
+            .requirements
+            .iter()
+            .find(|q| q.id == id)
+            .map(|q| q.line as u32)
+            .filter(|l| *l > 0)
+    };
+    let mut out = Vec::new();
+    for c in &r.cases {
+        let (line, _) = verdict_detail(c);
+        match &c.verdict {
+            Verdict::Pass => {}
+            Verdict::Fail { violated, .. } => out.push(F {
+                rule: "VERA-TESTS-CASE-FAILED",
+                level: Level::Error,
+                message: format!("{} fails ({}): {line}", c.case, cells_text(&c.inputs)),
+                location: Some(Location::new(
+                    file.clone(),
+                    violated.first().and_then(|v| line_of(v)),
+                )),
+                related: violated
+                    .iter()
+                    .skip(1)
+                    .filter_map(|v| line_of(v).map(|l| (v, l)))
+                    .map(|(v, l)| {
+                        Location::new(file.clone(), Some(l))
+                            .with_message(format!("{v} is violated too"))
+                    })
+                    .collect(),
+            }),
+            Verdict::Error { .. } => out.push(F {
+                rule: "VERA-TESTS-CASE-ERROR",
+                level: Level::Error,
+                message: format!("{} could not be run or judged: {line}", c.case),
+                location: Some(Location::new(file.clone(), None)),
+                related: vec![],
+            }),
+        }
+    }
+    report::Findings {
+        command: "tests run".into(),
+        rules: vec![
+            Rule {
+                id: "VERA-TESTS-CASE-FAILED",
+                name: "CaseFailed",
+                short: "the implementation's outputs for a test case contradict the requirements",
+                help: "the requirements named are the ones the observed outputs break; fix the implementation or the requirement",
+                level: Level::Error,
+            },
+            Rule {
+                id: "VERA-TESTS-CASE-ERROR",
+                name: "CaseError",
+                short: "a test case could not be run or judged (crash, time limit, unreadable output, undecided)",
+                help: "run the implementation on the case's inputs by hand",
+                level: Level::Error,
+            },
+        ],
+        findings: out,
+        files: vec![file],
+    }
+}
+
+/// `vera.tests-cover.v1`.
+#[derive(Serialize)]
+struct CoverJson {
+    schema: &'static str,
+    spec: String,
+    file: String,
+    suite: String,
+    solver: String,
+    #[serde(flatten)]
+    report: rbt::cover::CoverReport,
+}
+
+fn cover(a: &TestsCoverArgs) -> crate::output::Outcome {
+    use rbt::cover::{Coverage, Validity};
+    if timed_spec(&a.spec)?.is_some() {
+        bail!(
+            "{} is a timed spec: `vera tests cover` measures suites of plain specs",
+            a.spec.display()
+        );
+    }
+    let p = load_problem(&a.spec, &a.suite)?;
+    let text = safefile::read_text(&a.vectors)?;
+    let name = a.vectors.display().to_string();
+    let vectors = match rbt::cover::read_vectors(&p, &name, &text) {
+        Ok(v) => v,
+        Err(e) => {
+            for l in &e.0 {
+                eprintln!("error: {}", clean(l));
+            }
+            bail!("{name} cannot be used: {} error(s) above", e.0.len());
+        }
+    };
+    let start = std::time::Instant::now();
+    let r = rbt::cover::cover(&p, &vectors, &a.solver.config(), !a.suite.no_boundaries)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let missed = r.count(|c| matches!(c, Coverage::Missed));
+    let status = if r.has_errors() {
+        RStatus::Error
+    } else if missed > 0 || r.invalid() > 0 || !r.not_exercised.is_empty() {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let mut o = String::new();
+    let valid = r
+        .vectors
+        .iter()
+        .filter(|v| v.validity == Validity::Valid)
+        .count();
+    let _ = writeln!(
+        o,
+        "{} ({}): suite {}: {} vector{} ({valid} valid, {} no valid system could produce) ({}, {seconds:.2} s)",
+        clean(&p.spec.name),
+        clean(p.spec.source.name()),
+        clean(&name),
+        r.vectors.len(),
+        if r.vectors.len() == 1 { "" } else { "s" },
+        r.invalid(),
+        a.solver.config().kind
+    );
+    let _ = writeln!(
+        o,
+        "obligations: {} — {} met, {missed} missed, {} unreachable, {} undecided",
+        r.obligations.len(),
+        r.count(|c| matches!(c, Coverage::Met { .. })),
+        r.count(|c| matches!(c, Coverage::Unreachable { .. })),
+        r.count(|c| matches!(c, Coverage::Undecided { .. }))
+    );
+    if !r.ignored_columns.is_empty() {
+        let _ = writeln!(
+            o,
+            "columns that name no variable (not read): {}",
+            clean(&r.ignored_columns.join(", "))
+        );
+    }
+    let invalid: Vec<&rbt::cover::VectorResult> = r
+        .vectors
+        .iter()
+        .filter(|v| !matches!(v.validity, Validity::Valid))
+        .collect();
+    if !invalid.is_empty() {
+        let _ = writeln!(o, "\nvectors no valid system could produce:");
+        for v in invalid {
+            match &v.validity {
+                Validity::Invalid { core } => {
+                    let _ = writeln!(
+                        o,
+                        "  {} (line {}): contradicts {}",
+                        clean(&v.id),
+                        v.line,
+                        clean(&core.join(", "))
+                    );
+                }
+                Validity::Undecided { reason } => {
+                    let _ = writeln!(
+                        o,
+                        "  {} (line {}): undecided ({reason})",
+                        clean(&v.id),
+                        v.line
+                    );
+                }
+                Validity::Valid => {}
+            }
+        }
+    }
+    if !r.not_exercised.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nrequirements no vector exercises (none makes them apply whatever the implementation): {}",
+            clean(&r.not_exercised.join(", "))
+        );
+    }
+    let _ = writeln!(o, "\nper requirement:");
+    for q in &r.requirements {
+        if !q.formalized {
+            let _ = writeln!(o, "  {:<12} not formalized", clean(&q.id));
+            continue;
+        }
+        let prefix = format!("{}/", q.id);
+        let missed_ids: Vec<&str> = r
+            .obligations
+            .iter()
+            .filter(|x| x.obligation.requirement == q.id && x.coverage == Coverage::Missed)
+            .map(|x| {
+                x.obligation
+                    .id
+                    .strip_prefix(&prefix)
+                    .unwrap_or(&x.obligation.id)
+            })
+            .collect();
+        let mut line = format!("{} of {} met", q.met, q.obligations);
+        if !missed_ids.is_empty() {
+            let _ = write!(line, "; missed {}", missed_ids.join(" "));
+        }
+        if q.unreachable > 0 {
+            let _ = write!(line, "; {} unreachable", q.unreachable);
+        }
+        if q.undecided > 0 {
+            let _ = write!(line, "; {} undecided", q.undecided);
+        }
+        let _ = writeln!(o, "  {:<12} {}", clean(&q.id), clean(&line));
+    }
+    let findings = cover_findings(&p, &name, &r);
+    let mut rendered = Rendered::new(
+        "vera.tests-cover.v1",
+        status,
+        o,
+        CoverJson {
+            schema: "vera.tests-cover.v1",
+            spec: p.spec.name.clone(),
+            file: p.spec.source.name().to_string(),
+            suite: name,
+            solver: a.solver.config().kind.to_string(),
+            report: r,
+        },
+    );
+    rendered.findings = Some(findings);
+    Ok(Box::new(rendered))
+}
+
+fn cover_findings(p: &Problem, suite: &str, r: &rbt::cover::CoverReport) -> report::Findings {
+    use rbt::cover::{Coverage, Validity};
+    use report::{Finding as F, Level, Location, Rule};
+    let file = p.spec.source.name().to_string();
+    let line_of = |id: &str| {
+        p.spec
+            .requirements
+            .iter()
+            .find(|q| q.id == id)
+            .map(|q| q.line as u32)
+            .filter(|l| *l > 0)
+    };
+    let mut out = Vec::new();
+    for v in &r.vectors {
+        if let Validity::Invalid { core } = &v.validity {
+            out.push(F {
+                rule: "VERA-TESTS-INVALID-VECTOR",
+                level: Level::Error,
+                message: format!(
+                    "{}: no valid system produces this vector; it contradicts {}",
+                    v.id,
+                    core.join(", ")
+                ),
+                location: Some(Location::new(suite, Some(v.line as u32))),
+                related: core
+                    .iter()
+                    .filter_map(|id| line_of(id).map(|l| (id, l)))
+                    .map(|(id, l)| Location::new(file.clone(), Some(l)).with_message(id.clone()))
+                    .collect(),
+            });
+        }
+    }
+    for x in &r.obligations {
+        if x.coverage == Coverage::Missed {
+            out.push(F {
+                rule: "VERA-TESTS-MISSED",
+                level: Level::Warning,
+                message: format!(
+                    "{}: no vector meets {} ({})",
+                    x.obligation.requirement,
+                    x.obligation.id,
+                    describe(&x.obligation.kind, x.obligation.condition.as_deref())
+                ),
+                location: Some(Location::new(
+                    file.clone(),
+                    line_of(&x.obligation.requirement),
+                )),
+                related: vec![],
+            });
+        }
+    }
+    report::Findings {
+        command: "tests cover".into(),
+        rules: vec![
+            Rule {
+                id: "VERA-TESTS-INVALID-VECTOR",
+                name: "InvalidVector",
+                short: "no system that meets the requirements could produce this test vector",
+                help: "the vector contradicts the requirements named: correct the vector or the requirement",
+                level: Level::Error,
+            },
+            Rule {
+                id: "VERA-TESTS-MISSED",
+                name: "MissedObligation",
+                short: "no vector of the suite meets this test obligation, though a valid state does",
+                help: "add a case (vera tests generates one)",
+                level: Level::Warning,
+            },
+        ],
+        findings: out,
+        files: vec![file, suite.to_string()],
+    }
+}
+
+/// `vera.tests-timed.v1`.
+#[derive(Serialize)]
+struct TimedJson {
+    schema: &'static str,
+    #[serde(flatten)]
+    suite: rbt::timed::TimedSuite,
+}
+
+/// A shape in words.
+fn shape_words(s: rbt::timed::Shape) -> &'static str {
+    use rbt::timed::Shape;
+    match s {
+        Shape::Fires => "the requirement fires and its response follows",
+        Shape::DeadlineHit => "the response comes at the last step the deadline allows",
+        Shape::MissedByOne => "the response comes one tick after the deadline",
+        Shape::DurationOneTickShort => "the response stops one tick before the duration ends",
+        Shape::HeldOneTickShort => {
+            "the condition holds one tick less than needed: the requirement does not fire"
+        }
+        Shape::EarliestAllowed => "the response comes at the first step allowed",
+        Shape::OneTickEarly => "the response comes one tick early",
+    }
+}
+
+fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
+    use rbt::timed::SequenceResult;
+    let start = std::time::Instant::now();
+    let suite =
+        rbt::timed::generate_timed(spec, &a.solver.config()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let time = spec.time.as_ref().expect("a timed spec");
+    let made = suite
+        .sequences
+        .iter()
+        .filter(|r| matches!(r, SequenceResult::Made { .. }))
+        .count();
+    let unreachable = suite
+        .sequences
+        .iter()
+        .filter(|r| matches!(r, SequenceResult::Unreachable { .. }))
+        .count();
+    let undecided = suite.sequences.len() - made - unreachable;
+    let status = if undecided > 0 {
+        RStatus::Error
+    } else if unreachable > 0 || !suite.not_formalized.is_empty() {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let timed_count = spec
+        .requirements
+        .iter()
+        .filter(|r| r.timed.is_some())
+        .count();
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} ({}): {made} test sequence{} for {timed_count} timed requirement{}, tick {} ({}, {seconds:.2} s)",
+        clean(&suite.spec),
+        clean(&suite.file),
+        if made == 1 { "" } else { "s" },
+        if timed_count == 1 { "" } else { "s" },
+        clean(&suite.tick),
+        suite.solver
+    );
+    let _ = writeln!(
+        o,
+        "Every sequence satisfies the domain and every other requirement at every step, checked again by the trace evaluator; a sequence that shows a deadline missed or a duration cut short violates exactly its own requirement."
+    );
+    for r in &suite.sequences {
+        match r {
+            SequenceResult::Made { sequence: s } => {
+                let verdict = match s.violated_at {
+                    Some(t) => format!(
+                        "expected verdict: violates {} at {}",
+                        s.requirement,
+                        time.show(t as u64)
+                    ),
+                    None => "expected verdict: every requirement holds".into(),
+                };
+                let _ = writeln!(
+                    o,
+                    "\n{}: {} (trigger step {}, {}); {verdict}",
+                    clean(&s.id),
+                    shape_words(s.shape),
+                    s.trigger_step,
+                    time.show(s.trigger_step as u64)
+                );
+                let mut labels: Vec<String> = vec!["time".into()];
+                labels.extend(s.rows.iter().map(|r| match r.role {
+                    "input" => format!("{} (in)", r.variable),
+                    "output" => format!("{} (out)", r.variable),
+                    _ => r.variable.clone(),
+                }));
+                let mut cols: Vec<Vec<String>> = vec![s.times.clone()];
+                cols.extend(s.rows.iter().map(|r| r.values.clone()));
+                let lw = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+                let widths: Vec<usize> = (0..s.times.len())
+                    .map(|t| cols.iter().map(|c| c[t].chars().count()).max().unwrap_or(0))
+                    .collect();
+                for (label, col) in labels.iter().zip(&cols) {
+                    let cells: Vec<String> = col
+                        .iter()
+                        .zip(&widths)
+                        .map(|(v, w)| format!("{v:>w$}"))
+                        .collect();
+                    let _ = writeln!(o, "  {:<lw$}  {}", clean(label), clean(&cells.join(" ")));
+                }
+            }
+            SequenceResult::Unreachable {
+                id, core, shape, ..
+            } => {
+                let _ = writeln!(
+                    o,
+                    "\n{}: {} — no trace has it: ruled out by {}",
+                    clean(id),
+                    shape_words(*shape),
+                    clean(&core.join(", "))
+                );
+            }
+            SequenceResult::Undecided { id, reason } => {
+                let _ = writeln!(o, "\n{}: undecided ({})", clean(id), clean(reason));
+            }
+        }
+    }
+    if !suite.not_formalized.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nnot formalized (no sequence): {}",
+            clean(&suite.not_formalized.join(", "))
+        );
+    }
+    let csv = timed_csv(&suite, spec);
+    let mut r = Rendered::new(
+        "vera.tests-timed.v1",
+        status,
+        o,
+        TimedJson {
+            schema: "vera.tests-timed.v1",
+            suite,
+        },
+    );
+    r.csv = Some(csv);
+    Ok(Box::new(r))
+}
+
+/// The timing tables as one CSV: a row per sequence and step.
+fn timed_csv(suite: &rbt::timed::TimedSuite, spec: &reqs::Spec) -> String {
+    use rbt::timed::SequenceResult;
+    let mut header = vec![
+        "sequence".to_string(),
+        "requirement".into(),
+        "expected".into(),
+        "step".into(),
+        "time".into(),
+    ];
+    let mut vars: Vec<String> = Vec::new();
+    for r in &suite.sequences {
+        if let SequenceResult::Made { sequence } = r {
+            vars = sequence.rows.iter().map(|r| r.variable.clone()).collect();
+            break;
+        }
+    }
+    if vars.is_empty() {
+        vars = spec.variables.iter().map(|v| v.name.to_string()).collect();
+    }
+    header.extend(vars.iter().cloned());
+    let mut w = csv_writer();
+    let _ = w.write_record(&header);
+    for r in &suite.sequences {
+        let SequenceResult::Made { sequence: s } = r else {
+            continue;
+        };
+        let expected = match s.violated_at {
+            Some(t) => format!("violates at step {t}"),
+            None => "holds".into(),
+        };
+        for (t, time) in s.times.iter().enumerate() {
+            let mut row = vec![
+                s.id.clone(),
+                s.requirement.clone(),
+                expected.clone(),
+                t.to_string(),
+                time.clone(),
+            ];
+            for v in &vars {
+                row.push(
+                    s.rows
+                        .iter()
+                        .find(|r| &r.variable == v)
+                        .map(|r| r.values[t].clone())
+                        .unwrap_or_default(),
+                );
+            }
+            let _ = w.write_record(&row);
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+fn csv_writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
+}
