@@ -352,6 +352,7 @@ impl CFunction {
         };
         let dir = tempfile::tempdir()?;
         let driver_path = dir.path().join("vera_driver.c");
+        // scratch: the generated driver in this run's own temporary folder
         std::fs::write(&driver_path, driver(&source, function, &params, ret))?;
         let exe_path = dir.path().join("vera_driver");
         let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
