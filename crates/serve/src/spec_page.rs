@@ -874,7 +874,7 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
             .as_ref()
             .map(|t| format!(
                 "<p class=\"reads\">The formula reads: {}</p>",
-                escape(&pipeline::readback::sentence(&spec, t))
+                escape(&pipeline::readback::sentence(spec, t))
             ))
             .unwrap_or_default(),
         escape(&r.id),
