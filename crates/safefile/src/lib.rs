@@ -235,6 +235,33 @@ pub fn check_output(path: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
+static PLANNED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// [`check_output`] for an output the command will write when its work is done, and
+/// remembers it: the inputs a command reads as it goes (the headers the preprocessor
+/// opens, a file found beside another) are known only later, and [`check_planned`]
+/// tells as soon as one of them is a planned output. The write itself checks again
+/// ([`write_atomic`], [`Stream::create`]), so an input found at any time is never
+/// written over.
+pub fn plan_output(path: &Path, force: bool) -> Result<()> {
+    check_output(path, force)?;
+    let mut planned = lock(&PLANNED);
+    if !planned.iter().any(|p| p == path) {
+        planned.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Refuses, before more work is done, a planned output ([`plan_output`]) that has since
+/// become an input.
+pub fn check_planned() -> Result<()> {
+    let planned = lock(&PLANNED).clone();
+    match planned.into_iter().find(|p| is_input(p)) {
+        Some(path) => Err(SafeFileError::IsInput { path }),
+        None => Ok(()),
+    }
+}
+
 /// Reads at most `limit` bytes of `path` (and remembers it as an input). Works on regular
 /// files, pipes and devices alike; more than `limit` bytes is an error.
 pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
@@ -489,6 +516,26 @@ mod tests {
             Err(SafeFileError::IsInput { .. })
         ));
         assert_eq!(fs::read_to_string(&input).unwrap(), "x");
+    }
+
+    #[test]
+    fn a_planned_output_read_later_is_refused_before_the_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = dir.path().join("later.h");
+        fs::write(&header, "int x;").unwrap();
+        plan_output(&header, true).unwrap();
+        check_planned().unwrap();
+        // Read through another spelling of the same file.
+        register_input(&dir.path().join(".").join("later.h"));
+        assert!(matches!(check_planned(), Err(SafeFileError::IsInput { .. })));
+        assert!(matches!(
+            write_atomic(&header, b"report", true),
+            Err(SafeFileError::IsInput { .. })
+        ));
+        assert_eq!(fs::read_to_string(&header).unwrap(), "int x;");
+        // The inputs are process-wide: the file stays, so that no other test's new
+        // file gets its inode and counts as an input.
+        std::mem::forget(dir);
     }
 
     #[test]

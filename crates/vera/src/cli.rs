@@ -1387,9 +1387,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return crate::servecmd::serve(a);
     }
     let output = cli.command.output();
-    // An output file that cannot be written is refused before any work is done.
+    // An output file that cannot be written is refused before any work is done; one
+    // that becomes an input later (a header the preprocessor opens) is refused as soon
+    // as the command knows it (`safefile::check_planned`), and in any case when it is
+    // written (`output::emit` through `safefile::write_atomic`).
     if let Some(path) = output.file() {
-        safefile::check_output(path, cli.force)?;
+        safefile::plan_output(path, cli.force)?;
     }
     let report = cli.command.run()?;
     let status = crate::output::emit(cli.command.name(), report.as_ref(), &output)?;
