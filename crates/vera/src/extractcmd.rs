@@ -56,6 +56,11 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
     }
     let bytes = safefile::read_bytes(&a.file)?;
     let x = extract::extract(&name, &bytes, format)?;
+    // What was dropped or repaired is said on standard error too (and kept in the
+    // spec's comments and the JSON's notes): a person checks it there.
+    for n in &x.notes {
+        eprintln!("note: {}", comment(n));
+    }
     let run = ExtractRun { x };
     eprintln!("{}", crate::output::clean(&run.summary()));
     Ok(Box::new(run))

@@ -396,3 +396,48 @@ fn timed_is_for_fret_exports_and_has_no_json_output() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the tick \"soon\" is not a duration"), "{err}");
 }
+
+/// Runs vera in `dir`; returns (exit code, stdout, stderr).
+fn vera_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A 29-page document whose 87 requirements all have the same shape but for their
+/// digits: every one is extracted (none is taken for a page header), and the running
+/// header that was dropped is named, with its lines, on standard error.
+#[test]
+fn requirements_shaped_alike_are_not_dropped_as_page_headers() {
+    let t = tempfile::tempdir().unwrap();
+    let mut doc = String::new();
+    for p in 1..=29 {
+        doc.push_str("Controller Software Requirements Specification\n\n");
+        for k in 1..=3 {
+            let n = (p - 1) * 3 + k;
+            doc.push_str(&format!(
+                "REQ-{n} The controller shall log event {n} within 5 ms.\n\n"
+            ));
+        }
+        doc.push_str(&format!("Page {p} of 29\n"));
+    }
+    std::fs::write(t.path().join("log.txt"), doc).unwrap();
+    let (code, out, err) = vera_in(t.path(), &["extract", "log.txt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("87 requirements extracted from log.txt (read as text): 87 marked in the source"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: dropped 29 running header or footer lines like `Controller Software Requirements Specification` next to page breaks (lines 1, 10, 19, 28,"),
+        "{err}"
+    );
+    assert_eq!(out.matches("[[requirements]]").count(), 87);
+}
