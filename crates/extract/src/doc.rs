@@ -691,6 +691,32 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
             prev_long = false;
             continue;
         }
+        // a fenced code block: code, not requirements; skipped whole (its closing fence
+        // too), with a note
+        if markdown && (t.starts_with("```") || t.starts_with("~~~")) {
+            r.finish(std::mem::replace(&mut block, Block::None));
+            let fence_char = t.as_bytes()[0];
+            let fence_len = t.bytes().take_while(|&b| b == fence_char).count();
+            let open = line.no;
+            let mut close = None;
+            while i < lines.len() {
+                let u = lines[i].text.trim();
+                i += 1;
+                let n = u.bytes().take_while(|&b| b == fence_char).count();
+                if n >= fence_len && u[n..].trim().is_empty() {
+                    close = Some(lines[i - 1].no);
+                    break;
+                }
+            }
+            r.x.notes.push(match close {
+                Some(c) => format!("skipped a fenced code block (lines {open}-{c})"),
+                None => format!(
+                    "skipped a fenced code block from line {open} to the end: its fence is never closed"
+                ),
+            });
+            prev_long = false;
+            continue;
+        }
         // Markdown heading
         if markdown && t.starts_with('#') {
             let title = t.trim_start_matches('#').trim();
@@ -1035,13 +1061,7 @@ impl Reader<'_> {
     /// A table with pipes: its rows are requirements when a column is an id column and
     /// another one holds the text.
     fn table(&mut self, rows: &[Line], section: &Option<String>) {
-        let cells = |t: &str| -> Vec<String> {
-            let t = t.trim().trim_start_matches('|');
-            let t = t.strip_suffix('|').unwrap_or(t);
-            t.split('|')
-                .map(|c| c.trim().replace("**", "").to_string())
-                .collect()
-        };
+        let cells = |t: &str| -> Vec<String> { table_cells(t) };
         let Some(head) = rows.first() else { return };
         let header = cells(&head.text);
         let norm = |s: &str| {
@@ -1095,7 +1115,22 @@ impl Reader<'_> {
             }
             let id = c.get(id_col).cloned().unwrap_or_default();
             let text = one_line(c.get(text_col).map_or("", String::as_str));
-            if id.is_empty() || text.is_empty() {
+            if id.is_empty() && text.is_empty() {
+                continue;
+            }
+            if id.is_empty() {
+                self.x.notes.push(format!(
+                    "line {}: a table row without an id is not read as a requirement: {}",
+                    r.no,
+                    crate::excerpt(&text, 60)
+                ));
+                continue;
+            }
+            if text.is_empty() {
+                self.x.notes.push(format!(
+                    "line {}: table row {id} has no text and is not read as a requirement",
+                    r.no
+                ));
                 continue;
             }
             self.x.requirements.push(Requirement {
@@ -1117,6 +1152,34 @@ impl Reader<'_> {
             });
         }
     }
+}
+
+/// The cells of a Markdown table row: split at every `|` that is not escaped
+/// (`\|` is a pipe inside a cell), trimmed, bold marks removed.
+fn table_cells(t: &str) -> Vec<String> {
+    let t = t.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let mut cells = Vec::new();
+    let mut cur = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cur.push('|');
+                chars.next();
+            }
+            '|' => cells.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    // After a row's closing pipe there is nothing.
+    if !cur.trim().is_empty() {
+        cells.push(cur);
+    }
+    cells
+        .into_iter()
+        .map(|c| c.trim().replace("**", ""))
+        .collect()
 }
 
 #[cfg(test)]

@@ -365,3 +365,34 @@ fn a_document_of_requirements_shaped_alike_keeps_all_of_them() {
     let x = extract("valves.txt", doc.as_bytes(), None).unwrap();
     assert_eq!(x.requirements.len(), 36, "{:#?}", x.notes);
 }
+
+/// Markdown: an escaped pipe is part of its cell, a table row without an id is named in
+/// a note (not dropped silently), and a fenced code block is skipped whole, its closing
+/// fence included, with a note.
+#[test]
+fn markdown_pipes_empty_ids_and_code_blocks() {
+    let doc = "# Spec\n\n| ID | Requirement |\n|----|-------------|\n| D-1 | The display shall show `a \\| b` as one value. |\n|  | The display shall blink twice. |\n| D-3 |  |\n\nR-7: The pump shall stop.\n\n```\nR-8: an example, not a requirement\n```\n\nR-9: The alarm shall sound.\n~~~~text\nint x;\n~~~~\n";
+    let x = extract("s.md", doc.as_bytes(), None).unwrap();
+    let got: Vec<(&str, &str)> = x
+        .requirements
+        .iter()
+        .map(|r| (r.id.as_str(), r.text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("D-1", "The display shall show `a | b` as one value."),
+            ("R-7", "The pump shall stop."),
+            ("R-9", "The alarm shall sound."),
+        ]
+    );
+    assert_eq!(
+        x.notes,
+        [
+            "line 6: a table row without an id is not read as a requirement: The display shall blink twice.",
+            "line 7: table row D-3 has no text and is not read as a requirement",
+            "skipped a fenced code block (lines 11-13)",
+            "skipped a fenced code block (lines 16-18)",
+        ]
+    );
+}

@@ -441,3 +441,40 @@ fn requirements_shaped_alike_are_not_dropped_as_page_headers() {
     );
     assert_eq!(out.matches("[[requirements]]").count(), 87);
 }
+
+/// Markdown: `\|` stays in the requirement's text, a table row without an id and a
+/// skipped code block are said on standard error, and no closing fence ends up in a
+/// requirement.
+#[test]
+fn markdown_escaped_pipes_rows_without_ids_and_code_blocks() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("s.md"),
+        "# Spec\n\n| ID | Requirement |\n|----|-------------|\n| D-1 | The display shall show `a \\| b` as one value. |\n|  | The display shall blink twice. |\n\nR-9: The alarm shall sound.\n```\ncode\n```\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera_in(t.path(), &["extract", "s.md", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let texts: Vec<&str> = j["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "The display shall show `a | b` as one value.",
+            "The alarm shall sound."
+        ]
+    );
+    assert!(
+        err.contains("note: line 6: a table row without an id is not read as a requirement: The display shall blink twice."),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: skipped a fenced code block (lines 9-11)"),
+        "{err}"
+    );
+}
