@@ -256,9 +256,10 @@ impl report::Report for FretRun {
 
 const SCHEMA: &str = extract::SCHEMA_TAG;
 
-/// A TOML basic string (JSON's escapes are TOML's).
+/// A TOML string, written by the TOML crate (JSON's escapes are not TOML's: a DEL
+/// character, U+007F, is raw in JSON and forbidden in a TOML string).
 fn toml_str(s: &str) -> String {
-    serde_json::to_string(s).expect("a string serializes")
+    toml::Value::String(s.to_string()).to_string()
 }
 
 /// `s` safe inside a TOML comment: one line, no control characters.

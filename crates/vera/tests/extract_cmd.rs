@@ -478,3 +478,29 @@ fn markdown_escaped_pipes_rows_without_ids_and_code_blocks() {
         "{err}"
     );
 }
+
+/// A DEL character (U+007F) from a document, a FRET requirement or a ReqIF character
+/// reference (`&#x7F;`) is escaped in the TOML written, so the spec loads.
+#[test]
+fn a_del_character_is_escaped_in_the_written_spec() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(d.join("doc.txt"), "R-1: The pump shall stop\u{7f} now.\n").unwrap();
+    let fret = r#"{"requirements": [{"reqid": "LIM-1", "project": "Pump", "rationale": "Never more than 10\u007f ml/hr.", "fulltext": "Pump shall always satisfy basal_rate <= 10"}], "variables": []}"#;
+    std::fs::write(d.join("fret.json"), fret).unwrap();
+    let reqif = std::fs::read_to_string(root().join("crates/extract/testdata/reqif/requirements.reqif"))
+        .unwrap()
+        .replace("reopen the door &amp;", "reopen the door &#x7F;&amp;");
+    std::fs::write(d.join("doors.reqif"), reqif).unwrap();
+    for input in ["doc.txt", "fret.json", "doors.reqif"] {
+        let (code, _, err) = vera_in(d, &["extract", input, "-o", "spec.toml", "--force"]);
+        assert_eq!(code, 0, "{input}: {err}");
+        let spec = std::fs::read_to_string(d.join("spec.toml")).unwrap();
+        assert!(!spec.contains('\u{7f}'), "{input}: {spec}");
+        assert!(spec.contains("\\u007F"), "{input}: {spec}");
+        // The spec loads: the only complaint is that nothing has a formula yet.
+        let (code, _, err) = vera_in(d, &["audit", "spec.toml"]);
+        assert_eq!(code, 2, "{input}: {err}");
+        assert!(err.contains("nothing to check: spec.toml has"), "{input}: {err}");
+    }
+}
