@@ -504,3 +504,28 @@ fn a_del_character_is_escaped_in_the_written_spec() {
         assert!(err.contains("nothing to check: spec.toml has"), "{input}: {err}");
     }
 }
+
+/// FRET's own LMCPS export holds model documents among its variables (records without
+/// a variable_name): plain `vera extract` skips them with a note, as `--timed` does,
+/// instead of refusing the file.
+#[test]
+fn a_fret_export_with_model_documents_is_read() {
+    let (code, out, err) = vera(&[
+        "extract",
+        "crates/extract/tests/data/fret-case-studies/LM_requirements.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["counts"]["requirements"], 97);
+    assert!(
+        err.contains("note: 11 variable record(s) without a variable_name (model documents) are not read: records 1, 8, 12,"),
+        "{err}"
+    );
+    assert!(j["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().starts_with("11 variable record(s)")));
+}
