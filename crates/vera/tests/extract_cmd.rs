@@ -529,3 +529,39 @@ fn a_fret_export_with_model_documents_is_read() {
         .iter()
         .any(|n| n.as_str().unwrap().starts_with("11 variable record(s)")));
 }
+
+/// Hanfor CSV: the line of a row is right with CRLF line ends and blank lines, and a
+/// `\\` reads the same quoted or not (as Python's csv module, which Hanfor uses, reads
+/// it).
+#[test]
+fn hanfor_lines_with_crlf_and_blank_lines_and_backslashes() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("h.csv"),
+        "ID,Description,Type\r\n\r\nR1,\"say \\\"x\\\" a\\\\b\",requirement\r\n\r\nR2,a\\\\b,requirement\r\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera_in(t.path(), &["extract", "h.csv", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let got: Vec<(u64, &str)> = j["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["source"]["line"].as_u64().unwrap(),
+                r["text"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(3, "say \"x\" a\\b"), (5, "a\\b")]);
+    std::fs::write(
+        t.path().join("h.csv"),
+        "ID,Description,Type\r\n\r\nR1,a,requirement\r\n\r\n,no id,requirement\r\n",
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(t.path(), &["extract", "h.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("h.csv:5:1: the row has no id"), "{err}");
+}
