@@ -565,3 +565,82 @@ fn hanfor_lines_with_crlf_and_blank_lines_and_backslashes() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("h.csv:5:1: the row has no id"), "{err}");
 }
+
+/// What the spec loader refuses is refused at import, at its place in the source: a
+/// division by zero and a product of variables in a `.req` file, a division by zero in
+/// a FRETish sentence, a formula nested deeper than the loader reads. A FRETish chain
+/// of 1,500 `|` is one n-ary `or`, which the loader reads.
+#[test]
+fn imports_refuse_what_the_loader_refuses_and_write_chains_flat() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(
+        d.join("a.req"),
+        "Input x is int\nInput y is int\nreq1: Globally, it is always the case that \"x / 0 > 1\" holds.\nreq2: Globally, it is always the case that \"x * y > 1\" holds.\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera_in(d, &["extract", "a.req"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("a.req:3:49: / by zero: SMT-LIB leaves its value unspecified"),
+        "{err}"
+    );
+    assert!(
+        err.contains("a.req:4:45: a product of two variable terms: vera's specs are linear"),
+        "{err}"
+    );
+    let alternating: String = (0..1200)
+        .map(|i| if i % 2 == 1 { " + x" } else { " - x" })
+        .collect();
+    std::fs::write(
+        d.join("deep.req"),
+        format!("Input x is int\nreq1: Globally, it is always the case that \"x{alternating} > 1\" holds.\n"),
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "deep.req"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("deep.req:2:45: the formula nests 1201 levels deep once written in SMT-LIB, more than the 1000 vera's spec loader reads"),
+        "{err}"
+    );
+
+    let vars = |n: usize| -> String {
+        let mut v: Vec<String> = (0..n)
+            .map(|i| format!(r#"{{"variable_name": "v{i}", "dataType": "boolean", "idType": "Input"}}"#))
+            .collect();
+        v.push(r#"{"variable_name": "x", "dataType": "integer", "idType": "Input"}"#.into());
+        v.push(r#"{"variable_name": "out", "dataType": "boolean", "idType": "Output"}"#.into());
+        v.join(", ")
+    };
+    std::fs::write(
+        d.join("zero.json"),
+        format!(
+            r#"{{"requirements": [{{"reqid": "R1", "fulltext": "The sys shall always satisfy x / 0 > 1"}}], "variables": [{}]}}"#,
+            vars(0)
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "zero.json", "--timed"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("zero.json:1:81: R1: / by zero: SMT-LIB leaves its value unspecified"),
+        "{err}"
+    );
+    let ors: Vec<String> = (0..1500).map(|i| format!("v{i}")).collect();
+    std::fs::write(
+        d.join("wide.json"),
+        format!(
+            r#"{{"requirements": [{{"reqid": "R1", "fulltext": "The sys shall always satisfy ({}) => out"}}], "variables": [{}]}}"#,
+            ors.join(" | "),
+            vars(1500)
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "wide.json", "--timed", "-o", "wide.toml"]);
+    assert_eq!(code, 0, "{err}");
+    let spec = std::fs::read_to_string(d.join("wide.toml")).unwrap();
+    assert!(spec.contains("(=> (or v0 v1 v2 "), "{}", &spec[spec.len() - 300..]);
+    let (code, out, err) = vera_in(d, &["audit", "wide.toml", "--no-rt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 requirements on traces"), "{err}");
+}
