@@ -472,6 +472,99 @@ pub fn display_path(p: &str, cwd: &Path) -> PathBuf {
     }
 }
 
+/// The brackets (`{`, `(`, `[`) an included file leaves open at its end, or closes
+/// though they were opened before it, in the preprocessed `text` of `program`: each is
+/// located in the included file. Comments, strings and character constants are
+/// skipped.
+fn unbalanced_in_includes(text: &str, program: &Program) -> Vec<Diagnostic> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = Vec::new();
+    let mut diag = |line: usize, message: String| {
+        if let Some(o) = program.origin_of_line(line) {
+            if out.len() < 20 {
+                out.push(Diagnostic {
+                    line: o.line,
+                    column: 0,
+                    message,
+                    file: Some(o.file),
+                });
+            }
+        }
+    };
+    for u in &program.units {
+        // The files entered and not yet left: (file, open brackets when it was entered).
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        // Open brackets: (the bracket, its line in `text`, 1-based).
+        let mut open: Vec<(char, usize)> = Vec::new();
+        let mut in_comment = false;
+        let mut markers = u.markers.iter().peekable();
+        for local in 0..u.lines {
+            let global = u.first_line + local;
+            if let Some(&&(_, f, _)) = markers.peek().filter(|m| m.0 == local) {
+                markers.next();
+                match stack.iter().position(|(g, _)| *g == f) {
+                    Some(k) => {
+                        // Back in a file: every file entered after it has ended.
+                        while stack.len() > k + 1 {
+                            let (_, entry) = stack.pop().expect("a file");
+                            if open.len() > entry {
+                                let (c, at) = open[entry];
+                                diag(at, format!("this `{c}` is not closed before the end of the file (a file that includes it cannot close it)"));
+                                open.truncate(entry);
+                            }
+                        }
+                    }
+                    None => stack.push((f, open.len())),
+                }
+                continue;
+            }
+            let Some(l) = lines.get(global - 1) else {
+                break;
+            };
+            let mut chars = l.chars().peekable();
+            let mut quote: Option<char> = None;
+            while let Some(c) = chars.next() {
+                if in_comment {
+                    if c == '*' && chars.peek() == Some(&'/') {
+                        chars.next();
+                        in_comment = false;
+                    }
+                    continue;
+                }
+                if let Some(q) = quote {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        c if c == q => quote = None,
+                        _ => {}
+                    }
+                    continue;
+                }
+                match c {
+                    '/' if chars.peek() == Some(&'*') => {
+                        chars.next();
+                        in_comment = true;
+                    }
+                    '/' if chars.peek() == Some(&'/') => break,
+                    '"' | '\'' => quote = Some(c),
+                    '{' | '(' | '[' => open.push((c, global)),
+                    '}' | ')' | ']' => {
+                        let entry = stack.last().map_or(0, |s| s.1);
+                        if open.len() > entry {
+                            open.pop();
+                        } else if stack.len() > 1 {
+                            diag(global, format!("this `{c}` closes a bracket the file did not open (one opened before the file was included)"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A line marker `# 12 "file" 1 3`: the line and the file.
 fn line_marker(line: &str) -> Option<(usize, String)> {
     let rest = line.strip_prefix("# ")?;
@@ -640,7 +733,10 @@ impl Program {
                 Ok(program)
             }
             Err(d) => {
-                let items = d
+                // A bracket an included file leaves open is that file's error, though
+                // the parser notices it only in the file that includes it.
+                // (Said only of a file where the parser found no error itself.)
+                let found: Vec<Diagnostic> = d
                     .items
                     .into_iter()
                     .map(|mut e| {
@@ -651,6 +747,11 @@ impl Program {
                         e
                     })
                     .collect();
+                let mut items: Vec<Diagnostic> = unbalanced_in_includes(&text, &program)
+                    .into_iter()
+                    .filter(|u| !found.iter().any(|f| f.file == u.file))
+                    .collect();
+                items.extend(found);
                 Err(Diagnostics { file: None, items })
             }
         }
