@@ -29,7 +29,7 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
         ExtractReading::List(format) => format,
     };
     if a.timed || a.skip_unsupported || a.tick.is_some() {
-        let bytes = safefile::read_bytes(&a.file)?;
+        let bytes = crate::files::read_utf8(&a.file)?;
         let read_as = format.unwrap_or_else(|| extract::Format::detect(&name, &bytes));
         if read_as == extract::Format::Fret {
             return import_fret(a, name, bytes);
@@ -54,7 +54,7 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
             crate::output::clean(&name)
         );
     }
-    let bytes = safefile::read_bytes(&a.file)?;
+    let bytes = crate::files::read_utf8(&a.file)?;
     let x = extract::extract(&name, &bytes, format)?;
     // What was dropped or repaired is said on standard error too (and kept in the
     // spec's comments and the JSON's notes): a person checks it there.

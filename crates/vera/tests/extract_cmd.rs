@@ -644,3 +644,63 @@ fn imports_refuse_what_the_loader_refuses_and_write_chains_flat() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("1 requirements on traces"), "{err}");
 }
+
+/// `text` as UTF-16LE with a byte-order mark (what "Unicode text" exports write).
+fn utf16le(text: &str) -> Vec<u8> {
+    let mut b = vec![0xFF, 0xFE];
+    b.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    b
+}
+
+/// A UTF-16 document is read as text (with a note), not called binary; UTF-16 without a
+/// byte-order mark, and a UTF-16 spec, are refused with the encoding named and how to
+/// convert.
+#[test]
+fn utf16_files_are_read_or_named_as_utf16() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(d.join("doc.txt"), utf16le("R-1: The pump shall stop.\n")).unwrap();
+    let (code, out, err) = vera_in(d, &["extract", "doc.txt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("note: doc.txt is UTF-16LE text; read as such"), "{err}");
+    assert!(out.contains("text = \"The pump shall stop.\""), "{out}");
+    let bare: Vec<u8> = "R-1: The pump shall stop.\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    std::fs::write(d.join("bare.txt"), bare).unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "bare.txt"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bare.txt is UTF-16 text (without a byte-order mark); vera reads UTF-8: convert it first, e.g. `iconv -f UTF-16LE -t UTF-8 bare.txt > converted.txt`"),
+        "{err}"
+    );
+    assert!(!err.contains("binary"), "{err}");
+    let spec = std::fs::read_to_string(root().join("examples/hemodialysis/hemodialysis.toml")).unwrap();
+    std::fs::write(d.join("h.toml"), utf16le(&spec)).unwrap();
+    let (code, _, err) = vera_in(d, &["audit", "h.toml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("h.toml is UTF-16 text; vera reads UTF-8"), "{err}");
+}
+
+/// An Ultimate `.req` file given to `vera audit` is named as one, with the command that
+/// imports it, instead of TOML errors from line 1 on.
+#[test]
+fn audit_of_a_req_file_points_at_extract() {
+    let (code, _, err) = vera(&["audit", REQ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{REQ} is an Ultimate/Hanfor requirements file (.req), not a vera spec: import it with `vera extract {REQ} -o ")),
+        "{err}"
+    );
+    assert!(!err.contains("invalid key"), "{err}");
+    // The same text under another name is recognized by its content.
+    let t = tempfile::tempdir().unwrap();
+    std::fs::copy(root().join(REQ), t.path().join("spec.txt")).unwrap();
+    let (code, _, err) = vera_in(t.path(), &["audit", "spec.txt"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("import it with `vera extract spec.txt --from req -o spec.toml`"),
+        "{err}"
+    );
+}

@@ -294,3 +294,25 @@ fn a_column_named_twice_is_refused() {
         "error: crates/table/testdata/fees.csv:1:1: column `amount` is given twice for --when; name each column once"
     );
 }
+
+/// A table saved as UTF-16 (with a byte-order mark, as spreadsheets' "Unicode text"
+/// writes it) is read as its text, with a note saying so: the same report as for UTF-8.
+#[test]
+fn a_utf16_table_is_read() {
+    let t = tempfile::tempdir().unwrap();
+    let csv = std::fs::read_to_string(common::root().join("crates/table/testdata/fees.csv"))
+        .unwrap();
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(csv.encode_utf16().flat_map(u16::to_le_bytes));
+    let path = t.path().join("fees.csv");
+    std::fs::write(&path, bytes).unwrap();
+    let p = path.display().to_string();
+    let (code, out, err) = vera(&["table", "check", &p]);
+    let (code8, out8, _) = vera(&["table", "check", "crates/table/testdata/fees.csv"]);
+    assert_eq!(code, code8, "{err}");
+    assert!(err.contains(&format!("note: {p} is UTF-16LE text; read as such")), "{err}");
+    assert_eq!(
+        text(&out.replace(&p, "crates/table/testdata/fees.csv")),
+        text(&out8)
+    );
+}
