@@ -251,9 +251,11 @@ pub fn parse_c<'a>(source: impl Into<Source<'a>>) -> Result<CFile, Diagnostics> 
             // replace.
             let text = safefile::read_text(p).map_err(|e| {
                 let (line, column, message) = match e {
-                    safefile::SafeFileError::NotUtf8 { line, column, .. } => {
-                        (line, column, "not UTF-8 text (save the file as UTF-8)".into())
-                    }
+                    safefile::SafeFileError::NotUtf8 { line, column, .. } => (
+                        line,
+                        column,
+                        "not UTF-8 text (save the file as UTF-8)".into(),
+                    ),
                     safefile::SafeFileError::Read { error, .. } => {
                         (1, 1, format!("cannot read the file: {error}"))
                     }

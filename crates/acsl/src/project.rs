@@ -853,7 +853,8 @@ mod tests {
 
     #[test]
     fn dependency_lists_keep_names_with_spaces_hashes_and_dollars() {
-        let text = "vera-deps: /p/src/main.c /p/my\\ inc/x.h \\\n /p/a\\#b.h /p/c$$d.h\\\n  /p/e.h\n";
+        let text =
+            "vera-deps: /p/src/main.c /p/my\\ inc/x.h \\\n /p/a\\#b.h /p/c$$d.h\\\n  /p/e.h\n";
         assert_eq!(
             dependency_files(text),
             [
@@ -899,7 +900,11 @@ mod tests {
         };
         let deps = d.join("deps.d");
         let out = pp.command(&unit, &deps).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let listed = dependency_files(&std::fs::read_to_string(&deps).unwrap());
         for f in ["m.c", "my inc/x.h", "defs.h"] {
             assert!(

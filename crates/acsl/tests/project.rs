@@ -359,9 +359,17 @@ fn a_bracket_a_header_leaves_open_is_located_in_the_header() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::fs::write(dir.join("open.h"), "/* { */\nstruct s {\n  int a;\n").unwrap();
-    std::fs::write(dir.join("a.c"), "#include \"open.h\"\nint g(int y) { return y; }\n").unwrap();
+    std::fs::write(
+        dir.join("a.c"),
+        "#include \"open.h\"\nint g(int y) { return y; }\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("extra.h"), "int f(int x) { return x; }}\n").unwrap();
-    std::fs::write(dir.join("b.c"), "#include \"extra.h\"\nint g(int y) { return y; }\n").unwrap();
+    std::fs::write(
+        dir.join("b.c"),
+        "#include \"extra.h\"\nint g(int y) { return y; }\n",
+    )
+    .unwrap();
     let d = load_err(dir, &["a.c", "b.c"], &[]);
     let shown: Vec<String> = d
         .items
@@ -369,7 +377,12 @@ fn a_bracket_a_header_leaves_open_is_located_in_the_header() {
         .map(|i| {
             format!(
                 "{}:{}: {}",
-                i.file.as_ref().unwrap().file_name().unwrap().to_string_lossy(),
+                i.file
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy(),
                 i.line,
                 i.message
             )
@@ -382,7 +395,9 @@ fn a_bracket_a_header_leaves_open_is_located_in_the_header() {
     );
     // extra.h's own syntax error is found by the parser, in extra.h.
     assert!(
-        shown.iter().any(|s| s.starts_with("extra.h:1: syntax error")),
+        shown
+            .iter()
+            .any(|s| s.starts_with("extra.h:1: syntax error")),
         "{shown:#?}"
     );
 }

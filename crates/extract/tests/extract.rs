@@ -315,7 +315,10 @@ fn requirements_alike_but_for_digits_are_not_page_headers() {
                 channels += 1;
                 v.push(format!("R-{n}: Channel {channels} shall be monitored."));
             } else {
-                v.push(format!("R-{n}: The {} alarm is audible from 3 m.", ["door", "air", "flow", "battery", "power"][k % 5]));
+                v.push(format!(
+                    "R-{n}: The {} alarm is audible from 3 m.",
+                    ["door", "air", "flow", "battery", "power"][k % 5]
+                ));
             }
         }
         v

@@ -474,7 +474,9 @@ fn prefixes_of_the_case_study_sentences_never_panic() {
 /// zero, and a condition nested deeper than the loader reads.
 #[test]
 fn what_the_loader_refuses_is_refused_at_import() {
-    let e = errors(&one("the sw shall always satisfy x / 0 > 1 & y mod 0.0 = 1"));
+    let e = errors(&one(
+        "the sw shall always satisfy x / 0 > 1 & y mod 0.0 = 1",
+    ));
     let shown: Vec<String> = e.iter().map(|e| e.to_string()).collect();
     assert!(
         shown[0].starts_with("t.json:1:63: R1: / by zero"),
@@ -488,7 +490,9 @@ fn what_the_loader_refuses_is_refused_at_import() {
             let alternating: String = (0..1100)
                 .map(|i| if i % 2 == 1 { " + x" } else { " - x" })
                 .collect();
-            errors(&one(&format!("the sw shall always satisfy x{alternating} > 1")))
+            errors(&one(&format!(
+                "the sw shall always satisfy x{alternating} > 1"
+            )))
         })
         .unwrap()
         .join()

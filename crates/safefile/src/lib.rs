@@ -609,7 +609,10 @@ mod tests {
         check_planned().unwrap();
         // Read through another spelling of the same file.
         register_input(&dir.path().join(".").join("later.h"));
-        assert!(matches!(check_planned(), Err(SafeFileError::IsInput { .. })));
+        assert!(matches!(
+            check_planned(),
+            Err(SafeFileError::IsInput { .. })
+        ));
         assert!(matches!(
             write_atomic(&header, b"report", true),
             Err(SafeFileError::IsInput { .. })
@@ -662,14 +665,23 @@ mod tests {
         }
         fs::write(&le, &bytes).unwrap();
         let (utf8, enc) = read_bytes_as_utf8(&le).unwrap();
-        assert_eq!((String::from_utf8(utf8).unwrap().as_str(), enc), ("R-1: Pümp\n", Some("UTF-16LE")));
+        assert_eq!(
+            (String::from_utf8(utf8).unwrap().as_str(), enc),
+            ("R-1: Pümp\n", Some("UTF-16LE"))
+        );
         let err = read_text(&le).unwrap_err().to_string();
         assert!(err.contains("le.txt is UTF-16 text; vera reads UTF-8: convert it first, e.g. `iconv -f UTF-16LE -t UTF-8"), "{err}");
         let be = dir.path().join("be.toml");
-        let bytes: Vec<u8> = "[spec]\n".encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let bytes: Vec<u8> = "[spec]\n"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
         fs::write(&be, &bytes).unwrap();
         let err = read_bytes_as_utf8(&be).unwrap_err().to_string();
-        assert!(err.contains("is UTF-16 text (without a byte-order mark)"), "{err}");
+        assert!(
+            err.contains("is UTF-16 text (without a byte-order mark)"),
+            "{err}"
+        );
         assert!(err.contains("iconv -f UTF-16BE"), "{err}");
         // Binary is not UTF-16.
         assert_eq!(utf16_encoding(b"\x7fELF\x02\x01\x01\x00\x00"), None);

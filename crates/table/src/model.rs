@@ -420,11 +420,7 @@ impl Layout {
         // one: every row would contradict itself.
         for (role, v) in [("--keys", &keys), ("--when", &when), ("--then", &then)] {
             let Some(v) = v else { continue };
-            if let Some((k, c)) = v
-                .iter()
-                .enumerate()
-                .find(|(k, c)| v[..*k].contains(c))
-            {
+            if let Some((k, c)) = v.iter().enumerate().find(|(k, c)| v[..*k].contains(c)) {
                 let given = match role {
                     "--keys" => &cols.keys,
                     "--when" => &cols.when,

@@ -71,14 +71,13 @@ fn a_row_longer_than_the_header_is_an_error_at_its_extra_cell() {
 #[test]
 fn a_column_named_twice_for_one_role_is_refused() {
     let t = Table::read("fees.csv", b"product,amount,fee\nCard,0 - 10,1\n").unwrap();
-    let e = table::Layout::resolve(&t, &options(&[], &["amount", "amount"], &[]).columns)
-        .unwrap_err();
+    let e =
+        table::Layout::resolve(&t, &options(&[], &["amount", "amount"], &[]).columns).unwrap_err();
     assert_eq!(
         e.to_string(),
         "fees.csv:1:1: column `amount` is given twice for --when; name each column once"
     );
-    let e = table::Layout::resolve(&t, &options(&[], &[], &["fee", "FEE "]).columns)
-        .unwrap_err();
+    let e = table::Layout::resolve(&t, &options(&[], &[], &["fee", "FEE "]).columns).unwrap_err();
     assert_eq!(
         e.to_string(),
         "fees.csv:1:1: column `fee` is given twice for --then (as `fee` and `FEE `); name each column once"

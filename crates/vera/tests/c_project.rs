@@ -462,7 +462,9 @@ fn file_names_frama_c_would_misread() {
         let (code, out, err) = vera_in(t.path(), &["c", "verify", name]);
         assert_eq!(code, 2, "{out}{err}");
         assert!(
-            err.contains(&format!("{name}: Frama-C cannot read a file whose name has a `\"` or a `\\`")),
+            err.contains(&format!(
+                "{name}: Frama-C cannot read a file whose name has a `\"` or a `\\`"
+            )),
             "{err}"
         );
     }

@@ -432,7 +432,9 @@ fn requirements_shaped_alike_are_not_dropped_as_page_headers() {
     let (code, out, err) = vera_in(t.path(), &["extract", "log.txt"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("87 requirements extracted from log.txt (read as text): 87 marked in the source"),
+        err.contains(
+            "87 requirements extracted from log.txt (read as text): 87 marked in the source"
+        ),
         "{err}"
     );
     assert!(
@@ -488,9 +490,10 @@ fn a_del_character_is_escaped_in_the_written_spec() {
     std::fs::write(d.join("doc.txt"), "R-1: The pump shall stop\u{7f} now.\n").unwrap();
     let fret = r#"{"requirements": [{"reqid": "LIM-1", "project": "Pump", "rationale": "Never more than 10\u007f ml/hr.", "fulltext": "Pump shall always satisfy basal_rate <= 10"}], "variables": []}"#;
     std::fs::write(d.join("fret.json"), fret).unwrap();
-    let reqif = std::fs::read_to_string(root().join("crates/extract/testdata/reqif/requirements.reqif"))
-        .unwrap()
-        .replace("reopen the door &amp;", "reopen the door &#x7F;&amp;");
+    let reqif =
+        std::fs::read_to_string(root().join("crates/extract/testdata/reqif/requirements.reqif"))
+            .unwrap()
+            .replace("reopen the door &amp;", "reopen the door &#x7F;&amp;");
     std::fs::write(d.join("doors.reqif"), reqif).unwrap();
     for input in ["doc.txt", "fret.json", "doors.reqif"] {
         let (code, _, err) = vera_in(d, &["extract", input, "-o", "spec.toml", "--force"]);
@@ -501,7 +504,10 @@ fn a_del_character_is_escaped_in_the_written_spec() {
         // The spec loads: the only complaint is that nothing has a formula yet.
         let (code, _, err) = vera_in(d, &["audit", "spec.toml"]);
         assert_eq!(code, 2, "{input}: {err}");
-        assert!(err.contains("nothing to check: spec.toml has"), "{input}: {err}");
+        assert!(
+            err.contains("nothing to check: spec.toml has"),
+            "{input}: {err}"
+        );
     }
 }
 
@@ -606,7 +612,9 @@ fn imports_refuse_what_the_loader_refuses_and_write_chains_flat() {
 
     let vars = |n: usize| -> String {
         let mut v: Vec<String> = (0..n)
-            .map(|i| format!(r#"{{"variable_name": "v{i}", "dataType": "boolean", "idType": "Input"}}"#))
+            .map(|i| {
+                format!(r#"{{"variable_name": "v{i}", "dataType": "boolean", "idType": "Input"}}"#)
+            })
             .collect();
         v.push(r#"{"variable_name": "x", "dataType": "integer", "idType": "Input"}"#.into());
         v.push(r#"{"variable_name": "out", "dataType": "boolean", "idType": "Output"}"#.into());
@@ -639,7 +647,11 @@ fn imports_refuse_what_the_loader_refuses_and_write_chains_flat() {
     let (code, _, err) = vera_in(d, &["extract", "wide.json", "--timed", "-o", "wide.toml"]);
     assert_eq!(code, 0, "{err}");
     let spec = std::fs::read_to_string(d.join("wide.toml")).unwrap();
-    assert!(spec.contains("(=> (or v0 v1 v2 "), "{}", &spec[spec.len() - 300..]);
+    assert!(
+        spec.contains("(=> (or v0 v1 v2 "),
+        "{}",
+        &spec[spec.len() - 300..]
+    );
     let (code, out, err) = vera_in(d, &["audit", "wide.toml", "--no-rt"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("1 requirements on traces"), "{err}");
@@ -662,7 +674,10 @@ fn utf16_files_are_read_or_named_as_utf16() {
     std::fs::write(d.join("doc.txt"), utf16le("R-1: The pump shall stop.\n")).unwrap();
     let (code, out, err) = vera_in(d, &["extract", "doc.txt"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("note: doc.txt is UTF-16LE text; read as such"), "{err}");
+    assert!(
+        err.contains("note: doc.txt is UTF-16LE text; read as such"),
+        "{err}"
+    );
     assert!(out.contains("text = \"The pump shall stop.\""), "{out}");
     let bare: Vec<u8> = "R-1: The pump shall stop.\n"
         .encode_utf16()
@@ -676,11 +691,15 @@ fn utf16_files_are_read_or_named_as_utf16() {
         "{err}"
     );
     assert!(!err.contains("binary"), "{err}");
-    let spec = std::fs::read_to_string(root().join("examples/hemodialysis/hemodialysis.toml")).unwrap();
+    let spec =
+        std::fs::read_to_string(root().join("examples/hemodialysis/hemodialysis.toml")).unwrap();
     std::fs::write(d.join("h.toml"), utf16le(&spec)).unwrap();
     let (code, _, err) = vera_in(d, &["audit", "h.toml"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("h.toml is UTF-16 text; vera reads UTF-8"), "{err}");
+    assert!(
+        err.contains("h.toml is UTF-16 text; vera reads UTF-8"),
+        "{err}"
+    );
 }
 
 /// An Ultimate `.req` file given to `vera audit` is named as one, with the command that

@@ -64,11 +64,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             args: vec!["c", "verify", "-I", "p/include", "p/src/buffer.c"],
-            reads: vec![
-                "p/src/buffer.c",
-                "p/include/buffer.h",
-                "p/include/config.h",
-            ],
+            reads: vec!["p/src/buffer.c", "p/include/buffer.h", "p/include/config.h"],
         },
         Case {
             // A header beside a single file.
@@ -82,7 +78,12 @@ fn cases() -> Vec<Case> {
         Case {
             // A header found through an include folder with a space in its name and
             // one read through `-imacros` (it leaves no line marker).
-            args: vec!["c", "segments", "--compile-commands", "q/compile_commands.json"],
+            args: vec![
+                "c",
+                "segments",
+                "--compile-commands",
+                "q/compile_commands.json",
+            ],
             reads: vec![
                 "q/compile_commands.json",
                 "q/m.c",
@@ -280,7 +281,9 @@ fn no_command_writes_its_report_over_a_file_it_reads() {
         if now != was {
             return Err(TestCaseError::fail(format!(
                 "{args:?} changed the folder: {:?}",
-                now.keys().filter(|k| was.get(*k) != now.get(*k)).collect::<Vec<_>>()
+                now.keys()
+                    .filter(|k| was.get(*k) != now.get(*k))
+                    .collect::<Vec<_>>()
             )));
         }
         Ok(())
@@ -297,8 +300,18 @@ fn the_same_commands_write_an_output_that_is_not_an_input() {
     let t = setup();
     let dir = t.path();
     for args in [
-        &["c", "segments", "--compile-commands", "p/compile_commands.json"][..],
-        &["c", "segments", "--compile-commands", "q/compile_commands.json"][..],
+        &[
+            "c",
+            "segments",
+            "--compile-commands",
+            "p/compile_commands.json",
+        ][..],
+        &[
+            "c",
+            "segments",
+            "--compile-commands",
+            "q/compile_commands.json",
+        ][..],
         &["c", "segments", "one/a.c"][..],
     ] {
         let out = dir.join("out.txt");

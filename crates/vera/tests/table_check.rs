@@ -262,7 +262,9 @@ fn a_row_longer_than_the_header_is_refused_where_it_is() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(out.is_empty(), "{out}");
     assert!(
-        err.contains(&format!("{path}:2:13: the row has 4 cells, the header row 3: `50` is beyond the last column")),
+        err.contains(&format!(
+            "{path}:2:13: the row has 4 cells, the header row 3: `50` is beyond the last column"
+        )),
         "{err}"
     );
     // Quoted, the cell is one amount and the conflict is found.
@@ -300,8 +302,8 @@ fn a_column_named_twice_is_refused() {
 #[test]
 fn a_utf16_table_is_read() {
     let t = tempfile::tempdir().unwrap();
-    let csv = std::fs::read_to_string(common::root().join("crates/table/testdata/fees.csv"))
-        .unwrap();
+    let csv =
+        std::fs::read_to_string(common::root().join("crates/table/testdata/fees.csv")).unwrap();
     let mut bytes = vec![0xFF, 0xFE];
     bytes.extend(csv.encode_utf16().flat_map(u16::to_le_bytes));
     let path = t.path().join("fees.csv");
@@ -310,7 +312,10 @@ fn a_utf16_table_is_read() {
     let (code, out, err) = vera(&["table", "check", &p]);
     let (code8, out8, _) = vera(&["table", "check", "crates/table/testdata/fees.csv"]);
     assert_eq!(code, code8, "{err}");
-    assert!(err.contains(&format!("note: {p} is UTF-16LE text; read as such")), "{err}");
+    assert!(
+        err.contains(&format!("note: {p} is UTF-16LE text; read as such")),
+        "{err}"
+    );
     assert_eq!(
         text(&out.replace(&p, "crates/table/testdata/fees.csv")),
         text(&out8)
