@@ -1,7 +1,8 @@
 //! The output rule, for every command: `-o PATH --force` is refused when PATH is any
 //! file the command reads — named on the command line, a unit of a compilation
 //! database, a header the preprocessor opened (found through `-I`, `-imacros`, beside
-//! the source), a file read beside another (exceptions on file) — however PATH is
+//! the source), a file read beside another (exceptions on file), an imported `.req`
+//! file, a CSV and its schema — however PATH is
 //! spelled (`./`, absolute, a hard link, a symbolic link), and the file is left as it
 //! was. Needs gcc and frama-c (the C commands), z3 (the others).
 
@@ -104,6 +105,16 @@ fn cases() -> Vec<Case> {
             reads: vec!["fees.csv"],
         },
         Case {
+            // An Ultimate file imported as a timed spec.
+            args: vec!["extract", "ex.req"],
+            reads: vec!["ex.req"],
+        },
+        Case {
+            // Requirements in a CSV, their variables in a schema.
+            args: vec!["audit", "reqs.csv", "--schema", "schema.toml"],
+            reads: vec!["reqs.csv", "schema.toml"],
+        },
+        Case {
             // exceptions.toml is read because it lies beside the program.
             args: vec![
                 "consistency",
@@ -182,6 +193,18 @@ fn setup() -> tempfile::TempDir {
     copy("testdata/fees-dataset/cra-25/ab/prog.bl", "cra/ab/prog.bl");
     copy("examples/fees/cra-bounds.json", "bounds.json");
     write("cra/ab/exceptions.toml", EXCEPTIONS);
+    copy(
+        "crates/extract/tests/data/ultimate-req/ex-rtinconsistent-01.req",
+        "ex.req",
+    );
+    write(
+        "schema.toml",
+        "[[variables]]\nname = \"temp\"\nsort = \"Real\"\n[[variables]]\nname = \"alarm\"\nsort = \"Bool\"\n",
+    );
+    write(
+        "reqs.csv",
+        "id,text,formula\nR1,Alarm above 40.,(=> (> temp 40) alarm)\nR2,No alarm below 10.,(=> (< temp 10) (not alarm))\n",
+    );
     t
 }
 
