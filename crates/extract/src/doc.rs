@@ -524,7 +524,10 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             .next()
             .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()));
         let near_leader = (i.saturating_sub(3)..=i + 3).any(|j| leader_set.contains(&j));
-        if leader_set.contains(&i) || (ends_in_number && near_leader && t.contains(' ')) {
+        // (A line that reads as a requirement and has no dot leader is not an entry.)
+        if leader_set.contains(&i)
+            || (ends_in_number && near_leader && t.contains(' ') && !reads_as_requirement(t))
+        {
             drop[i] = true;
             toc += 1;
             let entry = t

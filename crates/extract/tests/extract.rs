@@ -399,3 +399,13 @@ fn markdown_pipes_empty_ids_and_code_blocks() {
         ]
     );
 }
+
+/// A requirement that ends in a number next to a table of contents is not taken for one
+/// of its entries.
+#[test]
+fn a_requirement_beside_a_table_of_contents_stays() {
+    let doc = "Contents\n1 Intro .......... 3\n2 Pump .......... 4\nR-1: The pump shall deliver at most 10\n\n1 Intro\nText.\n";
+    let x = extract("toc.txt", doc.as_bytes(), None).unwrap();
+    assert_eq!(x.requirements.len(), 1, "{:#?}", x.notes);
+    assert_eq!(x.requirements[0].text, "The pump shall deliver at most 10");
+}
