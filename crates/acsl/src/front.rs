@@ -247,14 +247,29 @@ pub const MAX_SOURCE_BYTES: usize = 16 * 1024 * 1024;
 pub fn parse_c<'a>(source: impl Into<Source<'a>>) -> Result<CFile, Diagnostics> {
     match source.into() {
         Source::Path(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| Diagnostics {
-                file: Some(p.to_path_buf()),
-                items: vec![Diagnostic {
-                    line: 1,
-                    column: 1,
-                    message: format!("cannot read the file: {e}"),
-                    file: None,
-                }],
+            // Through `safefile`: bounded, and remembered as an input no output may
+            // replace.
+            let text = safefile::read_text(p).map_err(|e| {
+                let (line, column, message) = match e {
+                    safefile::SafeFileError::NotUtf8 { line, column, .. } => (
+                        line,
+                        column,
+                        "not UTF-8 text (save the file as UTF-8)".into(),
+                    ),
+                    safefile::SafeFileError::Read { error, .. } => {
+                        (1, 1, format!("cannot read the file: {error}"))
+                    }
+                    other => (0, 0, other.to_string()),
+                };
+                Diagnostics {
+                    file: Some(p.to_path_buf()),
+                    items: vec![Diagnostic {
+                        line,
+                        column,
+                        message,
+                        file: None,
+                    }],
+                }
             })?;
             parse_text(Some(p.to_path_buf()), text, true)
         }

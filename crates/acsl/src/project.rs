@@ -190,7 +190,13 @@ pub fn read_compile_commands(path: &Path, only: &[PathBuf]) -> Result<Vec<Unit>,
         path: shown.clone(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
+    let text = safefile::read_text(path).map_err(|e| FlagError::CompileCommands {
+        path: shown.clone(),
+        message: match e {
+            safefile::SafeFileError::Read { error, .. } => format!("cannot read: {error}"),
+            other => other.to_string(),
+        },
+    })?;
     let entries: Vec<Entry> = serde_json::from_str(&text).map_err(|e| {
         err(format!(
             "line {}, column {}: not a JSON compilation database (a list of objects with `directory`, `file` and `arguments` or `command`): {e}",
@@ -228,6 +234,9 @@ pub fn read_compile_commands(path: &Path, only: &[PathBuf]) -> Result<Vec<Unit>,
             }
         };
         let source = absolute(&directory, &e.file);
+        // Every file the database compiles is the project's: never an output,
+        // whether or not this run reads it.
+        safefile::register_input(&source);
         if source.extension().and_then(|x| x.to_str()) != Some("c") {
             continue;
         }
@@ -318,9 +327,13 @@ impl Preprocessor {
         })
     }
 
-    fn command(&self, unit: &Unit) -> Command {
+    /// The command that preprocesses `unit`, writing the list of every file it
+    /// opens (in make's syntax) to `deps`.
+    fn command(&self, unit: &Unit, deps: &Path) -> Command {
         let mut cmd = Command::new(&self.program);
         cmd.args(["-E", "-C", "-I."])
+            .args(["-MD", "-MT", DEPS_TARGET, "-MF"])
+            .arg(deps)
             .arg(format!("-I{}", self.libc.display()))
             .args(["-D__FRAMAC__", "-D__FC_MACHDEP_X86_64", "-nostdinc", "-m64"])
             .args(&unit.flags.args)
@@ -331,6 +344,44 @@ impl Preprocessor {
             .current_dir(&unit.directory);
         cmd
     }
+}
+
+/// The target named in the dependency list the preprocessor writes.
+const DEPS_TARGET: &str = "vera-deps";
+
+/// The files of a dependency list in make's syntax (`target: a.c b.h c.h`), as gcc's
+/// `-MD` writes it: a backslash at the end of a line continues it, a space in a name
+/// is `\ `, a `#` is `\#`, a `$` is `$$`.
+pub fn dependency_files(text: &str) -> Vec<String> {
+    let body = text.replace("\\\r\n", " ").replace("\\\n", " ");
+    let body = match body.split_once(&format!("{DEPS_TARGET}:")) {
+        Some((_, rest)) => rest.to_string(),
+        None => body,
+    };
+    let mut files = Vec::new();
+    let mut name = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if matches!(chars.peek(), Some(' ' | '#' | '\t')) => {
+                name.push(chars.next().unwrap_or(' '));
+            }
+            '$' if chars.peek() == Some(&'$') => {
+                chars.next();
+                name.push('$');
+            }
+            c if c.is_whitespace() => {
+                if !name.is_empty() {
+                    files.push(std::mem::take(&mut name));
+                }
+            }
+            c => name.push(c),
+        }
+    }
+    if !name.is_empty() {
+        files.push(name);
+    }
+    files
 }
 
 /// Lines `FILE:LINE:COL: error: MESSAGE` (and `fatal error:`) of a compiler's
@@ -421,6 +472,99 @@ pub fn display_path(p: &str, cwd: &Path) -> PathBuf {
     }
 }
 
+/// The brackets (`{`, `(`, `[`) an included file leaves open at its end, or closes
+/// though they were opened before it, in the preprocessed `text` of `program`: each is
+/// located in the included file. Comments, strings and character constants are
+/// skipped.
+fn unbalanced_in_includes(text: &str, program: &Program) -> Vec<Diagnostic> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = Vec::new();
+    let mut diag = |line: usize, message: String| {
+        if let Some(o) = program.origin_of_line(line) {
+            if out.len() < 20 {
+                out.push(Diagnostic {
+                    line: o.line,
+                    column: 0,
+                    message,
+                    file: Some(o.file),
+                });
+            }
+        }
+    };
+    for u in &program.units {
+        // The files entered and not yet left: (file, open brackets when it was entered).
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        // Open brackets: (the bracket, its line in `text`, 1-based).
+        let mut open: Vec<(char, usize)> = Vec::new();
+        let mut in_comment = false;
+        let mut markers = u.markers.iter().peekable();
+        for local in 0..u.lines {
+            let global = u.first_line + local;
+            if let Some(&&(_, f, _)) = markers.peek().filter(|m| m.0 == local) {
+                markers.next();
+                match stack.iter().position(|(g, _)| *g == f) {
+                    Some(k) => {
+                        // Back in a file: every file entered after it has ended.
+                        while stack.len() > k + 1 {
+                            let (_, entry) = stack.pop().expect("a file");
+                            if open.len() > entry {
+                                let (c, at) = open[entry];
+                                diag(at, format!("this `{c}` is not closed before the end of the file (a file that includes it cannot close it)"));
+                                open.truncate(entry);
+                            }
+                        }
+                    }
+                    None => stack.push((f, open.len())),
+                }
+                continue;
+            }
+            let Some(l) = lines.get(global - 1) else {
+                break;
+            };
+            let mut chars = l.chars().peekable();
+            let mut quote: Option<char> = None;
+            while let Some(c) = chars.next() {
+                if in_comment {
+                    if c == '*' && chars.peek() == Some(&'/') {
+                        chars.next();
+                        in_comment = false;
+                    }
+                    continue;
+                }
+                if let Some(q) = quote {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        c if c == q => quote = None,
+                        _ => {}
+                    }
+                    continue;
+                }
+                match c {
+                    '/' if chars.peek() == Some(&'*') => {
+                        chars.next();
+                        in_comment = true;
+                    }
+                    '/' if chars.peek() == Some(&'/') => break,
+                    '"' | '\'' => quote = Some(c),
+                    '{' | '(' | '[' => open.push((c, global)),
+                    '}' | ')' | ']' => {
+                        let entry = stack.last().map_or(0, |s| s.1);
+                        if open.len() > entry {
+                            open.pop();
+                        } else if stack.len() > 1 {
+                            diag(global, format!("this `{c}` closes a bracket the file did not open (one opened before the file was included)"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A line marker `# 12 "file" 1 3`: the line and the file.
 fn line_marker(line: &str) -> Option<(usize, String)> {
     let rest = line.strip_prefix("# ")?;
@@ -473,12 +617,22 @@ impl Program {
                     continue;
                 }
             };
-            let out = match util::run_limited(
-                pp.command(unit),
+            let deps = dir.path().join("deps.d");
+            let run = util::run_limited(
+                pp.command(unit, &deps),
                 dir.path(),
                 None,
                 Duration::from_secs(120),
-            ) {
+            );
+            // Every file the preprocessor opened is an input of the command, which
+            // no output may replace (the file names in line markers, below, too).
+            safefile::register_input(&unit.source);
+            if let Ok(list) = std::fs::read_to_string(&deps) {
+                for f in dependency_files(&list) {
+                    safefile::register_input(&absolute(&unit.directory, &f));
+                }
+            }
+            let out = match run {
                 Ok(o) => o,
                 Err(e) => {
                     let why = match e {
@@ -525,7 +679,15 @@ impl Program {
                 lines = i + 1;
                 match line_marker(l.trim_end_matches('\n')) {
                     Some((n, name)) => {
-                        let shown = display_path(&name, &cwd);
+                        // A name is relative to the directory the preprocessor ran in.
+                        let named = if name.starts_with('<') {
+                            PathBuf::from(&name)
+                        } else {
+                            let p = absolute(&unit.directory, &name);
+                            safefile::register_input(&p);
+                            p
+                        };
+                        let shown = display_path(&named.display().to_string(), &cwd);
                         let next = files.len();
                         let idx = *file_index.entry(shown.clone()).or_insert(next);
                         if idx == next {
@@ -571,7 +733,10 @@ impl Program {
                 Ok(program)
             }
             Err(d) => {
-                let items = d
+                // A bracket an included file leaves open is that file's error, though
+                // the parser notices it only in the file that includes it.
+                // (Said only of a file where the parser found no error itself.)
+                let found: Vec<Diagnostic> = d
                     .items
                     .into_iter()
                     .map(|mut e| {
@@ -582,6 +747,11 @@ impl Program {
                         e
                     })
                     .collect();
+                let mut items: Vec<Diagnostic> = unbalanced_in_includes(&text, &program)
+                    .into_iter()
+                    .filter(|u| !found.iter().any(|f| f.file == u.file))
+                    .collect();
+                items.extend(found);
                 Err(Diagnostics { file: None, items })
             }
         }
@@ -674,5 +844,80 @@ impl Program {
         } else {
             defs.len().min(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependency_lists_keep_names_with_spaces_hashes_and_dollars() {
+        let text =
+            "vera-deps: /p/src/main.c /p/my\\ inc/x.h \\\n /p/a\\#b.h /p/c$$d.h\\\n  /p/e.h\n";
+        assert_eq!(
+            dependency_files(text),
+            [
+                "/p/src/main.c",
+                "/p/my inc/x.h",
+                "/p/a#b.h",
+                "/p/c$d.h",
+                "/p/e.h"
+            ]
+        );
+        assert!(dependency_files("vera-deps:\n").is_empty());
+    }
+
+    /// gcc's own list for a file in a folder with a space and a header read through
+    /// `-imacros`: every file it opened, and the preprocessed program registers each
+    /// as an input.
+    #[test]
+    fn every_file_the_preprocessor_opens_is_an_input() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::create_dir(d.join("my inc")).unwrap();
+        std::fs::write(d.join("my inc/x.h"), "#define OFFSET 0\n").unwrap();
+        std::fs::write(d.join("defs.h"), "#define FACTOR 2\n").unwrap();
+        std::fs::write(
+            d.join("m.c"),
+            "#include <x.h>\nint twice(int v) { return v * FACTOR + OFFSET; }\n",
+        )
+        .unwrap();
+        let flags = CppFlags::from_args(
+            &["-imacros".into(), "defs.h".into(), "-Imy inc".into()],
+            d,
+            "test",
+        )
+        .unwrap();
+        let unit = Unit {
+            source: d.join("m.c"),
+            directory: d.to_path_buf(),
+            flags,
+        };
+        let pp = Preprocessor {
+            program: "gcc".into(),
+            libc: d.join("no-libc"),
+        };
+        let deps = d.join("deps.d");
+        let out = pp.command(&unit, &deps).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let listed = dependency_files(&std::fs::read_to_string(&deps).unwrap());
+        for f in ["m.c", "my inc/x.h", "defs.h"] {
+            assert!(
+                listed.iter().any(|l| Path::new(l) == d.join(f)),
+                "{f} not in {listed:?}"
+            );
+        }
+        Program::load(&[unit], &pp).unwrap();
+        for f in ["m.c", "my inc/x.h", "defs.h"] {
+            assert!(safefile::is_input(&d.join(f)), "{f}");
+        }
+        // The inputs are process-wide: the files stay, so that their inodes are not
+        // given to another test's files.
+        std::mem::forget(t);
     }
 }

@@ -979,6 +979,24 @@ pub fn run_input(
             "{f}: Frama-C cannot read a file whose name has a comma (it splits file names there); rename the file or give it through a link without one"
         )));
     }
+    // Frama-C writes file names into line directives for its preprocessor unescaped:
+    // a `"` or a `\` in one breaks the run (or names another file).
+    if let Some(f) = named.iter().find(|f| f.contains(['"', '\\'])) {
+        return Err(WpError::Io(format!(
+            "{f}: Frama-C cannot read a file whose name has a `\"` or a `\\` (it writes the name into its preprocessor's line directives as it is); rename the file or give it through a link without one"
+        )));
+    }
+    // A file name that starts with `-` would be read as an option.
+    let inputs: Vec<String> = inputs
+        .into_iter()
+        .map(|i| {
+            if i.starts_with('-') && named.contains(&i.as_str()) {
+                format!("./{i}")
+            } else {
+                i
+            }
+        })
+        .collect();
     // The CSV path is relative (the run's own directory), so it does not enter
     // the cache key.
     let args = cfg.arguments_for(&inputs, "report.csv", select, goal_cache.as_deref());

@@ -351,6 +351,57 @@ fn load_err(dir: &Path, files: &[&str], flags: &[&str]) -> Diagnostics {
     Program::load(&units, &preprocessor()).unwrap_err()
 }
 
+/// A bracket an included file leaves open, or closes without opening it, is an error
+/// of that file, at its line, though the parser notices it only in the file that
+/// includes it.
+#[test]
+fn a_bracket_a_header_leaves_open_is_located_in_the_header() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("open.h"), "/* { */\nstruct s {\n  int a;\n").unwrap();
+    std::fs::write(
+        dir.join("a.c"),
+        "#include \"open.h\"\nint g(int y) { return y; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("extra.h"), "int f(int x) { return x; }}\n").unwrap();
+    std::fs::write(
+        dir.join("b.c"),
+        "#include \"extra.h\"\nint g(int y) { return y; }\n",
+    )
+    .unwrap();
+    let d = load_err(dir, &["a.c", "b.c"], &[]);
+    let shown: Vec<String> = d
+        .items
+        .iter()
+        .map(|i| {
+            format!(
+                "{}:{}: {}",
+                i.file
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy(),
+                i.line,
+                i.message
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown[0],
+        "open.h:2: this `{` is not closed before the end of the file (a file that includes it cannot close it)",
+        "{shown:#?}"
+    );
+    // extra.h's own syntax error is found by the parser, in extra.h.
+    assert!(
+        shown
+            .iter()
+            .any(|s| s.starts_with("extra.h:1: syntax error")),
+        "{shown:#?}"
+    );
+}
+
 #[test]
 fn bad_input_is_located_in_the_original_files() {
     let tmp = copy_project();

@@ -404,6 +404,8 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 fn read_case_file(p: &Path) -> Result<String, String> {
     use std::io::Read as _;
     let f = std::fs::File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    // An input of the command: no output may replace it.
+    safefile::register_input(p);
     let mut bytes = Vec::new();
     f.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)

@@ -135,6 +135,8 @@ pub fn load(path: &Path) -> Result<Vec<Exception>, ExceptionsError> {
         message,
     };
     let f = std::fs::File::open(path).map_err(|e| read(e.to_string()))?;
+    // An input of the command: no output may replace it.
+    safefile::register_input(path);
     let mut bytes = Vec::new();
     f.take((1 << 20) + 1)
         .read_to_end(&mut bytes)

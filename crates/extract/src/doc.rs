@@ -92,6 +92,15 @@ fn form(t: &str) -> String {
     out
 }
 
+/// A line that reads as a requirement: an explicit id, a numbered paragraph, or
+/// "shall" or "must". Such a line is never page furniture.
+fn reads_as_requirement(t: &str) -> bool {
+    explicit_id(t).is_some()
+        || numbered_paragraph(t.trim()).is_some()
+        || has_word(t, "shall")
+        || has_word(t, "must")
+}
+
 /// A footnote's first line: its number glued to its text (`16requirement ...`).
 fn footnote_start(t: &str) -> Option<(u32, &str)> {
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
@@ -358,8 +367,11 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             *l = l.replace('\u{c}', "");
         }
     }
-    // running headers and footers: forms next to most page breaks
-    let mut furniture = 0;
+    // running headers and footers: forms next to most page breaks. A line that reads
+    // as a requirement (an explicit id, a numbered paragraph, "shall" or "must") is
+    // never furniture, and only lines next to a page break are dropped as such; every
+    // line dropped is named in a note.
+    let mut furniture: Vec<(String, Vec<u32>)> = Vec::new();
     if breaks.len() >= 3 {
         let mut counts: HashMap<String, usize> = HashMap::new();
         let near = |i: usize, dir: isize| -> Vec<usize> {
@@ -374,32 +386,66 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             }
             v
         };
-        let mut around: Vec<Vec<usize>> = Vec::new();
+        let mut around: Vec<usize> = Vec::new();
         for &b in &breaks {
             let mut v = near(b, -1);
             v.extend(near(b, 1));
+            v.retain(|&j| !reads_as_requirement(&raw[j]));
             let forms: HashSet<String> = v.iter().map(|&j| form(&raw[j])).collect();
             for f in forms {
                 *counts.entry(f).or_insert(0) += 1;
             }
-            around.push(v);
+            around.extend(v);
         }
+        // The start of the first page and the end of the last are page edges too.
+        let first: Vec<usize> = (0..raw.len())
+            .filter(|&j| !raw[j].trim().is_empty() && !is_page_number(&raw[j]))
+            .take(2)
+            .collect();
+        let last: Vec<usize> = (0..raw.len())
+            .rev()
+            .filter(|&j| !raw[j].trim().is_empty() && !is_page_number(&raw[j]))
+            .take(2)
+            .collect();
+        around.extend(
+            first
+                .into_iter()
+                .chain(last)
+                .filter(|&j| !reads_as_requirement(&raw[j])),
+        );
+        around.sort_unstable();
+        around.dedup();
         let need = (breaks.len() * 2 / 5).max(3);
         let running: HashSet<&String> = counts
             .iter()
             .filter(|(f, &c)| c >= need && f.chars().count() >= 3)
             .map(|(f, _)| f)
             .collect();
-        for (i, l) in raw.iter().enumerate() {
-            if !drop[i] && !l.trim().is_empty() && running.contains(&form(l)) {
-                drop[i] = true;
-                furniture += 1;
+        let mut by_form: HashMap<String, usize> = HashMap::new();
+        for i in around {
+            let f = form(&raw[i]);
+            if drop[i] || !running.contains(&f) {
+                continue;
             }
+            drop[i] = true;
+            let k = *by_form.entry(f).or_insert_with(|| {
+                furniture.push((one_line(&raw[i]), Vec::new()));
+                furniture.len() - 1
+            });
+            furniture[k].1.push(i as u32 + 1);
         }
     }
-    if page_numbers + furniture > 0 {
+    if page_numbers > 0 {
+        notes.push(format!("dropped {page_numbers} page-number lines"));
+    }
+    for (text, at) in &furniture {
+        let lines: Vec<String> = at.iter().map(u32::to_string).collect();
         notes.push(format!(
-            "dropped {page_numbers} page-number lines and {furniture} running header or footer lines"
+            "dropped {} running header or footer line{} like `{text}` next to page breaks (line{} {})",
+            at.len(),
+            if at.len() == 1 { "" } else { "s" },
+            if at.len() == 1 { "" } else { "s" },
+            lines.join(", ")
         ));
     }
     // pages
@@ -478,7 +524,10 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             .next()
             .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()));
         let near_leader = (i.saturating_sub(3)..=i + 3).any(|j| leader_set.contains(&j));
-        if leader_set.contains(&i) || (ends_in_number && near_leader && t.contains(' ')) {
+        // (A line that reads as a requirement and has no dot leader is not an entry.)
+        if leader_set.contains(&i)
+            || (ends_in_number && near_leader && t.contains(' ') && !reads_as_requirement(t))
+        {
             drop[i] = true;
             toc += 1;
             let entry = t
@@ -642,6 +691,32 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
         i += 1;
         if t.is_empty() {
             r.finish(std::mem::replace(&mut block, Block::None));
+            prev_long = false;
+            continue;
+        }
+        // a fenced code block: code, not requirements; skipped whole (its closing fence
+        // too), with a note
+        if markdown && (t.starts_with("```") || t.starts_with("~~~")) {
+            r.finish(std::mem::replace(&mut block, Block::None));
+            let fence_char = t.as_bytes()[0];
+            let fence_len = t.bytes().take_while(|&b| b == fence_char).count();
+            let open = line.no;
+            let mut close = None;
+            while i < lines.len() {
+                let u = lines[i].text.trim();
+                i += 1;
+                let n = u.bytes().take_while(|&b| b == fence_char).count();
+                if n >= fence_len && u[n..].trim().is_empty() {
+                    close = Some(lines[i - 1].no);
+                    break;
+                }
+            }
+            r.x.notes.push(match close {
+                Some(c) => format!("skipped a fenced code block (lines {open}-{c})"),
+                None => format!(
+                    "skipped a fenced code block from line {open} to the end: its fence is never closed"
+                ),
+            });
             prev_long = false;
             continue;
         }
@@ -989,13 +1064,7 @@ impl Reader<'_> {
     /// A table with pipes: its rows are requirements when a column is an id column and
     /// another one holds the text.
     fn table(&mut self, rows: &[Line], section: &Option<String>) {
-        let cells = |t: &str| -> Vec<String> {
-            let t = t.trim().trim_start_matches('|');
-            let t = t.strip_suffix('|').unwrap_or(t);
-            t.split('|')
-                .map(|c| c.trim().replace("**", "").to_string())
-                .collect()
-        };
+        let cells = |t: &str| -> Vec<String> { table_cells(t) };
         let Some(head) = rows.first() else { return };
         let header = cells(&head.text);
         let norm = |s: &str| {
@@ -1049,7 +1118,22 @@ impl Reader<'_> {
             }
             let id = c.get(id_col).cloned().unwrap_or_default();
             let text = one_line(c.get(text_col).map_or("", String::as_str));
-            if id.is_empty() || text.is_empty() {
+            if id.is_empty() && text.is_empty() {
+                continue;
+            }
+            if id.is_empty() {
+                self.x.notes.push(format!(
+                    "line {}: a table row without an id is not read as a requirement: {}",
+                    r.no,
+                    crate::excerpt(&text, 60)
+                ));
+                continue;
+            }
+            if text.is_empty() {
+                self.x.notes.push(format!(
+                    "line {}: table row {id} has no text and is not read as a requirement",
+                    r.no
+                ));
                 continue;
             }
             self.x.requirements.push(Requirement {
@@ -1073,6 +1157,34 @@ impl Reader<'_> {
     }
 }
 
+/// The cells of a Markdown table row: split at every `|` that is not escaped
+/// (`\|` is a pipe inside a cell), trimmed, bold marks removed.
+fn table_cells(t: &str) -> Vec<String> {
+    let t = t.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let mut cells = Vec::new();
+    let mut cur = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cur.push('|');
+                chars.next();
+            }
+            '|' => cells.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    // After a row's closing pipe there is nothing.
+    if !cur.trim().is_empty() {
+        cells.push(cur);
+    }
+    cells
+        .into_iter()
+        .map(|c| c.trim().replace("**", ""))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1085,6 +1197,37 @@ mod tests {
         for p in ["57", "(3)", "-", "Page one", "3 of the pumps"] {
             assert!(!is_page_number(p), "{p}");
         }
+    }
+
+    /// A line shaped like the running header but in the middle of a page is text, not
+    /// furniture: only the lines next to page breaks are dropped, and named.
+    #[test]
+    fn furniture_is_dropped_only_next_to_page_breaks() {
+        let mut doc = String::new();
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon"];
+        for (p, w) in words.iter().enumerate() {
+            doc.push_str(&format!("Pump manual 7 of {p}\n"));
+            doc.push_str(&format!("Text on {w}.\n"));
+            if p == 2 {
+                doc.push_str("Pump manual 9 of 2\n");
+            }
+            doc.push_str(&format!("\nMore on {w}s.\n"));
+            doc.push_str(&format!("Last on {w}.\n"));
+            doc.push_str(&format!("- {p} -\n"));
+        }
+        let mut notes = Vec::new();
+        let (lines, _) = clean(&doc, &mut notes);
+        let kept: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert!(kept.contains(&"Pump manual 9 of 2"), "{kept:?}");
+        assert_eq!(
+            kept.iter().filter(|t| t.starts_with("Pump manual")).count(),
+            1,
+            "{kept:?}"
+        );
+        assert!(
+            notes.contains(&"dropped 5 running header or footer lines like `Pump manual 7 of 0` next to page breaks (lines 1, 7, 13, 20, 26)".to_string()),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -77,6 +77,9 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
             formalization: None,
         });
     }
+    // Records without a variable name (FRET's model documents: a Simulink model's
+    // declarations) are not variables; they are skipped and named in a note.
+    let mut model_documents = Vec::new();
     for (i, v) in vars.iter().enumerate() {
         let Some(o) = v.as_object() else {
             return Err(ExtractError::Record {
@@ -92,11 +95,8 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
                 .map(str::to_string)
         };
         let Some(name) = s("variable_name").or_else(|| s("name")) else {
-            return Err(ExtractError::Record {
-                file: file.into(),
-                record: i as u32 + 1,
-                message: "a variable has no \"variable_name\"".into(),
-            });
+            model_documents.push((i + 1).to_string());
+            continue;
         };
         x.variables.push(Variable {
             name,
@@ -104,6 +104,14 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
             role: s("idType"),
             description: s("description"),
         });
+    }
+    if !model_documents.is_empty() {
+        x.notes.push(format!(
+            "{} variable record(s) without a variable_name (model documents) are not read: \
+             records {} of \"variables\"",
+            model_documents.len(),
+            model_documents.join(", ")
+        ));
     }
     Ok(())
 }

@@ -1608,6 +1608,21 @@ impl Smt<'_> {
         }
     }
 
+    /// True when `e` is the number zero as written: `0`, `0.0`, `-0`, or a constant
+    /// whose value is one of those.
+    fn zero(&self, e: &Expr) -> bool {
+        let zero_text = |t: &str| {
+            let t = t.trim_start_matches('-');
+            !t.is_empty() && t.chars().all(|c| c == '0' || c == '.')
+        };
+        match &e.e {
+            E::Num(t, _) => zero_text(t),
+            E::Un("neg", x) => self.zero(x),
+            E::Var(v) => matches!(self.syms.get(v), Some(Sym::Const(_, val)) if zero_text(val)),
+            _ => false,
+        }
+    }
+
     /// True when `e` has no variable (a constant term).
     fn constant(&self, e: &Expr) -> bool {
         match &e.e {
@@ -1656,7 +1671,19 @@ impl Smt<'_> {
                 }
             },
             E::Un(_, x) if matches!(e.e, E::Un("!", _)) => format!("(not {})", self.bool(x, base)?),
-            E::Bin(o, l, r) if matches!(*o, "&" | "|" | "xor" | "=>" | "<=>") => {
+            E::Bin(o, ..) if matches!(*o, "&" | "|") => {
+                // A chain of one operator is one n-ary term: `a | b | ... | z` nested a
+                // thousand deep would be deeper than the spec loader reads.
+                let name = if *o == "&" { "and" } else { "or" };
+                let mut t = format!("({name}");
+                for x in operands(e, o) {
+                    t.push(' ');
+                    t.push_str(&self.bool(x, base)?);
+                }
+                t.push(')');
+                t
+            }
+            E::Bin(o, l, r) if matches!(*o, "xor" | "=>" | "<=>") => {
                 let name = match *o {
                     "&" => "and",
                     "|" => "or",
@@ -1772,23 +1799,39 @@ impl Smt<'_> {
                 },
             },
             E::Un("neg", x) => format!("(- {})", self.num(x, s, base)?),
-            E::Bin(o, l, r) if matches!(*o, "+" | "-") => {
-                format!("({o} {} {})", self.num(l, s, base)?, self.num(r, s, base)?)
+            E::Bin(o, l, r) if *o == "-" => {
+                format!("(- {} {})", self.num(l, s, base)?, self.num(r, s, base)?)
             }
-            E::Bin("*", l, r) => {
-                if !self.constant(l) && !self.constant(r) {
+            E::Bin(o, ..) if matches!(*o, "+" | "*") => {
+                // A chain of one operator is one n-ary term (see `bool`).
+                let xs = operands(e, o);
+                if *o == "*" && xs.iter().filter(|x| !self.constant(x)).count() > 1 {
                     return Err((
                         at,
                         "a product of two variable terms: vera's specs are linear".into(),
                     ));
                 }
-                format!("(* {} {})", self.num(l, s, base)?, self.num(r, s, base)?)
+                let mut t = format!("({o}");
+                for x in xs {
+                    t.push(' ');
+                    t.push_str(&self.num(x, s, base)?);
+                }
+                t.push(')');
+                t
             }
             E::Bin(o, l, r) if matches!(*o, "/" | "mod") => {
                 if !self.constant(r) {
                     return Err((
                         at,
                         format!("{o} by a variable term: vera's specs are linear"),
+                    ));
+                }
+                if self.zero(r) {
+                    return Err((
+                        base + r.at,
+                        format!(
+                            "{o} by zero: SMT-LIB leaves its value unspecified, and vera's specs refuse it"
+                        ),
                     ));
                 }
                 let name = match (*o, s) {
@@ -1834,6 +1877,45 @@ impl Smt<'_> {
 }
 
 /// The error for a function vera does not import.
+/// The operands of a chain of `op` (`a op b op c`, nested either way), in order;
+/// iterative, so a chain of any length is no deep recursion.
+fn operands<'e>(e: &'e Expr, op: &str) -> Vec<&'e Expr> {
+    let mut out = Vec::new();
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        match &x.e {
+            E::Bin(o, l, r) if *o == op => {
+                todo.push(r);
+                todo.push(l);
+            }
+            _ => out.push(x),
+        }
+    }
+    out
+}
+
+/// The deepest nesting of parentheses vera's spec loader reads in a formula (the
+/// s-expression reader's limit in `logic`).
+pub(crate) const LOADER_DEPTH: usize = 1000;
+
+/// How deep the parentheses of an SMT-LIB formula nest (a `|quoted symbol|` is one
+/// atom).
+pub(crate) fn smt_depth(t: &str) -> usize {
+    let (mut depth, mut max, mut quoted) = (0usize, 0usize, false);
+    for c in t.chars() {
+        match c {
+            '|' => quoted = !quoted,
+            '(' if !quoted => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' if !quoted => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 fn call_error(f: &str, at: usize) -> Raw {
     if TEMPORAL.contains(&f) {
         (
@@ -2068,6 +2150,16 @@ pub(crate) fn lower(
     }
     // Formulas.
     let mut f = |e: &Expr, errs: &mut Vec<Raw>| match smt.bool(e, base) {
+        Ok(s) if smt_depth(&s) > LOADER_DEPTH => {
+            errs.push((
+                base + e.at,
+                format!(
+                    "the condition nests {} levels deep once written in SMT-LIB, more than the {LOADER_DEPTH} vera's spec loader reads: split it into several conditions, or use one operator for a long chain",
+                    smt_depth(&s)
+                ),
+            ));
+            String::new()
+        }
         Ok(s) => s,
         Err(x) => {
             errs.push(x);

@@ -10,38 +10,119 @@ fn norm(s: &str) -> String {
         .collect()
 }
 
+/// One CSV record: the line it starts on and its fields.
+struct Record {
+    line: u32,
+    fields: Vec<String>,
+}
+
+/// Reads Hanfor's CSV dialect: `,` between fields, `"` quotes (`""` inside quotes is a
+/// quote). With `backslash` (Hanfor writes `\"` for a quote), a backslash takes the next
+/// character as it is, inside quotes or not, as Python's `csv` module (which Hanfor
+/// uses) reads an escape character. A record's line is the line of its first character
+/// (a CRLF is one line end, blank lines count); blank lines are no records. A quote
+/// that is never closed is an error at the line where it opens.
+fn records(file: &str, text: &str, backslash: bool) -> Result<Vec<Record>, ExtractError> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut line: u32 = 1;
+    let mut fields: Vec<String> = Vec::new();
+    let mut field = String::new();
+    let mut start_line = 1;
+    // Whether the record has begun (a character that is not a line end was seen).
+    let mut begun = false;
+    let mut quoted: Option<u32> = None;
+    let mut field_start = true;
+    while let Some(c) = chars.next() {
+        if !begun && c != '\n' && c != '\r' {
+            begun = true;
+            start_line = line;
+        }
+        if backslash && c == '\\' {
+            match chars.next() {
+                Some(n) => {
+                    if n == '\n' {
+                        line += 1;
+                    }
+                    field.push(n);
+                }
+                None => field.push(c),
+            }
+            field_start = false;
+            continue;
+        }
+        if quoted.is_some() {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                '"' => quoted = None,
+                '\n' => {
+                    line += 1;
+                    field.push(c);
+                }
+                c => field.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' if field_start => {
+                quoted = Some(line);
+                field_start = false;
+            }
+            ',' => {
+                fields.push(std::mem::take(&mut field));
+                field_start = true;
+            }
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\n' | '\r' => {
+                if begun {
+                    fields.push(std::mem::take(&mut field));
+                    out.push(Record {
+                        line: start_line,
+                        fields: std::mem::take(&mut fields),
+                    });
+                }
+                begun = false;
+                field_start = true;
+                line += 1;
+            }
+            c => {
+                field.push(c);
+                field_start = false;
+            }
+        }
+    }
+    if let Some(at) = quoted {
+        return Err(ExtractError::Syntax {
+            file: file.into(),
+            line: at,
+            column: 1,
+            message: "a quoted field is never closed (a `\"` without its closing `\"`)".into(),
+        });
+    }
+    if begun {
+        fields.push(field);
+        out.push(Record {
+            line: start_line,
+            fields,
+        });
+    }
+    Ok(out)
+}
+
 pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), ExtractError> {
     let backslash = text.contains("\\\"");
-    let mut b = csv::ReaderBuilder::new();
-    b.flexible(true).has_headers(false);
-    if backslash {
-        b.escape(Some(b'\\')).double_quote(false);
-    }
-    let mut rd = b.from_reader(text.as_bytes());
-    let err = |e: csv::Error| {
-        let (line, record) = e
-            .position()
-            .map_or((0, 0), |p| (p.line() as u32, p.record() as u32 + 1));
-        let message = match e.kind() {
-            csv::ErrorKind::Utf8 { .. } => "not UTF-8".to_string(),
-            _ => e.to_string(),
-        };
-        ExtractError::Syntax {
-            file: file.into(),
-            line: line.max(1),
-            column: 1,
-            message: format!("record {record}: {message}"),
-        }
-    };
-    let mut rows = rd.records();
+    let mut rows = records(file, text, backslash)?.into_iter();
     let Some(header) = rows.next() else {
         return Err(ExtractError::Shape {
             file: file.into(),
             message: "no header row".into(),
         });
     };
-    let header = header.map_err(err)?;
-    let names: Vec<String> = header.iter().map(norm).collect();
+    let header = header.fields;
+    let names: Vec<String> = header.iter().map(|h| norm(h)).collect();
     let find = |cands: &[&str]| cands.iter().find_map(|c| names.iter().position(|n| n == c));
     let id_col = find(&["id", "reqid", "requirementid", "identifier", "key"]);
     let text_col = find(&[
@@ -71,22 +152,19 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
                 } else {
                     "description/text"
                 },
-                header.iter().collect::<Vec<_>>().join(", ")
+                header.join(", ")
             ),
         });
     };
     let mut skipped = Vec::new();
-    for (i, row) in rows.enumerate() {
-        let row = row.map_err(err)?;
-        let line = row.position().map_or(0, |p| p.line() as u32);
+    for (i, Record { line, fields: row }) in rows.enumerate() {
         if row.len() != header.len() {
             return Err(ExtractError::Syntax {
                 file: file.into(),
                 line,
                 column: 1,
                 message: format!(
-                    "row {} has {} fields, the header row {} (a quote not closed or not escaped?)",
-                    i + 2,
+                    "the row has {} fields, the header row {} (a quote not closed or not escaped?)",
                     row.len(),
                     header.len()
                 ),
@@ -97,7 +175,7 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
         }
         let cell = |c: Option<usize>| {
             c.and_then(|c| row.get(c))
-                .map(str::trim)
+                .map(|s| s.trim())
                 .filter(|s| !s.is_empty())
         };
         let kind = cell(type_col).map(str::to_string);
@@ -122,7 +200,7 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
                 file: file.into(),
                 line,
                 column: id_col as u32 + 1,
-                message: format!("row {} has no id", i + 2),
+                message: "the row has no id".into(),
             });
         };
         let text = cell(Some(text_col)).map(one_line).unwrap_or_default();
@@ -154,4 +232,49 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<(u32, Vec<String>)> {
+        records("h.csv", text, text.contains("\\\""))
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.line, r.fields))
+            .collect()
+    }
+
+    #[test]
+    fn lines_count_crlf_once_and_blank_lines_too() {
+        let lf = read("ID,Text\n\nR1,\"two\nlines\"\n\n\nR2,b\n");
+        let crlf = read("ID,Text\r\n\r\nR1,\"two\r\nlines\"\r\n\r\n\r\nR2,b\r\n");
+        assert_eq!(lf.iter().map(|r| r.0).collect::<Vec<_>>(), [1, 3, 7]);
+        assert_eq!(crlf.iter().map(|r| r.0).collect::<Vec<_>>(), [1, 3, 7]);
+        assert_eq!(lf[1].1, ["R1", "two\nlines"]);
+    }
+
+    #[test]
+    fn a_backslash_escapes_inside_quotes_and_out() {
+        let r = read("ID,Text\nR1,\"say \\\"x\\\" a\\\\b\"\nR2,a\\\\b\nR3,\"a\\\\b\"\n");
+        assert_eq!(r[1].1[1], "say \"x\" a\\b");
+        assert_eq!(r[2].1[1], "a\\b");
+        assert_eq!(r[3].1[1], "a\\b");
+        // Without a `\"` in the file, a backslash is a character like any other.
+        let r = read("ID,Text\nR1,\"a\\\\b\"\nR2,a\\\\b\n");
+        assert_eq!(r[1].1[1], "a\\\\b");
+        assert_eq!(r[2].1[1], "a\\\\b");
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_located_where_it_opens() {
+        let e = records("h.csv", "ID,Text\n\nR1,\"open\nR2,b\n", false)
+            .err()
+            .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "h.csv:3:1: a quoted field is never closed (a `\"` without its closing `\"`)"
+        );
+    }
 }

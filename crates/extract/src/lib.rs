@@ -356,6 +356,15 @@ pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `text` cut to `max` characters, with `...` when it was longer.
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(3)).collect();
+    format!("{cut}...")
+}
+
 /// Line and column (1-based) of byte offset `pos` in `text`.
 pub(crate) fn line_col(text: &str, pos: usize) -> (u32, u32) {
     let pos = pos.min(text.len());

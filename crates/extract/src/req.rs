@@ -1946,6 +1946,30 @@ fn type_of(n: &Node) -> ExResult<(Sort, bool)> {
             if *op == "%" && t.0 == Sort::Real {
                 return Err((n.at, "% is defined on Int only".into()));
             }
+            // What vera's spec loader refuses is refused here, at its place: specs are
+            // linear, and a division by zero has no value.
+            if *op == "*" && xs.iter().filter(|x| has_var(x)).count() > 1 {
+                return Err((
+                    n.at,
+                    "a product of two variable terms: vera's specs are linear".into(),
+                ));
+            }
+            if matches!(*op, "/" | "%") {
+                for x in &xs[1..] {
+                    if has_var(x) {
+                        return Err((
+                            x.at,
+                            format!("{op} by a variable term: vera's specs are linear"),
+                        ));
+                    }
+                    if is_zero(x) {
+                        return Err((
+                            x.at,
+                            format!("{op} by zero: SMT-LIB leaves its value unspecified, and vera's specs refuse it"),
+                        ));
+                    }
+                }
+            }
             (t.0, false)
         }
         Ex::Bin("==>", l, r) => {
@@ -1966,6 +1990,26 @@ fn type_of(n: &Node) -> ExResult<(Sort, bool)> {
             (Sort::Bool, false)
         }
     })
+}
+
+/// Whether a formula mentions a variable (constants were replaced by their values).
+fn has_var(n: &Node) -> bool {
+    match &n.e {
+        Ex::Var(..) => true,
+        Ex::Bool(_) | Ex::Int(_) | Ex::Real(_) => false,
+        Ex::Not(x) | Ex::Neg(x) | Ex::Abs(x) => has_var(x),
+        Ex::Nary(_, xs) => xs.iter().any(has_var),
+        Ex::Bin(_, l, r) => has_var(l) || has_var(r),
+    }
+}
+
+/// Whether a term is the number zero as written (`0`, `0.0`, `-0`).
+fn is_zero(n: &Node) -> bool {
+    match &n.e {
+        Ex::Int(d) | Ex::Real(d) => d.chars().all(|c| c == '0' || c == '.'),
+        Ex::Neg(x) => is_zero(x),
+        _ => false,
+    }
 }
 
 /// SMT-LIB text of a formula that type-checked; `real`: print integer literals as Reals.
@@ -2207,6 +2251,16 @@ impl Builder<'_> {
             }
             let mut s = String::new();
             smt(&n, false, &mut s);
+            let depth = crate::fretish::smt_depth(&s);
+            if depth > crate::fretish::LOADER_DEPTH {
+                return Err((
+                    n.at,
+                    format!(
+                        "the formula nests {depth} levels deep once written in SMT-LIB, more than the {} vera's spec loader reads: split it, or use one operator for a long chain",
+                        crate::fretish::LOADER_DEPTH
+                    ),
+                ));
+            }
             Ok((s, p.used_consts))
         })();
         match r {

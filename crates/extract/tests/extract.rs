@@ -282,3 +282,130 @@ fn a_fifty_megabyte_document() {
     assert_eq!(x.high(), section * 20);
     assert!(took.as_secs() < 120, "took {took:?}");
 }
+
+/// A document of `pages` pages, each with a running header, the requirements
+/// `lines(page)` and a `Page k of n` footer.
+fn paged(pages: usize, mut lines: impl FnMut(usize) -> Vec<String>) -> String {
+    let mut doc = String::new();
+    for p in 1..=pages {
+        doc.push_str("ACME Infusion Monitor - Software Requirements, issue 3\n\n");
+        for l in lines(p) {
+            doc.push_str(&l);
+            doc.push_str("\n\n");
+        }
+        doc.push_str(&format!("Page {p} of {pages}\n"));
+    }
+    doc
+}
+
+/// Requirement lines that differ only in their digits are not page furniture, even
+/// when they stand next to most page breaks: 14 `R-n: Channel k shall be monitored.`
+/// lines (4 first on their page, 10 in the middle) among 44 requirements all stay.
+#[test]
+fn requirements_alike_but_for_digits_are_not_page_headers() {
+    let mut n = 0;
+    let mut channels = 0;
+    let doc = paged(10, |p| {
+        let mut v = Vec::new();
+        for k in 0..if p <= 4 { 5 } else { 4 } {
+            n += 1;
+            // The first line of pages 1-4, and the third line of every page.
+            let channel = (p <= 4 && k == 0) || (k == 2 && channels < 14);
+            if channel && channels < 14 {
+                channels += 1;
+                v.push(format!("R-{n}: Channel {channels} shall be monitored."));
+            } else {
+                v.push(format!(
+                    "R-{n}: The {} alarm is audible from 3 m.",
+                    ["door", "air", "flow", "battery", "power"][k % 5]
+                ));
+            }
+        }
+        v
+    });
+    let x = extract("mon.txt", doc.as_bytes(), None).unwrap();
+    assert_eq!(x.requirements.len(), 44, "{:#?}", x.notes);
+    let monitored = x
+        .requirements
+        .iter()
+        .filter(|r| r.text.ends_with("shall be monitored."))
+        .count();
+    assert_eq!(monitored, 14);
+    // The running header is dropped, and each line dropped is named.
+    assert!(x.requirements.iter().all(|r| !r.text.contains("ACME")));
+    let note = x
+        .notes
+        .iter()
+        .find(|n| n.contains("running header"))
+        .unwrap_or_else(|| panic!("{:#?}", x.notes));
+    assert!(
+        note.starts_with("dropped 10 running header or footer lines like `ACME Infusion Monitor - Software Requirements, issue 3` next to page breaks (lines 1, "),
+        "{note}"
+    );
+}
+
+/// 29 pages of three requirements each, every one shaped like the others: none is
+/// taken for a header or a footer.
+#[test]
+fn a_document_of_requirements_shaped_alike_keeps_all_of_them() {
+    let doc = paged(29, |p| {
+        (0..3)
+            .map(|k| {
+                let n = (p - 1) * 3 + k + 1;
+                format!("REQ-{n} The controller shall log event {n} within 5 ms.")
+            })
+            .collect()
+    });
+    let x = extract("log.txt", doc.as_bytes(), None).unwrap();
+    assert_eq!(x.requirements.len(), 87, "{:#?}", x.notes);
+    assert_eq!(x.high(), 87);
+    // Numbered paragraphs too.
+    let doc = paged(12, |p| {
+        (1..=3)
+            .map(|k| format!("({k}) Valve {p} opens in {k} s."))
+            .collect()
+    });
+    let x = extract("valves.txt", doc.as_bytes(), None).unwrap();
+    assert_eq!(x.requirements.len(), 36, "{:#?}", x.notes);
+}
+
+/// Markdown: an escaped pipe is part of its cell, a table row without an id is named in
+/// a note (not dropped silently), and a fenced code block is skipped whole, its closing
+/// fence included, with a note.
+#[test]
+fn markdown_pipes_empty_ids_and_code_blocks() {
+    let doc = "# Spec\n\n| ID | Requirement |\n|----|-------------|\n| D-1 | The display shall show `a \\| b` as one value. |\n|  | The display shall blink twice. |\n| D-3 |  |\n\nR-7: The pump shall stop.\n\n```\nR-8: an example, not a requirement\n```\n\nR-9: The alarm shall sound.\n~~~~text\nint x;\n~~~~\n";
+    let x = extract("s.md", doc.as_bytes(), None).unwrap();
+    let got: Vec<(&str, &str)> = x
+        .requirements
+        .iter()
+        .map(|r| (r.id.as_str(), r.text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("D-1", "The display shall show `a | b` as one value."),
+            ("R-7", "The pump shall stop."),
+            ("R-9", "The alarm shall sound."),
+        ]
+    );
+    assert_eq!(
+        x.notes,
+        [
+            "line 6: a table row without an id is not read as a requirement: The display shall blink twice.",
+            "line 7: table row D-3 has no text and is not read as a requirement",
+            "skipped a fenced code block (lines 11-13)",
+            "skipped a fenced code block (lines 16-18)",
+        ]
+    );
+}
+
+/// A requirement that ends in a number next to a table of contents is not taken for one
+/// of its entries.
+#[test]
+fn a_requirement_beside_a_table_of_contents_stays() {
+    let doc = "Contents\n1 Intro .......... 3\n2 Pump .......... 4\nR-1: The pump shall deliver at most 10\n\n1 Intro\nText.\n";
+    let x = extract("toc.txt", doc.as_bytes(), None).unwrap();
+    assert_eq!(x.requirements.len(), 1, "{:#?}", x.notes);
+    assert_eq!(x.requirements[0].text, "The pump shall deliver at most 10");
+}

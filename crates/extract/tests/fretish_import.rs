@@ -176,6 +176,11 @@ fn expressions() {
         ("(a)", "a"),
         ("true & !false", "(and true (not false))"),
         ("-x < 3", "(< (- x) 3)"),
+        // A chain of one operator is one n-ary term, whichever way it nests.
+        ("a | b | c | d", "(or a b c d)"),
+        ("a & (b & c) & d", "(and a b c d)"),
+        ("x + y + 1 + z > 0", "(> (+ x y 1 z) 0)"),
+        ("2 * x * 3 > 0", "(> (* 2 x 3) 0)"),
     ];
     for (e, want) in cases {
         let t = timed(&format!("the sw shall always satisfy {e}"));
@@ -463,4 +468,39 @@ fn prefixes_of_the_case_study_sentences_never_panic() {
         }
     }
     assert!(n > 1000, "{n}");
+}
+
+/// What vera's spec loader refuses is refused at import, at its place: a division by
+/// zero, and a condition nested deeper than the loader reads.
+#[test]
+fn what_the_loader_refuses_is_refused_at_import() {
+    let e = errors(&one(
+        "the sw shall always satisfy x / 0 > 1 & y mod 0.0 = 1",
+    ));
+    let shown: Vec<String> = e.iter().map(|e| e.to_string()).collect();
+    assert!(
+        shown[0].starts_with("t.json:1:63: R1: / by zero"),
+        "{shown:?}"
+    );
+    // A chain of 1,100 operators is a tree 1,100 deep: read on a stack as large as the
+    // one vera runs its commands on (`logic::with_big_stack`).
+    let deep = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| {
+            let alternating: String = (0..1100)
+                .map(|i| if i % 2 == 1 { " + x" } else { " - x" })
+                .collect();
+            errors(&one(&format!(
+                "the sw shall always satisfy x{alternating} > 1"
+            )))
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(
+        deep[0]
+            .message
+            .starts_with("the condition nests 1101 levels deep once written in SMT-LIB"),
+        "{deep:?}"
+    );
 }

@@ -646,3 +646,29 @@ proptest! {
         let _ = req_to_spec("p.req", &text, Some(&tick));
     }
 }
+
+/// What vera's spec loader refuses is refused at import, each at its place: a division
+/// (or `%`) by zero, by a variable, and a product of two variables.
+#[test]
+fn what_the_loader_refuses_is_refused_at_import() {
+    let text = "Input x is int\nInput y is int\nInput r is real\n\
+                req1: Globally, it is always the case that \"x / 0 > 1\" holds.\n\
+                req2: Globally, it is always the case that \"r / -0.0 > 1.0\" holds.\n\
+                req3: Globally, it is always the case that \"x % y == 1\" holds.\n\
+                req4: Globally, it is always the case that \"2 * x * y > 1\" holds.\n\
+                req5: Globally, it is always the case that \"2 * x * 3 > 1\" holds.\n";
+    let errs: Vec<String> = req_to_spec("z.req", text, None)
+        .unwrap_err()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(
+        errs,
+        [
+            "z.req:4:49: / by zero: SMT-LIB leaves its value unspecified, and vera's specs refuse it",
+            "z.req:5:49: / by zero: SMT-LIB leaves its value unspecified, and vera's specs refuse it",
+            "z.req:6:49: % by a variable term: vera's specs are linear",
+            "z.req:7:45: a product of two variable terms: vera's specs are linear",
+        ]
+    );
+}

@@ -295,6 +295,7 @@ impl LlmConfig {
     pub fn load(path: Option<&Path>) -> Result<LlmConfig> {
         let mut cfg = match path {
             Some(p) if p.exists() => {
+                safefile::register_input(p);
                 let text = std::fs::read_to_string(p)
                     .map_err(|e| LlmError::Config(format!("cannot read {}: {e}", p.display())))?;
                 LlmConfig::from_toml(&text)?

@@ -80,6 +80,7 @@ impl Template {
     /// Loads `dir/<name>.txt`.
     pub fn load(dir: impl AsRef<Path>, name: &str) -> Result<Template> {
         let path = dir.as_ref().join(format!("{name}.txt"));
+        safefile::register_input(&path);
         let text = std::fs::read_to_string(&path).map_err(|e| LlmError::Template {
             template: path.display().to_string(),
             detail: e.to_string(),

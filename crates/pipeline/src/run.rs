@@ -990,7 +990,8 @@ pub fn run(
     safefile::register_input(document);
     // Read and extracted before the run directory is made: a document that cannot be
     // read leaves nothing behind. Extraction is deterministic and fast.
-    let doc_bytes = safefile::read_bytes(document)?;
+    // A UTF-16 document (with a byte-order mark) is read as its text.
+    let doc_bytes = safefile::read_bytes_as_utf8(document)?.0;
     let mut extraction = extract::extract(&doc_name, &doc_bytes, None)?;
     // The run directory knows its document by its full path.
     let doc_id = std::fs::canonicalize(document)

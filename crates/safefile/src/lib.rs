@@ -95,6 +95,23 @@ pub enum SafeFileError {
         /// 1-based byte column of the first invalid byte.
         column: usize,
     },
+    /// The input is UTF-16 text where UTF-8 is read.
+    #[error(
+        "{} is UTF-16 text{}; vera reads UTF-8: convert it first, e.g. `iconv -f {} -t UTF-8 {} > converted{}`",
+        .path.display(),
+        if *.bom { "" } else { " (without a byte-order mark)" },
+        .encoding,
+        .path.display(),
+        .path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default()
+    )]
+    Utf16 {
+        /// The path as given.
+        path: PathBuf,
+        /// `UTF-16LE` or `UTF-16BE`.
+        encoding: &'static str,
+        /// Whether it starts with a byte-order mark.
+        bom: bool,
+    },
     /// Reading failed.
     #[error("cannot read {}: {error}", .path.display())]
     Read {
@@ -235,6 +252,33 @@ pub fn check_output(path: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
+static PLANNED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// [`check_output`] for an output the command will write when its work is done, and
+/// remembers it: the inputs a command reads as it goes (the headers the preprocessor
+/// opens, a file found beside another) are known only later, and [`check_planned`]
+/// tells as soon as one of them is a planned output. The write itself checks again
+/// ([`write_atomic`], [`Stream::create`]), so an input found at any time is never
+/// written over.
+pub fn plan_output(path: &Path, force: bool) -> Result<()> {
+    check_output(path, force)?;
+    let mut planned = lock(&PLANNED);
+    if !planned.iter().any(|p| p == path) {
+        planned.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Refuses, before more work is done, a planned output ([`plan_output`]) that has since
+/// become an input.
+pub fn check_planned() -> Result<()> {
+    let planned = lock(&PLANNED).clone();
+    match planned.into_iter().find(|p| is_input(p)) {
+        Some(path) => Err(SafeFileError::IsInput { path }),
+        None => Ok(()),
+    }
+}
+
 /// Reads at most `limit` bytes of `path` (and remembers it as an input). Works on regular
 /// files, pipes and devices alike; more than `limit` bytes is an error.
 pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
@@ -281,9 +325,74 @@ pub fn read_text(path: &Path) -> Result<String> {
     read_text_limited(path, MAX_INPUT_BYTES)
 }
 
+/// The UTF-16 encoding of `bytes`, if they look like UTF-16 text: a byte-order mark
+/// (`FF FE` little-endian, `FE FF` big-endian; then `true`), or, without one, text whose
+/// first characters are ASCII with a zero byte beside each (then `false`).
+pub fn utf16_encoding(bytes: &[u8]) -> Option<(&'static str, bool)> {
+    match bytes {
+        [0xFF, 0xFE, ..] => return Some(("UTF-16LE", true)),
+        [0xFE, 0xFF, ..] => return Some(("UTF-16BE", true)),
+        _ => {}
+    }
+    let pairs: Vec<&[u8]> = bytes.chunks_exact(2).take(32).collect();
+    if pairs.len() < 2 {
+        return None;
+    }
+    let ascii = |b: u8| b == b'\t' || b == b'\n' || b == b'\r' || (0x20..0x7f).contains(&b);
+    if pairs.iter().all(|p| p[1] == 0 && ascii(p[0])) {
+        Some(("UTF-16LE", false))
+    } else if pairs.iter().all(|p| p[0] == 0 && ascii(p[1])) {
+        Some(("UTF-16BE", false))
+    } else {
+        None
+    }
+}
+
+/// Reads `path` (bounded, remembered as an input) as UTF-8 bytes: a UTF-16 file with a
+/// byte-order mark is decoded, and its encoding returned; UTF-16 without a mark (which
+/// cannot be told apart from binary for sure) is an error that says how to convert it.
+/// Any other content comes back as it is, for the caller to check.
+pub fn read_bytes_as_utf8(path: &Path) -> Result<(Vec<u8>, Option<&'static str>)> {
+    let bytes = read_bytes(path)?;
+    match utf16_encoding(&bytes) {
+        None => Ok((bytes, None)),
+        Some((encoding, false)) => Err(SafeFileError::Utf16 {
+            path: path.to_path_buf(),
+            encoding,
+            bom: false,
+        }),
+        Some((encoding, true)) => {
+            let units = bytes[2..].chunks(2).map(|p| {
+                let pair = [p[0], p.get(1).copied().unwrap_or(0)];
+                if encoding == "UTF-16LE" {
+                    u16::from_le_bytes(pair)
+                } else {
+                    u16::from_be_bytes(pair)
+                }
+            });
+            let text: std::result::Result<String, _> = char::decode_utf16(units).collect();
+            match text {
+                Ok(t) if bytes.len() % 2 == 0 => Ok((t.into_bytes(), Some(encoding))),
+                _ => Err(SafeFileError::Utf16 {
+                    path: path.to_path_buf(),
+                    encoding,
+                    bom: true,
+                }),
+            }
+        }
+    }
+}
+
 /// [`read_text`] with a chosen limit.
 pub fn read_text_limited(path: &Path, limit: u64) -> Result<String> {
     let bytes = read_bytes_limited(path, limit)?;
+    if let Some((encoding, bom)) = utf16_encoding(&bytes) {
+        return Err(SafeFileError::Utf16 {
+            path: path.to_path_buf(),
+            encoding,
+            bom,
+        });
+    }
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = good.iter().filter(|b| **b == b'\n').count() + 1;
@@ -540,6 +649,29 @@ mod tests {
     }
 
     #[test]
+    fn a_planned_output_read_later_is_refused_before_the_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = dir.path().join("later.h");
+        fs::write(&header, "int x;").unwrap();
+        plan_output(&header, true).unwrap();
+        check_planned().unwrap();
+        // Read through another spelling of the same file.
+        register_input(&dir.path().join(".").join("later.h"));
+        assert!(matches!(
+            check_planned(),
+            Err(SafeFileError::IsInput { .. })
+        ));
+        assert!(matches!(
+            write_atomic(&header, b"report", true),
+            Err(SafeFileError::IsInput { .. })
+        ));
+        assert_eq!(fs::read_to_string(&header).unwrap(), "int x;");
+        // The inputs are process-wide: the file stays, so that no other test's new
+        // file gets its inode and counts as an input.
+        std::mem::forget(dir);
+    }
+
+    #[test]
     fn existing_output_needs_force_and_is_replaced_atomically() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out.txt");
@@ -569,6 +701,39 @@ mod tests {
         s.write_all(b"{\"b\":2}\n").unwrap();
         drop(s);
         assert_eq!(fs::read_to_string(&out).unwrap(), "{\"a\":1}\n{\"b\":2}\n");
+    }
+
+    #[test]
+    fn utf16_is_named_as_such_and_decoded_when_it_has_a_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let le = dir.path().join("le.txt");
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in "R-1: Pümp\n".encode_utf16() {
+            bytes.extend(u.to_le_bytes());
+        }
+        fs::write(&le, &bytes).unwrap();
+        let (utf8, enc) = read_bytes_as_utf8(&le).unwrap();
+        assert_eq!(
+            (String::from_utf8(utf8).unwrap().as_str(), enc),
+            ("R-1: Pümp\n", Some("UTF-16LE"))
+        );
+        let err = read_text(&le).unwrap_err().to_string();
+        assert!(err.contains("le.txt is UTF-16 text; vera reads UTF-8: convert it first, e.g. `iconv -f UTF-16LE -t UTF-8"), "{err}");
+        let be = dir.path().join("be.toml");
+        let bytes: Vec<u8> = "[spec]\n"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
+        fs::write(&be, &bytes).unwrap();
+        let err = read_bytes_as_utf8(&be).unwrap_err().to_string();
+        assert!(
+            err.contains("is UTF-16 text (without a byte-order mark)"),
+            "{err}"
+        );
+        assert!(err.contains("iconv -f UTF-16BE"), "{err}");
+        // Binary is not UTF-16.
+        assert_eq!(utf16_encoding(b"\x7fELF\x02\x01\x01\x00\x00"), None);
+        std::mem::forget(dir);
     }
 
     #[test]

@@ -90,3 +90,4 @@ pub use config::{SolverConfig, SolverKind, UnknownSolver};
 pub use error::{Reason, SolverError};
 pub use pool::Pool;
 pub use solver::{Outcome, Solver};
+pub use transcript::transcript_files;

@@ -1295,7 +1295,7 @@ fn default_value(sort: &Sort, ctx: &Context) -> Option<Value> {
 }
 
 /// The transcript of the re-check process: `dir/stem.recheck.smt2`.
-fn recheck_path(main: &Path) -> PathBuf {
+pub(crate) fn recheck_path(main: &Path) -> PathBuf {
     let stem = main
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

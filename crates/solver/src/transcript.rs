@@ -79,3 +79,17 @@ pub(crate) fn worker_path(base: &Path, i: usize) -> PathBuf {
         .unwrap_or_else(|| "transcript".into());
     base.with_file_name(format!("{stem}.{i}.smt2"))
 }
+
+/// Every file a run with the transcript `base` may write when it has up to `workers`
+/// solver processes: `base` itself, `stem.i.smt2` for each pool worker, and the
+/// re-check transcript `stem.recheck.smt2` of each of those. A command checks them all
+/// before it starts its work.
+pub fn transcript_files(base: &Path, workers: usize) -> Vec<PathBuf> {
+    let mut out = vec![base.to_path_buf(), crate::solver::recheck_path(base)];
+    for i in 0..workers {
+        let w = worker_path(base, i);
+        out.push(crate::solver::recheck_path(&w));
+        out.push(w);
+    }
+    out
+}

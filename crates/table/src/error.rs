@@ -28,6 +28,18 @@ pub enum TableError {
         /// What is wrong.
         message: String,
     },
+    /// Rows with more cells than the header row: a cell beyond the last column would be
+    /// dropped (an unquoted decimal comma, `2,50`, makes two cells of one).
+    #[error("{}", long_rows_message(.file, *.header, .rows))]
+    LongRows {
+        /// The file.
+        file: String,
+        /// The number of columns of the header row.
+        header: usize,
+        /// Each long row: its line, the column of its first cell beyond the header,
+        /// how many cells it has, and that cell's text.
+        rows: Vec<LongRow>,
+    },
     /// No header row.
     #[error("{file}:1:1: the table is empty (no header row)")]
     Empty {
@@ -61,6 +73,20 @@ pub enum TableError {
         first: &'static str,
         /// The other.
         second: &'static str,
+    },
+    /// A column was named twice for one role.
+    #[error("{file}:{line}:1: column `{name}` is given twice for {role}{spelled}; name each column once")]
+    Twice {
+        /// The file.
+        file: String,
+        /// The header row's line.
+        line: u32,
+        /// The column.
+        name: String,
+        /// `--keys`, `--when` or `--then`.
+        role: &'static str,
+        /// How the two names were spelled, when they differ (` (as `a` and `A`)`).
+        spelled: String,
     },
     /// No column holds outcomes.
     #[error("{file}:{line}:1: no column holds outcomes (amounts, percentages or rule sentences); name it with --then")]
@@ -116,4 +142,32 @@ pub enum TableError {
     /// A solver answer contradicts vera's own arithmetic; a bug or a broken solver.
     #[error("{0}")]
     Inconsistent(String),
+}
+
+/// A row with more cells than the header row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongRow {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column of the first cell beyond the header.
+    pub column: u32,
+    /// How many cells the row has.
+    pub cells: usize,
+    /// The first cell beyond the header, as written.
+    pub extra: String,
+}
+
+fn long_rows_message(file: &str, header: usize, rows: &[LongRow]) -> String {
+    rows.iter()
+        .map(|r| {
+            format!(
+                "{file}:{}:{}: the row has {} cells, the header row {header}: `{}` is beyond the last column (a decimal comma in an unquoted cell? quote the cell, or write a decimal point)",
+                r.line,
+                r.column,
+                r.cells,
+                r.extra.trim()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -35,6 +35,6 @@ pub use analyze::{
     check, Finding, Group, Kind, Options, Point, Problem, ProblemKind, Region, Report, Summary,
     Undecided,
 };
-pub use error::TableError;
+pub use error::{LongRow, TableError};
 pub use model::{parse_range, BareMode, Columns, Layout, Table};
 pub use smt::{formalize, Formalization, OutcomeChoice, Selection};

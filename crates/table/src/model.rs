@@ -79,6 +79,7 @@ impl Table {
         let mut lines = LineCounter::default();
         let mut headers: Option<(Vec<String>, u32)> = None;
         let mut rows = Vec::new();
+        let mut long = Vec::new();
         for rec in reader.records() {
             let rec = rec.map_err(|e| {
                 let off = e.position().map_or(0, |p| p.byte() as usize);
@@ -127,6 +128,18 @@ impl Table {
                         });
                     }
                     let mut cells = cells;
+                    // A cell beyond the header would be dropped: an error, located.
+                    if let Some(extra) = cells[h.len().min(cells.len())..]
+                        .iter()
+                        .find(|c| !c.text.trim().is_empty())
+                    {
+                        long.push(crate::error::LongRow {
+                            line: extra.line,
+                            column: extra.column,
+                            cells: cells.len(),
+                            extra: extra.text.clone(),
+                        });
+                    }
                     while cells.len() < h.len() {
                         let column = cells
                             .last()
@@ -144,6 +157,13 @@ impl Table {
         let Some((headers, header_line)) = headers else {
             return Err(TableError::Empty { file: file.into() });
         };
+        if !long.is_empty() {
+            return Err(TableError::LongRows {
+                file: file.into(),
+                header: headers.len(),
+                rows: long,
+            });
+        }
         Ok(Table {
             file: file.into(),
             headers,
@@ -396,6 +416,32 @@ impl Layout {
         let keys = find(&cols.keys, "--keys")?;
         let when = find(&cols.when, "--when")?;
         let then = find(&cols.then, "--then")?;
+        // A column named twice for one role would be two inputs (or outcomes) that are
+        // one: every row would contradict itself.
+        for (role, v) in [("--keys", &keys), ("--when", &when), ("--then", &then)] {
+            let Some(v) = v else { continue };
+            if let Some((k, c)) = v.iter().enumerate().find(|(k, c)| v[..*k].contains(c)) {
+                let given = match role {
+                    "--keys" => &cols.keys,
+                    "--when" => &cols.when,
+                    _ => &cols.then,
+                };
+                let names = given.as_deref().unwrap_or_default();
+                let first = names[..k].iter().position(|n| table.column(n) == Some(*c));
+                return Err(TableError::Twice {
+                    file: table.file.clone(),
+                    line: table.header_line,
+                    name: table.headers[*c].clone(),
+                    role,
+                    spelled: match first {
+                        Some(f) if names[f] != names[k] => {
+                            format!(" (as `{}` and `{}`)", names[f], names[k])
+                        }
+                        _ => String::new(),
+                    },
+                });
+            }
+        }
         let given: Vec<(&'static str, &Vec<usize>)> =
             [("--keys", &keys), ("--when", &when), ("--then", &then)]
                 .into_iter()

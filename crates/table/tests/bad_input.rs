@@ -47,6 +47,43 @@ fn an_unclosed_quote_is_an_error_where_it_opens() {
     );
 }
 
+/// A cell beyond the header row is never dropped: `X,0 - 100,2,50` (an unquoted
+/// decimal comma) would read as fee 2. Every long row is named, at its extra cell; a
+/// trailing empty cell is not one.
+#[test]
+fn a_row_longer_than_the_header_is_an_error_at_its_extra_cell() {
+    let e = Table::read(
+        "fees.csv",
+        b"product,amount,fee\nX,0 - 100,2,50\nX,50 - 200,2.75\nY,0 - 10,1,\nY,10 - 20,\"1,5\",7\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "fees.csv:2:13: the row has 4 cells, the header row 3: `50` is beyond the last column (a decimal comma in an unquoted cell? quote the cell, or write a decimal point)\n\
+         fees.csv:5:17: the row has 4 cells, the header row 3: `7` is beyond the last column (a decimal comma in an unquoted cell? quote the cell, or write a decimal point)"
+    );
+    let t = Table::read("fees.csv", b"product,amount,fee\nY,0 - 10,1,\n").unwrap();
+    assert_eq!(t.rows.len(), 1);
+}
+
+/// A column named twice for one role is refused (it would make every row contradict
+/// itself).
+#[test]
+fn a_column_named_twice_for_one_role_is_refused() {
+    let t = Table::read("fees.csv", b"product,amount,fee\nCard,0 - 10,1\n").unwrap();
+    let e =
+        table::Layout::resolve(&t, &options(&[], &["amount", "amount"], &[]).columns).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "fees.csv:1:1: column `amount` is given twice for --when; name each column once"
+    );
+    let e = table::Layout::resolve(&t, &options(&[], &[], &["fee", "FEE "]).columns).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "fees.csv:1:1: column `fee` is given twice for --then (as `fee` and `FEE `); name each column once"
+    );
+}
+
 #[test]
 fn a_missing_column_names_the_columns_there_are() {
     let t = Table::read("fees.csv", b"product,amount,fee\nCard,0 - 10,1\n").unwrap();

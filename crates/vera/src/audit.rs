@@ -65,6 +65,9 @@ fn load_spec_with(
     schema: Option<&Path>,
     show: impl Fn(&logic::Located) -> bool,
 ) -> Result<Spec> {
+    if let Some(hint) = not_a_spec(path) {
+        bail!("{}", hint);
+    }
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
@@ -90,6 +93,11 @@ fn load_spec_with(
     let spec = match spec {
         // Printed as they are (warnings as `warning:`), then one line that says so.
         Err(reqs::LoadError::Invalid(d)) => {
+            // A `.req` file under another name: say what it is rather than list TOML
+            // errors from line 1 on.
+            if looks_like_req(path) {
+                bail!("{}", req_hint(path));
+            }
             eprintln!("{d}");
             let n =
                 d.0.iter()
@@ -111,6 +119,59 @@ fn load_spec_with(
         eprintln!("{shown}");
     }
     Ok(spec)
+}
+
+/// What to say of a file named like a source `vera extract` reads (an Ultimate `.req`
+/// file, a FRET export, a ReqIF file, a Markdown document) given where a spec is
+/// expected.
+fn not_a_spec(path: &Path) -> Option<String> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    let shown = crate::output::clean(&path.display().to_string());
+    let stem = path.with_extension("toml");
+    let toml = crate::output::clean(&stem.display().to_string());
+    match ext.as_str() {
+        "req" => Some(req_hint(path)),
+        "json" => Some(format!(
+            "{shown} is not a vera spec (those are TOML): a FRET export is imported with `vera extract {shown} --timed -o {toml}` (its FRETish sentences as timed requirements) or listed with `vera extract {shown} -o {toml}`; then give {toml}"
+        )),
+        "reqif" | "md" | "markdown" => Some(format!(
+            "{shown} is not a vera spec (those are TOML): `vera extract {shown} -o {toml}` lists its requirements as a spec to formalize; then give {toml}"
+        )),
+        _ => None,
+    }
+}
+
+/// Whether `path` reads like an Ultimate `.req` file: its first line that is not blank or
+/// a comment declares a variable (`Input x is bool`) or a constant (`CONST c is 5`).
+fn looks_like_req(path: &Path) -> bool {
+    let Ok(text) = safefile::read_text(path) else {
+        return false;
+    };
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#'))
+        .is_some_and(|l| {
+            let mut w = l.split_whitespace();
+            matches!(w.next(), Some("Input" | "Output" | "Internal" | "CONST"))
+                && w.next().is_some()
+                && w.next() == Some("is")
+        })
+}
+
+fn req_hint(path: &Path) -> String {
+    let shown = crate::output::clean(&path.display().to_string());
+    let toml = crate::output::clean(&path.with_extension("toml").display().to_string());
+    let from = if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("req"))
+    {
+        ""
+    } else {
+        " --from req"
+    };
+    format!(
+        "{shown} is an Ultimate/Hanfor requirements file (.req), not a vera spec: import it with `vera extract {shown}{from} -o {toml}` (a timed spec, docs/extract.md), then give {toml}"
+    )
 }
 
 /// [`load_spec`], printing the problems: `None` when the spec cannot be used.

@@ -11,8 +11,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn source(path: &Path) -> Result<SourceFile> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = safefile::read_text(path)?;
     Ok(SourceFile::new(path.display().to_string(), text))
 }
 
@@ -275,8 +274,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
     });
     input.bl_output = args.impl_output.clone();
     if let Some(b) = &args.bounds {
-        let text =
-            std::fs::read_to_string(b).with_context(|| format!("cannot read {}", b.display()))?;
+        let text = safefile::read_text(b)?;
         input.bounds = Some(Bounds::from_json(&b.display().to_string(), &text)?);
     }
     input.assumptions = assumptions;
@@ -845,8 +843,7 @@ fn batch(
     }
     let bounds = match &args.bounds {
         Some(b) => {
-            let text = std::fs::read_to_string(b)
-                .with_context(|| format!("cannot read {}", b.display()))?;
+            let text = safefile::read_text(b)?;
             Some(Bounds::from_json(&b.display().to_string(), &text)?)
         }
         None => None,

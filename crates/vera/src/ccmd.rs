@@ -212,7 +212,11 @@ fn load_program_with(
         ));
     }
     let pp = acsl::Preprocessor::for_frama_c(frama_c).map_err(|d| diagnostics(json, command, d))?;
-    let program = acsl::Program::load(&units, &pp).map_err(|d| diagnostics(json, command, d))?;
+    let program = acsl::Program::load(&units, &pp);
+    // The preprocessor has listed every file it opened (and `acsl` has remembered
+    // them as inputs): an output named after one is refused now, before Frama-C runs.
+    safefile::check_planned()?;
+    let program = program.map_err(|d| diagnostics(json, command, d))?;
     Ok((program, pp))
 }
 
@@ -230,18 +234,27 @@ fn unit_flags(
     if cpp.is_empty() && !includes_local_header(file) {
         return Ok(Vec::new());
     }
-    let units = units(&[file.to_path_buf()], cpp)?;
-    let mut flags = units
-        .into_iter()
-        .next()
-        .map(|u| u.flags.args)
-        .unwrap_or_default();
+    let mut units = units(&[file.to_path_buf()], cpp)?;
     let cwd = std::env::current_dir().unwrap_or_default();
     let dir = acsl::project::normalize(&cwd.join(file))
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or(cwd);
-    flags.insert(0, format!("-I{}", dir.display()));
+    for u in &mut units {
+        u.flags.args.insert(0, format!("-I{}", dir.display()));
+    }
+    // Frama-C and the compiler will read the headers it includes: preprocessed once
+    // here, so that every one of them is known as an input (an error is Frama-C's
+    // to report, on the file itself).
+    if let Ok(pp) = acsl::Preprocessor::for_frama_c(&cfg.frama_c) {
+        let _ = acsl::Program::load(&units, &pp);
+        safefile::check_planned()?;
+    }
+    let flags = units
+        .into_iter()
+        .next()
+        .map(|u| u.flags.args)
+        .unwrap_or_default();
     cfg.extra_args
         .push(acsl::wp::cpp_extra_args(&flags).map_err(|e| anyhow::anyhow!("{e}"))?);
     Ok(flags)
@@ -1136,8 +1149,8 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     // Checked before the (long) synthesis: never an input (by identity), never an
     // existing file without --force.
     safefile::register_input(path);
-    safefile::check_output(&out, crate::files::force())?;
-    safefile::check_output(&report_path, crate::files::force())?;
+    safefile::plan_output(&out, crate::files::force())?;
+    safefile::plan_output(&report_path, crate::files::force())?;
     let reference = match &a.reference {
         Some(p) => match parse(p)? {
             Some(f) => Some(f),
@@ -1345,7 +1358,7 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
                 )
             })?;
         }
-        safefile::check_output(out, force)?;
+        safefile::plan_output(out, force)?;
     }
     let report_path = a
         .report
@@ -1361,7 +1374,7 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
             report_path.display()
         );
     }
-    safefile::check_output(&report_path, force)?;
+    safefile::plan_output(&report_path, force)?;
     let opts = csynth::SynthOptions {
         attempts: a.attempts.max(1),
         strengthen: !a.no_strengthen,

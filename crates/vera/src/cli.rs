@@ -1249,6 +1249,22 @@ impl SolverArgs {
         c
     }
 
+    /// Refuses, before any work, a transcript that cannot be written: an input, or an
+    /// existing file without --force, at its path or at one of the paths written beside
+    /// it (one per solver process, and their re-check transcripts).
+    pub fn plan_transcripts(&self) -> anyhow::Result<()> {
+        let Some(t) = &self.transcript else {
+            return Ok(());
+        };
+        let force = crate::files::force();
+        for p in solver::transcript_files(t, self.jobs()) {
+            if p == *t || p.exists() {
+                safefile::plan_output(&p, force)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The number of parallel jobs.
     pub fn jobs(&self) -> usize {
         self.jobs
@@ -1572,6 +1588,29 @@ impl Command {
         }
     }
 
+    /// The solver options of a command that runs a solver.
+    fn solver_args(&self) -> Option<&SolverArgs> {
+        Some(match self {
+            Command::Run(a) => &a.solver,
+            Command::Schema(SchemaCommand::Draft(a)) => &a.solver,
+            Command::Audit(a) => &a.solver,
+            Command::Ask(a) => &a.solver,
+            Command::Qa(a) => &a.solver,
+            Command::Roundtrip(a) => &a.solver,
+            Command::Faults(a) => &a.solver,
+            Command::Eval(a) => &a.solver,
+            Command::Mutate(a) => &a.solver,
+            Command::Consistency(a) => &a.solver,
+            Command::Equiv(a) => &a.solver,
+            Command::Formalize(a) => &a.solver,
+            Command::Ambiguity(a) => &a.solver,
+            Command::Clarify(a) => &a.solver,
+            Command::Smt(SmtCommand::Check(a)) => &a.solver,
+            Command::Table(TableCommand::Check(a)) => &a.solver,
+            _ => return None,
+        })
+    }
+
     /// The `--csv-columns` of a command that reads requirement CSVs.
     fn csv_columns(&self) -> Option<&reqs::CsvColumns> {
         match self {
@@ -1596,9 +1635,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return crate::servecmd::serve(a);
     }
     let output = cli.command.output();
-    // An output file that cannot be written is refused before any work is done.
+    // An output file that cannot be written is refused before any work is done; one
+    // that becomes an input later (a header the preprocessor opens) is refused as soon
+    // as the command knows it (`safefile::check_planned`), and in any case when it is
+    // written (`output::emit` through `safefile::write_atomic`).
     if let Some(path) = output.file() {
-        safefile::check_output(path, cli.force)?;
+        safefile::plan_output(path, cli.force)?;
+    }
+    if let Some(s) = cli.command.solver_args() {
+        s.plan_transcripts()?;
     }
     let report = cli.command.run()?;
     let status = crate::output::emit(cli.command.name(), report.as_ref(), &output)?;

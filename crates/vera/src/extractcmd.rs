@@ -29,7 +29,7 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
         ExtractReading::List(format) => format,
     };
     if a.timed || a.skip_unsupported || a.tick.is_some() {
-        let bytes = safefile::read_bytes(&a.file)?;
+        let bytes = crate::files::read_utf8(&a.file)?;
         let read_as = format.unwrap_or_else(|| extract::Format::detect(&name, &bytes));
         if read_as == extract::Format::Fret {
             return import_fret(a, name, bytes);
@@ -54,8 +54,13 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
             crate::output::clean(&name)
         );
     }
-    let bytes = safefile::read_bytes(&a.file)?;
+    let bytes = crate::files::read_utf8(&a.file)?;
     let x = extract::extract(&name, &bytes, format)?;
+    // What was dropped or repaired is said on standard error too (and kept in the
+    // spec's comments and the JSON's notes): a person checks it there.
+    for n in &x.notes {
+        eprintln!("note: {}", comment(n));
+    }
     let run = ExtractRun { x };
     eprintln!("{}", crate::output::clean(&run.summary()));
     Ok(Box::new(run))
@@ -251,9 +256,10 @@ impl report::Report for FretRun {
 
 const SCHEMA: &str = extract::SCHEMA_TAG;
 
-/// A TOML basic string (JSON's escapes are TOML's).
+/// A TOML string, written by the TOML crate (JSON's escapes are not TOML's: a DEL
+/// character, U+007F, is raw in JSON and forbidden in a TOML string).
 fn toml_str(s: &str) -> String {
-    serde_json::to_string(s).expect("a string serializes")
+    toml::Value::String(s.to_string()).to_string()
 }
 
 /// `s` safe inside a TOML comment: one line, no control characters.

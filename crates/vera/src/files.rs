@@ -50,6 +50,20 @@ pub fn force() -> bool {
     FORCE.load(Ordering::Relaxed)
 }
 
+/// Reads a document or a table (bounded, as an input): UTF-8 as it is, UTF-16 with a
+/// byte-order mark decoded (with a note on standard error), UTF-16 without one refused
+/// with a message that says how to convert it.
+pub fn read_utf8(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    let (bytes, encoding) = safefile::read_bytes_as_utf8(path)?;
+    if let Some(e) = encoding {
+        eprintln!(
+            "note: {} is {e} text; read as such",
+            crate::output::clean(&path.display().to_string())
+        );
+    }
+    Ok(bytes)
+}
+
 static CSV_COLUMNS: OnceLock<Option<reqs::CsvColumns>> = OnceLock::new();
 
 /// Remembers `--csv-columns` (how the columns of a requirements CSV are found).

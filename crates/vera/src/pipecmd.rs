@@ -220,12 +220,8 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
     if let Some(s) = &a.csv.schema {
         inputs.push(s);
     }
-    if out.exists() && !force {
-        bail!(
-            "{} exists; choose another output with -o or pass --force",
-            out.display()
-        );
-    }
+    // Refused before the model is asked: an input, or an existing file without --force.
+    safefile::plan_output(&out, force)?;
     let client = llm_args.client()?;
     let mut options = FormalizeOptions {
         mode: if a.batch {
@@ -813,12 +809,8 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         .proposals
         .clone()
         .unwrap_or_else(|| default_out(&a.spec, "proposals.json"));
-    if out.exists() && !force {
-        bail!(
-            "{} exists; choose another output with -o or pass --force",
-            out.display()
-        );
-    }
+    // Refused before the model is asked: an input, or an existing file without --force.
+    safefile::plan_output(&out, force)?;
     let client = llm_args.client()?;
     let options = ClarifyOptions {
         rounds: a.rounds,
@@ -1043,7 +1035,7 @@ pub fn consistency_nl_text(
         Some(v) => v.clone(),
         None => rule_path.with_file_name("model.json"),
     };
-    let vars_text = std::fs::read_to_string(&vars_path).with_context(|| {
+    let vars_text = safefile::read_text(&vars_path).with_context(|| {
         format!(
             "cannot read the variable specification {} (give --variables)",
             vars_path.display()

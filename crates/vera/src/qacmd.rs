@@ -398,8 +398,8 @@ pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
     let force = crate::files::force();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    safefile::check_output(&json, force)?;
-    safefile::check_output(&md, force)?;
+    safefile::plan_output(&json, force)?;
+    safefile::plan_output(&md, force)?;
     let client = model.client()?;
     let report = pipeline::eval::run(&spec, &client, &solver.config(), &options)?;
     safefile::write_atomic(

@@ -35,8 +35,8 @@ pub fn draft(a: &crate::cli::SchemaDraftArgs) -> crate::output::Outcome {
     let force = crate::files::force();
     let out = a.out.clone().unwrap_or_else(|| default_out(&a.input));
     // Refused before the model is asked: an input, or an existing file without --force.
-    safefile::check_output(&out, force)?;
-    let bytes = safefile::read_bytes(&a.input)?;
+    safefile::plan_output(&out, force)?;
+    let bytes = crate::files::read_utf8(&a.input)?;
     let list = pipeline::schema::read_requirements(&a.input.display().to_string(), &bytes)?;
     let client = a.llm.client()?;
     let options = DraftOptions {

@@ -2,7 +2,6 @@
 //! `solver::Pool`; this module renders what it found.
 
 use crate::output::{excerpt, Rendered};
-use anyhow::Context as _;
 use logic::SourceFile;
 use report::Status;
 use serde::Serialize;
@@ -303,8 +302,7 @@ fn human_text(reports: &[FileReport], many: bool) -> String {
 /// `vera smt fmt FILE`
 pub fn fmt(a: &crate::cli::SmtFmtArgs) -> crate::output::Outcome {
     let (path, width) = (a.file.as_path(), a.width);
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = safefile::read_text(path)?;
     let file = SourceFile::new(path.display().to_string(), text);
     match logic::parse_script(&file) {
         Ok(script) => crate::output::text("smt fmt", logic::script::format_script(&script, width)),

@@ -33,7 +33,7 @@ pub struct TableRun {
 
 /// `vera table check FILE`
 pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
-    let bytes = safefile::read_bytes(&a.file)?;
+    let bytes = crate::files::read_utf8(&a.file)?;
     let name = a.file.display().to_string();
     let t = table::Table::read(&name, &bytes)?;
     let mut ranges = Vec::new();
@@ -120,7 +120,7 @@ pub(crate) fn formalize(
     output: Option<String>,
     hull_prefix: &str,
 ) -> anyhow::Result<table::Formalization> {
-    let bytes = safefile::read_bytes(path)?;
+    let bytes = crate::files::read_utf8(path)?;
     let name = path.display().to_string();
     let t = table::Table::read(&name, &bytes)?;
     let cols = columns(cols);

@@ -431,3 +431,60 @@ fn functions_inside_conditional_blocks_are_seen() {
     assert_eq!(code, 0);
     assert!(out.contains("extra"), "{out}");
 }
+
+/// Runs vera in `dir`; returns (exit code, stdout, stderr).
+fn vera_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// File names Frama-C would misread: `-dash.c` is verified as a file (not taken for an
+/// option), a name with `"` or `\` is refused by vera with a message that says why.
+#[test]
+fn file_names_frama_c_would_misread() {
+    let t = tempfile::tempdir().unwrap();
+    let clamp = common::root().join("examples/c/clamp.c");
+    for name in ["-dash.c", "q\"uote.c", "back\\slash.c"] {
+        std::fs::copy(&clamp, t.path().join(name)).unwrap();
+    }
+    let (code, out, err) = vera_in(t.path(), &["c", "verify", "--", "-dash.c"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("-dash.c: proved (7 goals)"), "{out}");
+    for name in ["q\"uote.c", "back\\slash.c"] {
+        let (code, out, err) = vera_in(t.path(), &["c", "verify", name]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            err.contains(&format!(
+                "{name}: Frama-C cannot read a file whose name has a `\"` or a `\\`"
+            )),
+            "{err}"
+        );
+    }
+}
+
+/// A brace a header leaves open is reported in the header, at its line, not at the end
+/// of the `.c` file where the parser notices it.
+#[test]
+fn a_brace_a_header_leaves_open_is_reported_in_the_header() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("bad.h"), "struct s {\n  int a;\n").unwrap();
+    std::fs::write(
+        t.path().join("use.c"),
+        "#include \"bad.h\"\nint g(int y) { return y; }\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera_in(t.path(), &["c", "verify", "use.c"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.starts_with("bad.h:1: this `{` is not closed before the end of the file"),
+        "{err}"
+    );
+}

@@ -396,3 +396,330 @@ fn timed_is_for_fret_exports_and_has_no_json_output() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the tick \"soon\" is not a duration"), "{err}");
 }
+
+/// Runs vera in `dir`; returns (exit code, stdout, stderr).
+fn vera_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vera"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("vera runs");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A 29-page document whose 87 requirements all have the same shape but for their
+/// digits: every one is extracted (none is taken for a page header), and the running
+/// header that was dropped is named, with its lines, on standard error.
+#[test]
+fn requirements_shaped_alike_are_not_dropped_as_page_headers() {
+    let t = tempfile::tempdir().unwrap();
+    let mut doc = String::new();
+    for p in 1..=29 {
+        doc.push_str("Controller Software Requirements Specification\n\n");
+        for k in 1..=3 {
+            let n = (p - 1) * 3 + k;
+            doc.push_str(&format!(
+                "REQ-{n} The controller shall log event {n} within 5 ms.\n\n"
+            ));
+        }
+        doc.push_str(&format!("Page {p} of 29\n"));
+    }
+    std::fs::write(t.path().join("log.txt"), doc).unwrap();
+    let (code, out, err) = vera_in(t.path(), &["extract", "log.txt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "87 requirements extracted from log.txt (read as text): 87 marked in the source"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: dropped 29 running header or footer lines like `Controller Software Requirements Specification` next to page breaks (lines 1, 10, 19, 28,"),
+        "{err}"
+    );
+    assert_eq!(out.matches("[[requirements]]").count(), 87);
+}
+
+/// Markdown: `\|` stays in the requirement's text, a table row without an id and a
+/// skipped code block are said on standard error, and no closing fence ends up in a
+/// requirement.
+#[test]
+fn markdown_escaped_pipes_rows_without_ids_and_code_blocks() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("s.md"),
+        "# Spec\n\n| ID | Requirement |\n|----|-------------|\n| D-1 | The display shall show `a \\| b` as one value. |\n|  | The display shall blink twice. |\n\nR-9: The alarm shall sound.\n```\ncode\n```\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera_in(t.path(), &["extract", "s.md", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let texts: Vec<&str> = j["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "The display shall show `a | b` as one value.",
+            "The alarm shall sound."
+        ]
+    );
+    assert!(
+        err.contains("note: line 6: a table row without an id is not read as a requirement: The display shall blink twice."),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: skipped a fenced code block (lines 9-11)"),
+        "{err}"
+    );
+}
+
+/// A DEL character (U+007F) from a document, a FRET requirement or a ReqIF character
+/// reference (`&#x7F;`) is escaped in the TOML written, so the spec loads.
+#[test]
+fn a_del_character_is_escaped_in_the_written_spec() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(d.join("doc.txt"), "R-1: The pump shall stop\u{7f} now.\n").unwrap();
+    let fret = r#"{"requirements": [{"reqid": "LIM-1", "project": "Pump", "rationale": "Never more than 10\u007f ml/hr.", "fulltext": "Pump shall always satisfy basal_rate <= 10"}], "variables": []}"#;
+    std::fs::write(d.join("fret.json"), fret).unwrap();
+    let reqif =
+        std::fs::read_to_string(root().join("crates/extract/testdata/reqif/requirements.reqif"))
+            .unwrap()
+            .replace("reopen the door &amp;", "reopen the door &#x7F;&amp;");
+    std::fs::write(d.join("doors.reqif"), reqif).unwrap();
+    for input in ["doc.txt", "fret.json", "doors.reqif"] {
+        let (code, _, err) = vera_in(d, &["extract", input, "-o", "spec.toml", "--force"]);
+        assert_eq!(code, 0, "{input}: {err}");
+        let spec = std::fs::read_to_string(d.join("spec.toml")).unwrap();
+        assert!(!spec.contains('\u{7f}'), "{input}: {spec}");
+        assert!(spec.contains("\\u007F"), "{input}: {spec}");
+        // The spec loads: the only complaint is that nothing has a formula yet.
+        let (code, _, err) = vera_in(d, &["audit", "spec.toml"]);
+        assert_eq!(code, 2, "{input}: {err}");
+        assert!(
+            err.contains("nothing to check: spec.toml has"),
+            "{input}: {err}"
+        );
+    }
+}
+
+/// FRET's own LMCPS export holds model documents among its variables (records without
+/// a variable_name): plain `vera extract` skips them with a note, as `--timed` does,
+/// instead of refusing the file.
+#[test]
+fn a_fret_export_with_model_documents_is_read() {
+    let (code, out, err) = vera(&[
+        "extract",
+        "crates/extract/tests/data/fret-case-studies/LM_requirements.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["counts"]["requirements"], 97);
+    assert!(
+        err.contains("note: 11 variable record(s) without a variable_name (model documents) are not read: records 1, 8, 12,"),
+        "{err}"
+    );
+    assert!(j["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().starts_with("11 variable record(s)")));
+}
+
+/// Hanfor CSV: the line of a row is right with CRLF line ends and blank lines, and a
+/// `\\` reads the same quoted or not (as Python's csv module, which Hanfor uses, reads
+/// it).
+#[test]
+fn hanfor_lines_with_crlf_and_blank_lines_and_backslashes() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("h.csv"),
+        "ID,Description,Type\r\n\r\nR1,\"say \\\"x\\\" a\\\\b\",requirement\r\n\r\nR2,a\\\\b,requirement\r\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera_in(t.path(), &["extract", "h.csv", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let got: Vec<(u64, &str)> = j["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["source"]["line"].as_u64().unwrap(),
+                r["text"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(3, "say \"x\" a\\b"), (5, "a\\b")]);
+    std::fs::write(
+        t.path().join("h.csv"),
+        "ID,Description,Type\r\n\r\nR1,a,requirement\r\n\r\n,no id,requirement\r\n",
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(t.path(), &["extract", "h.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("h.csv:5:1: the row has no id"), "{err}");
+}
+
+/// What the spec loader refuses is refused at import, at its place in the source: a
+/// division by zero and a product of variables in a `.req` file, a division by zero in
+/// a FRETish sentence, a formula nested deeper than the loader reads. A FRETish chain
+/// of 1,500 `|` is one n-ary `or`, which the loader reads.
+#[test]
+fn imports_refuse_what_the_loader_refuses_and_write_chains_flat() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(
+        d.join("a.req"),
+        "Input x is int\nInput y is int\nreq1: Globally, it is always the case that \"x / 0 > 1\" holds.\nreq2: Globally, it is always the case that \"x * y > 1\" holds.\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera_in(d, &["extract", "a.req"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("a.req:3:49: / by zero: SMT-LIB leaves its value unspecified"),
+        "{err}"
+    );
+    assert!(
+        err.contains("a.req:4:45: a product of two variable terms: vera's specs are linear"),
+        "{err}"
+    );
+    let alternating: String = (0..1200)
+        .map(|i| if i % 2 == 1 { " + x" } else { " - x" })
+        .collect();
+    std::fs::write(
+        d.join("deep.req"),
+        format!("Input x is int\nreq1: Globally, it is always the case that \"x{alternating} > 1\" holds.\n"),
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "deep.req"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("deep.req:2:45: the formula nests 1201 levels deep once written in SMT-LIB, more than the 1000 vera's spec loader reads"),
+        "{err}"
+    );
+
+    let vars = |n: usize| -> String {
+        let mut v: Vec<String> = (0..n)
+            .map(|i| {
+                format!(r#"{{"variable_name": "v{i}", "dataType": "boolean", "idType": "Input"}}"#)
+            })
+            .collect();
+        v.push(r#"{"variable_name": "x", "dataType": "integer", "idType": "Input"}"#.into());
+        v.push(r#"{"variable_name": "out", "dataType": "boolean", "idType": "Output"}"#.into());
+        v.join(", ")
+    };
+    std::fs::write(
+        d.join("zero.json"),
+        format!(
+            r#"{{"requirements": [{{"reqid": "R1", "fulltext": "The sys shall always satisfy x / 0 > 1"}}], "variables": [{}]}}"#,
+            vars(0)
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "zero.json", "--timed"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("zero.json:1:81: R1: / by zero: SMT-LIB leaves its value unspecified"),
+        "{err}"
+    );
+    let ors: Vec<String> = (0..1500).map(|i| format!("v{i}")).collect();
+    std::fs::write(
+        d.join("wide.json"),
+        format!(
+            r#"{{"requirements": [{{"reqid": "R1", "fulltext": "The sys shall always satisfy ({}) => out"}}], "variables": [{}]}}"#,
+            ors.join(" | "),
+            vars(1500)
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "wide.json", "--timed", "-o", "wide.toml"]);
+    assert_eq!(code, 0, "{err}");
+    let spec = std::fs::read_to_string(d.join("wide.toml")).unwrap();
+    assert!(
+        spec.contains("(=> (or v0 v1 v2 "),
+        "{}",
+        &spec[spec.len() - 300..]
+    );
+    let (code, out, err) = vera_in(d, &["audit", "wide.toml", "--no-rt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 requirements on traces"), "{err}");
+}
+
+/// `text` as UTF-16LE with a byte-order mark (what "Unicode text" exports write).
+fn utf16le(text: &str) -> Vec<u8> {
+    let mut b = vec![0xFF, 0xFE];
+    b.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    b
+}
+
+/// A UTF-16 document is read as text (with a note), not called binary; UTF-16 without a
+/// byte-order mark, and a UTF-16 spec, are refused with the encoding named and how to
+/// convert.
+#[test]
+fn utf16_files_are_read_or_named_as_utf16() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    std::fs::write(d.join("doc.txt"), utf16le("R-1: The pump shall stop.\n")).unwrap();
+    let (code, out, err) = vera_in(d, &["extract", "doc.txt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("note: doc.txt is UTF-16LE text; read as such"),
+        "{err}"
+    );
+    assert!(out.contains("text = \"The pump shall stop.\""), "{out}");
+    let bare: Vec<u8> = "R-1: The pump shall stop.\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    std::fs::write(d.join("bare.txt"), bare).unwrap();
+    let (code, _, err) = vera_in(d, &["extract", "bare.txt"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bare.txt is UTF-16 text (without a byte-order mark); vera reads UTF-8: convert it first, e.g. `iconv -f UTF-16LE -t UTF-8 bare.txt > converted.txt`"),
+        "{err}"
+    );
+    assert!(!err.contains("binary"), "{err}");
+    let spec =
+        std::fs::read_to_string(root().join("examples/hemodialysis/hemodialysis.toml")).unwrap();
+    std::fs::write(d.join("h.toml"), utf16le(&spec)).unwrap();
+    let (code, _, err) = vera_in(d, &["audit", "h.toml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("h.toml is UTF-16 text; vera reads UTF-8"),
+        "{err}"
+    );
+}
+
+/// An Ultimate `.req` file given to `vera audit` is named as one, with the command that
+/// imports it, instead of TOML errors from line 1 on.
+#[test]
+fn audit_of_a_req_file_points_at_extract() {
+    let (code, _, err) = vera(&["audit", REQ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{REQ} is an Ultimate/Hanfor requirements file (.req), not a vera spec: import it with `vera extract {REQ} -o ")),
+        "{err}"
+    );
+    assert!(!err.contains("invalid key"), "{err}");
+    // The same text under another name is recognized by its content.
+    let t = tempfile::tempdir().unwrap();
+    std::fs::copy(root().join(REQ), t.path().join("spec.txt")).unwrap();
+    let (code, _, err) = vera_in(t.path(), &["audit", "spec.txt"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("import it with `vera extract spec.txt --from req -o spec.toml`"),
+        "{err}"
+    );
+}

@@ -696,4 +696,31 @@ fn with_forms_the_vote_is_the_ambiguity_screening() {
         9,
         "three forms for each of the three requirements the parser left to the model"
     );
+/// `--transcript` naming an existing file (or one of the files written beside it, one per
+/// solver process) is refused before any work, without --force: the model is never
+/// asked.
+#[test]
+fn an_existing_transcript_is_refused_before_any_work() {
+    let dir = setup();
+    let (port, count) = server(|b| model(b, "(=> (> bolus_volume 20.0) alarm)"));
+    let quick = [ARGS, &["--no-ambiguity", "--no-roundtrip", "-j", "2"]].concat();
+    for existing in ["t.smt2", "t.1.smt2", "t.recheck.smt2"] {
+        std::fs::write(dir.path().join(existing), "mine").unwrap();
+        let (code, _, err) = vera(
+            dir.path(),
+            port,
+            &[&quick[..], &["--transcript", "t.smt2"]].concat(),
+        );
+        assert_eq!(code, 2, "{existing}: {err}");
+        assert!(
+            err.contains(&format!("{existing} already exists")),
+            "{existing}: {err}"
+        );
+        assert_eq!(count.load(Ordering::SeqCst), 0, "{existing}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(existing)).unwrap(),
+            "mine"
+        );
+        std::fs::remove_file(dir.path().join(existing)).unwrap();
+    }
 }

@@ -244,3 +244,80 @@ fn a_table_is_one_side_of_a_consistency_check() {
     assert_eq!(code, 2);
     assert!(err.contains("give it with --table"), "{err}");
 }
+
+/// `X,0 - 100,2,50`: an unquoted decimal comma makes a fourth cell, which used to be
+/// dropped (fee 2, so the conflict of 2.50 with 2.75 passed for a harmless overlap with
+/// "0 cell problems"). A row longer than the header is an error at its extra cell.
+#[test]
+fn a_row_longer_than_the_header_is_refused_where_it_is() {
+    let t = tempfile::tempdir().unwrap();
+    let csv = t.path().join("fees.csv");
+    std::fs::write(
+        &csv,
+        "product,amount,fee\nX,0 - 100,2,50\nX,50 - 200,2.75\n",
+    )
+    .unwrap();
+    let path = csv.display().to_string();
+    let (code, out, err) = vera(&["table", "check", &path]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(&format!(
+            "{path}:2:13: the row has 4 cells, the header row 3: `50` is beyond the last column"
+        )),
+        "{err}"
+    );
+    // Quoted, the cell is one amount and the conflict is found.
+    std::fs::write(
+        &csv,
+        "product,amount,fee\nX,0 - 100,\"2,50\"\nX,50 - 200,2.75\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera(&["table", "check", &path]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("conflict"), "{out}");
+}
+
+/// `--when amount,amount`: one column named twice would be two inputs that are one,
+/// and every row a contradiction; it is refused.
+#[test]
+fn a_column_named_twice_is_refused() {
+    let (code, out, err) = vera(&[
+        "table",
+        "check",
+        "crates/table/testdata/fees.csv",
+        "--when",
+        "amount,amount",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err.trim(),
+        "error: crates/table/testdata/fees.csv:1:1: column `amount` is given twice for --when; name each column once"
+    );
+}
+
+/// A table saved as UTF-16 (with a byte-order mark, as spreadsheets' "Unicode text"
+/// writes it) is read as its text, with a note saying so: the same report as for UTF-8.
+#[test]
+fn a_utf16_table_is_read() {
+    let t = tempfile::tempdir().unwrap();
+    let csv =
+        std::fs::read_to_string(common::root().join("crates/table/testdata/fees.csv")).unwrap();
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(csv.encode_utf16().flat_map(u16::to_le_bytes));
+    let path = t.path().join("fees.csv");
+    std::fs::write(&path, bytes).unwrap();
+    let p = path.display().to_string();
+    let (code, out, err) = vera(&["table", "check", &p]);
+    let (code8, out8, _) = vera(&["table", "check", "crates/table/testdata/fees.csv"]);
+    assert_eq!(code, code8, "{err}");
+    assert!(
+        err.contains(&format!("note: {p} is UTF-16LE text; read as such")),
+        "{err}"
+    );
+    assert_eq!(
+        text(&out.replace(&p, "crates/table/testdata/fees.csv")),
+        text(&out8)
+    );
+}
