@@ -696,6 +696,8 @@ fn with_forms_the_vote_is_the_ambiguity_screening() {
         9,
         "three forms for each of the three requirements the parser left to the model"
     );
+}
+
 /// `--transcript` naming an existing file (or one of the files written beside it, one per
 /// solver process) is refused before any work, without --force: the model is never
 /// asked.
