@@ -177,6 +177,11 @@ pub struct RtCheck {
     pub automata: Vec<String>,
     /// `Reachable`: rt-inconsistent (the run leads to the dead end).
     pub dead_end: Reach,
+    /// When a dead end was found: true when the run shown ends where the set has a next
+    /// step now but none ε later (the peer's check; no run of as many intervals ends
+    /// where it has none at all).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub epsilon_only: bool,
 }
 
 /// The dense-time audit.
@@ -384,6 +389,11 @@ enum Question {
 
 impl Question {
     fn bad(&self, sys: &System, k: usize) -> Term {
+        self.bad_shifted(sys, k, true)
+    }
+
+    /// For a dead end, `shifted` false asks for no next step at all (no ε).
+    fn bad_shifted(&self, sys: &System, k: usize, shifted: bool) -> Term {
         match self {
             Question::Vacuity { a, locs } => Term::App(
                 Op::Or,
@@ -392,7 +402,7 @@ impl Question {
                     .chain([Term::Bool(false)])
                     .collect(),
             ),
-            Question::Rt { set, ndc } => ndc.bad(sys, set, k),
+            Question::Rt { set, ndc } => ndc.bad(sys, set, k, shifted),
             Question::Holds { term } => sys.at(term, k),
         }
     }
@@ -410,7 +420,7 @@ struct Ndc {
 }
 
 impl Ndc {
-    fn bad(&self, sys: &System, set: &[usize], k: usize) -> Term {
+    fn bad(&self, sys: &System, set: &[usize], k: usize, shifted: bool) -> Term {
         let mut alts = Vec::new();
         for (locs, atoms, cubes) in &self.vectors {
             let mut here: Vec<Term> = set
@@ -425,7 +435,7 @@ impl Ndc {
                         .iter()
                         .zip(cube)
                         .map(|((a, p), v)| {
-                            let t = sys.clock_lt(*a, *p, k, true);
+                            let t = sys.clock_lt(*a, *p, k, shifted);
                             if *v {
                                 t
                             } else {
@@ -818,9 +828,12 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     // Consistency: a first interval.
     let mut bmc = Bmc::start(&sys, &options.solver)?;
     let consistency = match bmc.check(&Term::Bool(true))? {
-        Outcome::Sat(mdl) => DenseConsistency::Consistent {
-            witness: trace_of(&sys, tb, &mdl, 0),
-        },
+        Outcome::Sat(mdl) => {
+            recheck(spec, &sys, &mdl, 0, "the consistency witness")?;
+            DenseConsistency::Consistent {
+                witness: trace_of(&sys, tb, &mdl, 0),
+            }
+        }
         Outcome::Unsat(_) => {
             // Nothing is reachable: every question is answered.
             for a in &mut answers {
@@ -839,16 +852,26 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     };
 
     // Bounded model checking.
+    let mut epsilon_only = vec![false; questions.len()];
     if matches!(consistency, DenseConsistency::Consistent { .. }) {
         loop {
             let k = bmc.depth;
-            for (q, ans) in questions.iter().zip(answers.iter_mut()) {
+            for (qi, (q, ans)) in questions.iter().zip(answers.iter_mut()).enumerate() {
                 if ans.is_some() {
                     continue;
                 }
                 let bad = q.bad(&sys, k);
                 match bmc.check(&bad)? {
-                    Outcome::Sat(mdl) => {
+                    Outcome::Sat(mut mdl) => {
+                        if let Question::Rt { .. } = q {
+                            // A run that ends where there is no next step at all, if
+                            // one of as many intervals does.
+                            match bmc.check(&q.bad_shifted(&sys, k, false))? {
+                                Outcome::Sat(exact) => mdl = exact,
+                                _ => epsilon_only[qi] = true,
+                            }
+                        }
+                        recheck(spec, &sys, &mdl, k, "a run shown")?;
                         *ans = Some(Reach::Reachable {
                             intervals: k + 1,
                             trace: trace_of(&sys, tb, &mdl, k),
@@ -959,6 +982,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                     .map(|a| automaton_name(spec, &sys.automata[*a]))
                     .collect(),
                 dead_end: answer(*qi),
+                epsilon_only: epsilon_only[*qi],
             }
         })
         .collect();
@@ -983,6 +1007,62 @@ impl Reach {
             other => other,
         }
     }
+}
+
+/// The run of the first `n + 1` intervals of a model, for the evaluator.
+fn run_of(sys: &System, m: &Model, n: usize) -> Vec<super::eval::Piece> {
+    (0..=n)
+        .map(|k| {
+            let length = match m.get(&var_at("vera.delta", k)) {
+                Some(Value::Real(r)) => r.clone(),
+                Some(Value::Int(i)) => BigRational::from_integer(i.clone()),
+                _ => BigRational::zero(),
+            };
+            let mut state = Model::new();
+            for (x, _) in &sys.state {
+                if let Some(v) = m.get(&var_at(x, k)) {
+                    state.insert(x.clone(), v.clone());
+                }
+            }
+            for (h, x, _) in &sys.history {
+                if let Some(v) = m.get(&var_at(x, k.saturating_sub(1))) {
+                    state.insert(h.clone(), v.clone());
+                }
+            }
+            super::eval::Piece { length, state }
+        })
+        .collect()
+}
+
+/// Re-checks a witness run with the evaluator of the countertraces: every requirement
+/// must hold on it. A run that breaks one is an error, never a finding.
+fn recheck(spec: &Spec, sys: &System, m: &Model, n: usize, what: &str) -> Result<(), DenseError> {
+    let run = run_of(sys, m, n);
+    for a in &sys.automata {
+        let broken = super::eval::matched(&sys.bdd, &a.pea.phases, &run, &spec.context)
+            .map_err(|e| DenseError::Witness(format!("{what}: {}: {e}", a.id)))?;
+        if broken {
+            let shown: Vec<String> = run
+                .iter()
+                .map(|p| {
+                    let vals: Vec<String> = p
+                        .state
+                        .values
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect();
+                    format!("{} ticks: {}", p.length, vals.join(" "))
+                })
+                .collect();
+            return Err(DenseError::Witness(format!(
+                "{what} ({} intervals) breaks {} by the countertrace evaluator: {}",
+                n + 1,
+                a.id,
+                shown.join("; ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn automaton_name(spec: &Spec, a: &Automaton) -> String {

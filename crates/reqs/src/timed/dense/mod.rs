@@ -21,6 +21,7 @@
 pub mod audit;
 pub mod bdd;
 pub mod catalog;
+pub mod eval;
 pub mod pea;
 pub mod system;
 
