@@ -57,13 +57,13 @@ fn accepts(bdd: &Bdd, pea: &Pea, run: &[Piece]) -> bool {
         .map(|l| (*l, vec![d0.clone(); clocks.len()]))
         .filter(|(l, c)| inv_ok(*l, &run[0].state, c))
         .collect();
-    for k in 1..run.len() {
+    for piece in &run[1..] {
         let mut next: Vec<(usize, Vec<BigRational>)> = Vec::new();
         for (l, clk) in &configs {
             for t in &pea.locations[*l].transitions {
                 // The guard reads the clocks before the step and the next state (its
                 // atoms are primed; evaluate them on the next state).
-                if !value(t.guard, &run[k].state, clk) {
+                if !value(t.guard, &piece.state, clk) {
                     continue;
                 }
                 let c2: Vec<BigRational> = clocks
@@ -71,13 +71,13 @@ fn accepts(bdd: &Bdd, pea: &Pea, run: &[Piece]) -> bool {
                     .zip(clk)
                     .map(|((p, _), v)| {
                         if t.resets.contains(p) {
-                            run[k].length.clone()
+                            piece.length.clone()
                         } else {
-                            v + &run[k].length
+                            v + &piece.length
                         }
                     })
                     .collect();
-                if inv_ok(t.dest, &run[k].state, &c2) && !next.contains(&(t.dest, c2.clone())) {
+                if inv_ok(t.dest, &piece.state, &c2) && !next.contains(&(t.dest, c2.clone())) {
                     next.push((t.dest, c2));
                 }
             }
