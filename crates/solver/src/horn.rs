@@ -128,6 +128,10 @@ pub fn solve(config: &SolverConfig, problem: &HornProblem) -> Result<HornOutcome
     })?;
     let limit = config.watchdog();
     let mut lines = vec!["(set-option :print-success true)".to_string()];
+    // Without inlining, the model defines the relations by quantifier-free formulas
+    // (inlined clauses come back as existential quantifiers, which cannot be checked).
+    lines.push("(set-option :fp.xform.inline_linear false)".to_string());
+    lines.push("(set-option :fp.xform.inline_eager false)".to_string());
     lines.push(format!(
         "(set-option :timeout {})",
         config.timeout.as_millis().max(1)

@@ -105,6 +105,8 @@ impl TimeBase {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
+    /// Microseconds.
+    Us,
     /// Milliseconds.
     Ms,
     /// Seconds.
@@ -118,6 +120,7 @@ pub enum Unit {
 impl Unit {
     fn from_name(s: &str) -> Option<Unit> {
         Some(match s {
+            "us" | "µs" | "usec" | "microsecond" | "microseconds" => Unit::Us,
             "ms" | "millisecond" | "milliseconds" => Unit::Ms,
             "s" | "sec" | "secs" | "second" | "seconds" => Unit::S,
             "min" | "mins" | "minute" | "minutes" => Unit::Min,
@@ -129,6 +132,7 @@ impl Unit {
     /// One unit in seconds.
     pub fn seconds(self) -> BigRational {
         match self {
+            Unit::Us => BigRational::new(1.into(), 1_000_000.into()),
             Unit::Ms => BigRational::new(1.into(), 1000.into()),
             Unit::S => BigRational::from_integer(1.into()),
             Unit::Min => BigRational::from_integer(60.into()),
@@ -139,6 +143,7 @@ impl Unit {
     /// Its symbol (`ms`, `s`, `min`, `h`).
     pub fn symbol(self) -> &'static str {
         match self {
+            Unit::Us => "us",
             Unit::Ms => "ms",
             Unit::S => "s",
             Unit::Min => "min",
@@ -151,7 +156,7 @@ impl Unit {
 pub fn parse_tick(text: &str) -> Result<(BigRational, Unit), String> {
     let (value, unit) = parse_quantity(text.trim())?;
     let Some(unit) = unit else {
-        return Err("the tick needs a unit of time (ms, s, min, h), e.g. \"1 s\"".into());
+        return Err("the tick needs a unit of time (us, ms, s, min, h), e.g. \"1 s\"".into());
     };
     if value.is_zero() {
         return Err("the tick must be longer than zero".into());
@@ -206,7 +211,7 @@ fn parse_quantity(t: &str) -> Result<(BigRational, Option<Unit>), String> {
             Some(u) => Some(u),
             None => {
                 return Err(format!(
-                    "unknown unit of time `{u}` in `{t}` (use ms, s, min, h, or ticks)"
+                    "unknown unit of time `{u}` in `{t}` (use us, ms, s, min, h, or ticks)"
                 ))
             }
         },

@@ -345,6 +345,7 @@ pub fn system(spec: &Spec) -> System {
         domain: spec.domain.iter().map(|d| d.formula.clone()).collect(),
         logic,
         history,
+        only: None,
     }
 }
 
@@ -388,6 +389,15 @@ enum Question {
 }
 
 impl Question {
+    /// The automata the question is about.
+    fn automata(&self) -> Vec<usize> {
+        match self {
+            Question::Vacuity { a, .. } => vec![*a],
+            Question::Rt { set, .. } => set.clone(),
+            Question::Holds { .. } => Vec::new(),
+        }
+    }
+
     fn bad(&self, sys: &System, k: usize) -> Term {
         self.bad_shifted(sys, k, true)
     }
@@ -801,6 +811,8 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     };
     let mut rt_sets: Vec<(Vec<usize>, usize)> = Vec::new();
     let mut rt_trivial = 0;
+    let trace = std::env::var_os("VERA_DENSE_TRACE").is_some();
+    let t0 = std::time::Instant::now();
     for set in &sets {
         match ndc(&mut sys, set, primed_inv, &mut data)? {
             Ok(None) => rt_trivial += 1,
@@ -826,6 +838,16 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     }
 
     // Consistency: a first interval.
+    if trace {
+        eprintln!(
+            "dense: {} sets, {} with questions, dead-end conditions in {:?} ({} data queries)",
+            sets.len(),
+            rt_sets.len(),
+            t0.elapsed(),
+            data.queries
+        );
+    }
+    let t0 = std::time::Instant::now();
     let mut bmc = Bmc::start(&sys, &options.solver)?;
     let consistency = match bmc.check(&Term::Bool(true))? {
         Outcome::Sat(mdl) => {
@@ -851,13 +873,18 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         },
     };
 
-    // Bounded model checking.
+    // Bounded model checking until it stops finding answers, then proofs for the rest
+    // (all at once first), then deeper runs for what the proofs find reachable.
     let mut epsilon_only = vec![false; questions.len()];
     if matches!(consistency, DenseConsistency::Consistent { .. }) {
+        let mut last_found = 0;
+        let mut proofs_tried = false;
+        // Questions the fixedpoint engine found reachable: searched deeper.
+        let mut deeper: Vec<bool> = vec![false; questions.len()];
         loop {
             let k = bmc.depth;
             for (qi, (q, ans)) in questions.iter().zip(answers.iter_mut()).enumerate() {
-                if ans.is_some() {
+                if ans.is_some() || (proofs_tried && !deeper[qi]) {
                     continue;
                 }
                 let bad = q.bad(&sys, k);
@@ -872,6 +899,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                             }
                         }
                         recheck(spec, &sys, &mdl, k, "a run shown")?;
+                        last_found = k;
                         *ans = Some(Reach::Reachable {
                             intervals: k + 1,
                             trace: trace_of(&sys, tb, &mdl, k),
@@ -886,43 +914,73 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                     }
                 }
             }
-            if k >= depth || answers.iter().all(|a| a.is_some()) {
+            if trace {
+                eprintln!(
+                    "dense: depth {k} done at {:?}, {} open",
+                    t0.elapsed(),
+                    answers.iter().filter(|a| a.is_none()).count()
+                );
+            }
+            let open: Vec<usize> = (0..questions.len())
+                .filter(|q| answers[*q].is_none() && (!proofs_tried || deeper[*q]))
+                .collect();
+            if open.is_empty() || k >= depth {
                 break;
+            }
+            // Stalled: no answer in the last few depths (and past the shortest runs
+            // most answers need).
+            let stalled = k >= 3 && k >= last_found + 3;
+            if stalled && !proofs_tried && options.prove {
+                proofs_tried = true;
+                let open: Vec<usize> = (0..questions.len())
+                    .filter(|q| answers[*q].is_none())
+                    .collect();
+                let found = prove_all(&sys, &questions, &open, k + 1, &options.solver, trace)?;
+                for (qi, r) in found {
+                    match r {
+                        Some(a) => answers[qi] = Some(a),
+                        None => deeper[qi] = true,
+                    }
+                }
+                if !deeper.iter().any(|d| *d) {
+                    break;
+                }
             }
             bmc.extend()?;
         }
-        // Proofs for the rest.
-        for (q, ans) in questions.iter().zip(answers.iter_mut()) {
+        // What is still open: searched up to `depth` intervals only, or found by the
+        // engine and not shown by a run that long.
+        let up_to = bmc.depth + 1;
+        for (qi, ans) in answers.iter_mut().enumerate() {
             if ans.is_some() {
                 continue;
             }
-            let bad = q.bad(&sys, 0);
-            let answer = if options.prove {
-                match sys.prove(&bad, &options.solver)? {
-                    Proof::Proved => Reach::Unreachable {
-                        proved: true,
-                        up_to: depth + 1,
-                    },
-                    Proof::Reachable => Reach::Unknown {
+            *ans = Some(if deeper[qi] {
+                Reach::Unknown {
+                    reason: format!(
+                        "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
+                    ),
+                    up_to,
+                }
+            } else if options.prove && !proofs_tried {
+                match prove_all(&sys, &questions, &[qi], up_to, &options.solver, trace)?
+                    .pop()
+                    .and_then(|(_, r)| r)
+                {
+                    Some(a) => a,
+                    None => Reach::Unknown {
                         reason: format!(
-                            "the fixedpoint engine finds such a point, after more than {} intervals",
-                            depth + 1
+                            "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
                         ),
-                        up_to: depth + 1,
+                        up_to,
                     },
-                    Proof::Unknown(reason) => Reach::Unreachable {
-                        proved: false,
-                        up_to: depth + 1,
-                    }
-                    .or_unknown(reason),
                 }
             } else {
                 Reach::Unreachable {
                     proved: false,
-                    up_to: depth + 1,
+                    up_to,
                 }
-            };
-            *ans = Some(answer);
+            });
         }
     }
     let answer = |qi: usize| -> Reach {
@@ -1000,13 +1058,114 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     })
 }
 
-impl Reach {
-    fn or_unknown(self, reason: String) -> Reach {
-        match self {
-            Reach::Unreachable { up_to, .. } => Reach::Unknown { reason, up_to },
-            other => other,
+/// The variables an automaton's formulas mention.
+fn variables_of(sys: &System, a: usize) -> std::collections::BTreeSet<logic::Symbol> {
+    let mut out = std::collections::BTreeSet::new();
+    for ph in &sys.automata[a].pea.phases {
+        for v in sys.bdd.support(ph.inv) {
+            if let Atom::Data { term, .. } = &sys.bdd.atoms()[v as usize] {
+                out.extend(term.free_vars().into_iter().map(|(n, _)| n));
+            }
         }
     }
+    out
+}
+
+/// Proofs that the open questions' points are unreachable. Each is first tried on a
+/// smaller product: the question's automata, every invariant, and the automata that
+/// share a variable with them, then a wider circle, up to all automata (a product of
+/// fewer automata has more runs, so what it never reaches the whole never reaches). Per
+/// question: `Some(answer)` (proved, or undecided), or `None` when the engine finds
+/// the point reachable in the whole product (a deeper search may show the run).
+fn prove_all(
+    sys: &System,
+    questions: &[Question],
+    open: &[usize],
+    searched: usize,
+    config: &SolverConfig,
+    trace: bool,
+) -> Result<Vec<(usize, Option<Reach>)>, SolverError> {
+    let proved = Reach::Unreachable {
+        proved: true,
+        up_to: searched,
+    };
+    let n = sys.automata.len();
+    let vars: Vec<std::collections::BTreeSet<logic::Symbol>> =
+        (0..n).map(|a| variables_of(sys, a)).collect();
+    let mut out = Vec::new();
+    for q in open {
+        let t1 = std::time::Instant::now();
+        let question = &questions[*q];
+        let mut keep: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
+        for a in question.automata() {
+            keep[a] = true;
+        }
+        if let Question::Holds { term } = question {
+            // The automata over the formula's variables.
+            let fv: std::collections::BTreeSet<logic::Symbol> =
+                term.free_vars().into_iter().map(|(n, _)| n).collect();
+            for a in 0..n {
+                if !vars[a].is_disjoint(&fv) {
+                    keep[a] = true;
+                }
+            }
+        }
+        let mut answer = None;
+        loop {
+            let all = keep.iter().all(|k| *k);
+            let part = if all {
+                sys.clone()
+            } else {
+                sys.restricted(keep.clone())
+            };
+            let bad = question.bad(&part, 0);
+            let r = part.prove(&bad, config)?;
+            if trace {
+                eprintln!(
+                    "dense: proof of question {q} on {} automata: {} at {:?}",
+                    keep.iter().filter(|k| **k).count(),
+                    match &r {
+                        Proof::Proved => "proved",
+                        Proof::Reachable => "reachable",
+                        Proof::Unknown(_) => "unknown",
+                    },
+                    t1.elapsed()
+                );
+            }
+            match r {
+                Proof::Proved => {
+                    answer = Some(proved.clone());
+                    break;
+                }
+                Proof::Unknown(reason) if all => {
+                    answer = Some(Reach::Unknown {
+                        reason,
+                        up_to: searched,
+                    });
+                    break;
+                }
+                Proof::Reachable if all => break,
+                _ => {}
+            }
+            // A wider circle: the automata that share a variable with those taken.
+            let taken: std::collections::BTreeSet<logic::Symbol> = (0..n)
+                .filter(|a| keep[*a])
+                .flat_map(|a| vars[a].iter().cloned())
+                .collect();
+            let mut grew = false;
+            for a in 0..n {
+                if !keep[a] && !vars[a].is_disjoint(&taken) {
+                    keep[a] = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                keep = vec![true; n];
+            }
+        }
+        out.push((*q, answer));
+    }
+    Ok(out)
 }
 
 /// The run of the first `n + 1` intervals of a model, for the evaluator.

@@ -57,6 +57,9 @@ pub struct System {
     /// History variables: `x@prev` (the value of `x` over the previous interval; over
     /// the first interval, its own value) and its `x`.
     pub history: Vec<(Symbol, Symbol, Sort)>,
+    /// The automata taken into the product (`None`: all). A product of fewer automata
+    /// has more runs: what it never reaches, the whole product never reaches.
+    pub only: Option<Vec<bool>>,
 }
 
 fn real(r: &BigRational) -> Term {
@@ -96,6 +99,22 @@ fn eq(a: Term, b: Term) -> Term {
 }
 
 impl System {
+    /// The automata of the product, with their numbers.
+    pub fn taken(&self) -> impl Iterator<Item = (usize, &Automaton)> {
+        self.automata
+            .iter()
+            .enumerate()
+            .filter(|(a, _)| self.only.as_ref().is_none_or(|o| o[*a]))
+    }
+
+    /// The same system with only the automata `keep` in its product.
+    pub fn restricted(&self, keep: Vec<bool>) -> System {
+        System {
+            only: Some(keep),
+            ..self.clone()
+        }
+    }
+
     /// The location of automaton `a` at check point `k`.
     pub fn pc(&self, a: usize, k: usize) -> Term {
         Term::Var(var_at(&format!("vera.pc.{a}"), k), Sort::Int)
@@ -182,7 +201,7 @@ impl System {
     /// (the arguments of the reachability relation).
     pub fn control(&self, k: usize) -> Vec<(Symbol, Sort)> {
         let mut out = Vec::new();
-        for (a, aut) in self.automata.iter().enumerate() {
+        for (a, aut) in self.taken() {
             if let Term::Var(n, s) = self.pc(a, k) {
                 out.push((n, s));
             }
@@ -206,7 +225,7 @@ impl System {
     /// locations, whose state and clock invariants hold, and the domain constraints.
     pub fn invariants(&self, k: usize) -> Vec<Term> {
         let mut out: Vec<Term> = self.domain.iter().map(|d| self.at(d, k)).collect();
-        for (a, aut) in self.automata.iter().enumerate() {
+        for (a, aut) in self.taken() {
             let pea = &aut.pea;
             let pc = self.pc(a, k);
             out.push(Term::App(Op::Ge, vec![pc.clone(), Term::int(0)]));
@@ -235,7 +254,7 @@ impl System {
     /// The first interval: initial locations, every clock at the interval's length.
     pub fn init(&self) -> Vec<Term> {
         let mut out = vec![Term::App(Op::Gt, vec![self.delta(0), real(&ticks(0))])];
-        for (a, aut) in self.automata.iter().enumerate() {
+        for (a, aut) in self.taken() {
             out.push(or(aut
                 .pea
                 .init
@@ -254,7 +273,7 @@ impl System {
     pub fn step(&self, k: usize) -> Vec<Term> {
         let d = self.delta(k + 1);
         let mut out = vec![Term::App(Op::Gt, vec![d.clone(), real(&ticks(0))])];
-        for (a, aut) in self.automata.iter().enumerate() {
+        for (a, aut) in self.taken() {
             let clocks = aut.pea.clocks();
             let mut alts = Vec::new();
             for (l, loc) in aut.pea.locations.iter().enumerate() {
