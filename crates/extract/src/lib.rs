@@ -20,7 +20,9 @@ mod req;
 mod reqif;
 
 pub use fret::{fret_to_spec, FretError, FretImport, FretOptions, FretRead};
-pub use req::{req_to_spec, ExpectedResult, ReqError, ReqImport};
+pub use req::{
+    req_to_spec, req_to_spec_with, ExpectedResult, ReqError, ReqImport, ReqOptions, ReqSemantics,
+};
 use serde::Serialize;
 
 /// How sure the extractor is that a piece of text is a requirement.

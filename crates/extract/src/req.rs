@@ -185,23 +185,70 @@ fn located(file: &str, line: u32, column: u32, message: &str) -> String {
     }
 }
 
-/// Turns the `.req` file `file` (its content `text`) into a timed spec. `tick` is the
-/// spec's time step (`"1 s"` when `None`; a number and `ms`, `s`, `min` or `h`); one
-/// Ultimate time unit is one second either way, and every duration must be a whole
-/// number of ticks. Returns every problem of the file at once.
+/// How the imported spec reads time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReqSemantics {
+    /// Dense time, as the peer reads the file: every pattern of Hanfor's catalog, as
+    /// `pattern = "..."` with its formulas and durations (the default).
+    #[default]
+    Dense,
+    /// vera's discrete steps: the patterns that have a counterpart among the
+    /// `[requirements.timed]` keys, with the differences listed in this module's docs.
+    Discrete,
+}
+
+/// Options of [`req_to_spec_with`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReqOptions<'a> {
+    /// The spec's tick (`"100 ms"`); by default the greatest common divisor of the
+    /// file's durations in dense time, one second in discrete time.
+    pub tick: Option<&'a str>,
+    /// How time is read.
+    pub semantics: ReqSemantics,
+}
+
+/// Turns the `.req` file `file` (its content `text`) into a timed spec read in dense
+/// time (see [`req_to_spec_with`]); `tick` is the spec's time step.
 pub fn req_to_spec(file: &str, text: &str, tick: Option<&str>) -> Result<ReqImport, Vec<ReqError>> {
+    req_to_spec_with(
+        file,
+        text,
+        &ReqOptions {
+            tick,
+            semantics: ReqSemantics::Dense,
+        },
+    )
+}
+
+/// Turns the `.req` file `file` (its content `text`) into a timed spec. In dense time
+/// every pattern is imported as the peer reads it; durations keep their units (time
+/// units are read as seconds, or as microseconds in a file that also gives durations
+/// in `sec`, `msec` or `usec`, as Ultimate counts them), and the tick is their
+/// greatest common divisor unless given. In discrete time the tick is `1 s` unless
+/// given, one time unit is one second, every duration must be a whole number of ticks,
+/// and the patterns without a counterpart among vera's discrete keys are refused.
+/// Returns every problem of the file at once.
+pub fn req_to_spec_with(
+    file: &str,
+    text: &str,
+    options: &ReqOptions,
+) -> Result<ReqImport, Vec<ReqError>> {
     let mut errors = Vec::new();
-    let tick = match parse_tick(tick.unwrap_or("1 s")) {
-        Ok(t) => Some(t),
-        Err(m) => {
-            errors.push(ReqError {
-                file: file.into(),
-                line: 0,
-                column: 0,
-                message: m,
-            });
-            None
-        }
+    let dense = options.semantics == ReqSemantics::Dense;
+    let tick = match options.tick {
+        None if dense => None,
+        given => match parse_tick(given.unwrap_or("1 s")) {
+            Ok(t) => Some(t),
+            Err(m) => {
+                errors.push(ReqError {
+                    file: file.into(),
+                    line: 0,
+                    column: 0,
+                    message: m,
+                });
+                None
+            }
+        },
     };
     let (toks, lex_errors) = lex(text);
     let mut p = Parser {
@@ -228,8 +275,14 @@ pub fn req_to_spec(file: &str, text: &str, tick: Option<&str>) -> Result<ReqImpo
         syms: HashMap::new(),
         durations: BTreeMap::new(),
         consts_in_formulas: Vec::new(),
+        dense,
+        micro: false,
+        history: Vec::new(),
     };
-    let variables = b.declare(&decls);
+    let mut variables = b.declare(&decls);
+    if dense {
+        b.dense_time(&reqs, options.tick.is_some() && errors.is_empty());
+    }
     let built = b.requirements(&toks, &reqs);
     raw.append(&mut b.raw);
     raw.sort_by_key(|&(at, _)| at);
@@ -256,6 +309,20 @@ pub fn req_to_spec(file: &str, text: &str, tick: Option<&str>) -> Result<ReqImpo
         return Err(errors);
     }
     let (requirements, mut notes) = built;
+    for (name, sort) in &b.history {
+        variables.push(VarOut {
+            name: name.clone(),
+            sort: sort.name(),
+            role: None,
+        });
+    }
+    if !b.history.is_empty() {
+        let names: Vec<&str> = b.history.iter().map(|(n, _)| n.as_str()).collect();
+        notes.push(format!(
+            "prev(x) is written x@prev, the value of x over the previous interval: {}",
+            names.join(", ")
+        ));
+    }
     if !b.consts_in_formulas.is_empty() {
         notes.push(format!(
             "constants replaced by their values in formulas: {}",
@@ -271,10 +338,12 @@ pub fn req_to_spec(file: &str, text: &str, tick: Option<&str>) -> Result<ReqImpo
         .file_stem()
         .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
     let tick = b.tick.expect("no tick error");
+    let micro = b.micro;
     let doc = Doc {
         spec: SpecOut { name: stem },
         time: TimeOut {
             tick: tick.text.clone(),
+            semantics: dense.then_some("dense"),
             durations: b.durations,
         },
         variables,
@@ -292,9 +361,20 @@ pub fn req_to_spec(file: &str, text: &str, tick: Option<&str>) -> Result<ReqImpo
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
+    let unit_note = match (dense, micro) {
+        (true, true) => {
+            "# Read in dense time as Ultimate reads it; its time units are microseconds \
+                         here (the file also gives durations in sec, msec or usec)."
+        }
+        (true, false) => {
+            "# Read in dense time as Ultimate reads it; its abstract time units are \
+                          read as seconds: 1 time unit = 1 s."
+        }
+        (false, _) => "# Ultimate's abstract time units are read as seconds: 1 time unit = 1 s.",
+    };
     let toml = format!(
         "# Imported from the Ultimate requirements file {shown} (vera extract, .req import).\n\
-         # Ultimate's abstract time units are read as seconds: 1 time unit = 1 s.\n\n{body}"
+         {unit_note}\n\n{body}"
     );
     Ok(ReqImport {
         toml,
@@ -838,6 +918,10 @@ struct Dur {
 struct Req {
     id: Option<String>,
     at: usize,
+    /// Where the pattern starts.
+    pattern_at: usize,
+    /// The pattern's wording with slot names.
+    wording: String,
     text: String,
     scope: Scope,
     kind: Kind,
@@ -1321,47 +1405,12 @@ impl Parser<'_> {
             return self.end_of_statement();
         }
         let kind = tpl.kind;
-        let supported = !matches!(
-            kind,
-            Kind::Response
-                | Kind::ExistenceBoundU
-                | Kind::Precedence
-                | Kind::PrecedenceChain12
-                | Kind::PrecedenceChain21
-                | Kind::ResponseChain12
-                | Kind::ConstrainedChain
-                | Kind::EdgeResponseBoundU1
-                | Kind::EdgeResponseDelayBoundL2
-                | Kind::ReccurrenceBoundL
-                | Kind::UniversalityDelay
-                | Kind::ResponseDelayBoundL2
-                | Kind::TriggerResponseBoundL1
-                | Kind::TriggerResponseDelayBoundL1
-        );
-        if !supported {
-            return Err(self.error(
-                self.at(pstart),
-                format!(
-                    "pattern not supported: {} ({}): vera's timed format has no counterpart",
-                    class_name(kind),
-                    tpl.wording
-                ),
-            ));
-        }
-        if kind == Kind::Initialization && !matches!(scope, Scope::Globally) {
-            return Err(self.error(
-                self.at(pstart),
-                format!(
-                    "pattern not supported with a scope other than Globally: {} ({})",
-                    class_name(kind),
-                    tpl.wording
-                ),
-            ));
-        }
         let last = self.toks[end - 1].end;
         self.reqs.push(Req {
             id,
             at,
+            pattern_at: self.at(pstart),
+            wording: tpl.wording.clone(),
             text: one_line(&self.text[text_start..last]),
             scope,
             kind,
@@ -1423,6 +1472,130 @@ fn ratio(s: &str) -> Option<Ratio> {
     })
 }
 
+fn gcd_u128(a: u128, b: u128) -> u128 {
+    if b == 0 {
+        a
+    } else {
+        gcd_u128(b, a % b)
+    }
+}
+
+/// The greatest common divisor of two non-negative rationals (`None` on overflow).
+fn ratio_gcd(a: Ratio, b: Ratio) -> Option<Ratio> {
+    let x = a.num.checked_mul(b.den)?;
+    let y = b.num.checked_mul(a.den)?;
+    let num = gcd_u128(x, y);
+    let den = a.den.checked_mul(b.den)?;
+    let g = gcd_u128(num, den).max(1);
+    Some(Ratio {
+        num: num / g,
+        den: den / g,
+    })
+}
+
+/// A rational whose denominator divides a power of ten, as a decimal (`2.5`); others as
+/// `n/d` (not produced by the durations of a file).
+fn ratio_text(r: Ratio) -> String {
+    let g = gcd_u128(r.num, r.den).max(1);
+    let (num, den) = (r.num / g, r.den / g);
+    let mut d = den;
+    let mut digits = 0u32;
+    while d % 10 == 0 {
+        d /= 10;
+        digits += 1;
+    }
+    while d % 2 == 0 || d % 5 == 0 {
+        // A denominator of 2s and 5s: scale to a power of ten.
+        d = if d % 2 == 0 { d / 2 } else { d / 5 };
+        digits += 1;
+    }
+    if d != 1 {
+        return format!("{num}/{den}");
+    }
+    let scale = 10u128.pow(digits);
+    let scaled = num * (scale / den);
+    let int = scaled / scale;
+    let frac = scaled % scale;
+    if digits == 0 || frac == 0 {
+        int.to_string()
+    } else {
+        let f = format!("{frac:0width$}", width = digits as usize);
+        format!("{int}.{}", f.trim_end_matches('0'))
+    }
+}
+
+/// Why discrete time has no reading of a requirement (`None`: it has one).
+fn discrete_refusal(r: &Req) -> Option<String> {
+    let unsupported = matches!(
+        r.kind,
+        Kind::Response
+            | Kind::ExistenceBoundU
+            | Kind::Precedence
+            | Kind::PrecedenceChain12
+            | Kind::PrecedenceChain21
+            | Kind::ResponseChain12
+            | Kind::ConstrainedChain
+            | Kind::EdgeResponseBoundU1
+            | Kind::EdgeResponseDelayBoundL2
+            | Kind::ReccurrenceBoundL
+            | Kind::UniversalityDelay
+            | Kind::ResponseDelayBoundL2
+            | Kind::TriggerResponseBoundL1
+            | Kind::TriggerResponseDelayBoundL1
+    );
+    if unsupported {
+        return Some(format!(
+            "pattern not supported in discrete time: {} ({}): vera's discrete keys have no \
+             counterpart; import it in dense time",
+            class_name(r.kind),
+            r.wording
+        ));
+    }
+    if r.kind == Kind::Initialization && !matches!(r.scope, Scope::Globally) {
+        return Some(format!(
+            "pattern not supported in discrete time with a scope other than Globally: {} ({})",
+            class_name(r.kind),
+            r.wording
+        ));
+    }
+    None
+}
+
+/// Hanfor's name of a pattern.
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Absence => "Absence",
+        Kind::Universality => "Universality",
+        Kind::Initialization => "Initialization",
+        Kind::Persistence => "Persistence",
+        Kind::Invariance => "Invariance",
+        Kind::Response => "Response",
+        Kind::ExistenceBoundU => "ExistenceBoundU",
+        Kind::Precedence => "Precedence",
+        Kind::PrecedenceChain12 => "PrecedenceChain12",
+        Kind::PrecedenceChain21 => "PrecedenceChain21",
+        Kind::ResponseChain12 => "ResponseChain12",
+        Kind::ConstrainedChain => "ConstrainedChain",
+        Kind::DurationBoundL => "DurationBoundL",
+        Kind::DurationBoundU => "DurationBoundU",
+        Kind::EdgeResponseBoundL2 => "EdgeResponseBoundL2",
+        Kind::EdgeResponseBoundU1 => "EdgeResponseBoundU1",
+        Kind::EdgeResponseDelay => "EdgeResponseDelay",
+        Kind::EdgeResponseDelayBoundL2 => "EdgeResponseDelayBoundL2",
+        Kind::ReccurrenceBoundL => "ReccurrenceBoundL",
+        Kind::UniversalityDelay => "UniversalityDelay",
+        Kind::ResponseDelay => "ResponseDelay",
+        Kind::ResponseBoundL12 => "ResponseBoundL12",
+        Kind::ResponseDelayBoundL1 => "ResponseDelayBoundL1",
+        Kind::ResponseBoundL1 => "ResponseBoundL1",
+        Kind::ResponseDelayBoundL2 => "ResponseDelayBoundL2",
+        Kind::InvarianceBoundL2 => "InvarianceBoundL2",
+        Kind::BndEntryCondition => "BndEntryCondition",
+        Kind::TriggerResponseBoundL1 => "TriggerResponseBoundL1",
+        Kind::TriggerResponseDelayBoundL1 => "TriggerResponseDelayBoundL1",
+    }
+}
+
 /// A decimal without needless zeros: `50.0` is `50`, `2.50` is `2.5`, `007` is `7`.
 fn normal_decimal(s: &str) -> String {
     let (i, f) = s.split_once('.').unwrap_or((s, ""));
@@ -1454,6 +1627,7 @@ fn parse_tick(s: &str) -> Result<Tick, String> {
     let (n, unit) = (&t[..split], t[split..].trim());
     let r = ratio(n).ok_or_else(bad)?;
     let (mul, div) = match unit {
+        "us" | "µs" | "usec" | "microsecond" | "microseconds" => (1, 1_000_000),
         "ms" | "msec" | "millisecond" | "milliseconds" => (1, 1000),
         "s" | "sec" | "secs" | "second" | "seconds" => (1, 1),
         "min" | "mins" | "minute" | "minutes" => (60, 1),
@@ -1620,6 +1794,12 @@ struct FormulaParser<'a> {
     depth: usize,
     syms: &'a HashMap<String, (Sym, usize)>,
     used_consts: Vec<String>,
+    /// `prev(...)` is allowed (dense time).
+    allow_prev: bool,
+    /// Inside `prev(...)`: variables stand for their previous values.
+    in_prev: bool,
+    /// The variables used under `prev`.
+    prev_vars: Vec<(String, Sort)>,
 }
 
 impl FormulaParser<'_> {
@@ -1830,6 +2010,31 @@ impl FormulaParser<'_> {
                 self.i += 1;
                 return Ok(n);
             }
+            ETok::Id(name)
+                if name == "prev" && self.allow_prev && self.peek() == Some(&ETok::LPar) =>
+            {
+                if self.in_prev {
+                    return Err((at, "prev(...) inside prev(...) is not supported".into()));
+                }
+                self.i += 1;
+                self.deeper()?;
+                self.in_prev = true;
+                let x = self.implies();
+                self.in_prev = false;
+                let x = x?;
+                self.depth -= 1;
+                if self.peek() != Some(&ETok::RPar) {
+                    return Err((
+                        self.at(),
+                        format!(
+                            "expected \")\" (prev takes one argument), found {}",
+                            self.found()
+                        ),
+                    ));
+                }
+                self.i += 1;
+                return Ok(x);
+            }
             ETok::Id(name) if self.peek() == Some(&ETok::LPar) => {
                 if name != "abs" {
                     return Err((
@@ -1854,6 +2059,13 @@ impl FormulaParser<'_> {
                 Ex::Abs(Box::new(x))
             }
             ETok::Id(name) => match self.syms.get(&name) {
+                Some((Sym::Var(s), _)) if self.in_prev => {
+                    let h = format!("{name}@prev");
+                    if !self.prev_vars.iter().any(|(n, _)| *n == h) {
+                        self.prev_vars.push((h.clone(), *s));
+                    }
+                    Ex::Var(h, *s)
+                }
                 Some((Sym::Var(s), _)) => Ex::Var(name, *s),
                 Some((Sym::Const(v), _)) => {
                     if !self.used_consts.contains(&name) {
@@ -2092,6 +2304,8 @@ struct SpecOut {
 #[derive(Serialize)]
 struct TimeOut {
     tick: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    semantics: Option<&'static str>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     durations: BTreeMap<String, String>,
 }
@@ -2114,7 +2328,13 @@ struct ReqOut {
 #[derive(Serialize, Default)]
 struct Timed {
     #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     scope_before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope_between: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope_and: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scope_after: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -2127,6 +2347,7 @@ struct Timed {
     when: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     held_for: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
     then: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     within: Option<String>,
@@ -2134,6 +2355,18 @@ struct Timed {
     for_: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     until: Option<String>,
+    #[serde(rename = "R", skip_serializing_if = "Option::is_none")]
+    r: Option<String>,
+    #[serde(rename = "S", skip_serializing_if = "Option::is_none")]
+    s: Option<String>,
+    #[serde(rename = "T", skip_serializing_if = "Option::is_none")]
+    t: Option<String>,
+    #[serde(rename = "U", skip_serializing_if = "Option::is_none")]
+    u: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    c1: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    c2: Option<String>,
 }
 
 /// SMT-LIB's reserved words and the names of the operators vera's formulas use: not
@@ -2176,6 +2409,13 @@ struct Builder<'a> {
     syms: HashMap<String, (Sym, usize)>,
     durations: BTreeMap<String, String>,
     consts_in_formulas: Vec<String>,
+    /// Dense time (else discrete).
+    dense: bool,
+    /// Dense time: durations are counted in microseconds (the file gives some in
+    /// `sec`, `msec` or `usec`).
+    micro: bool,
+    /// Variables whose previous value a formula uses (`prev(x)`): `x@prev`.
+    history: Vec<(String, Sort)>,
 }
 
 impl Builder<'_> {
@@ -2237,6 +2477,9 @@ impl Builder<'_> {
                 depth: 0,
                 syms: &self.syms,
                 used_consts: Vec::new(),
+                allow_prev: self.dense,
+                in_prev: false,
+                prev_vars: Vec::new(),
             };
             let n = p.formula()?;
             let (sort, _) = type_of(&n)?;
@@ -2261,10 +2504,15 @@ impl Builder<'_> {
                     ),
                 ));
             }
-            Ok((s, p.used_consts))
+            Ok((s, p.used_consts, p.prev_vars))
         })();
         match r {
-            Ok((s, used)) => {
+            Ok((s, used, prev)) => {
+                for v in prev {
+                    if !self.history.contains(&v) {
+                        self.history.push(v);
+                    }
+                }
                 for c in used {
                     let v = match &self.syms[&c].0 {
                         Sym::Const(ConstVal::Int(n, d)) | Sym::Const(ConstVal::Real(n, d)) => {
@@ -2400,6 +2648,212 @@ impl Builder<'_> {
         }
     }
 
+    /// Dense time: the unit of the durations (seconds, or microseconds when the file
+    /// gives some in physical units) and, unless given, the tick: the greatest common
+    /// divisor of every duration.
+    fn dense_time(&mut self, reqs: &[Req], tick_given: bool) {
+        self.micro = reqs.iter().flat_map(|r| &r.durs).any(|d| d.unit.is_some());
+        if tick_given {
+            return;
+        }
+        let mut g: Option<Ratio> = None;
+        for d in reqs.iter().flat_map(|r| &r.durs) {
+            let Some(v) = self.dense_value(d) else {
+                continue;
+            };
+            if v.num == 0 {
+                continue;
+            }
+            g = Some(match g {
+                None => v,
+                Some(a) => match ratio_gcd(a, v) {
+                    Some(x) => x,
+                    None => continue,
+                },
+            });
+        }
+        let g = g.unwrap_or(Ratio { num: 1, den: 1 });
+        let unit = if self.micro { "us" } else { "s" };
+        let secs = if self.micro {
+            Ratio {
+                num: g.num,
+                den: g.den.saturating_mul(1_000_000),
+            }
+        } else {
+            g
+        };
+        self.tick = Some(Tick {
+            text: format!("{} {unit}", ratio_text(g)),
+            secs,
+        });
+    }
+
+    /// A duration's value in the dense unit (seconds, or microseconds), without
+    /// reporting problems (the requirement's own reading reports them).
+    fn dense_value(&self, d: &Dur) -> Option<Ratio> {
+        let text = match &d.val {
+            DurVal::Num(n) => n.clone(),
+            DurVal::Name(name) => match self.syms.get(name) {
+                Some((Sym::Const(ConstVal::Int(false, v) | ConstVal::Real(false, v)), _)) => {
+                    v.clone()
+                }
+                _ => return None,
+            },
+            DurVal::Bad(_) => return None,
+        };
+        let r = ratio(&text)?;
+        let mul: u128 = match d.unit.as_deref() {
+            None => 1,
+            Some("sec") => 1_000_000,
+            Some("msec" | "ms") => 1_000,
+            Some(_) => 1,
+        };
+        Some(Ratio {
+            num: r.num.checked_mul(mul)?,
+            den: r.den,
+        })
+    }
+
+    /// Dense time: a duration as `"<value> s"` (or `us`), or the name of a constant (then
+    /// a named duration), after checking it is a whole number of ticks.
+    fn dense_duration(&mut self, d: &Dur) -> Option<String> {
+        if let DurVal::Bad(s) = &d.val {
+            self.raw.push((
+                d.at,
+                format!(
+                    "bad duration \"{s}\": a duration is a non-negative number of time units \
+                     or the name of a constant"
+                ),
+            ));
+            return None;
+        }
+        if let DurVal::Name(name) = &d.val {
+            match self.syms.get(name) {
+                None => {
+                    self.raw.push((
+                        d.at,
+                        format!("bad duration \"{name}\": not a number nor a declared constant"),
+                    ));
+                    return None;
+                }
+                Some((Sym::Var(_), _)) => {
+                    self.raw.push((
+                        d.at,
+                        format!(
+                            "bad duration \"{name}\": a variable; a duration is a number or a \
+                             constant"
+                        ),
+                    ));
+                    return None;
+                }
+                Some((Sym::Const(ConstVal::Int(false, _) | ConstVal::Real(false, _)), _)) => {}
+                Some((Sym::Const(c), _)) => {
+                    let shown = match c {
+                        ConstVal::Int(_, v) | ConstVal::Real(_, v) => format!("-{v}"),
+                        ConstVal::Bool(b) => b.to_string(),
+                    };
+                    self.raw.push((
+                        d.at,
+                        format!(
+                            "bad duration \"{name}\": the constant is {shown}, not a \
+                             non-negative number of time units"
+                        ),
+                    ));
+                    return None;
+                }
+            }
+        }
+        let Some(v) = self.dense_value(d) else {
+            self.raw
+                .push((d.at, "bad duration: too many digits".to_string()));
+            return None;
+        };
+        let unit = if self.micro { "us" } else { "s" };
+        let tick = self.tick.as_ref()?;
+        // The value in seconds against the tick.
+        let secs = if self.micro {
+            Ratio {
+                num: v.num,
+                den: v.den.saturating_mul(1_000_000),
+            }
+        } else {
+            v
+        };
+        let whole = secs
+            .num
+            .checked_mul(tick.secs.den)
+            .zip(secs.den.checked_mul(tick.secs.num));
+        match whole {
+            Some((a, b)) if b != 0 && a % b == 0 => {}
+            Some(_) => {
+                self.raw.push((
+                    d.at,
+                    format!(
+                        "the duration {} {unit} is not a whole number of ticks (tick = {}); give a \
+                         finer tick, or none (the greatest common divisor of the durations)",
+                        ratio_text(v),
+                        tick.text
+                    ),
+                ));
+                return None;
+            }
+            None => {
+                self.raw
+                    .push((d.at, "bad duration: too many digits".to_string()));
+                return None;
+            }
+        }
+        let text = format!("{} {unit}", ratio_text(v));
+        match &d.val {
+            DurVal::Name(name) => {
+                self.durations.insert(name.clone(), text);
+                Some(name.clone())
+            }
+            _ => Some(text),
+        }
+    }
+
+    /// Dense time: the requirement as a pattern of Hanfor's catalog.
+    fn dense_timed(
+        &mut self,
+        r: &Req,
+        exprs: &[Option<String>],
+        durs: &[Option<String>],
+        scope: (Option<String>, Option<String>),
+    ) -> Timed {
+        let mut t = Timed {
+            pattern: Some(kind_name(r.kind)),
+            ..Timed::default()
+        };
+        match r.scope {
+            Scope::Globally => {}
+            Scope::Before(_) => t.scope_before = scope.0,
+            Scope::After(_) => t.scope_after = scope.0,
+            Scope::AfterUntil(..) => {
+                t.scope_after = scope.0;
+                t.scope_until = scope.1;
+            }
+            Scope::Between(..) => {
+                t.scope_between = scope.0;
+                t.scope_and = scope.1;
+            }
+        }
+        let e = |i: usize| exprs.get(i).cloned().flatten();
+        if r.kind == Kind::Response && exprs.len() == 1 {
+            // "R eventually holds": the peer reads it as the response of `true` to R.
+            t.r = e(0);
+            t.s = Some("true".into());
+        } else {
+            t.r = e(0);
+            t.s = e(1);
+            t.t = e(2);
+            t.u = e(3);
+        }
+        t.c1 = durs.first().cloned().flatten();
+        t.c2 = durs.get(1).cloned().flatten();
+        t
+    }
+
     fn requirements(&mut self, toks: &[Tok], reqs: &[Req]) -> (Vec<ReqOut>, Vec<String>) {
         let mut out = Vec::new();
         let mut notes = Vec::new();
@@ -2415,14 +2869,37 @@ impl Builder<'_> {
                 Scope::Before(a) | Scope::After(a) => (f(self, a), None),
                 Scope::AfterUntil(a, b) | Scope::Between(a, b) => (f(self, a), f(self, b)),
             };
-            let durs: Vec<Option<String>> = r.durs.iter().map(|d| self.duration(d)).collect();
+            if !self.dense {
+                if let Some(why) = discrete_refusal(r) {
+                    self.raw.push((r.pattern_at, why));
+                    continue;
+                }
+            }
+            let durs: Vec<Option<String>> = if self.dense {
+                r.durs.iter().map(|d| self.dense_duration(d)).collect()
+            } else {
+                r.durs.iter().map(|d| self.duration(d)).collect()
+            };
             if self.raw.len() > before {
                 continue;
             }
             let e = |i: usize| exprs[i].clone().unwrap_or_default();
             let d = |i: usize| durs[i].clone();
             let mut t = Timed::default();
+            if self.dense {
+                t = self.dense_timed(r, &exprs, &durs, (scope_a.clone(), scope_b.clone()));
+                if r.kind == Kind::ConstrainedChain
+                    && (exprs.get(4) != exprs.get(1) || exprs.get(5) != exprs.get(2))
+                {
+                    let (line, _) = self.lines.at(r.at);
+                    notes.push(format!(
+                        "the requirement on line {line}: the formulas after \"between\" are not \
+                         those of S and T; the peer reads S and T there"
+                    ));
+                }
+            }
             match r.scope {
+                _ if self.dense => {}
                 Scope::Globally => {}
                 Scope::Before(_) => t.scope_before = scope_a.clone(),
                 Scope::After(_) => t.scope_after = scope_a.clone(),
@@ -2432,6 +2909,7 @@ impl Builder<'_> {
                 }
             }
             match r.kind {
+                _ if self.dense => {}
                 Kind::Universality => t.then = e(0),
                 Kind::Absence => t.then = format!("(not {})", e(0)),
                 Kind::Initialization => {
@@ -2522,7 +3000,7 @@ impl Builder<'_> {
                 ));
                 id = new;
             }
-            if matches!(r.scope, Scope::Between(..)) {
+            if matches!(r.scope, Scope::Between(..)) && !self.dense {
                 between.push(id.clone());
             }
             if t.when.is_some() {

@@ -1,11 +1,25 @@
-//! The `.req` importer (`extract::req_to_spec`) on Ultimate's regression files (copied
-//! unchanged under tests/data/ultimate-req, see its README) and on hand-written input:
-//! every file imports or is refused with located errors, the TOML is valid and follows
-//! docs/timed.md, and no input makes it panic.
+//! The `.req` importer read in discrete time (`extract::req_to_spec_with`,
+//! `ReqSemantics::Discrete`) on Ultimate's regression files (copied unchanged under
+//! tests/data/ultimate-req, see its README) and on hand-written input: every file imports
+//! or is refused with located errors, the TOML is valid and follows docs/timed.md, and no
+//! input makes it panic. The dense-time import (the default) is tested in
+//! tests/req_import_dense.rs.
 
-use extract::{req_to_spec, ExpectedResult, ReqImport};
+use extract::{req_to_spec_with, ExpectedResult, ReqError, ReqImport, ReqOptions, ReqSemantics};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
+
+/// The discrete-time import.
+fn req_to_spec(file: &str, text: &str, tick: Option<&str>) -> Result<ReqImport, Vec<ReqError>> {
+    req_to_spec_with(
+        file,
+        text,
+        &ReqOptions {
+            tick,
+            semantics: ReqSemantics::Discrete,
+        },
+    )
+}
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ultimate-req")
@@ -178,7 +192,8 @@ fn every_regression_file_imports_or_is_refused_with_located_errors() {
     for (name, es) in &counts[1].1 {
         for e in es {
             assert!(
-                e.message.starts_with("pattern not supported: ")
+                e.message
+                    .starts_with("pattern not supported in discrete time: ")
                     || e.message.starts_with("function prev(...) is not supported"),
                 "{name}: {e}"
             );
@@ -297,8 +312,9 @@ req9: Globally, it is always the case that if \"A\" holds, then \"A\" holds for 
         errors(text),
         [
             "t.req:5:50: undeclared name Z",
-            "t.req:6:17: pattern not supported: PrecedencePattern (it is always the case that \
-             if \"R\" holds, then \"S\" previously held): vera's timed format has no counterpart",
+            "t.req:6:17: pattern not supported in discrete time: PrecedencePattern (it is always \
+             the case that if \"R\" holds, then \"S\" previously held): vera's discrete keys have \
+             no counterpart; import it in dense time",
             "t.req:7:88: bad duration \"-3\": a duration is a non-negative number of time units \
              or the name of a constant",
             "t.req:8:87: bad duration \"abc\": not a number nor a declared constant",
@@ -307,9 +323,9 @@ req9: Globally, it is always the case that if \"A\" holds, then \"A\" holds for 
             "t.req:10:23: not a pattern of Ultimate's grammar: expected \"never\" or \"always\", \
              found \"sometimes\"",
             "t.req:11:45: not a condition: an Int term where a formula is expected",
-            "t.req:12:17: pattern not supported: UniversalityDelayPattern (it is always the case \
-             that \"R\" holds after at most \"c1\" time units): vera's timed format has no \
-             counterpart",
+            "t.req:12:17: pattern not supported in discrete time: UniversalityDelayPattern (it is \
+             always the case that \"R\" holds after at most \"c1\" time units): vera's discrete \
+             keys have no counterpart; import it in dense time",
             "t.req:13:87: the duration 1.5 time units (1.5 s) is not a whole number of ticks \
              (tick = 1 s); give a finer tick",
         ]
@@ -479,7 +495,7 @@ fn scope_limits() {
     assert_eq!(
         e,
         [
-            "t.req:3:15: pattern not supported with a scope other than Globally: \
+            "t.req:3:15: pattern not supported in discrete time with a scope other than Globally: \
           InitializationPattern (it is always the case that initially \"R\" holds)"
         ]
     );

@@ -285,6 +285,7 @@ impl Problem {
                 line,
                 origin: Origin::Hand,
                 timed: None,
+                dense: None,
             });
         }
         let int = variables.iter().any(|v| v.sort == Sort::Int);

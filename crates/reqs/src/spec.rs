@@ -90,6 +90,9 @@ pub struct Requirement {
     /// Its timed pattern, for a timed requirement (docs/timed.md); then `formula` is
     /// `None` and the plain audits do not see it.
     pub timed: Option<crate::timed::Pattern>,
+    /// Its pattern of Hanfor's catalog, for a requirement of a spec read in dense time
+    /// (docs/timed.md, "Dense time"); then `formula` and `timed` are `None`.
+    pub dense: Option<crate::timed::dense::DensePattern>,
 }
 
 /// Who wrote a requirement's formula.
@@ -254,6 +257,7 @@ struct RawReview {
 struct RawTime {
     tick: Spanned<String>,
     horizon: Option<Spanned<String>>,
+    semantics: Option<Spanned<String>>,
     #[serde(default)]
     durations: std::collections::BTreeMap<String, Spanned<String>>,
 }
@@ -280,6 +284,20 @@ pub(crate) struct RawTimed {
     not_before: Option<Spanned<String>>,
     until: Option<Spanned<String>>,
     before: Option<Spanned<String>>,
+    /// Dense time: a pattern of Hanfor's catalog, with its formulas and durations.
+    pattern: Option<Spanned<String>>,
+    scope_between: Option<Spanned<String>>,
+    scope_and: Option<Spanned<String>>,
+    #[serde(rename = "R")]
+    r: Option<Spanned<String>>,
+    #[serde(rename = "S")]
+    s: Option<Spanned<String>>,
+    #[serde(rename = "T")]
+    t: Option<Spanned<String>>,
+    #[serde(rename = "U")]
+    u: Option<Spanned<String>>,
+    c1: Option<Spanned<String>>,
+    c2: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1382,7 +1400,15 @@ impl<'a> Loader<'a> {
                 }
             };
             if let Some(timed) = &r.timed {
+                let dense_time = time
+                    .as_ref()
+                    .is_some_and(|tb| tb.semantics == crate::timed::Semantics::Dense);
+                let mut dense = None;
                 let pattern = match (&time, &raw.time) {
+                    (Some(tb), _) if dense_time => {
+                        dense = self.dense_pattern(timed, tb, &ctx);
+                        None
+                    }
                     (Some(tb), _) => self.pattern(timed, tb, &ctx),
                     (None, Some(_)) => None,
                     (None, None) => {
@@ -1427,6 +1453,7 @@ impl<'a> Loader<'a> {
                     line,
                     origin,
                     timed: pattern,
+                    dense,
                 });
                 continue;
             }
@@ -1461,6 +1488,7 @@ impl<'a> Loader<'a> {
                 line,
                 origin,
                 timed: None,
+                dense: None,
             });
         }
         if let Some((csv_file, rows)) = csv {
@@ -1534,6 +1562,7 @@ impl<'a> Loader<'a> {
                     line,
                     origin: Origin::Hand,
                     timed: None,
+                    dense: None,
                 });
             }
             self.extra.extend(csv_file.locate_all(&csv_diags).0);
@@ -1550,6 +1579,11 @@ impl<'a> Loader<'a> {
             used.extend(t.free_vars().into_iter().map(|(n, _)| n));
         }
         for p in requirements.iter().filter_map(|r| r.timed.as_ref()) {
+            for t in p.terms() {
+                used.extend(t.free_vars().into_iter().map(|(n, _)| n));
+            }
+        }
+        for p in requirements.iter().filter_map(|r| r.dense.as_ref()) {
             for t in p.terms() {
                 used.extend(t.free_vars().into_iter().map(|(n, _)| n));
             }
@@ -1648,12 +1682,24 @@ impl<'a> Loader<'a> {
                 return None;
             }
         };
+        let semantics = match raw.semantics.as_ref().map(|s| (s, s.get_ref().as_str())) {
+            None | Some((_, "discrete")) => crate::timed::Semantics::Discrete,
+            Some((_, "dense")) => crate::timed::Semantics::Dense,
+            Some((s, other)) => {
+                self.diags.push(
+                    Diagnostic::error(sp(s), format!("unknown semantics `{other}`"))
+                        .with_hint("semantics is \"discrete\" (steps of one tick, the default) or \"dense\" (real time, Hanfor's patterns)"),
+                );
+                crate::timed::Semantics::Discrete
+            }
+        };
         let mut tb = crate::timed::TimeBase {
             tick_seconds,
             tick_text: raw.tick.get_ref().trim().to_string(),
             unit,
             horizon: None,
             durations: Vec::new(),
+            semantics,
         };
         let mut named = Vec::new();
         for (name, d) in &raw.durations {
@@ -1747,6 +1793,25 @@ impl<'a> Loader<'a> {
                 true
             }
         };
+        for (key, v) in [
+            ("pattern", &t.pattern),
+            ("scope_between", &t.scope_between),
+            ("scope_and", &t.scope_and),
+            ("R", &t.r),
+            ("S", &t.s),
+            ("T", &t.t),
+            ("U", &t.u),
+            ("c1", &t.c1),
+            ("c2", &t.c2),
+        ] {
+            if let Some(v) = v {
+                ok = false;
+                self.diags.push(
+                    Diagnostic::error(sp(v), format!("`{key}` is a key of dense time"))
+                        .with_hint("Hanfor's patterns are read in dense time: add semantics = \"dense\" to [time]"),
+                );
+            }
+        }
         let span_of = |s: &Option<Spanned<String>>| s.as_ref().map(sp);
         let span_b = |s: &Option<Spanned<bool>>| s.as_ref().map(sp);
         ok &= one_of(
@@ -1883,6 +1948,261 @@ impl<'a> Loader<'a> {
             response: response?,
             timing: timing?,
         })
+    }
+
+    /// One `[requirements.timed]` table of a spec in dense time: a pattern of Hanfor's
+    /// catalog (`pattern`, the scope keys, `R` .. `U`, `c1`, `c2`), or the keys of a
+    /// discrete pattern that has a counterpart in the catalog.
+    pub(crate) fn dense_pattern(
+        &mut self,
+        raw: &Spanned<RawTimed>,
+        tb: &crate::timed::TimeBase,
+        ctx: &Context,
+    ) -> Option<crate::timed::dense::DensePattern> {
+        use crate::timed::dense::{DensePattern, DenseScope, Kind};
+        let at = sp(raw);
+        let t = raw.get_ref();
+        let errors_before = self.error_count();
+        let cond = |me: &mut Self, f: &Option<Spanned<String>>| -> Option<Term> {
+            let f = f.as_ref()?;
+            match me.formula(f, ctx) {
+                Some(term) if term.sort() == Sort::Bool => Some(term),
+                Some(term) => {
+                    me.diags.push(Diagnostic::error(
+                        sp(f),
+                        format!("this formula has sort {}, not Bool", term.sort()),
+                    ));
+                    None
+                }
+                None => None,
+            }
+        };
+        let Some(name) = &t.pattern else {
+            // The discrete keys, read as the pattern of the catalog they stand for.
+            if let Some(w) = &t.scope_while {
+                self.diags.push(
+                    Diagnostic::error(sp(w), "`scope_while` has no counterpart in dense time")
+                        .with_hint("Hanfor's scopes are before, after, between and after-until"),
+                );
+                return None;
+            }
+            if let Some(b) = t.scope_between.as_ref().or(t.scope_and.as_ref()) {
+                self.diags.push(
+                    Diagnostic::error(sp(b), "`scope_between` and `scope_and` go with `pattern`")
+                        .with_hint("write pattern = \"<a pattern of Hanfor's catalog>\" with R, S, ... and c1, c2"),
+                );
+                return None;
+            }
+            let p = self.pattern(raw, tb, ctx)?;
+            return self.dense_of_discrete(p, at);
+        };
+        let Some(kind) = Kind::from_name(name.get_ref()) else {
+            let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+            self.diags.push(
+                Diagnostic::error(sp(name), format!("unknown pattern `{}`", name.get_ref()))
+                    .with_hint(format!(
+                        "the patterns of Hanfor's catalog: {}",
+                        names.join(", ")
+                    )),
+            );
+            return None;
+        };
+        for (key, v) in [
+            ("scope_while", &t.scope_while),
+            ("if", &t.if_),
+            ("when", &t.when),
+            ("held_for", &t.held_for),
+            ("within_last", &t.within_last),
+            ("then", &t.then),
+            ("within", &t.within),
+            ("for", &t.for_),
+            ("not_before", &t.not_before),
+            ("until", &t.until),
+            ("before", &t.before),
+        ] {
+            if let Some(v) = v {
+                self.diags.push(
+                    Diagnostic::error(sp(v), format!("`{key}` does not go with `pattern`"))
+                        .with_hint(
+                            "a pattern of the catalog takes the scope keys, R, S, T, U, c1 and c2",
+                        ),
+                );
+            }
+        }
+        for (key, v) in [("initially", &t.initially), ("next", &t.next)] {
+            if let Some(v) = v {
+                self.diags.push(Diagnostic::error(
+                    sp(v),
+                    format!("`{key}` does not go with `pattern`"),
+                ));
+            }
+        }
+        let scopes = [
+            ("scope_before", t.scope_before.as_ref()),
+            ("scope_after", t.scope_after.as_ref()),
+            ("scope_between", t.scope_between.as_ref()),
+        ];
+        let given: Vec<&(&str, Option<&Spanned<String>>)> =
+            scopes.iter().filter(|(_, v)| v.is_some()).collect();
+        if given.len() > 1 {
+            self.diags.push(Diagnostic::error(
+                sp(given[1].1.expect("given")),
+                format!(
+                    "a requirement has one scope: `{}` and `{}` are given",
+                    given[0].0, given[1].0
+                ),
+            ));
+        }
+        if let Some(u) = &t.scope_until {
+            if t.scope_after.is_none() {
+                self.diags.push(Diagnostic::error(
+                    sp(u),
+                    "`scope_until` needs `scope_after`",
+                ));
+            }
+        }
+        if let Some(a) = &t.scope_and {
+            if t.scope_between.is_none() {
+                self.diags.push(Diagnostic::error(
+                    sp(a),
+                    "`scope_and` needs `scope_between`",
+                ));
+            }
+        }
+        if let Some(b) = &t.scope_between {
+            if t.scope_and.is_none() {
+                self.diags.push(
+                    Diagnostic::error(sp(b), "`scope_between` needs `scope_and`")
+                        .with_hint("\"between P and Q\": scope_between = P, scope_and = Q"),
+                );
+            }
+        }
+        let scope = if t.scope_before.is_some() {
+            cond(self, &t.scope_before).map(DenseScope::Before)
+        } else if t.scope_between.is_some() {
+            match (cond(self, &t.scope_between), cond(self, &t.scope_and)) {
+                (Some(p), Some(q)) => Some(DenseScope::Between(p, q)),
+                _ => None,
+            }
+        } else if t.scope_after.is_some() {
+            match (cond(self, &t.scope_after), &t.scope_until) {
+                (Some(p), None) => Some(DenseScope::After(p)),
+                (Some(p), Some(_)) => {
+                    cond(self, &t.scope_until).map(|q| DenseScope::AfterUntil(p, q))
+                }
+                _ => None,
+            }
+        } else {
+            Some(DenseScope::Globally)
+        };
+        let slots = [("R", &t.r), ("S", &t.s), ("T", &t.t), ("U", &t.u)];
+        let mut formulas = Vec::new();
+        for (i, (key, v)) in slots.iter().enumerate() {
+            match (i < kind.formulas(), v) {
+                (true, Some(_)) => formulas.push(cond(self, v)),
+                (true, None) => self.diags.push(
+                    Diagnostic::error(at, format!("pattern {} needs `{key}`", kind.name()))
+                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
+                ),
+                (false, Some(v)) => self.diags.push(
+                    Diagnostic::error(sp(v), format!("pattern {} has no `{key}`", kind.name()))
+                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
+                ),
+                (false, None) => {}
+            }
+        }
+        let mut durations = Vec::new();
+        for (i, (key, v)) in [("c1", &t.c1), ("c2", &t.c2)].iter().enumerate() {
+            match (i < kind.durations(), v) {
+                (true, Some(d)) => match tb.duration(d.get_ref()) {
+                    Ok(n) => durations.push(Some(n)),
+                    Err(e) => {
+                        self.diags.push(Diagnostic::error(sp(d), e));
+                        durations.push(None);
+                    }
+                },
+                (true, None) => self.diags.push(
+                    Diagnostic::error(at, format!("pattern {} needs `{key}`", kind.name()))
+                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
+                ),
+                (false, Some(v)) => self.diags.push(
+                    Diagnostic::error(sp(v), format!("pattern {} has no `{key}`", kind.name()))
+                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
+                ),
+                (false, None) => {}
+            }
+        }
+        if self.error_count() > errors_before {
+            return None;
+        }
+        Some(DensePattern {
+            kind,
+            scope: scope?,
+            formulas: formulas.into_iter().collect::<Option<Vec<_>>>()?,
+            durations: durations.into_iter().collect::<Option<Vec<_>>>()?,
+        })
+    }
+
+    /// A discrete pattern as the pattern of Hanfor's catalog that says the same in dense
+    /// time, when there is one.
+    fn dense_of_discrete(
+        &mut self,
+        p: crate::timed::Pattern,
+        at: Span,
+    ) -> Option<crate::timed::dense::DensePattern> {
+        use crate::timed::dense::{DensePattern, DenseScope, Kind};
+        use crate::timed::{Scope, Timing, Trigger};
+        let scope = match p.scope {
+            Scope::Globally => DenseScope::Globally,
+            Scope::Before(b) => DenseScope::Before(b),
+            Scope::After(a) => DenseScope::After(a),
+            Scope::AfterUntil(a, u) => DenseScope::AfterUntil(a, u),
+            Scope::While(_) => return None,
+        };
+        let s = p.response;
+        let (kind, formulas, durations) = match (p.trigger, p.timing) {
+            (Trigger::Always, Timing::Immediately) => (Kind::Universality, vec![s], vec![]),
+            (Trigger::Initially, Timing::Immediately) => (Kind::Initialization, vec![s], vec![]),
+            (Trigger::Level(r), Timing::Immediately) => (Kind::Invariance, vec![r, s], vec![]),
+            (Trigger::Level(r), Timing::Within(d)) => (Kind::ResponseDelay, vec![r, s], vec![d]),
+            (Trigger::Edge(r), Timing::Within(d)) => (Kind::EdgeResponseDelay, vec![r, s], vec![d]),
+            (Trigger::Level(r), Timing::For(d)) => (Kind::InvarianceBoundL2, vec![r, s], vec![d]),
+            (Trigger::Edge(r), Timing::For(d)) => (Kind::EdgeResponseBoundL2, vec![r, s], vec![d]),
+            (Trigger::HeldFor(r, d), Timing::Immediately) => {
+                (Kind::ResponseBoundL1, vec![r, s], vec![d])
+            }
+            (Trigger::HeldFor(r, d1), Timing::For(d2)) => {
+                (Kind::ResponseBoundL12, vec![r, s], vec![d1, d2])
+            }
+            (Trigger::HeldFor(r, d1), Timing::Within(d2)) => {
+                (Kind::ResponseDelayBoundL1, vec![r, s], vec![d1, d2])
+            }
+            _ => {
+                self.diags.push(
+                    Diagnostic::error(
+                        at,
+                        "this combination of keys has no pattern in Hanfor's catalog, which dense time reads",
+                    )
+                    .with_hint(
+                        "write the requirement as pattern = \"<name>\" with R, S, ... and c1, c2 (docs/timed.md), or use semantics = \"discrete\"",
+                    ),
+                );
+                return None;
+            }
+        };
+        Some(DensePattern {
+            kind,
+            scope,
+            formulas,
+            durations,
+        })
+    }
+
+    fn error_count(&self) -> usize {
+        self.diags
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
 
     fn id(&mut self, id: &Spanned<String>, ids: &mut HashMap<String, Span>) {

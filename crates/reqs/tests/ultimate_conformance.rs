@@ -1,8 +1,10 @@
 //! Ultimate's requirement-analysis regression files (copied unchanged into
 //! crates/extract/tests/data/ultimate-req with their license), imported with vera's
-//! `.req` importer and audited on traces, against the results Ultimate expects (each
-//! file's first line). Where vera's discrete reading gives a different answer, the
-//! case is listed in `DIFFERENT` with the reason.
+//! `.req` importer *in discrete time* and audited on traces, against the results
+//! Ultimate expects (each file's first line). Where vera's discrete reading gives a
+//! different answer, the case is listed in `EXPLAINED` with the reason. The default,
+//! dense-time import agrees with every file (tests/dense_conformance.rs); this test
+//! keeps the discrete reading's differences documented.
 
 use reqs::audit::Vacuity;
 use reqs::timed::audit::{audit_timed, RtInconsistency, TimedConsistency, TimedOptions};
@@ -38,14 +40,24 @@ struct Answer {
 fn run(path: &Path, kind: SolverKind) -> Option<(Answer, Answer)> {
     let text = std::fs::read_to_string(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let first = extract::req_to_spec(&name, &text, None).ok()?;
+    let discrete = |tick: Option<&str>| {
+        extract::req_to_spec_with(
+            &name,
+            &text,
+            &extract::ReqOptions {
+                tick,
+                semantics: extract::ReqSemantics::Discrete,
+            },
+        )
+    };
+    let first = discrete(None).ok()?;
     // Ultimate's time units are read as seconds; the tick is their greatest common
     // divisor, so a 1000-unit duration is not 1000 steps.
     let tick = gcd_of_durations(&first.toml);
     if std::env::var("SHOW_TICK").is_ok() {
         eprintln!("{name}: tick {tick}");
     }
-    let imported = extract::req_to_spec(&name, &text, Some(&format!("{tick} s"))).ok()?;
+    let imported = discrete(Some(&format!("{tick} s"))).ok()?;
     let expected = imported.expected.clone()?;
     let mut spec = reqs::parse_spec(logic::SourceFile::new(&name, imported.toml.clone()))
         .unwrap_or_else(|d| panic!("{name}: the imported spec does not load:\n{d}"));

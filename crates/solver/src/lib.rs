@@ -80,6 +80,7 @@
 
 mod config;
 mod error;
+pub mod horn;
 mod pool;
 mod process;
 pub mod script;

@@ -21,7 +21,7 @@ pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
     let timed: Vec<&str> = spec
         .requirements
         .iter()
-        .filter(|r| r.timed.is_some())
+        .filter(|r| r.timed.is_some() || r.dense.is_some())
         .map(|r| r.id.as_str())
         .take(5)
         .collect();
@@ -41,6 +41,23 @@ pub fn load_spec_timed(path: &Path, schema: Option<&Path>) -> Result<Spec> {
     load_spec_with(path, schema, |_| true)
 }
 
+/// [`load_spec_timed`] for the commands that read discrete time only: a spec read in
+/// dense time is refused rather than read as if its patterns were not there.
+pub fn load_spec_discrete(path: &Path, schema: Option<&Path>, command: &str) -> Result<Spec> {
+    let spec = load_spec_timed(path, schema)?;
+    if spec
+        .time
+        .as_ref()
+        .is_some_and(|t| t.semantics == reqs::timed::Semantics::Dense)
+    {
+        bail!(
+            "{} is read in dense time (semantics = \"dense\"): `vera {command}` reads discrete timed specs only so far; `vera audit` reads it",
+            path.display()
+        );
+    }
+    Ok(spec)
+}
+
 /// [`load_spec`] for a spec about to be formalized: the warnings that only say the
 /// formalization is still to be done (requirements without a formula, variables no
 /// formula uses yet) are counted on one line instead of printed one by one.
@@ -50,6 +67,16 @@ pub fn load_spec_to_formalize(path: &Path, schema: Option<&Path>) -> Result<Spec
             || l.message.ends_with("is not used by any formula")
     };
     let spec = load_spec_with(path, schema, |l| !pending(l))?;
+    if spec
+        .time
+        .as_ref()
+        .is_some_and(|t| t.semantics == reqs::timed::Semantics::Dense)
+    {
+        bail!(
+            "{} is read in dense time (semantics = \"dense\"): `vera formalize` writes discrete timed patterns only so far",
+            path.display()
+        );
+    }
     let n = spec.warnings.0.iter().filter(|l| pending(l)).count();
     if n > 0 {
         eprintln!(
@@ -195,7 +222,7 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     if spec
         .requirements
         .iter()
-        .all(|r| r.timed.is_none() && r.formula.is_none())
+        .all(|r| r.timed.is_none() && r.dense.is_none() && r.formula.is_none())
     {
         bail!(
             "nothing to check: {} has no requirement with a formula or a timed pattern",
@@ -212,6 +239,21 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
             },
         }
     };
+    if tb.semantics == reqs::timed::Semantics::Dense {
+        let mut options = reqs::timed::dense::audit::DenseOptions::new(solver.config());
+        options.bmc_depth = a.depth;
+        let start = std::time::Instant::now();
+        let report = reqs::timed::dense::audit::audit_dense(&spec, &options)
+            .with_context(|| format!("auditing {}", a.spec.display()))?;
+        return Ok(Box::new(crate::dense_report::DenseRun {
+            file: a.spec.display().to_string(),
+            spec,
+            report,
+            witnesses: a.witnesses,
+            solver: solver.config().kind.to_string(),
+            seconds: start.elapsed().as_secs_f64(),
+        }));
+    }
     let mut audit = AuditOptions::new(solver.config());
     audit.jobs = solver.jobs();
     audit.max_conflicts = a.all_conflicts.max(1);
@@ -242,8 +284,12 @@ fn is_timed(path: &Path) -> bool {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     is_toml
-        && reqs::load(path)
-            .is_ok_and(|s| s.time.is_some() || s.requirements.iter().any(|r| r.timed.is_some()))
+        && reqs::load(path).is_ok_and(|s| {
+            s.time.is_some()
+                || s.requirements
+                    .iter()
+                    .any(|r| r.timed.is_some() || r.dense.is_some())
+        })
 }
 
 /// [`load_or_report`] for the commands that check formulas: a spec without a single

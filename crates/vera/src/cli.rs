@@ -448,6 +448,10 @@ pub struct AuditArgs {
     /// Timed specs: skip the rt-inconsistency check.
     #[arg(long)]
     pub no_rt: bool,
+    /// Dense-time specs: search runs of up to N intervals before proving the rest for
+    /// every run (default: from the automata's sizes).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]
@@ -1318,12 +1322,18 @@ pub struct ExtractArgs {
     #[arg(long, value_enum, default_value_t = TextFormat::Human)]
     pub format: TextFormat,
     /// The time step of a spec imported from an Ultimate `.req` file or a FRET export
-    /// (`--timed`), a number and a unit (ms, s, min, h); default "1 s". An Ultimate
-    /// time unit is one second either way, and every duration of the file must be a
-    /// whole number of ticks; a FRET time point is one tick. With a FRET export,
-    /// `--tick` implies `--timed`.
+    /// (`--timed`), a number and a unit (us, ms, s, min, h). Default for a `.req` file
+    /// read in dense time: the greatest common divisor of its durations; in discrete
+    /// time and for FRET, "1 s". Every duration of the file must be a whole number of
+    /// ticks; a FRET time point is one tick. With a FRET export, `--tick` implies
+    /// `--timed`.
     #[arg(long, value_name = "DURATION")]
     pub tick: Option<String>,
+    /// `.req` files: how the spec reads time. `dense` (the default) is Ultimate's own
+    /// reading, every pattern of Hanfor's catalog over real time; `discrete` maps the
+    /// patterns that have one to vera's step-by-step keys (docs/timed.md).
+    #[arg(long, value_enum, default_value_t = ReqTime::Dense)]
+    pub semantics: ReqTime,
     /// FRET exports only: import the requirements' FRETish `fulltext` as a timed spec
     /// with formulas (docs/extract.md), instead of the requirement list.
     #[arg(long)]
@@ -1337,6 +1347,15 @@ pub struct ExtractArgs {
     /// input) instead of standard output.
     #[arg(long = "output", short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// How a `.req` file's spec reads time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReqTime {
+    /// Real time, as Ultimate reads the file.
+    Dense,
+    /// vera's steps of one tick.
+    Discrete,
 }
 
 /// The formats `vera extract --from` names: `req` is the Ultimate/Hanfor `.req` import

@@ -83,7 +83,14 @@ fn import_req(a: &crate::cli::ExtractArgs, name: String) -> crate::output::Outco
         );
     }
     let text = safefile::read_text(&a.file)?;
-    let import = match extract::req_to_spec(&name, &text, a.tick.as_deref()) {
+    let options = extract::ReqOptions {
+        tick: a.tick.as_deref(),
+        semantics: match a.semantics {
+            crate::cli::ReqTime::Dense => extract::ReqSemantics::Dense,
+            crate::cli::ReqTime::Discrete => extract::ReqSemantics::Discrete,
+        },
+    };
+    let import = match extract::req_to_spec_with(&name, &text, &options) {
         Ok(i) => i,
         Err(errors) => {
             for e in &errors {

@@ -16,6 +16,7 @@ mod audit_report;
 mod blcmd;
 mod ccmd;
 mod cli;
+mod dense_report;
 mod extractcmd;
 mod files;
 mod interrupt;

@@ -475,7 +475,7 @@ fn render_summary(o: &mut String, s: &pipeline::ambiguity::Summary) {
 pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
     let (spec_path, schema, only) = (a.spec.as_path(), a.csv.schema.as_deref(), &a.only);
     let (sampling, llm_args, solver) = ((a.samples, a.max_tokens), &a.llm, &a.solver);
-    let spec = crate::audit::load_spec_timed(spec_path, schema)?;
+    let spec = crate::audit::load_spec_discrete(spec_path, schema, "ambiguity")?;
     if spec.time.is_some() {
         return ambiguity_timed(a, &spec);
     }
@@ -740,7 +740,7 @@ fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> repo
 /// `vera clarify SPEC [-o PROPOSALS] | --apply PROPOSALS [--out SPEC]`
 pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
     let (llm_args, solver, force) = (&a.llm, &a.solver, crate::files::force());
-    let spec = crate::audit::load_spec_timed(&a.spec, a.csv.schema.as_deref())?;
+    let spec = crate::audit::load_spec_discrete(&a.spec, a.csv.schema.as_deref(), "clarify")?;
     let mut inputs: Vec<&Path> = vec![&a.spec];
     if let Some(s) = &a.csv.schema {
         inputs.push(s);

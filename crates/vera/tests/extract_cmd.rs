@@ -127,16 +127,42 @@ fn a_req_file_imports_to_a_timed_spec_that_audit_loads() {
         )),
         "{err}"
     );
-    assert!(out.contains("[time]\ntick = \"1 s\"\n"), "{out}");
-    assert!(out.contains("id = \"req1\""), "{out}");
+    // Dense time by default: the tick is the durations' greatest common divisor.
     assert!(
-        out.contains("[requirements.timed]\nif = \"B\"\nthen = \"C\"\nwithin = \"5 s\"\n"),
+        out.contains("[time]\ntick = \"5 s\"\nsemantics = \"dense\"\n"),
         "{out}"
     );
-    // vera's timed spec loader reads it (exit 2 would be bad input).
+    assert!(out.contains("id = \"req1\""), "{out}");
+    assert!(
+        out.contains(
+            "[requirements.timed]\npattern = \"ResponseDelay\"\nR = \"B\"\nS = \"C\"\nc1 = \"5 s\"\n"
+        ),
+        "{out}"
+    );
+    // vera's timed spec loader reads it, and the audit gives the peer's verdict: the
+    // two requirements reach a dead end (exit 1: findings).
     let dir = tempfile::tempdir().unwrap();
     let spec = write_in(dir.path(), "spec.toml", &out);
-    let (code, audit, err) = vera(&["audit", "--no-rt", &spec]);
+    let (code, audit, err) = vera(&["audit", &spec]);
+    assert_eq!(code, 1, "{audit}\n{err}");
+    assert!(
+        audit.contains("2 requirements in dense time"),
+        "{audit}\n{err}"
+    );
+    assert!(
+        audit.contains("rt-inconsistency: 1 set with a dead end"),
+        "{audit}\n{err}"
+    );
+    // In discrete time the same file has vera's step-by-step keys.
+    let (code, discrete, err) = vera(&["extract", REQ, "--semantics", "discrete"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(discrete.contains("[time]\ntick = \"1 s\"\n"), "{discrete}");
+    assert!(
+        discrete.contains("[requirements.timed]\nif = \"B\"\nthen = \"C\"\nwithin = \"5 s\"\n"),
+        "{discrete}"
+    );
+    let spec2 = write_in(dir.path(), "discrete.toml", &discrete);
+    let (code, audit, err) = vera(&["audit", "--no-rt", &spec2]);
     assert_ne!(code, 2, "{audit}\n{err}");
     assert!(audit.contains("2 requirements on traces"), "{audit}\n{err}");
     // `--from req` reads a file of another name the same way.
@@ -158,7 +184,7 @@ fn a_req_file_imports_to_a_timed_spec_that_audit_loads() {
 #[test]
 fn req_notes_go_to_standard_error_and_into_the_spec() {
     let file = "crates/extract/tests/data/ultimate-req/bug-524.req";
-    let (code, out, err) = vera(&["extract", file]);
+    let (code, out, err) = vera(&["extract", file, "--semantics", "discrete"]);
     assert_eq!(code, 0, "{err}");
     let note = "req2: \"once P becomes satisfied\" is read with `when`";
     assert!(err.contains(&format!("note: {note}")), "{err}");
@@ -219,14 +245,29 @@ fn req_errors_are_listed_at_once_with_their_place() {
          req3: Sometimes \"A\" holds\n",
     );
     let out = dir.path().join("spec.toml");
-    let (code, stdout, err) = vera(&["extract", &bad, "-o", out.to_str().unwrap()]);
+    let (code, stdout, err) = vera(&[
+        "extract",
+        &bad,
+        "-o",
+        out.to_str().unwrap(),
+        "--semantics",
+        "discrete",
+    ]);
     assert_eq!(code, 2, "{err}");
     assert!(stdout.is_empty(), "{stdout}");
     assert!(
         err.contains(&format!(
-            "{bad}:4:17: pattern not supported: ResponsePattern"
+            "{bad}:4:17: pattern not supported in discrete time: ResponsePattern"
         )),
         "{err}"
+    );
+    // Dense time reads the response pattern; the sentence that is none stays an error.
+    let (code, _, dense_err) = vera(&["extract", &bad, "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{dense_err}");
+    assert!(!dense_err.contains(":4:17:"), "{dense_err}");
+    assert!(
+        dense_err.contains(&format!("{bad}:6:7: expected a scope")),
+        "{dense_err}"
     );
     assert!(
         err.contains(&format!("{bad}:6:7: expected a scope")),
@@ -247,7 +288,7 @@ fn req_tick() {
     let (code, out, err) = vera(&["extract", REQ, "--tick", "500 ms"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("[time]\ntick = \"500 ms\"\n"), "{out}");
-    assert!(out.contains("within = \"5 s\""), "{out}");
+    assert!(out.contains("c1 = \"5 s\""), "{out}");
     // Not a duration: exit 2, nothing printed.
     let (code, out, err) = vera(&["extract", REQ, "--tick", "soon"]);
     assert_eq!(code, 2, "{err}");

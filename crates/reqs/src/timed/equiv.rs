@@ -102,6 +102,7 @@ fn requirement(id: &str, p: &Pattern) -> Requirement {
         line: 0,
         origin: Origin::Hand,
         timed: Some(p.clone()),
+        dense: None,
     }
 }
 

@@ -18,6 +18,7 @@
 pub mod answer;
 pub mod ask;
 pub mod audit;
+pub mod dense;
 pub mod equiv;
 pub mod trace;
 pub mod unroll;
@@ -27,8 +28,21 @@ use num_rational::BigRational;
 use num_traits::{ToPrimitive, Zero};
 use serde::Serialize;
 
-/// The largest duration accepted, in ticks.
+/// The largest duration accepted in discrete time, in ticks (each tick is a step of
+/// the unrolled runs). Dense time has no such limit: a duration is a clock constant.
 pub const MAX_TICKS: u64 = 100_000;
+
+/// How a timed spec reads time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Semantics {
+    /// Steps of one tick (`[requirements.timed]` patterns, docs/timed.md).
+    #[default]
+    Discrete,
+    /// Real time, Hanfor's patterns as Ultimate reads them (docs/timed.md, "Dense
+    /// time").
+    Dense,
+}
 
 /// The spec's time base: the tick and the named durations.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,12 +57,19 @@ pub struct TimeBase {
     pub horizon: Option<u64>,
     /// Named durations, in ticks.
     pub durations: Vec<(String, u64)>,
+    /// How time is read.
+    pub semantics: Semantics,
 }
 
 impl TimeBase {
     /// `ticks` steps as physical time in the tick's unit (`120 s`, `1.5 min`).
     pub fn show(&self, ticks: u64) -> String {
-        let secs = &self.tick_seconds * BigRational::from_integer(ticks.into());
+        self.show_rational(&BigRational::from_integer(ticks.into()))
+    }
+
+    /// A (possibly fractional) number of ticks as physical time in the tick's unit.
+    pub fn show_rational(&self, ticks: &BigRational) -> String {
+        let secs = &self.tick_seconds * ticks;
         let v = secs / self.unit.seconds();
         format!("{} {}", show_number(&v), self.unit.symbol())
     }
@@ -72,7 +93,11 @@ impl TimeBase {
             None => value,
             Some(u) => value * u.seconds() / &self.tick_seconds,
         };
-        whole_ticks(&ticks, t, &self.tick_text)
+        let cap = match self.semantics {
+            Semantics::Discrete => MAX_TICKS,
+            Semantics::Dense => u64::MAX,
+        };
+        whole_ticks(&ticks, t, &self.tick_text, cap)
     }
 }
 
@@ -80,6 +105,8 @@ impl TimeBase {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
+    /// Microseconds.
+    Us,
     /// Milliseconds.
     Ms,
     /// Seconds.
@@ -93,6 +120,7 @@ pub enum Unit {
 impl Unit {
     fn from_name(s: &str) -> Option<Unit> {
         Some(match s {
+            "us" | "µs" | "usec" | "microsecond" | "microseconds" => Unit::Us,
             "ms" | "millisecond" | "milliseconds" => Unit::Ms,
             "s" | "sec" | "secs" | "second" | "seconds" => Unit::S,
             "min" | "mins" | "minute" | "minutes" => Unit::Min,
@@ -104,6 +132,7 @@ impl Unit {
     /// One unit in seconds.
     pub fn seconds(self) -> BigRational {
         match self {
+            Unit::Us => BigRational::new(1.into(), 1_000_000.into()),
             Unit::Ms => BigRational::new(1.into(), 1000.into()),
             Unit::S => BigRational::from_integer(1.into()),
             Unit::Min => BigRational::from_integer(60.into()),
@@ -114,6 +143,7 @@ impl Unit {
     /// Its symbol (`ms`, `s`, `min`, `h`).
     pub fn symbol(self) -> &'static str {
         match self {
+            Unit::Us => "us",
             Unit::Ms => "ms",
             Unit::S => "s",
             Unit::Min => "min",
@@ -126,7 +156,7 @@ impl Unit {
 pub fn parse_tick(text: &str) -> Result<(BigRational, Unit), String> {
     let (value, unit) = parse_quantity(text.trim())?;
     let Some(unit) = unit else {
-        return Err("the tick needs a unit of time (ms, s, min, h), e.g. \"1 s\"".into());
+        return Err("the tick needs a unit of time (us, ms, s, min, h), e.g. \"1 s\"".into());
     };
     if value.is_zero() {
         return Err("the tick must be longer than zero".into());
@@ -181,7 +211,7 @@ fn parse_quantity(t: &str) -> Result<(BigRational, Option<Unit>), String> {
             Some(u) => Some(u),
             None => {
                 return Err(format!(
-                    "unknown unit of time `{u}` in `{t}` (use ms, s, min, h, or ticks)"
+                    "unknown unit of time `{u}` in `{t}` (use us, ms, s, min, h, or ticks)"
                 ))
             }
         },
@@ -189,7 +219,7 @@ fn parse_quantity(t: &str) -> Result<(BigRational, Option<Unit>), String> {
     Ok((value, unit))
 }
 
-fn whole_ticks(ticks: &BigRational, text: &str, tick: &str) -> Result<u64, String> {
+fn whole_ticks(ticks: &BigRational, text: &str, tick: &str, cap: u64) -> Result<u64, String> {
     if !ticks.is_integer() {
         return Err(format!(
             "`{text}` is not a whole number of ticks (the tick is {tick}): {} ticks",
@@ -197,9 +227,9 @@ fn whole_ticks(ticks: &BigRational, text: &str, tick: &str) -> Result<u64, Strin
         ));
     }
     match ticks.to_integer().to_u64() {
-        Some(n) if n <= MAX_TICKS => Ok(n),
+        Some(n) if n <= cap => Ok(n),
         _ => Err(format!(
-            "`{text}` is {} ticks; at most {MAX_TICKS} are supported (choose a longer tick)",
+            "`{text}` is {} ticks; at most {cap} are supported in discrete time (choose a longer tick, or read the spec in dense time: semantics = \"dense\")",
             ticks.to_integer()
         )),
     }
@@ -389,6 +419,7 @@ mod tests {
             unit: u,
             horizon: None,
             durations: vec![("LIMIT".into(), 120)],
+            semantics: Semantics::Discrete,
         }
     }
 

@@ -1,0 +1,1261 @@
+//! The peer's audits in dense time.
+//!
+//! - *Consistency*: some first interval satisfies every requirement. When the
+//!   invariants alone (the automata with a single location) contradict each other, the
+//!   spec is inconsistent and, as for the peer, nothing else is checked.
+//! - *Vacuity* of each automaton: no reachable point has the automaton in a location
+//!   where the highest phase that occurs in it is active (the requirement never gets to
+//!   apply). A requirement is vacuous when one of its automata is.
+//! - *rt-inconsistency* of each set of `range` automata that are not invariants (the
+//!   peer's default: pairs; with every invariant added): a reachable point of the whole
+//!   product after which these automata have no joint next step, for the next state
+//!   nor for any clock value a little (the peer's ε: half the greatest common divisor
+//!   of the durations) later.
+//!
+//! Each question is "is a point of this kind reachable?": bounded model checking looks
+//! for a run of up to `bmc_depth` intervals; the questions it does not answer go to
+//! z3's fixedpoint engine, whose invariant vera re-checks. A verdict says which:
+//! shown by a run, proved for every run, or only checked up to `n` intervals.
+
+use super::bdd::{Atom, Bdd, Ref, FALSE, TRUE};
+use super::system::{Automaton, Bmc, Proof, System};
+use super::{catalog, pea, DensePattern, DenseScope};
+use crate::audit::{Assignment, Witness};
+use crate::spec::Spec;
+use crate::timed::unroll::var_at;
+use crate::timed::TimeBase;
+use logic::{Model, Op, Sort, Term, Value};
+use num_rational::BigRational;
+use num_traits::Zero;
+use serde::Serialize;
+use solver::{Outcome, Solver, SolverConfig, SolverError};
+use std::collections::HashMap;
+
+/// Options of [`audit_dense`].
+#[derive(Debug, Clone)]
+pub struct DenseOptions {
+    /// The solver (z3: the proofs need its fixedpoint engine).
+    pub solver: SolverConfig,
+    /// Runs of up to this many intervals are searched first (default: from the
+    /// automata's sizes).
+    pub bmc_depth: Option<usize>,
+    /// Prove the questions no run answers, for runs of any length.
+    pub prove: bool,
+    /// How many automata an rt-inconsistency check takes together (the peer's 2).
+    pub rt_range: usize,
+}
+
+impl DenseOptions {
+    /// The defaults: the peer's range 2, proofs on.
+    pub fn new(solver: SolverConfig) -> DenseOptions {
+        DenseOptions {
+            solver,
+            bmc_depth: None,
+            prove: true,
+            rt_range: 2,
+        }
+    }
+}
+
+/// An interval of a run over which the state does not change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DenseInterval {
+    /// Where it starts (time since the start of the run).
+    pub from: String,
+    /// Where it ends.
+    pub to: String,
+    /// The state.
+    pub values: Witness,
+}
+
+/// A run as intervals of real length.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct DenseTrace {
+    /// The intervals, in order.
+    pub rows: Vec<DenseInterval>,
+}
+
+/// The answer to "is such a point reachable?".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Reach {
+    /// Yes: a run of `intervals` intervals ends there.
+    Reachable {
+        /// The number of intervals of the run.
+        intervals: usize,
+        /// The run.
+        trace: DenseTrace,
+    },
+    /// No.
+    Unreachable {
+        /// True when proved for runs of any length; false when only runs of up to
+        /// `up_to` intervals were searched.
+        proved: bool,
+        /// The longest runs searched.
+        up_to: usize,
+    },
+    /// Not decided.
+    Unknown {
+        /// Why.
+        reason: String,
+        /// Runs of up to this many intervals have none.
+        up_to: usize,
+    },
+}
+
+/// Consistency.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum DenseConsistency {
+    /// A first interval satisfies every requirement.
+    Consistent {
+        /// It.
+        witness: DenseTrace,
+    },
+    /// No run at all.
+    Inconsistent {
+        /// The requirements whose invariants contradict each other (empty when the
+        /// contradiction is not among invariants alone).
+        because: Vec<String>,
+    },
+    /// No answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The vacuity of one requirement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum DenseVacuity {
+    /// It applies on some run.
+    NotVacuous {
+        /// A run after which it applies.
+        trace: DenseTrace,
+    },
+    /// It never applies.
+    Vacuous {
+        /// Proved for every run (else only for runs of up to `up_to` intervals).
+        proved: bool,
+        /// The longest runs searched.
+        up_to: usize,
+    },
+    /// Not checked: every location of its automata shows it applies (an invariant).
+    NotChecked {
+        /// Why.
+        reason: String,
+    },
+    /// No answer.
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One requirement's audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DenseRequirementAudit {
+    /// Id.
+    pub id: String,
+    /// Line in the spec.
+    pub line: usize,
+    /// The pattern as a sentence.
+    pub pattern: String,
+    /// Its countertraces.
+    pub countertraces: Vec<String>,
+    /// Vacuity.
+    pub vacuity: DenseVacuity,
+}
+
+/// One rt-inconsistency check: a set of automata (and every invariant).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RtCheck {
+    /// The requirements of the automata.
+    pub requirements: Vec<String>,
+    /// The automata (`id` and countertrace number).
+    pub automata: Vec<String>,
+    /// `Reachable`: rt-inconsistent (the run leads to the dead end).
+    pub dead_end: Reach,
+    /// When a dead end was found: true when the run shown ends where the set has a next
+    /// step now but none ε later (the peer's check; no run of as many intervals ends
+    /// where it has none at all).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub epsilon_only: bool,
+}
+
+/// The dense-time audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DenseReport {
+    /// The reading used.
+    pub semantics: &'static str,
+    /// The tick (the unit of the durations).
+    pub tick: String,
+    /// The peer's ε, as time.
+    pub epsilon: String,
+    /// The automata: requirement, countertrace, locations, clocks, invariant or not.
+    pub automata: Vec<AutomatonSummary>,
+    /// Consistency.
+    pub consistency: DenseConsistency,
+    /// Per requirement.
+    pub requirements: Vec<DenseRequirementAudit>,
+    /// Every rt-inconsistency check that is not trivially passed.
+    pub rt_checks: Vec<RtCheck>,
+    /// How many sets were trivially free of dead ends (no clock or state of their
+    /// locations lacks a next step).
+    pub rt_trivial: usize,
+    /// The number of results the peer reports for this spec (one per check).
+    pub results: usize,
+    /// Requirements without a pattern or formula.
+    pub not_formalized: Vec<String>,
+}
+
+impl DenseReport {
+    /// The rt-inconsistent sets of requirements.
+    pub fn rt_inconsistent(&self) -> Vec<Vec<String>> {
+        self.rt_checks
+            .iter()
+            .filter(|c| matches!(c.dead_end, Reach::Reachable { .. }))
+            .map(|c| c.requirements.clone())
+            .collect()
+    }
+
+    /// True when anything is wrong or undecided.
+    pub fn has_findings(&self) -> bool {
+        !matches!(self.consistency, DenseConsistency::Consistent { .. })
+            || self.requirements.iter().any(|r| {
+                matches!(
+                    r.vacuity,
+                    DenseVacuity::Vacuous { .. } | DenseVacuity::Unknown { .. }
+                )
+            })
+            || self
+                .rt_checks
+                .iter()
+                .any(|c| !matches!(c.dead_end, Reach::Unreachable { proved: true, .. }))
+    }
+}
+
+/// An automaton in the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AutomatonSummary {
+    /// `id` or `id (countertrace n)`.
+    pub name: String,
+    /// Locations.
+    pub locations: usize,
+    /// Clocks.
+    pub clocks: usize,
+    /// A single location: an invariant.
+    pub invariant: bool,
+}
+
+/// Why a dense audit could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DenseError {
+    /// The spec has no `[time]` table.
+    #[error("the spec has no [time] table")]
+    NotTimed,
+    /// The solver failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// A witness run that the evaluator of the countertraces does not confirm.
+    #[error("a witness run failed its re-check: {0}")]
+    Witness(String),
+}
+
+/// The dense pattern of every formalized requirement: its own, or "always F" for a
+/// plain formula `F`.
+pub fn patterns(spec: &Spec) -> Vec<Option<DensePattern>> {
+    spec.requirements
+        .iter()
+        .map(|r| match (&r.dense, &r.formula) {
+            (Some(p), _) => Some(p.clone()),
+            (None, Some(f)) => Some(DensePattern {
+                kind: super::Kind::Universality,
+                scope: DenseScope::Globally,
+                formulas: vec![f.clone()],
+                durations: vec![],
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The product of a spec's automata.
+pub fn system(spec: &Spec) -> System {
+    let mut bdd = Bdd::new();
+    let mut automata = Vec::new();
+    let mut g = 0u64;
+    for (i, p) in patterns(spec).into_iter().enumerate() {
+        let Some(p) = p else { continue };
+        for d in &p.durations {
+            g = gcd(g, *d);
+        }
+        let scope = p.scope.map(|t| bdd.of_term(t));
+        let f: Vec<Ref> = p.formulas.iter().map(|t| bdd.of_term(t)).collect();
+        let cts = catalog::countertraces(&mut bdd, p.kind, &scope, &f, &p.durations);
+        for (c, ct) in cts.into_iter().enumerate() {
+            let a = automata.len();
+            let pea = pea::compile(ct, &mut bdd, a);
+            automata.push(Automaton {
+                req: i,
+                id: spec.requirements[i].id.clone(),
+                ct: c,
+                pea,
+            });
+        }
+    }
+    // `x@prev` is the previous value of `x` when `x` is declared with its sort.
+    let history: Vec<(logic::Symbol, logic::Symbol, Sort)> = spec
+        .variables
+        .iter()
+        .filter_map(|v| {
+            let base = v.name.strip_suffix("@prev")?;
+            spec.variables
+                .iter()
+                .find(|w| &*w.name == base && w.sort == v.sort)
+                .map(|w| (v.name.clone(), w.name.clone(), v.sort.clone()))
+        })
+        .collect();
+    let state: Vec<(logic::Symbol, Sort)> = spec
+        .variables
+        .iter()
+        .filter(|v| !history.iter().any(|(h, _, _)| *h == v.name))
+        .map(|v| (v.name.clone(), v.sort.clone()))
+        .collect();
+    let logic = if spec.enums.is_empty() {
+        "QF_LIRA".to_string()
+    } else {
+        "ALL".to_string()
+    };
+    System {
+        state,
+        enums: spec.enums.clone(),
+        automata,
+        bdd,
+        epsilon: BigRational::new(g.into(), 2.into()),
+        domain: spec.domain.iter().map(|d| d.formula.clone()).collect(),
+        logic,
+        history,
+        only: None,
+    }
+}
+
+/// The countertrace of an automaton, printed as the peer writes it.
+pub fn countertrace_text(sys: &System, a: usize, tb: &TimeBase) -> String {
+    let pea = &sys.automata[a].pea;
+    let parts: Vec<String> = pea
+        .phases
+        .iter()
+        .map(|ph| {
+            let inv = logic::print::term(&sys.bdd.to_term(ph.inv, &|atom| match atom {
+                Atom::Data { term, .. } => term.clone(),
+                Atom::Clock { .. } => Term::Bool(true),
+            }));
+            let base = if ph.inv == TRUE && ph.allow_empty {
+                "true".to_string()
+            } else {
+                format!("⌈{inv}⌉")
+            };
+            let zero = if ph.allow_empty { "₀" } else { "" };
+            match ph.bound {
+                catalog::Bound::None => base,
+                catalog::Bound::Lt(c) => format!("{base} ∧ ℓ <{zero} {}", tb.show(c)),
+                catalog::Bound::Le(c) => format!("{base} ∧ ℓ ≤{zero} {}", tb.show(c)),
+                catalog::Bound::Ge(c) => format!("{base} ∧ ℓ ≥{zero} {}", tb.show(c)),
+                catalog::Bound::Gt(c) => format!("{base} ∧ ℓ >{zero} {}", tb.show(c)),
+            }
+        })
+        .collect();
+    parts.join(" ; ")
+}
+
+/// One reachability question: which points it asks about.
+enum Question {
+    /// Automaton `a` in one of the locations where its requirement applies.
+    Vacuity { a: usize, locs: Vec<usize> },
+    /// The set of automata without a joint next step.
+    Rt { set: Vec<usize>, ndc: Ndc },
+    /// A state formula (the trigger of an invariant).
+    Holds { term: Term },
+}
+
+impl Question {
+    /// The automata the question is about.
+    fn automata(&self) -> Vec<usize> {
+        match self {
+            Question::Vacuity { a, .. } => vec![*a],
+            Question::Rt { set, .. } => set.clone(),
+            Question::Holds { .. } => Vec::new(),
+        }
+    }
+
+    fn bad(&self, sys: &System, k: usize) -> Term {
+        self.bad_shifted(sys, k, true)
+    }
+
+    /// For a dead end, `shifted` false asks for no next step at all (no ε).
+    fn bad_shifted(&self, sys: &System, k: usize, shifted: bool) -> Term {
+        match self {
+            Question::Vacuity { a, locs } => Term::App(
+                Op::Or,
+                locs.iter()
+                    .map(|l| sys.at_loc(*a, *l, k))
+                    .chain([Term::Bool(false)])
+                    .collect(),
+            ),
+            Question::Rt { set, ndc } => ndc.bad(sys, set, k, shifted),
+            Question::Holds { term } => sys.at(term, k),
+        }
+    }
+}
+
+/// One location vector of a set without a joint next step in some clock region: the
+/// set's locations, the clock atoms `(automaton, phase)` and the cubes (one value per
+/// atom) without a step.
+type Stuck = (Vec<usize>, Vec<(usize, usize)>, Vec<Vec<bool>>);
+
+/// For rt-inconsistency: per location vector of the set, the clock cubes after which
+/// the set has no joint next step.
+struct Ndc {
+    vectors: Vec<Stuck>,
+}
+
+impl Ndc {
+    fn bad(&self, sys: &System, set: &[usize], k: usize, shifted: bool) -> Term {
+        let mut alts = Vec::new();
+        for (locs, atoms, cubes) in &self.vectors {
+            let mut here: Vec<Term> = set
+                .iter()
+                .zip(locs)
+                .map(|(a, l)| sys.at_loc(*a, *l, k))
+                .collect();
+            let stuck: Vec<Term> = cubes
+                .iter()
+                .map(|cube| {
+                    let c: Vec<Term> = atoms
+                        .iter()
+                        .zip(cube)
+                        .map(|((a, p), v)| {
+                            let t = sys.clock_lt(*a, *p, k, shifted);
+                            if *v {
+                                t
+                            } else {
+                                Term::not(t)
+                            }
+                        })
+                        .collect();
+                    Term::App(Op::And, c.into_iter().chain([Term::Bool(true)]).collect())
+                })
+                .collect();
+            here.push(Term::App(
+                Op::Or,
+                stuck.into_iter().chain([Term::Bool(false)]).collect(),
+            ));
+            alts.push(Term::App(
+                Op::And,
+                here.into_iter().chain([Term::Bool(true)]).collect(),
+            ));
+        }
+        Term::App(
+            Op::Or,
+            alts.into_iter().chain([Term::Bool(false)]).collect(),
+        )
+    }
+}
+
+/// Decides whether a data diagram over the next state is satisfiable: false diagrams
+/// are not, diagrams over Boolean variables only are; the rest are asked.
+struct DataSat {
+    solver: Solver,
+    cache: HashMap<Ref, Option<bool>>,
+    queries: usize,
+}
+
+impl DataSat {
+    fn sat(&mut self, sys: &System, f: Ref) -> Result<Option<bool>, SolverError> {
+        if f == FALSE {
+            return Ok(Some(false));
+        }
+        if let Some(v) = self.cache.get(&f) {
+            return Ok(*v);
+        }
+        let plain = sys.bdd.support(f).iter().all(|v| {
+            matches!(
+                &sys.bdd.atoms()[*v as usize],
+                Atom::Data {
+                    term: Term::Var(_, Sort::Bool),
+                    ..
+                }
+            )
+        });
+        let v = if plain {
+            Some(true)
+        } else {
+            self.queries += 1;
+            let t = sys.term(0, f, 0, false);
+            match self.solver.check_assuming(&[t])? {
+                Outcome::Sat(_) => Some(true),
+                Outcome::Unsat(_) => Some(false),
+                Outcome::Unknown(_) => None,
+            }
+        };
+        self.cache.insert(f, v);
+        Ok(v)
+    }
+}
+
+/// The points where the automata of `set` (with every invariant: `primed_inv`, their
+/// state invariants over the next state) have no joint next step, in the peer's
+/// reading: a next step is a transition of each automaton whose guard holds (its clock
+/// constants lowered by ε) into a location whose state invariant holds of the next
+/// state and whose clock bounds, for the clocks not reset, still hold strictly (again
+/// lowered by ε). `Ok(None)`: there is always a next step (the check is trivial);
+/// `Err`: a satisfiability question had no answer.
+fn ndc(
+    sys: &mut System,
+    set: &[usize],
+    primed_inv: Ref,
+    data: &mut DataSat,
+) -> Result<Result<Option<Ndc>, String>, SolverError> {
+    let mut vectors = Vec::new();
+    let sizes: Vec<usize> = set
+        .iter()
+        .map(|a| sys.automata[*a].pea.locations.len())
+        .collect();
+    let mut locs = vec![0usize; set.len()];
+    'vectors: loop {
+        // The clock atoms of this vector.
+        let mut atoms: Vec<(usize, usize)> = Vec::new();
+        for (i, a) in set.iter().enumerate() {
+            let pea = &sys.automata[*a].pea;
+            for t in &pea.locations[locs[i]].transitions {
+                for v in sys.bdd.support(t.guard) {
+                    if let Atom::Clock { aut, phase } = sys.bdd.atoms()[v as usize] {
+                        atoms.push((aut, phase));
+                    }
+                }
+                for (p, _) in &pea.locations[t.dest].clock_inv {
+                    if !t.resets.contains(p) {
+                        atoms.push((*a, *p));
+                    }
+                }
+            }
+        }
+        atoms.sort_unstable();
+        atoms.dedup();
+        let vars: Vec<u32> = atoms
+            .iter()
+            .map(|(a, p)| {
+                let c = sys.bdd.clock_lt(*a, *p);
+                sys.bdd.support(c)[0]
+            })
+            .collect();
+        let mut stuck = Vec::new();
+        for bits in 0u64..(1u64 << atoms.len()) {
+            let value = |j: usize| bits & (1 << j) != 0;
+            let mut f = primed_inv;
+            for (i, a) in set.iter().enumerate() {
+                let pea = sys.automata[*a].pea.clone();
+                let mut d = FALSE;
+                for t in &pea.locations[locs[i]].transitions {
+                    let dest = &pea.locations[t.dest];
+                    let room = dest.clock_inv.iter().all(|(p, _)| {
+                        t.resets.contains(p)
+                            || atoms.iter().position(|x| *x == (*a, *p)).is_some_and(value)
+                    });
+                    if !room {
+                        continue;
+                    }
+                    let mut g = t.guard;
+                    for (j, v) in vars.iter().enumerate() {
+                        g = sys.bdd.restrict(g, *v, value(j));
+                    }
+                    let inv = sys.bdd.prime(dest.state_inv);
+                    let step = sys.bdd.and(g, inv);
+                    d = sys.bdd.or(d, step);
+                }
+                f = sys.bdd.and(f, d);
+                if f == FALSE {
+                    break;
+                }
+            }
+            match data.sat(sys, f)? {
+                Some(true) => {}
+                Some(false) => stuck.push((0..atoms.len()).map(value).collect::<Vec<bool>>()),
+                None => {
+                    return Ok(Err(
+                        "whether the next state exists had no answer from the solver".into(),
+                    ))
+                }
+            }
+        }
+        if !stuck.is_empty() {
+            vectors.push((locs.clone(), atoms, stuck));
+        }
+        // The next vector.
+        for i in (0..set.len()).rev() {
+            locs[i] += 1;
+            if locs[i] < sizes[i] {
+                continue 'vectors;
+            }
+            locs[i] = 0;
+        }
+        break;
+    }
+    Ok(Ok(if vectors.is_empty() {
+        None
+    } else {
+        Some(Ndc { vectors })
+    }))
+}
+
+fn show_time(tb: &TimeBase, ticks: &BigRational) -> String {
+    tb.show_rational(ticks)
+}
+
+/// A run from a model of `n + 1` check points.
+fn trace_of(sys: &System, tb: &TimeBase, m: &Model, n: usize) -> DenseTrace {
+    let mut rows: Vec<DenseInterval> = Vec::new();
+    let mut t = BigRational::zero();
+    for k in 0..=n {
+        let d = match m.get(&var_at("vera.delta", k)) {
+            Some(Value::Real(r)) => r.clone(),
+            Some(Value::Int(i)) => BigRational::from_integer(i.clone()),
+            _ => BigRational::zero(),
+        };
+        let values: Witness = sys
+            .state
+            .iter()
+            .filter_map(|(n, _)| {
+                m.get(&var_at(n, k)).map(|v| Assignment {
+                    variable: n.to_string(),
+                    value: v.to_string(),
+                    unit: None,
+                })
+            })
+            .collect();
+        let end = &t + &d;
+        match rows.last_mut() {
+            Some(last) if last.values == values => last.to = show_time(tb, &end),
+            _ => rows.push(DenseInterval {
+                from: show_time(tb, &t),
+                to: show_time(tb, &end),
+                values,
+            }),
+        }
+        t = end;
+    }
+    DenseTrace { rows }
+}
+
+/// Runs the dense-time audits.
+pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, DenseError> {
+    let tb = spec.time.as_ref().ok_or(DenseError::NotTimed)?;
+    let mut sys = system(spec);
+    let nauts = sys.automata.len();
+    let automata: Vec<AutomatonSummary> = sys
+        .automata
+        .iter()
+        .map(|a| AutomatonSummary {
+            name: automaton_name(spec, a),
+            locations: a.pea.locations.len(),
+            clocks: a.pea.clocks().len(),
+            invariant: a.pea.is_invariant(),
+        })
+        .collect();
+    let pats = patterns(spec);
+    let not_formalized: Vec<String> = spec
+        .requirements
+        .iter()
+        .zip(&pats)
+        .filter(|(_, p)| p.is_none())
+        .map(|(r, _)| r.id.clone())
+        .collect();
+    let mut requirements: Vec<DenseRequirementAudit> = spec
+        .requirements
+        .iter()
+        .zip(&pats)
+        .enumerate()
+        .filter_map(|(i, (r, p))| {
+            let p = p.as_ref()?;
+            Some(DenseRequirementAudit {
+                id: r.id.clone(),
+                line: r.line,
+                pattern: p.describe(tb),
+                countertraces: (0..nauts)
+                    .filter(|a| sys.automata[*a].req == i)
+                    .map(|a| countertrace_text(&sys, a, tb))
+                    .collect(),
+                vacuity: DenseVacuity::NotChecked {
+                    reason: "not checked".into(),
+                },
+            })
+        })
+        .collect();
+    let epsilon = show_time(tb, &sys.epsilon);
+    let invariants: Vec<usize> = (0..nauts)
+        .filter(|a| sys.automata[*a].pea.is_invariant())
+        .collect();
+    let others: Vec<usize> = (0..nauts)
+        .filter(|a| !sys.automata[*a].pea.is_invariant())
+        .collect();
+
+    // The invariants together: the peer stops here when they contradict each other.
+    let mut inv_conj = TRUE;
+    for a in &invariants {
+        let l = &sys.automata[*a].pea.locations[0];
+        inv_conj = sys.bdd.and(inv_conj, l.state_inv);
+    }
+    let mut checker = Solver::start(&options.solver)?;
+    checker.command(&logic::Command::SetLogic(sys.logic.as_str().into()))?;
+    for (name, ctors) in &sys.enums {
+        checker.command(&logic::Command::DeclareEnum(name.clone(), ctors.clone()))?;
+    }
+    for k in 0..2 {
+        for (n, s) in sys.declarations(k) {
+            checker.declare_const(&n, s)?;
+        }
+    }
+    {
+        let parts: Vec<Term> = invariants
+            .iter()
+            .map(|a| sys.term(*a, sys.automata[*a].pea.locations[0].state_inv, 0, false))
+            .collect();
+        if let Outcome::Unsat(core) = checker.check_assuming(&parts)? {
+            let mut because: Vec<String> = invariants
+                .iter()
+                .zip(&parts)
+                .filter(|(_, t)| core.contains(t) || core.is_empty())
+                .map(|(a, _)| sys.automata[*a].id.clone())
+                .collect();
+            because.dedup();
+            return Ok(DenseReport {
+                semantics: "dense",
+                tick: tb.tick_text.clone(),
+                epsilon,
+                automata,
+                consistency: DenseConsistency::Inconsistent { because },
+                requirements,
+                rt_checks: Vec::new(),
+                rt_trivial: 0,
+                results: 1,
+                not_formalized,
+            });
+        }
+    }
+
+    let depth = options.bmc_depth.unwrap_or_else(|| {
+        let longest = sys
+            .automata
+            .iter()
+            .map(|a| a.pea.phases.len())
+            .max()
+            .unwrap_or(1);
+        (2 * longest + 2).min(40)
+    });
+
+    // The questions: vacuity of each automaton, then each rt set.
+    let mut questions: Vec<Question> = Vec::new();
+    let mut answers: Vec<Option<Reach>> = Vec::new();
+    let mut vac_of: Vec<Option<usize>> = vec![None; nauts];
+    for (a, vac) in vac_of.iter_mut().enumerate() {
+        if let Some(locs) = sys.automata[a].pea.applies_in() {
+            *vac = Some(questions.len());
+            questions.push(Question::Vacuity { a, locs });
+            answers.push(None);
+        }
+    }
+    let vacuity_checks = vac_of.iter().filter(|v| v.is_some()).count();
+    // An invariant "if R then S" has no vacuity check of the peer's kind (its single
+    // location shows nothing): vera asks whether R ever holds.
+    let mut trigger_of: Vec<Option<usize>> = vec![None; spec.requirements.len()];
+    for (i, p) in pats.iter().enumerate() {
+        let Some(p) = p else { continue };
+        let auts: Vec<usize> = (0..nauts).filter(|a| sys.automata[*a].req == i).collect();
+        if p.kind == super::Kind::Invariance
+            && !auts.is_empty()
+            && auts.iter().all(|a| sys.automata[*a].pea.is_invariant())
+        {
+            trigger_of[i] = Some(questions.len());
+            questions.push(Question::Holds {
+                term: p.formulas[0].clone(),
+            });
+            answers.push(None);
+        }
+    }
+    let m = options.rt_range.min(others.len());
+    let sets: Vec<Vec<usize>> = if m == 0 {
+        Vec::new()
+    } else {
+        combinations(&others, m)
+    };
+    let mut primed_inv = TRUE;
+    for a in &invariants {
+        let inv = sys.automata[*a].pea.locations[0].state_inv;
+        let p = sys.bdd.prime(inv);
+        primed_inv = sys.bdd.and(primed_inv, p);
+    }
+    let mut data = DataSat {
+        solver: checker,
+        cache: HashMap::new(),
+        queries: 0,
+    };
+    let mut rt_sets: Vec<(Vec<usize>, usize)> = Vec::new();
+    let mut rt_trivial = 0;
+    let trace = std::env::var_os("VERA_DENSE_TRACE").is_some();
+    let t0 = std::time::Instant::now();
+    for set in &sets {
+        match ndc(&mut sys, set, primed_inv, &mut data)? {
+            Ok(None) => rt_trivial += 1,
+            Ok(Some(n)) => {
+                rt_sets.push((set.clone(), questions.len()));
+                questions.push(Question::Rt {
+                    set: set.clone(),
+                    ndc: n,
+                });
+                answers.push(None);
+            }
+            Err(reason) => {
+                rt_sets.push((set.clone(), questions.len()));
+                questions.push(Question::Rt {
+                    set: set.clone(),
+                    ndc: Ndc {
+                        vectors: Vec::new(),
+                    },
+                });
+                answers.push(Some(Reach::Unknown { reason, up_to: 0 }));
+            }
+        }
+    }
+
+    // Consistency: a first interval.
+    if trace {
+        eprintln!(
+            "dense: {} sets, {} with questions, dead-end conditions in {:?} ({} data queries)",
+            sets.len(),
+            rt_sets.len(),
+            t0.elapsed(),
+            data.queries
+        );
+    }
+    let t0 = std::time::Instant::now();
+    let mut bmc = Bmc::start(&sys, &options.solver)?;
+    let consistency = match bmc.check(&Term::Bool(true))? {
+        Outcome::Sat(mdl) => {
+            recheck(spec, &sys, &mdl, 0, "the consistency witness")?;
+            DenseConsistency::Consistent {
+                witness: trace_of(&sys, tb, &mdl, 0),
+            }
+        }
+        Outcome::Unsat(_) => {
+            // Nothing is reachable: every question is answered.
+            for a in &mut answers {
+                a.get_or_insert(Reach::Unreachable {
+                    proved: true,
+                    up_to: 0,
+                });
+            }
+            DenseConsistency::Inconsistent {
+                because: Vec::new(),
+            }
+        }
+        Outcome::Unknown(r) => DenseConsistency::Unknown {
+            reason: r.to_string(),
+        },
+    };
+
+    // Bounded model checking until it stops finding answers, then proofs for the rest
+    // (all at once first), then deeper runs for what the proofs find reachable.
+    let mut epsilon_only = vec![false; questions.len()];
+    if matches!(consistency, DenseConsistency::Consistent { .. }) {
+        let mut last_found = 0;
+        let mut proofs_tried = false;
+        // Questions the fixedpoint engine found reachable: searched deeper.
+        let mut deeper: Vec<bool> = vec![false; questions.len()];
+        loop {
+            let k = bmc.depth;
+            for (qi, (q, ans)) in questions.iter().zip(answers.iter_mut()).enumerate() {
+                if ans.is_some() || (proofs_tried && !deeper[qi]) {
+                    continue;
+                }
+                let bad = q.bad(&sys, k);
+                match bmc.check(&bad)? {
+                    Outcome::Sat(mut mdl) => {
+                        if let Question::Rt { .. } = q {
+                            // A run that ends where there is no next step at all, if
+                            // one of as many intervals does.
+                            match bmc.check(&q.bad_shifted(&sys, k, false))? {
+                                Outcome::Sat(exact) => mdl = exact,
+                                _ => epsilon_only[qi] = true,
+                            }
+                        }
+                        recheck(spec, &sys, &mdl, k, "a run shown")?;
+                        last_found = k;
+                        *ans = Some(Reach::Reachable {
+                            intervals: k + 1,
+                            trace: trace_of(&sys, tb, &mdl, k),
+                        })
+                    }
+                    Outcome::Unsat(_) => {}
+                    Outcome::Unknown(r) => {
+                        *ans = Some(Reach::Unknown {
+                            reason: r.to_string(),
+                            up_to: k,
+                        })
+                    }
+                }
+            }
+            if trace {
+                eprintln!(
+                    "dense: depth {k} done at {:?}, {} open",
+                    t0.elapsed(),
+                    answers.iter().filter(|a| a.is_none()).count()
+                );
+            }
+            let open: Vec<usize> = (0..questions.len())
+                .filter(|q| answers[*q].is_none() && (!proofs_tried || deeper[*q]))
+                .collect();
+            if open.is_empty() || k >= depth {
+                break;
+            }
+            // Stalled: no answer in the last few depths (and past the shortest runs
+            // most answers need).
+            let stalled = k >= 3 && k >= last_found + 3;
+            if stalled && !proofs_tried && options.prove {
+                proofs_tried = true;
+                let open: Vec<usize> = (0..questions.len())
+                    .filter(|q| answers[*q].is_none())
+                    .collect();
+                let found = prove_all(&sys, &questions, &open, k + 1, &options.solver, trace)?;
+                for (qi, r) in found {
+                    match r {
+                        Some(a) => answers[qi] = Some(a),
+                        None => deeper[qi] = true,
+                    }
+                }
+                if !deeper.iter().any(|d| *d) {
+                    break;
+                }
+            }
+            bmc.extend()?;
+        }
+        // What is still open: searched up to `depth` intervals only, or found by the
+        // engine and not shown by a run that long.
+        let up_to = bmc.depth + 1;
+        for (qi, ans) in answers.iter_mut().enumerate() {
+            if ans.is_some() {
+                continue;
+            }
+            *ans = Some(if deeper[qi] {
+                Reach::Unknown {
+                    reason: format!(
+                        "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
+                    ),
+                    up_to,
+                }
+            } else if options.prove && !proofs_tried {
+                match prove_all(&sys, &questions, &[qi], up_to, &options.solver, trace)?
+                    .pop()
+                    .and_then(|(_, r)| r)
+                {
+                    Some(a) => a,
+                    None => Reach::Unknown {
+                        reason: format!(
+                            "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
+                        ),
+                        up_to,
+                    },
+                }
+            } else {
+                Reach::Unreachable {
+                    proved: false,
+                    up_to,
+                }
+            });
+        }
+    }
+    let answer = |qi: usize| -> Reach {
+        answers[qi].clone().unwrap_or(Reach::Unknown {
+            reason: "consistency is undecided".into(),
+            up_to: 0,
+        })
+    };
+
+    // Vacuity per requirement: vacuous when one of its automata is.
+    for ra in &mut requirements {
+        let Some(i) = spec.requirements.iter().position(|r| r.id == ra.id) else {
+            continue;
+        };
+        let auts: Vec<usize> = (0..nauts).filter(|a| sys.automata[*a].req == i).collect();
+        let mut checked: Vec<Reach> = auts.iter().filter_map(|a| vac_of[*a].map(answer)).collect();
+        if let Some(q) = trigger_of[i] {
+            checked.push(answer(q));
+        }
+        ra.vacuity = if checked.is_empty() {
+            DenseVacuity::NotChecked {
+                reason: "every location of its automata shows it applies".into(),
+            }
+        } else if let Some(Reach::Unreachable { proved, up_to }) = checked
+            .iter()
+            .find(|r| matches!(r, Reach::Unreachable { .. }))
+        {
+            DenseVacuity::Vacuous {
+                proved: *proved,
+                up_to: *up_to,
+            }
+        } else if let Some(Reach::Unknown { reason, .. }) =
+            checked.iter().find(|r| matches!(r, Reach::Unknown { .. }))
+        {
+            DenseVacuity::Unknown {
+                reason: reason.clone(),
+            }
+        } else {
+            match &checked[0] {
+                Reach::Reachable { trace, .. } => DenseVacuity::NotVacuous {
+                    trace: trace.clone(),
+                },
+                _ => unreachable!("the other answers are handled above"),
+            }
+        };
+    }
+    let rt_checks: Vec<RtCheck> = rt_sets
+        .iter()
+        .map(|(set, qi)| {
+            let mut reqs: Vec<String> = set.iter().map(|a| sys.automata[*a].id.clone()).collect();
+            reqs.sort();
+            reqs.dedup();
+            RtCheck {
+                requirements: reqs,
+                automata: set
+                    .iter()
+                    .map(|a| automaton_name(spec, &sys.automata[*a]))
+                    .collect(),
+                dead_end: answer(*qi),
+                epsilon_only: epsilon_only[*qi],
+            }
+        })
+        .collect();
+    Ok(DenseReport {
+        semantics: "dense",
+        tick: tb.tick_text.clone(),
+        epsilon,
+        automata,
+        consistency,
+        requirements,
+        rt_checks,
+        rt_trivial,
+        results: 1 + vacuity_checks + sets.len(),
+        not_formalized,
+    })
+}
+
+/// The variables an automaton's formulas mention.
+fn variables_of(sys: &System, a: usize) -> std::collections::BTreeSet<logic::Symbol> {
+    let mut out = std::collections::BTreeSet::new();
+    for ph in &sys.automata[a].pea.phases {
+        for v in sys.bdd.support(ph.inv) {
+            if let Atom::Data { term, .. } = &sys.bdd.atoms()[v as usize] {
+                out.extend(term.free_vars().into_iter().map(|(n, _)| n));
+            }
+        }
+    }
+    out
+}
+
+/// Proofs that the open questions' points are unreachable. Each is first tried on a
+/// smaller product: the question's automata, every invariant, and the automata that
+/// share a variable with them, then a wider circle, up to all automata (a product of
+/// fewer automata has more runs, so what it never reaches the whole never reaches). Per
+/// question: `Some(answer)` (proved, or undecided), or `None` when the engine finds
+/// the point reachable in the whole product (a deeper search may show the run).
+fn prove_all(
+    sys: &System,
+    questions: &[Question],
+    open: &[usize],
+    searched: usize,
+    config: &SolverConfig,
+    trace: bool,
+) -> Result<Vec<(usize, Option<Reach>)>, SolverError> {
+    let proved = Reach::Unreachable {
+        proved: true,
+        up_to: searched,
+    };
+    let n = sys.automata.len();
+    let vars: Vec<std::collections::BTreeSet<logic::Symbol>> =
+        (0..n).map(|a| variables_of(sys, a)).collect();
+    let mut out = Vec::new();
+    for q in open {
+        let t1 = std::time::Instant::now();
+        let question = &questions[*q];
+        let mut keep: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
+        for a in question.automata() {
+            keep[a] = true;
+        }
+        if let Question::Holds { term } = question {
+            // The automata over the formula's variables.
+            let fv: std::collections::BTreeSet<logic::Symbol> =
+                term.free_vars().into_iter().map(|(n, _)| n).collect();
+            for a in 0..n {
+                if !vars[a].is_disjoint(&fv) {
+                    keep[a] = true;
+                }
+            }
+        }
+        let mut answer = None;
+        loop {
+            let all = keep.iter().all(|k| *k);
+            let part = if all {
+                sys.clone()
+            } else {
+                sys.restricted(keep.clone())
+            };
+            let bad = question.bad(&part, 0);
+            let r = part.prove(&bad, config)?;
+            if trace {
+                eprintln!(
+                    "dense: proof of question {q} on {} automata: {} at {:?}",
+                    keep.iter().filter(|k| **k).count(),
+                    match &r {
+                        Proof::Proved => "proved",
+                        Proof::Reachable => "reachable",
+                        Proof::Unknown(_) => "unknown",
+                    },
+                    t1.elapsed()
+                );
+            }
+            match r {
+                Proof::Proved => {
+                    answer = Some(proved.clone());
+                    break;
+                }
+                Proof::Unknown(reason) if all => {
+                    answer = Some(Reach::Unknown {
+                        reason,
+                        up_to: searched,
+                    });
+                    break;
+                }
+                Proof::Reachable if all => break,
+                _ => {}
+            }
+            // A wider circle: the automata that share a variable with those taken.
+            let taken: std::collections::BTreeSet<logic::Symbol> = (0..n)
+                .filter(|a| keep[*a])
+                .flat_map(|a| vars[a].iter().cloned())
+                .collect();
+            let mut grew = false;
+            for a in 0..n {
+                if !keep[a] && !vars[a].is_disjoint(&taken) {
+                    keep[a] = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                keep = vec![true; n];
+            }
+        }
+        out.push((*q, answer));
+    }
+    Ok(out)
+}
+
+/// The run of the first `n + 1` intervals of a model, for the evaluator.
+fn run_of(sys: &System, m: &Model, n: usize) -> Vec<super::eval::Piece> {
+    (0..=n)
+        .map(|k| {
+            let length = match m.get(&var_at("vera.delta", k)) {
+                Some(Value::Real(r)) => r.clone(),
+                Some(Value::Int(i)) => BigRational::from_integer(i.clone()),
+                _ => BigRational::zero(),
+            };
+            let mut state = Model::new();
+            for (x, _) in &sys.state {
+                if let Some(v) = m.get(&var_at(x, k)) {
+                    state.insert(x.clone(), v.clone());
+                }
+            }
+            for (h, x, _) in &sys.history {
+                if let Some(v) = m.get(&var_at(x, k.saturating_sub(1))) {
+                    state.insert(h.clone(), v.clone());
+                }
+            }
+            super::eval::Piece { length, state }
+        })
+        .collect()
+}
+
+/// Re-checks a witness run with the evaluator of the countertraces: every requirement
+/// must hold on it. A run that breaks one is an error, never a finding.
+fn recheck(spec: &Spec, sys: &System, m: &Model, n: usize, what: &str) -> Result<(), DenseError> {
+    let run = run_of(sys, m, n);
+    for a in &sys.automata {
+        let broken = super::eval::matched(&sys.bdd, &a.pea.phases, &run, &spec.context)
+            .map_err(|e| DenseError::Witness(format!("{what}: {}: {e}", a.id)))?;
+        if broken {
+            let shown: Vec<String> = run
+                .iter()
+                .map(|p| {
+                    let vals: Vec<String> = p
+                        .state
+                        .values
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect();
+                    format!("{} ticks: {}", p.length, vals.join(" "))
+                })
+                .collect();
+            return Err(DenseError::Witness(format!(
+                "{what} ({} intervals) breaks {} by the countertrace evaluator: {}",
+                n + 1,
+                a.id,
+                shown.join("; ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn automaton_name(spec: &Spec, a: &Automaton) -> String {
+    let many = spec.requirements[a.req]
+        .dense
+        .as_ref()
+        .is_some_and(|p| p.kind.multiple_countertraces());
+    if many {
+        format!("{} (countertrace {})", a.id, a.ct)
+    } else {
+        a.id.clone()
+    }
+}
+
+fn combinations(items: &[usize], m: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    fn rec(
+        items: &[usize],
+        m: usize,
+        start: usize,
+        cur: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+    ) {
+        if cur.len() == m {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..items.len() {
+            cur.push(items[i]);
+            rec(items, m, i + 1, cur, out);
+            cur.pop();
+        }
+    }
+    rec(items, m, 0, &mut cur, &mut out);
+    out
+}

@@ -1,0 +1,376 @@
+//! The report of `vera audit` on a spec read in dense time (`vera.audit-dense.v1`): the
+//! peer's checks, each verdict with what it rests on (a run that shows it, a proof for
+//! every run, or a search up to a number of intervals), runs as interval tables.
+
+use report::{Finding, Findings, Level, Location, Report, Rule, Status};
+use reqs::timed::dense::audit::{DenseConsistency, DenseReport, DenseTrace, DenseVacuity, Reach};
+use reqs::Spec;
+use serde::Serialize;
+
+/// One finished dense-time audit.
+pub struct DenseRun {
+    /// The spec file as named on the command line.
+    pub file: String,
+    pub spec: Spec,
+    pub report: DenseReport,
+    pub witnesses: bool,
+    pub solver: String,
+    pub seconds: f64,
+}
+
+#[derive(Serialize)]
+struct DenseJson<'a> {
+    schema: &'static str,
+    spec: &'a str,
+    file: &'a str,
+    solver: &'a str,
+    #[serde(flatten)]
+    report: &'a DenseReport,
+    seconds: f64,
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        id: "VERA-DENSE-INCONSISTENT",
+        name: "NoRun",
+        short: "No run satisfies these requirements.",
+        help: "Decide which requirement is wrong, or restrict one of them.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-DENSE-RT-INCONSISTENT",
+        name: "DeadEnd",
+        short: "After a run every requirement allows, these requirements have no common next step.",
+        help: "Look at the run: the requirements demand contradicting things right after it. Add a requirement that avoids it, or change a duration.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-DENSE-VACUOUS",
+        name: "NeverApplies",
+        short: "No run gets to the point where the requirement applies.",
+        help: "Check its trigger against the other requirements.",
+        level: Level::Warning,
+    },
+    Rule {
+        id: "VERA-DENSE-UNDECIDED",
+        name: "Undecided",
+        short: "A check gave no answer, or was only searched up to a number of intervals.",
+        help: "Raise the solver timeout or the search depth (--depth).",
+        level: Level::Error,
+    },
+];
+
+/// A run as rows `[from, to)  x=.. y=..`: the first row lists every variable, the next
+/// ones what changed.
+pub fn trace_text(out: &mut String, t: &DenseTrace, indent: &str) {
+    let mut prev: Option<&reqs::audit::Witness> = None;
+    let width = t
+        .rows
+        .iter()
+        .map(|r| r.from.len() + r.to.len() + 4)
+        .max()
+        .unwrap_or(0);
+    for row in &t.rows {
+        let shown: Vec<String> = row
+            .values
+            .iter()
+            .filter(|a| prev.is_none_or(|p| !p.contains(a)))
+            .map(|a| format!("{}={}", a.variable, a.value))
+            .collect();
+        let span = format!("[{}, {})", row.from, row.to);
+        out.push_str(&format!(
+            "{indent}{span:<width$}  {}\n",
+            if shown.is_empty() {
+                "(no change)".to_string()
+            } else {
+                shown.join("  ")
+            }
+        ));
+        prev = Some(&row.values);
+    }
+}
+
+fn reach_basis(r: &Reach) -> String {
+    match r {
+        Reach::Unreachable { proved: true, .. } => "proved for every run".into(),
+        Reach::Unreachable {
+            proved: false,
+            up_to,
+        } => {
+            format!("checked up to {up_to} intervals only")
+        }
+        Reach::Reachable { intervals, .. } => format!("shown by a run of {intervals} intervals"),
+        Reach::Unknown { reason, .. } => format!("undecided: {reason}"),
+    }
+}
+
+impl DenseRun {
+    fn place(&self, id: &str) -> Location {
+        let line = self
+            .spec
+            .requirements
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| r.line)
+            .and_then(|l| u32::try_from(l).ok())
+            .filter(|l| *l > 0);
+        Location::new(&self.file, line)
+    }
+
+    fn finding(
+        &self,
+        rule: &'static str,
+        level: Level,
+        ids: &[String],
+        message: String,
+    ) -> Finding {
+        let mut places = ids.iter().map(|id| self.place(id).with_message(id.clone()));
+        Finding {
+            rule,
+            level,
+            message,
+            location: places
+                .next()
+                .or_else(|| Some(Location::new(&self.file, None))),
+            related: places.collect(),
+        }
+    }
+}
+
+impl Report for DenseRun {
+    fn schema(&self) -> &'static str {
+        "vera.audit-dense.v1"
+    }
+
+    fn status(&self) -> Status {
+        let r = &self.report;
+        let undecided = matches!(r.consistency, DenseConsistency::Unknown { .. })
+            || r.requirements.iter().any(|a| {
+                matches!(
+                    a.vacuity,
+                    DenseVacuity::Unknown { .. } | DenseVacuity::Vacuous { proved: false, .. }
+                )
+            })
+            || r.rt_checks.iter().any(|c| {
+                matches!(
+                    c.dead_end,
+                    Reach::Unknown { .. } | Reach::Unreachable { proved: false, .. }
+                )
+            });
+        if undecided {
+            Status::Error
+        } else if r.has_findings() {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let r = &self.report;
+        let mut o = String::new();
+        o.push_str(&format!(
+            "{}: {} requirements in dense time ({} automata; tick {}, ε {})\n",
+            self.file,
+            self.spec.requirements.len(),
+            r.automata.len(),
+            r.tick,
+            r.epsilon
+        ));
+        match &r.consistency {
+            DenseConsistency::Consistent { witness } => {
+                o.push_str("consistent: a first interval satisfies every requirement:\n");
+                trace_text(&mut o, witness, "  ");
+            }
+            DenseConsistency::Inconsistent { because } if because.is_empty() => {
+                o.push_str("inconsistent: no first interval satisfies every requirement\n")
+            }
+            DenseConsistency::Inconsistent { because } => o.push_str(&format!(
+                "inconsistent: the invariants of {} contradict each other\n",
+                because.join(", ")
+            )),
+            DenseConsistency::Unknown { reason } => {
+                o.push_str(&format!("consistency undecided: {reason}\n"))
+            }
+        }
+        let dead: Vec<_> = r
+            .rt_checks
+            .iter()
+            .filter(|c| matches!(c.dead_end, Reach::Reachable { .. }))
+            .collect();
+        let open: Vec<_> = r
+            .rt_checks
+            .iter()
+            .filter(|c| {
+                !matches!(
+                    c.dead_end,
+                    Reach::Reachable { .. } | Reach::Unreachable { proved: true, .. }
+                )
+            })
+            .collect();
+        let proved = r.rt_checks.len() - dead.len() - open.len();
+        o.push_str(&format!(
+            "rt-inconsistency: {} set{} with a dead end; {} proved free of dead ends, {} trivially free{}\n",
+            dead.len(),
+            if dead.len() == 1 { "" } else { "s" },
+            proved,
+            r.rt_trivial,
+            if open.is_empty() {
+                String::new()
+            } else {
+                format!(", {} not decided", open.len())
+            }
+        ));
+        for c in &dead {
+            if let Reach::Reachable { trace, intervals } = &c.dead_end {
+                o.push_str(&format!(
+                    "  {}: after this run ({intervals} intervals) every requirement holds and these have no common next step:\n",
+                    c.automata.join(", ")
+                ));
+                trace_text(&mut o, trace, "    ");
+            }
+        }
+        for c in &open {
+            o.push_str(&format!(
+                "  {}: {}\n",
+                c.automata.join(", "),
+                reach_basis(&c.dead_end)
+            ));
+        }
+        for a in &r.requirements {
+            let line = match &a.vacuity {
+                DenseVacuity::Vacuous { proved: true, .. } => Some(
+                    "vacuous: no run gets to where it applies (proved for every run)".to_string(),
+                ),
+                DenseVacuity::Vacuous {
+                    proved: false,
+                    up_to,
+                } => Some(format!(
+                    "vacuous for runs of up to {up_to} intervals; not proved for longer ones"
+                )),
+                DenseVacuity::Unknown { reason } => Some(format!("vacuity undecided: {reason}")),
+                _ => None,
+            };
+            if line.is_some() || self.witnesses {
+                o.push_str(&format!("\n{} (line {}): {}\n", a.id, a.line, a.pattern));
+                if let Some(l) = line {
+                    o.push_str(&format!("  {l}\n"));
+                }
+                if self.witnesses {
+                    for ct in &a.countertraces {
+                        o.push_str(&format!("  countertrace: {ct}\n"));
+                    }
+                    if let DenseVacuity::NotVacuous { trace } = &a.vacuity {
+                        o.push_str("  applies after this run:\n");
+                        trace_text(&mut o, trace, "    ");
+                    }
+                }
+            }
+        }
+        if !r.not_formalized.is_empty() {
+            o.push_str(&format!(
+                "not formalized: {}\n",
+                r.not_formalized.join(", ")
+            ));
+        }
+        o.push_str(&format!(
+            "{} checks (the peer's count), {:.1} s\n",
+            r.results, self.seconds
+        ));
+        w.write_all(o.as_bytes())
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&DenseJson {
+            schema: self.schema(),
+            spec: &self.spec.name,
+            file: &self.file,
+            solver: &self.solver,
+            report: &self.report,
+            seconds: self.seconds,
+        })
+    }
+
+    fn findings(&self) -> Option<Findings> {
+        let r = &self.report;
+        let mut out = Vec::new();
+        match &r.consistency {
+            DenseConsistency::Inconsistent { because } => out.push(self.finding(
+                "VERA-DENSE-INCONSISTENT",
+                Level::Error,
+                because,
+                if because.is_empty() {
+                    "no run satisfies the requirements".into()
+                } else {
+                    format!(
+                        "the invariants of {} contradict each other",
+                        because.join(", ")
+                    )
+                },
+            )),
+            DenseConsistency::Unknown { reason } => out.push(self.finding(
+                "VERA-DENSE-UNDECIDED",
+                Level::Error,
+                &[],
+                format!("consistency not decided: {reason}"),
+            )),
+            DenseConsistency::Consistent { .. } => {}
+        }
+        for c in &r.rt_checks {
+            match &c.dead_end {
+                Reach::Reachable { intervals, .. } => out.push(self.finding(
+                    "VERA-DENSE-RT-INCONSISTENT",
+                    Level::Error,
+                    &c.requirements,
+                    format!(
+                        "after a run of {intervals} intervals that every requirement allows, {} have no common next step",
+                        c.automata.join(", ")
+                    ),
+                )),
+                Reach::Unreachable { proved: true, .. } => {}
+                other => out.push(self.finding(
+                    "VERA-DENSE-UNDECIDED",
+                    Level::Error,
+                    &c.requirements,
+                    format!("dead ends of {}: {}", c.automata.join(", "), reach_basis(other)),
+                )),
+            }
+        }
+        for a in &r.requirements {
+            let me = std::slice::from_ref(&a.id);
+            match &a.vacuity {
+                DenseVacuity::Vacuous { proved: true, .. } => out.push(self.finding(
+                    "VERA-DENSE-VACUOUS",
+                    Level::Warning,
+                    me,
+                    format!("{} never applies (proved for every run)", a.id),
+                )),
+                DenseVacuity::Vacuous {
+                    proved: false,
+                    up_to,
+                } => out.push(self.finding(
+                    "VERA-DENSE-UNDECIDED",
+                    Level::Error,
+                    me,
+                    format!(
+                        "{} applies on no run of up to {up_to} intervals; longer runs not decided",
+                        a.id
+                    ),
+                )),
+                DenseVacuity::Unknown { reason } => out.push(self.finding(
+                    "VERA-DENSE-UNDECIDED",
+                    Level::Error,
+                    me,
+                    format!("vacuity of {} not decided: {reason}", a.id),
+                )),
+                _ => {}
+            }
+        }
+        Some(Findings {
+            command: "audit".into(),
+            rules: RULES.to_vec(),
+            findings: out,
+            files: vec![self.file.clone()],
+        })
+    }
+}
