@@ -165,13 +165,6 @@ pub fn solve(config: &SolverConfig, problem: &HornProblem) -> Result<HornOutcome
             }
         }
     }
-    if let Some(dir) = std::env::var_os("VERA_HORN_DUMP") {
-        let n = DUMPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let _ = std::fs::write(
-            std::path::Path::new(&dir).join(format!("horn-{}-{n}.smt2", std::process::id())),
-            &transcript,
-        );
-    }
     p.send("(check-sat)").map_err(SolverError::Io)?;
     let answer = match p.read(limit) {
         Answer::Item(s) => s,
@@ -223,8 +216,6 @@ pub fn solve(config: &SolverConfig, problem: &HornProblem) -> Result<HornOutcome
     p.kill();
     Ok(outcome)
 }
-
-static DUMPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Reads `((define-fun R ((x!0 Int) ...) Bool body) ...)`.
 fn read_model(text: &str, problem: &HornProblem) -> Result<Vec<Definition>, String> {

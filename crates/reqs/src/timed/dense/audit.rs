@@ -811,8 +811,6 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     };
     let mut rt_sets: Vec<(Vec<usize>, usize)> = Vec::new();
     let mut rt_trivial = 0;
-    let trace = std::env::var_os("VERA_DENSE_TRACE").is_some();
-    let t0 = std::time::Instant::now();
     for set in &sets {
         match ndc(&mut sys, set, primed_inv, &mut data)? {
             Ok(None) => rt_trivial += 1,
@@ -838,16 +836,6 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     }
 
     // Consistency: a first interval.
-    if trace {
-        eprintln!(
-            "dense: {} sets, {} with questions, dead-end conditions in {:?} ({} data queries)",
-            sets.len(),
-            rt_sets.len(),
-            t0.elapsed(),
-            data.queries
-        );
-    }
-    let t0 = std::time::Instant::now();
     let mut bmc = Bmc::start(&sys, &options.solver)?;
     let consistency = match bmc.check(&Term::Bool(true))? {
         Outcome::Sat(mdl) => {
@@ -914,13 +902,6 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                     }
                 }
             }
-            if trace {
-                eprintln!(
-                    "dense: depth {k} done at {:?}, {} open",
-                    t0.elapsed(),
-                    answers.iter().filter(|a| a.is_none()).count()
-                );
-            }
             let open: Vec<usize> = (0..questions.len())
                 .filter(|q| answers[*q].is_none() && (!proofs_tried || deeper[*q]))
                 .collect();
@@ -935,7 +916,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                 let open: Vec<usize> = (0..questions.len())
                     .filter(|q| answers[*q].is_none())
                     .collect();
-                let found = prove_all(&sys, &questions, &open, k + 1, &options.solver, trace)?;
+                let found = prove_all(&sys, &questions, &open, k + 1, &options.solver)?;
                 for (qi, r) in found {
                     match r {
                         Some(a) => answers[qi] = Some(a),
@@ -963,7 +944,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                     up_to,
                 }
             } else if options.prove && !proofs_tried {
-                match prove_all(&sys, &questions, &[qi], up_to, &options.solver, trace)?
+                match prove_all(&sys, &questions, &[qi], up_to, &options.solver)?
                     .pop()
                     .and_then(|(_, r)| r)
                 {
@@ -1083,7 +1064,6 @@ fn prove_all(
     open: &[usize],
     searched: usize,
     config: &SolverConfig,
-    trace: bool,
 ) -> Result<Vec<(usize, Option<Reach>)>, SolverError> {
     let proved = Reach::Unreachable {
         proved: true,
@@ -1094,7 +1074,6 @@ fn prove_all(
         (0..n).map(|a| variables_of(sys, a)).collect();
     let mut out = Vec::new();
     for q in open {
-        let t1 = std::time::Instant::now();
         let question = &questions[*q];
         let mut keep: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
         for a in question.automata() {
@@ -1120,18 +1099,6 @@ fn prove_all(
             };
             let bad = question.bad(&part, 0);
             let r = part.prove(&bad, config)?;
-            if trace {
-                eprintln!(
-                    "dense: proof of question {q} on {} automata: {} at {:?}",
-                    keep.iter().filter(|k| **k).count(),
-                    match &r {
-                        Proof::Proved => "proved",
-                        Proof::Reachable => "reachable",
-                        Proof::Unknown(_) => "unknown",
-                    },
-                    t1.elapsed()
-                );
-            }
             match r {
                 Proof::Proved => {
                     answer = Some(proved.clone());
