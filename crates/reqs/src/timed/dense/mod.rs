@@ -22,6 +22,7 @@ pub mod audit;
 pub mod bdd;
 pub mod catalog;
 pub mod eval;
+pub mod generate;
 pub mod pea;
 pub mod system;
 

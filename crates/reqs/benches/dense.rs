@@ -1,0 +1,100 @@
+//! The dense-time audit on generated specs ([`reqs::timed::dense::generate::spec_text`]):
+//! the time of the full audit per number of requirements and per duration scale (the
+//! same spec with every duration multiplied), with what it found.
+//!
+//! `cargo bench -p reqs --bench dense`. Environment:
+//! - VERA_BENCH_DENSE_SIZES=50,200,1000 (requirements);
+//! - VERA_BENCH_DENSE_SCALES=1,10,100,1000 (every duration is the scale times 1 to 10
+//!   ticks: 1 to 10,000 ticks at scale 1000);
+//! - VERA_BENCH_DENSE_SEED=1;
+//! - VERA_BENCH_DENSE_WRITE=N:SCALE:PATH: write that generated spec and stop.
+
+use reqs::timed::dense::audit::{
+    audit_dense, DenseConsistency, DenseOptions, DenseReport, DenseVacuity, Reach,
+};
+use solver::{SolverConfig, SolverKind};
+use std::time::Instant;
+
+fn list(var: &str, default: &str) -> Vec<u64> {
+    std::env::var(var)
+        .unwrap_or_else(|_| default.into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect()
+}
+
+fn summary(r: &DenseReport) -> String {
+    let undecided = r
+        .requirements
+        .iter()
+        .filter(|a| {
+            matches!(
+                a.vacuity,
+                DenseVacuity::Unknown { .. } | DenseVacuity::Vacuous { proved: false, .. }
+            )
+        })
+        .count()
+        + r.rt_checks
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.dead_end,
+                    Reach::Unknown { .. } | Reach::Unreachable { proved: false, .. }
+                )
+            })
+            .count()
+        + usize::from(matches!(r.consistency, DenseConsistency::Unknown { .. }));
+    let vacuous = r
+        .requirements
+        .iter()
+        .filter(|a| matches!(a.vacuity, DenseVacuity::Vacuous { proved: true, .. }))
+        .count();
+    format!(
+        "{} checks, {} rt sets with a dead end, {} proved free, {} trivially free; {} vacuous; {} undecided",
+        r.results,
+        r.rt_inconsistent().len(),
+        r.rt_checks
+            .iter()
+            .filter(|c| matches!(c.dead_end, Reach::Unreachable { proved: true, .. }))
+            .count(),
+        r.rt_trivial,
+        vacuous,
+        undecided
+    )
+}
+
+fn main() {
+    let seed = list("VERA_BENCH_DENSE_SEED", "1")
+        .first()
+        .copied()
+        .unwrap_or(1);
+    if let Ok(w) = std::env::var("VERA_BENCH_DENSE_WRITE") {
+        let parts: Vec<&str> = w.splitn(3, ':').collect();
+        let (n, scale, path) = (
+            parts[0].parse().expect("N"),
+            parts[1].parse().expect("SCALE"),
+            parts[2],
+        );
+        std::fs::write(
+            path,
+            reqs::timed::dense::generate::spec_text(n, seed, scale),
+        )
+        .expect("written");
+        return;
+    }
+    let sizes = list("VERA_BENCH_DENSE_SIZES", "50,200,1000");
+    let scales = list("VERA_BENCH_DENSE_SCALES", "1,10,100,1000");
+    println!("dense-time audit, generated specs (seed {seed}), z3, one process at a time");
+    println!("{:>6} {:>6} {:>9}  found", "reqs", "scale", "seconds");
+    for n in sizes {
+        for scale in &scales {
+            let text = reqs::timed::dense::generate::spec_text(n as usize, seed, *scale);
+            let spec = reqs::parse_spec(logic::SourceFile::new("dense.toml", text)).expect("loads");
+            let start = Instant::now();
+            let r = audit_dense(&spec, &DenseOptions::new(SolverConfig::new(SolverKind::Z3)))
+                .expect("audit runs");
+            let secs = start.elapsed().as_secs_f64();
+            println!("{n:>6} {scale:>6} {secs:>9.1}  {}", summary(&r));
+        }
+    }
+}
