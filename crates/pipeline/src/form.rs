@@ -198,6 +198,15 @@ fn numeric(sort: &Sort) -> bool {
     matches!(sort, Sort::Int | Sort::Real)
 }
 
+/// Whether two numeric variables may be compared: the same unit, or either without one
+/// (a schema that gives no unit says nothing about it).
+fn same_unit(a: &reqs::spec::Variable, b: &reqs::spec::Variable) -> bool {
+    match (&a.unit, &b.unit) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
 /// Whether a form may demand something of `name` (in `then` / `otherwise`): anything
 /// but a declared input (the screening's rule: a requirement says what the system does).
 pub fn demandable(spec: &Spec, name: &str) -> bool {
@@ -244,6 +253,12 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
                     .iter()
                     .copied()
                     .filter(|n| *n != &*v.name)
+                    .filter(|n| {
+                        spec.variables
+                            .iter()
+                            .find(|o| &*o.name == *n)
+                            .is_some_and(|o| same_unit(v, o))
+                    })
                     .collect();
                 let number = if matches!(k, Kind::Int) {
                     json!({"type": "integer"})
@@ -783,6 +798,18 @@ impl Atom {
                                 format!("`{other}` is not a number; compare `{name}` with a number or a numeric variable"),
                             ));
                         }
+                        if !same_unit(var, o) {
+                            return Err(err(
+                                &vpath,
+                                format!(
+                                    "`{name}` is in {} and `{other}` in {}: quantities of different units cannot be compared; compare `{name}` with a number in {} or a variable in {}",
+                                    var.unit.as_deref().unwrap_or("no unit"),
+                                    o.unit.as_deref().unwrap_or("no unit"),
+                                    var.unit.as_deref().unwrap_or("no unit"),
+                                    var.unit.as_deref().unwrap_or("no unit"),
+                                ),
+                            ));
+                        }
                         Operand::Variable(other.clone())
                     }
                     _ => {
@@ -1182,5 +1209,31 @@ mod tests {
             "{lines}"
         );
         assert!(lines.contains("- rate: a number, output\n"), "{lines}");
+    }
+
+    #[test]
+    fn variables_of_different_units_are_not_compared() {
+        let s = reqs::parse_spec(SourceFile::new(
+            "u.toml",
+            "[spec]\nname = \"u\"\n\
+             [[variables]]\nname = \"rate\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"max_rate\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"volume\"\nsort = \"Real\"\nunit = \"ml\"\n\
+             [[variables]]\nname = \"factor\"\nsort = \"Real\"\n",
+        ))
+        .unwrap();
+        let schema = answer_schema(&s);
+        let atom = |value: &str| json!({"always": {"name": "rate", "op": "<=", "value": value}});
+        for ok in ["max_rate", "factor"] {
+            llm::jsonschema::validate(&schema, &atom(ok)).unwrap();
+            Form::from_json(&s, &atom(ok)).unwrap();
+        }
+        let bad = atom("volume");
+        assert!(llm::jsonschema::validate(&schema, &bad).is_err());
+        let e = Form::from_json(&s, &bad).unwrap_err().to_string();
+        assert!(
+            e.starts_with("`always.value`: `rate` is in ml/hr and `volume` in ml"),
+            "{e}"
+        );
     }
 }
