@@ -198,8 +198,27 @@ fn numeric(sort: &Sort) -> bool {
     matches!(sort, Sort::Int | Sort::Real)
 }
 
+/// Whether two numeric variables may be compared: the same unit, or either without one
+/// (a schema that gives no unit says nothing about it).
+fn same_unit(a: &reqs::spec::Variable, b: &reqs::spec::Variable) -> bool {
+    match (&a.unit, &b.unit) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// Whether a form may demand something of `name` (in `then` / `otherwise`): anything
+/// but a declared input (the screening's rule: a requirement says what the system does).
+pub fn demandable(spec: &Spec, name: &str) -> bool {
+    spec.variables
+        .iter()
+        .find(|v| &*v.name == name)
+        .is_none_or(|v| v.role != Some(reqs::spec::Role::Input))
+}
+
 /// The JSON schema of a form over `spec`'s variables: one sub-schema per shape, one per
-/// variable for atoms.
+/// variable for atoms. When the schema declares outputs, what a form demands (`then`,
+/// `otherwise`) is over the variables [`demandable`] allows only.
 pub fn answer_schema(spec: &Spec) -> Value {
     let all: Vec<&str> = spec.variables.iter().map(|v| &*v.name).collect();
     answer_schema_for(spec, &all)
@@ -217,10 +236,12 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
         .map(|v| &*v.name)
         .collect();
     let mut atoms = Vec::new();
+    let mut atom_names = Vec::new();
     for v in spec.variables.iter().filter(chosen) {
         let Some(k) = kind(spec, &v.sort) else {
             continue;
         };
+        atom_names.push(&*v.name);
         let (relations, value): (Vec<&str>, Value) = match k {
             Kind::Bool => (vec!["is"], json!({"type": "boolean"})),
             Kind::Enum(values) => (
@@ -232,6 +253,12 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
                     .iter()
                     .copied()
                     .filter(|n| *n != &*v.name)
+                    .filter(|n| {
+                        spec.variables
+                            .iter()
+                            .find(|o| &*o.name == *n)
+                            .is_some_and(|o| same_unit(v, o))
+                    })
                     .collect();
                 let number = if matches!(k, Kind::Int) {
                     json!({"type": "integer"})
@@ -260,22 +287,47 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
             "additionalProperties": false
         }));
     }
-    let atom = json!({"anyOf": atoms});
-    let list = json!({"type": "array", "items": {"$ref": "#/$defs/atom"}, "minItems": 1});
-    let cond = json!({"anyOf": [
-        {"$ref": "#/$defs/atom"},
-        {"type": "object", "properties": {"all": list}, "required": ["all"], "additionalProperties": false},
-        {"type": "object", "properties": {"any": list}, "required": ["any"], "additionalProperties": false}
-    ]});
+    let effects: Vec<Value> = atoms
+        .iter()
+        .zip(&atom_names)
+        .filter(|(_, n)| demandable(spec, n))
+        .map(|(a, _)| a.clone())
+        .collect();
+    let restricted = !effects.is_empty() && effects.len() < atoms.len();
+    let condition = |atom_ref: &str| {
+        let list = json!({"type": "array", "items": {"$ref": atom_ref}, "minItems": 1});
+        json!({"anyOf": [
+            {"$ref": atom_ref},
+            {"type": "object", "properties": {"all": list}, "required": ["all"], "additionalProperties": false},
+            {"type": "object", "properties": {"any": list}, "required": ["any"], "additionalProperties": false}
+        ]})
+    };
+    let mut defs = Map::new();
+    defs.insert("atom".into(), json!({"anyOf": atoms}));
+    defs.insert("cond".into(), condition("#/$defs/atom"));
+    // What a requirement demands (`then`, `otherwise`) is about the system's outputs
+    // when the schema says which variables those are.
+    let effect = if restricted {
+        defs.insert("effect_atom".into(), json!({"anyOf": effects}));
+        defs.insert("effect".into(), condition("#/$defs/effect_atom"));
+        "#/$defs/effect"
+    } else {
+        "#/$defs/cond"
+    };
     let shape = |keys: &[&str], optional: &[&str]| {
         let mut props = Map::new();
         for k in keys.iter().chain(optional) {
-            props.insert((*k).into(), json!({"$ref": "#/$defs/cond"}));
+            let r = if matches!(*k, "then" | "otherwise") {
+                effect
+            } else {
+                "#/$defs/cond"
+            };
+            props.insert((*k).into(), json!({ "$ref": r }));
         }
         json!({"type": "object", "properties": props, "required": keys, "additionalProperties": false})
     };
     json!({
-        "$defs": {"atom": atom, "cond": cond},
+        "$defs": defs,
         "anyOf": [
             shape(&["always"], &[]),
             shape(&["never"], &[]),
@@ -289,7 +341,7 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
                         "minItems": 2,
                         "items": {
                             "type": "object",
-                            "properties": {"if": {"$ref": "#/$defs/cond"}, "then": {"$ref": "#/$defs/cond"}},
+                            "properties": {"if": {"$ref": "#/$defs/cond"}, "then": {"$ref": effect}},
                             "required": ["if", "then"],
                             "additionalProperties": false
                         }
@@ -363,7 +415,7 @@ impl Form {
                 .ok_or_else(|| err(key, format!("missing: a form with `{shape}` needs `{key}`")))?;
             Cond::from_json(spec, c, key)
         };
-        Ok(match shape {
+        let form = match shape {
             "always" => Form::Always(cond("always")?),
             "never" => Form::Never(cond("never")?),
             "if" | "during" => Form::If {
@@ -410,7 +462,53 @@ impl Form {
                 }
                 Form::Cases(out)
             }
-        })
+        };
+        form.check_demands(spec)?;
+        Ok(form)
+    }
+
+    /// Refuses a demand (`then`, `otherwise`) on a declared input: a requirement says
+    /// what the system does, and an input is the environment's.
+    fn check_demands(&self, spec: &Spec) -> Result<(), FormError> {
+        let demands: Vec<(String, &Cond)> = match self {
+            Form::Always(_) | Form::Never(_) => Vec::new(),
+            Form::If {
+                then, otherwise, ..
+            } => {
+                let mut d = vec![("then".to_string(), then)];
+                if let Some(o) = otherwise {
+                    d.push(("otherwise".to_string(), o));
+                }
+                d
+            }
+            Form::Cases(cases) => cases
+                .iter()
+                .enumerate()
+                .map(|(i, (_, t))| (format!("cases[{i}].then"), t))
+                .collect(),
+        };
+        for (path, c) in demands {
+            if let Some(a) = c.atoms().iter().find(|a| !demandable(spec, &a.variable)) {
+                let outputs: Vec<&str> = spec
+                    .variables
+                    .iter()
+                    .filter(|v| demandable(spec, &v.name))
+                    .map(|v| &*v.name)
+                    .collect();
+                return Err(err(
+                    &path,
+                    format!(
+                        "`{}` is an input (the environment sets it), so a requirement cannot \
+                         demand it; say what the system does with its outputs ({}), and put \
+                         `{}` in the condition if the requirement depends on it",
+                        a.variable,
+                        outputs.join(", "),
+                        a.variable
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The formula as SMT-LIB text over `spec` (parse it with the spec's context).
@@ -700,6 +798,18 @@ impl Atom {
                                 format!("`{other}` is not a number; compare `{name}` with a number or a numeric variable"),
                             ));
                         }
+                        if !same_unit(var, o) {
+                            return Err(err(
+                                &vpath,
+                                format!(
+                                    "`{name}` is in {} and `{other}` in {}: quantities of different units cannot be compared; compare `{name}` with a number in {} or a variable in {}",
+                                    var.unit.as_deref().unwrap_or("no unit"),
+                                    o.unit.as_deref().unwrap_or("no unit"),
+                                    var.unit.as_deref().unwrap_or("no unit"),
+                                    var.unit.as_deref().unwrap_or("no unit"),
+                                ),
+                            ));
+                        }
                         Operand::Variable(other.clone())
                     }
                     _ => {
@@ -842,6 +952,11 @@ pub fn schema_lines_for(spec: &Spec, names: &[&str]) -> String {
         let _ = write!(o, "- {}: {what}", v.name);
         if let Some(u) = &v.unit {
             let _ = write!(o, " in {u}");
+        }
+        match v.role {
+            Some(reqs::spec::Role::Input) => o.push_str(", input"),
+            Some(reqs::spec::Role::Output) => o.push_str(", output"),
+            None => {}
         }
         match (&v.min, &v.max) {
             (Some(a), Some(b)) => {
@@ -1030,5 +1145,95 @@ mod tests {
         ] {
             assert!(llm::jsonschema::validate(&schema, &bad).is_err(), "{bad}");
         }
+    }
+
+    /// The spec of [`spec`] with roles: `door_open` and `count` inputs, the rest outputs.
+    fn spec_with_roles() -> Spec {
+        reqs::parse_spec(SourceFile::new(
+            "t.toml",
+            "[spec]\nname = \"t\"\n[[enums]]\nname = \"Mode\"\nvalues = [\"Stopped\", \"Basal\"]\n\
+             [[variables]]\nname = \"mode\"\nsort = \"Mode\"\nrole = \"output\"\n\
+             [[variables]]\nname = \"rate\"\nsort = \"Real\"\nrole = \"output\"\n\
+             [[variables]]\nname = \"count\"\nsort = \"Int\"\nrole = \"input\"\n\
+             [[variables]]\nname = \"door_open\"\nsort = \"Bool\"\nrole = \"input\"\n",
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn demands_are_on_outputs_once_inputs_are_declared() {
+        let s = spec_with_roles();
+        let schema = answer_schema(&s);
+        let ok = [
+            json!({"if": {"name": "door_open", "op": "is", "value": true}, "then": {"name": "mode", "op": "is", "value": "Stopped"}}),
+            json!({"during": {"all": [{"name": "door_open", "op": "is", "value": false}, {"name": "mode", "op": "is", "value": "Basal"}]}, "then": {"name": "rate", "op": ">", "value": "count"}}),
+            // An invariant may mix inputs and outputs (the screening wants an output).
+            json!({"never": {"all": [{"name": "door_open", "op": "is", "value": true}, {"name": "mode", "op": "is", "value": "Basal"}]}}),
+            json!({"cases": [{"if": {"name": "count", "op": ">", "value": 3}, "then": {"name": "rate", "op": "=", "value": 0}}, {"if": {"name": "count", "op": "<=", "value": 3}, "then": {"name": "rate", "op": "=", "value": 1}}]}),
+        ];
+        for f in &ok {
+            llm::jsonschema::validate(&schema, f).unwrap();
+            Form::from_json(&s, f).unwrap();
+        }
+        let bad = [
+            (
+                json!({"if": {"name": "mode", "op": "is", "value": "Basal"}, "then": {"name": "door_open", "op": "is", "value": false}}),
+                "`then`",
+            ),
+            (
+                json!({"if": {"name": "door_open", "op": "is", "value": true}, "then": {"name": "mode", "op": "is", "value": "Stopped"}, "otherwise": {"all": [{"name": "mode", "op": "is", "value": "Basal"}, {"name": "count", "op": "=", "value": 0}]}}),
+                "`otherwise`",
+            ),
+            (
+                json!({"cases": [{"if": {"name": "mode", "op": "is", "value": "Basal"}, "then": {"name": "rate", "op": "=", "value": 1}}, {"if": {"name": "mode", "op": "is", "value": "Stopped"}, "then": {"name": "count", "op": "=", "value": 0}}]}),
+                "`cases[1].then`",
+            ),
+        ];
+        for (f, path) in &bad {
+            assert!(llm::jsonschema::validate(&schema, f).is_err(), "{f}");
+            let e = Form::from_json(&s, f).unwrap_err().to_string();
+            assert!(e.starts_with(path), "{e}");
+            assert!(
+                e.contains("is an input") && e.contains("(mode, rate)"),
+                "{e}"
+            );
+        }
+        // Without declared inputs every variable may be demanded.
+        let f = json!({"if": {"name": "mode", "op": "is", "value": "Basal"}, "then": {"name": "door_open", "op": "is", "value": false}});
+        llm::jsonschema::validate(&answer_schema(&spec()), &f).unwrap();
+        Form::from_json(&spec(), &f).unwrap();
+        // The prompt's list says which is which.
+        let lines = schema_lines(&s);
+        assert!(
+            lines.contains("- door_open: true or false, input\n"),
+            "{lines}"
+        );
+        assert!(lines.contains("- rate: a number, output\n"), "{lines}");
+    }
+
+    #[test]
+    fn variables_of_different_units_are_not_compared() {
+        let s = reqs::parse_spec(SourceFile::new(
+            "u.toml",
+            "[spec]\nname = \"u\"\n\
+             [[variables]]\nname = \"rate\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"max_rate\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"volume\"\nsort = \"Real\"\nunit = \"ml\"\n\
+             [[variables]]\nname = \"factor\"\nsort = \"Real\"\n",
+        ))
+        .unwrap();
+        let schema = answer_schema(&s);
+        let atom = |value: &str| json!({"always": {"name": "rate", "op": "<=", "value": value}});
+        for ok in ["max_rate", "factor"] {
+            llm::jsonschema::validate(&schema, &atom(ok)).unwrap();
+            Form::from_json(&s, &atom(ok)).unwrap();
+        }
+        let bad = atom("volume");
+        assert!(llm::jsonschema::validate(&schema, &bad).is_err());
+        let e = Form::from_json(&s, &bad).unwrap_err().to_string();
+        assert!(
+            e.starts_with("`always.value`: `rate` is in ml/hr and `volume` in ml"),
+            "{e}"
+        );
     }
 }

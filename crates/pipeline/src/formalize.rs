@@ -1161,6 +1161,10 @@ pub fn formalize(
                 // had valid forms that disagree: it waits for a person instead).
                 let mut rest: Vec<usize> = (0..plain.len())
                     .filter(|&k| !plain[k].accepted() && !plain[k].flagged)
+                    .filter(|&k| {
+                        !options.forms
+                            || crate::formpath::inputs_only(spec, &plain[k].text).is_none()
+                    })
                     .filter(|_| halted.is_none())
                     .collect();
                 if !rest.is_empty() {

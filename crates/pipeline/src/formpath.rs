@@ -391,6 +391,23 @@ fn largest_group(checker: &mut Checker, valid: &[Valid]) -> Result<usize, Pipeli
 /// accepted formula gets `formula`, `term`, `path = form` and its `vote`; one whose
 /// answers disagree gets its `vote` and `flagged`; one with no valid form is left as it
 /// was (for the SMT-LIB path).
+/// The variables `text` talks about when the schema declares inputs and every one of
+/// them is an input (or it talks about none): no formula of such a text passes the
+/// screening (it must say what the system does, over variables the text names), so no
+/// model is asked.
+pub(crate) fn inputs_only<'s>(spec: &'s Spec, text: &str) -> Option<Vec<&'s str>> {
+    let declares_inputs = spec
+        .variables
+        .iter()
+        .any(|v| v.role == Some(reqs::spec::Role::Input));
+    let mentioned = crate::formalize::mentioned_variables(spec, text);
+    (declares_inputs
+        && !mentioned
+            .iter()
+            .any(|v| crate::form::demandable(spec, &v.name)))
+    .then(|| mentioned.iter().map(|v| &*v.name).collect())
+}
+
 pub(crate) fn formalize_by_forms(
     spec: &Spec,
     client: &Client,
@@ -413,13 +430,30 @@ pub(crate) fn formalize_by_forms(
             similar_examples(spec, checker, &prompts, &f.text, &asked, options.examples)?;
         // Only the variables the text talks about are offered (in the prompt and in
         // the enforced schema): a formula over any other is screened out anyway.
-        let mut names: Vec<&str> = crate::formalize::mentioned_variables(spec, &f.text)
+        if let Some(inputs) = inputs_only(spec, &f.text) {
+            f.attempts.push(Attempt {
+                answer: String::new(),
+                error: Some(if inputs.is_empty() {
+                    "not asked: the text talks about none of the schema's variables (by name, description, unit or value), so every formula of it would be screened out; name them in the text or write the formula by hand".to_string()
+                } else {
+                    format!(
+                        "not asked: the text talks about inputs only ({}), none of the schema's outputs, so no formula of it could say what the system does; name the output in the text or write the formula by hand",
+                        inputs.join(", ")
+                    )
+                }),
+            });
+            f.provenance.attempts = f.attempts.len();
+            continue;
+        }
+        let mentioned: Vec<&str> = crate::formalize::mentioned_variables(spec, &f.text)
             .into_iter()
             .map(|v| &*v.name)
             .collect();
-        if names.is_empty() {
-            names = spec.variables.iter().map(|v| &*v.name).collect();
-        }
+        let names: Vec<&str> = if mentioned.is_empty() {
+            spec.variables.iter().map(|v| &*v.name).collect()
+        } else {
+            mentioned
+        };
         let prompt = prompts.one.render(&[
             (
                 "schema",

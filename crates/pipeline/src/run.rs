@@ -793,11 +793,21 @@ fn formalize_counts(r: &FormalizeReport) -> FormalizeCounts {
                 Failure {
                     id: f.id.clone(),
                     missing,
-                    reason: f
-                        .attempts
-                        .last()
-                        .and_then(|a| a.error.clone())
-                        .unwrap_or_else(|| "no answer".into()),
+                    reason: match (&f.vote, f.flagged) {
+                        // Valid answers that disagree: the last attempt may well be
+                        // a valid one, so its (absent) error says nothing.
+                        (Some(v), true) => format!(
+                            "flagged for review: the forms disagree ({} of {} valid answers in the largest group, {} readings)",
+                            v.agreeing,
+                            v.valid,
+                            v.readings.len()
+                        ),
+                        _ => f
+                            .attempts
+                            .last()
+                            .and_then(|a| a.error.clone())
+                            .unwrap_or_else(|| "no answer".into()),
+                    },
                 }
             })
             .collect(),

@@ -398,3 +398,93 @@ fn controlled_english_needs_no_model_and_the_rest_goes_to_forms() {
     assert!(text.contains("path=parser"), "{text}");
     assert!(text.contains("# reads: "), "{text}");
 }
+
+const ROLES: &str = r#"
+[spec]
+name = "roles"
+
+[[variables]]
+name = "temp"
+sort = "Real"
+unit = "degC"
+role = "input"
+description = "the measured temperature"
+
+[[variables]]
+name = "limit"
+sort = "Real"
+unit = "degC"
+role = "input"
+description = "the temperature limit set by the operator"
+
+[[variables]]
+name = "alarm"
+sort = "Bool"
+role = "output"
+description = "the alarm sounds"
+
+[[requirements]]
+id = "R1"
+text = "If the temperature exceeds the limit the alarm shall sound."
+
+[[requirements]]
+id = "R2"
+text = "The operator's temperature limit shall not exceed 42 degC."
+"#;
+
+#[test]
+fn with_roles_demands_are_on_outputs_and_input_only_texts_are_not_asked() {
+    let s =
+        reqs::parse_spec(SourceFile::new("roles.toml", ROLES)).unwrap_or_else(|d| panic!("{d}"));
+    let o = FormalizeOptions {
+        parse: false,
+        ..FormalizeOptions::default()
+    };
+    for solver in [z3(), SolverConfig::new(SolverKind::Cvc5)] {
+        // A fresh client each time: its cache would answer the second run.
+        let asked: Arc<Mutex<Vec<Request>>> = Arc::default();
+        let seen = asked.clone();
+        let c = client(move |r, _| {
+            seen.lock().unwrap().push(r.clone());
+            let repairing = r.messages.len() > 1;
+            Ok(Response::text(if !is_form_request(r) {
+                "(<= limit 42.0)"
+            } else if repairing {
+                r#"{"if": {"name": "temp", "op": ">", "value": "limit"}, "then": {"name": "alarm", "op": "is", "value": true}}"#
+            } else {
+                // The alarm as the condition and an input demanded: refused by the reader.
+                r#"{"if": {"name": "alarm", "op": "is", "value": true}, "then": {"name": "temp", "op": ">", "value": "limit"}}"#
+            }))
+        });
+        let rep = formalize(&s, &c, &solver, &o).unwrap();
+        let r1 = &rep.requirements[0];
+        assert_eq!(r1.formula.as_deref(), Some("(=> (> temp limit) alarm)"));
+        assert_eq!(r1.path, Some(Path::Form));
+        let first = r1.attempts[0].error.as_deref().unwrap();
+        assert!(first.starts_with("`then`: `temp` is an input"), "{first}");
+        // The schema the server enforces offers only the output under `then`.
+        let reqs = asked.lock().unwrap();
+        let schema = &reqs[0].schema.as_ref().unwrap().schema;
+        let bad: serde_json::Value = serde_json::from_str(
+            r#"{"if": {"name": "alarm", "op": "is", "value": true}, "then": {"name": "temp", "op": ">", "value": "limit"}}"#,
+        )
+        .unwrap();
+        assert!(llm::jsonschema::validate(schema, &bad).is_err());
+        // R2 names inputs only: no formula of it could pass the screening, so neither
+        // the form path nor the SMT-LIB fallback asks the model about it.
+        let r2 = &rep.requirements[1];
+        assert!(r2.formula.is_none() && !r2.flagged);
+        assert_eq!(r2.attempts.len(), 1);
+        let why = r2.attempts[0].error.as_deref().unwrap();
+        assert!(
+            why.starts_with("not asked: the text talks about inputs only (temp, limit)"),
+            "{why}"
+        );
+        assert!(
+            reqs.iter()
+                .all(|r| !r.messages[0].content.contains("42 degC")),
+            "R2 was asked"
+        );
+        assert_eq!(rep.failed, vec!["R2".to_string()]);
+    }
+}

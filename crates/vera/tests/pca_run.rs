@@ -144,19 +144,26 @@ fn section_5_with_a_given_schema_replays_to_the_documented_table() {
     );
 }
 
-/// The same with forms, the vote and controlled English (recorded on 2026-12-05): the
-/// model's forms for these long, compound requirements mostly constrain inputs only or
-/// disagree, so one requirement is formalized (wrongly: it drops a tolerance) and
-/// thirteen are flagged for review with their readings.
+/// The same with forms, the vote and controlled English (recorded on 2026-12-05, forms
+/// demanding outputs only and comparing quantities of one unit): every requirement
+/// gets valid forms and they disagree, so nothing is formalized, nothing wrong is
+/// accepted, and all eighteen are flagged for review with their readings.
 #[test]
 fn section_5_with_a_given_schema_and_forms_replays_to_the_documented_table() {
     let (code, v, _dir) = replay(
         "pca-section5-forms.jsonl",
         &["--schema", "examples/open-pca-pump/section5-schema.toml"],
     );
-    assert_eq!(code, 2, "{v}");
-    assert_eq!(v["formalize"]["by_path"]["form"], 1);
-    assert_eq!(v["formalize"]["flagged"].as_array().unwrap().len(), 13);
+    // 1: findings (nothing formalized, every requirement flagged); no stage failed.
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["formalize"]["by_path"]["form"], 0);
+    let failed = v["formalize"]["failed"].as_array().unwrap();
+    let r = failed.iter().find(|f| f["id"] == "5.3(4)").unwrap();
+    assert_eq!(
+        r["reason"],
+        "flagged for review: the forms disagree (2 of 4 valid answers in the largest group, 3 readings)"
+    );
+    assert_eq!(v["formalize"]["flagged"].as_array().unwrap().len(), 18);
     assert_eq!(
         rows(&v),
         documented_rows("pca-forms"),
