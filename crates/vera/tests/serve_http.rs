@@ -651,23 +651,23 @@ fn a_check_names_only_resolved_files_inside_the_folder() {
     let dir = t.path().join("served");
     case_into(&dir);
     // Every file of the case is a link to a file elsewhere in the folder.
-    std::fs::create_dir(dir.join("shared")).unwrap();
+    std::fs::create_dir(dir.join("linked")).unwrap();
     for f in ["ab.smt2", "prog.bl", "bounds.json"] {
-        std::fs::rename(dir.join("case").join(f), dir.join("shared").join(f)).unwrap();
-        std::os::unix::fs::symlink(format!("../shared/{f}"), dir.join("case").join(f)).unwrap();
+        std::fs::rename(dir.join("case").join(f), dir.join("linked").join(f)).unwrap();
+        std::os::unix::fs::symlink(format!("../linked/{f}"), dir.join("case").join(f)).unwrap();
     }
     std::fs::write(
-        dir.join("shared/exc.toml"),
+        dir.join("linked/exc.toml"),
         "[[exception]]\nid = \"low\"\ncases = \"*\"\nassume = \"(> Income 0)\"\nreason = \"r\"\naccepted_by = \"me\"\ndate = \"2024-01-02\"\n",
     )
     .unwrap();
-    std::os::unix::fs::symlink("../shared/exc.toml", dir.join("case/exceptions.toml")).unwrap();
-    spec_into(&dir.join("shared"), "spec.toml");
-    std::os::unix::fs::symlink("shared/spec.toml", dir.join("link.toml")).unwrap();
+    std::os::unix::fs::symlink("../linked/exc.toml", dir.join("case/exceptions.toml")).unwrap();
+    spec_into(&dir.join("linked"), "spec.toml");
+    std::os::unix::fs::symlink("linked/spec.toml", dir.join("link.toml")).unwrap();
     let srv = start(&dir);
     let r = srv.get("/case?path=case");
     assert_eq!(r.status, 200, "{}", r.body);
-    assert!(r.body.contains("/file?path=shared/exc.toml"), "{}", r.body);
+    assert!(r.body.contains("/file?path=linked/exc.toml"), "{}", r.body);
     for (kind, target) in [("consistency", "case"), ("audit", "link.toml")] {
         let v = srv.run_check(kind, target);
         let log: serde_json::Value = serde_json::from_str(&v).unwrap();
@@ -699,12 +699,12 @@ fn a_check_names_only_resolved_files_inside_the_folder() {
         if kind == "consistency" {
             assert_eq!(files, 4, "{command}");
             assert!(
-                command.contains("--no-exceptions --exceptions shared/exc.toml"),
+                command.contains("--no-exceptions --exceptions linked/exc.toml"),
                 "{command}"
             );
         } else {
             assert_eq!(files, 1, "{command}");
-            assert!(command.contains(" shared/spec.toml "), "{command}");
+            assert!(command.contains(" linked/spec.toml "), "{command}");
         }
     }
 }
