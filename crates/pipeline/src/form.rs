@@ -207,6 +207,14 @@ fn same_unit(a: &reqs::spec::Variable, b: &reqs::spec::Variable) -> bool {
     }
 }
 
+/// Whether the schema declares any input: only then does the rule of [`demandable`]
+/// (and the screening's "mentions no output") apply.
+pub fn declares_inputs(spec: &Spec) -> bool {
+    spec.variables
+        .iter()
+        .any(|v| v.role == Some(reqs::spec::Role::Input))
+}
+
 /// Whether a form may demand something of `name` (in `then` / `otherwise`): anything
 /// but a declared input (the screening's rule: a requirement says what the system does).
 pub fn demandable(spec: &Spec, name: &str) -> bool {
@@ -228,20 +236,19 @@ pub fn answer_schema(spec: &Spec) -> Value {
 /// text talks about: a formula over any other would be screened out anyway).
 pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
     let chosen = |v: &&reqs::spec::Variable| names.contains(&&*v.name);
-    let numeric_vars: Vec<&str> = spec
+    let numeric_vars: Vec<&reqs::spec::Variable> = spec
         .variables
         .iter()
         .filter(chosen)
         .filter(|v| numeric(&v.sort))
-        .map(|v| &*v.name)
         .collect();
     let mut atoms = Vec::new();
-    let mut atom_names = Vec::new();
+    // The atoms a form may demand (`then`, `otherwise`): over outputs only.
+    let mut effects = Vec::new();
     for v in spec.variables.iter().filter(chosen) {
         let Some(k) = kind(spec, &v.sort) else {
             continue;
         };
-        atom_names.push(&*v.name);
         let (relations, value): (Vec<&str>, Value) = match k {
             Kind::Bool => (vec!["is"], json!({"type": "boolean"})),
             Kind::Enum(values) => (
@@ -251,14 +258,8 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
             Kind::Int | Kind::Real => {
                 let others: Vec<&str> = numeric_vars
                     .iter()
-                    .copied()
-                    .filter(|n| *n != &*v.name)
-                    .filter(|n| {
-                        spec.variables
-                            .iter()
-                            .find(|o| &*o.name == *n)
-                            .is_some_and(|o| same_unit(v, o))
-                    })
+                    .filter(|o| o.name != v.name && same_unit(v, o))
+                    .map(|o| &*o.name)
                     .collect();
                 let number = if matches!(k, Kind::Int) {
                     json!({"type": "integer"})
@@ -280,19 +281,17 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
         if let (Some(u), true) = (&v.unit, numeric(&v.sort)) {
             props.insert("unit".into(), json!({"const": u}));
         }
-        atoms.push(json!({
+        let atom = json!({
             "type": "object",
             "properties": props,
             "required": ["name", "op", "value"],
             "additionalProperties": false
-        }));
+        });
+        if demandable(spec, &v.name) {
+            effects.push(atom.clone());
+        }
+        atoms.push(atom);
     }
-    let effects: Vec<Value> = atoms
-        .iter()
-        .zip(&atom_names)
-        .filter(|(_, n)| demandable(spec, n))
-        .map(|(a, _)| a.clone())
-        .collect();
     let restricted = !effects.is_empty() && effects.len() < atoms.len();
     let condition = |atom_ref: &str| {
         let list = json!({"type": "array", "items": {"$ref": atom_ref}, "minItems": 1});
@@ -799,14 +798,12 @@ impl Atom {
                             ));
                         }
                         if !same_unit(var, o) {
+                            let unit = var.unit.as_deref().unwrap_or("no unit");
+                            let theirs = o.unit.as_deref().unwrap_or("no unit");
                             return Err(err(
                                 &vpath,
                                 format!(
-                                    "`{name}` is in {} and `{other}` in {}: quantities of different units cannot be compared; compare `{name}` with a number in {} or a variable in {}",
-                                    var.unit.as_deref().unwrap_or("no unit"),
-                                    o.unit.as_deref().unwrap_or("no unit"),
-                                    var.unit.as_deref().unwrap_or("no unit"),
-                                    var.unit.as_deref().unwrap_or("no unit"),
+                                    "`{name}` is in {unit} and `{other}` in {theirs}: quantities of different units cannot be compared; compare `{name}` with a number in {unit} or a variable in {unit}"
                                 ),
                             ));
                         }

@@ -641,16 +641,11 @@ pub fn screen_formula(
             rejects: true,
         });
     }
-    let has_roles = spec
-        .variables
-        .iter()
-        .any(|v| v.role == Some(reqs::spec::Role::Input));
-    if has_roles {
-        let mentions_output = t.free_vars().iter().any(|(n, _)| {
-            spec.variables
-                .iter()
-                .any(|v| v.name == *n && v.role != Some(reqs::spec::Role::Input))
-        });
+    if crate::form::declares_inputs(spec) {
+        let mentions_output = t
+            .free_vars()
+            .iter()
+            .any(|(n, _)| crate::form::demandable(spec, n));
         if !mentions_output {
             out.push(ScreenFinding {
                 kind: "no-output",

@@ -387,27 +387,23 @@ fn largest_group(checker: &mut Checker, valid: &[Valid]) -> Result<usize, Pipeli
     Ok(p.classes.iter().map(|c| c.members.len()).max().unwrap_or(0))
 }
 
-/// Formalizes `out` (requirements of `spec`) by forms and votes. A requirement with an
-/// accepted formula gets `formula`, `term`, `path = form` and its `vote`; one whose
-/// answers disagree gets its `vote` and `flagged`; one with no valid form is left as it
-/// was (for the SMT-LIB path).
 /// The variables `text` talks about when the schema declares inputs and every one of
 /// them is an input (or it talks about none): no formula of such a text passes the
 /// screening (it must say what the system does, over variables the text names), so no
 /// model is asked.
 pub(crate) fn inputs_only<'s>(spec: &'s Spec, text: &str) -> Option<Vec<&'s str>> {
-    let declares_inputs = spec
-        .variables
-        .iter()
-        .any(|v| v.role == Some(reqs::spec::Role::Input));
     let mentioned = crate::formalize::mentioned_variables(spec, text);
-    (declares_inputs
+    (crate::form::declares_inputs(spec)
         && !mentioned
             .iter()
             .any(|v| crate::form::demandable(spec, &v.name)))
     .then(|| mentioned.iter().map(|v| &*v.name).collect())
 }
 
+/// Formalizes `out` (requirements of `spec`) by forms and votes. A requirement with an
+/// accepted formula gets `formula`, `term`, `path = form` and its `vote`; one whose
+/// answers disagree gets its `vote` and `flagged`; one with no valid form is left as it
+/// was (for the SMT-LIB path).
 pub(crate) fn formalize_by_forms(
     spec: &Spec,
     client: &Client,
