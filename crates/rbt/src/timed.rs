@@ -12,8 +12,9 @@
 //! shows a missed deadline must violate exactly its requirement, at the step expected.
 
 use crate::generate::GenerateError;
+use crate::suite::Expected;
 use crate::values;
-use logic::{Command, Model, Op, Sort, Symbol, Term};
+use logic::{Command, Model, Op, Sort, Symbol, Term, Value};
 use reqs::timed::trace;
 use reqs::timed::{Pattern, Scope, Timing, Trigger};
 use reqs::Spec;
@@ -239,6 +240,61 @@ pub struct Sequence {
     /// For a violating sequence, the step where the requirement is violated (found by
     /// the trace evaluator); `None` for a valid one.
     pub violated_at: Option<usize>,
+    /// What an implementation given the sequence's inputs must output.
+    pub expected: Expectation,
+}
+
+/// The expected outputs of a sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Expectation {
+    /// Per output and step, given the inputs at every step: the value every valid
+    /// trace has, or `free`.
+    Outputs {
+        /// One row per output.
+        rows: Vec<ExpectedRow>,
+    },
+    /// No trace with these inputs satisfies the whole spec: an implementation cannot
+    /// pass, whatever it outputs (a violating sequence whose inputs force the
+    /// violation).
+    NoValidTrace,
+    /// The spec declares no inputs: every variable is state, nothing is given to an
+    /// implementation, so nothing is expected of it.
+    NoRoles,
+}
+
+/// The inputs and outputs of a timed spec: the variables with `role = "input"`, and
+/// all others (none of either when no variable has a role).
+#[derive(Debug, Clone, Default)]
+pub struct TimedRoles {
+    /// The inputs, in schema order.
+    pub inputs: Vec<Symbol>,
+    /// The outputs, in schema order.
+    pub outputs: Vec<Symbol>,
+}
+
+impl TimedRoles {
+    /// The roles the spec declares.
+    pub fn of(spec: &Spec) -> TimedRoles {
+        let input = |v: &&reqs::spec::Variable| v.role == Some(reqs::spec::Role::Input);
+        if !spec.variables.iter().any(|v| input(&v)) {
+            return TimedRoles::default();
+        }
+        TimedRoles {
+            inputs: spec
+                .variables
+                .iter()
+                .filter(input)
+                .map(|v| v.name.clone())
+                .collect(),
+            outputs: spec
+                .variables
+                .iter()
+                .filter(|v| !input(v))
+                .map(|v| v.name.clone())
+                .collect(),
+        }
+    }
 }
 
 /// What became of a sequence.
@@ -348,6 +404,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
     if patterns.is_empty() && spec.formalized().next().is_none() {
         return Err(GenerateError::NothingToTest);
     }
+    let roles = TimedRoles::of(spec);
     let mut queries = 0;
     let mut sequences = Vec::new();
     for &(i, p) in &patterns {
@@ -372,6 +429,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             });
             continue;
         }
+        let mut session = TraceSession::start(spec, n, config)?;
         let enc = Encoder { spec, n };
         let r = |u: usize| enc.at(&p.response, u);
         let fires = enc.fires(p, t0);
@@ -419,8 +477,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
         for (shape, formula) in shapes {
             let sid = format!("{id}/{}", shape_name(shape));
             let target = shape.violates().then_some(i);
-            let (result, q) = make(spec, &enc, &patterns, target, &formula, config, time)?;
-            queries += q;
+            let result = session.make(target, &formula)?;
             sequences.push(match result {
                 Made::Trace(trace) => {
                     let violated_at = recheck(spec, &trace, &patterns, target).map_err(|e| {
@@ -428,8 +485,26 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
                             "the sequence {sid}: {e}"
                         )))
                     })?;
+                    let expected = if roles.inputs.is_empty() {
+                        Expectation::NoRoles
+                    } else {
+                        match session.expected(&trace, &roles.inputs, &roles.outputs)? {
+                            Some(rows) => Expectation::Outputs { rows },
+                            None => Expectation::NoValidTrace,
+                        }
+                    };
                     SequenceResult::Made {
-                        sequence: table(spec, &sid, id, shape, t0, &trace, violated_at, time),
+                        sequence: table(
+                            spec,
+                            &sid,
+                            id,
+                            shape,
+                            t0,
+                            &trace,
+                            violated_at,
+                            time,
+                            expected,
+                        ),
                     }
                 }
                 Made::Unsat(core) => SequenceResult::Unreachable {
@@ -441,6 +516,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
                 Made::Unknown(reason) => SequenceResult::Undecided { id: sid, reason },
             });
         }
+        queries += session.queries;
     }
     Ok(TimedSuite {
         spec: spec.name.clone(),
@@ -477,71 +553,142 @@ enum Made {
     Unknown(String),
 }
 
-/// Asks for a trace of `enc.n` steps with the domain, the plain requirements and every
-/// pattern but `target` at every step (each under a literal), and `shape`.
-fn make(
-    spec: &Spec,
-    enc: &Encoder,
-    patterns: &[(usize, &Pattern)],
-    target: Option<usize>,
-    shape: &Term,
-    config: &SolverConfig,
-    _time: &reqs::timed::TimeBase,
-) -> Result<(Made, usize), GenerateError> {
-    let mut s = Solver::start(config)?;
-    s.command(&Command::SetLogic(spec.logic.clone()))?;
-    for (name, values) in &spec.enums {
-        s.command(&Command::DeclareEnum(name.clone(), values.clone()))?;
-    }
-    for t in 0..enc.n {
-        for v in &spec.variables {
-            s.declare_const(&step_name(&v.name, t), v.sort.clone())?;
+/// One solver session over a trace of `n` steps: every variable declared at every step,
+/// and the domain, every plain requirement and every pattern asserted over the whole
+/// trace, each under a literal of its own, so that a query can leave one out (the
+/// requirement a violating sequence breaks) and an unsatisfiable one names a core.
+pub struct TraceSession<'s> {
+    spec: &'s Spec,
+    enc: Encoder<'s>,
+    solver: Solver,
+    /// The literal, the member's id, and for a pattern its requirement's index.
+    members: Vec<(Term, String, Option<usize>)>,
+    /// Queries asked so far.
+    pub queries: usize,
+}
+
+impl<'s> TraceSession<'s> {
+    /// Declares a trace of `n` steps of `spec` and asserts its members.
+    pub fn start(spec: &'s Spec, n: usize, config: &SolverConfig) -> Result<Self, GenerateError> {
+        let enc = Encoder { spec, n };
+        let mut solver = Solver::start(config)?;
+        solver.command(&Command::SetLogic(spec.logic.clone()))?;
+        for (name, values) in &spec.enums {
+            solver.command(&Command::DeclareEnum(name.clone(), values.clone()))?;
         }
-    }
-    let mut members: Vec<(Term, String)> = Vec::new();
-    let mut guard =
-        |s: &mut Solver, k: usize, body: Term, id: String| -> Result<(), GenerateError> {
+        for t in 0..n {
+            for v in &spec.variables {
+                solver.declare_const(&step_name(&v.name, t), v.sort.clone())?;
+            }
+        }
+        let mut bodies: Vec<(Term, String, Option<usize>)> = Vec::new();
+        for d in &spec.domain {
+            let body = and((0..n).map(|t| enc.at(&d.formula, t)).collect());
+            bodies.push((body, d.id.clone(), None));
+        }
+        for r in spec.formalized() {
+            let f = r.formula.as_ref().expect("formalized");
+            let body = and((0..n).map(|t| enc.at(f, t)).collect());
+            bodies.push((body, r.id.clone(), None));
+        }
+        for (i, r) in spec.requirements.iter().enumerate() {
+            if let Some(p) = &r.timed {
+                bodies.push((enc.holds(p), r.id.clone(), Some(i)));
+            }
+        }
+        let mut members = Vec::new();
+        for (k, (body, id, index)) in bodies.into_iter().enumerate() {
             let lit = format!("vera!m{k}");
-            s.declare_const(&lit, Sort::Bool)?;
+            solver.declare_const(&lit, Sort::Bool)?;
             let l = Term::var(&lit, Sort::Bool);
-            s.assert(&Term::app(Op::Implies, vec![l.clone(), body]))?;
-            members.push((l, id));
-            Ok(())
-        };
-    let mut k = 0;
-    for d in &spec.domain {
-        guard(
-            &mut s,
-            k,
-            and((0..enc.n).map(|t| enc.at(&d.formula, t)).collect()),
-            d.id.clone(),
-        )?;
-        k += 1;
-    }
-    for r in spec.formalized() {
-        let f = r.formula.as_ref().expect("formalized");
-        guard(
-            &mut s,
-            k,
-            and((0..enc.n).map(|t| enc.at(f, t)).collect()),
-            r.id.clone(),
-        )?;
-        k += 1;
-    }
-    for (i, p) in patterns {
-        if Some(*i) == target {
-            continue;
+            solver.assert(&Term::app(Op::Implies, vec![l.clone(), body]))?;
+            members.push((l, id, index));
         }
-        guard(&mut s, k, enc.holds(p), spec.requirements[*i].id.clone())?;
-        k += 1;
+        Ok(TraceSession {
+            spec,
+            enc,
+            solver,
+            members,
+            queries: 0,
+        })
     }
-    s.assert(shape)?;
-    let lits: Vec<Term> = members.iter().map(|(l, _)| l.clone()).collect();
-    let mut queries = 1;
-    let made = match s.check_assuming(&lits)? {
-        Outcome::Sat(m) => {
-            let mut trace = Vec::new();
-            for t in 0..enc.n {
+
+    /// The number of steps.
+    pub fn steps(&self) -> usize {
+        self.enc.n
+    }
+
+    /// `f` (over the spec's names) at step `t`.
+    pub fn at(&self, f: &Term, t: usize) -> Term {
+        self.enc.at(f, t)
+    }
+
+    /// `name = value` at step `t`.
+    pub fn equals(&self, name: &str, t: usize, value: &Value) -> Term {
+        Term::app(
+            Op::Eq,
+            vec![
+                Term::var(&step_name(name, t), value.sort()),
+                value.to_term(),
+            ],
+        )
+    }
+
+    /// Checks every member but the pattern of requirement `except`, with `extra`
+    /// asserted for this query only.
+    fn check(&mut self, except: Option<usize>, extra: &[Term]) -> Result<Outcome, GenerateError> {
+        let lits: Vec<Term> = self
+            .members
+            .iter()
+            .filter(|(_, _, i)| except.is_none() || *i != except)
+            .map(|(l, _, _)| l.clone())
+            .collect();
+        self.solver.push()?;
+        for t in extra {
+            self.solver.assert(t)?;
+        }
+        self.queries += 1;
+        let out = self.solver.check_assuming(&lits);
+        self.solver.pop()?;
+        Ok(out?)
+    }
+
+    /// Deletion-minimizes an unsatisfiable core and names its members.
+    fn minimize(
+        &mut self,
+        mut core: Vec<Term>,
+        extra: &[Term],
+    ) -> Result<Vec<String>, GenerateError> {
+        let mut j = 0;
+        while j < core.len() {
+            let mut c = core.clone();
+            c.remove(j);
+            self.solver.push()?;
+            for t in extra {
+                self.solver.assert(t)?;
+            }
+            self.queries += 1;
+            let out = self.solver.check_assuming(&c);
+            self.solver.pop()?;
+            match out? {
+                Outcome::Unsat(c2) => core = c.into_iter().filter(|l| c2.contains(l)).collect(),
+                _ => j += 1,
+            }
+        }
+        Ok(self
+            .members
+            .iter()
+            .filter(|(l, _, _)| core.contains(l))
+            .map(|(_, id, _)| id.clone())
+            .collect())
+    }
+
+    /// The trace a model shows (a variable the model leaves out gets its sort's
+    /// default within its bounds).
+    fn trace_of(&self, m: &Model) -> Vec<Model> {
+        let spec = self.spec;
+        (0..self.enc.n)
+            .map(|t| {
                 let mut st = Model::new();
                 for v in &spec.variables {
                     let val = m.get(&step_name(&v.name, t)).cloned().or_else(|| {
@@ -551,34 +698,182 @@ fn make(
                         st.insert(v.name.clone(), val);
                     }
                 }
-                trace.push(st);
-            }
-            Made::Trace(trace)
-        }
-        Outcome::Unsat(core) => {
-            // Deletion-minimized.
-            let mut core = core;
-            let mut j = 0;
-            while j < core.len() {
-                let mut c = core.clone();
-                c.remove(j);
-                queries += 1;
-                match s.check_assuming(&c)? {
-                    Outcome::Unsat(c2) => core = c.into_iter().filter(|l| c2.contains(l)).collect(),
-                    _ => j += 1,
+                st
+            })
+            .collect()
+    }
+
+    /// A trace with `shape`, every member holding but the pattern of `target`.
+    fn make(&mut self, target: Option<usize>, shape: &Term) -> Result<Made, GenerateError> {
+        let extra = [shape.clone()];
+        Ok(match self.check(target, &extra)? {
+            Outcome::Sat(m) => Made::Trace(self.trace_of(&m)),
+            Outcome::Unsat(core) => Made::Unsat(self.minimize(core, &extra)?),
+            Outcome::Unknown(r) => Made::Unknown(r.to_string()),
+        })
+    }
+
+    /// The expected value of each of `outputs` at each step, given the inputs of
+    /// `trace` at every step: forced when every trace with these inputs that satisfies
+    /// the domain and every requirement (the whole spec, the sequence's own
+    /// requirement included) has the value `trace` shows, free when one differs.
+    /// `None` when no valid trace has these inputs.
+    pub fn expected(
+        &mut self,
+        trace: &[Model],
+        inputs: &[Symbol],
+        outputs: &[Symbol],
+    ) -> Result<Option<Vec<ExpectedRow>>, GenerateError> {
+        let mut fixed = Vec::new();
+        for (t, st) in trace.iter().enumerate() {
+            for n in inputs {
+                if let Some(v) = st.get(n) {
+                    fixed.push(self.equals(n, t, v));
                 }
             }
-            Made::Unsat(
-                members
-                    .iter()
-                    .filter(|(l, _)| core.contains(l))
-                    .map(|(_, id)| id.clone())
-                    .collect(),
-            )
         }
-        Outcome::Unknown(r) => Made::Unknown(r.to_string()),
-    };
-    Ok((made, queries))
+        let mut cells: std::collections::BTreeMap<(usize, usize), Expected> = Default::default();
+        let mut open: Vec<(usize, usize)> = (0..outputs.len())
+            .flat_map(|o| (0..trace.len()).map(move |t| (o, t)))
+            .filter(|&(o, t)| trace[t].get(&outputs[o]).is_some())
+            .collect();
+        // Is there a valid trace with these inputs at all (the sequence's own one may
+        // break its requirement)?
+        let base: Vec<Model> = match self.check(None, &fixed)? {
+            Outcome::Sat(m) => self.trace_of(&m),
+            Outcome::Unsat(_) => return Ok(None),
+            Outcome::Unknown(r) => {
+                let why = format!("the solver could not decide ({r})");
+                return Ok(Some(rows_of(outputs, trace.len(), |_, _| {
+                    Expected::Undecided(why.clone())
+                })));
+            }
+        };
+        while !open.is_empty() {
+            let differs: Vec<Term> = open
+                .iter()
+                .map(|&(o, t)| {
+                    not(self.equals(&outputs[o], t, base[t].get(&outputs[o]).expect("shown")))
+                })
+                .collect();
+            let mut extra = fixed.clone();
+            extra.push(or(differs));
+            match self.check(None, &extra)? {
+                Outcome::Sat(m) => {
+                    let other = self.trace_of(&m);
+                    let before = open.len();
+                    open.retain(|&(o, t)| {
+                        let free = other[t].get(&outputs[o]) != base[t].get(&outputs[o]);
+                        if free {
+                            cells.insert((o, t), Expected::Free);
+                        }
+                        !free
+                    });
+                    if open.len() == before {
+                        for c in open.drain(..) {
+                            cells.insert(
+                                c,
+                                Expected::Undecided(
+                                    "the solver's model does not show the output".into(),
+                                ),
+                            );
+                        }
+                    }
+                }
+                Outcome::Unsat(_) => {
+                    for (o, t) in open.drain(..) {
+                        let v = base[t].get(&outputs[o]).expect("shown").clone();
+                        cells.insert((o, t), Expected::Value(v));
+                    }
+                }
+                Outcome::Unknown(r) => {
+                    for c in open.drain(..) {
+                        cells.insert(c, Expected::Undecided(r.to_string()));
+                    }
+                }
+            }
+        }
+        Ok(Some(rows_of(outputs, trace.len(), |o, t| {
+            cells
+                .get(&(o, t))
+                .cloned()
+                .unwrap_or_else(|| Expected::Undecided("no value".into()))
+        })))
+    }
+
+    /// Judges an implementation's outputs on a sequence's inputs: pass when the inputs
+    /// and the observed outputs (within `tolerance` for numbers) can be completed to a
+    /// trace that satisfies the domain and every requirement; otherwise fail with a
+    /// minimal set of requirements they contradict.
+    pub fn judge(
+        &mut self,
+        inputs: &[Vec<(Symbol, Value)>],
+        observed: &[Vec<(Symbol, Value)>],
+        tolerance: Option<&num_rational::BigRational>,
+    ) -> Result<Judged, GenerateError> {
+        let mut extra = Vec::new();
+        for (t, row) in inputs.iter().enumerate() {
+            for (n, v) in row {
+                extra.push(self.equals(n, t, v));
+            }
+        }
+        for (t, row) in observed.iter().enumerate() {
+            for (n, v) in row {
+                let x = Term::var(&step_name(n, t), v.sort());
+                match (tolerance, values::as_rational(v)) {
+                    (Some(tol), Some(r)) if v.sort().is_numeric() => {
+                        let x = match v.sort() {
+                            Sort::Int => Term::app(Op::ToReal, vec![x]),
+                            _ => x,
+                        };
+                        extra.push(Term::app(Op::Le, vec![Term::Real(&r - tol), x.clone()]));
+                        extra.push(Term::app(Op::Le, vec![x, Term::Real(&r + tol)]));
+                    }
+                    _ => extra.push(self.equals(n, t, v)),
+                }
+            }
+        }
+        Ok(match self.check(None, &extra)? {
+            Outcome::Sat(_) => Judged::Pass,
+            Outcome::Unsat(core) => Judged::Fail(self.minimize(core, &extra)?),
+            Outcome::Unknown(r) => Judged::Unknown(r.to_string()),
+        })
+    }
+}
+
+/// What [`TraceSession::judge`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judged {
+    /// A valid trace has these inputs and outputs.
+    Pass,
+    /// None has: a minimal set of members they contradict.
+    Fail(Vec<String>),
+    /// The solver could not decide (its reason).
+    Unknown(String),
+}
+
+fn rows_of(
+    outputs: &[Symbol],
+    n: usize,
+    mut cell: impl FnMut(usize, usize) -> Expected,
+) -> Vec<ExpectedRow> {
+    outputs
+        .iter()
+        .enumerate()
+        .map(|(o, name)| ExpectedRow {
+            variable: name.to_string(),
+            values: (0..n).map(|t| cell(o, t)).collect(),
+        })
+        .collect()
+}
+
+/// An output's expected value at each step of a sequence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExpectedRow {
+    /// The output.
+    pub variable: String,
+    /// Per step: the forced value, `free` or `undecided`.
+    pub values: Vec<Expected>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -591,6 +886,7 @@ fn table(
     trace: &[Model],
     violated_at: Option<usize>,
     time: &reqs::timed::TimeBase,
+    expected: Expectation,
 ) -> Sequence {
     let any_input = spec
         .variables
@@ -622,5 +918,6 @@ fn table(
             })
             .collect(),
         violated_at,
+        expected,
     }
 }

@@ -105,3 +105,91 @@ fn timed_sequences_are_rechecked_by_the_trace_evaluator() {
         assert!(shapes.contains(&Shape::MissedByOne));
     }
 }
+
+/// Does `tr` satisfy every requirement of the timed hemodialysis spec (all of them are
+/// patterns), by the trace evaluator?
+fn valid(spec: &reqs::Spec, tr: &[Model]) -> bool {
+    spec.requirements.iter().all(|r| {
+        trace::violations(r.timed.as_ref().unwrap(), tr, &spec.context)
+            .unwrap()
+            .is_empty()
+    })
+}
+
+/// The expected outputs of every short sequence, computed again without a solver: with
+/// the sequence's inputs at every step, every assignment of the two Boolean outputs at
+/// every step is tried and judged by the trace evaluator; an output cell is forced when
+/// all valid traces agree on it and free otherwise. The solver's answer must be the
+/// same, cell for cell, for z3 and cvc5.
+#[test]
+fn expected_outputs_agree_with_enumeration_by_the_trace_evaluator() {
+    use rbt::suite::Expected;
+    use rbt::timed::Expectation;
+    let spec = spec();
+    let outputs = ["blood_pump_on", "alarm"];
+    for kind in [SolverKind::Z3, SolverKind::Cvc5] {
+        let suite = generate_timed(&spec, &SolverConfig::new(kind)).unwrap();
+        let mut checked = 0;
+        let mut forced_seen = 0;
+        for r in &suite.sequences {
+            let SequenceResult::Made { sequence: s } = r else {
+                continue;
+            };
+            let n = s.times.len();
+            if n > 5 {
+                continue;
+            }
+            let base = trace_of(&spec, s);
+            let cells = n * outputs.len();
+            let mut valid_traces = Vec::new();
+            for bits in 0u32..(1 << cells) {
+                let mut tr = base.clone();
+                for (t, st) in tr.iter_mut().enumerate() {
+                    for (o, name) in outputs.iter().enumerate() {
+                        let b = bits >> (t * outputs.len() + o) & 1 == 1;
+                        st.insert((*name).into(), logic::Value::Bool(b));
+                    }
+                }
+                if valid(&spec, &tr) {
+                    valid_traces.push(tr);
+                }
+            }
+            let Expectation::Outputs { rows } = &s.expected else {
+                assert!(
+                    valid_traces.is_empty(),
+                    "{kind} {}: {:?} though valid traces exist",
+                    s.id,
+                    s.expected
+                );
+                checked += 1;
+                continue;
+            };
+            assert!(!valid_traces.is_empty(), "{kind} {}", s.id);
+            for row in rows {
+                for (t, e) in row.values.iter().enumerate() {
+                    let seen: std::collections::BTreeSet<String> = valid_traces
+                        .iter()
+                        .map(|tr| rbt::values::show(tr[t].get(row.variable.as_str()).unwrap()))
+                        .collect();
+                    let want = if seen.len() == 1 {
+                        forced_seen += 1;
+                        Expected::Value(
+                            rbt::values::parse(
+                                seen.iter().next().unwrap(),
+                                &logic::Sort::Bool,
+                                &spec.enums,
+                            )
+                            .unwrap(),
+                        )
+                    } else {
+                        Expected::Free
+                    };
+                    assert_eq!(e, &want, "{kind} {} {} step {t}", s.id, row.variable);
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 5, "{kind}: {checked} short sequences");
+        assert!(forced_seen >= 4, "{kind}: only {forced_seen} forced cells");
+    }
+}

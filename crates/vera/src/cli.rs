@@ -861,6 +861,11 @@ pub struct FormArgs {
     /// flagged for review and gets no formula).
     #[arg(long, value_name = "SHARE", default_value_t = 0.6)]
     pub agreement: f64,
+    /// Temperature of every form after the first (the first is drawn at the model's
+    /// usual temperature, 0 by default): lower draws agree more often, including on a
+    /// wrong reading.
+    #[arg(long, value_name = "T", default_value_t = 0.7)]
+    pub form_temperature: f64,
     /// Do not read requirements written in controlled English without a model: ask the
     /// model about every requirement.
     #[arg(long)]
@@ -875,6 +880,7 @@ impl FormArgs {
         o.parse = !self.no_parse && !self.smtlib;
         o.vote.samples = self.forms as usize;
         o.vote.threshold = self.agreement.clamp(0.0, 1.0);
+        o.vote.temperature = self.form_temperature.clamp(0.0, 2.0);
     }
 }
 

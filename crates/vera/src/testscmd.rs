@@ -1334,6 +1334,10 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
         o,
         "Every sequence satisfies the domain and every other requirement at every step, checked again by the trace evaluator; a sequence that shows a deadline missed or a duration cut short violates exactly its own requirement."
     );
+    let _ = writeln!(
+        o,
+        "`expect` rows: given the inputs at every step, the value every valid trace has (the whole spec, the sequence's own requirement included), or `free`; each free cell is free on its own, and the spec may still tie free cells together (a deadline demands the response at one of several steps): `vera tests run` judges the whole trace."
+    );
     for r in &suite.sequences {
         match r {
             SequenceResult::Made { sequence: s } => {
@@ -1361,6 +1365,12 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
                 }));
                 let mut cols: Vec<Vec<String>> = vec![s.times.clone()];
                 cols.extend(s.rows.iter().map(|r| r.values.clone()));
+                if let rbt::timed::Expectation::Outputs { rows } = &s.expected {
+                    for r in rows {
+                        labels.push(format!("expect {}", r.variable));
+                        cols.push(r.values.iter().map(|e| e.cell()).collect());
+                    }
+                }
                 let lw = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
                 let widths: Vec<usize> = (0..s.times.len())
                     .map(|t| cols.iter().map(|c| c[t].chars().count()).max().unwrap_or(0))
@@ -1372,6 +1382,21 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
                         .map(|(v, w)| format!("{v:>w$}"))
                         .collect();
                     let _ = writeln!(o, "  {:<lw$}  {}", clean(label), clean(&cells.join(" ")));
+                }
+                match &s.expected {
+                    rbt::timed::Expectation::Outputs { .. } => {}
+                    rbt::timed::Expectation::NoValidTrace => {
+                        let _ = writeln!(
+                            o,
+                            "  no expected outputs: no trace with these inputs satisfies the whole spec"
+                        );
+                    }
+                    rbt::timed::Expectation::NoRoles => {
+                        let _ = writeln!(
+                            o,
+                            "  no expected outputs: the spec declares no inputs (role = \"input\")"
+                        );
+                    }
                 }
             }
             SequenceResult::Unreachable {
@@ -1432,6 +1457,12 @@ fn timed_csv(suite: &rbt::timed::TimedSuite, spec: &reqs::Spec) -> String {
         vars = spec.variables.iter().map(|v| v.name.to_string()).collect();
     }
     header.extend(vars.iter().cloned());
+    let outputs: Vec<String> = rbt::timed::TimedRoles::of(spec)
+        .outputs
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    header.extend(outputs.iter().map(|v| format!("expected:{v}")));
     let mut w = csv_writer();
     let _ = w.write_record(&header);
     for r in &suite.sequences {
@@ -1458,6 +1489,17 @@ fn timed_csv(suite: &rbt::timed::TimedSuite, spec: &reqs::Spec) -> String {
                         .map(|r| r.values[t].clone())
                         .unwrap_or_default(),
                 );
+            }
+            for v in &outputs {
+                row.push(match &s.expected {
+                    rbt::timed::Expectation::Outputs { rows } => rows
+                        .iter()
+                        .find(|r| &r.variable == v)
+                        .map(|r| r.values[t].cell())
+                        .unwrap_or_default(),
+                    rbt::timed::Expectation::NoValidTrace => "none".into(),
+                    rbt::timed::Expectation::NoRoles => String::new(),
+                });
             }
             let _ = w.write_record(&row);
         }
