@@ -108,6 +108,26 @@ pub trait Implementation {
     fn run(&mut self, inputs: &[(Symbol, Value)]) -> Result<Vec<(Symbol, Value)>, CaseError>;
     /// What it is, for reports (`executable ./sim`, `BL program prog.bl`, ...).
     fn describe(&self) -> String;
+    /// Runs a sequence of steps (a timed test): the inputs of each step to the
+    /// outputs of each step. By default every step is run on its own, as a case: right
+    /// for an implementation without state (a BL program, a C function); an executable
+    /// gets the whole sequence at once.
+    fn run_sequence(
+        &mut self,
+        steps: &[Vec<(Symbol, Value)>],
+    ) -> Result<Vec<Vec<(Symbol, Value)>>, CaseError> {
+        steps
+            .iter()
+            .enumerate()
+            .map(|(t, inputs)| {
+                self.run(inputs).map_err(|e| match e {
+                    CaseError::Garbage(m) => CaseError::Garbage(format!("step {t}: {m}")),
+                    CaseError::Rejected(m) => CaseError::Rejected(format!("step {t}: {m}")),
+                    other => other,
+                })
+            })
+            .collect()
+    }
 }
 
 /// `IMPL=SPEC` pairs.
@@ -327,35 +347,53 @@ pub fn run_process(
 
 impl Implementation for Executable {
     fn run(&mut self, inputs: &[(Symbol, Value)]) -> Result<Vec<(Symbol, Value)>, CaseError> {
-        let mut header: Vec<String> = self.inputs.iter().map(|(c, _)| c.clone()).collect();
-        let mut row: Vec<String> = Vec::new();
-        for (_, s) in &self.inputs {
-            let v = inputs
-                .iter()
-                .find(|(n, _)| n == s)
-                .map(|(_, v)| (self.write)(v))
-                .unwrap_or_default();
-            row.push(v);
-        }
-        for (c, v) in &self.fixed {
-            header.push(c.clone());
-            row.push(v.clone());
-        }
-        let mut text = Executable::line(&header);
-        text.push_str(&Executable::line(&row));
+        let text = self.input_text(std::slice::from_ref(&inputs.to_vec()));
         let (stdout, _) = run_process(&self.program, &self.args, text.as_bytes(), self.timeout)?;
-        self.read(&stdout)
+        let mut rows = self.read(&stdout, 1)?;
+        Ok(rows.pop().expect("one row"))
     }
 
     fn describe(&self) -> String {
         format!("executable {}", self.program.display())
     }
+
+    /// One process for the whole sequence: the header, then a line per step;
+    /// standard output: a line per step (after an optional header).
+    fn run_sequence(
+        &mut self,
+        steps: &[Vec<(Symbol, Value)>],
+    ) -> Result<Vec<Vec<(Symbol, Value)>>, CaseError> {
+        let text = self.input_text(steps);
+        let (stdout, _) = run_process(&self.program, &self.args, text.as_bytes(), self.timeout)?;
+        self.read(&stdout, steps.len())
+    }
 }
 
 impl Executable {
-    /// Reads the program's output: one record with a value per output (after an
+    /// The header line and a line per row of inputs.
+    fn input_text(&self, rows: &[Vec<(Symbol, Value)>]) -> String {
+        let mut header: Vec<String> = self.inputs.iter().map(|(c, _)| c.clone()).collect();
+        header.extend(self.fixed.iter().map(|(c, _)| c.clone()));
+        let mut text = Executable::line(&header);
+        for inputs in rows {
+            let mut row: Vec<String> = Vec::new();
+            for (_, s) in &self.inputs {
+                let v = inputs
+                    .iter()
+                    .find(|(n, _)| n == s)
+                    .map(|(_, v)| (self.write)(v))
+                    .unwrap_or_default();
+                row.push(v);
+            }
+            row.extend(self.fixed.iter().map(|(_, v)| v.clone()));
+            text.push_str(&Executable::line(&row));
+        }
+        text
+    }
+
+    /// Reads the program's output: `lines` records with a value per output (after an
     /// optional header naming them).
-    fn read(&self, stdout: &str) -> Result<Vec<(Symbol, Value)>, CaseError> {
+    fn read(&self, stdout: &str, lines: usize) -> Result<Vec<Vec<(Symbol, Value)>>, CaseError> {
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
@@ -371,7 +409,7 @@ impl Executable {
             records.push(cells);
         }
         let names: Vec<&str> = self.outputs.iter().map(|(c, _, _)| c.as_str()).collect();
-        if records.len() == 2
+        if records.len() == lines + 1
             && records[0]
                 .iter()
                 .map(String::as_str)
@@ -380,34 +418,49 @@ impl Executable {
             records.remove(0);
         }
         let shown = || values::cut(stdout.trim());
-        let [record] = records.as_slice() else {
+        let plural = |k: usize| if k == 1 { "" } else { "s" };
+        if records.len() != lines {
             return Err(CaseError::Garbage(format!(
-                "expected one line with {} value{} ({}), got {} line{}: `{}`",
+                "expected {} with {} value{} ({}), got {} line{}: `{}`",
+                if lines == 1 {
+                    "one line".to_string()
+                } else {
+                    format!("{lines} lines")
+                },
                 names.len(),
-                if names.len() == 1 { "" } else { "s" },
+                plural(names.len()),
                 names.join(", "),
                 records.len(),
-                if records.len() == 1 { "" } else { "s" },
-                shown()
-            )));
-        };
-        if record.len() != names.len() {
-            return Err(CaseError::Garbage(format!(
-                "expected {} value{} ({}), got {}: `{}`",
-                names.len(),
-                if names.len() == 1 { "" } else { "s" },
-                names.join(", "),
-                record.len(),
+                plural(records.len()),
                 shown()
             )));
         }
-        let mut out = Vec::new();
-        for ((c, s, sort), cell) in self.outputs.iter().zip(record) {
-            let v = values::parse(cell, sort, &self.enums)
-                .map_err(|e| CaseError::Garbage(format!("{c}: {e}")))?;
-            out.push((s.clone(), v));
+        let mut rows = Vec::new();
+        for (t, record) in records.iter().enumerate() {
+            let at = if lines == 1 {
+                String::new()
+            } else {
+                format!("step {t}: ")
+            };
+            if record.len() != names.len() {
+                return Err(CaseError::Garbage(format!(
+                    "{at}expected {} value{} ({}), got {}: `{}`",
+                    names.len(),
+                    plural(names.len()),
+                    names.join(", "),
+                    record.len(),
+                    values::cut(&record.join(","))
+                )));
+            }
+            let mut out = Vec::new();
+            for ((c, s, sort), cell) in self.outputs.iter().zip(record) {
+                let v = values::parse(cell, sort, &self.enums)
+                    .map_err(|e| CaseError::Garbage(format!("{at}{c}: {e}")))?;
+                out.push((s.clone(), v));
+            }
+            rows.push(out);
         }
-        Ok(out)
+        Ok(rows)
     }
 }
 
@@ -708,6 +761,40 @@ fn run_case(
     })
 }
 
+/// Equal, or within `tolerance` for numbers.
+pub(crate) fn close(a: &Value, b: &Value, tolerance: Option<&BigRational>) -> bool {
+    match (tolerance, values::as_rational(a), values::as_rational(b)) {
+        (Some(t), Some(x), Some(y)) => {
+            let d = x - y;
+            let d = if d < BigRational::from_integer(0.into()) {
+                -d
+            } else {
+                d
+            };
+            d <= *t
+        }
+        _ => a == b,
+    }
+}
+
+/// `x` (a variable of `v`'s sort) is the observed `v`: equal, or for a number within
+/// `tolerance` of it.
+pub(crate) fn observed_is(x: Term, v: &Value, tolerance: Option<&BigRational>) -> Vec<Term> {
+    match (tolerance, values::as_rational(v)) {
+        (Some(t), Some(r)) if v.sort().is_numeric() => {
+            let x = match v.sort() {
+                Sort::Int => Term::app(Op::ToReal, vec![x]),
+                _ => x,
+            };
+            vec![
+                Term::app(Op::Le, vec![Term::Real(&r - t), x.clone()]),
+                Term::app(Op::Le, vec![x, Term::Real(&r + t)]),
+            ]
+        }
+        _ => vec![Term::app(Op::Eq, vec![x, v.to_term()])],
+    }
+}
+
 /// Judges observed outputs: pass when the inputs and the observed outputs (within the
 /// tolerance) can be completed to a state that satisfies the domain and every
 /// requirement; otherwise fail with a minimal set of members they contradict.
@@ -718,26 +805,12 @@ pub fn judge(
     observed: &[(Symbol, Value)],
     tolerance: Option<&BigRational>,
 ) -> Result<Verdict, SessionError> {
-    let close = |a: &Value, b: &Value| -> bool {
-        match (tolerance, values::as_rational(a), values::as_rational(b)) {
-            (Some(t), Some(x), Some(y)) => {
-                let d = x - y;
-                let d = if d < BigRational::from_integer(0.into()) {
-                    -d
-                } else {
-                    d
-                };
-                d <= *t
-            }
-            _ => a == b,
-        }
-    };
     let differences: Vec<Difference> = observed
         .iter()
         .filter_map(|(n, v)| {
             let e = expected.iter().find(|(m, _)| m == n)?;
             match &e.1 {
-                Expected::Value(x) if !close(x, v) => Some(Difference {
+                Expected::Value(x) if !close(x, v, tolerance) => Some(Difference {
                     variable: n.to_string(),
                     expected: values::show(x),
                     observed: values::show(v),
@@ -748,17 +821,7 @@ pub fn judge(
         .collect();
     let mut extra = equalities(inputs.iter().map(|(n, v)| (&**n, v)));
     for (n, v) in observed {
-        match (tolerance, values::as_rational(v)) {
-            (Some(t), Some(r)) if v.sort().is_numeric() => {
-                let x = match v.sort() {
-                    Sort::Int => Term::app(Op::ToReal, vec![Term::var(n, Sort::Int)]),
-                    _ => Term::var(n, Sort::Real),
-                };
-                extra.push(Term::app(Op::Le, vec![Term::Real(&r - t), x.clone()]));
-                extra.push(Term::app(Op::Le, vec![x, Term::Real(&r + t)]));
-            }
-            _ => extra.extend(equalities([(&**n, v)])),
-        }
+        extra.extend(observed_is(Term::var(n, v.sort()), v, tolerance));
     }
     let all = s.members();
     match s.check(&all, &extra, false)? {

@@ -242,6 +242,9 @@ pub struct Sequence {
     pub violated_at: Option<usize>,
     /// What an implementation given the sequence's inputs must output.
     pub expected: Expectation,
+    /// The trace the table shows (for running the sequence).
+    #[serde(skip)]
+    pub trace: Vec<Model>,
 }
 
 /// The expected outputs of a sequence.
@@ -477,7 +480,23 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
         for (shape, formula) in shapes {
             let sid = format!("{id}/{}", shape_name(shape));
             let target = shape.violates().then_some(i);
-            let result = session.make(target, &formula)?;
+            // Inputs that keep their values from the trigger on make a sequence read
+            // like a scenario (and keep a condition in force through the deadline);
+            // only when no trace has them are they let go.
+            let steady = and((t0 + 1..n)
+                .flat_map(|u| {
+                    roles.inputs.iter().filter_map(move |x| {
+                        let v = spec.variable(x)?;
+                        let now = Term::var(&step_name(x, u), v.sort.clone());
+                        let then = Term::var(&step_name(x, t0), v.sort.clone());
+                        Some(Term::app(Op::Eq, vec![now, then]))
+                    })
+                })
+                .collect());
+            let result = match session.make(target, &and(vec![formula.clone(), steady]))? {
+                Made::Trace(t) => Made::Trace(t),
+                _ => session.make(target, &formula)?,
+            };
             sequences.push(match result {
                 Made::Trace(trace) => {
                     let violated_at = recheck(spec, &trace, &patterns, target).map_err(|e| {
@@ -820,17 +839,7 @@ impl<'s> TraceSession<'s> {
         for (t, row) in observed.iter().enumerate() {
             for (n, v) in row {
                 let x = Term::var(&step_name(n, t), v.sort());
-                match (tolerance, values::as_rational(v)) {
-                    (Some(tol), Some(r)) if v.sort().is_numeric() => {
-                        let x = match v.sort() {
-                            Sort::Int => Term::app(Op::ToReal, vec![x]),
-                            _ => x,
-                        };
-                        extra.push(Term::app(Op::Le, vec![Term::Real(&r - tol), x.clone()]));
-                        extra.push(Term::app(Op::Le, vec![x, Term::Real(&r + tol)]));
-                    }
-                    _ => extra.push(self.equals(n, t, v)),
-                }
+                extra.extend(crate::run::observed_is(x, v, tolerance));
             }
         }
         Ok(match self.check(None, &extra)? {
@@ -919,5 +928,6 @@ fn table(
             .collect(),
         violated_at,
         expected,
+        trace: trace.to_vec(),
     }
 }

@@ -694,12 +694,16 @@ struct SuiteSummary {
     cases: usize,
 }
 
-fn run(a: &TestsRunArgs) -> crate::output::Outcome {
+/// The implementation `--impl` names (a BL program, a C function, or an executable),
+/// set up over `p`'s names, and the `--tolerance` for numeric outputs.
+fn implementation(
+    p: &Problem,
+    a: &TestsRunArgs,
+) -> Result<(
+    Box<dyn rbt::run::Implementation>,
+    Option<num_rational::BigRational>,
+)> {
     use rbt::run::{BlProgram, Executable, Implementation};
-    if timed_spec(&a.spec)?.is_some() {
-        bail!("{} is a timed spec: `vera tests run` runs cases of plain specs; `vera tests SPEC` writes its test sequences", a.spec.display());
-    }
-    let p = load_problem(&a.spec, &a.suite)?;
     let map = rbt::run::parse_map(&a.map).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
     let fixed = fixed_values(&a.fix)?;
     let timeout = std::time::Duration::from_secs_f64(a.case_timeout);
@@ -720,7 +724,7 @@ fn run(a: &TestsRunArgs) -> crate::output::Outcome {
     if ext != "c" && a.function.is_some() {
         bail!("--function is for a C implementation (a .c file)");
     }
-    let mut imp: Box<dyn Implementation> = match ext.as_str() {
+    let imp: Box<dyn Implementation> = match ext.as_str() {
         "bl" => {
             let text = safefile::read_text(path)?;
             let file = logic::SourceFile::new(path.display().to_string(), text);
@@ -743,7 +747,7 @@ fn run(a: &TestsRunArgs) -> crate::output::Outcome {
             };
             Box::new(
                 BlProgram::new(
-                    &p,
+                    p,
                     &path.display().to_string(),
                     program,
                     &map,
@@ -763,13 +767,13 @@ fn run(a: &TestsRunArgs) -> crate::output::Outcome {
             }
             let result = a.outputs.as_ref().map(|o| o.join(","));
             Box::new(
-                rbt::cfunc::CFunction::build(&p, path, function, &map, result.as_deref(), timeout)
+                rbt::cfunc::CFunction::build(p, path, function, &map, result.as_deref(), timeout)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
             )
         }
         _ => Box::new(
             Executable::new(
-                &p,
+                p,
                 path.clone(),
                 a.args.clone(),
                 timeout,
@@ -780,6 +784,15 @@ fn run(a: &TestsRunArgs) -> crate::output::Outcome {
             .map_err(|e| anyhow::anyhow!("{e}"))?,
         ),
     };
+    Ok((imp, tolerance))
+}
+
+fn run(a: &TestsRunArgs) -> crate::output::Outcome {
+    if let Some(timed) = timed_spec(&a.spec)? {
+        return run_sequences(a, timed);
+    }
+    let p = load_problem(&a.spec, &a.suite)?;
+    let (mut imp, tolerance) = implementation(&p, a)?;
     let start = std::time::Instant::now();
     let mut options = rbt::Options::new(a.solver.config());
     options.boundaries = !a.suite.no_boundaries;
@@ -965,7 +978,7 @@ fn junit_suite(p: &Problem, r: &rbt::run::RunReport) -> report::Suite {
 
 fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
     use rbt::run::Verdict;
-    use report::{Finding as F, Level, Location, Rule};
+    use report::{Finding as F, Level, Location};
     let file = p.spec.source.name().to_string();
     let line_of = |id: &str| {
         p.spec
@@ -1007,6 +1020,15 @@ fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
             }),
         }
     }
+    let mut f = run_findings_rules();
+    f.findings = out;
+    f.files = vec![file];
+    f
+}
+
+/// The rules of `vera tests run`'s findings (no findings yet).
+fn run_findings_rules() -> report::Findings {
+    use report::{Level, Rule};
     report::Findings {
         command: "tests run".into(),
         rules: vec![
@@ -1025,8 +1047,8 @@ fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
                 level: Level::Error,
             },
         ],
-        findings: out,
-        files: vec![file],
+        findings: vec![],
+        files: vec![],
     }
 }
 
@@ -1511,4 +1533,258 @@ fn csv_writer() -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new())
+}
+
+/// `vera.tests-run-timed.v1`.
+#[derive(Serialize)]
+struct RunTimedJson {
+    schema: &'static str,
+    spec: String,
+    file: String,
+    solver: String,
+    tick: String,
+    #[serde(flatten)]
+    report: rbt::timed_run::TimedRunReport,
+    /// Sequences the suite could not make (unreachable or undecided).
+    not_made: usize,
+}
+
+/// `vera tests run` on a timed spec: the test sequences, made and run.
+fn run_sequences(a: &TestsRunArgs, spec: reqs::Spec) -> crate::output::Outcome {
+    if a.suite.inputs.is_some() || a.suite.roles.is_some() || a.suite.bounds.is_some() {
+        bail!("--inputs, --roles and --bounds are for plain specs; a timed spec's sequences use its own roles (role = \"input\")");
+    }
+    let p =
+        Problem::for_sequences(spec).map_err(|e| anyhow::anyhow!("{}: {e}", a.spec.display()))?;
+    let (mut imp, tolerance) = implementation(&p, a)?;
+    let start = std::time::Instant::now();
+    let config = a.solver.config();
+    let suite = rbt::timed::generate_timed(&p.spec, &config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let report =
+        rbt::timed_run::run_timed(&p.spec, &suite, imp.as_mut(), &config, tolerance.as_ref())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if report.sequences.is_empty() {
+        bail!("the suite has no sequence to run (every one is unreachable or undecided)");
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let not_made = suite.sequences.len() - report.sequences.len();
+    let undecided = suite
+        .sequences
+        .iter()
+        .any(|r| matches!(r, rbt::timed::SequenceResult::Undecided { .. }));
+    let status = if report.errors > 0 || undecided {
+        RStatus::Error
+    } else if report.failed > 0 {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let time = p.spec.time.as_ref().expect("a timed spec");
+    let text = human_run_timed(&suite, &report, time, seconds);
+    let file = p.spec.source.name().to_string();
+    let junit = report::Suite {
+        name: format!("{} against {}", p.spec.name, report.implementation),
+        file: Some(file.clone()),
+        cases: report
+            .sequences
+            .iter()
+            .map(|r| {
+                let (line, detail) = sequence_detail(r, time);
+                report::Case {
+                    name: format!("{} ({})", r.sequence, r.requirement),
+                    class: "vera.tests".into(),
+                    outcome: match &r.verdict {
+                        rbt::timed_run::SequenceVerdict::Pass => report::Outcome::Passed,
+                        rbt::timed_run::SequenceVerdict::Fail { .. } => report::Outcome::Failed {
+                            message: line,
+                            detail,
+                        },
+                        rbt::timed_run::SequenceVerdict::Error { .. } => report::Outcome::Error {
+                            message: line,
+                            detail,
+                        },
+                    },
+                    seconds: None,
+                    output: None,
+                }
+            })
+            .collect(),
+    };
+    let findings = run_timed_findings(&p, &report, time);
+    let mut r = Rendered::new(
+        "vera.tests-run-timed.v1",
+        status,
+        text,
+        RunTimedJson {
+            schema: "vera.tests-run-timed.v1",
+            spec: suite.spec.clone(),
+            file: suite.file.clone(),
+            solver: suite.solver.clone(),
+            tick: suite.tick.clone(),
+            report,
+            not_made,
+        },
+    );
+    r.suites = Some(vec![junit]);
+    r.findings = Some(findings);
+    Ok(Box::new(r))
+}
+
+/// A sequence's verdict in one line, and the steps that show it.
+fn sequence_detail(
+    r: &rbt::timed_run::SequenceRun,
+    time: &reqs::timed::TimeBase,
+) -> (String, String) {
+    use rbt::timed_run::SequenceVerdict;
+    let mut detail = String::new();
+    for row in &r.observed {
+        let _ = writeln!(
+            detail,
+            "observed {}: {}",
+            row.variable,
+            row.values.join(" ")
+        );
+    }
+    let line = match &r.verdict {
+        SequenceVerdict::Pass => "passed".to_string(),
+        SequenceVerdict::Fail {
+            violated,
+            differences,
+        } => {
+            let mut line = format!("violates {}", violated.join(", "));
+            for d in differences.iter().take(3) {
+                let _ = write!(
+                    line,
+                    "; {} at step {} ({}) is {}, the spec forces {}",
+                    d.variable,
+                    d.step,
+                    time.show(d.step as u64),
+                    d.observed,
+                    d.expected
+                );
+            }
+            if differences.len() > 3 {
+                let _ = write!(line, "; {} more differences", differences.len() - 3);
+            }
+            line
+        }
+        SequenceVerdict::Error { message } => message.clone(),
+    };
+    (line, detail)
+}
+
+fn human_run_timed(
+    suite: &rbt::timed::TimedSuite,
+    r: &rbt::timed_run::TimedRunReport,
+    time: &reqs::timed::TimeBase,
+    seconds: f64,
+) -> String {
+    use rbt::timed_run::SequenceVerdict;
+    let mut o = String::new();
+    let n = r.sequences.len();
+    let _ = writeln!(
+        o,
+        "{} ({}) against {}: {n} sequence{} — {} passed, {} failed, {} error{} (tick {}, {}, {seconds:.2} s)",
+        clean(&suite.spec),
+        clean(&suite.file),
+        clean(&r.implementation),
+        if n == 1 { "" } else { "s" },
+        r.passed,
+        r.failed,
+        r.errors,
+        if r.errors == 1 { "" } else { "s" },
+        clean(&suite.tick),
+        suite.solver
+    );
+    let _ = writeln!(
+        o,
+        "Each sequence's inputs go to the implementation step by step; its outputs at every step are judged against the domain and every requirement on the whole trace{}.",
+        match &r.tolerance {
+            Some(t) => format!(" (numeric outputs within {t})"),
+            None => String::new(),
+        }
+    );
+    for (title, want) in [("failed", 0), ("errors", 1)] {
+        let list: Vec<&rbt::timed_run::SequenceRun> = r
+            .sequences
+            .iter()
+            .filter(|c| match c.verdict {
+                SequenceVerdict::Fail { .. } => want == 0,
+                SequenceVerdict::Error { .. } => want == 1,
+                SequenceVerdict::Pass => false,
+            })
+            .collect();
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n{title}:");
+        for c in list {
+            let (line, detail) = sequence_detail(c, time);
+            let _ = writeln!(o, "  {}: {}", clean(&c.sequence), clean(&line));
+            for l in detail.lines() {
+                let _ = writeln!(o, "    {}", clean(l));
+            }
+        }
+    }
+    if r.failed == 0 && r.errors == 0 {
+        let _ = writeln!(
+            o,
+            "\nEvery sequence passed: the observed outputs satisfy the domain and every requirement at every step."
+        );
+    }
+    o
+}
+
+fn run_timed_findings(
+    p: &Problem,
+    r: &rbt::timed_run::TimedRunReport,
+    time: &reqs::timed::TimeBase,
+) -> report::Findings {
+    use rbt::timed_run::SequenceVerdict;
+    use report::{Finding as F, Level, Location};
+    let file = p.spec.source.name().to_string();
+    let line_of = |id: &str| {
+        p.spec
+            .requirements
+            .iter()
+            .find(|q| q.id == id)
+            .map(|q| q.line as u32)
+            .filter(|l| *l > 0)
+    };
+    let mut out = Vec::new();
+    for c in &r.sequences {
+        let (line, _) = sequence_detail(c, time);
+        match &c.verdict {
+            SequenceVerdict::Pass => {}
+            SequenceVerdict::Fail { violated, .. } => out.push(F {
+                rule: "VERA-TESTS-CASE-FAILED",
+                level: Level::Error,
+                message: format!("{} fails: {line}", c.sequence),
+                location: Some(Location::new(
+                    file.clone(),
+                    violated.first().and_then(|v| line_of(v)),
+                )),
+                related: violated
+                    .iter()
+                    .skip(1)
+                    .filter_map(|v| line_of(v).map(|l| (v, l)))
+                    .map(|(v, l)| {
+                        Location::new(file.clone(), Some(l))
+                            .with_message(format!("{v} is violated too"))
+                    })
+                    .collect(),
+            }),
+            SequenceVerdict::Error { .. } => out.push(F {
+                rule: "VERA-TESTS-CASE-ERROR",
+                level: Level::Error,
+                message: format!("{} could not be run or judged: {line}", c.sequence),
+                location: Some(Location::new(file.clone(), None)),
+                related: vec![],
+            }),
+        }
+    }
+    let mut f = run_findings_rules();
+    f.findings = out;
+    f.files = vec![file];
+    f
 }

@@ -69,6 +69,7 @@ const TAGS: &[&str] = &[
     "vera.table-check.v1",
     "vera.tests-cover.v1",
     "vera.tests-run.v1",
+    "vera.tests-run-timed.v1",
     "vera.tests-timed.v1",
     "vera.tests.v1",
     "vera.text.v1",
@@ -872,6 +873,44 @@ fn tests_payloads() {
             "examples/c/clamp-spec.toml",
             "--impl",
             "/nonexistent/impl",
+        ],
+        &[2],
+    );
+    assert!(j["errors"].as_u64().unwrap() > 0);
+    // Timed sequences run on an executable that stops the pump and sounds the alarm
+    // at every step (all pass), and on one that prints nothing (every sequence an error).
+    let steady = dir.path().join("steady.sh");
+    std::fs::write(
+        &steady,
+        "#!/bin/sh\nawk 'NR > 1 { print \"false,true\" }'\n",
+    )
+    .unwrap();
+    let silent = dir.path().join("silent.sh");
+    std::fs::write(&silent, "#!/bin/sh\ncat > /dev/null\n").unwrap();
+    for p in [&steady, &silent] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let j = check(
+        "vera.tests-run-timed.v1",
+        &[
+            "tests",
+            "run",
+            HEMO_TIMED,
+            "--impl",
+            steady.to_str().unwrap(),
+        ],
+        &[0],
+    );
+    assert_eq!(j["failed"], 0);
+    let j = check(
+        "vera.tests-run-timed.v1",
+        &[
+            "tests",
+            "run",
+            HEMO_TIMED,
+            "--impl",
+            silent.to_str().unwrap(),
         ],
         &[2],
     );

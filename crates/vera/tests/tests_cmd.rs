@@ -344,8 +344,82 @@ fn timed_spec_gives_timing_tables() {
         csv.contains("R-REINF-2/missed-by-one,R-REINF-2,violates at step 2,2,10 s,"),
         "{csv}"
     );
-    // Running or measuring cases is for plain specs.
-    let (code, _, err) = vera(&["tests", "run", timed, "--impl", "/bin/true"]);
+    // Expected outputs per step: forced values and `free`.
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",expected:blood_pump_on,expected:alarm"),
+        "{csv}"
+    );
+    assert!(out.contains("expect blood_pump_on"), "{out}");
+}
+
+/// Timed test sequences run on executables that read a sequence (a header, then one
+/// line per step) and print one line of outputs per step: a controller that keeps the
+/// pump stopped with the alarm on passes every sequence; one that never sounds the
+/// alarm during reinfusion fails exactly R-REINF-2's sequences; a naive one that runs
+/// the pump whenever no air is seen fails with the forced values it missed; one that
+/// answers a single line is an error for every sequence, never a pass.
+#[test]
+fn timed_sequences_run_on_executables() {
+    let timed = "examples/hemodialysis/hemodialysis-timed.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let safe = script(d, "safe.sh", "awk -F, 'NR > 1 { print \"false,true\" }'");
+    let (code, out, err) = vera(&["tests", "run", timed, "--impl", &safe]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("10 sequences — 10 passed, 0 failed, 0 errors"),
+        "{out}"
+    );
+    let reinf = script(
+        d,
+        "reinf.sh",
+        "awk -F, 'NR > 1 { if ($1 == \"Reinfusion\") print \"false,false\"; else print \"false,true\" }'",
+    );
+    let (code, out, err) = vera(&["tests", "run", timed, "--impl", &reinf, "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["schema"], "vera.tests-run-timed.v1");
+    let failed: Vec<&str> = j["sequences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["verdict"] == "fail")
+        .map(|s| s["sequence"].as_str().unwrap())
+        .collect();
+    assert!(!failed.is_empty(), "{out}");
+    assert!(
+        failed.iter().all(|s| s.starts_with("R-REINF-2/")),
+        "{failed:?}"
+    );
+    assert!(failed.contains(&"R-REINF-2/fires"), "{failed:?}");
+    let naive = script(
+        d,
+        "naive.sh",
+        "awk -F, 'NR > 1 { if ($3 == \"true\") print \"false,true\"; else print \"true,false\" }'",
+    );
+    let (code, out, err) = vera(&["tests", "run", timed, "--impl", &naive]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("R-AIR-3/fires: violates")
+            && out.contains("blood_pump_on at step 0 (0 s) is true, the spec forces false"),
+        "{out}"
+    );
+    let (code, junit, _) = vera(&["tests", "run", timed, "--impl", &naive, "--format", "junit"]);
+    assert_eq!(code, 1);
+    assert!(junit.contains("<failure"), "{junit}");
+    let short = script(d, "short.sh", "awk -F, 'NR == 2 { print \"false,true\" }'");
+    let (code, out, _) = vera(&["tests", "run", timed, "--impl", &short]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("0 passed, 0 failed, 10 errors"), "{out}");
+    assert!(
+        out.contains("expected 3 lines with 2 values (blood_pump_on, alarm), got 1 line"),
+        "{out}"
+    );
+    // The plain-spec options have no meaning here.
+    let (code, _, err) = vera(&["tests", "run", timed, "--impl", &safe, "--inputs", "phase"]);
     assert_eq!(code, 2);
-    assert!(err.contains("is a timed spec"), "{err}");
+    assert!(err.contains("own roles"), "{err}");
 }
