@@ -26,6 +26,7 @@ pub mod session;
 pub mod suite;
 pub mod table;
 pub mod timed;
+pub mod timed_cover;
 pub mod timed_run;
 pub mod values;
 

@@ -21,7 +21,7 @@ use reqs::Spec;
 use serde::Serialize;
 use solver::{Outcome, Solver, SolverConfig};
 
-fn and(mut v: Vec<Term>) -> Term {
+pub(crate) fn and(mut v: Vec<Term>) -> Term {
     v.retain(|t| *t != Term::Bool(true));
     if v.contains(&Term::Bool(false)) {
         return Term::Bool(false);
@@ -33,7 +33,7 @@ fn and(mut v: Vec<Term>) -> Term {
     }
 }
 
-fn or(mut v: Vec<Term>) -> Term {
+pub(crate) fn or(mut v: Vec<Term>) -> Term {
     v.retain(|t| *t != Term::Bool(false));
     if v.contains(&Term::Bool(true)) {
         return Term::Bool(true);
@@ -45,7 +45,7 @@ fn or(mut v: Vec<Term>) -> Term {
     }
 }
 
-fn not(t: Term) -> Term {
+pub(crate) fn not(t: Term) -> Term {
     match t {
         Term::Bool(b) => Term::Bool(!b),
         t => Term::not(t),
@@ -566,7 +566,7 @@ pub fn shape_name(s: Shape) -> &'static str {
     }
 }
 
-enum Made {
+pub(crate) enum Made {
     Trace(Vec<Model>),
     Unsat(Vec<String>),
     Unknown(String),
@@ -640,6 +640,26 @@ impl<'s> TraceSession<'s> {
     /// `f` (over the spec's names) at step `t`.
     pub fn at(&self, f: &Term, t: usize) -> Term {
         self.enc.at(f, t)
+    }
+
+    /// The pattern fires at step `t` (in scope and triggered).
+    pub(crate) fn fires(&self, p: &Pattern, t: usize) -> Term {
+        self.enc.fires(p, t)
+    }
+
+    /// The pattern's scope holds at step `t`.
+    pub(crate) fn in_scope(&self, p: &Pattern, t: usize) -> Term {
+        self.enc.in_scope(&p.scope, t)
+    }
+
+    /// Checks every member with `extra` (for this query only); an unsatisfiable
+    /// answer comes with the minimized core's ids.
+    pub(crate) fn check_all(&mut self, extra: &[Term]) -> Result<Made, GenerateError> {
+        Ok(match self.check(None, extra)? {
+            Outcome::Sat(m) => Made::Trace(self.trace_of(&m)),
+            Outcome::Unsat(core) => Made::Unsat(self.minimize(core, extra)?),
+            Outcome::Unknown(r) => Made::Unknown(r.to_string()),
+        })
     }
 
     /// `name = value` at step `t`.

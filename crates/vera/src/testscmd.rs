@@ -1066,11 +1066,8 @@ struct CoverJson {
 
 fn cover(a: &TestsCoverArgs) -> crate::output::Outcome {
     use rbt::cover::{Coverage, Validity};
-    if timed_spec(&a.spec)?.is_some() {
-        bail!(
-            "{} is a timed spec: `vera tests cover` measures suites of plain specs",
-            a.spec.display()
-        );
+    if let Some(timed) = timed_spec(&a.spec)? {
+        return cover_sequences(a, timed);
     }
     let p = load_problem(&a.spec, &a.suite)?;
     let text = safefile::read_text(&a.vectors)?;
@@ -1787,4 +1784,149 @@ fn run_timed_findings(
     f.findings = out;
     f.files = vec![file];
     f
+}
+
+/// `vera.tests-cover-timed.v1`.
+#[derive(Serialize)]
+struct CoverTimedJson {
+    schema: &'static str,
+    spec: String,
+    file: String,
+    suite: String,
+    solver: String,
+    tick: String,
+    #[serde(flatten)]
+    report: rbt::timed_cover::TimedCoverReport,
+}
+
+/// `vera tests cover` on a timed spec: a suite of sequences measured against the
+/// shapes `vera tests` makes.
+fn cover_sequences(a: &TestsCoverArgs, spec: reqs::Spec) -> crate::output::Outcome {
+    use rbt::timed_cover::{SequenceValidity, ShapeCoverage};
+    if a.suite.inputs.is_some() || a.suite.roles.is_some() || a.suite.bounds.is_some() {
+        bail!("--inputs, --roles and --bounds are for plain specs; a timed spec's sequences use its own roles (role = \"input\")");
+    }
+    let p =
+        Problem::for_sequences(spec).map_err(|e| anyhow::anyhow!("{}: {e}", a.spec.display()))?;
+    let text = safefile::read_text(&a.vectors)?;
+    let name = a.vectors.display().to_string();
+    let suite = match rbt::timed_cover::read_sequences(&p, &name, &text) {
+        Ok(v) => v,
+        Err(e) => {
+            for l in &e.0 {
+                eprintln!("error: {}", clean(l));
+            }
+            bail!("{name} cannot be used: {} error(s) above", e.0.len());
+        }
+    };
+    let start = std::time::Instant::now();
+    let config = a.solver.config();
+    let r =
+        rbt::timed_cover::cover_timed(&p, &suite, &config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let missed = r.count(|c| matches!(c, ShapeCoverage::Missed));
+    let status = if r.has_errors() {
+        RStatus::Error
+    } else if missed > 0 || r.invalid() > 0 || !r.not_exercised.is_empty() {
+        RStatus::Findings
+    } else {
+        RStatus::Ok
+    };
+    let time = p.spec.time.as_ref().expect("a timed spec");
+    let mut o = String::new();
+    let valid = r
+        .sequences
+        .iter()
+        .filter(|v| v.validity == SequenceValidity::Valid)
+        .count();
+    let _ = writeln!(
+        o,
+        "{} ({}): suite {}: {} sequence{} ({valid} valid, {} no valid system could produce), tick {} ({}, {seconds:.2} s)",
+        clean(&p.spec.name),
+        clean(p.spec.source.name()),
+        clean(&name),
+        r.sequences.len(),
+        if r.sequences.len() == 1 { "" } else { "s" },
+        r.invalid(),
+        clean(&time.tick_text),
+        config.kind
+    );
+    let _ = writeln!(
+        o,
+        "obligations (the shapes `vera tests` makes): {} — {} met, {missed} missed, {} unreachable, {} undecided",
+        r.obligations.len(),
+        r.count(|c| matches!(c, ShapeCoverage::Met { .. })),
+        r.count(|c| matches!(c, ShapeCoverage::Unreachable { .. })),
+        r.count(|c| matches!(c, ShapeCoverage::Undecided { .. }))
+    );
+    for sq in &r.sequences {
+        match &sq.validity {
+            SequenceValidity::Valid => {
+                let _ = writeln!(
+                    o,
+                    "  {} (line {}, {} steps): meets {}",
+                    clean(&sq.id),
+                    sq.line,
+                    sq.steps,
+                    if sq.meets.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        clean(&sq.meets.join(", "))
+                    }
+                );
+            }
+            SequenceValidity::Invalid { core } => {
+                let _ = writeln!(
+                    o,
+                    "  {} (line {}, {} steps): no valid system produces it — it contradicts {}",
+                    clean(&sq.id),
+                    sq.line,
+                    sq.steps,
+                    clean(&core.join(", "))
+                );
+            }
+            SequenceValidity::Undecided { reason } => {
+                let _ = writeln!(
+                    o,
+                    "  {} (line {}): undecided ({})",
+                    clean(&sq.id),
+                    sq.line,
+                    clean(reason)
+                );
+            }
+        }
+    }
+    for ob in &r.obligations {
+        let line = match &ob.coverage {
+            ShapeCoverage::Met { .. } => continue,
+            ShapeCoverage::Missed => "missed: no sequence of the suite meets it in every valid trace with its values (some trace does)".to_string(),
+            ShapeCoverage::Unreachable { core } => {
+                format!("unreachable: no trace has it ({})", core.join(", "))
+            }
+            ShapeCoverage::Undecided { reason } => format!("undecided ({reason})"),
+        };
+        let _ = writeln!(o, "  {}: {}", clean(&ob.id), clean(&line));
+    }
+    if !r.not_exercised.is_empty() {
+        let _ = writeln!(
+            o,
+            "timed requirements no valid sequence makes fire: {}",
+            clean(&r.not_exercised.join(", "))
+        );
+    }
+    let r = Rendered::new(
+        "vera.tests-cover-timed.v1",
+        status,
+        o,
+        CoverTimedJson {
+            schema: "vera.tests-cover-timed.v1",
+            spec: p.spec.name.clone(),
+            file: p.spec.source.name().to_string(),
+            suite: name,
+            solver: config.kind.to_string(),
+            tick: time.tick_text.clone(),
+            report: r,
+        },
+    );
+    Ok(Box::new(r))
 }

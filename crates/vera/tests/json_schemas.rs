@@ -68,6 +68,7 @@ const TAGS: &[&str] = &[
     "vera.smt-check.v1",
     "vera.table-check.v1",
     "vera.tests-cover.v1",
+    "vera.tests-cover-timed.v1",
     "vera.tests-run.v1",
     "vera.tests-run-timed.v1",
     "vera.tests-timed.v1",
@@ -915,6 +916,23 @@ fn tests_payloads() {
         &[2],
     );
     assert!(j["errors"].as_u64().unwrap() > 0);
+    // A suite of sequences measured against the timed spec: two sequences, one of
+    // which breaks R-AIR-3 (the pump runs while air is detected).
+    let seqs = dir.path().join("sequences.csv");
+    std::fs::write(
+        &seqs,
+        "sequence,step,phase,no_flow,air_detected,alarm_confirmed,reinfused_ml,blood_pump_on,alarm\n\
+         ok,0,Therapy,false,true,false,0,false,true\n\
+         ok,1,Therapy,false,true,false,0,false,true\n\
+         bad,0,Therapy,false,true,false,0,true,true\n",
+    )
+    .unwrap();
+    let j = check(
+        "vera.tests-cover-timed.v1",
+        &["tests", "cover", HEMO_TIMED, seqs.to_str().unwrap()],
+        &[1],
+    );
+    assert_eq!(j["sequences"][1]["status"], "invalid");
     // Coverage of a suite with an impossible vector and a vector that leaves a value open.
     let suite = dir.path().join("suite.csv");
     std::fs::write(&suite, "id,x,alarm\nA,60,false\nB,60,true\nC,,\n").unwrap();

@@ -423,3 +423,94 @@ fn timed_sequences_run_on_executables() {
     assert_eq!(code, 2);
     assert!(err.contains("own roles"), "{err}");
 }
+
+/// A suite of sequences measured against the timed spec: the suite `vera tests` writes
+/// reads back (its `expected:` columns taken as what each test expects), every sequence
+/// valid; a hand-written suite with a sequence that runs the pump while air is detected
+/// is told apart (R-AIR-3 named), and what it leaves out is listed; a step out of order
+/// is an error at its line.
+#[test]
+fn timed_suites_are_measured() {
+    let timed = "examples/hemodialysis/hemodialysis-timed.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let (code, csv, _) = vera(&["tests", timed, "--format", "csv"]);
+    assert_eq!(code, 0);
+    let generated = dir.path().join("generated.csv");
+    std::fs::write(&generated, &csv).unwrap();
+    let (code, out, err) = vera(&["tests", "cover", timed, generated.to_str().unwrap()]);
+    assert!(code == 0 || code == 1, "{out}{err}");
+    assert!(
+        out.contains("10 sequences (10 valid, 0 no valid system could produce)"),
+        "{out}"
+    );
+    assert!(out.contains("R-AIR-3/fires (line"), "{out}");
+    assert!(out.contains("meets R-AIR-3/fires"), "{out}");
+    let hand = dir.path().join("hand.csv");
+    std::fs::write(
+        &hand,
+        "sequence,step,phase,no_flow,air_detected,alarm_confirmed,reinfused_ml,blood_pump_on,alarm\n\
+         air,0,Therapy,false,false,false,0,false,true\n\
+         air,1,Therapy,false,true,false,0,false,true\n\
+         air,2,Therapy,false,false,false,0,false,true\n\
+         pump-on-air,0,Therapy,false,true,false,0,true,true\n",
+    )
+    .unwrap();
+    let (code, out, err) = vera(&[
+        "tests",
+        "cover",
+        timed,
+        hand.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["sequences"][0]["status"], "valid");
+    assert!(j["sequences"][0]["meets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m == "R-AIR-3/fires"));
+    assert_eq!(j["sequences"][1]["status"], "invalid");
+    let core: Vec<&str> = j["sequences"][1]["core"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(core.contains(&"R-AIR-3"), "{core:?}");
+    let not: Vec<&str> = j["not_exercised"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        not.contains(&"R-REINF-2") && !not.contains(&"R-AIR-3"),
+        "{not:?}"
+    );
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "sequence,step,phase,no_flow\ns,0,Therapy,false\ns,2,Therapy,false\nt,x,Therapy,maybe\n",
+    )
+    .unwrap();
+    let (code, _, err) = vera(&["tests", "cover", timed, bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("bad.csv:3:2: sequence `s` has step 2 where step 1 comes next"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bad.csv:4:4: no_flow: `maybe` is not a Boolean"),
+        "{err}"
+    );
+    let nostep = dir.path().join("nostep.csv");
+    std::fs::write(&nostep, "phase,no_flow\nTherapy,false\n").unwrap();
+    let (code, _, err) = vera(&["tests", "cover", timed, nostep.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("needs a `sequence` and a `step` column"),
+        "{err}"
+    );
+}

@@ -1,0 +1,472 @@
+//! Coverage of an existing suite of test sequences for a timed spec (`vera tests cover`
+//! on a spec with a `[time]` table).
+//!
+//! The suite is a CSV with a `sequence` column (rows with the same value form one
+//! sequence), a `step` column (0, 1, 2, ... within each sequence) and a column per
+//! variable it assigns; the CSV `vera tests SPEC --format csv` writes reads as such a
+//! suite (its `expected:X` columns, where given, are what the test expects of the output
+//! X and take the place of X's column). A sequence is *valid* when it extends to a trace of its length that satisfies
+//! the domain and every requirement at every step; it *meets* an obligation when every
+//! such trace does. The obligations are the shapes `vera tests` makes sequences for
+//! ([`crate::timed::Shape`]), read as what a suite must contain so that the fault each
+//! shape stands for is caught:
+//!
+//! - `fires`: the requirement fires at some step with its whole response window
+//!   inside the sequence;
+//! - `deadline-hit` / `earliest-allowed`: it fires and the response first holds at the
+//!   last (the first) step allowed;
+//! - `missed-by-one` / `duration-one-tick-short` / `one-tick-early`: it fires and the
+//!   sequence goes on past the step where a response one tick late (cut one tick short,
+//!   one tick early) would show, so the expected outputs there tell it from the right
+//!   one;
+//! - `held-one-tick-short`: the condition holds one tick less than the trigger needs.
+//!
+//! An obligation no sequence meets is *missed* when `vera tests` makes a sequence for
+//! it and *unreachable* (with the generator's minimal core) when no trace has it.
+
+use crate::cover::{read_vectors, ReadError, Vector};
+use crate::generate::GenerateError;
+use crate::problem::Problem;
+use crate::timed::{
+    and, generate_timed, not, or, shape_name, Made, SequenceResult, Shape, TraceSession,
+};
+use crate::values;
+use logic::{Symbol, Term, Value};
+use reqs::timed::{Pattern, Timing, Trigger};
+use serde::Serialize;
+use solver::SolverConfig;
+
+/// One sequence of the suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteSequence {
+    /// Its label (the `sequence` column).
+    pub id: String,
+    /// The line of its first row.
+    pub line: usize,
+    /// Per step, the variables the row assigns.
+    pub steps: Vec<Vec<(Symbol, Value)>>,
+}
+
+/// Reads a suite of sequences: every problem located, all reported.
+pub fn read_sequences(
+    p: &Problem,
+    file: &str,
+    text: &str,
+) -> Result<Vec<SuiteSequence>, ReadError> {
+    // The values, read and checked as for a plain suite; their errors are reported
+    // with those of the sequence and step columns.
+    let (vectors, mut errors) = match read_vectors(p, file, text) {
+        Ok(v) => (v.vectors, Vec::new()),
+        Err(e) => (Vec::new(), e.0),
+    };
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let header: Vec<String> = match rdr.headers() {
+        Ok(h) => h.iter().map(String::from).collect(),
+        Err(e) => return Err(ReadError(vec![format!("{file}: {e}")])),
+    };
+    let col = |name: &str| header.iter().position(|h| h.eq_ignore_ascii_case(name));
+    let (Some(seq_col), Some(step_col)) = (col("sequence"), col("step")) else {
+        return Err(ReadError(vec![format!(
+            "{file}:1: a timed suite needs a `sequence` and a `step` column (columns: {})",
+            values::cut(&header.join(", "))
+        )]));
+    };
+    let mut sequences: Vec<SuiteSequence> = Vec::new();
+    let by_line: std::collections::HashMap<usize, &Vector> =
+        vectors.iter().map(|v| (v.line, v)).collect();
+    for rec in rdr.records() {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                errors.push(format!("{file}: {e}"));
+                continue;
+            }
+        };
+        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
+        if rec.iter().all(|c| c.is_empty()) {
+            continue;
+        }
+        let id = rec.get(seq_col).unwrap_or("").to_string();
+        if id.is_empty() {
+            errors.push(format!(
+                "{file}:{line}:{}: the row names no sequence",
+                seq_col + 1
+            ));
+            continue;
+        }
+        let step_text = rec.get(step_col).unwrap_or("");
+        let Ok(step) = step_text.parse::<usize>() else {
+            errors.push(format!(
+                "{file}:{line}:{}: step `{}` is not a whole number of at least 0",
+                step_col + 1,
+                values::cut(step_text)
+            ));
+            continue;
+        };
+        let k = match sequences.iter().position(|s| s.id == id) {
+            Some(k) => k,
+            None => {
+                sequences.push(SuiteSequence {
+                    id: id.clone(),
+                    line,
+                    steps: Vec::new(),
+                });
+                sequences.len() - 1
+            }
+        };
+        let have = sequences[k].steps.len();
+        if step != have {
+            errors.push(format!(
+                "{file}:{line}:{}: sequence `{}` has step {step} where step {} comes next (steps are written 0, 1, 2, ... in order)",
+                step_col + 1,
+                values::cut(&id),
+                have
+            ));
+            continue;
+        }
+        // An `expected:X` column (as `vera tests` writes) says what the test expects of
+        // the output X: it replaces X's column, and `free` leaves X open.
+        let mut values = by_line
+            .get(&line)
+            .map(|v| v.values.clone())
+            .unwrap_or_default();
+        for (i, h) in header.iter().enumerate() {
+            let Some(var) = h.strip_prefix("expected:").and_then(|x| p.spec.variable(x)) else {
+                continue;
+            };
+            values.retain(|(x, _)| *x != var.name);
+            let cell = rec.get(i).unwrap_or("");
+            if cell.is_empty()
+                || cell.eq_ignore_ascii_case("free")
+                || cell.eq_ignore_ascii_case("undecided")
+                || cell.eq_ignore_ascii_case("none")
+            {
+                continue;
+            }
+            match values::parse(cell, &var.sort, &p.spec.enums) {
+                Ok(x) => values.push((var.name.clone(), x)),
+                Err(e) => errors.push(format!("{file}:{line}:{}: {h}: {e}", i + 1)),
+            }
+        }
+        sequences[k].steps.push(values);
+    }
+    if errors.is_empty() {
+        Ok(sequences)
+    } else {
+        Err(ReadError(errors))
+    }
+}
+
+/// Whether a sequence can come from a valid system.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum SequenceValidity {
+    /// Some trace that satisfies the domain and every requirement agrees with it.
+    Valid,
+    /// None does: a minimal set of requirements and domain constraints it contradicts.
+    Invalid {
+        /// The core.
+        core: Vec<String>,
+    },
+    /// The solver could not decide.
+    Undecided {
+        /// Its reason.
+        reason: String,
+    },
+}
+
+/// A sequence's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SequenceCoverage {
+    /// Its label.
+    pub id: String,
+    /// The line of its first row.
+    pub line: usize,
+    /// Its steps.
+    pub steps: usize,
+    /// Valid or not.
+    #[serde(flatten)]
+    pub validity: SequenceValidity,
+    /// The obligations it meets (`R/fires`, ...).
+    pub meets: Vec<String>,
+}
+
+/// What became of an obligation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum ShapeCoverage {
+    /// Sequences meet it.
+    Met {
+        /// Their labels.
+        sequences: Vec<String>,
+    },
+    /// No sequence meets it in every valid trace with its values, though some trace
+    /// meets it (`vera tests` makes one).
+    Missed,
+    /// No trace has it (the generator's minimal core).
+    Unreachable {
+        /// What rules it out.
+        core: Vec<String>,
+    },
+    /// Undecided (the generator's or this check's reason).
+    Undecided {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// An obligation of a timed requirement and its coverage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShapeObligation {
+    /// `R/fires`, `R/deadline-hit`, ...
+    pub id: String,
+    /// The requirement.
+    pub requirement: String,
+    /// The shape.
+    pub shape: Shape,
+    /// Its coverage.
+    #[serde(flatten)]
+    pub coverage: ShapeCoverage,
+}
+
+/// The coverage of a suite of sequences.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimedCoverReport {
+    /// Per sequence.
+    pub sequences: Vec<SequenceCoverage>,
+    /// Per obligation.
+    pub obligations: Vec<ShapeObligation>,
+    /// Timed requirements no valid sequence makes fire.
+    pub not_exercised: Vec<String>,
+    /// Solver queries.
+    pub queries: usize,
+}
+
+impl TimedCoverReport {
+    /// Sequences no valid system produces.
+    pub fn invalid(&self) -> usize {
+        self.sequences
+            .iter()
+            .filter(|s| matches!(s.validity, SequenceValidity::Invalid { .. }))
+            .count()
+    }
+
+    /// Obligations with a coverage of that kind.
+    pub fn count(&self, f: impl Fn(&ShapeCoverage) -> bool) -> usize {
+        self.obligations.iter().filter(|o| f(&o.coverage)).count()
+    }
+
+    /// True when something was left undecided.
+    pub fn has_errors(&self) -> bool {
+        self.count(|c| matches!(c, ShapeCoverage::Undecided { .. })) > 0
+            || self
+                .sequences
+                .iter()
+                .any(|s| matches!(s.validity, SequenceValidity::Undecided { .. }))
+    }
+}
+
+/// The response window of a pattern, in steps.
+fn window(p: &Pattern) -> usize {
+    match &p.timing {
+        Timing::Within(d) | Timing::For(d) | Timing::NotBefore(d) => *d as usize,
+        Timing::Next => 1,
+        _ => 0,
+    }
+}
+
+/// The formula over a trace of `s.steps()` steps that a sequence meeting `shape` of `p`
+/// satisfies (false when the sequence is too short for it).
+fn meets(s: &TraceSession, p: &Pattern, shape: Shape) -> Term {
+    let n = s.steps();
+    let d = window(p);
+    let r = |u: usize| s.at(&p.response, u);
+    let at_some = |last_needed: &dyn Fn(usize) -> usize, f: &dyn Fn(usize) -> Term| {
+        or((0..n)
+            .filter(|&t| last_needed(t) < n)
+            .map(|t| and(vec![s.fires(p, t), f(t)]))
+            .collect())
+    };
+    match shape {
+        Shape::Fires => at_some(&|t| t + d, &|_| Term::Bool(true)),
+        Shape::DeadlineHit | Shape::EarliestAllowed => at_some(&|t| t + d, &|t| {
+            let mut v: Vec<Term> = (t..t + d).map(|u| not(r(u))).collect();
+            v.push(r(t + d));
+            and(v)
+        }),
+        Shape::MissedByOne => at_some(&|t| t + d + 1, &|_| Term::Bool(true)),
+        Shape::DurationOneTickShort => at_some(&|t| t + d, &|_| Term::Bool(true)),
+        Shape::OneTickEarly => at_some(&|t| t + d.max(1) - 1, &|_| Term::Bool(true)),
+        Shape::HeldOneTickShort => {
+            let Trigger::HeldFor(c, h) = &p.trigger else {
+                return Term::Bool(false);
+            };
+            let h = *h as usize;
+            or((h..n)
+                .map(|t| {
+                    let mut v = vec![s.in_scope(p, t), not(s.at(c, t - h))];
+                    v.extend((t - h + 1..=t).map(|u| s.at(c, u)));
+                    and(v)
+                })
+                .collect())
+        }
+    }
+}
+
+/// Measures a suite of sequences against the timed obligations of `p`'s spec.
+pub fn cover_timed(
+    p: &Problem,
+    suite: &[SuiteSequence],
+    config: &SolverConfig,
+) -> Result<TimedCoverReport, GenerateError> {
+    let spec = &p.spec;
+    // What the generator makes, to tell a gap from an obligation no trace has.
+    let generated = generate_timed(spec, config)?;
+    let mut queries = generated.queries;
+    let mut obligations: Vec<ShapeObligation> = generated
+        .sequences
+        .iter()
+        .map(|r| {
+            let (id, requirement, shape, coverage) = match r {
+                SequenceResult::Made { sequence } => (
+                    sequence.id.clone(),
+                    sequence.requirement.clone(),
+                    sequence.shape,
+                    ShapeCoverage::Missed,
+                ),
+                SequenceResult::Unreachable {
+                    id,
+                    requirement,
+                    shape,
+                    core,
+                } => (
+                    id.clone(),
+                    requirement.clone(),
+                    *shape,
+                    ShapeCoverage::Unreachable { core: core.clone() },
+                ),
+                SequenceResult::Undecided { id, reason } => {
+                    let (requirement, name) = id.rsplit_once('/').unwrap_or((id, ""));
+                    let shape = shape_of(name).unwrap_or(Shape::Fires);
+                    (
+                        id.clone(),
+                        requirement.to_string(),
+                        shape,
+                        ShapeCoverage::Undecided {
+                            reason: reason.clone(),
+                        },
+                    )
+                }
+            };
+            ShapeObligation {
+                id,
+                requirement,
+                shape,
+                coverage,
+            }
+        })
+        .collect();
+    let mut results = Vec::new();
+    for seq in suite {
+        let n = seq.steps.len();
+        let mut s = TraceSession::start(spec, n, config)?;
+        let fixed: Vec<Term> = seq
+            .steps
+            .iter()
+            .enumerate()
+            .flat_map(|(t, row)| row.iter().map(move |(x, v)| (t, x, v)))
+            .map(|(t, x, v)| s.equals(x, t, v))
+            .collect();
+        let validity = match s.check_all(&fixed)? {
+            Made::Trace(_) => SequenceValidity::Valid,
+            Made::Unsat(core) => SequenceValidity::Invalid { core },
+            Made::Unknown(reason) => SequenceValidity::Undecided { reason },
+        };
+        let mut met = Vec::new();
+        if validity == SequenceValidity::Valid {
+            for o in obligations.iter_mut() {
+                if matches!(o.coverage, ShapeCoverage::Unreachable { .. }) {
+                    continue;
+                }
+                let Some(p) = spec
+                    .requirements
+                    .iter()
+                    .find(|r| r.id == o.requirement)
+                    .and_then(|r| r.timed.as_ref())
+                else {
+                    continue;
+                };
+                let f = meets(&s, p, o.shape);
+                if f == Term::Bool(false) {
+                    continue;
+                }
+                let mut extra = fixed.clone();
+                extra.push(not(f));
+                match s.check_all(&extra)? {
+                    Made::Unsat(_) => {
+                        met.push(o.id.clone());
+                        match &mut o.coverage {
+                            ShapeCoverage::Met { sequences } => sequences.push(seq.id.clone()),
+                            c => {
+                                *c = ShapeCoverage::Met {
+                                    sequences: vec![seq.id.clone()],
+                                }
+                            }
+                        }
+                    }
+                    Made::Trace(_) => {}
+                    Made::Unknown(reason) => {
+                        if !matches!(o.coverage, ShapeCoverage::Met { .. }) {
+                            o.coverage = ShapeCoverage::Undecided { reason };
+                        }
+                    }
+                }
+            }
+        }
+        queries += s.queries;
+        results.push(SequenceCoverage {
+            id: seq.id.clone(),
+            line: seq.line,
+            steps: n,
+            validity,
+            meets: met,
+        });
+    }
+    let not_exercised = spec
+        .requirements
+        .iter()
+        .filter(|r| r.timed.is_some())
+        .filter(|r| {
+            !obligations.iter().any(|o| {
+                o.requirement == r.id
+                    && o.shape == Shape::Fires
+                    && matches!(o.coverage, ShapeCoverage::Met { .. })
+            })
+        })
+        .map(|r| r.id.clone())
+        .collect();
+    Ok(TimedCoverReport {
+        sequences: results,
+        obligations,
+        not_exercised,
+        queries,
+    })
+}
+
+fn shape_of(name: &str) -> Option<Shape> {
+    [
+        Shape::Fires,
+        Shape::DeadlineHit,
+        Shape::MissedByOne,
+        Shape::DurationOneTickShort,
+        Shape::HeldOneTickShort,
+        Shape::EarliestAllowed,
+        Shape::OneTickEarly,
+    ]
+    .into_iter()
+    .find(|s| shape_name(*s) == name)
+}
