@@ -199,6 +199,9 @@ pub enum Shape {
     EarliestAllowed,
     /// `not before d`: the response comes one tick early (a violation).
     OneTickEarly,
+    /// A plain requirement's obligation (its trigger, a condition's outcome, a
+    /// boundary), met at the first step; the sequence's id is the obligation's.
+    Obligation,
 }
 
 impl Shape {
@@ -320,10 +323,14 @@ pub enum SequenceResult {
         /// What rules it out.
         core: Vec<String>,
     },
-    /// The solver could not decide.
+    /// The solver could not decide, or the sequence is too long to write.
     Undecided {
         /// The sequence's id.
         id: String,
+        /// The requirement.
+        requirement: String,
+        /// What it would show.
+        shape: Shape,
         /// Why.
         reason: String,
     },
@@ -416,16 +423,14 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             Trigger::HeldFor(_, d) => *d as usize,
             _ => 0,
         };
-        let dr = match &p.timing {
-            Timing::Within(d) | Timing::For(d) | Timing::NotBefore(d) => *d as usize,
-            Timing::Next => 1,
-            _ => 0,
-        };
+        let dr = response_window(p);
         let t0 = dt.max(1);
         let n = t0 + dr + 2;
         if n > MAX_STEPS {
             sequences.push(SequenceResult::Undecided {
                 id: format!("{id}/fires"),
+                requirement: id.clone(),
+                shape: Shape::Fires,
                 reason: format!(
                     "its sequences need {n} steps; at most {MAX_STEPS} are written as timing tables (choose a longer tick)"
                 ),
@@ -480,60 +485,42 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
         for (shape, formula) in shapes {
             let sid = format!("{id}/{}", shape_name(shape));
             let target = shape.violates().then_some(i);
-            // Inputs that keep their values from the trigger on make a sequence read
-            // like a scenario (and keep a condition in force through the deadline);
-            // only when no trace has them are they let go.
-            let steady = and((t0 + 1..n)
-                .flat_map(|u| {
-                    roles.inputs.iter().filter_map(move |x| {
-                        let v = spec.variable(x)?;
-                        let now = Term::var(&step_name(x, u), v.sort.clone());
-                        let then = Term::var(&step_name(x, t0), v.sort.clone());
-                        Some(Term::app(Op::Eq, vec![now, then]))
-                    })
-                })
-                .collect());
-            let result = match session.make(target, &and(vec![formula.clone(), steady]))? {
-                Made::Trace(t) => Made::Trace(t),
-                _ => session.make(target, &formula)?,
+            let job = Job {
+                id: sid,
+                requirement: id.clone(),
+                shape,
+                t0,
+                formula,
+                target,
             };
-            sequences.push(match result {
-                Made::Trace(trace) => {
-                    let violated_at = recheck(spec, &trace, &patterns, target).map_err(|e| {
-                        GenerateError::Session(crate::session::SessionError::BadState(format!(
-                            "the sequence {sid}: {e}"
-                        )))
-                    })?;
-                    let expected = if roles.inputs.is_empty() {
-                        Expectation::NoRoles
-                    } else {
-                        match session.expected(&trace, &roles.inputs, &roles.outputs)? {
-                            Some(rows) => Expectation::Outputs { rows },
-                            None => Expectation::NoValidTrace,
-                        }
-                    };
-                    SequenceResult::Made {
-                        sequence: table(
-                            spec,
-                            &sid,
-                            id,
-                            shape,
-                            t0,
-                            &trace,
-                            violated_at,
-                            time,
-                            expected,
-                        ),
-                    }
-                }
-                Made::Unsat(core) => SequenceResult::Unreachable {
-                    id: sid,
-                    requirement: id.clone(),
-                    shape,
-                    core,
-                },
-                Made::Unknown(reason) => SequenceResult::Undecided { id: sid, reason },
-            });
+            sequences.push(one_sequence(spec, &mut session, &patterns, &roles, job)?);
+        }
+        queries += session.queries;
+    }
+    // The plain requirements' obligations (trigger, each condition's outcomes,
+    // boundaries), each shown at the first step of a trace long enough for every
+    // pattern fired there to have its whole response window inside it.
+    let plain = plain_problem(spec);
+    let obligations = crate::obligations::obligations(&plain, true);
+    if !obligations.is_empty() {
+        let window = patterns
+            .iter()
+            .map(|(_, p)| response_window(p))
+            .max()
+            .unwrap_or(0);
+        let n = window + 2;
+        let mut session = TraceSession::start(spec, n, config)?;
+        for o in obligations {
+            let formula = session.at(&o.formula, 0);
+            let job = Job {
+                id: o.id.clone(),
+                requirement: o.requirement.clone(),
+                shape: Shape::Obligation,
+                t0: 0,
+                formula,
+                target: None,
+            };
+            sequences.push(one_sequence(spec, &mut session, &patterns, &roles, job)?);
         }
         queries += session.queries;
     }
@@ -553,6 +540,117 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
     })
 }
 
+/// The steps a pattern's response needs after it fires.
+pub(crate) fn response_window(p: &Pattern) -> usize {
+    match &p.timing {
+        Timing::Within(d) | Timing::For(d) | Timing::NotBefore(d) => *d as usize,
+        Timing::Next => 1,
+        _ => 0,
+    }
+}
+
+/// The spec as a plain problem (its roles, the default steps), for the obligations of
+/// its plain requirements.
+pub(crate) fn plain_problem(spec: &Spec) -> crate::problem::Problem {
+    let roles = TimedRoles::of(spec);
+    crate::problem::Problem {
+        spec: spec.clone(),
+        roles: crate::problem::Roles {
+            inputs: roles.inputs,
+            outputs: roles.outputs,
+            source: crate::problem::RoleSource::Spec,
+        },
+        steps: Default::default(),
+        default_step: crate::problem::default_step(),
+    }
+}
+
+/// A sequence to make.
+struct Job {
+    id: String,
+    requirement: String,
+    shape: Shape,
+    t0: usize,
+    formula: Term,
+    /// The pattern the sequence breaks on purpose (its index among the requirements).
+    target: Option<usize>,
+}
+
+/// Makes one sequence in `session`: a trace with the job's formula (its inputs kept
+/// steady from `t0` on when a trace allows it), re-checked by the trace evaluator,
+/// with its expected outputs.
+fn one_sequence(
+    spec: &Spec,
+    session: &mut TraceSession,
+    patterns: &[(usize, &Pattern)],
+    roles: &TimedRoles,
+    job: Job,
+) -> Result<SequenceResult, GenerateError> {
+    let time = spec.time.as_ref().expect("a timed spec");
+    let n = session.steps();
+    let t0 = job.t0;
+    // Inputs that keep their values from the trigger on make a sequence read like a
+    // scenario (and keep a condition in force through the deadline); only when no
+    // trace has them are they let go.
+    let steady = and((t0 + 1..n)
+        .flat_map(|u| {
+            roles.inputs.iter().filter_map(move |x| {
+                let v = spec.variable(x)?;
+                let now = Term::var(&step_name(x, u), v.sort.clone());
+                let then = Term::var(&step_name(x, t0), v.sort.clone());
+                Some(Term::app(Op::Eq, vec![now, then]))
+            })
+        })
+        .collect());
+    let result = match session.make(job.target, &and(vec![job.formula.clone(), steady]))? {
+        Made::Trace(t) => Made::Trace(t),
+        _ => session.make(job.target, &job.formula)?,
+    };
+    Ok(match result {
+        Made::Trace(trace) => {
+            let violated_at = recheck(spec, &trace, patterns, job.target).map_err(|e| {
+                GenerateError::Session(crate::session::SessionError::BadState(format!(
+                    "the sequence {}: {e}",
+                    job.id
+                )))
+            })?;
+            let expected = if roles.inputs.is_empty() {
+                Expectation::NoRoles
+            } else {
+                match session.expected(&trace, &roles.inputs, &roles.outputs)? {
+                    Some(rows) => Expectation::Outputs { rows },
+                    None => Expectation::NoValidTrace,
+                }
+            };
+            SequenceResult::Made {
+                sequence: table(
+                    spec,
+                    &job.id,
+                    &job.requirement,
+                    job.shape,
+                    t0,
+                    &trace,
+                    violated_at,
+                    time,
+                    expected,
+                ),
+            }
+        }
+        Made::Unsat(core) => SequenceResult::Unreachable {
+            id: job.id,
+            requirement: job.requirement,
+            shape: job.shape,
+            core,
+        },
+        Made::Unknown(reason) => SequenceResult::Undecided {
+            id: job.id,
+            requirement: job.requirement,
+            shape: job.shape,
+            reason,
+        },
+    })
+}
+
 /// The name of a shape in ids.
 pub fn shape_name(s: Shape) -> &'static str {
     match s {
@@ -563,6 +661,7 @@ pub fn shape_name(s: Shape) -> &'static str {
         Shape::HeldOneTickShort => "held-one-tick-short",
         Shape::EarliestAllowed => "earliest-allowed",
         Shape::OneTickEarly => "one-tick-early",
+        Shape::Obligation => "obligation",
     }
 }
 

@@ -28,11 +28,12 @@ use crate::cover::{read_vectors, ReadError, Vector};
 use crate::generate::GenerateError;
 use crate::problem::Problem;
 use crate::timed::{
-    and, generate_timed, not, or, shape_name, Made, SequenceResult, Shape, TraceSession,
+    and, generate_timed, not, or, plain_problem, response_window, Made, SequenceResult, Shape,
+    TraceSession,
 };
 use crate::values;
 use logic::{Symbol, Term, Value};
-use reqs::timed::{Pattern, Timing, Trigger};
+use reqs::timed::{Pattern, Trigger};
 use serde::Serialize;
 use solver::SolverConfig;
 
@@ -240,7 +241,8 @@ pub struct TimedCoverReport {
     pub sequences: Vec<SequenceCoverage>,
     /// Per obligation.
     pub obligations: Vec<ShapeObligation>,
-    /// Timed requirements no valid sequence makes fire.
+    /// Requirements no valid sequence makes fire (a timed one's `fires`, a plain one's
+    /// trigger).
     pub not_exercised: Vec<String>,
     /// Solver queries.
     pub queries: usize,
@@ -270,20 +272,11 @@ impl TimedCoverReport {
     }
 }
 
-/// The response window of a pattern, in steps.
-fn window(p: &Pattern) -> usize {
-    match &p.timing {
-        Timing::Within(d) | Timing::For(d) | Timing::NotBefore(d) => *d as usize,
-        Timing::Next => 1,
-        _ => 0,
-    }
-}
-
 /// The formula over a trace of `s.steps()` steps that a sequence meeting `shape` of `p`
 /// satisfies (false when the sequence is too short for it).
 fn meets(s: &TraceSession, p: &Pattern, shape: Shape) -> Term {
     let n = s.steps();
-    let d = window(p);
+    let d = response_window(p);
     let r = |u: usize| s.at(&p.response, u);
     let at_some = |last_needed: &dyn Fn(usize) -> usize, f: &dyn Fn(usize) -> Term| {
         or((0..n)
@@ -301,6 +294,8 @@ fn meets(s: &TraceSession, p: &Pattern, shape: Shape) -> Term {
         Shape::MissedByOne => at_some(&|t| t + d + 1, &|_| Term::Bool(true)),
         Shape::DurationOneTickShort => at_some(&|t| t + d, &|_| Term::Bool(true)),
         Shape::OneTickEarly => at_some(&|t| t + d.max(1) - 1, &|_| Term::Bool(true)),
+        // Plain obligations are not patterns (see `cover_timed`).
+        Shape::Obligation => Term::Bool(false),
         Shape::HeldOneTickShort => {
             let Trigger::HeldFor(c, h) = &p.trigger else {
                 return Term::Bool(false);
@@ -349,18 +344,19 @@ pub fn cover_timed(
                     *shape,
                     ShapeCoverage::Unreachable { core: core.clone() },
                 ),
-                SequenceResult::Undecided { id, reason } => {
-                    let (requirement, name) = id.rsplit_once('/').unwrap_or((id, ""));
-                    let shape = shape_of(name).unwrap_or(Shape::Fires);
-                    (
-                        id.clone(),
-                        requirement.to_string(),
-                        shape,
-                        ShapeCoverage::Undecided {
-                            reason: reason.clone(),
-                        },
-                    )
-                }
+                SequenceResult::Undecided {
+                    id,
+                    requirement,
+                    shape,
+                    reason,
+                } => (
+                    id.clone(),
+                    requirement.clone(),
+                    *shape,
+                    ShapeCoverage::Undecided {
+                        reason: reason.clone(),
+                    },
+                ),
             };
             ShapeObligation {
                 id,
@@ -370,6 +366,7 @@ pub fn cover_timed(
             }
         })
         .collect();
+    let plain = crate::obligations::obligations(&plain_problem(spec), true);
     let mut results = Vec::new();
     for seq in suite {
         let n = seq.steps.len();
@@ -392,15 +389,22 @@ pub fn cover_timed(
                 if matches!(o.coverage, ShapeCoverage::Unreachable { .. }) {
                     continue;
                 }
-                let Some(p) = spec
-                    .requirements
-                    .iter()
-                    .find(|r| r.id == o.requirement)
-                    .and_then(|r| r.timed.as_ref())
-                else {
-                    continue;
+                let f = if o.shape == Shape::Obligation {
+                    let Some(f) = plain.iter().find(|p| p.id == o.id).map(|p| &p.formula) else {
+                        continue;
+                    };
+                    or((0..n).map(|t| s.at(f, t)).collect())
+                } else {
+                    let Some(p) = spec
+                        .requirements
+                        .iter()
+                        .find(|r| r.id == o.requirement)
+                        .and_then(|r| r.timed.as_ref())
+                    else {
+                        continue;
+                    };
+                    meets(&s, p, o.shape)
                 };
-                let f = meets(&s, p, o.shape);
                 if f == Term::Bool(false) {
                     continue;
                 }
@@ -439,11 +443,12 @@ pub fn cover_timed(
     let not_exercised = spec
         .requirements
         .iter()
-        .filter(|r| r.timed.is_some())
+        .filter(|r| r.timed.is_some() || r.formula.is_some())
         .filter(|r| {
+            let fires = format!("{}/trigger", r.id);
             !obligations.iter().any(|o| {
                 o.requirement == r.id
-                    && o.shape == Shape::Fires
+                    && (o.shape == Shape::Fires || (o.shape == Shape::Obligation && o.id == fires))
                     && matches!(o.coverage, ShapeCoverage::Met { .. })
             })
         })
@@ -455,18 +460,4 @@ pub fn cover_timed(
         not_exercised,
         queries,
     })
-}
-
-fn shape_of(name: &str) -> Option<Shape> {
-    [
-        Shape::Fires,
-        Shape::DeadlineHit,
-        Shape::MissedByOne,
-        Shape::DurationOneTickShort,
-        Shape::HeldOneTickShort,
-        Shape::EarliestAllowed,
-        Shape::OneTickEarly,
-    ]
-    .into_iter()
-    .find(|s| shape_name(*s) == name)
 }

@@ -193,3 +193,63 @@ fn expected_outputs_agree_with_enumeration_by_the_trace_evaluator() {
         assert!(forced_seen >= 4, "{kind}: only {forced_seen} forced cells");
     }
 }
+
+/// A timed spec with plain requirements: each plain obligation (trigger, condition
+/// outcomes, boundaries) gets a sequence whose first step meets it, by the evaluator;
+/// every such sequence violates nothing, and its expected outputs are computed.
+#[test]
+fn plain_requirements_of_a_timed_spec_get_their_obligations() {
+    use rbt::timed::Expectation;
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let spec = reqs::load(&root.join("crates/vera/tests/fixtures/timed-plain.toml")).unwrap();
+    for kind in [SolverKind::Z3, SolverKind::Cvc5] {
+        let suite = generate_timed(&spec, &SolverConfig::new(kind)).unwrap();
+        let plain = rbt::obligations::obligations(
+            &rbt::Problem::for_sequences(spec.clone()).unwrap(),
+            true,
+        );
+        assert!(plain.len() >= 10, "{}", plain.len());
+        for o in &plain {
+            let s = suite
+                .sequences
+                .iter()
+                .find_map(|r| match r {
+                    SequenceResult::Made { sequence } if sequence.id == o.id => Some(sequence),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("{kind}: no sequence for {}", o.id));
+            assert_eq!(s.shape, Shape::Obligation);
+            let tr = trace_of(&spec, s);
+            assert!(
+                logic::eval_bool(&o.formula, &tr[0], &spec.context).unwrap(),
+                "{kind} {}: the first step does not meet it",
+                o.id
+            );
+            for r in &spec.requirements {
+                match (&r.timed, &r.formula) {
+                    (Some(p), _) => {
+                        assert!(
+                            trace::violations(p, &tr, &spec.context).unwrap().is_empty(),
+                            "{kind} {} {}",
+                            o.id,
+                            r.id
+                        )
+                    }
+                    (None, Some(f)) => assert!(
+                        tr.iter()
+                            .all(|st| logic::eval_bool(f, st, &spec.context).unwrap()),
+                        "{kind} {} {}",
+                        o.id,
+                        r.id
+                    ),
+                    _ => {}
+                }
+            }
+            assert!(
+                matches!(s.expected, Expectation::Outputs { .. }),
+                "{kind} {}",
+                o.id
+            );
+        }
+    }
+}

@@ -1305,6 +1305,7 @@ fn shape_words(s: rbt::timed::Shape) -> &'static str {
         }
         Shape::EarliestAllowed => "the response comes at the first step allowed",
         Shape::OneTickEarly => "the response comes one tick early",
+        Shape::Obligation => "a plain requirement's obligation, met at the first step",
     }
 }
 
@@ -1341,11 +1342,16 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{} ({}): {made} test sequence{} for {timed_count} timed requirement{}, tick {} ({}, {seconds:.2} s)",
+        "{} ({}): {made} test sequence{} for {timed_count} timed requirement{}{}, tick {} ({}, {seconds:.2} s)",
         clean(&suite.spec),
         clean(&suite.file),
         if made == 1 { "" } else { "s" },
         if timed_count == 1 { "" } else { "s" },
+        match spec.formalized().count() {
+            0 => String::new(),
+            1 => " and 1 plain one (its obligations at the first step)".to_string(),
+            k => format!(" and {k} plain ones (their obligations at the first step)"),
+        },
         clean(&suite.tick),
         suite.solver
     );
@@ -1429,7 +1435,7 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
                     clean(&core.join(", "))
                 );
             }
-            SequenceResult::Undecided { id, reason } => {
+            SequenceResult::Undecided { id, reason, .. } => {
                 let _ = writeln!(o, "\n{}: undecided ({})", clean(id), clean(reason));
             }
         }
@@ -1910,7 +1916,7 @@ fn cover_sequences(a: &TestsCoverArgs, spec: reqs::Spec) -> crate::output::Outco
     if !r.not_exercised.is_empty() {
         let _ = writeln!(
             o,
-            "timed requirements no valid sequence makes fire: {}",
+            "requirements no valid sequence makes fire: {}",
             clean(&r.not_exercised.join(", "))
         );
     }

@@ -953,6 +953,17 @@ fn tests_payloads() {
         .unwrap()
         .iter()
         .any(|s| s["sequence"]["shape"] == "missed-by-one"));
+    // A timed spec with plain requirements: their obligations as sequences.
+    let j = check(
+        "vera.tests-timed.v1",
+        &["tests", "crates/vera/tests/fixtures/timed-plain.toml"],
+        &[0],
+    );
+    assert!(j["sequences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["sequence"]["shape"] == "obligation"));
 }
 
 #[test]
