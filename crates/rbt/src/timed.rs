@@ -1050,3 +1050,41 @@ fn table(
         trace: trace.to_vec(),
     }
 }
+
+/// The traceability matrix of a timed suite: a header row (`requirement`, then one
+/// column per made sequence), then one row per requirement with a formula or a
+/// pattern; a cell names what the sequence was made to show for that requirement (its
+/// shape, or for a plain requirement's obligation the obligation's name).
+pub fn matrix_rows(spec: &Spec, suite: &TimedSuite) -> Vec<Vec<String>> {
+    let made: Vec<&Sequence> = suite
+        .sequences
+        .iter()
+        .filter_map(|r| match r {
+            SequenceResult::Made { sequence } => Some(sequence),
+            _ => None,
+        })
+        .collect();
+    let mut header = vec!["requirement".to_string()];
+    header.extend(made.iter().map(|s| s.id.clone()));
+    let mut rows = vec![header];
+    for r in spec
+        .requirements
+        .iter()
+        .filter(|r| r.timed.is_some() || r.formula.is_some())
+    {
+        let mut row = vec![r.id.clone()];
+        for s in &made {
+            row.push(if s.requirement != r.id {
+                String::new()
+            } else if s.shape == Shape::Obligation {
+                s.id.strip_prefix(&format!("{}/", r.id))
+                    .unwrap_or(&s.id)
+                    .to_string()
+            } else {
+                shape_name(s.shape).to_string()
+            });
+        }
+        rows.push(row);
+    }
+    rows
+}

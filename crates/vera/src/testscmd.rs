@@ -111,12 +111,8 @@ fn generate(a: &TestsArgs) -> crate::output::Outcome {
         safefile::check_output(m, crate::files::force())?;
     }
     if let Some(timed) = timed_spec(spec)? {
-        if a.matrix.is_some()
-            || a.suite.inputs.is_some()
-            || a.suite.roles.is_some()
-            || !a.suite.step.is_empty()
-        {
-            bail!("--matrix, --inputs, --roles and --step are for plain specs; a timed spec's sequences use its own roles and tick");
+        if a.suite.inputs.is_some() || a.suite.roles.is_some() || !a.suite.step.is_empty() {
+            bail!("--inputs, --roles and --step are for plain specs; a timed spec's sequences use its own roles and tick");
         }
         return generate_timed(&timed, a);
     }
@@ -1448,6 +1444,11 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
         );
     }
     let csv = timed_csv(&suite, spec);
+    let matrix = rbt::timed::matrix_rows(spec, &suite);
+    if let Some(m) = &a.matrix {
+        safefile::write_atomic(m, rows_csv(&matrix).as_bytes(), crate::files::force())?;
+    }
+    let page = timed_page(spec, &suite, &matrix, seconds);
     let mut r = Rendered::new(
         "vera.tests-timed.v1",
         status,
@@ -1458,7 +1459,165 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
         },
     );
     r.csv = Some(csv);
+    r.page = Some(page);
     Ok(Box::new(r))
+}
+
+/// Rows as CSV.
+fn rows_csv(rows: &[Vec<String>]) -> String {
+    let mut w = csv_writer();
+    for r in rows {
+        let _ = w.write_record(r);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// The HTML page of a timed suite: a card per requirement with its sequences as
+/// timing tables (inputs, outputs, and the expected outputs), then the matrix.
+fn timed_page(
+    spec: &reqs::Spec,
+    suite: &rbt::timed::TimedSuite,
+    matrix: &[Vec<String>],
+    seconds: f64,
+) -> report::html::Page {
+    use rbt::timed::{Expectation, SequenceResult};
+    use report::html::{Block, Count, Page, Section, Tone};
+    let time = spec.time.as_ref().expect("a timed spec");
+    let mut cards = Vec::new();
+    for q in &spec.requirements {
+        if q.timed.is_none() && q.formula.is_none() {
+            cards.push(Block::Item {
+                title: q.id.clone(),
+                badge: "not formalized".into(),
+                tone: Tone::Warn,
+                blocks: vec![
+                    Block::Text(q.text.clone()),
+                    Block::Text("No formula or pattern: no sequence can be derived.".into()),
+                ],
+            });
+            continue;
+        }
+        let mut blocks = vec![Block::Text(q.text.clone())];
+        let (mut made, mut unreachable, mut undecided) = (0, 0, 0);
+        for r in suite.sequences.iter() {
+            match r {
+                SequenceResult::Made { sequence: s } if s.requirement == q.id => {
+                    made += 1;
+                    let verdict = match s.violated_at {
+                        Some(t) => format!("violates {} at {}", s.requirement, time.show(t as u64)),
+                        None => "every requirement holds".into(),
+                    };
+                    blocks.push(Block::Text(format!(
+                        "{}: {}; expected verdict: {verdict}",
+                        s.id,
+                        shape_words(s.shape)
+                    )));
+                    // One row per step (a page is narrower than a long trace).
+                    let mut headers = vec!["step".to_string(), "time".to_string()];
+                    headers.extend(s.rows.iter().map(|r| match r.role {
+                        "input" => format!("{} (in)", r.variable),
+                        "output" => format!("{} (out)", r.variable),
+                        _ => r.variable.clone(),
+                    }));
+                    let expected: &[rbt::timed::ExpectedRow] = match &s.expected {
+                        Expectation::Outputs { rows } => rows,
+                        _ => &[],
+                    };
+                    headers.extend(expected.iter().map(|r| format!("expect {}", r.variable)));
+                    let rows: Vec<Vec<String>> = (0..s.times.len())
+                        .map(|t| {
+                            let mut row = vec![t.to_string(), s.times[t].clone()];
+                            row.extend(s.rows.iter().map(|r| r.values[t].clone()));
+                            row.extend(expected.iter().map(|r| r.values[t].cell()));
+                            row
+                        })
+                        .collect();
+                    blocks.push(Block::Table { headers, rows });
+                }
+                SequenceResult::Unreachable {
+                    id,
+                    requirement,
+                    shape,
+                    core,
+                } if *requirement == q.id => {
+                    unreachable += 1;
+                    blocks.push(Block::Text(format!(
+                        "{id}: {} — no trace has it: ruled out by {}",
+                        shape_words(*shape),
+                        core.join(", ")
+                    )));
+                }
+                SequenceResult::Undecided {
+                    id,
+                    requirement,
+                    reason,
+                    ..
+                } if *requirement == q.id => {
+                    undecided += 1;
+                    blocks.push(Block::Text(format!("{id}: undecided ({reason})")));
+                }
+                _ => {}
+            }
+        }
+        let (badge, tone) = if undecided > 0 {
+            (format!("{undecided} undecided"), Tone::Bad)
+        } else if unreachable > 0 {
+            (format!("{unreachable} unreachable"), Tone::Warn)
+        } else {
+            (
+                format!("{made} sequence{}", if made == 1 { "" } else { "s" }),
+                Tone::Good,
+            )
+        };
+        cards.push(Block::Item {
+            title: format!("{} (line {})", q.id, q.line),
+            badge,
+            tone,
+            blocks,
+        });
+    }
+    let count = |f: fn(&SequenceResult) -> bool| suite.sequences.iter().filter(|r| f(r)).count();
+    let (headers, rows) = match matrix.split_first() {
+        Some((h, rest)) => (h.clone(), rest.to_vec()),
+        None => (vec![], vec![]),
+    };
+    Page {
+        title: format!("vera tests: {}", suite.spec),
+        subtitle: Some(format!(
+            "{} · tick {} · {} · {seconds:.2} s",
+            suite.file, suite.tick, suite.solver
+        )),
+        counts: vec![
+            Count::neutral("sequences", count(|r| matches!(r, SequenceResult::Made { .. }))),
+            Count::findings(
+                "unreachable",
+                count(|r| matches!(r, SequenceResult::Unreachable { .. })),
+                Tone::Warn,
+            ),
+            Count::findings(
+                "undecided",
+                count(|r| matches!(r, SequenceResult::Undecided { .. })),
+                Tone::Bad,
+            ),
+            Count::findings("without a formula", suite.not_formalized.len(), Tone::Warn),
+        ],
+        sections: vec![
+            Section {
+                heading: "Requirements and their sequences".into(),
+                blocks: cards,
+            },
+            Section {
+                heading: "Traceability matrix".into(),
+                blocks: vec![
+                    Block::Text(
+                        "One row per requirement, one column per sequence; a cell names what the sequence was made to show for the requirement."
+                            .into(),
+                    ),
+                    Block::Table { headers, rows },
+                ],
+            },
+        ],
+    }
 }
 
 /// The timing tables as one CSV: a row per sequence and step.

@@ -353,6 +353,28 @@ fn timed_spec_gives_timing_tables() {
         "{csv}"
     );
     assert!(out.contains("expect blood_pump_on"), "{out}");
+    // The page: a card per requirement with its sequences one row per step; the
+    // traceability matrix written with --matrix.
+    let (code, html, _) = vera(&["tests", timed, "--format", "html"]);
+    assert_eq!(code, 0);
+    assert!(html.contains("R-REINF-2/missed-by-one"), "{html}");
+    assert!(html.contains("<th>expect alarm</th>"), "{html}");
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("matrix.csv");
+    let (code, _, err) = vera(&[
+        "tests",
+        "crates/vera/tests/fixtures/timed-plain.toml",
+        "--matrix",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let matrix = std::fs::read_to_string(&m).unwrap();
+    assert!(
+        matrix.starts_with("requirement,R-FLOW-2/fires,"),
+        "{matrix}"
+    );
+    assert!(matrix.contains("\nR-REINF-9,"), "{matrix}");
+    assert!(matrix.contains(",T2@at,"), "{matrix}");
 }
 
 /// Timed test sequences run on executables that read a sequence (a header, then one
