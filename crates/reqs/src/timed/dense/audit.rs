@@ -502,7 +502,11 @@ impl DataSat {
         } else {
             self.queries += 1;
             let t = sys.term(0, f, 0, false);
-            match self.solver.check_assuming(&[t])? {
+            // In a scope of its own (see `Bmc::check`).
+            self.solver.push()?;
+            let out = self.solver.check_assuming(&[t]);
+            self.solver.pop()?;
+            match out? {
                 Outcome::Sat(_) => Some(true),
                 Outcome::Unsat(_) => Some(false),
                 Outcome::Unknown(_) => None,

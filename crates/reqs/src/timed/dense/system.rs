@@ -342,8 +342,15 @@ impl<'a> Bmc<'a> {
     }
 
     /// Is `bad` (a formula over check point `depth`) possible at the last check point?
+    ///
+    /// Asked in a scope of its own: the literal the solver session defines for `bad`
+    /// goes with it, so hundreds of questions do not pile up definitions that every
+    /// later model would have to cover.
     pub fn check(&mut self, bad: &Term) -> Result<Outcome, SolverError> {
-        self.solver.check_assuming(std::slice::from_ref(bad))
+        self.solver.push()?;
+        let out = self.solver.check_assuming(std::slice::from_ref(bad));
+        self.solver.pop()?;
+        out
     }
 }
 
