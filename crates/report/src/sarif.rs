@@ -200,6 +200,52 @@ fn percent_encode_path(path: &str) -> String {
     out
 }
 
+/// A SARIF log for a run that failed before it had results: one run with no results
+/// and an invocation that did not succeed, its notification carrying `message` and the
+/// located problems (`file`, `line`, `message`).
+pub fn render_failure(
+    message: &str,
+    problems: &[(Option<String>, Option<usize>, String)],
+    tool_version: &str,
+) -> Value {
+    let mut notifications = vec![json!({
+        "level": "error",
+        "message": { "text": message },
+    })];
+    for (file, line, text) in problems {
+        let mut n = json!({
+            "level": "error",
+            "message": { "text": text },
+        });
+        if let Some(f) = file {
+            let mut region = json!({});
+            if let Some(l) = line {
+                region = json!({ "startLine": l });
+            }
+            n["locations"] = json!([{
+                "physicalLocation": {
+                    "artifactLocation": { "uri": uri_reference(f) },
+                    "region": region,
+                }
+            }]);
+        }
+        notifications.push(n);
+    }
+    json!({
+        "$schema": SCHEMA_URI,
+        "version": VERSION,
+        "runs": [{
+            "tool": { "driver": { "name": "vera", "version": tool_version } },
+            "invocations": [{
+                "executionSuccessful": false,
+                "exitCode": 2,
+                "toolExecutionNotifications": notifications,
+            }],
+            "results": [],
+        }],
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,6 +92,15 @@ fn load_spec_with(
     schema: Option<&Path>,
     show: impl Fn(&logic::Located) -> bool,
 ) -> Result<Spec> {
+    // Whatever keeps a spec from loading is bad input.
+    read_spec(path, schema, show).map_err(crate::output::input_error)
+}
+
+fn read_spec(
+    path: &Path,
+    schema: Option<&Path>,
+    show: impl Fn(&logic::Located) -> bool,
+) -> Result<Spec> {
     if let Some(hint) = not_a_spec(path) {
         bail!("{}", hint);
     }
@@ -126,11 +135,27 @@ fn load_spec_with(
                 bail!("{}", req_hint(path));
             }
             eprintln!("{d}");
-            let n =
+            let errors: Vec<crate::output::Diagnostic> =
                 d.0.iter()
                     .filter(|l| l.severity == logic::source::Severity::Error)
-                    .count();
-            bail!("{} cannot be used: {n} error(s) above", path.display())
+                    .map(|l| crate::output::Diagnostic {
+                        file: Some(l.file.clone()),
+                        line: Some(l.line),
+                        column: Some(l.col),
+                        message: l.message.clone(),
+                    })
+                    .collect();
+            return Err(crate::output::Failure {
+                kind: "input",
+                message: format!(
+                    "{} cannot be used: {} error(s) above",
+                    path.display(),
+                    errors.len()
+                ),
+                diagnostics: errors,
+                shown: false,
+            }
+            .into());
         }
         other => other.map_err(|e| anyhow::anyhow!("{e}"))?,
     };
@@ -201,23 +226,16 @@ fn req_hint(path: &Path) -> String {
     )
 }
 
-/// [`load_spec`], printing the problems: `None` when the spec cannot be used.
-pub fn load_or_report(path: &Path, schema: Option<&Path>) -> Option<Spec> {
-    load_spec(path, schema)
-        .map_err(|e| eprintln!("error: {e:#}"))
-        .ok()
+/// [`load_spec`], its problems as bad input ([`crate::output::input_error`]).
+pub fn load_or_report(path: &Path, schema: Option<&Path>) -> anyhow::Result<Spec> {
+    load_spec(path, schema).map_err(crate::output::input_error)
 }
 
 /// `vera audit` on a spec with a `[time]` table: the audits on traces.
 fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     let solver = &a.solver;
-    let spec = match load_spec_timed(&a.spec, a.csv.schema.as_deref()) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return Err(crate::output::Reported.into());
-        }
-    };
+    let spec =
+        load_spec_timed(&a.spec, a.csv.schema.as_deref()).map_err(crate::output::input_error)?;
     let tb = spec.time.clone().expect("timed spec");
     if spec
         .requirements
@@ -295,11 +313,11 @@ fn is_timed(path: &Path) -> bool {
 /// [`load_or_report`] for the commands that check formulas: a spec without a single
 /// formalized requirement (an empty file, a CSV with only its header row) is reported
 /// as having nothing to check, never passed as "no findings".
-pub fn load_checkable(path: &Path, schema: Option<&Path>) -> Option<Spec> {
+pub fn load_checkable(path: &Path, schema: Option<&Path>) -> anyhow::Result<Spec> {
     let spec = load_or_report(path, schema)?;
     if spec.formalized().next().is_none() {
-        eprintln!(
-            "error: nothing to check: {} has {} requirement(s) and none with a formula{}",
+        return Err(crate::output::input_error(anyhow::anyhow!(
+            "nothing to check: {} has {} requirement(s) and none with a formula{}",
             path.display(),
             spec.requirements.len(),
             if spec.requirements.is_empty() {
@@ -307,10 +325,9 @@ pub fn load_checkable(path: &Path, schema: Option<&Path>) -> Option<Spec> {
             } else {
                 " (write formulas, or run `vera formalize`)"
             }
-        );
-        return None;
+        )));
     }
-    Some(spec)
+    Ok(spec)
 }
 
 /// `vera audit SPEC`
@@ -321,9 +338,7 @@ pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     let (path, schema, solver) = (&a.spec, a.csv.schema.as_deref(), &a.solver);
     let (max_conflicts, witnesses) = (a.all_conflicts, a.witnesses);
     let cache = (!a.no_cache).then_some(a.cache_dir.as_path());
-    let Some(spec) = load_checkable(path, schema) else {
-        return Err(crate::output::Reported.into());
-    };
+    let spec = load_checkable(path, schema)?;
     let mut options = AuditOptions::new(solver.config());
     options.jobs = solver.jobs();
     options.max_conflicts = max_conflicts.max(1);
@@ -861,9 +876,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         return crate::timed_ask::ask(args);
     }
     let solver = &args.solver;
-    let Some(spec) = load_checkable(&args.spec, args.csv.schema.as_deref()) else {
-        return Err(crate::output::Reported.into());
-    };
+    let spec = load_checkable(&args.spec, args.csv.schema.as_deref())?;
     let parse = |what: &str, text: &str| {
         spec.parse_formula(what, text)
             .map_err(|d| anyhow::anyhow!("{d}"))
@@ -1203,9 +1216,7 @@ fn human_derive(d: &Derivation) -> String {
 pub fn mutate(a: &crate::cli::MutateArgs) -> crate::output::Outcome {
     let (path, schema, solver) = (&a.spec, a.csv.schema.as_deref(), &a.solver);
     use reqs::mutate::Detection;
-    let Some(spec) = load_or_report(path, schema) else {
-        return Err(crate::output::Reported.into());
-    };
+    let spec = load_or_report(path, schema)?;
     let start = std::time::Instant::now();
     let report = reqs::mutate::analyze(&spec, &solver.config(), solver.jobs())?;
     let seconds = start.elapsed().as_secs_f64();

@@ -10,16 +10,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn parse(path: &Path) -> Result<Option<acsl::CFile>> {
-    parse_as(path, false, "c")
+    parse_as(path)
 }
 
-/// Parse one C file; a syntax error is shown (as JSON with `json`) and gives
+/// Parse one C file; a syntax error is shown and gives
 /// `None`.
-fn parse_as(path: &Path, json: bool, command: &str) -> Result<Option<acsl::CFile>> {
+fn parse_as(path: &Path) -> Result<Option<acsl::CFile>> {
     if let Err(e) = std::fs::metadata(path) {
         return Err(fail(
-            json,
-            command,
             "input",
             format!("cannot read {}: {e}", path.display()),
             &[],
@@ -27,76 +25,28 @@ fn parse_as(path: &Path, json: bool, command: &str) -> Result<Option<acsl::CFile
     }
     match acsl::parse_c(path) {
         Ok(f) => Ok(Some(f)),
-        Err(d) => Err(diagnostics(json, command, d)),
+        Err(d) => Err(diagnostics(d)),
     }
 }
 
-/// `vera.error.v1`: an error as JSON, for `--format json`.
-#[derive(serde::Serialize)]
-struct ErrorJson<'a> {
-    schema: &'static str,
-    command: &'a str,
-    error: ErrorBody<'a>,
-}
+use crate::output::Diagnostic as DiagnosticJson;
 
-#[derive(serde::Serialize)]
-struct ErrorBody<'a> {
-    kind: &'a str,
-    message: String,
-    diagnostics: Vec<DiagnosticJson>,
-}
-
-#[derive(serde::Serialize)]
-struct DiagnosticJson {
-    file: Option<String>,
-    line: Option<usize>,
-    column: Option<usize>,
-    message: String,
-}
-
-/// Show an error (human text on standard error, or `vera.error.v1` on standard
-/// output with `json`) and return [`crate::output::Reported`].
-fn fail(
-    json: bool,
-    command: &str,
-    kind: &str,
-    message: String,
-    diags: &[DiagnosticJson],
-) -> anyhow::Error {
-    if json {
-        let body = ErrorJson {
-            schema: "vera.error.v1",
-            command,
-            error: ErrorBody {
-                kind,
-                message,
-                diagnostics: diags
-                    .iter()
-                    .map(|d| DiagnosticJson {
-                        file: d.file.clone(),
-                        line: d.line,
-                        column: d.column,
-                        message: d.message.clone(),
-                    })
-                    .collect(),
-            },
-        };
-        if let Ok(t) = serde_json::to_string_pretty(&body) {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stdout(), "{t}");
-        }
-    } else {
-        eprintln!("error: {message}");
+/// An error of a `c` command: on standard error, and as `vera.error.v1` with
+/// `--format json` (`crate::output::emit_error`).
+fn fail(kind: &'static str, message: String, diags: &[DiagnosticJson]) -> anyhow::Error {
+    crate::output::Failure {
+        kind,
+        message,
+        diagnostics: diags.to_vec(),
+        shown: false,
     }
-    crate::output::Reported.into()
+    .into()
 }
 
-/// Parse or preprocessing problems, every one located.
-fn diagnostics(json: bool, command: &str, d: acsl::Diagnostics) -> anyhow::Error {
-    if !json {
-        eprintln!("{d}");
-        return crate::output::Reported.into();
-    }
+/// Parse or preprocessing problems, every one located (shown on standard error as the
+/// front end writes them).
+fn diagnostics(d: acsl::Diagnostics) -> anyhow::Error {
+    eprintln!("{d}");
     let file = d.file.as_ref().map(|p| p.display().to_string());
     let items: Vec<DiagnosticJson> = d
         .items
@@ -113,20 +63,17 @@ fn diagnostics(json: bool, command: &str, d: acsl::Diagnostics) -> anyhow::Error
         })
         .collect();
     let n = items.len();
-    fail(
-        json,
-        command,
-        "syntax",
-        format!("{n} problem(s) in the C input"),
-        &items,
-    )
+    crate::output::Failure {
+        kind: "syntax",
+        message: format!("{n} problem(s) in the C input"),
+        diagnostics: items,
+        shown: true,
+    }
+    .into()
 }
 
-/// A verifier error, shown in the format asked for.
-fn wp_fail(json: bool, command: &str, e: acsl::WpError) -> anyhow::Error {
-    if !json {
-        return e.into();
-    }
+/// A verifier error.
+fn wp_fail(e: acsl::WpError) -> anyhow::Error {
     let kind = match &e {
         acsl::WpError::FramaC { .. } => "frama_c",
         acsl::WpError::Parse(_) => "syntax",
@@ -147,7 +94,8 @@ fn wp_fail(json: bool, command: &str, e: acsl::WpError) -> anyhow::Error {
             .collect(),
         _ => Vec::new(),
     };
-    fail(json, command, kind, e.to_string(), &diags)
+    let message = format!("{:#}", anyhow::Error::from(e));
+    fail(kind, message, &diags)
 }
 
 /// The translation units of the command line: the files with `-I`/`-D`/`-U`,
@@ -187,10 +135,8 @@ fn load_program(
     files: &[std::path::PathBuf],
     cpp: &crate::cli::CppArgs,
     frama_c: &Path,
-    json: bool,
-    command: &str,
 ) -> Result<acsl::Program> {
-    load_program_with(files, cpp, frama_c, json, command).map(|(p, _)| p)
+    load_program_with(files, cpp, frama_c).map(|(p, _)| p)
 }
 
 /// [`load_program`] and the preprocessor it used (for a [`acsl::workspace::Workspace`]).
@@ -198,25 +144,21 @@ fn load_program_with(
     files: &[std::path::PathBuf],
     cpp: &crate::cli::CppArgs,
     frama_c: &Path,
-    json: bool,
-    command: &str,
 ) -> Result<(acsl::Program, acsl::Preprocessor)> {
-    let units = units(files, cpp).map_err(|e| fail(json, command, "flags", e.to_string(), &[]))?;
+    let units = units(files, cpp).map_err(|e| fail("flags", e.to_string(), &[]))?;
     if let Some(u) = units.iter().find(|u| !u.source.is_file()) {
         return Err(fail(
-            json,
-            command,
             "input",
             format!("cannot read {}: no such file", u.source.display()),
             &[],
         ));
     }
-    let pp = acsl::Preprocessor::for_frama_c(frama_c).map_err(|d| diagnostics(json, command, d))?;
+    let pp = acsl::Preprocessor::for_frama_c(frama_c).map_err(diagnostics)?;
     let program = acsl::Program::load(&units, &pp);
     // The preprocessor has listed every file it opened (and `acsl` has remembered
     // them as inputs): an output named after one is refused now, before Frama-C runs.
     safefile::check_planned()?;
-    let program = program.map_err(|d| diagnostics(json, command, d))?;
+    let program = program.map_err(diagnostics)?;
     Ok((program, pp))
 }
 
@@ -307,22 +249,15 @@ fn includes_local_header(file: &Path) -> bool {
 
 /// `vera c segments FILE...`
 pub fn segments(a: &crate::cli::CSegmentsArgs) -> crate::output::Outcome {
-    let json = a.output.format == crate::cli::Format::Json;
     let program = if single(&a.files, &a.cpp) {
         None
     } else {
         let frama_c = crate::cli::WpArgs::frama_c();
-        Some(load_program(
-            &a.files,
-            &a.cpp,
-            &frama_c,
-            json,
-            "c segments",
-        )?)
+        Some(load_program(&a.files, &a.cpp, &frama_c)?)
     };
     let file = match &program {
         Some(p) => p.file.clone(),
-        None => match parse_as(&a.files[0], json, "c segments")? {
+        None => match parse_as(&a.files[0])? {
             Some(f) => f,
             None => return Err(crate::output::Reported.into()),
         },
@@ -464,19 +399,17 @@ fn verdict_word(v: &Verdict) -> String {
 
 /// `vera c verify FILE...`
 pub fn verify(a: &crate::cli::CVerifyArgs) -> crate::output::Outcome {
-    let json = a.output.format == crate::cli::Format::Json;
     let cfg = a.wp.config();
     let (shown, report) = if single(&a.files, &a.cpp) {
         let path = a.files[0].as_path();
-        if parse_as(path, json, "c verify")?.is_none() {
+        if parse_as(path)?.is_none() {
             return Err(crate::output::Reported.into());
         }
-        let report = acsl::verify(path, &cfg).map_err(|e| wp_fail(json, "c verify", e))?;
+        let report = acsl::verify(path, &cfg).map_err(wp_fail)?;
         (path.display().to_string(), report)
     } else {
-        let program = load_program(&a.files, &a.cpp, &cfg.frama_c, json, "c verify")?;
-        let report = acsl::verify::verify_program(&program, &cfg)
-            .map_err(|e| wp_fail(json, "c verify", e))?;
+        let program = load_program(&a.files, &a.cpp, &cfg.frama_c)?;
+        let report = acsl::verify::verify_program(&program, &cfg).map_err(wp_fail)?;
         let names: Vec<String> = report
             .files
             .iter()
@@ -925,7 +858,6 @@ fn verify_page(
 
 /// `vera c strength FILE...`
 pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
-    let json = a.output.format == crate::cli::Format::Json;
     let cfg = a.wp.config();
     let options = acsl::StrengthOptions {
         max_mutants: a.max_mutants,
@@ -943,12 +875,11 @@ pub fn strength(a: &crate::cli::CStrengthArgs) -> crate::output::Outcome {
         )
     } else {
         // A program: mutants written into its original files in a private copy.
-        let (program, pp) = load_program_with(&a.files, &a.cpp, &cfg.frama_c, json, "c strength")?;
-        let ws = acsl::workspace::Workspace::new(&program, &pp)
-            .map_err(|e| wp_fail(json, "c strength", e))?;
+        let (program, pp) = load_program_with(&a.files, &a.cpp, &cfg.frama_c)?;
+        let ws = acsl::workspace::Workspace::new(&program, &pp).map_err(wp_fail)?;
         let report = acsl::strength_program(&ws, &cfg, &options).map_err(|e| match e {
-            acsl::StrengthError::Wp(e) => wp_fail(json, "c strength", e),
-            e => fail(json, "c strength", "strength", e.to_string(), &[]),
+            acsl::StrengthError::Wp(e) => wp_fail(e),
+            e => fail("strength", e.to_string(), &[]),
         })?;
         let names: Vec<String> = program
             .sources()
@@ -1304,8 +1235,6 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
     let json = a.output.format != crate::cli::TextFormat::Human;
     let Some(dir) = &a.out_dir else {
         return Err(fail(
-            json,
-            "c synth",
             "usage",
             "several files are one program: give --out-dir DIR for the annotated copies".into(),
             &[],
@@ -1313,17 +1242,14 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
     };
     if a.reference.is_some() {
         return Err(fail(
-            json,
-            "c synth",
             "usage",
             "--reference compares one file; it is not available for a program yet".into(),
             &[],
         ));
     }
     let wp = a.wp.config();
-    let (program, pp) = load_program_with(&a.files, &a.cpp, &wp.frama_c, json, "c synth")?;
-    let ws =
-        acsl::workspace::Workspace::new(&program, &pp).map_err(|e| wp_fail(json, "c synth", e))?;
+    let (program, pp) = load_program_with(&a.files, &a.cpp, &wp.frama_c)?;
+    let ws = acsl::workspace::Workspace::new(&program, &pp).map_err(wp_fail)?;
     let client = match a.llm.client() {
         Ok(c) => c,
         Err(e) => {

@@ -1670,7 +1670,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Some(s) = cli.command.solver_args() {
         s.plan_transcripts()?;
     }
-    let report = cli.command.run()?;
+    let report = match cli.command.run() {
+        Ok(r) => r,
+        Err(e) => {
+            crate::output::emit_error(cli.command.name(), &e, &output);
+            return Ok(ExitCode::from(crate::output::EXIT_ERROR));
+        }
+    };
     let status = crate::output::emit(cli.command.name(), report.as_ref(), &output)?;
     Ok(ExitCode::from(status.exit_code()))
 }

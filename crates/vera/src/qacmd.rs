@@ -86,9 +86,7 @@ pub fn qa(a: &crate::cli::QaArgs) -> crate::output::Outcome {
         &a.llm,
         &a.solver,
     );
-    let Some(spec) = load_or_report(spec, None) else {
-        return Err(crate::output::Reported.into());
-    };
+    let spec = load_or_report(spec, None)?;
     let qs = load_questions(questions, args.limit_questions)?;
     let options = args.options()?;
     let client = model.client()?;
@@ -197,9 +195,7 @@ struct QaJson<T: serde::Serialize> {
 pub fn roundtrip(a: &crate::cli::RoundtripArgs) -> crate::output::Outcome {
     let (spec, limit, no_repair, model, solver) =
         (a.spec.as_path(), a.limit, a.no_repair, &a.llm, &a.solver);
-    let Some(spec) = load_or_report(spec, None) else {
-        return Err(crate::output::Reported.into());
-    };
+    let spec = load_or_report(spec, None)?;
     let client = model.client()?;
     let options = pipeline::roundtrip::RoundTripOptions {
         selection: Selection::first(limit),
@@ -283,9 +279,7 @@ pub fn faults(a: &crate::cli::FaultsArgs) -> crate::output::Outcome {
         &a.llm,
         &a.solver,
     );
-    let Some(spec) = load_or_report(spec, None) else {
-        return Err(crate::output::Reported.into());
-    };
+    let spec = load_or_report(spec, None)?;
     let client = model.client()?;
     let texts = match mutants {
         Some(p) => load_mutants(p)?,
@@ -348,9 +342,7 @@ pub struct ExperimentArgs {
 /// `vera eval SPEC --questions FILE --out DIR`
 pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
     let (spec, args, model, solver) = (a.spec.as_path(), &a.eval, &a.llm, &a.solver);
-    let Some(spec) = load_or_report(spec, None) else {
-        return Err(crate::output::Reported.into());
-    };
+    let spec = load_or_report(spec, None)?;
     let mut experiments = Vec::new();
     for e in args.experiments.split(',').filter(|e| !e.trim().is_empty()) {
         match Experiment::parse(e) {

@@ -506,3 +506,74 @@ fn a_check_that_cannot_run_is_reported_in_every_format() {
     assert_eq!(counts, (1, 0, 1), "{xml}");
     assert!(!root().join("-").exists(), "`-o -` wrote a file named `-`");
 }
+
+/// An error is reported the same way in every machine format, where the report would
+/// have gone: `vera.error.v1` (JSON, on standard output or in the `-o` file), a SARIF
+/// log whose invocation failed (valid against the schema), a JUnit suite with one
+/// erroring case; the text is on standard error in every format, and the exit status
+/// is 2.
+#[test]
+fn errors_are_reported_in_the_format_asked_for() {
+    let missing = "/nonexistent/spec.toml";
+    for args in [
+        vec!["audit", missing],
+        vec!["tests", missing],
+        vec!["tests", "run", missing, "--impl", "/bin/true"],
+    ] {
+        let mut all = args.clone();
+        all.extend(["--format", "json"]);
+        let (code, out, err) = vera(&all);
+        assert_eq!(code, 2, "{args:?}");
+        let j: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        assert_eq!(j["schema"], "vera.error.v1", "{out}");
+        assert_eq!(j["error"]["kind"], "input", "{out}");
+        assert!(
+            j["error"]["message"].as_str().unwrap().contains(missing),
+            "{out}"
+        );
+        assert!(err.contains(missing), "{err}");
+    }
+    // To the -o file; nothing on standard output.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.json");
+    let (code, out, err) = vera(&[
+        "audit",
+        missing,
+        "--format",
+        "json",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(j["schema"], "vera.error.v1");
+    assert_eq!(j["command"], "audit");
+    // SARIF: a failed invocation, valid.
+    let log = sarif_of(&["audit", missing], 2);
+    let inv = &log["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    assert!(inv["toolExecutionNotifications"][0]["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains(missing));
+    assert!(results(&log).is_empty());
+    // JUnit: one erroring case.
+    let (code, (tests, failures, errors), _, xml) = junit_of(&["audit", missing]);
+    assert_eq!(code, 2, "{xml}");
+    assert_eq!((tests, failures, errors), (1, 0, 1), "{xml}");
+    // A C error keeps its kind and located diagnostics.
+    let bad = root().join("examples/c/bad/not_parse.c");
+    if bad.is_file() {
+        let (code, out, _) = vera(&["c", "verify", bad.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(code, 2);
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(j["error"]["kind"], "syntax", "{out}");
+        assert!(
+            !j["error"]["diagnostics"].as_array().unwrap().is_empty(),
+            "{out}"
+        );
+    }
+}
