@@ -1160,7 +1160,8 @@ fn table_check_payloads() {
         );
         assert_eq!(j["groups"].as_array().unwrap().len(), 9);
     }
-    // A file that cannot be read as a table: no payload, the located error, exit 2.
+    // A file that cannot be read as a table: the error payload instead of the report,
+    // the located error on standard error, exit 2.
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("latin1.csv");
     std::fs::write(&bad, b"product,amount,fee\nCaf\xe9,0 - 10,1\n").unwrap();
@@ -1169,7 +1170,8 @@ fn table_check_payloads() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
+    let payload: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid("vera.error.v1", &payload, "table check latin1.csv");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("latin1.csv:2:4: the file is not UTF-8"),
@@ -1203,7 +1205,8 @@ fn requirements_payloads() {
         &[1],
     );
     assert_eq!(j["counts"]["requirements"], 0);
-    // Malformed input: no payload, the located error, exit 2.
+    // Malformed input: the error payload instead of the report, the located error on
+    // standard error, exit 2.
     let out = Command::new(env!("CARGO_BIN_EXE_vera"))
         .args([
             "extract",
@@ -1215,7 +1218,9 @@ fn requirements_payloads() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
+    let payload: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid("vera.error.v1", &payload, "extract broken.reqif");
+    assert_eq!(payload["command"], "extract");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("broken.reqif:5:3: not well-formed XML"),

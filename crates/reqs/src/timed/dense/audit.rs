@@ -481,36 +481,69 @@ struct DataSat {
 }
 
 impl DataSat {
-    fn sat(&mut self, sys: &System, f: Ref) -> Result<Option<bool>, SolverError> {
+    fn sat(&mut self, sys: &mut System, f: Ref) -> Result<Option<bool>, SolverError> {
         if f == FALSE {
             return Ok(Some(false));
         }
         if let Some(v) = self.cache.get(&f) {
             return Ok(*v);
         }
-        let plain = sys.bdd.support(f).iter().all(|v| {
-            matches!(
-                &sys.bdd.atoms()[*v as usize],
+        // A Boolean variable no other atom mentions can take either value whatever
+        // the rest is: quantified out, what is left is the part only a solver can
+        // judge (usually small, and shared by many diagrams).
+        let support = sys.bdd.support(f);
+        let atoms = sys.bdd.atoms();
+        let mentioned: std::collections::HashSet<(logic::Symbol, bool)> = support
+            .iter()
+            .filter_map(|v| match &atoms[*v as usize] {
                 Atom::Data {
                     term: Term::Var(_, Sort::Bool),
                     ..
+                } => None,
+                Atom::Data { term, primed } => Some((term, *primed)),
+                Atom::Clock { .. } => None,
+            })
+            .flat_map(|(t, p)| t.free_vars().into_iter().map(move |(n, _)| (n, p)))
+            .collect();
+        let free: Vec<u32> = support
+            .iter()
+            .copied()
+            .filter(|v| match &atoms[*v as usize] {
+                // A history variable (`x@prev`) is the same solver variable as its
+                // own variable one point earlier: neither is quantified.
+                Atom::Data {
+                    term: Term::Var(n, Sort::Bool),
+                    primed,
+                } => {
+                    !mentioned.contains(&(n.clone(), *primed))
+                        && !sys.history.iter().any(|(h, x, _)| h == n || x == n)
                 }
-            )
-        });
-        let v = if plain {
+                _ => false,
+            })
+            .collect();
+        let g = if free.is_empty() {
+            f
+        } else {
+            sys.bdd.exists(f, &free)
+        };
+        let v = if g == TRUE {
             Some(true)
+        } else if let Some(v) = self.cache.get(&g) {
+            *v
         } else {
             self.queries += 1;
-            let t = sys.term(0, f, 0, false);
+            let t = sys.term(0, g, 0, false);
             // In a scope of its own (see `Bmc::check`).
             self.solver.push()?;
             let out = self.solver.check_assuming(&[t]);
             self.solver.pop()?;
-            match out? {
+            let v = match out? {
                 Outcome::Sat(_) => Some(true),
                 Outcome::Unsat(_) => Some(false),
                 Outcome::Unknown(_) => None,
-            }
+            };
+            self.cache.insert(g, v);
+            v
         };
         self.cache.insert(f, v);
         Ok(v)

@@ -226,6 +226,32 @@ impl Bdd {
         r
     }
 
+    /// `f` with the variables `vars` (sorted) quantified existentially: true where some
+    /// values of them make `f` true.
+    pub fn exists(&mut self, f: Ref, vars: &[u32]) -> Ref {
+        let mut memo = HashMap::new();
+        self.exists_rec(f, vars, &mut memo)
+    }
+
+    fn exists_rec(&mut self, f: Ref, vars: &[u32], memo: &mut HashMap<Ref, Ref>) -> Ref {
+        if f <= TRUE {
+            return f;
+        }
+        if let Some(r) = memo.get(&f) {
+            return *r;
+        }
+        let n = self.nodes[f as usize];
+        let lo = self.exists_rec(n.lo, vars, memo);
+        let hi = self.exists_rec(n.hi, vars, memo);
+        let r = if vars.binary_search(&n.var).is_ok() {
+            self.or(lo, hi)
+        } else {
+            self.mk(n.var, lo, hi)
+        };
+        memo.insert(f, r);
+        r
+    }
+
     /// The variables `f` depends on, in order.
     pub fn support(&self, f: Ref) -> Vec<u32> {
         let mut seen = std::collections::HashSet::new();
