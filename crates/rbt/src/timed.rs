@@ -355,6 +355,16 @@ pub struct TimedSuite {
     pub queries: usize,
 }
 
+impl TimedSuite {
+    /// The sequences that were made, in suite order.
+    pub fn made(&self) -> impl Iterator<Item = &Sequence> {
+        self.sequences.iter().filter_map(|r| match r {
+            SequenceResult::Made { sequence } => Some(sequence),
+            _ => None,
+        })
+    }
+}
+
 /// Why a sequence's trace was rejected by the evaluator.
 fn recheck(
     spec: &Spec,
@@ -1056,14 +1066,7 @@ fn table(
 /// pattern; a cell names what the sequence was made to show for that requirement (its
 /// shape, or for a plain requirement's obligation the obligation's name).
 pub fn matrix_rows(spec: &Spec, suite: &TimedSuite) -> Vec<Vec<String>> {
-    let made: Vec<&Sequence> = suite
-        .sequences
-        .iter()
-        .filter_map(|r| match r {
-            SequenceResult::Made { sequence } => Some(sequence),
-            _ => None,
-        })
-        .collect();
+    let made: Vec<&Sequence> = suite.made().collect();
     let mut header = vec!["requirement".to_string()];
     header.extend(made.iter().map(|s| s.id.clone()));
     let mut rows = vec![header];

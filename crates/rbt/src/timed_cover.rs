@@ -24,7 +24,7 @@
 //! An obligation no sequence meets is *missed* when `vera tests` makes a sequence for
 //! it and *unreachable* (with the generator's minimal core) when no trace has it.
 
-use crate::cover::{read_vectors, ReadError, Vector};
+use crate::cover::{read_vectors, ReadError, Validity, Vector};
 use crate::generate::GenerateError;
 use crate::problem::Problem;
 use crate::timed::{
@@ -162,24 +162,6 @@ pub fn read_sequences(
     }
 }
 
-/// Whether a sequence can come from a valid system.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", rename_all = "kebab-case")]
-pub enum SequenceValidity {
-    /// Some trace that satisfies the domain and every requirement agrees with it.
-    Valid,
-    /// None does: a minimal set of requirements and domain constraints it contradicts.
-    Invalid {
-        /// The core.
-        core: Vec<String>,
-    },
-    /// The solver could not decide.
-    Undecided {
-        /// Its reason.
-        reason: String,
-    },
-}
-
 /// A sequence's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SequenceCoverage {
@@ -191,7 +173,7 @@ pub struct SequenceCoverage {
     pub steps: usize,
     /// Valid or not.
     #[serde(flatten)]
-    pub validity: SequenceValidity,
+    pub validity: Validity,
     /// The obligations it meets (`R/fires`, ...).
     pub meets: Vec<String>,
 }
@@ -253,7 +235,7 @@ impl TimedCoverReport {
     pub fn invalid(&self) -> usize {
         self.sequences
             .iter()
-            .filter(|s| matches!(s.validity, SequenceValidity::Invalid { .. }))
+            .filter(|s| matches!(s.validity, Validity::Invalid { .. }))
             .count()
     }
 
@@ -268,7 +250,7 @@ impl TimedCoverReport {
             || self
                 .sequences
                 .iter()
-                .any(|s| matches!(s.validity, SequenceValidity::Undecided { .. }))
+                .any(|s| matches!(s.validity, Validity::Undecided { .. }))
     }
 }
 
@@ -379,12 +361,12 @@ pub fn cover_timed(
             .map(|(t, x, v)| s.equals(x, t, v))
             .collect();
         let validity = match s.check_all(&fixed)? {
-            Made::Trace(_) => SequenceValidity::Valid,
-            Made::Unsat(core) => SequenceValidity::Invalid { core },
-            Made::Unknown(reason) => SequenceValidity::Undecided { reason },
+            Made::Trace(_) => Validity::Valid,
+            Made::Unsat(core) => Validity::Invalid { core },
+            Made::Unknown(reason) => Validity::Undecided { reason },
         };
         let mut met = Vec::new();
-        if validity == SequenceValidity::Valid {
+        if validity == Validity::Valid {
             for o in obligations.iter_mut() {
                 if matches!(o.coverage, ShapeCoverage::Unreachable { .. }) {
                     continue;

@@ -38,14 +38,7 @@ fn timed_sequences_are_rechecked_by_the_trace_evaluator() {
     let spec = spec();
     for kind in [SolverKind::Z3, SolverKind::Cvc5] {
         let suite = generate_timed(&spec, &SolverConfig::new(kind)).unwrap();
-        let made: Vec<&Sequence> = suite
-            .sequences
-            .iter()
-            .filter_map(|r| match r {
-                SequenceResult::Made { sequence } => Some(sequence),
-                _ => None,
-            })
-            .collect();
+        let made: Vec<&Sequence> = suite.made().collect();
         for s in &made {
             let tr = trace_of(&spec, s);
             for r in &spec.requirements {

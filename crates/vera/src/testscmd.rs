@@ -974,6 +974,41 @@ fn junit_suite(p: &Problem, r: &rbt::run::RunReport) -> report::Suite {
 
 fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
     use rbt::run::Verdict;
+    let judged = r
+        .cases
+        .iter()
+        .map(|c| {
+            let (line, _) = verdict_detail(c);
+            match &c.verdict {
+                Verdict::Pass => Judged::Pass,
+                Verdict::Fail { violated, .. } => Judged::Fail {
+                    message: format!("{} fails ({}): {line}", c.case, cells_text(&c.inputs)),
+                    violated,
+                },
+                Verdict::Error { .. } => Judged::Error {
+                    message: format!("{} could not be run or judged: {line}", c.case),
+                },
+            }
+        })
+        .collect();
+    judged_findings(p, judged)
+}
+
+/// How a case or a sequence came out, for [`judged_findings`].
+enum Judged<'a> {
+    Pass,
+    Fail {
+        message: String,
+        violated: &'a [String],
+    },
+    Error {
+        message: String,
+    },
+}
+
+/// The findings of `vera tests run`: a failed case or sequence at the line of the
+/// first requirement it violates (the others related), an error at the spec.
+fn judged_findings(p: &Problem, judged: Vec<Judged>) -> report::Findings {
     use report::{Finding as F, Level, Location};
     let file = p.spec.source.name().to_string();
     let line_of = |id: &str| {
@@ -985,14 +1020,13 @@ fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
             .filter(|l| *l > 0)
     };
     let mut out = Vec::new();
-    for c in &r.cases {
-        let (line, _) = verdict_detail(c);
-        match &c.verdict {
-            Verdict::Pass => {}
-            Verdict::Fail { violated, .. } => out.push(F {
+    for j in judged {
+        match j {
+            Judged::Pass => {}
+            Judged::Fail { message, violated } => out.push(F {
                 rule: "VERA-TESTS-CASE-FAILED",
                 level: Level::Error,
-                message: format!("{} fails ({}): {line}", c.case, cells_text(&c.inputs)),
+                message,
                 location: Some(Location::new(
                     file.clone(),
                     violated.first().and_then(|v| line_of(v)),
@@ -1007,10 +1041,10 @@ fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
                     })
                     .collect(),
             }),
-            Verdict::Error { .. } => out.push(F {
+            Judged::Error { message } => out.push(F {
                 rule: "VERA-TESTS-CASE-ERROR",
                 level: Level::Error,
-                message: format!("{} could not be run or judged: {line}", c.case),
+                message,
                 location: Some(Location::new(file.clone(), None)),
                 related: vec![],
             }),
@@ -1903,52 +1937,24 @@ fn run_timed_findings(
     time: &reqs::timed::TimeBase,
 ) -> report::Findings {
     use rbt::timed_run::SequenceVerdict;
-    use report::{Finding as F, Level, Location};
-    let file = p.spec.source.name().to_string();
-    let line_of = |id: &str| {
-        p.spec
-            .requirements
-            .iter()
-            .find(|q| q.id == id)
-            .map(|q| q.line as u32)
-            .filter(|l| *l > 0)
-    };
-    let mut out = Vec::new();
-    for c in &r.sequences {
-        let (line, _) = sequence_detail(c, time);
-        match &c.verdict {
-            SequenceVerdict::Pass => {}
-            SequenceVerdict::Fail { violated, .. } => out.push(F {
-                rule: "VERA-TESTS-CASE-FAILED",
-                level: Level::Error,
-                message: format!("{} fails: {line}", c.sequence),
-                location: Some(Location::new(
-                    file.clone(),
-                    violated.first().and_then(|v| line_of(v)),
-                )),
-                related: violated
-                    .iter()
-                    .skip(1)
-                    .filter_map(|v| line_of(v).map(|l| (v, l)))
-                    .map(|(v, l)| {
-                        Location::new(file.clone(), Some(l))
-                            .with_message(format!("{v} is violated too"))
-                    })
-                    .collect(),
-            }),
-            SequenceVerdict::Error { .. } => out.push(F {
-                rule: "VERA-TESTS-CASE-ERROR",
-                level: Level::Error,
-                message: format!("{} could not be run or judged: {line}", c.sequence),
-                location: Some(Location::new(file.clone(), None)),
-                related: vec![],
-            }),
-        }
-    }
-    let mut f = run_findings_rules();
-    f.findings = out;
-    f.files = vec![file];
-    f
+    let judged = r
+        .sequences
+        .iter()
+        .map(|c| {
+            let (line, _) = sequence_detail(c, time);
+            match &c.verdict {
+                SequenceVerdict::Pass => Judged::Pass,
+                SequenceVerdict::Fail { violated, .. } => Judged::Fail {
+                    message: format!("{} fails: {line}", c.sequence),
+                    violated,
+                },
+                SequenceVerdict::Error { .. } => Judged::Error {
+                    message: format!("{} could not be run or judged: {line}", c.sequence),
+                },
+            }
+        })
+        .collect();
+    judged_findings(p, judged)
 }
 
 /// `vera.tests-cover-timed.v1`.
@@ -1967,7 +1973,8 @@ struct CoverTimedJson {
 /// `vera tests cover` on a timed spec: a suite of sequences measured against the
 /// shapes `vera tests` makes.
 fn cover_sequences(a: &TestsCoverArgs, spec: reqs::Spec) -> crate::output::Outcome {
-    use rbt::timed_cover::{SequenceValidity, ShapeCoverage};
+    use rbt::cover::Validity as SequenceValidity;
+    use rbt::timed_cover::ShapeCoverage;
     if a.suite.inputs.is_some() || a.suite.roles.is_some() || a.suite.bounds.is_some() {
         bail!("--inputs, --roles and --bounds are for plain specs; a timed spec's sequences use its own roles (role = \"input\")");
     }

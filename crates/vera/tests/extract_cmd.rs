@@ -329,7 +329,9 @@ fn req_tick() {
 fn req_has_no_json_output() {
     let (code, out, err) = vera(&["extract", REQ, "--format", "json"]);
     assert_eq!(code, 2, "{err}");
-    assert!(out.is_empty(), "{out}");
+    // The error, as the error payload JSON asks for.
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["schema"], "vera.error.v1", "{out}");
     assert!(
         err.contains("--format json is not available for an Ultimate .req file"),
         "{err}"
@@ -408,7 +410,8 @@ fn fretish_errors_are_listed_at_once_and_skip_unsupported_imports_the_rest() {
 fn timed_is_for_fret_exports_and_has_no_json_output() {
     let (code, out, err) = vera(&["extract", PUMP, "--timed", "--format", "json"]);
     assert_eq!(code, 2, "{err}");
-    assert!(out.is_empty(), "{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["schema"], "vera.error.v1", "{out}");
     assert!(
         err.contains("--format json is not available with --timed"),
         "{err}"

@@ -55,7 +55,27 @@ fn assert_located_error(args: &[&str], file: &str, line_col: &str, says: &str) {
             "{what}: a verdict ({verdict}) on bad input\n{out}{err}"
         );
     }
-    assert!(out.is_empty(), "{what}: standard output\n{out}");
+    if args.contains(&"json") {
+        // The error payload, with the same located problem.
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(j["schema"], "vera.error.v1", "{what}: {out}");
+        let (l, c) = line_col.split_once(':').unwrap();
+        assert!(
+            j["error"]["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| {
+                    d["file"] == file
+                        && d["line"].to_string() == l
+                        && d["column"].to_string() == c
+                        && d["message"].as_str().unwrap().contains(says)
+                }),
+            "{what}: {out}"
+        );
+    } else {
+        assert!(out.is_empty(), "{what}: standard output\n{out}");
+    }
     let at = format!("{file}:{line_col}: error: ");
     let line = err
         .lines()
@@ -276,7 +296,17 @@ fn other_commands_refuse_timed_requirements_and_name_vera_audit() {
         );
         assert!(err.contains("req1, req2"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(out.is_empty(), "{args:?}: {out}");
+        if args.contains(&"json") {
+            // The error as the error payload.
+            let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(j["schema"], "vera.error.v1", "{out}");
+            assert!(j["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("only `vera audit` reads timed requirements"));
+        } else {
+            assert!(out.is_empty(), "{args:?}: {out}");
+        }
     }
 }
 
