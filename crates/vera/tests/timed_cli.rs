@@ -60,6 +60,7 @@ fn assert_located_error(args: &[&str], file: &str, line_col: &str, says: &str) {
         let j: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(j["schema"], "vera.error.v1", "{what}: {out}");
         let (l, c) = line_col.split_once(':').unwrap();
+        let (l, c): (u64, u64) = (l.parse().unwrap(), c.parse().unwrap());
         assert!(
             j["error"]["diagnostics"]
                 .as_array()
