@@ -68,8 +68,8 @@ fn assert_located_error(args: &[&str], file: &str, line_col: &str, says: &str) {
                 .iter()
                 .any(|d| {
                     d["file"] == file
-                        && d["line"].to_string() == l
-                        && d["column"].to_string() == c
+                        && d["line"] == l
+                        && d["column"] == c
                         && d["message"].as_str().unwrap().contains(says)
                 }),
             "{what}: {out}"
