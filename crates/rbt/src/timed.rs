@@ -245,6 +245,10 @@ pub struct Sequence {
     pub violated_at: Option<usize>,
     /// What an implementation given the sequence's inputs must output.
     pub expected: Expectation,
+    /// What it was made for and what else it meets: its own id for a pattern's
+    /// sequence; for a plain obligation's, that obligation and every later one its
+    /// first step meets (checked by evaluation).
+    pub covers: Vec<String>,
     /// The trace the table shows (for running the sequence).
     #[serde(skip)]
     pub trace: Vec<Model>,
@@ -520,7 +524,23 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             .unwrap_or(0);
         let n = window + 2;
         let mut session = TraceSession::start(spec, n, config)?;
+        // The obligation sequences made so far (indices into `sequences`).
+        let mut made_here: Vec<usize> = Vec::new();
         for o in obligations {
+            // One sequence serves every obligation its first step meets: tried by
+            // evaluation before the solver is asked (as the plain generator does).
+            let served = made_here.iter().copied().find(|&k| match &sequences[k] {
+                SequenceResult::Made { sequence } => sequence.trace.first().is_some_and(|st| {
+                    logic::eval_bool(&o.formula, st, &spec.context).unwrap_or(false)
+                }),
+                _ => false,
+            });
+            if let Some(k) = served {
+                if let SequenceResult::Made { sequence } = &mut sequences[k] {
+                    sequence.covers.push(o.id.clone());
+                }
+                continue;
+            }
             let formula = session.at(&o.formula, 0);
             let job = Job {
                 id: o.id.clone(),
@@ -530,7 +550,11 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
                 formula,
                 target: None,
             };
-            sequences.push(one_sequence(spec, &mut session, &patterns, &roles, job)?);
+            let made = one_sequence(spec, &mut session, &patterns, &roles, job)?;
+            if matches!(made, SequenceResult::Made { .. }) {
+                made_here.push(sequences.len());
+            }
+            sequences.push(made);
         }
         queries += session.queries;
     }
@@ -1057,6 +1081,7 @@ fn table(
             .collect(),
         violated_at,
         expected,
+        covers: vec![id.to_string()],
         trace: trace.to_vec(),
     }
 }
@@ -1064,7 +1089,7 @@ fn table(
 /// The traceability matrix of a timed suite: a header row (`requirement`, then one
 /// column per made sequence), then one row per requirement with a formula or a
 /// pattern; a cell names what the sequence was made to show for that requirement (its
-/// shape, or for a plain requirement's obligation the obligation's name).
+/// shape, or the plain obligations of the requirement it meets).
 pub fn matrix_rows(spec: &Spec, suite: &TimedSuite) -> Vec<Vec<String>> {
     let made: Vec<&Sequence> = suite.made().collect();
     let mut header = vec!["requirement".to_string()];
@@ -1076,15 +1101,18 @@ pub fn matrix_rows(spec: &Spec, suite: &TimedSuite) -> Vec<Vec<String>> {
         .filter(|r| r.timed.is_some() || r.formula.is_some())
     {
         let mut row = vec![r.id.clone()];
+        let prefix = format!("{}/", r.id);
         for s in &made {
-            row.push(if s.requirement != r.id {
-                String::new()
-            } else if s.shape == Shape::Obligation {
-                s.id.strip_prefix(&format!("{}/", r.id))
-                    .unwrap_or(&s.id)
-                    .to_string()
-            } else {
+            row.push(if s.shape == Shape::Obligation {
+                s.covers
+                    .iter()
+                    .filter_map(|c| c.strip_prefix(&prefix))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else if s.requirement == r.id {
                 shape_name(s.shape).to_string()
+            } else {
+                String::new()
             });
         }
         rows.push(row);

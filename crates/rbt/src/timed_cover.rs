@@ -304,10 +304,29 @@ pub fn cover_timed(
     // What the generator makes, to tell a gap from an obligation no trace has.
     let generated = generate_timed(spec, config)?;
     let mut queries = generated.queries;
-    let mut obligations: Vec<ShapeObligation> = generated
-        .sequences
-        .iter()
-        .map(|r| {
+    // A plain obligation met by another obligation's sequence has none of its own.
+    let plain = crate::obligations::obligations(&plain_problem(spec), true);
+    let mut obligations: Vec<ShapeObligation> = Vec::new();
+    for r in &generated.sequences {
+        if let SequenceResult::Made { sequence } = r {
+            if sequence.shape == Shape::Obligation {
+                for id in &sequence.covers {
+                    let requirement = plain
+                        .iter()
+                        .find(|o| &o.id == id)
+                        .map(|o| o.requirement.clone())
+                        .unwrap_or_default();
+                    obligations.push(ShapeObligation {
+                        id: id.clone(),
+                        requirement,
+                        shape: Shape::Obligation,
+                        coverage: ShapeCoverage::Missed,
+                    });
+                }
+                continue;
+            }
+        }
+        obligations.push({
             let (id, requirement, shape, coverage) = match r {
                 SequenceResult::Made { sequence } => (
                     sequence.id.clone(),
@@ -346,9 +365,8 @@ pub fn cover_timed(
                 shape,
                 coverage,
             }
-        })
-        .collect();
-    let plain = crate::obligations::obligations(&plain_problem(spec), true);
+        });
+    }
     let mut results = Vec::new();
     for seq in suite {
         let n = seq.steps.len();

@@ -202,15 +202,32 @@ fn plain_requirements_of_a_timed_spec_get_their_obligations() {
             true,
         );
         assert!(plain.len() >= 10, "{}", plain.len());
+        // Sequences are shared: fewer of them than obligations, and each obligation
+        // is covered by exactly one.
+        let obligation_sequences = suite
+            .made()
+            .filter(|s| s.shape == Shape::Obligation)
+            .count();
+        assert!(obligation_sequences < plain.len(), "{obligation_sequences}");
+        for o in &plain {
+            assert_eq!(
+                suite.made().filter(|s| s.covers.contains(&o.id)).count(),
+                1,
+                "{kind} {}",
+                o.id
+            );
+        }
         for o in &plain {
             let s = suite
                 .sequences
                 .iter()
                 .find_map(|r| match r {
-                    SequenceResult::Made { sequence } if sequence.id == o.id => Some(sequence),
+                    SequenceResult::Made { sequence } if sequence.covers.contains(&o.id) => {
+                        Some(sequence)
+                    }
                     _ => None,
                 })
-                .unwrap_or_else(|| panic!("{kind}: no sequence for {}", o.id));
+                .unwrap_or_else(|| panic!("{kind}: no sequence covers {}", o.id));
             assert_eq!(s.shape, Shape::Obligation);
             let tr = trace_of(&spec, s);
             assert!(
