@@ -812,9 +812,10 @@ fn run(a: &TestsRunArgs) -> crate::output::Outcome {
     } else {
         RStatus::Ok
     };
-    let text = human_run(&p, &suite, &report, seconds);
-    let suites = vec![junit_suite(&p, &report)];
-    let findings = run_findings(&p, &report);
+    let items = case_items(&report);
+    let text = human_run(&p, &suite, &report, &items, seconds);
+    let suites = vec![run_junit(&p, &report.implementation, &items)];
+    let findings = run_findings(&p, &items);
     let mut r = Rendered::new(
         "vera.tests-run.v1",
         status,
@@ -879,8 +880,13 @@ fn verdict_detail(c: &rbt::run::CaseResult) -> (String, String) {
     }
 }
 
-fn human_run(p: &Problem, s: &Suite, r: &rbt::run::RunReport, seconds: f64) -> String {
-    use rbt::run::Verdict;
+fn human_run(
+    p: &Problem,
+    s: &Suite,
+    r: &rbt::run::RunReport,
+    items: &[RunItem],
+    seconds: f64,
+) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -909,28 +915,7 @@ fn human_run(p: &Problem, s: &Suite, r: &rbt::run::RunReport, seconds: f64) -> S
             None => String::new(),
         }
     );
-    for (title, want) in [("failed", 0), ("errors", 1)] {
-        let list: Vec<&rbt::run::CaseResult> = r
-            .cases
-            .iter()
-            .filter(|c| match c.verdict {
-                Verdict::Fail { .. } => want == 0,
-                Verdict::Error { .. } => want == 1,
-                Verdict::Pass => false,
-            })
-            .collect();
-        if list.is_empty() {
-            continue;
-        }
-        let _ = writeln!(o, "\n{title}:");
-        for c in list {
-            let (line, io) = verdict_detail(c);
-            let _ = writeln!(o, "  {}: {}", c.case, clean(&line));
-            for l in io.lines() {
-                let _ = writeln!(o, "    {}", clean(l));
-            }
-        }
-    }
+    write_failures(&mut o, items);
     if r.failed == 0 && r.errors == 0 {
         let _ = writeln!(
             o,
@@ -940,75 +925,131 @@ fn human_run(p: &Problem, s: &Suite, r: &rbt::run::RunReport, seconds: f64) -> S
     o
 }
 
-fn junit_suite(p: &Problem, r: &rbt::run::RunReport) -> report::Suite {
+/// How a case or a sequence came out.
+enum Judged<'a> {
+    Pass,
+    Fail { violated: &'a [String] },
+    Error,
+}
+
+/// One case or sequence of `vera tests run`, as its reports show it.
+struct RunItem<'a> {
+    /// Its id (`TC-001`, `R-AIR-3/fires`).
+    id: String,
+    /// Its name in JUnit: the id and its requirements.
+    case_name: String,
+    /// The finding's message when it fails.
+    fails: String,
+    /// The verdict in one line, and the lines that show it.
+    line: String,
+    detail: String,
+    judged: Judged<'a>,
+}
+
+/// The cases of a plain run.
+fn case_items(r: &rbt::run::RunReport) -> Vec<RunItem<'_>> {
     use rbt::run::Verdict;
-    report::Suite {
-        name: format!("{} against {}", p.spec.name, r.implementation),
-        file: Some(p.spec.source.name().to_string()),
-        cases: r
-            .cases
+    r.cases
+        .iter()
+        .map(|c| {
+            let (line, detail) = verdict_detail(c);
+            RunItem {
+                id: c.case.clone(),
+                case_name: format!("{} ({})", c.case, c.requirements.join(" ")),
+                fails: format!("{} fails ({}): {line}", c.case, cells_text(&c.inputs)),
+                line,
+                detail,
+                judged: match &c.verdict {
+                    Verdict::Pass => Judged::Pass,
+                    Verdict::Fail { violated, .. } => Judged::Fail { violated },
+                    Verdict::Error { .. } => Judged::Error,
+                },
+            }
+        })
+        .collect()
+}
+
+/// The sequences of a timed run.
+fn sequence_items<'a>(
+    r: &'a rbt::timed_run::TimedRunReport,
+    time: &reqs::timed::TimeBase,
+) -> Vec<RunItem<'a>> {
+    use rbt::timed_run::SequenceVerdict;
+    r.sequences
+        .iter()
+        .map(|c| {
+            let (line, detail) = sequence_detail(c, time);
+            RunItem {
+                id: c.sequence.clone(),
+                case_name: format!("{} ({})", c.sequence, c.requirement),
+                fails: format!("{} fails: {line}", c.sequence),
+                line,
+                detail,
+                judged: match &c.verdict {
+                    SequenceVerdict::Pass => Judged::Pass,
+                    SequenceVerdict::Fail { violated, .. } => Judged::Fail { violated },
+                    SequenceVerdict::Error { .. } => Judged::Error,
+                },
+            }
+        })
+        .collect()
+}
+
+/// The failed items, then the erroring ones, each with the lines that show it.
+fn write_failures(o: &mut String, items: &[RunItem]) {
+    for (title, want_fail) in [("failed", true), ("errors", false)] {
+        let list: Vec<&RunItem> = items
             .iter()
-            .map(|c| {
-                let (line, detail) = verdict_detail(c);
-                report::Case {
-                    name: format!("{} ({})", c.case, c.requirements.join(" ")),
-                    class: "vera.tests".into(),
-                    outcome: match &c.verdict {
-                        Verdict::Pass => report::Outcome::Passed,
-                        Verdict::Fail { .. } => report::Outcome::Failed {
-                            message: line,
-                            detail,
-                        },
-                        Verdict::Error { .. } => report::Outcome::Error {
-                            message: line,
-                            detail,
-                        },
+            .filter(|c| match c.judged {
+                Judged::Fail { .. } => want_fail,
+                Judged::Error => !want_fail,
+                Judged::Pass => false,
+            })
+            .collect();
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n{title}:");
+        for c in list {
+            let _ = writeln!(o, "  {}: {}", clean(&c.id), clean(&c.line));
+            for l in c.detail.lines() {
+                let _ = writeln!(o, "    {}", clean(l));
+            }
+        }
+    }
+}
+
+/// The JUnit suite of a run: a case per item.
+fn run_junit(p: &Problem, implementation: &str, items: &[RunItem]) -> report::Suite {
+    report::Suite {
+        name: format!("{} against {implementation}", p.spec.name),
+        file: Some(p.spec.source.name().to_string()),
+        cases: items
+            .iter()
+            .map(|c| report::Case {
+                name: c.case_name.clone(),
+                class: "vera.tests".into(),
+                outcome: match c.judged {
+                    Judged::Pass => report::Outcome::Passed,
+                    Judged::Fail { .. } => report::Outcome::Failed {
+                        message: c.line.clone(),
+                        detail: c.detail.clone(),
                     },
-                    seconds: None,
-                    output: None,
-                }
+                    Judged::Error => report::Outcome::Error {
+                        message: c.line.clone(),
+                        detail: c.detail.clone(),
+                    },
+                },
+                seconds: None,
+                output: None,
             })
             .collect(),
     }
 }
 
-fn run_findings(p: &Problem, r: &rbt::run::RunReport) -> report::Findings {
-    use rbt::run::Verdict;
-    let judged = r
-        .cases
-        .iter()
-        .map(|c| {
-            let (line, _) = verdict_detail(c);
-            match &c.verdict {
-                Verdict::Pass => Judged::Pass,
-                Verdict::Fail { violated, .. } => Judged::Fail {
-                    message: format!("{} fails ({}): {line}", c.case, cells_text(&c.inputs)),
-                    violated,
-                },
-                Verdict::Error { .. } => Judged::Error {
-                    message: format!("{} could not be run or judged: {line}", c.case),
-                },
-            }
-        })
-        .collect();
-    judged_findings(p, judged)
-}
-
-/// How a case or a sequence came out, for [`judged_findings`].
-enum Judged<'a> {
-    Pass,
-    Fail {
-        message: String,
-        violated: &'a [String],
-    },
-    Error {
-        message: String,
-    },
-}
-
 /// The findings of `vera tests run`: a failed case or sequence at the line of the
 /// first requirement it violates (the others related), an error at the spec.
-fn judged_findings(p: &Problem, judged: Vec<Judged>) -> report::Findings {
+fn run_findings(p: &Problem, items: &[RunItem]) -> report::Findings {
     use report::{Finding as F, Level, Location};
     let file = p.spec.source.name().to_string();
     let line_of = |id: &str| {
@@ -1020,13 +1061,13 @@ fn judged_findings(p: &Problem, judged: Vec<Judged>) -> report::Findings {
             .filter(|l| *l > 0)
     };
     let mut out = Vec::new();
-    for j in judged {
-        match j {
+    for c in items {
+        match c.judged {
             Judged::Pass => {}
-            Judged::Fail { message, violated } => out.push(F {
+            Judged::Fail { violated } => out.push(F {
                 rule: "VERA-TESTS-CASE-FAILED",
                 level: Level::Error,
-                message,
+                message: c.fails.clone(),
                 location: Some(Location::new(
                     file.clone(),
                     violated.first().and_then(|v| line_of(v)),
@@ -1041,10 +1082,10 @@ fn judged_findings(p: &Problem, judged: Vec<Judged>) -> report::Findings {
                     })
                     .collect(),
             }),
-            Judged::Error { message } => out.push(F {
+            Judged::Error => out.push(F {
                 rule: "VERA-TESTS-CASE-ERROR",
                 level: Level::Error,
-                message,
+                message: format!("{} could not be run or judged: {}", c.id, c.line),
                 location: Some(Location::new(file.clone(), None)),
                 related: vec![],
             }),
@@ -1776,37 +1817,10 @@ fn run_sequences(a: &TestsRunArgs, spec: reqs::Spec) -> crate::output::Outcome {
         RStatus::Ok
     };
     let time = p.spec.time.as_ref().expect("a timed spec");
-    let text = human_run_timed(&suite, &report, time, seconds);
-    let file = p.spec.source.name().to_string();
-    let junit = report::Suite {
-        name: format!("{} against {}", p.spec.name, report.implementation),
-        file: Some(file.clone()),
-        cases: report
-            .sequences
-            .iter()
-            .map(|r| {
-                let (line, detail) = sequence_detail(r, time);
-                report::Case {
-                    name: format!("{} ({})", r.sequence, r.requirement),
-                    class: "vera.tests".into(),
-                    outcome: match &r.verdict {
-                        rbt::timed_run::SequenceVerdict::Pass => report::Outcome::Passed,
-                        rbt::timed_run::SequenceVerdict::Fail { .. } => report::Outcome::Failed {
-                            message: line,
-                            detail,
-                        },
-                        rbt::timed_run::SequenceVerdict::Error { .. } => report::Outcome::Error {
-                            message: line,
-                            detail,
-                        },
-                    },
-                    seconds: None,
-                    output: None,
-                }
-            })
-            .collect(),
-    };
-    let findings = run_timed_findings(&p, &report, time);
+    let items = sequence_items(&report, time);
+    let text = human_run_timed(&suite, &report, &items, seconds);
+    let junit = run_junit(&p, &report.implementation, &items);
+    let findings = run_findings(&p, &items);
     let mut r = Rendered::new(
         "vera.tests-run-timed.v1",
         status,
@@ -1872,10 +1886,9 @@ fn sequence_detail(
 fn human_run_timed(
     suite: &rbt::timed::TimedSuite,
     r: &rbt::timed_run::TimedRunReport,
-    time: &reqs::timed::TimeBase,
+    items: &[RunItem],
     seconds: f64,
 ) -> String {
-    use rbt::timed_run::SequenceVerdict;
     let mut o = String::new();
     let n = r.sequences.len();
     let _ = writeln!(
@@ -1900,28 +1913,7 @@ fn human_run_timed(
             None => String::new(),
         }
     );
-    for (title, want) in [("failed", 0), ("errors", 1)] {
-        let list: Vec<&rbt::timed_run::SequenceRun> = r
-            .sequences
-            .iter()
-            .filter(|c| match c.verdict {
-                SequenceVerdict::Fail { .. } => want == 0,
-                SequenceVerdict::Error { .. } => want == 1,
-                SequenceVerdict::Pass => false,
-            })
-            .collect();
-        if list.is_empty() {
-            continue;
-        }
-        let _ = writeln!(o, "\n{title}:");
-        for c in list {
-            let (line, detail) = sequence_detail(c, time);
-            let _ = writeln!(o, "  {}: {}", clean(&c.sequence), clean(&line));
-            for l in detail.lines() {
-                let _ = writeln!(o, "    {}", clean(l));
-            }
-        }
-    }
+    write_failures(&mut o, items);
     if r.failed == 0 && r.errors == 0 {
         let _ = writeln!(
             o,
@@ -1929,32 +1921,6 @@ fn human_run_timed(
         );
     }
     o
-}
-
-fn run_timed_findings(
-    p: &Problem,
-    r: &rbt::timed_run::TimedRunReport,
-    time: &reqs::timed::TimeBase,
-) -> report::Findings {
-    use rbt::timed_run::SequenceVerdict;
-    let judged = r
-        .sequences
-        .iter()
-        .map(|c| {
-            let (line, _) = sequence_detail(c, time);
-            match &c.verdict {
-                SequenceVerdict::Pass => Judged::Pass,
-                SequenceVerdict::Fail { violated, .. } => Judged::Fail {
-                    message: format!("{} fails: {line}", c.sequence),
-                    violated,
-                },
-                SequenceVerdict::Error { .. } => Judged::Error {
-                    message: format!("{} could not be run or judged: {line}", c.sequence),
-                },
-            }
-        })
-        .collect();
-    judged_findings(p, judged)
 }
 
 /// `vera.tests-cover-timed.v1`.
