@@ -161,22 +161,12 @@ impl Problem {
     /// ([`crate::timed_run`]): the roles are the spec's (`role = "input"`; every other
     /// variable is an output), which a timed spec must declare.
     pub fn for_sequences(spec: Spec) -> Result<Problem, ProblemError> {
-        let roles = crate::timed::TimedRoles::of(&spec);
-        if roles.inputs.is_empty() {
+        if crate::timed::TimedRoles::of(&spec).inputs.is_empty() {
             return Err(ProblemError::Unsupported(
                 "the spec declares no inputs: mark the variables an implementation is given with role = \"input\"".into(),
             ));
         }
-        Ok(Problem {
-            spec,
-            roles: Roles {
-                inputs: roles.inputs,
-                outputs: roles.outputs,
-                source: RoleSource::Spec,
-            },
-            steps: BTreeMap::new(),
-            default_step: default_step(),
-        })
+        Ok(crate::timed::plain_problem(&spec))
     }
 
     /// A problem over the SMT-LIB documentation side of a rule: every assertion is a

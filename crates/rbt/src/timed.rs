@@ -429,7 +429,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
         return Err(GenerateError::NothingToTest);
     }
     let roles = TimedRoles::of(spec);
-    let mut queries = 0;
+    let mut sessions = Sessions::new(spec, config);
     let mut sequences = Vec::new();
     for &(i, p) in &patterns {
         let id = &spec.requirements[i].id;
@@ -451,7 +451,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             });
             continue;
         }
-        let mut session = TraceSession::start(spec, n, config)?;
+        let session = sessions.of_length(n)?;
         let enc = Encoder { spec, n };
         let r = |u: usize| enc.at(&p.response, u);
         let fires = enc.fires(p, t0);
@@ -507,9 +507,8 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
                 formula,
                 target,
             };
-            sequences.push(one_sequence(spec, &mut session, &patterns, &roles, job)?);
+            sequences.push(one_sequence(spec, session, &patterns, &roles, job)?);
         }
-        queries += session.queries;
     }
     // The plain requirements' obligations (trigger, each condition's outcomes,
     // boundaries), each shown at the first step of a trace long enough for every
@@ -523,7 +522,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             .max()
             .unwrap_or(0);
         let n = window + 2;
-        let mut session = TraceSession::start(spec, n, config)?;
+        let session = sessions.of_length(n)?;
         // The obligation sequences made so far (indices into `sequences`).
         let mut made_here: Vec<usize> = Vec::new();
         for o in obligations {
@@ -550,13 +549,12 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
                 formula,
                 target: None,
             };
-            let made = one_sequence(spec, &mut session, &patterns, &roles, job)?;
+            let made = one_sequence(spec, session, &patterns, &roles, job)?;
             if matches!(made, SequenceResult::Made { .. }) {
                 made_here.push(sequences.len());
             }
             sequences.push(made);
         }
-        queries += session.queries;
     }
     Ok(TimedSuite {
         spec: spec.name.clone(),
@@ -570,7 +568,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             .filter(|r| r.formula.is_none() && r.timed.is_none())
             .map(|r| r.id.clone())
             .collect(),
-        queries,
+        queries: sessions.queries(),
     })
 }
 
@@ -1000,6 +998,40 @@ impl<'s> TraceSession<'s> {
             Outcome::Unsat(core) => Judged::Fail(self.minimize(core, &extra)?),
             Outcome::Unknown(r) => Judged::Unknown(r.to_string()),
         })
+    }
+}
+
+/// Solver sessions over traces of each length, each started when first needed: the
+/// sequences of a suite come in a few lengths, and a session answers any number of
+/// questions (each in a scope of its own).
+pub struct Sessions<'s> {
+    spec: &'s Spec,
+    config: SolverConfig,
+    by_length: std::collections::HashMap<usize, TraceSession<'s>>,
+}
+
+impl<'s> Sessions<'s> {
+    /// No session yet.
+    pub fn new(spec: &'s Spec, config: &SolverConfig) -> Sessions<'s> {
+        Sessions {
+            spec,
+            config: config.clone(),
+            by_length: Default::default(),
+        }
+    }
+
+    /// The session over traces of `n` steps.
+    pub fn of_length(&mut self, n: usize) -> Result<&mut TraceSession<'s>, GenerateError> {
+        if !self.by_length.contains_key(&n) {
+            let session = TraceSession::start(self.spec, n, &self.config)?;
+            self.by_length.insert(n, session);
+        }
+        Ok(self.by_length.get_mut(&n).expect("started"))
+    }
+
+    /// Queries asked in all of them.
+    pub fn queries(&self) -> usize {
+        self.by_length.values().map(|s| s.queries).sum()
     }
 }
 

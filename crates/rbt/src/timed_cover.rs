@@ -28,8 +28,8 @@ use crate::cover::{read_vectors, ReadError, Validity, Vector};
 use crate::generate::GenerateError;
 use crate::problem::Problem;
 use crate::timed::{
-    and, generate_timed, not, or, plain_problem, response_window, Made, SequenceResult, Shape,
-    TraceSession,
+    and, generate_timed, not, or, plain_problem, response_window, Made, SequenceResult, Sessions,
+    Shape, TraceSession,
 };
 use crate::values;
 use logic::{Symbol, Term, Value};
@@ -367,10 +367,11 @@ pub fn cover_timed(
             }
         });
     }
+    let mut sessions = Sessions::new(spec, config);
     let mut results = Vec::new();
     for seq in suite {
         let n = seq.steps.len();
-        let mut s = TraceSession::start(spec, n, config)?;
+        let s = sessions.of_length(n)?;
         let fixed: Vec<Term> = seq
             .steps
             .iter()
@@ -403,7 +404,7 @@ pub fn cover_timed(
                     else {
                         continue;
                     };
-                    meets(&s, p, o.shape)
+                    meets(s, p, o.shape)
                 };
                 if f == Term::Bool(false) {
                     continue;
@@ -431,7 +432,6 @@ pub fn cover_timed(
                 }
             }
         }
-        queries += s.queries;
         results.push(SequenceCoverage {
             id: seq.id.clone(),
             line: seq.line,
@@ -454,6 +454,7 @@ pub fn cover_timed(
         })
         .map(|r| r.id.clone())
         .collect();
+    queries += sessions.queries();
     Ok(TimedCoverReport {
         sequences: results,
         obligations,

@@ -8,7 +8,7 @@
 use crate::generate::GenerateError;
 use crate::run::{close, Implementation};
 use crate::suite::Expected;
-use crate::timed::{Expectation, SequenceResult, Shape, TimedRoles, TimedSuite, TraceSession};
+use crate::timed::{Expectation, SequenceResult, Sessions, Shape, TimedRoles, TimedSuite};
 use crate::values;
 use logic::{Symbol, Value};
 use num_rational::BigRational;
@@ -95,6 +95,7 @@ pub fn run_timed(
     tolerance: Option<&BigRational>,
 ) -> Result<TimedRunReport, GenerateError> {
     let roles = TimedRoles::of(spec);
+    let mut sessions = Sessions::new(spec, config);
     let mut runs = Vec::new();
     for r in &suite.sequences {
         let SequenceResult::Made { sequence: s } = r else {
@@ -191,7 +192,7 @@ pub fn run_timed(
                 }
             }
         }
-        let mut session = TraceSession::start(spec, inputs.len(), config)?;
+        let session = sessions.of_length(inputs.len())?;
         let verdict = match session.judge(&inputs, &observed, tolerance)? {
             crate::timed::Judged::Pass => SequenceVerdict::Pass,
             crate::timed::Judged::Fail(violated) => SequenceVerdict::Fail {
