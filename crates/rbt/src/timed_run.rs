@@ -3,7 +3,7 @@
 //! by step, go to the implementation ([`Implementation::run_sequence`]: one process per
 //! sequence for an executable, one call per step for a BL program or a C function, which
 //! keep no state), and the outputs it gives at every step are judged against the whole
-//! spec in a solver session over the sequence's steps ([`TraceSession::judge`]).
+//! spec in a solver session over the sequence's steps ([`crate::timed::TraceSession::judge`]).
 
 use crate::generate::GenerateError;
 use crate::run::{close, Implementation};
