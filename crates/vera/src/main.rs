@@ -12,11 +12,9 @@ macro_rules! eprintln {
 }
 
 mod audit;
-mod audit_report;
 mod blcmd;
 mod ccmd;
 mod cli;
-mod dense_report;
 mod extractcmd;
 mod files;
 mod interrupt;
@@ -29,10 +27,8 @@ mod schemacmd;
 mod servecmd;
 mod smt;
 mod tablecmd;
-mod tables;
 mod testscmd;
 mod timed_ask;
-mod timed_report;
 
 use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;

@@ -123,8 +123,8 @@ pub fn qa(a: &crate::cli::QaArgs) -> crate::output::Outcome {
         );
     }
     let _ = writeln!(o);
-    o.push_str(&crate::tables::qa(&report));
-    let _ = writeln!(o, "\n{}", crate::tables::accounting(&client.accounting()));
+    o.push_str(&printer::tables::qa(&report));
+    let _ = writeln!(o, "\n{}", printer::tables::accounting(&client.accounting()));
     let _ = writeln!(o, "{seconds:.1} s");
     let all = report.runs.iter().all(|r| r.accepted_at.is_some());
     let status = if all { Status::Ok } else { Status::Findings };
@@ -253,7 +253,7 @@ pub fn roundtrip(a: &crate::cli::RoundtripArgs) -> crate::output::Outcome {
             _ => String::new(),
         }
     );
-    let _ = writeln!(o, "\n{}", crate::tables::accounting(&client.accounting()));
+    let _ = writeln!(o, "\n{}", printer::tables::accounting(&client.accounting()));
     let all = report.trips.iter().all(|t| t.passed());
     Ok(Box::new(Rendered::new(
         "vera.roundtrip.v1",
@@ -288,8 +288,8 @@ pub fn faults(a: &crate::cli::FaultsArgs) -> crate::output::Outcome {
     let report = pipeline::faults::run(&spec, &texts, &client, &solver.config())?;
     let o = format!(
         "{}\n{}\n",
-        crate::tables::faults(&report),
-        crate::tables::accounting(&client.accounting())
+        printer::tables::faults(&report),
+        printer::tables::accounting(&client.accounting())
     );
     let all = report.results.iter().all(|r| r.detected());
     Ok(Box::new(Rendered::new(
@@ -399,7 +399,7 @@ pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
         (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
         force,
     )?;
-    let tables = crate::tables::eval(&report);
+    let tables = printer::tables::eval(&report);
     safefile::write_atomic(&md, tables.as_bytes(), force)?;
     eprintln!("wrote {} and {}", json.display(), md.display());
     // The evaluation measures; its figures are the result, not pass/fail findings.

@@ -462,7 +462,7 @@ pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
         Status::Ok
     };
     let acc = client.accounting();
-    eprintln!("{}", crate::tables::accounting(&acc));
+    eprintln!("{}", printer::tables::accounting(&acc));
     let page = page(&report, &rows, seconds);
     let payload = serde_json::to_value(RunJson {
         schema: RUN_TAG,

@@ -138,7 +138,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
             TimedVerdict::Unknown { reason } => Some(reason.as_str()),
             _ => None,
         };
-        cases.push(crate::audit::answer_case(
+        cases.push(printer::ask::answer_case(
             "vera.ask",
             q,
             v.name(),
@@ -197,7 +197,7 @@ fn verdict_lines(v: &TimedVerdict) -> String {
                     contradicts.join(", ")
                 );
             }
-            crate::timed_report::timeline_text(&mut o, counterexample, "    ");
+            printer::timed::timeline_text(&mut o, counterexample, "    ");
         }
         TimedVerdict::ScenarioImpossible { because } if because.is_empty() => {
             let _ = writeln!(

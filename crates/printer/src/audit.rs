@@ -1,12 +1,13 @@
 //! The report of `vera audit`: the typed JSON payload (`vera.audit.v1`), the terminal
 //! text, the findings for SARIF and the HTML page.
 
-use crate::audit::human_audit;
+use crate::text::{clean, excerpt, paint, Paint};
+use std::fmt::Write as _;
 use report::html::{Bar, Block, Count, Edge, Node, Page, Section, Tone};
 use report::{Finding, Findings, Level, Location, Report, Rule, Status};
 use reqs::audit::{Consistency, Redundancy, RequirementAudit, Vacuity, Violatability, Witness};
 use reqs::realize::Realizability;
-use reqs::summary::{vacuous_by_priority, Summary};
+use reqs::summary::{env_conflicts_of, vacuous_by_priority, Summary};
 use reqs::Spec;
 use serde::Serialize;
 
@@ -177,7 +178,7 @@ impl AuditRun {
         let mut places = ids.iter().map(|id| {
             self.place(id).with_message(format!(
                 "{id}: {}",
-                crate::output::excerpt(self.text_of(id), 100)
+                excerpt(self.text_of(id), 100)
             ))
         });
         let location = places.next();
@@ -844,3 +845,472 @@ fn core_graph(conflicts: &[Vec<String>]) -> (Vec<Node>, Vec<Edge>) {
     }
     (nodes, edges)
 }
+
+/// "note: R fixes v = x in every state ..." lines under a vacuity or redundancy finding
+/// of `id` whose likely cause is a fixed variable.
+fn cause_notes(lines: &mut Vec<String>, report: &reqs::AuditReport, finding: &str, id: &str) {
+    for c in report
+        .causes
+        .iter()
+        .filter(|c| c.finding == finding && c.of == id)
+    {
+        let f = &c.forced;
+        lines.push(format!(
+            "  note: {} fixes {} = {} in every state, which is the likely cause: check that {} means that (a conditional requirement written as an invariant makes every requirement about {} {})",
+            f.requirement, f.variable, f.value, f.requirement, f.variable, finding
+        ));
+    }
+}
+
+/// What a conflict list stopped by its cap says about the conflicts not listed.
+fn capped(cap: usize, listed_up_to: Option<usize>) -> String {
+    match listed_up_to {
+        Some(0) | None => format!(
+            " (stopped at {cap}; there may be more, their number unknown: raise it with --all-conflicts N)"
+        ),
+        Some(k) => format!(
+            " (stopped at {cap}, smallest first: every conflict of up to {k} requirement(s) is listed; there may be larger ones, their number unknown: raise it with --all-conflicts N)"
+        ),
+    }
+}
+
+/// `ids`, or what is known when the list is empty.
+fn ids_or(v: &[String], empty: &str) -> String {
+    if v.is_empty() {
+        empty.to_string()
+    } else {
+        ids(v)
+    }
+}
+
+/// The realizability section: conflicts the environment can force, each with its input
+/// state and the decision it asks for.
+fn human_realizability(o: &mut String, r: &Realizability, text_of: &dyn Fn(&str) -> String) {
+    match r {
+        Realizability::NotChecked { reason } => {
+            let _ = writeln!(o, "realizability: not checked ({reason})");
+        }
+        Realizability::Realizable { .. } => {
+            let _ = writeln!(
+                o,
+                "realizability: {} — for every input the domain allows, some outputs satisfy every requirement",
+                paint(Paint::Good, "realizable")
+            );
+        }
+        Realizability::Unknown { reason } => {
+            let _ = writeln!(
+                o,
+                "realizability: {} ({reason})",
+                paint(Paint::Warn, "unknown")
+            );
+        }
+        Realizability::Unrealizable {
+            conflicts,
+            complete,
+            incomplete,
+        } => {
+            let extent = match incomplete {
+                _ if *complete => " (all of them)".to_string(),
+                Some(reqs::Incomplete::Cap { cap, listed_up_to }) => capped(*cap, *listed_up_to),
+                Some(reqs::Incomplete::Unknown { reason }) => format!(
+                    " ({} — there may be more: {reason})",
+                    paint(Paint::Warn, "incomplete")
+                ),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                o,
+                "realizability: {} — {} conflict(s) the environment can force{extent}",
+                paint(Paint::Bad, "unrealizable"),
+                conflicts.len()
+            );
+            for (k, c) in conflicts.iter().enumerate() {
+                let mut members = c.requirements.clone();
+                members.extend(c.domain.iter().cloned());
+                let _ = writeln!(o, "  conflict for some inputs {}: {}", k + 1, ids(&members));
+                for id in &members {
+                    let _ = writeln!(o, "    {id}: {}", text_of(id));
+                }
+                let _ = writeln!(o, "    inputs:");
+                witness_text(o, &c.inputs, "      ");
+                let _ = writeln!(o, "    decide: {}", clean(&c.question));
+            }
+        }
+    }
+}
+
+pub(crate) fn witness_text(out: &mut String, w: &Witness, indent: &str) {
+    let width = w
+        .iter()
+        .map(|a| a.variable.len())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    for a in w {
+        let unit = a
+            .unit
+            .as_deref()
+            .map(|u| format!(" {u}"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "{indent}{:width$} = {}{}", a.variable, a.value, unit);
+    }
+}
+
+pub(crate) fn ids(v: &[String]) -> String {
+    v.join(", ")
+}
+
+/// The terminal report: summary first, then findings by requirement.
+pub fn human_audit(
+    file: &str,
+    spec: &Spec,
+    report: &reqs::AuditReport,
+    s: &Summary,
+    witnesses: bool,
+    cached: bool,
+) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(file));
+    let _ = writeln!(
+        o,
+        "{} requirements ({} formalized) over {} variables, {} domain constraints",
+        s.requirements, s.formalized, s.variables, s.domain_constraints
+    );
+    let text_of = |id: &str| {
+        spec.requirements
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| excerpt(&r.text, 90))
+            .or_else(|| {
+                spec.domain
+                    .iter()
+                    .find(|d| d.id == id)
+                    .and_then(|d| d.text.as_deref().map(|t| excerpt(t, 90)))
+            })
+            .unwrap_or_default()
+    };
+    // Conflicts come before anything that reads like a verdict.
+    let env_conflicts = matches!(report.realizability, Realizability::Unrealizable { .. });
+    if env_conflicts {
+        human_realizability(&mut o, &report.realizability, &text_of);
+    }
+    match &report.consistency {
+        Consistency::Consistent if env_conflicts => {
+            let _ = writeln!(
+                o,
+                "consistency: some state satisfies every requirement, but not for every input (the conflicts above)"
+            );
+        }
+        Consistency::Consistent => {
+            let _ = writeln!(o, "consistency: {}", paint(Paint::Good, "consistent"));
+        }
+        Consistency::DomainInconsistent { conflict } => {
+            let _ = writeln!(
+                o,
+                "consistency: {} — the domain constraints alone clash: {}",
+                paint(Paint::Bad, "inconsistent"),
+                ids(conflict)
+            );
+            for id in conflict {
+                let _ = writeln!(o, "  {id}: {}", text_of(id));
+            }
+            return o;
+        }
+        Consistency::Inconsistent {
+            conflicts,
+            complete,
+            incomplete,
+        } => {
+            let extent = match incomplete {
+                _ if *complete => " (all of them)".to_string(),
+                Some(reqs::Incomplete::Cap { cap, listed_up_to }) if *cap > 1 => {
+                    capped(*cap, *listed_up_to)
+                }
+                Some(reqs::Incomplete::Unknown { reason }) => format!(
+                    " ({} — there may be more: {reason})",
+                    paint(Paint::Warn, "incomplete")
+                ),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                o,
+                "consistency: {} — {} minimal conflict(s){extent}",
+                paint(Paint::Bad, "inconsistent"),
+                conflicts.len(),
+            );
+            for (k, c) in conflicts.iter().enumerate() {
+                let _ = writeln!(o, "  conflict {}: {}", k + 1, ids(c));
+                for id in c {
+                    let _ = writeln!(o, "    {id}: {}", text_of(id));
+                }
+            }
+            if matches!(incomplete, Some(reqs::Incomplete::Cap { cap: 1, .. })) {
+                let _ = writeln!(o, "  (use --all-conflicts N to list more)");
+            }
+        }
+        Consistency::Unknown { reason } => {
+            let _ = writeln!(
+                o,
+                "consistency: {} ({reason})",
+                paint(Paint::Warn, "unknown")
+            );
+        }
+    }
+    if !env_conflicts {
+        human_realizability(&mut o, &report.realizability, &text_of);
+    }
+    if matches!(report.consistency, Consistency::Consistent) {
+        let _ = writeln!(
+            o,
+            "findings: {} vacuous, {} redundant, {} implied by domain, {} conflict(s) for some inputs, {}{} unknown",
+            s.vacuous, s.redundant, s.implied_by_domain, s.conflicts_for_some_inputs,
+            if s.fixes_a_variable > 0 {
+                format!("{} fix a variable, ", s.fixes_a_variable)
+            } else {
+                String::new()
+            },
+            s.unknown
+        );
+    } else {
+        // Redundancy and vacuity under M did not run: no count of them.
+        let _ = writeln!(
+            o,
+            "other findings: {} vacuous under the domain, {} implied by domain, {} unknown (redundancy and vacuity under the other requirements not checked, see below)",
+            s.vacuous, s.implied_by_domain, s.unknown
+        );
+    }
+    for a in &report.requirements {
+        let req = spec
+            .requirements
+            .iter()
+            .find(|r| r.id == a.id)
+            .expect("audited requirements exist");
+        let mut lines = Vec::new();
+        match &a.vacuity_domain {
+            Vacuity::Vacuous { because, .. } => lines.push(format!(
+                "{}: the trigger can never hold under the domain constraints ({})",
+                paint(Paint::Bad, "vacuous"),
+                ids_or(because, "it contradicts itself, whatever the domain")
+            )),
+            Vacuity::Unknown { reason } => lines.push(format!(
+                "{} vacuity under the domain: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
+            _ => {}
+        }
+        match &a.vacuity_model {
+            Vacuity::Vacuous { .. } if vacuous_by_priority(report, a) => {
+                for (k, partners) in env_conflicts_of(report, &a.id) {
+                    lines.push(format!(
+                        "{}: whenever the environment makes its trigger hold, it clashes with {} (conflict for some inputs {k} above): decide which one takes priority",
+                        paint(Paint::Bad, "conflict for some inputs"),
+                        ids(&partners)
+                    ));
+                }
+            }
+            Vacuity::Vacuous {
+                because,
+                response_conflict: false,
+            } => {
+                lines.push(format!(
+                    "{}: {} can never fire because of {}",
+                    paint(Paint::Bad, "vacuous"),
+                    a.id,
+                    ids_or(because, "its own trigger, which cannot hold")
+                ));
+                cause_notes(&mut lines, report, "vacuous", &a.id);
+            }
+            Vacuity::Vacuous {
+                because,
+                response_conflict: true,
+            } => {
+                lines.push(format!(
+                    "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
+                    paint(Paint::Bad, "vacuous"),
+                    a.id,
+                    ids_or(because, "the trigger itself")
+                ));
+                cause_notes(&mut lines, report, "vacuous", &a.id);
+            }
+            Vacuity::Unknown { reason } => lines.push(format!(
+                "{} vacuity under the other requirements: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
+            _ => {}
+        }
+        match &a.violatability {
+            Violatability::ImpliedByDomain { because } if because.is_empty() => lines.push(format!(
+                "{}: no state breaks it: the formula holds in every state on its own, so it constrains nothing",
+                paint(Paint::Bad, "implied by domain"),
+            )),
+            Violatability::ImpliedByDomain { because } => lines.push(format!(
+                "{}: no state of the domain breaks it (already enforced by {})",
+                paint(Paint::Bad, "implied by domain"),
+                ids(because)
+            )),
+            Violatability::Unknown { reason } => lines.push(format!(
+                "{} violatability: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
+            Violatability::Violatable { .. } => {}
+        }
+        match &a.redundancy {
+            Redundancy::Redundant { subsumed_by } if subsumed_by.is_empty() => lines.push(format!(
+                "{}: the formula holds in every state on its own, so nothing else is needed to enforce it",
+                paint(Paint::Bad, "redundant"),
+            )),
+            Redundancy::Redundant { subsumed_by } => {
+                lines.push(format!(
+                    "{}: already enforced by {}",
+                    paint(Paint::Bad, "redundant"),
+                    ids(subsumed_by)
+                ));
+                cause_notes(&mut lines, report, "redundant", &a.id);
+            }
+            Redundancy::Unknown { reason } => lines.push(format!(
+                "{} redundancy: {reason}",
+                paint(Paint::Warn, "unknown")
+            )),
+            _ => {}
+        }
+        for f in a.fixes.iter().filter(|f| f.kind.is_finding()) {
+            lines.push(format!(
+                "{}: its formula fixes {} = {}{} in every state, though {}: check the formula against the text (a condition written as an invariant fixes what it tests)",
+                paint(Paint::Bad, "fixes a variable"),
+                f.variable,
+                f.value,
+                f.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default(),
+                f.kind.why()
+            ));
+            let hurt: Vec<&str> = report
+                .causes
+                .iter()
+                .filter(|c| c.forced.requirement == a.id && c.forced.variable == f.variable)
+                .map(|c| c.of.as_str())
+                .collect();
+            if !hurt.is_empty() {
+                let mut hurt = hurt;
+                hurt.sort_unstable();
+                hurt.dedup();
+                lines.push(format!(
+                    "  it is the likely cause of the findings about {}",
+                    hurt.join(", ")
+                ));
+            }
+        }
+        if a.fixes_unknown {
+            lines.push(format!(
+                "{} whether it fixes a variable in every state",
+                paint(Paint::Warn, "unknown")
+            ));
+        }
+        // A person's review of a finding (`[[reviews]]`) is shown under it; the finding
+        // stays a finding.
+        let found = [
+            (
+                "redundant",
+                matches!(a.redundancy, Redundancy::Redundant { .. }),
+            ),
+            (
+                "vacuous",
+                matches!(a.vacuity_domain, Vacuity::Vacuous { .. })
+                    || matches!(a.vacuity_model, Vacuity::Vacuous { .. }),
+            ),
+            (
+                "not-violatable",
+                matches!(a.violatability, Violatability::ImpliedByDomain { .. }),
+            ),
+        ];
+        for r in spec.reviews.iter().filter(|r| r.requirement == a.id) {
+            if found.iter().any(|(f, on)| *on && *f == r.finding) {
+                lines.push(format!(
+                    "  reviewed ({}) by {} on {}: {}",
+                    r.finding,
+                    clean(&r.reviewed_by),
+                    clean(&r.date),
+                    clean(&r.reason)
+                ));
+            }
+        }
+        let show_witness = witnesses && matches!(a.violatability, Violatability::Violatable { .. });
+        if lines.is_empty() && !show_witness {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "\n{} (line {}, {})",
+            paint(Paint::Id, &a.id),
+            a.line,
+            a.kind
+        );
+        let _ = writeln!(o, "  \"{}\"", excerpt(&req.text, 100));
+        for l in &lines {
+            let _ = writeln!(o, "  {l}");
+        }
+        if let (true, Violatability::Violatable { witness }) = (show_witness, &a.violatability) {
+            let _ = writeln!(o, "  violated in this state of the domain:");
+            witness_text(&mut o, witness, "    ");
+        }
+    }
+    if !report.not_formalized.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nnot formalized (not audited): {}",
+            ids(&report.not_formalized)
+        );
+    }
+    match report.consistency {
+        Consistency::Consistent => {}
+        Consistency::Unknown { .. } => {
+            let _ = writeln!(
+                o,
+                "\nvacuity under the other requirements and redundancy are unknown: they need the consistency check, which had no answer"
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                o,
+                "\nvacuity under the other requirements and redundancy are not checked while the requirements are inconsistent"
+            );
+        }
+    }
+    let in_env_conflict = |id: &str| match (&report.realizability, &report.consistency) {
+        (Realizability::Unrealizable { conflicts, .. }, _) => conflicts
+            .iter()
+            .any(|c| c.requirements.iter().any(|r| r == id)),
+        (_, Consistency::Inconsistent { conflicts, .. }) => {
+            conflicts.iter().any(|c| c.iter().any(|r| r == id))
+        }
+        _ => false,
+    };
+    let ok = report
+        .requirements
+        .iter()
+        .filter(|a| !a.has_findings() && !in_env_conflict(&a.id))
+        .count();
+    let reused = if cached {
+        format!(
+            "{} of {} checks reused from the cache, ",
+            report.reused, report.checks
+        )
+    } else {
+        String::new()
+    };
+    let _ = if matches!(report.consistency, Consistency::Consistent) {
+        writeln!(
+            o,
+            "\n{ok} of {} formalized requirements have no findings ({reused}{} solver queries)",
+            report.requirements.len(),
+            report.queries
+        )
+    } else {
+        writeln!(
+            o,
+            "\n{ok} of {} formalized requirements are in no conflict and have no finding among the checks that ran ({reused}{} solver queries)",
+            report.requirements.len(),
+            report.queries
+        )
+    };
+    o
+}
+
