@@ -15,6 +15,7 @@ pub mod audit;
 pub mod dense;
 pub mod mutate;
 pub mod tables;
+pub mod tests;
 pub mod text;
 pub mod timed;
 
