@@ -12,6 +12,7 @@
 
 pub mod ask;
 pub mod audit;
+pub mod c;
 pub mod dense;
 pub mod mutate;
 pub mod tables;
