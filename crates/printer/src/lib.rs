@@ -12,6 +12,7 @@
 
 pub mod ask;
 pub mod audit;
+pub mod bl;
 pub mod c;
 pub mod dense;
 pub mod mutate;

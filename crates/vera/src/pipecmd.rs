@@ -1122,7 +1122,7 @@ pub fn consistency_nl_text(
     }
     if let Some(r) = report {
         o.push('\n');
-        o.push_str(&crate::blcmd::render_check(r));
+        o.push_str(&printer::bl::render_check(r));
     }
     print_accounting(&client);
     let status = match report {
