@@ -111,6 +111,29 @@ pub struct ClarifyReport {
     pub screening: AmbiguityReport,
 }
 
+/// How a clarification run came out, judged by its proposals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Convergence {
+    /// Every flagged requirement converged to one reading (or none was flagged).
+    All,
+    /// Some did, some did not.
+    Some,
+    /// None did: there is nothing to apply.
+    None,
+}
+
+/// How the run that made `proposals` came out (plain and timed runs alike).
+pub fn convergence(proposals: &[Proposal]) -> Convergence {
+    let converged = proposals.iter().filter(|p| p.converged).count();
+    if converged == proposals.len() {
+        Convergence::All
+    } else if converged > 0 {
+        Convergence::Some
+    } else {
+        Convergence::None
+    }
+}
+
 /// The clarification prompt template.
 pub fn template() -> Template {
     Template::parse("clarify", include_str!("../../../prompts/clarify.txt"))

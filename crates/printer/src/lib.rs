@@ -16,6 +16,7 @@ pub mod bl;
 pub mod c;
 pub mod dense;
 pub mod mutate;
+pub mod pipe;
 pub mod tables;
 pub mod tests;
 pub mod text;
