@@ -319,3 +319,163 @@ fn human_derive(d: &Derivation) -> String {
     o
 }
 
+/// One answered question over time.
+pub struct TimedAsked {
+    /// The question as asked.
+    pub question: reqs::Question,
+    /// Its scenario's facts, as written.
+    pub scenario: Vec<String>,
+    /// Its claim's facts, as written.
+    pub claim: Vec<String>,
+    /// The solver's answer.
+    pub answer: reqs::timed::ask::TimedAnswer,
+}
+
+#[derive(Serialize)]
+struct TimedAnswerJson<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    text: &'a str,
+    scenario: Vec<&'a str>,
+    claim: Vec<&'a str>,
+    #[serde(flatten)]
+    answer: &'a reqs::timed::ask::TimedAnswer,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches_expected: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct TimedAskJson<'a> {
+    schema: &'static str,
+    spec: String,
+    answers: Vec<TimedAnswerJson<'a>>,
+}
+
+/// The report of `vera ask` on a timed spec (`spec`: its file): each question's verdict
+/// on runs long enough for it, with the facts' steps; a JUnit suite for the questions
+/// file `file`, if any.
+pub fn timed_ask_report(
+    spec: String,
+    asked: Vec<TimedAsked>,
+    file: Option<String>,
+) -> serde_json::Result<Rendered<serde_json::Value>> {
+    use reqs::timed::ask::TimedVerdict;
+    let mut worst = Status::Ok;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "the requirements read on finite runs (each question's last time plus a margin); entailed and impossible hold for every run\n",
+    );
+    let mut cases = Vec::new();
+    for t in &asked {
+        let (q, a) = (&t.question, &t.answer);
+        let v = &a.verdict;
+        let code = match v {
+            TimedVerdict::Entailed { .. } => Status::Ok,
+            TimedVerdict::Unknown { .. } => Status::Error,
+            _ => Status::Findings,
+        };
+        let mismatch = q.expected.as_deref().is_some_and(|e| e != v.name());
+        worst = worst.worst(if mismatch { Status::Error } else { code });
+        let word = match v {
+            TimedVerdict::Entailed { .. } => paint(Paint::Good, "entailed"),
+            TimedVerdict::NotEntailed { .. } => paint(Paint::Bad, "not entailed"),
+            TimedVerdict::ScenarioImpossible { .. } => paint(Paint::Bad, "scenario impossible"),
+            TimedVerdict::Unknown { .. } => paint(Paint::Bad, "unknown"),
+        };
+        let _ = write!(o, "{}: {word}", paint(Paint::Id, &q.id));
+        if let Some(e) = q.expected.as_deref().filter(|_| mismatch) {
+            let _ = write!(o, " {}", paint(Paint::Bad, &format!("(expected {e})")));
+        }
+        let _ = writeln!(o);
+        if !q.text.is_empty() {
+            let _ = writeln!(o, "  {}", excerpt(&q.text, 100));
+        }
+        let _ = writeln!(o, "  on runs of {} steps ({})", a.steps, a.time);
+        let detail = timed_verdict_lines(v);
+        o.push_str(&detail);
+        let undecided = match v {
+            TimedVerdict::Unknown { reason } => Some(reason.as_str()),
+            _ => None,
+        };
+        cases.push(answer_case(
+            "vera.ask",
+            q,
+            v.name(),
+            undecided,
+            detail,
+        ));
+    }
+    let suite = report::Suite {
+        name: file.clone().unwrap_or_else(|| "claim".into()),
+        file,
+        cases,
+    };
+    let payload = TimedAskJson {
+        schema: "vera.ask-timed.v1",
+        spec,
+        answers: asked
+            .iter()
+            .map(|t| TimedAnswerJson {
+                id: &t.question.id,
+                text: &t.question.text,
+                scenario: t.scenario.iter().map(String::as_str).collect(),
+                claim: t.claim.iter().map(String::as_str).collect(),
+                answer: &t.answer,
+                expected: t.question.expected.as_deref(),
+                matches_expected: t
+                    .question
+                    .expected
+                    .as_deref()
+                    .map(|e| e == t.answer.verdict.name()),
+            })
+            .collect(),
+    };
+    let json = serde_json::to_value(&payload)?;
+    let mut r = Rendered::new("vera.ask-timed.v1", worst, o, json);
+    r.suites = Some(vec![suite]);
+    Ok(r)
+}
+
+
+fn timed_verdict_lines(v: &reqs::timed::ask::TimedVerdict) -> String {
+    let mut o = String::new();
+    match v {
+        reqs::timed::ask::TimedVerdict::Entailed { because } if because.is_empty() => {
+            let _ = writeln!(o, "  by the scenario alone (no requirement needed)");
+        }
+        reqs::timed::ask::TimedVerdict::Entailed { because } => {
+            let _ = writeln!(o, "  justified by {}", because.join(", "));
+        }
+        reqs::timed::ask::TimedVerdict::NotEntailed {
+            counterexample,
+            contradicts,
+        } => {
+            if contradicts.is_empty() {
+                let _ = writeln!(o, "  the requirements allow a run where it fails:");
+            } else {
+                let _ = writeln!(
+                    o,
+                    "  the claim contradicts {}; a run the requirements allow:",
+                    contradicts.join(", ")
+                );
+            }
+            crate::timed::timeline_text(&mut o, counterexample, "    ");
+        }
+        reqs::timed::ask::TimedVerdict::ScenarioImpossible { because } if because.is_empty() => {
+            let _ = writeln!(
+                o,
+                "  the scenario contradicts itself (or the domain constraints)"
+            );
+        }
+        reqs::timed::ask::TimedVerdict::ScenarioImpossible { because } => {
+            let _ = writeln!(o, "  no run meets the scenario and {}", because.join(", "));
+        }
+        reqs::timed::ask::TimedVerdict::Unknown { reason } => {
+            let _ = writeln!(o, "  {reason}");
+        }
+    }
+    o
+}

@@ -17,6 +17,7 @@ pub mod c;
 pub mod dense;
 pub mod mutate;
 pub mod pipe;
+pub mod smt;
 pub mod tables;
 pub mod tests;
 pub mod text;

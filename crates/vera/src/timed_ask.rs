@@ -2,34 +2,8 @@
 //! over time, each fact with the steps it speaks of (`[0 s, 130 s]: no_flow`), answered
 //! on runs long enough for every obligation the question starts.
 
-use crate::output::{excerpt, paint, Paint, Rendered};
 use anyhow::{bail, Context as _};
-use report::Status;
-use reqs::timed::ask::{parse_scenario, Fact, TimedAnswer, TimedAsker, TimedVerdict};
-use serde::Serialize;
-use std::fmt::Write as _;
-
-#[derive(Serialize)]
-struct AnswerJson<'a> {
-    id: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    text: &'a str,
-    scenario: Vec<&'a str>,
-    claim: Vec<&'a str>,
-    #[serde(flatten)]
-    answer: &'a TimedAnswer,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    expected: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    matches_expected: Option<bool>,
-}
-
-#[derive(Serialize)]
-struct AskJson<'a> {
-    schema: &'static str,
-    spec: String,
-    answers: Vec<AnswerJson<'a>>,
-}
+use reqs::timed::ask::{parse_scenario, Fact, TimedAsker};
 
 /// Answers the questions of `vera ask` on a timed spec.
 pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
@@ -101,116 +75,20 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         answers.push(a);
     }
 
-    let mut worst = Status::Ok;
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "the requirements read on finite runs (each question's last time plus a margin); entailed and impossible hold for every run\n",
-    );
-    let mut cases = Vec::new();
-    for ((q, _, _), a) in parsed.iter().zip(&answers) {
-        let v = &a.verdict;
-        let code = match v {
-            TimedVerdict::Entailed { .. } => Status::Ok,
-            TimedVerdict::Unknown { .. } => Status::Error,
-            _ => Status::Findings,
-        };
-        let mismatch = q.expected.as_deref().is_some_and(|e| e != v.name());
-        worst = worst.worst(if mismatch { Status::Error } else { code });
-        let word = match v {
-            TimedVerdict::Entailed { .. } => paint(Paint::Good, "entailed"),
-            TimedVerdict::NotEntailed { .. } => paint(Paint::Bad, "not entailed"),
-            TimedVerdict::ScenarioImpossible { .. } => paint(Paint::Bad, "scenario impossible"),
-            TimedVerdict::Unknown { .. } => paint(Paint::Bad, "unknown"),
-        };
-        let _ = write!(o, "{}: {word}", paint(Paint::Id, &q.id));
-        if let Some(e) = q.expected.as_deref().filter(|_| mismatch) {
-            let _ = write!(o, " {}", paint(Paint::Bad, &format!("(expected {e})")));
-        }
-        let _ = writeln!(o);
-        if !q.text.is_empty() {
-            let _ = writeln!(o, "  {}", excerpt(&q.text, 100));
-        }
-        let _ = writeln!(o, "  on runs of {} steps ({})", a.steps, a.time);
-        let detail = verdict_lines(v);
-        o.push_str(&detail);
-        let undecided = match v {
-            TimedVerdict::Unknown { reason } => Some(reason.as_str()),
-            _ => None,
-        };
-        cases.push(printer::ask::answer_case(
-            "vera.ask",
-            q,
-            v.name(),
-            undecided,
-            detail,
-        ));
-    }
+    let asked = parsed
+        .into_iter()
+        .zip(answers)
+        .map(|((q, s, c), answer)| printer::ask::TimedAsked {
+            question: q.clone(),
+            scenario: s.into_iter().map(|f| f.text).collect(),
+            claim: c.into_iter().map(|f| f.text).collect(),
+            answer,
+        })
+        .collect();
     let file = args.questions.as_ref().map(|q| q.display().to_string());
-    let suite = report::Suite {
-        name: file.clone().unwrap_or_else(|| "claim".into()),
+    Ok(Box::new(printer::ask::timed_ask_report(
+        args.spec.display().to_string(),
+        asked,
         file,
-        cases,
-    };
-    let payload = AskJson {
-        schema: "vera.ask-timed.v1",
-        spec: args.spec.display().to_string(),
-        answers: parsed
-            .iter()
-            .zip(&answers)
-            .map(|((q, s, c), a)| AnswerJson {
-                id: &q.id,
-                text: &q.text,
-                scenario: s.iter().map(|f| f.text.as_str()).collect(),
-                claim: c.iter().map(|f| f.text.as_str()).collect(),
-                answer: a,
-                expected: q.expected.as_deref(),
-                matches_expected: q.expected.as_deref().map(|e| e == a.verdict.name()),
-            })
-            .collect(),
-    };
-    let json = serde_json::to_value(&payload)?;
-    let mut r = Rendered::new("vera.ask-timed.v1", worst, o, json);
-    r.suites = Some(vec![suite]);
-    Ok(Box::new(r))
-}
-
-fn verdict_lines(v: &TimedVerdict) -> String {
-    let mut o = String::new();
-    match v {
-        TimedVerdict::Entailed { because } if because.is_empty() => {
-            let _ = writeln!(o, "  by the scenario alone (no requirement needed)");
-        }
-        TimedVerdict::Entailed { because } => {
-            let _ = writeln!(o, "  justified by {}", because.join(", "));
-        }
-        TimedVerdict::NotEntailed {
-            counterexample,
-            contradicts,
-        } => {
-            if contradicts.is_empty() {
-                let _ = writeln!(o, "  the requirements allow a run where it fails:");
-            } else {
-                let _ = writeln!(
-                    o,
-                    "  the claim contradicts {}; a run the requirements allow:",
-                    contradicts.join(", ")
-                );
-            }
-            printer::timed::timeline_text(&mut o, counterexample, "    ");
-        }
-        TimedVerdict::ScenarioImpossible { because } if because.is_empty() => {
-            let _ = writeln!(
-                o,
-                "  the scenario contradicts itself (or the domain constraints)"
-            );
-        }
-        TimedVerdict::ScenarioImpossible { because } => {
-            let _ = writeln!(o, "  no run meets the scenario and {}", because.join(", "));
-        }
-        TimedVerdict::Unknown { reason } => {
-            let _ = writeln!(o, "  {reason}");
-        }
-    }
-    o
+    )?))
 }
