@@ -15,6 +15,7 @@ pub mod audit;
 pub mod bl;
 pub mod c;
 pub mod dense;
+pub mod extract;
 pub mod mutate;
 pub mod pipe;
 pub mod run;

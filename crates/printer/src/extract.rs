@@ -1,0 +1,297 @@
+//! The reports of `vera extract`: a requirement list as a TOML spec without formulas or
+//! as JSON (`vera.requirements.v1`), and a `.req` file or a FRET export imported as a
+//! timed TOML spec, with what was left out and why.
+
+use extract::{Confidence, Extraction, FretImport, ReqImport};
+use report::Status;
+
+/// The report of `vera extract` on a requirement list.
+pub struct ExtractRun {
+    /// What was extracted.
+    pub x: Extraction,
+}
+
+/// The report of `vera extract` on a `.req` file: the timed spec it was imported as.
+pub struct ReqRun {
+    /// The file as named on the command line.
+    pub file: String,
+    /// The import.
+    pub import: ReqImport,
+}
+
+/// The report of `vera extract --timed` on a FRET export.
+pub struct FretRun {
+    /// The file as named on the command line.
+    pub file: String,
+    /// The import.
+    pub import: FretImport,
+}
+
+impl FretRun {
+    pub fn summary(&self) -> String {
+        let i = &self.import;
+        let left = match i.refused.len() {
+            0 => String::new(),
+            _ => format!(
+                ", {} left out",
+                count(i.read.iter().filter(|r| !r.imported).count(), "requirement")
+            ),
+        };
+        if i.requirements == 0 {
+            return format!(
+                "0 requirements imported from {} (read as FRET, FRETish){left}: nothing to check",
+                self.file
+            );
+        }
+        format!(
+            "{} imported from {} (read as FRET, FRETish): a timed spec with {}{left}",
+            count(i.requirements, "requirement"),
+            self.file,
+            count(i.variables, "variable"),
+        )
+    }
+
+    /// The spec, with the notes and the requirements left out as comments below its
+    /// header comment.
+    fn toml(&self) -> String {
+        let i = &self.import;
+        let mut extra: String = i
+            .notes
+            .iter()
+            .map(|n| format!("# note: {}\n", comment(n)))
+            .collect();
+        for e in &i.refused {
+            extra.push_str(&format!("# not imported: {}\n", comment(&e.to_string())));
+        }
+        if extra.is_empty() {
+            return i.toml.clone();
+        }
+        match i.toml.find("\n\n") {
+            Some(k) if i.toml.starts_with('#') => {
+                format!("{}\n{extra}{}", &i.toml[..k], &i.toml[k + 1..])
+            }
+            _ => format!("{extra}\n{}", i.toml),
+        }
+    }
+}
+
+impl report::Report for FretRun {
+    fn schema(&self) -> &'static str {
+        // Never rendered: `import_fret` refuses `--format json` before reading the file.
+        SCHEMA
+    }
+
+    fn status(&self) -> Status {
+        if self.import.requirements == 0 {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.toml().as_bytes())?;
+        w.flush()
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        Err(serde::ser::Error::custom(
+            "a FRET export read with --timed is imported as a TOML spec only",
+        ))
+    }
+}
+
+const SCHEMA: &str = extract::SCHEMA_TAG;
+
+/// A TOML string, written by the TOML crate (JSON's escapes are not TOML's: a DEL
+/// character, U+007F, is raw in JSON and forbidden in a TOML string).
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// `s` safe inside a TOML comment: one line, no control characters.
+pub fn comment(s: &str) -> String {
+    crate::text::clean(&s.replace(['\n', '\r'], " "))
+}
+
+impl ExtractRun {
+    /// One line: how many requirements from which file.
+    pub fn summary(&self) -> String {
+        let c = self.x.counts();
+        if c.requirements == 0 {
+            return format!(
+                "0 requirements found in {} (read as {}): nothing to check",
+                self.x.file,
+                self.x.format.name()
+            );
+        }
+        format!(
+            "{} requirement{} extracted from {} (read as {}): {} marked in the source, {} candidate{}",
+            c.requirements,
+            if c.requirements == 1 { "" } else { "s" },
+            self.x.file,
+            self.x.format.name(),
+            c.high,
+            c.candidate,
+            if c.candidate == 1 { "" } else { "s" }
+        )
+    }
+
+    /// The TOML spec: requirements without formulas, each with a comment giving its source.
+    fn toml(&self) -> String {
+        let x = &self.x;
+        let mut o = String::new();
+        o.push_str(&format!("# {}\n", comment(&self.summary())));
+        o.push_str("# Written by `vera extract`. No formulas yet: add [[variables]] and a formula to each\n");
+        o.push_str("# requirement (docs/spec-format.md), or run `vera formalize`. A candidate is a \"shall\"\n");
+        o.push_str("# sentence the source does not mark as a requirement: keep it or delete it.\n");
+        for n in &x.notes {
+            o.push_str(&format!("# note: {}\n", comment(n)));
+        }
+        for v in &x.variables {
+            o.push_str(&format!(
+                "# variable in the source: {} ({}{}){}\n",
+                comment(&v.name),
+                comment(v.data_type.as_deref().unwrap_or("no type")),
+                v.role
+                    .as_deref()
+                    .map(|r| format!(", {}", comment(r)))
+                    .unwrap_or_default(),
+                v.description
+                    .as_deref()
+                    .map(|d| format!(": {}", comment(d)))
+                    .unwrap_or_default()
+            ));
+        }
+        let stem = std::path::Path::new(&x.file)
+            .file_stem()
+            .map_or(x.file.clone(), |s| s.to_string_lossy().into_owned());
+        o.push_str(&format!("\n[spec]\nname = {}\n", toml_str(&stem)));
+        for r in &x.requirements {
+            o.push_str("\n[[requirements]]\n");
+            let mut c = match (r.source.line, r.source.record) {
+                (Some(l), _) => format!("{}:{l}", r.source.file),
+                (None, Some(n)) => format!("{}, record {n}", r.source.file),
+                (None, None) => r.source.file.clone(),
+            };
+            if r.confidence == Confidence::Candidate {
+                c = format!("candidate, {c}");
+            }
+            if let Some(s) = &r.section {
+                c.push_str(&format!(", section {s}"));
+            }
+            if let Some(k) = &r.kind {
+                c.push_str(&format!(", type {k}"));
+            }
+            o.push_str(&format!("# {}\n", comment(&c)));
+            if let Some(f) = &r.fretish {
+                o.push_str(&format!("# FRETish: {}\n", comment(f)));
+            }
+            if let Some(f) = &r.formalization {
+                o.push_str(&format!("# formalization in the source: {}\n", comment(f)));
+            }
+            o.push_str(&format!(
+                "id = {}\ntext = {}\n",
+                toml_str(&r.id),
+                toml_str(&r.text)
+            ));
+        }
+        o
+    }
+}
+
+impl report::Report for ExtractRun {
+    fn schema(&self) -> &'static str {
+        SCHEMA
+    }
+
+    fn status(&self) -> Status {
+        if self.x.requirements.is_empty() {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.toml().as_bytes())?;
+        w.flush()
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        self.x.to_json()
+    }
+}
+
+/// `n` with the plural `s` when it is not one: `3 variables`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+impl ReqRun {
+    /// One line: how many requirements from which file.
+    pub fn summary(&self) -> String {
+        let i = &self.import;
+        if i.requirements == 0 {
+            return format!(
+                "0 requirements found in {} (read as Ultimate .req): nothing to check",
+                self.file
+            );
+        }
+        let notes = match i.notes.len() {
+            0 => String::new(),
+            n => format!(" ({} above)", count(n, "note")),
+        };
+        format!(
+            "{} imported from {} (read as Ultimate .req): a timed spec with {}{notes}",
+            count(i.requirements, "requirement"),
+            self.file,
+            count(i.variables, "variable"),
+        )
+    }
+
+    /// The spec, with the importer's notes as comments below its header comment.
+    fn toml(&self) -> String {
+        let i = &self.import;
+        if i.notes.is_empty() {
+            return i.toml.clone();
+        }
+        let notes: String = i
+            .notes
+            .iter()
+            .map(|n| format!("# note: {}\n", comment(n)))
+            .collect();
+        match i.toml.find("\n\n") {
+            Some(k) if i.toml.starts_with('#') => {
+                format!("{}\n{notes}{}", &i.toml[..k], &i.toml[k + 1..])
+            }
+            _ => format!("{notes}\n{}", i.toml),
+        }
+    }
+}
+
+impl report::Report for ReqRun {
+    fn schema(&self) -> &'static str {
+        // Never rendered: `import_req` refuses `--format json` before reading the file.
+        SCHEMA
+    }
+
+    fn status(&self) -> Status {
+        if self.import.requirements == 0 {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(self.toml().as_bytes())?;
+        w.flush()
+    }
+
+    fn json(&self) -> serde_json::Result<String> {
+        Err(serde::ser::Error::custom(
+            "a .req file is imported as a TOML spec only",
+        ))
+    }
+}
