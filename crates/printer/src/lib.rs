@@ -18,6 +18,7 @@ pub mod dense;
 pub mod extract;
 pub mod mutate;
 pub mod pipe;
+pub mod qa;
 pub mod run;
 pub mod smt;
 pub mod table;
