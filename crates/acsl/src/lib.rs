@@ -25,6 +25,7 @@
 pub mod annotate;
 pub mod front;
 pub mod mutate;
+pub mod plan;
 pub mod project;
 pub mod segment;
 pub mod strength;

@@ -94,153 +94,47 @@ fn wp_fail(e: acsl::WpError) -> anyhow::Error {
     fail(kind, message, &diags)
 }
 
-/// The translation units of the command line: the files with `-I`/`-D`/`-U`,
-/// or entries of the compile-commands file (with the command line's flags added).
-fn units(
-    files: &[std::path::PathBuf],
-    cpp: &crate::cli::CppArgs,
-) -> Result<Vec<acsl::Unit>, acsl::FlagError> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let extra = acsl::CppFlags::from_args(&cpp.args(), &cwd, "the command line")?;
-    match &cpp.compile_commands {
-        Some(db) => {
-            let mut units = acsl::read_compile_commands(db, files)?;
-            for u in &mut units {
-                u.flags.args.extend(extra.args.iter().cloned());
-            }
-            Ok(units)
-        }
-        None => {
-            // A file named twice is one unit.
-            let mut seen = std::collections::BTreeSet::new();
-            Ok(files
-                .iter()
-                .filter(|f| seen.insert(acsl::project::normalize(&cwd.join(f))))
-                .map(|f| acsl::Unit {
-                    source: f.clone(),
-                    directory: cwd.clone(),
-                    flags: extra.clone(),
-                })
-                .collect())
-        }
+/// The command line's preprocessing flags, as `acsl::plan` takes them.
+fn cpp(c: &crate::cli::CppArgs) -> acsl::plan::CppOptions {
+    acsl::plan::CppOptions {
+        args: c.args(),
+        compile_commands: c.compile_commands.clone(),
     }
 }
 
-/// Preprocess and parse the program the command line names.
-fn load_program(
-    files: &[std::path::PathBuf],
-    cpp: &crate::cli::CppArgs,
-    frama_c: &Path,
-) -> Result<acsl::Program> {
-    load_program_with(files, cpp, frama_c).map(|(p, _)| p)
+/// A planning error of `acsl::plan`, in the shape of the other `c` errors.
+fn plan_fail(e: acsl::plan::PlanError) -> anyhow::Error {
+    use acsl::plan::PlanError;
+    match e {
+        PlanError::Flags(e) => fail("flags", e.to_string(), &[]),
+        PlanError::Missing(_) => fail("input", e.to_string(), &[]),
+        PlanError::Syntax(d) => diagnostics(d),
+        PlanError::Wp(e) => wp_fail(e),
+        PlanError::Output(e) => e.into(),
+    }
 }
 
-/// [`load_program`] and the preprocessor it used (for a [`acsl::workspace::Workspace`]).
+/// [`acsl::plan::load_program`], its errors shown.
 fn load_program_with(
     files: &[std::path::PathBuf],
-    cpp: &crate::cli::CppArgs,
+    c: &crate::cli::CppArgs,
     frama_c: &Path,
 ) -> Result<(acsl::Program, acsl::Preprocessor)> {
-    let units = units(files, cpp).map_err(|e| fail("flags", e.to_string(), &[]))?;
-    if let Some(u) = units.iter().find(|u| !u.source.is_file()) {
-        return Err(fail(
-            "input",
-            format!("cannot read {}: no such file", u.source.display()),
-            &[],
-        ));
-    }
-    let pp = acsl::Preprocessor::for_frama_c(frama_c).map_err(diagnostics)?;
-    let program = acsl::Program::load(&units, &pp);
-    // The preprocessor has listed every file it opened (and `acsl` has remembered
-    // them as inputs): an output named after one is refused now, before Frama-C runs.
-    safefile::check_planned()?;
-    let program = program.map_err(diagnostics)?;
-    Ok((program, pp))
+    acsl::plan::load_program(files, &cpp(c), frama_c).map_err(plan_fail)
 }
 
-/// One file with preprocessor flags, for the commands that work on one file's
-/// text (`strength`, `synth`): its harnesses and mutants are written to
-/// temporary directories and compiled there, so Frama-C gets the flags through
-/// `-cpp-extra-args` and both get the file's own directory as an include
-/// directory (for the headers next to it). Returns the flags for the compiler;
-/// nothing when there are none.
-fn unit_flags(
-    file: &Path,
-    cpp: &crate::cli::CppArgs,
-    cfg: &mut acsl::WpConfig,
-) -> Result<Vec<String>> {
-    if cpp.is_empty() && !includes_local_header(file) {
-        return Ok(Vec::new());
-    }
-    let mut units = units(&[file.to_path_buf()], cpp)?;
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let dir = acsl::project::normalize(&cwd.join(file))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or(cwd);
-    for u in &mut units {
-        u.flags.args.insert(0, format!("-I{}", dir.display()));
-    }
-    // Frama-C and the compiler will read the headers it includes: preprocessed once
-    // here, so that every one of them is known as an input (an error is Frama-C's
-    // to report, on the file itself).
-    if let Ok(pp) = acsl::Preprocessor::for_frama_c(&cfg.frama_c) {
-        let _ = acsl::Program::load(&units, &pp);
-        safefile::check_planned()?;
-    }
-    let flags = units
-        .into_iter()
-        .next()
-        .map(|u| u.flags.args)
-        .unwrap_or_default();
-    cfg.extra_args
-        .push(acsl::wp::cpp_extra_args(&flags).map_err(|e| anyhow::anyhow!("{e}"))?);
-    Ok(flags)
+/// The program the command line names, preprocessed and parsed.
+fn load_program(
+    files: &[std::path::PathBuf],
+    c: &crate::cli::CppArgs,
+    frama_c: &Path,
+) -> Result<acsl::Program> {
+    load_program_with(files, c, frama_c).map(|(p, _)| p)
 }
 
-/// True when the command line names one file and no preprocessing flags: the
-/// file is verified as it is, through harnesses cut from its text.
-fn single(files: &[std::path::PathBuf], cpp: &crate::cli::CppArgs) -> bool {
-    files.len() == 1
-        && cpp.is_empty()
-        && !includes_local_header(&files[0])
-        && !has_conditionals(&files[0])
-}
-
-/// True when `file` has an `#if`, `#ifdef` or `#ifndef` line: only the
-/// preprocessor knows which branch counts (an include guard, a `DEBUG` block),
-/// so the file is preprocessed rather than read as written, where the items
-/// inside the blocks would not be seen.
-fn has_conditionals(file: &Path) -> bool {
-    directives(file).any(|d| d.starts_with("if"))
-}
-
-/// The directive lines of `file`, each without its `#` and the spaces around
-/// it (none for an unreadable file, which the reader reports).
-fn directives(file: &Path) -> impl Iterator<Item = String> {
-    let text = std::fs::read(file)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    text.lines()
-        .filter_map(|l| {
-            l.trim_start()
-                .strip_prefix('#')
-                .map(|r| r.trim_start().to_string())
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-}
-
-/// True when `file` has an `#include "..."` line: its headers are found next to
-/// it or not at all, so it must be preprocessed in place (a missing header is
-/// then an error at its line, and a contract on a prototype in the header counts)
-/// rather than verified through harnesses copied elsewhere. An unreadable file
-/// answers false and is reported by the reader.
-fn includes_local_header(file: &Path) -> bool {
-    directives(file).any(|d| {
-        d.strip_prefix("include")
-            .is_some_and(|r| r.trim_start().starts_with('"'))
-    })
+/// True when the files are read as written (see [`acsl::plan::as_written`]).
+fn single(files: &[std::path::PathBuf], c: &crate::cli::CppArgs) -> bool {
+    acsl::plan::as_written(files, &cpp(c))
 }
 
 /// `vera c segments FILE...`
@@ -374,7 +268,7 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     let Some(file) = parse(path)? else {
         return Err(crate::output::Reported.into());
     };
-    if has_conditionals(path) {
+    if acsl::plan::has_conditionals(path) {
         // Read as written, the file's `#if` blocks are opaque: say so rather than
         // skip their functions silently.
         eprintln!(
@@ -410,7 +304,7 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
         }
     };
     let mut wp = a.wp.config();
-    let compiler_flags = unit_flags(path, &a.cpp, &mut wp)?;
+    let compiler_flags = acsl::plan::unit_flags(path, &cpp(&a.cpp), &mut wp).map_err(plan_fail)?;
     let opts = csynth::SynthOptions {
         attempts: a.attempts.max(1),
         strengthen: !a.no_strengthen,

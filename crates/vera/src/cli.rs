@@ -1025,14 +1025,6 @@ pub struct CppArgs {
 }
 
 impl CppArgs {
-    /// True when no flag and no database was given.
-    pub fn is_empty(&self) -> bool {
-        self.include.is_empty()
-            && self.define.is_empty()
-            && self.undefine.is_empty()
-            && self.compile_commands.is_none()
-    }
-
     /// The flags as compiler arguments.
     pub fn args(&self) -> Vec<String> {
         let mut a: Vec<String> = Vec::new();
