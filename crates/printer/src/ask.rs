@@ -1,11 +1,11 @@
 //! The reports of `vera ask`: answers to scenario questions (`vera.ask.v1`, with a JUnit
 //! suite) and derived facts (`vera.derive.v1`).
 
+use crate::audit::{ids, witness_text};
 use crate::text::{excerpt, paint, Paint};
 use crate::Rendered;
 use report::Status;
 use reqs::ask::{Derivation, Fact, Verdict};
-use crate::audit::{ids, witness_text};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -70,7 +70,11 @@ pub fn ask_report(answers: Vec<Answer>, file: Option<String>, worst: Status) -> 
             scenario: a.scenario,
             claim: a.claim,
             expected: a.question.expected.clone(),
-            matches_expected: a.question.expected.as_deref().map(|e| e == a.verdict.name()),
+            matches_expected: a
+                .question
+                .expected
+                .as_deref()
+                .map(|e| e == a.verdict.name()),
             verdict: a.verdict,
             roles: a.roles,
         })
@@ -92,28 +96,28 @@ pub fn ask_report(answers: Vec<Answer>, file: Option<String>, worst: Status) -> 
 /// decide is not a result, so it makes the status an error, like any unknown.
 pub fn derive_report(scenario: String, d: Derivation) -> Rendered<DeriveJson> {
     let status = match &d {
-            // A fact the solver could not decide is not a result: exit 2, like any unknown.
-            Derivation::Facts { variables }
-                if variables
-                    .iter()
-                    .any(|v| matches!(v.fact, reqs::ask::Fact::Unknown)) =>
-            {
-                Status::Error
-            }
-            Derivation::Facts { .. } => Status::Ok,
-            Derivation::ScenarioImpossible { .. } => Status::Findings,
-            Derivation::Unknown { .. } => Status::Error,
-        };
+        // A fact the solver could not decide is not a result: exit 2, like any unknown.
+        Derivation::Facts { variables }
+            if variables
+                .iter()
+                .any(|v| matches!(v.fact, reqs::ask::Fact::Unknown)) =>
+        {
+            Status::Error
+        }
+        Derivation::Facts { .. } => Status::Ok,
+        Derivation::ScenarioImpossible { .. } => Status::Findings,
+        Derivation::Unknown { .. } => Status::Error,
+    };
     let text = human_derive(&d);
     Rendered::new(
-            "vera.derive.v1",
-            status,
-            text,
-            DeriveJson {
-                schema: "vera.derive.v1",
-                scenario,
-                result: d,
-            },
+        "vera.derive.v1",
+        status,
+        text,
+        DeriveJson {
+            schema: "vera.derive.v1",
+            scenario,
+            result: d,
+        },
     )
 }
 
@@ -151,7 +155,6 @@ pub struct DeriveJson {
     result: Derivation,
 }
 
-
 /// The lines under a verdict: its justification or counterexample.
 fn verdict_lines(v: &Verdict) -> String {
     let mut o = String::new();
@@ -183,7 +186,6 @@ fn verdict_lines(v: &Verdict) -> String {
     }
     o
 }
-
 
 /// A question as a pass/fail case: with an expected verdict it passes when the answer
 /// matches; without one it passes when the claim is entailed. An unknown answer is an
@@ -400,13 +402,7 @@ pub fn timed_ask_report(
             TimedVerdict::Unknown { reason } => Some(reason.as_str()),
             _ => None,
         };
-        cases.push(answer_case(
-            "vera.ask",
-            q,
-            v.name(),
-            undecided,
-            detail,
-        ));
+        cases.push(answer_case("vera.ask", q, v.name(), undecided, detail));
     }
     let suite = report::Suite {
         name: file.clone().unwrap_or_else(|| "claim".into()),
@@ -438,7 +434,6 @@ pub fn timed_ask_report(
     r.suites = Some(vec![suite]);
     Ok(r)
 }
-
 
 fn timed_verdict_lines(v: &reqs::timed::ask::TimedVerdict) -> String {
     let mut o = String::new();

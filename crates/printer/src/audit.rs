@@ -2,7 +2,6 @@
 //! text, the findings for SARIF and the HTML page.
 
 use crate::text::{clean, excerpt, paint, Paint};
-use std::fmt::Write as _;
 use report::html::{Bar, Block, Count, Edge, Node, Page, Section, Tone};
 use report::{Finding, Findings, Level, Location, Report, Rule, Status};
 use reqs::audit::{Consistency, Redundancy, RequirementAudit, Vacuity, Violatability, Witness};
@@ -10,6 +9,7 @@ use reqs::realize::Realizability;
 use reqs::summary::{env_conflicts_of, vacuous_by_priority, Summary};
 use reqs::Spec;
 use serde::Serialize;
+use std::fmt::Write as _;
 
 /// One finished audit, with everything its renderings need.
 pub struct AuditRun {
@@ -176,10 +176,8 @@ impl AuditRun {
     /// A finding at the first of `ids`, the others as related places.
     fn group(&self, rule: &'static str, level: Level, ids: &[String], message: String) -> Finding {
         let mut places = ids.iter().map(|id| {
-            self.place(id).with_message(format!(
-                "{id}: {}",
-                excerpt(self.text_of(id), 100)
-            ))
+            self.place(id)
+                .with_message(format!("{id}: {}", excerpt(self.text_of(id), 100)))
         });
         let location = places.next();
         Finding {
@@ -1313,4 +1311,3 @@ pub fn human_audit(
     };
     o
 }
-

@@ -780,4 +780,3 @@ pub fn batch_rendered(
     });
     rep
 }
-

@@ -25,10 +25,7 @@ pub fn segments_report(
             None => format!("line {}", file.line_of(offset)),
         }
     };
-    let own = |i: usize| {
-        program
-            .is_none_or(|p| !p.is_library(&file.items[i]))
-    };
+    let own = |i: usize| program.is_none_or(|p| !p.is_library(&file.items[i]));
     let segs: Vec<acsl::Segment> = acsl::segments(file)
         .into_iter()
         .filter(|s| s.items.iter().any(|&i| own(i)))
@@ -62,7 +59,7 @@ pub fn segments_report(
             callees("  ", &s.called_by_contract, &s.called_with_body)
         );
         if !s.functions.is_empty() {
-            for p in acsl::points_of_interest(&file, s) {
+            for p in acsl::points_of_interest(file, s) {
                 let what = match p.kind {
                     acsl::PoiKind::Contract => "contract".to_string(),
                     acsl::PoiKind::Loop { index } => format!("loop {index}"),
@@ -153,7 +150,10 @@ fn verdict_word(v: &Verdict) -> String {
 /// goals by segment, lemmas, Frama-C's warnings once each, findings, a JUnit suite and
 /// the page. Vacuity or an open goal is a finding; no goals or an output that does not
 /// add up is an error.
-pub fn verify_report(shown: String, report: acsl::verify::VerifyReport) -> Rendered<CReportJson<acsl::verify::VerifyReport>> {
+pub fn verify_report(
+    shown: String,
+    report: acsl::verify::VerifyReport,
+) -> Rendered<CReportJson<acsl::verify::VerifyReport>> {
     let mut o = String::new();
     let _ = writeln!(o, "{shown}: {}", verdict_word(&report.verdict));
     let _ = writeln!(
@@ -596,7 +596,10 @@ fn verify_page(
 /// The report of `vera c strength` on the files `shown`: the variant discrimination rate,
 /// the surviving mutants (findings) and what the original leaves unproved. No rate at
 /// all (no mutant could be judged) is an error.
-pub fn strength_report(shown: String, report: acsl::StrengthReport) -> Rendered<CReportJson<acsl::StrengthReport>> {
+pub fn strength_report(
+    shown: String,
+    report: acsl::StrengthReport,
+) -> Rendered<CReportJson<acsl::StrengthReport>> {
     let where_ = |m: &acsl::MutantOutcome| match &m.file {
         Some(f) => format!("{}:{}", f.display(), m.mutant.line),
         None => format!("line {}", m.mutant.line),
@@ -863,4 +866,3 @@ mod tests {
         assert!(matches!(case.outcome, report::Outcome::Failed { .. }));
     }
 }
-

@@ -86,7 +86,7 @@ pub fn mutate_report(
             );
         }
     }
-    let page = mutation_page(&spec, &report, seconds);
+    let page = mutation_page(spec, &report, seconds);
     let mut r = Rendered::new(
         "vera.mutate.v1",
         status,
@@ -102,7 +102,6 @@ pub fn mutate_report(
     r.page = Some(page);
     r
 }
-
 
 /// `vera.mutate.v1`.
 #[derive(Serialize)]

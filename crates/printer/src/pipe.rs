@@ -734,7 +734,11 @@ pub fn clarify_report(
 
 /// The report of `vera clarify --apply PROPOSALS`: the proposals `applied`, and the spec
 /// written (none when no proposal was accepted).
-pub fn apply_report(proposals: &Path, applied: Vec<String>, output: Option<&Path>) -> Rendered<ApplyJson> {
+pub fn apply_report(
+    proposals: &Path,
+    applied: Vec<String>,
+    output: Option<&Path>,
+) -> Rendered<ApplyJson> {
     let text = match output {
         Some(out) => format!(
             "applied {} accepted proposal(s) ({}); wrote {}\n",

@@ -50,7 +50,6 @@ pub fn check_report(solver: &str, reports: Vec<FileReport>, many: bool) -> Rende
     r
 }
 
-
 /// The finding kinds of `smt check` (SARIF rules).
 const SMT_RULES: &[report::Rule] = &[
     report::Rule {

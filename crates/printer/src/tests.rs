@@ -31,9 +31,9 @@ pub fn suite_report(p: &Problem, suite: Suite, seconds: f64) -> Rendered<TestsJs
     } else {
         RStatus::Findings
     };
-    let text = human(&p, &suite, seconds);
-    let findings = findings(&p, &suite);
-    let page = page(&p, &suite, seconds);
+    let text = human(p, &suite, seconds);
+    let findings = findings(p, &suite);
+    let page = page(p, &suite, seconds);
     let csv = rbt::table::csv(&suite);
     let matrix = rbt::table::matrix_rows(&suite);
     let mut r = Rendered::new(
@@ -589,9 +589,9 @@ pub fn run_report(
         RStatus::Ok
     };
     let items = case_items(&report);
-    let text = human_run(&p, &suite, &report, &items, seconds);
-    let suites = vec![run_junit(&p, &report.implementation, &items)];
-    let findings = run_findings(&p, &items);
+    let text = human_run(p, suite, &report, &items, seconds);
+    let suites = vec![run_junit(p, &report.implementation, &items)];
+    let findings = run_findings(p, &items);
     let mut r = Rendered::new(
         "vera.tests-run.v1",
         status,
@@ -940,7 +940,7 @@ pub fn cover_report(
         "{} ({}): suite {}: {} vector{} ({valid} valid, {} no valid system could produce) ({}, {seconds:.2} s)",
         clean(&p.spec.name),
         clean(p.spec.source.name()),
-        clean(&name),
+        clean(name),
         r.vectors.len(),
         if r.vectors.len() == 1 { "" } else { "s" },
         r.invalid(),
@@ -1028,7 +1028,7 @@ pub fn cover_report(
         }
         let _ = writeln!(o, "  {:<12} {}", clean(&q.id), clean(&line));
     }
-    let findings = cover_findings(&p, &name, &r);
+    let findings = cover_findings(p, name, &r);
     let mut rendered = Rendered::new(
         "vera.tests-cover.v1",
         status,
@@ -1573,9 +1573,9 @@ pub fn run_timed_report(
     };
     let time = p.spec.time.as_ref().expect("a timed spec");
     let items = sequence_items(&report, time);
-    let text = human_run_timed(&suite, &report, &items, seconds);
-    let junit = run_junit(&p, &report.implementation, &items);
-    let findings = run_findings(&p, &items);
+    let text = human_run_timed(suite, &report, &items, seconds);
+    let junit = run_junit(p, &report.implementation, &items);
+    let findings = run_findings(p, &items);
     let mut r = Rendered::new(
         "vera.tests-run-timed.v1",
         status,
@@ -1722,7 +1722,7 @@ pub fn cover_timed_report(
         "{} ({}): suite {}: {} sequence{} ({valid} valid, {} no valid system could produce), tick {} ({}, {seconds:.2} s)",
         clean(&p.spec.name),
         clean(p.spec.source.name()),
-        clean(&name),
+        clean(name),
         r.sequences.len(),
         if r.sequences.len() == 1 { "" } else { "s" },
         r.invalid(),
@@ -1808,4 +1808,3 @@ pub fn cover_timed_report(
     );
     r
 }
-

@@ -72,4 +72,3 @@ pub fn paint(p: Paint, s: &str) -> String {
     };
     format!("\x1b[{code}m{s}\x1b[0m")
 }
-

@@ -416,13 +416,15 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
     let file = args.questions.as_ref().map(|q| q.display().to_string());
     let answers = results
         .into_iter()
-        .map(|(q, scenario, claim, verdict, roles)| printer::ask::Answer {
-            question: q.clone(),
-            scenario: logic::print::term(&scenario),
-            claim: logic::print::term(&claim),
-            verdict,
-            roles,
-        })
+        .map(
+            |(q, scenario, claim, verdict, roles)| printer::ask::Answer {
+                question: q.clone(),
+                scenario: logic::print::term(&scenario),
+                claim: logic::print::term(&claim),
+                verdict,
+                roles,
+            },
+        )
         .collect();
     Ok(Box::new(printer::ask::ask_report(answers, file, worst)))
 }
@@ -478,5 +480,7 @@ pub fn mutate(a: &crate::cli::MutateArgs) -> crate::output::Outcome {
     let start = std::time::Instant::now();
     let report = reqs::mutate::analyze(&spec, &solver.config(), solver.jobs())?;
     let seconds = start.elapsed().as_secs_f64();
-    Ok(Box::new(printer::mutate::mutate_report(&spec, report, seconds)))
+    Ok(Box::new(printer::mutate::mutate_report(
+        &spec, report, seconds,
+    )))
 }

@@ -358,7 +358,10 @@ fn batch(
         found.unresolved,
         found.skipped,
     );
-    Ok(Box::new(printer::bl::batch_rendered(report, args.strict_exceptions)))
+    Ok(Box::new(printer::bl::batch_rendered(
+        report,
+        args.strict_exceptions,
+    )))
 }
 
 /// `vera consistency --merge A.json B.json ...`: one batch report from several (the
@@ -374,5 +377,8 @@ fn merge_reports(files: &[std::path::PathBuf], strict_exceptions: bool) -> crate
         parts.push((name, rep));
     }
     let merged = bl::batch::merge(parts)?;
-    Ok(Box::new(printer::bl::batch_rendered(merged, strict_exceptions)))
+    Ok(Box::new(printer::bl::batch_rendered(
+        merged,
+        strict_exceptions,
+    )))
 }

@@ -152,7 +152,10 @@ pub fn segments(a: &crate::cli::CSegmentsArgs) -> crate::output::Outcome {
             None => return Err(crate::output::Reported.into()),
         },
     };
-    Ok(Box::new(printer::c::segments_report(&file, program.as_ref())))
+    Ok(Box::new(printer::c::segments_report(
+        &file,
+        program.as_ref(),
+    )))
 }
 
 /// `vera c verify FILE...`

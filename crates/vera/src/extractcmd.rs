@@ -156,7 +156,10 @@ fn import_fret(
         }
     };
     for e in &import.refused {
-        eprintln!("warning: {} (not imported)", printer::extract::comment(&e.to_string()));
+        eprintln!(
+            "warning: {} (not imported)",
+            printer::extract::comment(&e.to_string())
+        );
     }
     for n in &import.notes {
         eprintln!("note: {}", printer::extract::comment(n));

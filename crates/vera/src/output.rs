@@ -264,4 +264,3 @@ pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
         r => r,
     }
 }
-

@@ -243,7 +243,11 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
             return Ok(Box::new(printer::pipe::apply_report(pf, changed, None)));
         }
         pipeline::formalize::write_new(&out, &out_text, &inputs, force)?;
-        return Ok(Box::new(printer::pipe::apply_report(pf, changed, Some(&out))));
+        return Ok(Box::new(printer::pipe::apply_report(
+            pf,
+            changed,
+            Some(&out),
+        )));
     }
     let out = a
         .proposals

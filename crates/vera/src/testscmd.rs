@@ -246,7 +246,9 @@ fn run(a: &TestsRunArgs) -> crate::output::Outcome {
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     let seconds = start.elapsed().as_secs_f64();
-    Ok(Box::new(printer::tests::run_report(&p, &suite, report, seconds)))
+    Ok(Box::new(printer::tests::run_report(
+        &p, &suite, report, seconds,
+    )))
 }
 
 fn cover(a: &TestsCoverArgs) -> crate::output::Outcome {
