@@ -321,10 +321,9 @@ pub struct ConsistencyJson {
     error: Option<String>,
 }
 
-/// The report of a single check that could not run: the error on standard error, an
-/// error case in JUnit and a NotChecked result in SARIF, exit 2.
+/// The report of a single check that could not run (the binary shows the error on
+/// standard error): an error case in JUnit and a NotChecked result in SARIF, exit 2.
 pub fn not_checked(nl: &str, imp: &str, error: &str) -> Rendered<ConsistencyJson> {
-    eprintln!("error: {error}");
     let mut r = Rendered::new(
         "vera.consistency.v1",
         Status::Error,

@@ -211,22 +211,34 @@ fn smt_suites(reports: &[FileReport]) -> Vec<report::Suite> {
         .collect()
 }
 
+/// The lines for standard error: each script's error (located, as the reader wrote it)
+/// and notes; they are not part of the report.
+pub fn stderr_lines(reports: &[FileReport], many: bool) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    for r in reports {
+        if let Some(e) = &r.error {
+            let _ = writeln!(o, "{e}");
+            if many {
+                let _ = writeln!(o, "{}: error", r.file);
+            }
+            continue;
+        }
+        for n in &r.notes {
+            let _ = writeln!(o, "{}: note: {n}", r.file);
+        }
+    }
+    o
+}
+
 fn human_text(reports: &[FileReport], many: bool) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
     let (mut sat, mut unsat, mut unknown, mut errors, mut disagree) = (0, 0, 0, 0, 0);
     for r in reports {
-        if let Some(e) = &r.error {
+        if r.error.is_some() {
             errors += 1;
-            eprintln!("{e}");
-            if !many {
-                continue;
-            }
-            eprintln!("{}: error", r.file);
             continue;
-        }
-        for n in &r.notes {
-            eprintln!("{}: note: {n}", r.file);
         }
         for c in &r.checks {
             match c.answer {

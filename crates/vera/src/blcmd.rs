@@ -285,11 +285,12 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         // The check could not run (a file that does not parse, a solver that failed):
         // the error is shown, and the SARIF and JUnit documents still say so.
         Err(e) => {
+            eprintln!("error: {e}");
             return Ok(Box::new(printer::bl::not_checked(
                 &nl,
                 &imp,
                 &e.to_string(),
-            )))
+            )));
         }
     };
     Ok(Box::new(printer::bl::consistency_report(

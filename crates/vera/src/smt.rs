@@ -28,6 +28,7 @@ pub fn check(a: &crate::cli::SmtCheckArgs) -> crate::output::Outcome {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
+    eprint!("{}", printer::smt::stderr_lines(&reports, files.len() > 1));
     Ok(Box::new(printer::smt::check_report(
         &config.kind.to_string(),
         reports,
