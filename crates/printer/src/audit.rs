@@ -748,38 +748,21 @@ impl Report for AuditRun {
             heading: "Findings by kind".into(),
             blocks: vec![Block::Bars {
                 caption: "Requirements with each finding, of those formalized".into(),
-                bars: vec![
-                    Bar {
-                        label: "vacuous".into(),
-                        value: s.vacuous as f64,
-                        max: formalized,
-                        tone: Tone::Warn,
-                    },
-                    Bar {
-                        label: "implied by domain".into(),
-                        value: s.implied_by_domain as f64,
-                        max: formalized,
-                        tone: Tone::Warn,
-                    },
-                    Bar {
-                        label: "redundant".into(),
-                        value: s.redundant as f64,
-                        max: formalized,
-                        tone: Tone::Warn,
-                    },
-                    Bar {
-                        label: "fix a variable".into(),
-                        value: s.fixes_a_variable as f64,
-                        max: formalized,
-                        tone: Tone::Warn,
-                    },
-                    Bar {
-                        label: "undecided".into(),
-                        value: s.unknown as f64,
-                        max: formalized,
-                        tone: Tone::Bad,
-                    },
-                ],
+                bars: [
+                    ("vacuous", s.vacuous, Tone::Warn),
+                    ("implied by domain", s.implied_by_domain, Tone::Warn),
+                    ("redundant", s.redundant, Tone::Warn),
+                    ("fix a variable", s.fixes_a_variable, Tone::Warn),
+                    ("undecided", s.unknown, Tone::Bad),
+                ]
+                .into_iter()
+                .map(|(label, n, tone)| Bar {
+                    label: label.into(),
+                    value: n as f64,
+                    max: formalized,
+                    tone,
+                })
+                .collect(),
             }],
         });
         Some(Page {

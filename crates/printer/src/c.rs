@@ -312,6 +312,15 @@ pub fn verify_report(
     r
 }
 
+/// The rule of an open goal: refuted, or only not proved.
+fn goal_rule(g: &acsl::Goal) -> &'static str {
+    if g.status == acsl::GoalStatus::Invalid {
+        "VERA-C-INVALID"
+    } else {
+        "VERA-C-NOT-PROVED"
+    }
+}
+
 /// The finding kinds of C proofs (SARIF rules).
 const C_RULES: &[Rule] = &[
     Rule {
@@ -376,11 +385,7 @@ fn property_findings(
     {
         let clause = properties.iter().find(|p| p.goals.contains(&g.name));
         findings.push(Finding {
-            rule: if g.status == acsl::GoalStatus::Invalid {
-                "VERA-C-INVALID"
-            } else {
-                "VERA-C-NOT-PROVED"
-            },
+            rule: goal_rule(g),
             level: Level::Error,
             message: match clause {
                 Some(p) => format!("goal {} ({:?}): {}", g.name, g.status, describe(p)),
@@ -401,11 +406,7 @@ fn property_findings(
         .filter(|g| g.file.is_none())
     {
         findings.push(Finding {
-            rule: if g.status == acsl::GoalStatus::Invalid {
-                "VERA-C-INVALID"
-            } else {
-                "VERA-C-NOT-PROVED"
-            },
+            rule: goal_rule(g),
             level: Level::Error,
             message: format!("goal {} ({:?}), not matched to a clause", g.name, g.status),
             location: Some(Location::new(file, None)),

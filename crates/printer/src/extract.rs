@@ -63,15 +63,7 @@ impl FretRun {
         for e in &i.refused {
             extra.push_str(&format!("# not imported: {}\n", comment(&e.to_string())));
         }
-        if extra.is_empty() {
-            return i.toml.clone();
-        }
-        match i.toml.find("\n\n") {
-            Some(k) if i.toml.starts_with('#') => {
-                format!("{}\n{extra}{}", &i.toml[..k], &i.toml[k + 1..])
-            }
-            _ => format!("{extra}\n{}", i.toml),
-        }
+        below_header(&i.toml, &extra)
     }
 }
 
@@ -82,11 +74,7 @@ impl report::Report for FretRun {
     }
 
     fn status(&self) -> Status {
-        if self.import.requirements == 0 {
-            Status::Findings
-        } else {
-            Status::Ok
-        }
+        import_status(self.import.requirements)
     }
 
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -95,9 +83,7 @@ impl report::Report for FretRun {
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        Err(serde::ser::Error::custom(
-            "a FRET export read with --timed is imported as a TOML spec only",
-        ))
+        import_json("a FRET export read with --timed")
     }
 }
 
@@ -252,21 +238,13 @@ impl ReqRun {
 
     /// The spec, with the importer's notes as comments below its header comment.
     fn toml(&self) -> String {
-        let i = &self.import;
-        if i.notes.is_empty() {
-            return i.toml.clone();
-        }
-        let notes: String = i
+        let notes: String = self
+            .import
             .notes
             .iter()
             .map(|n| format!("# note: {}\n", comment(n)))
             .collect();
-        match i.toml.find("\n\n") {
-            Some(k) if i.toml.starts_with('#') => {
-                format!("{}\n{notes}{}", &i.toml[..k], &i.toml[k + 1..])
-            }
-            _ => format!("{notes}\n{}", i.toml),
-        }
+        below_header(&self.import.toml, &notes)
     }
 }
 
@@ -277,11 +255,7 @@ impl report::Report for ReqRun {
     }
 
     fn status(&self) -> Status {
-        if self.import.requirements == 0 {
-            Status::Findings
-        } else {
-            Status::Ok
-        }
+        import_status(self.import.requirements)
     }
 
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -290,8 +264,34 @@ impl report::Report for ReqRun {
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        Err(serde::ser::Error::custom(
-            "a .req file is imported as a TOML spec only",
-        ))
+        import_json("a .req file")
+    }
+}
+
+/// An import that yields no requirement is a finding: there is nothing to check.
+fn import_status(requirements: usize) -> Status {
+    if requirements == 0 {
+        Status::Findings
+    } else {
+        Status::Ok
+    }
+}
+
+/// An imported spec has no JSON form: it is TOML.
+fn import_json(what: &str) -> serde_json::Result<String> {
+    Err(serde::ser::Error::custom(format!(
+        "{what} is imported as a TOML spec only"
+    )))
+}
+
+/// `toml` with the comment lines `extra` put below its header comment (the first
+/// paragraph, when the text begins with a comment), or above it.
+fn below_header(toml: &str, extra: &str) -> String {
+    if extra.is_empty() {
+        return toml.to_string();
+    }
+    match toml.find("\n\n") {
+        Some(k) if toml.starts_with('#') => format!("{}\n{extra}{}", &toml[..k], &toml[k + 1..]),
+        _ => format!("{extra}\n{toml}"),
     }
 }

@@ -515,120 +515,134 @@ pub fn ambiguity_timed_report(
     r
 }
 
-/// The timed ambiguity page: requirements by number of readings as bars, then each
-/// flagged requirement with its readings and questions.
-fn ambiguity_timed_page(
-    spec_path: &Path,
-    rep: &pipeline::timed::TimedAmbiguityReport,
-    seconds: f64,
-) -> report::html::Page {
-    use report::html::{Block, Count, Page, Section, Tone};
-    let s = &rep.summary;
-    let mut by_classes: std::collections::BTreeMap<String, usize> = Default::default();
-    for r in &rep.requirements {
-        let key = match (r.could_not_screen, r.classes.len()) {
-            (true, _) => "not screened".to_string(),
-            (_, 1) => "1 reading".to_string(),
-            (_, n) => format!("{n} readings"),
-        };
-        *by_classes.entry(key).or_default() += 1;
-    }
-    let bars = reading_bars(by_classes, rep.requirements.len());
-    let items = rep
-        .requirements
-        .iter()
-        .filter(|r| r.flagged)
-        .map(|r| {
-            let mut o = String::new();
-            render_timed_screening(&mut o, r);
-            Block::Item {
-                title: r.id.clone(),
-                badge: "ambiguity-sensitive".into(),
-                tone: Tone::Warn,
-                blocks: vec![Block::Text(r.text.clone()), Block::Code(o)],
-            }
-        })
-        .collect();
-    Page {
-        title: format!("vera ambiguity (timed): {}", spec_path.display()),
-        subtitle: Some(format!("{seconds:.1} s")),
-        counts: vec![
-            Count::neutral("requirements", s.requirements),
-            Count::findings("ambiguity-sensitive", s.flagged, Tone::Warn),
-            Count::findings("not screened", s.could_not_screen, Tone::Bad),
-            Count::findings("undecided pairs", s.undecided, Tone::Bad),
-        ],
-        sections: vec![
-            Section {
-                heading: "Readings over time".into(),
-                blocks: vec![Block::Bars {
-                    caption: "Timed requirements by number of readings that differ on some trace"
-                        .into(),
-                    bars,
-                }],
-            },
-            Section {
-                heading: "Ambiguity-sensitive requirements, with the questions of time".into(),
-                blocks: items,
-            },
-        ],
-    }
+/// One screened requirement on an ambiguity page: how many readings it has (`None`: not
+/// screened), and when flagged, its id, text and readings as terminal text.
+struct PageItem {
+    classes: Option<usize>,
+    flagged: Option<(String, String, String)>,
 }
 
-/// The ambiguity page: requirements by number of readings as bars, then each flagged
-/// requirement with its readings.
-fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> report::html::Page {
-    use report::html::{Block, Count, Page, Section, Tone};
-    let s = &rep.summary;
+/// An ambiguity page (plain and timed screenings alike): requirements by number of
+/// readings as bars, then each flagged requirement with its readings.
+fn readings_page(
+    title: String,
+    seconds: f64,
+    counts: Vec<report::html::Count>,
+    (bars_heading, caption, items_heading): (&str, &str, &str),
+    items: Vec<PageItem>,
+) -> report::html::Page {
+    use report::html::{Block, Page, Section, Tone};
     let mut by_classes: std::collections::BTreeMap<String, usize> = Default::default();
-    for r in &rep.requirements {
-        let key = match r.partition.as_ref().map(|p| p.metrics.classes) {
+    for i in &items {
+        let key = match i.classes {
             None => "not screened".to_string(),
             Some(1) => "1 reading".to_string(),
             Some(n) => format!("{n} readings"),
         };
         *by_classes.entry(key).or_default() += 1;
     }
-    let bars = reading_bars(by_classes, rep.requirements.len());
-    let items = rep
-        .requirements
-        .iter()
-        .filter(|r| r.flagged)
-        .map(|r| {
-            let mut o = String::new();
-            if let Some(p) = &r.partition {
-                render_partition(&mut o, p);
-            }
-            Block::Item {
-                title: r.id.clone(),
-                badge: "ambiguity-sensitive".into(),
-                tone: Tone::Warn,
-                blocks: vec![Block::Text(r.text.clone()), Block::Code(o)],
-            }
+    let bars = reading_bars(by_classes, items.len());
+    let blocks = items
+        .into_iter()
+        .filter_map(|i| i.flagged)
+        .map(|(id, text, o)| Block::Item {
+            title: id,
+            badge: "ambiguity-sensitive".into(),
+            tone: Tone::Warn,
+            blocks: vec![Block::Text(text), Block::Code(o)],
         })
         .collect();
     Page {
-        title: format!("vera ambiguity: {}", spec_path.display()),
+        title,
         subtitle: Some(format!("{seconds:.1} s")),
-        counts: vec![
-            Count::neutral("requirements", s.requirements),
-            Count::findings("ambiguity-sensitive", s.flagged, Tone::Warn),
-            Count::findings("not screened", s.could_not_screen, Tone::Bad),
-        ],
+        counts,
         sections: vec![
             Section {
-                heading: "Ambiguity classes".into(),
+                heading: bars_heading.into(),
                 blocks: vec![Block::Bars {
-                    caption: "Requirements by number of distinct readings among the samples".into(),
+                    caption: caption.into(),
                     bars,
                 }],
             },
             Section {
-                heading: "Ambiguity-sensitive requirements".into(),
-                blocks: items,
+                heading: items_heading.into(),
+                blocks,
             },
         ],
     }
+}
+
+/// The timed ambiguity page: flagged requirements with their readings and questions.
+fn ambiguity_timed_page(
+    spec_path: &Path,
+    rep: &pipeline::timed::TimedAmbiguityReport,
+    seconds: f64,
+) -> report::html::Page {
+    use report::html::{Count, Tone};
+    let s = &rep.summary;
+    let items = rep
+        .requirements
+        .iter()
+        .map(|r| PageItem {
+            classes: (!r.could_not_screen).then_some(r.classes.len()),
+            flagged: r.flagged.then(|| {
+                let mut o = String::new();
+                render_timed_screening(&mut o, r);
+                (r.id.clone(), r.text.clone(), o)
+            }),
+        })
+        .collect();
+    readings_page(
+        format!("vera ambiguity (timed): {}", spec_path.display()),
+        seconds,
+        vec![
+            Count::neutral("requirements", s.requirements),
+            Count::findings("ambiguity-sensitive", s.flagged, Tone::Warn),
+            Count::findings("not screened", s.could_not_screen, Tone::Bad),
+            Count::findings("undecided pairs", s.undecided, Tone::Bad),
+        ],
+        (
+            "Readings over time",
+            "Timed requirements by number of readings that differ on some trace",
+            "Ambiguity-sensitive requirements, with the questions of time",
+        ),
+        items,
+    )
+}
+
+/// The ambiguity page: flagged requirements with their readings.
+fn ambiguity_page(spec_path: &Path, rep: &AmbiguityReport, seconds: f64) -> report::html::Page {
+    use report::html::{Count, Tone};
+    let s = &rep.summary;
+    let items = rep
+        .requirements
+        .iter()
+        .map(|r| PageItem {
+            classes: r.partition.as_ref().map(|p| p.metrics.classes),
+            flagged: r.flagged.then(|| {
+                let mut o = String::new();
+                if let Some(p) = &r.partition {
+                    render_partition(&mut o, p);
+                }
+                (r.id.clone(), r.text.clone(), o)
+            }),
+        })
+        .collect();
+    readings_page(
+        format!("vera ambiguity: {}", spec_path.display()),
+        seconds,
+        vec![
+            Count::neutral("requirements", s.requirements),
+            Count::findings("ambiguity-sensitive", s.flagged, Tone::Warn),
+            Count::findings("not screened", s.could_not_screen, Tone::Bad),
+        ],
+        (
+            "Ambiguity classes",
+            "Requirements by number of distinct readings among the samples",
+            "Ambiguity-sensitive requirements",
+        ),
+        items,
+    )
 }
 
 /// The exit status of a clarification run: every flagged requirement converged (or none
@@ -638,6 +652,43 @@ fn clarify_status(proposals: &[pipeline::clarify::Proposal]) -> Status {
         pipeline::clarify::Convergence::All => Status::Ok,
         pipeline::clarify::Convergence::Some => Status::Findings,
         pipeline::clarify::Convergence::None => Status::Error,
+    }
+}
+
+/// One proposal of a clarification run: its outcome, the text before and after, the
+/// rewrites rejected on the way (`rejected`) and why it did not converge.
+fn proposal_lines(o: &mut String, p: &pipeline::clarify::Proposal, rejected: bool) {
+    let status = if p.converged {
+        paint(Paint::Good, "converged")
+    } else {
+        paint(Paint::Warn, "not converged")
+    };
+    let _ = writeln!(
+        o,
+        "{} {status} after {} round(s): {} -> {} readings",
+        paint(Paint::Id, &p.id),
+        p.rounds,
+        p.classes_before,
+        p.classes_after
+    );
+    let _ = writeln!(o, "  was: {}", p.original);
+    if p.converged {
+        let _ = writeln!(o, "  now: {}", p.clarified);
+    } else if p.clarified != p.original {
+        let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
+    }
+    if rejected {
+        for r in p.history.iter().filter(|r| r.rejected.is_some()) {
+            let _ = writeln!(
+                o,
+                "  rejected: {} ({})",
+                excerpt(&r.text, 100),
+                r.rejected.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    if let Some(n) = &p.note {
+        let _ = writeln!(o, "  why: {n}");
     }
 }
 
@@ -653,36 +704,7 @@ pub fn clarify_report(
     let code = clarify_status(&rep.proposals);
     let mut o = String::new();
     for p in &rep.proposals {
-        let status = if p.converged {
-            paint(Paint::Good, "converged")
-        } else {
-            paint(Paint::Warn, "not converged")
-        };
-        let _ = writeln!(
-            o,
-            "{} {status} after {} round(s): {} -> {} readings",
-            paint(Paint::Id, &p.id),
-            p.rounds,
-            p.classes_before,
-            p.classes_after
-        );
-        let _ = writeln!(o, "  was: {}", p.original);
-        if p.converged {
-            let _ = writeln!(o, "  now: {}", p.clarified);
-        } else if p.clarified != p.original {
-            let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
-        }
-        for r in p.history.iter().filter(|r| r.rejected.is_some()) {
-            let _ = writeln!(
-                o,
-                "  rejected: {} ({})",
-                excerpt(&r.text, 100),
-                r.rejected.as_deref().unwrap_or_default()
-            );
-        }
-        if let Some(n) = &p.note {
-            let _ = writeln!(o, "  why: {n}");
-        }
+        proposal_lines(&mut o, p, true);
     }
     let rejected = |what: &str| {
         rep.proposals
@@ -776,28 +798,7 @@ pub fn clarify_timed_report(
         render_timed_screening(&mut o, s);
     }
     for p in &rep.proposals {
-        let status = if p.converged {
-            paint(Paint::Good, "converged")
-        } else {
-            paint(Paint::Warn, "not converged")
-        };
-        let _ = writeln!(
-            o,
-            "{} {status} after {} round(s): {} -> {} readings",
-            paint(Paint::Id, &p.id),
-            p.rounds,
-            p.classes_before,
-            p.classes_after
-        );
-        let _ = writeln!(o, "  was: {}", p.original);
-        if p.converged {
-            let _ = writeln!(o, "  now: {}", p.clarified);
-        } else if p.clarified != p.original {
-            let _ = writeln!(o, "  last screened rewrite: {}", p.clarified);
-        }
-        if let Some(n) = &p.note {
-            let _ = writeln!(o, "  why: {n}");
-        }
+        proposal_lines(&mut o, p, false);
     }
     let _ = writeln!(
         o,
