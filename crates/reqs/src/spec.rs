@@ -1176,6 +1176,45 @@ impl<'a> Loader<'a> {
         csv: Option<(&SourceFile, Vec<(usize, csv::StringRecord)>)>,
     ) -> Result<Spec, Diagnostics> {
         let mut ctx = Context::new();
+        let enums = self.enums(&raw, &mut ctx);
+        let (variables, bounds) = self.variables(&raw, &mut ctx, &enums);
+        let logic_name = self.logic(&raw, &mut ctx, &variables, &enums);
+        let mut ids: HashMap<String, Span> = HashMap::new();
+        let domain = self.domain(&raw, &ctx, &mut ids, bounds);
+        let time = raw.time.as_ref().and_then(|t| self.time_base(t));
+        let mut requirements = self.requirements(&raw, &ctx, time.as_ref(), &mut ids);
+        if let Some((csv_file, rows)) = csv {
+            self.csv_requirements(csv_file, rows, &ctx, &ids, &mut requirements);
+        }
+        self.unused_variables(&raw, &ctx, &domain, &requirements);
+        let reviews = self.reviews(&raw, &requirements);
+        self.diags.sort_by_key(|d| d.span.start);
+        let mut all = self.file.locate_all(&self.diags);
+        all.0.extend(self.extra);
+        if all.0.iter().any(|d| d.severity == Severity::Error) {
+            return Err(all);
+        }
+        Ok(Spec {
+            name: raw
+                .spec
+                .as_ref()
+                .and_then(|h| h.name.clone())
+                .unwrap_or_else(|| self.file.name().to_string()),
+            logic: logic_name,
+            enums,
+            variables,
+            domain,
+            requirements,
+            context: ctx,
+            time,
+            warnings: all,
+            source: self.file.clone(),
+            reviews,
+        })
+    }
+
+    /// The `[[enums]]` tables, each declared in `ctx` with the values that are fine.
+    fn enums(&mut self, raw: &RawSpec, ctx: &mut Context) -> Vec<(Symbol, Vec<Symbol>)> {
         let mut enums: Vec<(Symbol, Vec<Symbol>)> = Vec::new();
         for e in &raw.enums {
             let n = e.name.get_ref();
@@ -1216,6 +1255,17 @@ impl<'a> Loader<'a> {
                 enums.push((Arc::from(n.as_str()), values));
             }
         }
+        enums
+    }
+
+    /// The `[[variables]]` tables, each declared in `ctx`, and the domain constraints
+    /// their `min`/`max` make.
+    fn variables(
+        &mut self,
+        raw: &RawSpec,
+        ctx: &mut Context,
+        enums: &[(Symbol, Vec<Symbol>)],
+    ) -> (Vec<Variable>, Vec<Constraint>) {
         let mut variables = Vec::new();
         let mut bounds = Vec::new();
         for v in &raw.variables {
@@ -1329,6 +1379,17 @@ impl<'a> Loader<'a> {
                 role,
             });
         }
+        (variables, bounds)
+    }
+
+    /// The spec's logic (given, or the smallest one its variables need), set in `ctx`.
+    fn logic(
+        &mut self,
+        raw: &RawSpec,
+        ctx: &mut Context,
+        variables: &[Variable],
+        enums: &[(Symbol, Vec<Symbol>)],
+    ) -> String {
         let logic_name = match raw.spec.as_ref().and_then(|h| h.logic.as_ref()) {
             Some(l) => {
                 let name = l.get_ref().clone();
@@ -1340,7 +1401,7 @@ impl<'a> Loader<'a> {
                 }
                 name
             }
-            None => default_logic(&variables, !enums.is_empty()),
+            None => default_logic(variables, !enums.is_empty()),
         };
         ctx.set_logic(&logic_name);
         if !enums.is_empty() && !ctx.allows_datatypes() {
@@ -1358,13 +1419,23 @@ impl<'a> Loader<'a> {
                 .with_hint("add DT to the logic (e.g. QF_DTLRA) or use ALL"),
             );
         }
-        let mut ids: HashMap<String, Span> = HashMap::new();
+        logic_name
+    }
+
+    /// The `[[domain]]` constraints, after the variables' bounds.
+    fn domain(
+        &mut self,
+        raw: &RawSpec,
+        ctx: &Context,
+        ids: &mut HashMap<String, Span>,
+        bounds: Vec<Constraint>,
+    ) -> Vec<Constraint> {
         let mut domain = bounds;
         for d in &raw.domain {
-            self.id(&d.id, &mut ids);
+            self.id(&d.id, ids);
             match &d.formula {
                 Some(f) => {
-                    if let Some(t) = self.formula(f, &ctx) {
+                    if let Some(t) = self.formula(f, ctx) {
                         domain.push(Constraint {
                             id: d.id.get_ref().clone(),
                             text: d.text.clone(),
@@ -1382,10 +1453,20 @@ impl<'a> Loader<'a> {
                 ),
             }
         }
-        let time = raw.time.as_ref().and_then(|t| self.time_base(t));
+        domain
+    }
+
+    /// The `[[requirements]]` tables: formulas, or timed patterns read against `time`.
+    fn requirements(
+        &mut self,
+        raw: &RawSpec,
+        ctx: &Context,
+        time: Option<&crate::timed::TimeBase>,
+        ids: &mut HashMap<String, Span>,
+    ) -> Vec<Requirement> {
         let mut requirements = Vec::new();
         for r in &raw.requirements {
-            self.id(&r.id, &mut ids);
+            self.id(&r.id, ids);
             let line = self.line(sp(&r.id));
             let origin = match r.origin.as_ref().map(|o| (o, o.get_ref().as_str())) {
                 None | Some((_, "hand")) => Origin::Hand,
@@ -1400,16 +1481,15 @@ impl<'a> Loader<'a> {
                 }
             };
             if let Some(timed) = &r.timed {
-                let dense_time = time
-                    .as_ref()
-                    .is_some_and(|tb| tb.semantics == crate::timed::Semantics::Dense);
+                let dense_time =
+                    time.is_some_and(|tb| tb.semantics == crate::timed::Semantics::Dense);
                 let mut dense = None;
-                let pattern = match (&time, &raw.time) {
+                let pattern = match (time, &raw.time) {
                     (Some(tb), _) if dense_time => {
-                        dense = self.dense_pattern(timed, tb, &ctx);
+                        dense = self.dense_pattern(timed, tb, ctx);
                         None
                     }
-                    (Some(tb), _) => self.pattern(timed, tb, &ctx),
+                    (Some(tb), _) => self.pattern(timed, tb, ctx),
                     (None, Some(_)) => None,
                     (None, None) => {
                         self.diags.push(
@@ -1465,7 +1545,7 @@ impl<'a> Loader<'a> {
                 ));
             }
             let formula = match &r.formula {
-                Some(f) => self.formula(f, &ctx),
+                Some(f) => self.formula(f, ctx),
                 None => {
                     self.diags.push(
                         Diagnostic::warning(
@@ -1491,82 +1571,102 @@ impl<'a> Loader<'a> {
                 dense: None,
             });
         }
-        if let Some((csv_file, rows)) = csv {
-            let mut csv_diags = Vec::new();
-            let mut seen: HashMap<String, usize> = HashMap::new();
-            for (off, rec) in rows {
-                let id = rec.get(0).unwrap_or("").trim().to_string();
-                let text = rec.get(1).unwrap_or("").trim().to_string();
-                let span = Span::new(off, off + id.len().max(1));
-                let line = csv_file.line_col(off).0;
-                if id.is_empty() {
-                    csv_diags.push(Diagnostic::error(span, "empty requirement id"));
-                    continue;
-                }
-                if let Some(bad) = control_char(&id) {
-                    csv_diags.push(bad_id(span, bad));
-                    continue;
-                }
-                if ids.contains_key(&id) || seen.contains_key(&id) {
-                    csv_diags.push(Diagnostic::error(span, format!("duplicate id `{id}`")));
-                    continue;
-                }
-                seen.insert(id.clone(), line);
-                if text.is_empty() {
-                    csv_diags.push(Diagnostic::warning(
-                        span,
-                        format!("requirement `{id}` has no text"),
-                    ));
-                }
-                let formula_text = rec.get(2).map(str::trim).filter(|f| !f.is_empty());
-                let formula = match formula_text {
-                    Some(f) => match logic::script::elaborate_formula(f, &ctx) {
-                        Ok(t) => {
-                            let (t, problems) = settle_formula(t);
-                            let mut ok = true;
-                            for p in problems {
-                                ok &= !p.error;
-                                let d = p.diagnostic(span);
-                                csv_diags.push(Diagnostic {
-                                    message: format!("{id}: {}", d.message),
-                                    ..d
-                                });
-                            }
-                            ok.then_some(t)
+        requirements
+    }
+
+    /// The requirements of a CSV file (id, text, formula), after the spec's own.
+    fn csv_requirements(
+        &mut self,
+        csv_file: &SourceFile,
+        rows: Vec<(usize, csv::StringRecord)>,
+        ctx: &Context,
+        ids: &HashMap<String, Span>,
+        requirements: &mut Vec<Requirement>,
+    ) {
+        let mut csv_diags = Vec::new();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (off, rec) in rows {
+            let id = rec.get(0).unwrap_or("").trim().to_string();
+            let text = rec.get(1).unwrap_or("").trim().to_string();
+            let span = Span::new(off, off + id.len().max(1));
+            let line = csv_file.line_col(off).0;
+            if id.is_empty() {
+                csv_diags.push(Diagnostic::error(span, "empty requirement id"));
+                continue;
+            }
+            if let Some(bad) = control_char(&id) {
+                csv_diags.push(bad_id(span, bad));
+                continue;
+            }
+            if ids.contains_key(&id) || seen.contains_key(&id) {
+                csv_diags.push(Diagnostic::error(span, format!("duplicate id `{id}`")));
+                continue;
+            }
+            seen.insert(id.clone(), line);
+            if text.is_empty() {
+                csv_diags.push(Diagnostic::warning(
+                    span,
+                    format!("requirement `{id}` has no text"),
+                ));
+            }
+            let formula_text = rec.get(2).map(str::trim).filter(|f| !f.is_empty());
+            let formula = match formula_text {
+                Some(f) => match logic::script::elaborate_formula(f, ctx) {
+                    Ok(t) => {
+                        let (t, problems) = settle_formula(t);
+                        let mut ok = true;
+                        for p in problems {
+                            ok &= !p.error;
+                            let d = p.diagnostic(span);
+                            csv_diags.push(Diagnostic {
+                                message: format!("{id}: {}", d.message),
+                                ..d
+                            });
                         }
-                        Err(ds) => {
-                            for d in ds {
-                                csv_diags.push(Diagnostic {
-                                    span,
-                                    message: format!("{id}: {}", d.message),
-                                    ..d
-                                });
-                            }
-                            None
+                        ok.then_some(t)
+                    }
+                    Err(ds) => {
+                        for d in ds {
+                            csv_diags.push(Diagnostic {
+                                span,
+                                message: format!("{id}: {}", d.message),
+                                ..d
+                            });
                         }
-                    },
-                    None => {
-                        csv_diags.push(Diagnostic::warning(
-                            span,
-                            format!("requirement `{id}` is not formalized"),
-                        ));
                         None
                     }
-                };
-                let shape = formula.as_ref().map(shape_of).unwrap_or(Shape::Invariant);
-                requirements.push(Requirement {
-                    id,
-                    text,
-                    formula,
-                    shape,
-                    line,
-                    origin: Origin::Hand,
-                    timed: None,
-                    dense: None,
-                });
-            }
-            self.extra.extend(csv_file.locate_all(&csv_diags).0);
+                },
+                None => {
+                    csv_diags.push(Diagnostic::warning(
+                        span,
+                        format!("requirement `{id}` is not formalized"),
+                    ));
+                    None
+                }
+            };
+            let shape = formula.as_ref().map(shape_of).unwrap_or(Shape::Invariant);
+            requirements.push(Requirement {
+                id,
+                text,
+                formula,
+                shape,
+                line,
+                origin: Origin::Hand,
+                timed: None,
+                dense: None,
+            });
         }
+        self.extra.extend(csv_file.locate_all(&csv_diags).0);
+    }
+
+    /// Warnings for variables no formula uses (the schema may be shared between specs).
+    fn unused_variables(
+        &mut self,
+        raw: &RawSpec,
+        ctx: &Context,
+        domain: &[Constraint],
+        requirements: &[Requirement],
+    ) {
         // Unused variables (a warning: the schema may be shared between specs). Not when
         // formulas failed to load: their variables would look unused.
         let failed = self.diags.iter().any(|d| d.severity == Severity::Error);
@@ -1603,6 +1703,10 @@ impl<'a> Loader<'a> {
                 ));
             }
         }
+    }
+
+    /// The `[[reviews]]` tables: findings a person reviewed and accepted.
+    fn reviews(&mut self, raw: &RawSpec, requirements: &[Requirement]) -> Vec<Review> {
         let mut reviews = Vec::new();
         for r in &raw.reviews {
             let id = r.requirement.get_ref();
@@ -1648,29 +1752,7 @@ impl<'a> Loader<'a> {
                 line: self.line(sp(&r.requirement)),
             });
         }
-        self.diags.sort_by_key(|d| d.span.start);
-        let mut all = self.file.locate_all(&self.diags);
-        all.0.extend(self.extra);
-        if all.0.iter().any(|d| d.severity == Severity::Error) {
-            return Err(all);
-        }
-        Ok(Spec {
-            name: raw
-                .spec
-                .as_ref()
-                .and_then(|h| h.name.clone())
-                .unwrap_or_else(|| self.file.name().to_string()),
-            logic: logic_name,
-            enums,
-            variables,
-            domain,
-            requirements,
-            context: ctx,
-            time,
-            warnings: all,
-            source: self.file.clone(),
-            reviews,
-        })
+        reviews
     }
 
     /// The `[time]` table: the tick, named durations and the horizon.
