@@ -1002,121 +1002,28 @@ pub fn run(
     // read leaves nothing behind. Extraction is deterministic and fast.
     // A UTF-16 document (with a byte-order mark) is read as its text.
     let doc_bytes = safefile::read_bytes_as_utf8(document)?.0;
-    let mut extraction = extract::extract(&doc_name, &doc_bytes, None)?;
+    let extraction = extract::extract(&doc_name, &doc_bytes, None)?;
     // The run directory knows its document by its full path.
     let doc_id = std::fs::canonicalize(document)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| doc_name.clone());
-    let mut dir = Dir::open(&options.dir, &doc_id, options.force)?;
-    let model = format!("{}/{}", client.provider().id(), client.provider().model());
-    let total =
-        4 + usize::from(options.ambiguity.is_some()) + usize::from(options.roundtrip.is_some());
-    let mut index = 0;
-    let mut stages = Vec::new();
-    let mut notes = Vec::new();
-    // Marks a stage as starting; returns whether it is up to date.
-    let mut begin = |dir: &Dir,
-                     name: &'static str,
-                     key: &str,
-                     detail: String,
-                     stages: &mut Vec<StageRun>,
-                     notes: &mut Vec<String>|
-     -> Result<bool, RunError> {
-        index += 1;
-        let standing = dir.standing(name, key)?;
-        let reused = matches!(standing, Standing::Fresh { .. });
-        progress(Event::Stage {
-            index,
-            total,
-            name,
-            reused,
-            detail,
-        });
-        if let Standing::Fresh { edited } = standing {
-            let s = &dir.state.stages[name];
-            for e in &edited {
-                notes.push(format!(
-                    "{e} was changed after vera wrote it; the later stages use it as it is{}",
-                    if e.ends_with(".toml") {
-                        format!(
-                            " (the counts of the {name} stage are those of the file vera wrote)"
-                        )
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-            stages.push(StageRun {
-                name,
-                reused: true,
-                seconds: s.seconds,
-                files: s.files.keys().cloned().collect(),
-                edited,
-            });
-        }
-        Ok(reused)
+    let mut st = Stages {
+        dir: Dir::open(&options.dir, &doc_id, options.force)?,
+        total: 4
+            + usize::from(options.ambiguity.is_some())
+            + usize::from(options.roundtrip.is_some()),
+        index: 0,
+        stages: Vec::new(),
+        notes: Vec::new(),
+        progress,
     };
-    let ran = |stages: &mut Vec<StageRun>, name: &'static str, seconds: f64, files: &[&str]| {
-        stages.push(StageRun {
-            name,
-            reused: false,
-            seconds,
-            files: files.iter().map(|s| s.to_string()).collect(),
-            edited: vec![],
-        })
+    let ctx = Ctx {
+        client,
+        solver,
+        options,
+        model: format!("{}/{}", client.provider().id(), client.provider().model()),
     };
-
-    // 1. extract
-    let k = key(&[
-        "extract@1",
-        &sha(&doc_bytes),
-        &format!("{:?}", options.sections),
-        &options.candidates.to_string(),
-        &format!("{:?}", options.limit),
-    ]);
-    let detail = format!("reading {doc_name}");
-    if !begin(&dir, "extract", &k, detail, &mut stages, &mut notes)? {
-        let t = std::time::Instant::now();
-        dir.check_writable("extract", &["requirements.json"])?;
-        let x = &mut extraction;
-        // A document of page furniture can give a note per line: the run keeps the first
-        // ones (`vera extract` lists them all).
-        if x.notes.len() > MAX_NOTES {
-            let more = x.notes.len() - MAX_NOTES;
-            x.notes.truncate(MAX_NOTES);
-            x.notes.push(format!(
-                "... and {more} more notes (`vera extract` lists them all)"
-            ));
-        }
-        let all = x.counts();
-        selected(x, options);
-        let counts = ExtractCounts {
-            format: x.format.name().into(),
-            found: all.requirements,
-            marked: all.high,
-            candidates: all.candidate,
-            selected: x.requirements.len(),
-            notes: x.notes.clone(),
-        };
-        let text = x.to_json().expect("an extraction serializes") + "\n";
-        let secs = t.elapsed().as_secs_f64();
-        dir.finish(
-            "extract",
-            k,
-            &[("requirements.json", text)],
-            secs,
-            to_value(&counts),
-        )?;
-        ran(&mut stages, "extract", secs, &["requirements.json"]);
-    }
-    let extract: ExtractCounts = dir.counts("extract")?;
-    progress(Event::Done {
-        name: "extract",
-        line: format!(
-            "{} requirements found ({} marked, {} candidates); {} selected",
-            extract.found, extract.marked, extract.candidates, extract.selected
-        ),
-    });
+    let extract = extract_stage(&mut st, &ctx, extraction, (&doc_name, &doc_bytes))?;
     let mut report = RunReport {
         document: doc_name.clone(),
         dir: options.dir.display().to_string(),
@@ -1130,7 +1037,7 @@ pub fn run(
         notes: Vec::new(),
     };
     if report.extract.selected == 0 {
-        notes.push(format!(
+        st.notes.push(format!(
             "no requirement to check: {} found in {doc_name}, none selected{}",
             report.extract.found,
             if options.sections.is_empty() {
@@ -1139,31 +1046,220 @@ pub fn run(
                 format!(" in section(s) {}", options.sections.join(", "))
             }
         ));
-        report.stages = stages;
-        report.notes = notes;
-        return Ok(report);
+    } else {
+        let selected = report.extract.selected;
+        report.schema = Some(schema_stage(&mut st, &ctx, selected)?);
+        report.formalize = Some(formalize_stage(&mut st, &ctx, selected)?);
+        // 4-6 read the formalized spec.
+        let spec_path = st.dir.file("formalized.toml");
+        let spec_hash = sha(&safefile::read_bytes(&spec_path)?);
+        let spec = load(&spec_path)?;
+        report.audit = Some(audit_stage(&mut st, &ctx, &spec, &spec_hash)?);
+        report.ambiguity = ambiguity_stage(&mut st, &ctx, &spec, &spec_hash)?;
+        report.roundtrip = roundtrip_stage(&mut st, &ctx, &spec, &spec_hash)?;
+    }
+    report.stages = st.stages;
+    report.notes = st.notes;
+    Ok(report)
+}
+
+/// What every stage of a run reads: the model, the solver and the options.
+struct Ctx<'a> {
+    client: &'a Client,
+    solver: &'a SolverConfig,
+    options: &'a RunOptions,
+    /// `provider/model`, part of the keys of the stages that ask the model.
+    model: String,
+}
+
+/// The run directory and what the stages so far did.
+struct Stages<'a> {
+    dir: Dir,
+    /// The number of stages of this run, and the one running.
+    total: usize,
+    index: usize,
+    stages: Vec<StageRun>,
+    notes: Vec<String>,
+    progress: &'a dyn Fn(Event),
+}
+
+/// What a stage that ran wrote: its files (name, text), its counts, and, when it
+/// stopped asking the model, why.
+struct Done {
+    files: Vec<(&'static str, String)>,
+    counts: serde_json::Value,
+    halted: Option<String>,
+}
+
+impl Done {
+    fn new(files: Vec<(&'static str, String)>, counts: serde_json::Value) -> Done {
+        Done {
+            files,
+            counts,
+            halted: None,
+        }
+    }
+}
+
+impl Stages<'_> {
+    /// Runs stage `name` unless its files are up to date for `key`: `work` computes it
+    /// (`writes`: every file the stage may write, checked before it starts). A stage
+    /// that stopped asking the model keeps what it found, under a key no later run
+    /// matches: the next run does it again (its answers so far come from the cache)
+    /// instead of taking the partial result as done.
+    fn stage(
+        &mut self,
+        name: &'static str,
+        key: String,
+        detail: String,
+        writes: &[&str],
+        work: impl FnOnce() -> Result<Done, RunError>,
+    ) -> Result<(), RunError> {
+        if self.begin(name, &key, detail)? {
+            return Ok(());
+        }
+        let t = std::time::Instant::now();
+        self.dir.check_writable(name, writes)?;
+        let done = work()?;
+        let secs = t.elapsed().as_secs_f64();
+        let key = match &done.halted {
+            Some(_) => format!("{key}#halted"),
+            None => key,
+        };
+        self.dir.finish(name, key, &done.files, secs, done.counts)?;
+        if let Some(reason) = &done.halted {
+            return Err(RunError::Pipeline(PipelineError::Input(format!(
+                "{name}: stopped asking the model: {reason}; the formulas found so far are in {}; run the same command again to go on (the answers received so far come from the cache)",
+                self.dir.file(done.files[0].0).display()
+            ))));
+        }
+        self.stages.push(StageRun {
+            name,
+            reused: false,
+            seconds: secs,
+            files: done.files.iter().map(|(f, _)| f.to_string()).collect(),
+            edited: vec![],
+        });
+        Ok(())
     }
 
-    // 2. schema
-    let reqs_path = dir.file("requirements.json");
-    let reqs_bytes = safefile::read_bytes(&reqs_path)?;
+    /// Marks a stage as starting; returns whether it is up to date.
+    fn begin(&mut self, name: &'static str, key: &str, detail: String) -> Result<bool, RunError> {
+        self.index += 1;
+        let standing = self.dir.standing(name, key)?;
+        let reused = matches!(standing, Standing::Fresh { .. });
+        (self.progress)(Event::Stage {
+            index: self.index,
+            total: self.total,
+            name,
+            reused,
+            detail,
+        });
+        if let Standing::Fresh { edited } = standing {
+            let s = &self.dir.state.stages[name];
+            for e in &edited {
+                self.notes.push(format!(
+                    "{e} was changed after vera wrote it; the later stages use it as it is{}",
+                    if e.ends_with(".toml") {
+                        format!(
+                            " (the counts of the {name} stage are those of the file vera wrote)"
+                        )
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            self.stages.push(StageRun {
+                name,
+                reused: true,
+                seconds: s.seconds,
+                files: s.files.keys().cloned().collect(),
+                edited,
+            });
+        }
+        Ok(reused)
+    }
+
+    /// The counts stage `name` recorded, and its one line of progress.
+    fn counts<T: for<'de> Deserialize<'de>>(
+        &self,
+        name: &'static str,
+        line: impl FnOnce(&T) -> String,
+    ) -> Result<T, RunError> {
+        let c: T = self.dir.counts(name)?;
+        (self.progress)(Event::Done {
+            name,
+            line: line(&c),
+        });
+        Ok(c)
+    }
+}
+
+/// 1. extract: the selected requirements of the document.
+fn extract_stage(
+    st: &mut Stages,
+    ctx: &Ctx,
+    mut x: extract::Extraction,
+    (doc_name, doc_bytes): (&str, &[u8]),
+) -> Result<ExtractCounts, RunError> {
+    let options = ctx.options;
     let k = key(&[
-        "schema@2",
-        &sha(&reqs_bytes),
-        &format!("{:?}", options.draft),
-        &model,
+        "extract@1",
+        &sha(doc_bytes),
+        &format!("{:?}", options.sections),
+        &options.candidates.to_string(),
+        &format!("{:?}", options.limit),
     ]);
+    let detail = format!("reading {doc_name}");
+    st.stage("extract", k, detail, &["requirements.json"], || {
+        // A document of page furniture can give a note per line: the run keeps the first
+        // ones (`vera extract` lists them all).
+        if x.notes.len() > MAX_NOTES {
+            let more = x.notes.len() - MAX_NOTES;
+            x.notes.truncate(MAX_NOTES);
+            x.notes.push(format!(
+                "... and {more} more notes (`vera extract` lists them all)"
+            ));
+        }
+        let all = x.counts();
+        selected(&mut x, options);
+        let counts = ExtractCounts {
+            format: x.format.name().into(),
+            found: all.requirements,
+            marked: all.high,
+            candidates: all.candidate,
+            selected: x.requirements.len(),
+            notes: x.notes.clone(),
+        };
+        let text = x.to_json().expect("an extraction serializes") + "\n";
+        Ok(Done::new(
+            vec![("requirements.json", text)],
+            to_value(&counts),
+        ))
+    })?;
+    st.counts("extract", |c: &ExtractCounts| {
+        format!(
+            "{} requirements found ({} marked, {} candidates); {} selected",
+            c.found, c.marked, c.candidates, c.selected
+        )
+    })
+}
+
+/// 2. schema: given (`--schema`), or drafted by the model for the `selected`
+/// requirements.
+fn schema_stage(st: &mut Stages, ctx: &Ctx, selected: usize) -> Result<SchemaCounts, RunError> {
+    let options = ctx.options;
+    let reqs_path = st.dir.file("requirements.json");
+    let reqs_bytes = safefile::read_bytes(&reqs_path)?;
+    let list = || crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes);
+    let writes = ["schema.toml", "schema.json"];
     if let Some(given) = &options.schema {
         let given_bytes = safefile::read_bytes(given)?;
         let k = key(&["schema-given@2", &sha(&reqs_bytes), &sha(&given_bytes)]);
         let detail = format!("taking the schema of {}", given.display());
-        if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
-            let t = std::time::Instant::now();
-            dir.check_writable("schema", &["schema.toml", "schema.json"])?;
+        st.stage("schema", k, detail, &writes, || {
             let spec = load(given)?;
-            let list =
-                crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
-            let (text, kept) = given_schema(&spec, &list, given);
+            let (text, kept) = given_schema(&spec, &list()?, given);
             let counts = SchemaCounts {
                 variables: spec.variables.len(),
                 enums: spec.enums.len(),
@@ -1172,36 +1268,29 @@ pub fn run(
                 kept_formulas: kept,
                 ..Default::default()
             };
-            let secs = t.elapsed().as_secs_f64();
-            dir.finish(
-                "schema",
-                k,
-                &[("schema.toml", text)],
-                secs,
-                to_value(&counts),
-            )?;
-            ran(&mut stages, "schema", secs, &["schema.toml"]);
-        }
+            Ok(Done::new(vec![("schema.toml", text)], to_value(&counts)))
+        })?;
     } else {
+        let k = key(&[
+            "schema@2",
+            &sha(&reqs_bytes),
+            &format!("{:?}", options.draft),
+            &ctx.model,
+        ]);
         let detail = format!(
-            "drafting a schema for {} requirements{}",
-            report.extract.selected,
+            "drafting a schema for {selected} requirements{}",
             if options.draft.chunk > 0 {
                 format!(
                     " ({} requests of at most {})",
-                    report.extract.selected.div_ceil(options.draft.chunk),
+                    selected.div_ceil(options.draft.chunk),
                     options.draft.chunk
                 )
             } else {
                 String::new()
             }
         );
-        if !begin(&dir, "schema", &k, detail, &mut stages, &mut notes)? {
-            let t = std::time::Instant::now();
-            dir.check_writable("schema", &["schema.toml", "schema.json"])?;
-            let list =
-                crate::schema::read_requirements(&reqs_path.display().to_string(), &reqs_bytes)?;
-            let d = crate::schema::draft_schema(&list, client, solver, &options.draft)?;
+        st.stage("schema", k, detail, &writes, || {
+            let d = crate::schema::draft_schema(&list()?, ctx.client, ctx.solver, &options.draft)?;
             let r = &d.report;
             let counts = SchemaCounts {
                 variables: r.draft.variables.len(),
@@ -1215,20 +1304,23 @@ pub fn run(
                 undecided: d.undecided(),
                 ..Default::default()
             };
-            let secs = t.elapsed().as_secs_f64();
-            dir.finish(
-                "schema",
-                k,
-                &[("schema.toml", d.spec_toml()), ("schema.json", json(r))],
-                secs,
+            Ok(Done::new(
+                vec![("schema.toml", d.spec_toml()), ("schema.json", json(r))],
                 to_value(&counts),
-            )?;
-            ran(&mut stages, "schema", secs, &["schema.toml", "schema.json"]);
-        }
+            ))
+        })?;
     }
-    let schema: SchemaCounts = dir.counts("schema")?;
+    let schema: SchemaCounts = st.counts("schema", |c: &SchemaCounts| {
+        format!(
+            "{} variables, {} enumerations, {} domain constraints; {} findings",
+            c.variables,
+            c.enums,
+            c.domain,
+            c.findings.len()
+        )
+    })?;
     if let Some(g) = &schema.given {
-        notes.push(format!(
+        st.notes.push(format!(
             "the schema is {g} as given (--schema), not drafted; the draft checks did not run on it{}",
             if schema.kept_formulas > 0 {
                 format!(
@@ -1240,92 +1332,60 @@ pub fn run(
             }
         ));
     }
-    progress(Event::Done {
-        name: "schema",
-        line: format!(
-            "{} variables, {} enumerations, {} domain constraints; {} findings",
-            schema.variables,
-            schema.enums,
-            schema.domain,
-            schema.findings.len()
-        ),
-    });
-    report.schema = Some(schema);
+    Ok(schema)
+}
 
-    // 3. formalize
-    let schema_path = dir.file("schema.toml");
-    let schema_bytes = safefile::read_bytes(&schema_path)?;
+/// 3. formalize: the `selected` requirements over the schema.
+fn formalize_stage(
+    st: &mut Stages,
+    ctx: &Ctx,
+    selected: usize,
+) -> Result<FormalizeCounts, RunError> {
+    let options = ctx.options;
+    let schema_path = st.dir.file("schema.toml");
     let k = key(&[
         "formalize@1",
-        &sha(&schema_bytes),
+        &sha(&safefile::read_bytes(&schema_path)?),
         &format!("{:?}", options.formalize),
-        &model,
+        &ctx.model,
     ]);
     let detail = format!(
-        "formalizing {} requirements, {} repair turns each",
-        report.extract.selected, options.formalize.max_retries
+        "formalizing {selected} requirements, {} repair turns each",
+        options.formalize.max_retries
     );
-    if !begin(&dir, "formalize", &k, detail, &mut stages, &mut notes)? {
-        let t = std::time::Instant::now();
-        dir.check_writable("formalize", &["formalized.toml", "formalize.json"])?;
+    let writes = ["formalized.toml", "formalize.json"];
+    st.stage("formalize", k, detail, &writes, || {
         let spec = load(&schema_path)?;
-        let r = crate::formalize::formalize(&spec, client, solver, &options.formalize)?;
+        let r = crate::formalize::formalize(&spec, ctx.client, ctx.solver, &options.formalize)?;
         let text = crate::formalize::formalized_spec(&spec, &r);
-        let counts = formalize_counts(&r);
-        let secs = t.elapsed().as_secs_f64();
-        // A run that stopped asking the model keeps what it found, under a key no
-        // later run matches: the next run formalizes again (its answers so far come
-        // from the cache) instead of taking the partial result as done.
-        let done_key = match &r.halted {
-            Some(_) => format!("{k}#halted"),
-            None => k,
-        };
-        dir.finish(
-            "formalize",
-            done_key,
-            &[("formalized.toml", text), ("formalize.json", json(&r))],
-            secs,
-            to_value(&counts),
-        )?;
-        if let Some(reason) = &r.halted {
-            return Err(RunError::Pipeline(PipelineError::Input(format!(
-                "formalize: stopped asking the model: {reason}; the formulas found so far are in {}; run the same command again to go on (the answers received so far come from the cache)",
-                dir.file("formalized.toml").display()
-            ))));
-        }
-        ran(
-            &mut stages,
-            "formalize",
-            secs,
-            &["formalized.toml", "formalize.json"],
-        );
-    }
-    let formalize: FormalizeCounts = dir.counts("formalize")?;
-    progress(Event::Done {
-        name: "formalize",
-        line: format!(
+        Ok(Done {
+            files: vec![("formalized.toml", text), ("formalize.json", json(&r))],
+            counts: to_value(&formalize_counts(&r)),
+            halted: r.halted.clone(),
+        })
+    })?;
+    st.counts("formalize", |c: &FormalizeCounts| {
+        format!(
             "{} of {} formalized at the first attempt, {} after repair, {} failed",
-            formalize.first_attempt,
-            formalize.requirements,
-            formalize.after_repair,
-            formalize.failed.len()
-        ),
-    });
-    report.formalize = Some(formalize);
+            c.first_attempt,
+            c.requirements,
+            c.after_repair,
+            c.failed.len()
+        )
+    })
+}
 
-    // 4-6 read the formalized spec.
-    let spec_path = dir.file("formalized.toml");
-    let spec_bytes = safefile::read_bytes(&spec_path)?;
-    let spec_hash = sha(&spec_bytes);
-    let spec = load(&spec_path)?;
+/// 4. audit of the formalized spec (`spec_hash`: its file's hash).
+fn audit_stage(
+    st: &mut Stages,
+    ctx: &Ctx,
+    spec: &Spec,
+    spec_hash: &str,
+) -> Result<AuditCounts, RunError> {
     let formalized = spec.formalized().count();
-
-    // 4. audit
-    let k = key(&["audit@1", &spec_hash, &solver_id(solver)]);
+    let k = key(&["audit@1", spec_hash, &solver_id(ctx.solver)]);
     let detail = format!("auditing {formalized} formalized requirements");
-    if !begin(&dir, "audit", &k, detail, &mut stages, &mut notes)? {
-        let t = std::time::Instant::now();
-        dir.check_writable("audit", &["audit.json"])?;
+    st.stage("audit", k, detail, &["audit.json"], || {
         let (counts, text) = if formalized == 0 {
             let c = AuditCounts {
                 consistency: "not-checked".into(),
@@ -1336,152 +1396,137 @@ pub fn run(
                 json(&serde_json::json!({"not_checked": "no requirement has a formula"})),
             )
         } else {
-            let mut o = reqs::AuditOptions::new(solver.clone());
-            o.jobs = options.audit_jobs.max(1);
-            let r = reqs::audit(&spec, &o)?;
-            (audit_counts(&spec, &r), json(&r))
+            let mut o = reqs::AuditOptions::new(ctx.solver.clone());
+            o.jobs = ctx.options.audit_jobs.max(1);
+            let r = reqs::audit(spec, &o)?;
+            (audit_counts(spec, &r), json(&r))
         };
-        let secs = t.elapsed().as_secs_f64();
-        dir.finish("audit", k, &[("audit.json", text)], secs, to_value(&counts))?;
-        ran(&mut stages, "audit", secs, &["audit.json"]);
-    }
-    let audit: AuditCounts = dir.counts("audit")?;
-    if audit.consistency == "not-checked" {
-        notes.push("the audit did not run: no requirement was formalized".into());
-    }
-    progress(Event::Done {
-        name: "audit",
-        line: format!(
+        Ok(Done::new(vec![("audit.json", text)], to_value(&counts)))
+    })?;
+    let audit: AuditCounts = st.counts("audit", |a: &AuditCounts| {
+        format!(
             "{}; {} vacuous, {} implied by the domain, {} redundant, {} conflicts the environment can force, {} undecided",
-            audit.consistency,
-            audit.vacuous,
-            audit.implied_by_domain,
-            audit.redundant,
-            audit.conflicts_for_some_inputs,
-            audit.unknown
-        ),
-    });
-    report.audit = Some(audit);
+            a.consistency,
+            a.vacuous,
+            a.implied_by_domain,
+            a.redundant,
+            a.conflicts_for_some_inputs,
+            a.unknown
+        )
+    })?;
+    if audit.consistency == "not-checked" {
+        st.notes
+            .push("the audit did not run: no requirement was formalized".into());
+    }
+    Ok(audit)
+}
 
-    // 5. ambiguity: with forms, the vote of the formalization stage already compared
-    // several answers per requirement by meaning; it is read from there, no new samples.
+/// 5. ambiguity: with forms, the vote of the formalization stage already compared
+/// several answers per requirement by meaning; it is read from there, no new samples.
+/// Otherwise the texts are screened with new samples.
+fn ambiguity_stage(
+    st: &mut Stages,
+    ctx: &Ctx,
+    spec: &Spec,
+    spec_hash: &str,
+) -> Result<Option<AmbiguityCounts>, RunError> {
+    let options = ctx.options;
+    let Some(a) = &options.ambiguity else {
+        return Ok(None);
+    };
     let by_vote =
         options.formalize.forms && options.formalize.mode == crate::formalize::Mode::PerRequirement;
-    if let (Some(_), true) = (&options.ambiguity, by_vote) {
-        let formalize_json = safefile::read_bytes(&dir.file("formalize.json"))?;
+    if by_vote {
+        let formalize_json = safefile::read_bytes(&st.dir.file("formalize.json"))?;
         let k = key(&["ambiguity-vote@1", &sha(&formalize_json)]);
         let detail = "reading the forms' vote of the formalization (no new samples)".to_string();
-        if !begin(&dir, "ambiguity", &k, detail, &mut stages, &mut notes)? {
-            let t = std::time::Instant::now();
-            dir.check_writable("ambiguity", &["ambiguity.json"])?;
+        st.stage("ambiguity", k, detail, &["ambiguity.json"], || {
             let v: serde_json::Value = serde_json::from_slice(&formalize_json).map_err(|e| {
                 RunError::Pipeline(PipelineError::Input(format!("formalize.json: {e}")))
             })?;
             let counts = vote_ambiguity(&v, options.formalize.vote.samples as u32);
-            let secs = t.elapsed().as_secs_f64();
-            dir.finish(
-                "ambiguity",
-                k,
-                &[("ambiguity.json", json(&counts))],
-                secs,
+            Ok(Done::new(
+                vec![("ambiguity.json", json(&counts))],
                 to_value(&counts),
-            )?;
-            ran(&mut stages, "ambiguity", secs, &["ambiguity.json"]);
-        }
-        let c: AmbiguityCounts = dir.counts("ambiguity")?;
-        progress(Event::Done {
-            name: "ambiguity",
-            line: format!(
-                "{} with several readings, {} with one reading, {} with fewer than two valid forms (from the vote)",
-                c.flagged.len(),
-                c.one_reading,
-                c.could_not_screen.len()
-            ),
-        });
-        report.ambiguity = Some(c);
-    } else if let Some(a) = &options.ambiguity {
-        let k = key(&["ambiguity@1", &spec_hash, &format!("{a:?}"), &model]);
-        let detail = format!(
-            "screening {} requirement texts, {} samples each",
-            spec.requirements.len(),
-            a.samples
-        );
-        if !begin(&dir, "ambiguity", &k, detail, &mut stages, &mut notes)? {
-            let t = std::time::Instant::now();
-            dir.check_writable("ambiguity", &["ambiguity.json"])?;
-            let r = crate::ambiguity::screen(&spec, client, solver, a)?;
-            let counts = ambiguity_counts(&r, a.samples);
-            let secs = t.elapsed().as_secs_f64();
-            dir.finish(
-                "ambiguity",
-                k,
-                &[("ambiguity.json", json(&r))],
-                secs,
-                to_value(&counts),
-            )?;
-            ran(&mut stages, "ambiguity", secs, &["ambiguity.json"]);
-        }
-        let c: AmbiguityCounts = dir.counts("ambiguity")?;
-        progress(Event::Done {
-            name: "ambiguity",
-            line: format!(
-                "{} flagged, {} with one reading, {} could not be screened",
-                c.flagged.len(),
-                c.one_reading,
-                c.could_not_screen.len()
-            ),
-        });
-        report.ambiguity = Some(c);
-    }
-
-    // 6. round trip
-    if let Some(rt) = &options.roundtrip {
-        let k = key(&[
-            "roundtrip@1",
-            &spec_hash,
-            &format!("{:?}/{}", rt.selection, rt.repair),
-            &rt.embeddings
-                .as_ref()
-                .map(|e| e.model().to_string())
-                .unwrap_or_default(),
-            &model,
-        ]);
-        let detail = format!("round trip of {formalized} formulas");
-        if !begin(&dir, "roundtrip", &k, detail, &mut stages, &mut notes)? {
-            let t = std::time::Instant::now();
-            dir.check_writable("roundtrip", &["roundtrip.json"])?;
-            let (counts, text) = if formalized == 0 {
-                (
-                    RoundTripCounts::default(),
-                    json(&serde_json::json!({"not_checked": "no requirement has a formula"})),
+            ))
+        })?;
+        return st
+            .counts("ambiguity", |c: &AmbiguityCounts| {
+                format!(
+                    "{} with several readings, {} with one reading, {} with fewer than two valid forms (from the vote)",
+                    c.flagged.len(),
+                    c.one_reading,
+                    c.could_not_screen.len()
                 )
-            } else {
-                let r = crate::roundtrip::run(&spec, client, solver, rt)?;
-                (roundtrip_counts(&r), json(&r))
-            };
-            let secs = t.elapsed().as_secs_f64();
-            dir.finish(
-                "roundtrip",
-                k,
-                &[("roundtrip.json", text)],
-                secs,
-                to_value(&counts),
-            )?;
-            ran(&mut stages, "roundtrip", secs, &["roundtrip.json"]);
-        }
-        let c: RoundTripCounts = dir.counts("roundtrip")?;
-        progress(Event::Done {
-            name: "roundtrip",
-            line: format!(
-                "{} of {} equivalent at the first try, {} after one repair",
-                c.equivalent_first, c.checked, c.equivalent_after_repair
-            ),
-        });
-        report.roundtrip = Some(c);
+            })
+            .map(Some);
     }
-    report.stages = stages;
-    report.notes = notes;
-    Ok(report)
+    let k = key(&["ambiguity@1", spec_hash, &format!("{a:?}"), &ctx.model]);
+    let detail = format!(
+        "screening {} requirement texts, {} samples each",
+        spec.requirements.len(),
+        a.samples
+    );
+    st.stage("ambiguity", k, detail, &["ambiguity.json"], || {
+        let r = crate::ambiguity::screen(spec, ctx.client, ctx.solver, a)?;
+        let counts = ambiguity_counts(&r, a.samples);
+        Ok(Done::new(
+            vec![("ambiguity.json", json(&r))],
+            to_value(&counts),
+        ))
+    })?;
+    st.counts("ambiguity", |c: &AmbiguityCounts| {
+        format!(
+            "{} flagged, {} with one reading, {} could not be screened",
+            c.flagged.len(),
+            c.one_reading,
+            c.could_not_screen.len()
+        )
+    })
+    .map(Some)
+}
+
+/// 6. round trip of the formulas through English.
+fn roundtrip_stage(
+    st: &mut Stages,
+    ctx: &Ctx,
+    spec: &Spec,
+    spec_hash: &str,
+) -> Result<Option<RoundTripCounts>, RunError> {
+    let Some(rt) = &ctx.options.roundtrip else {
+        return Ok(None);
+    };
+    let formalized = spec.formalized().count();
+    let k = key(&[
+        "roundtrip@1",
+        spec_hash,
+        &format!("{:?}/{}", rt.selection, rt.repair),
+        &rt.embeddings
+            .as_ref()
+            .map(|e| e.model().to_string())
+            .unwrap_or_default(),
+        &ctx.model,
+    ]);
+    let detail = format!("round trip of {formalized} formulas");
+    st.stage("roundtrip", k, detail, &["roundtrip.json"], || {
+        let (counts, text) = if formalized == 0 {
+            (
+                RoundTripCounts::default(),
+                json(&serde_json::json!({"not_checked": "no requirement has a formula"})),
+            )
+        } else {
+            let r = crate::roundtrip::run(spec, ctx.client, ctx.solver, rt)?;
+            (roundtrip_counts(&r), json(&r))
+        };
+        Ok(Done::new(vec![("roundtrip.json", text)], to_value(&counts)))
+    })?;
+    st.counts("roundtrip", |c: &RoundTripCounts| {
+        format!(
+            "{} of {} equivalent at the first try, {} after one repair",
+            c.equivalent_first, c.checked, c.equivalent_after_repair
+        )
+    })
+    .map(Some)
 }
 
 /// The solver part of the audit's key: the kind and the per-query limit.
