@@ -1195,7 +1195,7 @@ impl Stages<'_> {
     }
 }
 
-/// 1. extract: the selected requirements of the document.
+/// Stage 1, extract: the selected requirements of the document.
 fn extract_stage(
     st: &mut Stages,
     ctx: &Ctx,
@@ -1245,7 +1245,7 @@ fn extract_stage(
     })
 }
 
-/// 2. schema: given (`--schema`), or drafted by the model for the `selected`
+/// Stage 2, schema: given (`--schema`), or drafted by the model for the `selected`
 /// requirements.
 fn schema_stage(st: &mut Stages, ctx: &Ctx, selected: usize) -> Result<SchemaCounts, RunError> {
     let options = ctx.options;
@@ -1335,7 +1335,7 @@ fn schema_stage(st: &mut Stages, ctx: &Ctx, selected: usize) -> Result<SchemaCou
     Ok(schema)
 }
 
-/// 3. formalize: the `selected` requirements over the schema.
+/// Stage 3, formalize: the `selected` requirements over the schema.
 fn formalize_stage(
     st: &mut Stages,
     ctx: &Ctx,
@@ -1375,7 +1375,7 @@ fn formalize_stage(
     })
 }
 
-/// 4. audit of the formalized spec (`spec_hash`: its file's hash).
+/// Stage 4: the audit of the formalized spec (`spec_hash`: its file's hash).
 fn audit_stage(
     st: &mut Stages,
     ctx: &Ctx,
@@ -1421,7 +1421,7 @@ fn audit_stage(
     Ok(audit)
 }
 
-/// 5. ambiguity: with forms, the vote of the formalization stage already compared
+/// Stage 5, ambiguity: with forms, the vote of the formalization stage already compared
 /// several answers per requirement by meaning; it is read from there, no new samples.
 /// Otherwise the texts are screened with new samples.
 fn ambiguity_stage(
@@ -1486,7 +1486,7 @@ fn ambiguity_stage(
     .map(Some)
 }
 
-/// 6. round trip of the formulas through English.
+/// Stage 6: the round trip of the formulas through English.
 fn roundtrip_stage(
     st: &mut Stages,
     ctx: &Ctx,
