@@ -526,6 +526,109 @@ const RESERVED: &[&str] = &[
     "true", "false", "to_real", "to_int", "is_int", "as", "par", "_", "match",
 ];
 
+/// The variables of a FRET export's glossary: what each name is (a variable of a sort,
+/// a constant, a defined name, a mode), its role where the glossary says it, the names
+/// without a data type, the records that cannot be read, and a note on records without
+/// a name.
+struct Glossary {
+    syms: HashMap<String, Sym>,
+    declared: HashMap<String, Option<&'static str>>,
+    untyped: Vec<String>,
+    errors: Vec<FretError>,
+    note: Option<String>,
+}
+
+/// Reads the glossary records `vars` (`whole` makes an error about the whole file).
+fn glossary(vars: &[Value], whole: &dyn Fn(String) -> FretError) -> Glossary {
+    let mut errors = Vec::new();
+    let mut syms: HashMap<String, Sym> = HashMap::new();
+    let mut declared: HashMap<String, Option<&'static str>> = HashMap::new();
+    let mut untyped = Vec::new();
+    let mut skipped_records = 0;
+    let mut modes: Vec<(String, String)> = Vec::new();
+    for o in vars.iter().filter_map(Value::as_object) {
+        let s = |k: &str| {
+            o.get(k)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        let Some(name) = s("variable_name").or_else(|| s("name")) else {
+            skipped_records += 1;
+            continue;
+        };
+        let data_type = s("dataType").or_else(|| {
+            o.get("dataType")
+                .and_then(Value::as_array)
+                .and_then(|a| a.iter().find_map(Value::as_str))
+        });
+        let id_type = s("idType").map(str::to_ascii_lowercase);
+        let role = match id_type.as_deref() {
+            Some("input") => Some("input"),
+            Some("output") => Some("output"),
+            _ => None,
+        };
+        if syms.contains_key(name) {
+            continue;
+        }
+        if id_type.as_deref() == Some("mode") {
+            if let Some(m) = s("modeRequirement") {
+                modes.push((name.to_string(), m.to_string()));
+                declared.insert(name.to_string(), None);
+                continue;
+            }
+        }
+        let Some(dt) = data_type else {
+            declared.entry(name.to_string()).or_insert(role);
+            if !untyped.iter().any(|u| u == name) {
+                untyped.push(name.to_string());
+            }
+            continue;
+        };
+        let Some(sort) = sort_of(dt) else {
+            errors.push(whole(format!(
+                "variable {name}: data type \"{dt}\" is not imported (boolean, integer and \
+                 double/single are)"
+            )));
+            continue;
+        };
+        untyped.retain(|u| u != name);
+        declared.insert(name.to_string(), role);
+        let assignment = s("assignment");
+        let sym = match (id_type.as_deref(), assignment) {
+            (Some("internal"), Some(a)) => match literal(a, sort) {
+                Some(val) => Sym::Const(sort, val),
+                None => Sym::Defined(a.to_string()),
+            },
+            _ => Sym::Var(sort),
+        };
+        syms.insert(name.to_string(), sym);
+    }
+    for (name, m) in &modes {
+        match fretish::parse_expr(m) {
+            Ok(e) => {
+                syms.insert(name.clone(), Sym::Mode(Box::new(e)));
+            }
+            Err((_, msg)) => errors.push(whole(format!(
+                "mode {name}: its modeRequirement \"{m}\" is not read: {msg}"
+            ))),
+        }
+    }
+    let note = (skipped_records > 0).then(|| {
+        format!(
+            "{skipped_records} variable record(s) without a variable_name (model documents) \
+             are not read"
+        )
+    });
+    Glossary {
+        syms,
+        declared,
+        untyped,
+        errors,
+        note,
+    }
+}
+
 /// Turns a FRET export (an array of requirements or `{"requirements": [...],
 /// "variables": [...]}`) into a vera timed spec, reading each requirement's FRETish
 /// `fulltext` (the mapping is documented in `src/fretish.rs`). Every problem of the file
@@ -604,85 +707,15 @@ pub fn fret_to_spec(
     let mut file_errors = Vec::new();
 
     // The glossary.
-    let mut syms: HashMap<String, Sym> = HashMap::new();
-    let mut declared: HashMap<String, Option<&'static str>> = HashMap::new();
-    let mut untyped = Vec::new();
-    let mut skipped_records = 0;
-    let mut modes: Vec<(String, String)> = Vec::new();
-    for o in vars.iter().filter_map(Value::as_object) {
-        let s = |k: &str| {
-            o.get(k)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-        };
-        let Some(name) = s("variable_name").or_else(|| s("name")) else {
-            skipped_records += 1;
-            continue;
-        };
-        let data_type = s("dataType").or_else(|| {
-            o.get("dataType")
-                .and_then(Value::as_array)
-                .and_then(|a| a.iter().find_map(Value::as_str))
-        });
-        let id_type = s("idType").map(str::to_ascii_lowercase);
-        let role = match id_type.as_deref() {
-            Some("input") => Some("input"),
-            Some("output") => Some("output"),
-            _ => None,
-        };
-        if syms.contains_key(name) {
-            continue;
-        }
-        if id_type.as_deref() == Some("mode") {
-            if let Some(m) = s("modeRequirement") {
-                modes.push((name.to_string(), m.to_string()));
-                declared.insert(name.to_string(), None);
-                continue;
-            }
-        }
-        let Some(dt) = data_type else {
-            declared.entry(name.to_string()).or_insert(role);
-            if !untyped.iter().any(|u| u == name) {
-                untyped.push(name.to_string());
-            }
-            continue;
-        };
-        let Some(sort) = sort_of(dt) else {
-            file_errors.push(whole(format!(
-                "variable {name}: data type \"{dt}\" is not imported (boolean, integer and \
-                 double/single are)"
-            )));
-            continue;
-        };
-        untyped.retain(|u| u != name);
-        declared.insert(name.to_string(), role);
-        let assignment = s("assignment");
-        let sym = match (id_type.as_deref(), assignment) {
-            (Some("internal"), Some(a)) => match literal(a, sort) {
-                Some(val) => Sym::Const(sort, val),
-                None => Sym::Defined(a.to_string()),
-            },
-            _ => Sym::Var(sort),
-        };
-        syms.insert(name.to_string(), sym);
-    }
-    for (name, m) in &modes {
-        match fretish::parse_expr(m) {
-            Ok(e) => {
-                syms.insert(name.clone(), Sym::Mode(Box::new(e)));
-            }
-            Err((_, msg)) => file_errors.push(whole(format!(
-                "mode {name}: its modeRequirement \"{m}\" is not read: {msg}"
-            ))),
-        }
-    }
-    if skipped_records > 0 {
-        notes.push(format!(
-            "{skipped_records} variable record(s) without a variable_name (model documents) \
-             are not read"
-        ));
-    }
+    let Glossary {
+        syms,
+        declared,
+        untyped,
+        errors: glossary_errors,
+        note,
+    } = glossary(vars, &whole);
+    file_errors.extend(glossary_errors);
+    notes.extend(note);
     let glossary = !declared.is_empty();
 
     // Parse every requirement.
