@@ -212,7 +212,7 @@ pub fn run(
                 res.detection = Some(match checker.consistent_with(index, &f)? {
                     Some(false) => Detection::Inconsistent,
                     None => Detection::Unknown {
-                        reason: "consistency check gave no answer".into(),
+                        reason: solver::Undecided::other("consistency check gave no answer"),
                     },
                     Some(true) => match checker.equivalence(&original, &f)? {
                         Equivalence::Equivalent => Detection::Equivalent,

@@ -373,7 +373,8 @@ pub enum Check {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 

@@ -48,7 +48,8 @@ pub enum Equivalence {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -120,7 +121,7 @@ impl<'s> Checker<'s> {
                 }
                 Outcome::Unknown(reason) => {
                     return Ok(Equivalence::Unknown {
-                        reason: reason.to_string(),
+                        reason: reason.clone().into(),
                     })
                 }
                 Outcome::Unsat(_) => {}

@@ -35,7 +35,8 @@ pub enum Verdict {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -151,7 +152,7 @@ impl<'a> Asker<'a> {
         let mut s = self.session();
         let verdict = match s.check(&all, std::slice::from_ref(scenario))? {
             Outcome::Unknown(reason) => Verdict::Unknown {
-                reason: reason.to_string(),
+                reason: reason.clone().into(),
             },
             Outcome::Unsat(core) => {
                 let min = s.minimize(&[], core, std::slice::from_ref(scenario))?;
@@ -165,7 +166,7 @@ impl<'a> Asker<'a> {
                 let negated = [scenario.clone(), Term::not(claim.clone())];
                 match s.check(&all, &negated)? {
                     Outcome::Unknown(reason) => Verdict::Unknown {
-                        reason: reason.to_string(),
+                        reason: reason.clone().into(),
                     },
                     Outcome::Unsat(core) => {
                         let min = s.minimize(&[], core, &negated)?;
@@ -247,7 +248,7 @@ impl<'a> Asker<'a> {
                 let q = s.queries;
                 self.queries += q;
                 return Ok(Derivation::Unknown {
-                    reason: reason.to_string(),
+                    reason: reason.clone().into(),
                 });
             }
             Outcome::Sat(_) => {}
@@ -588,6 +589,7 @@ pub enum Derivation {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }

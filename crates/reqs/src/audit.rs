@@ -94,7 +94,8 @@ pub enum Consistency {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -116,7 +117,8 @@ pub enum Incomplete {
     /// conflicts not listed.
     Unknown {
         /// The solver's reason.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -144,7 +146,8 @@ pub enum Vacuity {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -165,7 +168,8 @@ pub enum Violatability {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -191,7 +195,8 @@ pub enum Redundancy {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -507,7 +512,7 @@ pub struct Session<'s> {
     pub fresh: Option<(SolverConfig, &'s Spec)>,
     /// Set when a minimization kept a member because the solver answered unknown
     /// without it (the result is unsat but may not be minimal).
-    pub minimize_unknown: Option<String>,
+    pub minimize_unknown: Option<solver::Undecided>,
 }
 
 impl<'s> Session<'s> {
@@ -572,7 +577,7 @@ impl<'s> Session<'s> {
                 }
                 Outcome::Sat(_) => i += 1,
                 Outcome::Unknown(r) => {
-                    self.minimize_unknown.get_or_insert(r.to_string());
+                    self.minimize_unknown.get_or_insert(r.clone().into());
                     i += 1;
                 }
             }
@@ -856,7 +861,7 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         match r {
             Ok(list) => done.extend(list),
             Err(e) => {
-                let reason = format!("solver error: {e}");
+                let reason = solver::Undecided::error(e);
                 for &i in chunk {
                     let req = &spec.requirements[i];
                     let unknown = RequirementAudit {
@@ -911,10 +916,12 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
             r
         }
         (_, Some(Err(e))) => crate::realize::Realizability::Unknown {
-            reason: format!("solver error: {e}"),
+            reason: solver::Undecided::error(e),
         },
         (Consistency::Unknown { reason }, None) => crate::realize::Realizability::Unknown {
-            reason: format!("the consistency of the requirements is unknown ({reason})"),
+            reason: reason
+                .clone()
+                .map(|r| format!("the consistency of the requirements is unknown ({r})")),
         },
         _ => not_checked("the requirements are inconsistent (no state satisfies them at all)"),
     };
@@ -1070,10 +1077,11 @@ impl Main {
                 Outcome::Unknown(reason) => {
                     return Ok(Err(early(
                         Consistency::Unknown {
-                            reason: reason.to_string(),
+                            reason: reason.clone().into(),
                         },
                         crate::realize::Realizability::Unknown {
-                            reason: format!("the domain's consistency is unknown ({reason})"),
+                            reason: solver::Undecided::from(reason.clone())
+                                .map(|r| format!("the domain's consistency is unknown ({r})")),
                         },
                     )))
                 }
@@ -1085,7 +1093,7 @@ impl Main {
                 Outcome::Sat(m) => (Consistency::Consistent, Some(m)),
                 Outcome::Unknown(reason) => (
                     Consistency::Unknown {
-                        reason: reason.to_string(),
+                        reason: reason.clone().into(),
                     },
                     None,
                 ),
@@ -1124,19 +1132,19 @@ enum Global {
     Consistent,
     Inconsistent,
     /// The consistency check answered unknown (with the reason).
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 impl Global {
     /// Why a check that needs a consistent M was not run: `Ok` a skip reason, `Err` an
     /// unknown reason.
-    fn not_run(&self) -> Option<Result<String, String>> {
+    fn not_run(&self) -> Option<Result<String, solver::Undecided>> {
         match self {
             Global::Consistent => None,
             Global::Inconsistent => Some(Ok("the requirements are inconsistent".into())),
-            Global::Unknown(r) => Some(Err(format!(
-                "not checked: the consistency of the requirements is unknown ({r})"
-            ))),
+            Global::Unknown(r) => Some(Err(r.clone().map(|r| {
+                format!("not checked: the consistency of the requirements is unknown ({r})")
+            }))),
         }
     }
 }
@@ -1186,7 +1194,7 @@ fn audit_one(
                     }
                 }
                 Outcome::Unknown(reason) => Vacuity::Unknown {
-                    reason: reason.to_string(),
+                    reason: reason.clone().into(),
                 },
             }
         };
@@ -1229,7 +1237,7 @@ fn audit_one(
                     }
                 }
                 Outcome::Unknown(reason) => Vacuity::Unknown {
-                    reason: reason.to_string(),
+                    reason: reason.clone().into(),
                 },
             }
         };
@@ -1253,7 +1261,7 @@ fn audit_one(
                 }
             }
             Outcome::Unknown(reason) => Violatability::Unknown {
-                reason: reason.to_string(),
+                reason: reason.clone().into(),
             },
         },
     };
@@ -1276,7 +1284,7 @@ fn audit_one(
             }
         }
         Some(Outcome::Unknown(reason)) => Redundancy::Unknown {
-            reason: reason.to_string(),
+            reason: reason.clone().into(),
         },
     };
     Ok(RequirementAudit {
@@ -1332,7 +1340,7 @@ fn conflicts(
     if stopped.is_none() {
         if let Some(r) = s.minimize_unknown.take() {
             stopped = Some(Incomplete::Unknown {
-                reason: format!("a conflict may not be minimal: {r}"),
+                reason: r.map(|r| format!("a conflict may not be minimal: {r}")),
             });
         }
     }
@@ -1367,7 +1375,7 @@ impl crate::marco::Oracle for ConsistencyOracle<'_, '_, '_> {
         use crate::marco::Probe;
         Ok(match self.check(set)? {
             Outcome::Sat(_) => Probe::Fine,
-            Outcome::Unknown(r) => Probe::Unknown(r.to_string()),
+            Outcome::Unknown(r) => Probe::Unknown(r.clone().into()),
             Outcome::Unsat(core) => {
                 let mus = self.s.minimize(self.dom, core, &[])?;
                 let members: Vec<usize> = set
@@ -1384,11 +1392,11 @@ impl crate::marco::Oracle for ConsistencyOracle<'_, '_, '_> {
         })
     }
 
-    fn fine(&mut self, set: &[usize]) -> Result<Result<bool, String>, SolverError> {
+    fn fine(&mut self, set: &[usize]) -> Result<Result<bool, solver::Undecided>, SolverError> {
         Ok(match self.check(set)? {
             Outcome::Sat(_) => Ok(true),
             Outcome::Unsat(_) => Ok(false),
-            Outcome::Unknown(r) => Err(r.to_string()),
+            Outcome::Unknown(r) => Err(r.clone().into()),
         })
     }
 
@@ -1398,7 +1406,7 @@ impl crate::marco::Oracle for ConsistencyOracle<'_, '_, '_> {
         &mut self,
         seed: &[usize],
         within: &[usize],
-    ) -> Result<Result<Vec<usize>, String>, SolverError> {
+    ) -> Result<Result<Vec<usize>, solver::Undecided>, SolverError> {
         let mut grown = seed.to_vec();
         for &k in within {
             if grown.contains(&k) {
@@ -1419,7 +1427,7 @@ impl crate::marco::Oracle for ConsistencyOracle<'_, '_, '_> {
                     }
                 }
                 Outcome::Unsat(_) => {}
-                Outcome::Unknown(r) => return Ok(Err(r.to_string())),
+                Outcome::Unknown(r) => return Ok(Err(r.clone().into())),
             }
         }
         Ok(Ok(grown))
@@ -1764,7 +1772,7 @@ enum Found {
     /// No state: a minimal core of members.
     Unsat(Vec<MemberRef>),
     /// No answer.
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 /// The result of a local query.
@@ -2261,7 +2269,7 @@ impl Fast<'_, '_> {
                         graft: Graft { base: None, delta },
                     })
                 }
-                Outcome::Unknown(r) => Found::Unknown(r.to_string()),
+                Outcome::Unknown(r) => Found::Unknown(r.clone().into()),
                 Outcome::Unsat(core) => {
                     let min = s.minimize(&[], core, x)?;
                     Found::Unsat(
@@ -2336,7 +2344,9 @@ impl Fast<'_, '_> {
                             },
                         })
                     } else {
-                        Found::Unknown("the solver's state does not satisfy the check".into())
+                        Found::Unknown(solver::Undecided::other(
+                            "the solver's state does not satisfy the check",
+                        ))
                     }
                 }
                 Outcome::Unsat(core) => {
@@ -2350,7 +2360,7 @@ impl Fast<'_, '_> {
                             .collect(),
                     )
                 }
-                Outcome::Unknown(r) => Found::Unknown(r.to_string()),
+                Outcome::Unknown(r) => Found::Unknown(r.clone().into()),
             })
         })();
         self.scratch.pop()?;

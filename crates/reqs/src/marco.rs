@@ -26,11 +26,11 @@ use solver::{Outcome, Solver, SolverConfig, SolverError};
 pub(crate) enum Probe<E> {
     /// It holds a conflict: a minimal conflicting subset of it (member indices), the
     /// evidence, and a reason to doubt its minimality (an unknown answer while shrinking).
-    Conflict(Vec<usize>, E, Option<String>),
+    Conflict(Vec<usize>, E, Option<solver::Undecided>),
     /// It is free of conflict.
     Fine,
     /// The solver could not tell.
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 /// The questions the enumeration asks about subsets of `0..n`.
@@ -41,7 +41,7 @@ pub(crate) trait Oracle {
     fn probe(&mut self, set: &[usize]) -> Result<Probe<Self::Evidence>, SolverError>;
     /// Is `set` free of conflict? `Err(reason)` when the solver cannot tell. Used to grow
     /// a good subset; the default asks [`Oracle::probe`].
-    fn fine(&mut self, set: &[usize]) -> Result<Result<bool, String>, SolverError> {
+    fn fine(&mut self, set: &[usize]) -> Result<Result<bool, solver::Undecided>, SolverError> {
         Ok(match self.probe(set)? {
             Probe::Fine => Ok(true),
             Probe::Conflict(..) => Ok(false),
@@ -55,7 +55,7 @@ pub(crate) trait Oracle {
         &mut self,
         seed: &[usize],
         within: &[usize],
-    ) -> Result<Result<Vec<usize>, String>, SolverError> {
+    ) -> Result<Result<Vec<usize>, solver::Undecided>, SolverError> {
         let mut grown = seed.to_vec();
         for &k in within {
             if grown.contains(&k) {
@@ -113,7 +113,7 @@ pub(crate) fn smallest_first<O: Oracle>(
     };
     let unknown = |why: &str, reason: &dyn std::fmt::Display| {
         Some(Incomplete::Unknown {
-            reason: format!("{why}: {reason}"),
+            reason: solver::Undecided::other(format!("{why}: {reason}")),
         })
     };
     let mut level = 1usize;

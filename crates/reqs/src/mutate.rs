@@ -309,7 +309,8 @@ pub enum Detection {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -371,7 +372,7 @@ fn detect(s: &mut Session, spec: &Spec, i: usize, m: &Mutant) -> Result<Detectio
         Outcome::Unsat(_) => return Ok(Detection::Inconsistent),
         Outcome::Unknown(reason) => {
             return Ok(Detection::Unknown {
-                reason: reason.to_string(),
+                reason: reason.clone().into(),
             })
         }
         Outcome::Sat(_) => {}
@@ -390,7 +391,7 @@ fn detect(s: &mut Session, spec: &Spec, i: usize, m: &Mutant) -> Result<Detectio
             }
             Outcome::Unknown(reason) => {
                 return Ok(Detection::Unknown {
-                    reason: reason.to_string(),
+                    reason: reason.clone().into(),
                 })
             }
             Outcome::Unsat(_) => {}
@@ -472,7 +473,7 @@ pub fn analyze(
             let detection = match detect(&mut s, spec, *i, m) {
                 Ok(d) => d,
                 Err(e) => Detection::Unknown {
-                    reason: format!("solver error: {e}"),
+                    reason: solver::Undecided::error(e),
                 },
             };
             done.push((

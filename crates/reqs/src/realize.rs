@@ -90,7 +90,8 @@ pub enum Realizability {
     /// The solver (or the iteration bound) gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -112,7 +113,7 @@ enum Cegis {
     Realizable,
     /// Inputs with no outputs, and the requirement indices of the core there.
     Witness(Model, Vec<usize>),
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 struct Roles {
@@ -267,7 +268,10 @@ impl<'a> Realizer<'a> {
                 let inputs = match self.cand.check_assuming(&dom_in)? {
                     Outcome::Unsat(_) => return Ok(Cegis::Realizable),
                     Outcome::Unknown(r) => {
-                        return Ok(Cegis::Unknown(format!("proposing inputs: {r}")))
+                        return Ok(Cegis::Unknown(
+                            solver::Undecided::from(r.clone())
+                                .map(|r| format!("proposing inputs: {r}")),
+                        ))
                     }
                     Outcome::Sat(_) => {
                         let ins = self.roles.inputs.clone();
@@ -277,9 +281,9 @@ impl<'a> Realizer<'a> {
                 match self.outputs_for(&inputs, reqs)? {
                     Err(core) => return Ok(Cegis::Witness(inputs, core)),
                     Ok(None) => {
-                        return Ok(Cegis::Unknown(
-                            "the solver answered unknown looking for outputs".into(),
-                        ))
+                        return Ok(Cegis::Unknown(solver::Undecided::other(
+                            "the solver answered unknown looking for outputs",
+                        )))
                     }
                     Ok(Some(outputs)) => {
                         let b = self.block(&outputs, reqs);
@@ -287,10 +291,10 @@ impl<'a> Realizer<'a> {
                     }
                 }
             }
-            Ok(Cegis::Unknown(format!(
+            Ok(Cegis::Unknown(solver::Undecided::other(format!(
                 "no decision within {} candidate inputs (raise the bound, or bound the inputs' ranges)",
                 self.options.max_iterations
-            )))
+            ))))
         })();
         self.cand.pop()?;
         result
@@ -302,7 +306,7 @@ impl<'a> Realizer<'a> {
         &mut self,
         mut set: Vec<usize>,
         mut wit: Model,
-    ) -> Result<(Vec<usize>, Model, Option<String>), SolverError> {
+    ) -> Result<(Vec<usize>, Model, Option<solver::Undecided>), SolverError> {
         let mut doubt = None;
         let mut k = 0;
         while k < set.len() {
@@ -610,7 +614,7 @@ fn groups(spec: &Spec, roles: &Roles) -> Vec<Group> {
 enum Decision {
     Realizable(usize),
     Unrealizable,
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 /// The exists-forall loop for one group, in a scope of one session that holds nothing
@@ -681,7 +685,10 @@ fn decide(
             let values = match s.check_assuming(std::slice::from_ref(&propose))? {
                 Outcome::Unsat(_) => return Ok(Decision::Realizable(round)),
                 Outcome::Unknown(r) => {
-                    return Ok(Decision::Unknown(format!("proposing inputs: {r}")))
+                    return Ok(Decision::Unknown(
+                        solver::Undecided::from(r.clone())
+                            .map(|r| format!("proposing inputs: {r}")),
+                    ))
                 }
                 Outcome::Sat(m) => values_of(s, &m, &inputs)?,
             };
@@ -692,16 +699,18 @@ fn decide(
                 .collect();
             s.push()?;
             // Ok(Ok(Some(outputs))), Ok(Ok(None)) for none, Ok(Err(reason)) for unknown.
-            let found: Result<Result<Option<Vec<Value>>, String>, SolverError> = (|| {
-                for e in &eqs {
-                    s.assert(e)?;
-                }
-                Ok(match s.check_assuming(std::slice::from_ref(&serve))? {
-                    Outcome::Sat(m) => Ok(Some(values_of(s, &m, &outputs)?)),
-                    Outcome::Unsat(_) => Ok(None),
-                    Outcome::Unknown(r) => Err(format!("looking for outputs: {r}")),
-                })
-            })();
+            let found: Result<Result<Option<Vec<Value>>, solver::Undecided>, SolverError> =
+                (|| {
+                    for e in &eqs {
+                        s.assert(e)?;
+                    }
+                    Ok(match s.check_assuming(std::slice::from_ref(&serve))? {
+                        Outcome::Sat(m) => Ok(Some(values_of(s, &m, &outputs)?)),
+                        Outcome::Unsat(_) => Ok(None),
+                        Outcome::Unknown(r) => Err(solver::Undecided::from(r.clone())
+                            .map(|r| format!("looking for outputs: {r}"))),
+                    })
+                })();
             s.pop()?;
             let found = match found? {
                 Ok(f) => f,
@@ -728,9 +737,9 @@ fn decide(
                 vec![propose.clone(), Term::not(served)],
             ))?;
         }
-        Ok(Decision::Unknown(format!(
+        Ok(Decision::Unknown(solver::Undecided::other(format!(
             "no decision within {max_iterations} candidate inputs (raise the bound, or bound the inputs' ranges)"
-        )))
+        ))))
     })();
     let popped = s.pop();
     let r = result?;

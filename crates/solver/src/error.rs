@@ -50,6 +50,96 @@ impl fmt::Display for Reason {
     }
 }
 
+/// What kind of reason a check has no answer: what a program reads (`reason_kind` in
+/// JSON) next to the text a person reads (`reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReasonKind {
+    /// The per-query time limit ran out.
+    Timeout,
+    /// The solver ran out of resources.
+    ResourceLimit,
+    /// The solver's methods are incomplete for the problem.
+    Incomplete,
+    /// The solver process died.
+    Crashed,
+    /// The solver could not be run or its answer could not be used (a tool error, not
+    /// an answer).
+    SolverError,
+    /// A limit of vera's own (a bound, a cap) or any other reason.
+    Other,
+}
+
+/// Why a verdict is undecided, as a report carries it: the reason for a person and its
+/// kind for a program. Serialized flat (`reason`, `reason_kind`) into the verdict that
+/// holds it. An undecided verdict is never a pass.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Undecided {
+    /// Why, in words.
+    pub reason: String,
+    /// Why, as a kind.
+    pub reason_kind: ReasonKind,
+}
+
+impl Undecided {
+    /// An undecided verdict of `kind`, said in `text`.
+    pub fn new(kind: ReasonKind, text: impl Into<String>) -> Undecided {
+        Undecided {
+            reason: text.into(),
+            reason_kind: kind,
+        }
+    }
+
+    /// A verdict left open by a failure to run or read the solver.
+    pub fn error(e: impl fmt::Display) -> Undecided {
+        Undecided::new(ReasonKind::SolverError, format!("solver error: {e}"))
+    }
+
+    /// A verdict left open by a limit of vera's own, or any reason that is not the
+    /// solver's.
+    pub fn other(text: impl Into<String>) -> Undecided {
+        Undecided::new(ReasonKind::Other, text)
+    }
+
+    /// The same kind, the text rewritten (to say which question it was).
+    pub fn map(self, f: impl FnOnce(&str) -> String) -> Undecided {
+        Undecided {
+            reason: f(&self.reason),
+            reason_kind: self.reason_kind,
+        }
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl From<&Reason> for Undecided {
+    fn from(r: &Reason) -> Undecided {
+        let kind = match r {
+            Reason::Timeout => ReasonKind::Timeout,
+            Reason::ResourceLimit => ReasonKind::ResourceLimit,
+            Reason::Incomplete => ReasonKind::Incomplete,
+            Reason::Crashed(_) => ReasonKind::Crashed,
+            Reason::Other(_) => ReasonKind::Other,
+        };
+        Undecided::new(kind, r.to_string())
+    }
+}
+
+impl From<Reason> for Undecided {
+    fn from(r: Reason) -> Undecided {
+        Undecided::from(&r)
+    }
+}
+
+impl fmt::Display for Undecided {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
 fn terms(ts: &[Term]) -> String {
     ts.iter()
         .map(logic::print::term)

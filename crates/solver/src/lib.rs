@@ -88,7 +88,7 @@ mod solver;
 mod transcript;
 
 pub use config::{SolverConfig, SolverKind, UnknownSolver};
-pub use error::{Reason, SolverError};
+pub use error::{Reason, ReasonKind, SolverError, Undecided};
 pub use pool::Pool;
 pub use solver::{Outcome, Solver};
 pub use transcript::transcript_files;

@@ -172,7 +172,8 @@ pub enum TimedVerdict {
     /// The solver gave no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -299,7 +300,7 @@ impl<'a> TimedAsker<'a> {
         let mut s = Session::new(&mut self.solver, self.lits.clone());
         let verdict = match s.check(&all, std::slice::from_ref(&scen))? {
             Outcome::Unknown(r) => TimedVerdict::Unknown {
-                reason: r.to_string(),
+                reason: r.clone().into(),
             },
             Outcome::Unsat(core) => {
                 let min = s.minimize(&[], core, std::slice::from_ref(&scen))?;
@@ -311,7 +312,7 @@ impl<'a> TimedAsker<'a> {
                 let negated = [scen.clone(), Term::not(claim_t.clone())];
                 match s.check(&all, &negated)? {
                     Outcome::Unknown(r) => TimedVerdict::Unknown {
-                        reason: r.to_string(),
+                        reason: r.clone().into(),
                     },
                     Outcome::Unsat(core) => {
                         let min = s.minimize(&[], core, &negated)?;

@@ -113,7 +113,8 @@ pub enum TimedConsistency {
     /// No answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -136,7 +137,8 @@ pub enum TimedViolatability {
     /// Not judged, or no answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -162,7 +164,8 @@ pub enum TimedRedundancy {
     /// No answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -239,7 +242,8 @@ pub enum RtInconsistency {
     /// No answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -576,13 +580,15 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         // unsat answer contradicts the audit and is an error.
         let mut trace_under = |base: &[Term],
                                what: &str|
-         -> Result<Result<Model, String>, TimedError> {
+         -> Result<Result<Model, solver::Undecided>, TimedError> {
             match s.check(base, &breaking)? {
                 Outcome::Sat(m) => Ok(Ok(shortest_break(&mut s, base, &u, spec, i, m)?)),
-                Outcome::Unknown(reason) => Ok(Err(format!(
-                    "{} is {what}, but the query for a trace that shows it gave no answer: {reason}",
-                    r.id
-                ))),
+                Outcome::Unknown(reason) => Ok(Err(solver::Undecided::from(reason).map(|why| {
+                    format!(
+                        "{} is {what}, but the query for a trace that shows it gave no answer: {why}",
+                        r.id
+                    )
+                }))),
                 Outcome::Unsat(_) => Err(TimedError::Witness(format!(
                     "the audit found {} {what}, a second query found no trace",
                     r.id
@@ -619,7 +625,11 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                 }
             }
             Violatability::ImpliedByDomain { .. } if !fits => TimedViolatability::Unknown {
-                reason: format!("bound too small for {}: it needs {} steps", r.id, needs(r)),
+                reason: solver::Undecided::other(format!(
+                    "bound too small for {}: it needs {} steps",
+                    r.id,
+                    needs(r)
+                )),
             },
             Violatability::ImpliedByDomain { because } => TimedViolatability::ImpliedByDomain {
                 because: hide(because.clone()),
@@ -790,7 +800,7 @@ fn consistent_witness(
             }
             Outcome::Unknown(r) => {
                 return Ok(TimedConsistency::Unknown {
-                    reason: r.to_string(),
+                    reason: r.clone().into(),
                 })
             }
         }

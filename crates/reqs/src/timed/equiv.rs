@@ -64,7 +64,8 @@ pub enum TraceEquivalence {
     /// The solver gave no answer in one direction and no difference in the other.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -136,10 +137,10 @@ pub fn equivalent(
     let k = k.unwrap_or_else(|| default_k(a, b));
     if k > MAX_K {
         return Ok(TraceEquivalence::Unknown {
-            reason: format!(
+            reason: solver::Undecided::other(format!(
                 "traces of {} steps are needed to compare these patterns; at most {MAX_K} are compared",
                 k + 1
-            ),
+            )),
         });
     }
     let mut pair = spec.clone();
@@ -201,7 +202,7 @@ enum Found {
     /// violated at the first.
     Yes(usize, usize, Model),
     No,
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 /// `x` holds at steps `0 ..= t` and `y` is violated at step `t`, for some `t` below
@@ -248,13 +249,13 @@ fn difference(
     let mut best = match ask(s, &[split_at_some(u, x, y, k + 1)])? {
         Outcome::Sat(m) => m,
         Outcome::Unsat(_) => return Ok(Found::No),
-        Outcome::Unknown(r) => return Ok(Found::Unknown(r.to_string())),
+        Outcome::Unknown(r) => return Ok(Found::Unknown(r.clone().into())),
     };
     let Some(mut step) = first_violation(&best) else {
         // The model does not show what it was asked for: no verdict from it.
-        return Ok(Found::Unknown(
-            "the solver's model does not show the difference it claims".into(),
-        ));
+        return Ok(Found::Unknown(solver::Undecided::other(
+            "the solver's model does not show the difference it claims",
+        )));
     };
     // Shorter, while the solver finds one.
     while step > 0 {

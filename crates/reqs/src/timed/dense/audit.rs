@@ -97,7 +97,8 @@ pub enum Reach {
     /// Not decided.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
         /// Runs of up to this many intervals have none.
         up_to: usize,
     },
@@ -121,7 +122,8 @@ pub enum DenseConsistency {
     /// No answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -149,7 +151,8 @@ pub enum DenseVacuity {
     /// No answer.
     Unknown {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -562,7 +565,7 @@ fn ndc(
     set: &[usize],
     primed_inv: Ref,
     data: &mut DataSat,
-) -> Result<Result<Option<Ndc>, String>, SolverError> {
+) -> Result<Result<Option<Ndc>, solver::Undecided>, SolverError> {
     let mut vectors = Vec::new();
     let sizes: Vec<usize> = set
         .iter()
@@ -629,9 +632,9 @@ fn ndc(
                 Some(true) => {}
                 Some(false) => stuck.push((0..atoms.len()).map(value).collect::<Vec<bool>>()),
                 None => {
-                    return Ok(Err(
-                        "whether the next state exists had no answer from the solver".into(),
-                    ))
+                    return Ok(Err(solver::Undecided::other(
+                        "whether the next state exists had no answer from the solver",
+                    )))
                 }
             }
         }
@@ -894,7 +897,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             }
         }
         Outcome::Unknown(r) => DenseConsistency::Unknown {
-            reason: r.to_string(),
+            reason: r.clone().into(),
         },
     };
 
@@ -933,7 +936,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                     Outcome::Unsat(_) => {}
                     Outcome::Unknown(r) => {
                         *ans = Some(Reach::Unknown {
-                            reason: r.to_string(),
+                            reason: r.clone().into(),
                             up_to: k,
                         })
                     }
@@ -975,9 +978,9 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             }
             *ans = Some(if deeper[qi] {
                 Reach::Unknown {
-                    reason: format!(
+                    reason: solver::Undecided::other(format!(
                         "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
-                    ),
+                    )),
                     up_to,
                 }
             } else if options.prove && !proofs_tried {
@@ -987,9 +990,9 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                 {
                     Some(a) => a,
                     None => Reach::Unknown {
-                        reason: format!(
+                        reason: solver::Undecided::other(format!(
                             "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
-                        ),
+                        )),
                         up_to,
                     },
                 }
@@ -1003,7 +1006,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     }
     let answer = |qi: usize| -> Reach {
         answers[qi].clone().unwrap_or(Reach::Unknown {
-            reason: "consistency is undecided".into(),
+            reason: solver::Undecided::other("consistency is undecided"),
             up_to: 0,
         })
     };

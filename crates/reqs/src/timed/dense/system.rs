@@ -363,7 +363,7 @@ pub enum Proof {
     /// one).
     Reachable,
     /// No answer, or an invariant that did not pass the re-check.
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 const REACH: &str = "vera.reach";
@@ -455,11 +455,13 @@ impl System {
         let problem = self.horn(bad);
         let defs = match solver::horn::solve(config, &problem)? {
             HornOutcome::Unsafe => return Ok(Proof::Reachable),
-            HornOutcome::Unknown(r) => return Ok(Proof::Unknown(r.to_string())),
+            HornOutcome::Unknown(r) => return Ok(Proof::Unknown(r.clone().into())),
             HornOutcome::Safe(defs) => defs,
         };
         let Some(def) = defs.into_iter().find(|d| &*d.relation == REACH) else {
-            return Ok(Proof::Unknown("the engine's model has no invariant".into()));
+            return Ok(Proof::Unknown(solver::Undecided::other(
+                "the engine's model has no invariant",
+            )));
         };
         let mut s = Solver::start(config)?;
         s.command(&logic::Command::SetLogic(self.logic.as_str().into()))?;
@@ -488,14 +490,14 @@ impl System {
             match s.check_assuming(&[q])? {
                 Outcome::Unsat(_) => {}
                 Outcome::Sat(_) => {
-                    return Ok(Proof::Unknown(format!(
+                    return Ok(Proof::Unknown(solver::Undecided::other(format!(
                     "the fixedpoint engine's invariant does not pass the re-check: it not {what}"
-                )))
+                ))))
                 }
                 Outcome::Unknown(r) => {
-                    return Ok(Proof::Unknown(format!(
+                    return Ok(Proof::Unknown(solver::Undecided::other(format!(
                         "re-checking that the invariant {what} gave no answer: {r}"
-                    )))
+                    ))))
                 }
             }
         }
