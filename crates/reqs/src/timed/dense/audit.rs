@@ -565,6 +565,7 @@ fn ndc(
     set: &[usize],
     primed_inv: Ref,
     data: &mut DataSat,
+    steps: &mut Steps,
 ) -> Result<Result<Option<Ndc>, solver::Undecided>, SolverError> {
     let mut vectors = Vec::new();
     let sizes: Vec<usize> = set
@@ -573,56 +574,25 @@ fn ndc(
         .collect();
     let mut locs = vec![0usize; set.len()];
     'vectors: loop {
-        // The clock atoms of this vector.
-        let mut atoms: Vec<(usize, usize)> = Vec::new();
-        for (i, a) in set.iter().enumerate() {
-            let pea = &sys.automata[*a].pea;
-            for t in &pea.locations[locs[i]].transitions {
-                for v in sys.bdd.support(t.guard) {
-                    if let Atom::Clock { aut, phase } = sys.bdd.atoms()[v as usize] {
-                        atoms.push((aut, phase));
-                    }
-                }
-                for (p, _) in &pea.locations[t.dest].clock_inv {
-                    if !t.resets.contains(p) {
-                        atoms.push((*a, *p));
-                    }
-                }
-            }
-        }
+        // The clock atoms of this vector: each automaton's own, in set order.
+        let own: Vec<Vec<(usize, usize)>> = set
+            .iter()
+            .zip(&locs)
+            .map(|(a, l)| steps.atoms(sys, *a, *l).to_vec())
+            .collect();
+        let mut atoms: Vec<(usize, usize)> = own.iter().flatten().copied().collect();
         atoms.sort_unstable();
         atoms.dedup();
-        let vars: Vec<u32> = atoms
-            .iter()
-            .map(|(a, p)| {
-                let c = sys.bdd.clock_lt(*a, *p);
-                sys.bdd.support(c)[0]
-            })
-            .collect();
         let mut stuck = Vec::new();
         for bits in 0u64..(1u64 << atoms.len()) {
             let value = |j: usize| bits & (1 << j) != 0;
             let mut f = primed_inv;
             for (i, a) in set.iter().enumerate() {
-                let pea = sys.automata[*a].pea.clone();
-                let mut d = FALSE;
-                for t in &pea.locations[locs[i]].transitions {
-                    let dest = &pea.locations[t.dest];
-                    let room = dest.clock_inv.iter().all(|(p, _)| {
-                        t.resets.contains(p)
-                            || atoms.iter().position(|x| *x == (*a, *p)).is_some_and(value)
-                    });
-                    if !room {
-                        continue;
-                    }
-                    let mut g = t.guard;
-                    for (j, v) in vars.iter().enumerate() {
-                        g = sys.bdd.restrict(g, *v, value(j));
-                    }
-                    let inv = sys.bdd.prime(dest.state_inv);
-                    let step = sys.bdd.and(g, inv);
-                    d = sys.bdd.or(d, step);
-                }
+                let cube: Vec<bool> = own[i]
+                    .iter()
+                    .map(|x| atoms.iter().position(|y| y == x).is_some_and(value))
+                    .collect();
+                let d = steps.step(sys, *a, locs[i], &cube);
                 f = sys.bdd.and(f, d);
                 if f == FALSE {
                     break;
@@ -656,6 +626,83 @@ fn ndc(
     } else {
         Some(Ndc { vectors })
     }))
+}
+
+/// The next steps of one automaton, computed once and shared by every set it is in:
+/// per location, the clock atoms its steps depend on, and per value of those atoms,
+/// the diagram of its possible next steps (guard, with the clock atoms fixed, and the
+/// destination's state invariant over the next state).
+#[derive(Default)]
+struct Steps {
+    atoms: HashMap<(usize, usize), Vec<(usize, usize)>>,
+    steps: HashMap<(usize, usize, Vec<bool>), Ref>,
+}
+
+impl Steps {
+    /// The clock atoms `(automaton, phase)` the steps from location `l` of `a` depend
+    /// on: those of its guards, and the destination's clock bounds of the clocks a step
+    /// does not reset.
+    fn atoms(&mut self, sys: &System, a: usize, l: usize) -> &[(usize, usize)] {
+        self.atoms.entry((a, l)).or_insert_with(|| {
+            let pea = &sys.automata[a].pea;
+            let mut atoms = Vec::new();
+            for t in &pea.locations[l].transitions {
+                for v in sys.bdd.support(t.guard) {
+                    if let Atom::Clock { aut, phase } = sys.bdd.atoms()[v as usize] {
+                        atoms.push((aut, phase));
+                    }
+                }
+                for (p, _) in &pea.locations[t.dest].clock_inv {
+                    if !t.resets.contains(p) {
+                        atoms.push((a, *p));
+                    }
+                }
+            }
+            atoms.sort_unstable();
+            atoms.dedup();
+            atoms
+        })
+    }
+
+    /// The diagram of the steps from location `l` of `a` when its clock atoms (in the
+    /// order of [`Steps::atoms`]) have the values `cube`.
+    fn step(&mut self, sys: &mut System, a: usize, l: usize, cube: &[bool]) -> Ref {
+        if let Some(d) = self.steps.get(&(a, l, cube.to_vec())) {
+            return *d;
+        }
+        let atoms = self.atoms(sys, a, l).to_vec();
+        let value = |x: &(usize, usize)| atoms.iter().position(|y| y == x).is_some_and(|j| cube[j]);
+        let vars: Vec<(u32, bool)> = atoms
+            .iter()
+            .enumerate()
+            .map(|(j, (aut, p))| {
+                let c = sys.bdd.clock_lt(*aut, *p);
+                (sys.bdd.support(c)[0], cube[j])
+            })
+            .collect();
+        let transitions = sys.automata[a].pea.locations[l].transitions.clone();
+        let mut d = FALSE;
+        for t in &transitions {
+            let dest = &sys.automata[a].pea.locations[t.dest];
+            let room = dest
+                .clock_inv
+                .iter()
+                .all(|(p, _)| t.resets.contains(p) || value(&(a, *p)));
+            if !room {
+                continue;
+            }
+            let dest_inv = dest.state_inv;
+            let mut g = t.guard;
+            for (v, b) in &vars {
+                g = sys.bdd.restrict(g, *v, *b);
+            }
+            let inv = sys.bdd.prime(dest_inv);
+            let step = sys.bdd.and(g, inv);
+            d = sys.bdd.or(d, step);
+        }
+        self.steps.insert((a, l, cube.to_vec()), d);
+        d
+    }
 }
 
 fn show_time(tb: &TimeBase, ticks: &BigRational) -> String {
@@ -702,16 +749,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     let tb = spec.time.as_ref().ok_or(DenseError::NotTimed)?;
     let mut sys = system(spec);
     let nauts = sys.automata.len();
-    let automata: Vec<AutomatonSummary> = sys
-        .automata
-        .iter()
-        .map(|a| AutomatonSummary {
-            name: automaton_name(spec, a),
-            locations: a.pea.locations.len(),
-            clocks: a.pea.clocks().len(),
-            invariant: a.pea.is_invariant(),
-        })
-        .collect();
+    let automata = summaries(spec, &sys);
     let pats = patterns(spec);
     let not_formalized: Vec<String> = spec
         .requirements
@@ -720,27 +758,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         .filter(|(_, p)| p.is_none())
         .map(|(r, _)| r.id.clone())
         .collect();
-    let mut requirements: Vec<DenseRequirementAudit> = spec
-        .requirements
-        .iter()
-        .zip(&pats)
-        .enumerate()
-        .filter_map(|(i, (r, p))| {
-            let p = p.as_ref()?;
-            Some(DenseRequirementAudit {
-                id: r.id.clone(),
-                line: r.line,
-                pattern: p.describe(tb),
-                countertraces: (0..nauts)
-                    .filter(|a| sys.automata[*a].req == i)
-                    .map(|a| countertrace_text(&sys, a, tb))
-                    .collect(),
-                vacuity: DenseVacuity::NotChecked {
-                    reason: "not checked".into(),
-                },
-            })
-        })
-        .collect();
+    let mut requirements = requirement_audits(spec, &sys, &pats, tb);
     let epsilon = show_time(tb, &sys.epsilon);
     let invariants: Vec<usize> = (0..nauts)
         .filter(|a| sys.automata[*a].pea.is_invariant())
@@ -750,11 +768,6 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         .collect();
 
     // The invariants together: the peer stops here when they contradict each other.
-    let mut inv_conj = TRUE;
-    for a in &invariants {
-        let l = &sys.automata[*a].pea.locations[0];
-        inv_conj = sys.bdd.and(inv_conj, l.state_inv);
-    }
     let mut checker = Solver::start(&options.solver)?;
     checker.command(&logic::Command::SetLogic(sys.logic.as_str().into()))?;
     for (name, ctors) in &sys.enums {
@@ -765,32 +778,19 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             checker.declare_const(&n, s)?;
         }
     }
-    {
-        let parts: Vec<Term> = invariants
-            .iter()
-            .map(|a| sys.term(*a, sys.automata[*a].pea.locations[0].state_inv, 0, false))
-            .collect();
-        if let Outcome::Unsat(core) = checker.check_assuming(&parts)? {
-            let mut because: Vec<String> = invariants
-                .iter()
-                .zip(&parts)
-                .filter(|(_, t)| core.contains(t) || core.is_empty())
-                .map(|(a, _)| sys.automata[*a].id.clone())
-                .collect();
-            because.dedup();
-            return Ok(DenseReport {
-                semantics: "dense",
-                tick: tb.tick_text.clone(),
-                epsilon,
-                automata,
-                consistency: DenseConsistency::Inconsistent { because },
-                requirements,
-                rt_checks: Vec::new(),
-                rt_trivial: 0,
-                results: 1,
-                not_formalized,
-            });
-        }
+    if let Some(because) = contradicting_invariants(&sys, &mut checker, &invariants)? {
+        return Ok(DenseReport {
+            semantics: "dense",
+            tick: tb.tick_text.clone(),
+            epsilon,
+            automata,
+            consistency: DenseConsistency::Inconsistent { because },
+            requirements,
+            rt_checks: Vec::new(),
+            rt_trivial: 0,
+            results: 1,
+            not_formalized,
+        });
     }
 
     let depth = options.bmc_depth.unwrap_or_else(|| {
@@ -803,207 +803,45 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         (2 * longest + 2).min(40)
     });
 
-    // The questions: vacuity of each automaton, then each rt set.
-    let mut questions: Vec<Question> = Vec::new();
-    let mut answers: Vec<Option<Reach>> = Vec::new();
-    let mut vac_of: Vec<Option<usize>> = vec![None; nauts];
-    for (a, vac) in vac_of.iter_mut().enumerate() {
-        if let Some(locs) = sys.automata[a].pea.applies_in() {
-            *vac = Some(questions.len());
-            questions.push(Question::Vacuity { a, locs });
-            answers.push(None);
-        }
-    }
+    let Asked {
+        questions,
+        mut answers,
+        vac_of,
+        trigger_of,
+        rt_sets,
+        rt_trivial,
+        rt_total,
+    } = ask(
+        spec,
+        &mut sys,
+        &pats,
+        &invariants,
+        &others,
+        options,
+        checker,
+    )?;
     let vacuity_checks = vac_of.iter().filter(|v| v.is_some()).count();
-    // An invariant "if R then S" has no vacuity check of the peer's kind (its single
-    // location shows nothing): vera asks whether R ever holds.
-    let mut trigger_of: Vec<Option<usize>> = vec![None; spec.requirements.len()];
-    for (i, p) in pats.iter().enumerate() {
-        let Some(p) = p else { continue };
-        let auts: Vec<usize> = (0..nauts).filter(|a| sys.automata[*a].req == i).collect();
-        if p.kind == super::Kind::Invariance
-            && !auts.is_empty()
-            && auts.iter().all(|a| sys.automata[*a].pea.is_invariant())
-        {
-            trigger_of[i] = Some(questions.len());
-            questions.push(Question::Holds {
-                term: p.formulas[0].clone(),
-            });
-            answers.push(None);
-        }
-    }
-    let m = options.rt_range.min(others.len());
-    let sets: Vec<Vec<usize>> = if m == 0 {
-        Vec::new()
-    } else {
-        combinations(&others, m)
-    };
-    let mut primed_inv = TRUE;
-    for a in &invariants {
-        let inv = sys.automata[*a].pea.locations[0].state_inv;
-        let p = sys.bdd.prime(inv);
-        primed_inv = sys.bdd.and(primed_inv, p);
-    }
-    let mut data = DataSat {
-        solver: checker,
-        cache: HashMap::new(),
-        queries: 0,
-    };
-    let mut rt_sets: Vec<(Vec<usize>, usize)> = Vec::new();
-    let mut rt_trivial = 0;
-    for set in &sets {
-        match ndc(&mut sys, set, primed_inv, &mut data)? {
-            Ok(None) => rt_trivial += 1,
-            Ok(Some(n)) => {
-                rt_sets.push((set.clone(), questions.len()));
-                questions.push(Question::Rt {
-                    set: set.clone(),
-                    ndc: n,
-                });
-                answers.push(None);
-            }
-            Err(reason) => {
-                rt_sets.push((set.clone(), questions.len()));
-                questions.push(Question::Rt {
-                    set: set.clone(),
-                    ndc: Ndc {
-                        vectors: Vec::new(),
-                    },
-                });
-                answers.push(Some(Reach::Unknown { reason, up_to: 0 }));
-            }
-        }
-    }
 
     // Consistency: a first interval.
     let mut bmc = Bmc::start(&sys, &options.solver)?;
-    let consistency = match bmc.check(&Term::Bool(true))? {
-        Outcome::Sat(mdl) => {
-            recheck(spec, &sys, &mdl, 0, "the consistency witness")?;
-            DenseConsistency::Consistent {
-                witness: trace_of(&sys, tb, &mdl, 0),
-            }
-        }
-        Outcome::Unsat(_) => {
-            // Nothing is reachable: every question is answered.
-            for a in &mut answers {
-                a.get_or_insert(Reach::Unreachable {
-                    proved: true,
-                    up_to: 0,
-                });
-            }
-            DenseConsistency::Inconsistent {
-                because: Vec::new(),
-            }
-        }
-        Outcome::Unknown(r) => DenseConsistency::Unknown {
-            reason: r.clone().into(),
-        },
-    };
+    let consistency = first_interval(spec, &sys, tb, &mut bmc, &mut answers)?;
 
-    // Bounded model checking until it stops finding answers, then proofs for the rest
-    // (all at once first), then deeper runs for what the proofs find reachable.
-    let mut epsilon_only = vec![false; questions.len()];
-    if matches!(consistency, DenseConsistency::Consistent { .. }) {
-        let mut last_found = 0;
-        let mut proofs_tried = false;
-        // Questions the fixedpoint engine found reachable: searched deeper.
-        let mut deeper: Vec<bool> = vec![false; questions.len()];
-        loop {
-            let k = bmc.depth;
-            for (qi, (q, ans)) in questions.iter().zip(answers.iter_mut()).enumerate() {
-                if ans.is_some() || (proofs_tried && !deeper[qi]) {
-                    continue;
-                }
-                let bad = q.bad(&sys, k);
-                match bmc.check(&bad)? {
-                    Outcome::Sat(mut mdl) => {
-                        if let Question::Rt { .. } = q {
-                            // A run that ends where there is no next step at all, if
-                            // one of as many intervals does.
-                            match bmc.check(&q.bad_shifted(&sys, k, false))? {
-                                Outcome::Sat(exact) => mdl = exact,
-                                _ => epsilon_only[qi] = true,
-                            }
-                        }
-                        recheck(spec, &sys, &mdl, k, "a run shown")?;
-                        last_found = k;
-                        *ans = Some(Reach::Reachable {
-                            intervals: k + 1,
-                            trace: trace_of(&sys, tb, &mdl, k),
-                        })
-                    }
-                    Outcome::Unsat(_) => {}
-                    Outcome::Unknown(r) => {
-                        *ans = Some(Reach::Unknown {
-                            reason: r.clone().into(),
-                            up_to: k,
-                        })
-                    }
-                }
-            }
-            let open: Vec<usize> = (0..questions.len())
-                .filter(|q| answers[*q].is_none() && (!proofs_tried || deeper[*q]))
-                .collect();
-            if open.is_empty() || k >= depth {
-                break;
-            }
-            // Stalled: no answer in the last few depths (and past the shortest runs
-            // most answers need).
-            let stalled = k >= 3 && k >= last_found + 3;
-            if stalled && !proofs_tried && options.prove {
-                proofs_tried = true;
-                let open: Vec<usize> = (0..questions.len())
-                    .filter(|q| answers[*q].is_none())
-                    .collect();
-                let found = prove_all(&sys, &questions, &open, k + 1, &options.solver)?;
-                for (qi, r) in found {
-                    match r {
-                        Some(a) => answers[qi] = Some(a),
-                        None => deeper[qi] = true,
-                    }
-                }
-                if !deeper.iter().any(|d| *d) {
-                    break;
-                }
-            }
-            bmc.extend()?;
-        }
-        // What is still open: searched up to `depth` intervals only, or found by the
-        // engine and not shown by a run that long.
-        let up_to = bmc.depth + 1;
-        for (qi, ans) in answers.iter_mut().enumerate() {
-            if ans.is_some() {
-                continue;
-            }
-            *ans = Some(if deeper[qi] {
-                Reach::Unknown {
-                    reason: solver::Undecided::other(format!(
-                        "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
-                    )),
-                    up_to,
-                }
-            } else if options.prove && !proofs_tried {
-                match prove_all(&sys, &questions, &[qi], up_to, &options.solver)?
-                    .pop()
-                    .and_then(|(_, r)| r)
-                {
-                    Some(a) => a,
-                    None => Reach::Unknown {
-                        reason: solver::Undecided::other(format!(
-                            "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
-                        )),
-                        up_to,
-                    },
-                }
-            } else {
-                Reach::Unreachable {
-                    proved: false,
-                    up_to,
-                }
-            });
-        }
-    }
+    // Bounded model checking until it stops finding answers, then proofs for the rest,
+    // then deeper runs for what the proofs leave open.
+    let epsilon_only = if matches!(consistency, DenseConsistency::Consistent { .. }) {
+        search(
+            spec,
+            &sys,
+            tb,
+            options,
+            &questions,
+            &mut answers,
+            &mut bmc,
+            depth,
+        )?
+    } else {
+        vec![false; questions.len()]
+    };
     let answer = |qi: usize| -> Reach {
         answers[qi].clone().unwrap_or(Reach::Unknown {
             reason: solver::Undecided::other("consistency is undecided"),
@@ -1021,32 +859,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         if let Some(q) = trigger_of[i] {
             checked.push(answer(q));
         }
-        ra.vacuity = if checked.is_empty() {
-            DenseVacuity::NotChecked {
-                reason: "every location of its automata shows it applies".into(),
-            }
-        } else if let Some(Reach::Unreachable { proved, up_to }) = checked
-            .iter()
-            .find(|r| matches!(r, Reach::Unreachable { .. }))
-        {
-            DenseVacuity::Vacuous {
-                proved: *proved,
-                up_to: *up_to,
-            }
-        } else if let Some(Reach::Unknown { reason, .. }) =
-            checked.iter().find(|r| matches!(r, Reach::Unknown { .. }))
-        {
-            DenseVacuity::Unknown {
-                reason: reason.clone(),
-            }
-        } else {
-            match &checked[0] {
-                Reach::Reachable { trace, .. } => DenseVacuity::NotVacuous {
-                    trace: trace.clone(),
-                },
-                _ => unreachable!("the other answers are handled above"),
-            }
-        };
+        ra.vacuity = vacuity_of(&checked);
     }
     let rt_checks: Vec<RtCheck> = rt_sets
         .iter()
@@ -1074,9 +887,403 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         requirements,
         rt_checks,
         rt_trivial,
-        results: 1 + vacuity_checks + sets.len(),
+        results: 1 + vacuity_checks + rt_total,
         not_formalized,
     })
+}
+
+/// Consistency: a first interval that satisfies every requirement. When there is
+/// none, nothing is reachable and every question is answered.
+fn first_interval(
+    spec: &Spec,
+    sys: &System,
+    tb: &TimeBase,
+    bmc: &mut Bmc,
+    answers: &mut [Option<Reach>],
+) -> Result<DenseConsistency, DenseError> {
+    Ok(match bmc.check(&Term::Bool(true))? {
+        Outcome::Sat(mdl) => {
+            recheck(spec, sys, &mdl, 0, "the consistency witness")?;
+            DenseConsistency::Consistent {
+                witness: trace_of(sys, tb, &mdl, 0),
+            }
+        }
+        Outcome::Unsat(_) => {
+            // Nothing is reachable: every question is answered.
+            for a in answers.iter_mut() {
+                a.get_or_insert(Reach::Unreachable {
+                    proved: true,
+                    up_to: 0,
+                });
+            }
+            DenseConsistency::Inconsistent {
+                because: Vec::new(),
+            }
+        }
+        Outcome::Unknown(r) => DenseConsistency::Unknown {
+            reason: r.clone().into(),
+        },
+    })
+}
+
+/// What the report says of each automaton.
+fn summaries(spec: &Spec, sys: &System) -> Vec<AutomatonSummary> {
+    sys.automata
+        .iter()
+        .map(|a| AutomatonSummary {
+            name: automaton_name(spec, a),
+            locations: a.pea.locations.len(),
+            clocks: a.pea.clocks().len(),
+            invariant: a.pea.is_invariant(),
+        })
+        .collect()
+}
+
+/// One entry per formalized requirement: its pattern and countertraces (vacuity not
+/// checked yet).
+fn requirement_audits(
+    spec: &Spec,
+    sys: &System,
+    pats: &[Option<DensePattern>],
+    tb: &TimeBase,
+) -> Vec<DenseRequirementAudit> {
+    spec.requirements
+        .iter()
+        .zip(pats)
+        .enumerate()
+        .filter_map(|(i, (r, p))| {
+            let p = p.as_ref()?;
+            Some(DenseRequirementAudit {
+                id: r.id.clone(),
+                line: r.line,
+                pattern: p.describe(tb),
+                countertraces: (0..sys.automata.len())
+                    .filter(|a| sys.automata[*a].req == i)
+                    .map(|a| countertrace_text(sys, a, tb))
+                    .collect(),
+                vacuity: DenseVacuity::NotChecked {
+                    reason: "not checked".into(),
+                },
+            })
+        })
+        .collect()
+}
+
+/// The requirements whose invariants contradict each other, when they do (the peer
+/// stops there).
+fn contradicting_invariants(
+    sys: &System,
+    checker: &mut Solver,
+    invariants: &[usize],
+) -> Result<Option<Vec<String>>, SolverError> {
+    let parts: Vec<Term> = invariants
+        .iter()
+        .map(|a| sys.term(*a, sys.automata[*a].pea.locations[0].state_inv, 0, false))
+        .collect();
+    Ok(match checker.check_assuming(&parts)? {
+        Outcome::Unsat(core) => {
+            let mut because: Vec<String> = invariants
+                .iter()
+                .zip(&parts)
+                .filter(|(_, t)| core.contains(t) || core.is_empty())
+                .map(|(a, _)| sys.automata[*a].id.clone())
+                .collect();
+            because.dedup();
+            Some(because)
+        }
+        _ => None,
+    })
+}
+
+/// The reachability questions of a dense audit, in order: vacuity of each automaton,
+/// the triggers of invariants, each rt set that the pre-check ([`ndc`]) does not find
+/// trivially free.
+struct Asked {
+    questions: Vec<Question>,
+    /// Answers known before any search (an rt set the pre-check could not judge).
+    answers: Vec<Option<Reach>>,
+    /// Per automaton: its vacuity question.
+    vac_of: Vec<Option<usize>>,
+    /// Per requirement: the question whether its invariant's trigger ever holds.
+    trigger_of: Vec<Option<usize>>,
+    /// The rt sets asked about, with their question.
+    rt_sets: Vec<(Vec<usize>, usize)>,
+    /// The rt sets the pre-check finds free without a search.
+    rt_trivial: usize,
+    /// Every rt set.
+    rt_total: usize,
+}
+
+/// Builds the questions of [`Asked`] (the rt pre-check asks `checker`).
+fn ask(
+    spec: &Spec,
+    sys: &mut System,
+    pats: &[Option<DensePattern>],
+    invariants: &[usize],
+    others: &[usize],
+    options: &DenseOptions,
+    checker: Solver,
+) -> Result<Asked, SolverError> {
+    let nauts = sys.automata.len();
+    let mut questions: Vec<Question> = Vec::new();
+    let mut answers: Vec<Option<Reach>> = Vec::new();
+    let mut vac_of: Vec<Option<usize>> = vec![None; nauts];
+    for (a, vac) in vac_of.iter_mut().enumerate() {
+        if let Some(locs) = sys.automata[a].pea.applies_in() {
+            *vac = Some(questions.len());
+            questions.push(Question::Vacuity { a, locs });
+            answers.push(None);
+        }
+    }
+    // An invariant "if R then S" has no vacuity check of the peer's kind (its single
+    // location shows nothing): vera asks whether R ever holds.
+    let mut trigger_of: Vec<Option<usize>> = vec![None; spec.requirements.len()];
+    for (i, p) in pats.iter().enumerate() {
+        let Some(p) = p else { continue };
+        let auts: Vec<usize> = (0..nauts).filter(|a| sys.automata[*a].req == i).collect();
+        if p.kind == super::Kind::Invariance
+            && !auts.is_empty()
+            && auts.iter().all(|a| sys.automata[*a].pea.is_invariant())
+        {
+            trigger_of[i] = Some(questions.len());
+            questions.push(Question::Holds {
+                term: p.formulas[0].clone(),
+            });
+            answers.push(None);
+        }
+    }
+    let m = options.rt_range.min(others.len());
+    let sets: Vec<Vec<usize>> = if m == 0 {
+        Vec::new()
+    } else {
+        combinations(others, m)
+    };
+    let mut primed_inv = TRUE;
+    for a in invariants {
+        let inv = sys.automata[*a].pea.locations[0].state_inv;
+        let p = sys.bdd.prime(inv);
+        primed_inv = sys.bdd.and(primed_inv, p);
+    }
+    let mut data = DataSat {
+        solver: checker,
+        cache: HashMap::new(),
+        queries: 0,
+    };
+    let mut rt_sets: Vec<(Vec<usize>, usize)> = Vec::new();
+    let mut rt_trivial = 0;
+    let mut steps = Steps::default();
+    for set in &sets {
+        match ndc(sys, set, primed_inv, &mut data, &mut steps)? {
+            Ok(None) => rt_trivial += 1,
+            Ok(Some(n)) => {
+                rt_sets.push((set.clone(), questions.len()));
+                questions.push(Question::Rt {
+                    set: set.clone(),
+                    ndc: n,
+                });
+                answers.push(None);
+            }
+            Err(reason) => {
+                rt_sets.push((set.clone(), questions.len()));
+                questions.push(Question::Rt {
+                    set: set.clone(),
+                    ndc: Ndc {
+                        vectors: Vec::new(),
+                    },
+                });
+                answers.push(Some(Reach::Unknown { reason, up_to: 0 }));
+            }
+        }
+    }
+
+    Ok(Asked {
+        questions,
+        answers,
+        vac_of,
+        trigger_of,
+        rt_sets,
+        rt_trivial,
+        rt_total: sets.len(),
+    })
+}
+
+/// A requirement's vacuity from the answers to its questions: vacuous when one of its
+/// automata never gets to apply (or its trigger never holds), undecided when one of
+/// them is, otherwise not vacuous with the run of the first.
+fn vacuity_of(checked: &[Reach]) -> DenseVacuity {
+    if checked.is_empty() {
+        DenseVacuity::NotChecked {
+            reason: "every location of its automata shows it applies".into(),
+        }
+    } else if let Some(Reach::Unreachable { proved, up_to }) = checked
+        .iter()
+        .find(|r| matches!(r, Reach::Unreachable { .. }))
+    {
+        DenseVacuity::Vacuous {
+            proved: *proved,
+            up_to: *up_to,
+        }
+    } else if let Some(Reach::Unknown { reason, .. }) =
+        checked.iter().find(|r| matches!(r, Reach::Unknown { .. }))
+    {
+        DenseVacuity::Unknown {
+            reason: reason.clone(),
+        }
+    } else {
+        match &checked[0] {
+            Reach::Reachable { trace, .. } => DenseVacuity::NotVacuous {
+                trace: trace.clone(),
+            },
+            _ => unreachable!("the other answers are handled above"),
+        }
+    }
+}
+
+/// Bounded model checking of the whole product until it stops finding answers, then
+/// proofs ([`prove_all`]) for the questions still open, then deeper runs for what the
+/// proofs leave open; every question gets an answer. Per question: whether its dead end
+/// was shown only a little (ε) after the run's end.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    spec: &Spec,
+    sys: &System,
+    tb: &TimeBase,
+    options: &DenseOptions,
+    questions: &[Question],
+    answers: &mut [Option<Reach>],
+    bmc: &mut Bmc,
+    depth: usize,
+) -> Result<Vec<bool>, DenseError> {
+    let mut epsilon_only = vec![false; questions.len()];
+    let mut last_found = 0;
+    let mut proofs_tried = false;
+    // Questions the fixedpoint engine found reachable: searched deeper.
+    let mut deeper: Vec<bool> = vec![false; questions.len()];
+    // Why the engine left a question open, for those it had no answer for.
+    let mut engine_undecided: Vec<Option<solver::Undecided>> = vec![None; questions.len()];
+    loop {
+        let k = bmc.depth;
+        // The points asked about at this depth, built once: each is checked, and read
+        // off the runs found for the questions before it.
+        let bads: Vec<Option<Term>> = questions
+            .iter()
+            .enumerate()
+            .map(|(qi, q)| {
+                (answers[qi].is_none() && (!proofs_tried || deeper[qi])).then(|| q.bad(sys, k))
+            })
+            .collect();
+        for qi in 0..questions.len() {
+            let Some(bad) = bads[qi].as_ref().filter(|_| answers[qi].is_none()) else {
+                continue;
+            };
+            let q = &questions[qi];
+            match bmc.check(bad)? {
+                Outcome::Sat(mut mdl) => {
+                    if let Question::Rt { .. } = q {
+                        // A run that ends where there is no next step at all, if
+                        // one of as many intervals does.
+                        match bmc.check(&q.bad_shifted(sys, k, false))? {
+                            Outcome::Sat(exact) => mdl = exact,
+                            _ => epsilon_only[qi] = true,
+                        }
+                    }
+                    recheck(spec, sys, &mdl, k, "a run shown")?;
+                    last_found = k;
+                    let reached = Reach::Reachable {
+                        intervals: k + 1,
+                        trace: trace_of(sys, tb, &mdl, k),
+                    };
+                    // The same run may end at the points other questions ask
+                    // about (vacuity and triggers: one run reaches many): read off
+                    // the model, no solver call. A question the model does not
+                    // settle (a variable it leaves out) is asked as before.
+                    for other in qi + 1..questions.len() {
+                        if let Some(b) = &bads[other] {
+                            if answers[other].is_none()
+                                && !matches!(questions[other], Question::Rt { .. })
+                                && logic::eval::eval_bool(b, &mdl, &spec.context) == Ok(true)
+                            {
+                                answers[other] = Some(reached.clone());
+                            }
+                        }
+                    }
+                    answers[qi] = Some(reached);
+                }
+                Outcome::Unsat(_) => {}
+                Outcome::Unknown(r) => {
+                    answers[qi] = Some(Reach::Unknown {
+                        reason: r.clone().into(),
+                        up_to: k,
+                    })
+                }
+            }
+        }
+        let open: Vec<usize> = (0..questions.len())
+            .filter(|q| answers[*q].is_none() && (!proofs_tried || deeper[*q]))
+            .collect();
+        if open.is_empty() || k >= depth {
+            break;
+        }
+        // Stalled: no answer at the last depth (and past the shortest runs most
+        // answers need). What the proofs leave open (the engine finds the point, or
+        // has no answer) is searched deeper.
+        let stalled = k >= 3 && k > last_found;
+        if stalled && !proofs_tried && options.prove {
+            proofs_tried = true;
+            let open: Vec<usize> = (0..questions.len())
+                .filter(|q| answers[*q].is_none())
+                .collect();
+            let found = prove_all(sys, questions, &open, k + 1, &options.solver)?;
+            for (qi, r) in found {
+                match r {
+                    Engine::Answer(a) => answers[qi] = Some(a),
+                    Engine::Reachable => deeper[qi] = true,
+                    Engine::Undecided(why) => {
+                        deeper[qi] = true;
+                        engine_undecided[qi] = Some(why);
+                    }
+                }
+            }
+            if !deeper.iter().any(|d| *d) {
+                break;
+            }
+        }
+        bmc.extend()?;
+    }
+    // What is still open: searched up to `depth` intervals only, or found by the
+    // engine and not shown by a run that long.
+    let up_to = bmc.depth + 1;
+    for (qi, ans) in answers.iter_mut().enumerate() {
+        if ans.is_some() {
+            continue;
+        }
+        let found_by_engine = || {
+            Reach::Unknown {
+            reason: solver::Undecided::other(format!(
+                "the fixedpoint engine finds such a point; no run of up to {up_to} intervals shows it"
+            )),
+            up_to,
+        }
+        };
+        *ans = Some(if deeper[qi] {
+            match engine_undecided[qi].take() {
+                Some(reason) => Reach::Unknown { reason, up_to },
+                None => found_by_engine(),
+            }
+        } else if options.prove && !proofs_tried {
+            match prove_all(sys, questions, &[qi], up_to, &options.solver)?.pop() {
+                Some((_, Engine::Answer(a))) => a,
+                Some((_, Engine::Undecided(reason))) => Reach::Unknown { reason, up_to },
+                _ => found_by_engine(),
+            }
+        } else {
+            Reach::Unreachable {
+                proved: false,
+                up_to,
+            }
+        });
+    }
+    Ok(epsilon_only)
 }
 
 /// The variables an automaton's formulas mention.
@@ -1092,19 +1299,24 @@ fn variables_of(sys: &System, a: usize) -> std::collections::BTreeSet<logic::Sym
     out
 }
 
+/// The time limit of a proof on a part of the product (the whole gets the solver's).
+const SUB_PRODUCT_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Proofs that the open questions' points are unreachable. Each is first tried on a
-/// smaller product: the question's automata, every invariant, and the automata that
-/// share a variable with them, then a wider circle, up to all automata (a product of
-/// fewer automata has more runs, so what it never reaches the whole never reaches). Per
-/// question: `Some(answer)` (proved, or undecided), or `None` when the engine finds
-/// the point reachable in the whole product (a deeper search may show the run).
+/// smaller product: the question's automata and every invariant, then rings of the
+/// automata that share a variable with the question's automata and the rings before
+/// (the invariants' own variables do not pull automata in: every automaton shares
+/// some input with some invariant, so that ring would be nearly all), up to all
+/// automata. A product of fewer automata has more runs, so what it never reaches the
+/// whole never reaches; a part gets [`SUB_PRODUCT_LIMIT`], the whole the solver's
+/// limit. Per question: what the engine made of it (see [`Engine`]).
 fn prove_all(
     sys: &System,
     questions: &[Question],
     open: &[usize],
     searched: usize,
     config: &SolverConfig,
-) -> Result<Vec<(usize, Option<Reach>)>, SolverError> {
+) -> Result<Vec<(usize, Engine)>, SolverError> {
     let proved = Reach::Unreachable {
         proved: true,
         up_to: searched,
@@ -1116,21 +1328,23 @@ fn prove_all(
     for q in open {
         let question = &questions[*q];
         let mut keep: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
+        let mut core = vec![false; n];
+        let mut core_vars = std::collections::BTreeSet::new();
         for a in question.automata() {
             keep[a] = true;
+            core[a] = true;
         }
         if let Question::Holds { term } = question {
             // The automata over the formula's variables.
-            let fv: std::collections::BTreeSet<logic::Symbol> =
-                term.free_vars().into_iter().map(|(n, _)| n).collect();
+            core_vars = term.free_vars().into_iter().map(|(n, _)| n).collect();
             for a in 0..n {
-                if !vars[a].is_disjoint(&fv) {
+                if !vars[a].is_disjoint(&core_vars) {
                     keep[a] = true;
+                    core[a] = true;
                 }
             }
         }
-        let mut answer = None;
-        loop {
+        let answer = loop {
             let all = keep.iter().all(|k| *k);
             let part = if all {
                 sys.clone()
@@ -1138,41 +1352,67 @@ fn prove_all(
                 sys.restricted(keep.clone())
             };
             let bad = question.bad(&part, 0);
+            // A part gets a short time limit: a wider one may still decide, and the
+            // whole product gets the full limit.
+            let limit = if all {
+                config.clone()
+            } else {
+                let mut c = config.clone();
+                c.timeout = c.timeout.min(SUB_PRODUCT_LIMIT);
+                c
+            };
+            let config = &limit;
             let r = part.prove(&bad, config)?;
             match r {
-                Proof::Proved => {
-                    answer = Some(proved.clone());
-                    break;
-                }
-                Proof::Unknown(reason) if all => {
-                    answer = Some(Reach::Unknown {
-                        reason,
-                        up_to: searched,
-                    });
-                    break;
-                }
-                Proof::Reachable if all => break,
+                Proof::Proved => break Engine::Answer(proved.clone()),
+                Proof::Unknown(reason) if all => break Engine::Undecided(reason),
+                Proof::Reachable if all => break Engine::Reachable,
                 _ => {}
             }
-            // A wider circle: the automata that share a variable with those taken.
-            let taken: std::collections::BTreeSet<logic::Symbol> = (0..n)
-                .filter(|a| keep[*a])
-                .flat_map(|a| vars[a].iter().cloned())
-                .collect();
+            // A wider circle: the automata that share a variable with the core (the
+            // question's automata and those added before; the invariants, always
+            // kept, do not widen the circle by themselves). A ring that adds only
+            // invariants (kept already) widens the core again.
             let mut grew = false;
-            for a in 0..n {
-                if !keep[a] && !vars[a].is_disjoint(&taken) {
-                    keep[a] = true;
-                    grew = true;
+            let mut core_grew = true;
+            while core_grew && !grew {
+                let taken: std::collections::BTreeSet<logic::Symbol> = (0..n)
+                    .filter(|a| core[*a])
+                    .flat_map(|a| vars[a].iter().cloned())
+                    .chain(core_vars.iter().cloned())
+                    .collect();
+                core_grew = false;
+                for a in 0..n {
+                    if !core[a] && !vars[a].is_disjoint(&taken) {
+                        // An invariant joins the product, not the core.
+                        if !sys.automata[a].pea.is_invariant() {
+                            core[a] = true;
+                            core_grew = true;
+                        }
+                        if !keep[a] {
+                            keep[a] = true;
+                            grew = true;
+                        }
+                    }
                 }
             }
             if !grew {
                 keep = vec![true; n];
             }
-        }
+        };
         out.push((*q, answer));
     }
     Ok(out)
+}
+
+/// What the fixedpoint engine made of a question.
+enum Engine {
+    /// Proved unreachable.
+    Answer(Reach),
+    /// Reachable in the whole product: a deeper search may show the run.
+    Reachable,
+    /// Undecided in the whole product: a deeper search may still show a run.
+    Undecided(solver::Undecided),
 }
 
 /// The run of the first `n + 1` intervals of a model, for the evaluator.
