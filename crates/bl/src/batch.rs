@@ -382,6 +382,10 @@ pub struct CaseResult {
     /// Why the verdict is unknown (the queries without an answer), or why the
     /// formalization was rejected (its blocking findings).
     pub reason: Option<String>,
+    /// For an unknown verdict, the kind of its reason (the report's `reason_kind`);
+    /// absent from JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_kind: Option<solver::ReasonKind>,
     /// Why it could not run.
     pub error: Option<String>,
     /// Which bounds were used.
@@ -526,6 +530,12 @@ pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec
                         case: case.clone(),
                         verdict: Some(report.verdict),
                         reason: case_reason(&report),
+                        reason_kind: match report.verdict {
+                            Verdict::Unknown => {
+                                Some(report.reason_kind.unwrap_or(solver::ReasonKind::Other))
+                            }
+                            _ => None,
+                        },
                         error: None,
                         bounds_source,
                         bounds_used,
@@ -537,6 +547,7 @@ pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec
                         case: case.clone(),
                         verdict: None,
                         reason: None,
+                        reason_kind: None,
                         error: Some(e),
                         bounds_source,
                         bounds_used,

@@ -1,4 +1,5 @@
-//! An `unknown` answer anywhere on the way to a verdict makes the verdict unknown.
+//! An `unknown` answer anywhere on the way to a verdict makes the verdict unknown, and
+//! the verdict says why in words (`reason`) and as a kind (`reason_kind`).
 //!
 //! The cases use a documentation side whose intermediates must satisfy
 //! `a³ + b³ = c³` with positive integers: no solver can decide that (it is Fermat's
@@ -9,7 +10,7 @@
 mod common;
 use bl::check::*;
 use logic::SourceFile;
-use solver::{SolverConfig, SolverKind};
+use solver::{Reason, ReasonKind, SolverConfig, SolverKind, Undecided};
 use std::time::Duration;
 
 /// Positive integers a, b, c with a³ + b³ = c³ (there are none, undecidably for a solver).
@@ -164,7 +165,96 @@ fn batch_counts_an_unknown_case_as_unknown_with_its_reason() {
         assert_eq!(results[0].verdict, Some(Verdict::Unknown), "{kind:?}");
         let reason = results[0].reason.clone().unwrap_or_default();
         assert!(reason.contains("check"), "{kind:?}: {reason}");
+        let report = results[0].report.as_ref().unwrap();
+        assert_eq!(results[0].reason_kind, report.reason_kind, "{kind:?}");
+        assert!(results[0].reason_kind.is_some(), "{kind:?}");
         let rows = bl::batch::summarize(&results);
         assert_eq!((rows[0].unknown, rows[0].consistent), (1, 0), "{rows:?}");
     }
+}
+
+/// The unknown verdict says why twice in JSON: `reason` in words and `reason_kind` for a
+/// program, on the report, on each undecided query and on the batch's row; a check that
+/// is decided has neither kind.
+#[test]
+fn an_unknown_verdict_carries_the_kind_of_its_reason_in_json() {
+    let text = nl("(assert FERMAT)\n(assert (= out (* 1.0 x)))");
+    for kind in solvers() {
+        let r = check_consistency(&input(&text), &config(kind)).unwrap();
+        assert_eq!(r.verdict, Verdict::Unknown, "{kind:?}\n{r:?}");
+        let first = r.undecided.iter().find(|u| u.affects_verdict).unwrap();
+        // The solver's own answer (a time limit or incomplete methods), never a crash
+        // or an error of vera's.
+        assert!(
+            matches!(
+                first.reason.reason_kind,
+                ReasonKind::Timeout | ReasonKind::ResourceLimit | ReasonKind::Incomplete
+            ),
+            "{kind:?}: {first:?}"
+        );
+        assert_eq!(r.reason_kind, Some(first.reason.reason_kind));
+        let j = serde_json::to_value(&r).unwrap();
+        let kind_name = serde_json::to_value(first.reason.reason_kind).unwrap();
+        assert_eq!(j["reason_kind"], kind_name, "{j}");
+        assert!(j["reason"]
+            .as_str()
+            .unwrap()
+            .contains(first.reason.as_str()));
+        for (u, ju) in r.undecided.iter().zip(j["undecided"].as_array().unwrap()) {
+            assert_eq!(ju["reason"], u.reason.as_str(), "{ju}");
+            assert_eq!(
+                ju["reason_kind"],
+                serde_json::to_value(u.reason.reason_kind).unwrap()
+            );
+        }
+        // A report read back keeps the kinds.
+        let back: Report = serde_json::from_value(j).unwrap();
+        assert_eq!(back, r);
+    }
+    // A decided check has no kind to give.
+    let easy = nl("(assert (= out (* 1.0 x)))");
+    for kind in solvers() {
+        let r = check_consistency(&input(&easy), &config(kind)).unwrap();
+        assert_eq!(r.verdict, Verdict::Consistent, "{kind:?}\n{r:?}");
+        assert_eq!(r.reason_kind, None);
+        let j = serde_json::to_value(&r).unwrap();
+        assert!(j.get("reason_kind").is_none(), "{j}");
+        assert!(j["reason"].is_null(), "{j}");
+    }
+}
+
+/// A partition check the solver left open serializes as before (`status`, `detail` in
+/// words) plus its `reason_kind`; a payload written before `reason_kind` existed still
+/// reads, as kind `other`.
+#[test]
+fn a_proof_left_open_keeps_its_detail_and_gains_a_kind() {
+    use bl::check::Proof;
+    let p = Proof::Unknown(Undecided::from(Reason::Timeout));
+    let j = serde_json::to_value(&p).unwrap();
+    assert_eq!(
+        j,
+        serde_json::json!({"status": "unknown", "detail": "the time limit was reached", "reason_kind": "timeout"})
+    );
+    assert_eq!(serde_json::from_value::<Proof>(j).unwrap(), p);
+    assert_eq!(
+        serde_json::to_value(Proof::Proved).unwrap(),
+        serde_json::json!({"status": "proved"})
+    );
+    let refuted = Proof::Refuted("at x = 3".into());
+    let j = serde_json::to_value(&refuted).unwrap();
+    assert_eq!(
+        j,
+        serde_json::json!({"status": "refuted", "detail": "at x = 3"})
+    );
+    assert_eq!(serde_json::from_value::<Proof>(j).unwrap(), refuted);
+    let old: Proof =
+        serde_json::from_value(serde_json::json!({"status": "unknown", "detail": "gave up"}))
+            .unwrap();
+    assert_eq!(old, Proof::Unknown(Undecided::other("gave up")));
+    let old: bl::check::Undecided = serde_json::from_value(serde_json::json!({
+        "query": "totality", "side": null, "detail": "", "reason": "gave up",
+        "affects_verdict": true
+    }))
+    .unwrap();
+    assert_eq!(old.reason, Undecided::other("gave up"));
 }

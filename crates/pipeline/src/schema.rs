@@ -523,7 +523,8 @@ pub enum Finding {
         /// Which check.
         check: String,
         /// The solver's reason.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -1102,7 +1103,7 @@ fn check(
             Outcome::Sat(_) => {}
             Outcome::Unknown(r) => findings.push(Finding::Undecided {
                 check: format!("range of {}", v.name),
-                reason: r.to_string(),
+                reason: r.clone().into(),
             }),
         }
     }
@@ -1123,7 +1124,7 @@ fn check(
         Outcome::Unknown(r) => {
             findings.push(Finding::Undecided {
                 check: "satisfiability of the domain".into(),
-                reason: r.to_string(),
+                reason: r.clone().into(),
             });
             None
         }
@@ -1151,7 +1152,7 @@ fn check(
                 Outcome::Sat(m2) => models.push(m2),
                 Outcome::Unknown(r) => findings.push(Finding::Undecided {
                     check: format!("whether the domain fixes {}", v.name),
-                    reason: r.to_string(),
+                    reason: r.clone().into(),
                 }),
             }
         }
@@ -1190,7 +1191,7 @@ fn check(
                     Outcome::Sat(m2) => models.push(m2),
                     Outcome::Unknown(r) => findings.push(Finding::Undecided {
                         check: format!("whether {} and {} can differ", x.name, y.name),
-                        reason: r.to_string(),
+                        reason: r.clone().into(),
                     }),
                 }
             }

@@ -970,3 +970,23 @@ fn domain_constraints_named_after_requirements_get_fresh_ids() {
     assert!(spec.domain.len() >= 3);
     assert_eq!(spec.requirements.len(), 3);
 }
+
+/// An undecided check's finding says why in words (`reason`) and for a program
+/// (`reason_kind`). (The draft's checks are linear, which both solvers decide, and a
+/// non-linear domain constraint is dropped before any check, so the finding is built
+/// here rather than obtained from a solver run.)
+#[test]
+fn an_undecided_check_says_why_for_a_program() {
+    let f = Finding::Undecided {
+        check: "satisfiability of the domain".into(),
+        reason: solver::Undecided::new(solver::ReasonKind::Timeout, "the time limit was reached"),
+    };
+    let v = serde_json::to_value(&f).unwrap();
+    assert_eq!(v["kind"], "undecided");
+    assert_eq!(v["reason"], "the time limit was reached");
+    assert_eq!(v["reason_kind"], "timeout");
+    assert_eq!(
+        pipeline::schema::finding_line(&f),
+        "undecided: satisfiability of the domain (solver: the time limit was reached)"
+    );
+}

@@ -330,7 +330,7 @@ impl TableRun {
                 clean(&u.group.to_string()),
                 clean(&u.outcome),
                 clean(&u.question),
-                clean(&u.reason)
+                clean(u.reason.as_str())
             );
         }
         let (gaps, conflicts, overlaps) = r.findings.iter().fold((0, 0, 0), |(g, c, v), f| match f

@@ -276,7 +276,11 @@ fn finding_line(f: &Finding) -> String {
         ),
         Finding::Undecided {
             obligation, reason, ..
-        } => format!("{}: undecided ({})", clean(obligation), clean(reason)),
+        } => format!(
+            "{}: undecided ({})",
+            clean(obligation),
+            clean(reason.as_str())
+        ),
     }
 }
 
@@ -395,7 +399,7 @@ fn page(p: &Problem, s: &Suite, seconds: f64) -> report::html::Page {
                         "unreachable".to_string(),
                         unreachable_reason(&o.obligation.kind, core),
                     ),
-                    Status::Undecided { reason } => ("undecided".to_string(), reason.clone()),
+                    Status::Undecided { reason } => ("undecided".to_string(), reason.to_string()),
                 };
                 vec![
                     o.obligation
@@ -1276,7 +1280,7 @@ pub fn timed_report(
                 );
             }
             SequenceResult::Undecided { id, reason, .. } => {
-                let _ = writeln!(o, "\n{}: undecided ({})", clean(id), clean(reason));
+                let _ = writeln!(o, "\n{}: undecided ({})", clean(id), clean(reason.as_str()));
             }
         }
     }
@@ -1769,7 +1773,7 @@ pub fn cover_timed_report(
                     "  {} (line {}): undecided ({})",
                     clean(&sq.id),
                     sq.line,
-                    clean(reason)
+                    clean(reason.as_str())
                 );
             }
         }

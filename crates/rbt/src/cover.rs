@@ -152,7 +152,8 @@ pub enum Validity {
     /// The solver could not decide.
     Undecided {
         /// Its reason.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -191,7 +192,8 @@ pub enum Coverage {
     /// The solver could not decide.
     Undecided {
         /// Its reason.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -302,7 +304,7 @@ pub fn cover(
             Outcome::Unknown(r) => {
                 states.push(None);
                 Validity::Undecided {
-                    reason: r.to_string(),
+                    reason: r.clone().into(),
                 }
             }
         };

@@ -64,7 +64,7 @@ pub enum GenerateError {
     },
     /// The consistency check got no answer.
     #[error("the solver could not decide whether the spec is consistent ({0})")]
-    Undecided(String),
+    Undecided(solver::Undecided),
     /// Nothing to test.
     #[error("the spec has no formalized requirement: no test can be derived")]
     NothingToTest,
@@ -85,7 +85,7 @@ pub(crate) fn check_consistent(s: &mut Session) -> Result<(), GenerateError> {
             let core = s.minimize(core, &[])?;
             Err(GenerateError::Inconsistent { core: s.ids(&core) })
         }
-        Outcome::Unknown(r) => Err(GenerateError::Undecided(r.to_string())),
+        Outcome::Unknown(r) => Err(GenerateError::Undecided(r.clone().into())),
     }
 }
 
@@ -96,7 +96,7 @@ pub(crate) enum Reach {
     /// No valid state meets it; the members of a minimal core.
     Unreachable(Vec<String>),
     /// Unknown.
-    Undecided(String),
+    Undecided(solver::Undecided),
 }
 
 /// Asks for a valid state that meets `formula`: on the grid first, then anywhere.
@@ -107,7 +107,7 @@ pub(crate) fn reach(s: &mut Session, formula: &Term, what: &str) -> Result<Reach
     if s.has_grid() {
         match s.check(&all, &extra, true)? {
             Outcome::Sat(m) => return found(s, &m, formula, what),
-            Outcome::Unknown(r) => undecided = Some(r.to_string()),
+            Outcome::Unknown(r) => undecided = Some(solver::Undecided::from(r)),
             Outcome::Unsat(_) => {}
         }
     }
@@ -117,7 +117,9 @@ pub(crate) fn reach(s: &mut Session, formula: &Term, what: &str) -> Result<Reach
             let core = s.minimize(core, &extra)?;
             Ok(Reach::Unreachable(s.ids(&core)))
         }
-        Outcome::Unknown(r) => Ok(Reach::Undecided(undecided.unwrap_or_else(|| r.to_string()))),
+        Outcome::Unknown(r) => Ok(Reach::Undecided(
+            undecided.unwrap_or_else(|| solver::Undecided::from(r)),
+        )),
     }
 }
 
@@ -293,9 +295,9 @@ pub(crate) fn expected_outputs(
                     for n in open.drain(..) {
                         result.insert(
                             n,
-                            Expected::Undecided(
-                                "the solver's model does not show the output".into(),
-                            ),
+                            Expected::Undecided(solver::Undecided::other(
+                                "the solver's model does not show the output",
+                            )),
                         );
                     }
                 }
@@ -308,7 +310,7 @@ pub(crate) fn expected_outputs(
             }
             Outcome::Unknown(r) => {
                 for n in open.drain(..) {
-                    result.insert(n, Expected::Undecided(r.to_string()));
+                    result.insert(n, Expected::Undecided(r.clone().into()));
                 }
             }
         }

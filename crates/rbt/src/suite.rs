@@ -16,7 +16,7 @@ pub enum Expected {
     /// The spec leaves the output open: valid states with these inputs differ in it.
     Free,
     /// The solver could not decide (its reason).
-    Undecided(String),
+    Undecided(solver::Undecided),
 }
 
 impl Expected {
@@ -102,7 +102,8 @@ pub enum Status {
     /// The solver could not decide whether a valid state meets it.
     Undecided {
         /// The solver's reason.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -174,7 +175,8 @@ pub enum Finding {
         /// The obligation's id.
         obligation: String,
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 

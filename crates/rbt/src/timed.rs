@@ -336,7 +336,8 @@ pub enum SequenceResult {
         /// What it would show.
         shape: Shape,
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 
@@ -415,10 +416,9 @@ fn recheck(
 
 /// Generates the test sequences of every timed requirement of a spec.
 pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, GenerateError> {
-    let time = spec
-        .time
-        .as_ref()
-        .ok_or_else(|| GenerateError::Undecided("the spec has no [time] table".into()))?;
+    let time = spec.time.as_ref().ok_or_else(|| {
+        GenerateError::Undecided(solver::Undecided::other("the spec has no [time] table"))
+    })?;
     let patterns: Vec<(usize, &Pattern)> = spec
         .requirements
         .iter()
@@ -445,9 +445,9 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
                 id: format!("{id}/fires"),
                 requirement: id.clone(),
                 shape: Shape::Fires,
-                reason: format!(
+                reason: solver::Undecided::other(format!(
                     "its sequences need {n} steps; at most {MAX_STEPS} are written as timing tables (choose a longer tick)"
-                ),
+                )),
             });
             continue;
         }
@@ -700,7 +700,7 @@ pub fn shape_name(s: Shape) -> &'static str {
 pub(crate) enum Made {
     Trace(Vec<Model>),
     Unsat(Vec<String>),
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 /// One solver session over a trace of `n` steps: every variable declared at every step,
@@ -789,7 +789,7 @@ impl<'s> TraceSession<'s> {
         Ok(match self.check(None, extra)? {
             Outcome::Sat(m) => Made::Trace(self.trace_of(&m)),
             Outcome::Unsat(core) => Made::Unsat(self.minimize(core, extra)?),
-            Outcome::Unknown(r) => Made::Unknown(r.to_string()),
+            Outcome::Unknown(r) => Made::Unknown(r.clone().into()),
         })
     }
 
@@ -879,7 +879,7 @@ impl<'s> TraceSession<'s> {
         Ok(match self.check(target, &extra)? {
             Outcome::Sat(m) => Made::Trace(self.trace_of(&m)),
             Outcome::Unsat(core) => Made::Unsat(self.minimize(core, &extra)?),
-            Outcome::Unknown(r) => Made::Unknown(r.to_string()),
+            Outcome::Unknown(r) => Made::Unknown(r.clone().into()),
         })
     }
 
@@ -913,7 +913,8 @@ impl<'s> TraceSession<'s> {
             Outcome::Sat(m) => self.trace_of(&m),
             Outcome::Unsat(_) => return Ok(None),
             Outcome::Unknown(r) => {
-                let why = format!("the solver could not decide ({r})");
+                let why = solver::Undecided::from(r)
+                    .map(|r| format!("the solver could not decide ({r})"));
                 return Ok(Some(rows_of(outputs, trace.len(), |_, _| {
                     Expected::Undecided(why.clone())
                 })));
@@ -943,9 +944,9 @@ impl<'s> TraceSession<'s> {
                         for c in open.drain(..) {
                             cells.insert(
                                 c,
-                                Expected::Undecided(
-                                    "the solver's model does not show the output".into(),
-                                ),
+                                Expected::Undecided(solver::Undecided::other(
+                                    "the solver's model does not show the output",
+                                )),
                             );
                         }
                     }
@@ -958,7 +959,7 @@ impl<'s> TraceSession<'s> {
                 }
                 Outcome::Unknown(r) => {
                     for c in open.drain(..) {
-                        cells.insert(c, Expected::Undecided(r.to_string()));
+                        cells.insert(c, Expected::Undecided(r.clone().into()));
                     }
                 }
             }
@@ -967,7 +968,7 @@ impl<'s> TraceSession<'s> {
             cells
                 .get(&(o, t))
                 .cloned()
-                .unwrap_or_else(|| Expected::Undecided("no value".into()))
+                .unwrap_or_else(|| Expected::Undecided(solver::Undecided::other("no value")))
         })))
     }
 
@@ -996,7 +997,7 @@ impl<'s> TraceSession<'s> {
         Ok(match self.check(None, &extra)? {
             Outcome::Sat(_) => Judged::Pass,
             Outcome::Unsat(core) => Judged::Fail(self.minimize(core, &extra)?),
-            Outcome::Unknown(r) => Judged::Unknown(r.to_string()),
+            Outcome::Unknown(r) => Judged::Unknown(r.clone().into()),
         })
     }
 }
@@ -1043,7 +1044,7 @@ pub enum Judged {
     /// None has: a minimal set of members they contradict.
     Fail(Vec<String>),
     /// The solver could not decide (its reason).
-    Unknown(String),
+    Unknown(solver::Undecided),
 }
 
 fn rows_of(

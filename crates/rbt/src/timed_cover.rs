@@ -198,7 +198,8 @@ pub enum ShapeCoverage {
     /// Undecided (the generator's or this check's reason).
     Undecided {
         /// Why.
-        reason: String,
+        #[serde(flatten)]
+        reason: solver::Undecided,
     },
 }
 

@@ -51,8 +51,11 @@ impl fmt::Display for Reason {
 }
 
 /// What kind of reason a check has no answer: what a program reads (`reason_kind` in
-/// JSON) next to the text a person reads (`reason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// JSON) next to the text a person reads (`reason`). The default, `Other`, is what a
+/// payload written before `reason_kind` existed reads as.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReasonKind {
     /// The per-query time limit ran out.
@@ -67,6 +70,7 @@ pub enum ReasonKind {
     /// an answer).
     SolverError,
     /// A limit of vera's own (a bound, a cap) or any other reason.
+    #[default]
     Other,
 }
 
@@ -77,7 +81,8 @@ pub enum ReasonKind {
 pub struct Undecided {
     /// Why, in words.
     pub reason: String,
-    /// Why, as a kind.
+    /// Why, as a kind (`other` when read from a payload that does not give it).
+    #[serde(default)]
     pub reason_kind: ReasonKind,
 }
 

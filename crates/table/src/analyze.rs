@@ -199,8 +199,9 @@ pub struct Undecided {
     pub outcome: String,
     /// What was asked.
     pub question: String,
-    /// The solver's reason.
-    pub reason: String,
+    /// The solver's reason, in words and as a kind (`reason`, `reason_kind` in JSON).
+    #[serde(flatten)]
+    pub reason: solver::Undecided,
 }
 
 /// An input's range in one group.
@@ -1081,7 +1082,7 @@ impl Unit<'_> {
         })
     }
 
-    fn undecided(&self, report: &mut Report, question: String, reason: String) {
+    fn undecided(&self, report: &mut Report, question: String, reason: solver::Undecided) {
         report.undecided.push(Undecided {
             group: self.group.clone(),
             outcome: self.outcome.clone(),
@@ -1110,7 +1111,7 @@ impl Unit<'_> {
             Answer::Sat(_) => Ok(Some(true)),
             Answer::Unsat(_) => Ok(Some(false)),
             Answer::Unknown(r) => {
-                self.undecided(report, question.to_string(), r.to_string());
+                self.undecided(report, question.to_string(), r.into());
                 Ok(None)
             }
         }
@@ -1290,7 +1291,9 @@ impl Unit<'_> {
                 self.undecided(
                     report,
                     format!("a witness for rows {} and {}", sa.line, sb.line),
-                    "no point of the region that vera could check was found".into(),
+                    solver::Undecided::other(
+                        "no point of the region that vera could check was found",
+                    ),
                 );
                 continue;
             };

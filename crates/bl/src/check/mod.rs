@@ -329,8 +329,9 @@ pub struct Undecided {
     pub side: Option<SideLabel>,
     /// What exactly was asked (a sampled input, a variable), possibly empty.
     pub detail: String,
-    /// The solver's reason.
-    pub reason: String,
+    /// The solver's reason, in words and as a kind (`reason`, `reason_kind` in JSON).
+    #[serde(flatten)]
+    pub reason: solver::Undecided,
     /// True when the verdict depends on it (then the verdict is unknown, unless a
     /// blocking finding rejects the formalization anyway).
     pub affects_verdict: bool,
@@ -342,7 +343,7 @@ impl Undecided {
             query,
             side,
             detail,
-            reason: reason.to_string(),
+            reason: reason.into(),
             affects_verdict: query.affects_verdict(),
         }
     }
@@ -436,6 +437,11 @@ pub struct Report {
     pub undecided: Vec<Undecided>,
     /// Why the verdict is unknown: the queries it depends on that got no answer.
     pub reason: Option<String>,
+    /// The kind of that reason, for a program: the kind of the first of those queries'
+    /// reasons (each query in `undecided` has its own). `None` (and absent from JSON)
+    /// when the verdict is not unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_kind: Option<solver::ReasonKind>,
 }
 
 // ------------------------------------------------------------------ preparation
@@ -1424,6 +1430,7 @@ fn check_on_this_thread(input: &CheckInput, config: &SolverConfig) -> Result<Rep
                 partition: None,
                 undecided: vec![],
                 reason: None,
+                reason_kind: None,
             })
         }
     };
@@ -1465,7 +1472,7 @@ fn settled_before_the_verdict(report: &mut Report) -> bool {
     }
     if report.undecided.iter().any(|u| u.affects_verdict) {
         report.verdict = Verdict::Unknown;
-        report.reason = Some(unknown_reason(&report.undecided));
+        set_unknown_reason(report);
         return true;
     }
     false
@@ -1492,6 +1499,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
         partition: None,
         undecided: vec![],
         reason: None,
+        reason_kind: None,
     };
     for c in p.nl.decls.iter().chain(&p.bl.decls) {
         s.command(c)?;
@@ -1636,7 +1644,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             report
                 .undecided
                 .push(Undecided::new(Query::Consistency, None, String::new(), &r));
-            report.reason = Some(unknown_reason(&report.undecided));
+            set_unknown_reason(&mut report);
         }
         Outcome::Sat(m) => {
             // In the slices where the main query was unsat the outputs agree, so no
@@ -1866,14 +1874,17 @@ fn rounder(p: &Problem, s: &mut Solver, base: &[Term], m: Model) -> Result<Model
     Ok(m)
 }
 
-/// The reason of an unknown verdict: every query it depends on that got no answer.
-fn unknown_reason(undecided: &[Undecided]) -> String {
-    undecided
-        .iter()
-        .filter(|u| u.affects_verdict)
-        .map(Undecided::describe)
-        .collect::<Vec<_>>()
-        .join("; ")
+/// The reason of an unknown verdict: every query it depends on that got no answer,
+/// and the kind of the first one's reason.
+fn set_unknown_reason(report: &mut Report) {
+    let affecting = || report.undecided.iter().filter(|u| u.affects_verdict);
+    report.reason_kind = affecting().next().map(|u| u.reason.reason_kind);
+    report.reason = Some(
+        affecting()
+            .map(Undecided::describe)
+            .collect::<Vec<_>>()
+            .join("; "),
+    );
 }
 
 /// A not functional? Two copies sharing the inputs, different outputs.

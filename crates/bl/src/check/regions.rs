@@ -25,16 +25,65 @@
 use super::*;
 use num_traits::{One, Signed, Zero};
 
-/// The outcome of one of the partition's checks.
+/// The outcome of one of the partition's checks. In JSON, `status` and `detail` (the
+/// counterexample or the reason in words), and for `unknown` the reason's kind
+/// (`reason_kind`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", content = "detail", rename_all = "snake_case")]
+#[serde(into = "ProofJson", from = "ProofJson")]
 pub enum Proof {
     /// The solver answered unsat: the property holds.
     Proved,
     /// The solver found a counterexample (described).
     Refuted(String),
     /// The solver answered unknown (its reason).
-    Unknown(String),
+    Unknown(solver::Undecided),
+}
+
+/// [`Proof`] as JSON has it.
+#[derive(Serialize, Deserialize)]
+struct ProofJson {
+    status: ProofStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason_kind: Option<solver::ReasonKind>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ProofStatus {
+    Proved,
+    Refuted,
+    Unknown,
+}
+
+impl From<Proof> for ProofJson {
+    fn from(p: Proof) -> ProofJson {
+        let (status, detail, reason_kind) = match p {
+            Proof::Proved => (ProofStatus::Proved, None, None),
+            Proof::Refuted(d) => (ProofStatus::Refuted, Some(d), None),
+            Proof::Unknown(u) => (ProofStatus::Unknown, Some(u.reason), Some(u.reason_kind)),
+        };
+        ProofJson {
+            status,
+            detail,
+            reason_kind,
+        }
+    }
+}
+
+impl From<ProofJson> for Proof {
+    fn from(j: ProofJson) -> Proof {
+        let detail = j.detail.unwrap_or_default();
+        match j.status {
+            ProofStatus::Proved => Proof::Proved,
+            ProofStatus::Refuted => Proof::Refuted(detail),
+            ProofStatus::Unknown => Proof::Unknown(solver::Undecided::new(
+                j.reason_kind.unwrap_or_default(),
+                detail,
+            )),
+        }
+    }
 }
 
 impl Proof {
@@ -1338,7 +1387,7 @@ fn prove(
                 "two regions share the input {}",
                 show_point(cx, &complete(&m, &cx.p.ctx))
             )),
-            Outcome::Unknown(r) => Proof::Unknown(r.to_string()),
+            Outcome::Unknown(r) => Proof::Unknown(r.into()),
         }
     };
     let union = or(exacts).expect("at least one region");
@@ -1348,7 +1397,7 @@ fn prove(
             "the outputs agree at {}, inside a region",
             show_point(cx, &complete(&m, &cx.p.ctx))
         )),
-        Outcome::Unknown(r) => Proof::Unknown(r.to_string()),
+        Outcome::Unknown(r) => Proof::Unknown(r.into()),
     };
     // `covered`: the enumeration ended on an unsat answer to "the outputs differ and
     // the input is in none of the regions", the same set as asked here.
@@ -1367,7 +1416,7 @@ fn prove(
             },
             show_point(cx, &complete(&m, &cx.p.ctx))
         )),
-        Outcome::Unknown(r) => Proof::Unknown(r.to_string()),
+        Outcome::Unknown(r) => Proof::Unknown(r.into()),
     };
     Ok(Partition {
         disjoint,
