@@ -10,6 +10,7 @@ use crate::workspace::{self, Kind};
 use axum::extract::{Form, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use serde::Deserialize as _;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -212,20 +213,82 @@ fn case_link(rel: &str) -> String {
     format!("/case?path={}", enc(rel))
 }
 
-fn kv_table(m: &Value) -> String {
-    let Some(o) = m.as_object() else {
-        return String::new();
-    };
+fn kv_table(m: &BTreeMap<String, String>) -> String {
     let mut s = String::from("<table class=\"witness\"><tbody>");
-    for (k, v) in o {
+    for (k, v) in m {
         s.push_str(&format!(
             "<tr><td><code>{}</code></td><td>{}</td></tr>",
             escape(k),
-            escape(v.as_str().unwrap_or(&v.to_string()))
+            escape(v)
         ));
     }
     s.push_str("</tbody></table>");
     s
+}
+
+/// The check report of a stored `vera.consistency.v1` payload, read into its type
+/// (`None` for another payload, or one this version cannot read).
+fn consistency_report(json: &Value) -> Option<bl::check::Report> {
+    #[derive(serde::Deserialize)]
+    struct Payload {
+        schema: String,
+        report: Option<bl::check::Report>,
+    }
+    let p = Payload::deserialize(json).ok()?;
+    (p.schema == "vera.consistency.v1")
+        .then_some(p.report)
+        .flatten()
+}
+
+/// The name serde gives a unit enum value in the JSON (`consistent`, `in_use`, ...).
+pub(crate) fn serde_tag<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// The verdict of a check, its accepted exceptions and its counterexample (an open
+/// `<section>`: the caller closes it).
+fn verdict_section(r: &bl::check::Report) -> String {
+    let verdict = serde_tag(&r.verdict);
+    let mut body = format!(
+        "<section><h2>Verdict</h2><div id=\"verdict\" data-verdict=\"{v}\" class=\"verdict {v}\">{text}</div>",
+        v = escape(&verdict),
+        text = match r.verdict {
+            bl::check::Verdict::Consistent => "Consistent: on every allowed input, the implementation computes what the documentation says.".to_string(),
+            bl::check::Verdict::Inconsistent => "Inconsistent: the outputs differ on some allowed input.".to_string(),
+            _ => format!("{}: {}", escape(&verdict), escape(r.reason.as_deref().unwrap_or(""))),
+        }
+    );
+    if !r.exceptions.is_empty() {
+        body.push_str("<h3>Accepted exceptions in this check</h3><ul>");
+        for e in &r.exceptions {
+            body.push_str(&format!(
+                "<li><code>{}</code> ({}): {} — accepted by {} on {}</li>",
+                escape(&e.id),
+                escape(&serde_tag(&e.status)),
+                escape(&e.reason),
+                escape(&e.accepted_by),
+                escape(&e.date),
+            ));
+        }
+        body.push_str("</ul>");
+    }
+    if let Some(cx) = &r.counterexample {
+        body.push_str(&format!(
+            "<h3>Counterexample</h3><div class=\"cx\"><div><h4>documentation: {} = {}</h4>{}<p class=\"meta\">{}</p></div><div><h4>implementation: {} = {}</h4>{}<p class=\"meta\">{}</p></div></div>",
+            escape(&cx.nl.output),
+            escape(&cx.nl.value),
+            kv_table(&cx.nl.inputs),
+            escape(&cx.nl.replay),
+            escape(&cx.bl.output),
+            escape(&cx.bl.value),
+            kv_table(&cx.bl.inputs),
+            escape(&cx.bl.replay),
+        ));
+    }
+    body
 }
 
 /// The case page.
@@ -298,53 +361,14 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<CaseQuery>) -> Re
         "Run the consistency check",
     ));
     let stored = app.jobs.result(rel);
-    let report = stored
-        .as_ref()
-        .filter(|s| s.json["schema"] == "vera.consistency.v1")
-        .map(|s| &s.json["report"]);
+    let report = stored.as_ref().and_then(|s| consistency_report(&s.json));
     if let Some(s) = &stored {
         body.push_str(&crate::spec_page::stale_note_for(s, &version));
     }
     let mut regions: Vec<bl::check::Region> = Vec::new();
     if let Some(r) = report {
-        let verdict = r["verdict"].as_str().unwrap_or("unknown");
-        body.push_str(&format!(
-            "<section><h2>Verdict</h2><div id=\"verdict\" data-verdict=\"{v}\" class=\"verdict {v}\">{text}</div>",
-            v = escape(verdict),
-            text = match verdict {
-                "consistent" => "Consistent: on every allowed input, the implementation computes what the documentation says.".to_string(),
-                "inconsistent" => "Inconsistent: the outputs differ on some allowed input.".to_string(),
-                other => format!("{}: {}", escape(other), escape(r["reason"].as_str().unwrap_or(""))),
-            }
-        ));
-        if let Some(ex) = r["exceptions"].as_array().filter(|a| !a.is_empty()) {
-            body.push_str("<h3>Accepted exceptions in this check</h3><ul>");
-            for e in ex {
-                body.push_str(&format!(
-                    "<li><code>{}</code> ({}): {} — accepted by {} on {}</li>",
-                    escape(e["id"].as_str().unwrap_or("")),
-                    escape(e["status"].as_str().unwrap_or("")),
-                    escape(e["reason"].as_str().unwrap_or("")),
-                    escape(e["accepted_by"].as_str().unwrap_or("")),
-                    escape(e["date"].as_str().unwrap_or("")),
-                ));
-            }
-            body.push_str("</ul>");
-        }
-        if let Some(cx) = r.get("counterexample").filter(|v| !v.is_null()) {
-            body.push_str(&format!(
-                "<h3>Counterexample</h3><div class=\"cx\"><div><h4>documentation: {} = {}</h4>{}<p class=\"meta\">{}</p></div><div><h4>implementation: {} = {}</h4>{}<p class=\"meta\">{}</p></div></div>",
-                escape(cx["nl"]["output"].as_str().unwrap_or("")),
-                escape(cx["nl"]["value"].as_str().unwrap_or("")),
-                kv_table(&cx["nl"]["inputs"]),
-                escape(cx["nl"]["replay"].as_str().unwrap_or("")),
-                escape(cx["bl"]["output"].as_str().unwrap_or("")),
-                escape(cx["bl"]["value"].as_str().unwrap_or("")),
-                kv_table(&cx["bl"]["inputs"]),
-                escape(cx["bl"]["replay"].as_str().unwrap_or("")),
-            ));
-        }
-        regions = serde_json::from_value(r["regions"].clone()).unwrap_or_default();
+        body.push_str(&verdict_section(&r));
+        regions = r.regions;
         body.push_str("</section>");
     }
     body.push_str("<!--plot-->");
@@ -418,21 +442,13 @@ fn witnesses(g: &bl::check::Region) -> String {
     }
     let mut s = String::from("<table class=\"witness\"><thead><tr><th>where</th><th>inputs</th><th>documentation</th><th>implementation</th></tr></thead><tbody>");
     for w in &g.witnesses {
-        let v = serde_json::to_value(w).unwrap_or(Value::Null);
-        let inputs: Vec<String> = v["inputs"]
-            .as_object()
-            .map(|o| {
-                o.iter()
-                    .map(|(k, x)| format!("{k} = {}", x.as_str().unwrap_or("")))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let inputs: Vec<String> = w.inputs.iter().map(|(k, x)| format!("{k} = {x}")).collect();
         s.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(v["at"].as_str().unwrap_or("")),
+            escape(&serde_tag(&w.at)),
             escape(&inputs.join(", ")),
-            escape(v["nl_output"].as_str().unwrap_or("")),
-            escape(v["bl_output"].as_str().unwrap_or("")),
+            escape(&w.nl_output),
+            escape(&w.bl_output),
         ));
     }
     s.push_str("</tbody></table>");

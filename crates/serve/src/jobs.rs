@@ -504,8 +504,7 @@ impl Jobs {
         let json: Option<serde_json::Value> = serde_json::from_slice(&out).ok();
         let is_report = json
             .as_ref()
-            .and_then(|j| j.get("schema"))
-            .and_then(|s| s.as_str())
+            .map(crate::payload::Envelope::of)
             .is_some_and(|s| s.starts_with("vera.") && s != "vera.error.v1");
         match json {
             Some(json) if is_report && (0..=2).contains(&code) => {

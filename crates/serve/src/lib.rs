@@ -35,6 +35,7 @@ pub mod exceptions_edit;
 pub mod jobs;
 pub mod page;
 pub mod paths;
+pub mod payload;
 pub mod plot;
 pub mod report_page;
 pub mod server;

@@ -51,7 +51,7 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -> Re
         Ok(j) => j,
         Err(r) => return r,
     };
-    let schema = json["schema"].as_str().unwrap_or("").to_string();
+    let schema = crate::payload::Envelope::of(&json);
     let rendered = match schema.as_str() {
         "vera.ambiguity.v1" | "vera.ambiguity-timed.v1" | "vera.clarify-run.v1" => {
             crate::ambig::render_ambiguity(&json).map_err(|e| e.to_string())
@@ -131,7 +131,23 @@ pub fn verify_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
 /// names no file, or names it only by a shared ending (`main.c` for `x/main.c`), could
 /// be about another file and is not used.
 fn report_names(app: &App, report_rel: &str, json: &Value, rel: &str) -> bool {
-    let r = &json["report"];
+    /// The files a C verification report names.
+    #[derive(serde::Deserialize, Default)]
+    struct Named {
+        #[serde(default)]
+        file: Option<String>,
+        #[serde(default)]
+        files: Vec<String>,
+    }
+    /// The report inside the payload.
+    #[derive(serde::Deserialize, Default)]
+    struct Payload {
+        #[serde(default)]
+        report: Named,
+    }
+    let r = <Payload as serde::Deserialize>::deserialize(json)
+        .unwrap_or_default()
+        .report;
     let dir = std::path::Path::new(report_rel)
         .parent()
         .unwrap_or(std::path::Path::new(""));
@@ -147,17 +163,7 @@ fn report_names(app: &App, report_rel: &str, json: &Value, rel: &str) -> bool {
             .iter()
             .any(|c| app.root.normalize(c).is_ok_and(|n| n == rel))
     };
-    r["file"]
-        .as_str()
-        .into_iter()
-        .chain(
-            r["files"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str),
-        )
-        .any(same)
+    r.file.iter().chain(&r.files).any(|f| same(f))
 }
 
 /// A C source with its clauses coloured by their goals' status.
@@ -192,7 +198,7 @@ pub async fn c_source(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -
     if let Some(s) = app
         .jobs
         .result(rel)
-        .filter(|s| s.json["schema"] == "vera.c-verify.v1")
+        .filter(|s| crate::payload::Envelope::of(&s.json) == "vera.c-verify.v1")
     {
         body.push_str(&crate::spec_page::stale_note_for(&s, &version));
         match crate::cview::render_c(rel, &source, &s.json) {

@@ -4,12 +4,12 @@
 
 use crate::app::{self, App};
 use crate::page::{self, enc, escape, hidden};
+use crate::payload::{Assignment, Audit, Check, Envelope, Evidence, Saved, Trace};
 use axum::extract::{Form, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use logic::SourceFile;
 use reqs::spec::{Origin, Spec};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -142,131 +142,35 @@ impl Flags {
     }
 }
 
-fn status(v: &Value, key: &str) -> String {
-    v.get(key)
-        .and_then(|x| x.get("status"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string()
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn conflicts(report: &Value) -> Vec<Vec<String>> {
-    let c = &report["consistency"];
-    match c.get("status").and_then(Value::as_str) {
-        // A plain audit lists ids; a timed audit lists objects with `requirements`.
-        Some("inconsistent") => c["conflicts"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|x| match x.get("requirements") {
-                        Some(r) => strings(Some(r)),
-                        None => strings(Some(x)),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        Some("domain-inconsistent") => vec![strings(c.get("conflict"))],
-        _ => Vec::new(),
-    }
-}
-
-/// Conflicts the environment can force (the plain audit's realizability, the timed
-/// audit's environment): each with its requirements and the question it asks.
-fn env_conflicts(report: &Value) -> Vec<(Vec<String>, String)> {
-    let r = match report.get("realizability") {
-        Some(r) => r,
-        None => &report["environment"],
-    };
-    r["conflicts"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            (
-                strings(c.get("requirements")),
-                c["question"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
-}
-
-/// Dead ends of a timed audit (`rt_inconsistency`): runs that reach a step from which
-/// no next step satisfies these requirements together, whatever it is. Each with its
-/// requirements, the step of the dead end and the run up to it.
-fn dead_ends(report: &Value) -> Vec<(Vec<String>, u64, Value)> {
-    let r = &report["rt_inconsistency"];
-    if r["status"] != "found" {
-        return Vec::new();
-    }
-    r["conflicts"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            (
-                strings(c.get("requirements")),
-                c["dead_end_at"].as_u64().unwrap_or(0),
-                serde_json::json!({ "trace": c["prefix"] }),
-            )
-        })
-        .collect()
-}
-
-/// Whether the last check's report is an audit this page reads.
-fn is_audit(v: &Value) -> bool {
-    v["schema"] == "vera.audit.v1" || v["schema"] == "vera.audit-timed.v1"
-}
-
-fn flags(report: &Value) -> BTreeMap<String, Flags> {
+fn flags(report: &Audit) -> BTreeMap<String, Flags> {
     let mut out: BTreeMap<String, Flags> = BTreeMap::new();
-    for c in conflicts(report) {
+    for c in report.conflicts() {
         for id in c {
             out.entry(id).or_default().conflicting = true;
         }
     }
-    for (ids, _) in env_conflicts(report) {
+    for (ids, _) in report.env_conflicts() {
         for id in ids {
-            out.entry(id).or_default().env_conflict = true;
+            out.entry(id.clone()).or_default().env_conflict = true;
         }
     }
-    for (ids, _, _) in dead_ends(report) {
-        for id in ids {
-            out.entry(id).or_default().dead_end = true;
+    for d in report.dead_ends() {
+        for id in &d.requirements {
+            out.entry(id.clone()).or_default().dead_end = true;
         }
     }
-    for id in strings(report.get("bound_too_small")) {
-        out.entry(id).or_default().bound_too_small = true;
+    for id in &report.bound_too_small {
+        out.entry(id.clone()).or_default().bound_too_small = true;
     }
-    for r in report["requirements"].as_array().into_iter().flatten() {
-        let Some(id) = r.get("id").and_then(Value::as_str) else {
-            continue;
-        };
-        let f = out.entry(id.to_string()).or_default();
-        f.bound_too_small |= r.get("fits").and_then(Value::as_bool) == Some(false);
-        let vd = status(r, "vacuity_domain");
-        // The timed audit calls vacuity under the other requirements `vacuity`.
-        let vm = match r.get("vacuity_model") {
-            Some(_) => status(r, "vacuity_model"),
-            None => status(r, "vacuity"),
-        };
-        let vi = status(r, "violatability");
-        let re = status(r, "redundancy");
+    for r in &report.requirements {
+        let f = out.entry(r.id.clone()).or_default();
+        f.bound_too_small |= r.fits == Some(false);
+        let [vd, vm, vi, re] = r.statuses();
         f.vacuous |= vd == "vacuous" || vm == "vacuous";
         f.redundant |= re == "redundant";
         f.not_violatable |= vi == "implied-by-domain";
-        f.undecided |= [&vd, &vm, &vi, &re].iter().any(|s| *s == "unknown");
-        f.skipped |= [vd, vm, vi, re].iter().any(|s| s == "skipped");
+        f.undecided |= r.statuses().contains(&"unknown");
+        f.skipped |= r.statuses().contains(&"skipped");
     }
     out
 }
@@ -371,10 +275,8 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
         }
     };
     let stored = app.jobs.result(rel);
-    let report = stored
-        .as_ref()
-        .filter(|s| is_audit(&s.json))
-        .map(|s| &s.json);
+    let audit = stored.as_ref().and_then(|s| Audit::of(&s.json));
+    let report = audit.as_ref();
     let mut fl = report.map(flags).unwrap_or_default();
     let screenings = saved_about(&app, rel, spec);
     for s in screenings.iter().filter(|s| !s.proposals) {
@@ -390,7 +292,7 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
     } else if let Some(s) = &stored {
         body.push_str(&format!(
             "<section><h2>Last check</h2><p>The report is <code>{}</code>; this page shows the plain audit's findings only. Its JSON:</p><pre class=\"json\">{}</pre></section>",
-            escape(s.json["schema"].as_str().unwrap_or("?")),
+            escape(&Some(Envelope::of(&s.json)).filter(|t| !t.is_empty()).unwrap_or_else(|| "?".into())),
             escape(&serde_json::to_string_pretty(&s.json).unwrap_or_default())
         ));
     } else {
@@ -413,12 +315,9 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Re
     body.push_str("</section>");
     // "no finding" only for what the audit checked, and only while its text is current.
     let checked: Vec<&str> = match (report, &stored) {
-        (Some(r), Some(st)) if st.version == l.version => r["requirements"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|x| x["id"].as_str())
-            .collect(),
+        (Some(r), Some(st)) if st.version == l.version => {
+            r.requirements.iter().map(|x| x.id.as_str()).collect()
+        }
         _ => Vec::new(),
     };
     body.push_str(&requirements_table(rel, spec, &fl, &checked));
@@ -462,51 +361,40 @@ fn saved_about(app: &App, rel: &str, spec: &Spec) -> Vec<SavedAbout> {
         let crate::workspace::Kind::Report { schema } = &e.kind else {
             continue;
         };
-        let screening = match schema.as_str() {
-            "vera.ambiguity.v1" | "vera.ambiguity-timed.v1" => "/report/requirements",
-            "vera.clarify-run.v1" | "vera.clarify-run-timed.v1" => "/report/screening/requirements",
-            "vera.clarify.v1" => "",
+        let proposals = match schema.as_str() {
+            "vera.ambiguity.v1"
+            | "vera.ambiguity-timed.v1"
+            | "vera.clarify-run.v1"
+            | "vera.clarify-run-timed.v1" => false,
+            "vera.clarify.v1" => true,
             _ => continue,
         };
-        let Some(json) = app
+        let Some(saved) = app
             .root
             .existing(&e.rel)
             .ok()
             .and_then(|p| app::read_limited(&p).ok().flatten())
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|b| serde_json::from_slice::<Saved>(&b).ok())
         else {
             continue;
         };
-        let file = json["file"].as_str().unwrap_or("");
+        let file = saved.file.as_str();
         let same =
             file == rel || (!file.is_empty() && std::path::Path::new(file).file_name() == name);
         if !same {
             continue;
         }
         // (id, the text the report was made for)
-        let items: Vec<(String, String)> = if screening.is_empty() {
-            json["proposals"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| Some((p["id"].as_str()?, p["original"].as_str()?)))
-                .map(|(i, t)| (i.to_string(), t.to_string()))
-                .collect()
+        let items = if proposals {
+            saved.proposed()
         } else {
-            json.pointer(screening)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|r| r["flagged"].as_bool() == Some(true))
-                .filter_map(|r| Some((r["id"].as_str()?, r["text"].as_str().unwrap_or(""))))
-                .map(|(i, t)| (i.to_string(), t.to_string()))
-                .collect()
+            saved.flagged()
         };
         let (ids, stale): (Vec<_>, Vec<_>) =
             items.into_iter().partition(|(id, text)| current(id, text));
         out.push(SavedAbout {
             rel: e.rel,
-            proposals: screening.is_empty(),
+            proposals,
             ids: ids.into_iter().map(|(i, _)| i).collect(),
             stale: stale.into_iter().map(|(i, _)| i).collect(),
         });
@@ -610,22 +498,25 @@ fn member_list(rel: &str, spec: &Spec, ids: &[String]) -> String {
     s
 }
 
-fn consistency_section(rel: &str, spec: &Spec, r: &Value) -> String {
-    let c = &r["consistency"];
-    let st = c.get("status").and_then(Value::as_str).unwrap_or("unknown");
+fn consistency_section(rel: &str, spec: &Spec, r: &Audit) -> String {
+    let c = &r.consistency;
+    let st = if c.status.is_empty() {
+        "unknown"
+    } else {
+        c.status.as_str()
+    };
     let mut s = format!("<section><h2>Consistency</h2><div id=\"consistency\" data-status=\"{}\" class=\"verdict {}\">", escape(st), escape(st));
+    let conflicts = r.conflicts();
     match st {
         "consistent" => s.push_str(
             "Consistent: some state satisfies every requirement and domain constraint together.",
         ),
         "inconsistent" => {
-            let cs = conflicts(r);
-            let complete = c.get("complete").and_then(Value::as_bool).unwrap_or(false);
             s.push_str(&format!(
                 "Inconsistent: no state satisfies every requirement. {} minimal conflict{}{}.",
-                cs.len(),
-                if cs.len() == 1 { "" } else { "s" },
-                if complete {
+                conflicts.len(),
+                if conflicts.len() == 1 { "" } else { "s" },
+                if c.complete {
                     " (the complete list)"
                 } else {
                     " (there may be more)"
@@ -635,22 +526,18 @@ fn consistency_section(rel: &str, spec: &Spec, r: &Value) -> String {
         "domain-inconsistent" => s.push_str("The domain constraints alone cannot all hold."),
         _ => s.push_str(&format!(
             "Undecided: {}",
-            escape(
-                c.get("reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the solver gave no answer")
-            )
+            escape(c.reason.as_deref().unwrap_or("the solver gave no answer"))
         )),
     }
     s.push_str("</div>");
-    for (i, ids) in conflicts(r).iter().enumerate() {
+    for (i, ids) in conflicts.iter().enumerate() {
         s.push_str(&format!(
             "<div class=\"conflict\" data-index=\"{i}\"><h3>Conflict {} — these cannot all hold at once</h3>{}<p class=\"hint\">Edit one of them (the edit link of its row) so that they agree, then run the audit again.</p></div>",
             i + 1,
             member_list(rel, spec, ids)
         ));
     }
-    let env = env_conflicts(r);
+    let env = r.env_conflicts();
     if !env.is_empty() {
         s.push_str("<h3>Conflicts the environment can force</h3><p>The requirements can all hold, but for some inputs (or some history of inputs) no behaviour of the system satisfies these together:</p>");
         for (i, (ids, question)) in env.iter().enumerate() {
@@ -665,42 +552,49 @@ fn consistency_section(rel: &str, spec: &Spec, r: &Value) -> String {
             ));
         }
     }
-    let dead = dead_ends(r);
+    let dead = r.dead_ends();
     if !dead.is_empty() {
         s.push_str("<h3>Dead ends over time</h3><p>Some runs satisfy every requirement up to a step from which no next step satisfies these together, whatever it is:</p>");
-        for (i, (ids, at, run)) in dead.iter().enumerate() {
+        for (i, d) in dead.iter().enumerate() {
             s.push_str(&format!(
-                "<div class=\"conflict dead-end\" data-index=\"{i}\">{}<p class=\"hint\">A run that is stuck after step {at}:</p>{}</div>",
-                member_list(rel, spec, ids),
-                evidence(run)
+                "<div class=\"conflict dead-end\" data-index=\"{i}\">{}<p class=\"hint\">A run that is stuck after step {}:</p>{}</div>",
+                member_list(rel, spec, &d.requirements),
+                d.dead_end_at,
+                trace_table(d.prefix.as_ref())
             ));
         }
     }
     // Checks over time that did not give an answer are said so, never left out.
-    for (key, what) in [
-        ("rt_inconsistency", "Dead ends over time"),
-        ("environment", "Conflicts the environment can force"),
+    for (key, what, check) in [
+        (
+            "rt_inconsistency",
+            "Dead ends over time",
+            &r.rt_inconsistency,
+        ),
+        (
+            "environment",
+            "Conflicts the environment can force",
+            &r.environment,
+        ),
     ] {
-        if r[key]["status"] == "unknown" {
+        if check.status == "unknown" {
             s.push_str(&format!(
                 "<p class=\"undecided\" data-check=\"{key}\">{what}: undecided: {}</p>",
-                escape(r[key]["reason"].as_str().unwrap_or(""))
+                escape(check.reason.as_deref().unwrap_or(""))
             ));
         }
     }
-    let short = strings(r.get("bound_too_small"));
-    if !short.is_empty() {
+    if !r.bound_too_small.is_empty() {
         s.push_str(&format!(
             "<div class=\"horizon-too-short\"><h3>Horizon too short</h3><p>The audit looked at runs of {} steps; these requirements need longer runs to show what they ask, so their verdicts are not conclusive. Run the audit with a longer <code>--horizon</code> (or set <code>horizon</code> in the spec's <code>[time]</code> table):</p>{}</div>",
-            r["horizon"]["steps"].as_u64().map(|k| (k + 1).to_string()).unwrap_or_else(|| "?".into()),
-            member_list(rel, spec, &short)
+            r.run_length(),
+            member_list(rel, spec, &r.bound_too_small)
         ));
     }
-    if let Some(sum) = r.get("summary") {
-        let n = |k: &str| sum.get(k).and_then(Value::as_u64).unwrap_or(0);
+    if let Some(n) = &r.summary {
         s.push_str(&format!(
             "<p class=\"counts\"><span>{} requirements</span> <span>{} formalized</span> <span class=\"c-vacuous\">{} vacuous</span> <span class=\"c-redundant\">{} redundant</span> <span>{} implied by the domain</span> <span class=\"c-undecided\">{} undecided</span></p>",
-            n("requirements"), n("formalized"), n("vacuous"), n("redundant"), n("implied_by_domain"), n("unknown")
+            n.requirements, n.formalized, n.vacuous, n.redundant, n.implied_by_domain, n.unknown
         ));
     }
     s.push_str("</section>");
@@ -793,30 +687,31 @@ fn requirements_table(
 }
 
 /// A plain audit's witness state, or a timed audit's trace (rows of steps with values).
-fn evidence(v: &Value) -> String {
-    let Some(rows) = v["trace"]["rows"].as_array() else {
-        return witness_table(&v["witness"]);
+fn evidence(e: &Evidence) -> String {
+    match &e.trace {
+        Some(t) => trace_table(Some(t)),
+        None => e.witness.as_deref().map(witness_table).unwrap_or_default(),
+    }
+}
+
+/// A run as a table of intervals (nothing without a run).
+fn trace_table(t: Option<&Trace>) -> String {
+    let Some(t) = t else {
+        return String::new();
     };
     let mut s = String::from("<table class=\"witness trace\"><thead><tr><th>steps</th><th>time</th><th>values</th></tr></thead><tbody>");
-    for r in rows {
-        let values: Vec<String> = r["values"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|x| {
-                format!(
-                    "{} = {}",
-                    x["variable"].as_str().unwrap_or(""),
-                    x["value"].as_str().unwrap_or("")
-                )
-            })
+    for r in &t.rows {
+        let values: Vec<String> = r
+            .values
+            .iter()
+            .map(|x| format!("{} = {}", x.variable, x.value))
             .collect();
         s.push_str(&format!(
             "<tr><td>{}–{}</td><td>{} – {}</td><td>{}</td></tr>",
-            r["from"],
-            r["to"],
-            escape(r["from_time"].as_str().unwrap_or("")),
-            escape(r["to_time"].as_str().unwrap_or("")),
+            r.from,
+            r.to,
+            escape(&r.from_time),
+            escape(&r.to_time),
             escape(&values.join(", "))
         ));
     }
@@ -824,26 +719,39 @@ fn evidence(v: &Value) -> String {
     s
 }
 
-fn witness_table(w: &Value) -> String {
-    let Some(rows) = w.as_array() else {
-        return String::new();
-    };
+fn witness_table(w: &[Assignment]) -> String {
     let mut s = String::from(
         "<table class=\"witness\"><thead><tr><th>variable</th><th>value</th></tr></thead><tbody>",
     );
-    for a in rows {
+    for a in w {
         s.push_str(&format!(
             "<tr><td><code>{}</code></td><td>{}{}</td></tr>",
-            escape(a["variable"].as_str().unwrap_or("")),
-            escape(a["value"].as_str().unwrap_or("")),
-            a.get("unit")
-                .and_then(Value::as_str)
+            escape(&a.variable),
+            escape(&a.value),
+            a.unit
+                .as_deref()
                 .map(|u| format!(" {}", escape(u)))
                 .unwrap_or_default()
         ));
     }
     s.push_str("</tbody></table>");
     s
+}
+
+/// A check that was not run, with why.
+fn not_checked(v: &Check) -> String {
+    format!(
+        "<p>Not checked: {}</p>",
+        escape(v.reason.as_deref().unwrap_or(""))
+    )
+}
+
+/// A check the solver gave no answer for, with why.
+fn undecided(v: &Check) -> String {
+    format!(
+        "<p class=\"undecided\">Undecided: {}</p>",
+        escape(v.reason.as_deref().unwrap_or(""))
+    )
 }
 
 /// One requirement with every finding about it and its evidence.
@@ -881,7 +789,7 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
     );
     let stored = app.jobs.result(rel);
-    let Some(report) = stored.as_ref().filter(|s| is_audit(&s.json)) else {
+    let Some((report, json)) = stored.as_ref().and_then(|s| Some((s, Audit::of(&s.json)?))) else {
         body.push_str(
             "<p class=\"meta\">No audit on this page yet: run it from the spec page.</p>",
         );
@@ -894,8 +802,8 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         .into_response();
     };
     body.push_str(&stale_note_for(report, &l.version));
-    let json = &report.json;
-    for (i, c) in conflicts(json)
+    for (i, c) in json
+        .conflicts()
         .iter()
         .enumerate()
         .filter(|(_, c)| c.contains(&id))
@@ -906,32 +814,27 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
             member_list(rel, spec, c)
         ));
     }
-    for (ids, at, run) in dead_ends(json)
+    for d in json
+        .dead_ends()
         .iter()
-        .filter(|(ids, _, _)| ids.contains(&id))
+        .filter(|d| d.requirements.contains(&id))
     {
         body.push_str(&format!(
-            "<section class=\"finding dead-end\"><h2>Dead end over time</h2><p>Runs can reach a step from which no next step satisfies these together:</p>{}<p>A run that is stuck after step {at}:</p>{}</section>",
-            member_list(rel, spec, ids),
-            evidence(run)
+            "<section class=\"finding dead-end\"><h2>Dead end over time</h2><p>Runs can reach a step from which no next step satisfies these together:</p>{}<p>A run that is stuck after step {}:</p>{}</section>",
+            member_list(rel, spec, &d.requirements),
+            d.dead_end_at,
+            trace_table(d.prefix.as_ref())
         ));
     }
-    let entry = json["requirements"]
-        .as_array()
-        .and_then(|v| v.iter().find(|x| x["id"] == id.as_str()));
-    if strings(json.get("bound_too_small")).contains(&id)
-        || entry.and_then(|a| a["fits"].as_bool()) == Some(false)
-    {
+    let entry = json.requirement(&id);
+    if json.bound_too_small.contains(&id) || entry.and_then(|a| a.fits) == Some(false) {
         body.push_str(&format!(
             "<section class=\"finding horizon-too-short\"><h2>Horizon too short</h2><p>It needs runs of {} steps to show what it asks; the audit looked at runs of {} steps, so its verdicts about this requirement are not conclusive. Run the audit with a longer <code>--horizon</code>.</p></section>",
             entry
-                .and_then(|a| a["needs_steps"].as_u64())
+                .and_then(|a| a.needs_steps)
                 .map(|n| n.to_string())
                 .unwrap_or_else(|| "more".into()),
-            json["horizon"]["steps"]
-                .as_u64()
-                .map(|k| (k + 1).to_string())
-                .unwrap_or_else(|| "?".into()),
+            json.run_length(),
         ));
     }
     let Some(a) = entry else {
@@ -991,88 +894,57 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
             escape(title)
         )
     };
-    for (key, what) in [
-        ("vacuity_domain", "under the domain constraints"),
-        ("vacuity_model", "under the other requirements"),
+    for (v, what) in [
+        (&a.vacuity_domain, "under the domain constraints"),
+        (&a.vacuity_model, "under the other requirements"),
     ] {
-        let v = match a.get(key) {
-            Some(v) => v,
-            None => &a["vacuity"],
-        };
-        let inner = match v["status"].as_str().unwrap_or("") {
+        let inner = match v.status.as_str() {
             "vacuous" => format!(
                 "<p>Vacuous {what}: its trigger can never hold{}. Because of:</p>{}{}",
-                if v["response_conflict"].as_bool() == Some(true) {
+                if v.response_conflict {
                     " (whenever it fires, its response contradicts the others)"
                 } else {
                     ""
                 },
-                member_list(rel, spec, &strings(v.get("because"))),
+                member_list(rel, spec, &v.because),
                 review_box("vacuous")
             ),
             "reachable" => format!("<p>Its trigger can hold {what}.</p>"),
             "not-applicable" => "<p>An invariant has no trigger.</p>".into(),
-            "skipped" => format!(
-                "<p>Not checked: {}</p>",
-                escape(v["reason"].as_str().unwrap_or(""))
-            ),
-            _ => format!(
-                "<p class=\"undecided\">Undecided: {}</p>",
-                escape(v["reason"].as_str().unwrap_or(""))
-            ),
+            "skipped" => not_checked(v),
+            _ => undecided(v),
         };
-        body.push_str(&section(
-            &format!("Vacuity {what}"),
-            v["status"].as_str().unwrap_or(""),
-            inner,
-        ));
+        body.push_str(&section(&format!("Vacuity {what}"), &v.status, inner));
     }
-    let v = &a["violatability"];
-    let inner = match v["status"].as_str().unwrap_or("") {
+    let v = &a.violatability;
+    let inner = match v.status.as_str() {
         "violatable" => format!(
             "<p>It can be broken within the domain, e.g. in this state:</p>{}",
-            evidence(v)
+            evidence(&v.evidence)
         ),
         "implied-by-domain" => format!(
             "<p>Not violatable: the domain constraints alone already enforce it:</p>{}{}",
-            member_list(rel, spec, &strings(v.get("because"))),
+            member_list(rel, spec, &v.because),
             review_box("not-violatable")
         ),
-        _ => format!(
-            "<p class=\"undecided\">Undecided: {}</p>",
-            escape(v["reason"].as_str().unwrap_or(""))
-        ),
+        _ => undecided(v),
     };
-    body.push_str(&section(
-        "Violatability",
-        v["status"].as_str().unwrap_or(""),
-        inner,
-    ));
-    let v = &a["redundancy"];
-    let inner = match v["status"].as_str().unwrap_or("") {
+    body.push_str(&section("Violatability", &v.status, inner));
+    let v = &a.redundancy;
+    let inner = match v.status.as_str() {
         "redundant" => format!(
             "<p>Redundant: already enforced by</p>{}{}",
-            member_list(rel, spec, &strings(v.get("subsumed_by"))),
+            member_list(rel, spec, &v.subsumed_by),
             review_box("redundant")
         ),
         "not-redundant" => format!(
             "<p>Not redundant: this state satisfies everything else and breaks it:</p>{}",
-            evidence(v)
+            evidence(&v.evidence)
         ),
-        "skipped" => format!(
-            "<p>Not checked: {}</p>",
-            escape(v["reason"].as_str().unwrap_or(""))
-        ),
-        _ => format!(
-            "<p class=\"undecided\">Undecided: {}</p>",
-            escape(v["reason"].as_str().unwrap_or(""))
-        ),
+        "skipped" => not_checked(v),
+        _ => undecided(v),
     };
-    body.push_str(&section(
-        "Redundancy",
-        v["status"].as_str().unwrap_or(""),
-        inner,
-    ));
+    body.push_str(&section("Redundancy", &v.status, inner));
     Html(page::frame(
         &r.id,
         &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
