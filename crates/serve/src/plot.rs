@@ -520,58 +520,8 @@ fn case_model(case: &CaseFiles) -> Result<CaseModel, PlotError> {
         .as_ref()
         .map(|b| b.items.clone())
         .unwrap_or_default();
-    // Which side a (possibly qualified) input name is on.
-    let sides_of = |n: &str, nl: &SideModel, bl: &SideModel| -> Vec<SideLabel> {
-        let (q, m) = qualified(n);
-        let mut v = Vec::new();
-        for s in [nl, bl] {
-            if !matches!(q, Some(q) if q != s.label) && s.has_input(m) {
-                v.push(s.label);
-            }
-        }
-        v
-    };
-    let mut pairs: Vec<((SideLabel, String), (SideLabel, String))> = Vec::new();
+    let (mut pairs, not_inputs) = mapped_pairs(&items, &nl, &bl);
     let mut mapped: HashSet<(SideLabel, String)> = HashSet::new();
-    let mut not_inputs: Vec<String> = Vec::new();
-    for it in &items {
-        match it {
-            BoundItem::Strict { .. } => {
-                let fa: Vec<String> = function_params(&nl);
-                let fb: Vec<String> = function_params(&bl);
-                for (a, b) in fa.iter().zip(&fb) {
-                    pairs.push(((SideLabel::Nl, a.clone()), (SideLabel::Bl, b.clone())));
-                }
-            }
-            BoundItem::Mapping { mapping, .. } => {
-                for (a, b) in mapping {
-                    match resolve_pair(a, b, &nl, &bl, &sides_of) {
-                        Some(p) => pairs.push(p),
-                        None => not_inputs.push(format!("{a} = {b}")),
-                    }
-                }
-            }
-            BoundItem::Equals { variables } if variables.len() == 2 => {
-                match resolve_pair(&variables[0], &variables[1], &nl, &bl, &sides_of) {
-                    Some(p) => pairs.push(p),
-                    None => not_inputs.push(variables.join(" = ")),
-                }
-            }
-            BoundItem::Equals { variables } => {
-                let mut members = Vec::new();
-                for v in variables {
-                    match sides_of(v, &nl, &bl).as_slice() {
-                        [one] => members.push((*one, qualified(v).1.to_string())),
-                        _ => not_inputs.push(v.clone()),
-                    }
-                }
-                for w in members.windows(2) {
-                    pairs.push((w[0].clone(), w[1].clone()));
-                }
-            }
-            _ => {}
-        }
-    }
     for (a, b) in &pairs {
         mapped.insert(a.clone());
         mapped.insert(b.clone());
@@ -587,29 +537,7 @@ fn case_model(case: &CaseFiles) -> Result<CaseModel, PlotError> {
             mapped.insert((SideLabel::Bl, n.clone()));
         }
     }
-    // A relational SMT side with mapped inputs: exactly the mapped and ranged ones.
-    let ranged: HashSet<String> = items
-        .iter()
-        .flat_map(|it| match it {
-            BoundItem::Ranges { variables, .. } => variables
-                .iter()
-                .map(|v| qualified(v).1.to_string())
-                .collect(),
-            _ => Vec::new(),
-        })
-        .collect();
-    for s in [&mut nl, &mut bl] {
-        let label = s.label;
-        let relational = s.side.program.is_none() && matches!(s.output, Term::Var(..));
-        if relational
-            && s.inputs
-                .iter()
-                .any(|(n, _, _)| mapped.contains(&(label, n.clone())))
-        {
-            s.inputs
-                .retain(|(n, _, _)| mapped.contains(&(label, n.clone())) || ranged.contains(n));
-        }
-    }
+    restrict_relational(&items, &mapped, [&mut nl, &mut bl]);
     pairs.retain(|(a, b)| {
         [a, b].iter().all(|(l, n)| {
             let s = if *l == SideLabel::Nl { &nl } else { &bl };
@@ -622,15 +550,122 @@ fn case_model(case: &CaseFiles) -> Result<CaseModel, PlotError> {
             not_inputs.join(", ")
         ));
     }
+    let mut classes = input_classes(&pairs, &nl, &bl);
+    apply_ranges(&items, &mut classes);
+    Ok(CaseModel {
+        nl,
+        bl,
+        classes,
+        notes,
+    })
+}
+
+/// An input pair the chart moves together: (side, name) on each end.
+type InputPair = ((SideLabel, String), (SideLabel, String));
+
+/// The input pairs the bounds relate (strict parameter lists, mappings, equalities),
+/// and the mappings that do not relate two inputs.
+fn mapped_pairs(
+    items: &[BoundItem],
+    nl: &SideModel,
+    bl: &SideModel,
+) -> (Vec<InputPair>, Vec<String>) {
+    // Which side a (possibly qualified) input name is on.
+    let sides_of = |n: &str, nl: &SideModel, bl: &SideModel| -> Vec<SideLabel> {
+        let (q, m) = qualified(n);
+        let mut v = Vec::new();
+        for s in [nl, bl] {
+            if !matches!(q, Some(q) if q != s.label) && s.has_input(m) {
+                v.push(s.label);
+            }
+        }
+        v
+    };
+    let mut pairs: Vec<InputPair> = Vec::new();
+    let mut not_inputs: Vec<String> = Vec::new();
+    for it in items {
+        match it {
+            BoundItem::Strict { .. } => {
+                let fa: Vec<String> = function_params(nl);
+                let fb: Vec<String> = function_params(bl);
+                for (a, b) in fa.iter().zip(&fb) {
+                    pairs.push(((SideLabel::Nl, a.clone()), (SideLabel::Bl, b.clone())));
+                }
+            }
+            BoundItem::Mapping { mapping, .. } => {
+                for (a, b) in mapping {
+                    match resolve_pair(a, b, nl, bl, &sides_of) {
+                        Some(p) => pairs.push(p),
+                        None => not_inputs.push(format!("{a} = {b}")),
+                    }
+                }
+            }
+            BoundItem::Equals { variables } if variables.len() == 2 => {
+                match resolve_pair(&variables[0], &variables[1], nl, bl, &sides_of) {
+                    Some(p) => pairs.push(p),
+                    None => not_inputs.push(variables.join(" = ")),
+                }
+            }
+            BoundItem::Equals { variables } => {
+                let mut members = Vec::new();
+                for v in variables {
+                    match sides_of(v, nl, bl).as_slice() {
+                        [one] => members.push((*one, qualified(v).1.to_string())),
+                        _ => not_inputs.push(v.clone()),
+                    }
+                }
+                for w in members.windows(2) {
+                    pairs.push((w[0].clone(), w[1].clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    (pairs, not_inputs)
+}
+
+/// A relational SMT side with mapped inputs keeps exactly its mapped and ranged inputs.
+fn restrict_relational(
+    items: &[BoundItem],
+    mapped: &HashSet<(SideLabel, String)>,
+    sides: [&mut SideModel; 2],
+) {
+    let ranged: HashSet<String> = items
+        .iter()
+        .flat_map(|it| match it {
+            BoundItem::Ranges { variables, .. } => variables
+                .iter()
+                .map(|v| qualified(v).1.to_string())
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    for s in sides {
+        let label = s.label;
+        let relational = s.side.program.is_none() && matches!(s.output, Term::Var(..));
+        if relational
+            && s.inputs
+                .iter()
+                .any(|(n, _, _)| mapped.contains(&(label, n.clone())))
+        {
+            s.inputs
+                .retain(|(n, _, _)| mapped.contains(&(label, n.clone())) || ranged.contains(n));
+        }
+    }
+}
+
+/// The chart's inputs: classes of inputs the pairs tie together, in the order of the
+/// implementation's inputs, then the documentation's, each named and typed.
+fn input_classes(pairs: &[InputPair], nl: &SideModel, bl: &SideModel) -> Vec<Class> {
     let mut uf = Classes {
         parent: HashMap::new(),
     };
-    for (a, b) in &pairs {
+    for (a, b) in pairs {
         uf.union(a, b);
     }
     // Classes in the order of the implementation's inputs, then the documentation's.
     let mut order: Vec<(SideLabel, String)> = Vec::new();
-    for s in [&bl, &nl] {
+    for s in [bl, nl] {
         for (n, _, _) in &s.inputs {
             order.push((s.label, n.clone()));
         }
@@ -678,12 +713,16 @@ fn case_model(case: &CaseFiles) -> Result<CaseModel, PlotError> {
             plain[i].clone()
         };
         c.int = c.members.iter().any(|(l, n)| {
-            let s = if *l == SideLabel::Nl { &nl } else { &bl };
+            let s = if *l == SideLabel::Nl { nl } else { bl };
             s.sort_of_input(n) == Some(&Sort::Int)
         });
     }
-    // Ranges.
-    for it in &items {
+    classes
+}
+
+/// Adds the bounds' ranges to the classes whose members they name.
+fn apply_ranges(items: &[BoundItem], classes: &mut [Class]) {
+    for it in items {
         let BoundItem::Ranges {
             variables,
             min,
@@ -713,12 +752,6 @@ fn case_model(case: &CaseFiles) -> Result<CaseModel, PlotError> {
             }
         }
     }
-    Ok(CaseModel {
-        nl,
-        bl,
-        classes,
-        notes,
-    })
 }
 
 fn function_params(s: &SideModel) -> Vec<String> {
@@ -962,32 +995,7 @@ fn plot_on_this_thread(
     let m = case_model(case)?;
     let xi = class_index(&m, &req.x)?;
     let xclass = m.classes[xi].clone();
-    let mut fixed: BTreeMap<usize, BigRational> = BTreeMap::new();
-    for (name, v) in &req.fixed {
-        let i = m
-            .classes
-            .iter()
-            .position(|c| c.name == *name)
-            .ok_or_else(|| PlotError::UnknownInput {
-                name: name.clone(),
-                known: m.classes.iter().map(|c| c.name.clone()).collect(),
-            })?;
-        if i == xi {
-            return Err(PlotError::FixedIsX(name.clone()));
-        }
-        if m.classes[i].int && !v.is_integer() {
-            return Err(PlotError::NotAnInteger {
-                name: name.clone(),
-                value: exact(v),
-            });
-        }
-        fixed.insert(i, v.clone());
-    }
-    for (i, c) in m.classes.iter().enumerate() {
-        if i != xi {
-            fixed.entry(i).or_insert_with(|| c.default_value());
-        }
-    }
+    let fixed = fixed_inputs(&m, xi, req)?;
     let mut notes = m.notes.clone();
     for (i, v) in &fixed {
         if !m.classes[*i].allows(v) {
@@ -998,29 +1006,8 @@ fn plot_on_this_thread(
             ));
         }
     }
-    // The range.
     let ths = thresholds(&m, xi);
-    let (dfrom, dto) = range_for(&xclass, &ths);
-    let from = req.from.clone().unwrap_or_else(|| {
-        if req.to.as_ref().is_some_and(|t| *t <= dfrom) {
-            req.to.clone().unwrap_or_default() - (&dto - &dfrom)
-        } else {
-            dfrom.clone()
-        }
-    });
-    let to = req.to.clone().unwrap_or_else(|| {
-        if dto <= from {
-            &from + (&dto - &dfrom)
-        } else {
-            dto.clone()
-        }
-    });
-    if from >= to {
-        return Err(PlotError::BadRange {
-            from: exact(&from),
-            to: exact(&to),
-        });
-    }
+    let (from, to) = plot_range(req, &xclass, &ths)?;
     let samples = match req.samples {
         0 => DEFAULT_SAMPLES,
         n => n.clamp(2, MAX_SAMPLES),
@@ -1064,41 +1051,11 @@ fn plot_on_this_thread(
         .iter()
         .map(|(a, b)| (exact(&xs[*a]), exact(&xs[*b])))
         .collect();
-    // Gaps.
     for (label, out, vals) in [
         ("documentation", &m.nl.output_name, &nl_vals),
         ("implementation", &m.bl.output_name, &bl_vals),
     ] {
-        let gaps: Vec<(usize, &String)> = vals
-            .iter()
-            .enumerate()
-            .filter_map(|(k, v)| match v {
-                Sample::Gap(r) => Some((k, r)),
-                Sample::Value(_) => None,
-            })
-            .collect();
-        if gaps.is_empty() {
-            continue;
-        }
-        // One example of each kind of reason (the text before its details).
-        let mut kinds: Vec<(&str, usize, &String)> = Vec::new();
-        for (k, why) in &gaps {
-            let kind = why.split(" (").next().unwrap_or(why);
-            if !kinds.iter().any(|(x, _, _)| *x == kind) {
-                kinds.push((kind, *k, why));
-            }
-        }
-        let examples: Vec<String> = kinds
-            .iter()
-            .take(3)
-            .map(|(_, k, why)| format!("at {} = {}: {why}", xclass.name, exact(&xs[*k])))
-            .collect();
-        notes.push(format!(
-            "the {label} output {out} has no value at {} of {} samples (shown as gaps), e.g. {}",
-            gaps.len(),
-            xs.len(),
-            examples.join("; ")
-        ));
+        notes.extend(gap_note(label, out, vals, &xclass.name, &xs));
     }
     let outside = inside.iter().filter(|i| !**i).count();
     if outside > 0 {
@@ -1107,38 +1064,16 @@ fn plot_on_this_thread(
             xs.len()
         ));
     }
-    // Regions.
     let membership = region_membership(&m, regions, &points, &mut notes);
     if !regions.is_empty() && membership.iter().all(Option::is_some) {
-        let mut disagree = Vec::new();
-        for k in 0..xs.len() {
-            if !inside[k] {
-                continue;
-            }
-            let in_region = membership
-                .iter()
-                .any(|r| r.as_ref().is_some_and(|v| v[k] == Some(true)));
-            let decided = membership
-                .iter()
-                .all(|r| r.as_ref().is_some_and(|v| v[k].is_some()));
-            let both = matches!(
-                (&nl_vals[k], &bl_vals[k]),
-                (Sample::Value(_), Sample::Value(_))
-            );
-            if decided && both && in_region != differs[k] {
-                disagree.push(k);
-            }
-        }
-        if let Some(k) = disagree.first() {
-            notes.push(format!(
-                "at {} of the samples the outputs {} although the check's regions say {} (e.g. at {} = {}); the check may have used other bounds or accepted exceptions",
-                disagree.len(),
-                if differs[*k] { "differ" } else { "agree" },
-                if differs[*k] { "they agree" } else { "they differ" },
-                xclass.name,
-                exact(&xs[*k])
-            ));
-        }
+        let samples = Samples {
+            xs: &xs,
+            nl: &nl_vals,
+            bl: &bl_vals,
+            inside: &inside,
+            differs: &differs,
+        };
+        notes.extend(disagreement_note(&samples, &membership, &xclass.name));
     }
     let fixed_named: BTreeMap<String, String> = fixed
         .iter()
@@ -1176,6 +1111,158 @@ fn plot_on_this_thread(
         divergent,
         notes,
     })
+}
+
+/// The value of every input but the x axis: the request's, checked, else the input's
+/// default.
+fn fixed_inputs(
+    m: &CaseModel,
+    xi: usize,
+    req: &PlotRequest,
+) -> Result<BTreeMap<usize, BigRational>, PlotError> {
+    let mut fixed: BTreeMap<usize, BigRational> = BTreeMap::new();
+    for (name, v) in &req.fixed {
+        let i = m
+            .classes
+            .iter()
+            .position(|c| c.name == *name)
+            .ok_or_else(|| PlotError::UnknownInput {
+                name: name.clone(),
+                known: m.classes.iter().map(|c| c.name.clone()).collect(),
+            })?;
+        if i == xi {
+            return Err(PlotError::FixedIsX(name.clone()));
+        }
+        if m.classes[i].int && !v.is_integer() {
+            return Err(PlotError::NotAnInteger {
+                name: name.clone(),
+                value: exact(v),
+            });
+        }
+        fixed.insert(i, v.clone());
+    }
+    for (i, c) in m.classes.iter().enumerate() {
+        if i != xi {
+            fixed.entry(i).or_insert_with(|| c.default_value());
+        }
+    }
+    Ok(fixed)
+}
+
+/// The x range to sample: the request's ends, each defaulting to the input's range (a
+/// range as wide as that one when only one end is given).
+fn plot_range(
+    req: &PlotRequest,
+    xclass: &Class,
+    ths: &BTreeSet<BigRational>,
+) -> Result<(BigRational, BigRational), PlotError> {
+    let (dfrom, dto) = range_for(xclass, ths);
+    let from = req.from.clone().unwrap_or_else(|| {
+        if req.to.as_ref().is_some_and(|t| *t <= dfrom) {
+            req.to.clone().unwrap_or_default() - (&dto - &dfrom)
+        } else {
+            dfrom.clone()
+        }
+    });
+    let to = req.to.clone().unwrap_or_else(|| {
+        if dto <= from {
+            &from + (&dto - &dfrom)
+        } else {
+            dto.clone()
+        }
+    });
+    if from >= to {
+        return Err(PlotError::BadRange {
+            from: exact(&from),
+            to: exact(&to),
+        });
+    }
+    Ok((from, to))
+}
+
+/// The note on the samples where one output has no value (one example of each kind of
+/// reason), if there are any.
+fn gap_note(
+    label: &str,
+    out: &str,
+    vals: &[Sample],
+    xname: &str,
+    xs: &[BigRational],
+) -> Option<String> {
+    let gaps: Vec<(usize, &String)> = vals
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| match v {
+            Sample::Gap(r) => Some((k, r)),
+            Sample::Value(_) => None,
+        })
+        .collect();
+    if gaps.is_empty() {
+        return None;
+    }
+    // One example of each kind of reason (the text before its details).
+    let mut kinds: Vec<(&str, usize, &String)> = Vec::new();
+    for (k, why) in &gaps {
+        let kind = why.split(" (").next().unwrap_or(why);
+        if !kinds.iter().any(|(x, _, _)| *x == kind) {
+            kinds.push((kind, *k, why));
+        }
+    }
+    let examples: Vec<String> = kinds
+        .iter()
+        .take(3)
+        .map(|(_, k, why)| format!("at {} = {}: {why}", xname, exact(&xs[*k])))
+        .collect();
+    Some(format!(
+        "the {label} output {out} has no value at {} of {} samples (shown as gaps), e.g. {}",
+        gaps.len(),
+        xs.len(),
+        examples.join("; ")
+    ))
+}
+
+/// What is known at each sample: the x values, both outputs, whether the sample is
+/// within the bounds and whether the outputs differ there.
+struct Samples<'a> {
+    xs: &'a [BigRational],
+    nl: &'a [Sample],
+    bl: &'a [Sample],
+    inside: &'a [bool],
+    differs: &'a [bool],
+}
+
+/// The note on samples where the outputs differ outside every region of the check, or
+/// agree inside one, if there are any.
+fn disagreement_note(
+    p: &Samples<'_>,
+    membership: &[Option<Vec<Option<bool>>>],
+    xname: &str,
+) -> Option<String> {
+    let mut disagree = Vec::new();
+    for k in 0..p.xs.len() {
+        if !p.inside[k] {
+            continue;
+        }
+        let in_region = membership
+            .iter()
+            .any(|r| r.as_ref().is_some_and(|v| v[k] == Some(true)));
+        let decided = membership
+            .iter()
+            .all(|r| r.as_ref().is_some_and(|v| v[k].is_some()));
+        let both = matches!((&p.nl[k], &p.bl[k]), (Sample::Value(_), Sample::Value(_)));
+        if decided && both && in_region != p.differs[k] {
+            disagree.push(k);
+        }
+    }
+    let k = disagree.first()?;
+    Some(format!(
+            "at {} of the samples the outputs {} although the check's regions say {} (e.g. at {} = {}); the check may have used other bounds or accepted exceptions",
+            disagree.len(),
+            if p.differs[*k] { "differ" } else { "agree" },
+            if p.differs[*k] { "they agree" } else { "they differ" },
+            xname,
+            exact(&p.xs[*k])
+    ))
 }
 
 /// Maximal runs of `true`, as (first, last) indices.
@@ -1768,40 +1855,90 @@ fn ticks(lo: &BigRational, hi: &BigRational) -> Vec<BigRational> {
     out
 }
 
-fn render(r: &Render<'_>) -> String {
-    let pw = WIDTH - LEFT - RIGHT;
-    let ph = HEIGHT - TOP - BOTTOM;
-    let (x0, x1) = (
-        r.xs.first().cloned().unwrap_or_default(),
-        r.xs.last().cloned().unwrap_or_default(),
-    );
-    let xspan = if x1 > x0 {
-        &x1 - &x0
-    } else {
-        BigRational::one()
-    };
-    let mut ys: Vec<&BigRational> = Vec::new();
-    for s in r.nl.iter().chain(r.bl) {
-        if let Sample::Value(v) = s {
-            ys.push(v);
+/// The plot area and the value ranges it shows: where a sample lands.
+struct Scale<'a> {
+    xs: &'a [BigRational],
+    x0: BigRational,
+    x1: BigRational,
+    xspan: BigRational,
+    y0: BigRational,
+    y1: BigRational,
+    yspan: BigRational,
+    /// Width of the plot area.
+    pw: f64,
+    /// Height of the plot area.
+    ph: f64,
+}
+
+impl<'a> Scale<'a> {
+    /// The x range of the samples and a y range that holds every value and zero.
+    fn of(r: &Render<'a>) -> Scale<'a> {
+        let (x0, x1) = (
+            r.xs.first().cloned().unwrap_or_default(),
+            r.xs.last().cloned().unwrap_or_default(),
+        );
+        let xspan = if x1 > x0 {
+            &x1 - &x0
+        } else {
+            BigRational::one()
+        };
+        let mut ys: Vec<&BigRational> = Vec::new();
+        for s in r.nl.iter().chain(r.bl) {
+            if let Sample::Value(v) = s {
+                ys.push(v);
+            }
+        }
+        let (mut y0, mut y1) = match (ys.iter().min(), ys.iter().max()) {
+            (Some(a), Some(b)) => ((*a).clone(), (*b).clone()),
+            _ => (BigRational::zero(), BigRational::one()),
+        };
+        if y0 > BigRational::zero() {
+            y0 = BigRational::zero();
+        }
+        if y1 < BigRational::zero() {
+            y1 = BigRational::zero();
+        }
+        if y1 <= y0 {
+            y1 = &y0 + BigRational::one();
+        }
+        let yspan = &y1 - &y0;
+        Scale {
+            xs: r.xs,
+            x0,
+            x1,
+            xspan,
+            y0,
+            y1,
+            yspan,
+            pw: WIDTH - LEFT - RIGHT,
+            ph: HEIGHT - TOP - BOTTOM,
         }
     }
-    let (mut y0, mut y1) = match (ys.iter().min(), ys.iter().max()) {
-        (Some(a), Some(b)) => ((*a).clone(), (*b).clone()),
-        _ => (BigRational::zero(), BigRational::one()),
-    };
-    if y0 > BigRational::zero() {
-        y0 = BigRational::zero();
+
+    /// The horizontal position of `x`.
+    fn px(&self, x: &BigRational) -> f64 {
+        LEFT + f64_of(&((x - &self.x0) / &self.xspan)) * self.pw
     }
-    if y1 < BigRational::zero() {
-        y1 = BigRational::zero();
+
+    /// The vertical position of `y`.
+    fn py(&self, y: &BigRational) -> f64 {
+        TOP + self.ph - f64_of(&((y - &self.y0) / &self.yspan)) * self.ph
     }
-    if y1 <= y0 {
-        y1 = &y0 + BigRational::one();
+
+    /// Half way from sample `k` to its neighbour in direction `dir` (the sample itself
+    /// at either end).
+    fn half_to(&self, k: usize, dir: i64) -> f64 {
+        let j = k as i64 + dir;
+        if j < 0 || j as usize >= self.xs.len() {
+            self.px(&self.xs[k])
+        } else {
+            (self.px(&self.xs[k]) + self.px(&self.xs[j as usize])) / 2.0
+        }
     }
-    let yspan = &y1 - &y0;
-    let px = |x: &BigRational| LEFT + f64_of(&((x - &x0) / &xspan)) * pw;
-    let py = |y: &BigRational| TOP + ph - f64_of(&((y - &y0) / &yspan)) * ph;
+}
+
+fn render(r: &Render<'_>) -> String {
+    let sc = Scale::of(r);
     let mut s = String::new();
     let title = format!(
         "{} (documentation) and {} (implementation) along {}",
@@ -1813,15 +1950,29 @@ fn render(r: &Render<'_>) -> String {
         esc(&title)
     );
     let _ = write!(s, "<title>{}</title>", esc(&title));
-    // Samples outside the bounds, then the divergence.
-    let half_to = |k: usize, dir: i64| -> f64 {
-        let j = k as i64 + dir;
-        if j < 0 || j as usize >= r.xs.len() {
-            px(&r.xs[k])
-        } else {
-            (px(&r.xs[k]) + px(&r.xs[j as usize])) / 2.0
-        }
-    };
+    outside_and_divergence(&mut s, r, &sc);
+    axes(&mut s, &sc);
+    output_lines(&mut s, r, &sc);
+    let band_y = TOP + sc.ph + 24.0;
+    region_bands(&mut s, r, &sc, band_y);
+    axis_name_and_legend(&mut s, r, &sc, band_y);
+    // Notes (the first few; the page lists them all).
+    for (i, n) in r.notes.iter().take(2).enumerate() {
+        let _ = write!(
+            s,
+            r##"<text class="note" x="{LEFT}" y="{:.2}" fill="#8a4b00">{}</text>"##,
+            band_y + 48.0 + 14.0 * i as f64,
+            esc(&bl::diag::clip(n, 140))
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Shades the samples outside the bounds, then the runs where the outputs differ.
+fn outside_and_divergence(s: &mut String, r: &Render<'_>, sc: &Scale<'_>) {
+    let ph = sc.ph;
+    let half_to = |k: usize, dir: i64| sc.half_to(k, dir);
     for (a, b) in runs_of(&r.inside.iter().map(|i| !i).collect::<Vec<_>>()) {
         let (l, rr) = (half_to(a, -1), half_to(b, 1));
         let _ = write!(
@@ -1853,7 +2004,11 @@ fn render(r: &Render<'_>) -> String {
             ))
         );
     }
-    // Axes and ticks.
+}
+
+/// The axes with their ticks and grid lines.
+fn axes(s: &mut String, sc: &Scale<'_>) {
+    let (pw, ph) = (sc.pw, sc.ph);
     let _ = write!(
         s,
         r##"<g class="axes" stroke="#444444" fill="none"><line x1="{LEFT}" y1="{:.2}" x2="{:.2}" y2="{:.2}"/><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.2}"/></g>"##,
@@ -1863,8 +2018,8 @@ fn render(r: &Render<'_>) -> String {
         TOP + ph
     );
     s.push_str(r##"<g class="ticks" fill="#333333">"##);
-    for t in ticks(&x0, &x1) {
-        let x = px(&t);
+    for t in ticks(&sc.x0, &sc.x1) {
+        let x = sc.px(&t);
         let _ = write!(
             s,
             r##"<line x1="{x:.2}" y1="{:.2}" x2="{x:.2}" y2="{:.2}" stroke="#444444"/><text x="{x:.2}" y="{:.2}" text-anchor="middle">{}</text>"##,
@@ -1874,8 +2029,8 @@ fn render(r: &Render<'_>) -> String {
             esc(&exact(&t))
         );
     }
-    for t in ticks(&y0, &y1) {
-        let y = py(&t);
+    for t in ticks(&sc.y0, &sc.y1) {
+        let y = sc.py(&t);
         let _ = write!(
             s,
             r##"<line x1="{:.2}" y1="{y:.2}" x2="{LEFT}" y2="{y:.2}" stroke="#444444"/><line x1="{LEFT}" y1="{y:.2}" x2="{:.2}" y2="{y:.2}" stroke="#dddddd"/><text x="{:.2}" y="{:.2}" text-anchor="end">{}</text>"##,
@@ -1887,7 +2042,16 @@ fn render(r: &Render<'_>) -> String {
         );
     }
     s.push_str("</g>");
-    // The two outputs: one polyline per run of defined samples.
+}
+
+/// The two outputs: one polyline per run of defined samples, a dot for a lone sample
+/// and a mark on the x axis where an output has no value.
+fn output_lines(s: &mut String, r: &Render<'_>, sc: &Scale<'_>) {
+    let (ph, px, py) = (
+        sc.ph,
+        |x: &BigRational| sc.px(x),
+        |y: &BigRational| sc.py(y),
+    );
     for (class, vals, color, dash, who) in [
         ("nl", r.nl, "#1f77b4", "", "documentation"),
         (
@@ -1946,8 +2110,11 @@ fn render(r: &Render<'_>) -> String {
             }
         }
     }
-    // Regions of the check, as bands under the axis.
-    let band_y = TOP + ph + 24.0;
+}
+
+/// The regions of the check, as bands under the axis.
+fn region_bands(s: &mut String, r: &Render<'_>, sc: &Scale<'_>, band_y: f64) {
+    let half_to = |k: usize, dir: i64| sc.half_to(k, dir);
     for (i, (reg, mem)) in r.regions.iter().zip(r.membership).enumerate() {
         let Some(mem) = mem else { continue };
         let flags: Vec<bool> = mem.iter().map(|f| *f == Some(true)).collect();
@@ -1968,7 +2135,11 @@ fn render(r: &Render<'_>) -> String {
             );
         }
     }
-    // The x axis name and the fixed inputs.
+}
+
+/// The x axis's name with the inputs held fixed, and the legend.
+fn axis_name_and_legend(s: &mut String, r: &Render<'_>, sc: &Scale<'_>, band_y: f64) {
+    let pw = sc.pw;
     let mut axis = r.xname.to_string();
     if !r.fixed.is_empty() {
         let f: Vec<String> = r.fixed.iter().map(|(k, v)| format!("{k} = {v}")).collect();
@@ -2016,15 +2187,4 @@ fn render(r: &Render<'_>) -> String {
         LEFT + pw - 110.0,
         LEFT + pw - 92.0,
     );
-    // Notes (the first few; the page lists them all).
-    for (i, n) in r.notes.iter().take(2).enumerate() {
-        let _ = write!(
-            s,
-            r##"<text class="note" x="{LEFT}" y="{:.2}" fill="#8a4b00">{}</text>"##,
-            band_y + 48.0 + 14.0 * i as f64,
-            esc(&bl::diag::clip(n, 140))
-        );
-    }
-    s.push_str("</svg>");
-    s
 }
