@@ -49,6 +49,42 @@ pub fn section(
             return s;
         }
     };
+    let (req, notes) = request(params, &inputs, regions);
+    let result = plot::plot_case(&files, &req, regions, solver);
+    let (fixed, from, to) = match &result {
+        Ok(p) => (p.fixed.clone(), p.from.clone(), p.to.clone()),
+        Err(_) => (
+            req.fixed
+                .iter()
+                .map(|(k, v)| (k.clone(), plot::exact(v)))
+                .collect(),
+            params.get("from").cloned().unwrap_or_default(),
+            params.get("to").cloned().unwrap_or_default(),
+        ),
+    };
+    s.push_str(&form(rel, &inputs, &req.x, &fixed, &from, &to));
+    for n in &notes {
+        s.push_str(&format!("<p class=\"meta\">{}</p>", escape(n)));
+    }
+    match result {
+        Ok(p) => s.push_str(&chart(rel, &p)),
+        Err(e) => s.push_str(&format!(
+            "<p class=\"meta\">No chart: {}</p>",
+            escape(&e.to_string())
+        )),
+    }
+    s.push_str("</section>");
+    s
+}
+
+/// The plot asked for by the page's query (`x`, `from`, `to`, `fix.NAME`), with notes on
+/// the values that were not numbers. Without a choice of `x`, the input the regions
+/// speak of first; without fixed inputs, the first region's example.
+fn request(
+    params: &BTreeMap<String, String>,
+    inputs: &[String],
+    regions: &[bl::check::Region],
+) -> (PlotRequest, Vec<String>) {
     let mut notes = Vec::new();
     let x = params
         .get("x")
@@ -106,29 +142,30 @@ pub fn section(
             }
         }
     }
-    let result = plot::plot_case(&files, &req, regions, solver);
-    let (fixed, from, to) = match &result {
-        Ok(p) => (p.fixed.clone(), p.from.clone(), p.to.clone()),
-        Err(_) => (
-            req.fixed
-                .iter()
-                .map(|(k, v)| (k.clone(), plot::exact(v)))
-                .collect(),
-            params.get("from").cloned().unwrap_or_default(),
-            params.get("to").cloned().unwrap_or_default(),
-        ),
-    };
+    (req, notes)
+}
+
+/// The form that chooses the input along which to plot, the range and the fixed values.
+fn form(
+    rel: &str,
+    inputs: &[String],
+    x: &String,
+    fixed: &BTreeMap<String, String>,
+    from: &str,
+    to: &str,
+) -> String {
+    let mut s = String::new();
     s.push_str(&format!(
         "<form id=\"plot-form\" method=\"get\" action=\"/case\" class=\"plot-form\">{}<label>along <select name=\"x\">{}</select></label><label>from <input name=\"from\" value=\"{}\"></label><label>to <input name=\"to\" value=\"{}\"></label>",
         hidden("path", rel),
         inputs
             .iter()
-            .map(|i| format!("<option{}>{}</option>", if *i == x { " selected" } else { "" }, escape(i)))
+            .map(|i| format!("<option{}>{}</option>", if *i == *x { " selected" } else { "" }, escape(i)))
             .collect::<String>(),
-        escape(&from),
-        escape(&to),
+        escape(from),
+        escape(to),
     ));
-    for i in inputs.iter().filter(|i| **i != x) {
+    for i in inputs.iter().filter(|i| *i != x) {
         s.push_str(&format!(
             "<label>{} fixed at <input name=\"fix.{}\" value=\"{}\"></label>",
             escape(i),
@@ -137,53 +174,49 @@ pub fn section(
         ));
     }
     s.push_str("<button type=\"submit\">Draw</button></form>");
-    for n in &notes {
-        s.push_str(&format!("<p class=\"meta\">{}</p>", escape(n)));
+    s
+}
+
+/// The chart with a summary of where the outputs differ and its notes.
+fn chart(rel: &str, p: &plot::Plot) -> String {
+    let mut s = String::new();
+    s.push_str(&format!("<div class=\"chart\">{}</div>", p.svg));
+    if p.divergent.is_empty() {
+        s.push_str(
+            "<p id=\"plot-summary\">At every sample of this range the two outputs agree.</p>",
+        );
+    } else {
+        let runs: Vec<String> = p
+            .divergent
+            .iter()
+            .map(|(a, b)| {
+                if a == b {
+                    a.clone()
+                } else {
+                    format!("{a} … {b}")
+                }
+            })
+            .collect();
+        s.push_str(&format!(
+            "<p id=\"plot-summary\">The outputs differ at the samples {} = {}.</p>",
+            escape(&p.x),
+            escape(&runs.join(", "))
+        ));
     }
-    match result {
-        Ok(p) => {
-            s.push_str(&format!("<div class=\"chart\">{}</div>", p.svg));
-            if p.divergent.is_empty() {
-                s.push_str("<p id=\"plot-summary\">At every sample of this range the two outputs agree.</p>");
-            } else {
-                let runs: Vec<String> = p
-                    .divergent
-                    .iter()
-                    .map(|(a, b)| {
-                        if a == b {
-                            a.clone()
-                        } else {
-                            format!("{a} … {b}")
-                        }
-                    })
-                    .collect();
-                s.push_str(&format!(
-                    "<p id=\"plot-summary\">The outputs differ at the samples {} = {}.</p>",
-                    escape(&p.x),
-                    escape(&runs.join(", "))
-                ));
-            }
-            if !p.notes.is_empty() {
-                s.push_str("<ul class=\"plot-notes\">");
-                for n in p.notes.iter().take(20) {
-                    s.push_str(&format!("<li>{}</li>", escape(n)));
-                }
-                if p.notes.len() > 20 {
-                    s.push_str(&format!("<li>… and {} more</li>", p.notes.len() - 20));
-                }
-                s.push_str("</ul>");
-            }
-            s.push_str(&format!(
-                "<p class=\"meta\">{} samples, each computed exactly (the BL interpreter; the solver for an SMT-LIB side). <a href=\"/case?path={}\">Reset the chart</a></p>",
-                p.points.len(),
-                escape(&enc(rel))
-            ));
+    if !p.notes.is_empty() {
+        s.push_str("<ul class=\"plot-notes\">");
+        for n in p.notes.iter().take(20) {
+            s.push_str(&format!("<li>{}</li>", escape(n)));
         }
-        Err(e) => s.push_str(&format!(
-            "<p class=\"meta\">No chart: {}</p>",
-            escape(&e.to_string())
-        )),
+        if p.notes.len() > 20 {
+            s.push_str(&format!("<li>… and {} more</li>", p.notes.len() - 20));
+        }
+        s.push_str("</ul>");
     }
-    s.push_str("</section>");
+    s.push_str(&format!(
+        "<p class=\"meta\">{} samples, each computed exactly (the BL interpreter; the solver for an SMT-LIB side). <a href=\"/case?path={}\">Reset the chart</a></p>",
+        p.points.len(),
+        escape(&enc(rel))
+    ));
     s
 }

@@ -320,96 +320,17 @@ fn read_run(
         .map(read_goal)
         .collect::<Result<Vec<_>, _>>()?;
     let by_name: BTreeMap<&str, &Goal> = goals.iter().map(|g| (g.name, g)).collect();
-    // Functions with a failed smoke test: their proofs are vacuous.
-    let mut vacuous: Vec<String> = Vec::new();
-    let mut failed_smoke = Vec::new();
-    for s in run.field("smoke_tests")?.items()? {
-        if !s.field("passed")?.bool()? {
-            let name = s.str_field("name")?;
-            let function = s.opt_str("function")?;
-            failed_smoke.push(match function {
-                Some(f) => format!("{name} (in {f})"),
-                None => name.to_string(),
-            });
-            if let Some(f) = function {
-                vacuous.push(f.to_string());
-            }
-        }
-    }
-    let unreadable = verdict_word == "unreadable";
+    let (vacuous, failed_smoke) = smoke_failures(run)?;
+    let lowering = Lowering {
+        unreadable: verdict_word == "unreadable",
+        vacuous,
+    };
     let mut claimed: Vec<&str> = Vec::new();
     let mut clauses = Vec::new();
-    // Lowers a status the run verdict does not support, with the reason.
-    let lower = |shown: Shown, function: &str, details: &mut Vec<String>| -> Shown {
-        if shown != Shown::Proved {
-            return shown;
-        }
-        if unreadable {
-            details
-                .push("WP's output for this run could not be read: nothing is claimed".to_string());
-            return Shown::NoResult;
-        }
-        if vacuous.iter().any(|f| f == function) {
-            details.push(format!(
-                "a smoke test failed in {function}: the proof is vacuous"
-            ));
-            return Shown::Unproved;
-        }
-        shown
-    };
     for p in run.field("properties")?.items()? {
-        let names = p
-            .field("goals")?
-            .items()?
-            .iter()
-            .map(|g| g.str())
-            .collect::<Result<Vec<_>, _>>()?;
-        claimed.extend(names.iter().copied());
-        if !is_mine(p.opt_str("file")?) {
-            continue;
+        if let Some(c) = property_clause(&p, &by_name, &lowering, is_mine, &mut claimed)? {
+            clauses.push(c);
         }
-        let function = p.str_field("function")?.to_string();
-        let property_status = match p.opt("status")? {
-            None => "missing".to_string(),
-            Some(s) => match (s.v.as_str(), s.v.get("other").and_then(Value::as_str)) {
-                (Some(t), _) => t.to_string(),
-                (None, Some(o)) => o.to_string(),
-                _ => "unrecognized".to_string(),
-            },
-        };
-        let mut details = Vec::new();
-        let mut shown = if names.is_empty() {
-            details.push("no WP goal of the report is matched to this clause".to_string());
-            Shown::NoResult
-        } else {
-            let mut worst = Shown::Proved;
-            for n in &names {
-                match by_name.get(n) {
-                    Some(g) => {
-                        worst = worst.max(Shown::of_goal(g.status));
-                        details.push(g.describe());
-                    }
-                    None => {
-                        worst = worst.max(Shown::NoResult);
-                        details.push(format!("{n}: no result in the report"));
-                    }
-                }
-            }
-            worst
-        };
-        details.push(format!("Frama-C's property status: {property_status}"));
-        if property_status == "invalid_or_unreachable" {
-            shown = Shown::Failed;
-        }
-        shown = lower(shown, &function, &mut details);
-        clauses.push(Clause {
-            line: p.field("line")?.count()?,
-            function,
-            kind: p.str_field("kind")?.to_string(),
-            text: p.str_field("text")?.to_string(),
-            shown,
-            details,
-        });
     }
     // Goals no property claims: at their own line when they have one (lemmas are
     // located so), else listed apart.
@@ -419,7 +340,7 @@ fn read_run(
             (Some(line), file) if file.is_some() && is_mine(file) => {
                 let mut details = vec![g.describe()];
                 let function = g.function_name();
-                let shown = lower(Shown::of_goal(g.status), &function, &mut details);
+                let shown = lowering.apply(Shown::of_goal(g.status), &function, &mut details);
                 clauses.push(Clause {
                     line,
                     function,
@@ -444,6 +365,131 @@ fn read_run(
             _ => unlocated.push(g.describe()),
         }
     }
+    Ok(RunView {
+        clauses,
+        unlocated,
+        failed_smoke,
+        warnings: mine_warnings(run, is_mine)?,
+    })
+}
+
+/// The functions with a failed smoke test (their proofs are vacuous) and the failed
+/// smoke tests as shown.
+fn smoke_failures(run: &At<'_>) -> Result<(Vec<String>, Vec<String>), ViewError> {
+    let mut vacuous: Vec<String> = Vec::new();
+    let mut failed_smoke = Vec::new();
+    for s in run.field("smoke_tests")?.items()? {
+        if !s.field("passed")?.bool()? {
+            let name = s.str_field("name")?;
+            let function = s.opt_str("function")?;
+            failed_smoke.push(match function {
+                Some(f) => format!("{name} (in {f})"),
+                None => name.to_string(),
+            });
+            if let Some(f) = function {
+                vacuous.push(f.to_string());
+            }
+        }
+    }
+    Ok((vacuous, failed_smoke))
+}
+
+/// What a run's verdict withholds from its proofs: all of them when WP's output could
+/// not be read, those of functions with a failed smoke test.
+struct Lowering {
+    unreadable: bool,
+    vacuous: Vec<String>,
+}
+
+impl Lowering {
+    /// Lowers a status the run's verdict does not support, with the reason.
+    fn apply(&self, shown: Shown, function: &str, details: &mut Vec<String>) -> Shown {
+        if shown != Shown::Proved {
+            return shown;
+        }
+        if self.unreadable {
+            details
+                .push("WP's output for this run could not be read: nothing is claimed".to_string());
+            return Shown::NoResult;
+        }
+        if self.vacuous.iter().any(|f| f == function) {
+            details.push(format!(
+                "a smoke test failed in {function}: the proof is vacuous"
+            ));
+            return Shown::Unproved;
+        }
+        shown
+    }
+}
+
+/// The clause of one property of the run, with the worst status of its goals (`None`
+/// when it is in another file); its goals are added to `claimed`.
+fn property_clause<'a>(
+    p: &At<'a>,
+    by_name: &BTreeMap<&str, &Goal>,
+    lowering: &Lowering,
+    is_mine: &dyn Fn(Option<&str>) -> bool,
+    claimed: &mut Vec<&'a str>,
+) -> Result<Option<Clause>, ViewError> {
+    let names = p
+        .field("goals")?
+        .items()?
+        .iter()
+        .map(|g| g.str())
+        .collect::<Result<Vec<_>, _>>()?;
+    claimed.extend(names.iter().copied());
+    if !is_mine(p.opt_str("file")?) {
+        return Ok(None);
+    }
+    let function = p.str_field("function")?.to_string();
+    let property_status = match p.opt("status")? {
+        None => "missing".to_string(),
+        Some(s) => match (s.v.as_str(), s.v.get("other").and_then(Value::as_str)) {
+            (Some(t), _) => t.to_string(),
+            (None, Some(o)) => o.to_string(),
+            _ => "unrecognized".to_string(),
+        },
+    };
+    let mut details = Vec::new();
+    let mut shown = if names.is_empty() {
+        details.push("no WP goal of the report is matched to this clause".to_string());
+        Shown::NoResult
+    } else {
+        let mut worst = Shown::Proved;
+        for n in &names {
+            match by_name.get(n) {
+                Some(g) => {
+                    worst = worst.max(Shown::of_goal(g.status));
+                    details.push(g.describe());
+                }
+                None => {
+                    worst = worst.max(Shown::NoResult);
+                    details.push(format!("{n}: no result in the report"));
+                }
+            }
+        }
+        worst
+    };
+    details.push(format!("Frama-C's property status: {property_status}"));
+    if property_status == "invalid_or_unreachable" {
+        shown = Shown::Failed;
+    }
+    shown = lowering.apply(shown, &function, &mut details);
+    Ok(Some(Clause {
+        line: p.field("line")?.count()?,
+        function,
+        kind: p.str_field("kind")?.to_string(),
+        text: p.str_field("text")?.to_string(),
+        shown,
+        details,
+    }))
+}
+
+/// The run's warnings about this file, with their lines.
+fn mine_warnings(
+    run: &At<'_>,
+    is_mine: &dyn Fn(Option<&str>) -> bool,
+) -> Result<Vec<(Option<u64>, String)>, ViewError> {
     let mut warnings = Vec::new();
     for w in run.field("warnings")?.items()? {
         if is_mine(w.opt_str("file")?) {
@@ -451,12 +497,7 @@ fn read_run(
             warnings.push((line, w.str_field("text")?.to_string()));
         }
     }
-    Ok(RunView {
-        clauses,
-        unlocated,
-        failed_smoke,
-        warnings,
-    })
+    Ok(warnings)
 }
 
 impl Goal<'_> {
@@ -586,7 +627,16 @@ pub fn render_c(source_name: &str, source: &str, report: &Value) -> Result<Strin
     let mut o = String::new();
     o.push_str("<section class=\"c-view\">\n");
     let _ = writeln!(o, "<h2 class=\"c-file\">{}</h2>", escape(source_name));
-    // Summary.
+    summary(&mut o, &rep, &counts)?;
+    source_table(&mut o, &lines, &by_line);
+    apart(&mut o, &runs, &outside);
+    o.push_str("</section>\n");
+    Ok(o)
+}
+
+/// The report's verdict, its facts (goals, proved, timeouts, Frama-C version, prover)
+/// and the clauses counted by status.
+fn summary(o: &mut String, rep: &At<'_>, counts: &BTreeMap<Shown, usize>) -> Result<(), ViewError> {
     let (vclass, vtext) = verdict_words(&rep.field("verdict")?)?;
     let _ = writeln!(
         o,
@@ -635,7 +685,12 @@ pub fn render_c(source_name: &str, source: &str, report: &Value) -> Result<Strin
     }
     o.push_str("</ul>\n");
 
-    // The source.
+    Ok(())
+}
+
+/// The source, one row per line, each with the badges of its clauses and the colour of
+/// the worst.
+fn source_table(o: &mut String, lines: &[&str], by_line: &BTreeMap<u64, Vec<&Clause>>) {
     o.push_str("<table class=\"source\">\n<tbody>\n");
     for (i, text) in lines.iter().enumerate() {
         let n = i + 1;
@@ -655,18 +710,21 @@ pub fn render_c(source_name: &str, source: &str, report: &Value) -> Result<Strin
             escape(text)
         );
         for c in clauses.into_iter().flatten() {
-            badge(&mut o, c);
+            badge(o, c);
         }
         o.push_str("</td></tr>\n");
     }
     o.push_str("</tbody>\n</table>\n");
+}
 
-    // What the table cannot show.
+/// What the source table cannot show: clauses beyond its last line, goals matched to
+/// no clause, failed smoke tests and Frama-C's warnings.
+fn apart(o: &mut String, runs: &[RunView], outside: &[&Clause]) {
     if !outside.is_empty() {
         o.push_str("<section class=\"c-outside\">\n<h3>Clauses beyond the last line of the source</h3>\n<p>The report places these clauses after the end of this text: it may be about another version of the file.</p>\n<ul>\n");
-        for c in &outside {
+        for c in outside {
             let _ = write!(o, "<li>line {}: ", c.line);
-            badge(&mut o, c);
+            badge(o, c);
             o.push_str("</li>\n");
         }
         o.push_str("</ul>\n</section>\n");
@@ -706,8 +764,6 @@ pub fn render_c(source_name: &str, source: &str, report: &Value) -> Result<Strin
         }
         o.push_str("</ul>\n</section>\n");
     }
-    o.push_str("</section>\n");
-    Ok(o)
 }
 
 /// One clause's badge: its status as a summary with the goals in the tooltip and in

@@ -754,59 +754,15 @@ fn undecided(v: &Check) -> String {
     )
 }
 
-/// One requirement with every finding about it and its evidence.
-pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
-    let l = match load(&app, &q.path) {
-        Ok(l) => l,
-        Err(r) => return r,
-    };
-    let rel = &q.path;
-    let id = q.id.clone().unwrap_or_default();
-    let Ok(spec) = &l.spec else {
-        return Redirect::to(&spec_link(rel)).into_response();
-    };
-    let Some(r) = spec.requirements.iter().find(|r| r.id == id) else {
-        return app::error_page(
-            &app,
-            StatusCode::NOT_FOUND,
-            "No such requirement",
-            &format!("no requirement `{id}` in {rel}"),
-        );
-    };
-    let mut body = format!(
-        "<h1>{}</h1><p class=\"req-text\">{}</p><p><code>{}</code></p>{}<p><a class=\"edit\" data-id=\"{}\" href=\"{}\">Edit this requirement</a></p>",
-        escape(&r.id),
-        escape(&r.text),
-        escape(&r.formula.as_ref().map(logic::print::term).unwrap_or_else(|| "(no formula)".into())),
-        r.formula
-            .as_ref()
-            .map(|t| format!(
-                "<p class=\"reads\">The formula reads: {}</p>",
-                escape(&pipeline::readback::sentence(spec, t))
-            ))
-            .unwrap_or_default(),
-        escape(&r.id),
-        escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
-    );
-    let stored = app.jobs.result(rel);
-    let Some((report, json)) = stored.as_ref().and_then(|s| Some((s, Audit::of(&s.json)?))) else {
-        body.push_str(
-            "<p class=\"meta\">No audit on this page yet: run it from the spec page.</p>",
-        );
-        return Html(page::frame(
-            &r.id,
-            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
-            &app.csrf,
-            &body,
-        ))
-        .into_response();
-    };
-    body.push_str(&stale_note_for(report, &l.version));
+/// The findings a requirement shares with others: the conflicts and dead ends it is
+/// part of.
+fn shared_findings(json: &Audit, rel: &str, spec: &Spec, id: &String) -> String {
+    let mut body = String::new();
     for (i, c) in json
         .conflicts()
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.contains(&id))
+        .filter(|(_, c)| c.contains(id))
     {
         body.push_str(&format!(
             "<section class=\"finding conflict\"><h2>Conflict {}</h2><p>No state satisfies these together:</p>{}</section>",
@@ -817,7 +773,7 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
     for d in json
         .dead_ends()
         .iter()
-        .filter(|d| d.requirements.contains(&id))
+        .filter(|d| d.requirements.contains(id))
     {
         body.push_str(&format!(
             "<section class=\"finding dead-end\"><h2>Dead end over time</h2><p>Runs can reach a step from which no next step satisfies these together:</p>{}<p>A run that is stuck after step {}:</p>{}</section>",
@@ -826,68 +782,64 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
             trace_table(d.prefix.as_ref())
         ));
     }
-    let entry = json.requirement(&id);
-    if json.bound_too_small.contains(&id) || entry.and_then(|a| a.fits) == Some(false) {
-        body.push_str(&format!(
-            "<section class=\"finding horizon-too-short\"><h2>Horizon too short</h2><p>It needs runs of {} steps to show what it asks; the audit looked at runs of {} steps, so its verdicts about this requirement are not conclusive. Run the audit with a longer <code>--horizon</code>.</p></section>",
-            entry
-                .and_then(|a| a.needs_steps)
-                .map(|n| n.to_string())
-                .unwrap_or_else(|| "more".into()),
-            json.run_length(),
-        ));
-    }
-    let Some(a) = entry else {
-        body.push_str(if r.formula.is_none() && r.timed.is_none() {
-            "<p>The audit has no entry for this requirement (it has no formula).</p>"
-        } else {
-            "<p>The audit has no entry for this requirement: it was not in the spec when the audit ran. Run the audit again.</p>"
-        });
-        return Html(page::frame(
-            &r.id,
-            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
-            &app.csrf,
-            &body,
-        ))
-        .into_response();
-    };
-    let review_box = |finding: &str| -> String {
-        let done: Vec<&reqs::spec::Review> = spec
-            .reviews
+    body
+}
+
+/// The reviews recorded for one finding of a requirement, or the form to record one.
+fn review_box(
+    app: &App,
+    spec: &Spec,
+    rel: &str,
+    r: &reqs::spec::Requirement,
+    version: &str,
+    finding: &str,
+) -> String {
+    let done: Vec<&reqs::spec::Review> = spec
+        .reviews
+        .iter()
+        .filter(|v| v.requirement == r.id && v.finding == finding)
+        .collect();
+    if !done.is_empty() {
+        return done
             .iter()
-            .filter(|v| v.requirement == id && v.finding == finding)
+            .map(|v| {
+                format!(
+                    "<p class=\"reviewed\">Reviewed by {} on {}: {}</p>",
+                    escape(&v.reviewed_by),
+                    escape(&v.date),
+                    escape(&v.reason)
+                )
+            })
             .collect();
-        if !done.is_empty() {
-            return done
-                .iter()
-                .map(|v| {
-                    format!(
-                        "<p class=\"reviewed\">Reviewed by {} on {}: {}</p>",
-                        escape(&v.reviewed_by),
-                        escape(&v.date),
-                        escape(&v.reason)
-                    )
-                })
-                .collect();
-        }
-        format!(
-            "<form class=\"mark-reviewed\" method=\"post\" action=\"/spec/preview\">{}\
-             <label>reason <input name=\"reason\" required placeholder=\"why it stays as it is\"></label>\
-             <label>reviewed by <input name=\"reviewed_by\" required></label>\
-             <label>date <input name=\"date\" value=\"{}\"></label>\
-             <button class=\"preview-review\" type=\"submit\">Mark as reviewed (preview)</button></form>",
-            [
-                hidden("path", rel),
-                hidden("id", &id),
-                hidden("text", &r.text),
-                hidden("finding", finding),
-                hidden("version", &l.version),
-                hidden("csrf", &app.csrf),
-            ]
-            .concat(),
-            escape(&crate::case_page::today()),
-        )
-    };
+    }
+    format!(
+        "<form class=\"mark-reviewed\" method=\"post\" action=\"/spec/preview\">{}\
+         <label>reason <input name=\"reason\" required placeholder=\"why it stays as it is\"></label>\
+         <label>reviewed by <input name=\"reviewed_by\" required></label>\
+         <label>date <input name=\"date\" value=\"{}\"></label>\
+         <button class=\"preview-review\" type=\"submit\">Mark as reviewed (preview)</button></form>",
+        [
+            hidden("path", rel),
+            hidden("id", &r.id),
+            hidden("text", &r.text),
+            hidden("finding", finding),
+            hidden("version", version),
+            hidden("csrf", &app.csrf),
+        ]
+        .concat(),
+        escape(&crate::case_page::today()),
+    )
+}
+
+/// The requirement's own checks: vacuity (under the domain, under the others),
+/// violatability and redundancy, each with its evidence and review box.
+fn check_sections(
+    a: &crate::payload::RequirementAudit,
+    rel: &str,
+    spec: &Spec,
+    review_box: &dyn Fn(&str) -> String,
+) -> String {
+    let mut body = String::new();
     let section = |title: &str, class: &str, inner: String| {
         format!(
             "<section class=\"finding {class}\"><h2>{}</h2>{inner}</section>",
@@ -945,6 +897,85 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         _ => undecided(v),
     };
     body.push_str(&section("Redundancy", &v.status, inner));
+    body
+}
+
+/// One requirement with every finding about it and its evidence.
+pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
+    let l = match load(&app, &q.path) {
+        Ok(l) => l,
+        Err(r) => return r,
+    };
+    let rel = &q.path;
+    let id = q.id.clone().unwrap_or_default();
+    let Ok(spec) = &l.spec else {
+        return Redirect::to(&spec_link(rel)).into_response();
+    };
+    let Some(r) = spec.requirements.iter().find(|r| r.id == id) else {
+        return app::error_page(
+            &app,
+            StatusCode::NOT_FOUND,
+            "No such requirement",
+            &format!("no requirement `{id}` in {rel}"),
+        );
+    };
+    let mut body = format!(
+        "<h1>{}</h1><p class=\"req-text\">{}</p><p><code>{}</code></p>{}<p><a class=\"edit\" data-id=\"{}\" href=\"{}\">Edit this requirement</a></p>",
+        escape(&r.id),
+        escape(&r.text),
+        escape(&r.formula.as_ref().map(logic::print::term).unwrap_or_else(|| "(no formula)".into())),
+        r.formula
+            .as_ref()
+            .map(|t| format!(
+                "<p class=\"reads\">The formula reads: {}</p>",
+                escape(&pipeline::readback::sentence(spec, t))
+            ))
+            .unwrap_or_default(),
+        escape(&r.id),
+        escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&r.id))),
+    );
+    let stored = app.jobs.result(rel);
+    let Some((report, json)) = stored.as_ref().and_then(|s| Some((s, Audit::of(&s.json)?))) else {
+        body.push_str(
+            "<p class=\"meta\">No audit on this page yet: run it from the spec page.</p>",
+        );
+        return Html(page::frame(
+            &r.id,
+            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
+            &app.csrf,
+            &body,
+        ))
+        .into_response();
+    };
+    body.push_str(&stale_note_for(report, &l.version));
+    body.push_str(&shared_findings(&json, rel, spec, &id));
+    let entry = json.requirement(&id);
+    if json.bound_too_small.contains(&id) || entry.and_then(|a| a.fits) == Some(false) {
+        body.push_str(&format!(
+            "<section class=\"finding horizon-too-short\"><h2>Horizon too short</h2><p>It needs runs of {} steps to show what it asks; the audit looked at runs of {} steps, so its verdicts about this requirement are not conclusive. Run the audit with a longer <code>--horizon</code>.</p></section>",
+            entry
+                .and_then(|a| a.needs_steps)
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "more".into()),
+            json.run_length(),
+        ));
+    }
+    let Some(a) = entry else {
+        body.push_str(if r.formula.is_none() && r.timed.is_none() {
+            "<p>The audit has no entry for this requirement (it has no formula).</p>"
+        } else {
+            "<p>The audit has no entry for this requirement: it was not in the spec when the audit ran. Run the audit again.</p>"
+        });
+        return Html(page::frame(
+            &r.id,
+            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
+            &app.csrf,
+            &body,
+        ))
+        .into_response();
+    };
+    let review_box = |finding: &str| review_box(&app, spec, rel, r, &l.version, finding);
+    body.push_str(&check_sections(a, rel, spec, &review_box));
     Html(page::frame(
         &r.id,
         &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
