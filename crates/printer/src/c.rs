@@ -154,97 +154,7 @@ pub fn verify_report(
     shown: String,
     report: acsl::verify::VerifyReport,
 ) -> Rendered<CReportJson<acsl::verify::VerifyReport>> {
-    let mut o = String::new();
-    let _ = writeln!(o, "{shown}: {}", verdict_word(&report.verdict));
-    let _ = writeln!(
-        o,
-        "Frama-C {}, prover {}; {} of {} goals proved, {} timeouts",
-        report.frama_c_version, report.prover, report.proved, report.goals, report.timeouts
-    );
-    let at = |p: &acsl::wp::Property| match &p.file {
-        Some(f) => format!("{f}:{}", p.line),
-        None => format!("line {}", p.line),
-    };
-    for s in &report.segments {
-        let _ = writeln!(
-            o,
-            "  segment {} [{}]: {}",
-            s.segment,
-            s.functions.join(", "),
-            verdict_word(&s.run.verdict)
-        );
-        let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
-        // Properties of the callees in the harness are not checked there.
-        let shown: Vec<&acsl::wp::Property> = s
-            .run
-            .properties
-            .iter()
-            .filter(|p| {
-                !matches!(p.status, acsl::wp::PropertyStatus::Valid)
-                    && s.functions.contains(&p.function)
-            })
-            .collect();
-        for p in &shown {
-            let _ = writeln!(
-                o,
-                "    {}: {} `{}` in {}: {:?}",
-                at(p),
-                p.kind,
-                p.text,
-                p.function,
-                p.status
-            );
-        }
-        // Open goals none of those properties claims are shown by name.
-        let goals: Vec<&acsl::Goal> = s.run.goals.iter().collect();
-        for g in unmatched_open_goals(&goals, &shown) {
-            let place = match (&g.file, g.line) {
-                (Some(f), Some(l)) => format!("{f}:{l}: "),
-                _ => String::new(),
-            };
-            let _ = writeln!(
-                o,
-                "    {place}goal {} (not matched to a shown clause): {:?}",
-                g.name, g.status
-            );
-        }
-    }
-    if let Some(l) = &report.lemmas {
-        let _ = writeln!(o, "  lemmas (proved once): {}", verdict_word(&l.verdict));
-        for p in l.properties.iter().filter(|p| !proved(p)) {
-            let _ = writeln!(o, "    {}: lemma `{}`: {:?}", at(p), p.text, p.status);
-        }
-    }
-    // Every run reads the whole program: show each warning once.
-    let mut warned = std::collections::BTreeSet::new();
-    for w in report
-        .segments
-        .iter()
-        .flat_map(|s| &s.run.warnings)
-        .chain(report.lemmas.iter().flat_map(|l| &l.warnings))
-    {
-        let place = match (&w.file, w.line) {
-            (Some(f), Some(l)) => format!("{f}:{l}: "),
-            (Some(f), None) => format!("{f}: "),
-            _ => String::new(),
-        };
-        let line = format!("  Frama-C warning [{}] {place}{}", w.plugin, w.text);
-        if warned.insert(line.clone()) {
-            let _ = writeln!(o, "{line}");
-        }
-    }
-    if !report.functions_without_goals.is_empty() {
-        let _ = writeln!(
-            o,
-            "  no goals for: {}",
-            report.functions_without_goals.join(", ")
-        );
-    }
-    let _ = writeln!(
-        o,
-        "{} verifier calls, {} cache hits, {:.2} s",
-        report.stats.verifier_calls, report.stats.cache_hits, report.stats.wall_seconds
-    );
+    let o = verify_text(&shown, &report);
     let status = match report.verdict {
         Verdict::Proved { .. } => Status::Ok,
         Verdict::NotProved { .. } | Verdict::Inconsistent { .. } => Status::Findings,
@@ -310,6 +220,119 @@ pub fn verify_report(
     }]);
     r.page = Some(verify_page(&file, &report, &properties));
     r
+}
+
+/// The terminal text of a verification: the verdict, each segment with its open
+/// clauses and goals, the lemmas, Frama-C's warnings once each, and the costs.
+fn verify_text(shown: &str, report: &acsl::verify::VerifyReport) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{shown}: {}", verdict_word(&report.verdict));
+    let _ = writeln!(
+        o,
+        "Frama-C {}, prover {}; {} of {} goals proved, {} timeouts",
+        report.frama_c_version, report.prover, report.proved, report.goals, report.timeouts
+    );
+    for s in &report.segments {
+        segment_text(&mut o, s);
+    }
+    if let Some(l) = &report.lemmas {
+        let _ = writeln!(o, "  lemmas (proved once): {}", verdict_word(&l.verdict));
+        for p in l.properties.iter().filter(|p| !proved(p)) {
+            let _ = writeln!(
+                o,
+                "    {}: lemma `{}`: {:?}",
+                property_place(p),
+                p.text,
+                p.status
+            );
+        }
+    }
+    // Every run reads the whole program: show each warning once.
+    let mut warned = std::collections::BTreeSet::new();
+    for w in report
+        .segments
+        .iter()
+        .flat_map(|s| &s.run.warnings)
+        .chain(report.lemmas.iter().flat_map(|l| &l.warnings))
+    {
+        let place = match (&w.file, w.line) {
+            (Some(f), Some(l)) => format!("{f}:{l}: "),
+            (Some(f), None) => format!("{f}: "),
+            _ => String::new(),
+        };
+        let line = format!("  Frama-C warning [{}] {place}{}", w.plugin, w.text);
+        if warned.insert(line.clone()) {
+            let _ = writeln!(o, "{line}");
+        }
+    }
+    if !report.functions_without_goals.is_empty() {
+        let _ = writeln!(
+            o,
+            "  no goals for: {}",
+            report.functions_without_goals.join(", ")
+        );
+    }
+    let _ = writeln!(
+        o,
+        "{} verifier calls, {} cache hits, {:.2} s",
+        report.stats.verifier_calls, report.stats.cache_hits, report.stats.wall_seconds
+    );
+    o
+}
+
+/// Where a property is: `file:line`, or `line N` without a file.
+fn property_place(p: &acsl::wp::Property) -> String {
+    match &p.file {
+        Some(f) => format!("{f}:{}", p.line),
+        None => format!("line {}", p.line),
+    }
+}
+
+/// One segment: its functions and verdict, the callees it assumes, its clauses that
+/// are not valid and the open goals none of them claims.
+fn segment_text(o: &mut String, s: &acsl::verify::SegmentReport) {
+    let _ = writeln!(
+        o,
+        "  segment {} [{}]: {}",
+        s.segment,
+        s.functions.join(", "),
+        verdict_word(&s.run.verdict)
+    );
+    let _ = write!(o, "{}", callees("    ", &s.assumed, &s.with_body));
+    // Properties of the callees in the harness are not checked there.
+    let shown: Vec<&acsl::wp::Property> = s
+        .run
+        .properties
+        .iter()
+        .filter(|p| {
+            !matches!(p.status, acsl::wp::PropertyStatus::Valid)
+                && s.functions.contains(&p.function)
+        })
+        .collect();
+    for p in &shown {
+        let _ = writeln!(
+            o,
+            "    {}: {} `{}` in {}: {:?}",
+            property_place(p),
+            p.kind,
+            p.text,
+            p.function,
+            p.status
+        );
+    }
+    // Open goals none of those properties claims are shown by name.
+    let goals: Vec<&acsl::Goal> = s.run.goals.iter().collect();
+    for g in unmatched_open_goals(&goals, &shown) {
+        let place = match (&g.file, g.line) {
+            (Some(f), Some(l)) => format!("{f}:{l}: "),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            o,
+            "    {place}goal {} (not matched to a shown clause): {:?}",
+            g.name, g.status
+        );
+    }
 }
 
 /// The rule of an open goal: refuted, or only not proved.

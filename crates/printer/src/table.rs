@@ -174,153 +174,9 @@ impl TableRun {
                 clean(&p.message)
             );
         }
-        if !self.readings.is_empty() {
-            let _ = writeln!(
-                o,
-                "{}",
-                paint(
-                    Paint::Warn,
-                    "cells read by the language model (not reviewed; check each, then write it into the table):"
-                )
-            );
-            for x in &self.readings {
-                let at = format!("{}:{}:{}", clean(&r.file), x.line, x.column);
-                let what = match &x.reading {
-                    Some(t) => format!("read as `{}`", clean(t)),
-                    None => format!(
-                        "not read ({})",
-                        clean(x.reason.as_deref().unwrap_or("no answer"))
-                    ),
-                };
-                let _ = writeln!(
-                    o,
-                    "  {at} [{}]: `{}` {what}",
-                    clean(&x.header),
-                    crate::text::excerpt(&clean(x.original.trim()), 80)
-                );
-            }
-        }
+        self.readings_text(&mut o);
         for g in &r.groups {
-            let head = if r.outcomes.len() > 1 {
-                format!("{} [{}]", clean(&g.group.to_string()), clean(&g.outcome))
-            } else {
-                clean(&g.group.to_string())
-            };
-            let ranges: Vec<String> = g
-                .ranges
-                .iter()
-                .map(|x| format!("{} in {} ({})", clean(&x.input), x.text, x.from))
-                .collect();
-            let mut counts = Vec::new();
-            for (n, what) in [
-                (g.gaps, "gap"),
-                (g.conflicts, "conflict"),
-                (g.overlaps, "overlap"),
-            ] {
-                if n > 0 {
-                    counts.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));
-                }
-            }
-            let verdict = if counts.is_empty() {
-                paint(Paint::Good, "complete and unambiguous")
-            } else {
-                paint(Paint::Bad, &counts.join(", "))
-            };
-            let mut read: Vec<u32> = self
-                .readings
-                .iter()
-                .zip(&self.reading_rows)
-                .zip(&self.reading_groups)
-                .filter(|((x, _), grp)| x.reading.is_some() && **grp == g.group)
-                .map(|((_, row), _)| *row)
-                .collect();
-            read.dedup();
-            let _ = writeln!(
-                o,
-                "\n{} (line {}, {} row{}{}): {verdict}{}{}",
-                paint(Paint::Id, &head),
-                g.line,
-                g.rows,
-                if g.rows == 1 { "" } else { "s" },
-                if ranges.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {}", ranges.join(", "))
-                },
-                if g.truncated {
-                    " (more not listed)"
-                } else {
-                    ""
-                },
-                if read.is_empty() {
-                    String::new()
-                } else {
-                    paint(
-                        Paint::Warn,
-                        &format!(
-                            " [rests on the model's reading of row{} {}]",
-                            if read.len() == 1 { "" } else { "s" },
-                            lines(&read)
-                        ),
-                    )
-                }
-            );
-            for f in r
-                .findings
-                .iter()
-                .filter(|f| f.group == g.group && f.outcome == g.outcome)
-            {
-                let rows = if f.rows.is_empty() {
-                    String::new()
-                } else if f.kind == Kind::Gap {
-                    format!("; next to rows {}", lines(&f.rows))
-                } else {
-                    format!("; rows {}", lines(&f.rows))
-                };
-                let values = if f.values.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " ({})",
-                        f.values
-                            .iter()
-                            .map(|v| format!("row {} gives {}", v.row, v.value))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                let read: Vec<u32> = self.model_rows(&f.rows);
-                let rows = if read.is_empty() {
-                    rows
-                } else {
-                    format!(
-                        "{rows}; rests on the model's reading of row{} {}",
-                        if read.len() == 1 { "" } else { "s" },
-                        lines(&read)
-                    )
-                };
-                let _ = writeln!(
-                    o,
-                    "  {:<8} {}{}{values}{rows}",
-                    f.kind.name(),
-                    clean(&f.region.text),
-                    if f.witness.0.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": e.g. {}", clean(&witness_text(&f.witness)))
-                    }
-                );
-            }
-            if !g.gaps_exact {
-                let _ = writeln!(
-                    o,
-                    "  {}",
-                    paint(
-                        Paint::Warn,
-                        "not confirmed that these are all the gaps (see undecided)"
-                    )
-                );
-            }
+            self.group_text(&mut o, g);
         }
         for u in &r.undecided {
             let _ = writeln!(
@@ -367,6 +223,169 @@ impl TableRun {
             );
         }
         o
+    }
+
+    /// The cells the language model read, each with what it read or why it did not.
+    fn readings_text(&self, o: &mut String) {
+        let r = &self.report;
+        if self.readings.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            o,
+            "{}",
+            paint(
+                Paint::Warn,
+                "cells read by the language model (not reviewed; check each, then write it into the table):"
+            )
+        );
+        for x in &self.readings {
+            let at = format!("{}:{}:{}", clean(&r.file), x.line, x.column);
+            let what = match &x.reading {
+                Some(t) => format!("read as `{}`", clean(t)),
+                None => format!(
+                    "not read ({})",
+                    clean(x.reason.as_deref().unwrap_or("no answer"))
+                ),
+            };
+            let _ = writeln!(
+                o,
+                "  {at} [{}]: `{}` {what}",
+                clean(&x.header),
+                crate::text::excerpt(&clean(x.original.trim()), 80)
+            );
+        }
+    }
+
+    /// One group of rows: its verdict, ranges and the model readings it rests on, then
+    /// its findings.
+    fn group_text(&self, o: &mut String, g: &table::analyze::Summary) {
+        let r = &self.report;
+        let head = if r.outcomes.len() > 1 {
+            format!("{} [{}]", clean(&g.group.to_string()), clean(&g.outcome))
+        } else {
+            clean(&g.group.to_string())
+        };
+        let ranges: Vec<String> = g
+            .ranges
+            .iter()
+            .map(|x| format!("{} in {} ({})", clean(&x.input), x.text, x.from))
+            .collect();
+        let mut counts = Vec::new();
+        for (n, what) in [
+            (g.gaps, "gap"),
+            (g.conflicts, "conflict"),
+            (g.overlaps, "overlap"),
+        ] {
+            if n > 0 {
+                counts.push(format!("{n} {what}{}", if n == 1 { "" } else { "s" }));
+            }
+        }
+        let verdict = if counts.is_empty() {
+            paint(Paint::Good, "complete and unambiguous")
+        } else {
+            paint(Paint::Bad, &counts.join(", "))
+        };
+        let mut read: Vec<u32> = self
+            .readings
+            .iter()
+            .zip(&self.reading_rows)
+            .zip(&self.reading_groups)
+            .filter(|((x, _), grp)| x.reading.is_some() && **grp == g.group)
+            .map(|((_, row), _)| *row)
+            .collect();
+        read.dedup();
+        let _ = writeln!(
+            o,
+            "\n{} (line {}, {} row{}{}): {verdict}{}{}",
+            paint(Paint::Id, &head),
+            g.line,
+            g.rows,
+            if g.rows == 1 { "" } else { "s" },
+            if ranges.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", ranges.join(", "))
+            },
+            if g.truncated {
+                " (more not listed)"
+            } else {
+                ""
+            },
+            if read.is_empty() {
+                String::new()
+            } else {
+                paint(
+                    Paint::Warn,
+                    &format!(
+                        " [rests on the model's reading of row{} {}]",
+                        if read.len() == 1 { "" } else { "s" },
+                        lines(&read)
+                    ),
+                )
+            }
+        );
+        for f in r
+            .findings
+            .iter()
+            .filter(|f| f.group == g.group && f.outcome == g.outcome)
+        {
+            self.finding_text(o, f);
+        }
+        if !g.gaps_exact {
+            let _ = writeln!(
+                o,
+                "  {}",
+                paint(
+                    Paint::Warn,
+                    "not confirmed that these are all the gaps (see undecided)"
+                )
+            );
+        }
+    }
+
+    /// One finding: its kind, region, example, values and rows.
+    fn finding_text(&self, o: &mut String, f: &table::analyze::Finding) {
+        let rows = if f.rows.is_empty() {
+            String::new()
+        } else if f.kind == Kind::Gap {
+            format!("; next to rows {}", lines(&f.rows))
+        } else {
+            format!("; rows {}", lines(&f.rows))
+        };
+        let values = if f.values.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({})",
+                f.values
+                    .iter()
+                    .map(|v| format!("row {} gives {}", v.row, v.value))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let read: Vec<u32> = self.model_rows(&f.rows);
+        let rows = if read.is_empty() {
+            rows
+        } else {
+            format!(
+                "{rows}; rests on the model's reading of row{} {}",
+                if read.len() == 1 { "" } else { "s" },
+                lines(&read)
+            )
+        };
+        let _ = writeln!(
+            o,
+            "  {:<8} {}{}{values}{rows}",
+            f.kind.name(),
+            clean(&f.region.text),
+            if f.witness.0.is_empty() {
+                String::new()
+            } else {
+                format!(": e.g. {}", clean(&witness_text(&f.witness)))
+            }
+        );
     }
 }
 
