@@ -572,7 +572,50 @@ impl Report for AuditRun {
         ];
         let mut sections = Vec::new();
 
-        // Conflicts: each core as a picture of the requirements it joins.
+        sections.push(self.conflicts_section());
+        sections.extend(self.redundancy_section());
+        sections.push(self.requirements_section());
+        let formalized = s.formalized.max(1) as f64;
+        sections.push(Section {
+            heading: "Findings by kind".into(),
+            blocks: vec![Block::Bars {
+                caption: "Requirements with each finding, of those formalized".into(),
+                bars: [
+                    ("vacuous", s.vacuous, Tone::Warn),
+                    ("implied by domain", s.implied_by_domain, Tone::Warn),
+                    ("redundant", s.redundant, Tone::Warn),
+                    ("fix a variable", s.fixes_a_variable, Tone::Warn),
+                    ("undecided", s.unknown, Tone::Bad),
+                ]
+                .into_iter()
+                .map(|(label, n, tone)| Bar {
+                    label: label.into(),
+                    value: n as f64,
+                    max: formalized,
+                    tone,
+                })
+                .collect(),
+            }],
+        });
+        Some(Page {
+            title: format!("vera audit: {}", self.spec.name),
+            subtitle: Some(format!(
+                "{} · solver {} · {} queries in {:.2} s",
+                self.file(),
+                self.solver,
+                self.report.queries,
+                self.seconds
+            )),
+            counts,
+            sections,
+        })
+    }
+}
+
+impl AuditRun {
+    /// The page's conflicts: each minimal conflict as a picture of the requirements it
+    /// joins, then the conflicts the environment can force.
+    fn conflicts_section(&self) -> Section {
         let mut conflict_blocks = Vec::new();
         match &self.report.consistency {
             Consistency::Consistent => conflict_blocks.push(Block::Text(
@@ -619,12 +662,15 @@ impl Report for AuditRun {
                 ],
             });
         }
-        sections.push(Section {
+        Section {
             heading: "Conflicts".into(),
             blocks: conflict_blocks,
-        });
+        }
+    }
 
-        // Subsumption: an edge from each subsuming requirement to the one it implies.
+    /// The page's subsumption graph: an arrow from each subsuming requirement to the
+    /// one it implies (none when nothing is redundant).
+    fn redundancy_section(&self) -> Option<Section> {
         let mut nodes: Vec<Node> = Vec::new();
         let mut edges = Vec::new();
         let index = |id: &str, tone: Tone, nodes: &mut Vec<Node>| {
@@ -654,18 +700,18 @@ impl Report for AuditRun {
                 }
             }
         }
-        if !nodes.is_empty() {
-            sections.push(Section {
-                heading: "Redundancy".into(),
-                blocks: vec![Block::Graph {
-                    caption: "Subsumption: an arrow from each requirement to one it helps imply (redundant ones in amber)".into(),
-                    nodes,
-                    edges,
-                }],
-            });
-        }
+        (!nodes.is_empty()).then(|| Section {
+            heading: "Redundancy".into(),
+            blocks: vec![Block::Graph {
+                caption: "Subsumption: an arrow from each requirement to one it helps imply (redundant ones in amber)".into(),
+                nodes,
+                edges,
+            }],
+        })
+    }
 
-        // Requirements, one card each.
+    /// The page's requirements, one card each, findings first.
+    fn requirements_section(&self) -> Section {
         let mut items = Vec::new();
         for a in &self.report.requirements {
             let mut found = Vec::new();
@@ -738,45 +784,10 @@ impl Report for AuditRun {
             _ => 3,
         };
         items.sort_by_key(rank);
-        sections.push(Section {
+        Section {
             heading: "Requirements".into(),
             blocks: items,
-        });
-
-        let formalized = s.formalized.max(1) as f64;
-        sections.push(Section {
-            heading: "Findings by kind".into(),
-            blocks: vec![Block::Bars {
-                caption: "Requirements with each finding, of those formalized".into(),
-                bars: [
-                    ("vacuous", s.vacuous, Tone::Warn),
-                    ("implied by domain", s.implied_by_domain, Tone::Warn),
-                    ("redundant", s.redundant, Tone::Warn),
-                    ("fix a variable", s.fixes_a_variable, Tone::Warn),
-                    ("undecided", s.unknown, Tone::Bad),
-                ]
-                .into_iter()
-                .map(|(label, n, tone)| Bar {
-                    label: label.into(),
-                    value: n as f64,
-                    max: formalized,
-                    tone,
-                })
-                .collect(),
-            }],
-        });
-        Some(Page {
-            title: format!("vera audit: {}", self.spec.name),
-            subtitle: Some(format!(
-                "{} · solver {} · {} queries in {:.2} s",
-                self.file(),
-                self.solver,
-                self.report.queries,
-                self.seconds
-            )),
-            counts,
-            sections,
-        })
+        }
     }
 }
 
@@ -941,40 +952,15 @@ pub(crate) fn ids(v: &[String]) -> String {
     v.join(", ")
 }
 
-/// The terminal report: summary first, then findings by requirement.
-pub fn human_audit(
-    file: &str,
-    spec: &Spec,
+/// The consistency verdict with its conflicts (after the environment's conflicts,
+/// when there are any). False when the domain constraints alone clash: nothing else
+/// is reported then.
+fn consistency_text(
+    o: &mut String,
     report: &reqs::AuditReport,
-    s: &Summary,
-    witnesses: bool,
-    cached: bool,
-) -> String {
-    let mut o = String::new();
-    let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(file));
-    let _ = writeln!(
-        o,
-        "{} requirements ({} formalized) over {} variables, {} domain constraints",
-        s.requirements, s.formalized, s.variables, s.domain_constraints
-    );
-    let text_of = |id: &str| {
-        spec.requirements
-            .iter()
-            .find(|r| r.id == id)
-            .map(|r| excerpt(&r.text, 90))
-            .or_else(|| {
-                spec.domain
-                    .iter()
-                    .find(|d| d.id == id)
-                    .and_then(|d| d.text.as_deref().map(|t| excerpt(t, 90)))
-            })
-            .unwrap_or_default()
-    };
-    // Conflicts come before anything that reads like a verdict.
-    let env_conflicts = matches!(report.realizability, Realizability::Unrealizable { .. });
-    if env_conflicts {
-        human_realizability(&mut o, &report.realizability, &text_of);
-    }
+    env_conflicts: bool,
+    text_of: &dyn Fn(&str) -> String,
+) -> bool {
     match &report.consistency {
         Consistency::Consistent if env_conflicts => {
             let _ = writeln!(
@@ -995,7 +981,7 @@ pub fn human_audit(
             for id in conflict {
                 let _ = writeln!(o, "  {id}: {}", text_of(id));
             }
-            return o;
+            return false;
         }
         Consistency::Inconsistent {
             conflicts,
@@ -1037,9 +1023,12 @@ pub fn human_audit(
             );
         }
     }
-    if !env_conflicts {
-        human_realizability(&mut o, &report.realizability, &text_of);
-    }
+    true
+}
+
+/// The counts of findings (only those of the checks that ran when the requirements are
+/// inconsistent).
+fn counts_text(o: &mut String, report: &reqs::AuditReport, s: &Summary) {
     if matches!(report.consistency, Consistency::Consistent) {
         let _ = writeln!(
             o,
@@ -1060,179 +1049,179 @@ pub fn human_audit(
             s.vacuous, s.implied_by_domain, s.unknown
         );
     }
-    for a in &report.requirements {
-        let req = spec
-            .requirements
-            .iter()
-            .find(|r| r.id == a.id)
-            .expect("audited requirements exist");
-        let mut lines = Vec::new();
-        match &a.vacuity_domain {
-            Vacuity::Vacuous { because, .. } => lines.push(format!(
-                "{}: the trigger can never hold under the domain constraints ({})",
+}
+
+/// The findings about one requirement, one line each: vacuity, violatability,
+/// redundancy, fixed variables and the reviews recorded for them.
+fn requirement_findings(
+    spec: &Spec,
+    report: &reqs::AuditReport,
+    a: &RequirementAudit,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    match &a.vacuity_domain {
+        Vacuity::Vacuous { because, .. } => lines.push(format!(
+            "{}: the trigger can never hold under the domain constraints ({})",
+            paint(Paint::Bad, "vacuous"),
+            ids_or(because, "it contradicts itself, whatever the domain")
+        )),
+        Vacuity::Unknown { reason } => lines.push(format!(
+            "{} vacuity under the domain: {reason}",
+            paint(Paint::Warn, "unknown")
+        )),
+        _ => {}
+    }
+    match &a.vacuity_model {
+        Vacuity::Vacuous { .. } if vacuous_by_priority(report, a) => {
+            for (k, partners) in env_conflicts_of(report, &a.id) {
+                lines.push(format!(
+                    "{}: whenever the environment makes its trigger hold, it clashes with {} (conflict for some inputs {k} above): decide which one takes priority",
+                    paint(Paint::Bad, "conflict for some inputs"),
+                    ids(&partners)
+                ));
+            }
+        }
+        Vacuity::Vacuous {
+            because,
+            response_conflict: false,
+        } => {
+            lines.push(format!(
+                "{}: {} can never fire because of {}",
                 paint(Paint::Bad, "vacuous"),
-                ids_or(because, "it contradicts itself, whatever the domain")
-            )),
-            Vacuity::Unknown { reason } => lines.push(format!(
-                "{} vacuity under the domain: {reason}",
-                paint(Paint::Warn, "unknown")
-            )),
-            _ => {}
+                a.id,
+                ids_or(because, "its own trigger, which cannot hold")
+            ));
+            cause_notes(&mut lines, report, "vacuous", &a.id);
         }
-        match &a.vacuity_model {
-            Vacuity::Vacuous { .. } if vacuous_by_priority(report, a) => {
-                for (k, partners) in env_conflicts_of(report, &a.id) {
-                    lines.push(format!(
-                        "{}: whenever the environment makes its trigger hold, it clashes with {} (conflict for some inputs {k} above): decide which one takes priority",
-                        paint(Paint::Bad, "conflict for some inputs"),
-                        ids(&partners)
-                    ));
-                }
-            }
-            Vacuity::Vacuous {
-                because,
-                response_conflict: false,
-            } => {
-                lines.push(format!(
-                    "{}: {} can never fire because of {}",
-                    paint(Paint::Bad, "vacuous"),
-                    a.id,
-                    ids_or(because, "its own trigger, which cannot hold")
-                ));
-                cause_notes(&mut lines, report, "vacuous", &a.id);
-            }
-            Vacuity::Vacuous {
-                because,
-                response_conflict: true,
-            } => {
-                lines.push(format!(
-                    "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
-                    paint(Paint::Bad, "vacuous"),
-                    a.id,
-                    ids_or(because, "the trigger itself")
-                ));
-                cause_notes(&mut lines, report, "vacuous", &a.id);
-            }
-            Vacuity::Unknown { reason } => lines.push(format!(
-                "{} vacuity under the other requirements: {reason}",
-                paint(Paint::Warn, "unknown")
-            )),
-            _ => {}
+        Vacuity::Vacuous {
+            because,
+            response_conflict: true,
+        } => {
+            lines.push(format!(
+                "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
+                paint(Paint::Bad, "vacuous"),
+                a.id,
+                ids_or(because, "the trigger itself")
+            ));
+            cause_notes(&mut lines, report, "vacuous", &a.id);
         }
-        match &a.violatability {
-            Violatability::ImpliedByDomain { because } if because.is_empty() => lines.push(format!(
-                "{}: no state breaks it: the formula holds in every state on its own, so it constrains nothing",
-                paint(Paint::Bad, "implied by domain"),
-            )),
-            Violatability::ImpliedByDomain { because } => lines.push(format!(
-                "{}: no state of the domain breaks it (already enforced by {})",
-                paint(Paint::Bad, "implied by domain"),
-                ids(because)
-            )),
-            Violatability::Unknown { reason } => lines.push(format!(
-                "{} violatability: {reason}",
-                paint(Paint::Warn, "unknown")
-            )),
-            Violatability::Violatable { .. } => {}
-        }
-        match &a.redundancy {
-            Redundancy::Redundant { subsumed_by } if subsumed_by.is_empty() => lines.push(format!(
-                "{}: the formula holds in every state on its own, so nothing else is needed to enforce it",
+        Vacuity::Unknown { reason } => lines.push(format!(
+            "{} vacuity under the other requirements: {reason}",
+            paint(Paint::Warn, "unknown")
+        )),
+        _ => {}
+    }
+    match &a.violatability {
+        Violatability::ImpliedByDomain { because } if because.is_empty() => lines.push(format!(
+            "{}: no state breaks it: the formula holds in every state on its own, so it constrains nothing",
+            paint(Paint::Bad, "implied by domain"),
+        )),
+        Violatability::ImpliedByDomain { because } => lines.push(format!(
+            "{}: no state of the domain breaks it (already enforced by {})",
+            paint(Paint::Bad, "implied by domain"),
+            ids(because)
+        )),
+        Violatability::Unknown { reason } => lines.push(format!(
+            "{} violatability: {reason}",
+            paint(Paint::Warn, "unknown")
+        )),
+        Violatability::Violatable { .. } => {}
+    }
+    match &a.redundancy {
+        Redundancy::Redundant { subsumed_by } if subsumed_by.is_empty() => lines.push(format!(
+            "{}: the formula holds in every state on its own, so nothing else is needed to enforce it",
+            paint(Paint::Bad, "redundant"),
+        )),
+        Redundancy::Redundant { subsumed_by } => {
+            lines.push(format!(
+                "{}: already enforced by {}",
                 paint(Paint::Bad, "redundant"),
-            )),
-            Redundancy::Redundant { subsumed_by } => {
-                lines.push(format!(
-                    "{}: already enforced by {}",
-                    paint(Paint::Bad, "redundant"),
-                    ids(subsumed_by)
-                ));
-                cause_notes(&mut lines, report, "redundant", &a.id);
-            }
-            Redundancy::Unknown { reason } => lines.push(format!(
-                "{} redundancy: {reason}",
-                paint(Paint::Warn, "unknown")
-            )),
-            _ => {}
-        }
-        for f in a.fixes.iter().filter(|f| f.kind.is_finding()) {
-            lines.push(format!(
-                "{}: its formula fixes {} = {}{} in every state, though {}: check the formula against the text (a condition written as an invariant fixes what it tests)",
-                paint(Paint::Bad, "fixes a variable"),
-                f.variable,
-                f.value,
-                f.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default(),
-                f.kind.why()
+                ids(subsumed_by)
             ));
-            let hurt: Vec<&str> = report
-                .causes
-                .iter()
-                .filter(|c| c.forced.requirement == a.id && c.forced.variable == f.variable)
-                .map(|c| c.of.as_str())
-                .collect();
-            if !hurt.is_empty() {
-                let mut hurt = hurt;
-                hurt.sort_unstable();
-                hurt.dedup();
-                lines.push(format!(
-                    "  it is the likely cause of the findings about {}",
-                    hurt.join(", ")
-                ));
-            }
+            cause_notes(&mut lines, report, "redundant", &a.id);
         }
-        if a.fixes_unknown {
+        Redundancy::Unknown { reason } => lines.push(format!(
+            "{} redundancy: {reason}",
+            paint(Paint::Warn, "unknown")
+        )),
+        _ => {}
+    }
+    fixes_lines(&mut lines, report, a);
+    review_lines(&mut lines, spec, a);
+    lines
+}
+
+/// The variables a requirement's formula fixes in every state, with the findings they
+/// likely cause.
+fn fixes_lines(lines: &mut Vec<String>, report: &reqs::AuditReport, a: &RequirementAudit) {
+    for f in a.fixes.iter().filter(|f| f.kind.is_finding()) {
+        lines.push(format!(
+            "{}: its formula fixes {} = {}{} in every state, though {}: check the formula against the text (a condition written as an invariant fixes what it tests)",
+            paint(Paint::Bad, "fixes a variable"),
+            f.variable,
+            f.value,
+            f.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default(),
+            f.kind.why()
+        ));
+        let hurt: Vec<&str> = report
+            .causes
+            .iter()
+            .filter(|c| c.forced.requirement == a.id && c.forced.variable == f.variable)
+            .map(|c| c.of.as_str())
+            .collect();
+        if !hurt.is_empty() {
+            let mut hurt = hurt;
+            hurt.sort_unstable();
+            hurt.dedup();
             lines.push(format!(
-                "{} whether it fixes a variable in every state",
-                paint(Paint::Warn, "unknown")
+                "  it is the likely cause of the findings about {}",
+                hurt.join(", ")
             ));
-        }
-        // A person's review of a finding (`[[reviews]]`) is shown under it; the finding
-        // stays a finding.
-        let found = [
-            (
-                "redundant",
-                matches!(a.redundancy, Redundancy::Redundant { .. }),
-            ),
-            (
-                "vacuous",
-                matches!(a.vacuity_domain, Vacuity::Vacuous { .. })
-                    || matches!(a.vacuity_model, Vacuity::Vacuous { .. }),
-            ),
-            (
-                "not-violatable",
-                matches!(a.violatability, Violatability::ImpliedByDomain { .. }),
-            ),
-        ];
-        for r in spec.reviews.iter().filter(|r| r.requirement == a.id) {
-            if found.iter().any(|(f, on)| *on && *f == r.finding) {
-                lines.push(format!(
-                    "  reviewed ({}) by {} on {}: {}",
-                    r.finding,
-                    clean(&r.reviewed_by),
-                    clean(&r.date),
-                    clean(&r.reason)
-                ));
-            }
-        }
-        let show_witness = witnesses && matches!(a.violatability, Violatability::Violatable { .. });
-        if lines.is_empty() && !show_witness {
-            continue;
-        }
-        let _ = writeln!(
-            o,
-            "\n{} (line {}, {})",
-            paint(Paint::Id, &a.id),
-            a.line,
-            a.kind
-        );
-        let _ = writeln!(o, "  \"{}\"", excerpt(&req.text, 100));
-        for l in &lines {
-            let _ = writeln!(o, "  {l}");
-        }
-        if let (true, Violatability::Violatable { witness }) = (show_witness, &a.violatability) {
-            let _ = writeln!(o, "  violated in this state of the domain:");
-            witness_text(&mut o, witness, "    ");
         }
     }
+    if a.fixes_unknown {
+        lines.push(format!(
+            "{} whether it fixes a variable in every state",
+            paint(Paint::Warn, "unknown")
+        ));
+    }
+}
+
+/// The reviews recorded for the findings a requirement has (the finding stays one).
+fn review_lines(lines: &mut Vec<String>, spec: &Spec, a: &RequirementAudit) {
+    // A person's review of a finding (`[[reviews]]`) is shown under it; the finding
+    // stays a finding.
+    let found = [
+        (
+            "redundant",
+            matches!(a.redundancy, Redundancy::Redundant { .. }),
+        ),
+        (
+            "vacuous",
+            matches!(a.vacuity_domain, Vacuity::Vacuous { .. })
+                || matches!(a.vacuity_model, Vacuity::Vacuous { .. }),
+        ),
+        (
+            "not-violatable",
+            matches!(a.violatability, Violatability::ImpliedByDomain { .. }),
+        ),
+    ];
+    for r in spec.reviews.iter().filter(|r| r.requirement == a.id) {
+        if found.iter().any(|(f, on)| *on && *f == r.finding) {
+            lines.push(format!(
+                "  reviewed ({}) by {} on {}: {}",
+                r.finding,
+                clean(&r.reviewed_by),
+                clean(&r.date),
+                clean(&r.reason)
+            ));
+        }
+    }
+}
+
+/// The end of the report: what was not formalized, why checks did not run, and how
+/// many requirements have no finding.
+fn closing_text(o: &mut String, report: &reqs::AuditReport, cached: bool) {
     if !report.not_formalized.is_empty() {
         let _ = writeln!(
             o,
@@ -1292,5 +1281,76 @@ pub fn human_audit(
             report.queries
         )
     };
+}
+
+/// The terminal report: summary first, then findings by requirement.
+pub fn human_audit(
+    file: &str,
+    spec: &Spec,
+    report: &reqs::AuditReport,
+    s: &Summary,
+    witnesses: bool,
+    cached: bool,
+) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{} ({})", clean(&spec.name), clean(file));
+    let _ = writeln!(
+        o,
+        "{} requirements ({} formalized) over {} variables, {} domain constraints",
+        s.requirements, s.formalized, s.variables, s.domain_constraints
+    );
+    let text_of = |id: &str| {
+        spec.requirements
+            .iter()
+            .find(|r| r.id == id)
+            .map(|r| excerpt(&r.text, 90))
+            .or_else(|| {
+                spec.domain
+                    .iter()
+                    .find(|d| d.id == id)
+                    .and_then(|d| d.text.as_deref().map(|t| excerpt(t, 90)))
+            })
+            .unwrap_or_default()
+    };
+    // Conflicts come before anything that reads like a verdict.
+    let env_conflicts = matches!(report.realizability, Realizability::Unrealizable { .. });
+    if env_conflicts {
+        human_realizability(&mut o, &report.realizability, &text_of);
+    }
+    if !consistency_text(&mut o, report, env_conflicts, &text_of) {
+        return o;
+    }
+    if !env_conflicts {
+        human_realizability(&mut o, &report.realizability, &text_of);
+    }
+    counts_text(&mut o, report, s);
+    for a in &report.requirements {
+        let req = spec
+            .requirements
+            .iter()
+            .find(|r| r.id == a.id)
+            .expect("audited requirements exist");
+        let lines = requirement_findings(spec, report, a);
+        let show_witness = witnesses && matches!(a.violatability, Violatability::Violatable { .. });
+        if lines.is_empty() && !show_witness {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "\n{} (line {}, {})",
+            paint(Paint::Id, &a.id),
+            a.line,
+            a.kind
+        );
+        let _ = writeln!(o, "  \"{}\"", excerpt(&req.text, 100));
+        for l in &lines {
+            let _ = writeln!(o, "  {l}");
+        }
+        if let (true, Violatability::Violatable { witness }) = (show_witness, &a.violatability) {
+            let _ = writeln!(o, "  violated in this state of the domain:");
+            witness_text(&mut o, witness, "    ");
+        }
+    }
+    closing_text(&mut o, report, cached);
     o
 }

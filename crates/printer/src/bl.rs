@@ -562,6 +562,23 @@ pub fn batch_rendered(
     report: bl::batch::BatchReport,
     strict_exceptions: bool,
 ) -> Rendered<bl::batch::BatchReport> {
+    let o = batch_text(&report);
+    let status = batch_status(&report, strict_exceptions);
+    let (suites, findings, files) = batch_cases(&report);
+    let mut rep = Rendered::new("vera.consistency-batch.v1", status, o, report);
+    rep.suites = Some(suites);
+    rep.findings = Some(Findings {
+        command: "consistency".into(),
+        rules: CONSISTENCY_RULES.to_vec(),
+        findings,
+        files,
+    });
+    rep
+}
+
+/// A batch's terminal text: one row per case and unresolved folder in name order, the
+/// counts per dataset, the time and the shard or merge it comes from.
+fn batch_text(report: &bl::batch::BatchReport) -> String {
     let results = &report.cases;
     let mut o = String::new();
     // Case and dataset names are folder names, and details quote input files:
@@ -580,58 +597,7 @@ pub fn batch_rendered(
     // Rows in name order, cases and unresolved folders together.
     let mut rows: Vec<(String, String)> = Vec::new();
     for (r, name) in results.iter().zip(&names) {
-        let verdict = match (&r.verdict, &r.error) {
-            (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
-            (Some(Verdict::Inconsistent), _) => paint(Paint::Bad, "inconsistent"),
-            (Some(Verdict::Unknown), _) => paint(Paint::Warn, "unknown"),
-            (Some(Verdict::Rejected), _) => paint(Paint::Warn, "rejected"),
-            (None, _) => paint(Paint::Warn, "error"),
-        };
-        let detail = match (&r.report, &r.error, &r.reason) {
-            (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => {
-                match (rep.regions.first(), &rep.counterexample) {
-                    (Some(g), _) => format!("  e.g. {}", g.conditions.join(" and ")),
-                    (None, Some(c)) => format!(
-                        "  e.g. at {}",
-                        c.bl.inputs
-                            .iter()
-                            .map(|(k, v)| format!("{k} = {v}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    (None, None) => String::new(),
-                }
-            }
-            (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
-            (_, _, Some(why)) => format!("  {why}"),
-            (Some(rep), None, None) if rep.verdict != Verdict::Consistent => {
-                "  (no reason recorded)".to_string()
-            }
-            (Some(rep), None, None) => {
-                let s = accepted_suffix(rep);
-                s.strip_prefix(", ")
-                    .map(|s| format!("  {s}"))
-                    .unwrap_or_default()
-            }
-            _ => String::new(),
-        };
-        let flagged: Vec<String> = r
-            .report
-            .iter()
-            .flat_map(|rep| &rep.exceptions)
-            .filter_map(|e| match e.status {
-                bl::check::ExceptionStatus::Stale => Some(format!("exception {} is stale", e.id)),
-                bl::check::ExceptionStatus::Broader => {
-                    Some(format!("exception {} is broader than needed", e.id))
-                }
-                _ => None,
-            })
-            .collect();
-        let detail = if flagged.is_empty() {
-            detail
-        } else {
-            format!("{detail}; {}", flagged.join("; "))
-        };
+        let (verdict, detail) = case_row(r);
         rows.push((
             r.case.name.clone(),
             format!(
@@ -698,6 +664,71 @@ pub fn batch_rendered(
     if !report.merged_from.is_empty() {
         let _ = writeln!(o, "merged from {}", esc(&report.merged_from.join(", ")));
     }
+    o
+}
+
+/// One case's verdict, painted, and its detail: an example of where the outputs differ,
+/// the error or reason, the exceptions it rests on, and the stale or broader ones.
+fn case_row(r: &bl::batch::CaseResult) -> (String, String) {
+    let verdict = match (&r.verdict, &r.error) {
+        (Some(Verdict::Consistent), _) => paint(Paint::Good, "consistent"),
+        (Some(Verdict::Inconsistent), _) => paint(Paint::Bad, "inconsistent"),
+        (Some(Verdict::Unknown), _) => paint(Paint::Warn, "unknown"),
+        (Some(Verdict::Rejected), _) => paint(Paint::Warn, "rejected"),
+        (None, _) => paint(Paint::Warn, "error"),
+    };
+    let detail = match (&r.report, &r.error, &r.reason) {
+        (Some(rep), _, _) if rep.verdict == Verdict::Inconsistent => {
+            match (rep.regions.first(), &rep.counterexample) {
+                (Some(g), _) => format!("  e.g. {}", g.conditions.join(" and ")),
+                (None, Some(c)) => format!(
+                    "  e.g. at {}",
+                    c.bl.inputs
+                        .iter()
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                (None, None) => String::new(),
+            }
+        }
+        (_, Some(e), _) => format!("  {}", e.lines().next().unwrap_or("")),
+        (_, _, Some(why)) => format!("  {why}"),
+        (Some(rep), None, None) if rep.verdict != Verdict::Consistent => {
+            "  (no reason recorded)".to_string()
+        }
+        (Some(rep), None, None) => {
+            let s = accepted_suffix(rep);
+            s.strip_prefix(", ")
+                .map(|s| format!("  {s}"))
+                .unwrap_or_default()
+        }
+        _ => String::new(),
+    };
+    let flagged: Vec<String> = r
+        .report
+        .iter()
+        .flat_map(|rep| &rep.exceptions)
+        .filter_map(|e| match e.status {
+            bl::check::ExceptionStatus::Stale => Some(format!("exception {} is stale", e.id)),
+            bl::check::ExceptionStatus::Broader => {
+                Some(format!("exception {} is broader than needed", e.id))
+            }
+            _ => None,
+        })
+        .collect();
+    let detail = if flagged.is_empty() {
+        detail
+    } else {
+        format!("{detail}; {}", flagged.join("; "))
+    };
+    (verdict, detail)
+}
+
+/// A batch fails on an unresolved folder or a case without a definite verdict, has
+/// findings on an inconsistency (or a flagged exception when `strict_exceptions`).
+fn batch_status(report: &bl::batch::BatchReport, strict_exceptions: bool) -> Status {
+    let results = &report.cases;
     let failed = !report.unresolved.is_empty()
         || results
             .iter()
@@ -708,13 +739,19 @@ pub fn batch_rendered(
     let flagged_exceptions = results
         .iter()
         .any(|r| !exception_findings(r.report.as_ref()).is_empty());
-    let status = if failed {
+    if failed {
         Status::Error
     } else if inconsistent || (strict_exceptions && flagged_exceptions) {
         Status::Findings
     } else {
         Status::Ok
-    };
+    }
+}
+
+/// A batch's JUnit suites (one per dataset), SARIF findings and the files they are
+/// about.
+fn batch_cases(report: &bl::batch::BatchReport) -> (Vec<report::Suite>, Vec<Finding>, Vec<String>) {
+    let results = &report.cases;
     let mut suites: Vec<report::Suite> = Vec::new();
     let mut findings = Vec::new();
     let mut files = Vec::new();
@@ -769,13 +806,5 @@ pub fn batch_rendered(
             None,
         ));
     }
-    let mut rep = Rendered::new("vera.consistency-batch.v1", status, o, report);
-    rep.suites = Some(suites);
-    rep.findings = Some(Findings {
-        command: "consistency".into(),
-        rules: CONSISTENCY_RULES.to_vec(),
-        findings,
-        files,
-    });
-    rep
+    (suites, findings, files)
 }
