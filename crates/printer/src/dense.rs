@@ -5,7 +5,6 @@
 use report::{Finding, Findings, Level, Location, Report, Rule, Status};
 use reqs::timed::dense::audit::{DenseConsistency, DenseReport, DenseTrace, DenseVacuity, Reach};
 use reqs::Spec;
-use serde::Serialize;
 
 /// One finished dense-time audit.
 pub struct DenseRun {
@@ -16,17 +15,6 @@ pub struct DenseRun {
     pub witnesses: bool,
     pub solver: String,
     pub seconds: f64,
-}
-
-#[derive(Serialize)]
-struct DenseJson<'a> {
-    schema: &'static str,
-    spec: &'a str,
-    file: &'a str,
-    solver: &'a str,
-    #[serde(flatten)]
-    report: &'a DenseReport,
-    seconds: f64,
 }
 
 const RULES: &[Rule] = &[
@@ -267,21 +255,19 @@ impl Report for DenseRun {
                 }
             }
         }
-        if !r.not_formalized.is_empty() {
-            o.push_str(&format!(
-                "not formalized: {}\n",
-                r.not_formalized.join(", ")
-            ));
-        }
-        o.push_str(&format!(
-            "{} checks (the peer's count), {:.1} s\n",
-            r.results, self.seconds
-        ));
+        crate::timed::closing_lines(
+            &mut o,
+            &r.not_formalized,
+            format!(
+                "{} checks (the peer's count), {:.1} s\n",
+                r.results, self.seconds
+            ),
+        );
         w.write_all(o.as_bytes())
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&DenseJson {
+        serde_json::to_string_pretty(&crate::timed::OverTimeJson {
             schema: self.schema(),
             spec: &self.spec.name,
             file: &self.file,

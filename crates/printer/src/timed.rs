@@ -21,15 +21,25 @@ pub struct TimedRun {
     pub seconds: f64,
 }
 
+/// The JSON payload of an audit over time (`vera.audit-timed.v1`, and the dense-time
+/// audit's): the report's own fields next to the spec, file, solver and time.
 #[derive(Serialize)]
-struct TimedJson<'a> {
-    schema: &'static str,
-    spec: &'a str,
-    file: &'a str,
-    solver: &'a str,
+pub(crate) struct OverTimeJson<'a, R> {
+    pub(crate) schema: &'static str,
+    pub(crate) spec: &'a str,
+    pub(crate) file: &'a str,
+    pub(crate) solver: &'a str,
     #[serde(flatten)]
-    report: &'a TimedReport,
-    seconds: f64,
+    pub(crate) report: &'a R,
+    pub(crate) seconds: f64,
+}
+
+/// The last lines of an audit over time: what was not formalized, then the cost.
+pub(crate) fn closing_lines(o: &mut String, not_formalized: &[String], cost: String) {
+    if !not_formalized.is_empty() {
+        o.push_str(&format!("not formalized: {}\n", not_formalized.join(", ")));
+    }
+    o.push_str(&cost);
 }
 
 const RULES: &[Rule] = &[
@@ -451,21 +461,16 @@ impl Report for TimedRun {
         } else if !all_clear && o.len() == before {
             o.push_str("some checks did not run or gave no answer: see --format json\n");
         }
-        if !r.not_formalized.is_empty() {
-            o.push_str(&format!(
-                "not formalized: {}\n",
-                r.not_formalized.join(", ")
-            ));
-        }
-        o.push_str(&format!(
-            "{} solver queries, {:.1} s\n",
-            r.queries, self.seconds
-        ));
+        closing_lines(
+            &mut o,
+            &r.not_formalized,
+            format!("{} solver queries, {:.1} s\n", r.queries, self.seconds),
+        );
         w.write_all(o.as_bytes())
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&TimedJson {
+        serde_json::to_string_pretty(&OverTimeJson {
             schema: self.schema(),
             spec: &self.spec.name,
             file: &self.file,

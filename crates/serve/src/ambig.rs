@@ -160,8 +160,9 @@ fn clarify_stats(o: &mut String, s: &At<'_>) -> Result<(), ViewError> {
     Ok(())
 }
 
-/// One screened requirement.
-fn requirement(o: &mut String, r: &At<'_>, proposal: Option<&At<'_>>) -> Result<(), ViewError> {
+/// The head of a screened requirement's article: its id, status badge and text. Gives
+/// back its samples and how many were valid.
+fn requirement_head<'a>(o: &mut String, r: &At<'a>) -> Result<(Vec<At<'a>>, u64), ViewError> {
     let id = r.str_field("id")?;
     let flagged = r.field("flagged")?.bool()?;
     let could_not = r.field("could_not_screen")?.bool()?;
@@ -197,6 +198,12 @@ fn requirement(o: &mut String, r: &At<'_>, proposal: Option<&At<'_>>) -> Result<
         "<p class=\"req-text\">{}</p>",
         escape(r.str_field("text")?)
     );
+    Ok((samples, valid))
+}
+
+/// One screened requirement.
+fn requirement(o: &mut String, r: &At<'_>, proposal: Option<&At<'_>>) -> Result<(), ViewError> {
+    let (samples, valid) = requirement_head(o, r)?;
     let _ = writeln!(
         o,
         "<p class=\"samples-note\">{valid} of {} valid</p>",
@@ -204,7 +211,7 @@ fn requirement(o: &mut String, r: &At<'_>, proposal: Option<&At<'_>>) -> Result<
     );
     if let Some(p) = r.opt("partition")? {
         partition(o, &p, &samples)?;
-    } else if !could_not {
+    } else if !r.field("could_not_screen")?.bool()? {
         // No partition: show the one reading the samples give, if any.
         for s in &samples {
             if let Some(f) = s.opt_str("formula")? {
@@ -634,41 +641,7 @@ fn render_timed(root: &At<'_>) -> Result<String, ViewError> {
 
 /// One timed requirement: classes of patterns, questions with their traces.
 fn timed_requirement(o: &mut String, r: &At<'_>) -> Result<(), ViewError> {
-    let id = r.str_field("id")?;
-    let flagged = r.field("flagged")?.bool()?;
-    let could_not = r.field("could_not_screen")?.bool()?;
-    let samples = r.field("samples")?.items()?;
-    let valid = r.field("valid")?.count()?;
-    let (class, status) = if flagged {
-        ("flagged", "ambiguity-sensitive".to_string())
-    } else if could_not {
-        (
-            "not-screened",
-            format!(
-                "not screened ({} valid; two are needed)",
-                plural(valid, "sample", "samples")
-            ),
-        )
-    } else {
-        ("one-reading", "one reading".to_string())
-    };
-    let _ = writeln!(
-        o,
-        "<article class=\"requirement {class}\" id=\"{}\" data-id=\"{}\">",
-        escape(&anchor(id)),
-        escape(id)
-    );
-    let _ = writeln!(
-        o,
-        "<h3><span class=\"req-id\">{}</span> <span class=\"badge {class}\">{}</span></h3>",
-        escape(id),
-        escape(&status)
-    );
-    let _ = writeln!(
-        o,
-        "<p class=\"req-text\">{}</p>",
-        escape(r.str_field("text")?)
-    );
+    let (samples, valid) = requirement_head(o, r)?;
     let _ = writeln!(
         o,
         "<p class=\"samples-note\">{valid} of {} valid; compared on traces up to step {}</p>",

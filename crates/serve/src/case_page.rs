@@ -603,17 +603,22 @@ fn prepare(app: &App, f: &ExceptionForm) -> Result<Prepared, Response> {
     })
 }
 
-/// The diff that accepting an exception makes, and the form that saves it.
-pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<ExceptionForm>) -> Response {
+/// [`prepare`], after checking the form's CSRF token.
+fn prepare_checked(app: &App, f: &ExceptionForm) -> Result<Prepared, Response> {
     if !app.csrf_ok(&f.csrf) {
-        return app::error_page(
-            &app,
+        return Err(app::error_page(
+            app,
             StatusCode::FORBIDDEN,
             "Refused",
             "the form has no valid CSRF token; reload the page",
-        );
+        ));
     }
-    let p = match prepare(&app, &f) {
+    prepare(app, f)
+}
+
+/// The diff that accepting an exception makes, and the form that saves it.
+pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<ExceptionForm>) -> Response {
+    let p = match prepare_checked(&app, &f) {
         Ok(p) => p,
         Err(r) => return r,
     };
@@ -683,15 +688,7 @@ fn changed_html(case: &str, exc_rel: &str) -> String {
 
 /// Saves a previewed exception, unless the exceptions file changed since the preview.
 pub async fn apply(State(app): State<Arc<App>>, Form(f): Form<ExceptionForm>) -> Response {
-    if !app.csrf_ok(&f.csrf) {
-        return app::error_page(
-            &app,
-            StatusCode::FORBIDDEN,
-            "Refused",
-            "the form has no valid CSRF token; reload the page",
-        );
-    }
-    let p = match prepare(&app, &f) {
+    let p = match prepare_checked(&app, &f) {
         Ok(p) => p,
         Err(r) => return r,
     };

@@ -900,25 +900,48 @@ fn check_sections(
     body
 }
 
-/// One requirement with every finding about it and its evidence.
-pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
-    let l = match load(&app, &q.path) {
-        Ok(l) => l,
-        Err(r) => return r,
-    };
-    let rel = &q.path;
+/// A spec that loads, with the requirement a page is about.
+struct Chosen {
+    /// The file as read (its `spec` taken out into `spec`).
+    loaded: Loaded,
+    spec: Spec,
+    /// The requirement's index in `spec`.
+    index: usize,
+}
+
+/// The spec at the query's path and the requirement its `id` names, or the response
+/// that says why there is none (a spec that does not load sends back to its page).
+fn chosen(app: &App, q: &SpecQuery) -> Result<Chosen, Response> {
+    let mut loaded = load(app, &q.path)?;
     let id = q.id.clone().unwrap_or_default();
-    let Ok(spec) = &l.spec else {
-        return Redirect::to(&spec_link(rel)).into_response();
+    let spec = match std::mem::replace(&mut loaded.spec, Err(String::new())) {
+        Ok(s) => s,
+        Err(_) => return Err(Redirect::to(&spec_link(&q.path)).into_response()),
     };
-    let Some(r) = spec.requirements.iter().find(|r| r.id == id) else {
-        return app::error_page(
-            &app,
+    let Some(index) = spec.requirements.iter().position(|r| r.id == id) else {
+        return Err(app::error_page(
+            app,
             StatusCode::NOT_FOUND,
             "No such requirement",
-            &format!("no requirement `{id}` in {rel}"),
-        );
+            &format!("no requirement `{id}` in {}", q.path),
+        ));
     };
+    Ok(Chosen {
+        loaded,
+        spec,
+        index,
+    })
+}
+
+/// One requirement with every finding about it and its evidence.
+pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
+    let c = match chosen(&app, &q) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let (l, spec, rel) = (&c.loaded, &c.spec, &q.path);
+    let r = &spec.requirements[c.index];
+    let id = r.id.clone();
     let mut body = format!(
         "<h1>{}</h1><p class=\"req-text\">{}</p><p><code>{}</code></p>{}<p><a class=\"edit\" data-id=\"{}\" href=\"{}\">Edit this requirement</a></p>",
         escape(&r.id),
@@ -987,23 +1010,12 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
 
 /// The edit form of a requirement.
 pub async fn edit(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>) -> Response {
-    let l = match load(&app, &q.path) {
-        Ok(l) => l,
+    let c = match chosen(&app, &q) {
+        Ok(c) => c,
         Err(r) => return r,
     };
-    let rel = &q.path;
-    let id = q.id.clone().unwrap_or_default();
-    let Ok(spec) = &l.spec else {
-        return Redirect::to(&spec_link(rel)).into_response();
-    };
-    let Some(r) = spec.requirements.iter().find(|r| r.id == id) else {
-        return app::error_page(
-            &app,
-            StatusCode::NOT_FOUND,
-            "No such requirement",
-            &format!("no requirement `{id}` in {rel}"),
-        );
-    };
+    let (l, spec, rel) = (&c.loaded, &c.spec, &q.path);
+    let r = &spec.requirements[c.index];
     // The formula as written in the file (its spacing, its line breaks, `(- 5)` not
     // `(- 5.0)`): saved unchanged when only the text is edited.
     let formula = if r.formula.is_some() {
