@@ -1107,6 +1107,7 @@ pub fn formalize(
     let take = |idx: &[usize], out: &[Formalized]| -> Vec<Formalized> {
         idx.iter().map(|&k| out[k].clone()).collect()
     };
+    let mut halted: Option<String> = None;
     let mut timed_items = take(&timed_idx, &out);
     if !timed_items.is_empty() {
         let timed_prompts = crate::timed::TimedPrompts::builtin();
@@ -1116,7 +1117,7 @@ pub fn formalize(
                 Mode::Batch => timed_prompts.batch.id(),
             };
         }
-        match options.mode {
+        halted = match options.mode {
             Mode::PerRequirement => crate::timed::formalize_timed(
                 spec,
                 client,
@@ -1133,11 +1134,14 @@ pub fn formalize(
                 &timed_prompts,
                 &mut timed_items,
             )?,
-        }
+        };
     }
-    let mut halted: Option<String> = None;
     let mut plain = take(&plain_idx, &out);
-    if !plain.is_empty() {
+    if let Some(reason) = &halted {
+        // The provider failed on the timed requirements: the others are not asked.
+        let left: Vec<usize> = (0..plain.len()).filter(|&k| !plain[k].accepted()).collect();
+        not_asked(reason, left, &mut plain);
+    } else if !plain.is_empty() {
         match options.mode {
             Mode::PerRequirement => {
                 if options.parse {
@@ -1186,16 +1190,18 @@ pub fn formalize(
                     }
                 }
             }
-            Mode::Batch => batch(
-                spec,
-                client,
-                &mut checker,
-                options,
-                &prompts,
-                &schema,
-                &examples,
-                &mut plain,
-            )?,
+            Mode::Batch => {
+                halted = batch(
+                    spec,
+                    client,
+                    &mut checker,
+                    options,
+                    &prompts,
+                    &schema,
+                    &examples,
+                    &mut plain,
+                )?
+            }
         }
     }
     for (k, f) in timed_idx.iter().zip(timed_items) {
@@ -1349,6 +1355,42 @@ pub(crate) fn provider_failure(e: &LlmError) -> ProviderFailure {
         } => ProviderFailure::ThisRequest(format!("the provider refused this request: {e}")),
         _ => ProviderFailure::Everything(format!("the provider failed: {e}")),
     }
+}
+
+/// The requirements a run did not get to ask about because the provider failed: each
+/// keeps `not asked: REASON` as its attempt, so it is reported, never dropped.
+pub(crate) fn not_asked(
+    reason: &str,
+    left: impl IntoIterator<Item = usize>,
+    out: &mut [Formalized],
+) {
+    for i in left {
+        out[i].attempts.push(Attempt {
+            answer: String::new(),
+            error: Some(format!("not asked: {reason}")),
+        });
+    }
+}
+
+/// A request about the requirements `asked` that the provider failed: each keeps the
+/// failure as its attempt. Gives back why the run stops when the provider itself failed
+/// (`None` when the server only refused this request).
+pub(crate) fn request_failed(
+    e: &LlmError,
+    asked: &[usize],
+    out: &mut [Formalized],
+) -> Option<String> {
+    let (reason, halt) = match provider_failure(e) {
+        ProviderFailure::ThisRequest(r) => (r, None),
+        ProviderFailure::Everything(r) => (r.clone(), Some(r)),
+    };
+    for &i in asked {
+        out[i].attempts.push(Attempt {
+            answer: String::new(),
+            error: Some(reason.clone()),
+        });
+    }
+    halt
 }
 
 /// An answer problem from the client becomes a repairable error with the LLM's feedback.
@@ -1647,6 +1689,9 @@ fn decompose(
     Ok(None)
 }
 
+/// Batch mode of the formula path: every requirement in one request, the failures
+/// back in one repair turn. Gives back why the run stopped when the provider failed
+/// (the requirements then asked keep the failure as their attempt).
 #[allow(clippy::too_many_arguments)]
 fn batch(
     spec: &Spec,
@@ -1657,7 +1702,7 @@ fn batch(
     schema: &str,
     examples: &str,
     out: &mut [Formalized],
-) -> Result<(), PipelineError> {
+) -> Result<Option<String>, PipelineError> {
     let mut list = String::new();
     for f in out.iter() {
         let _ = writeln!(list, "- {}: {}", f.id, f.text);
@@ -1718,7 +1763,7 @@ fn batch(
                         }
                         (shown, open.iter().map(|&i| (i, fb.clone())).collect())
                     }
-                    None => return Err(e.into()),
+                    None => return Ok(request_failed(&e, &open, out)),
                 },
             };
         if problems.is_empty() {
@@ -1735,7 +1780,7 @@ fn batch(
         messages.push(llm::Message::assistant(answer_text));
         messages.push(llm::Message::user(repair));
     }
-    Ok(())
+    Ok(None)
 }
 
 fn object_schema(ids: &[&str]) -> Value {

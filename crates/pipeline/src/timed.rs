@@ -366,7 +366,8 @@ fn timed_request(messages: &[llm::Message], options: &FormalizeOptions) -> Reque
 /// the pattern schema, every answer read by the spec reader's pattern checks and
 /// screened against the domain; an unusable answer goes back with the exact error, up
 /// to `max_retries` times. A requirement that still fails keeps its attempts and no
-/// pattern: it is reported, never dropped.
+/// pattern: it is reported, never dropped. Gives back why the run stopped when the
+/// provider failed (what was formalized before is kept).
 pub fn formalize_timed(
     spec: &Spec,
     client: &Client,
@@ -374,7 +375,7 @@ pub fn formalize_timed(
     options: &FormalizeOptions,
     prompts: &TimedPrompts,
     out: &mut [Formalized],
-) -> Result<(), PipelineError> {
+) -> Result<Option<String>, PipelineError> {
     let Some(tb) = &spec.time else {
         return Err(PipelineError::Input(
             "the spec has no [time] table: its requirements are not timed".into(),
@@ -390,11 +391,16 @@ pub fn formalize_timed(
         let user = timed_prompt(spec, prompts, &examples, &f.text)?;
         conversations.push(Some(vec![llm::Message::user(user)]));
     }
+    let mut halted: Option<String> = None;
     for _round in 0..=options.max_retries {
         let open: Vec<usize> = (0..out.len())
             .filter(|&i| conversations[i].is_some())
             .collect();
         if open.is_empty() {
+            break;
+        }
+        if let Some(reason) = &halted {
+            crate::formalize::not_asked(reason, open, out);
             break;
         }
         let reqs: Vec<Request> = open
@@ -433,7 +439,13 @@ pub fn formalize_timed(
                 }
                 Err(e) => match answer_problem(&e) {
                     Some(pair) => pair,
-                    None => return Err(e.into()),
+                    None => {
+                        conversations[i] = None;
+                        if let Some(r) = crate::formalize::request_failed(&e, &[i], out) {
+                            halted.get_or_insert(r);
+                        }
+                        continue;
+                    }
                 },
             };
             let raw = shown.trim().to_string();
@@ -469,13 +481,14 @@ pub fn formalize_timed(
             }
         }
     }
-    Ok(())
+    Ok(halted)
 }
 
 /// Batch mode of the timed path: every requirement in one request whose answer maps ids
 /// to pattern objects (a schema with one pattern per id goes with it); the patterns
 /// that fail go back in one repair turn listing each id's exact error, up to
 /// `max_retries` times. A requirement that still fails is reported, never dropped.
+/// Gives back why the run stopped when the provider failed.
 pub fn formalize_timed_batch(
     spec: &Spec,
     client: &Client,
@@ -483,7 +496,7 @@ pub fn formalize_timed_batch(
     options: &FormalizeOptions,
     prompts: &TimedPrompts,
     out: &mut [Formalized],
-) -> Result<(), PipelineError> {
+) -> Result<Option<String>, PipelineError> {
     let Some(tb) = &spec.time else {
         return Err(PipelineError::Input(
             "the spec has no [time] table: its requirements are not timed".into(),
@@ -565,7 +578,7 @@ pub fn formalize_timed_batch(
                         }
                         (shown, open.iter().map(|&i| (i, fb.clone())).collect())
                     }
-                    None => return Err(e.into()),
+                    None => return Ok(crate::formalize::request_failed(&e, &open, out)),
                 },
             };
         if problems.is_empty() {
@@ -582,7 +595,7 @@ pub fn formalize_timed_batch(
         messages.push(llm::Message::assistant(answer_text));
         messages.push(llm::Message::user(repair));
     }
-    Ok(())
+    Ok(None)
 }
 
 // ------------------------------------------------------------------ ambiguity over time

@@ -355,3 +355,42 @@ fn repair_turns_stay_within_the_context_window_the_server_reports() {
     assert!(kept.iter().all(|n| *n <= 3), "{kept:?}");
     assert!(kept.contains(&3), "{kept:?}");
 }
+
+#[test]
+fn a_batch_run_keeps_what_it_found_when_the_server_goes_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec_file(dir.path());
+    // The first answer holds a good formula for A and an unusable one for B; the server
+    // is gone when vera asks again about B.
+    let (port, _) = server(Box::new(|s, _| {
+        if s.method == "GET" {
+            return Some((404, "{}".into()));
+        }
+        static SERVED: AtomicUsize = AtomicUsize::new(0);
+        if SERVED.fetch_add(1, Ordering::SeqCst) == 0 {
+            Some((
+                200,
+                chat(r#"{"A": "(=> door_open (not pump_on))", "B": "(=> occlusion"}"#),
+            ))
+        } else {
+            None
+        }
+    }));
+    let out = dir.path().join("out.toml").display().to_string();
+    let (code, stdout, stderr) = vera(
+        port,
+        &["formalize", &spec, "-o", &out, "--batch", "--retries", "1"],
+    );
+    assert_eq!(code, 2, "a provider failure is exit 2\n{stdout}\n{stderr}");
+    assert!(stderr.contains("stopped asking the model"), "{stderr}");
+    let text = std::fs::read_to_string(&out).expect("the output is written");
+    let s = reqs::load(Path::new(&out)).unwrap();
+    let a = s.requirements.iter().find(|r| r.id == "A").unwrap();
+    assert!(a.formula.is_some(), "{text}");
+    let b = s.requirements.iter().find(|r| r.id == "B").unwrap();
+    assert!(b.formula.is_none(), "{text}");
+    assert!(
+        text.contains("# NOT FORMALIZED: the provider failed"),
+        "{text}"
+    );
+}

@@ -248,3 +248,39 @@ fn clarify_on_a_timed_spec_converges_and_applies_the_pattern() {
     let (code, stdout, stderr) = audit(&[&new, "--solver", "z3"]);
     assert!(code == 0 || code == 1, "{stdout}\n{stderr}");
 }
+
+/// A provider that is not there: the timed path writes what it has (every requirement
+/// marked as not formalized, with the reason), per requirement and in batch mode, and
+/// exits 2 instead of losing the run.
+#[test]
+fn a_timed_run_whose_provider_fails_writes_its_output() {
+    // A port nothing listens on: every request fails to connect.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    for batch in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("formalized.toml");
+        let out_s = out.display().to_string();
+        let mut args = vec!["formalize", SPEC, "-o", &out_s];
+        if batch {
+            args.push("--batch");
+        }
+        let (code, stdout, stderr) = vera(port, &args);
+        assert_eq!(
+            code, 2,
+            "batch {batch}: a provider failure is exit 2\n{stdout}\n{stderr}"
+        );
+        assert!(stderr.contains("stopped asking the model"), "{stderr}");
+        let text = std::fs::read_to_string(&out).expect("the output is written");
+        assert_eq!(
+            text.matches("# NOT FORMALIZED: the provider failed")
+                .count(),
+            2,
+            "batch {batch}: both requirements say why\n{text}"
+        );
+        let spec = reqs::load(&out).unwrap();
+        assert!(spec.requirements.iter().all(|r| r.timed.is_none()));
+    }
+}
