@@ -275,6 +275,20 @@ fn ambiguity_markdown(a: &AmbiguityExperiment) -> String {
     o
 }
 
+/// The LLM accounting in one line (requests, calls, cache hits, replayed answers and
+/// tokens), as commands print it on standard error after a run.
+pub fn accounting_line(a: &llm::Accounting) -> String {
+    format!(
+        "llm: {} requests, {} calls, {} cache hits, {} replayed, {} input + {} output tokens",
+        a.total.requests,
+        a.total.calls,
+        a.total.cache_hits,
+        a.total.replayed,
+        a.total.input_tokens,
+        a.total.output_tokens
+    )
+}
+
 /// The LLM accounting as a plain-text table, one line per stage and a total line.
 pub fn accounting(a: &llm::Accounting) -> String {
     let mut out = format!(
