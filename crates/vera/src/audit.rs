@@ -2,7 +2,6 @@
 //! and scenario questions of the `reqs` crate.
 
 use anyhow::{bail, Context as _, Result};
-use report::Status;
 use reqs::ask::Verdict;
 use reqs::summary::summarize;
 use reqs::{AuditOptions, Spec};
@@ -277,7 +276,6 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
     }
     let questions = questions_of(args)?;
     let mut results = Vec::new();
-    let mut worst = Status::Ok;
     for q in &questions {
         let scenario = parse(
             &format!("{} scenario", q.id),
@@ -296,13 +294,6 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         } else {
             None
         };
-        let code = match &verdict {
-            Verdict::Entailed { .. } => Status::Ok,
-            Verdict::Unknown { .. } => Status::Error,
-            _ => Status::Findings,
-        };
-        let mismatch = q.expected.as_deref().is_some_and(|e| e != verdict.name());
-        worst = worst.worst(if mismatch { Status::Error } else { code });
         results.push((q, scenario, claim, verdict, view));
     }
     let file = args.questions.as_ref().map(|q| q.display().to_string());
@@ -318,7 +309,7 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
             },
         )
         .collect();
-    Ok(Box::new(printer::ask::ask_report(answers, file, worst)))
+    Ok(Box::new(printer::ask::ask_report(answers, file)))
 }
 
 /// The questions of `vera ask`: the questions file, or the one `--claim`.
