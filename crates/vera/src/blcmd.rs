@@ -29,6 +29,12 @@ fn program(path: &Path) -> Result<Option<(bl::Program, SourceFile)>> {
     }
 }
 
+/// Reads a bounds file (`--bounds`: mappings and ranges, JSON).
+pub(crate) fn read_bounds(path: &Path) -> Result<Bounds> {
+    let text = safefile::read_text(path)?;
+    Ok(Bounds::from_json(&path.display().to_string(), &text)?)
+}
+
 /// `vera bl check FILE`
 pub fn check(a: &crate::cli::BlCheckArgs) -> crate::output::Outcome {
     let path = a.file.as_path();
@@ -165,10 +171,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         }
     });
     input.bl_output = args.impl_output.clone();
-    if let Some(b) = &args.bounds {
-        let text = safefile::read_text(b)?;
-        input.bounds = Some(Bounds::from_json(&b.display().to_string(), &text)?);
-    }
+    input.bounds = args.bounds.as_deref().map(read_bounds).transpose()?;
     input.assumptions = assumptions;
     input.assumptions.extend(table_hull);
     input.exceptions =
@@ -222,13 +225,7 @@ fn batch(
             printer::bl::esc(&s.reason)
         );
     }
-    let bounds = match &args.bounds {
-        Some(b) => {
-            let text = safefile::read_text(b)?;
-            Some(Bounds::from_json(&b.display().to_string(), &text)?)
-        }
-        None => None,
-    };
+    let bounds = args.bounds.as_deref().map(read_bounds).transpose()?;
     let options = bl::batch::BatchOptions {
         check: options(args),
         assumptions,

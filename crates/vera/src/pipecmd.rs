@@ -317,13 +317,7 @@ pub fn consistency_nl_text(
         imp_side,
     );
     input.bl_output = a.impl_output.clone();
-    if let Some(b) = &a.bounds {
-        let text = safefile::read_text(b)?;
-        input.bounds = Some(bl::check::Bounds::from_json(
-            &b.display().to_string(),
-            &text,
-        )?);
-    }
+    input.bounds = a.bounds.as_deref().map(crate::blcmd::read_bounds).transpose()?;
     input.assumptions = a
         .assume
         .iter()
