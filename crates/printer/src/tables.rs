@@ -349,3 +349,16 @@ mod tests {
         assert_eq!(&total[..3], ["total", "6", "4"], "{t}");
     }
 }
+
+/// `vera llm ping`'s text: the endpoint asked, and its answer with the time it took.
+pub fn ping_text(cfg: &llm::LlmConfig, model: &str, answer: &llm::Completion, seconds: f64) -> String {
+    format!(
+        "provider {:?}, endpoint {}, model {model}\nok: answered {:?} in {:.2} s ({:?}, {} retries)\n",
+        cfg.provider,
+        cfg.base_url(),
+        answer.text().trim(),
+        seconds,
+        answer.source,
+        answer.retries
+    )
+}
