@@ -638,10 +638,11 @@ impl ProposalsFile {
         spec: &Spec,
         spec_file: &str,
     ) -> Result<ProposalsFile, ProposalsError> {
-        let f: ProposalsFile = serde_json::from_str(text).map_err(|source| ProposalsError::Json {
-            file: file.to_string(),
-            source,
-        })?;
+        let f: ProposalsFile =
+            serde_json::from_str(text).map_err(|source| ProposalsError::Json {
+                file: file.to_string(),
+                source,
+            })?;
         if f.schema != PROPOSALS_TAG {
             return Err(ProposalsError::Schema {
                 file: file.to_string(),

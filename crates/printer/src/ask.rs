@@ -27,7 +27,11 @@ pub struct Answer {
 /// finding; a verdict other than the question's `expected` one is an error.
 fn answer_status(a: &Answer) -> Status {
     let v = &a.verdict;
-    if a.question.expected.as_deref().is_some_and(|e| e != v.name()) {
+    if a.question
+        .expected
+        .as_deref()
+        .is_some_and(|e| e != v.name())
+    {
         return Status::Error;
     }
     match v {

@@ -52,8 +52,7 @@ pub fn render(
         }
         Format::Sarif => {
             let f = report.findings().ok_or_else(unsupported)?;
-            let mut s =
-                serde_json::to_string_pretty(&report::sarif::render(&f, tool_version))?;
+            let mut s = serde_json::to_string_pretty(&report::sarif::render(&f, tool_version))?;
             s.push('\n');
             s.into_bytes()
         }

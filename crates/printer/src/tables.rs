@@ -351,7 +351,12 @@ mod tests {
 }
 
 /// `vera llm ping`'s text: the endpoint asked, and its answer with the time it took.
-pub fn ping_text(cfg: &llm::LlmConfig, model: &str, answer: &llm::Completion, seconds: f64) -> String {
+pub fn ping_text(
+    cfg: &llm::LlmConfig,
+    model: &str,
+    answer: &llm::Completion,
+    seconds: f64,
+) -> String {
     format!(
         "provider {:?}, endpoint {}, model {model}\nok: answered {:?} in {:.2} s ({:?}, {} retries)\n",
         cfg.provider,

@@ -331,8 +331,8 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
             eprintln!("{l}");
         }
     };
-    let outcome = csynth::synthesize(&file, &client, &wp, &opts, &mut log)
-        .map_err(|e| synth_failed(a, e))?;
+    let outcome =
+        csynth::synthesize(&file, &client, &wp, &opts, &mut log).map_err(|e| synth_failed(a, e))?;
     safefile::write_atomic(&out, outcome.text.as_bytes(), crate::files::force())?;
     let recall = match reference {
         Some(r) => {

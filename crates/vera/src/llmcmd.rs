@@ -152,7 +152,10 @@ pub fn ping(a: &crate::cli::LlmPingArgs) -> crate::output::Outcome {
     match client.ping() {
         Ok(c) => {
             let seconds = start.elapsed().as_secs_f64();
-            crate::output::text("llm ping", printer::tables::ping_text(&cfg, &model, &c, seconds))
+            crate::output::text(
+                "llm ping",
+                printer::tables::ping_text(&cfg, &model, &c, seconds),
+            )
         }
         Err(e) => {
             eprintln!("error: {e}");

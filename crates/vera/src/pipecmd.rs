@@ -269,12 +269,7 @@ fn clarify_timed(
     let rep = pipeline::timed::clarify_timed(spec, client, &a.solver.config(), options, None)?;
     let seconds = start.elapsed().as_secs_f64();
     let file = ProposalsFile::new(a.spec.display().to_string(), rep.proposals.clone());
-    pipeline::formalize::write_new(
-        out,
-        &file.to_json()?,
-        inputs,
-        crate::files::force(),
-    )?;
+    pipeline::formalize::write_new(out, &file.to_json()?, inputs, crate::files::force())?;
     print_accounting(client);
     Ok(Box::new(printer::pipe::clarify_timed_report(
         &a.spec,
@@ -317,7 +312,11 @@ pub fn consistency_nl_text(
         imp_side,
     );
     input.bl_output = a.impl_output.clone();
-    input.bounds = a.bounds.as_deref().map(crate::blcmd::read_bounds).transpose()?;
+    input.bounds = a
+        .bounds
+        .as_deref()
+        .map(crate::blcmd::read_bounds)
+        .transpose()?;
     input.assumptions = a
         .assume
         .iter()

@@ -7,7 +7,10 @@ use std::path::Path;
 /// `vera run DOC`
 pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
     use crate::cli::Format;
-    let dir = a.dir.clone().unwrap_or_else(|| pipeline::run::default_dir(&a.document));
+    let dir = a
+        .dir
+        .clone()
+        .unwrap_or_else(|| pipeline::run::default_dir(&a.document));
     // Refused before any work: formats the report has not, and outputs that would land
     // on the run's own files.
     if matches!(a.output.format, Format::Sarif | Format::Junit) {

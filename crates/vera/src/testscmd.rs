@@ -25,7 +25,11 @@ pub(crate) fn load_problem(spec: &Path, s: &SuiteArgs) -> Result<Problem> {
     let mut p = if is_smt {
         let text = safefile::read_text(spec)?;
         let file = logic::SourceFile::new(spec.display().to_string(), text);
-        let bounds = s.bounds.as_deref().map(crate::blcmd::read_bounds).transpose()?;
+        let bounds = s
+            .bounds
+            .as_deref()
+            .map(crate::blcmd::read_bounds)
+            .transpose()?;
         if s.inputs.is_some() || s.roles.is_some() {
             bail!("--inputs and --roles are for specs; the inputs of a documentation side come from its definitions and --bounds");
         }
