@@ -326,6 +326,24 @@ pub fn accounting(a: &llm::Accounting) -> String {
     out
 }
 
+/// `vera llm ping`'s text: the endpoint asked, and its answer with the time it took.
+pub fn ping_text(
+    cfg: &llm::LlmConfig,
+    model: &str,
+    answer: &llm::Completion,
+    seconds: f64,
+) -> String {
+    format!(
+        "provider {:?}, endpoint {}, model {model}\nok: answered {:?} in {:.2} s ({:?}, {} retries)\n",
+        cfg.provider,
+        cfg.base_url(),
+        answer.text().trim(),
+        seconds,
+        answer.source,
+        answer.retries
+    )
+}
+
 #[cfg(test)]
 mod tests {
     /// One line per stage, in name order, then the total.
@@ -348,22 +366,4 @@ mod tests {
         let total: Vec<&str> = t.lines().last().unwrap().split_whitespace().collect();
         assert_eq!(&total[..3], ["total", "6", "4"], "{t}");
     }
-}
-
-/// `vera llm ping`'s text: the endpoint asked, and its answer with the time it took.
-pub fn ping_text(
-    cfg: &llm::LlmConfig,
-    model: &str,
-    answer: &llm::Completion,
-    seconds: f64,
-) -> String {
-    format!(
-        "provider {:?}, endpoint {}, model {model}\nok: answered {:?} in {:.2} s ({:?}, {} retries)\n",
-        cfg.provider,
-        cfg.base_url(),
-        answer.text().trim(),
-        seconds,
-        answer.source,
-        answer.retries
-    )
 }
