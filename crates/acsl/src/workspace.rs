@@ -48,6 +48,19 @@ struct Located {
     crlf: bool,
 }
 
+/// Where the annotated copy of the program's own file `abs` goes under `dir`: at its
+/// path relative to `cwd` (the working directory), or its absolute path below `dir`.
+pub fn copy_path(dir: &Path, abs: &Path, cwd: &Path) -> PathBuf {
+    match abs.strip_prefix(cwd) {
+        Ok(rel) => dir.join(rel),
+        Err(_) => dir.join(
+            abs.components()
+                .filter(|c| !matches!(c, std::path::Component::RootDir))
+                .collect::<PathBuf>(),
+        ),
+    }
+}
+
 impl<'p> Workspace<'p> {
     /// Copy the own files of `program` (read again from disk) under a new
     /// temporary root.

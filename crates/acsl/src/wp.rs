@@ -252,6 +252,22 @@ pub enum WpError {
     Io(String),
 }
 
+impl WpError {
+    /// What went wrong in one word, as an error report names it: `frama_c` (Frama-C
+    /// failed on the input), `syntax`, `flags`, `frama_c_version`, `limit`, or `setup`
+    /// (the tools themselves).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WpError::FramaC { .. } => "frama_c",
+            WpError::Parse(_) => "syntax",
+            WpError::Flags(_) => "flags",
+            WpError::UnsupportedVersion { .. } => "frama_c_version",
+            WpError::ProcessLimit { .. } => "limit",
+            _ => "setup",
+        }
+    }
+}
+
 /// A prover WP knows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProverInfo {

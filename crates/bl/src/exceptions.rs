@@ -76,6 +76,17 @@ pub enum ExceptionsError {
         /// What is wrong, located.
         message: String,
     },
+    /// An exception of an `--exceptions` file reuses the id of one next to the
+    /// implementation.
+    #[error("exception `{}` of {file} is also in {other}", crate::diag::quote(.id))]
+    Duplicate {
+        /// The exception's id.
+        id: String,
+        /// The file it comes from.
+        file: String,
+        /// The `exceptions.toml` that has the same id.
+        other: String,
+    },
     /// An entry is invalid.
     #[error("{file}: exception `{}`: {message}", crate::diag::quote(.id))]
     Entry {
@@ -205,19 +216,24 @@ impl Exception {
     }
 }
 
+/// The name an exception's pattern is matched against: the folder's path `rel` below
+/// the exceptions' root (with `/`), or the folder's own name when `rel` is empty.
+fn pattern_name(dir: &Path, rel: &Path) -> String {
+    if rel.as_os_str().is_empty() {
+        dir.file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default()
+    } else {
+        rel.to_string_lossy().replace('\\', "/")
+    }
+}
+
 /// The exceptions that apply to a case: those of every `exceptions.toml` from `root`
 /// down to the case's folder, whose pattern matches the case's path under `root`.
 /// A later file (closer to the case) may not reuse an id of an earlier one.
 pub fn for_case(root: &Path, case_dir: &Path) -> Result<Vec<Exception>, ExceptionsError> {
     let rel = case_dir.strip_prefix(root).unwrap_or(case_dir);
-    let name = if rel.as_os_str().is_empty() {
-        case_dir
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default()
-    } else {
-        rel.to_string_lossy().replace('\\', "/")
-    };
+    let name = pattern_name(case_dir, rel);
     let mut dirs = vec![root.to_path_buf()];
     let mut d = root.to_path_buf();
     for c in rel.components() {
@@ -243,6 +259,55 @@ pub fn for_case(root: &Path, case_dir: &Path) -> Result<Vec<Exception>, Exceptio
             }
             out.push(e);
         }
+    }
+    Ok(out)
+}
+
+/// The exceptions of a single check of the implementation `imp`: the `exceptions.toml`
+/// next to it (when `nearby`) and those of `extra` (an `--exceptions` file) whose
+/// pattern matches the implementation's folder (its path under `extra`'s folder, or its
+/// name). An id may not be used by both.
+pub fn for_single(
+    imp: &Path,
+    nearby: bool,
+    extra: Option<&Path>,
+) -> Result<Vec<Exception>, ExceptionsError> {
+    let dir = match imp.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut out = if nearby {
+        for_case(&dir, &dir)?
+    } else {
+        Vec::new()
+    };
+    let Some(f) = extra else {
+        return Ok(out);
+    };
+    let base = f.parent().unwrap_or(Path::new(""));
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (dir_abs, base_abs) = (
+        abs(&dir),
+        abs(if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        }),
+    );
+    let rel = dir_abs.strip_prefix(&base_abs).unwrap_or(Path::new(""));
+    let name = pattern_name(&dir_abs, rel);
+    for e in load(f)? {
+        if !e.applies_to(&name) {
+            continue;
+        }
+        if out.iter().any(|x| x.id == e.id) {
+            return Err(ExceptionsError::Duplicate {
+                other: dir.join(FILE_NAME).display().to_string(),
+                id: e.id,
+                file: e.file,
+            });
+        }
+        out.push(e);
     }
     Ok(out)
 }

@@ -14,6 +14,21 @@ pub fn number(n: &BigRational) -> Option<String> {
     Some(d.strip_suffix(".0").map(str::to_string).unwrap_or(d))
 }
 
+/// A computed value for people: its decimal form, followed by the exact fraction when
+/// the decimal differs from it (`0.5 (= 1/2)`), or the exact value alone.
+pub fn value(v: &BigRational) -> String {
+    let exact = if v.is_integer() {
+        v.to_integer().to_string()
+    } else {
+        format!("{}/{}", v.numer(), v.denom())
+    };
+    match number(v) {
+        Some(d) if d != exact => format!("{d} (= {exact})"),
+        Some(d) => d,
+        None => exact,
+    }
+}
+
 /// Formats a whole program, one binding per line.
 pub fn program(p: &Program) -> String {
     let mut s = String::new();

@@ -577,6 +577,89 @@ pub struct ProposalsFile {
     pub proposals: Vec<Proposal>,
 }
 
+/// The schema tag of a proposals file.
+pub const PROPOSALS_TAG: &str = "vera.clarify.v1";
+
+/// Why a proposals file cannot be applied.
+#[derive(Debug, thiserror::Error)]
+pub enum ProposalsError {
+    /// Not JSON of the proposals file's shape.
+    #[error("{file}")]
+    Json {
+        /// The proposals file.
+        file: String,
+        /// What the JSON reader says.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// JSON of another schema.
+    #[error("{file}: not a vera.clarify.v1 proposals file")]
+    Schema {
+        /// The proposals file.
+        file: String,
+    },
+    /// Accepted proposals that no longer fit the spec; nothing is applied.
+    #[error(
+        "{file}: {} accepted proposal(s) do not fit {spec} as it is now; nothing written (run vera clarify again, or set \"accepted\": false on them):\n{}",
+        .stale.len(),
+        .stale.iter().map(|n| format!("  {n}")).collect::<Vec<_>>().join("\n")
+    )]
+    Stale {
+        /// The proposals file.
+        file: String,
+        /// The spec file.
+        spec: String,
+        /// Why each accepted proposal that does not fit does not.
+        stale: Vec<NotApplicable>,
+    },
+}
+
+impl ProposalsFile {
+    /// The proposals of a run of `vera clarify` on the spec `file`.
+    pub fn new(file: String, proposals: Vec<Proposal>) -> ProposalsFile {
+        ProposalsFile {
+            schema: PROPOSALS_TAG.into(),
+            file,
+            proposals,
+        }
+    }
+
+    /// The file as `vera clarify` writes it (pretty JSON).
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(self)
+    }
+
+    /// Reads the proposals file `file` (its text) to apply to `spec` (read from
+    /// `spec_file`): refused when it is not a proposals file or when an accepted
+    /// proposal no longer fits the spec.
+    pub fn read_for(
+        file: &str,
+        text: &str,
+        spec: &Spec,
+        spec_file: &str,
+    ) -> Result<ProposalsFile, ProposalsError> {
+        let f: ProposalsFile =
+            serde_json::from_str(text).map_err(|source| ProposalsError::Json {
+                file: file.to_string(),
+                source,
+            })?;
+        if f.schema != PROPOSALS_TAG {
+            return Err(ProposalsError::Schema {
+                file: file.to_string(),
+            });
+        }
+        let stale = not_applicable(spec, &f.proposals);
+        if !stale.is_empty() {
+            return Err(ProposalsError::Stale {
+                file: file.to_string(),
+                spec: spec_file.to_string(),
+                stale,
+            });
+        }
+        Ok(f)
+    }
+}
+
 /// Why an accepted proposal cannot be applied to a spec as the spec is now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotApplicable {

@@ -67,6 +67,19 @@ impl Experiment {
     }
 }
 
+/// An experiment's name that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown experiment `{0}` (audit, roundtrip, mutation, qa, faults, ambiguity)")]
+pub struct UnknownExperiment(pub String);
+
+/// A comma-separated list of experiments, in the order given (empty items left out).
+pub fn parse_experiments(list: &str) -> Result<Vec<Experiment>, UnknownExperiment> {
+    list.split(',')
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| Experiment::parse(e).ok_or_else(|| UnknownExperiment(e.trim().to_string())))
+        .collect()
+}
+
 /// Where the faulty texts of the fault experiment come from.
 #[derive(Debug, Clone)]
 pub enum FaultSource {

@@ -2226,6 +2226,16 @@ fn notes_of(f: &Formalized) -> Vec<String> {
     notes
 }
 
+/// The default output next to `input`: its file stem (`fallback` when it has none)
+/// and `.suffix` (`spec.toml` with `formalized.toml` gives `spec.formalized.toml`).
+pub fn default_output(input: &std::path::Path, fallback: &str, suffix: &str) -> std::path::PathBuf {
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| fallback.into());
+    input.with_file_name(format!("{stem}.{suffix}"))
+}
+
 /// Writes `text` to a new file, atomically: refuses an input file (compared by identity,
 /// so hard and symbolic links count) even with `force`, and an existing file unless `force`.
 pub fn write_new(

@@ -69,6 +69,25 @@ impl FeedbackMode {
     }
 }
 
+/// A feedback mode's name that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown feedback mode `{0}` (none, generic, requirements, counterexample)")]
+pub struct UnknownMode(pub String);
+
+/// A comma-separated list of feedback modes, each once, in the order given (empty
+/// items left out).
+pub fn parse_modes(list: &str) -> Result<Vec<FeedbackMode>, UnknownMode> {
+    let mut modes = Vec::new();
+    for m in list.split(',').filter(|m| !m.trim().is_empty()) {
+        match FeedbackMode::parse(m) {
+            Some(x) if !modes.contains(&x) => modes.push(x),
+            Some(_) => {}
+            None => return Err(UnknownMode(m.trim().to_string())),
+        }
+    }
+    Ok(modes)
+}
+
 /// Which requirements a question is about (the paper's three query types).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -154,6 +154,25 @@ pub struct RunOptions {
     pub force: bool,
 }
 
+/// The default run directory of a document: `DOC.vera` next to it.
+pub fn default_dir(doc: &Path) -> PathBuf {
+    let name = doc
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "document".into());
+    doc.with_file_name(format!("{name}.vera"))
+}
+
+/// The section numbers of `--sections` items (`5.`, ` 5.1 `): blanks and a final dot
+/// cut, empty items left out.
+pub fn parse_sections(items: &[String]) -> Vec<String> {
+    items
+        .iter()
+        .map(|s| s.trim().trim_end_matches('.').to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 /// What [`run`] tells its caller as it goes.
 #[derive(Debug, Clone)]
 pub enum Event {

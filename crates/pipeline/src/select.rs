@@ -12,6 +12,15 @@ pub struct Selection {
     pub limit: Option<usize>,
 }
 
+/// A comma-separated list of requirement ids (`R1, R2`), blanks trimmed and empty
+/// items left out.
+pub fn parse_ids(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect()
+}
+
 impl Selection {
     /// The first `limit` formalized requirements.
     pub fn first(limit: Option<usize>) -> Selection {

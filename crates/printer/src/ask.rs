@@ -23,9 +23,30 @@ pub struct Answer {
     pub roles: Option<reqs::ask::RolesView>,
 }
 
+/// The status one answer gives: entailed is ok, unknown an error, any other verdict a
+/// finding; a verdict other than the question's `expected` one is an error.
+fn answer_status(a: &Answer) -> Status {
+    let v = &a.verdict;
+    if a.question
+        .expected
+        .as_deref()
+        .is_some_and(|e| e != v.name())
+    {
+        return Status::Error;
+    }
+    match v {
+        reqs::Verdict::Entailed { .. } => Status::Ok,
+        reqs::Verdict::Unknown { .. } => Status::Error,
+        _ => Status::Findings,
+    }
+}
+
 /// The report of `vera ask` over `answers` (from the questions file `file`, if any);
 /// `worst` is the run's status as the command decided it.
-pub fn ask_report(answers: Vec<Answer>, file: Option<String>, worst: Status) -> Rendered<AskJson> {
+pub fn ask_report(answers: Vec<Answer>, file: Option<String>) -> Rendered<AskJson> {
+    let worst = answers
+        .iter()
+        .fold(Status::Ok, |w, a| w.worst(answer_status(a)));
     let mut o = String::new();
     let (mut agree, mut with_expectation) = (0, 0);
     for a in &answers {

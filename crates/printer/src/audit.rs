@@ -1354,3 +1354,32 @@ pub fn human_audit(
     closing_text(&mut o, report, cached);
     o
 }
+
+/// What to say of a file of another format (`reqs::input::Foreign`) given where a spec
+/// is expected: how `vera extract` reads it, and the spec to give instead.
+pub fn not_a_spec_hint(path: &std::path::Path, kind: reqs::input::Foreign) -> String {
+    use reqs::input::Foreign;
+    let shown = clean(&path.display().to_string());
+    let toml = clean(&path.with_extension("toml").display().to_string());
+    match kind {
+        Foreign::Req => {
+            let from = if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("req"))
+            {
+                ""
+            } else {
+                " --from req"
+            };
+            format!(
+                "{shown} is an Ultimate/Hanfor requirements file (.req), not a vera spec: import it with `vera extract {shown}{from} -o {toml}` (a timed spec, docs/extract.md), then give {toml}"
+            )
+        }
+        Foreign::Fret => format!(
+            "{shown} is not a vera spec (those are TOML): a FRET export is imported with `vera extract {shown} --timed -o {toml}` (its FRETish sentences as timed requirements) or listed with `vera extract {shown} -o {toml}`; then give {toml}"
+        ),
+        Foreign::Document => format!(
+            "{shown} is not a vera spec (those are TOML): `vera extract {shown} -o {toml}` lists its requirements as a spec to formalize; then give {toml}"
+        ),
+    }
+}

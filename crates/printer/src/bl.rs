@@ -222,6 +222,50 @@ fn exception_line(e: &bl::check::ExceptionUse) -> Option<String> {
     }
 }
 
+/// `vera bl check`'s line: the program's bindings, its inputs and its last binding.
+pub fn summary_text(path: &str, p: &bl::Program) -> String {
+    let inputs: Vec<&str> = p.inputs().collect();
+    format!(
+        "{}: {} bindings; inputs: {}; last binding: {}\n",
+        path,
+        p.lets.len(),
+        if inputs.is_empty() {
+            "none".to_string()
+        } else {
+            inputs.join(", ")
+        },
+        p.last_name().unwrap_or("none")
+    )
+}
+
+/// `vera bl eval`'s text: `output = value` for the one binding asked (which must be in
+/// `values`), or every binding's value in program order, names aligned.
+pub fn eval_text(p: &bl::Program, values: &bl::Values, output: Option<&str>) -> String {
+    let mut text = String::new();
+    match output {
+        Some(o) => {
+            if let Some(v) = values.get(o) {
+                let _ = writeln!(text, "{o} = {}", bl::format::value(v));
+            }
+        }
+        None => {
+            let width = p
+                .lets
+                .iter()
+                .map(|l| l.name.len())
+                .max()
+                .unwrap_or(0)
+                .min(40);
+            for l in &p.lets {
+                if let Some(v) = values.get(&l.name) {
+                    let _ = writeln!(text, "{:width$} = {}", l.name, bl::format::value(v));
+                }
+            }
+        }
+    }
+    text
+}
+
 /// The terminal text of a consistency check, in the style of Fig. 2 of the SIRNA paper.
 pub fn render_check(rep: &bl::check::Report) -> String {
     // Every line goes through `line`, which escapes control characters: names and

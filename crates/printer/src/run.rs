@@ -371,3 +371,25 @@ pub fn run_report(
     r.page = Some(page);
     Ok(r)
 }
+
+/// The line `vera run` prints on standard error for a stage's event.
+pub fn progress_line(e: &pipeline::run::Event) -> String {
+    use pipeline::run::Event;
+    match e {
+        Event::Stage {
+            index,
+            total,
+            name,
+            reused,
+            detail,
+        } => format!(
+            "[{index}/{total}] {name}: {}",
+            if *reused {
+                "up to date, reused"
+            } else {
+                detail
+            }
+        ),
+        Event::Done { name, line } => format!("      {name}: {line}"),
+    }
+}

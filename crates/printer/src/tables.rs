@@ -275,6 +275,20 @@ fn ambiguity_markdown(a: &AmbiguityExperiment) -> String {
     o
 }
 
+/// The LLM accounting in one line (requests, calls, cache hits, replayed answers and
+/// tokens), as commands print it on standard error after a run.
+pub fn accounting_line(a: &llm::Accounting) -> String {
+    format!(
+        "llm: {} requests, {} calls, {} cache hits, {} replayed, {} input + {} output tokens",
+        a.total.requests,
+        a.total.calls,
+        a.total.cache_hits,
+        a.total.replayed,
+        a.total.input_tokens,
+        a.total.output_tokens
+    )
+}
+
 /// The LLM accounting as a plain-text table, one line per stage and a total line.
 pub fn accounting(a: &llm::Accounting) -> String {
     let mut out = format!(
@@ -310,6 +324,24 @@ pub fn accounting(a: &llm::Accounting) -> String {
     }
     out.push_str(&row("total", &a.total));
     out
+}
+
+/// `vera llm ping`'s text: the endpoint asked, and its answer with the time it took.
+pub fn ping_text(
+    cfg: &llm::LlmConfig,
+    model: &str,
+    answer: &llm::Completion,
+    seconds: f64,
+) -> String {
+    format!(
+        "provider {:?}, endpoint {}, model {model}\nok: answered {:?} in {:.2} s ({:?}, {} retries)\n",
+        cfg.provider,
+        cfg.base_url(),
+        answer.text().trim(),
+        seconds,
+        answer.source,
+        answer.retries
+    )
 }
 
 #[cfg(test)]

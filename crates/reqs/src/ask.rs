@@ -89,6 +89,38 @@ pub fn load_questions(text: &str, name: &str) -> Result<Vec<Question>, logic::Di
         })
 }
 
+/// The problems of a list of questions, one per line: an id used twice, an
+/// `expected` that is not a verdict's name.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .0.join("\n"))]
+pub struct QuestionProblems(pub Vec<String>);
+
+/// Checks a list of questions before any is asked: ids unique, every `expected` a
+/// verdict (`entailed`, `not-entailed`, `scenario-impossible` or `unknown`).
+pub fn check_questions(questions: &[Question]) -> Result<(), QuestionProblems> {
+    let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for q in questions {
+        if !seen.insert(q.id.as_str()) {
+            problems.push(format!("question id `{}` is used twice", q.id));
+        }
+        if let Some(e) = &q.expected {
+            if !["entailed", "not-entailed", "scenario-impossible", "unknown"].contains(&e.as_str())
+            {
+                problems.push(format!(
+                    "question {}: expected = \"{e}\" is not a verdict (entailed, not-entailed, scenario-impossible or unknown)",
+                    q.id
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(QuestionProblems(problems))
+    }
+}
+
 /// Answers questions one after the other on one solver session.
 pub struct Asker<'a> {
     spec: &'a Spec,

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod equiv;
 pub mod forcing;
 pub mod generate;
+pub mod input;
 mod marco;
 pub mod mutate;
 pub mod realize;

@@ -172,6 +172,20 @@ impl Table {
         })
     }
 
+    /// The group row `row` belongs to under the key columns `keys`: each key's cell,
+    /// trimmed (keys this table has no column or cell for are left out).
+    pub fn group_of(&self, row: usize, keys: &[String]) -> crate::Group {
+        crate::Group(
+            keys.iter()
+                .filter_map(|k| {
+                    let c = self.column(k)?;
+                    let v = self.rows[row].cells.get(c)?.text.trim().to_string();
+                    Some((k.clone(), v))
+                })
+                .collect(),
+        )
+    }
+
     /// The index of the column named `name` (case and surrounding blanks ignored).
     pub fn column(&self, name: &str) -> Option<usize> {
         let n = name.trim().to_lowercase();

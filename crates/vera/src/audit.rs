@@ -2,7 +2,6 @@
 //! and scenario questions of the `reqs` crate.
 
 use anyhow::{bail, Context as _, Result};
-use report::Status;
 use reqs::ask::Verdict;
 use reqs::summary::summarize;
 use reqs::{AuditOptions, Spec};
@@ -13,21 +12,7 @@ use std::path::Path;
 /// another command would silently leave them out.
 pub fn load_spec(path: &Path, schema: Option<&Path>) -> Result<Spec> {
     let spec = load_spec_with(path, schema, |_| true)?;
-    let timed: Vec<&str> = spec
-        .requirements
-        .iter()
-        .filter(|r| r.timed.is_some() || r.dense.is_some())
-        .map(|r| r.id.as_str())
-        .take(5)
-        .collect();
-    if !timed.is_empty() {
-        bail!(
-            "{} has timed requirements ({}{}): only `vera audit` reads timed requirements so far, and this command would leave them out",
-            path.display(),
-            timed.join(", "),
-            if timed.len() == 5 { ", ..." } else { "" }
-        );
-    }
+    reqs::input::refuse_timed(path, &spec)?;
     Ok(spec)
 }
 
@@ -40,16 +25,7 @@ pub fn load_spec_timed(path: &Path, schema: Option<&Path>) -> Result<Spec> {
 /// dense time is refused rather than read as if its patterns were not there.
 pub fn load_spec_discrete(path: &Path, schema: Option<&Path>, command: &str) -> Result<Spec> {
     let spec = load_spec_timed(path, schema)?;
-    if spec
-        .time
-        .as_ref()
-        .is_some_and(|t| t.semantics == reqs::timed::Semantics::Dense)
-    {
-        bail!(
-            "{} is read in dense time (semantics = \"dense\"): `vera {command}` reads discrete timed specs only so far; `vera audit` reads it",
-            path.display()
-        );
-    }
+    reqs::input::refuse_dense(path, &spec, command)?;
     Ok(spec)
 }
 
@@ -62,15 +38,9 @@ pub fn load_spec_to_formalize(path: &Path, schema: Option<&Path>) -> Result<Spec
             || l.message.ends_with("is not used by any formula")
     };
     let spec = load_spec_with(path, schema, |l| !pending(l))?;
-    if spec
-        .time
-        .as_ref()
-        .is_some_and(|t| t.semantics == reqs::timed::Semantics::Dense)
-    {
-        bail!(
-            "{} is read in dense time (semantics = \"dense\"): `vera formalize` writes discrete timed patterns only so far",
-            path.display()
-        );
+    if reqs::input::is_dense(&spec) {
+        let path = path.to_path_buf();
+        return Err(reqs::input::UseError::DenseFormalize { path }.into());
     }
     let n = spec.warnings.0.iter().filter(|l| pending(l)).count();
     if n > 0 {
@@ -96,8 +66,8 @@ fn read_spec(
     schema: Option<&Path>,
     show: impl Fn(&logic::Located) -> bool,
 ) -> Result<Spec> {
-    if let Some(hint) = not_a_spec(path) {
-        bail!("{}", hint);
+    if let Some(kind) = reqs::input::foreign(path) {
+        bail!("{}", printer::audit::not_a_spec_hint(path, kind));
     }
     let is_csv = path
         .extension()
@@ -126,8 +96,9 @@ fn read_spec(
         Err(reqs::LoadError::Invalid(d)) => {
             // A `.req` file under another name: say what it is rather than list TOML
             // errors from line 1 on.
-            if looks_like_req(path) {
-                bail!("{}", req_hint(path));
+            if reqs::input::looks_like_req(path) {
+                let hint = printer::audit::not_a_spec_hint(path, reqs::input::Foreign::Req);
+                bail!("{}", hint);
             }
             eprintln!("{d}");
             let errors: Vec<crate::output::Diagnostic> =
@@ -166,59 +137,6 @@ fn read_spec(
         eprintln!("{shown}");
     }
     Ok(spec)
-}
-
-/// What to say of a file named like a source `vera extract` reads (an Ultimate `.req`
-/// file, a FRET export, a ReqIF file, a Markdown document) given where a spec is
-/// expected.
-fn not_a_spec(path: &Path) -> Option<String> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    let shown = crate::output::clean(&path.display().to_string());
-    let stem = path.with_extension("toml");
-    let toml = crate::output::clean(&stem.display().to_string());
-    match ext.as_str() {
-        "req" => Some(req_hint(path)),
-        "json" => Some(format!(
-            "{shown} is not a vera spec (those are TOML): a FRET export is imported with `vera extract {shown} --timed -o {toml}` (its FRETish sentences as timed requirements) or listed with `vera extract {shown} -o {toml}`; then give {toml}"
-        )),
-        "reqif" | "md" | "markdown" => Some(format!(
-            "{shown} is not a vera spec (those are TOML): `vera extract {shown} -o {toml}` lists its requirements as a spec to formalize; then give {toml}"
-        )),
-        _ => None,
-    }
-}
-
-/// Whether `path` reads like an Ultimate `.req` file: its first line that is not blank or
-/// a comment declares a variable (`Input x is bool`) or a constant (`CONST c is 5`).
-fn looks_like_req(path: &Path) -> bool {
-    let Ok(text) = safefile::read_text(path) else {
-        return false;
-    };
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#'))
-        .is_some_and(|l| {
-            let mut w = l.split_whitespace();
-            matches!(w.next(), Some("Input" | "Output" | "Internal" | "CONST"))
-                && w.next().is_some()
-                && w.next() == Some("is")
-        })
-}
-
-fn req_hint(path: &Path) -> String {
-    let shown = crate::output::clean(&path.display().to_string());
-    let toml = crate::output::clean(&path.with_extension("toml").display().to_string());
-    let from = if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("req"))
-    {
-        ""
-    } else {
-        " --from req"
-    };
-    format!(
-        "{shown} is an Ultimate/Hanfor requirements file (.req), not a vera spec: import it with `vera extract {shown}{from} -o {toml}` (a timed spec, docs/extract.md), then give {toml}"
-    )
 }
 
 /// [`load_spec`], its problems as bad input ([`crate::output::input_error`]).
@@ -289,45 +207,18 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     }))
 }
 
-/// True when the file is a TOML spec with a `[time]` table or a timed requirement.
-/// A file that does not load is not timed here: the plain path reports its problems
-/// (the same parser, so the same messages).
-fn is_timed(path: &Path) -> bool {
-    let is_toml = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    is_toml
-        && reqs::load(path).is_ok_and(|s| {
-            s.time.is_some()
-                || s.requirements
-                    .iter()
-                    .any(|r| r.timed.is_some() || r.dense.is_some())
-        })
-}
-
 /// [`load_or_report`] for the commands that check formulas: a spec without a single
 /// formalized requirement (an empty file, a CSV with only its header row) is reported
 /// as having nothing to check, never passed as "no findings".
 pub fn load_checkable(path: &Path, schema: Option<&Path>) -> anyhow::Result<Spec> {
     let spec = load_or_report(path, schema)?;
-    if spec.formalized().next().is_none() {
-        return Err(crate::output::input_error(anyhow::anyhow!(
-            "nothing to check: {} has {} requirement(s) and none with a formula{}",
-            path.display(),
-            spec.requirements.len(),
-            if spec.requirements.is_empty() {
-                ""
-            } else {
-                " (write formulas, or run `vera formalize`)"
-            }
-        )));
-    }
+    reqs::input::require_formula(path, &spec).map_err(|e| crate::output::input_error(e.into()))?;
     Ok(spec)
 }
 
 /// `vera audit SPEC`
 pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
-    if is_timed(&a.spec) {
+    if reqs::input::is_timed_file(&a.spec) {
         return audit_timed(a);
     }
     let (path, schema, solver) = (&a.spec, a.csv.schema.as_deref(), &a.solver);
@@ -365,7 +256,7 @@ pub fn audit(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
 
 /// `vera ask SPEC ...`
 pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
-    if is_timed(&args.spec) {
+    if reqs::input::is_timed_file(&args.spec) {
         return crate::timed_ask::ask(args);
     }
     let solver = &args.solver;
@@ -385,7 +276,6 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
     }
     let questions = questions_of(args)?;
     let mut results = Vec::new();
-    let mut worst = Status::Ok;
     for q in &questions {
         let scenario = parse(
             &format!("{} scenario", q.id),
@@ -404,13 +294,6 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         } else {
             None
         };
-        let code = match &verdict {
-            Verdict::Entailed { .. } => Status::Ok,
-            Verdict::Unknown { .. } => Status::Error,
-            _ => Status::Findings,
-        };
-        let mismatch = q.expected.as_deref().is_some_and(|e| e != verdict.name());
-        worst = worst.worst(if mismatch { Status::Error } else { code });
         results.push((q, scenario, claim, verdict, view));
     }
     let file = args.questions.as_ref().map(|q| q.display().to_string());
@@ -426,31 +309,13 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
             },
         )
         .collect();
-    Ok(Box::new(printer::ask::ask_report(answers, file, worst)))
+    Ok(Box::new(printer::ask::ask_report(answers, file)))
 }
 
 /// The questions of `vera ask`: the questions file, or the one `--claim`.
 pub(crate) fn questions_of(args: &crate::cli::AskArgs) -> Result<Vec<reqs::Question>> {
     let questions = questions_as_given(args)?;
-    let mut problems = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for q in &questions {
-        if !seen.insert(q.id.as_str()) {
-            problems.push(format!("question id `{}` is used twice", q.id));
-        }
-        if let Some(e) = &q.expected {
-            if !["entailed", "not-entailed", "scenario-impossible", "unknown"].contains(&e.as_str())
-            {
-                problems.push(format!(
-                    "question {}: expected = \"{e}\" is not a verdict (entailed, not-entailed, scenario-impossible or unknown)",
-                    q.id
-                ));
-            }
-        }
-    }
-    if !problems.is_empty() {
-        bail!("{}", problems.join("\n"));
-    }
+    reqs::ask::check_questions(&questions)?;
     Ok(questions)
 }
 

@@ -5,7 +5,6 @@ use crate::cli::SolverArgs;
 use anyhow::{bail, Context as _, Result};
 use bl::check::{check_consistency, Assumption, Bounds, CheckInput, SideSource};
 use logic::SourceFile;
-use std::fmt::Write as _;
 use std::path::Path;
 
 fn source(path: &Path) -> Result<SourceFile> {
@@ -30,24 +29,19 @@ fn program(path: &Path) -> Result<Option<(bl::Program, SourceFile)>> {
     }
 }
 
+/// Reads a bounds file (`--bounds`: mappings and ranges, JSON).
+pub(crate) fn read_bounds(path: &Path) -> Result<Bounds> {
+    let text = safefile::read_text(path)?;
+    Ok(Bounds::from_json(&path.display().to_string(), &text)?)
+}
+
 /// `vera bl check FILE`
 pub fn check(a: &crate::cli::BlCheckArgs) -> crate::output::Outcome {
     let path = a.file.as_path();
     let Some((p, _)) = program(path)? else {
         return Err(crate::output::Reported.into());
     };
-    let inputs: Vec<&str> = p.inputs().collect();
-    let text = format!(
-        "{}: {} bindings; inputs: {}; last binding: {}\n",
-        path.display(),
-        p.lets.len(),
-        if inputs.is_empty() {
-            "none".to_string()
-        } else {
-            inputs.join(", ")
-        },
-        p.last_name().unwrap_or("none")
-    );
+    let text = printer::bl::summary_text(&path.display().to_string(), &p);
     crate::output::text("bl check", text)
 }
 
@@ -84,42 +78,10 @@ pub fn eval(a: &crate::cli::BlEvalArgs) -> crate::output::Outcome {
     }
     let inputs = bl::inputs(&pairs)?;
     let values = bl::run(&p, &inputs)?;
-    let show = |v: &num_rational::BigRational| {
-        let exact = if v.is_integer() {
-            v.to_integer().to_string()
-        } else {
-            format!("{}/{}", v.numer(), v.denom())
-        };
-        match bl::format::number(v) {
-            Some(d) if d != exact => format!("{d} (= {exact})"),
-            Some(d) => d,
-            None => exact,
-        }
-    };
-    let mut text = String::new();
-    match output {
-        Some(o) => match values.get(o) {
-            Some(v) => {
-                let _ = writeln!(text, "{o} = {}", show(v));
-            }
-            None => bail!("`{o}` is not a binding of {}", path.display()),
-        },
-        None => {
-            let width = p
-                .lets
-                .iter()
-                .map(|l| l.name.len())
-                .max()
-                .unwrap_or(0)
-                .min(40);
-            for l in &p.lets {
-                if let Some(v) = values.get(&l.name) {
-                    let _ = writeln!(text, "{:width$} = {}", l.name, show(v));
-                }
-            }
-        }
+    if let Some(o) = output.filter(|o| !values.contains_key(*o)) {
+        bail!("`{o}` is not a binding of {}", path.display());
     }
-    crate::output::text("bl eval", text)
+    crate::output::text("bl eval", printer::bl::eval_text(&p, &values, output))
 }
 
 fn options(args: &crate::cli::ConsistencyArgs) -> bl::check::CheckOptions {
@@ -132,64 +94,6 @@ fn options(args: &crate::cli::ConsistencyArgs) -> bl::check::CheckOptions {
         o.map_same_named_inputs = false;
     }
     o
-}
-
-/// The accepted exceptions of a single check: the `exceptions.toml` next to the
-/// implementation (unless --no-exceptions) and those of --exceptions FILE whose
-/// pattern matches the implementation's folder (its path under the file's folder, or
-/// its name).
-fn single_exceptions(
-    args: &crate::cli::ConsistencyArgs,
-    imp: &Path,
-) -> Result<Vec<bl::exceptions::Exception>> {
-    let dir = match imp.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut out = if args.no_exceptions {
-        Vec::new()
-    } else {
-        bl::exceptions::for_case(&dir, &dir)?
-    };
-    if let Some(f) = &args.exceptions {
-        let base = f.parent().unwrap_or(Path::new(""));
-        let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let (dir_abs, base_abs) = (
-            abs(&dir),
-            abs(if base.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                base
-            }),
-        );
-        let rel = dir_abs
-            .strip_prefix(&base_abs)
-            .map(|r| r.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
-        let name = if rel.is_empty() {
-            dir_abs
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default()
-        } else {
-            rel
-        };
-        for e in bl::exceptions::load(f)? {
-            if !e.applies_to(&name) {
-                continue;
-            }
-            if out.iter().any(|x: &bl::exceptions::Exception| x.id == e.id) {
-                bail!(
-                    "exception `{}` of {} is also in {}",
-                    bl::diag::quote(&e.id),
-                    e.file,
-                    dir.join(bl::exceptions::FILE_NAME).display()
-                );
-            }
-            out.push(e);
-        }
-    }
-    Ok(out)
 }
 
 /// `vera consistency ...`
@@ -257,11 +161,7 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         bail!("give --impl B.bl (the implementation) to check against");
     };
     let imp_file = source(imp)?;
-    let imp_side = if imp.extension().is_some_and(|x| x == "bl") {
-        SideSource::Bl(imp_file)
-    } else {
-        SideSource::Smt(imp_file)
-    };
+    let imp_side = SideSource::implementation(imp, imp_file);
     let mut input = CheckInput::new(SideSource::Smt(nl_file.clone()), imp_side);
     input.nl_output = args.nl_output.clone().or(table_output).or_else(|| {
         if args.bounds.is_none() {
@@ -271,13 +171,11 @@ pub fn consistency(args: &crate::cli::ConsistencyArgs) -> crate::output::Outcome
         }
     });
     input.bl_output = args.impl_output.clone();
-    if let Some(b) = &args.bounds {
-        let text = safefile::read_text(b)?;
-        input.bounds = Some(Bounds::from_json(&b.display().to_string(), &text)?);
-    }
+    input.bounds = args.bounds.as_deref().map(read_bounds).transpose()?;
     input.assumptions = assumptions;
     input.assumptions.extend(table_hull);
-    input.exceptions = single_exceptions(args, imp)?;
+    input.exceptions =
+        bl::exceptions::for_single(imp, !args.no_exceptions, args.exceptions.as_deref())?;
     input.options = options(args);
     let (nl, imp) = (nl.display().to_string(), imp.display().to_string());
     let report = match check_consistency(&input, &solver.config()) {
@@ -327,13 +225,7 @@ fn batch(
             printer::bl::esc(&s.reason)
         );
     }
-    let bounds = match &args.bounds {
-        Some(b) => {
-            let text = safefile::read_text(b)?;
-            Some(Bounds::from_json(&b.display().to_string(), &text)?)
-        }
-        None => None,
-    };
+    let bounds = args.bounds.as_deref().map(read_bounds).transpose()?;
     let options = bl::batch::BatchOptions {
         check: options(args),
         assumptions,

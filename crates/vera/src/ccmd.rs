@@ -70,14 +70,7 @@ fn diagnostics(d: acsl::Diagnostics) -> anyhow::Error {
 
 /// A verifier error.
 fn wp_fail(e: acsl::WpError) -> anyhow::Error {
-    let kind = match &e {
-        acsl::WpError::FramaC { .. } => "frama_c",
-        acsl::WpError::Parse(_) => "syntax",
-        acsl::WpError::Flags(_) => "flags",
-        acsl::WpError::UnsupportedVersion { .. } => "frama_c_version",
-        acsl::WpError::ProcessLimit { .. } => "limit",
-        _ => "setup",
-    };
+    let kind = e.kind();
     let diags: Vec<DiagnosticJson> = match &e {
         acsl::WpError::FramaC { messages, .. } => messages
             .iter()
@@ -261,6 +254,35 @@ pub struct SynthArgs {
     pub output: crate::cli::TextOutputArgs,
 }
 
+/// The model client of `vera c synth`, its error shown.
+fn synth_client(a: &SynthArgs) -> Result<llm::Client> {
+    a.llm.client().map_err(|e| {
+        eprintln!("error: {e:#}");
+        crate::output::Reported.into()
+    })
+}
+
+/// The synthesis options the command line gives.
+fn synth_options(a: &SynthArgs, compiler_flags: Vec<String>) -> pipeline::csynth::SynthOptions {
+    pipeline::csynth::SynthOptions {
+        attempts: a.attempts.max(1),
+        strengthen: !a.no_strengthen,
+        refine_rounds: a.refine_rounds,
+        max_mutants: Some(a.max_mutants),
+        compiler_flags,
+        ..Default::default()
+    }
+}
+
+/// A synthesis that failed, shown (with a hint when the live model did not answer).
+fn synth_failed(a: &SynthArgs, e: pipeline::csynth::SynthError) -> anyhow::Error {
+    eprintln!("error: {e}");
+    if a.llm.replay.is_none() && matches!(e, pipeline::csynth::SynthError::Llm(_)) {
+        eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
+    }
+    crate::output::Reported.into()
+}
+
 /// `vera c synth FILE`, or `vera c synth FILE... --out-dir DIR`
 pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     use pipeline::csynth;
@@ -299,39 +321,18 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
         },
         None => None,
     };
-    let client = match a.llm.client() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return Err(crate::output::Reported.into());
-        }
-    };
+    let client = synth_client(a)?;
     let mut wp = a.wp.config();
     let compiler_flags = acsl::plan::unit_flags(path, &cpp(&a.cpp), &mut wp).map_err(plan_fail)?;
-    let opts = csynth::SynthOptions {
-        attempts: a.attempts.max(1),
-        strengthen: !a.no_strengthen,
-        refine_rounds: a.refine_rounds,
-        max_mutants: Some(a.max_mutants),
-        compiler_flags,
-        ..Default::default()
-    };
+    let opts = synth_options(a, compiler_flags);
     let human = a.output.format == crate::cli::TextFormat::Human;
     let mut log = |l: &str| {
         if human {
             eprintln!("{l}");
         }
     };
-    let outcome = match csynth::synthesize(&file, &client, &wp, &opts, &mut log) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            if a.llm.replay.is_none() && matches!(e, csynth::SynthError::Llm(_)) {
-                eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
-            }
-            return Err(crate::output::Reported.into());
-        }
-    };
+    let outcome =
+        csynth::synthesize(&file, &client, &wp, &opts, &mut log).map_err(|e| synth_failed(a, e))?;
     safefile::write_atomic(&out, outcome.text.as_bytes(), crate::files::force())?;
     let recall = match reference {
         Some(r) => {
@@ -359,19 +360,6 @@ pub fn synth(a: &SynthArgs) -> crate::output::Outcome {
     )?))
 }
 
-/// Where the annotated copy of own file `abs` goes under `dir`: at its path
-/// relative to the working directory, or its absolute path below `dir`.
-fn output_path(dir: &Path, abs: &Path, cwd: &Path) -> std::path::PathBuf {
-    match abs.strip_prefix(cwd) {
-        Ok(rel) => dir.join(rel),
-        Err(_) => dir.join(
-            abs.components()
-                .filter(|c| !matches!(c, std::path::Component::RootDir))
-                .collect::<std::path::PathBuf>(),
-        ),
-    }
-}
-
 /// `vera c synth FILE... --out-dir DIR`: the program's points of interest
 /// across its files, clauses written into copies of the sources and headers.
 fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
@@ -394,13 +382,7 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
     let wp = a.wp.config();
     let (program, pp) = load_program_with(&a.files, &a.cpp, &wp.frama_c)?;
     let ws = acsl::workspace::Workspace::new(&program, &pp).map_err(wp_fail)?;
-    let client = match a.llm.client() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            return Err(crate::output::Reported.into());
-        }
-    };
+    let client = synth_client(a)?;
     let cwd = std::env::current_dir().unwrap_or_default();
     let force = crate::files::force();
     // Checked before the (long) synthesis: no input is ever written, no existing
@@ -408,7 +390,7 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
     let outputs: Vec<(std::path::PathBuf, std::path::PathBuf)> = ws
         .originals()
         .keys()
-        .map(|p| (p.clone(), output_path(dir, p, &cwd)))
+        .map(|p| (p.clone(), acsl::workspace::copy_path(dir, p, &cwd)))
         .collect();
     for (orig, _) in &outputs {
         safefile::register_input(orig);
@@ -445,31 +427,17 @@ fn synth_program(a: &SynthArgs) -> crate::output::Outcome {
         );
     }
     safefile::plan_output(&report_path, force)?;
-    let opts = csynth::SynthOptions {
-        attempts: a.attempts.max(1),
-        strengthen: !a.no_strengthen,
-        refine_rounds: a.refine_rounds,
-        max_mutants: Some(a.max_mutants),
-        ..Default::default()
-    };
+    let opts = synth_options(a, Vec::new());
     let human = !json;
     let mut log = |l: &str| {
         if human {
             eprintln!("{l}");
         }
     };
-    let outcome = match csynth::synthesize_program(&ws, &client, &wp, &opts, &mut log) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            if a.llm.replay.is_none() && matches!(e, csynth::SynthError::Llm(_)) {
-                eprintln!("hint: with the local model, is it running? `scripts/local-llm start`");
-            }
-            return Err(crate::output::Reported.into());
-        }
-    };
+    let outcome = csynth::synthesize_program(&ws, &client, &wp, &opts, &mut log)
+        .map_err(|e| synth_failed(a, e))?;
     for (abs, text) in &outcome.files {
-        let out = output_path(dir, abs, &cwd);
+        let out = acsl::workspace::copy_path(dir, abs, &cwd);
         safefile::write_atomic(&out, text.as_bytes(), force)?;
     }
     let (json, report) = printer::c::synth_json(dir, outcome.report, None)?;

@@ -1477,47 +1477,6 @@ impl From<Format> for report::Format {
 }
 
 impl Command {
-    /// The command as typed, e.g. `c verify` (for messages).
-    fn name(&self) -> &'static str {
-        match self {
-            Command::Audit(_) => "audit",
-            Command::Ask(_) => "ask",
-            Command::Qa(_) => "qa",
-            Command::Roundtrip(_) => "roundtrip",
-            Command::Faults(_) => "faults",
-            Command::Eval(_) => "eval",
-            Command::Mutate(_) => "mutate",
-            Command::Consistency(_) => "consistency",
-            Command::DraftVariables(_) => "draft-variables",
-            Command::Equiv(_) => "equiv",
-            Command::Formalize(_) => "formalize",
-            Command::Ambiguity(_) => "ambiguity",
-            Command::Clarify(_) => "clarify",
-            Command::Bl(BlCommand::Check(_)) => "bl check",
-            Command::Bl(BlCommand::Fmt(_)) => "bl fmt",
-            Command::Bl(BlCommand::Encode(_)) => "bl encode",
-            Command::Bl(BlCommand::Eval(_)) => "bl eval",
-            Command::C(CCommand::Segments(_)) => "c segments",
-            Command::C(CCommand::Verify(_)) => "c verify",
-            Command::C(CCommand::Strength(_)) => "c strength",
-            Command::C(CCommand::Synth(_)) => "c synth",
-            Command::Llm(LlmCommand::Ping(_)) => "llm ping",
-            Command::Smt(SmtCommand::Check(_)) => "smt check",
-            Command::Smt(SmtCommand::Fmt(_)) => "smt fmt",
-            Command::Table(TableCommand::Check(_)) => "table check",
-            Command::Table(TableCommand::Smt(_)) => "table smt",
-            Command::Extract(_) => "extract",
-            Command::Schema(SchemaCommand::Draft(_)) => "schema draft",
-            Command::Run(_) => "run",
-            Command::Serve(_) => "serve",
-            Command::Tests(a) => match &a.command {
-                None => "tests",
-                Some(TestsCommand::Run(_)) => "tests run",
-                Some(TestsCommand::Cover(_)) => "tests cover",
-            },
-        }
-    }
-
     /// How the report is printed: `--format` and `-o` where the command has them;
     /// commands that write their own file take `--format` only, the text commands
     /// print text.
@@ -1643,10 +1602,22 @@ impl Command {
     }
 }
 
+/// The command as typed, e.g. `c verify` (for messages): the names of the subcommands
+/// in `m`, outermost first.
+pub fn command_name(m: &clap::ArgMatches) -> String {
+    let mut names = Vec::new();
+    let mut m = m;
+    while let Some((n, sub)) = m.subcommand() {
+        names.push(n);
+        m = sub;
+    }
+    names.join(" ")
+}
+
 /// Runs a parsed command line: the command's report is rendered by
 /// [`crate::output::emit`], and its status becomes the exit code here, the one place
 /// where that happens (errors that are not reports exit 2 in `main`).
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub fn run(cli: Cli, name: &str) -> anyhow::Result<ExitCode> {
     crate::files::set_csv_columns(cli.command.csv_columns().cloned());
     if let Command::Serve(a) = &cli.command {
         return crate::servecmd::serve(a);
@@ -1665,11 +1636,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let report = match cli.command.run() {
         Ok(r) => r,
         Err(e) => {
-            crate::output::emit_error(cli.command.name(), &e, &output);
+            crate::output::emit_error(name, &e, &output);
             return Ok(ExitCode::from(crate::output::EXIT_ERROR));
         }
     };
-    let status = crate::output::emit(cli.command.name(), report.as_ref(), &output)?;
+    let status = crate::output::emit(name, report.as_ref(), &output)?;
     Ok(ExitCode::from(status.exit_code()))
 }
 
@@ -1681,5 +1652,20 @@ mod tests {
     #[test]
     fn command_line_definition_is_valid() {
         super::Cli::command().debug_assert();
+    }
+
+    /// The name of a command in messages is the subcommands as typed.
+    #[test]
+    fn command_names_are_the_subcommands_as_typed() {
+        for (line, name) in [
+            (&["vera", "audit", "s.toml"][..], "audit"),
+            (&["vera", "c", "verify", "f.c"][..], "c verify"),
+            (&["vera", "tests", "s.toml"][..], "tests"),
+            (&["vera", "bl", "fmt", "p.bl"][..], "bl fmt"),
+            (&["vera", "schema", "draft", "r.md"][..], "schema draft"),
+        ] {
+            let m = super::Cli::command().try_get_matches_from(line).unwrap();
+            assert_eq!(super::command_name(&m), name);
+        }
     }
 }

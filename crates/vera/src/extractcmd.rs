@@ -52,6 +52,24 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
     Ok(Box::new(run))
 }
 
+/// An import that failed: every error on standard error, then one line that says so
+/// (with `hint` after it).
+fn not_imported(name: &str, errors: &[impl std::fmt::Display], hint: &str) -> anyhow::Error {
+    for e in errors {
+        eprintln!("{}", crate::output::clean(&e.to_string()));
+    }
+    eprintln!(
+        "error: {} cannot be imported: {} above{hint}",
+        crate::output::clean(name),
+        if errors.len() == 1 {
+            "the error"
+        } else {
+            "the errors"
+        }
+    );
+    crate::output::Reported.into()
+}
+
 /// `vera extract FILE.req`: the timed spec of `req_to_spec`. Its notes go to standard
 /// error (and into the spec as comments); its errors are listed all at once, each with
 /// its place, and exit with status 2.
@@ -78,21 +96,7 @@ fn import_req(a: &crate::cli::ExtractArgs, name: String) -> crate::output::Outco
     };
     let import = match extract::req_to_spec_with(&name, &text, &options) {
         Ok(i) => i,
-        Err(errors) => {
-            for e in &errors {
-                eprintln!("{}", crate::output::clean(&e.to_string()));
-            }
-            eprintln!(
-                "error: {} cannot be imported: {} above",
-                crate::output::clean(&name),
-                if errors.len() == 1 {
-                    "the error"
-                } else {
-                    "the errors"
-                }
-            );
-            return Err(crate::output::Reported.into());
-        }
+        Err(errors) => return Err(not_imported(&name, &errors, "")),
     };
     for n in &import.notes {
         eprintln!("note: {}", printer::extract::comment(n));
@@ -135,24 +139,12 @@ fn import_fret(
     let import = match extract::fret_to_spec(&name, &text, &options) {
         Ok(i) => i,
         Err(errors) => {
-            for e in &errors {
-                eprintln!("{}", crate::output::clean(&e.to_string()));
-            }
-            eprintln!(
-                "error: {} cannot be imported: {} above{}",
-                crate::output::clean(&name),
-                if errors.len() == 1 {
-                    "the error"
-                } else {
-                    "the errors"
-                },
-                if errors.iter().any(|e| e.requirement.is_some()) {
-                    " (--skip-unsupported imports the other requirements)"
-                } else {
-                    ""
-                }
-            );
-            return Err(crate::output::Reported.into());
+            let hint = if errors.iter().any(|e| e.requirement.is_some()) {
+                " (--skip-unsupported imports the other requirements)"
+            } else {
+                ""
+            };
+            return Err(not_imported(&name, &errors, hint));
         }
     };
     for e in &import.refused {

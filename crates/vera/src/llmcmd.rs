@@ -141,11 +141,6 @@ pub fn ping(a: &crate::cli::LlmPingArgs) -> crate::output::Outcome {
     cfg.replay = None;
     cfg.record = None;
     let model = cfg.model().unwrap_or_else(|_| "(no model set)".into());
-    let mut text = format!(
-        "provider {:?}, endpoint {}, model {model}\n",
-        cfg.provider,
-        cfg.base_url()
-    );
     let client = match cfg.client() {
         Ok(c) => c,
         Err(e) => {
@@ -156,14 +151,11 @@ pub fn ping(a: &crate::cli::LlmPingArgs) -> crate::output::Outcome {
     let start = std::time::Instant::now();
     match client.ping() {
         Ok(c) => {
-            text.push_str(&format!(
-                "ok: answered {:?} in {:.2} s ({:?}, {} retries)\n",
-                c.text().trim(),
-                start.elapsed().as_secs_f64(),
-                c.source,
-                c.retries
-            ));
-            crate::output::text("llm ping", text)
+            let seconds = start.elapsed().as_secs_f64();
+            crate::output::text(
+                "llm ping",
+                printer::tables::ping_text(&cfg, &model, &c, seconds),
+            )
         }
         Err(e) => {
             eprintln!("error: {e}");

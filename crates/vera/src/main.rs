@@ -48,7 +48,8 @@ fn main() -> ExitCode {
     }
     // Every command on a large stack: rule chains and formulas thousands of levels
     // deep (a nested `if` or `ite` per table row) must not exhaust it.
-    match logic::with_big_stack(|| cli::run(args)) {
+    let name = cli::command_name(&matches);
+    match logic::with_big_stack(|| cli::run(args, &name)) {
         Ok(code) => code,
         Err(e) => {
             if e.downcast_ref::<output::Reported>().is_none() {

@@ -6,7 +6,7 @@
 /// an error that is not a report (the rest come from [`report::Status::exit_code`]).
 pub const EXIT_ERROR: u8 = report::Status::Error.exit_code();
 
-pub use printer::text::{clean, excerpt, paint, Paint};
+pub use printer::text::{clean, excerpt};
 pub use printer::Rendered;
 
 /// The report of a command whose result is text.
@@ -38,40 +38,9 @@ pub fn emit(
     report: &dyn report::Report,
     out: &crate::cli::OutputArgs,
 ) -> anyhow::Result<report::Status> {
-    use report::Format as F;
-    let format = out.format.into();
-    let unsupported = || {
-        anyhow::anyhow!(
-            "`vera {command}` has no {} output; it writes {}",
-            report::Format::name(format),
-            offered(report)
-        )
-    };
-    let bytes: Vec<u8> = match format {
-        F::Human => {
-            let mut b = Vec::new();
-            report.human(&mut b)?;
-            b
-        }
-        F::Json => {
-            let mut s = report.json()?;
-            s.push('\n');
-            s.into_bytes()
-        }
-        F::Sarif => {
-            let f = report.findings().ok_or_else(unsupported)?;
-            let mut s = serde_json::to_string_pretty(&report::sarif::render(
-                &f,
-                env!("CARGO_PKG_VERSION"),
-            ))?;
-            s.push('\n');
-            s.into_bytes()
-        }
-        F::Junit => report::junit::render(&report.suites().ok_or_else(unsupported)?).into_bytes(),
-        F::Html => report::html::render(&report.page().ok_or_else(unsupported)?).into_bytes(),
-        F::Csv => report.csv().ok_or_else(unsupported)?.into_bytes(),
-    };
-    if format != F::Human {
+    let format: report::Format = out.format.into();
+    let bytes = printer::output::render(command, report, format, env!("CARGO_PKG_VERSION"))?;
+    if format != report::Format::Human {
         for n in report.notes() {
             eprintln!("note: {n}");
         }
@@ -123,32 +92,7 @@ pub fn input_error(e: anyhow::Error) -> anyhow::Error {
 }
 
 /// A located problem of a [`Failure`].
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Diagnostic {
-    /// The file, if known.
-    pub file: Option<String>,
-    /// The line (from 1), if known.
-    pub line: Option<usize>,
-    /// The column (from 1), if known.
-    pub column: Option<usize>,
-    /// What is wrong there.
-    pub message: String,
-}
-
-/// `vera.error.v1`.
-#[derive(serde::Serialize)]
-struct ErrorJson<'a> {
-    schema: &'static str,
-    command: &'a str,
-    error: ErrorBody<'a>,
-}
-
-#[derive(serde::Serialize)]
-struct ErrorBody<'a> {
-    kind: &'a str,
-    message: &'a str,
-    diagnostics: &'a [Diagnostic],
-}
+pub use printer::output::Diagnostic;
 
 /// Reports the error `e` of `vera COMMAND` (see [`Failure`]); errors that are not a
 /// `Failure` are of kind `error` (`input` when their text is already shown).
@@ -178,52 +122,14 @@ pub fn emit_error(command: &str, e: &anyhow::Error, out: &crate::cli::OutputArgs
     if !shown {
         eprintln!("error: {message}");
     }
-    let bytes = match out.format {
-        crate::cli::Format::Json => {
-            let body = ErrorJson {
-                schema: "vera.error.v1",
-                command,
-                error: ErrorBody {
-                    kind,
-                    message: &message,
-                    diagnostics: &diagnostics,
-                },
-            };
-            serde_json::to_string_pretty(&body).map(|s| s + "\n").ok()
-        }
-        crate::cli::Format::Sarif => {
-            let problems: Vec<(Option<String>, Option<usize>, String)> = diagnostics
-                .iter()
-                .map(|d| (d.file.clone(), d.line, d.message.clone()))
-                .collect();
-            serde_json::to_string_pretty(&report::sarif::render_failure(
-                &message,
-                &problems,
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .map(|s| s + "\n")
-            .ok()
-        }
-        crate::cli::Format::Junit => Some(report::junit::render(&[report::Suite {
-            name: format!("vera {command}"),
-            file: None,
-            cases: vec![report::Case {
-                name: format!("vera {command}"),
-                class: "vera".into(),
-                outcome: report::Outcome::Error {
-                    message: message.clone(),
-                    detail: diagnostics
-                        .iter()
-                        .map(|d| d.message.clone())
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                },
-                seconds: None,
-                output: None,
-            }],
-        }])),
-        _ => None,
-    };
+    let bytes = printer::output::render_error(
+        command,
+        kind,
+        &message,
+        &diagnostics,
+        out.format.into(),
+        env!("CARGO_PKG_VERSION"),
+    );
     let Some(bytes) = bytes else { return };
     let written = match out.file() {
         // The same rules as a report: never over an input, an existing file only with
@@ -235,24 +141,6 @@ pub fn emit_error(command: &str, e: &anyhow::Error, out: &crate::cli::OutputArgs
     if let Err(w) = written {
         eprintln!("error: the error report could not be written: {w}");
     }
-}
-
-/// The formats `report` offers, for the error message.
-fn offered(report: &dyn report::Report) -> String {
-    let mut v = vec!["human", "json"];
-    if report.findings().is_some() {
-        v.push("sarif");
-    }
-    if report.suites().is_some() {
-        v.push("junit");
-    }
-    if report.page().is_some() {
-        v.push("html");
-    }
-    if report.csv().is_some() {
-        v.push("csv");
-    }
-    v.join(", ")
 }
 
 /// Writes to standard output; a closed pipe ends the output quietly.

@@ -13,25 +13,12 @@ pub use crate::llmcmd::LlmArgs;
 
 /// A comma-separated list of requirement ids (`--only`).
 pub(crate) fn ids(only: &Option<String>) -> Option<Vec<String>> {
-    only.as_ref().map(|s| {
-        s.split(',')
-            .map(|x| x.trim().to_string())
-            .filter(|x| !x.is_empty())
-            .collect()
-    })
+    only.as_deref().map(pipeline::select::parse_ids)
 }
 
+/// The model's accounting on standard error.
 fn print_accounting(client: &llm::Client) {
-    let a = client.accounting();
-    eprintln!(
-        "llm: {} requests, {} calls, {} cache hits, {} replayed, {} input + {} output tokens",
-        a.total.requests,
-        a.total.calls,
-        a.total.cache_hits,
-        a.total.replayed,
-        a.total.input_tokens,
-        a.total.output_tokens
-    );
+    eprintln!("{}", printer::tables::accounting_line(&client.accounting()));
 }
 
 // ------------------------------------------------------------------ equiv
@@ -83,12 +70,9 @@ pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
 
 // ------------------------------------------------------------------ formalize
 
+/// The default output next to `input` (see [`pipeline::formalize::default_output`]).
 fn default_out(input: &Path, suffix: &str) -> PathBuf {
-    let stem = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| "spec".into());
-    input.with_file_name(format!("{stem}.{suffix}"))
+    pipeline::formalize::default_output(input, "spec", suffix)
 }
 
 /// `vera formalize SPEC_OR_CSV [--schema S] [-o OUT]`
@@ -213,22 +197,8 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
     }
     if let Some(pf) = &a.apply {
         let text = safefile::read_text(pf)?;
-        let file: ProposalsFile =
-            serde_json::from_str(&text).with_context(|| format!("{}", pf.display()))?;
-        if file.schema != "vera.clarify.v1" {
-            bail!("{}: not a vera.clarify.v1 proposals file", pf.display());
-        }
-        let stale = pipeline::clarify::not_applicable(&spec, &file.proposals);
-        if !stale.is_empty() {
-            let lines: Vec<String> = stale.iter().map(|n| format!("  {n}")).collect();
-            bail!(
-                "{}: {} accepted proposal(s) do not fit {} as it is now; nothing written (run vera clarify again, or set \"accepted\": false on them):\n{}",
-                pf.display(),
-                stale.len(),
-                a.spec.display(),
-                lines.join("\n")
-            );
-        }
+        let (name, spec_name) = (pf.display().to_string(), a.spec.display().to_string());
+        let file = ProposalsFile::read_for(&name, &text, &spec, &spec_name)?;
         let (out_text, changed) = pipeline::clarify::apply(&spec, &file.proposals);
         let out = a
             .out
@@ -272,12 +242,8 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
     let start = std::time::Instant::now();
     let rep = pipeline::clarify::clarify(&spec, &client, &solver.config(), &options, None)?;
     let seconds = start.elapsed().as_secs_f64();
-    let file = ProposalsFile {
-        schema: "vera.clarify.v1".into(),
-        file: a.spec.display().to_string(),
-        proposals: rep.proposals.clone(),
-    };
-    pipeline::formalize::write_new(&out, &serde_json::to_string_pretty(&file)?, &inputs, force)?;
+    let file = ProposalsFile::new(a.spec.display().to_string(), rep.proposals.clone());
+    pipeline::formalize::write_new(&out, &file.to_json()?, &inputs, force)?;
     print_accounting(&client);
     Ok(Box::new(printer::pipe::clarify_report(
         &a.spec,
@@ -302,17 +268,8 @@ fn clarify_timed(
     let start = std::time::Instant::now();
     let rep = pipeline::timed::clarify_timed(spec, client, &a.solver.config(), options, None)?;
     let seconds = start.elapsed().as_secs_f64();
-    let file = ProposalsFile {
-        schema: "vera.clarify.v1".into(),
-        file: a.spec.display().to_string(),
-        proposals: rep.proposals.clone(),
-    };
-    pipeline::formalize::write_new(
-        out,
-        &serde_json::to_string_pretty(&file)?,
-        inputs,
-        crate::files::force(),
-    )?;
+    let file = ProposalsFile::new(a.spec.display().to_string(), rep.proposals.clone());
+    pipeline::formalize::write_new(out, &file.to_json()?, inputs, crate::files::force())?;
     print_accounting(client);
     Ok(Box::new(printer::pipe::clarify_timed_report(
         &a.spec,
@@ -349,23 +306,17 @@ pub fn consistency_nl_text(
     };
     let imp_text = safefile::read_text(imp)?;
     let imp_file = logic::SourceFile::new(imp.display().to_string(), imp_text);
-    let imp_side = if imp.extension().is_some_and(|x| x == "bl") {
-        bl::check::SideSource::Bl(imp_file)
-    } else {
-        bl::check::SideSource::Smt(imp_file)
-    };
+    let imp_side = bl::check::SideSource::implementation(imp, imp_file);
     let mut input = bl::check::CheckInput::new(
         bl::check::SideSource::Smt(logic::SourceFile::new("nl", "")),
         imp_side,
     );
     input.bl_output = a.impl_output.clone();
-    if let Some(b) = &a.bounds {
-        let text = safefile::read_text(b)?;
-        input.bounds = Some(bl::check::Bounds::from_json(
-            &b.display().to_string(),
-            &text,
-        )?);
-    }
+    input.bounds = a
+        .bounds
+        .as_deref()
+        .map(crate::blcmd::read_bounds)
+        .transpose()?;
     input.assumptions = a
         .assume
         .iter()

@@ -8,7 +8,7 @@ use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use pipeline::eval::{EvalOptions, Experiment, FaultSource};
 use pipeline::faults::FaultyText;
-use pipeline::qa::{FeedbackMode, QaOptions, QaQuestion};
+use pipeline::qa::{QaOptions, QaQuestion};
 use pipeline::select::Selection;
 use report::Status;
 use std::path::{Path, PathBuf};
@@ -35,17 +35,7 @@ pub struct QaLoopArgs {
 
 impl QaLoopArgs {
     fn options(&self) -> Result<QaOptions> {
-        let mut modes = Vec::new();
-        for m in self.modes.split(',').filter(|m| !m.trim().is_empty()) {
-            match FeedbackMode::parse(m) {
-                Some(x) if !modes.contains(&x) => modes.push(x),
-                Some(_) => {}
-                None => bail!(
-                    "unknown feedback mode `{}` (none, generic, requirements, counterexample)",
-                    m.trim()
-                ),
-            }
-        }
+        let modes = pipeline::qa::parse_modes(&self.modes)?;
         if modes.is_empty() {
             bail!("--modes needs at least one feedback mode");
         }
@@ -180,16 +170,7 @@ pub struct ExperimentArgs {
 pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
     let (spec, args, model, solver) = (a.spec.as_path(), &a.eval, &a.llm, &a.solver);
     let spec = load_or_report(spec, None)?;
-    let mut experiments = Vec::new();
-    for e in args.experiments.split(',').filter(|e| !e.trim().is_empty()) {
-        match Experiment::parse(e) {
-            Some(x) => experiments.push(x),
-            None => bail!(
-                "unknown experiment `{}` (audit, roundtrip, mutation, qa, faults, ambiguity)",
-                e.trim()
-            ),
-        }
-    }
+    let experiments = pipeline::eval::parse_experiments(&args.experiments)?;
     let questions = match (&args.questions, experiments.contains(&Experiment::Qa)) {
         (Some(p), _) => load_questions(p, args.qa.limit_questions)?,
         (None, true) => bail!("the qa experiment needs --questions FILE"),

@@ -2,20 +2,15 @@
 //! ambiguity, round trip) in one resumable command, and their report.
 
 use pipeline::run::{Event, RunOptions};
-use std::path::{Path, PathBuf};
-
-fn default_dir(doc: &Path) -> PathBuf {
-    let name = doc
-        .file_name()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| "document".into());
-    doc.with_file_name(format!("{name}.vera"))
-}
+use std::path::Path;
 
 /// `vera run DOC`
 pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
     use crate::cli::Format;
-    let dir = a.dir.clone().unwrap_or_else(|| default_dir(&a.document));
+    let dir = a
+        .dir
+        .clone()
+        .unwrap_or_else(|| pipeline::run::default_dir(&a.document));
     // Refused before any work: formats the report has not, and outputs that would land
     // on the run's own files.
     if matches!(a.output.format, Format::Sarif | Format::Junit) {
@@ -46,12 +41,7 @@ pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
             );
         }
     }
-    let sections: Vec<String> = a
-        .sections
-        .iter()
-        .map(|s| s.trim().trim_end_matches('.').to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
+    let sections = pipeline::run::parse_sections(&a.sections);
     if !a.sections.is_empty() && sections.is_empty() {
         anyhow::bail!("--sections names no section (give numbers such as 5 or 5.1,5.2)");
     }
@@ -93,23 +83,7 @@ pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
         force: crate::files::force(),
     };
     let start = std::time::Instant::now();
-    let progress = |e: Event| match e {
-        Event::Stage {
-            index,
-            total,
-            name,
-            reused,
-            detail,
-        } => eprintln!(
-            "[{index}/{total}] {name}: {}",
-            if reused {
-                "up to date, reused".to_string()
-            } else {
-                detail
-            }
-        ),
-        Event::Done { name, line } => eprintln!("      {name}: {line}"),
-    };
+    let progress = |e: Event| eprintln!("{}", printer::run::progress_line(&e));
     let report = pipeline::run::run(&a.document, &client, &solver, &options, &progress)?;
     let seconds = start.elapsed().as_secs_f64();
     let acc = client.accounting();

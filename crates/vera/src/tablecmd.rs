@@ -40,19 +40,7 @@ pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
     // The group of each model-read row, as the check keys it.
     let reading_groups = readings
         .iter()
-        .map(|r| {
-            table::Group(
-                report
-                    .keys
-                    .iter()
-                    .filter_map(|k| {
-                        let c = t.column(k)?;
-                        let v = t.rows[r.row].cells.get(c)?.text.trim().to_string();
-                        Some((k.clone(), v))
-                    })
-                    .collect(),
-            )
-        })
+        .map(|r| t.group_of(r.row, &report.keys))
         .collect();
     Ok(Box::new(printer::table::TableRun {
         report,

@@ -25,16 +25,11 @@ pub(crate) fn load_problem(spec: &Path, s: &SuiteArgs) -> Result<Problem> {
     let mut p = if is_smt {
         let text = safefile::read_text(spec)?;
         let file = logic::SourceFile::new(spec.display().to_string(), text);
-        let bounds = match &s.bounds {
-            Some(b) => {
-                let text = safefile::read_text(b)?;
-                Some(
-                    bl::check::bounds::Bounds::from_json(&b.display().to_string(), &text)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?,
-                )
-            }
-            None => None,
-        };
+        let bounds = s
+            .bounds
+            .as_deref()
+            .map(crate::blcmd::read_bounds)
+            .transpose()?;
         if s.inputs.is_some() || s.roles.is_some() {
             bail!("--inputs and --roles are for specs; the inputs of a documentation side come from its definitions and --bounds");
         }
@@ -77,6 +72,22 @@ pub(crate) fn load_problem(spec: &Path, s: &SuiteArgs) -> Result<Problem> {
             .map_err(|e| anyhow::anyhow!("--step {st}: {e}"))?;
     }
     Ok(p)
+}
+
+/// The problem of a timed spec's sequences; the options of plain specs are refused.
+fn sequences_problem(path: &Path, s: &SuiteArgs, spec: reqs::Spec) -> Result<Problem> {
+    if s.inputs.is_some() || s.roles.is_some() || s.bounds.is_some() {
+        bail!("--inputs, --roles and --bounds are for plain specs; a timed spec's sequences use its own roles (role = \"input\")");
+    }
+    Problem::for_sequences(spec).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// A suite file that cannot be used: its problems on standard error, then the error.
+fn unusable(name: &str, problems: &[String]) -> anyhow::Error {
+    for l in problems {
+        eprintln!("error: {}", clean(l));
+    }
+    anyhow::anyhow!("{name} cannot be used: {} error(s) above", problems.len())
 }
 
 /// A timed spec, read when SPEC has a `[time]` table.
@@ -172,16 +183,9 @@ fn implementation(
                     return Err(crate::output::Reported.into());
                 }
             };
-            let bounds = match &a.suite.bounds {
-                Some(b) => Some(
-                    bl::check::bounds::Bounds::from_json(
-                        &b.display().to_string(),
-                        &safefile::read_text(b)?,
-                    )
-                    .map_err(|e| anyhow::anyhow!("{e}"))?,
-                ),
-                None => None,
-            };
+            let bounds = (a.suite.bounds.as_deref())
+                .map(crate::blcmd::read_bounds)
+                .transpose()?;
             Box::new(
                 BlProgram::new(
                     p,
@@ -260,12 +264,7 @@ fn cover(a: &TestsCoverArgs) -> crate::output::Outcome {
     let name = a.vectors.display().to_string();
     let vectors = match rbt::cover::read_vectors(&p, &name, &text) {
         Ok(v) => v,
-        Err(e) => {
-            for l in &e.0 {
-                eprintln!("error: {}", clean(l));
-            }
-            bail!("{name} cannot be used: {} error(s) above", e.0.len());
-        }
+        Err(e) => return Err(unusable(&name, &e.0)),
     };
     let start = std::time::Instant::now();
     let r = rbt::cover::cover(&p, &vectors, &a.solver.config(), !a.suite.no_boundaries)
@@ -300,11 +299,7 @@ fn generate_timed(spec: &reqs::Spec, a: &TestsArgs) -> crate::output::Outcome {
 
 /// `vera tests run` on a timed spec: the test sequences, made and run.
 fn run_sequences(a: &TestsRunArgs, spec: reqs::Spec) -> crate::output::Outcome {
-    if a.suite.inputs.is_some() || a.suite.roles.is_some() || a.suite.bounds.is_some() {
-        bail!("--inputs, --roles and --bounds are for plain specs; a timed spec's sequences use its own roles (role = \"input\")");
-    }
-    let p =
-        Problem::for_sequences(spec).map_err(|e| anyhow::anyhow!("{}: {e}", a.spec.display()))?;
+    let p = sequences_problem(&a.spec, &a.suite, spec)?;
     let (mut imp, tolerance) = implementation(&p, a)?;
     let start = std::time::Instant::now();
     let config = a.solver.config();
@@ -324,21 +319,12 @@ fn run_sequences(a: &TestsRunArgs, spec: reqs::Spec) -> crate::output::Outcome {
 /// `vera tests cover` on a timed spec: a suite of sequences measured against the
 /// shapes `vera tests` makes.
 fn cover_sequences(a: &TestsCoverArgs, spec: reqs::Spec) -> crate::output::Outcome {
-    if a.suite.inputs.is_some() || a.suite.roles.is_some() || a.suite.bounds.is_some() {
-        bail!("--inputs, --roles and --bounds are for plain specs; a timed spec's sequences use its own roles (role = \"input\")");
-    }
-    let p =
-        Problem::for_sequences(spec).map_err(|e| anyhow::anyhow!("{}: {e}", a.spec.display()))?;
+    let p = sequences_problem(&a.spec, &a.suite, spec)?;
     let text = safefile::read_text(&a.vectors)?;
     let name = a.vectors.display().to_string();
     let suite = match rbt::timed_cover::read_sequences(&p, &name, &text) {
         Ok(v) => v,
-        Err(e) => {
-            for l in &e.0 {
-                eprintln!("error: {}", clean(l));
-            }
-            bail!("{name} cannot be used: {} error(s) above", e.0.len());
-        }
+        Err(e) => return Err(unusable(&name, &e.0)),
     };
     let start = std::time::Instant::now();
     let config = a.solver.config();

@@ -52,6 +52,18 @@ pub enum SideSource {
     Bl(SourceFile),
 }
 
+impl SideSource {
+    /// The implementation side read from `path`: a BL program when its extension is
+    /// `bl`, SMT-LIB otherwise.
+    pub fn implementation(path: &std::path::Path, file: SourceFile) -> SideSource {
+        if path.extension().is_some_and(|x| x == "bl") {
+            SideSource::Bl(file)
+        } else {
+            SideSource::Smt(file)
+        }
+    }
+}
+
 /// A named assumption: an SMT-LIB predicate added to Ψ to mark a discrepancy as
 /// intended (e.g. `sin_exception=(< bl.sin 900000000)`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

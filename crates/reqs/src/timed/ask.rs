@@ -148,6 +148,81 @@ pub fn parse_scenario(
         .collect()
 }
 
+/// A question over time, read: its scenario and its claim as facts.
+#[derive(Debug, Clone)]
+pub struct ReadQuestion<'q> {
+    /// The question as written.
+    pub question: &'q crate::Question,
+    /// Its scenario's facts (none for an empty scenario).
+    pub scenario: Vec<Fact>,
+    /// Its claim's facts (at least one).
+    pub claim: Vec<Fact>,
+}
+
+impl ReadQuestion<'_> {
+    /// The last step the question speaks of: its runs need at least this many steps.
+    pub fn last_step(&self) -> usize {
+        self.scenario
+            .iter()
+            .chain(&self.claim)
+            .map(|f| f.to)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Reads every question before any is asked, so that all problems are reported at
+/// once. A problem is placed by the question's id when the questions come from a file
+/// (`from_file`), else by the command-line option (`--scenario`, `--claim`).
+pub fn read_questions<'q>(
+    spec: &Spec,
+    tb: &TimeBase,
+    questions: &'q [crate::Question],
+    from_file: bool,
+) -> Result<Vec<ReadQuestion<'q>>, crate::ask::QuestionProblems> {
+    let mut read = Vec::new();
+    let mut problems = Vec::new();
+    let scenario_of = |id: &str| match from_file {
+        true => format!("question {id}, scenario"),
+        false => "--scenario".to_string(),
+    };
+    let claim_of = |id: &str| match from_file {
+        true => format!("question {id}, claim"),
+        false => "--claim".to_string(),
+    };
+    for q in questions {
+        let scenario = parse_scenario(
+            spec,
+            tb,
+            &scenario_of(&q.id),
+            q.scenario.as_deref().unwrap_or(""),
+        );
+        let claim = match &q.claim {
+            Some(c) => parse_scenario(spec, tb, &claim_of(&q.id), c).and_then(|facts| {
+                if facts.is_empty() {
+                    Err(format!("{}: the claim has no fact", claim_of(&q.id)))
+                } else {
+                    Ok(facts)
+                }
+            }),
+            None => Err(format!("question {} has no claim", q.id)),
+        };
+        match (scenario, claim) {
+            (Ok(scenario), Ok(claim)) => read.push(ReadQuestion {
+                question: q,
+                scenario,
+                claim,
+            }),
+            (s, c) => problems.extend(s.err().into_iter().chain(c.err())),
+        }
+    }
+    if problems.is_empty() {
+        Ok(read)
+    } else {
+        Err(crate::ask::QuestionProblems(problems))
+    }
+}
+
 /// The answer to a question over time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]

@@ -1,0 +1,171 @@
+//! The bytes a command writes: its report rendered in the format asked ([`render`]),
+//! or, when it failed, the error report in that format ([`render_error`]: a
+//! `vera.error.v1` payload, a SARIF log whose invocation failed, a JUnit suite with one
+//! erroring case).
+
+use report::{Format, Report};
+
+/// Why a report cannot be rendered in the format asked.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The command's report has no such rendering.
+    #[error("`vera {command}` has no {format} output; it writes {offered}")]
+    Unsupported {
+        /// The command as typed, e.g. `c verify`.
+        command: String,
+        /// The format asked.
+        format: &'static str,
+        /// The formats the report offers, comma-separated.
+        offered: String,
+    },
+    /// The text could not be written.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The JSON could not be written.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
+/// Renders the report of `vera COMMAND` in `format`; `tool_version` is the version a
+/// SARIF log names.
+pub fn render(
+    command: &str,
+    report: &dyn Report,
+    format: Format,
+    tool_version: &str,
+) -> Result<Vec<u8>, RenderError> {
+    let unsupported = || RenderError::Unsupported {
+        command: command.to_string(),
+        format: format.name(),
+        offered: offered(report),
+    };
+    Ok(match format {
+        Format::Human => {
+            let mut b = Vec::new();
+            report.human(&mut b)?;
+            b
+        }
+        Format::Json => {
+            let mut s = report.json()?;
+            s.push('\n');
+            s.into_bytes()
+        }
+        Format::Sarif => {
+            let f = report.findings().ok_or_else(unsupported)?;
+            let mut s = serde_json::to_string_pretty(&report::sarif::render(&f, tool_version))?;
+            s.push('\n');
+            s.into_bytes()
+        }
+        Format::Junit => {
+            report::junit::render(&report.suites().ok_or_else(unsupported)?).into_bytes()
+        }
+        Format::Html => report::html::render(&report.page().ok_or_else(unsupported)?).into_bytes(),
+        Format::Csv => report.csv().ok_or_else(unsupported)?.into_bytes(),
+    })
+}
+
+/// The formats `report` offers, for the error message.
+fn offered(report: &dyn Report) -> String {
+    let mut v = vec!["human", "json"];
+    if report.findings().is_some() {
+        v.push("sarif");
+    }
+    if report.suites().is_some() {
+        v.push("junit");
+    }
+    if report.page().is_some() {
+        v.push("html");
+    }
+    if report.csv().is_some() {
+        v.push("csv");
+    }
+    v.join(", ")
+}
+
+/// A located problem of a failed command.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Diagnostic {
+    /// The file, if known.
+    pub file: Option<String>,
+    /// The line (from 1), if known.
+    pub line: Option<usize>,
+    /// The column (from 1), if known.
+    pub column: Option<usize>,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// `vera.error.v1`.
+#[derive(serde::Serialize)]
+struct ErrorJson<'a> {
+    schema: &'static str,
+    command: &'a str,
+    error: ErrorBody<'a>,
+}
+
+/// The `error` object of `vera.error.v1`.
+#[derive(serde::Serialize)]
+struct ErrorBody<'a> {
+    kind: &'a str,
+    message: &'a str,
+    diagnostics: &'a [Diagnostic],
+}
+
+/// The error report of `vera COMMAND` in `format` (`kind` in one word, the message and
+/// the located problems), or `None` for the formats that have none (the error is then
+/// only on standard error).
+pub fn render_error(
+    command: &str,
+    kind: &str,
+    message: &str,
+    diagnostics: &[Diagnostic],
+    format: Format,
+    tool_version: &str,
+) -> Option<String> {
+    match format {
+        Format::Json => {
+            let body = ErrorJson {
+                schema: "vera.error.v1",
+                command,
+                error: ErrorBody {
+                    kind,
+                    message,
+                    diagnostics,
+                },
+            };
+            serde_json::to_string_pretty(&body).map(|s| s + "\n").ok()
+        }
+        Format::Sarif => {
+            let problems: Vec<(Option<String>, Option<usize>, String)> = diagnostics
+                .iter()
+                .map(|d| (d.file.clone(), d.line, d.message.clone()))
+                .collect();
+            serde_json::to_string_pretty(&report::sarif::render_failure(
+                message,
+                &problems,
+                tool_version,
+            ))
+            .map(|s| s + "\n")
+            .ok()
+        }
+        Format::Junit => Some(report::junit::render(&[report::Suite {
+            name: format!("vera {command}"),
+            file: None,
+            cases: vec![report::Case {
+                name: format!("vera {command}"),
+                class: "vera".into(),
+                outcome: report::Outcome::Error {
+                    message: message.to_string(),
+                    detail: diagnostics
+                        .iter()
+                        .map(|d| d.message.clone())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                },
+                seconds: None,
+                output: None,
+            }],
+        }])),
+        _ => None,
+    }
+}

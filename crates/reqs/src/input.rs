@@ -1,0 +1,162 @@
+//! What a command may be given as a spec: files of another format named where a spec
+//! is expected (an Ultimate `.req` file, a FRET export, a document), and the refusals
+//! of a loaded spec a command cannot read in full (timed requirements it would leave
+//! out, dense time, no formula to check).
+
+use crate::Spec;
+use std::path::{Path, PathBuf};
+
+/// A file of another format that `vera extract` reads, given where a spec is expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Foreign {
+    /// An Ultimate/Hanfor requirements file (`.req`, or a file that reads like one).
+    Req,
+    /// A JSON file: a FRET export.
+    Fret,
+    /// A ReqIF file or a Markdown document.
+    Document,
+}
+
+/// The foreign format `path`'s extension names (`.req`, `.json`, `.reqif`, `.md`,
+/// `.markdown`, any case), if any.
+pub fn foreign(path: &Path) -> Option<Foreign> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "req" => Some(Foreign::Req),
+        "json" => Some(Foreign::Fret),
+        "reqif" | "md" | "markdown" => Some(Foreign::Document),
+        _ => None,
+    }
+}
+
+/// Whether `path` reads like an Ultimate `.req` file: its first line that is not blank or
+/// a comment declares a variable (`Input x is bool`) or a constant (`CONST c is 5`).
+pub fn looks_like_req(path: &Path) -> bool {
+    let Ok(text) = safefile::read_text(path) else {
+        return false;
+    };
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#'))
+        .is_some_and(|l| {
+            let mut w = l.split_whitespace();
+            matches!(w.next(), Some("Input" | "Output" | "Internal" | "CONST"))
+                && w.next().is_some()
+                && w.next() == Some("is")
+        })
+}
+
+/// True when the file is a TOML spec with a `[time]` table or a timed requirement.
+/// A file that does not load is not timed here: the plain path reports its problems
+/// (the same parser, so the same messages).
+pub fn is_timed_file(path: &Path) -> bool {
+    let is_toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    is_toml
+        && crate::load(path).is_ok_and(|s| {
+            s.time.is_some()
+                || s.requirements
+                    .iter()
+                    .any(|r| r.timed.is_some() || r.dense.is_some())
+        })
+}
+
+/// Why a loaded spec cannot be used by a command.
+#[derive(Debug, thiserror::Error)]
+pub enum UseError {
+    /// The spec has timed requirements the command would leave out (the first five).
+    #[error(
+        "{} has timed requirements ({}{}): only `vera audit` reads timed requirements so far, and this command would leave them out",
+        .path.display(),
+        .ids.join(", "),
+        if .ids.len() == 5 { ", ..." } else { "" }
+    )]
+    TimedLeftOut {
+        /// The spec file.
+        path: PathBuf,
+        /// The ids of its first (at most five) timed requirements.
+        ids: Vec<String>,
+    },
+    /// The spec is read in dense time and the command reads discrete time only.
+    #[error(
+        "{} is read in dense time (semantics = \"dense\"): `vera {command}` reads discrete timed specs only so far; `vera audit` reads it",
+        .path.display()
+    )]
+    Dense {
+        /// The spec file.
+        path: PathBuf,
+        /// The command, e.g. `ask`.
+        command: String,
+    },
+    /// The spec is read in dense time and formalization writes discrete patterns only.
+    #[error(
+        "{} is read in dense time (semantics = \"dense\"): `vera formalize` writes discrete timed patterns only so far",
+        .path.display()
+    )]
+    DenseFormalize {
+        /// The spec file.
+        path: PathBuf,
+    },
+    /// No requirement has a formula.
+    #[error(
+        "nothing to check: {} has {requirements} requirement(s) and none with a formula{}",
+        .path.display(),
+        if *.requirements == 0 { "" } else { " (write formulas, or run `vera formalize`)" }
+    )]
+    NothingToCheck {
+        /// The spec file.
+        path: PathBuf,
+        /// How many requirements it has.
+        requirements: usize,
+    },
+}
+
+/// Refuses a spec (read from `path`) with timed requirements, for the commands that
+/// would silently leave them out.
+pub fn refuse_timed(path: &Path, spec: &Spec) -> Result<(), UseError> {
+    let ids: Vec<String> = spec
+        .requirements
+        .iter()
+        .filter(|r| r.timed.is_some() || r.dense.is_some())
+        .map(|r| r.id.clone())
+        .take(5)
+        .collect();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    Err(UseError::TimedLeftOut {
+        path: path.to_path_buf(),
+        ids,
+    })
+}
+
+/// Whether the spec is read in dense time (`[time] semantics = "dense"`).
+pub fn is_dense(spec: &Spec) -> bool {
+    spec.time
+        .as_ref()
+        .is_some_and(|t| t.semantics == crate::timed::Semantics::Dense)
+}
+
+/// Refuses a spec read in dense time for `vera COMMAND`, which reads discrete time only.
+pub fn refuse_dense(path: &Path, spec: &Spec, command: &str) -> Result<(), UseError> {
+    if is_dense(spec) {
+        return Err(UseError::Dense {
+            path: path.to_path_buf(),
+            command: command.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a spec without a single formalized requirement (an empty file, a CSV with
+/// only its header row): it has nothing to check, which is not "no findings".
+pub fn require_formula(path: &Path, spec: &Spec) -> Result<(), UseError> {
+    if spec.formalized().next().is_none() {
+        return Err(UseError::NothingToCheck {
+            path: path.to_path_buf(),
+            requirements: spec.requirements.len(),
+        });
+    }
+    Ok(())
+}
