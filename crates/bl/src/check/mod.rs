@@ -1090,21 +1090,22 @@ impl Sides<'_> {
             }
             for l in s {
                 let x = numeric(var_of(self.side(l), qualified(v).1).expect("resolved"));
-                if let Some(m) = min {
-                    let op = if min_inclusive.unwrap_or(true) {
+                let (lower, upper) = (
+                    if min_inclusive.unwrap_or(true) {
                         Op::Ge
                     } else {
                         Op::Gt
-                    };
-                    psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
-                }
-                if let Some(m) = max {
-                    let op = if max_inclusive.unwrap_or(false) {
+                    },
+                    if max_inclusive.unwrap_or(false) {
                         Op::Le
                     } else {
                         Op::Lt
-                    };
-                    psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
+                    },
+                );
+                for (op, bound) in [(lower, min), (upper, max)] {
+                    if let Some(m) = bound {
+                        psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
+                    }
                 }
             }
         }
