@@ -584,6 +584,128 @@ fn line_marker(line: &str) -> Option<(usize, String)> {
     None
 }
 
+/// An error about a whole file (or about none), at line 0.
+fn unplaced(message: String, file: Option<PathBuf>) -> Diagnostic {
+    Diagnostic {
+        line: 0,
+        column: 0,
+        message,
+        file,
+    }
+}
+
+/// Runs the preprocessor on `unit` (registering every file it opened as an input);
+/// its output, or the errors.
+fn preprocess(unit: &Unit, pp: &Preprocessor, cwd: &Path) -> Result<String, Vec<Diagnostic>> {
+    if !unit.source.is_file() {
+        return Err(vec![unplaced(
+            "no such C file".into(),
+            Some(unit.source.clone()),
+        )]);
+    }
+    let dir = tempfile::tempdir()
+        .map_err(|e| vec![unplaced(format!("temporary directory: {e}"), None)])?;
+    let deps = dir.path().join("deps.d");
+    let run = util::run_limited(
+        pp.command(unit, &deps),
+        dir.path(),
+        None,
+        Duration::from_secs(120),
+    );
+    // Every file the preprocessor opened is an input of the command, which
+    // no output may replace (the file names in line markers, below, too).
+    safefile::register_input(&unit.source);
+    if let Ok(list) = std::fs::read_to_string(&deps) {
+        for f in dependency_files(&list) {
+            safefile::register_input(&absolute(&unit.directory, &f));
+        }
+    }
+    let out = run.map_err(|e| {
+        let why = match e {
+            RunError::Spawn(e) => format!("cannot run `{}`: {e}", pp.program.display()),
+            RunError::Killed => "the preprocessor ran longer than 120 s".into(),
+            RunError::Io(e) => e.to_string(),
+        };
+        vec![unplaced(why, Some(unit.source.clone()))]
+    })?;
+    if !out.status.success() {
+        let mut found = compiler_errors(&out.stderr);
+        for d in &mut found {
+            if let Some(f) = &d.file {
+                d.file = Some(display_path(&f.display().to_string(), cwd));
+            }
+        }
+        if found.is_empty() {
+            found.push(unplaced(
+                format!(
+                    "the preprocessor failed: {}",
+                    out.stderr.lines().last().unwrap_or("").trim()
+                ),
+                Some(unit.source.clone()),
+            ));
+        }
+        return Err(found);
+    }
+    Ok(out.stdout)
+}
+
+/// The preprocessed units joined into one text, with the files their line markers
+/// name.
+#[derive(Default)]
+struct Joined {
+    text: String,
+    /// The files named, as shown.
+    files: Vec<PathBuf>,
+    /// The index of each file in `files`.
+    file_index: BTreeMap<PathBuf, usize>,
+    texts: Vec<UnitText>,
+}
+
+impl Joined {
+    /// Appends the preprocessed text `out` of `unit`: its line markers are blanked
+    /// (same length, so offsets do not move) and where they point is remembered.
+    fn append(&mut self, unit: &Unit, out: &str, cwd: &Path) {
+        let first_line = self.text.bytes().filter(|&b| b == b'\n').count() + 1;
+        let mut markers = Vec::new();
+        let mut lines = 0;
+        for (i, l) in out.split_inclusive('\n').enumerate() {
+            lines = i + 1;
+            match line_marker(l.trim_end_matches('\n')) {
+                Some((n, name)) => {
+                    // A name is relative to the directory the preprocessor ran in.
+                    let named = if name.starts_with('<') {
+                        PathBuf::from(&name)
+                    } else {
+                        let p = absolute(&unit.directory, &name);
+                        safefile::register_input(&p);
+                        p
+                    };
+                    let shown = display_path(&named.display().to_string(), cwd);
+                    let next = self.files.len();
+                    let idx = *self.file_index.entry(shown.clone()).or_insert(next);
+                    if idx == next {
+                        self.files.push(shown);
+                    }
+                    markers.push((i, idx, n));
+                    self.text
+                        .extend(l.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+                }
+                None => self.text.push_str(l),
+            }
+        }
+        if !self.text.ends_with('\n') {
+            self.text.push('\n');
+            lines += 1;
+        }
+        self.texts.push(UnitText {
+            unit: unit.clone(),
+            first_line,
+            lines,
+            markers,
+        });
+    }
+}
+
 impl Program {
     /// Preprocess every unit and parse them as one program. Errors of every unit
     /// (the preprocessor's, then syntax errors) come back together, located in
@@ -591,124 +713,12 @@ impl Program {
     pub fn load(units: &[Unit], pp: &Preprocessor) -> Result<Program, Diagnostics> {
         let cwd = std::env::current_dir().unwrap_or_default();
         let mut errors: Vec<Diagnostic> = Vec::new();
-        let mut files: Vec<PathBuf> = Vec::new();
-        let mut file_index: BTreeMap<PathBuf, usize> = BTreeMap::new();
-        let mut text = String::new();
-        let mut texts = Vec::new();
+        let mut joined = Joined::default();
         for unit in units {
-            if !unit.source.is_file() {
-                errors.push(Diagnostic {
-                    line: 0,
-                    column: 0,
-                    message: "no such C file".into(),
-                    file: Some(unit.source.clone()),
-                });
-                continue;
+            match preprocess(unit, pp, &cwd) {
+                Ok(out) => joined.append(unit, &out, &cwd),
+                Err(found) => errors.extend(found),
             }
-            let dir = match tempfile::tempdir() {
-                Ok(d) => d,
-                Err(e) => {
-                    errors.push(Diagnostic {
-                        line: 0,
-                        column: 0,
-                        message: format!("temporary directory: {e}"),
-                        file: None,
-                    });
-                    continue;
-                }
-            };
-            let deps = dir.path().join("deps.d");
-            let run = util::run_limited(
-                pp.command(unit, &deps),
-                dir.path(),
-                None,
-                Duration::from_secs(120),
-            );
-            // Every file the preprocessor opened is an input of the command, which
-            // no output may replace (the file names in line markers, below, too).
-            safefile::register_input(&unit.source);
-            if let Ok(list) = std::fs::read_to_string(&deps) {
-                for f in dependency_files(&list) {
-                    safefile::register_input(&absolute(&unit.directory, &f));
-                }
-            }
-            let out = match run {
-                Ok(o) => o,
-                Err(e) => {
-                    let why = match e {
-                        RunError::Spawn(e) => format!("cannot run `{}`: {e}", pp.program.display()),
-                        RunError::Killed => "the preprocessor ran longer than 120 s".into(),
-                        RunError::Io(e) => e.to_string(),
-                    };
-                    errors.push(Diagnostic {
-                        line: 0,
-                        column: 0,
-                        message: why,
-                        file: Some(unit.source.clone()),
-                    });
-                    continue;
-                }
-            };
-            if !out.status.success() {
-                let mut found = compiler_errors(&out.stderr);
-                for d in &mut found {
-                    if let Some(f) = &d.file {
-                        d.file = Some(display_path(&f.display().to_string(), &cwd));
-                    }
-                }
-                if found.is_empty() {
-                    found.push(Diagnostic {
-                        line: 0,
-                        column: 0,
-                        message: format!(
-                            "the preprocessor failed: {}",
-                            out.stderr.lines().last().unwrap_or("").trim()
-                        ),
-                        file: Some(unit.source.clone()),
-                    });
-                }
-                errors.extend(found);
-                continue;
-            }
-            // Blank the line markers (same length, so offsets do not move) and
-            // remember where they point.
-            let first_line = text.bytes().filter(|&b| b == b'\n').count() + 1;
-            let mut markers = Vec::new();
-            let mut lines = 0;
-            for (i, l) in out.stdout.split_inclusive('\n').enumerate() {
-                lines = i + 1;
-                match line_marker(l.trim_end_matches('\n')) {
-                    Some((n, name)) => {
-                        // A name is relative to the directory the preprocessor ran in.
-                        let named = if name.starts_with('<') {
-                            PathBuf::from(&name)
-                        } else {
-                            let p = absolute(&unit.directory, &name);
-                            safefile::register_input(&p);
-                            p
-                        };
-                        let shown = display_path(&named.display().to_string(), &cwd);
-                        let next = files.len();
-                        let idx = *file_index.entry(shown.clone()).or_insert(next);
-                        if idx == next {
-                            files.push(shown);
-                        }
-                        markers.push((i, idx, n));
-                        text.extend(l.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
-                    }
-                    None => text.push_str(l),
-                }
-            }
-            if !text.ends_with('\n') {
-                text.push('\n');
-                lines += 1;
-            }
-            texts.push(UnitText {
-                unit: unit.clone(),
-                first_line,
-                lines,
-                markers,
-            });
         }
         if !errors.is_empty() {
             return Err(Diagnostics {
@@ -716,6 +726,9 @@ impl Program {
                 items: errors,
             });
         }
+        let Joined {
+            text, files, texts, ..
+        } = joined;
         let libc = normalize(&pp.libc);
         let mut program = Program {
             units: texts,
@@ -732,29 +745,32 @@ impl Program {
                 program.file = f;
                 Ok(program)
             }
-            Err(d) => {
-                // A bracket an included file leaves open is that file's error, though
-                // the parser notices it only in the file that includes it.
-                // (Said only of a file where the parser found no error itself.)
-                let found: Vec<Diagnostic> = d
-                    .items
-                    .into_iter()
-                    .map(|mut e| {
-                        if let Some(o) = program.origin_of_line(e.line) {
-                            e.line = o.line;
-                            e.file = Some(o.file);
-                        }
-                        e
-                    })
-                    .collect();
-                let mut items: Vec<Diagnostic> = unbalanced_in_includes(&text, &program)
-                    .into_iter()
-                    .filter(|u| !found.iter().any(|f| f.file == u.file))
-                    .collect();
-                items.extend(found);
-                Err(Diagnostics { file: None, items })
-            }
+            Err(d) => Err(program.located(d, &text)),
         }
+    }
+
+    /// The syntax errors `d` of the joined `text`, located in the original files; a
+    /// bracket an included file leaves open is that file's error, though the parser
+    /// notices it only in the file that includes it (said only of a file where the
+    /// parser found no error itself).
+    fn located(&self, d: Diagnostics, text: &str) -> Diagnostics {
+        let found: Vec<Diagnostic> = d
+            .items
+            .into_iter()
+            .map(|mut e| {
+                if let Some(o) = self.origin_of_line(e.line) {
+                    e.line = o.line;
+                    e.file = Some(o.file);
+                }
+                e
+            })
+            .collect();
+        let mut items: Vec<Diagnostic> = unbalanced_in_includes(text, self)
+            .into_iter()
+            .filter(|u| !found.iter().any(|f| f.file == u.file))
+            .collect();
+        items.extend(found);
+        Diagnostics { file: None, items }
     }
 
     /// Where line `line` (1-based) of [`Program::file`]'s text came from.

@@ -690,48 +690,14 @@ pub fn strength_edited(
     detect(cfg)?;
     let program = ws.program();
     let cwd = std::env::current_dir().unwrap_or_default();
-    let own: BTreeSet<String> = program.functions().map(|i| i.name.clone()).collect();
-    if let Some(fs) = &opts.functions {
-        for f in fs {
-            if !own.contains(f) {
-                return Err(StrengthError::NoFunction(f.clone()));
-            }
-        }
-    }
-    let names: Vec<String> = opts
-        .functions
-        .clone()
-        .unwrap_or_else(|| own.iter().cloned().collect());
+    let names = function_names(program, opts)?;
     let mut tce_cfg = opts.tce.clone();
     if tce_cfg.cache_dir.is_none() {
         tce_cfg.cache_dir = cfg.cache_dir.clone();
     }
     let counters = Counters::default();
     let tce_counters = TceCounters::default();
-
-    // Mutants of each own file's text (its functions as written, macros
-    // unexpanded: the same mutants as for the file alone). A function of the
-    // program that no file defines as written (a macro invocation writes it)
-    // has no place for its mutants: they are counted, not assessed.
-    let mut placed: Vec<Placed> = Vec::new();
-    let mut parsed: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
-    for (abs, text) in texts {
-        let shown = display_path(&abs.display().to_string(), &cwd);
-        let (ms, defined) = source_mutants(text, Some(&names), &opts.operators);
-        parsed.insert(abs.clone(), defined);
-        placed.extend(ms.into_iter().map(|m| (abs.clone(), shown.clone(), m)));
-    }
-    let mut not_in_source = 0;
-    for m in mutants(&program.file, Some(&names), &opts.operators) {
-        let written = program
-            .origin(m.start)
-            .map(|o| normalize(&cwd.join(o.file)))
-            .and_then(|o| parsed.get(&o))
-            .is_some_and(|defined| defined.contains(&m.function));
-        if !written {
-            not_in_source += 1;
-        }
-    }
+    let (mut placed, not_in_source) = placed_mutants(program, texts, &names, opts, &cwd);
     for (i, (_, _, m)) in placed.iter_mut().enumerate() {
         m.id = i;
     }
@@ -747,22 +713,7 @@ pub fn strength_edited(
         seg.functions.iter().any(|f| mutated_functions.contains(f))
     });
     let originals: &Edited = texts;
-    let mut base_runs = Vec::new();
-    for (seg, _) in &work {
-        base_runs.push(ws.run(originals, seg, cfg, &counters)?);
-    }
-    let baseline = combine(&base_runs.iter().collect::<Vec<_>>());
-    let mut open_in_base: BTreeMap<String, Baseline> = BTreeMap::new();
-    let mut baseline_open = Vec::new();
-    let mut baseline_unproved_goals = Vec::new();
-    for ((seg, linked), run) in work.iter().zip(&base_runs) {
-        let bad = Baseline::of(run, linked, |p| (p.file.clone(), p.line));
-        baseline_open.extend(bad.properties.iter().cloned());
-        baseline_unproved_goals.extend(bad.goals.iter().cloned());
-        for f in &seg.functions {
-            open_in_base.insert(f.clone(), bad.clone());
-        }
-    }
+    let base = baselines(ws, originals, &work, cfg, &counters)?;
 
     // The objects of the unchanged units that mutants touch.
     let mut touched: Vec<usize> = considered
@@ -784,79 +735,25 @@ pub fn strength_edited(
         original_objects.insert(*u, c);
     }
 
-    // Mutants are verified without smoke tests (see `strength_file`).
-    let mutant_cfg = WpConfig {
-        smoke_tests: false,
-        ..cfg.clone()
+    let trial = Trial {
+        ws,
+        originals,
+        work: &work,
+        original_objects: &original_objects,
+        open_in_base: &base.open_in_base,
+        // Mutants are verified without smoke tests (see `strength_file`).
+        mutant_cfg: WpConfig {
+            smoke_tests: false,
+            ..cfg.clone()
+        },
+        tce_cfg: &tce_cfg,
+        counters: &counters,
+        tce_counters: &tce_counters,
+        cwd: &cwd,
     };
-    let empty = Baseline::default();
     let mut outcomes = Vec::new();
     for (abs, shown, m) in &considered {
-        let original = &originals[abs];
-        let mut edited = originals.clone();
-        edited.insert(abs.clone(), m.apply(original));
-        let units = ws.units_including(abs);
-        let objects = ws.compile(&edited, &units, &tce_cfg, &tce_counters)?;
-        let rejected = objects.iter().find_map(|c| match c {
-            Compiled::Rejected { message } => Some(message.clone()),
-            Compiled::Object { .. } => None,
-        });
-        let same = !units.is_empty()
-            && units.iter().zip(&objects).all(|(u, c)| {
-                original_objects
-                    .get(u)
-                    .is_some_and(|o| tce::compare(o, c) == Equivalence::Equivalent)
-            });
-        let fate = if let Some(message) = rejected {
-            Fate::DoesNotCompile { message }
-        } else if same {
-            Fate::Equivalent
-        } else if let Some((seg, linked)) =
-            work.iter().find(|(s, _)| s.functions.contains(&m.function))
-        {
-            match ws.run(&edited, seg, &mutant_cfg, &counters) {
-                Ok(run) => {
-                    let here = |f: &Option<String>| {
-                        f.as_deref()
-                            .is_some_and(|f| normalize(&cwd.join(f)) == *abs)
-                    };
-                    let mutated_lines = m.line..=m.line + m.original.matches('\n').count();
-                    judge(
-                        &run,
-                        linked,
-                        open_in_base.get(&m.function).unwrap_or(&empty),
-                        |p| {
-                            let line = if here(&p.file) {
-                                original_line(m, p.line).0
-                            } else {
-                                p.line
-                            };
-                            (p.file.clone(), line)
-                        },
-                        |p| here(&p.file) && mutated_lines.contains(&p.line),
-                    )
-                }
-                Err(WpError::FramaC { messages, .. }) => Fate::RejectedByFramaC {
-                    message: messages.join("\n"),
-                },
-                Err(e) => return Err(e.into()),
-            }
-        } else {
-            Fate::RejectedByFramaC {
-                message: format!("function `{}` has no segment", m.function),
-            }
-        };
-        let diff = if fate == Fate::Survived {
-            m.diff(original)
-        } else {
-            String::new()
-        };
-        outcomes.push(MutantOutcome {
-            file: Some(shown.clone()),
-            mutant: m.clone(),
-            fate,
-            diff,
-        });
+        outcomes.push(trial.outcome(abs, shown, m)?);
     }
     Ok(summarize(
         Summary {
@@ -864,14 +761,216 @@ pub fn strength_edited(
             files: program.sources(),
             not_in_source,
             generated,
-            baseline,
-            baseline_open,
-            baseline_unproved_goals,
+            baseline: base.verdict,
+            baseline_open: base.open,
+            baseline_unproved_goals: base.unproved_goals,
             mutated_functions,
             stats: stats(&counters, &tce_counters, start),
         },
         outcomes,
     ))
+}
+
+/// The functions to mutate: those the options name (each must be the program's own),
+/// else every function of the program.
+fn function_names(
+    program: &crate::project::Program,
+    opts: &StrengthOptions,
+) -> Result<Vec<String>, StrengthError> {
+    let own: BTreeSet<String> = program.functions().map(|i| i.name.clone()).collect();
+    if let Some(fs) = &opts.functions {
+        for f in fs {
+            if !own.contains(f) {
+                return Err(StrengthError::NoFunction(f.clone()));
+            }
+        }
+    }
+    Ok(opts
+        .functions
+        .clone()
+        .unwrap_or_else(|| own.iter().cloned().collect()))
+}
+
+/// Mutants of each own file's text (its functions as written, macros unexpanded: the
+/// same mutants as for the file alone), and how many mutants of the program have no
+/// place: a function that no file defines as written (a macro invocation writes it)
+/// has its mutants counted, not assessed.
+fn placed_mutants(
+    program: &crate::project::Program,
+    texts: &Edited,
+    names: &[String],
+    opts: &StrengthOptions,
+    cwd: &Path,
+) -> (Vec<Placed>, usize) {
+    let mut placed: Vec<Placed> = Vec::new();
+    let mut parsed: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    for (abs, text) in texts {
+        let shown = display_path(&abs.display().to_string(), cwd);
+        let (ms, defined) = source_mutants(text, Some(names), &opts.operators);
+        parsed.insert(abs.clone(), defined);
+        placed.extend(ms.into_iter().map(|m| (abs.clone(), shown.clone(), m)));
+    }
+    let mut not_in_source = 0;
+    for m in mutants(&program.file, Some(names), &opts.operators) {
+        let written = program
+            .origin(m.start)
+            .map(|o| normalize(&cwd.join(o.file)))
+            .and_then(|o| parsed.get(&o))
+            .is_some_and(|defined| defined.contains(&m.function));
+        if !written {
+            not_in_source += 1;
+        }
+    }
+    (placed, not_in_source)
+}
+
+/// What the unchanged program's runs leave unproved.
+struct Baselines {
+    /// The verdict of the unchanged segments.
+    verdict: Verdict,
+    /// What each function's segment leaves unproved.
+    open_in_base: BTreeMap<String, Baseline>,
+    /// The properties not proved.
+    open: Vec<OpenProperty>,
+    /// WP's names of the goals not proved.
+    unproved_goals: Vec<String>,
+}
+
+/// Runs the segments of `work` on the unchanged texts.
+fn baselines(
+    ws: &Workspace,
+    originals: &Edited,
+    work: &[(crate::segment::Segment, Vec<String>)],
+    cfg: &WpConfig,
+    counters: &Counters,
+) -> Result<Baselines, StrengthError> {
+    let mut base_runs = Vec::new();
+    for (seg, _) in work {
+        base_runs.push(ws.run(originals, seg, cfg, counters)?);
+    }
+    let verdict = combine(&base_runs.iter().collect::<Vec<_>>());
+    let mut open_in_base: BTreeMap<String, Baseline> = BTreeMap::new();
+    let mut open = Vec::new();
+    let mut unproved_goals = Vec::new();
+    for ((seg, linked), run) in work.iter().zip(&base_runs) {
+        let bad = Baseline::of(run, linked, |p| (p.file.clone(), p.line));
+        open.extend(bad.properties.iter().cloned());
+        unproved_goals.extend(bad.goals.iter().cloned());
+        for f in &seg.functions {
+            open_in_base.insert(f.clone(), bad.clone());
+        }
+    }
+    Ok(Baselines {
+        verdict,
+        open_in_base,
+        open,
+        unproved_goals,
+    })
+}
+
+/// What judging one mutant of a program needs.
+struct Trial<'a, 'p> {
+    ws: &'a Workspace<'p>,
+    originals: &'a Edited,
+    /// The segments of the mutated functions, with the functions each links.
+    work: &'a [(crate::segment::Segment, Vec<String>)],
+    /// The objects of the unchanged units that mutants touch.
+    original_objects: &'a BTreeMap<usize, Compiled>,
+    open_in_base: &'a BTreeMap<String, Baseline>,
+    mutant_cfg: WpConfig,
+    tce_cfg: &'a TceConfig,
+    counters: &'a Counters,
+    tce_counters: &'a TceCounters,
+    cwd: &'a Path,
+}
+
+impl Trial<'_, '_> {
+    /// The outcome of mutant `m` of file `abs` (shown as `shown`): compiled unit by
+    /// unit for equivalence, then verified in its function's segment.
+    fn outcome(
+        &self,
+        abs: &Path,
+        shown: &Path,
+        m: &Mutant,
+    ) -> Result<MutantOutcome, StrengthError> {
+        let original = &self.originals[abs];
+        let mut edited = self.originals.clone();
+        edited.insert(abs.to_path_buf(), m.apply(original));
+        let units = self.ws.units_including(abs);
+        let objects = self
+            .ws
+            .compile(&edited, &units, self.tce_cfg, self.tce_counters)?;
+        let rejected = objects.iter().find_map(|c| match c {
+            Compiled::Rejected { message } => Some(message.clone()),
+            Compiled::Object { .. } => None,
+        });
+        let same = !units.is_empty()
+            && units.iter().zip(&objects).all(|(u, c)| {
+                self.original_objects
+                    .get(u)
+                    .is_some_and(|o| tce::compare(o, c) == Equivalence::Equivalent)
+            });
+        let fate = if let Some(message) = rejected {
+            Fate::DoesNotCompile { message }
+        } else if same {
+            Fate::Equivalent
+        } else {
+            self.verified(&edited, abs, m)?
+        };
+        let diff = if fate == Fate::Survived {
+            m.diff(original)
+        } else {
+            String::new()
+        };
+        Ok(MutantOutcome {
+            file: Some(shown.to_path_buf()),
+            mutant: m.clone(),
+            fate,
+            diff,
+        })
+    }
+
+    /// The fate of mutant `m` of file `abs` when the program with it (`edited`) is
+    /// verified in the mutated function's segment.
+    fn verified(&self, edited: &Edited, abs: &Path, m: &Mutant) -> Result<Fate, StrengthError> {
+        let Some((seg, linked)) = self
+            .work
+            .iter()
+            .find(|(s, _)| s.functions.contains(&m.function))
+        else {
+            return Ok(Fate::RejectedByFramaC {
+                message: format!("function `{}` has no segment", m.function),
+            });
+        };
+        match self.ws.run(edited, seg, &self.mutant_cfg, self.counters) {
+            Ok(run) => {
+                let here = |f: &Option<String>| {
+                    f.as_deref()
+                        .is_some_and(|f| normalize(&self.cwd.join(f)) == *abs)
+                };
+                let mutated_lines = m.line..=m.line + m.original.matches('\n').count();
+                let empty = Baseline::default();
+                Ok(judge(
+                    &run,
+                    linked,
+                    self.open_in_base.get(&m.function).unwrap_or(&empty),
+                    |p| {
+                        let line = if here(&p.file) {
+                            original_line(m, p.line).0
+                        } else {
+                            p.line
+                        };
+                        (p.file.clone(), line)
+                    },
+                    |p| here(&p.file) && mutated_lines.contains(&p.line),
+                ))
+            }
+            Err(WpError::FramaC { messages, .. }) => Ok(Fate::RejectedByFramaC {
+                message: messages.join("\n"),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
 }
 
 /// Parse the C file at `path` and measure the strength of its specifications.

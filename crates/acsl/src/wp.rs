@@ -985,6 +985,62 @@ pub fn run_input(
             None,
         ),
     };
+    let inputs = file_arguments(input, inputs)?;
+    // The CSV path is relative (the run's own directory), so it does not enter
+    // the cache key.
+    let args = cfg.arguments_for(&inputs, "report.csv", select, goal_cache.as_deref());
+    let key_args: Vec<String> = args.iter().map(|a| unrooted(a)).collect();
+    let key = run_key(cfg, &setup, &key_args, key_text);
+    let cache = cfg.cache_dir.as_deref();
+    if let Some(run) = cached_run(cache, &key, counters) {
+        return Ok(run);
+    }
+    if let Input::Text { text, name } = *input {
+        // Frama-C counts a CRLF inside an ACSL annotation as two lines: written
+        // with LF ends, the text keeps its line numbers.
+        std::fs::write(dir.path().join(name), text.replace("\r\n", "\n")) // scratch: the C text in this run's temporary folder
+            .map_err(|e| WpError::Io(e.to_string()))?;
+    }
+    let out = run_frama_c(
+        cfg,
+        &setup,
+        &args,
+        dir.path(),
+        goal_cache.as_deref(),
+        counters,
+        &shown,
+    )?;
+    let console = format!("{}\n{}", out.stdout, out.stderr);
+    if let Some(e) = prover_missing(&console, &setup) {
+        return Err(e);
+    }
+    if !out.status.success() {
+        return Err(WpError::FramaC {
+            file: unrooted(&shown),
+            status: out.status.code().unwrap_or(-1),
+            messages: error_lines(&console).iter().map(|m| unrooted(m)).collect(),
+        });
+    }
+    let csv = std::fs::read_to_string(dir.path().join("report.csv")).unwrap_or_default();
+    let functions: &[String] = match select {
+        Select::Functions(f) => f,
+        Select::Lemmas => &[],
+    };
+    let mut run = parse_run(&console, &csv, filter, functions);
+    run.seconds = out.elapsed.as_secs_f64();
+    if root.is_some() {
+        unroot(&mut run, &unrooted);
+    }
+    if let Ok(j) = serde_json::to_string(&run) {
+        util::cache_put(cache, "runs", &key, &j);
+    }
+    Ok(run)
+}
+
+/// The file arguments of a run, checked: Frama-C cannot read a file name with a comma,
+/// a `"` or a `\`; a name that starts with `-` is passed as `./NAME` so that it is
+/// not read as an option.
+fn file_arguments(input: &Input<'_>, inputs: Vec<String>) -> Result<Vec<String>, WpError> {
     // Frama-C splits file arguments at commas, with no escape.
     let named: Vec<&str> = match *input {
         Input::Text { name, .. } => vec![name],
@@ -1003,7 +1059,7 @@ pub fn run_input(
         )));
     }
     // A file name that starts with `-` would be read as an option.
-    let inputs: Vec<String> = inputs
+    Ok(inputs
         .into_iter()
         .map(|i| {
             if i.starts_with('-') && named.contains(&i.as_str()) {
@@ -1012,101 +1068,83 @@ pub fn run_input(
                 i
             }
         })
-        .collect();
-    // The CSV path is relative (the run's own directory), so it does not enter
-    // the cache key.
-    let args = cfg.arguments_for(&inputs, "report.csv", select, goal_cache.as_deref());
-    let key_args: Vec<String> = args.iter().map(|a| unrooted(a)).collect();
-    let key = run_key(cfg, &setup, &key_args, key_text);
-    let cache = cfg.cache_dir.as_deref();
-    if let Some(hit) = util::cache_get(cache, "runs", &key) {
-        if let Ok(mut run) = serde_json::from_str::<WpRun>(&hit) {
-            counters.cache_hits.fetch_add(1, Ordering::Relaxed);
-            run.cached = true;
-            run.seconds = 0.0;
-            return Ok(run);
-        }
-    }
-    if let Input::Text { text, name } = *input {
-        // Frama-C counts a CRLF inside an ACSL annotation as two lines: written
-        // with LF ends, the text keeps its line numbers.
-        std::fs::write(dir.path().join(name), text.replace("\r\n", "\n")) // scratch: the C text in this run's temporary folder
-            .map_err(|e| WpError::Io(e.to_string()))?;
-    }
+        .collect())
+}
+
+/// The cached run under `key`, if any (counted as a cache hit).
+fn cached_run(cache: Option<&Path>, key: &str, counters: &Counters) -> Option<WpRun> {
+    let hit = util::cache_get(cache, "runs", key)?;
+    let mut run = serde_json::from_str::<WpRun>(&hit).ok()?;
+    counters.cache_hits.fetch_add(1, Ordering::Relaxed);
+    run.cached = true;
+    run.seconds = 0.0;
+    Some(run)
+}
+
+/// Runs Frama-C with `args` in `dir`, within the process limit (`shown` names the
+/// input when it is exceeded).
+fn run_frama_c(
+    cfg: &WpConfig,
+    setup: &Setup,
+    args: &[String],
+    dir: &Path,
+    goal_cache: Option<&Path>,
+    counters: &Counters,
+    shown: &str,
+) -> Result<util::Finished, WpError> {
     let mut cmd = Command::new(&cfg.frama_c);
     // Frama-C resolves relative file names against $PWD, not the process's
     // working directory: set both.
-    cmd.args(&args)
-        .current_dir(dir.path())
-        .env("PWD", dir.path())
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PWD", dir)
         .env("WHY3CONFIG", &setup.why3_config);
-    if let Some(d) = &goal_cache {
+    if let Some(d) = goal_cache {
         // WP's goal cache must exist, or every prover call fails.
         std::fs::create_dir_all(d).map_err(|e| WpError::Io(format!("{}: {e}", d.display())))?;
     }
     counters.verifier_calls.fetch_add(1, Ordering::Relaxed);
-    let out = util::run_limited(
-        cmd,
-        dir.path(),
-        None,
-        Duration::from_secs(cfg.process_limit),
-    )
-    .map_err(|e| match e {
+    util::run_limited(cmd, dir, None, Duration::from_secs(cfg.process_limit)).map_err(|e| match e {
         RunError::Spawn(e) => spawn_error(&cfg.frama_c, &e),
         RunError::Killed => WpError::ProcessLimit {
-            file: shown.clone(),
+            file: shown.to_string(),
             seconds: cfg.process_limit,
         },
         RunError::Io(e) => WpError::Io(e.to_string()),
-    })?;
-    let console = format!("{}\n{}", out.stdout, out.stderr);
-    if let Some(p) = console
+    })
+}
+
+/// The error when the console says that a prover is not in Why3's configuration.
+fn prover_missing(console: &str, setup: &Setup) -> Option<WpError> {
+    let p = console
         .lines()
         .find_map(|l| {
             l.split("Prover '")
                 .nth(1)
                 .and_then(|r| r.split('\'').next())
         })
-        .filter(|_| console.contains("not found in why3.conf"))
-    {
-        return Err(WpError::ProverMissing {
-            prover: p.to_string(),
-            available: setup.provers.iter().map(|p| p.alias.clone()).collect(),
-            config: setup.why3_config.clone(),
-        });
+        .filter(|_| console.contains("not found in why3.conf"))?;
+    Some(WpError::ProverMissing {
+        prover: p.to_string(),
+        available: setup.provers.iter().map(|p| p.alias.clone()).collect(),
+        config: setup.why3_config.clone(),
+    })
+}
+
+/// Takes the root out of every file name and warning text of `run`.
+fn unroot(run: &mut WpRun, unrooted: &dyn Fn(&str) -> String) {
+    let files = run
+        .goals
+        .iter_mut()
+        .map(|g| &mut g.file)
+        .chain(run.properties.iter_mut().map(|p| &mut p.file))
+        .chain(run.warnings.iter_mut().map(|w| &mut w.file));
+    for f in files.flatten() {
+        *f = unrooted(f);
     }
-    if !out.status.success() {
-        return Err(WpError::FramaC {
-            file: unrooted(&shown),
-            status: out.status.code().unwrap_or(-1),
-            messages: error_lines(&console).iter().map(|m| unrooted(m)).collect(),
-        });
+    for w in &mut run.warnings {
+        w.text = unrooted(&w.text);
     }
-    let csv = std::fs::read_to_string(dir.path().join("report.csv")).unwrap_or_default();
-    let functions: &[String] = match select {
-        Select::Functions(f) => f,
-        Select::Lemmas => &[],
-    };
-    let mut run = parse_run(&console, &csv, filter, functions);
-    run.seconds = out.elapsed.as_secs_f64();
-    if root.is_some() {
-        let files = run
-            .goals
-            .iter_mut()
-            .map(|g| &mut g.file)
-            .chain(run.properties.iter_mut().map(|p| &mut p.file))
-            .chain(run.warnings.iter_mut().map(|w| &mut w.file));
-        for f in files.flatten() {
-            *f = unrooted(f);
-        }
-        for w in &mut run.warnings {
-            w.text = unrooted(&w.text);
-        }
-    }
-    if let Ok(j) = serde_json::to_string(&run) {
-        util::cache_put(cache, "runs", &key, &j);
-    }
-    Ok(run)
 }
 
 /// Frama-C's error lines (and the warnings that made it stop).
@@ -1376,47 +1414,59 @@ fn locate_goals(goals: &mut [Goal], properties: &mut [Property]) {
 /// `functions` (placed elsewhere by a `#line` directive); `None` keeps every row
 /// (a program of several files).
 pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &[String]) -> WpRun {
-    let mut goals: Vec<Goal> = Vec::new();
-    let mut smoke: Vec<SmokeTest> = Vec::new();
     let warnings = messages(console);
-    let mut summary = None;
-    // The goal printed on the line before, to which indented attempt lines belong.
-    let mut attempts_of: Option<usize> = None;
+    let mut c = Console::default();
     for line in console.lines() {
-        let l = line.trim_end();
+        c.line(line.trim_end(), functions);
+    }
+    let goals = last_result_per_goal(c.goals);
+    let mut properties = csv_properties(csv, file_name, functions, &goals);
+    let mut goals = goals;
+    locate_goals(&mut goals, &mut properties);
+    WpRun {
+        verdict: Verdict::of(&goals, &c.smoke, c.summary),
+        goals,
+        properties,
+        smoke_tests: c.smoke,
+        warnings,
+        cached: false,
+        seconds: 0.0,
+    }
+}
+
+/// What the console output of a run says, read line by line.
+#[derive(Default)]
+struct Console {
+    goals: Vec<Goal>,
+    smoke: Vec<SmokeTest>,
+    /// The `Proved goals: P / N` line.
+    summary: Option<(usize, usize)>,
+    /// The goal printed on the line before, to which indented attempt lines belong.
+    attempts_of: Option<usize>,
+}
+
+impl Console {
+    /// Reads one line of the console output (its end trimmed).
+    fn line(&mut self, l: &str, functions: &[String]) {
         // `  Z3 4.8.12: Timeout (Qed:4ms) (2s)`: one prover's attempt on the goal
         // printed just above (several provers were given). Indented lines after
         // anything else (the per-prover statistics after `Proved goals`, the text
         // of a warning) are not attempts.
         if l.starts_with("  ") && !l.starts_with("   ") {
-            if let (Some(g), Some((prover, result))) = (
-                attempts_of.and_then(|i| goals.get_mut(i)),
-                l.trim().split_once(": "),
-            ) {
-                if g.prover.is_none() || g.status != GoalStatus::Valid {
-                    let status = GoalStatus::parse(result);
-                    let better = g.prover.is_none() || rank(status) > rank(g.status);
-                    if better {
-                        g.status = status;
-                        g.prover = Some(prover.to_string());
-                        g.time_ms = result.split_whitespace().rev().find_map(parse_time);
-                        g.cached = result.contains("(cached)");
-                    }
-                }
-            }
-            continue;
+            self.attempt(l);
+            return;
         }
-        attempts_of = None;
+        self.attempts_of = None;
         let Some(rest) = l.strip_prefix("[wp] ") else {
-            continue;
+            return;
         };
         if let Some(counts) = rest.trim_start().strip_prefix("Proved goals:") {
             if let Some((p, n)) = counts.split_once('/') {
                 if let (Ok(p), Ok(n)) = (p.trim().parse(), n.trim().parse()) {
-                    summary = Some((p, n));
+                    self.summary = Some((p, n));
                 }
             }
-            continue;
+            return;
         }
         let (tag, rest) = match rest.strip_prefix('[') {
             Some(r) => match r.split_once("] ") {
@@ -1425,6 +1475,44 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
             },
             None => (None, rest),
         };
+        if self.smoke_test(tag.as_deref(), rest, functions) {
+            return;
+        }
+        let Some(g) = rest.strip_prefix("Goal ") else {
+            // Frama-C 27 and later: `[STATUS] NAME (PROVER) (Cached)`, the
+            // status in the tag and no `Goal` word.
+            if let Some(goal) = new_style_goal(tag.as_deref(), rest, functions) {
+                self.goals.push(goal);
+                self.attempts_of = Some(self.goals.len() - 1);
+            }
+            return;
+        };
+        self.goals.push(old_style_goal(tag, g, functions));
+        self.attempts_of = Some(self.goals.len() - 1);
+    }
+
+    /// An indented line: a prover's attempt on the goal printed just above, kept when
+    /// it is better than what the goal has.
+    fn attempt(&mut self, l: &str) {
+        if let (Some(g), Some((prover, result))) = (
+            self.attempts_of.and_then(|i| self.goals.get_mut(i)),
+            l.trim().split_once(": "),
+        ) {
+            if g.prover.is_none() || g.status != GoalStatus::Valid {
+                let status = GoalStatus::parse(result);
+                let better = g.prover.is_none() || rank(status) > rank(g.status);
+                if better {
+                    g.status = status;
+                    g.prover = Some(prover.to_string());
+                    g.time_ms = result.split_whitespace().rev().find_map(parse_time);
+                    g.cached = result.contains("(cached)");
+                }
+            }
+        }
+    }
+
+    /// A smoke test's line (`rest` after the tag), recorded; false when it is none.
+    fn smoke_test(&mut self, tag: Option<&str>, rest: &str, functions: &[String]) -> bool {
         // Frama-C 27 and later: `[Failed] (Doomed) NAME (Qed)` and `[Passed]
         // (Unsuccess) NAME (Alt-Ergo)` are smoke tests.
         let smoke_line = rest.strip_prefix("Smoke-test ").or_else(|| {
@@ -1432,66 +1520,67 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
             let name = after.split_whitespace().next()?;
             (!paren.contains(' ') && name.contains("_wp_smoke_")).then_some(after)
         });
-        if let Some(s) = smoke_line {
-            let name = s.split_whitespace().next().unwrap_or("").to_string();
-            // Only WP's `[Passed]` is a pass; a failed test is printed twice.
-            let passed = tag.as_deref() == Some("Passed");
-            match smoke.iter_mut().find(|t| t.name == name) {
-                Some(t) => t.passed &= passed,
-                None => smoke.push(SmokeTest {
-                    function: goal_function(&name, functions),
-                    name,
-                    passed,
-                }),
-            }
-            continue;
-        }
-        let Some(g) = rest.strip_prefix("Goal ") else {
-            // Frama-C 27 and later: `[STATUS] NAME (PROVER) (Cached)`, the
-            // status in the tag and no `Goal` word.
-            if let Some(goal) = new_style_goal(tag.as_deref(), rest, functions) {
-                goals.push(goal);
-                attempts_of = Some(goals.len() - 1);
-            }
-            continue;
+        let Some(s) = smoke_line else {
+            return false;
         };
-        match g.split_once(" : ") {
-            Some((name, result)) => {
-                let name = name.trim().to_string();
-                goals.push(Goal {
-                    function: goal_function(&name, functions),
-                    name,
-                    status: GoalStatus::parse(result),
-                    prover: tag.filter(|t| t != "Cache"),
-                    time_ms: result.split_whitespace().rev().find_map(parse_time),
-                    cached: result.contains("(cached)"),
-                    file: None,
-                    line: None,
-                    key: None,
-                });
-            }
-            None => {
-                // `[wp] [Failed] Goal NAME`, the attempts follow on indented lines.
-                let name = g.split_whitespace().next().unwrap_or("").to_string();
-                goals.push(Goal {
-                    function: goal_function(&name, functions),
-                    name,
-                    status: tag
-                        .as_deref()
-                        .map(GoalStatus::parse)
-                        .unwrap_or(GoalStatus::Unknown),
-                    prover: None,
-                    time_ms: None,
-                    cached: false,
-                    file: None,
-                    line: None,
-                    key: None,
-                });
+        let name = s.split_whitespace().next().unwrap_or("").to_string();
+        // Only WP's `[Passed]` is a pass; a failed test is printed twice.
+        let passed = tag == Some("Passed");
+        match self.smoke.iter_mut().find(|t| t.name == name) {
+            Some(t) => t.passed &= passed,
+            None => self.smoke.push(SmokeTest {
+                function: goal_function(&name, functions),
+                name,
+                passed,
+            }),
+        }
+        true
+    }
+}
+
+/// A goal as Frama-C before 27 prints it: `[PROVER] Goal NAME : RESULT`, or
+/// `[STATUS] Goal NAME` with the attempts on indented lines; `g` is the text after
+/// `Goal `.
+fn old_style_goal(tag: Option<String>, g: &str, functions: &[String]) -> Goal {
+    match g.split_once(" : ") {
+        Some((name, result)) => {
+            let name = name.trim().to_string();
+            Goal {
+                function: goal_function(&name, functions),
+                name,
+                status: GoalStatus::parse(result),
+                prover: tag.filter(|t| t != "Cache"),
+                time_ms: result.split_whitespace().rev().find_map(parse_time),
+                cached: result.contains("(cached)"),
+                file: None,
+                line: None,
+                key: None,
             }
         }
-        attempts_of = Some(goals.len() - 1);
+        None => {
+            // `[wp] [Failed] Goal NAME`, the attempts follow on indented lines.
+            let name = g.split_whitespace().next().unwrap_or("").to_string();
+            Goal {
+                function: goal_function(&name, functions),
+                name,
+                status: tag
+                    .as_deref()
+                    .map(GoalStatus::parse)
+                    .unwrap_or(GoalStatus::Unknown),
+                prover: None,
+                time_ms: None,
+                cached: false,
+                file: None,
+                line: None,
+                key: None,
+            }
+        }
     }
-    // A goal can be printed twice (once per prover attempt): keep the last result.
+}
+
+/// A goal can be printed twice (once per prover attempt): keeps the last result, in
+/// the order of first appearance.
+fn last_result_per_goal(goals: Vec<Goal>) -> Vec<Goal> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut unique_goals: Vec<Goal> = Vec::new();
     for g in goals {
@@ -1503,7 +1592,17 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
             }
         }
     }
-    let goals = unique_goals;
+    unique_goals
+}
+
+/// The properties of the CSV report (see [`parse_run`] for `file_name`), each with
+/// the goals its label names.
+fn csv_properties(
+    csv: &str,
+    file_name: Option<&str>,
+    functions: &[String],
+    goals: &[Goal],
+) -> Vec<Property> {
     let mut properties: Vec<Property> = Vec::new();
     for (i, row) in csv.lines().enumerate() {
         if i == 0 {
@@ -1551,17 +1650,7 @@ pub fn parse_run(console: &str, csv: &str, file_name: Option<&str>, functions: &
             file: Some(file),
         });
     }
-    let mut goals = goals;
-    locate_goals(&mut goals, &mut properties);
-    WpRun {
-        verdict: Verdict::of(&goals, &smoke, summary),
-        goals,
-        properties,
-        smoke_tests: smoke,
-        warnings,
-        cached: false,
-        seconds: 0.0,
-    }
+    properties
 }
 
 #[cfg(test)]

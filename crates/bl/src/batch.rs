@@ -81,15 +81,13 @@ pub struct Discovery {
 /// [`MAX_DEPTH`] folders deep and reads at most [`MAX_FOLDERS`] folders. Only an
 /// unreadable `root` is an error.
 pub fn discover(root: &Path) -> std::io::Result<Discovery> {
-    let mut out = Vec::new();
-    let mut unresolved_out: Vec<Unresolved> = Vec::new();
-    let mut skipped = Vec::new();
+    let mut found = Discovery::default();
     let mut stack = vec![(root.to_path_buf(), 0usize)];
     let mut folders = 0usize;
     while let Some((dir, depth)) = stack.pop() {
         folders += 1;
         if folders > MAX_FOLDERS {
-            skipped.push(Skipped {
+            found.skipped.push(Skipped {
                 path: dir,
                 reason: format!(
                     "not read: the walk stops after {MAX_FOLDERS} folders ({} more pending)",
@@ -102,80 +100,124 @@ pub fn discover(root: &Path) -> std::io::Result<Discovery> {
             Ok(e) => e,
             Err(e) if depth == 0 => return Err(e),
             Err(e) => {
-                skipped.push(Skipped {
+                found.skipped.push(Skipped {
                     path: dir,
                     reason: format!("cannot read the folder: {e}"),
                 });
                 continue;
             }
         };
-        let mut files = Vec::new();
-        for e in entries {
-            let e = match e {
-                Ok(e) => e,
-                Err(err) => {
-                    skipped.push(Skipped {
-                        path: dir.clone(),
-                        reason: format!("cannot list the folder: {err}"),
-                    });
-                    break;
-                }
-            };
-            let p = e.path();
-            // `file_type` does not follow links; `metadata` does.
-            let Ok(kind) = e.file_type() else {
-                skipped.push(Skipped {
-                    path: p,
-                    reason: "cannot read its type".into(),
-                });
-                continue;
-            };
-            if kind.is_dir() {
-                if depth + 1 > MAX_DEPTH {
-                    skipped.push(Skipped {
-                        path: p,
-                        reason: format!("not read: deeper than {MAX_DEPTH} folders"),
-                    });
-                } else {
-                    stack.push((p, depth + 1));
-                }
-            } else if kind.is_symlink() {
-                match std::fs::metadata(&p) {
-                    Ok(m) if m.is_dir() => skipped.push(Skipped {
-                        path: p,
-                        reason: "symbolic link to a folder, not followed".into(),
-                    }),
-                    Ok(m) if m.is_file() => files.push(p),
-                    Ok(_) => skipped.push(Skipped {
-                        path: p,
-                        reason: "symbolic link to something that is not a regular file".into(),
-                    }),
-                    Err(e) => skipped.push(Skipped {
-                        path: p,
-                        reason: format!("broken symbolic link: {e}"),
-                    }),
-                }
-            } else if kind.is_file() {
-                files.push(p);
-            } else {
-                // A fifo or device could block or never end when read.
-                skipped.push(Skipped {
-                    path: p,
-                    reason: "not a regular file".into(),
-                });
-            }
+        let files = folder_files(entries, &dir, depth, &mut stack, &mut found.skipped);
+        match Folder::new(root, &dir, files).case() {
+            Some(Ok(case)) => found.cases.push(case),
+            Some(Err(unresolved)) => found.unresolved.push(unresolved),
+            None => {}
         }
-        files.sort();
-        let name_of = |p: &PathBuf| {
-            p.file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default()
+    }
+    found.cases.sort_by(|a, b| a.name.cmp(&b.name));
+    found.unresolved.sort_by(|a, b| a.name.cmp(&b.name));
+    found.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
+}
+
+/// The files of a folder, sorted (links to files included); its subfolders go on
+/// `stack` (up to [`MAX_DEPTH`]), and every other entry on `skipped` with the reason.
+fn folder_files(
+    entries: std::fs::ReadDir,
+    dir: &Path,
+    depth: usize,
+    stack: &mut Vec<(PathBuf, usize)>,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for e in entries {
+        let e = match e {
+            Ok(e) => e,
+            Err(err) => {
+                skipped.push(Skipped {
+                    path: dir.to_path_buf(),
+                    reason: format!("cannot list the folder: {err}"),
+                });
+                break;
+            }
         };
-        let folder = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let rel = dir.strip_prefix(root).unwrap_or(&dir).to_path_buf();
+        let p = e.path();
+        // `file_type` does not follow links; `metadata` does.
+        let Ok(kind) = e.file_type() else {
+            skipped.push(Skipped {
+                path: p,
+                reason: "cannot read its type".into(),
+            });
+            continue;
+        };
+        if kind.is_dir() {
+            if depth + 1 > MAX_DEPTH {
+                skipped.push(Skipped {
+                    path: p,
+                    reason: format!("not read: deeper than {MAX_DEPTH} folders"),
+                });
+            } else {
+                stack.push((p, depth + 1));
+            }
+        } else if kind.is_symlink() {
+            match std::fs::metadata(&p) {
+                Ok(m) if m.is_dir() => skipped.push(Skipped {
+                    path: p,
+                    reason: "symbolic link to a folder, not followed".into(),
+                }),
+                Ok(m) if m.is_file() => files.push(p),
+                Ok(_) => skipped.push(Skipped {
+                    path: p,
+                    reason: "symbolic link to something that is not a regular file".into(),
+                }),
+                Err(e) => skipped.push(Skipped {
+                    path: p,
+                    reason: format!("broken symbolic link: {e}"),
+                }),
+            }
+        } else if kind.is_file() {
+            files.push(p);
+        } else {
+            // A fifo or device could block or never end when read.
+            skipped.push(Skipped {
+                path: p,
+                reason: "not a regular file".into(),
+            });
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A file's name, empty when it has none.
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// The files' names, comma-separated.
+fn names(ps: &[&PathBuf]) -> String {
+    ps.iter().map(|p| name_of(p)).collect::<Vec<_>>().join(", ")
+}
+
+/// One folder of the walk, with its names as a case.
+struct Folder {
+    /// The folder's own name.
+    folder: String,
+    /// The folder relative to the root (its own name for the root itself).
+    rel: PathBuf,
+    /// The dataset the folder belongs to.
+    dataset: String,
+    /// Its files, sorted.
+    files: Vec<PathBuf>,
+}
+
+impl Folder {
+    /// The folder `dir` under `root` with its files.
+    fn new(root: &Path, dir: &Path, files: Vec<PathBuf>) -> Folder {
+        let folder = name_of(dir);
+        let rel = dir.strip_prefix(root).unwrap_or(dir).to_path_buf();
         // A case at the root itself is named after its folder.
         let rel = if rel.as_os_str().is_empty() {
             PathBuf::from(&folder)
@@ -199,27 +241,69 @@ pub fn discover(root: &Path) -> std::io::Result<Discovery> {
                 root_name
             }
         };
-        let names = |ps: &[&PathBuf]| ps.iter().map(|p| name_of(p)).collect::<Vec<_>>().join(", ");
-        let unresolved = |reason: String, hint: &str| Unresolved {
-            dataset: dataset.clone(),
-            name: rel.display().to_string(),
+        Folder {
+            folder,
+            rel,
+            dataset,
+            files,
+        }
+    }
+
+    /// The folder as a case, as an unresolved row, or `None` when it is no case at all.
+    fn case(self) -> Option<Result<Case, Unresolved>> {
+        let implementation = match self.implementation() {
+            Ok(Some(p)) => p,
+            Ok(None) => return None,
+            Err(u) => return Some(Err(u)),
+        };
+        let nl = match self.formalization(&implementation) {
+            Ok(p) => p,
+            Err(u) => return Some(Err(u)),
+        };
+        let bounds = self
+            .files
+            .iter()
+            .find(|p| name_of(p) == "bounds.json")
+            .cloned();
+        Some(Ok(Case {
+            dataset: self.dataset,
+            name: self.rel.display().to_string(),
+            nl,
+            implementation,
+            bounds,
+        }))
+    }
+
+    /// The row of this folder as unresolved.
+    fn unresolved(&self, reason: String, hint: &str) -> Unresolved {
+        Unresolved {
+            dataset: self.dataset.clone(),
+            name: self.rel.display().to_string(),
             reason,
             hint: hint.to_string(),
-        };
-        let bls: Vec<&PathBuf> = files
+        }
+    }
+
+    /// Whether `p` is named as a documentation formalization.
+    fn preferred(&self, p: &Path) -> bool {
+        name_of(p) == "nl.smt2"
+            || name_of(p) == format!("{}.smt2", self.folder)
+            || name_of(p).ends_with("-nl.smt2")
+    }
+
+    /// The implementation: the only `.bl` program, else `bl.smt2`; `None` when there
+    /// is neither (unresolved when a formalization is named as in a case).
+    fn implementation(&self) -> Result<Option<PathBuf>, Unresolved> {
+        let bls: Vec<&PathBuf> = self
+            .files
             .iter()
             .filter(|p| p.extension().is_some_and(|x| x == "bl"))
             .collect();
-        let preferred = |p: &PathBuf| {
-            name_of(p) == "nl.smt2"
-                || name_of(p) == format!("{folder}.smt2")
-                || name_of(p).ends_with("-nl.smt2")
-        };
         let implementation = match bls.as_slice() {
             [one] => Some((*one).clone()),
-            [] => files.iter().find(|p| name_of(p) == "bl.smt2").cloned(),
+            [] => self.files.iter().find(|p| name_of(p) == "bl.smt2").cloned(),
             several => {
-                unresolved_out.push(unresolved(
+                return Err(self.unresolved(
                     format!(
                         "{} candidate programs ({})",
                         several.len(),
@@ -227,84 +311,64 @@ pub fn discover(root: &Path) -> std::io::Result<Discovery> {
                     ),
                     "keep one .bl program per folder (a second program goes in a folder of its own)",
                 ));
-                continue;
             }
         };
-        let Some(implementation) = implementation else {
+        if implementation.is_none() {
             // Only a folder that names a formalization the way a case does is reported;
             // other folders are not cases at all.
-            let docs: Vec<&PathBuf> = files.iter().filter(|p| preferred(p)).collect();
+            let docs: Vec<&PathBuf> = self.files.iter().filter(|p| self.preferred(p)).collect();
             if !docs.is_empty() {
-                unresolved_out.push(unresolved(
+                return Err(self.unresolved(
                     format!("a formalization ({}) but no program", names(&docs)),
                     "add the implementation as a .bl program (or bl.smt2) next to it",
                 ));
             }
-            continue;
-        };
-        let smts: Vec<&PathBuf> = files
+        }
+        Ok(implementation)
+    }
+
+    /// The documentation formalization: the one `.smt2` named as such, else the only
+    /// other `.smt2` that is not a program.
+    fn formalization(&self, implementation: &Path) -> Result<PathBuf, Unresolved> {
+        let smts: Vec<&PathBuf> = self
+            .files
             .iter()
             .filter(|p| p.extension().is_some_and(|x| x == "smt2"))
             .filter(|p| {
-                **p != implementation
+                p.as_path() != implementation
                     && name_of(p) != "prog.smt2"
                     && !name_of(p).ends_with("bl.smt2")
             })
             .collect();
-        let named: Vec<&PathBuf> = smts.iter().copied().filter(|p| preferred(p)).collect();
-        let nl = match (named.as_slice(), smts.as_slice()) {
-            ([one], _) => (*one).clone(),
-            ([], [one]) => (*one).clone(),
-            ([], []) => {
-                unresolved_out.push(unresolved(
-                    format!(
-                        "a program ({}) but no formalization",
-                        name_of(&implementation)
-                    ),
-                    "add the documentation's formalization as nl.smt2",
-                ));
-                continue;
-            }
-            ([], several) => {
-                unresolved_out.push(unresolved(
-                    format!(
-                        "{} candidate formalizations ({}), none named as the documentation side",
-                        several.len(),
-                        names(several)
-                    ),
-                    "rename the documentation's formalization to nl.smt2 (or <folder>.smt2, or *-nl.smt2)",
-                ));
-                continue;
-            }
-            (several, _) => {
-                unresolved_out.push(unresolved(
-                    format!(
-                        "{} files are named as the documentation side ({})",
-                        several.len(),
-                        names(several)
-                    ),
-                    "keep one of nl.smt2, <folder>.smt2 and *-nl.smt2 per folder",
-                ));
-                continue;
-            }
-        };
-        let bounds = files.iter().find(|p| name_of(p) == "bounds.json").cloned();
-        out.push(Case {
-            dataset,
-            name: rel.display().to_string(),
-            nl,
-            implementation,
-            bounds,
-        });
+        let named: Vec<&PathBuf> = smts.iter().copied().filter(|p| self.preferred(p)).collect();
+        match (named.as_slice(), smts.as_slice()) {
+            ([one], _) => Ok((*one).clone()),
+            ([], [one]) => Ok((*one).clone()),
+            ([], []) => Err(self.unresolved(
+                format!(
+                    "a program ({}) but no formalization",
+                    name_of(implementation)
+                ),
+                "add the documentation's formalization as nl.smt2",
+            )),
+            ([], several) => Err(self.unresolved(
+                format!(
+                    "{} candidate formalizations ({}), none named as the documentation side",
+                    several.len(),
+                    names(several)
+                ),
+                "rename the documentation's formalization to nl.smt2 (or <folder>.smt2, or *-nl.smt2)",
+            )),
+            (several, _) => Err(self.unresolved(
+                format!(
+                    "{} files are named as the documentation side ({})",
+                    several.len(),
+                    names(several)
+                ),
+                "keep one of nl.smt2, <folder>.smt2 and *-nl.smt2 per folder",
+            )),
+        }
     }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    unresolved_out.sort_by(|a, b| a.name.cmp(&b.name));
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Discovery {
-        cases: out,
-        unresolved: unresolved_out,
-        skipped,
-    })
 }
 
 /// The output of an SMT-LIB formalization when it has exactly one: a defined constant

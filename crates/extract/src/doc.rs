@@ -339,7 +339,7 @@ fn find_mark(line: &str, n: u32, from: usize) -> Option<(usize, usize)> {
 /// The cleaned lines and notes of a document (furniture, footnotes, TOC removed).
 fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
     let mut ligatures = 0;
-    let raw: Vec<String> = text
+    let mut raw: Vec<String> = text
         .split('\n')
         .map(|l| unligature(l.trim_end_matches('\r'), &mut ligatures))
         .collect();
@@ -348,93 +348,12 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             "replaced {ligatures} ligatures (ﬁ, ﬂ, ...) by their letters"
         ));
     }
-    // page breaks: page-number lines, form feeds
-    let mut breaks: Vec<usize> = Vec::new();
-    let mut drop = vec![false; raw.len()];
-    let mut page_numbers = 0;
-    for (i, l) in raw.iter().enumerate() {
-        if is_page_number(l) {
-            breaks.push(i);
-            drop[i] = true;
-            page_numbers += 1;
-        } else if l.contains('\u{c}') {
-            breaks.push(i);
-        }
-    }
-    let mut raw = raw;
-    for l in &mut raw {
-        if l.contains('\u{c}') {
-            *l = l.replace('\u{c}', "");
-        }
-    }
-    // running headers and footers: forms next to most page breaks. A line that reads
-    // as a requirement (an explicit id, a numbered paragraph, "shall" or "must") is
-    // never furniture, and only lines next to a page break are dropped as such; every
-    // line dropped is named in a note.
-    let mut furniture: Vec<(String, Vec<u32>)> = Vec::new();
-    if breaks.len() >= 3 {
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        let near = |i: usize, dir: isize| -> Vec<usize> {
-            let mut v = Vec::new();
-            let mut j = i as isize + dir;
-            while j >= 0 && (j as usize) < raw.len() && v.len() < 2 {
-                let ju = j as usize;
-                if !raw[ju].trim().is_empty() && !is_page_number(&raw[ju]) {
-                    v.push(ju);
-                }
-                j += dir;
-            }
-            v
-        };
-        let mut around: Vec<usize> = Vec::new();
-        for &b in &breaks {
-            let mut v = near(b, -1);
-            v.extend(near(b, 1));
-            v.retain(|&j| !reads_as_requirement(&raw[j]));
-            let forms: HashSet<String> = v.iter().map(|&j| form(&raw[j])).collect();
-            for f in forms {
-                *counts.entry(f).or_insert(0) += 1;
-            }
-            around.extend(v);
-        }
-        // The start of the first page and the end of the last are page edges too.
-        let first: Vec<usize> = (0..raw.len())
-            .filter(|&j| !raw[j].trim().is_empty() && !is_page_number(&raw[j]))
-            .take(2)
-            .collect();
-        let last: Vec<usize> = (0..raw.len())
-            .rev()
-            .filter(|&j| !raw[j].trim().is_empty() && !is_page_number(&raw[j]))
-            .take(2)
-            .collect();
-        around.extend(
-            first
-                .into_iter()
-                .chain(last)
-                .filter(|&j| !reads_as_requirement(&raw[j])),
-        );
-        around.sort_unstable();
-        around.dedup();
-        let need = (breaks.len() * 2 / 5).max(3);
-        let running: HashSet<&String> = counts
-            .iter()
-            .filter(|(f, &c)| c >= need && f.chars().count() >= 3)
-            .map(|(f, _)| f)
-            .collect();
-        let mut by_form: HashMap<String, usize> = HashMap::new();
-        for i in around {
-            let f = form(&raw[i]);
-            if drop[i] || !running.contains(&f) {
-                continue;
-            }
-            drop[i] = true;
-            let k = *by_form.entry(f).or_insert_with(|| {
-                furniture.push((one_line(&raw[i]), Vec::new()));
-                furniture.len() - 1
-            });
-            furniture[k].1.push(i as u32 + 1);
-        }
-    }
+    let (breaks, mut drop, page_numbers) = page_breaks(&mut raw);
+    let furniture = if breaks.len() >= 3 {
+        running_furniture(&raw, &breaks, &mut drop)
+    } else {
+        Vec::new()
+    };
     if page_numbers > 0 {
         notes.push(format!("dropped {page_numbers} page-number lines"));
     }
@@ -448,7 +367,134 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             lines.join(", ")
         ));
     }
-    // pages
+    let mut lines: Vec<String> = raw;
+    let (footnotes, marks) = if breaks.is_empty() {
+        (0, 0)
+    } else {
+        remove_footnotes(&mut lines, &pages(&breaks, &drop), &mut drop)
+    };
+    if footnotes > 0 {
+        notes.push(format!(
+            "took out {footnotes} footnotes and {marks} footnote numbers glued into the text"
+        ));
+    }
+    let (toc, contents) = table_of_contents(&lines, &mut drop);
+    if toc > 0 {
+        notes.push(format!("skipped {toc} table-of-contents lines"));
+    }
+    let lines = lines
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !drop[*i])
+        .map(|(i, text)| Line {
+            no: i as u32 + 1,
+            text,
+        })
+        .collect();
+    (lines, contents)
+}
+
+/// The page breaks of the lines (page-number lines, dropped, and form feeds, taken
+/// out of their line), the lines to drop so far, and how many page numbers there were.
+fn page_breaks(raw: &mut [String]) -> (Vec<usize>, Vec<bool>, usize) {
+    let mut breaks: Vec<usize> = Vec::new();
+    let mut drop = vec![false; raw.len()];
+    let mut page_numbers = 0;
+    for (i, l) in raw.iter().enumerate() {
+        if is_page_number(l) {
+            breaks.push(i);
+            drop[i] = true;
+            page_numbers += 1;
+        } else if l.contains('\u{c}') {
+            breaks.push(i);
+        }
+    }
+    for l in raw.iter_mut() {
+        if l.contains('\u{c}') {
+            *l = l.replace('\u{c}', "");
+        }
+    }
+    (breaks, drop, page_numbers)
+}
+
+/// Running headers and footers: forms next to most page breaks, marked in `drop`; each
+/// with the numbers of the lines dropped, for a note.
+///
+/// A line that reads as a requirement (an explicit id, a numbered paragraph, "shall"
+/// or "must") is never furniture, and only lines next to a page break are dropped as
+/// such.
+fn running_furniture(
+    raw: &[String],
+    breaks: &[usize],
+    drop: &mut [bool],
+) -> Vec<(String, Vec<u32>)> {
+    let mut furniture: Vec<(String, Vec<u32>)> = Vec::new();
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let near = |i: usize, dir: isize| -> Vec<usize> {
+        let mut v = Vec::new();
+        let mut j = i as isize + dir;
+        while j >= 0 && (j as usize) < raw.len() && v.len() < 2 {
+            let ju = j as usize;
+            if !raw[ju].trim().is_empty() && !is_page_number(&raw[ju]) {
+                v.push(ju);
+            }
+            j += dir;
+        }
+        v
+    };
+    let mut around: Vec<usize> = Vec::new();
+    for &b in breaks {
+        let mut v = near(b, -1);
+        v.extend(near(b, 1));
+        v.retain(|&j| !reads_as_requirement(&raw[j]));
+        let forms: HashSet<String> = v.iter().map(|&j| form(&raw[j])).collect();
+        for f in forms {
+            *counts.entry(f).or_insert(0) += 1;
+        }
+        around.extend(v);
+    }
+    // The start of the first page and the end of the last are page edges too.
+    let first: Vec<usize> = (0..raw.len())
+        .filter(|&j| !raw[j].trim().is_empty() && !is_page_number(&raw[j]))
+        .take(2)
+        .collect();
+    let last: Vec<usize> = (0..raw.len())
+        .rev()
+        .filter(|&j| !raw[j].trim().is_empty() && !is_page_number(&raw[j]))
+        .take(2)
+        .collect();
+    around.extend(
+        first
+            .into_iter()
+            .chain(last)
+            .filter(|&j| !reads_as_requirement(&raw[j])),
+    );
+    around.sort_unstable();
+    around.dedup();
+    let need = (breaks.len() * 2 / 5).max(3);
+    let running: HashSet<&String> = counts
+        .iter()
+        .filter(|(f, &c)| c >= need && f.chars().count() >= 3)
+        .map(|(f, _)| f)
+        .collect();
+    let mut by_form: HashMap<String, usize> = HashMap::new();
+    for i in around {
+        let f = form(&raw[i]);
+        if drop[i] || !running.contains(&f) {
+            continue;
+        }
+        drop[i] = true;
+        let k = *by_form.entry(f).or_insert_with(|| {
+            furniture.push((one_line(&raw[i]), Vec::new()));
+            furniture.len() - 1
+        });
+        furniture[k].1.push(i as u32 + 1);
+    }
+    furniture
+}
+
+/// The lines of each page that are not dropped, by index.
+fn pages(breaks: &[usize], drop: &[bool]) -> Vec<Vec<usize>> {
     let mut pages: Vec<Vec<usize>> = vec![Vec::new()];
     let break_set: HashSet<usize> = breaks.iter().copied().collect();
     for (i, &dropped) in drop.iter().enumerate() {
@@ -459,54 +505,60 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             pages.last_mut().expect("one page").push(i);
         }
     }
-    // footnotes at the foot of each page, and their marks
-    let mut lines: Vec<String> = raw;
+    pages
+}
+
+/// Drops the footnotes at the foot of each page and takes their marks, in order, out
+/// of the page's body; returns how many footnotes and marks there were.
+fn remove_footnotes(
+    lines: &mut [String],
+    pages: &[Vec<usize>],
+    drop: &mut [bool],
+) -> (usize, usize) {
     let mut expected: u32 = 1;
     let (mut footnotes, mut marks) = (0usize, 0usize);
-    if !breaks.is_empty() {
-        for page in &pages {
-            let body: Vec<usize> = page
-                .iter()
-                .copied()
-                .filter(|&i| !lines[i].trim().is_empty())
-                .collect();
-            let Some(start) = footnote_block(&lines, &body, expected) else {
-                continue;
-            };
-            let mut nums = Vec::new();
-            for &i in &body[start..] {
-                if let Some((n, _)) = footnote_start(&lines[i]) {
-                    nums.push(n);
-                }
-                drop[i] = true;
+    for page in pages {
+        let body: Vec<usize> = page
+            .iter()
+            .copied()
+            .filter(|&i| !lines[i].trim().is_empty())
+            .collect();
+        let Some(start) = footnote_block(lines, &body, expected) else {
+            continue;
+        };
+        let mut nums = Vec::new();
+        for &i in &body[start..] {
+            if let Some((n, _)) = footnote_start(&lines[i]) {
+                nums.push(n);
             }
-            footnotes += nums.len();
-            expected = nums.last().map_or(expected, |n| n + 1);
-            // marks, in order, in the page's body
-            let (mut li, mut pos) = (0usize, 0usize);
-            for n in nums {
-                let mut k = li;
-                let mut from = pos;
-                while k < start {
-                    if let Some((s, e)) = find_mark(&lines[body[k]], n, from) {
-                        lines[body[k]].replace_range(s..e, "");
-                        marks += 1;
-                        li = k;
-                        pos = s;
-                        break;
-                    }
-                    k += 1;
-                    from = 0;
+            drop[i] = true;
+        }
+        footnotes += nums.len();
+        expected = nums.last().map_or(expected, |n| n + 1);
+        // marks, in order, in the page's body
+        let (mut li, mut pos) = (0usize, 0usize);
+        for n in nums {
+            let mut k = li;
+            let mut from = pos;
+            while k < start {
+                if let Some((s, e)) = find_mark(&lines[body[k]], n, from) {
+                    lines[body[k]].replace_range(s..e, "");
+                    marks += 1;
+                    li = k;
+                    pos = s;
+                    break;
                 }
+                k += 1;
+                from = 0;
             }
         }
     }
-    if footnotes > 0 {
-        notes.push(format!(
-            "took out {footnotes} footnotes and {marks} footnote numbers glued into the text"
-        ));
-    }
-    // tables of contents
+    (footnotes, marks)
+}
+
+/// Drops the lines of tables of contents (dot leaders, and numbered lines near them);
+/// returns how many and the numbered entries.
+fn table_of_contents(lines: &[String], drop: &mut [bool]) -> (usize, Toc) {
     let leaders: Vec<usize> = (0..lines.len())
         .filter(|&i| is_toc_leader(&lines[i]))
         .collect();
@@ -539,19 +591,7 @@ fn clean(text: &str, notes: &mut Vec<String>) -> (Vec<Line>, Toc) {
             }
         }
     }
-    if toc > 0 {
-        notes.push(format!("skipped {toc} table-of-contents lines"));
-    }
-    let lines = lines
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| !drop[*i])
-        .map(|(i, text)| Line {
-            no: i as u32 + 1,
-            text,
-        })
-        .collect();
-    (lines, Toc { entries, depth })
+    (toc, Toc { entries, depth })
 }
 
 /// The numbered entries of a document's table of contents, if it has one.
@@ -679,173 +719,247 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) {
         hyphens: 0,
         spaced: 0,
     };
-    let mut section_num: Option<Vec<u32>> = None;
-    let mut section: Option<String> = None;
-    let mut block = Block::None;
-    let mut prev_long = false;
-    let mut lead_in: Option<String> = None;
+    let mut w = Walk {
+        section_num: None,
+        section: None,
+        block: Block::None,
+        prev_long: false,
+        lead_in: None,
+        long,
+        markdown,
+        blank_separated,
+    };
     let mut i = 0;
     while i < lines.len() {
+        i = w.line(&mut r, &lines, &toc, i);
+    }
+    r.finish(w.block);
+    r.notes();
+}
+
+/// Where the walk over a document's lines is: the section, the block being read and
+/// what the previous lines say about the next one.
+struct Walk {
+    /// The number of the current numbered section.
+    section_num: Option<Vec<u32>>,
+    /// The current section's heading.
+    section: Option<String>,
+    /// The block being read.
+    block: Block,
+    /// Whether the previous line runs to the end of the measure (the text goes on).
+    prev_long: bool,
+    /// A one-line lead-in that begins each following numbered item.
+    lead_in: Option<String>,
+    /// The length from which a line counts as running on.
+    long: usize,
+    /// Whether the document is Markdown.
+    markdown: bool,
+    /// Whether paragraphs are separated by blank lines (so every line goes on).
+    blank_separated: bool,
+}
+
+impl Walk {
+    /// Reads line `i` (and the lines it opens, for a fence or a table); returns the
+    /// index of the next line to read.
+    fn line(&mut self, r: &mut Reader, lines: &[Line], toc: &Toc, i: usize) -> usize {
         let line = &lines[i];
         let t = line.text.trim();
-        i += 1;
+        let next = i + 1;
         if t.is_empty() {
-            r.finish(std::mem::replace(&mut block, Block::None));
-            prev_long = false;
-            continue;
+            self.close(r);
+            self.prev_long = false;
+            return next;
         }
-        // a fenced code block: code, not requirements; skipped whole (its closing fence
-        // too), with a note
-        if markdown && (t.starts_with("```") || t.starts_with("~~~")) {
-            r.finish(std::mem::replace(&mut block, Block::None));
-            let fence_char = t.as_bytes()[0];
-            let fence_len = t.bytes().take_while(|&b| b == fence_char).count();
-            let open = line.no;
-            let mut close = None;
-            while i < lines.len() {
-                let u = lines[i].text.trim();
-                i += 1;
-                let n = u.bytes().take_while(|&b| b == fence_char).count();
-                if n >= fence_len && u[n..].trim().is_empty() {
-                    close = Some(lines[i - 1].no);
-                    break;
-                }
-            }
-            r.x.notes.push(match close {
-                Some(c) => format!("skipped a fenced code block (lines {open}-{c})"),
-                None => format!(
-                    "skipped a fenced code block from line {open} to the end: its fence is never closed"
-                ),
-            });
-            prev_long = false;
-            continue;
+        if self.markdown && (t.starts_with("```") || t.starts_with("~~~")) {
+            return self.skip_fence(r, lines, next);
         }
-        // Markdown heading
-        if markdown && t.starts_with('#') {
-            let title = t.trim_start_matches('#').trim();
-            r.finish(std::mem::replace(&mut block, Block::None));
-            if let Some((num, _)) = numbered_heading(title) {
-                section_num = Some(num);
-            } else {
-                section_num = None;
-            }
-            section = Some(one_line(title));
-            continue;
+        if self.markdown && t.starts_with('#') {
+            self.markdown_heading(r, t);
+            return next;
         }
-        if let Some((num, title)) = numbered_heading(t) {
-            if toc.accepts(section_num.as_deref(), &num, title) {
-                r.finish(std::mem::replace(&mut block, Block::None));
-                let num_s = num.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
-                section = Some(format!("{num_s} {}", one_line(title)));
-                section_num = Some(num);
-                prev_long = false;
-                continue;
-            }
+        if self.numbered_heading(r, toc, t) {
+            return next;
         }
-        // a table with pipes
         if t.starts_with('|') {
-            r.finish(std::mem::replace(&mut block, Block::None));
-            let startline = i - 1;
-            let mut j = startline;
-            while j < lines.len() && lines[j].text.trim().starts_with('|') {
-                j += 1;
-            }
-            r.table(&lines[startline..j], &section);
-            i = j;
-            prev_long = false;
-            continue;
+            return self.table(r, lines, next);
         }
-        if t.starts_with("Table ") || t.starts_with("Figure ") {
-            let after = t.split_once(' ').map_or("", |p| p.1);
-            if after.split_once(':').is_some_and(|(n, _)| n.len() <= 6) {
-                r.finish(std::mem::replace(&mut block, Block::None));
-                block = Block::Prose {
-                    lines: Vec::new(),
-                    section: section.clone(),
-                };
-                prev_long = false;
-                continue;
-            }
-        }
-        if let Some((n, rest)) = numbered_paragraph(t) {
-            // a one-line lead-in that stops mid-sentence (`... self-test of`) begins
-            // each following item that goes on in lower case
-            match &block {
-                Block::Prose { lines: ls, .. }
-                    if ls.len() == 1 && ls[0].1.ends_with(char::is_alphabetic) =>
-                {
-                    lead_in = Some(ls[0].1.clone());
-                }
-                Block::Para { .. } => {}
-                _ => lead_in = None,
-            }
-            if !rest.starts_with(char::is_lowercase) {
-                lead_in = None;
-            }
-            r.finish(std::mem::replace(&mut block, Block::None));
-            let prefix = section_num
-                .as_ref()
-                .map(|v| v.iter().map(u32::to_string).collect::<Vec<_>>().join("."))
-                .unwrap_or_default();
-            let mut lines = vec![rest.to_string()];
-            if let Some(lead) = &lead_in {
-                lines.insert(0, lead.clone());
-            }
-            block = Block::Para {
-                id: format!("{prefix}({n})"),
-                start: line.no,
-                lines,
-                section: section.clone(),
-            };
-            prev_long = runs_on(t, long);
-            continue;
+        if self.caption(r, t) || self.numbered_paragraph(r, t, line.no) {
+            return next;
         }
         if let Some((id, rest)) = explicit_id(t) {
-            r.finish(std::mem::replace(&mut block, Block::None));
-            block = Block::Para {
-                id,
-                start: line.no,
-                lines: vec![rest],
-                section: section.clone(),
-            };
-            prev_long = runs_on(t, long);
-            continue;
+            self.start_paragraph(r, id, line.no, vec![rest], t);
+            return next;
         }
-        let cont = blank_separated
-            || prev_long
+        self.text(r, t, line.no);
+        next
+    }
+
+    /// Hands the block being read to the reader.
+    fn close(&mut self, r: &mut Reader) {
+        r.finish(std::mem::replace(&mut self.block, Block::None));
+    }
+
+    /// Skips a fenced code block that opens at line `i - 1` (code, not requirements),
+    /// its closing fence too, with a note; returns the index after it.
+    fn skip_fence(&mut self, r: &mut Reader, lines: &[Line], mut i: usize) -> usize {
+        self.close(r);
+        let t = lines[i - 1].text.trim();
+        let fence_char = t.as_bytes()[0];
+        let fence_len = t.bytes().take_while(|&b| b == fence_char).count();
+        let open = lines[i - 1].no;
+        let mut close = None;
+        while i < lines.len() {
+            let u = lines[i].text.trim();
+            i += 1;
+            let n = u.bytes().take_while(|&b| b == fence_char).count();
+            if n >= fence_len && u[n..].trim().is_empty() {
+                close = Some(lines[i - 1].no);
+                break;
+            }
+        }
+        r.x.notes.push(match close {
+            Some(c) => format!("skipped a fenced code block (lines {open}-{c})"),
+            None => format!(
+                "skipped a fenced code block from line {open} to the end: its fence is never closed"
+            ),
+        });
+        self.prev_long = false;
+        i
+    }
+
+    /// A Markdown heading starts a section.
+    fn markdown_heading(&mut self, r: &mut Reader, t: &str) {
+        let title = t.trim_start_matches('#').trim();
+        self.close(r);
+        if let Some((num, _)) = numbered_heading(title) {
+            self.section_num = Some(num);
+        } else {
+            self.section_num = None;
+        }
+        self.section = Some(one_line(title));
+    }
+
+    /// A numbered heading that the table of contents accepts starts a section; false
+    /// when `t` is none.
+    fn numbered_heading(&mut self, r: &mut Reader, toc: &Toc, t: &str) -> bool {
+        let Some((num, title)) = numbered_heading(t) else {
+            return false;
+        };
+        if !toc.accepts(self.section_num.as_deref(), &num, title) {
+            return false;
+        }
+        self.close(r);
+        let num_s = num.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
+        self.section = Some(format!("{num_s} {}", one_line(title)));
+        self.section_num = Some(num);
+        self.prev_long = false;
+        true
+    }
+
+    /// A table with pipes from line `i - 1`, read whole; returns the index after it.
+    fn table(&mut self, r: &mut Reader, lines: &[Line], i: usize) -> usize {
+        self.close(r);
+        let startline = i - 1;
+        let mut j = startline;
+        while j < lines.len() && lines[j].text.trim().starts_with('|') {
+            j += 1;
+        }
+        r.table(&lines[startline..j], &self.section);
+        self.prev_long = false;
+        j
+    }
+
+    /// A table or figure caption (`Table 3: ...`) starts a prose block of its own;
+    /// false when `t` is none.
+    fn caption(&mut self, r: &mut Reader, t: &str) -> bool {
+        let after = t.split_once(' ').map_or("", |p| p.1);
+        let caption = (t.starts_with("Table ") || t.starts_with("Figure "))
+            && after.split_once(':').is_some_and(|(n, _)| n.len() <= 6);
+        if !caption {
+            return false;
+        }
+        self.close(r);
+        self.block = Block::Prose {
+            lines: Vec::new(),
+            section: self.section.clone(),
+        };
+        self.prev_long = false;
+        true
+    }
+
+    /// A numbered paragraph (`(3) ...`) starts a requirement numbered within the
+    /// section; false when `t` is none.
+    fn numbered_paragraph(&mut self, r: &mut Reader, t: &str, no: u32) -> bool {
+        let Some((n, rest)) = numbered_paragraph(t) else {
+            return false;
+        };
+        // a one-line lead-in that stops mid-sentence (`... self-test of`) begins
+        // each following item that goes on in lower case
+        match &self.block {
+            Block::Prose { lines: ls, .. }
+                if ls.len() == 1 && ls[0].1.ends_with(char::is_alphabetic) =>
+            {
+                self.lead_in = Some(ls[0].1.clone());
+            }
+            Block::Para { .. } => {}
+            _ => self.lead_in = None,
+        }
+        if !rest.starts_with(char::is_lowercase) {
+            self.lead_in = None;
+        }
+        let prefix = self
+            .section_num
+            .as_ref()
+            .map(|v| v.iter().map(u32::to_string).collect::<Vec<_>>().join("."))
+            .unwrap_or_default();
+        let mut lines = vec![rest.to_string()];
+        if let Some(lead) = &self.lead_in {
+            lines.insert(0, lead.clone());
+        }
+        self.start_paragraph(r, format!("{prefix}({n})"), no, lines, t);
+        true
+    }
+
+    /// Starts the requirement `id` at line `no` with its first `lines`; `t` is the
+    /// line read.
+    fn start_paragraph(
+        &mut self,
+        r: &mut Reader,
+        id: String,
+        no: u32,
+        lines: Vec<String>,
+        t: &str,
+    ) {
+        self.close(r);
+        self.block = Block::Para {
+            id,
+            start: no,
+            lines,
+            section: self.section.clone(),
+        };
+        self.prev_long = runs_on(t, self.long);
+    }
+
+    /// A line of text: it goes on the block being read, or starts a prose block.
+    fn text(&mut self, r: &mut Reader, t: &str, no: u32) {
+        let cont = self.blank_separated
+            || self.prev_long
             || is_list_item(t)
             || t.starts_with(|c: char| {
                 c.is_lowercase() || c == '§' || c == '(' || c.is_ascii_digit()
             });
-        match &mut block {
+        match &mut self.block {
             Block::Para { lines: ls, .. } if cont => ls.push(t.to_string()),
-            Block::Prose { lines: ls, .. } => ls.push((line.no, t.to_string())),
+            Block::Prose { lines: ls, .. } => ls.push((no, t.to_string())),
             _ => {
-                r.finish(std::mem::replace(&mut block, Block::None));
-                block = Block::Prose {
-                    lines: vec![(line.no, t.to_string())],
-                    section: section.clone(),
+                self.close(r);
+                self.block = Block::Prose {
+                    lines: vec![(no, t.to_string())],
+                    section: self.section.clone(),
                 };
             }
         }
-        prev_long = runs_on(t, long);
-    }
-    r.finish(block);
-    if !r.removed.is_empty() {
-        let removed = r.removed.join(", ");
-        r.x.notes
-            .push(format!("skipped paragraphs marked removed: {removed}"));
-    }
-    if r.spaced > 0 {
-        let n = r.spaced;
-        r.x.notes.push(format!(
-            "joined {n} words whose capitals were spaced out (V T BI)"
-        ));
-    }
-    if r.hyphens > 0 {
-        let h = r.hyphens;
-        r.x.notes
-            .push(format!("joined {h} words hyphenated across line ends"));
+        self.prev_long = runs_on(t, self.long);
     }
 }
 
@@ -873,6 +987,29 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// The notes on what reading the document changed: paragraphs marked removed,
+    /// spaced-out capitals and hyphenated words joined.
+    fn notes(&mut self) {
+        if !self.removed.is_empty() {
+            let removed = self.removed.join(", ");
+            self.x
+                .notes
+                .push(format!("skipped paragraphs marked removed: {removed}"));
+        }
+        if self.spaced > 0 {
+            let n = self.spaced;
+            self.x.notes.push(format!(
+                "joined {n} words whose capitals were spaced out (V T BI)"
+            ));
+        }
+        if self.hyphens > 0 {
+            let h = self.hyphens;
+            self.x
+                .notes
+                .push(format!("joined {h} words hyphenated across line ends"));
+        }
+    }
+
     /// Joins wrapped lines: a word split at a line end is joined (`sys-` + `tem`), a
     /// hyphenated word keeps its hyphen (`power-` + `on`), a number range too (`60601-1-` + `8`).
     fn join(&mut self, lines: &[String]) -> String {

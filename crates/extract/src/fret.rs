@@ -640,24 +640,11 @@ pub fn fret_to_spec(
     opts: &FretOptions<'_>,
 ) -> Result<FretImport, Vec<FretError>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let lines = Lines::new(text);
-    let at = |pos: usize, req: Option<&str>, message: String| {
-        let (line, column) = lines.at(pos);
-        FretError {
-            file: file.into(),
-            line,
-            column,
-            requirement: req.map(str::to_string),
-            message,
-        }
+    let place = Place {
+        file,
+        lines: Lines::new(text),
     };
-    let whole = |message: String| FretError {
-        file: file.into(),
-        line: 0,
-        column: 0,
-        requirement: None,
-        message,
-    };
+    let whole = |message: String| place.whole(message);
     let tick = match check_tick(opts.tick.unwrap_or("1 s")) {
         Ok(t) => t,
         Err(m) => return Err(vec![whole(m)]),
@@ -672,25 +659,11 @@ pub fn fret_to_spec(
                 .replace(&format!(" at line {} column {}", e.line(), e.column()), ""),
         }]
     })?;
-    let shape =
-        "a FRET file is an array of requirements or an object with a \"requirements\" array";
-    let (reqs, vars, from_docs) = match &v {
-        Value::Array(a) => (a.as_slice(), &[][..], false),
-        Value::Object(o) => {
-            let (r, docs) = match o.get("requirements").and_then(Value::as_array) {
-                Some(r) => (r, false),
-                None => match o.get("docs").and_then(Value::as_array) {
-                    Some(r) => (r, true),
-                    None => return Err(vec![whole(shape.into())]),
-                },
-            };
-            let vars = o
-                .get("variables")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice);
-            (r.as_slice(), vars, docs)
-        }
-        _ => return Err(vec![whole(shape.into())]),
+    let Some((reqs, vars, from_docs)) = records(&v) else {
+        return Err(vec![whole(
+            "a FRET file is an array of requirements or an object with a \"requirements\" array"
+                .into(),
+        )]);
     };
     let mut scan = Scan {
         b: text.as_bytes(),
@@ -704,37 +677,132 @@ pub fn fret_to_spec(
         scan.out.reqs
     };
     let mut notes = Vec::new();
-    let mut file_errors = Vec::new();
-
-    // The glossary.
-    let Glossary {
-        syms,
-        declared,
-        untyped,
-        errors: glossary_errors,
-        note,
-    } = glossary(vars, &whole);
-    file_errors.extend(glossary_errors);
-    notes.extend(note);
-    let glossary = !declared.is_empty();
-
-    // Parse every requirement.
-    struct One {
-        id: String,
-        text: String,
-        /// Where the fulltext's decoded bytes come from in the JSON text.
-        map: Vec<usize>,
-        record_at: usize,
-        sentence: Option<Sentence>,
-        errors: Vec<(usize, String)>,
-        fret_key: Option<String>,
+    let mut g = glossary(vars, &whole);
+    let mut file_errors = std::mem::take(&mut g.errors);
+    notes.extend(g.note.take());
+    let mut ones = read_requirements(reqs, &spans, text, &place, &mut file_errors, &mut notes);
+    if !file_errors.is_empty() {
+        return Err(file_errors);
     }
+    let (inferred, inferred_names) = infer_sorts(&mut ones, &g);
+    let mut lowered = Lowered::default();
+    for one in &mut ones {
+        lowered.add(one, &g.syms, &inferred, &place);
+    }
+    if !lowered.errors.is_empty() && !opts.skip_refused {
+        return Err(lowered.errors);
+    }
+    lowered.notes(&inferred_names, &inferred, &g.untyped, &mut notes);
+    let variables = variables_out(&lowered.used_vars, &g, &inferred);
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
+    let doc = DocOut {
+        spec: SpecOut { name: stem },
+        time: TimeOut { tick: tick.clone() },
+        variables,
+        requirements: lowered.out_reqs,
+    };
+    let body =
+        toml::to_string(&doc).map_err(|e| vec![whole(format!("cannot write the TOML: {e}"))])?;
+    let shown_name: String = file
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let toml = format!(
+        "# Imported from the FRET export {shown_name} (vera extract, FRETish import).\n\
+         # FRET ignores time units: one FRET time point is one tick (tick = {tick}).\n\n{body}"
+    );
+    let (requirements, variables) = (doc.requirements.len(), doc.variables.len());
+    Ok(FretImport {
+        toml,
+        requirements,
+        variables,
+        notes,
+        refused: lowered.errors,
+        read: lowered.read,
+    })
+}
+
+/// The file being imported, to place errors in it.
+struct Place<'a> {
+    file: &'a str,
+    lines: Lines<'a>,
+}
+
+impl Place<'_> {
+    /// An error at byte `pos` of the file, about requirement `req` if given.
+    fn at(&self, pos: usize, req: Option<&str>, message: String) -> FretError {
+        let (line, column) = self.lines.at(pos);
+        FretError {
+            file: self.file.into(),
+            line,
+            column,
+            requirement: req.map(str::to_string),
+            message,
+        }
+    }
+
+    /// An error about the whole file.
+    fn whole(&self, message: String) -> FretError {
+        FretError {
+            file: self.file.into(),
+            line: 0,
+            column: 0,
+            requirement: None,
+            message,
+        }
+    }
+}
+
+/// The requirement records, the glossary records and whether the records are a model
+/// document's `docs`; `None` when the file has neither shape.
+fn records(v: &Value) -> Option<(&[Value], &[Value], bool)> {
+    match v {
+        Value::Array(a) => Some((a.as_slice(), &[][..], false)),
+        Value::Object(o) => {
+            let (r, docs) = match o.get("requirements").and_then(Value::as_array) {
+                Some(r) => (r, false),
+                None => (o.get("docs").and_then(Value::as_array)?, true),
+            };
+            let vars = o
+                .get("variables")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            Some((r.as_slice(), vars, docs))
+        }
+        _ => None,
+    }
+}
+
+/// One requirement of the export as read.
+struct One {
+    id: String,
+    text: String,
+    /// Where the fulltext's decoded bytes come from in the JSON text.
+    map: Vec<usize>,
+    record_at: usize,
+    sentence: Option<Sentence>,
+    errors: Vec<(usize, String)>,
+    fret_key: Option<String>,
+}
+
+/// Reads every requirement record and parses its FRETish; records that cannot be read
+/// go to `file_errors`, renamed duplicate ids to `notes`.
+fn read_requirements(
+    reqs: &[Value],
+    spans: &[(usize, Option<(usize, usize)>)],
+    text: &str,
+    place: &Place,
+    file_errors: &mut Vec<FretError>,
+    notes: &mut Vec<String>,
+) -> Vec<One> {
     let mut ones: Vec<One> = Vec::new();
     let mut seen: HashMap<String, u32> = HashMap::new();
     for (k, r) in reqs.iter().enumerate() {
         let (record_at, span) = spans.get(k).copied().unwrap_or((0, None));
         let Some(o) = r.as_object() else {
-            file_errors.push(at(record_at, None, "a requirement is a JSON object".into()));
+            file_errors.push(place.at(record_at, None, "a requirement is a JSON object".into()));
             continue;
         };
         let str_of = |k: &str| {
@@ -752,7 +820,7 @@ pub fn fret_to_spec(
         let Some(mut id) = str_of("reqid").map(crate::one_line) else {
             let msg =
                 not_string("reqid").unwrap_or_else(|| "a requirement without a \"reqid\"".into());
-            file_errors.push(at(record_at, None, msg));
+            file_errors.push(place.at(record_at, None, msg));
             continue;
         };
         let n = seen.entry(id.clone()).or_insert(0);
@@ -796,11 +864,14 @@ pub fn fret_to_spec(
         }
         ones.push(one);
     }
-    if !file_errors.is_empty() {
-        return Err(file_errors);
-    }
+    ones
+}
 
-    // Names: declared (with a glossary), then sorts inferred over the whole file.
+/// Checks the names against the glossary (when the export has one) and infers the
+/// sorts of the others over the whole file; returns the inferred sorts and the sorted
+/// names the glossary does not declare. Errors go to their requirement.
+fn infer_sorts(ones: &mut [One], g: &Glossary) -> (HashMap<String, Sort>, Vec<String>) {
+    let glossary = !g.declared.is_empty();
     let mut infer = fretish::Infer::default();
     for (k, one) in ones.iter_mut().enumerate() {
         let Some(s) = &one.sentence else { continue };
@@ -816,7 +887,7 @@ pub fn fret_to_spec(
                 fretish::names(e, &mut ns);
             }
             for (n, off) in ns {
-                if n != "FTP" && !declared.contains_key(&n) && !syms.contains_key(&n) {
+                if n != "FTP" && !g.declared.contains_key(&n) && !g.syms.contains_key(&n) {
                     one.errors.push((
                         off,
                         format!("undeclared variable {n} (the export's variables do not list it)"),
@@ -826,7 +897,7 @@ pub fn fret_to_spec(
         }
         infer.cur = k;
         for e in exprs {
-            infer.walk_bool(e, &syms, 0);
+            infer.walk_bool(e, &g.syms, 0);
         }
     }
     let (inferred, infer_errors) = infer.resolve();
@@ -837,72 +908,53 @@ pub fn fret_to_spec(
     }
     let mut inferred_names: Vec<String> = inferred
         .keys()
-        .filter(|n| !declared.contains_key(*n))
+        .filter(|n| !g.declared.contains_key(*n))
         .cloned()
         .collect();
     inferred_names.sort();
+    (inferred, inferred_names)
+}
 
-    // Map each requirement.
-    let mut out_reqs = Vec::new();
-    let mut used_vars: Vec<String> = Vec::new();
-    let mut consts: Vec<String> = Vec::new();
-    let mut errors = Vec::new();
-    let mut read = Vec::new();
-    let (mut scope_end, mut before, mut unit) = (Vec::new(), Vec::new(), Vec::new());
-    for one in &mut ones {
-        let mut timed = None;
-        if one.errors.is_empty() {
-            if let Some(s) = &one.sentence {
-                let mut smt = Smt {
-                    syms: &syms,
-                    inferred: &inferred,
-                    consts_used: Vec::new(),
-                    vars_used: Vec::new(),
-                };
-                let mut flags = Flags::default();
-                match fretish::lower(s, &mut smt, 0, &mut flags) {
-                    Ok(t) => {
-                        let bad: Vec<String> = smt
-                            .vars_used
-                            .iter()
-                            .filter(|v| RESERVED.contains(&v.as_str()))
-                            .cloned()
-                            .collect();
-                        if bad.is_empty() {
-                            timed = Some(t);
-                            for v in smt.vars_used {
-                                if !used_vars.contains(&v) {
-                                    used_vars.push(v);
-                                }
-                            }
-                            for c in smt.consts_used {
-                                if !consts.contains(&c) {
-                                    consts.push(c);
-                                }
-                            }
-                            if flags.scope_end {
-                                scope_end.push(one.id.clone());
-                            }
-                            if flags.before {
-                                before.push(one.id.clone());
-                            }
-                            if flags.unit {
-                                unit.push(one.id.clone());
-                            }
-                        } else {
-                            one.errors.push((
-                                0,
-                                format!(
-                                    "{} is not usable as an SMT-LIB variable name (reserved)",
-                                    bad.join(", ")
-                                ),
-                            ));
-                        }
-                    }
-                    Err(es) => one.errors.extend(es),
-                }
+/// The requirements mapped to timed requirements, with what the notes need.
+#[derive(Default)]
+struct Lowered {
+    out_reqs: Vec<ReqOut>,
+    /// The variables used, in order of first use.
+    used_vars: Vec<String>,
+    /// The constants replaced by their values, in order of first use.
+    consts: Vec<String>,
+    /// The errors of the requirements not imported.
+    errors: Vec<FretError>,
+    read: Vec<FretRead>,
+    /// Requirements whose obligation vera keeps to the end of its interval.
+    scope_end: Vec<String>,
+    /// Requirements with a `before` timing.
+    before: Vec<String>,
+    /// Requirements with a duration in time units.
+    unit: Vec<String>,
+}
+
+impl Lowered {
+    /// Maps one requirement (unless it has errors already) and records it as read,
+    /// imported or not.
+    fn add(
+        &mut self,
+        one: &mut One,
+        syms: &HashMap<String, Sym>,
+        inferred: &HashMap<String, Sort>,
+        place: &Place,
+    ) {
+        let timed = match &one.sentence {
+            Some(s) if one.errors.is_empty() => self.lower(s, &one.id, syms, inferred),
+            _ => Ok(None),
+        };
+        let timed = match timed {
+            Ok(t) => t,
+            Err(es) => {
+                one.errors.extend(es);
+                None
             }
-        }
+        };
         one.errors.sort();
         one.errors.dedup();
         for (off, m) in &one.errors {
@@ -911,95 +963,166 @@ pub fn fret_to_spec(
             } else {
                 one.map.get(*off).copied().unwrap_or(one.record_at)
             };
-            errors.push(at(pos, Some(&one.id), m.clone()));
+            self.errors.push(place.at(pos, Some(&one.id), m.clone()));
         }
-        read.push(FretRead {
+        self.read.push(FretRead {
             id: one.id.clone(),
             key: one.sentence.as_ref().map(Sentence::key),
             fret_key: one.fret_key.clone(),
             imported: timed.is_some(),
         });
         if let Some(t) = timed {
-            out_reqs.push(ReqOut {
+            self.out_reqs.push(ReqOut {
                 id: one.id.clone(),
                 text: one.text.clone(),
                 timed: t,
             });
         }
     }
-    if !errors.is_empty() && !opts.skip_refused {
-        return Err(errors);
+
+    /// Lowers the sentence of requirement `id`, recording the names it uses and the
+    /// flags it raises; the errors when it cannot be lowered.
+    fn lower(
+        &mut self,
+        s: &Sentence,
+        id: &str,
+        syms: &HashMap<String, Sym>,
+        inferred: &HashMap<String, Sort>,
+    ) -> Result<Option<Timed>, Vec<(usize, String)>> {
+        let mut smt = Smt {
+            syms,
+            inferred,
+            consts_used: Vec::new(),
+            vars_used: Vec::new(),
+        };
+        let mut flags = Flags::default();
+        let t = fretish::lower(s, &mut smt, 0, &mut flags)?;
+        let bad: Vec<String> = smt
+            .vars_used
+            .iter()
+            .filter(|v| RESERVED.contains(&v.as_str()))
+            .cloned()
+            .collect();
+        if !bad.is_empty() {
+            return Err(vec![(
+                0,
+                format!(
+                    "{} is not usable as an SMT-LIB variable name (reserved)",
+                    bad.join(", ")
+                ),
+            )]);
+        }
+        for v in smt.vars_used {
+            if !self.used_vars.contains(&v) {
+                self.used_vars.push(v);
+            }
+        }
+        for c in smt.consts_used {
+            if !self.consts.contains(&c) {
+                self.consts.push(c);
+            }
+        }
+        for (raised, ids) in [
+            (flags.scope_end, &mut self.scope_end),
+            (flags.before, &mut self.before),
+            (flags.unit, &mut self.unit),
+        ] {
+            if raised {
+                ids.push(id.to_string());
+            }
+        }
+        Ok(Some(t))
     }
 
-    // Notes.
-    let used_inferred: Vec<String> = inferred_names
-        .iter()
-        .filter(|n| used_vars.contains(n) && !untyped.contains(n))
-        .map(|n| format!("{n}: {}", inferred[n].name()))
-        .collect();
-    if !used_inferred.is_empty() {
-        notes.push(format!(
-            "sorts inferred from use (the export does not give them): {}",
-            used_inferred.join(", ")
-        ));
+    /// The notes on the import: inferred sorts, replaced constants, where vera's reading
+    /// differs from FRET's, and what was not imported.
+    fn notes(
+        &self,
+        inferred_names: &[String],
+        inferred: &HashMap<String, Sort>,
+        untyped: &[String],
+        notes: &mut Vec<String>,
+    ) {
+        let used_vars = &self.used_vars;
+        let used_inferred: Vec<String> = inferred_names
+            .iter()
+            .filter(|n| used_vars.contains(n) && !untyped.contains(n))
+            .map(|n| format!("{n}: {}", inferred[n].name()))
+            .collect();
+        if !used_inferred.is_empty() {
+            notes.push(format!(
+                "sorts inferred from use (the export does not give them): {}",
+                used_inferred.join(", ")
+            ));
+        }
+        let used_untyped: Vec<String> = untyped
+            .iter()
+            .filter(|n| used_vars.contains(n))
+            .map(|n| format!("{n}: {}", inferred.get(n).map_or("?", |s| s.name())))
+            .collect();
+        if !used_untyped.is_empty() {
+            notes.push(format!(
+                "variables listed without a data type, their sort inferred from use: {}",
+                used_untyped.join(", ")
+            ));
+        }
+        if !self.consts.is_empty() {
+            notes.push(format!(
+                "internal variables with a literal assignment replaced by their values: {}",
+                self.consts.join(", ")
+            ));
+        }
+        if !self.scope_end.is_empty() {
+            notes.push(format!(
+                "{}: in a mode or before-scope, FRET drops an obligation when its interval ends; \
+                 vera keeps it to its end (stricter when the interval closes first)",
+                self.scope_end.join(", ")
+            ));
+        }
+        if !self.before.is_empty() {
+            notes.push(format!(
+                "{}: \"before C\" also fails in FRET when C holds at the trigger itself; vera looks \
+                 for C after the trigger only",
+                self.before.join(", ")
+            ));
+        }
+        if !self.unit.is_empty() {
+            notes.push(format!(
+                "{}: FRET ignores time units; a duration of N (seconds, ...) is N time points, N \
+                 ticks here",
+                self.unit.join(", ")
+            ));
+        }
+        if !self.errors.is_empty() {
+            notes.push(format!(
+                "{} requirement(s) not imported: {}",
+                self.read.iter().filter(|r| !r.imported).count(),
+                self.read
+                    .iter()
+                    .filter(|r| !r.imported)
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if self.out_reqs.is_empty() {
+            notes.push("no requirement imported".into());
+        }
     }
-    let used_untyped: Vec<String> = untyped
-        .iter()
-        .filter(|n| used_vars.contains(n))
-        .map(|n| format!("{n}: {}", inferred.get(n).map_or("?", |s| s.name())))
-        .collect();
-    if !used_untyped.is_empty() {
-        notes.push(format!(
-            "variables listed without a data type, their sort inferred from use: {}",
-            used_untyped.join(", ")
-        ));
-    }
-    if !consts.is_empty() {
-        notes.push(format!(
-            "internal variables with a literal assignment replaced by their values: {}",
-            consts.join(", ")
-        ));
-    }
-    if !scope_end.is_empty() {
-        notes.push(format!(
-            "{}: in a mode or before-scope, FRET drops an obligation when its interval ends; \
-             vera keeps it to its end (stricter when the interval closes first)",
-            scope_end.join(", ")
-        ));
-    }
-    if !before.is_empty() {
-        notes.push(format!(
-            "{}: \"before C\" also fails in FRET when C holds at the trigger itself; vera looks \
-             for C after the trigger only",
-            before.join(", ")
-        ));
-    }
-    if !unit.is_empty() {
-        notes.push(format!(
-            "{}: FRET ignores time units; a duration of N (seconds, ...) is N time points, N \
-             ticks here",
-            unit.join(", ")
-        ));
-    }
-    if !errors.is_empty() {
-        notes.push(format!(
-            "{} requirement(s) not imported: {}",
-            read.iter().filter(|r| !r.imported).count(),
-            read.iter()
-                .filter(|r| !r.imported)
-                .map(|r| r.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if out_reqs.is_empty() {
-        notes.push("no requirement imported".into());
-    }
+}
+
+/// The spec's variables: each variable used, by name, with its declared or inferred
+/// sort and its role from the glossary (defined names are left out).
+fn variables_out(
+    used_vars: &[String],
+    g: &Glossary,
+    inferred: &HashMap<String, Sort>,
+) -> Vec<VarOut> {
     let mut variables: Vec<VarOut> = Vec::new();
-    let mut sorted = used_vars.clone();
+    let mut sorted = used_vars.to_vec();
     sorted.sort();
     for v in sorted {
-        let sort = match syms.get(&v) {
+        let sort = match g.syms.get(&v) {
             Some(Sym::Var(s)) => *s,
             Some(Sym::Defined(_)) => continue,
             _ => match inferred.get(&v) {
@@ -1010,35 +1133,8 @@ pub fn fret_to_spec(
         variables.push(VarOut {
             name: v.clone(),
             sort: sort.name(),
-            role: declared.get(&v).copied().flatten(),
+            role: g.declared.get(&v).copied().flatten(),
         });
     }
-    let stem = std::path::Path::new(file)
-        .file_stem()
-        .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
-    let doc = DocOut {
-        spec: SpecOut { name: stem },
-        time: TimeOut { tick: tick.clone() },
-        variables,
-        requirements: out_reqs,
-    };
-    let body =
-        toml::to_string(&doc).map_err(|e| vec![whole(format!("cannot write the TOML: {e}"))])?;
-    let shown_name: String = file
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let toml = format!(
-        "# Imported from the FRET export {shown_name} (vera extract, FRETish import).\n\
-         # FRET ignores time units: one FRET time point is one tick (tick = {tick}).\n\n{body}"
-    );
-    let (requirements, variables) = (doc.requirements.len(), doc.variables.len());
-    Ok(FretImport {
-        toml,
-        requirements,
-        variables,
-        notes,
-        refused: errors,
-        read,
-    })
+    variables
 }

@@ -2043,12 +2043,36 @@ pub(crate) fn lower(
     base: usize,
     flags: &mut Flags,
 ) -> Result<Timed, Vec<Raw>> {
+    let mut errs = refused(s, base);
+    let temporal = Temporal::of(s, base, &mut errs);
+    let parts = Parts::of(s, &temporal);
+    for e in parts.all() {
+        unsupported_names(e, base, &mut errs);
+    }
+    if !errs.is_empty() {
+        errs.sort();
+        errs.dedup();
+        return Err(errs);
+    }
+    let formulas = Formulas {
+        scope: parts.scope.map(|e| formula(smt, e, base, &mut errs)),
+        cond: parts.cond.map(|e| formula(smt, e, base, &mut errs)),
+        resp: formula(smt, parts.resp, base, &mut errs),
+        stop: parts.stop.map(|e| formula(smt, e, base, &mut errs)),
+    };
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    Ok(timed_keys(s, &temporal, formulas, flags))
+}
+
+/// The constructs of `s` that vera refuses, by name: a probability, the after- and
+/// only-scopes, and the timings without a counterpart.
+fn refused(s: &Sentence, base: usize) -> Vec<Raw> {
     let mut errs: Vec<Raw> = Vec::new();
-    let refuse = |errs: &mut Vec<Raw>, at: usize, m: String| errs.push((base + at, m));
-    // Refused constructs, by name.
+    let mut refuse = |at: usize, m: String| errs.push((base + at, m));
     if let Some(p) = s.probability {
         refuse(
-            &mut errs,
             p,
             "a probability (with probability ...) is not supported: vera's timed patterns are \
              not probabilistic"
@@ -2057,7 +2081,6 @@ pub(crate) fn lower(
     }
     match s.scope.kind {
         ScopeKind::After => refuse(
-            &mut errs,
             s.scope.at,
             format!(
                 "scope not supported: \"{}\" (FRET's after-scope starts when the first {} interval \
@@ -2067,7 +2090,6 @@ pub(crate) fn lower(
             ),
         ),
         ScopeKind::OnlyIn | ScopeKind::OnlyAfter | ScopeKind::OnlyBefore => refuse(
-            &mut errs,
             s.scope.at,
             format!(
                 "scope not supported: \"{}\" (an only-scope forbids the response outside the \
@@ -2084,72 +2106,114 @@ pub(crate) fn lower(
     };
     match &s.timing {
         Timing::Null | Timing::Eventually => refuse(
-            &mut errs,
             s.timing_at,
             format!("timing not supported: {tw}: an unbounded eventually has no counterpart in vera's timed patterns (give a bound: within N ticks)"),
         ),
         Timing::Finally => refuse(
-            &mut errs,
             s.timing_at,
             format!("timing not supported: {tw}: vera's patterns have no last-timepoint obligation"),
         ),
         Timing::After => refuse(
-            &mut errs,
             s.timing_at,
             format!("timing not supported: {tw}: FRET asks the response false for N+1 points and true at the next; no one vera pattern says both"),
         ),
         _ => {}
     }
-    // Temporal predicates in the positions that have a counterpart.
-    let global = s.scope.kind == ScopeKind::Null;
-    let mut cond_temporal: Option<(&'static str, u64, &Expr)> = None;
-    if let Some(c) = &s.cond {
-        for (f, key) in [("persisted", "held_for"), ("occurred", "within_last")] {
-            if let Some((n, p)) = temporal_call(&c.expr, f) {
-                if c.holding && global {
-                    match call_count(n, base) {
-                        Ok(n) => cond_temporal = Some((key, n, p)),
-                        Err(e) => errs.push(e),
+    errs
+}
+
+/// The temporal predicates of a sentence in the positions that have a counterpart.
+struct Temporal<'e> {
+    /// `persisted(N, P)` (`held_for`) or `occurred(N, P)` (`within_last`) as the
+    /// condition of a global `whenever`.
+    cond: Option<(&'static str, u64, &'e Expr)>,
+    /// `never persisted(N, P)` as the response of a global unconditional sentence.
+    resp: Option<(u64, &'e Expr)>,
+}
+
+impl<'e> Temporal<'e> {
+    /// Finds the temporal predicates of `s`; a bad count goes to `errs`.
+    fn of(s: &'e Sentence, base: usize, errs: &mut Vec<Raw>) -> Temporal<'e> {
+        let global = s.scope.kind == ScopeKind::Null;
+        let mut cond: Option<(&'static str, u64, &Expr)> = None;
+        if let Some(c) = &s.cond {
+            for (f, key) in [("persisted", "held_for"), ("occurred", "within_last")] {
+                if let Some((n, p)) = temporal_call(&c.expr, f) {
+                    if c.holding && global {
+                        match call_count(n, base) {
+                            Ok(n) => cond = Some((key, n, p)),
+                            Err(e) => errs.push(e),
+                        }
                     }
                 }
             }
         }
-    }
-    let mut resp_persisted: Option<(u64, &Expr)> = None;
-    if let (Timing::Never, None, true) = (&s.timing, &s.cond, global) {
-        if let Some((n, p)) = temporal_call(&s.response, "persisted") {
-            match call_count(n, base) {
-                Ok(n) => resp_persisted = Some((n, p)),
-                Err(e) => errs.push(e),
+        let mut resp: Option<(u64, &Expr)> = None;
+        if let (Timing::Never, None, true) = (&s.timing, &s.cond, global) {
+            if let Some((n, p)) = temporal_call(&s.response, "persisted") {
+                match call_count(n, base) {
+                    Ok(n) => resp = Some((n, p)),
+                    Err(e) => errs.push(e),
+                }
             }
         }
+        Temporal { cond, resp }
     }
-    let mut exprs: Vec<&Expr> = Vec::new();
-    if let Some(e) = &s.scope.expr {
-        exprs.push(e);
+}
+
+/// The expressions of a sentence that become formulas (a temporal predicate by its
+/// argument).
+struct Parts<'e> {
+    scope: Option<&'e Expr>,
+    cond: Option<&'e Expr>,
+    resp: &'e Expr,
+    stop: Option<&'e Expr>,
+}
+
+impl<'e> Parts<'e> {
+    /// The parts of `s`, with the temporal predicates `temporal` found in it.
+    fn of(s: &'e Sentence, temporal: &Temporal<'e>) -> Parts<'e> {
+        Parts {
+            scope: s.scope.expr.as_ref(),
+            cond: match (&s.cond, temporal.cond) {
+                (Some(_), Some((_, _, p))) => Some(p),
+                (Some(c), None) => Some(&c.expr),
+                _ => None,
+            },
+            resp: match temporal.resp {
+                Some((_, p)) => p,
+                None => &s.response,
+            },
+            stop: match &s.timing {
+                Timing::Until(e) | Timing::Before(e) => Some(e),
+                _ => None,
+            },
+        }
     }
-    match (&s.cond, cond_temporal) {
-        (Some(_), Some((_, _, p))) => exprs.push(p),
-        (Some(c), None) => exprs.push(&c.expr),
-        _ => {}
+
+    /// Every part, in the order scope, condition, response, stop.
+    fn all(&self) -> Vec<&'e Expr> {
+        let mut exprs: Vec<&Expr> = Vec::new();
+        exprs.extend(self.scope);
+        exprs.extend(self.cond);
+        exprs.push(self.resp);
+        exprs.extend(self.stop);
+        exprs
     }
-    match resp_persisted {
-        Some((_, p)) => exprs.push(p),
-        None => exprs.push(&s.response),
-    }
-    if let Timing::Until(e) | Timing::Before(e) = &s.timing {
-        exprs.push(e);
-    }
-    for e in &exprs {
-        unsupported_names(e, base, &mut errs);
-    }
-    if !errs.is_empty() {
-        errs.sort();
-        errs.dedup();
-        return Err(errs);
-    }
-    // Formulas.
-    let mut f = |e: &Expr, errs: &mut Vec<Raw>| match smt.bool(e, base) {
+}
+
+/// The SMT-LIB formulas of a sentence's parts.
+struct Formulas {
+    scope: Option<String>,
+    cond: Option<String>,
+    resp: String,
+    stop: Option<String>,
+}
+
+/// `e` as an SMT-LIB formula; when it cannot be written or nests too deep for the spec
+/// loader, the error goes to `errs` and the formula is empty.
+fn formula(smt: &mut Smt<'_>, e: &Expr, base: usize, errs: &mut Vec<Raw>) -> String {
+    match smt.bool(e, base) {
         Ok(s) if smt_depth(&s) > LOADER_DEPTH => {
             errs.push((
                 base + e.at,
@@ -2165,32 +2229,20 @@ pub(crate) fn lower(
             errs.push(x);
             String::new()
         }
-    };
-    let scope_f = s.scope.expr.as_ref().map(|e| f(e, &mut errs));
-    let cond_f = match (&s.cond, cond_temporal) {
-        (Some(_), Some((_, _, p))) => Some(f(p, &mut errs)),
-        (Some(c), None) => Some(f(&c.expr, &mut errs)),
-        _ => None,
-    };
-    let resp = match resp_persisted {
-        Some((_, p)) => f(p, &mut errs),
-        None => f(&s.response, &mut errs),
-    };
-    let stop = match &s.timing {
-        Timing::Until(e) | Timing::Before(e) => Some(f(e, &mut errs)),
-        _ => None,
-    };
-    if !errs.is_empty() {
-        return Err(errs);
     }
+}
+
+/// The timed keys of a sentence from its formulas: the scope, the response, the
+/// trigger and the timing.
+fn timed_keys(s: &Sentence, temporal: &Temporal, f: Formulas, flags: &mut Flags) -> Timed {
     let mut t = Timed::default();
     // The interval formula of a mode scope.
-    let interval = match (s.scope.kind, &scope_f) {
+    let interval = match (s.scope.kind, &f.scope) {
         (ScopeKind::In, Some(m)) => Some(m.clone()),
         (ScopeKind::NotIn, Some(m)) => Some(format!("(not {m})")),
         _ => None,
     };
-    let before = match (s.scope.kind, &scope_f) {
+    let before = match (s.scope.kind, &f.scope) {
         (ScopeKind::Before, Some(m)) => Some(m.clone()),
         _ => None,
     };
@@ -2200,33 +2252,58 @@ pub(crate) fn lower(
         Timing::Never => (true, true),
         _ => (false, false),
     };
+    let resp = f.resp;
     let plain = resp.clone();
     t.then = if negate {
         format!("(not {resp})")
     } else {
         resp
     };
-    if let Some((n, _)) = resp_persisted {
+    if let Some((n, _)) = temporal.resp {
         // never persisted(N, P): P may not hold at N+1 consecutive points.
         t.if_ = Some(plain);
         t.held_for = Some(ticks(n));
         t.then = "false".into();
-        return Ok(t);
+        return t;
     }
-    // The trigger.
+    // The end of the interval (`E`: the first step where `I` no longer holds, or
+    // where `M` holds).
+    let end = match (&interval, &before) {
+        (Some(_), _) if s.scope.kind == ScopeKind::NotIn => f.scope.clone(),
+        (Some(m), _) => Some(format!("(not {m})")),
+        (None, Some(b)) => Some(b.clone()),
+        _ => None,
+    };
+    trigger(&mut t, s, f.cond, temporal, &interval, &end, always);
+    timing(&mut t, &s.timing, f.stop, &end, flags);
+    t
+}
+
+/// The trigger keys: the condition (within the mode's interval) with its temporal
+/// predicate and, for an always-timing, the end of the interval as its `until`; without a
+/// condition, every step of the scope or its start.
+fn trigger(
+    t: &mut Timed,
+    s: &Sentence,
+    cond_f: Option<String>,
+    temporal: &Temporal,
+    interval: &Option<String>,
+    end: &Option<String>,
+    always: bool,
+) {
     match (&cond_f, &s.cond) {
         (None, _) => {
             if always {
                 // Every step of the scope: globally, in every interval, before M.
                 t.scope_while = interval.clone();
-            } else if let Some(m) = &interval {
+            } else if let Some(m) = interval {
                 t.when = Some(m.clone());
             } else {
                 t.initially = Some(true);
             }
         }
         (Some(c), Some(cond)) => {
-            let trig = match &interval {
+            let trig = match interval {
                 Some(m) => format!("(and {m} {c})"),
                 None => c.clone(),
             };
@@ -2235,7 +2312,7 @@ pub(crate) fn lower(
             } else {
                 t.when = Some(trig);
             }
-            if let Some((key, n, _)) = cond_temporal {
+            if let Some((key, n, _)) = temporal.cond {
                 if key == "held_for" {
                     t.held_for = Some(ticks(n));
                 } else {
@@ -2243,30 +2320,25 @@ pub(crate) fn lower(
                 }
             }
             if always {
-                t.until = Some(match (&interval, &before) {
-                    (Some(_), _) if s.scope.kind == ScopeKind::NotIn => {
-                        scope_f.clone().unwrap_or_default()
-                    }
-                    (Some(m), _) => format!("(not {m})"),
-                    (None, Some(b)) => b.clone(),
-                    _ => "false".into(),
-                });
+                t.until = Some(end.clone().unwrap_or_else(|| "false".into()));
             }
         }
         _ => {}
     }
-    // The timing. In a mode scope and before `M`, the end of the interval (`E`: the
-    // first step where `I` no longer holds, or where `M` holds) releases FRET's
-    // obligations: for `next` and `within` the response is `(or S E)`, for `until C`
-    // the stop is `(or C E)`, which is exactly FRET's reading; `for` and `before` keep
-    // vera's own rule (stricter), with a note.
-    let end = match (&interval, &before) {
-        (Some(_), _) if s.scope.kind == ScopeKind::NotIn => scope_f.clone(),
-        (Some(m), _) => Some(format!("(not {m})")),
-        (None, Some(b)) => Some(b.clone()),
-        _ => None,
-    };
-    match &s.timing {
+}
+
+/// The timing keys. In a mode scope and before `M`, the end of the interval `end`
+/// releases FRET's obligations: for `next` and `within` the response is `(or S E)`, for
+/// `until C` the stop is `(or C E)`, which is exactly FRET's reading; `for` and `before`
+/// keep vera's own rule (stricter), with a note.
+fn timing(
+    t: &mut Timed,
+    timing: &Timing,
+    stop: Option<String>,
+    end: &Option<String>,
+    flags: &mut Flags,
+) {
+    match timing {
         Timing::Next => t.next = Some(true),
         Timing::Within(n, u) => {
             t.within = Some(ticks(*n));
@@ -2276,15 +2348,15 @@ pub(crate) fn lower(
             t.for_ = Some(ticks(*n));
             flags.unit |= *u != "ticks";
         }
-        Timing::Until(_) => t.until = stop.clone(),
+        Timing::Until(_) => t.until = stop,
         Timing::Before(_) => {
-            t.before = stop.clone();
+            t.before = stop;
             flags.before = true;
         }
         _ => {}
     }
-    if let Some(e) = &end {
-        match &s.timing {
+    if let Some(e) = end {
+        match timing {
             Timing::Next | Timing::Within(..) => t.then = format!("(or {} {e})", t.then),
             Timing::Until(_) => {
                 t.until = t.until.take().map(|c| format!("(or {c} {e})"));
@@ -2293,7 +2365,6 @@ pub(crate) fn lower(
             _ => {}
         }
     }
-    Ok(t)
 }
 
 /// The variable names of an expression with their offsets (not function names).

@@ -240,12 +240,7 @@ pub fn req_to_spec_with(
         given => match parse_tick(given.unwrap_or("1 s")) {
             Ok(t) => Some(t),
             Err(m) => {
-                errors.push(ReqError {
-                    file: file.into(),
-                    line: 0,
-                    column: 0,
-                    message: m,
-                });
+                errors.push(whole_file(file, m));
                 None
             }
         },
@@ -285,50 +280,12 @@ pub fn req_to_spec_with(
     }
     let built = b.requirements(&toks, &reqs);
     raw.append(&mut b.raw);
-    raw.sort_by_key(|&(at, _)| at);
-    raw.dedup_by_key(|e| e.0);
-    let too_many = raw.len() > MAX_ERRORS;
-    errors.extend(raw.into_iter().take(MAX_ERRORS).map(|(at, message)| {
-        let (line, column) = b.lines.at(at);
-        ReqError {
-            file: file.into(),
-            line,
-            column,
-            message,
-        }
-    }));
-    if too_many {
-        errors.push(ReqError {
-            file: file.into(),
-            line: 0,
-            column: 0,
-            message: format!("more than {MAX_ERRORS} errors; the rest are not listed"),
-        });
-    }
+    errors.extend(placed_errors(file, raw, &b.lines));
     if !errors.is_empty() {
         return Err(errors);
     }
     let (requirements, mut notes) = built;
-    for (name, sort) in &b.history {
-        variables.push(VarOut {
-            name: name.clone(),
-            sort: sort.name(),
-            role: None,
-        });
-    }
-    if !b.history.is_empty() {
-        let names: Vec<&str> = b.history.iter().map(|(n, _)| n.as_str()).collect();
-        notes.push(format!(
-            "prev(x) is written x@prev, the value of x over the previous interval: {}",
-            names.join(", ")
-        ));
-    }
-    if !b.consts_in_formulas.is_empty() {
-        notes.push(format!(
-            "constants replaced by their values in formulas: {}",
-            b.consts_in_formulas.join(", ")
-        ));
-    }
+    b.history_and_constants(&mut variables, &mut notes);
     if requirements.is_empty() {
         notes.push("the file has no requirements".into());
     }
@@ -349,14 +306,58 @@ pub fn req_to_spec_with(
         variables,
         requirements,
     };
-    let body = toml::to_string(&doc).map_err(|e| {
-        vec![ReqError {
-            file: file.into(),
-            line: 0,
-            column: 0,
-            message: format!("cannot write the TOML: {e}"),
-        }]
-    })?;
+    let body = toml::to_string(&doc)
+        .map_err(|e| vec![whole_file(file, format!("cannot write the TOML: {e}"))])?;
+    let toml = format!("{}{body}", header(file, dense, micro));
+    Ok(ReqImport {
+        toml,
+        requirements: doc.requirements.len(),
+        variables: doc.variables.len(),
+        notes,
+        expected,
+    })
+}
+
+/// An error about the whole file.
+fn whole_file(file: &str, message: String) -> ReqError {
+    ReqError {
+        file: file.into(),
+        line: 0,
+        column: 0,
+        message,
+    }
+}
+
+/// The errors found at byte offsets, in order of position, one per position, at most
+/// [`MAX_ERRORS`] of them (and a last one saying so when there are more).
+fn placed_errors(file: &str, mut raw: Vec<(usize, String)>, lines: &Lines) -> Vec<ReqError> {
+    raw.sort_by_key(|&(at, _)| at);
+    raw.dedup_by_key(|e| e.0);
+    let too_many = raw.len() > MAX_ERRORS;
+    let mut errors: Vec<ReqError> = raw
+        .into_iter()
+        .take(MAX_ERRORS)
+        .map(|(at, message)| {
+            let (line, column) = lines.at(at);
+            ReqError {
+                file: file.into(),
+                line,
+                column,
+                message,
+            }
+        })
+        .collect();
+    if too_many {
+        errors.push(whole_file(
+            file,
+            format!("more than {MAX_ERRORS} errors; the rest are not listed"),
+        ));
+    }
+    errors
+}
+
+/// The comment lines above the spec: the file imported and how its time units are read.
+fn header(file: &str, dense: bool, micro: bool) -> String {
     let shown: String = file
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -372,17 +373,10 @@ pub fn req_to_spec_with(
         }
         (false, _) => "# Ultimate's abstract time units are read as seconds: 1 time unit = 1 s.",
     };
-    let toml = format!(
+    format!(
         "# Imported from the Ultimate requirements file {shown} (vera extract, .req import).\n\
-         {unit_note}\n\n{body}"
-    );
-    Ok(ReqImport {
-        toml,
-        requirements: doc.requirements.len(),
-        variables: doc.variables.len(),
-        notes,
-        expected,
-    })
+         {unit_note}\n\n"
+    )
 }
 
 /// Where the lines of a text start: 1-based line and column (in characters) of a byte
@@ -2419,6 +2413,31 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// Declares the `x@prev` variables that formulas use and adds the notes on them and
+    /// on the constants replaced by their values.
+    fn history_and_constants(&self, variables: &mut Vec<VarOut>, notes: &mut Vec<String>) {
+        for (name, sort) in &self.history {
+            variables.push(VarOut {
+                name: name.clone(),
+                sort: sort.name(),
+                role: None,
+            });
+        }
+        if !self.history.is_empty() {
+            let names: Vec<&str> = self.history.iter().map(|(n, _)| n.as_str()).collect();
+            notes.push(format!(
+                "prev(x) is written x@prev, the value of x over the previous interval: {}",
+                names.join(", ")
+            ));
+        }
+        if !self.consts_in_formulas.is_empty() {
+            notes.push(format!(
+                "constants replaced by their values in formulas: {}",
+                self.consts_in_formulas.join(", ")
+            ));
+        }
+    }
+
     /// The symbol table and the `[[variables]]`.
     fn declare(&mut self, decls: &[Decl]) -> Vec<VarOut> {
         let mut vars = Vec::new();
@@ -2864,7 +2883,7 @@ impl Builder<'_> {
             let before = self.raw.len();
             let f = |b: &mut Self, tok_index: usize| b.formula(toks, tok_index);
             let exprs: Vec<Option<String>> = r.exprs.iter().map(|&i| f(self, i)).collect();
-            let (scope_a, scope_b) = match r.scope {
+            let scope = match r.scope {
                 Scope::Globally => (None, None),
                 Scope::Before(a) | Scope::After(a) => (f(self, a), None),
                 Scope::AfterUntil(a, b) | Scope::Between(a, b) => (f(self, a), f(self, b)),
@@ -2883,11 +2902,8 @@ impl Builder<'_> {
             if self.raw.len() > before {
                 continue;
             }
-            let e = |i: usize| exprs[i].clone().unwrap_or_default();
-            let d = |i: usize| durs[i].clone();
-            let mut t = Timed::default();
-            if self.dense {
-                t = self.dense_timed(r, &exprs, &durs, (scope_a.clone(), scope_b.clone()));
+            let t = if self.dense {
+                let t = self.dense_timed(r, &exprs, &durs, scope);
                 if r.kind == Kind::ConstrainedChain
                     && (exprs.get(4) != exprs.get(1) || exprs.get(5) != exprs.get(2))
                 {
@@ -2897,109 +2913,15 @@ impl Builder<'_> {
                          those of S and T; the peer reads S and T there"
                     ));
                 }
-            }
-            match r.scope {
-                _ if self.dense => {}
-                Scope::Globally => {}
-                Scope::Before(_) => t.scope_before = scope_a.clone(),
-                Scope::After(_) => t.scope_after = scope_a.clone(),
-                Scope::AfterUntil(..) | Scope::Between(..) => {
-                    t.scope_after = scope_a.clone();
-                    t.scope_until = scope_b.clone();
-                }
-            }
-            match r.kind {
-                _ if self.dense => {}
-                Kind::Universality => t.then = e(0),
-                Kind::Absence => t.then = format!("(not {})", e(0)),
-                Kind::Initialization => {
-                    t.initially = Some(true);
-                    t.then = e(0);
-                }
-                Kind::Invariance => {
-                    t.if_ = Some(e(0));
-                    t.then = e(1);
-                }
-                Kind::Persistence => {
-                    t.if_ = Some(e(0));
-                    t.then = e(0);
-                    t.until = Some(match r.scope {
-                        Scope::Before(_) => scope_a.clone().unwrap_or_default(),
-                        Scope::AfterUntil(..) | Scope::Between(..) => {
-                            scope_b.clone().unwrap_or_default()
-                        }
-                        _ => "false".into(),
-                    });
-                }
-                Kind::ResponseDelay => {
-                    t.if_ = Some(e(0));
-                    t.then = e(1);
-                    t.within = d(0);
-                }
-                Kind::EdgeResponseDelay => {
-                    t.when = Some(e(0));
-                    t.then = e(1);
-                    t.within = d(0);
-                }
-                Kind::InvarianceBoundL2 => {
-                    t.if_ = Some(e(0));
-                    t.then = e(1);
-                    t.for_ = d(0);
-                }
-                Kind::EdgeResponseBoundL2 => {
-                    t.when = Some(e(0));
-                    t.then = e(1);
-                    t.for_ = d(0);
-                }
-                Kind::DurationBoundL => {
-                    t.when = Some(e(0));
-                    t.then = e(0);
-                    t.for_ = d(0);
-                }
-                Kind::DurationBoundU => {
-                    t.if_ = Some(e(0));
-                    t.held_for = d(0);
-                    t.then = "false".into();
-                }
-                Kind::ResponseBoundL1 | Kind::BndEntryCondition => {
-                    t.if_ = Some(e(0));
-                    t.held_for = d(0);
-                    t.then = e(1);
-                }
-                Kind::ResponseBoundL12 => {
-                    t.if_ = Some(e(0));
-                    t.held_for = d(0);
-                    t.then = e(1);
-                    t.for_ = d(1);
-                }
-                Kind::ResponseDelayBoundL1 => {
-                    t.if_ = Some(e(0));
-                    t.held_for = d(0);
-                    t.then = e(1);
-                    t.within = d(1);
-                }
-                // Refused by the parser.
-                _ => continue,
-            }
-            let (line, _) = self.lines.at(r.at);
-            let mut id = match &r.id {
-                Some(id) => id.clone(),
-                None => {
-                    notes.push(format!(
-                        "the requirement on line {line} has no id; it is named line-{line}"
-                    ));
-                    format!("line-{line}")
+                t
+            } else {
+                match discrete_timed(r, &exprs, &durs, scope) {
+                    Some(t) => t,
+                    // Refused by the parser.
+                    None => continue,
                 }
             };
-            let n = seen.entry(id.clone()).or_insert(0);
-            *n += 1;
-            if *n > 1 {
-                let new = format!("{id}~{n}");
-                notes.push(format!(
-                    "id {id} appears again on line {line}; renamed {new}"
-                ));
-                id = new;
-            }
+            let id = self.requirement_id(r, &mut seen, &mut notes);
             if matches!(r.scope, Scope::Between(..)) && !self.dense {
                 between.push(id.clone());
             }
@@ -3029,4 +2951,126 @@ impl Builder<'_> {
         }
         (out, notes)
     }
+
+    /// The id of requirement `r`: its own, or `line-N` without one, renamed `id~N` when
+    /// it appears again (with a note each time).
+    fn requirement_id(
+        &self,
+        r: &Req,
+        seen: &mut HashMap<String, u32>,
+        notes: &mut Vec<String>,
+    ) -> String {
+        let (line, _) = self.lines.at(r.at);
+        let mut id = match &r.id {
+            Some(id) => id.clone(),
+            None => {
+                notes.push(format!(
+                    "the requirement on line {line} has no id; it is named line-{line}"
+                ));
+                format!("line-{line}")
+            }
+        };
+        let n = seen.entry(id.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            let new = format!("{id}~{n}");
+            notes.push(format!(
+                "id {id} appears again on line {line}; renamed {new}"
+            ));
+            id = new;
+        }
+        id
+    }
+}
+
+/// The discrete timed keys of requirement `r` from its formulas, durations and scope
+/// formulas, pattern by pattern; `None` for a pattern the parser refuses.
+fn discrete_timed(
+    r: &Req,
+    exprs: &[Option<String>],
+    durs: &[Option<String>],
+    (scope_a, scope_b): (Option<String>, Option<String>),
+) -> Option<Timed> {
+    let e = |i: usize| exprs[i].clone().unwrap_or_default();
+    let d = |i: usize| durs[i].clone();
+    let mut t = Timed::default();
+    match r.scope {
+        Scope::Globally => {}
+        Scope::Before(_) => t.scope_before = scope_a.clone(),
+        Scope::After(_) => t.scope_after = scope_a.clone(),
+        Scope::AfterUntil(..) | Scope::Between(..) => {
+            t.scope_after = scope_a.clone();
+            t.scope_until = scope_b.clone();
+        }
+    }
+    match r.kind {
+        Kind::Universality => t.then = e(0),
+        Kind::Absence => t.then = format!("(not {})", e(0)),
+        Kind::Initialization => {
+            t.initially = Some(true);
+            t.then = e(0);
+        }
+        Kind::Invariance => {
+            t.if_ = Some(e(0));
+            t.then = e(1);
+        }
+        Kind::Persistence => {
+            t.if_ = Some(e(0));
+            t.then = e(0);
+            t.until = Some(match r.scope {
+                Scope::Before(_) => scope_a.unwrap_or_default(),
+                Scope::AfterUntil(..) | Scope::Between(..) => scope_b.unwrap_or_default(),
+                _ => "false".into(),
+            });
+        }
+        Kind::ResponseDelay => {
+            t.if_ = Some(e(0));
+            t.then = e(1);
+            t.within = d(0);
+        }
+        Kind::EdgeResponseDelay => {
+            t.when = Some(e(0));
+            t.then = e(1);
+            t.within = d(0);
+        }
+        Kind::InvarianceBoundL2 => {
+            t.if_ = Some(e(0));
+            t.then = e(1);
+            t.for_ = d(0);
+        }
+        Kind::EdgeResponseBoundL2 => {
+            t.when = Some(e(0));
+            t.then = e(1);
+            t.for_ = d(0);
+        }
+        Kind::DurationBoundL => {
+            t.when = Some(e(0));
+            t.then = e(0);
+            t.for_ = d(0);
+        }
+        Kind::DurationBoundU => {
+            t.if_ = Some(e(0));
+            t.held_for = d(0);
+            t.then = "false".into();
+        }
+        Kind::ResponseBoundL1 | Kind::BndEntryCondition => {
+            t.if_ = Some(e(0));
+            t.held_for = d(0);
+            t.then = e(1);
+        }
+        Kind::ResponseBoundL12 => {
+            t.if_ = Some(e(0));
+            t.held_for = d(0);
+            t.then = e(1);
+            t.for_ = d(1);
+        }
+        Kind::ResponseDelayBoundL1 => {
+            t.if_ = Some(e(0));
+            t.held_for = d(0);
+            t.then = e(1);
+            t.within = d(1);
+        }
+        _ => return None,
+    }
+    Some(t)
 }

@@ -33,6 +33,8 @@ fn xhtml_text(n: Node) -> String {
     one_line(&out)
 }
 
+/// Reads the SPEC-OBJECTs of a ReqIF file into `x`; objects without a text value
+/// (headings) are skipped with a note.
 pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), ExtractError> {
     let opts = roxmltree::ParsingOptions {
         allow_dtd: false,
@@ -58,8 +60,54 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
             ),
         });
     }
-    let at = |n: Node| line_col(text, n.range().start);
-    // attribute definitions and spec-object types
+    let (defs, types) = definitions(root);
+    let mut record = 0u32;
+    let mut headings = 0;
+    for o in root
+        .descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "SPEC-OBJECT")
+    {
+        record += 1;
+        let (line, column) = line_col(text, o.range().start);
+        let ident = o
+            .attribute("IDENTIFIER")
+            .ok_or_else(|| ExtractError::Syntax {
+                file: file.into(),
+                line,
+                column,
+                message: "a SPEC-OBJECT without IDENTIFIER".into(),
+            })?;
+        let kind = child(o, "TYPE")
+            .and_then(|t| t.children().find(|c| c.is_element()))
+            .and_then(|r| r.text())
+            .map(|t| {
+                types
+                    .get(t.trim())
+                    .cloned()
+                    .unwrap_or_else(|| t.trim().to_string())
+            });
+        let values = object_values(o, &defs, file, text)?;
+        let source = Source {
+            file: file.into(),
+            line: Some(line),
+            record: Some(record),
+        };
+        match requirement(&values, ident, kind, source) {
+            Some(r) => x.requirements.push(r),
+            None => headings += 1,
+        }
+    }
+    if headings > 0 {
+        x.notes.push(format!(
+            "skipped {headings} SPEC-OBJECTs without a text value (headings)"
+        ));
+    }
+    Ok(())
+}
+
+/// The long names of the attribute definitions and of the spec-object types, by
+/// identifier.
+fn definitions(root: Node) -> (HashMap<String, String>, HashMap<String, String>) {
     let mut defs: HashMap<String, String> = HashMap::new();
     let mut types: HashMap<String, String> = HashMap::new();
     for n in root.descendants().filter(Node::is_element) {
@@ -77,122 +125,102 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
             }
         }
     }
-    let mut record = 0u32;
-    let mut headings = 0;
-    for o in root
-        .descendants()
-        .filter(|n| n.is_element() && n.tag_name().name() == "SPEC-OBJECT")
-    {
-        record += 1;
-        let (line, column) = at(o);
-        let bad = |m: String| ExtractError::Syntax {
-            file: file.into(),
-            line,
-            column,
-            message: m,
-        };
-        let ident = o
-            .attribute("IDENTIFIER")
-            .ok_or_else(|| bad("a SPEC-OBJECT without IDENTIFIER".into()))?;
-        let kind = child(o, "TYPE")
-            .and_then(|t| t.children().find(|c| c.is_element()))
+    (defs, types)
+}
+
+/// The values of a SPEC-OBJECT as (long name, value) in document order; a value that is
+/// not a string or XHTML is marked by a leading NUL.
+fn object_values(
+    o: Node,
+    defs: &HashMap<String, String>,
+    file: &str,
+    text: &str,
+) -> Result<Vec<(String, String)>, ExtractError> {
+    let mut values: Vec<(String, String)> = Vec::new();
+    let Some(vs) = child(o, "VALUES") else {
+        return Ok(values);
+    };
+    for v in vs.children().filter(Node::is_element) {
+        let tag = v.tag_name().name();
+        let def = child(v, "DEFINITION")
+            .and_then(|d| d.children().find(|c| c.is_element()))
             .and_then(|r| r.text())
-            .map(|t| {
-                types
-                    .get(t.trim())
-                    .cloned()
-                    .unwrap_or_else(|| t.trim().to_string())
-            });
-        // (long name, value) in document order
-        let mut values: Vec<(String, String)> = Vec::new();
-        if let Some(vs) = child(o, "VALUES") {
-            for v in vs.children().filter(Node::is_element) {
-                let tag = v.tag_name().name();
-                let def = child(v, "DEFINITION")
-                    .and_then(|d| d.children().find(|c| c.is_element()))
-                    .and_then(|r| r.text())
-                    .map(str::trim)
-                    .ok_or_else(|| {
-                        let (l, c) = at(v);
-                        ExtractError::Syntax {
-                            file: file.into(),
-                            line: l,
-                            column: c,
-                            message: format!("<{tag}> without a DEFINITION reference"),
-                        }
-                    })?;
-                let name = defs.get(def).cloned().unwrap_or_else(|| def.to_string());
-                let value = match tag {
-                    "ATTRIBUTE-VALUE-XHTML" => child(v, "THE-VALUE").map(xhtml_text),
-                    "ATTRIBUTE-VALUE-ENUMERATION" => None,
-                    _ => v.attribute("THE-VALUE").map(one_line),
-                };
-                if let Some(value) = value.filter(|s| !s.is_empty()) {
-                    let is_string =
-                        matches!(tag, "ATTRIBUTE-VALUE-STRING" | "ATTRIBUTE-VALUE-XHTML");
-                    values.push((
-                        name,
-                        if is_string {
-                            value
-                        } else {
-                            format!("\u{0}{value}")
-                        },
-                    ));
+            .map(str::trim)
+            .ok_or_else(|| {
+                let (l, c) = line_col(text, v.range().start);
+                ExtractError::Syntax {
+                    file: file.into(),
+                    line: l,
+                    column: c,
+                    message: format!("<{tag}> without a DEFINITION reference"),
                 }
-            }
+            })?;
+        let name = defs.get(def).cloned().unwrap_or_else(|| def.to_string());
+        let value = match tag {
+            "ATTRIBUTE-VALUE-XHTML" => child(v, "THE-VALUE").map(xhtml_text),
+            "ATTRIBUTE-VALUE-ENUMERATION" => None,
+            _ => v.attribute("THE-VALUE").map(one_line),
+        };
+        if let Some(value) = value.filter(|s| !s.is_empty()) {
+            let is_string = matches!(tag, "ATTRIBUTE-VALUE-STRING" | "ATTRIBUTE-VALUE-XHTML");
+            values.push((
+                name,
+                if is_string {
+                    value
+                } else {
+                    format!("\u{0}{value}")
+                },
+            ));
         }
-        let get = |names: &[&str]| {
-            values
-                .iter()
-                .find(|(n, _)| names.contains(&norm(n).as_str()))
-                .map(|(_, v)| v.trim_start_matches('\u{0}').to_string())
-        };
-        let id = get(&[
-            "reqifforeignid",
-            "id",
-            "identifier",
-            "reqid",
-            "requirementid",
-            "foreignid",
-        ])
-        .unwrap_or_else(|| ident.to_string());
-        let text = get(&[
-            "reqiftext",
-            "text",
-            "description",
-            "reqifdescription",
-            "requirementtext",
-            "objecttext",
-        ])
-        .or_else(|| {
-            values
-                .iter()
-                .find(|(_, v)| !v.starts_with('\u{0}') && *v != id)
-                .map(|(_, v)| v.clone())
-        });
-        let Some(text) = text else {
-            headings += 1;
-            continue;
-        };
-        x.requirements.push(Requirement {
-            id,
-            text,
-            section: get(&["reqifchaptername", "chapter", "section", "heading"]),
-            kind: get(&["reqifcategory", "type", "category", "kind"]).or(kind),
-            confidence: Confidence::High,
-            source: Source {
-                file: file.into(),
-                line: Some(line),
-                record: Some(record),
-            },
-            fretish: None,
-            formalization: None,
-        });
     }
-    if headings > 0 {
-        x.notes.push(format!(
-            "skipped {headings} SPEC-OBJECTs without a text value (headings)"
-        ));
-    }
-    Ok(())
+    Ok(values)
+}
+
+/// The requirement of a SPEC-OBJECT from its named values (`ident` and the type's name
+/// `kind` when no value gives them); `None` when it has no text (a heading).
+fn requirement(
+    values: &[(String, String)],
+    ident: &str,
+    kind: Option<String>,
+    source: Source,
+) -> Option<Requirement> {
+    let get = |names: &[&str]| {
+        values
+            .iter()
+            .find(|(n, _)| names.contains(&norm(n).as_str()))
+            .map(|(_, v)| v.trim_start_matches('\u{0}').to_string())
+    };
+    let id = get(&[
+        "reqifforeignid",
+        "id",
+        "identifier",
+        "reqid",
+        "requirementid",
+        "foreignid",
+    ])
+    .unwrap_or_else(|| ident.to_string());
+    let text = get(&[
+        "reqiftext",
+        "text",
+        "description",
+        "reqifdescription",
+        "requirementtext",
+        "objecttext",
+    ])
+    .or_else(|| {
+        values
+            .iter()
+            .find(|(_, v)| !v.starts_with('\u{0}') && *v != id)
+            .map(|(_, v)| v.clone())
+    })?;
+    Some(Requirement {
+        id,
+        text,
+        section: get(&["reqifchaptername", "chapter", "section", "heading"]),
+        kind: get(&["reqifcategory", "type", "category", "kind"]).or(kind),
+        confidence: Confidence::High,
+        source,
+        fretish: None,
+        formalization: None,
+    })
 }

@@ -352,73 +352,8 @@ pub fn vote(
     let answers = client.run_all("voting", &reqs);
     let mut translations = Vec::new();
     for (i, (a, req)) in answers.into_iter().zip(reqs).enumerate() {
-        let mut req = req;
-        let mut a = a;
-        let mut attempts = 1;
-        let (answer, parsed) = loop {
-            let (answer, parsed) = match a {
-                Ok(c) => (c.text().to_string(), parse_translation(vars, c.text())),
-                Err(e) if e.is_answer_problem() => (
-                    String::new(),
-                    Err(e.feedback().unwrap_or_else(|| e.to_string())),
-                ),
-                Err(e) => return Err(e.into()),
-            };
-            match &parsed {
-                Err(problem) if attempts <= options.repairs => {
-                    // The failed answer is echoed shortened, so that the conversation
-                    // stays within small context windows.
-                    let shown: String = answer.chars().take(REPAIR_ECHO_CHARS).collect();
-                    let next = req.clone().assistant(shown).user(format!(
-                        "That translation cannot be used:\n{}\nAnswer again with SMT-LIB assert commands over the specification's variables only, no prose.",
-                        short_error(problem)
-                    ));
-                    match client.complete("voting.repair", &next) {
-                        // A request the provider refuses (e.g. over its context size)
-                        // ends the repairs of this translation, not the vote.
-                        Err(e @ LlmError::Http { .. }) => {
-                            let why = format!("{problem}\n(no further repair: {e})");
-                            break (excerpt(&answer), Err(why));
-                        }
-                        r => {
-                            req = next;
-                            attempts += 1;
-                            a = r;
-                        }
-                    }
-                }
-                _ => break (excerpt(&answer), parsed),
-            }
-        };
-        let (terms, diagnostics) = match parsed {
-            Ok(ts) => (ts, vec![]),
-            Err(e) => {
-                let category = if e.contains("undeclared function")
-                    || e.contains("unknown function")
-                    || e.contains("not declared")
-                {
-                    Category::UndefinedFunctions
-                } else {
-                    Category::Invalid
-                };
-                (
-                    vec![],
-                    vec![TranslationDiagnostic {
-                        category,
-                        message: e,
-                    }],
-                )
-            }
-        };
-        translations.push(Translation {
-            index: i as u32,
-            attempts,
-            answer,
-            assertions: terms.iter().map(logic::print::term).collect(),
-            terms,
-            class: None,
-            diagnostics,
-        });
+        let answered = repaired(a, req, vars, client, options)?;
+        translations.push(translation(i as u32, answered));
     }
     let valid: Vec<usize> = (0..translations.len())
         .filter(|&i| !translations[i].terms.is_empty())
@@ -453,25 +388,13 @@ pub fn vote(
         .filter(|_| accepted)
         .map(|c| translations[valid[c.representative]].index);
     let smt = representative.map(|r| vars.smt_text(&translations[r as usize].terms));
-    // Static diagnostics for every translation that is not the accepted reading.
-    let output = options.output.clone();
-    for tr in translations.iter_mut() {
-        if tr.terms.is_empty() {
-            continue;
-        }
-        let in_best = accepted && tr.class.as_deref() == best.as_ref().map(|c| c.label.as_str());
-        if in_best {
-            continue;
-        }
-        tr.diagnostics
-            .extend(static_diagnostics(vars, &tr.terms, output.as_deref()));
-        if accepted && tr.diagnostics.is_empty() {
-            tr.diagnostics.push(TranslationDiagnostic {
-                category: Category::Outvoted,
-                message: "not equivalent to the accepted translation".into(),
-            });
-        }
-    }
+    let accepted_label = best.as_ref().filter(|_| accepted).map(|c| c.label.as_str());
+    outvoted_diagnostics(
+        &mut translations,
+        vars,
+        accepted_label,
+        options.output.as_deref(),
+    );
     Ok(Vote {
         translations,
         partition,
@@ -482,6 +405,139 @@ pub fn vote(
         smt,
         prompt: t.id(),
     })
+}
+
+/// A translation's last answer and what parsing it gave.
+struct Answered {
+    /// The answer's excerpt.
+    answer: String,
+    /// Its assertions, or the problem.
+    parsed: Result<Vec<Term>, String>,
+    /// The number of attempts.
+    attempts: usize,
+}
+
+/// The first answer `a` to `req`, repaired up to `options.repairs` times while it
+/// cannot be parsed.
+fn repaired(
+    mut a: Result<llm::Completion, LlmError>,
+    mut req: Request,
+    vars: &VariableSpec,
+    client: &Client,
+    options: &VotingOptions,
+) -> Result<Answered, PipelineError> {
+    let mut attempts = 1;
+    loop {
+        let (answer, parsed) = match a {
+            Ok(c) => (c.text().to_string(), parse_translation(vars, c.text())),
+            Err(e) if e.is_answer_problem() => (
+                String::new(),
+                Err(e.feedback().unwrap_or_else(|| e.to_string())),
+            ),
+            Err(e) => return Err(e.into()),
+        };
+        match &parsed {
+            Err(problem) if attempts <= options.repairs => {
+                // The failed answer is echoed shortened, so that the conversation
+                // stays within small context windows.
+                let shown: String = answer.chars().take(REPAIR_ECHO_CHARS).collect();
+                let next = req.clone().assistant(shown).user(format!(
+                    "That translation cannot be used:\n{}\nAnswer again with SMT-LIB assert commands over the specification's variables only, no prose.",
+                    short_error(problem)
+                ));
+                match client.complete("voting.repair", &next) {
+                    // A request the provider refuses (e.g. over its context size)
+                    // ends the repairs of this translation, not the vote.
+                    Err(e @ LlmError::Http { .. }) => {
+                        let why = format!("{problem}\n(no further repair: {e})");
+                        return Ok(Answered {
+                            answer: excerpt(&answer),
+                            parsed: Err(why),
+                            attempts,
+                        });
+                    }
+                    r => {
+                        req = next;
+                        attempts += 1;
+                        a = r;
+                    }
+                }
+            }
+            _ => {
+                return Ok(Answered {
+                    answer: excerpt(&answer),
+                    parsed,
+                    attempts,
+                })
+            }
+        }
+    }
+}
+
+/// Translation `index` from its answer and what parsing it gave (a problem becomes
+/// its diagnostic).
+fn translation(index: u32, answered: Answered) -> Translation {
+    let Answered {
+        answer,
+        parsed,
+        attempts,
+    } = answered;
+    let (terms, diagnostics) = match parsed {
+        Ok(ts) => (ts, vec![]),
+        Err(e) => {
+            let category = if e.contains("undeclared function")
+                || e.contains("unknown function")
+                || e.contains("not declared")
+            {
+                Category::UndefinedFunctions
+            } else {
+                Category::Invalid
+            };
+            (
+                vec![],
+                vec![TranslationDiagnostic {
+                    category,
+                    message: e,
+                }],
+            )
+        }
+    };
+    Translation {
+        index,
+        attempts,
+        answer,
+        assertions: terms.iter().map(logic::print::term).collect(),
+        terms,
+        class: None,
+        diagnostics,
+    }
+}
+
+/// Static diagnostics for every translation that is not the accepted reading (the
+/// class labelled `accepted`, if any); one without any is said to be outvoted.
+fn outvoted_diagnostics(
+    translations: &mut [Translation],
+    vars: &VariableSpec,
+    accepted: Option<&str>,
+    output: Option<&str>,
+) {
+    for tr in translations.iter_mut() {
+        if tr.terms.is_empty() {
+            continue;
+        }
+        let in_best = accepted.is_some() && tr.class.as_deref() == accepted;
+        if in_best {
+            continue;
+        }
+        tr.diagnostics
+            .extend(static_diagnostics(vars, &tr.terms, output));
+        if accepted.is_some() && tr.diagnostics.is_empty() {
+            tr.diagnostics.push(TranslationDiagnostic {
+                category: Category::Outvoted,
+                message: "not equivalent to the accepted translation".into(),
+            });
+        }
+    }
 }
 
 fn conjunction(ts: &[Term]) -> Term {

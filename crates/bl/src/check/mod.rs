@@ -781,60 +781,15 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
     });
     let nl = load(SideLabel::Nl, &input.nl)?;
     let bl = load(SideLabel::Bl, &input.bl)?;
-    let mut findings = Vec::new();
-    for (s, l) in [(&nl, SideLabel::Nl), (&bl, SideLabel::Bl)] {
-        for f in &s.undefined_functions {
-            findings.push(Finding {
-                kind: FindingKind::UndefinedFunction,
-                side: l,
-                message: format!("function `{f}` is declared but never defined"),
-                blocking: true,
-            });
-        }
-    }
+    let mut findings = undefined_functions(&nl, &bl);
     let items: &[BoundItem] = input.bounds.as_ref().map_or(&[], |b| &b.items);
-    // Outputs.
-    let (mut out_nl, mut out_bl) = (input.nl_output.clone(), input.bl_output.clone());
-    let mut fn_pairs: Vec<(usize, &BoundItem, String, String)> = Vec::new();
-    for (i, it) in items.iter().enumerate() {
-        let (names, what) = match it {
-            BoundItem::Outputs { variables } => (variables, "output"),
-            BoundItem::Strict { functions, .. } | BoundItem::Mapping { functions, .. } => {
-                (functions, "function")
-            }
-            _ => continue,
-        };
-        // Checked when reading a file; bounds built in code may still be wrong.
-        let [first, second] = names.as_slice() else {
-            return Err(bounds_err(
-                i + 1,
-                format!("needs exactly two {what} names, one per side"),
-            ));
-        };
-        let pair = (first, second);
-        let sides_of = |n: &str| output_sides(n, &nl, &bl);
-        let (a, b) = assign_pair(i + 1, what, pair.0, pair.1, &sides_of, &nl, &bl)?;
-        for (given, found, l) in [(&mut out_nl, &a, "NL"), (&mut out_bl, &b, "BL")] {
-            match given {
-                Some(g) if g != found => {
-                    return Err(bounds_err(
-                        i + 1,
-                        format!("the bounds name `{found}` as the {l} output, but `{g}` was given"),
-                    ))
-                }
-                _ => *given = Some(found.clone()),
-            }
-        }
-        if what == "function" {
-            fn_pairs.push((i + 1, it, a, b));
-        }
-    }
-    let out_bl = out_bl.or_else(|| {
+    let outputs = bound_outputs(input, items, &nl, &bl)?;
+    let out_bl = outputs.bl.or_else(|| {
         bl.program
             .as_ref()
             .and_then(|p| p.last_name().map(str::to_string))
     });
-    let Some(out_nl) = out_nl else {
+    let Some(out_nl) = outputs.nl else {
         findings.push(Finding {
             kind: FindingKind::OutputMissing,
             side: SideLabel::Nl,
@@ -862,176 +817,335 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             return Ok(Err(findings));
         }
     };
-    let mut phi: Vec<Term> = Vec::new();
-    let mut mapped: HashSet<(SideLabel, String)> = HashSet::new();
-    let sides_of_var = |n: &str| {
+    let mut mapped = Mapped::default();
+    let mut psi: Vec<Term> = Vec::new();
+    let sides = Sides { nl: &pnl, bl: &pbl };
+    for (idx, it) in &outputs.functions {
+        sides.function_mapping(*idx, it, &mut mapped)?;
+    }
+    for (i, it) in items.iter().enumerate() {
+        match it {
+            BoundItem::Equals { variables } => sides.equalities(i + 1, variables, &mut mapped)?,
+            BoundItem::Ranges { .. } => psi.extend(sides.ranges(i + 1, it)?),
+            _ => {}
+        }
+    }
+    if input.options.map_same_named_inputs {
+        sides.map_same_named(&mut mapped);
+    }
+    let Mapped { phi, names: mapped } = mapped;
+    keep_mapped_inputs(items, [&mut pnl, &mut pbl], &mapped);
+    let ctx = combined_context(&pnl, &pbl);
+    let (names, exceptions_from) = assumptions(input, &ctx, &pnl, &pbl, &mut psi)?;
+    findings.extend(unmapped_inputs(&pnl, &pbl, &phi, &psi));
+    let exceptions_from = exceptions_from.min(psi.len());
+    let mut problem = Problem {
+        nl: pnl,
+        bl: pbl,
+        phi,
+        psi,
+        findings,
+        assumption_names: names,
+        exceptions_from,
+        ctx,
+        slices: Vec::new(),
+        part: std::cell::RefCell::new(None),
+        sat_slice: std::cell::Cell::new(None),
+    };
+    problem.slices = slices(&problem);
+    Ok(Ok(problem))
+}
+
+/// A blocking finding for each function a side declares but never defines.
+fn undefined_functions(nl: &Side, bl: &Side) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (s, l) in [(nl, SideLabel::Nl), (bl, SideLabel::Bl)] {
+        for f in &s.undefined_functions {
+            findings.push(Finding {
+                kind: FindingKind::UndefinedFunction,
+                side: l,
+                message: format!("function `{f}` is declared but never defined"),
+                blocking: true,
+            });
+        }
+    }
+    findings
+}
+
+/// The outputs of both sides (as given, or named by the bounds' `outputs`, `strict` and
+/// `mapping` entries), and the function entries with their positions.
+fn bound_outputs<'i>(
+    input: &CheckInput,
+    items: &'i [BoundItem],
+    nl: &Side,
+    bl: &Side,
+) -> Result<BoundOutputs<'i>, CheckError> {
+    let (mut out_nl, mut out_bl) = (input.nl_output.clone(), input.bl_output.clone());
+    let mut fn_pairs: Vec<(usize, &BoundItem)> = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let (names, what) = match it {
+            BoundItem::Outputs { variables } => (variables, "output"),
+            BoundItem::Strict { functions, .. } | BoundItem::Mapping { functions, .. } => {
+                (functions, "function")
+            }
+            _ => continue,
+        };
+        // Checked when reading a file; bounds built in code may still be wrong.
+        let [first, second] = names.as_slice() else {
+            return Err(bounds_err(
+                i + 1,
+                format!("needs exactly two {what} names, one per side"),
+            ));
+        };
+        let sides_of = |n: &str| output_sides(n, nl, bl);
+        let (a, b) = assign_pair(i + 1, what, first, second, &sides_of, nl, bl)?;
+        for (given, found, l) in [(&mut out_nl, &a, "NL"), (&mut out_bl, &b, "BL")] {
+            match given {
+                Some(g) if g != found => {
+                    return Err(bounds_err(
+                        i + 1,
+                        format!("the bounds name `{found}` as the {l} output, but `{g}` was given"),
+                    ))
+                }
+                _ => *given = Some(found.clone()),
+            }
+        }
+        if what == "function" {
+            fn_pairs.push((i + 1, it));
+        }
+    }
+    Ok(BoundOutputs {
+        nl: out_nl,
+        bl: out_bl,
+        functions: fn_pairs,
+    })
+}
+
+/// What [`bound_outputs`] finds.
+struct BoundOutputs<'i> {
+    /// The NL output, when given or named.
+    nl: Option<String>,
+    /// The BL output, when given or named.
+    bl: Option<String>,
+    /// The `strict` and `mapping` entries, with their positions (from 1).
+    functions: Vec<(usize, &'i BoundItem)>,
+}
+
+/// The equalities between the sides' inputs (φ) and the inputs they map.
+#[derive(Default)]
+struct Mapped {
+    phi: Vec<Term>,
+    names: HashSet<(SideLabel, String)>,
+}
+
+impl Mapped {
+    /// Records that the NL input `x` (named `n`) equals the BL input `y` (named `m`).
+    fn relate(&mut self, x: Term, n: String, y: Term, m: String) {
+        self.phi.push(eq(x, y));
+        self.names.insert((SideLabel::Nl, n));
+        self.names.insert((SideLabel::Bl, m));
+    }
+}
+
+/// Both prepared sides, for resolving the names the bounds use.
+struct Sides<'a> {
+    nl: &'a Prepared,
+    bl: &'a Prepared,
+}
+
+impl Sides<'_> {
+    /// The sides on which `n` (maybe qualified) is a variable.
+    fn of_var(&self, n: &str) -> Vec<SideLabel> {
         let (q, m) = qualified(n);
         let mut v = Vec::new();
-        for p in [&pnl, &pbl] {
+        for p in [self.nl, self.bl] {
             if q.is_none_or(|q| q == p.label) && var_of(p, m).is_some() {
                 v.push(p.label);
             }
         }
         v
-    };
-    // Function parameter mappings.
-    for (idx, it, a, b) in &fn_pairs {
-        let _ = (a, b);
-        let pa: Vec<Input> = pnl
-            .inputs
-            .iter()
-            .filter(|_| pnl.function_form)
-            .cloned()
-            .collect();
-        let pb: Vec<Input> = pbl
-            .inputs
-            .iter()
-            .filter(|_| pbl.function_form)
-            .cloned()
-            .collect();
+    }
+
+    /// The prepared side with label `l`.
+    fn side(&self, l: SideLabel) -> &Prepared {
+        if l == SideLabel::Nl {
+            self.nl
+        } else {
+            self.bl
+        }
+    }
+
+    /// Resolves the variables `x` and `y` of entry `idx` to one per side and maps them.
+    fn map_pair(
+        &self,
+        idx: usize,
+        what: &str,
+        x: &str,
+        y: &str,
+        mapped: &mut Mapped,
+    ) -> Result<(), CheckError> {
+        let sides_of_var = |n: &str| self.of_var(n);
+        let (n, m) = assign_pair(idx, what, x, y, &sides_of_var, &self.nl.side, &self.bl.side)?;
+        mapped.relate(
+            var_of(self.nl, &n).expect("resolved"),
+            n,
+            var_of(self.bl, &m).expect("resolved"),
+            m,
+        );
+        Ok(())
+    }
+
+    /// The parameter mapping of a `strict` or `mapping` entry of the bounds.
+    fn function_mapping(
+        &self,
+        idx: usize,
+        it: &BoundItem,
+        mapped: &mut Mapped,
+    ) -> Result<(), CheckError> {
+        let params = |p: &Prepared| -> Vec<Input> {
+            p.inputs
+                .iter()
+                .filter(|_| p.function_form)
+                .cloned()
+                .collect()
+        };
+        let (pa, pb) = (params(self.nl), params(self.bl));
         match it {
             BoundItem::Strict { .. } => {
                 if pa.len() != pb.len() {
                     return Err(bounds_err(
-                        *idx,
+                        idx,
                         format!(
                             "`strict` needs functions of the same arity; `{}` has {} parameters, `{}` has {}",
-                            pnl.output_name,
+                            self.nl.output_name,
                             pa.len(),
-                            pbl.output_name,
+                            self.bl.output_name,
                             pb.len()
                         ),
                     ));
                 }
                 for (x, y) in pa.iter().zip(&pb) {
-                    phi.push(eq(x.var.clone(), y.var.clone()));
-                    mapped.insert((SideLabel::Nl, x.name.clone()));
-                    mapped.insert((SideLabel::Bl, y.name.clone()));
+                    mapped.relate(x.var.clone(), x.name.clone(), y.var.clone(), y.name.clone());
                 }
             }
             BoundItem::Mapping { mapping, .. } => {
                 for (x, y) in mapping {
-                    let (n, m) =
-                        assign_pair(*idx, "parameter", x, y, &sides_of_var, &pnl.side, &pbl.side)?;
-                    phi.push(eq(
-                        var_of(&pnl, &n).expect("resolved"),
-                        var_of(&pbl, &m).expect("resolved"),
-                    ));
-                    mapped.insert((SideLabel::Nl, n));
-                    mapped.insert((SideLabel::Bl, m));
+                    self.map_pair(idx, "parameter", x, y, mapped)?;
                 }
             }
             _ => {}
         }
+        Ok(())
     }
-    // Equalities and ranges.
-    let mut psi: Vec<Term> = Vec::new();
-    for (i, it) in items.iter().enumerate() {
-        match it {
-            BoundItem::Equals { variables } => {
-                if variables.len() == 2 {
-                    let (n, m) = assign_pair(
-                        i + 1,
-                        "variable",
-                        &variables[0],
-                        &variables[1],
-                        &sides_of_var,
-                        &pnl.side,
-                        &pbl.side,
-                    )?;
-                    phi.push(eq(
-                        var_of(&pnl, &n).expect("resolved"),
-                        var_of(&pbl, &m).expect("resolved"),
-                    ));
-                    mapped.insert((SideLabel::Nl, n));
-                    mapped.insert((SideLabel::Bl, m));
-                } else {
-                    let mut terms = Vec::new();
-                    for v in variables {
-                        let s = sides_of_var(v);
-                        if s.len() != 1 {
-                            return Err(bounds_err(
-                                i + 1,
-                                format!(
-                                    "`{v}` is {}; qualify it as nl.NAME or bl.NAME",
-                                    if s.is_empty() {
-                                        "not a variable of either side"
-                                    } else {
-                                        "on both sides"
-                                    }
-                                ),
-                            ));
-                        }
-                        let p = if s[0] == SideLabel::Nl { &pnl } else { &pbl };
-                        let n = qualified(v).1;
-                        mapped.insert((s[0], n.to_string()));
-                        terms.push(var_of(p, n).expect("resolved"));
-                    }
-                    for w in terms.windows(2) {
-                        phi.push(eq(w[0].clone(), w[1].clone()));
-                    }
-                }
-            }
-            BoundItem::Ranges {
-                variables,
-                min,
-                max,
-                min_inclusive,
-                max_inclusive,
-            } => {
-                for v in variables {
-                    let s = sides_of_var(v);
-                    if s.is_empty() {
-                        return Err(bounds_err(
-                            i + 1,
-                            format!(
-                                "unknown variable `{v}`: not a name of the NL side ({}) nor of the BL side ({})",
-                                describe_names(&pnl.side),
-                                describe_names(&pbl.side)
-                            ),
-                        ));
-                    }
-                    for l in s {
-                        let p = if l == SideLabel::Nl { &pnl } else { &pbl };
-                        let x = numeric(var_of(p, qualified(v).1).expect("resolved"));
-                        if let Some(m) = min {
-                            let op = if min_inclusive.unwrap_or(true) {
-                                Op::Ge
-                            } else {
-                                Op::Gt
-                            };
-                            psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
-                        }
-                        if let Some(m) = max {
-                            let op = if max_inclusive.unwrap_or(false) {
-                                Op::Le
-                            } else {
-                                Op::Lt
-                            };
-                            psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
-                        }
-                    }
-                }
-            }
-            _ => {}
+
+    /// An `equals` entry of the bounds: two variables, one per side, or a chain of
+    /// qualified ones.
+    fn equalities(
+        &self,
+        idx: usize,
+        variables: &[String],
+        mapped: &mut Mapped,
+    ) -> Result<(), CheckError> {
+        if variables.len() == 2 {
+            return self.map_pair(idx, "variable", &variables[0], &variables[1], mapped);
         }
+        let mut terms = Vec::new();
+        for v in variables {
+            let s = self.of_var(v);
+            if s.len() != 1 {
+                return Err(bounds_err(
+                    idx,
+                    format!(
+                        "`{v}` is {}; qualify it as nl.NAME or bl.NAME",
+                        if s.is_empty() {
+                            "not a variable of either side"
+                        } else {
+                            "on both sides"
+                        }
+                    ),
+                ));
+            }
+            let n = qualified(v).1;
+            mapped.names.insert((s[0], n.to_string()));
+            terms.push(var_of(self.side(s[0]), n).expect("resolved"));
+        }
+        for w in terms.windows(2) {
+            mapped.phi.push(eq(w[0].clone(), w[1].clone()));
+        }
+        Ok(())
     }
-    if input.options.map_same_named_inputs {
-        for x in &pnl.inputs {
-            if let Some(y) = pbl.inputs.iter().find(|y| y.name == x.name) {
-                if !mapped.contains(&(SideLabel::Nl, x.name.clone()))
-                    && !mapped.contains(&(SideLabel::Bl, y.name.clone()))
+
+    /// The bounds (Ψ) of a `ranges` entry, on every side that has each variable.
+    fn ranges(&self, idx: usize, it: &BoundItem) -> Result<Vec<Term>, CheckError> {
+        let BoundItem::Ranges {
+            variables,
+            min,
+            max,
+            min_inclusive,
+            max_inclusive,
+        } = it
+        else {
+            return Ok(Vec::new());
+        };
+        let mut psi = Vec::new();
+        for v in variables {
+            let s = self.of_var(v);
+            if s.is_empty() {
+                return Err(bounds_err(
+                    idx,
+                    format!(
+                        "unknown variable `{v}`: not a name of the NL side ({}) nor of the BL side ({})",
+                        describe_names(&self.nl.side),
+                        describe_names(&self.bl.side)
+                    ),
+                ));
+            }
+            for l in s {
+                let x = numeric(var_of(self.side(l), qualified(v).1).expect("resolved"));
+                let (lower, upper) = (
+                    if min_inclusive.unwrap_or(true) {
+                        Op::Ge
+                    } else {
+                        Op::Gt
+                    },
+                    if max_inclusive.unwrap_or(false) {
+                        Op::Le
+                    } else {
+                        Op::Lt
+                    },
+                );
+                for (op, bound) in [(lower, min), (upper, max)] {
+                    if let Some(m) = bound {
+                        psi.push(Term::app(op, vec![x.clone(), Term::Real(m.clone())]));
+                    }
+                }
+            }
+        }
+        Ok(psi)
+    }
+
+    /// Maps inputs of the same name on both sides that no entry has mapped.
+    fn map_same_named(&self, mapped: &mut Mapped) {
+        for x in &self.nl.inputs {
+            if let Some(y) = self.bl.inputs.iter().find(|y| y.name == x.name) {
+                if !mapped.names.contains(&(SideLabel::Nl, x.name.clone()))
+                    && !mapped.names.contains(&(SideLabel::Bl, y.name.clone()))
                 {
-                    phi.push(eq(x.var.clone(), y.var.clone()));
-                    mapped.insert((SideLabel::Nl, x.name.clone()));
-                    mapped.insert((SideLabel::Bl, y.name.clone()));
+                    mapped.relate(x.var.clone(), x.name.clone(), y.var.clone(), y.name.clone());
                 }
             }
         }
     }
-    // When the mappings relate some constants of a relational SMT side, those (and
-    // the ranged ones) are its inputs; every other constant is an intermediate, which
-    // the functionality check then has to find determined.
+}
+
+/// When the mappings relate some constants of a relational SMT side, those (and the
+/// ranged ones) are its inputs; every other constant is an intermediate, which the
+/// functionality check then has to find determined.
+fn keep_mapped_inputs(
+    items: &[BoundItem],
+    sides: [&mut Prepared; 2],
+    mapped: &HashSet<(SideLabel, String)>,
+) {
     let ranged: HashSet<String> = items
         .iter()
         .flat_map(|it| match it {
@@ -1042,7 +1156,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             _ => Vec::new(),
         })
         .collect();
-    for p in [&mut pnl, &mut pbl] {
+    for p in sides {
         let label = p.label;
         if p.side.program.is_none()
             && !p.function_form
@@ -1054,7 +1168,10 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
                 .retain(|i| mapped.contains(&(label, i.name.clone())) || ranged.contains(&i.name));
         }
     }
-    // The combined context (for assumptions and evaluation).
+}
+
+/// The combined context of both sides (for assumptions and evaluation).
+fn combined_context(pnl: &Prepared, pbl: &Prepared) -> Context {
     let mut ctx = Context::new();
     for c in pnl.decls.iter().chain(&pbl.decls) {
         match c {
@@ -1063,7 +1180,19 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             _ => {}
         }
     }
-    // Assumptions, then the accepted exceptions.
+    ctx
+}
+
+/// Reads the assumptions, then the accepted exceptions, onto `psi`; returns their
+/// names and the index in `psi` where the exceptions begin (`usize::MAX` when there
+/// are none).
+fn assumptions(
+    input: &CheckInput,
+    ctx: &Context,
+    pnl: &Prepared,
+    pbl: &Prepared,
+    psi: &mut Vec<Term>,
+) -> Result<(Vec<String>, usize), CheckError> {
     let mut names = Vec::new();
     let mut exceptions_from = usize::MAX;
     let all: Vec<Assumption> = input
@@ -1076,60 +1205,77 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
         if k == input.assumptions.len() {
             exceptions_from = psi.len();
         }
-        let mut actx = ctx.clone();
-        let mut both = Vec::new();
-        let mut alias: BTreeMap<Symbol, Term> = BTreeMap::new();
-        let mut seen: HashSet<String> = HashSet::new();
-        for (n, s) in pnl.side.consts().into_iter().chain(pbl.side.consts()) {
-            if !seen.insert(n.clone()) {
-                both.push(n);
-            } else if !ctx.is_declared(&n) {
-                alias.insert(Arc::from(n.as_str()), Term::Var(Arc::from(n.as_str()), s));
-            }
-        }
-        for n in &both {
-            alias.remove(n.as_str());
-        }
-        for (n, t) in &alias {
-            if let Term::Var(_, s) = t {
-                actx.declare_const(n.clone(), s.clone());
-            }
-        }
-        let file = SourceFile::new(format!("assumption {}", a.name), a.term.clone());
-        let t =
-            logic::parse_formula(&file, &actx).map_err(|diagnostics| CheckError::Assumption {
-                name: crate::diag::quote(&a.name),
-                diagnostics: Diagnostics::from_logic(&diagnostics),
-                note: if both.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " (names on both sides must be written nl.NAME or bl.NAME: {})",
-                        crate::diag::clip(
-                            &both
-                                .iter()
-                                .map(|n| crate::diag::quote(n))
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                            crate::diag::MAX_MESSAGE
-                        )
-                    )
-                },
-            })?;
-        // Unqualified names to their side's constant.
-        let resolved: BTreeMap<Symbol, Term> = alias
-            .keys()
-            .map(|n| {
-                let side = if pnl.side.has_const(n) { &pnl } else { &pbl };
-                (n.clone(), var_of(side, n).expect("declared"))
-            })
-            .collect();
-        psi.push(substitute(&t, &resolved));
+        psi.push(assumption(a, ctx, pnl, pbl)?);
         names.push(a.name.clone());
     }
-    for (p, other) in [(&pnl, &pbl), (&pbl, &pnl)] {
+    Ok((names, exceptions_from))
+}
+
+/// One assumption as a term over both sides: a name that only one side has may be
+/// written unqualified.
+fn assumption(
+    a: &Assumption,
+    ctx: &Context,
+    pnl: &Prepared,
+    pbl: &Prepared,
+) -> Result<Term, CheckError> {
+    let mut actx = ctx.clone();
+    let mut both = Vec::new();
+    let mut alias: BTreeMap<Symbol, Term> = BTreeMap::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for (n, s) in pnl.side.consts().into_iter().chain(pbl.side.consts()) {
+        if !seen.insert(n.clone()) {
+            both.push(n);
+        } else if !ctx.is_declared(&n) {
+            alias.insert(Arc::from(n.as_str()), Term::Var(Arc::from(n.as_str()), s));
+        }
+    }
+    for n in &both {
+        alias.remove(n.as_str());
+    }
+    for (n, t) in &alias {
+        if let Term::Var(_, s) = t {
+            actx.declare_const(n.clone(), s.clone());
+        }
+    }
+    let file = SourceFile::new(format!("assumption {}", a.name), a.term.clone());
+    let t = logic::parse_formula(&file, &actx).map_err(|diagnostics| CheckError::Assumption {
+        name: crate::diag::quote(&a.name),
+        diagnostics: Diagnostics::from_logic(&diagnostics),
+        note: if both.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (names on both sides must be written nl.NAME or bl.NAME: {})",
+                crate::diag::clip(
+                    &both
+                        .iter()
+                        .map(|n| crate::diag::quote(n))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    crate::diag::MAX_MESSAGE
+                )
+            )
+        },
+    })?;
+    // Unqualified names to their side's constant.
+    let resolved: BTreeMap<Symbol, Term> = alias
+        .keys()
+        .map(|n| {
+            let side = if pnl.side.has_const(n) { pnl } else { pbl };
+            (n.clone(), var_of(side, n).expect("declared"))
+        })
+        .collect();
+    Ok(substitute(&t, &resolved))
+}
+
+/// A finding for each input that neither a mapping nor an assumption constrains while
+/// the other side has inputs.
+fn unmapped_inputs(pnl: &Prepared, pbl: &Prepared, phi: &[Term], psi: &[Term]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (p, other) in [(pnl, pbl), (pbl, pnl)] {
         for x in &p.inputs {
-            let used_in_phi = phi.iter().chain(&psi).any(|t| {
+            let used_in_phi = phi.iter().chain(psi).any(|t| {
                 t.free_vars().iter().any(|(n, _)| {
                     Some(n)
                         == match &x.var {
@@ -1151,22 +1297,7 @@ fn prepare(input: &CheckInput) -> Result<Result<Problem, Vec<Finding>>, CheckErr
             }
         }
     }
-    let exceptions_from = exceptions_from.min(psi.len());
-    let mut problem = Problem {
-        nl: pnl,
-        bl: pbl,
-        phi,
-        psi,
-        findings,
-        assumption_names: names,
-        exceptions_from,
-        ctx,
-        slices: Vec::new(),
-        part: std::cell::RefCell::new(None),
-        sat_slice: std::cell::Cell::new(None),
-    };
-    problem.slices = slices(&problem);
-    Ok(Ok(problem))
+    findings
 }
 
 /// Thresholds on one input above which the hard queries are asked slice by slice.
@@ -1490,29 +1621,14 @@ fn settled_before_the_verdict(report: &mut Report) -> bool {
     false
 }
 
+/// Runs the check of a prepared problem: diagnostics first (when asked), then the
+/// consistency query and, when the outputs differ, the counterexample and the regions.
 fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckError> {
     let mut findings = p.findings.clone();
     let mut undecided: Vec<Undecided> = Vec::new();
     // Sides of guarded clauses whose coverage is asked only after a sat main query.
     let mut deferred: Vec<(&Prepared, Vec<Term>)> = Vec::new();
-    let mut report = Report {
-        verdict: Verdict::Unknown,
-        nl_output: p.nl.output_name.clone(),
-        bl_output: p.bl.output_name.clone(),
-        mappings: p.phi.iter().map(logic::print::term).collect(),
-        constraints: p.psi.iter().map(logic::print::term).collect(),
-        assumptions: p.assumption_names.clone(),
-        exceptions: vec![],
-        findings: vec![],
-        counterexample: None,
-        regions: vec![],
-        regions_complete: true,
-        regions_note: None,
-        partition: None,
-        undecided: vec![],
-        reason: None,
-        reason_kind: None,
-    };
+    let mut report = blank_report(p);
     for c in p.nl.decls.iter().chain(&p.bl.decls) {
         s.command(c)?;
     }
@@ -1522,114 +1638,18 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
     for t in p.phi.iter().chain(&p.psi) {
         s.assert(t)?;
     }
-    // Sample one input per path of B (before A is asserted), for the totality check.
-    let mut sample_atoms = atoms(&p.bl, &p.ctx);
-    sample_atoms.extend(atoms(&p.nl, &p.ctx));
-    let mut samples: Vec<Model> = Vec::new();
-    if input.options.diagnose && !p.nl.function_form {
-        s.push()?;
-        while samples.len() < 16 {
-            match s.check()? {
-                Outcome::Sat(m) => {
-                    let m = complete(&m, &p.ctx);
-                    let lits = literals_at(&sample_atoms, &m, &p.ctx);
-                    samples.push(m);
-                    if lits.is_empty() {
-                        break;
-                    }
-                    s.assert(&Term::not(Term::app(Op::And, lits)))?;
-                }
-                Outcome::Unsat(_) => break,
-                Outcome::Unknown(r) => {
-                    undecided.push(Undecided::new(
-                        Query::Sampling,
-                        None,
-                        format!("(after {} samples)", samples.len()),
-                        &r,
-                    ));
-                    break;
-                }
-            }
-        }
-        // Where two clauses of a guarded side meet with different outputs, a point of
-        // the meet, first (when the inputs allow it).
-        if let Form::Overlap(point) = guarded(&p.nl) {
-            let fix: Vec<Term> =
-                p.nl.inputs
-                    .iter()
-                    .filter_map(|i| {
-                        let v = point.get(&i.name)?;
-                        let t = match i.var.sort() {
-                            Sort::Int if v.is_integer() => Term::Int(v.to_integer()),
-                            Sort::Int => return None,
-                            _ => Term::Real(v.clone()),
-                        };
-                        Some(eq(i.var.clone(), t))
-                    })
-                    .collect();
-            if let Outcome::Sat(m) = check_sliced(p, s, &fix)? {
-                samples.insert(0, complete(&m, &p.ctx));
-            }
-        }
-        s.pop()?;
-    }
+    let samples = if input.options.diagnose && !p.nl.function_form {
+        sample_paths(p, s, &mut undecided)?
+    } else {
+        Vec::new()
+    };
     s.push()?;
     for t in &p.nl.solver_asserts {
         s.assert(t)?;
     }
     if input.options.diagnose {
-        // Inputs for which A has no output.
-        for m in &samples {
-            let fix: Vec<Term> =
-                p.nl.inputs
-                    .iter()
-                    .filter_map(|i| {
-                        logic::eval(&i.var, m, &p.ctx)
-                            .ok()
-                            .map(|v| eq(i.var.clone(), v.to_term()))
-                    })
-                    .collect();
-            let at = || show_inputs(&p.nl.inputs, m, &p.ctx);
-            match check_sliced(p, s, &fix)? {
-                Outcome::Sat(_) => {}
-                Outcome::Unsat(_) => {
-                    findings.push(Finding {
-                        kind: FindingKind::NoOutputForInput,
-                        side: SideLabel::Nl,
-                        message: format!(
-                            "the formalization has no solution for the allowed input {} (spurious constraints?)",
-                            at()
-                        ),
-                        blocking: true,
-                    });
-                    break;
-                }
-                Outcome::Unknown(r) => {
-                    // Every further sample would cost the same time limit.
-                    undecided.push(Undecided::new(
-                        Query::Totality,
-                        Some(SideLabel::Nl),
-                        format!("at {}", at()),
-                        &r,
-                    ));
-                    break;
-                }
-            }
-        }
-        match s.check()? {
-            Outcome::Unsat(_) => findings.push(Finding {
-                kind: FindingKind::Vacuous,
-                side: SideLabel::Nl,
-                message:
-                    "the two sides with the mappings and constraints admit no assignment at all"
-                        .into(),
-                blocking: true,
-            }),
-            Outcome::Sat(_) => {}
-            Outcome::Unknown(r) => {
-                undecided.push(Undecided::new(Query::Vacuity, None, String::new(), &r))
-            }
-        }
+        totality(p, s, &samples, &mut findings, &mut undecided)?;
+        vacuity(s, &mut findings, &mut undecided)?;
         for side in [&p.nl, &p.bl] {
             if side.function_form || side.side.program.is_some() || definitional(side) {
                 continue;
@@ -1648,6 +1668,178 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
     if settled_before_the_verdict(&mut report) {
         return Ok(report);
     }
+    if consistency(p, input, s, &deferred, &mut report)? {
+        return Ok(report);
+    }
+    if !input.exceptions.is_empty()
+        && matches!(report.verdict, Verdict::Consistent | Verdict::Inconsistent)
+    {
+        report.exceptions = exception_uses(p, input, s.config())?;
+    }
+    Ok(report)
+}
+
+/// The report of `p` before any query: its outputs, mappings, constraints and
+/// assumptions, with an unknown verdict.
+fn blank_report(p: &Problem) -> Report {
+    Report {
+        verdict: Verdict::Unknown,
+        nl_output: p.nl.output_name.clone(),
+        bl_output: p.bl.output_name.clone(),
+        mappings: p.phi.iter().map(logic::print::term).collect(),
+        constraints: p.psi.iter().map(logic::print::term).collect(),
+        assumptions: p.assumption_names.clone(),
+        exceptions: vec![],
+        findings: vec![],
+        counterexample: None,
+        regions: vec![],
+        regions_complete: true,
+        regions_note: None,
+        partition: None,
+        undecided: vec![],
+        reason: None,
+        reason_kind: None,
+    }
+}
+
+/// Samples one input per path of B (before A is asserted), for the totality check;
+/// where two clauses of a guarded NL side meet with different outputs, a point of the
+/// meet comes first (when the inputs allow it).
+fn sample_paths(
+    p: &Problem,
+    s: &mut Solver,
+    undecided: &mut Vec<Undecided>,
+) -> Result<Vec<Model>, CheckError> {
+    let mut sample_atoms = atoms(&p.bl, &p.ctx);
+    sample_atoms.extend(atoms(&p.nl, &p.ctx));
+    let mut samples: Vec<Model> = Vec::new();
+    s.push()?;
+    while samples.len() < 16 {
+        match s.check()? {
+            Outcome::Sat(m) => {
+                let m = complete(&m, &p.ctx);
+                let lits = literals_at(&sample_atoms, &m, &p.ctx);
+                samples.push(m);
+                if lits.is_empty() {
+                    break;
+                }
+                s.assert(&Term::not(Term::app(Op::And, lits)))?;
+            }
+            Outcome::Unsat(_) => break,
+            Outcome::Unknown(r) => {
+                undecided.push(Undecided::new(
+                    Query::Sampling,
+                    None,
+                    format!("(after {} samples)", samples.len()),
+                    &r,
+                ));
+                break;
+            }
+        }
+    }
+    if let Form::Overlap(point) = guarded(&p.nl) {
+        let fix: Vec<Term> =
+            p.nl.inputs
+                .iter()
+                .filter_map(|i| {
+                    let v = point.get(&i.name)?;
+                    let t = match i.var.sort() {
+                        Sort::Int if v.is_integer() => Term::Int(v.to_integer()),
+                        Sort::Int => return None,
+                        _ => Term::Real(v.clone()),
+                    };
+                    Some(eq(i.var.clone(), t))
+                })
+                .collect();
+        if let Outcome::Sat(m) = check_sliced(p, s, &fix)? {
+            samples.insert(0, complete(&m, &p.ctx));
+        }
+    }
+    s.pop()?;
+    Ok(samples)
+}
+
+/// Looks for a sampled input for which A has no output (with A asserted); stops at the
+/// first one, or at the first unknown answer.
+fn totality(
+    p: &Problem,
+    s: &mut Solver,
+    samples: &[Model],
+    findings: &mut Vec<Finding>,
+    undecided: &mut Vec<Undecided>,
+) -> Result<(), CheckError> {
+    for m in samples {
+        let fix: Vec<Term> =
+            p.nl.inputs
+                .iter()
+                .filter_map(|i| {
+                    logic::eval(&i.var, m, &p.ctx)
+                        .ok()
+                        .map(|v| eq(i.var.clone(), v.to_term()))
+                })
+                .collect();
+        let at = || show_inputs(&p.nl.inputs, m, &p.ctx);
+        match check_sliced(p, s, &fix)? {
+            Outcome::Sat(_) => {}
+            Outcome::Unsat(_) => {
+                findings.push(Finding {
+                    kind: FindingKind::NoOutputForInput,
+                    side: SideLabel::Nl,
+                    message: format!(
+                        "the formalization has no solution for the allowed input {} (spurious constraints?)",
+                        at()
+                    ),
+                    blocking: true,
+                });
+                break;
+            }
+            Outcome::Unknown(r) => {
+                // Every further sample would cost the same time limit.
+                undecided.push(Undecided::new(
+                    Query::Totality,
+                    Some(SideLabel::Nl),
+                    format!("at {}", at()),
+                    &r,
+                ));
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the two sides with the mappings and constraints admit any assignment at all.
+fn vacuity(
+    s: &mut Solver,
+    findings: &mut Vec<Finding>,
+    undecided: &mut Vec<Undecided>,
+) -> Result<(), CheckError> {
+    match s.check()? {
+        Outcome::Unsat(_) => findings.push(Finding {
+            kind: FindingKind::Vacuous,
+            side: SideLabel::Nl,
+            message: "the two sides with the mappings and constraints admit no assignment at all"
+                .into(),
+            blocking: true,
+        }),
+        Outcome::Sat(_) => {}
+        Outcome::Unknown(r) => {
+            undecided.push(Undecided::new(Query::Vacuity, None, String::new(), &r))
+        }
+    }
+    Ok(())
+}
+
+/// The main query (do the outputs differ?) and its verdict; when they do, the
+/// deferred coverage checks, a counterexample and, when asked, the regions. True when
+/// the coverage checks settle the report before the verdict.
+fn consistency(
+    p: &Problem,
+    input: &CheckInput,
+    s: &mut Solver,
+    deferred: &[(&Prepared, Vec<Term>)],
+    report: &mut Report,
+) -> Result<bool, CheckError> {
     let diff = distinct(&p.nl.output, &p.bl.output);
     match check_sliced(p, s, std::slice::from_ref(&diff))? {
         Outcome::Unsat(_) => report.verdict = Verdict::Consistent,
@@ -1656,13 +1848,13 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             report
                 .undecided
                 .push(Undecided::new(Query::Consistency, None, String::new(), &r));
-            set_unknown_reason(&mut report);
+            set_unknown_reason(report);
         }
         Outcome::Sat(m) => {
             // In the slices where the main query was unsat the outputs agree, so no
             // guard is missing there (where none holds, the output is free).
             let from = p.sat_slice.get().unwrap_or(0);
-            for (side, guards) in &deferred {
+            for (side, guards) in deferred {
                 covered(
                     p,
                     side,
@@ -1673,8 +1865,8 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
                     &mut report.undecided,
                 )?;
             }
-            if settled_before_the_verdict(&mut report) {
-                return Ok(report);
+            if settled_before_the_verdict(report) {
+                return Ok(true);
             }
             report.verdict = Verdict::Inconsistent;
             let m = complete(&m, &p.ctx);
@@ -1689,12 +1881,7 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
             }
         }
     }
-    if !input.exceptions.is_empty()
-        && matches!(report.verdict, Verdict::Consistent | Verdict::Inconsistent)
-    {
-        report.exceptions = exception_uses(p, input, s.config())?;
-    }
-    Ok(report)
+    Ok(false)
 }
 
 /// The inputs of both sides at a model: BL names, then NL inputs that Φ does not

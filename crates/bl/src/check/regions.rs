@@ -853,33 +853,153 @@ pub(super) fn enumerate(
     mut seed: Option<Model>,
 ) -> Result<Enumerated, CheckError> {
     let reps = representatives(p);
+    let cx = context(p, &reps);
+    let space = space(p, &reps, &cx.sorts);
+    let mut exacts: Vec<Term> = Vec::new();
+    let mut regions: Vec<Region> = Vec::new();
+    let mut note: Option<String> = None;
+    let mut stopped = false;
+    let mut covered = false;
+    loop {
+        let mut search = vec![cx.differ.clone()];
+        search.extend(exacts.iter().map(|t| Term::not(t.clone())));
+        if regions.len() >= cap {
+            note = cut_note(&cx, s, &search, cap)?;
+            stopped = note.is_some();
+            break;
+        }
+        let m = match next_point(&cx, s, &space, &search, &mut seed)? {
+            Outcome::Sat(m) => complete(&m, &p.ctx),
+            Outcome::Unsat(_) => {
+                // No divergence outside the regions: the coverage half of the
+                // partition proof, answered by this very query.
+                covered = true;
+                break;
+            }
+            Outcome::Unknown(r) => {
+                note = Some(format!(
+                    "the search for a further region answered unknown ({r})"
+                ));
+                stopped = true;
+                break;
+            }
+        };
+        let overlap = or(&exacts);
+        let (piece, region_note) = piece_at(&cx, s, &space, &m, &overlap)?;
+        let (exact, region_note) = cut_out_overlap(&cx, s, &piece, &overlap, region_note)?;
+        let region = describe(&cx, s, &piece, &exact, &m, region_note)?;
+        regions.push(region);
+        exacts.push(exact);
+    }
+    let partition = if exacts.is_empty() {
+        None
+    } else {
+        Some(prove(&cx, s, &exacts, stopped, covered)?)
+    };
+    Ok(Enumerated {
+        regions: in_example_order(regions),
+        note,
+        partition,
+    })
+}
+
+/// The atoms of the problem and what is derived from them, fixed for the whole
+/// enumeration.
+struct Space {
+    /// The canonical atoms of both sides and of the strict range bounds, in order.
+    atoms: Vec<Atom>,
+    /// The same atoms, for membership questions.
+    seen: HashSet<Atom>,
+    /// `L != r` for each hyperplane that has both a `<=` and a `<` atom.
+    planes: Vec<Term>,
+    /// The documentation side's output over the inputs, when it has one.
+    out_nl: Option<Term>,
+    /// The implementation side's output over the inputs, when it has one.
+    out_bl: Option<Term>,
+}
+
+/// The context of the enumeration: sorts, representative inputs, their display names,
+/// the literals that always hold and the output comparisons.
+fn context<'a>(p: &'a Problem, reps: &BTreeMap<Symbol, Term>) -> Ctx<'a> {
     let mut sorts: HashMap<Symbol, Sort> = HashMap::new();
     for (n, srt) in p.ctx.consts() {
         sorts.insert(n.clone(), srt.clone());
     }
-    let rep = |t: &Term| substitute(t, &reps);
+    let inputs = input_constants(p, reps);
+    let display = display_names(&inputs);
+    Ctx {
+        p,
+        sorts,
+        inputs,
+        display: Box::new(display),
+        always: always_lits(p, reps),
+        diff: Term::app(Op::Sub, vec![p.bl.output.clone(), p.nl.output.clone()]),
+        differ: distinct(&p.nl.output, &p.bl.output),
+        same: eq(p.nl.output.clone(), p.bl.output.clone()),
+    }
+}
+
+/// The representative input constants, BL inputs first, each once.
+fn input_constants(p: &Problem, reps: &BTreeMap<Symbol, Term>) -> Vec<(Symbol, Sort)> {
     let mut inputs: Vec<(Symbol, Sort)> = Vec::new();
     for i in p.bl.inputs.iter().chain(&p.nl.inputs) {
-        if let Term::Var(v, srt) = rep(&i.var) {
+        if let Term::Var(v, srt) = substitute(&i.var, reps) {
             if !inputs.iter().any(|(n, _)| *n == v) {
                 inputs.push((v, srt));
             }
         }
     }
-    // Display names: without the side prefix unless two inputs would share one.
+    inputs
+}
+
+/// Display names: without the side prefix unless two inputs would share one.
+fn display_names(inputs: &[(Symbol, Sort)]) -> impl Fn(&str) -> String {
     let mut count: HashMap<String, usize> = HashMap::new();
-    for (n, _) in &inputs {
+    for (n, _) in inputs {
         *count.entry(qualified(n).1.to_string()).or_default() += 1;
     }
-    let display = move |n: &str| -> String {
+    move |n: &str| -> String {
         let short = qualified(n).1;
         if count.get(short).copied().unwrap_or(0) > 1 {
             n.to_string()
         } else {
             short.to_string()
         }
-    };
-    // The atoms of both sides and the strict form of each range bound.
+    }
+}
+
+/// The literals of the range bounds (Ψ), which always hold.
+fn always_lits(p: &Problem, reps: &BTreeMap<Symbol, Term>) -> Vec<Lit> {
+    let mut always = Vec::new();
+    for t in &p.psi {
+        if let Term::App(op, xs) = substitute(t, reps) {
+            if xs.len() == 2 {
+                if let Some(l) = canon(op, &xs[0], &xs[1]) {
+                    always.extend(l);
+                }
+            }
+        }
+    }
+    always
+}
+
+/// The atoms of both sides, the hyperplanes with a cell of their own and the outputs
+/// over the inputs.
+fn space(p: &Problem, reps: &BTreeMap<Symbol, Term>, sorts: &HashMap<Symbol, Sort>) -> Space {
+    let (atoms, seen) = canonical_atoms(p, reps);
+    let planes = own_cell_planes(&atoms, &seen, sorts);
+    Space {
+        atoms,
+        seen,
+        planes,
+        out_nl: over_inputs(&p.nl, &p.ctx).map(|t| substitute(&t, reps)),
+        out_bl: over_inputs(&p.bl, &p.ctx).map(|t| substitute(&t, reps)),
+    }
+}
+
+/// The atoms of both sides and the strict form of each range bound, over the
+/// representatives, in canonical form and each once.
+fn canonical_atoms(p: &Problem, reps: &BTreeMap<Symbol, Term>) -> (Vec<Atom>, HashSet<Atom>) {
     let mut raw: Vec<Term> = atoms(&p.bl, &p.ctx);
     raw.extend(atoms(&p.nl, &p.ctx));
     for t in &p.psi {
@@ -893,7 +1013,7 @@ pub(super) fn enumerate(
     let mut atoms_c: Vec<Atom> = Vec::new();
     let mut seen: HashSet<Atom> = HashSet::new();
     for a in raw {
-        let a = rep(&a);
+        let a = substitute(&a, reps);
         let lits = match &a {
             Term::App(op, xs) if xs.len() == 2 => canon(*op, &xs[0], &xs[1]),
             _ => None,
@@ -908,8 +1028,16 @@ pub(super) fn enumerate(
             }
         }
     }
-    // `L != r` for each hyperplane that has both a `<=` and a `<` atom.
-    let planes: Vec<Term> = atoms_c
+    (atoms_c, seen)
+}
+
+/// `L != r` for each hyperplane that has both a `<=` and a `<` atom.
+fn own_cell_planes(
+    atoms_c: &[Atom],
+    seen: &HashSet<Atom>,
+    sorts: &HashMap<Symbol, Sort>,
+) -> Vec<Term> {
+    atoms_c
         .iter()
         .filter_map(|a| match a {
             Atom::Lin {
@@ -931,302 +1059,406 @@ pub(super) fn enumerate(
         .map(|(lin, rhs)| {
             Term::app(
                 Op::Distinct,
-                vec![lin_term(&lin, &zero(), &sorts), Term::Real(rhs)],
+                vec![lin_term(&lin, &zero(), sorts), Term::Real(rhs)],
             )
         })
-        .collect();
-    let mut always = Vec::new();
-    for t in &p.psi {
-        if let Term::App(op, xs) = rep(t) {
-            if xs.len() == 2 {
-                if let Some(l) = canon(op, &xs[0], &xs[1]) {
-                    always.extend(l);
+        .collect()
+}
+
+/// The note when the enumeration stops at `cap` regions: `None` when no divergence
+/// remains outside them.
+fn cut_note(
+    cx: &Ctx,
+    s: &mut Solver,
+    search: &[Term],
+    cap: usize,
+) -> Result<Option<String>, CheckError> {
+    let p = cx.p;
+    Ok(match check_sliced(p, s, search)? {
+        Outcome::Unsat(_) => None,
+        Outcome::Sat(m) => {
+            let m = complete(&m, &p.ctx);
+            Some(format!(
+                "cut at {cap} regions; divergence remains outside them, e.g. at {}",
+                show_point(cx, &m)
+            ))
+        }
+        Outcome::Unknown(r) => Some(format!(
+            "cut at {cap} regions; whether divergence remains is unknown ({r})"
+        )),
+    })
+}
+
+/// A point of `search` (divergence outside the regions found), off the hyperplanes
+/// with a cell of their own when there is one.
+///
+/// Points off those hyperplanes (`x == k`, where the sides disagree on `<` and `<=`)
+/// come first: the full cells around them are found first and can then absorb the
+/// boundary when the difference continues.
+fn next_point(
+    cx: &Ctx,
+    s: &mut Solver,
+    space: &Space,
+    search: &[Term],
+    seed: &mut Option<Model>,
+) -> Result<Outcome, CheckError> {
+    let p = cx.p;
+    let mut off = search.to_vec();
+    off.extend(space.planes.iter().cloned());
+    if p.slices.is_empty() {
+        let first = if space.planes.is_empty() {
+            None
+        } else {
+            match check_sliced(p, s, &off)? {
+                Outcome::Sat(m) => Some(m),
+                _ => None,
+            }
+        };
+        return match first {
+            Some(m) => Ok(Outcome::Sat(m)),
+            None => check_sliced(p, s, search),
+        };
+    }
+    // Asked slice by slice, every question over all inputs is a pass over the
+    // slices: find a point (or take the seed) first, then look for one off the
+    // hyperplanes only in its own slice.
+    Ok(
+        match seed
+            .take()
+            .map(Outcome::Sat)
+            .map_or_else(|| check_sliced(p, s, search), Ok)?
+        {
+            Outcome::Sat(m) => {
+                let m = complete(&m, &p.ctx);
+                let on_plane = space
+                    .planes
+                    .iter()
+                    .any(|t| logic::eval_bool(t, &m, &p.ctx).ok() != Some(true));
+                let near = p
+                    .slices
+                    .iter()
+                    .find(|sl| logic::eval_bool(&sl.term, &m, &p.ctx).ok() == Some(true));
+                match (on_plane, near) {
+                    (true, Some(sl)) => {
+                        off.push(sl.term.clone());
+                        match check_sliced(p, s, &off)? {
+                            Outcome::Sat(m2) => Outcome::Sat(m2),
+                            _ => Outcome::Sat(m),
+                        }
+                    }
+                    _ => Outcome::Sat(m),
                 }
+            }
+            other => other,
+        },
+    )
+}
+
+/// The piece around the point `m`: its cell, the difference on it, then grown as far
+/// as the difference stays the same and the piece disjoint from `overlap` (the regions
+/// found before); with the region's note, if any.
+fn piece_at(
+    cx: &Ctx,
+    s: &mut Solver,
+    space: &Space,
+    m: &Model,
+    overlap: &Option<Term>,
+) -> Result<(Piece, Option<String>), CheckError> {
+    // Of the bounds on one input, only the tightest lower and upper bound say
+    // anything (all literals hold at `m`): the cell is the same set with the
+    // others left out, and every query below stays small however many thresholds
+    // the sides have.
+    let mut lits = tightest(cell_lits(cx, &space.atoms, m));
+    let point: BTreeMap<Symbol, BigRational> = cx
+        .inputs
+        .iter()
+        .filter_map(|(v, _)| m.get(v).and_then(rat).map(|r| (v.clone(), r)))
+        .collect();
+    let mut d = None;
+    if let Some((dl, actual)) = linear_difference(cx, space, m, &point)? {
+        if dl.is_const() {
+            d = Some(dl);
+        } else {
+            let sign = canon_lin(
+                if actual.is_positive() { Op::Gt } else { Op::Lt },
+                dl.clone(),
+            );
+            if let Some(l) = sign {
+                lits.extend(l);
+                d = Some(dl);
             }
         }
     }
-    let (out_nl, out_bl) = (
-        over_inputs(&p.nl, &p.ctx).map(|t| rep(&t)),
-        over_inputs(&p.bl, &p.ctx).map(|t| rep(&t)),
-    );
-    let cx = Ctx {
-        p,
-        sorts,
-        inputs,
-        display: Box::new(display),
-        always,
-        diff: Term::app(Op::Sub, vec![p.bl.output.clone(), p.nl.output.clone()]),
-        differ: distinct(&p.nl.output, &p.bl.output),
-        same: eq(p.nl.output.clone(), p.bl.output.clone()),
+    let (everywhere, mut region_note) = confirm_difference(cx, s, space, &mut lits, &mut d)?;
+    // Grow: drop conditions that are implied, or whose removal keeps the same
+    // difference everywhere and the region disjoint from those already listed.
+    // The tightest bound of each input first: dropping it first lets the region
+    // grow into the neighbouring cell, where the next bound takes over (dropping
+    // a looser bound first, because the tighter one implies it, would fix the
+    // region to its cell).
+    lits.sort_by_key(tightness);
+    let mut g = Growth {
+        cx,
+        s,
+        space,
+        d: &d,
+        overlap,
+        grow: everywhere == Some(true),
+        kept_on_unknown: None,
     };
-    let mut pieces: Vec<Piece> = Vec::new();
-    let mut exacts: Vec<Term> = Vec::new();
-    let mut regions: Vec<Region> = Vec::new();
-    let mut note: Option<String> = None;
-    let mut stopped = false;
-    let mut covered = false;
-    loop {
-        let mut search = vec![cx.differ.clone()];
-        search.extend(exacts.iter().map(|t| Term::not(t.clone())));
-        if pieces.len() >= cap {
-            note = match check_sliced(p, s, &search)? {
-                Outcome::Unsat(_) => None,
-                Outcome::Sat(m) => {
-                    let m = complete(&m, &p.ctx);
-                    Some(format!(
-                        "cut at {cap} regions; divergence remains outside them, e.g. at {}",
-                        show_point(&cx, &m)
-                    ))
-                }
-                Outcome::Unknown(r) => Some(format!(
-                    "cut at {cap} regions; whether divergence remains is unknown ({r})"
-                )),
+    if g.grow {
+        g.grow_bounds(&mut lits, &point)?;
+    }
+    g.drop_conditions(&mut lits)?;
+    if let Some(r) = g.kept_on_unknown {
+        let n = format!(
+            "some conditions may be redundant: a simplification query answered unknown ({r})"
+        );
+        region_note = Some(match region_note {
+            Some(prev) => format!("{prev}; {n}"),
+            None => n,
+        });
+    }
+    Ok((
+        Piece {
+            lits,
+            d,
+            everywhere,
+        },
+        region_note,
+    ))
+}
+
+/// The cell of `m`: every atom with the truth value it has at `m`.
+fn cell_lits(cx: &Ctx, atoms_c: &[Atom], m: &Model) -> Vec<Lit> {
+    atoms_c
+        .iter()
+        .filter_map(|a| {
+            let l = Lit {
+                atom: a.clone(),
+                pos: true,
             };
-            stopped = note.is_some();
-            break;
-        }
-        // Points off the hyperplanes that carry a cell of their own (`x == k`, where
-        // the sides disagree on `<` and `<=`) first: the full cells around them are
-        // found first and can then absorb the boundary when the difference continues.
-        let mut off = search.clone();
-        off.extend(planes.iter().cloned());
-        let found = if p.slices.is_empty() {
-            let first = if planes.is_empty() {
-                None
-            } else {
-                match check_sliced(p, s, &off)? {
-                    Outcome::Sat(m) => Some(m),
-                    _ => None,
-                }
-            };
-            match first {
-                Some(m) => Outcome::Sat(m),
-                None => check_sliced(p, s, &search)?,
-            }
-        } else {
-            // Asked slice by slice, every question over all inputs is a pass over
-            // the slices: find a point (or take the seed) first, then look for one
-            // off the hyperplanes only in its own slice.
-            match seed
-                .take()
-                .map(Outcome::Sat)
-                .map_or_else(|| check_sliced(p, s, &search), Ok)?
-            {
-                Outcome::Sat(m) => {
-                    let m = complete(&m, &p.ctx);
-                    let on_plane = planes
-                        .iter()
-                        .any(|t| logic::eval_bool(t, &m, &p.ctx).ok() != Some(true));
-                    let near = p
-                        .slices
-                        .iter()
-                        .find(|sl| logic::eval_bool(&sl.term, &m, &p.ctx).ok() == Some(true));
-                    match (on_plane, near) {
-                        (true, Some(sl)) => {
-                            off.push(sl.term.clone());
-                            match check_sliced(p, s, &off)? {
-                                Outcome::Sat(m2) => Outcome::Sat(m2),
-                                _ => Outcome::Sat(m),
-                            }
-                        }
-                        _ => Outcome::Sat(m),
-                    }
-                }
-                other => other,
-            }
-        };
-        let m = match found {
-            Outcome::Sat(m) => complete(&m, &p.ctx),
-            Outcome::Unsat(_) => {
-                // No divergence outside the regions: the coverage half of the
-                // partition proof, answered by this very query.
-                covered = true;
-                break;
-            }
+            logic::eval_bool(&l.term(&cx.sorts), m, &cx.p.ctx)
+                .ok()
+                .map(|b| Lit { pos: b, ..l })
+        })
+        .collect()
+}
+
+/// `impl - doc` as a linear function on the cell of `m`, with its value at `m`, when
+/// both outputs are linear there and the function gives the difference the point has.
+fn linear_difference(
+    cx: &Ctx,
+    space: &Space,
+    m: &Model,
+    point: &BTreeMap<Symbol, BigRational>,
+) -> Result<Option<(Lin, BigRational)>, CheckError> {
+    let p = cx.p;
+    let actual = match (
+        rat(&value_of(&p.bl.output, m, &p.ctx)?),
+        rat(&value_of(&p.nl.output, m, &p.ctx)?),
+    ) {
+        (Some(b), Some(a)) => b - a,
+        _ => return Ok(None),
+    };
+    let (Some(a), Some(b)) = (&space.out_nl, &space.out_bl) else {
+        return Ok(None);
+    };
+    let d = match (
+        linearize(b, Some((m, &p.ctx))),
+        linearize(a, Some((m, &p.ctx))),
+    ) {
+        (Some(lb), Some(la)) => lb.add(&la, &-BigRational::one()),
+        _ => return Ok(None),
+    };
+    if d.eval(point).as_ref() != Some(&actual) {
+        return Ok(None);
+    }
+    Ok(Some((d, actual)))
+}
+
+/// Confirms the difference `d` on the whole piece `lits` (dropping it, and its sign
+/// literal, when it does not hold), and without one whether the outputs differ
+/// everywhere on it; with the region's note when a query answered unknown.
+fn confirm_difference(
+    cx: &Ctx,
+    s: &mut Solver,
+    space: &Space,
+    lits: &mut Vec<Lit>,
+    d: &mut Option<Lin>,
+) -> Result<(Option<bool>, Option<String>), CheckError> {
+    let p = cx.p;
+    let mut region_note = None;
+    if d.is_some() {
+        let mut q = lits.iter().map(|l| l.term(&cx.sorts)).collect::<Vec<_>>();
+        q.push(cx.bad(d));
+        let confirmed = match check_sliced(p, s, &q)? {
+            Outcome::Unsat(_) => true,
+            Outcome::Sat(_) => false,
             Outcome::Unknown(r) => {
-                note = Some(format!(
-                    "the search for a further region answered unknown ({r})"
+                region_note = Some(format!(
+                    "whether the difference is linear here is unknown ({r})"
                 ));
-                stopped = true;
+                false
+            }
+        };
+        if !confirmed {
+            *d = None;
+            if lits.last().is_some_and(|l| !space.atoms.contains(&l.atom)) {
+                lits.pop();
+            }
+        }
+    }
+    if d.is_some() {
+        return Ok((Some(true), region_note));
+    }
+    let mut q = lits.iter().map(|l| l.term(&cx.sorts)).collect::<Vec<_>>();
+    q.push(cx.same.clone());
+    let everywhere = match check_sliced(p, s, &q)? {
+        Outcome::Unsat(_) => Some(true),
+        Outcome::Sat(_) => Some(false),
+        Outcome::Unknown(r) => {
+            region_note = Some(format!(
+                "whether the outputs differ everywhere here is unknown ({r})"
+            ));
+            None
+        }
+    };
+    Ok((everywhere, region_note))
+}
+
+/// What growing one piece works with.
+struct Growth<'a, 'p> {
+    cx: &'a Ctx<'p>,
+    s: &'a mut Solver,
+    space: &'a Space,
+    /// The difference on the piece, `None` when it is not linear.
+    d: &'a Option<Lin>,
+    /// The regions found before, as one term.
+    overlap: &'a Option<Term>,
+    /// Whether the outputs differ everywhere on the piece, so that it may grow.
+    grow: bool,
+    /// The reason of the first simplification query that answered unknown.
+    kept_on_unknown: Option<Reason>,
+}
+
+impl Growth<'_, '_> {
+    /// Asks for a point of `q` where the region would claim something false or
+    /// overlap a region found before.
+    fn wrong_or_overlapping(&mut self, mut q: Vec<Term>) -> Result<Outcome, CheckError> {
+        let mut bad = vec![self.cx.bad(self.d)];
+        bad.extend(self.overlap.clone());
+        q.push(or(&bad).expect("one"));
+        check_sliced(self.cx.p, self.s, &q)
+    }
+
+    /// Whether `o` is unsat; an unknown answer is remembered and counts as sat.
+    fn unsat(&mut self, o: Outcome) -> bool {
+        match o {
+            Outcome::Unsat(_) => true,
+            Outcome::Sat(_) => false,
+            Outcome::Unknown(r) => {
+                self.kept_on_unknown.get_or_insert(r);
+                false
+            }
+        }
+    }
+
+    /// The terms of `lits`.
+    fn terms(&self, lits: &[Lit]) -> Vec<Term> {
+        lits.iter().map(|l| l.term(&self.cx.sorts)).collect()
+    }
+
+    /// Whether the piece with `cand` in place of `lits[k]` (none for `None`) stays right
+    /// and disjoint from the regions found before.
+    fn holds_with(
+        &mut self,
+        lits: &[Lit],
+        k: usize,
+        cand: Option<&Lit>,
+    ) -> Result<bool, CheckError> {
+        let mut q: Vec<Term> = lits
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != k)
+            .map(|(_, l)| l.term(&self.cx.sorts))
+            .collect();
+        q.extend(cand.map(|c| c.term(&self.cx.sorts)));
+        let o = self.wrong_or_overlapping(q)?;
+        Ok(self.unsat(o))
+    }
+
+    /// Bounds on one input grow to the next threshold of either side as long as the
+    /// difference stays the same and the region disjoint from those listed.
+    ///
+    /// The looser candidates form a chain of growing sets, so the loosest that works is
+    /// found by galloping and bisection (a few queries per bound however many
+    /// thresholds lie in between).
+    fn grow_bounds(
+        &mut self,
+        lits: &mut Vec<Lit>,
+        point: &BTreeMap<Symbol, BigRational>,
+    ) -> Result<(), CheckError> {
+        let mut k = 0;
+        while k < lits.len() {
+            let Some((v, _, lower, _)) = lits[k].bound() else {
+                k += 1;
+                continue;
+            };
+            // chain[0] is the bound itself (known to hold); then the looser ones.
+            let mut chain = vec![lits[k].clone()];
+            chain.extend(looser_bounds(&lits[k], &self.space.atoms, &v, lower, point));
+            let good = self.loosest(lits, k, &chain)?;
+            match chain.get(good) {
+                Some(c) if good > 0 => {
+                    lits[k] = c.clone();
+                    k += 1;
+                }
+                Some(_) => k += 1,
+                None => {
+                    lits.remove(k);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The index of the loosest bound of `chain` that can replace `lits[k]`
+    /// (`chain.len()` for no bound at all), by galloping and bisection.
+    fn loosest(&mut self, lits: &[Lit], k: usize, chain: &[Lit]) -> Result<usize, CheckError> {
+        // Index j stands for chain[j]; chain.len() for no bound at all.
+        let n = chain.len();
+        let (mut good, mut bad_at) = (0usize, None::<usize>);
+        let mut step = 1usize;
+        while good < n {
+            let j = (good + step).min(n);
+            if self.holds_with(lits, k, chain.get(j))? {
+                good = j;
+                step *= 2;
+            } else {
+                bad_at = Some(j);
                 break;
             }
-        };
-        let mut region_note: Option<String> = None;
-        let lits: Vec<Lit> = atoms_c
-            .iter()
-            .filter_map(|a| {
-                let l = Lit {
-                    atom: a.clone(),
-                    pos: true,
-                };
-                logic::eval_bool(&l.term(&cx.sorts), &m, &p.ctx)
-                    .ok()
-                    .map(|b| Lit { pos: b, ..l })
-            })
-            .collect();
-        // Of the bounds on one input, only the tightest lower and upper bound say
-        // anything (all literals hold at `m`): the cell is the same set with the
-        // others left out, and every query below stays small however many thresholds
-        // the sides have.
-        let mut lits = tightest(lits);
-        // The difference on the cell, if linear, checked at the point.
-        let actual = match (
-            rat(&value_of(&p.bl.output, &m, &p.ctx)?),
-            rat(&value_of(&p.nl.output, &m, &p.ctx)?),
-        ) {
-            (Some(b), Some(a)) => Some(b - a),
-            _ => None,
-        };
-        let point: BTreeMap<Symbol, BigRational> = cx
-            .inputs
-            .iter()
-            .filter_map(|(v, _)| m.get(v).and_then(rat).map(|r| (v.clone(), r)))
-            .collect();
-        let mut d = match (&out_nl, &out_bl) {
-            (Some(a), Some(b)) => {
-                match (
-                    linearize(b, Some((&m, &p.ctx))),
-                    linearize(a, Some((&m, &p.ctx))),
-                ) {
-                    (Some(lb), Some(la)) => Some(lb.add(&la, &-BigRational::one())),
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        if d.as_ref().and_then(|d| d.eval(&point)) != actual || actual.is_none() {
-            d = None;
         }
-        if let Some(dl) = &d {
-            if !dl.is_const() {
-                let positive = actual.as_ref().is_some_and(|a| a.is_positive());
-                let sign = canon_lin(if positive { Op::Gt } else { Op::Lt }, dl.clone());
-                match sign {
-                    Some(l) => lits.extend(l),
-                    None => d = None,
+        if let Some(mut hi) = bad_at {
+            while hi - good > 1 {
+                let mid = good + (hi - good) / 2;
+                if self.holds_with(lits, k, chain.get(mid))? {
+                    good = mid;
+                } else {
+                    hi = mid;
                 }
             }
         }
-        // Confirm the difference on the whole piece.
-        let mut everywhere = Some(true);
-        if d.is_some() {
-            let mut q = lits.iter().map(|l| l.term(&cx.sorts)).collect::<Vec<_>>();
-            q.push(cx.bad(&d));
-            match check_sliced(p, s, &q)? {
-                Outcome::Unsat(_) => {}
-                Outcome::Sat(_) => {
-                    d = None;
-                    if lits.last().is_some_and(|l| !atoms_c.contains(&l.atom)) {
-                        lits.pop();
-                    }
-                }
-                Outcome::Unknown(r) => {
-                    region_note = Some(format!(
-                        "whether the difference is linear here is unknown ({r})"
-                    ));
-                    d = None;
-                    if lits.last().is_some_and(|l| !atoms_c.contains(&l.atom)) {
-                        lits.pop();
-                    }
-                }
-            }
-        }
-        if d.is_none() {
-            let mut q = lits.iter().map(|l| l.term(&cx.sorts)).collect::<Vec<_>>();
-            q.push(cx.same.clone());
-            everywhere = match check_sliced(p, s, &q)? {
-                Outcome::Unsat(_) => Some(true),
-                Outcome::Sat(_) => Some(false),
-                Outcome::Unknown(r) => {
-                    region_note = Some(format!(
-                        "whether the outputs differ everywhere here is unknown ({r})"
-                    ));
-                    None
-                }
-            };
-        }
-        // Grow: drop conditions that are implied, or whose removal keeps the same
-        // difference everywhere and the region disjoint from those already listed.
-        let mut kept_on_unknown: Option<Reason> = None;
-        let grow = everywhere == Some(true);
-        let overlap = or(&exacts);
-        // The tightest bound of each input first: dropping it first lets the region
-        // grow into the neighbouring cell, where the next bound takes over (dropping
-        // a looser bound first, because the tighter one implies it, would fix the
-        // region to its cell).
-        lits.sort_by_key(tightness);
-        if grow {
-            // Bounds on one input grow to the next threshold of either side as long
-            // as the difference stays the same and the region disjoint from those
-            // listed: the looser candidates form a chain of growing sets, so the
-            // loosest that works is found by galloping and bisection (a few queries
-            // per bound however many thresholds lie in between).
-            let mut k = 0;
-            while k < lits.len() {
-                let Some((v, _, lower, _)) = lits[k].bound() else {
-                    k += 1;
-                    continue;
-                };
-                // chain[0] is the bound itself (known to hold); then the looser ones.
-                let mut chain = vec![lits[k].clone()];
-                chain.extend(looser_bounds(&lits[k], &atoms_c, &v, lower, &point));
-                let mut ok = |cand: Option<&Lit>, lits: &[Lit]| -> Result<bool, CheckError> {
-                    let mut q: Vec<Term> = lits
-                        .iter()
-                        .enumerate()
-                        .filter(|(j, _)| *j != k)
-                        .map(|(_, l)| l.term(&cx.sorts))
-                        .collect();
-                    q.extend(cand.map(|c| c.term(&cx.sorts)));
-                    let mut bad = vec![cx.bad(&d)];
-                    bad.extend(overlap.clone());
-                    q.push(or(&bad).expect("one"));
-                    Ok(match check_sliced(p, s, &q)? {
-                        Outcome::Unsat(_) => true,
-                        Outcome::Sat(_) => false,
-                        Outcome::Unknown(r) => {
-                            kept_on_unknown.get_or_insert(r);
-                            false
-                        }
-                    })
-                };
-                // Index j stands for chain[j]; chain.len() for no bound at all.
-                let n = chain.len();
-                let at = |j: usize| if j < n { Some(&chain[j]) } else { None };
-                let (mut good, mut bad_at) = (0usize, None::<usize>);
-                let mut step = 1usize;
-                while good < n {
-                    let j = (good + step).min(n);
-                    if ok(at(j), &lits)? {
-                        good = j;
-                        step *= 2;
-                    } else {
-                        bad_at = Some(j);
-                        break;
-                    }
-                }
-                if let Some(mut hi) = bad_at {
-                    while hi - good > 1 {
-                        let mid = good + (hi - good) / 2;
-                        if ok(at(mid), &lits)? {
-                            good = mid;
-                        } else {
-                            hi = mid;
-                        }
-                    }
-                }
-                match at(good) {
-                    Some(c) if good > 0 => {
-                        lits[k] = c.clone();
-                        k += 1;
-                    }
-                    Some(_) => k += 1,
-                    None => {
-                        lits.remove(k);
-                    }
-                }
-            }
-        }
+        Ok(good)
+    }
+
+    /// Drops the conditions other than the grown bounds that the others imply or,
+    /// when the piece may grow, whose removal keeps it right and disjoint from the
+    /// regions found before; a strict bound whose boundary is a cell of its own is
+    /// tried non-strict first.
+    fn drop_conditions(&mut self, lits: &mut Vec<Lit>) -> Result<(), CheckError> {
+        let grow = self.grow;
         let mut i = 0;
         while i < lits.len() {
             if grow && lits[i].bound().is_some() {
@@ -1234,94 +1466,79 @@ pub(super) fn enumerate(
                 i += 1;
                 continue;
             }
-            // A strict bound whose boundary is a cell of its own: try it non-strict.
             if grow {
-                if let Some(relaxed) = lits[i].relaxed().filter(|r| seen.contains(&r.atom)) {
-                    let mut trial = lits.clone();
-                    trial[i] = relaxed;
-                    let mut q: Vec<Term> = trial.iter().map(|l| l.term(&cx.sorts)).collect();
-                    let mut bad = vec![cx.bad(&d)];
-                    bad.extend(overlap.clone());
-                    q.push(or(&bad).expect("one"));
-                    if let Outcome::Unsat(_) = check_sliced(p, s, &q)? {
-                        lits = trial;
-                    }
-                }
+                self.relax(lits, i)?;
             }
             let mut trial = lits.clone();
             let lit = trial.remove(i);
             // A literal the others imply passes the growth check below as well (the
             // set is the same), so the separate question is only asked without it.
-            let mut implied: Vec<Term> = trial.iter().map(|l| l.term(&cx.sorts)).collect();
-            implied.push(Term::not(lit.term(&cx.sorts)));
-            match if grow {
+            let mut implied = self.terms(&trial);
+            implied.push(Term::not(lit.term(&self.cx.sorts)));
+            let o = if grow {
                 Outcome::Sat(Model::new())
             } else {
-                check_sliced(p, s, &implied)?
-            } {
-                Outcome::Unsat(_) => {
-                    lits = trial;
-                    continue;
-                }
-                Outcome::Sat(_) => {}
-                Outcome::Unknown(r) => {
-                    kept_on_unknown.get_or_insert(r);
-                }
+                check_sliced(self.cx.p, self.s, &implied)?
+            };
+            if self.unsat(o) {
+                *lits = trial;
+                continue;
             }
             if grow {
-                let mut q: Vec<Term> = trial.iter().map(|l| l.term(&cx.sorts)).collect();
-                let mut bad = vec![cx.bad(&d)];
-                bad.extend(overlap.clone());
-                q.push(or(&bad).expect("one"));
-                match check_sliced(p, s, &q)? {
-                    Outcome::Unsat(_) => {
-                        lits = trial;
-                        continue;
-                    }
-                    Outcome::Sat(_) => {}
-                    Outcome::Unknown(r) => {
-                        kept_on_unknown.get_or_insert(r);
-                    }
+                let q = self.terms(&trial);
+                let o = self.wrong_or_overlapping(q)?;
+                if self.unsat(o) {
+                    *lits = trial;
+                    continue;
                 }
             }
             i += 1;
         }
-        if let Some(r) = kept_on_unknown {
-            let n = format!(
-                "some conditions may be redundant: a simplification query answered unknown ({r})"
-            );
-            region_note = Some(match region_note {
-                Some(prev) => format!("{prev}; {n}"),
-                None => n,
-            });
-        }
-        let piece = Piece {
-            lits,
-            d,
-            everywhere,
-        };
-        let mut exact = cx.exact(&piece);
-        // A piece always lies outside the regions found before (see the module
-        // documentation); should the solver show otherwise, they are cut out.
-        if let Some(o) = &overlap {
-            if let Outcome::Sat(_) = check_sliced(p, s, &[exact.clone(), o.clone()])? {
-                exact = Term::app(Op::And, vec![exact, Term::not(o.clone())]);
-                region_note.get_or_insert_with(|| {
-                    "the regions listed before it are cut out of it".to_string()
-                });
+        Ok(())
+    }
+
+    /// A strict bound `lits[i]` whose boundary is a cell of its own: made non-strict
+    /// when the piece stays right and disjoint with it.
+    fn relax(&mut self, lits: &mut Vec<Lit>, i: usize) -> Result<(), CheckError> {
+        if let Some(relaxed) = lits[i]
+            .relaxed()
+            .filter(|r| self.space.seen.contains(&r.atom))
+        {
+            let mut trial = lits.clone();
+            trial[i] = relaxed;
+            let q = self.terms(&trial);
+            if let Outcome::Unsat(_) = self.wrong_or_overlapping(q)? {
+                *lits = trial;
             }
         }
-        let region = describe(&cx, s, &piece, &exact, &m, region_note)?;
-        regions.push(region);
-        exacts.push(exact);
-        pieces.push(piece);
+        Ok(())
     }
-    let partition = if exacts.is_empty() {
-        None
-    } else {
-        Some(prove(&cx, s, &exacts, stopped, covered)?)
-    };
-    // In the order of their first input values.
+}
+
+/// The piece's exact term, with the regions listed before it cut out should the
+/// solver show that it meets them (a piece always lies outside them, see the module
+/// documentation); with the region's note.
+fn cut_out_overlap(
+    cx: &Ctx,
+    s: &mut Solver,
+    piece: &Piece,
+    overlap: &Option<Term>,
+    mut region_note: Option<String>,
+) -> Result<(Term, Option<String>), CheckError> {
+    let mut exact = cx.exact(piece);
+    if let Some(o) = overlap {
+        if let Outcome::Sat(_) = check_sliced(cx.p, s, &[exact.clone(), o.clone()])? {
+            exact = Term::app(Op::And, vec![exact, Term::not(o.clone())]);
+            region_note.get_or_insert_with(|| {
+                "the regions listed before it are cut out of it".to_string()
+            });
+        }
+    }
+    Ok((exact, region_note))
+}
+
+/// The regions in the order of their first input values.
+fn in_example_order(regions: Vec<Region>) -> Vec<Region> {
     let mut order: Vec<usize> = (0..regions.len()).collect();
     let key = |r: &Region| -> Vec<(String, Option<BigRational>)> {
         r.example
@@ -1337,11 +1554,7 @@ pub(super) fn enumerate(
             sorted.push(r);
         }
     }
-    Ok(Enumerated {
-        regions: sorted,
-        note,
-        partition,
-    })
+    sorted
 }
 
 fn show_point(cx: &Ctx, m: &Model) -> String {
