@@ -926,11 +926,12 @@ fn chunk_items(
     items
 }
 
+/// A worker's solver loaded with one component (its index, the solver and its
+/// literals), started when a check first needs it.
+type BigSolver = std::cell::RefCell<Option<(usize, Solver, Loaded)>>;
+
 /// Sets the logic of the spec and declares its enumerations on a worker's solver.
-fn declare_sorts(
-    solver: &mut Solver,
-    spec: &Spec,
-) -> Result<std::cell::RefCell<Option<(usize, Solver, Loaded)>>, SolverError> {
+fn declare_sorts(solver: &mut Solver, spec: &Spec) -> Result<BigSolver, SolverError> {
     solver.command(&logic::Command::SetLogic(spec.logic.clone()))?;
     for (name, values) in &spec.enums {
         solver.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
@@ -958,7 +959,7 @@ impl FastChunks<'_> {
     fn audit_chunk(
         &self,
         solver: &mut Solver,
-        big: &std::cell::RefCell<Option<(usize, Solver, Loaded)>>,
+        big: &BigSolver,
         k: usize,
         chunk: &[usize],
     ) -> Result<Vec<(usize, Done)>, SolverError> {
