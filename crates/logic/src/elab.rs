@@ -413,7 +413,7 @@ impl Elaborator {
                 let t = self.numeric(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
-            Op::ToReal => self.to_real_app(op, terms, &spans, span),
+            Op::ToReal => self.real_of_int_app(op, terms, &spans, span),
             Op::ToInt | Op::IsInt => {
                 if !self.arity(op, n, 1, Some(1), span) {
                     return None;
@@ -509,8 +509,14 @@ impl Elaborator {
                 return Some(Term::Real(q));
             }
         }
+        self.linear_quotient(op, t, span, "division by a non-constant")
+    }
+
+    /// The quotient `op` of `t`, when the logic is not linear or every divisor is a
+    /// constant; else reports `what` is nonlinear.
+    fn linear_quotient(&mut self, op: Op, t: Vec<Term>, span: Span, what: &str) -> Option<Term> {
         if self.ctx.arithmetic() == Arithmetic::Linear && !t[1..].iter().all(is_constant) {
-            self.nonlinear(span, "division by a non-constant");
+            self.nonlinear(span, what);
             return None;
         }
         Some(Term::App(op, t))
@@ -538,15 +544,11 @@ impl Elaborator {
                 &format!("an argument of `{}`", op.name()),
             )?);
         }
-        if self.ctx.arithmetic() == Arithmetic::Linear && !t[1..].iter().all(is_constant) {
-            self.nonlinear(span, &format!("`{}` by a non-constant", op.name()));
-            return None;
-        }
-        Some(Term::App(op, t))
+        self.linear_quotient(op, t, span, &format!("`{}` by a non-constant", op.name()))
     }
 
     /// `to_real`: an integer made real (a real stands for itself).
-    fn to_real_app(
+    fn real_of_int_app(
         &mut self,
         op: Op,
         terms: Vec<Term>,
