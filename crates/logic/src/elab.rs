@@ -46,6 +46,13 @@ pub fn is_constant(t: &Term) -> bool {
     t.free_vars().is_empty()
 }
 
+/// A command being elaborated: its name, its arguments and where it is.
+struct Cmd<'a> {
+    head: &'a str,
+    args: &'a [Sexp],
+    span: Span,
+}
+
 impl Elaborator {
     /// An elaborator over the given declarations.
     pub fn new(ctx: Context) -> Elaborator {
@@ -394,87 +401,11 @@ impl Elaborator {
                 let t = self.same_sort(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
-            Op::Ite => {
-                if !self.arity(op, n, 3, Some(3), span) {
-                    return None;
-                }
-                let mut it = terms.into_iter();
-                let c = it.next().expect("3");
-                let c = self.expect(c, &Sort::Bool, spans[0], "the condition of `ite`")?;
-                let branches = self.same_sort(it.collect(), &spans[1..], op)?;
-                let mut v = vec![c];
-                v.extend(branches);
-                Some(Term::App(op, v))
-            }
-            Op::Add | Op::Mul => {
-                if n == 1 {
-                    let t = self.numeric(terms, &spans, op)?;
-                    return t.into_iter().next();
-                }
-                if !self.arity(op, n, 2, None, span) {
-                    return None;
-                }
-                let t = self.numeric(terms, &spans, op)?;
-                if op == Op::Mul {
-                    self.check_linear_mul(&t, span)?;
-                }
-                Some(Term::App(op, t))
-            }
-            Op::Sub | Op::Neg => {
-                if !self.arity(Op::Sub, n, 1, None, span) {
-                    return None;
-                }
-                let t = self.numeric(terms, &spans, Op::Sub)?;
-                if t.len() == 1 {
-                    let a = t.into_iter().next().expect("one");
-                    return Some(match a {
-                        Term::Int(i) if i.is_positive() => Term::Int(-i),
-                        Term::Real(r) if r.is_positive() => Term::Real(-r),
-                        a => Term::App(Op::Neg, vec![a]),
-                    });
-                }
-                Some(Term::App(Op::Sub, t))
-            }
-            Op::Div => {
-                if !self.arity(op, n, 2, None, span) {
-                    return None;
-                }
-                let mut t = Vec::with_capacity(n);
-                for (x, s) in terms.into_iter().zip(&spans) {
-                    t.push(self.expect(x, &Sort::Real, *s, "an argument of `/`")?);
-                }
-                // A quotient of two literals is a literal (this is how models print rationals).
-                if let [Term::Real(a), Term::Real(b)] = t.as_slice() {
-                    if let Some(q) = crate::num::div(a, b) {
-                        return Some(Term::Real(q));
-                    }
-                }
-                if self.ctx.arithmetic() == Arithmetic::Linear && !t[1..].iter().all(is_constant) {
-                    self.nonlinear(span, "division by a non-constant");
-                    return None;
-                }
-                Some(Term::App(op, t))
-            }
-            Op::IntDiv | Op::Mod => {
-                let max = if op == Op::Mod { Some(2) } else { None };
-                if !self.arity(op, n, 2, max, span) {
-                    return None;
-                }
-                let mut t = Vec::with_capacity(n);
-                for (x, s) in terms.into_iter().zip(&spans) {
-                    t.push(self.expect(
-                        x,
-                        &Sort::Int,
-                        *s,
-                        &format!("an argument of `{}`", op.name()),
-                    )?);
-                }
-                if self.ctx.arithmetic() == Arithmetic::Linear && !t[1..].iter().all(is_constant) {
-                    self.nonlinear(span, &format!("`{}` by a non-constant", op.name()));
-                    return None;
-                }
-                Some(Term::App(op, t))
-            }
+            Op::Ite => self.ite_app(op, terms, &spans, span),
+            Op::Add | Op::Mul => self.add_mul_app(op, terms, &spans, span),
+            Op::Sub | Op::Neg => self.sub_app(terms, &spans, span),
+            Op::Div => self.div_app(op, terms, &spans, span),
+            Op::IntDiv | Op::Mod => self.int_div_app(op, terms, &spans, span),
             Op::Abs => {
                 if !self.arity(op, n, 1, Some(1), span) {
                     return None;
@@ -482,23 +413,7 @@ impl Elaborator {
                 let t = self.numeric(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
-            Op::ToReal => {
-                if !self.arity(op, n, 1, Some(1), span) {
-                    return None;
-                }
-                let a = terms.into_iter().next().expect("one");
-                match a.sort() {
-                    Sort::Int => Some(Term::App(op, vec![a])),
-                    Sort::Real => Some(a),
-                    s => {
-                        self.err(
-                            spans[0],
-                            format!("sort mismatch: `to_real` needs an Int, found {s}"),
-                        );
-                        None
-                    }
-                }
-            }
+            Op::ToReal => self.real_of_int_app(op, terms, &spans, span),
             Op::ToInt | Op::IsInt => {
                 if !self.arity(op, n, 1, Some(1), span) {
                     return None;
@@ -518,6 +433,142 @@ impl Elaborator {
                 }
                 let t = self.numeric(terms, &spans, op)?;
                 Some(Term::App(op, t))
+            }
+        }
+    }
+
+    /// `ite`: a Boolean condition and two branches of one sort.
+    fn ite_app(&mut self, op: Op, terms: Vec<Term>, spans: &[Span], span: Span) -> Option<Term> {
+        let n = terms.len();
+        if !self.arity(op, n, 3, Some(3), span) {
+            return None;
+        }
+        let mut it = terms.into_iter();
+        let c = it.next().expect("3");
+        let c = self.expect(c, &Sort::Bool, spans[0], "the condition of `ite`")?;
+        let branches = self.same_sort(it.collect(), &spans[1..], op)?;
+        let mut v = vec![c];
+        v.extend(branches);
+        Some(Term::App(op, v))
+    }
+
+    /// `+` and `*` over numbers (`*` linear where the logic is); one argument is itself.
+    fn add_mul_app(
+        &mut self,
+        op: Op,
+        terms: Vec<Term>,
+        spans: &[Span],
+        span: Span,
+    ) -> Option<Term> {
+        let n = terms.len();
+        if n == 1 {
+            let t = self.numeric(terms, spans, op)?;
+            return t.into_iter().next();
+        }
+        if !self.arity(op, n, 2, None, span) {
+            return None;
+        }
+        let t = self.numeric(terms, spans, op)?;
+        if op == Op::Mul {
+            self.check_linear_mul(&t, span)?;
+        }
+        Some(Term::App(op, t))
+    }
+
+    /// `-`: a difference, or a negation (of a literal, the negative literal).
+    fn sub_app(&mut self, terms: Vec<Term>, spans: &[Span], span: Span) -> Option<Term> {
+        let n = terms.len();
+        if !self.arity(Op::Sub, n, 1, None, span) {
+            return None;
+        }
+        let t = self.numeric(terms, spans, Op::Sub)?;
+        if t.len() == 1 {
+            let a = t.into_iter().next().expect("one");
+            return Some(match a {
+                Term::Int(i) if i.is_positive() => Term::Int(-i),
+                Term::Real(r) if r.is_positive() => Term::Real(-r),
+                a => Term::App(Op::Neg, vec![a]),
+            });
+        }
+        Some(Term::App(Op::Sub, t))
+    }
+
+    /// `/` over reals: a literal for two literals, by a constant where the logic is linear.
+    fn div_app(&mut self, op: Op, terms: Vec<Term>, spans: &[Span], span: Span) -> Option<Term> {
+        let n = terms.len();
+        if !self.arity(op, n, 2, None, span) {
+            return None;
+        }
+        let mut t = Vec::with_capacity(n);
+        for (x, s) in terms.into_iter().zip(spans) {
+            t.push(self.expect(x, &Sort::Real, *s, "an argument of `/`")?);
+        }
+        // A quotient of two literals is a literal (this is how models print rationals).
+        if let [Term::Real(a), Term::Real(b)] = t.as_slice() {
+            if let Some(q) = crate::num::div(a, b) {
+                return Some(Term::Real(q));
+            }
+        }
+        self.linear_quotient(op, t, span, "division by a non-constant")
+    }
+
+    /// The quotient `op` of `t`, when the logic is not linear or every divisor is a
+    /// constant; else reports `what` is nonlinear.
+    fn linear_quotient(&mut self, op: Op, t: Vec<Term>, span: Span, what: &str) -> Option<Term> {
+        if self.ctx.arithmetic() == Arithmetic::Linear && !t[1..].iter().all(is_constant) {
+            self.nonlinear(span, what);
+            return None;
+        }
+        Some(Term::App(op, t))
+    }
+
+    /// `div` and `mod` over integers, by a constant where the logic is linear.
+    fn int_div_app(
+        &mut self,
+        op: Op,
+        terms: Vec<Term>,
+        spans: &[Span],
+        span: Span,
+    ) -> Option<Term> {
+        let n = terms.len();
+        let max = if op == Op::Mod { Some(2) } else { None };
+        if !self.arity(op, n, 2, max, span) {
+            return None;
+        }
+        let mut t = Vec::with_capacity(n);
+        for (x, s) in terms.into_iter().zip(spans) {
+            t.push(self.expect(
+                x,
+                &Sort::Int,
+                *s,
+                &format!("an argument of `{}`", op.name()),
+            )?);
+        }
+        self.linear_quotient(op, t, span, &format!("`{}` by a non-constant", op.name()))
+    }
+
+    /// `to_real`: an integer made real (a real stands for itself).
+    fn real_of_int_app(
+        &mut self,
+        op: Op,
+        terms: Vec<Term>,
+        spans: &[Span],
+        span: Span,
+    ) -> Option<Term> {
+        let n = terms.len();
+        if !self.arity(op, n, 1, Some(1), span) {
+            return None;
+        }
+        let a = terms.into_iter().next().expect("one");
+        match a.sort() {
+            Sort::Int => Some(Term::App(op, vec![a])),
+            Sort::Real => Some(a),
+            s => {
+                self.err(
+                    spans[0],
+                    format!("sort mismatch: `to_real` needs an Int, found {s}"),
+                );
+                None
             }
         }
     }
@@ -763,55 +814,10 @@ impl Elaborator {
         };
         let args = &items[1..];
         let span = e.span;
-        let nargs = |this: &mut Self, n: usize| -> bool {
-            if args.len() != n {
-                this.err(
-                    span,
-                    format!("`{head}` takes {n} argument(s), given {}", args.len()),
-                );
-                false
-            } else {
-                true
-            }
-        };
+        let c = Cmd { head, args, span };
         match head {
-            "set-logic" => {
-                if !nargs(self, 1) {
-                    return None;
-                }
-                let Some(l) = args[0].as_symbol() else {
-                    self.err(args[0].span, "expected a logic name such as QF_LIA");
-                    return None;
-                };
-                self.ctx.set_logic(l);
-                Some(Command::SetLogic(l.to_string()))
-            }
-            "set-info" | "set-option" => {
-                let k = self.keyword(args.first(), span, head)?;
-                if args.len() > 2 {
-                    self.err(
-                        span,
-                        format!("`{head}` takes a keyword and at most one value"),
-                    );
-                    return None;
-                }
-                let v = args.get(1).cloned();
-                if head == "set-option" && k == "global-declarations" {
-                    match v.as_ref().and_then(Sexp::as_symbol) {
-                        Some("true") => self.ctx.set_global_declarations(true),
-                        Some("false") => self.ctx.set_global_declarations(false),
-                        _ => {
-                            self.err(span, "`:global-declarations` takes true or false");
-                            return None;
-                        }
-                    }
-                }
-                Some(if head == "set-info" {
-                    Command::SetInfo(k, v)
-                } else {
-                    Command::SetOption(k, v)
-                })
-            }
+            "set-logic" => self.set_logic(&c),
+            "set-info" | "set-option" => self.set_info(&c),
             "get-info" | "get-option" => {
                 let k = self.keyword(args.first(), span, head)?;
                 Some(if head == "get-info" {
@@ -821,120 +827,34 @@ impl Elaborator {
                 })
             }
             "declare-const" => {
-                if !nargs(self, 2) {
+                if !self.nargs(&c, 2) {
                     return None;
                 }
-                let s = self.sort(&args[1]);
-                let n = self.new_name(&args[0]);
-                let (n, s) = (n?, s?);
-                self.ctx.declare_const(n.clone(), s.clone());
-                Some(Command::DeclareConst(n, s))
+                self.declare_const(&args[0], &args[1])
             }
-            "declare-fun" => {
-                if !nargs(self, 3) {
-                    return None;
-                }
-                match args[1].as_list() {
-                    Some([]) => {}
-                    Some(_) => {
-                        self.err_hint(
-                            args[1].span,
-                            "uninterpreted functions with arguments are not supported",
-                            "declare constants, or use define-fun for a function with a body",
-                        );
-                        return None;
-                    }
-                    None => {
-                        self.err(args[1].span, "expected the argument sorts, e.g. ()");
-                        return None;
-                    }
-                }
-                let s = self.sort(&args[2]);
-                let n = self.new_name(&args[0]);
-                let (n, s) = (n?, s?);
-                self.ctx.declare_const(n.clone(), s.clone());
-                Some(Command::DeclareConst(n, s))
-            }
+            "declare-fun" => self.declare_fun(&c),
             "define-fun" => self.define_fun(args, span),
             "declare-datatype" => {
-                if !nargs(self, 2) {
+                if !self.nargs(&c, 2) {
                     return None;
                 }
                 self.enum_decl(&args[0], &args[1], span)
             }
             "declare-datatypes" => self.declare_datatypes(args, span),
             "assert" => {
-                if !nargs(self, 1) {
+                if !self.nargs(&c, 1) {
                     return None;
                 }
                 let t = self.term(&args[0])?;
                 let t = self.expect(t, &Sort::Bool, args[0].span, "an assertion")?;
                 Some(Command::Assert(t))
             }
-            "check-sat" => nargs(self, 0).then_some(Command::CheckSat),
-            "check-sat-assuming" => {
-                if !nargs(self, 1) {
-                    return None;
-                }
-                let Some(lits) = args[0].as_list() else {
-                    self.err(args[0].span, "expected a list of literals");
-                    return None;
-                };
-                let ts = self.terms(lits)?;
-                let mut out = Vec::new();
-                for (t, l) in ts.into_iter().zip(lits) {
-                    out.push(self.expect(t, &Sort::Bool, l.span, "an assumption")?);
-                }
-                Some(Command::CheckSatAssuming(out))
-            }
-            "push" | "pop" => {
-                let (n, at) = match args {
-                    [] => (BigUint::from(1u32), span),
-                    [a] => match &a.kind {
-                        SexpKind::Numeral(n) => (n.clone(), a.span),
-                        _ => {
-                            self.err(a.span, "expected a numeral");
-                            return None;
-                        }
-                    },
-                    _ => {
-                        self.err(span, format!("`{head}` takes at most one numeral"));
-                        return None;
-                    }
-                };
-                let depth = self.ctx.depth();
-                let n = match u32::try_from(&n) {
-                    Ok(n) if head == "push" && (n as usize) <= MAX_SCOPES - depth => n,
-                    Ok(n) if head == "pop" && (n as usize) <= depth => n,
-                    _ if head == "push" => {
-                        self.err_hint(
-                            at,
-                            format!(
-                                "`push {n}` with {depth} scope(s) open exceeds the limit of {MAX_SCOPES} open scopes"
-                            ),
-                            "vera bounds the assertion stack; push fewer scopes",
-                        );
-                        return None;
-                    }
-                    _ => {
-                        self.err(span, format!("`pop {n}` with only {depth} scope(s) open"));
-                        return None;
-                    }
-                };
-                if head == "push" {
-                    if let Err(e) = self.ctx.push(n as usize) {
-                        self.err(at, e.to_string());
-                        return None;
-                    }
-                    Some(Command::Push(n))
-                } else {
-                    self.ctx.pop(n as usize);
-                    Some(Command::Pop(n))
-                }
-            }
-            "get-model" => nargs(self, 0).then_some(Command::GetModel),
+            "check-sat" => self.nargs(&c, 0).then_some(Command::CheckSat),
+            "check-sat-assuming" => self.check_sat_assuming(&c),
+            "push" | "pop" => self.push_pop(&c),
+            "get-model" => self.nargs(&c, 0).then_some(Command::GetModel),
             "get-value" => {
-                if !nargs(self, 1) {
+                if !self.nargs(&c, 1) {
                     return None;
                 }
                 let Some(ts) = args[0].as_list() else {
@@ -943,9 +863,9 @@ impl Elaborator {
                 };
                 Some(Command::GetValue(self.terms(ts)?))
             }
-            "get-unsat-core" => nargs(self, 0).then_some(Command::GetUnsatCore),
-            "get-unsat-assumptions" => nargs(self, 0).then_some(Command::GetUnsatAssumptions),
-            "get-assertions" => nargs(self, 0).then_some(Command::GetAssertions),
+            "get-unsat-core" => self.nargs(&c, 0).then_some(Command::GetUnsatCore),
+            "get-unsat-assumptions" => self.nargs(&c, 0).then_some(Command::GetUnsatAssumptions),
+            "get-assertions" => self.nargs(&c, 0).then_some(Command::GetAssertions),
             "echo" => match args {
                 [Sexp {
                     kind: SexpKind::Str(s),
@@ -956,15 +876,15 @@ impl Elaborator {
                     None
                 }
             },
-            "reset" => nargs(self, 0).then(|| {
+            "reset" => self.nargs(&c, 0).then(|| {
                 self.ctx = Context::new();
                 Command::Reset
             }),
-            "reset-assertions" => nargs(self, 0).then(|| {
+            "reset-assertions" => self.nargs(&c, 0).then(|| {
                 self.ctx.reset_assertions();
                 Command::ResetAssertions
             }),
-            "exit" => nargs(self, 0).then_some(Command::Exit),
+            "exit" => self.nargs(&c, 0).then_some(Command::Exit),
             "declare-sort"
             | "define-sort"
             | "define-fun-rec"
@@ -986,6 +906,161 @@ impl Elaborator {
                 self.err(items[0].span, format!("unknown command `{head}`"));
                 None
             }
+        }
+    }
+
+    /// True when command `c` has `n` arguments; else reports it.
+    fn nargs(&mut self, c: &Cmd, n: usize) -> bool {
+        if c.args.len() != n {
+            self.err(
+                c.span,
+                format!("`{}` takes {n} argument(s), given {}", c.head, c.args.len()),
+            );
+            false
+        } else {
+            true
+        }
+    }
+
+    /// `(set-logic L)`.
+    fn set_logic(&mut self, c: &Cmd) -> Option<Command> {
+        if !self.nargs(c, 1) {
+            return None;
+        }
+        let Some(l) = c.args[0].as_symbol() else {
+            self.err(c.args[0].span, "expected a logic name such as QF_LIA");
+            return None;
+        };
+        self.ctx.set_logic(l);
+        Some(Command::SetLogic(l.to_string()))
+    }
+
+    /// `(set-info :k v)` and `(set-option :k v)`; `:global-declarations` applies to the
+    /// context.
+    fn set_info(&mut self, c: &Cmd) -> Option<Command> {
+        let (head, args, span) = (c.head, c.args, c.span);
+        let k = self.keyword(args.first(), span, head)?;
+        if args.len() > 2 {
+            self.err(
+                span,
+                format!("`{head}` takes a keyword and at most one value"),
+            );
+            return None;
+        }
+        let v = args.get(1).cloned();
+        if head == "set-option" && k == "global-declarations" {
+            match v.as_ref().and_then(Sexp::as_symbol) {
+                Some("true") => self.ctx.set_global_declarations(true),
+                Some("false") => self.ctx.set_global_declarations(false),
+                _ => {
+                    self.err(span, "`:global-declarations` takes true or false");
+                    return None;
+                }
+            }
+        }
+        Some(if head == "set-info" {
+            Command::SetInfo(k, v)
+        } else {
+            Command::SetOption(k, v)
+        })
+    }
+
+    /// Declares the constant `name` of sort `sort` (both reported when wrong).
+    fn declare_const(&mut self, name: &Sexp, sort: &Sexp) -> Option<Command> {
+        let s = self.sort(sort);
+        let n = self.new_name(name);
+        let (n, s) = (n?, s?);
+        self.ctx.declare_const(n.clone(), s.clone());
+        Some(Command::DeclareConst(n, s))
+    }
+
+    /// `(declare-fun f () S)`: a constant (functions with arguments are not supported).
+    fn declare_fun(&mut self, c: &Cmd) -> Option<Command> {
+        if !self.nargs(c, 3) {
+            return None;
+        }
+        let args = c.args;
+        match args[1].as_list() {
+            Some([]) => {}
+            Some(_) => {
+                self.err_hint(
+                    args[1].span,
+                    "uninterpreted functions with arguments are not supported",
+                    "declare constants, or use define-fun for a function with a body",
+                );
+                return None;
+            }
+            None => {
+                self.err(args[1].span, "expected the argument sorts, e.g. ()");
+                return None;
+            }
+        }
+        self.declare_const(&args[0], &args[2])
+    }
+
+    /// `(check-sat-assuming (l ...))`: every literal Boolean.
+    fn check_sat_assuming(&mut self, c: &Cmd) -> Option<Command> {
+        if !self.nargs(c, 1) {
+            return None;
+        }
+        let Some(lits) = c.args[0].as_list() else {
+            self.err(c.args[0].span, "expected a list of literals");
+            return None;
+        };
+        let ts = self.terms(lits)?;
+        let mut out = Vec::new();
+        for (t, l) in ts.into_iter().zip(lits) {
+            out.push(self.expect(t, &Sort::Bool, l.span, "an assumption")?);
+        }
+        Some(Command::CheckSatAssuming(out))
+    }
+
+    /// `(push n)` and `(pop n)` (n is 1 when left out), within the bound on open
+    /// scopes.
+    fn push_pop(&mut self, c: &Cmd) -> Option<Command> {
+        let (head, span) = (c.head, c.span);
+        let (n, at) = match c.args {
+            [] => (BigUint::from(1u32), span),
+            [a] => match &a.kind {
+                SexpKind::Numeral(n) => (n.clone(), a.span),
+                _ => {
+                    self.err(a.span, "expected a numeral");
+                    return None;
+                }
+            },
+            _ => {
+                self.err(span, format!("`{head}` takes at most one numeral"));
+                return None;
+            }
+        };
+        let depth = self.ctx.depth();
+        let n = match u32::try_from(&n) {
+            Ok(n) if head == "push" && (n as usize) <= MAX_SCOPES - depth => n,
+            Ok(n) if head == "pop" && (n as usize) <= depth => n,
+            _ if head == "push" => {
+                self.err_hint(
+                    at,
+                    format!(
+                        "`push {n}` with {depth} scope(s) open exceeds the limit of {MAX_SCOPES} open scopes"
+                    ),
+                    "vera bounds the assertion stack; push fewer scopes",
+                );
+                return None;
+            }
+            _ => {
+                self.err(span, format!("`pop {n}` with only {depth} scope(s) open"));
+                return None;
+            }
+        };
+        if head == "push" {
+            if let Err(e) = self.ctx.push(n as usize) {
+                self.err(at, e.to_string());
+                return None;
+            }
+            Some(Command::Push(n))
+        } else {
+            self.ctx.pop(n as usize);
+            Some(Command::Pop(n))
         }
     }
 

@@ -195,65 +195,11 @@ impl Problem {
             .iter()
             .map(|(n, _)| Symbol::from(n.as_str()))
             .collect();
-        let own = |n: &str| -> Option<String> {
-            let n = n.strip_prefix("nl.").unwrap_or(n);
-            names.iter().any(|m| &**m == n).then(|| n.to_string())
-        };
-        // Ranges become domain constraints; mapped or ranged constants are inputs.
-        let mut domain = Vec::new();
-        let mut mapped: Vec<String> = Vec::new();
-        let mut outputs_named: Vec<String> = Vec::new();
-        if let Some(b) = bounds {
-            for item in &b.items {
-                match item {
-                    BoundItem::Ranges {
-                        variables,
-                        min,
-                        max,
-                        min_inclusive,
-                        max_inclusive,
-                    } => {
-                        for v in variables {
-                            let Some(n) = own(v) else { continue };
-                            let sort = side.sort_of(&n).unwrap_or(Sort::Real);
-                            let x = Term::var(&n, sort.clone());
-                            if let Some(lo) = min {
-                                let op = if min_inclusive.unwrap_or(true) {
-                                    Op::Ge
-                                } else {
-                                    Op::Gt
-                                };
-                                domain.push(bound_constraint(&n, &x, op, lo, &sort));
-                            }
-                            if let Some(hi) = max {
-                                let op = if max_inclusive.unwrap_or(false) {
-                                    Op::Le
-                                } else {
-                                    Op::Lt
-                                };
-                                domain.push(bound_constraint(&n, &x, op, hi, &sort));
-                            }
-                            if !mapped.contains(&n) {
-                                mapped.push(n);
-                            }
-                        }
-                    }
-                    BoundItem::Equals { variables } => {
-                        for v in variables {
-                            if let Some(n) = own(v) {
-                                if !side.defined.contains(&n) && !mapped.contains(&n) {
-                                    mapped.push(n);
-                                }
-                            }
-                        }
-                    }
-                    BoundItem::Outputs { variables } => {
-                        outputs_named.extend(variables.iter().filter_map(|v| own(v)));
-                    }
-                    _ => {}
-                }
-            }
-        }
+        let DocBounds {
+            domain,
+            mapped,
+            outputs_named,
+        } = doc_bounds(&side, &names, bounds);
         let is_input = |n: &str| {
             if outputs_named.iter().any(|o| o == n) {
                 return false;
@@ -280,26 +226,7 @@ impl Problem {
                 }),
             })
             .collect();
-        let short = std::path::Path::new(file.name())
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| file.name().to_string());
-        let mut requirements = Vec::new();
-        for c in &side.commands {
-            let Command::Assert(t) = c else { continue };
-            let t = inline_calls(t, &side.context);
-            let line = assertion_line(file, &t, requirements.len());
-            requirements.push(Requirement {
-                id: format!("{short}:{line}"),
-                text: logic::print::term(&t),
-                shape: shape_of(&t),
-                formula: Some(t),
-                line,
-                origin: Origin::Hand,
-                timed: None,
-                dense: None,
-            });
-        }
+        let requirements = doc_requirements(file, &side);
         let int = variables.iter().any(|v| v.sort == Sort::Int);
         let real = variables.iter().any(|v| v.sort == Sort::Real);
         let logic = match (int, real) {
@@ -405,6 +332,108 @@ fn unknown(name: &str, names: &[Symbol]) -> ProblemError {
             format!(" (did you mean {}?)", close.join(", "))
         },
     }
+}
+
+/// What a bounds map says of the constants of a documentation side: the domain
+/// constraints of its ranges, the constants it maps or ranges (inputs), and those it
+/// names as outputs.
+struct DocBounds {
+    domain: Vec<Constraint>,
+    mapped: Vec<String>,
+    outputs_named: Vec<String>,
+}
+
+/// Reads `bounds` for the constants `names` of the documentation `side` (a name may
+/// carry the `nl.` prefix): ranges become domain constraints; mapped or ranged
+/// constants are inputs.
+fn doc_bounds(side: &Side, names: &[Symbol], bounds: Option<&Bounds>) -> DocBounds {
+    let own = |n: &str| -> Option<String> {
+        let n = n.strip_prefix("nl.").unwrap_or(n);
+        names.iter().any(|m| &**m == n).then(|| n.to_string())
+    };
+    let mut out = DocBounds {
+        domain: Vec::new(),
+        mapped: Vec::new(),
+        outputs_named: Vec::new(),
+    };
+    let Some(b) = bounds else { return out };
+    for item in &b.items {
+        match item {
+            BoundItem::Ranges {
+                variables,
+                min,
+                max,
+                min_inclusive,
+                max_inclusive,
+            } => {
+                for v in variables {
+                    let Some(n) = own(v) else { continue };
+                    let sort = side.sort_of(&n).unwrap_or(Sort::Real);
+                    let x = Term::var(&n, sort.clone());
+                    if let Some(lo) = min {
+                        let op = if min_inclusive.unwrap_or(true) {
+                            Op::Ge
+                        } else {
+                            Op::Gt
+                        };
+                        out.domain.push(bound_constraint(&n, &x, op, lo, &sort));
+                    }
+                    if let Some(hi) = max {
+                        let op = if max_inclusive.unwrap_or(false) {
+                            Op::Le
+                        } else {
+                            Op::Lt
+                        };
+                        out.domain.push(bound_constraint(&n, &x, op, hi, &sort));
+                    }
+                    if !out.mapped.contains(&n) {
+                        out.mapped.push(n);
+                    }
+                }
+            }
+            BoundItem::Equals { variables } => {
+                for v in variables {
+                    if let Some(n) = own(v) {
+                        if !side.defined.contains(&n) && !out.mapped.contains(&n) {
+                            out.mapped.push(n);
+                        }
+                    }
+                }
+            }
+            BoundItem::Outputs { variables } => {
+                out.outputs_named
+                    .extend(variables.iter().filter_map(|v| own(v)));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The assertions of the documentation `side` as requirements named
+/// `<file name>:<line>`.
+fn doc_requirements(file: &SourceFile, side: &Side) -> Vec<Requirement> {
+    let short = std::path::Path::new(file.name())
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.name().to_string());
+    let mut requirements = Vec::new();
+    for c in &side.commands {
+        let Command::Assert(t) = c else { continue };
+        let t = inline_calls(t, &side.context);
+        let line = assertion_line(file, &t, requirements.len());
+        requirements.push(Requirement {
+            id: format!("{short}:{line}"),
+            text: logic::print::term(&t),
+            shape: shape_of(&t),
+            formula: Some(t),
+            line,
+            origin: Origin::Hand,
+            timed: None,
+            dense: None,
+        });
+    }
+    requirements
 }
 
 fn bound_constraint(name: &str, x: &Term, op: Op, v: &BigRational, sort: &Sort) -> Constraint {

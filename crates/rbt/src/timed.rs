@@ -453,50 +453,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
         }
         let session = sessions.of_length(n)?;
         let enc = Encoder { spec, n };
-        let r = |u: usize| enc.at(&p.response, u);
-        let fires = enc.fires(p, t0);
-        let mut shapes: Vec<(Shape, Term)> = vec![(Shape::Fires, fires.clone())];
-        match &p.timing {
-            Timing::Within(d) if *d > 0 => {
-                let d = *d as usize;
-                let mut hit = vec![fires.clone()];
-                hit.extend((t0..t0 + d).map(|u| not(r(u))));
-                hit.push(r(t0 + d));
-                shapes.push((Shape::DeadlineHit, and(hit)));
-                let mut miss = vec![fires.clone()];
-                miss.extend((t0..=t0 + d).map(|u| not(r(u))));
-                miss.push(r(t0 + d + 1));
-                shapes.push((Shape::MissedByOne, and(miss)));
-            }
-            Timing::For(d) if *d > 0 => {
-                let d = *d as usize;
-                let mut short = vec![fires.clone()];
-                short.extend((t0..t0 + d).map(r));
-                short.push(not(r(t0 + d)));
-                shapes.push((Shape::DurationOneTickShort, and(short)));
-            }
-            Timing::NotBefore(d) if *d > 0 => {
-                let d = *d as usize;
-                let mut first = vec![fires.clone()];
-                first.extend((t0..t0 + d).map(|u| not(r(u))));
-                first.push(r(t0 + d));
-                shapes.push((Shape::EarliestAllowed, and(first)));
-                let mut early = vec![fires.clone()];
-                early.extend((t0..t0 + d - 1).map(|u| not(r(u))));
-                early.push(r(t0 + d - 1));
-                shapes.push((Shape::OneTickEarly, and(early)));
-            }
-            _ => {}
-        }
-        if let Trigger::HeldFor(c, d) = &p.trigger {
-            if *d > 0 {
-                let d = *d as usize;
-                let mut short = vec![enc.in_scope(&p.scope, t0), not(enc.at(c, t0 - d))];
-                short.extend((t0 - d + 1..=t0).map(|u| enc.at(c, u)));
-                shapes.push((Shape::HeldOneTickShort, and(short)));
-            }
-        }
-        for (shape, formula) in shapes {
+        for (shape, formula) in pattern_shapes(&enc, p, t0) {
             let sid = format!("{id}/{}", shape_name(shape));
             let target = shape.violates().then_some(i);
             let job = Job {
@@ -510,52 +467,7 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             sequences.push(one_sequence(spec, session, &patterns, &roles, job)?);
         }
     }
-    // The plain requirements' obligations (trigger, each condition's outcomes,
-    // boundaries), each shown at the first step of a trace long enough for every
-    // pattern fired there to have its whole response window inside it.
-    let plain = plain_problem(spec);
-    let obligations = crate::obligations::obligations(&plain, true);
-    if !obligations.is_empty() {
-        let window = patterns
-            .iter()
-            .map(|(_, p)| response_window(p))
-            .max()
-            .unwrap_or(0);
-        let n = window + 2;
-        let session = sessions.of_length(n)?;
-        // The obligation sequences made so far (indices into `sequences`).
-        let mut made_here: Vec<usize> = Vec::new();
-        for o in obligations {
-            // One sequence serves every obligation its first step meets: tried by
-            // evaluation before the solver is asked (as the plain generator does).
-            let served = made_here.iter().copied().find(|&k| match &sequences[k] {
-                SequenceResult::Made { sequence } => sequence.trace.first().is_some_and(|st| {
-                    logic::eval_bool(&o.formula, st, &spec.context).unwrap_or(false)
-                }),
-                _ => false,
-            });
-            if let Some(k) = served {
-                if let SequenceResult::Made { sequence } = &mut sequences[k] {
-                    sequence.covers.push(o.id.clone());
-                }
-                continue;
-            }
-            let formula = session.at(&o.formula, 0);
-            let job = Job {
-                id: o.id.clone(),
-                requirement: o.requirement.clone(),
-                shape: Shape::Obligation,
-                t0: 0,
-                formula,
-                target: None,
-            };
-            let made = one_sequence(spec, session, &patterns, &roles, job)?;
-            if matches!(made, SequenceResult::Made { .. }) {
-                made_here.push(sequences.len());
-            }
-            sequences.push(made);
-        }
-    }
+    plain_sequences(spec, &mut sessions, &patterns, &roles, &mut sequences)?;
     Ok(TimedSuite {
         spec: spec.name.clone(),
         file: spec.source.name().to_string(),
@@ -570,6 +482,114 @@ pub fn generate_timed(spec: &Spec, config: &SolverConfig) -> Result<TimedSuite, 
             .collect(),
         queries: sessions.queries(),
     })
+}
+
+/// The shapes of a pattern `p` fired at step `t0` (with the encoder `enc` of its
+/// trace), each with the formula a sequence of that shape satisfies: it fires, and
+/// the edges of its timing and of a held trigger.
+fn pattern_shapes(enc: &Encoder, p: &Pattern, t0: usize) -> Vec<(Shape, Term)> {
+    let r = |u: usize| enc.at(&p.response, u);
+    let fires = enc.fires(p, t0);
+    let mut shapes: Vec<(Shape, Term)> = vec![(Shape::Fires, fires.clone())];
+    match &p.timing {
+        Timing::Within(d) if *d > 0 => {
+            let d = *d as usize;
+            let mut hit = vec![fires.clone()];
+            hit.extend((t0..t0 + d).map(|u| not(r(u))));
+            hit.push(r(t0 + d));
+            shapes.push((Shape::DeadlineHit, and(hit)));
+            let mut miss = vec![fires.clone()];
+            miss.extend((t0..=t0 + d).map(|u| not(r(u))));
+            miss.push(r(t0 + d + 1));
+            shapes.push((Shape::MissedByOne, and(miss)));
+        }
+        Timing::For(d) if *d > 0 => {
+            let d = *d as usize;
+            let mut short = vec![fires.clone()];
+            short.extend((t0..t0 + d).map(r));
+            short.push(not(r(t0 + d)));
+            shapes.push((Shape::DurationOneTickShort, and(short)));
+        }
+        Timing::NotBefore(d) if *d > 0 => {
+            let d = *d as usize;
+            let mut first = vec![fires.clone()];
+            first.extend((t0..t0 + d).map(|u| not(r(u))));
+            first.push(r(t0 + d));
+            shapes.push((Shape::EarliestAllowed, and(first)));
+            let mut early = vec![fires.clone()];
+            early.extend((t0..t0 + d - 1).map(|u| not(r(u))));
+            early.push(r(t0 + d - 1));
+            shapes.push((Shape::OneTickEarly, and(early)));
+        }
+        _ => {}
+    }
+    if let Trigger::HeldFor(c, d) = &p.trigger {
+        if *d > 0 {
+            let d = *d as usize;
+            let mut short = vec![enc.in_scope(&p.scope, t0), not(enc.at(c, t0 - d))];
+            short.extend((t0 - d + 1..=t0).map(|u| enc.at(c, u)));
+            shapes.push((Shape::HeldOneTickShort, and(short)));
+        }
+    }
+    shapes
+}
+
+/// Adds the sequences of the plain requirements' obligations (trigger, each
+/// condition's outcomes, boundaries), each shown at the first step of a trace long
+/// enough for every pattern fired there to have its whole response window inside it.
+fn plain_sequences(
+    spec: &Spec,
+    sessions: &mut Sessions,
+    patterns: &[(usize, &Pattern)],
+    roles: &TimedRoles,
+    sequences: &mut Vec<SequenceResult>,
+) -> Result<(), GenerateError> {
+    let plain = plain_problem(spec);
+    let obligations = crate::obligations::obligations(&plain, true);
+    if obligations.is_empty() {
+        return Ok(());
+    }
+    let window = patterns
+        .iter()
+        .map(|(_, p)| response_window(p))
+        .max()
+        .unwrap_or(0);
+    let n = window + 2;
+    let session = sessions.of_length(n)?;
+    // The obligation sequences made so far (indices into `sequences`).
+    let mut made_here: Vec<usize> = Vec::new();
+    for o in obligations {
+        // One sequence serves every obligation its first step meets: tried by
+        // evaluation before the solver is asked (as the plain generator does).
+        let served = made_here.iter().copied().find(|&k| match &sequences[k] {
+            SequenceResult::Made { sequence } => sequence
+                .trace
+                .first()
+                .is_some_and(|st| logic::eval_bool(&o.formula, st, &spec.context).unwrap_or(false)),
+            _ => false,
+        });
+        if let Some(k) = served {
+            if let SequenceResult::Made { sequence } = &mut sequences[k] {
+                sequence.covers.push(o.id.clone());
+            }
+            continue;
+        }
+        let formula = session.at(&o.formula, 0);
+        let job = Job {
+            id: o.id.clone(),
+            requirement: o.requirement.clone(),
+            shape: Shape::Obligation,
+            t0: 0,
+            formula,
+            target: None,
+        };
+        let made = one_sequence(spec, session, patterns, roles, job)?;
+        if matches!(made, SequenceResult::Made { .. }) {
+            made_here.push(sequences.len());
+        }
+        sequences.push(made);
+    }
+    Ok(())
 }
 
 /// The steps a pattern's response needs after it fires.

@@ -26,6 +26,7 @@
 
 use crate::cover::{read_vectors, ReadError, Validity, Vector};
 use crate::generate::GenerateError;
+use crate::obligations::Obligation;
 use crate::problem::Problem;
 use crate::timed::{
     and, generate_timed, not, or, plain_problem, response_window, Made, SequenceResult, Sessions,
@@ -307,67 +308,7 @@ pub fn cover_timed(
     let mut queries = generated.queries;
     // A plain obligation met by another obligation's sequence has none of its own.
     let plain = crate::obligations::obligations(&plain_problem(spec), true);
-    let mut obligations: Vec<ShapeObligation> = Vec::new();
-    for r in &generated.sequences {
-        if let SequenceResult::Made { sequence } = r {
-            if sequence.shape == Shape::Obligation {
-                for id in &sequence.covers {
-                    let requirement = plain
-                        .iter()
-                        .find(|o| &o.id == id)
-                        .map(|o| o.requirement.clone())
-                        .unwrap_or_default();
-                    obligations.push(ShapeObligation {
-                        id: id.clone(),
-                        requirement,
-                        shape: Shape::Obligation,
-                        coverage: ShapeCoverage::Missed,
-                    });
-                }
-                continue;
-            }
-        }
-        obligations.push({
-            let (id, requirement, shape, coverage) = match r {
-                SequenceResult::Made { sequence } => (
-                    sequence.id.clone(),
-                    sequence.requirement.clone(),
-                    sequence.shape,
-                    ShapeCoverage::Missed,
-                ),
-                SequenceResult::Unreachable {
-                    id,
-                    requirement,
-                    shape,
-                    core,
-                } => (
-                    id.clone(),
-                    requirement.clone(),
-                    *shape,
-                    ShapeCoverage::Unreachable { core: core.clone() },
-                ),
-                SequenceResult::Undecided {
-                    id,
-                    requirement,
-                    shape,
-                    reason,
-                } => (
-                    id.clone(),
-                    requirement.clone(),
-                    *shape,
-                    ShapeCoverage::Undecided {
-                        reason: reason.clone(),
-                    },
-                ),
-            };
-            ShapeObligation {
-                id,
-                requirement,
-                shape,
-                coverage,
-            }
-        });
-    }
+    let mut obligations = shape_obligations(&generated.sequences, &plain);
     let mut sessions = Sessions::new(spec, config);
     let mut results = Vec::new();
     for seq in suite {
@@ -388,48 +329,8 @@ pub fn cover_timed(
         let mut met = Vec::new();
         if validity == Validity::Valid {
             for o in obligations.iter_mut() {
-                if matches!(o.coverage, ShapeCoverage::Unreachable { .. }) {
-                    continue;
-                }
-                let f = if o.shape == Shape::Obligation {
-                    let Some(f) = plain.iter().find(|p| p.id == o.id).map(|p| &p.formula) else {
-                        continue;
-                    };
-                    or((0..n).map(|t| s.at(f, t)).collect())
-                } else {
-                    let Some(p) = spec
-                        .requirements
-                        .iter()
-                        .find(|r| r.id == o.requirement)
-                        .and_then(|r| r.timed.as_ref())
-                    else {
-                        continue;
-                    };
-                    meets(s, p, o.shape)
-                };
-                if f == Term::Bool(false) {
-                    continue;
-                }
-                let mut extra = fixed.clone();
-                extra.push(not(f));
-                match s.check_all(&extra)? {
-                    Made::Unsat(_) => {
-                        met.push(o.id.clone());
-                        match &mut o.coverage {
-                            ShapeCoverage::Met { sequences } => sequences.push(seq.id.clone()),
-                            c => {
-                                *c = ShapeCoverage::Met {
-                                    sequences: vec![seq.id.clone()],
-                                }
-                            }
-                        }
-                    }
-                    Made::Trace(_) => {}
-                    Made::Unknown(reason) => {
-                        if !matches!(o.coverage, ShapeCoverage::Met { .. }) {
-                            o.coverage = ShapeCoverage::Undecided { reason };
-                        }
-                    }
+                if meets_obligation(s, spec, &plain, &fixed, o, &seq.id)? {
+                    met.push(o.id.clone());
                 }
             }
         }
@@ -441,8 +342,144 @@ pub fn cover_timed(
             meets: met,
         });
     }
-    let not_exercised = spec
-        .requirements
+    let not_exercised = not_exercised(spec, &obligations);
+    queries += sessions.queries();
+    Ok(TimedCoverReport {
+        sequences: results,
+        obligations,
+        not_exercised,
+        queries,
+    })
+}
+
+/// The obligations a suite is measured against, each missed until a sequence meets
+/// it: those the generator made a sequence for (a sequence of plain obligations
+/// stands for each of them, from `plain`), and those it found unreachable or
+/// undecided.
+fn shape_obligations(generated: &[SequenceResult], plain: &[Obligation]) -> Vec<ShapeObligation> {
+    let mut obligations: Vec<ShapeObligation> = Vec::new();
+    for r in generated {
+        if let SequenceResult::Made { sequence } = r {
+            if sequence.shape == Shape::Obligation {
+                for id in &sequence.covers {
+                    let requirement = plain
+                        .iter()
+                        .find(|o| &o.id == id)
+                        .map(|o| o.requirement.clone())
+                        .unwrap_or_default();
+                    obligations.push(ShapeObligation {
+                        id: id.clone(),
+                        requirement,
+                        shape: Shape::Obligation,
+                        coverage: ShapeCoverage::Missed,
+                    });
+                }
+                continue;
+            }
+        }
+        let (id, requirement, shape, coverage) = match r {
+            SequenceResult::Made { sequence } => (
+                sequence.id.clone(),
+                sequence.requirement.clone(),
+                sequence.shape,
+                ShapeCoverage::Missed,
+            ),
+            SequenceResult::Unreachable {
+                id,
+                requirement,
+                shape,
+                core,
+            } => (
+                id.clone(),
+                requirement.clone(),
+                *shape,
+                ShapeCoverage::Unreachable { core: core.clone() },
+            ),
+            SequenceResult::Undecided {
+                id,
+                requirement,
+                shape,
+                reason,
+            } => (
+                id.clone(),
+                requirement.clone(),
+                *shape,
+                ShapeCoverage::Undecided {
+                    reason: reason.clone(),
+                },
+            ),
+        };
+        obligations.push(ShapeObligation {
+            id,
+            requirement,
+            shape,
+            coverage,
+        });
+    }
+    obligations
+}
+
+/// Whether the valid sequence `seq_id` (its values `fixed`) meets obligation `o` in
+/// every run the session `s` allows; a met obligation records the sequence, an
+/// undecided check marks an obligation not yet met as undecided.
+fn meets_obligation(
+    s: &mut TraceSession,
+    spec: &reqs::Spec,
+    plain: &[Obligation],
+    fixed: &[Term],
+    o: &mut ShapeObligation,
+    seq_id: &str,
+) -> Result<bool, GenerateError> {
+    if matches!(o.coverage, ShapeCoverage::Unreachable { .. }) {
+        return Ok(false);
+    }
+    let f = if o.shape == Shape::Obligation {
+        let Some(f) = plain.iter().find(|p| p.id == o.id).map(|p| &p.formula) else {
+            return Ok(false);
+        };
+        or((0..s.steps()).map(|t| s.at(f, t)).collect())
+    } else {
+        let Some(p) = spec
+            .requirements
+            .iter()
+            .find(|r| r.id == o.requirement)
+            .and_then(|r| r.timed.as_ref())
+        else {
+            return Ok(false);
+        };
+        meets(s, p, o.shape)
+    };
+    if f == Term::Bool(false) {
+        return Ok(false);
+    }
+    let mut extra = fixed.to_vec();
+    extra.push(not(f));
+    match s.check_all(&extra)? {
+        Made::Unsat(_) => {
+            match &mut o.coverage {
+                ShapeCoverage::Met { sequences } => sequences.push(seq_id.to_string()),
+                c => {
+                    *c = ShapeCoverage::Met {
+                        sequences: vec![seq_id.to_string()],
+                    }
+                }
+            }
+            return Ok(true);
+        }
+        Made::Trace(_) => {}
+        Made::Unknown(reason) => {
+            if !matches!(o.coverage, ShapeCoverage::Met { .. }) {
+                o.coverage = ShapeCoverage::Undecided { reason };
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// The requirements of `spec` that no sequence made fire: no obligation that it fires
+/// (its `Fires` shape, or its plain trigger obligation) is met.
+fn not_exercised(spec: &reqs::Spec, obligations: &[ShapeObligation]) -> Vec<String> {
+    spec.requirements
         .iter()
         .filter(|r| r.timed.is_some() || r.formula.is_some())
         .filter(|r| {
@@ -454,12 +491,5 @@ pub fn cover_timed(
             })
         })
         .map(|r| r.id.clone())
-        .collect();
-    queries += sessions.queries();
-    Ok(TimedCoverReport {
-        sequences: results,
-        obligations,
-        not_exercised,
-        queries,
-    })
+        .collect()
 }

@@ -624,230 +624,83 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         .then(|| (options.solver.clone(), spec));
     let fast = options.fast_paths && !options.fresh_process_per_query;
     let facts = fast.then(|| Facts::new(spec));
-    let cache_file = match (&facts, &options.cache_dir) {
-        (Some(_), Some(dir)) => Some(cache_path(dir, spec, options)),
-        _ => None,
-    };
-    let hashes = match (&facts, &cache_file) {
-        (Some(f), Some(_)) => Some(Hashes::new(f)),
-        _ => None,
-    };
-    let mut prior = match (&facts, &hashes, &cache_file) {
-        (Some(f), Some(h), Some(path)) => Prior::read(path, f, h, options),
-        _ => Prior::default(),
-    };
-    // Bases of an earlier audit that still satisfy every member are models of M.
-    let mut bases: Vec<Base> = Vec::new();
-    let mut now_of_prior: Vec<Option<usize>> = vec![None; prior.bases.len()];
-    if let Some(f) = &facts {
-        prior.validate(f);
-        for (k, b) in prior.bases.iter().enumerate() {
-            if prior.violated[k].is_empty() {
-                now_of_prior[k] = Some(bases.len());
-                bases.push(b.clone());
-            }
-        }
-    }
-    let mut checks = 0;
-    let mut reused = 0;
+    let (cache_file, hashes, mut prior) = open_cache(spec, options, facts.as_ref());
+    let (mut bases, now_of_prior) = still_bases(&mut prior, facts.as_ref());
     let mut main: Option<Main> = None;
-
-    let consistency = if bases.is_empty() {
-        let m = main.insert(Main::start(spec, options)?);
-        let (consistency, first_model) = match m.global(spec, options, fresh.clone())? {
-            Ok(found) => found,
-            Err(early) => {
-                return Ok(AuditReport {
-                    causes: Vec::new(),
-                    not_formalized,
-                    queries: m.queries,
-                    ..early
-                })
-            }
-        };
-        if let (Some(_), Some(model)) = (&facts, first_model) {
-            bases.push(Base::from_model(facts.as_ref().expect("fast"), &model));
+    let (consistency, from_bases) = match check_consistency(
+        spec,
+        options,
+        fresh.clone(),
+        facts.as_ref(),
+        &mut bases,
+        &mut main,
+    )? {
+        Ok(found) => found,
+        Err(early) => {
+            return Ok(AuditReport {
+                not_formalized,
+                ..early
+            })
         }
-        consistency
-    } else {
-        reused += 1;
-        Consistency::Consistent
     };
-    checks += 1;
-    let global = match &consistency {
-        Consistency::Consistent => Global::Consistent,
-        Consistency::Unknown { reason } => Global::Unknown(reason.clone()),
-        _ => Global::Inconsistent,
-    };
+    let mut checks = 1;
+    let mut reused = usize::from(from_bases);
+    let global = Global::of(&consistency);
 
     // The per-requirement checks: first whatever the cache still proves, then the rest.
     let formalized: Vec<usize> = (0..spec.requirements.len())
         .filter(|i| spec.requirements[*i].formula.is_some())
         .collect();
     let parts = components(spec);
-    let mut part_of = vec![0; spec.requirements.len()];
-    for (k, c) in parts.iter().enumerate() {
-        for &i in &c.requirements {
-            part_of[i] = k;
-        }
-    }
-    let part_size: Vec<usize> = parts
-        .iter()
-        .map(|c| c.domain.len() + c.requirements.len())
-        .collect();
-    let mut done: HashMap<usize, Done> = HashMap::new();
-    let mut reuses: HashMap<usize, Reuse> = HashMap::new();
-    let mut todo: Vec<usize> = Vec::new();
-    match &facts {
+    let (part_of, part_size) = part_index(spec, &parts);
+    let (mut done, reuses, todo) = match &facts {
         Some(f) => {
-            for &i in &formalized {
-                let reuse = match &hashes {
-                    Some(h) => prior.reuse(f, h, i, &now_of_prior, part_size[part_of[i]]),
-                    None => Reuse::default(),
-                };
-                match audit_one_fast(None, f, hashes.as_ref(), i, &global, &reuse)? {
-                    Some(d) => {
-                        done.insert(i, d);
-                    }
-                    None => {
-                        todo.push(i);
-                        reuses.insert(i, reuse);
-                    }
-                }
+            let sizes: Vec<usize> = formalized.iter().map(|&i| part_size[part_of[i]]).collect();
+            let cache = CacheRead {
+                hashes: hashes.as_ref(),
+                prior: &prior,
+                now_of_prior: &now_of_prior,
+            };
+            let settled = settle_from_cache(f, &cache, &global, &formalized, &sizes)?;
+            if matches!(global, Global::Consistent) {
+                add_bases(spec, options, f, &mut bases, &settled.2, &mut main)?;
             }
-            if matches!(global, Global::Consistent)
-                && !todo.is_empty()
-                && more_bases_needed(f, &bases, &todo)
-            {
-                if main.is_none() {
-                    main = Some(Main::start(spec, options)?);
-                }
-                let m = main.as_mut().expect("started");
-                m.with(None, |s| more_bases(s, f, &mut bases, &todo))?;
-            }
+            settled
         }
-        None => todo = formalized.clone(),
-    }
+        None => (HashMap::new(), HashMap::new(), formalized.clone()),
+    };
     let mut queries = main.as_ref().map_or(0, |m| m.queries);
     drop(main);
 
-    // Chunks of one component each, so that one large component still uses every
-    // worker. On the plain path each chunk reloads its component into a solver, so
-    // chunks are as large as keeps every worker busy: about four per worker, and at
-    // least 32 requirements. The fast paths load nothing per chunk and take smaller
-    // ones.
-    let jobs = if options.jobs == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        options.jobs
-    };
-    let chunk_size = if fast {
-        (todo.len() / (jobs * 16)).max(4)
-    } else {
-        (todo.len() / (jobs * 4)).max(32)
-    };
-    let mut by_part: Vec<Vec<usize>> = vec![Vec::new(); parts.len()];
-    for &i in &todo {
-        by_part[part_of[i]].push(i);
-    }
-    let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
-    for (k, list) in by_part.iter().enumerate() {
-        for chunk in list.chunks(chunk_size) {
-            items.push((k, chunk.to_vec()));
-        }
-    }
+    let items = chunk_items(&todo, &part_of, parts.len(), options.jobs, fast);
     let pool = Pool::new(options.solver.clone(), options.jobs);
     let counted = std::sync::atomic::AtomicUsize::new(0);
     // The realizability audit runs alongside the per-requirement checks: both are
     // bound by exchanges with solver processes more than by computation.
     let realize_wanted = options.realizability && matches!(consistency, Consistency::Consistent);
     let (results, realized) = std::thread::scope(|sc| {
-        let realizing = realize_wanted.then(|| {
-            sc.spawn(|| {
-                let mut ro = crate::realize::RealizeOptions::new(options.solver.clone());
-                ro.max_conflicts = ro.max_conflicts.max(options.max_conflicts);
-                crate::realize::realizability_cached(spec, &ro, &prior.groups)
-            })
-        });
+        let realizing =
+            realize_wanted.then(|| sc.spawn(|| realize_cached(spec, options, &prior.groups)));
         let results: Vec<Result<Vec<(usize, Done)>, SolverError>> = if let Some(facts) = &facts {
+            let run = FastChunks {
+                facts,
+                bases: &bases,
+                parts: &parts,
+                config: &options.solver,
+                hashes: hashes.as_ref(),
+                reuses: &reuses,
+                global: &global,
+                counted: &counted,
+            };
             pool.map_with(
                 &items,
-                |solver| {
-                    solver.command(&logic::Command::SetLogic(spec.logic.clone()))?;
-                    for (name, values) in &spec.enums {
-                        solver
-                            .command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
-                    }
-                    Ok(std::cell::RefCell::new(None))
-                },
-                |solver, big, (k, chunk)| {
-                    let mut f = Fast {
-                        facts,
-                        bases: &bases,
-                        scratch: solver,
-                        big,
-                        parts: &parts,
-                        part: *k,
-                        config: &options.solver,
-                        queries: 0,
-                    };
-                    let empty = Reuse::default();
-                    let mut out = Vec::with_capacity(chunk.len());
-                    let mut failed = None;
-                    for &i in chunk {
-                        let reuse = reuses.get(&i).unwrap_or(&empty);
-                        match audit_one_fast(
-                            Some(&mut f),
-                            facts,
-                            hashes.as_ref(),
-                            i,
-                            &global,
-                            reuse,
-                        ) {
-                            Ok(Some(d)) => out.push((i, d)),
-                            Ok(None) => {}
-                            Err(e) => {
-                                failed = Some(e);
-                                break;
-                            }
-                        }
-                    }
-                    counted.fetch_add(f.queries, std::sync::atomic::Ordering::Relaxed);
-                    match failed {
-                        Some(e) => Err(e),
-                        None => Ok(out),
-                    }
-                },
+                |solver| declare_sorts(solver, spec),
+                |solver, big, (k, chunk)| run.audit_chunk(solver, big, *k, chunk),
             )
         } else {
             pool.map(&items, |solver, (k, chunk)| {
-                let lits = load_part(solver, spec, Some(&parts[*k]))?;
-                let mut s = Session {
-                    solver,
-                    lits,
-                    queries: 0,
-                    fresh: fresh.clone(),
-                    minimize_unknown: None,
-                };
-                let r: Result<Vec<(usize, Done)>, SolverError> = chunk
-                    .iter()
-                    .map(|&i| {
-                        audit_one(&mut s, spec, i, &global).map(|a| {
-                            let n = answered(&a);
-                            (
-                                i,
-                                Done {
-                                    audit: a,
-                                    record: Record::default(),
-                                    checks: n,
-                                    reused: 0,
-                                },
-                            )
-                        })
-                    })
-                    .collect();
-                counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
-                r
+                let part = &parts[*k];
+                audit_chunk_plain(solver, spec, part, fresh.clone(), &global, chunk, &counted)
             })
         };
         let realized = realizing.map(|h| match h.join() {
@@ -857,45 +710,7 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         (results, realized)
     });
     queries += counted.into_inner();
-    for ((_, chunk), r) in items.iter().zip(results) {
-        match r {
-            Ok(list) => done.extend(list),
-            Err(e) => {
-                let reason = solver::Undecided::error(e);
-                for &i in chunk {
-                    let req = &spec.requirements[i];
-                    let unknown = RequirementAudit {
-                        id: req.id.clone(),
-                        line: req.line,
-                        kind: kind(req),
-                        vacuity_domain: Vacuity::Unknown {
-                            reason: reason.clone(),
-                        },
-                        vacuity_model: Vacuity::Unknown {
-                            reason: reason.clone(),
-                        },
-                        violatability: Violatability::Unknown {
-                            reason: reason.clone(),
-                        },
-                        redundancy: Redundancy::Unknown {
-                            reason: reason.clone(),
-                        },
-                        fixes: Vec::new(),
-                        fixes_unknown: false,
-                    };
-                    done.insert(
-                        i,
-                        Done {
-                            checks: answered(&unknown),
-                            audit: unknown,
-                            record: Record::default(),
-                            reused: 0,
-                        },
-                    );
-                }
-            }
-        }
-    }
+    merge_chunks(spec, &items, results, &mut done);
     let mut requirements = Vec::with_capacity(formalized.len());
     let mut records: Vec<(usize, Record)> = Vec::with_capacity(formalized.len());
     for i in 0..spec.requirements.len() {
@@ -906,29 +721,18 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
             records.push((i, d.record));
         }
     }
-    let mut groups_learned = Vec::new();
-    let realizability = match (&consistency, realized) {
-        _ if !options.realizability => not_checked("not asked for"),
-        (_, Some(Ok((r, learned, groups, from_cache)))) => {
-            checks += groups;
-            reused += from_cache;
-            groups_learned = learned;
-            r
-        }
-        (_, Some(Err(e))) => crate::realize::Realizability::Unknown {
-            reason: solver::Undecided::error(e),
-        },
-        (Consistency::Unknown { reason }, None) => crate::realize::Realizability::Unknown {
-            reason: reason
-                .clone()
-                .map(|r| format!("the consistency of the requirements is unknown ({r})")),
-        },
-        _ => not_checked("the requirements are inconsistent (no state satisfies them at all)"),
-    };
+    let (realizability, groups_learned) =
+        match realizability_verdict(options, &consistency, realized) {
+            Ok((r, learned, groups, from_cache)) => {
+                checks += groups;
+                reused += from_cache;
+                (r, learned)
+            }
+            Err(r) => (r, Vec::new()),
+        };
     let cache_error = match (&facts, &hashes, &cache_file) {
-        (Some(f), Some(h), Some(path)) => write_cache(
-            path,
-            &ToKeep {
+        (Some(f), Some(h), Some(path)) => {
+            let keep = ToKeep {
                 facts: f,
                 hashes: h,
                 options,
@@ -936,9 +740,9 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
                 prior: &prior,
                 records: &records,
                 groups: &groups_learned,
-            },
-        )
-        .err(),
+            };
+            write_cache(path, &keep).err()
+        }
         _ => None,
     };
     let mut report = AuditReport {
@@ -956,6 +760,387 @@ pub fn audit(spec: &Spec, options: &AuditOptions) -> Result<AuditReport, AuditEr
         add_fixes(spec, options, &mut report);
     }
     Ok(report)
+}
+
+/// The bases of an earlier audit that still satisfy every member (so are models of M),
+/// and for each prior base its index among them.
+fn still_bases(prior: &mut Prior, facts: Option<&Facts>) -> (Vec<Base>, Vec<Option<usize>>) {
+    let mut bases: Vec<Base> = Vec::new();
+    let mut now_of_prior: Vec<Option<usize>> = vec![None; prior.bases.len()];
+    if let Some(f) = facts {
+        prior.validate(f);
+        for (k, b) in prior.bases.iter().enumerate() {
+            if prior.violated[k].is_empty() {
+                now_of_prior[k] = Some(bases.len());
+                bases.push(b.clone());
+            }
+        }
+    }
+    (bases, now_of_prior)
+}
+
+/// The cache file of the spec, the content hashes it is keyed by, and what an earlier
+/// audit left in it (all only on the fast paths, and the first two only with a cache
+/// directory).
+fn open_cache(
+    spec: &Spec,
+    options: &AuditOptions,
+    facts: Option<&Facts>,
+) -> (Option<std::path::PathBuf>, Option<Hashes>, Prior) {
+    let cache_file = match (facts, &options.cache_dir) {
+        (Some(_), Some(dir)) => Some(cache_path(dir, spec, options)),
+        _ => None,
+    };
+    let hashes = match (facts, &cache_file) {
+        (Some(f), Some(_)) => Some(Hashes::new(f)),
+        _ => None,
+    };
+    let prior = match (facts, &hashes, &cache_file) {
+        (Some(f), Some(h), Some(path)) => Prior::read(path, f, h, options),
+        _ => Prior::default(),
+    };
+    (cache_file, hashes, prior)
+}
+
+/// The consistency of M: consistent without a check when `bases` (models of M from an
+/// earlier audit) is not empty (then `true`), else the global check on the main solver
+/// (started here), whose model becomes the first base on the fast paths. `Err` is the
+/// report of an audit that ends early (an unsatisfiable or unknown domain).
+#[allow(clippy::type_complexity)]
+fn check_consistency(
+    spec: &Spec,
+    options: &AuditOptions,
+    fresh: Option<(SolverConfig, &Spec)>,
+    facts: Option<&Facts>,
+    bases: &mut Vec<Base>,
+    main: &mut Option<Main>,
+) -> Result<Result<(Consistency, bool), AuditReport>, AuditError> {
+    if !bases.is_empty() {
+        return Ok(Ok((Consistency::Consistent, true)));
+    }
+    let m = main.insert(Main::start(spec, options)?);
+    let (consistency, first_model) = match m.global(spec, options, fresh)? {
+        Ok(found) => found,
+        Err(early) => {
+            return Ok(Err(AuditReport {
+                causes: Vec::new(),
+                queries: m.queries,
+                ..early
+            }))
+        }
+    };
+    if let (Some(f), Some(model)) = (facts, first_model) {
+        bases.push(Base::from_model(f, &model));
+    }
+    Ok(Ok((consistency, false)))
+}
+
+/// For each requirement, the index of its component in `parts`; and for each component,
+/// its size (domain members and requirements).
+fn part_index(spec: &Spec, parts: &[Component]) -> (Vec<usize>, Vec<usize>) {
+    let mut part_of = vec![0; spec.requirements.len()];
+    for (k, c) in parts.iter().enumerate() {
+        for &i in &c.requirements {
+            part_of[i] = k;
+        }
+    }
+    let part_size: Vec<usize> = parts
+        .iter()
+        .map(|c| c.domain.len() + c.requirements.len())
+        .collect();
+    (part_of, part_size)
+}
+
+/// What an audit reads of the cache: its hashes (when there is a cache file), the
+/// earlier audit, and where each prior base is among the bases still valid.
+struct CacheRead<'a> {
+    hashes: Option<&'a Hashes>,
+    prior: &'a Prior,
+    now_of_prior: &'a [Option<usize>],
+}
+
+/// The requirements (indexes in `formalized`, each with its component's size in
+/// `sizes`) whose audit the cache settles without a solver; the others are left to do,
+/// each with what the cache still proves of it.
+#[allow(clippy::type_complexity)]
+fn settle_from_cache(
+    f: &Facts,
+    cache: &CacheRead,
+    global: &Global,
+    formalized: &[usize],
+    sizes: &[usize],
+) -> Result<(HashMap<usize, Done>, HashMap<usize, Reuse>, Vec<usize>), SolverError> {
+    let mut done: HashMap<usize, Done> = HashMap::new();
+    let mut reuses: HashMap<usize, Reuse> = HashMap::new();
+    let mut todo: Vec<usize> = Vec::new();
+    for (&i, &size) in formalized.iter().zip(sizes) {
+        let reuse = match cache.hashes {
+            Some(h) => cache.prior.reuse(f, h, i, cache.now_of_prior, size),
+            None => Reuse::default(),
+        };
+        match audit_one_fast(None, f, cache.hashes, i, global, &reuse)? {
+            Some(d) => {
+                done.insert(i, d);
+            }
+            None => {
+                todo.push(i);
+                reuses.insert(i, reuse);
+            }
+        }
+    }
+    Ok((done, reuses, todo))
+}
+
+/// The requirements of `todo` cut into chunks of one component each (with the index of
+/// the component), so that one large component still uses every worker. On the plain
+/// path each chunk reloads its component into a solver, so chunks are as large as keeps
+/// every worker busy: about four per worker, and at least 32 requirements. The fast
+/// paths load nothing per chunk and take smaller ones.
+fn chunk_items(
+    todo: &[usize],
+    part_of: &[usize],
+    parts: usize,
+    jobs: usize,
+    fast: bool,
+) -> Vec<(usize, Vec<usize>)> {
+    let jobs = if jobs == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        jobs
+    };
+    let chunk_size = if fast {
+        (todo.len() / (jobs * 16)).max(4)
+    } else {
+        (todo.len() / (jobs * 4)).max(32)
+    };
+    let mut by_part: Vec<Vec<usize>> = vec![Vec::new(); parts];
+    for &i in todo {
+        by_part[part_of[i]].push(i);
+    }
+    let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (k, list) in by_part.iter().enumerate() {
+        for chunk in list.chunks(chunk_size) {
+            items.push((k, chunk.to_vec()));
+        }
+    }
+    items
+}
+
+/// A worker's solver loaded with one component (its index, the solver and its
+/// literals), started when a check first needs it.
+type BigSolver = std::cell::RefCell<Option<(usize, Solver, Loaded)>>;
+
+/// Sets the logic of the spec and declares its enumerations on a worker's solver.
+fn declare_sorts(solver: &mut Solver, spec: &Spec) -> Result<BigSolver, SolverError> {
+    solver.command(&logic::Command::SetLogic(spec.logic.clone()))?;
+    for (name, values) in &spec.enums {
+        solver.command(&logic::Command::DeclareEnum(name.clone(), values.clone()))?;
+    }
+    Ok(std::cell::RefCell::new(None))
+}
+
+/// What every worker on the fast paths shares: the facts and bases of the spec, its
+/// components, the solver, the cache's hashes and reuses, the global verdict, and the
+/// count of queries asked.
+struct FastChunks<'a> {
+    facts: &'a Facts<'a>,
+    bases: &'a [Base],
+    parts: &'a [Component],
+    config: &'a SolverConfig,
+    hashes: Option<&'a Hashes>,
+    reuses: &'a HashMap<usize, Reuse>,
+    global: &'a Global,
+    counted: &'a std::sync::atomic::AtomicUsize,
+}
+
+impl FastChunks<'_> {
+    /// Audits the requirements of `chunk` (of component `k`) on the fast paths, with
+    /// `solver` as scratch and `big` as the worker's solver loaded with a component.
+    fn audit_chunk(
+        &self,
+        solver: &mut Solver,
+        big: &BigSolver,
+        k: usize,
+        chunk: &[usize],
+    ) -> Result<Vec<(usize, Done)>, SolverError> {
+        let mut f = Fast {
+            facts: self.facts,
+            bases: self.bases,
+            scratch: solver,
+            big,
+            parts: self.parts,
+            part: k,
+            config: self.config,
+            queries: 0,
+        };
+        let empty = Reuse::default();
+        let mut out = Vec::with_capacity(chunk.len());
+        let mut failed = None;
+        for &i in chunk {
+            let reuse = self.reuses.get(&i).unwrap_or(&empty);
+            match audit_one_fast(Some(&mut f), self.facts, self.hashes, i, self.global, reuse) {
+                Ok(Some(d)) => out.push((i, d)),
+                Ok(None) => {}
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        self.counted
+            .fetch_add(f.queries, std::sync::atomic::Ordering::Relaxed);
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+}
+
+/// Audits the requirements of `chunk` on the plain path: `part` loaded into `solver`,
+/// then one [`audit_one`] each; the queries asked are added to `counted`.
+fn audit_chunk_plain(
+    solver: &mut Solver,
+    spec: &Spec,
+    part: &Component,
+    fresh: Option<(SolverConfig, &Spec)>,
+    global: &Global,
+    chunk: &[usize],
+    counted: &std::sync::atomic::AtomicUsize,
+) -> Result<Vec<(usize, Done)>, SolverError> {
+    let lits = load_part(solver, spec, Some(part))?;
+    let mut s = Session {
+        solver,
+        lits,
+        queries: 0,
+        fresh,
+        minimize_unknown: None,
+    };
+    let r: Result<Vec<(usize, Done)>, SolverError> = chunk
+        .iter()
+        .map(|&i| {
+            audit_one(&mut s, spec, i, global).map(|a| {
+                let n = answered(&a);
+                (
+                    i,
+                    Done {
+                        audit: a,
+                        record: Record::default(),
+                        checks: n,
+                        reused: 0,
+                    },
+                )
+            })
+        })
+        .collect();
+    counted.fetch_add(s.queries, std::sync::atomic::Ordering::Relaxed);
+    r
+}
+
+/// Adds bases (models of M) for the hub conditions that the requirements of `todo` ask
+/// for and no base satisfies yet, on the main solver (started when it is not yet).
+fn add_bases(
+    spec: &Spec,
+    options: &AuditOptions,
+    f: &Facts,
+    bases: &mut Vec<Base>,
+    todo: &[usize],
+    main: &mut Option<Main>,
+) -> Result<(), SolverError> {
+    if todo.is_empty() || !more_bases_needed(f, bases, todo) {
+        return Ok(());
+    }
+    let m = match main {
+        Some(m) => m,
+        None => main.insert(Main::start(spec, options)?),
+    };
+    m.with(None, |s| more_bases(s, f, bases, todo))
+}
+
+/// Adds the audits of the chunks to `done`: a failed chunk's requirements with every
+/// check unknown for the failure.
+fn merge_chunks(
+    spec: &Spec,
+    items: &[(usize, Vec<usize>)],
+    results: Vec<Result<Vec<(usize, Done)>, SolverError>>,
+    done: &mut HashMap<usize, Done>,
+) {
+    for ((_, chunk), r) in items.iter().zip(results) {
+        match r {
+            Ok(list) => done.extend(list),
+            Err(e) => {
+                let reason = solver::Undecided::error(e);
+                for &i in chunk {
+                    done.insert(i, undecided_done(&spec.requirements[i], &reason));
+                }
+            }
+        }
+    }
+}
+
+/// The audit of a requirement whose chunk failed: every check unknown for `reason`.
+fn undecided_done(req: &Requirement, reason: &solver::Undecided) -> Done {
+    let unknown = RequirementAudit {
+        id: req.id.clone(),
+        line: req.line,
+        kind: kind(req),
+        vacuity_domain: Vacuity::Unknown {
+            reason: reason.clone(),
+        },
+        vacuity_model: Vacuity::Unknown {
+            reason: reason.clone(),
+        },
+        violatability: Violatability::Unknown {
+            reason: reason.clone(),
+        },
+        redundancy: Redundancy::Unknown {
+            reason: reason.clone(),
+        },
+        fixes: Vec::new(),
+        fixes_unknown: false,
+    };
+    Done {
+        checks: answered(&unknown),
+        audit: unknown,
+        record: Record::default(),
+        reused: 0,
+    }
+}
+
+/// The realizability audit with the audit's solver and conflict limit, reusing the
+/// groups an earlier audit found realizable.
+fn realize_cached(
+    spec: &Spec,
+    options: &AuditOptions,
+    known: &HashMap<u128, usize>,
+) -> Result<crate::realize::Cached, SolverError> {
+    let mut ro = crate::realize::RealizeOptions::new(options.solver.clone());
+    ro.max_conflicts = ro.max_conflicts.max(options.max_conflicts);
+    crate::realize::realizability_cached(spec, &ro, known)
+}
+
+/// The realizability verdict: `Ok` the answer of the realizability audit (with what it
+/// learned and counted), `Err` a verdict without one (not asked for, failed, or not
+/// run because M is not known consistent).
+fn realizability_verdict(
+    options: &AuditOptions,
+    consistency: &Consistency,
+    realized: Option<Result<crate::realize::Cached, SolverError>>,
+) -> Result<crate::realize::Cached, crate::realize::Realizability> {
+    match (consistency, realized) {
+        _ if !options.realizability => Err(not_checked("not asked for")),
+        (_, Some(Ok(cached))) => Ok(cached),
+        (_, Some(Err(e))) => Err(crate::realize::Realizability::Unknown {
+            reason: solver::Undecided::error(e),
+        }),
+        (Consistency::Unknown { reason }, None) => Err(crate::realize::Realizability::Unknown {
+            reason: reason
+                .clone()
+                .map(|r| format!("the consistency of the requirements is unknown ({r})")),
+        }),
+        _ => Err(not_checked(
+            "the requirements are inconsistent (no state satisfies them at all)",
+        )),
+    }
 }
 
 /// Checks every requirement for variables it fixes in every state, records them on the
@@ -1136,6 +1321,15 @@ enum Global {
 }
 
 impl Global {
+    /// The verdict of the consistency check, as the per-requirement checks need it.
+    fn of(consistency: &Consistency) -> Global {
+        match consistency {
+            Consistency::Consistent => Global::Consistent,
+            Consistency::Unknown { reason } => Global::Unknown(reason.clone()),
+            _ => Global::Inconsistent,
+        }
+    }
+
     /// Why a check that needs a consistent M was not run: `Ok` a skip reason, `Err` an
     /// unknown reason.
     fn not_run(&self) -> Option<Result<String, solver::Undecided>> {
@@ -3312,259 +3506,49 @@ fn more_bases(
 /// [`audit_one`] on the fast paths, taking what `reuse` still proves. Without a worker
 /// (`f` is `None`) it answers only when every check it needs is reused.
 fn audit_one_fast(
-    mut f: Option<&mut Fast>,
+    f: Option<&mut Fast>,
     facts: &Facts,
     hashes: Option<&Hashes>,
     i: usize,
     global: &Global,
     reuse: &Reuse,
 ) -> Result<Option<Done>, SolverError> {
-    let spec = facts.spec;
-    let consistent = matches!(global, Global::Consistent);
-    let req = &spec.requirements[i];
-    let trigger = req.trigger();
-    let violation = req.violation().expect("formalized");
-    let formula = req.formula.as_ref().expect("formalized");
-    let breaking = [trigger.clone(), violation.clone()];
-    let mut record = Record::default();
-    let mut reused = 0;
-    let state_proof =
-        |st: &State| Proof::State(st.graft.base.map(BaseRef::Now), st.graft.delta.clone());
-    macro_rules! worker {
-        () => {
-            match f.as_deref_mut() {
-                Some(w) => w,
-                None => return Ok(None),
-            }
-        };
-    }
-
-    // Redundancy first: a state of the rest of M that breaks this requirement also
-    // shows the trigger reachable and the requirement violatable under the domain.
-    let mut broken_state: Option<Model> = None;
-    let mut broken_graft: Option<Graft> = None;
-    let mut red_from_cache = false;
-    let redundancy = if !consistent {
-        None
-    } else if let Some((v, proof, model)) = &reuse.red {
-        reused += 1;
-        red_from_cache = true;
-        record.red = Some(proof.clone());
-        broken_state = model.clone();
-        Some(v.clone())
-    } else {
-        Some(match worker!().exists(&breaking, Some(i))? {
-            Found::State(st) => {
-                record.red = Some(state_proof(&st));
-                let witness = facts.witness(&st.model, formula);
-                broken_state = Some(st.model);
-                broken_graft = Some(st.graft);
-                Redundancy::NotRedundant { witness }
-            }
-            Found::Unsat(core) => {
-                let r = Redundancy::Redundant {
-                    subsumed_by: facts.ids(&core),
-                };
-                record.red = Some(Proof::Core(core));
-                r
-            }
-            Found::Unknown(reason) => Redundancy::Unknown { reason },
-        })
+    let req = &facts.spec.requirements[i];
+    let mut one = OneFast::new(f, facts, hashes, i, global, reuse);
+    let Some(redundancy) = one.redundancy()? else {
+        return Ok(None);
     };
-    let red_state = broken_state.is_some();
     // Without a state that breaks the requirement, a state of M where the trigger
     // holds settles the trigger under the domain too (and, with the response broken,
     // often the violatability): asked first when both would be asked.
-    let mut vm_found: Option<Found> = None;
-    if req.is_conditional() && consistent && !red_state && reuse.vd.is_none() && reuse.vm.is_none()
+    if req.is_conditional()
+        && matches!(global, Global::Consistent)
+        && one.broken_state.is_none()
+        && reuse.vd.is_none()
+        && reuse.vm.is_none()
     {
-        vm_found = Some(worker!().exists(std::slice::from_ref(&trigger), None)?);
-    }
-    let mut vm_graft: Option<Graft> = match &vm_found {
-        Some(Found::State(st)) => Some(st.graft.clone()),
-        _ => None,
-    };
-
-    let (vacuity_domain, vacuity_model) = if req.is_conditional() {
-        let vd = if broken_state.is_some() {
-            reused += usize::from(red_from_cache);
-            Vacuity::Reachable
-        } else if let Some((v, _)) = &reuse.vd {
-            reused += 1;
-            v.clone()
-        } else if vm_graft.is_some() {
-            Vacuity::Reachable
-        } else {
-            match worker!().domain_state(std::slice::from_ref(&trigger))? {
-                Found::State(_) => Vacuity::Reachable,
-                Found::Unsat(core) => Vacuity::Vacuous {
-                    because: facts.ids(&core),
-                    response_conflict: false,
-                },
-                Found::Unknown(reason) => Vacuity::Unknown { reason },
-            }
+        let Some(w) = one.f.as_deref_mut() else {
+            return Ok(None);
         };
-        if let Some(h) = hashes {
-            let stored = match &vd {
-                Vacuity::Reachable => Some(VdStored::Reachable),
-                Vacuity::Vacuous { because, .. } => Some(VdStored::Vacuous(because.clone())),
-                _ => None,
-            };
-            record.vd = stored.map(|s| {
-                let key = match &reuse.vd {
-                    Some((_, (key, _))) => *key,
-                    None => h.domain_key(facts, "vd", std::slice::from_ref(&trigger)),
-                };
-                (key, s)
-            });
+        let found = w.exists(std::slice::from_ref(&one.trigger), None)?;
+        if let Found::State(st) = &found {
+            one.vm_graft = Some(st.graft.clone());
         }
-        let vm = if let Some(why) = global.not_run() {
-            match why {
-                Ok(reason) => Vacuity::Skipped { reason },
-                Err(reason) => Vacuity::Unknown { reason },
-            }
-        } else if matches!(vd, Vacuity::Vacuous { .. }) {
-            Vacuity::Skipped {
-                reason: "already vacuous under the domain constraints".into(),
-            }
-        } else if let Some((v, proof)) = reuse.vm.as_ref().filter(|(v, _)| {
-            // A conflict with its own response stands only while the rest of M
-            // allows the trigger (the redundancy state shows it does).
-            !matches!(
-                v,
-                Vacuity::Vacuous {
-                    response_conflict: true,
-                    ..
-                }
-            ) || red_state
-        }) {
-            reused += 1;
-            record.vm = Some(proof.clone());
-            v.clone()
-        } else if let Some(g) = broken_graft
-            .as_ref()
-            .and_then(|g| f.as_deref().and_then(|w| w.flip_response(g, i)))
-        {
-            // The state that breaks the requirement, with its response made to hold.
-            record.vm = Some(Proof::State(g.base.map(BaseRef::Now), g.delta));
-            Vacuity::Reachable
-        } else {
-            let found = match vm_found.take() {
-                Some(found) => found,
-                None => worker!().exists(std::slice::from_ref(&trigger), None)?,
-            };
-            match found {
-                Found::State(st) => {
-                    record.vm = Some(state_proof(&st));
-                    vm_graft = Some(st.graft);
-                    Vacuity::Reachable
-                }
-                Found::Unsat(core) => {
-                    // As on the plain path: the others alone, when they rule it out.
-                    let core = if red_state {
-                        core
-                    } else {
-                        match worker!().exists(std::slice::from_ref(&trigger), Some(i))? {
-                            Found::Unsat(others) => others,
-                            _ => core,
-                        }
-                    };
-                    let own = core.contains(&MemberRef::Req(i));
-                    let because = facts
-                        .ids(&core)
-                        .into_iter()
-                        .filter(|id| *id != req.id)
-                        .collect();
-                    record.vm = Some(Proof::Core(core));
-                    Vacuity::Vacuous {
-                        because,
-                        response_conflict: own,
-                    }
-                }
-                Found::Unknown(reason) => Vacuity::Unknown { reason },
-            }
+        one.vm_found = Some(found);
+    }
+    let (vacuity_domain, vacuity_model) = if req.is_conditional() {
+        let Some(vd) = one.vacuity_domain()? else {
+            return Ok(None);
+        };
+        let Some(vm) = one.vacuity_model(&vd)? else {
+            return Ok(None);
         };
         (vd, vm)
     } else {
         (Vacuity::NotApplicable, Vacuity::NotApplicable)
     };
-
-    let formula_vars = facts.vars_of(std::slice::from_ref(formula));
-    let values_of = |m: &Model| -> Vec<(usize, Value)> {
-        formula_vars
-            .iter()
-            .filter_map(|v| Some((*v, m.get(facts.name(*v))?.clone())))
-            .collect()
-    };
-    let (violatability, viol_stored) = match &broken_state {
-        Some(m) => {
-            reused += usize::from(red_from_cache);
-            (
-                Violatability::Violatable {
-                    witness: facts.witness(m, formula),
-                },
-                Some(ViolStored::Violatable(values_of(m))),
-            )
-        }
-        None => match &reuse.viol {
-            Some((v, (_, stored))) => {
-                reused += 1;
-                (v.clone(), Some(stored.clone()))
-            }
-            None => {
-                // A state of M where the trigger holds, with the response broken, is a
-                // state of the domain that violates the requirement.
-                let flipped = vm_graft
-                    .as_ref()
-                    .and_then(|g| f.as_deref().and_then(|w| w.flip_to_break(g, i)));
-                let found = match flipped {
-                    Some(m) => Found::State(State {
-                        model: m,
-                        graft: Graft {
-                            base: None,
-                            delta: Vec::new(),
-                        },
-                    }),
-                    None => worker!().domain_state(&breaking)?,
-                };
-                match found {
-                    Found::State(st) => (
-                        Violatability::Violatable {
-                            witness: facts.witness(&st.model, formula),
-                        },
-                        Some(ViolStored::Violatable(values_of(&st.model))),
-                    ),
-                    Found::Unsat(core) => {
-                        let because = facts.ids(&core);
-                        (
-                            Violatability::ImpliedByDomain {
-                                because: because.clone(),
-                            },
-                            Some(ViolStored::Implied(because)),
-                        )
-                    }
-                    Found::Unknown(reason) => (Violatability::Unknown { reason }, None),
-                }
-            }
-        },
-    };
-    if let (Some(h), Some(stored)) = (hashes, viol_stored) {
-        let key = match &reuse.viol {
-            Some((_, (key, _))) if broken_state.is_none() => *key,
-            _ => h.domain_key(facts, "viol", &breaking),
-        };
-        record.viol = Some((key, stored));
-    }
-
-    let redundancy = match redundancy {
-        Some(r) => r,
-        None => match global.not_run() {
-            Some(Err(reason)) => Redundancy::Unknown { reason },
-            Some(Ok(reason)) => Redundancy::Skipped { reason },
-            None => Redundancy::Skipped {
-                reason: "not checked".into(),
-            },
-        },
+    let Some(violatability) = one.violatability()? else {
+        return Ok(None);
     };
     let audit = RequirementAudit {
         id: req.id.clone(),
@@ -3580,8 +3564,331 @@ fn audit_one_fast(
     let checks = answered(&audit);
     Ok(Some(Done {
         audit,
-        record,
+        record: one.record,
         checks,
-        reused,
+        reused: one.reused,
     }))
+}
+
+/// A check of [`OneFast`]: `Ok(None)` when it needs a worker and there is none.
+type Step<T> = Result<Option<T>, SolverError>;
+
+/// The proof that a state of M exists: where the state comes from.
+fn state_proof(st: &State) -> Proof {
+    Proof::State(st.graft.base.map(BaseRef::Now), st.graft.delta.clone())
+}
+
+/// One requirement's audit on the fast paths while it runs: what it reads, and what
+/// each check leaves for the next ones (the states found, the record for the cache,
+/// the count of checks reused).
+struct OneFast<'a, 'f, 's> {
+    f: Option<&'a mut Fast<'f, 's>>,
+    facts: &'a Facts<'a>,
+    hashes: Option<&'a Hashes>,
+    i: usize,
+    global: &'a Global,
+    reuse: &'a Reuse,
+    req: &'a Requirement,
+    trigger: Term,
+    formula: &'a Term,
+    /// The trigger with the response broken.
+    breaking: [Term; 2],
+    record: Record,
+    reused: usize,
+    /// A state of the rest of M that breaks the requirement, and where it comes from
+    /// (when a worker found it).
+    broken_state: Option<Model>,
+    broken_graft: Option<Graft>,
+    /// The redundancy came from the cache.
+    red_from_cache: bool,
+    /// The check for a state of M where the trigger holds, asked ahead, and where the
+    /// state it found comes from.
+    vm_found: Option<Found>,
+    vm_graft: Option<Graft>,
+}
+
+impl<'a, 'f, 's> OneFast<'a, 'f, 's> {
+    /// The audit of requirement `i`, no check done yet.
+    fn new(
+        f: Option<&'a mut Fast<'f, 's>>,
+        facts: &'a Facts<'a>,
+        hashes: Option<&'a Hashes>,
+        i: usize,
+        global: &'a Global,
+        reuse: &'a Reuse,
+    ) -> Self {
+        let req = &facts.spec.requirements[i];
+        let trigger = req.trigger();
+        let violation = req.violation().expect("formalized");
+        let formula = req.formula.as_ref().expect("formalized");
+        let breaking = [trigger.clone(), violation.clone()];
+        OneFast {
+            f,
+            facts,
+            hashes,
+            i,
+            global,
+            reuse,
+            req,
+            trigger,
+            formula,
+            breaking,
+            record: Record::default(),
+            reused: 0,
+            broken_state: None,
+            broken_graft: None,
+            red_from_cache: false,
+            vm_found: None,
+            vm_graft: None,
+        }
+    }
+
+    /// Redundancy, checked first: a state of the rest of M that breaks this
+    /// requirement also shows the trigger reachable and the requirement violatable
+    /// under the domain.
+    fn redundancy(&mut self) -> Step<Redundancy> {
+        if !matches!(self.global, Global::Consistent) {
+            return Ok(Some(match self.global.not_run() {
+                Some(Err(reason)) => Redundancy::Unknown { reason },
+                Some(Ok(reason)) => Redundancy::Skipped { reason },
+                None => Redundancy::Skipped {
+                    reason: "not checked".into(),
+                },
+            }));
+        }
+        if let Some((v, proof, model)) = &self.reuse.red {
+            self.reused += 1;
+            self.red_from_cache = true;
+            self.record.red = Some(proof.clone());
+            self.broken_state = model.clone();
+            return Ok(Some(v.clone()));
+        }
+        let Some(w) = self.f.as_deref_mut() else {
+            return Ok(None);
+        };
+        Ok(Some(match w.exists(&self.breaking, Some(self.i))? {
+            Found::State(st) => {
+                self.record.red = Some(state_proof(&st));
+                let witness = self.facts.witness(&st.model, self.formula);
+                self.broken_state = Some(st.model);
+                self.broken_graft = Some(st.graft);
+                Redundancy::NotRedundant { witness }
+            }
+            Found::Unsat(core) => {
+                let r = Redundancy::Redundant {
+                    subsumed_by: self.facts.ids(&core),
+                };
+                self.record.red = Some(Proof::Core(core));
+                r
+            }
+            Found::Unknown(reason) => Redundancy::Unknown { reason },
+        }))
+    }
+
+    /// Vacuity under the domain (with its record for the cache).
+    fn vacuity_domain(&mut self) -> Step<Vacuity> {
+        let trigger = std::slice::from_ref(&self.trigger);
+        let vd = if self.broken_state.is_some() {
+            self.reused += usize::from(self.red_from_cache);
+            Vacuity::Reachable
+        } else if let Some((v, _)) = &self.reuse.vd {
+            self.reused += 1;
+            v.clone()
+        } else if self.vm_graft.is_some() {
+            Vacuity::Reachable
+        } else {
+            let Some(w) = self.f.as_deref_mut() else {
+                return Ok(None);
+            };
+            match w.domain_state(trigger)? {
+                Found::State(_) => Vacuity::Reachable,
+                Found::Unsat(core) => Vacuity::Vacuous {
+                    because: self.facts.ids(&core),
+                    response_conflict: false,
+                },
+                Found::Unknown(reason) => Vacuity::Unknown { reason },
+            }
+        };
+        if let Some(h) = self.hashes {
+            let stored = match &vd {
+                Vacuity::Reachable => Some(VdStored::Reachable),
+                Vacuity::Vacuous { because, .. } => Some(VdStored::Vacuous(because.clone())),
+                _ => None,
+            };
+            self.record.vd = stored.map(|s| {
+                let key = match &self.reuse.vd {
+                    Some((_, (key, _))) => *key,
+                    None => h.domain_key(self.facts, "vd", trigger),
+                };
+                (key, s)
+            });
+        }
+        Ok(Some(vd))
+    }
+
+    /// Vacuity under M, after vacuity under the domain `vd`.
+    fn vacuity_model(&mut self, vd: &Vacuity) -> Step<Vacuity> {
+        let red_state = self.broken_state.is_some();
+        if let Some(why) = self.global.not_run() {
+            return Ok(Some(match why {
+                Ok(reason) => Vacuity::Skipped { reason },
+                Err(reason) => Vacuity::Unknown { reason },
+            }));
+        }
+        if matches!(vd, Vacuity::Vacuous { .. }) {
+            return Ok(Some(Vacuity::Skipped {
+                reason: "already vacuous under the domain constraints".into(),
+            }));
+        }
+        if let Some((v, proof)) = self.reuse.vm.as_ref().filter(|(v, _)| {
+            // A conflict with its own response stands only while the rest of M
+            // allows the trigger (the redundancy state shows it does).
+            !matches!(
+                v,
+                Vacuity::Vacuous {
+                    response_conflict: true,
+                    ..
+                }
+            ) || red_state
+        }) {
+            self.reused += 1;
+            self.record.vm = Some(proof.clone());
+            return Ok(Some(v.clone()));
+        }
+        let i = self.i;
+        if let Some(g) = self
+            .broken_graft
+            .as_ref()
+            .and_then(|g| self.f.as_deref().and_then(|w| w.flip_response(g, i)))
+        {
+            // The state that breaks the requirement, with its response made to hold.
+            self.record.vm = Some(Proof::State(g.base.map(BaseRef::Now), g.delta));
+            return Ok(Some(Vacuity::Reachable));
+        }
+        let trigger = std::slice::from_ref(&self.trigger);
+        let found = match self.vm_found.take() {
+            Some(found) => found,
+            None => match self.f.as_deref_mut() {
+                Some(w) => w.exists(trigger, None)?,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(match found {
+            Found::State(st) => {
+                self.record.vm = Some(state_proof(&st));
+                self.vm_graft = Some(st.graft);
+                Vacuity::Reachable
+            }
+            Found::Unsat(core) => {
+                // As on the plain path: the others alone, when they rule it out.
+                let core = if red_state {
+                    core
+                } else {
+                    let Some(w) = self.f.as_deref_mut() else {
+                        return Ok(None);
+                    };
+                    match w.exists(trigger, Some(i))? {
+                        Found::Unsat(others) => others,
+                        _ => core,
+                    }
+                };
+                let own = core.contains(&MemberRef::Req(i));
+                let because = self
+                    .facts
+                    .ids(&core)
+                    .into_iter()
+                    .filter(|id| *id != self.req.id)
+                    .collect();
+                self.record.vm = Some(Proof::Core(core));
+                Vacuity::Vacuous {
+                    because,
+                    response_conflict: own,
+                }
+            }
+            Found::Unknown(reason) => Vacuity::Unknown { reason },
+        }))
+    }
+
+    /// Violatability under the domain (with its record for the cache).
+    fn violatability(&mut self) -> Step<Violatability> {
+        let formula_vars = self.facts.vars_of(std::slice::from_ref(self.formula));
+        let facts = self.facts;
+        let values_of = |m: &Model| -> Vec<(usize, Value)> {
+            formula_vars
+                .iter()
+                .filter_map(|v| Some((*v, m.get(facts.name(*v))?.clone())))
+                .collect()
+        };
+        let (violatability, viol_stored) = match &self.broken_state {
+            Some(m) => {
+                self.reused += usize::from(self.red_from_cache);
+                (
+                    Violatability::Violatable {
+                        witness: facts.witness(m, self.formula),
+                    },
+                    Some(ViolStored::Violatable(values_of(m))),
+                )
+            }
+            None => match &self.reuse.viol {
+                Some((v, (_, stored))) => {
+                    self.reused += 1;
+                    (v.clone(), Some(stored.clone()))
+                }
+                None => {
+                    let Some(found) = self.breaking_state()? else {
+                        return Ok(None);
+                    };
+                    match found {
+                        Found::State(st) => (
+                            Violatability::Violatable {
+                                witness: facts.witness(&st.model, self.formula),
+                            },
+                            Some(ViolStored::Violatable(values_of(&st.model))),
+                        ),
+                        Found::Unsat(core) => {
+                            let because = facts.ids(&core);
+                            (
+                                Violatability::ImpliedByDomain {
+                                    because: because.clone(),
+                                },
+                                Some(ViolStored::Implied(because)),
+                            )
+                        }
+                        Found::Unknown(reason) => (Violatability::Unknown { reason }, None),
+                    }
+                }
+            },
+        };
+        if let (Some(h), Some(stored)) = (self.hashes, viol_stored) {
+            let key = match &self.reuse.viol {
+                Some((_, (key, _))) if self.broken_state.is_none() => *key,
+                _ => h.domain_key(facts, "viol", &self.breaking),
+            };
+            self.record.viol = Some((key, stored));
+        }
+        Ok(Some(violatability))
+    }
+
+    /// A state of the domain that violates the requirement: a state of M where the
+    /// trigger holds, with the response broken, when there is one; else a check.
+    fn breaking_state(&mut self) -> Step<Found> {
+        let i = self.i;
+        let flipped = self
+            .vm_graft
+            .as_ref()
+            .and_then(|g| self.f.as_deref().and_then(|w| w.flip_to_break(g, i)));
+        Ok(Some(match flipped {
+            Some(m) => Found::State(State {
+                model: m,
+                graft: Graft {
+                    base: None,
+                    delta: Vec::new(),
+                },
+            }),
+            None => match self.f.as_deref_mut() {
+                Some(w) => w.domain_state(&self.breaking)?,
+                None => return Ok(None),
+            },
+        }))
+    }
 }

@@ -231,12 +231,6 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
             }
         }
         // Ask the solver about the rest, all at once, until none can move.
-        let distinct = |n: &Symbol, s: &Sort, v: &Value| {
-            Term::app(
-                Op::Distinct,
-                vec![Term::Var(n.clone(), s.clone()), v.to_term()],
-            )
-        };
         let mut undecided = false;
         // True once the solver said that none of `open` can move.
         let mut confirmed = false;
@@ -293,22 +287,13 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
                     continue;
                 }
             }
-            let info = var_info.get(&*name);
-            let kind = if info.is_some_and(|v| v.role == Some(Role::Input)) {
-                FixKind::Input
-            } else if matches!(r.shape, Shape::Conditional { .. }) {
-                FixKind::ConditionalFormula
-            } else if text_is_conditional(&r.text) {
-                FixKind::ConditionalText
-            } else {
-                FixKind::Invariant
-            };
+            let info = var_info.get(&*name).copied();
             out.forced.push(Forced {
                 requirement: r.id.clone(),
                 variable: name.to_string(),
                 value: value.to_string(),
                 unit: info.and_then(|v| v.unit.clone()),
-                kind,
+                kind: fix_kind(r, info),
             });
         }
         if undecided {
@@ -317,6 +302,28 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
     }
     out.undecided.dedup();
     Ok(out)
+}
+
+/// `n` (of sort `s`) differs from `v`.
+fn distinct(n: &Symbol, s: &Sort, v: &Value) -> Term {
+    Term::app(
+        Op::Distinct,
+        vec![Term::Var(n.clone(), s.clone()), v.to_term()],
+    )
+}
+
+/// How requirement `r` fixes a variable (`info` when it is a schema variable): an
+/// input, through a conditional formula or text, or as an invariant.
+fn fix_kind(r: &crate::spec::Requirement, info: Option<&crate::spec::Variable>) -> FixKind {
+    if info.is_some_and(|v| v.role == Some(Role::Input)) {
+        FixKind::Input
+    } else if matches!(r.shape, Shape::Conditional { .. }) {
+        FixKind::ConditionalFormula
+    } else if text_is_conditional(&r.text) {
+        FixKind::ConditionalText
+    } else {
+        FixKind::Invariant
+    }
 }
 
 /// The vacuity and redundancy findings whose likely cause is a variable a requirement

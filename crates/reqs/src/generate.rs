@@ -365,6 +365,30 @@ const TIMED_OUTPUTS: usize = 24;
 /// loops).
 pub fn timed_spec(n: usize, seed: u64) -> String {
     let mut rng = Mix(seed ^ 0x7173_ed00_0000_0001);
+    let mut out = timed_variables(n, seed);
+    for i in 0..n {
+        let o = i % TIMED_OUTPUTS;
+        let response = match rng.below(5) {
+            0 => format!("(and out{o} (<= speed {}))", rng.below(10)),
+            1 => format!("(and out{o} (<= rate {}.5))", rng.below(50)),
+            _ => format!("out{o}"),
+        };
+        let mut keys = String::new();
+        let mut words = Vec::new();
+        random_scope(&mut rng, &mut keys, &mut words);
+        random_trigger(&mut rng, &mut keys, &mut words);
+        let then = random_timing(&mut rng, response, &mut keys, &mut words);
+        let _ = write!(
+            out,
+            "\n[[requirements]]\nid = \"T-{i}\"\ntext = \"{}.\"\n[requirements.timed]\n{keys}then = \"{then}\"\n",
+            words.join(", ")
+        );
+    }
+    out
+}
+
+/// The `[spec]` and `[time]` tables and the variables of [`timed_spec`].
+fn timed_variables(n: usize, seed: u64) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
@@ -394,125 +418,134 @@ pub fn timed_spec(n: usize, seed: u64) -> String {
             "\n[[variables]]\nname = \"{name}\"\nsort = \"{sort}\"\nunit = \"{unit}\"\nmin = 0\nmax = {max}\nrole = \"{role}\"\n"
         );
     }
-    // A state formula over the inputs.
-    let cond = |rng: &mut Mix| -> String {
-        let a = rng.below(TIMED_INPUTS);
-        match rng.below(8) {
-            0..=2 => format!("in{a}"),
-            3 => format!("(not in{a})"),
-            4 => {
-                let b = (a + 1 + rng.below(TIMED_INPUTS - 1)) % TIMED_INPUTS;
-                format!("(and in{a} in{b})")
-            }
-            5 => format!("(> temp {}.5)", 20 + 10 * rng.below(17)),
-            6 => format!("(< pressure {})", 100 + 50 * rng.below(17)),
-            _ => format!("(>= level {})", 10 + 5 * rng.below(17)),
-        }
-    };
-    let secs = |rng: &mut Mix| 1 + rng.below(10);
-    for i in 0..n {
-        let o = i % TIMED_OUTPUTS;
-        let response = match rng.below(5) {
-            0 => format!("(and out{o} (<= speed {}))", rng.below(10)),
-            1 => format!("(and out{o} (<= rate {}.5))", rng.below(50)),
-            _ => format!("out{o}"),
-        };
-        let mut keys = String::new();
-        let mut words = Vec::new();
-        match rng.below(20) {
-            0..=9 => {}
-            10..=14 => {
-                let c = cond(&mut rng);
-                words.push(format!("while {c}"));
-                let _ = writeln!(keys, "scope_while = \"{c}\"");
-            }
-            15..=18 => {
-                let c = cond(&mut rng);
-                words.push(format!("after {c}"));
-                let _ = writeln!(keys, "scope_after = \"{c}\"");
-            }
-            _ => {
-                let (a, b) = (cond(&mut rng), cond(&mut rng));
-                words.push(format!("after {a} until {b}"));
-                let _ = writeln!(keys, "scope_after = \"{a}\"\nscope_until = \"{b}\"");
-            }
-        }
-        match rng.below(20) {
-            0..=1 => words.push("always".into()),
-            2 => {
-                words.push("initially".into());
-                keys.push_str("initially = true\n");
-            }
-            3..=8 => {
-                let c = cond(&mut rng);
-                words.push(format!("if {c}"));
-                let _ = writeln!(keys, "if = \"{c}\"");
-            }
-            9..=12 => {
-                let c = cond(&mut rng);
-                words.push(format!("when {c} becomes true"));
-                let _ = writeln!(keys, "when = \"{c}\"");
-            }
-            13..=16 => {
-                let (c, d) = (cond(&mut rng), secs(&mut rng));
-                words.push(format!("if {c} has held for {d} s"));
-                let _ = writeln!(keys, "if = \"{c}\"\nheld_for = \"{d} s\"");
-            }
-            _ => {
-                let (c, d) = (cond(&mut rng), secs(&mut rng));
-                words.push(format!("if {c} held within the last {d} s"));
-                let _ = writeln!(keys, "if = \"{c}\"\nwithin_last = \"{d} s\"");
-            }
-        }
-        let then = match rng.below(20) {
-            0..=3 => {
-                words.push(format!("{response} shall hold"));
-                response
-            }
-            4..=5 => {
-                words.push(format!("{response} shall hold at the next step"));
-                keys.push_str("next = true\n");
-                response
-            }
-            6..=9 => {
-                let d = secs(&mut rng);
-                words.push(format!("{response} shall hold within {d} s"));
-                let _ = writeln!(keys, "within = \"{d} s\"");
-                response
-            }
-            10..=12 => {
-                let d = secs(&mut rng);
-                words.push(format!("{response} shall hold for {d} s"));
-                let _ = writeln!(keys, "for = \"{d} s\"");
-                response
-            }
-            13..=14 => {
-                // "The negation does not hold for d s": the response is kept.
-                let d = secs(&mut rng);
-                words.push(format!("{response} shall not be dropped before {d} s"));
-                let _ = writeln!(keys, "not_before = \"{d} s\"");
-                format!("(not {response})")
-            }
-            15..=18 => {
-                let c = cond(&mut rng);
-                words.push(format!("{response} shall hold until {c}"));
-                let _ = writeln!(keys, "until = \"{c}\"");
-                response
-            }
-            _ => {
-                let c = cond(&mut rng);
-                words.push(format!("{response} shall hold before {c}"));
-                let _ = writeln!(keys, "before = \"{c}\"");
-                response
-            }
-        };
-        let _ = write!(
-            out,
-            "\n[[requirements]]\nid = \"T-{i}\"\ntext = \"{}.\"\n[requirements.timed]\n{keys}then = \"{then}\"\n",
-            words.join(", ")
-        );
-    }
     out
+}
+
+/// A random state formula over the inputs of [`timed_spec`].
+fn timed_cond(rng: &mut Mix) -> String {
+    let a = rng.below(TIMED_INPUTS);
+    match rng.below(8) {
+        0..=2 => format!("in{a}"),
+        3 => format!("(not in{a})"),
+        4 => {
+            let b = (a + 1 + rng.below(TIMED_INPUTS - 1)) % TIMED_INPUTS;
+            format!("(and in{a} in{b})")
+        }
+        5 => format!("(> temp {}.5)", 20 + 10 * rng.below(17)),
+        6 => format!("(< pressure {})", 100 + 50 * rng.below(17)),
+        _ => format!("(>= level {})", 10 + 5 * rng.below(17)),
+    }
+}
+
+/// A random duration of [`timed_spec`], in seconds.
+fn timed_secs(rng: &mut Mix) -> usize {
+    1 + rng.below(10)
+}
+
+/// Adds a random scope (globally most often) to a timed requirement's `keys` and
+/// `words`.
+fn random_scope(rng: &mut Mix, keys: &mut String, words: &mut Vec<String>) {
+    match rng.below(20) {
+        0..=9 => {}
+        10..=14 => {
+            let c = timed_cond(rng);
+            words.push(format!("while {c}"));
+            let _ = writeln!(keys, "scope_while = \"{c}\"");
+        }
+        15..=18 => {
+            let c = timed_cond(rng);
+            words.push(format!("after {c}"));
+            let _ = writeln!(keys, "scope_after = \"{c}\"");
+        }
+        _ => {
+            let (a, b) = (timed_cond(rng), timed_cond(rng));
+            words.push(format!("after {a} until {b}"));
+            let _ = writeln!(keys, "scope_after = \"{a}\"\nscope_until = \"{b}\"");
+        }
+    }
+}
+
+/// Adds a random trigger to a timed requirement's `keys` and `words`.
+fn random_trigger(rng: &mut Mix, keys: &mut String, words: &mut Vec<String>) {
+    match rng.below(20) {
+        0..=1 => words.push("always".into()),
+        2 => {
+            words.push("initially".into());
+            keys.push_str("initially = true\n");
+        }
+        3..=8 => {
+            let c = timed_cond(rng);
+            words.push(format!("if {c}"));
+            let _ = writeln!(keys, "if = \"{c}\"");
+        }
+        9..=12 => {
+            let c = timed_cond(rng);
+            words.push(format!("when {c} becomes true"));
+            let _ = writeln!(keys, "when = \"{c}\"");
+        }
+        13..=16 => {
+            let (c, d) = (timed_cond(rng), timed_secs(rng));
+            words.push(format!("if {c} has held for {d} s"));
+            let _ = writeln!(keys, "if = \"{c}\"\nheld_for = \"{d} s\"");
+        }
+        _ => {
+            let (c, d) = (timed_cond(rng), timed_secs(rng));
+            words.push(format!("if {c} held within the last {d} s"));
+            let _ = writeln!(keys, "if = \"{c}\"\nwithin_last = \"{d} s\"");
+        }
+    }
+}
+
+/// Adds a random timing of `response` to a timed requirement's `keys` and `words`;
+/// the formula its `then` holds.
+fn random_timing(
+    rng: &mut Mix,
+    response: String,
+    keys: &mut String,
+    words: &mut Vec<String>,
+) -> String {
+    match rng.below(20) {
+        0..=3 => {
+            words.push(format!("{response} shall hold"));
+            response
+        }
+        4..=5 => {
+            words.push(format!("{response} shall hold at the next step"));
+            keys.push_str("next = true\n");
+            response
+        }
+        6..=9 => {
+            let d = timed_secs(rng);
+            words.push(format!("{response} shall hold within {d} s"));
+            let _ = writeln!(keys, "within = \"{d} s\"");
+            response
+        }
+        10..=12 => {
+            let d = timed_secs(rng);
+            words.push(format!("{response} shall hold for {d} s"));
+            let _ = writeln!(keys, "for = \"{d} s\"");
+            response
+        }
+        13..=14 => {
+            // "The negation does not hold for d s": the response is kept.
+            let d = timed_secs(rng);
+            words.push(format!("{response} shall not be dropped before {d} s"));
+            let _ = writeln!(keys, "not_before = \"{d} s\"");
+            format!("(not {response})")
+        }
+        15..=18 => {
+            let c = timed_cond(rng);
+            words.push(format!("{response} shall hold until {c}"));
+            let _ = writeln!(keys, "until = \"{c}\"");
+            response
+        }
+        _ => {
+            let c = timed_cond(rng);
+            words.push(format!("{response} shall hold before {c}"));
+            let _ = writeln!(keys, "before = \"{c}\"");
+            response
+        }
+    }
 }
 
 #[cfg(test)]

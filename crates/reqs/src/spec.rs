@@ -657,8 +657,7 @@ pub fn parse_csv_with(
         schema.locate_all(&[Diagnostic::error(span, e.message().to_string())])
     })?;
     raw.requirements.clear();
-    let mut rows = Vec::new();
-    let mut diags = quote_problems(csv_file.text());
+    let diags = quote_problems(csv_file.text());
     if !diags.is_empty() {
         // The reader would silently read past the broken quote; report it alone.
         return Err(csv_file.locate_all(&diags));
@@ -668,17 +667,21 @@ pub fn parse_csv_with(
         .flexible(true)
         .from_reader(csv_file.text().as_bytes());
     let mut layout: Option<(CsvLayout, csv::StringRecord)> = None;
-    // Rows skipped for their type (type value -> lines) and as headings (lines).
-    let mut skipped: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut headings: Vec<usize> = Vec::new();
-    let mut first_skip: Option<usize> = None;
+    let mut read = CsvRead {
+        csv_file,
+        rows: Vec::new(),
+        skipped: Vec::new(),
+        headings: Vec::new(),
+        first_skip: None,
+        diags,
+    };
     let text = csv_file.text().as_bytes();
     for rec in reader.records() {
         let rec = match rec {
             Ok(r) => r,
             Err(e) => {
                 let off = e.position().map_or(0, |p| p.byte() as usize);
-                diags.push(Diagnostic::error(
+                read.diags.push(Diagnostic::error(
                     Span::new(off, off + 1),
                     format!("bad CSV row: {e}"),
                 ));
@@ -694,117 +697,174 @@ pub fn parse_csv_with(
         if rec.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
-        let Some((lay, headers)) = &layout else {
+        match &layout {
+            Some((lay, headers)) => read.row(lay, headers, &rec, off),
             // The first row names the columns.
-            let mut notes = Vec::new();
-            let header_line_end = csv_file.text()[off..]
-                .find('\n')
-                .map_or(csv_file.text().len(), |n| off + n);
-            let span = Span::new(off, header_line_end.max(off + 1));
-            let found = || {
-                rec.iter()
-                    .take(20)
-                    .map(|h| format!("`{}`", csv_shown(h)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-                    + if rec.len() > 20 { ", ..." } else { "" }
-            };
-            let mut find = |mapped: &Option<String>, names: &[&str], role: &str| {
-                csv_column(&rec, mapped.as_deref(), names, role, &mut notes)
-            };
-            let resolved = (
-                find(&columns.id, CSV_ID_NAMES, "id"),
-                find(&columns.text, CSV_TEXT_NAMES, "text"),
-                find(&columns.formula, CSV_FORMULA_NAMES, "formula"),
-                find(&columns.kind, CSV_TYPE_NAMES, "type"),
-                find(&None, CSV_HEADING_NAMES, "heading"),
-            );
-            let (id, txt, formula, kind, heading) = match resolved {
-                (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)) => (a, b, c, d, e),
-                (a, b, c, d, e) => {
-                    let why: Vec<String> = [a, b, c, d, e]
-                        .into_iter()
-                        .filter_map(Result::err)
-                        .collect();
-                    return Err(csv_file.locate_all(&[Diagnostic::error(
-                        span,
-                        format!("{}, but the header row has {}", why.join("; "), found()),
-                    )
-                    .with_hint(CSV_MAPPING_HINT)]));
-                }
-            };
-            let (Some(id), Some(txt)) = (id, txt) else {
-                let missing = match (id, txt) {
-                    (None, None) => "requirement ids and texts",
-                    (None, _) => "requirement ids",
-                    _ => "requirement texts",
-                };
-                return Err(csv_file.locate_all(&[Diagnostic::error(
-                    span,
-                    format!(
-                        "cannot tell which columns hold the {missing}: the first row should name the columns, and it has {}",
-                        found()
-                    ),
-                )
-                .with_hint(CSV_MAPPING_HINT)]));
-            };
-            let same = [("text", Some(txt)), ("formula", formula)]
+            None => {
+                let lay = csv_layout(csv_file, columns, &rec, off, &mut read.diags)?;
+                layout = Some((lay, rec));
+            }
+        }
+    }
+    if let Some((lay, headers)) = &layout {
+        if let Some(note) = read.skipped_note(lay, headers) {
+            read.diags.push(note);
+        }
+    }
+    let shape = csv_file.locate_all(&read.diags);
+    let loaded = Loader::new(&schema).load(raw, Some((csv_file, read.rows)));
+    match loaded {
+        Ok(mut spec) if !shape.has_errors() => {
+            let rest = std::mem::take(&mut spec.warnings.0);
+            spec.warnings.0 = shape.0.into_iter().chain(rest).collect();
+            Ok(spec)
+        }
+        Ok(spec) => Err(Diagnostics(
+            shape.0.into_iter().chain(spec.warnings.0).collect(),
+        )),
+        Err(more) => Err(Diagnostics(shape.0.into_iter().chain(more.0).collect())),
+    }
+}
+
+/// The layout of a requirements CSV from its header row `rec` (at offset `off`): the
+/// mapped or recognized columns of each role; notes on other candidates go to
+/// `diags`, and a header that does not tell the ids and texts apart is an error.
+fn csv_layout(
+    csv_file: &SourceFile,
+    columns: &CsvColumns,
+    rec: &csv::StringRecord,
+    off: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<CsvLayout, Diagnostics> {
+    let mut notes = Vec::new();
+    let header_line_end = csv_file.text()[off..]
+        .find('\n')
+        .map_or(csv_file.text().len(), |n| off + n);
+    let span = Span::new(off, header_line_end.max(off + 1));
+    let found = || {
+        rec.iter()
+            .take(20)
+            .map(|h| format!("`{}`", csv_shown(h)))
+            .collect::<Vec<_>>()
+            .join(", ")
+            + if rec.len() > 20 { ", ..." } else { "" }
+    };
+    let mut find = |mapped: &Option<String>, names: &[&str], role: &str| {
+        csv_column(rec, mapped.as_deref(), names, role, &mut notes)
+    };
+    let resolved = (
+        find(&columns.id, CSV_ID_NAMES, "id"),
+        find(&columns.text, CSV_TEXT_NAMES, "text"),
+        find(&columns.formula, CSV_FORMULA_NAMES, "formula"),
+        find(&columns.kind, CSV_TYPE_NAMES, "type"),
+        find(&None, CSV_HEADING_NAMES, "heading"),
+    );
+    let (id, txt, formula, kind, heading) = match resolved {
+        (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)) => (a, b, c, d, e),
+        (a, b, c, d, e) => {
+            let why: Vec<String> = [a, b, c, d, e]
                 .into_iter()
-                .find(|(_, c)| *c == Some(id))
-                .map(|(role, _)| role);
-            if let Some(role) = same {
-                return Err(csv_file.locate_all(&[Diagnostic::error(
-                    span,
-                    format!(
-                        "the id and the {role} would both be read from column `{}`",
-                        csv_shown(&rec[id])
-                    ),
-                )
-                .with_hint(CSV_MAPPING_HINT)]));
-            }
-            if formula.is_none() && columns.formula.is_none() {
-                if let Some(ft) = rec.iter().find(|h| csv_norm(h) == "formaltext") {
-                    notes.push(format!(
-                        "column `{}` is not read: formulas are SMT-LIB terms, and Hanfor's formal text is its own notation (if this column holds SMT-LIB, add --csv-columns formula=\"{}\")",
-                        csv_shown(ft),
-                        csv_shown(ft)
-                    ));
-                }
-            }
-            for n in notes {
-                diags.push(Diagnostic::note(span, n));
-            }
-            layout = Some((
-                CsvLayout {
-                    id,
-                    text: txt,
-                    formula,
-                    kind,
-                    heading,
-                },
-                rec,
-            ));
-            continue;
+                .filter_map(Result::err)
+                .collect();
+            return Err(csv_file.locate_all(&[Diagnostic::error(
+                span,
+                format!("{}, but the header row has {}", why.join("; "), found()),
+            )
+            .with_hint(CSV_MAPPING_HINT)]));
+        }
+    };
+    let (Some(id), Some(txt)) = (id, txt) else {
+        let missing = match (id, txt) {
+            (None, None) => "requirement ids and texts",
+            (None, _) => "requirement ids",
+            _ => "requirement texts",
         };
+        return Err(csv_file.locate_all(&[Diagnostic::error(
+            span,
+            format!(
+                "cannot tell which columns hold the {missing}: the first row should name the columns, and it has {}",
+                found()
+            ),
+        )
+        .with_hint(CSV_MAPPING_HINT)]));
+    };
+    let same = [("text", Some(txt)), ("formula", formula)]
+        .into_iter()
+        .find(|(_, c)| *c == Some(id))
+        .map(|(role, _)| role);
+    if let Some(role) = same {
+        return Err(csv_file.locate_all(&[Diagnostic::error(
+            span,
+            format!(
+                "the id and the {role} would both be read from column `{}`",
+                csv_shown(&rec[id])
+            ),
+        )
+        .with_hint(CSV_MAPPING_HINT)]));
+    }
+    if formula.is_none() && columns.formula.is_none() {
+        if let Some(ft) = rec.iter().find(|h| csv_norm(h) == "formaltext") {
+            notes.push(format!(
+                "column `{}` is not read: formulas are SMT-LIB terms, and Hanfor's formal text is its own notation (if this column holds SMT-LIB, add --csv-columns formula=\"{}\")",
+                csv_shown(ft),
+                csv_shown(ft)
+            ));
+        }
+    }
+    for n in notes {
+        diags.push(Diagnostic::note(span, n));
+    }
+    Ok(CsvLayout {
+        id,
+        text: txt,
+        formula,
+        kind,
+        heading,
+    })
+}
+
+/// What reading the rows of a requirements CSV collects: the requirement rows (offset
+/// with id, text and formula), the rows skipped for their type (type value -> lines)
+/// and as headings (lines), where the first skipped row is, and the problems.
+struct CsvRead<'a> {
+    csv_file: &'a SourceFile,
+    rows: Vec<(usize, csv::StringRecord)>,
+    skipped: Vec<(String, Vec<usize>)>,
+    headings: Vec<usize>,
+    first_skip: Option<usize>,
+    diags: Vec<Diagnostic>,
+}
+
+impl CsvRead<'_> {
+    /// Reads the row `rec` (at offset `off`) after the header row `headers`: a
+    /// requirement, a row skipped for its type or as a heading, or a row too short.
+    fn row(
+        &mut self,
+        lay: &CsvLayout,
+        headers: &csv::StringRecord,
+        rec: &csv::StringRecord,
+        off: usize,
+    ) {
+        let csv_file = self.csv_file;
         let cell = |i: usize| rec.get(i).unwrap_or("").trim();
         let line = csv_file.line_col(off).0;
         if let Some(k) = lay.kind {
             let kind = csv_norm(cell(k));
             if CSV_SKIPPED_TYPES.contains(&kind.as_str()) {
                 let shown = csv_shown(cell(k));
-                match skipped.iter_mut().find(|(v, _)| *v == shown) {
+                match self.skipped.iter_mut().find(|(v, _)| *v == shown) {
                     Some((_, lines)) => lines.push(line),
-                    None => skipped.push((shown, vec![line])),
+                    None => self.skipped.push((shown, vec![line])),
                 }
-                first_skip.get_or_insert(off);
-                continue;
+                self.first_skip.get_or_insert(off);
+                return;
             }
         }
         if let Some(h) = lay.heading {
             if cell(lay.text).is_empty() && !cell(h).is_empty() {
-                headings.push(line);
-                first_skip.get_or_insert(off);
-                continue;
+                self.headings.push(line);
+                self.first_skip.get_or_insert(off);
+                return;
             }
         }
         let need = lay.id.max(lay.text);
@@ -814,7 +874,7 @@ pub fn parse_csv_with(
             } else {
                 &headers[lay.text]
             };
-            diags.push(
+            self.diags.push(
                 Diagnostic::error(
                     Span::new(off, off + 1),
                     format!(
@@ -828,7 +888,7 @@ pub fn parse_csv_with(
                     headers.len()
                 )),
             );
-            continue;
+            return;
         }
         // Point at the id cell when it is not the first one.
         let id = cell(lay.id);
@@ -836,32 +896,35 @@ pub fn parse_csv_with(
         if lay.id > 0 && !id.is_empty() {
             let row_end = csv_file.text()[off..]
                 .find('\n')
-                .map_or(text.len(), |n| off + n);
+                .map_or(csv_file.text().len(), |n| off + n);
             if let Some(i) = csv_file.text()[off..row_end].find(id) {
                 at = off + i;
             }
         }
         let formula = lay.formula.map_or("", cell);
-        rows.push((
+        self.rows.push((
             at,
             csv::StringRecord::from(vec![id, cell(lay.text), formula]),
         ));
     }
-    let lines = |ls: &[usize]| {
-        let mut s: Vec<String> = ls.iter().take(12).map(|l| l.to_string()).collect();
-        if ls.len() > 12 {
-            s.push(format!("... ({} in all)", ls.len()));
-        }
-        format!(
-            "line{} {}",
-            if ls.len() == 1 { "" } else { "s" },
-            s.join(", ")
-        )
-    };
-    if let (Some(at), Some((lay, headers))) = (first_skip, &layout) {
+
+    /// The note that lists the rows skipped as not requirements, when there are any.
+    fn skipped_note(&self, lay: &CsvLayout, headers: &csv::StringRecord) -> Option<Diagnostic> {
+        let at = self.first_skip?;
+        let lines = |ls: &[usize]| {
+            let mut s: Vec<String> = ls.iter().take(12).map(|l| l.to_string()).collect();
+            if ls.len() > 12 {
+                s.push(format!("... ({} in all)", ls.len()));
+            }
+            format!(
+                "line{} {}",
+                if ls.len() == 1 { "" } else { "s" },
+                s.join(", ")
+            )
+        };
         let mut parts: Vec<String> = Vec::new();
         if let Some(k) = lay.kind {
-            for (value, ls) in &skipped {
+            for (value, ls) in &self.skipped {
                 parts.push(format!(
                     "{} row(s) whose `{}` is `{value}` ({})",
                     ls.len(),
@@ -871,16 +934,16 @@ pub fn parse_csv_with(
             }
         }
         if let Some(h) = lay.heading {
-            if !headings.is_empty() {
+            if !self.headings.is_empty() {
                 parts.push(format!(
                     "{} heading row(s) with an `{}` and no text ({})",
-                    headings.len(),
+                    self.headings.len(),
                     csv_shown(&headers[h]),
-                    lines(&headings)
+                    lines(&self.headings)
                 ));
             }
         }
-        diags.push(
+        Some(
             Diagnostic::note(
                 Span::new(at, at + 1),
                 format!("skipped as not requirements: {}", parts.join("; ")),
@@ -888,20 +951,7 @@ pub fn parse_csv_with(
             .with_hint(
                 "rows are skipped when their type says Heading, Information, Title, Comment, ... (see docs/spec-format.md)",
             ),
-        );
-    }
-    let shape = csv_file.locate_all(&diags);
-    let loaded = Loader::new(&schema).load(raw, Some((csv_file, rows)));
-    match loaded {
-        Ok(mut spec) if !shape.has_errors() => {
-            let rest = std::mem::take(&mut spec.warnings.0);
-            spec.warnings.0 = shape.0.into_iter().chain(rest).collect();
-            Ok(spec)
-        }
-        Ok(spec) => Err(Diagnostics(
-            shape.0.into_iter().chain(spec.warnings.0).collect(),
-        )),
-        Err(more) => Err(Diagnostics(shape.0.into_iter().chain(more.0).collect())),
+        )
     }
 }
 
@@ -1815,66 +1865,67 @@ impl<'a> Loader<'a> {
         Some(tb)
     }
 
-    /// One `[requirements.timed]` table: every problem reported, located.
-    pub(crate) fn pattern(
+    /// A condition of a timed requirement: the formula `f`, when given, if it is Bool
+    /// (else reported).
+    fn condition(&mut self, f: &Option<Spanned<String>>, ctx: &Context) -> Option<Term> {
+        let f = f.as_ref()?;
+        match self.formula(f, ctx) {
+            Some(term) if term.sort() == Sort::Bool => Some(term),
+            Some(term) => {
+                self.diags.push(Diagnostic::error(
+                    sp(f),
+                    format!("this formula has sort {}, not Bool", term.sort()),
+                ));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// A duration of a timed requirement in ticks, when given (an unreadable one
+    /// reported).
+    fn duration(
         &mut self,
-        raw: &Spanned<RawTimed>,
+        d: &Option<Spanned<String>>,
         tb: &crate::timed::TimeBase,
-        ctx: &Context,
-    ) -> Option<crate::timed::Pattern> {
-        use crate::timed::{Pattern, Scope, Timing, Trigger};
-        let at = sp(raw);
-        let t = raw.get_ref();
-        let errors_before = self
-            .diags
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count();
+    ) -> Option<u64> {
+        let d = d.as_ref()?;
+        match tb.duration(d.get_ref()) {
+            Ok(n) => Some(n),
+            Err(e) => {
+                self.diags.push(Diagnostic::error(sp(d), e));
+                None
+            }
+        }
+    }
+
+    /// True when at most one of `keys` (each with its span when given) is given; else
+    /// reports that a timed requirement has at most one `what`.
+    fn at_most_one(&mut self, what: &str, keys: &[(&str, Option<Span>)]) -> bool {
+        let given: Vec<&(&str, Option<Span>)> = keys.iter().filter(|(_, s)| s.is_some()).collect();
+        if given.len() > 1 {
+            let names: Vec<String> = given.iter().map(|(k, _)| format!("`{k}`")).collect();
+            self.diags.push(
+                Diagnostic::error(
+                    given[1].1.expect("given"),
+                    format!(
+                        "a timed requirement has at most one {what}: {} are given",
+                        names.join(" and ")
+                    ),
+                )
+                .with_hint("see docs/timed.md for the keys of [requirements.timed]"),
+            );
+            false
+        } else {
+            true
+        }
+    }
+
+    /// True when the keys of a discrete timed requirement go together: no key of dense
+    /// time, at most one scope, trigger, trigger duration and timing, and no key
+    /// without the one it needs; else each problem is reported.
+    fn discrete_keys_fit(&mut self, t: &RawTimed) -> bool {
         let mut ok = true;
-        let cond = |me: &mut Self, f: &Option<Spanned<String>>| -> Option<Term> {
-            let f = f.as_ref()?;
-            match me.formula(f, ctx) {
-                Some(term) if term.sort() == Sort::Bool => Some(term),
-                Some(term) => {
-                    me.diags.push(Diagnostic::error(
-                        sp(f),
-                        format!("this formula has sort {}, not Bool", term.sort()),
-                    ));
-                    None
-                }
-                None => None,
-            }
-        };
-        let dur = |me: &mut Self, d: &Option<Spanned<String>>| -> Option<u64> {
-            let d = d.as_ref()?;
-            match tb.duration(d.get_ref()) {
-                Ok(n) => Some(n),
-                Err(e) => {
-                    me.diags.push(Diagnostic::error(sp(d), e));
-                    None
-                }
-            }
-        };
-        let one_of = |me: &mut Self, what: &str, keys: &[(&str, Option<Span>)]| {
-            let given: Vec<&(&str, Option<Span>)> =
-                keys.iter().filter(|(_, s)| s.is_some()).collect();
-            if given.len() > 1 {
-                let names: Vec<String> = given.iter().map(|(k, _)| format!("`{k}`")).collect();
-                me.diags.push(
-                    Diagnostic::error(
-                        given[1].1.expect("given"),
-                        format!(
-                            "a timed requirement has at most one {what}: {} are given",
-                            names.join(" and ")
-                        ),
-                    )
-                    .with_hint("see docs/timed.md for the keys of [requirements.timed]"),
-                );
-                false
-            } else {
-                true
-            }
-        };
         for (key, v) in [
             ("pattern", &t.pattern),
             ("scope_between", &t.scope_between),
@@ -1896,8 +1947,7 @@ impl<'a> Loader<'a> {
         }
         let span_of = |s: &Option<Spanned<String>>| s.as_ref().map(sp);
         let span_b = |s: &Option<Spanned<bool>>| s.as_ref().map(sp);
-        ok &= one_of(
-            self,
+        ok &= self.at_most_one(
             "scope",
             &[
                 ("scope_while", span_of(&t.scope_while)),
@@ -1905,8 +1955,7 @@ impl<'a> Loader<'a> {
                 ("scope_before", span_of(&t.scope_before)),
             ],
         );
-        ok &= one_of(
-            self,
+        ok &= self.at_most_one(
             "trigger",
             &[
                 ("if", span_of(&t.if_)),
@@ -1914,16 +1963,14 @@ impl<'a> Loader<'a> {
                 ("initially", span_b(&t.initially)),
             ],
         );
-        ok &= one_of(
-            self,
+        ok &= self.at_most_one(
             "trigger duration",
             &[
                 ("held_for", span_of(&t.held_for)),
                 ("within_last", span_of(&t.within_last)),
             ],
         );
-        ok &= one_of(
-            self,
+        ok &= self.at_most_one(
             "timing",
             &[
                 ("next", span_b(&t.next)),
@@ -1963,28 +2010,69 @@ impl<'a> Loader<'a> {
                 }
             }
         }
-        let scope = if let Some(c) = cond(self, &t.scope_while) {
+        ok
+    }
+
+    /// The timing of a discrete timed requirement (immediately when no timing key is
+    /// given); `None` when its duration or condition cannot be read.
+    fn discrete_timing(
+        &mut self,
+        t: &RawTimed,
+        tb: &crate::timed::TimeBase,
+        ctx: &Context,
+    ) -> Option<crate::timed::Timing> {
+        use crate::timed::Timing;
+        if t.next.is_some() {
+            Some(Timing::Next)
+        } else if t.within.is_some() {
+            self.duration(&t.within, tb).map(Timing::Within)
+        } else if t.for_.is_some() {
+            self.duration(&t.for_, tb).map(Timing::For)
+        } else if t.not_before.is_some() {
+            self.duration(&t.not_before, tb).map(Timing::NotBefore)
+        } else if t.until.is_some() {
+            self.condition(&t.until, ctx).map(Timing::Until)
+        } else if t.before.is_some() {
+            self.condition(&t.before, ctx).map(Timing::Before)
+        } else {
+            Some(Timing::Immediately)
+        }
+    }
+
+    /// One `[requirements.timed]` table: every problem reported, located.
+    pub(crate) fn pattern(
+        &mut self,
+        raw: &Spanned<RawTimed>,
+        tb: &crate::timed::TimeBase,
+        ctx: &Context,
+    ) -> Option<crate::timed::Pattern> {
+        use crate::timed::{Pattern, Scope, Trigger};
+        let at = sp(raw);
+        let t = raw.get_ref();
+        let errors_before = self.error_count();
+        let ok = self.discrete_keys_fit(t);
+        let scope = if let Some(c) = self.condition(&t.scope_while, ctx) {
             Scope::While(c)
-        } else if let Some(a) = cond(self, &t.scope_after) {
-            match cond(self, &t.scope_until) {
+        } else if let Some(a) = self.condition(&t.scope_after, ctx) {
+            match self.condition(&t.scope_until, ctx) {
                 Some(u) => Scope::AfterUntil(a, u),
                 None if t.scope_until.is_some() => return None,
                 None => Scope::After(a),
             }
-        } else if let Some(b) = cond(self, &t.scope_before) {
+        } else if let Some(b) = self.condition(&t.scope_before, ctx) {
             Scope::Before(b)
         } else {
             Scope::Globally
         };
-        let held = dur(self, &t.held_for);
-        let last = dur(self, &t.within_last);
-        let trigger = if let Some(c) = cond(self, &t.if_) {
+        let held = self.duration(&t.held_for, tb);
+        let last = self.duration(&t.within_last, tb);
+        let trigger = if let Some(c) = self.condition(&t.if_, ctx) {
             match (held, last) {
                 (Some(d), _) => Trigger::HeldFor(c, d),
                 (_, Some(d)) => Trigger::WithinLast(c, d),
                 _ => Trigger::Level(c),
             }
-        } else if let Some(c) = cond(self, &t.when) {
+        } else if let Some(c) = self.condition(&t.when, ctx) {
             Trigger::Edge(c)
         } else if t.initially.is_some() {
             Trigger::Initially
@@ -1992,7 +2080,7 @@ impl<'a> Loader<'a> {
             Trigger::Always
         };
         let response = match &t.then {
-            Some(_) => cond(self, &t.then),
+            Some(_) => self.condition(&t.then, ctx),
             None => {
                 self.diags.push(
                     Diagnostic::error(at, "a timed requirement needs `then`: what it demands")
@@ -2001,27 +2089,8 @@ impl<'a> Loader<'a> {
                 None
             }
         };
-        let timing = if t.next.is_some() {
-            Some(Timing::Next)
-        } else if t.within.is_some() {
-            dur(self, &t.within).map(Timing::Within)
-        } else if t.for_.is_some() {
-            dur(self, &t.for_).map(Timing::For)
-        } else if t.not_before.is_some() {
-            dur(self, &t.not_before).map(Timing::NotBefore)
-        } else if t.until.is_some() {
-            cond(self, &t.until).map(Timing::Until)
-        } else if t.before.is_some() {
-            cond(self, &t.before).map(Timing::Before)
-        } else {
-            Some(Timing::Immediately)
-        };
-        let errors_after = self
-            .diags
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count();
-        if !ok || errors_after > errors_before {
+        let timing = self.discrete_timing(t, tb, ctx);
+        if !ok || self.error_count() > errors_before {
             return None;
         }
         Some(Pattern {
@@ -2041,24 +2110,10 @@ impl<'a> Loader<'a> {
         tb: &crate::timed::TimeBase,
         ctx: &Context,
     ) -> Option<crate::timed::dense::DensePattern> {
-        use crate::timed::dense::{DensePattern, DenseScope, Kind};
+        use crate::timed::dense::{DensePattern, Kind};
         let at = sp(raw);
         let t = raw.get_ref();
         let errors_before = self.error_count();
-        let cond = |me: &mut Self, f: &Option<Spanned<String>>| -> Option<Term> {
-            let f = f.as_ref()?;
-            match me.formula(f, ctx) {
-                Some(term) if term.sort() == Sort::Bool => Some(term),
-                Some(term) => {
-                    me.diags.push(Diagnostic::error(
-                        sp(f),
-                        format!("this formula has sort {}, not Bool", term.sort()),
-                    ));
-                    None
-                }
-                None => None,
-            }
-        };
         let Some(name) = &t.pattern else {
             // The discrete keys, read as the pattern of the catalog they stand for.
             if let Some(w) = &t.scope_while {
@@ -2089,6 +2144,42 @@ impl<'a> Loader<'a> {
             );
             return None;
         };
+        self.check_dense_keys(t);
+        let scope = self.dense_scope(t, ctx);
+        let slots = [("R", &t.r), ("S", &t.s), ("T", &t.t), ("U", &t.u)];
+        let mut formulas = Vec::new();
+        for (i, (key, v)) in slots.iter().enumerate() {
+            if self.slot_fits(kind, key, i < kind.formulas(), v, at) {
+                formulas.push(self.condition(v, ctx));
+            }
+        }
+        let mut durations = Vec::new();
+        for (i, (key, v)) in [("c1", &t.c1), ("c2", &t.c2)].iter().enumerate() {
+            if self.slot_fits(kind, key, i < kind.durations(), v, at) {
+                let d = v.as_ref().expect("given");
+                match tb.duration(d.get_ref()) {
+                    Ok(n) => durations.push(Some(n)),
+                    Err(e) => {
+                        self.diags.push(Diagnostic::error(sp(d), e));
+                        durations.push(None);
+                    }
+                }
+            }
+        }
+        if self.error_count() > errors_before {
+            return None;
+        }
+        Some(DensePattern {
+            kind,
+            scope: scope?,
+            formulas: formulas.into_iter().collect::<Option<Vec<_>>>()?,
+            durations: durations.into_iter().collect::<Option<Vec<_>>>()?,
+        })
+    }
+
+    /// Reports the keys that do not go with `pattern` in a dense-time table, a second
+    /// scope, and scope keys without the one they need.
+    fn check_dense_keys(&mut self, t: &RawTimed) {
         for (key, v) in [
             ("scope_while", &t.scope_while),
             ("if", &t.if_),
@@ -2159,70 +2250,62 @@ impl<'a> Loader<'a> {
                 );
             }
         }
-        let scope = if t.scope_before.is_some() {
-            cond(self, &t.scope_before).map(DenseScope::Before)
+    }
+
+    /// The scope of a dense-time pattern (globally when no scope key is given);
+    /// `None` when a condition cannot be read.
+    fn dense_scope(
+        &mut self,
+        t: &RawTimed,
+        ctx: &Context,
+    ) -> Option<crate::timed::dense::DenseScope<Term>> {
+        use crate::timed::dense::DenseScope;
+        if t.scope_before.is_some() {
+            self.condition(&t.scope_before, ctx).map(DenseScope::Before)
         } else if t.scope_between.is_some() {
-            match (cond(self, &t.scope_between), cond(self, &t.scope_and)) {
+            match (
+                self.condition(&t.scope_between, ctx),
+                self.condition(&t.scope_and, ctx),
+            ) {
                 (Some(p), Some(q)) => Some(DenseScope::Between(p, q)),
                 _ => None,
             }
         } else if t.scope_after.is_some() {
-            match (cond(self, &t.scope_after), &t.scope_until) {
+            match (self.condition(&t.scope_after, ctx), &t.scope_until) {
                 (Some(p), None) => Some(DenseScope::After(p)),
-                (Some(p), Some(_)) => {
-                    cond(self, &t.scope_until).map(|q| DenseScope::AfterUntil(p, q))
-                }
+                (Some(p), Some(_)) => self
+                    .condition(&t.scope_until, ctx)
+                    .map(|q| DenseScope::AfterUntil(p, q)),
                 _ => None,
             }
         } else {
             Some(DenseScope::Globally)
-        };
-        let slots = [("R", &t.r), ("S", &t.s), ("T", &t.t), ("U", &t.u)];
-        let mut formulas = Vec::new();
-        for (i, (key, v)) in slots.iter().enumerate() {
-            match (i < kind.formulas(), v) {
-                (true, Some(_)) => formulas.push(cond(self, v)),
-                (true, None) => self.diags.push(
-                    Diagnostic::error(at, format!("pattern {} needs `{key}`", kind.name()))
-                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
-                ),
-                (false, Some(v)) => self.diags.push(
-                    Diagnostic::error(sp(v), format!("pattern {} has no `{key}`", kind.name()))
-                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
-                ),
-                (false, None) => {}
-            }
         }
-        let mut durations = Vec::new();
-        for (i, (key, v)) in [("c1", &t.c1), ("c2", &t.c2)].iter().enumerate() {
-            match (i < kind.durations(), v) {
-                (true, Some(d)) => match tb.duration(d.get_ref()) {
-                    Ok(n) => durations.push(Some(n)),
-                    Err(e) => {
-                        self.diags.push(Diagnostic::error(sp(d), e));
-                        durations.push(None);
-                    }
-                },
-                (true, None) => self.diags.push(
-                    Diagnostic::error(at, format!("pattern {} needs `{key}`", kind.name()))
-                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
-                ),
-                (false, Some(v)) => self.diags.push(
-                    Diagnostic::error(sp(v), format!("pattern {} has no `{key}`", kind.name()))
-                        .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
-                ),
-                (false, None) => {}
-            }
+    }
+
+    /// True when the formula or duration `key` of pattern `kind` is given and wanted
+    /// (`wanted` when the pattern has it); a missing or unwanted one is reported.
+    fn slot_fits(
+        &mut self,
+        kind: crate::timed::dense::Kind,
+        key: &str,
+        wanted: bool,
+        v: &Option<Spanned<String>>,
+        at: Span,
+    ) -> bool {
+        match (wanted, v) {
+            (true, Some(_)) => return true,
+            (true, None) => self.diags.push(
+                Diagnostic::error(at, format!("pattern {} needs `{key}`", kind.name()))
+                    .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
+            ),
+            (false, Some(v)) => self.diags.push(
+                Diagnostic::error(sp(v), format!("pattern {} has no `{key}`", kind.name()))
+                    .with_hint(format!("{}: {}", kind.name(), kind.sentence())),
+            ),
+            (false, None) => {}
         }
-        if self.error_count() > errors_before {
-            return None;
-        }
-        Some(DensePattern {
-            kind,
-            scope: scope?,
-            formulas: formulas.into_iter().collect::<Option<Vec<_>>>()?,
-            durations: durations.into_iter().collect::<Option<Vec<_>>>()?,
-        })
+        false
     }
 
     /// A discrete pattern as the pattern of Hanfor's catalog that says the same in dense

@@ -452,18 +452,61 @@ pub fn check(
 pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, TableError> {
     let layout = Layout::resolve(table, &options.columns)?;
     let mut problems = Vec::new();
-    let header = |c: usize| {
-        table
-            .headers
-            .get(c)
-            .cloned()
-            .unwrap_or_else(|| format!("column {}", c + 1))
-    };
-
     // Inputs: the condition columns, then names used by rule sentences.
+    let mut inputs = when_inputs(table, &layout);
+    let n_when = inputs.len();
+    let (conds, bad_row) = read_conditions(table, &layout, &mut problems);
+    let outs = read_outcomes(table, &layout, &mut inputs, &mut problems);
+    set_decimals(&mut inputs, &conds, &outs);
+    let out_decimals: Vec<usize> = (0..layout.then.len())
+        .map(|k| {
+            outs.iter()
+                .filter_map(|r| r[k].as_ref())
+                .map(|(o, _)| cell::decimals(&o.fixed).unwrap_or(0))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let given = given_ranges(options, &inputs)?;
+    let (order, members) = group_rows(table, &layout);
+    similar_keys(table, &layout, &order, &members, &mut problems);
+    let cells = ReadCells {
+        table,
+        layout: &layout,
+        inputs: &inputs,
+        n_when,
+        conds: &conds,
+        outs: &outs,
+        bad_row: &bad_row,
+        given: &given,
+        out_decimals: &out_decimals,
+    };
+    let mut units = Vec::new();
+    for g in &order {
+        cells.prepare_group(g, &members[g], &mut units, &mut problems);
+    }
+    Ok(Resolved {
+        layout,
+        inputs,
+        units,
+        problems,
+    })
+}
+
+/// The header of column `c`, or its number when it has none.
+fn header(table: &Table, c: usize) -> String {
+    table
+        .headers
+        .get(c)
+        .cloned()
+        .unwrap_or_else(|| format!("column {}", c + 1))
+}
+
+/// The inputs of the condition columns, each with its meaning.
+fn when_inputs(table: &Table, layout: &Layout) -> Vec<Input> {
     let mut inputs: Vec<Input> = Vec::new();
     for (c, meaning) in &layout.when {
-        let name = header(*c);
+        let name = header(table, *c);
         let smt = smt_name(&name, &inputs);
         inputs.push(Input {
             name,
@@ -478,8 +521,17 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
             decimals: 0,
         });
     }
-    let n_when = inputs.len();
-    // Parsed cells: conditions per row and condition column, outcomes per row and outcome column.
+    inputs
+}
+
+/// The parsed condition cells, per row and condition column, and which rows have an
+/// unreadable one (reported in `problems`).
+#[allow(clippy::type_complexity)]
+fn read_conditions(
+    table: &Table,
+    layout: &Layout,
+    problems: &mut Vec<Problem>,
+) -> (Vec<Vec<Option<Condition>>>, Vec<bool>) {
     let mut conds: Vec<Vec<Option<Condition>>> = Vec::with_capacity(table.rows.len());
     let mut bad_row = vec![false; table.rows.len()];
     for (ri, row) in table.rows.iter().enumerate() {
@@ -490,13 +542,25 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
                 Ok(x) => v.push(Some(x)),
                 Err(e) => {
                     bad_row[ri] = true;
-                    problems.push(unreadable(cell, &header(*c), &e));
+                    problems.push(unreadable(cell, &header(table, *c), &e));
                     v.push(None);
                 }
             }
         }
         conds.push(v);
     }
+    (conds, bad_row)
+}
+
+/// The parsed outcome cells, per row and outcome column (`None` for an empty or
+/// unreadable one, reported in `problems`); a rule sentence's input not yet among
+/// `inputs` is added to them.
+fn read_outcomes(
+    table: &Table,
+    layout: &Layout,
+    inputs: &mut Vec<Input>,
+    problems: &mut Vec<Problem>,
+) -> Vec<Vec<Option<ReadOutcome>>> {
     let mut outs: Vec<Vec<Option<ReadOutcome>>> = Vec::with_capacity(table.rows.len());
     for row in &table.rows {
         let mut v = Vec::new();
@@ -507,11 +571,11 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
                     kind: ProblemKind::NoOutcome,
                     line: cell.line,
                     column: Some(cell.column),
-                    header: Some(header(*c)),
+                    header: Some(header(table, *c)),
                     text: None,
                     message: format!(
                         "no outcome in column `{}`; the row is left out for it",
-                        header(*c)
+                        header(table, *c)
                     ),
                     lines: vec![],
                 });
@@ -525,35 +589,49 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
                     condition,
                     outcome,
                 }) => {
-                    let w = words(&input);
-                    let found = inputs.iter().position(|i| {
-                        let h = words(&i.name);
-                        h == w || h.split(' ').any(|x| x == w)
-                    });
-                    let k = match found {
-                        Some(k) => k,
-                        None => {
-                            let smt = smt_name(&input, &inputs);
-                            inputs.push(Input {
-                                name: input.clone(),
-                                smt,
-                                meaning: "sentence".into(),
-                                decimals: 0,
-                            });
-                            inputs.len() - 1
-                        }
-                    };
+                    let k = sentence_input(inputs, &input);
                     v.push(Some((outcome, Some((k, condition)))));
                 }
                 Err(e) => {
-                    problems.push(unreadable(cell, &header(*c), &e));
+                    problems.push(unreadable(cell, &header(table, *c), &e));
                     v.push(None);
                 }
             }
         }
         outs.push(v);
     }
-    // Display precision per input: the most decimals its values are written with.
+    outs
+}
+
+/// The index of the input a rule sentence names: an input whose name is the name or
+/// has it as a word, else a new input added to `inputs`.
+fn sentence_input(inputs: &mut Vec<Input>, input: &str) -> usize {
+    let w = words(input);
+    let found = inputs.iter().position(|i| {
+        let h = words(&i.name);
+        h == w || h.split(' ').any(|x| x == w)
+    });
+    match found {
+        Some(k) => k,
+        None => {
+            let smt = smt_name(input, inputs);
+            inputs.push(Input {
+                name: input.to_string(),
+                smt,
+                meaning: "sentence".into(),
+                decimals: 0,
+            });
+            inputs.len() - 1
+        }
+    }
+}
+
+/// Sets each input's display precision: the most decimals its values are written with.
+fn set_decimals(
+    inputs: &mut [Input],
+    conds: &[Vec<Option<Condition>>],
+    outs: &[Vec<Option<ReadOutcome>>],
+) {
     for (ri, row_conds) in conds.iter().enumerate() {
         for (k, c) in row_conds.iter().enumerate() {
             let d = match c {
@@ -569,16 +647,11 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
             }
         }
     }
-    let out_decimals: Vec<usize> = (0..layout.then.len())
-        .map(|k| {
-            outs.iter()
-                .filter_map(|r| r[k].as_ref())
-                .map(|(o, _)| cell::decimals(&o.fixed).unwrap_or(0))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    // Ranges given by name.
+}
+
+/// The ranges given by name in the options, per input; an error names an input that
+/// does not exist.
+fn given_ranges(options: &Options, inputs: &[Input]) -> Result<Vec<Option<Interval>>, TableError> {
     let mut given: Vec<Option<Interval>> = vec![None; inputs.len()];
     for (name, iv) in &options.ranges {
         let w = words(name);
@@ -600,8 +673,12 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
         };
         given[k] = Some(iv.clone());
     }
+    Ok(given)
+}
 
-    // Groups, in order of first appearance.
+/// The groups (rows with the same key values) in order of first appearance, and the
+/// rows of each.
+fn group_rows(table: &Table, layout: &Layout) -> (Vec<Group>, HashMap<Group, Vec<usize>>) {
     let mut order: Vec<Group> = Vec::new();
     let mut members: HashMap<Group, Vec<usize>> = HashMap::new();
     for (ri, row) in table.rows.iter().enumerate() {
@@ -609,7 +686,7 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
             layout
                 .keys
                 .iter()
-                .map(|c| (header(*c), row.cells[*c].text.trim().to_string()))
+                .map(|c| (header(table, *c), row.cells[*c].text.trim().to_string()))
                 .collect(),
         );
         members
@@ -620,10 +697,20 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
             })
             .push(ri);
     }
-    // Key values that differ only in case or blanks.
+    (order, members)
+}
+
+/// Reports key values that differ only in case or blanks (they make separate groups).
+fn similar_keys(
+    table: &Table,
+    layout: &Layout,
+    order: &[Group],
+    members: &HashMap<Group, Vec<usize>>,
+    problems: &mut Vec<Problem>,
+) {
     for (ki, c) in layout.keys.iter().enumerate() {
         let mut seen: HashMap<String, Vec<(String, u32)>> = HashMap::new();
-        for g in &order {
+        for g in order {
             let v = &g.0[ki].1;
             let norm = key_norm(v);
             let first = table.rows[members[g][0]].line;
@@ -639,7 +726,7 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
                 kind: ProblemKind::SimilarKeys,
                 line: v[1].1,
                 column: None,
-                header: Some(header(*c)),
+                header: Some(header(table, *c)),
                 text: Some(excerpt(&v[1].0)),
                 message: format!(
                     "key values {} differ only in case or punctuation; they make separate groups",
@@ -652,19 +739,83 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
             });
         }
     }
+}
 
-    let mut units = Vec::new();
-    for g in &order {
-        let rows = &members[g];
-        // Step columns: each row's interval from the group's sorted values.
-        let mut steps: Vec<HashMap<usize, Interval>> = vec![HashMap::new(); n_when];
-        for (k, (_, meaning)) in layout.when.iter().enumerate() {
+/// The cells of a table as read, with what [`resolve`] derived from them: what each
+/// group's units are prepared from.
+struct ReadCells<'a> {
+    table: &'a Table,
+    layout: &'a Layout,
+    inputs: &'a [Input],
+    /// How many inputs are condition columns (the first ones).
+    n_when: usize,
+    conds: &'a [Vec<Option<Condition>>],
+    outs: &'a [Vec<Option<ReadOutcome>>],
+    bad_row: &'a [bool],
+    given: &'a [Option<Interval>],
+    out_decimals: &'a [usize],
+}
+
+impl ReadCells<'_> {
+    /// Adds the units of group `g` (with its `rows`), one per outcome column with a
+    /// usable row, to `units`; a group without one is reported.
+    fn prepare_group(
+        &self,
+        g: &Group,
+        rows: &[usize],
+        units: &mut Vec<Prepared>,
+        problems: &mut Vec<Problem>,
+    ) {
+        let steps = self.step_intervals(rows);
+        let first_line = self.table.rows[rows[0]].line;
+        let mut any_usable = false;
+        for (oc, out_col) in self.layout.then.iter().enumerate() {
+            let specs = self.column_specs(rows, &steps, oc, *out_col, problems);
+            if specs.is_empty() {
+                continue;
+            }
+            any_usable = true;
+            let ranges: Vec<(Interval, &'static str)> = (0..self.inputs.len())
+                .map(|k| match &self.given[k] {
+                    Some(r) => (r.clone(), "given"),
+                    None => (hull(specs.iter().map(|s| &s.cond[k])), "rows"),
+                })
+                .collect();
+            units.push(Prepared {
+                group: g.clone(),
+                outcome: header(self.table, *out_col),
+                first_line,
+                specs,
+                ranges,
+                out_decimals: self.out_decimals[oc],
+            });
+        }
+        if !any_usable {
+            problems.push(Problem {
+                kind: ProblemKind::EmptyGroup,
+                line: first_line,
+                column: None,
+                header: None,
+                text: None,
+                message: format!(
+                    "group {g}: no row could be read, so nothing about it was checked"
+                ),
+                lines: rows.iter().map(|r| self.table.rows[*r].line).collect(),
+            });
+        }
+    }
+
+    /// For each step column (not-over, at-least), each row's interval from the
+    /// group's sorted values.
+    fn step_intervals(&self, rows: &[usize]) -> Vec<HashMap<usize, Interval>> {
+        let mut steps: Vec<HashMap<usize, Interval>> = vec![HashMap::new(); self.n_when];
+        for (k, (_, meaning)) in self.layout.when.iter().enumerate() {
             if !matches!(meaning, Meaning::NotOver | Meaning::AtLeast) {
                 continue;
             }
             let mut vals: Vec<BigRational> = rows
                 .iter()
-                .filter_map(|ri| match &conds[*ri][k] {
+                .filter_map(|ri| match &self.conds[*ri][k] {
                     Some(Condition::Bare(v)) => Some(v.clone()),
                     _ => None,
                 })
@@ -672,14 +823,14 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
             vals.sort();
             vals.dedup();
             for ri in rows {
-                let Some(Condition::Bare(v)) = &conds[*ri][k] else {
+                let Some(Condition::Bare(v)) = &self.conds[*ri][k] else {
                     continue;
                 };
                 let pos = vals.iter().position(|x| x == v).unwrap_or(0);
                 let iv = if *meaning == Meaning::NotOver {
                     let lo = if pos > 0 {
                         Some(Bound::open(vals[pos - 1].clone()))
-                    } else if given[k].is_none() && v.is_positive() {
+                    } else if self.given[k].is_none() && v.is_positive() {
                         Some(Bound::open(BigRational::zero()))
                     } else {
                         None
@@ -697,92 +848,70 @@ pub(crate) fn resolve(table: &Table, options: &Options) -> Result<Resolved, Tabl
                 steps[k].insert(*ri, iv);
             }
         }
-        let first_line = table.rows[rows[0]].line;
-        let mut any_usable = false;
-        for (oc, out_col) in layout.then.iter().enumerate() {
-            let mut specs = Vec::new();
-            for ri in rows {
-                if bad_row[*ri] {
-                    continue;
-                }
-                let Some((outcome, rule)) = &outs[*ri][oc] else {
-                    continue;
-                };
-                let mut cond = vec![Interval::all(); inputs.len()];
-                for k in 0..n_when {
-                    cond[k] = match &conds[*ri][k] {
-                        Some(Condition::Interval(i)) => i.clone(),
-                        Some(Condition::Bare(v)) => steps[k]
-                            .get(ri)
-                            .cloned()
-                            .unwrap_or_else(|| Interval::point(v.clone())),
-                        None => Interval::all(),
-                    };
-                }
-                let mut base = if inputs.is_empty() { None } else { Some(0) };
-                if let Some((k, i)) = rule {
-                    cond[*k] = cond[*k].intersect(i);
-                    base = Some(*k);
-                }
-                if !outcome.percent.is_zero() && base.is_none() {
-                    let cell = &table.rows[*ri].cells[*out_col];
-                    problems.push(Problem {
-                        kind: ProblemKind::Unreadable,
-                        line: cell.line,
-                        column: Some(cell.column),
-                        header: Some(header(*out_col)),
-                        text: Some(excerpt(&cell.text)),
-                        message: "a percentage, but the table has no numeric input for it to apply to; name one with --when".into(),
-                        lines: vec![],
-                    });
-                    continue;
-                }
-                specs.push(Spec {
-                    line: table.rows[*ri].line,
-                    cond,
-                    outcome: outcome.clone(),
-                    base,
-                });
-            }
-            if specs.is_empty() {
+        steps
+    }
+
+    /// The usable rows of the group for outcome column `oc` (table column `out_col`),
+    /// each with its condition on every input; a percentage without a numeric input
+    /// is reported and left out.
+    fn column_specs(
+        &self,
+        rows: &[usize],
+        steps: &[HashMap<usize, Interval>],
+        oc: usize,
+        out_col: usize,
+        problems: &mut Vec<Problem>,
+    ) -> Vec<Spec> {
+        let mut specs = Vec::new();
+        for ri in rows {
+            if self.bad_row[*ri] {
                 continue;
             }
-            any_usable = true;
-            let ranges: Vec<(Interval, &'static str)> = (0..inputs.len())
-                .map(|k| match &given[k] {
-                    Some(r) => (r.clone(), "given"),
-                    None => (hull(specs.iter().map(|s| &s.cond[k])), "rows"),
-                })
-                .collect();
-            units.push(Prepared {
-                group: g.clone(),
-                outcome: header(*out_col),
-                first_line,
-                specs,
-                ranges,
-                out_decimals: out_decimals[oc],
+            let Some((outcome, rule)) = &self.outs[*ri][oc] else {
+                continue;
+            };
+            let mut cond = vec![Interval::all(); self.inputs.len()];
+            for k in 0..self.n_when {
+                cond[k] = match &self.conds[*ri][k] {
+                    Some(Condition::Interval(i)) => i.clone(),
+                    Some(Condition::Bare(v)) => steps[k]
+                        .get(ri)
+                        .cloned()
+                        .unwrap_or_else(|| Interval::point(v.clone())),
+                    None => Interval::all(),
+                };
+            }
+            let mut base = if self.inputs.is_empty() {
+                None
+            } else {
+                Some(0)
+            };
+            if let Some((k, i)) = rule {
+                cond[*k] = cond[*k].intersect(i);
+                base = Some(*k);
+            }
+            if !outcome.percent.is_zero() && base.is_none() {
+                let cell = &self.table.rows[*ri].cells[out_col];
+                problems.push(Problem {
+                    kind: ProblemKind::Unreadable,
+                    line: cell.line,
+                    column: Some(cell.column),
+                    header: Some(header(self.table, out_col)),
+                    text: Some(excerpt(&cell.text)),
+                    message: "a percentage, but the table has no numeric input for it to apply to; name one with --when".into(),
+                    lines: vec![],
+                });
+                continue;
+            }
+            specs.push(Spec {
+                line: self.table.rows[*ri].line,
+                cond,
+                outcome: outcome.clone(),
+                base,
             });
         }
-        if !any_usable {
-            problems.push(Problem {
-                kind: ProblemKind::EmptyGroup,
-                line: first_line,
-                column: None,
-                header: None,
-                text: None,
-                message: format!(
-                    "group {g}: no row could be read, so nothing about it was checked"
-                ),
-                lines: rows.iter().map(|r| table.rows[*r].line).collect(),
-            });
-        }
+        specs
     }
-    Ok(Resolved {
-        layout,
-        inputs,
-        units,
-        problems,
-    })
 }
 
 fn interval_decimals(i: &Interval) -> usize {
@@ -1129,6 +1258,9 @@ impl Unit<'_> {
         r
     }
 
+    /// Declares the inputs and asserts their range on `s`, then looks for the gaps and
+    /// for the pairs of rows that apply together, adding what it finds to `summary` and
+    /// `report`.
     fn run_in(
         &self,
         s: &mut Solver,
@@ -1154,11 +1286,34 @@ impl Unit<'_> {
             vec![Term::var(NONE, Sort::Bool), Term::not(or(conds.clone()))],
         ))?;
         let none = Term::var(NONE, Sort::Bool);
-        let any = Term::not(none.clone());
-        // The same for vera's evaluator, which re-checks every witness.
-        let any_row = or(conds.clone());
+        let gaps = self.find_gaps(s, summary, report, &conds)?;
+        self.check_gaps_exact(s, summary, report, &gaps, none)?;
 
-        // Gaps.
+        // Pairs of rows that apply together.
+        for (a, b, region) in self.pairs() {
+            if summary.conflicts >= MAX_FINDINGS || summary.overlaps >= MAX_FINDINGS {
+                summary.truncated = true;
+                break;
+            }
+            self.check_pair(s, summary, report, (&conds[a], &conds[b]), (a, b), &region)?;
+        }
+        Ok(())
+    }
+
+    /// The gaps (regions in range where no row applies), each checked by evaluation
+    /// and by the solver and reported, at most [`MAX_FINDINGS`] (then `summary` says
+    /// the list was cut).
+    fn find_gaps(
+        &self,
+        s: &mut Solver,
+        summary: &mut Summary,
+        report: &mut Report,
+        conds: &[Term],
+    ) -> Result<Vec<Vec<Interval>>, TableError> {
+        let n = self.inputs.len();
+        let any = Term::not(Term::var(NONE, Sort::Bool));
+        // The same for vera's evaluator, which re-checks every witness.
+        let any_row = or(conds.to_vec());
         let gaps: Vec<Vec<Interval>> = if n == 0 {
             Vec::new()
         } else if n == 1 {
@@ -1212,15 +1367,27 @@ impl Unit<'_> {
                 values: vec![],
             });
         }
-        // Together, the gaps found are all the inputs in range where no row applies (each
-        // was shown above to hold no row). Not asked when the list was cut.
-        if n == 0 {
+        Ok(gaps)
+    }
+
+    /// Asks whether the gaps found are all the inputs in range where no row applies
+    /// (`none`), and records in `summary` when they are. Not asked when the list was
+    /// cut.
+    fn check_gaps_exact(
+        &self,
+        s: &mut Solver,
+        summary: &mut Summary,
+        report: &mut Report,
+        gaps: &[Vec<Interval>],
+        none: Term,
+    ) -> Result<(), TableError> {
+        if self.inputs.is_empty() {
             summary.gaps_exact = true;
         } else if !summary.truncated {
             let in_gaps = or(gaps.iter().map(|g| self.box_term(g)).collect());
             let missed = self.ask(
                 s,
-                &[none.clone(), Term::not(in_gaps)],
+                &[none, Term::not(in_gaps)],
                 "are there inputs in range where no row applies outside the gaps found",
                 report,
             )?;
@@ -1231,97 +1398,111 @@ impl Unit<'_> {
             }
             summary.gaps_exact = missed == Some(false) && summary.gaps == gaps.len();
         }
-
-        // Pairs of rows that apply together.
-        for (a, b, region) in self.pairs() {
-            if summary.conflicts >= MAX_FINDINGS || summary.overlaps >= MAX_FINDINGS {
-                summary.truncated = true;
-                break;
-            }
-            let (sa, sb) = (&self.specs[a], &self.specs[b]);
-            let (oa, ob) = (self.outcome_term(sa), self.outcome_term(sb));
-            let differ = Term::not(Term::app(Op::Eq, vec![oa, ob]));
-            let both = and(vec![conds[a].clone(), conds[b].clone()]);
-            let question = format!(
-                "do rows {} and {} give different outcomes",
-                sa.line, sb.line
-            );
-            let Some(conflict) = self.ask(s, &[both.clone(), differ.clone()], &question, report)?
-            else {
-                continue;
-            };
-            // A witness at human numbers: simple points of the region, checked by
-            // evaluation and then by the solver.
-            let mut tries: Vec<Vec<BigRational>> = Vec::new();
-            let simple: Vec<BigRational> = region
-                .iter()
-                .map(|i| cell::simplest(i).unwrap_or_default())
-                .collect();
-            tries.push(simple.clone());
-            for k in 0..n {
-                for c in cell::candidates(&region[k]) {
-                    let mut p = simple.clone();
-                    p[k] = c;
-                    if !tries.contains(&p) {
-                        tries.push(p);
-                    }
-                }
-            }
-            let mut witness = None;
-            for p in tries {
-                if !self.holds(&both, &p)? {
-                    continue;
-                }
-                let differs = self.value(sa, &p) != self.value(sb, &p);
-                if differs == conflict {
-                    witness = Some(p);
-                    break;
-                }
-            }
-            let witness = match witness {
-                Some(p) => Some(p),
-                // No simple point shows it (the outcomes are equal at every one tried):
-                // the solver's own point, checked the same way.
-                None => self.model_point(s, &[both.clone(), differ.clone()], conflict)?,
-            };
-            let Some(p) = witness.filter(|p| {
-                self.holds(&both, p).unwrap_or(false)
-                    && (self.value(sa, p) != self.value(sb, p)) == conflict
-            }) else {
-                self.undecided(
-                    report,
-                    format!("a witness for rows {} and {}", sa.line, sb.line),
-                    solver::Undecided::other(
-                        "no point of the region that vera could check was found",
-                    ),
-                );
-                continue;
-            };
-            let kind = if conflict {
-                Kind::Conflict
-            } else {
-                Kind::Overlap
-            };
-            if conflict {
-                summary.conflicts += 1;
-            } else {
-                summary.overlaps += 1;
-            }
-            let value = |sp: &Spec| RowValue {
-                row: sp.line,
-                value: cell::decimal(&self.value(sp, &p), self.out_decimals),
-            };
-            report.findings.push(Finding {
-                kind,
-                group: self.group.clone(),
-                outcome: self.outcome.clone(),
-                region: self.region(&region),
-                witness: self.point(&p),
-                rows: vec![sa.line, sb.line],
-                values: vec![value(sa), value(sb)],
-            });
-        }
         Ok(())
+    }
+
+    /// Checks rows `a` and `b` (with conditions `conds`), which apply together in
+    /// `region`: whether their outcomes differ (a conflict) or not (an overlap), with a
+    /// witness checked by evaluation, reported as a finding.
+    fn check_pair(
+        &self,
+        s: &mut Solver,
+        summary: &mut Summary,
+        report: &mut Report,
+        conds: (&Term, &Term),
+        (a, b): (usize, usize),
+        region: &[Interval],
+    ) -> Result<(), TableError> {
+        let (sa, sb) = (&self.specs[a], &self.specs[b]);
+        let (oa, ob) = (self.outcome_term(sa), self.outcome_term(sb));
+        let differ = Term::not(Term::app(Op::Eq, vec![oa, ob]));
+        let both = and(vec![conds.0.clone(), conds.1.clone()]);
+        let question = format!(
+            "do rows {} and {} give different outcomes",
+            sa.line, sb.line
+        );
+        let Some(conflict) = self.ask(s, &[both.clone(), differ.clone()], &question, report)?
+        else {
+            return Ok(());
+        };
+        let witness = match self.simple_witness(region, &both, (sa, sb), conflict)? {
+            Some(p) => Some(p),
+            // No simple point shows it (the outcomes are equal at every one tried):
+            // the solver's own point, checked the same way.
+            None => self.model_point(s, &[both.clone(), differ.clone()], conflict)?,
+        };
+        let Some(p) = witness.filter(|p| {
+            self.holds(&both, p).unwrap_or(false)
+                && (self.value(sa, p) != self.value(sb, p)) == conflict
+        }) else {
+            self.undecided(
+                report,
+                format!("a witness for rows {} and {}", sa.line, sb.line),
+                solver::Undecided::other("no point of the region that vera could check was found"),
+            );
+            return Ok(());
+        };
+        let kind = if conflict {
+            Kind::Conflict
+        } else {
+            Kind::Overlap
+        };
+        if conflict {
+            summary.conflicts += 1;
+        } else {
+            summary.overlaps += 1;
+        }
+        let value = |sp: &Spec| RowValue {
+            row: sp.line,
+            value: cell::decimal(&self.value(sp, &p), self.out_decimals),
+        };
+        report.findings.push(Finding {
+            kind,
+            group: self.group.clone(),
+            outcome: self.outcome.clone(),
+            region: self.region(region),
+            witness: self.point(&p),
+            rows: vec![sa.line, sb.line],
+            values: vec![value(sa), value(sb)],
+        });
+        Ok(())
+    }
+
+    /// A witness at human numbers for rows `sa` and `sb` in `region`: the first simple
+    /// point of the region where both apply (`both`) and their outcomes differ exactly
+    /// when `conflict`, checked by evaluation.
+    fn simple_witness(
+        &self,
+        region: &[Interval],
+        both: &Term,
+        (sa, sb): (&Spec, &Spec),
+        conflict: bool,
+    ) -> Result<Option<Vec<BigRational>>, TableError> {
+        let mut tries: Vec<Vec<BigRational>> = Vec::new();
+        let simple: Vec<BigRational> = region
+            .iter()
+            .map(|i| cell::simplest(i).unwrap_or_default())
+            .collect();
+        tries.push(simple.clone());
+        for k in 0..self.inputs.len() {
+            for c in cell::candidates(&region[k]) {
+                let mut p = simple.clone();
+                p[k] = c;
+                if !tries.contains(&p) {
+                    tries.push(p);
+                }
+            }
+        }
+        for p in tries {
+            if !self.holds(both, &p)? {
+                continue;
+            }
+            let differs = self.value(sa, &p) != self.value(sb, &p);
+            if differs == conflict {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
     }
 
     /// The solver's point for `assumptions`, when it has one (a conflict's).

@@ -404,138 +404,29 @@ impl Layout {
     ///   column is left for the outcome;
     /// * outcomes: every remaining column of amounts, percentages or rule sentences.
     pub fn resolve(table: &Table, cols: &Columns) -> Result<Layout, TableError> {
-        let find = |names: &Option<Vec<String>>,
-                    role: &'static str|
-         -> Result<Option<Vec<usize>>, TableError> {
-            let Some(names) = names else { return Ok(None) };
-            names
-                .iter()
-                .map(|n| {
-                    table.column(n).ok_or_else(|| TableError::MissingColumn {
-                        file: table.file.clone(),
-                        line: table.header_line,
-                        name: n.clone(),
-                        role,
-                        available: table
-                            .headers
-                            .iter()
-                            .map(|h| format!("`{h}`"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some)
-        };
-        let keys = find(&cols.keys, "--keys")?;
-        let when = find(&cols.when, "--when")?;
-        let then = find(&cols.then, "--then")?;
-        // A column named twice for one role would be two inputs (or outcomes) that are
-        // one: every row would contradict itself.
-        for (role, v) in [("--keys", &keys), ("--when", &when), ("--then", &then)] {
-            let Some(v) = v else { continue };
-            if let Some((k, c)) = v.iter().enumerate().find(|(k, c)| v[..*k].contains(c)) {
-                let given = match role {
-                    "--keys" => &cols.keys,
-                    "--when" => &cols.when,
-                    _ => &cols.then,
-                };
-                let names = given.as_deref().unwrap_or_default();
-                let first = names[..k].iter().position(|n| table.column(n) == Some(*c));
-                return Err(TableError::Twice {
-                    file: table.file.clone(),
-                    line: table.header_line,
-                    name: table.headers[*c].clone(),
-                    role,
-                    spelled: match first {
-                        Some(f) if names[f] != names[k] => {
-                            format!(" (as `{}` and `{}`)", names[f], names[k])
-                        }
-                        _ => String::new(),
-                    },
-                });
-            }
-        }
-        let given: Vec<(&'static str, &Vec<usize>)> =
-            [("--keys", &keys), ("--when", &when), ("--then", &then)]
-                .into_iter()
-                .filter_map(|(r, v)| v.as_ref().map(|v| (r, v)))
-                .collect();
-        for (a, (ra, va)) in given.iter().enumerate() {
-            for (rb, vb) in given.iter().skip(a + 1) {
-                if let Some(c) = va.iter().find(|c| vb.contains(c)) {
-                    return Err(TableError::TwoRoles {
-                        file: table.file.clone(),
-                        line: table.header_line,
-                        name: table.headers[*c].clone(),
-                        first: ra,
-                        second: rb,
-                    });
-                }
-            }
-        }
+        let keys = given_columns(table, &cols.keys, "--keys")?;
+        let when = given_columns(table, &cols.when, "--when")?;
+        let then = given_columns(table, &cols.then, "--then")?;
+        check_given(
+            table,
+            cols,
+            [("--keys", &keys), ("--when", &when), ("--then", &then)],
+        )?;
         let n = table.headers.len();
-        let shapes: Vec<Vec<Shape>> = (0..n)
-            .map(|c| {
-                table
-                    .rows
-                    .iter()
-                    .map(|r| {
-                        r.cells
-                            .get(c)
-                            .map_or(Shape::Empty, |x| cell::shape(&x.text))
-                    })
-                    .collect()
-            })
-            .collect();
-        let count = |c: usize, s: Shape| shapes[c].iter().filter(|x| **x == s).count();
-        let nonblank = |c: usize| shapes[c].len() - count(c, Shape::Empty);
-        let is_text = |c: usize| {
-            nonblank(c) > 0
-                && 2 * count(c, Shape::Text) > nonblank(c)
-                && count(c, Shape::Interval) == 0
-                && count(c, Shape::Rule) == 0
-        };
+        let shapes = ColumnShapes::of(table);
         let taken = |c: usize, v: &[&Option<Vec<usize>>]| {
             v.iter().any(|x| x.as_ref().is_some_and(|x| x.contains(&c)))
         };
         let keys = keys.unwrap_or_else(|| {
             (0..n)
-                .filter(|c| !taken(*c, &[&when, &then]) && is_text(*c))
+                .filter(|c| !taken(*c, &[&when, &then]) && shapes.is_text(*c))
                 .collect()
         });
         let free =
             |c: usize, when: &Option<Vec<usize>>| !keys.contains(&c) && !taken(c, &[when, &then]);
         let when = match when {
             Some(w) => w,
-            None => {
-                let with_intervals: Vec<usize> = (0..n)
-                    .filter(|c| free(*c, &None) && count(*c, Shape::Interval) > 0)
-                    .collect();
-                if !with_intervals.is_empty() {
-                    with_intervals
-                } else {
-                    let bare: Vec<usize> = (0..n)
-                        .filter(|c| {
-                            free(*c, &None)
-                                && count(*c, Shape::Amount) > 0
-                                && count(*c, Shape::Amount) == nonblank(*c)
-                        })
-                        .collect();
-                    let outcome_left = (0..n).any(|c| {
-                        free(c, &None)
-                            && Some(&c) != bare.first()
-                            && (count(c, Shape::Amount)
-                                + count(c, Shape::Outcome)
-                                + count(c, Shape::Rule))
-                                > 0
-                    });
-                    match bare.first() {
-                        Some(b) if outcome_left || then.is_some() => vec![*b],
-                        _ => Vec::new(),
-                    }
-                }
-            }
+            None => shapes.guess_when(|c| free(c, &None), then.is_some()),
         };
         let when_opt = Some(when.clone());
         let mut ignored = Vec::new();
@@ -547,9 +438,7 @@ impl Layout {
                     if !free(c, &when_opt) {
                         continue;
                     }
-                    if count(c, Shape::Amount) + count(c, Shape::Outcome) + count(c, Shape::Rule)
-                        > 0
-                    {
+                    if shapes.outcome_like(c) > 0 {
                         t.push(c);
                     } else {
                         ignored.push(c);
@@ -566,18 +455,7 @@ impl Layout {
         }
         let when = when
             .into_iter()
-            .map(|c| {
-                let all_bare = count(c, Shape::Amount) == nonblank(c) && nonblank(c) > 0;
-                let meaning = match (all_bare, cols.bare) {
-                    (false, Some(BareMode::NotOver | BareMode::AtLeast) | None) => {
-                        Meaning::Interval
-                    }
-                    (_, Some(BareMode::Point)) => Meaning::Point,
-                    (true, None | Some(BareMode::NotOver)) => Meaning::NotOver,
-                    (true, Some(BareMode::AtLeast)) => Meaning::AtLeast,
-                };
-                (c, meaning)
-            })
+            .map(|c| (c, shapes.meaning(c, cols.bare)))
             .collect();
         for c in 0..n {
             let used = keys.contains(&c)
@@ -594,6 +472,172 @@ impl Layout {
             then,
             ignored,
         })
+    }
+}
+
+/// The columns given by `names` for `role` (`None` when none are given); an error
+/// names a column the header row does not have.
+fn given_columns(
+    table: &Table,
+    names: &Option<Vec<String>>,
+    role: &'static str,
+) -> Result<Option<Vec<usize>>, TableError> {
+    let Some(names) = names else { return Ok(None) };
+    names
+        .iter()
+        .map(|n| {
+            table.column(n).ok_or_else(|| TableError::MissingColumn {
+                file: table.file.clone(),
+                line: table.header_line,
+                name: n.clone(),
+                role,
+                available: table
+                    .headers
+                    .iter()
+                    .map(|h| format!("`{h}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// Checks the given columns, per role: no column named twice for one role (it would be
+/// two inputs, or outcomes, that are one: every row would contradict itself), and no
+/// column given two roles.
+fn check_given(
+    table: &Table,
+    cols: &Columns,
+    roles: [(&'static str, &Option<Vec<usize>>); 3],
+) -> Result<(), TableError> {
+    for (role, v) in roles {
+        let Some(v) = v else { continue };
+        if let Some((k, c)) = v.iter().enumerate().find(|(k, c)| v[..*k].contains(c)) {
+            let given = match role {
+                "--keys" => &cols.keys,
+                "--when" => &cols.when,
+                _ => &cols.then,
+            };
+            let names = given.as_deref().unwrap_or_default();
+            let first = names[..k].iter().position(|n| table.column(n) == Some(*c));
+            return Err(TableError::Twice {
+                file: table.file.clone(),
+                line: table.header_line,
+                name: table.headers[*c].clone(),
+                role,
+                spelled: match first {
+                    Some(f) if names[f] != names[k] => {
+                        format!(" (as `{}` and `{}`)", names[f], names[k])
+                    }
+                    _ => String::new(),
+                },
+            });
+        }
+    }
+    let given: Vec<(&'static str, &Vec<usize>)> = roles
+        .into_iter()
+        .filter_map(|(r, v)| v.as_ref().map(|v| (r, v)))
+        .collect();
+    for (a, (ra, va)) in given.iter().enumerate() {
+        for (rb, vb) in given.iter().skip(a + 1) {
+            if let Some(c) = va.iter().find(|c| vb.contains(c)) {
+                return Err(TableError::TwoRoles {
+                    file: table.file.clone(),
+                    line: table.header_line,
+                    name: table.headers[*c].clone(),
+                    first: ra,
+                    second: rb,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The shape of every cell, per column: what the roles of the columns not given are
+/// found from.
+struct ColumnShapes(Vec<Vec<Shape>>);
+
+impl ColumnShapes {
+    /// The shapes of the cells of `table`, per column.
+    fn of(table: &Table) -> ColumnShapes {
+        ColumnShapes(
+            (0..table.headers.len())
+                .map(|c| {
+                    table
+                        .rows
+                        .iter()
+                        .map(|r| {
+                            r.cells
+                                .get(c)
+                                .map_or(Shape::Empty, |x| cell::shape(&x.text))
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+
+    /// How many cells of column `c` have shape `s`.
+    fn count(&self, c: usize, s: Shape) -> usize {
+        self.0[c].iter().filter(|x| **x == s).count()
+    }
+
+    /// How many cells of column `c` are not blank.
+    fn nonblank(&self, c: usize) -> usize {
+        self.0[c].len() - self.count(c, Shape::Empty)
+    }
+
+    /// How many cells of column `c` can be an outcome (amounts, outcomes, rules).
+    fn outcome_like(&self, c: usize) -> usize {
+        self.count(c, Shape::Amount) + self.count(c, Shape::Outcome) + self.count(c, Shape::Rule)
+    }
+
+    /// Column `c` is a key column: more than half of its non-blank cells are text and
+    /// none is an interval or a rule sentence.
+    fn is_text(&self, c: usize) -> bool {
+        self.nonblank(c) > 0
+            && 2 * self.count(c, Shape::Text) > self.nonblank(c)
+            && self.count(c, Shape::Interval) == 0
+            && self.count(c, Shape::Rule) == 0
+    }
+
+    /// The condition columns when none are given: the `free` columns with an
+    /// interval, else the first one of bare amounts, provided another column is left
+    /// for the outcome (or the outcomes are given).
+    fn guess_when(&self, free: impl Fn(usize) -> bool, then_given: bool) -> Vec<usize> {
+        let n = self.0.len();
+        let with_intervals: Vec<usize> = (0..n)
+            .filter(|c| free(*c) && self.count(*c, Shape::Interval) > 0)
+            .collect();
+        if !with_intervals.is_empty() {
+            return with_intervals;
+        }
+        let bare: Vec<usize> = (0..n)
+            .filter(|c| {
+                free(*c)
+                    && self.count(*c, Shape::Amount) > 0
+                    && self.count(*c, Shape::Amount) == self.nonblank(*c)
+            })
+            .collect();
+        let outcome_left =
+            (0..n).any(|c| free(c) && Some(&c) != bare.first() && self.outcome_like(c) > 0);
+        match bare.first() {
+            Some(b) if outcome_left || then_given => vec![*b],
+            _ => Vec::new(),
+        }
+    }
+
+    /// How condition column `c` is read, given how bare amounts are to be read.
+    fn meaning(&self, c: usize, bare: Option<BareMode>) -> Meaning {
+        let all_bare = self.count(c, Shape::Amount) == self.nonblank(c) && self.nonblank(c) > 0;
+        match (all_bare, bare) {
+            (false, Some(BareMode::NotOver | BareMode::AtLeast) | None) => Meaning::Interval,
+            (_, Some(BareMode::Point)) => Meaning::Point,
+            (true, None | Some(BareMode::NotOver)) => Meaning::NotOver,
+            (true, Some(BareMode::AtLeast)) => Meaning::AtLeast,
+        }
     }
 }
 

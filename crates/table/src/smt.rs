@@ -92,166 +92,22 @@ pub fn formalize(
         units,
         problems,
     } = analyze::resolve(table, options)?;
-    let bad = |message: String| TableError::Selection {
-        file: table.file.clone(),
-        message,
-    };
-    // The group.
     let keys: Vec<String> = layout
         .keys
         .iter()
         .map(|c| table.headers[*c].clone())
         .collect();
-    let mut groups: Vec<&analyze::Group> = Vec::new();
-    for u in &units {
-        if !groups.contains(&&u.group) {
-            groups.push(&u.group);
-        }
-    }
-    let listing = |gs: &[&analyze::Group]| {
-        let mut v: Vec<String> = gs.iter().take(8).map(|g| format!("`{g}`")).collect();
-        if gs.len() > 8 {
-            v.push(format!("and {} more", gs.len() - 8));
-        }
-        v.join(", ")
-    };
-    for (k, _) in &sel.group {
-        if !keys.iter().any(|h| h.eq_ignore_ascii_case(k)) {
-            return Err(bad(format!(
-                "no key column `{k}`; the key columns are {}",
-                if keys.is_empty() {
-                    "none".to_string()
-                } else {
-                    keys.iter()
-                        .map(|h| format!("`{h}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            )));
-        }
-    }
-    let chosen: Vec<&analyze::Group> = groups
-        .iter()
-        .copied()
-        .filter(|g| {
-            sel.group.iter().all(|(k, v)| {
-                g.0.iter()
-                    .any(|(gk, gv)| gk.eq_ignore_ascii_case(k) && gv.trim() == v.trim())
-            })
-        })
-        .collect();
-    let group = match chosen.as_slice() {
-        [g] => (*g).clone(),
-        [] if groups.is_empty() => {
-            return Err(bad(
-                "no row could be read, so there is nothing to formalize".into(),
-            ))
-        }
-        [] => {
-            return Err(bad(format!(
-                "no group matches {}; the groups are {}",
-                sel.group
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(","),
-                listing(&groups)
-            )))
-        }
-        many => {
-            return Err(bad(format!(
-                "{} groups match; choose one with --group KEY=VALUE,...: {}",
-                many.len(),
-                listing(many)
-            )))
-        }
-    };
+    let group = choose_group(table, &units, &keys, sel)?;
     let units: Vec<&analyze::Prepared> = units.iter().filter(|u| u.group == group).collect();
-
-    // The outcome column(s), with the selector value of each.
-    let headers: Vec<&str> = units.iter().map(|u| u.outcome.as_str()).collect();
-    let mut chosen_units: Vec<(&analyze::Prepared, Option<BigRational>)> = Vec::new();
-    match &sel.outcome {
-        OutcomeChoice::Only => match units.as_slice() {
-            [u] => chosen_units.push((u, None)),
-            _ => {
-                return Err(bad(format!(
-                    "the table has {} outcome columns ({}); name one with --then, or select them by an input with --by",
-                    units.len(),
-                    headers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
-                )))
-            }
-        },
-        OutcomeChoice::Column(c) => match units.iter().find(|u| u.outcome.eq_ignore_ascii_case(c)) {
-            Some(u) => chosen_units.push((u, None)),
-            None => {
-                return Err(bad(format!(
-                    "no readable outcome column `{c}`; the outcome columns are {}",
-                    headers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
-                )))
-            }
-        },
-        OutcomeChoice::By(_) => {
-            for u in &units {
-                let Some(v) = trailing_number(&u.outcome) else {
-                    return Err(bad(format!(
-                        "outcome column `{}` has no number at the end of its header, so --by cannot tell which value selects it",
-                        u.outcome
-                    )));
-                };
-                if let Some((other, _)) = chosen_units.iter().find(|(_, x)| x.as_ref() == Some(&v)) {
-                    return Err(bad(format!(
-                        "outcome columns `{}` and `{}` end in the same number",
-                        other.outcome, u.outcome
-                    )));
-                }
-                chosen_units.push((u, Some(v)));
-            }
-        }
-    }
-
-    // Names.
-    let mut taken: Vec<String> = Vec::new();
-    for (from, to) in &sel.names {
-        let w = analyze::words(from);
-        let Some(i) = inputs
-            .iter_mut()
-            .find(|i| analyze::words(&i.name) == w || i.smt == *from)
-        else {
-            return Err(bad(format!(
-                "no input `{from}` to name; the inputs are {}",
-                describe_inputs(&inputs)
-            )));
-        };
-        check_symbol(to).map_err(|m| bad(format!("`{to}`: {m}")))?;
-        i.smt = to.clone();
-        taken.push(to.clone());
-    }
-    let output = match (&sel.output, &sel.outcome) {
-        (Some(o), _) => o.clone(),
-        (None, OutcomeChoice::By(_)) => "fee".to_string(),
-        (None, _) => analyze::smt_name(&chosen_units[0].0.outcome, &inputs),
+    let chosen_units = choose_columns(table, &units, sel)?;
+    name_inputs(table, &mut inputs, sel)?;
+    let (output, selector) = output_and_selector(table, &inputs, &chosen_units, sel)?;
+    let columns = Chosen {
+        units: &chosen_units,
+        inputs: &inputs,
+        selector: selector.as_deref(),
+        output: &output,
     };
-    check_symbol(&output).map_err(|m| bad(format!("output `{output}`: {m}")))?;
-    let selector = match &sel.outcome {
-        OutcomeChoice::By(n) => {
-            check_symbol(n).map_err(|m| bad(format!("--by `{n}`: {m}")))?;
-            Some(n.clone())
-        }
-        _ => None,
-    };
-    let mut all_names: Vec<&str> = inputs.iter().map(|i| i.smt.as_str()).collect();
-    all_names.push(&output);
-    if let Some(s) = &selector {
-        all_names.push(s);
-    }
-    for (k, a) in all_names.iter().enumerate() {
-        if all_names[..k].contains(a) {
-            return Err(bad(format!(
-                "the name `{a}` is used twice (inputs, output, --by)"
-            )));
-        }
-    }
 
     // The text.
     let mut text = String::new();
@@ -269,110 +125,11 @@ pub fn formalize(
         "; One guarded clause per cell (its line in the table after it), then the domain:"
     );
     let _ = writeln!(text, "; the inputs where some row applies.");
-    for i in &inputs {
-        let _ = writeln!(
-            text,
-            "(declare-const {} Real) ; {}",
-            i.smt,
-            one_line(&i.name)
-        );
-    }
-    if let Some(s) = &selector {
-        let _ = writeln!(
-            text,
-            "(declare-const {s} Real) ; selects the outcome column"
-        );
-    }
-    let _ = writeln!(text, "(declare-const {output} Real)");
-    let mut cells = 0usize;
-    for (u, sv) in &chosen_units {
-        if let Some(v) = sv {
-            let _ = writeln!(
-                text,
-                "; column `{}`: {} = {}",
-                one_line(&u.outcome),
-                selector.as_deref().unwrap_or_default(),
-                number(v)
-            );
-        }
-        for spec in &u.specs {
-            let mut guard = guard_parts(&spec.cond, &inputs);
-            if let (Some(v), Some(s)) = (sv, &selector) {
-                guard.push(format!("(= {s} {})", number(v)));
-            }
-            let value = outcome_term(&spec.outcome, spec.base.map(|b| inputs[b].smt.as_str()));
-            let _ = writeln!(
-                text,
-                "(assert (=> {} (= {output} {value}))) ; line {}",
-                conj(guard),
-                spec.line
-            );
-            cells += 1;
-        }
-    }
-    // The domain.
-    let boxes = |u: &analyze::Prepared| -> Vec<String> {
-        u.specs
-            .iter()
-            .map(|s| conj(guard_parts(&s.cond, &inputs)))
-            .collect()
-    };
-    let first = boxes(chosen_units[0].0);
-    let same = chosen_units.iter().all(|(u, _)| boxes(u) == first);
-    let domain = match (&selector, same) {
-        (None, _) => disj(first),
-        (Some(s), true) => conj(vec![
-            disj(first),
-            disj(
-                chosen_units
-                    .iter()
-                    .filter_map(|(_, v)| v.as_ref())
-                    .map(|v| format!("(= {s} {})", number(v)))
-                    .collect(),
-            ),
-        ]),
-        (Some(s), false) => disj(
-            chosen_units
-                .iter()
-                .flat_map(|(u, v)| {
-                    let v = v.clone().unwrap_or_else(BigRational::zero);
-                    boxes(u)
-                        .into_iter()
-                        .map(move |b| format!("(and (= {s} {}) {b})", number(&v)))
-                })
-                .collect(),
-        ),
-    };
+    columns.declare(&mut text);
+    let cells = columns.clauses(&mut text);
     let _ = writeln!(text, "; the domain");
-    let _ = writeln!(text, "(assert {domain})");
-    // The hull, per input.
-    let mut hull = Vec::new();
-    for (k, i) in inputs.iter().enumerate() {
-        let h = analyze::hull_of(
-            chosen_units
-                .iter()
-                .flat_map(|(u, _)| u.specs.iter().map(move |s| &s.cond[k])),
-        );
-        let mut named = i.clone();
-        named.smt = format!("{}{}", sel.hull_prefix, i.smt);
-        let parts = guard_parts(std::slice::from_ref(&h), std::slice::from_ref(&named));
-        if !parts.is_empty() {
-            hull.push((i.smt.clone(), conj(parts)));
-        }
-    }
-    if let Some(s) = &selector {
-        let p = format!("{}{s}", sel.hull_prefix);
-        hull.push((
-            s.clone(),
-            disj(
-                chosen_units
-                    .iter()
-                    .filter_map(|(_, v)| v.as_ref())
-                    .map(|v| format!("(= {p} {})", number(v)))
-                    .collect(),
-            ),
-        ));
-    }
+    let _ = writeln!(text, "(assert {})", columns.domain());
+    let hull = columns.hull(&sel.hull_prefix);
     let names = inputs
         .iter()
         .map(|i: &Input| (i.name.clone(), i.smt.clone()))
@@ -386,6 +143,328 @@ pub fn formalize(
         hull,
         problems,
     })
+}
+
+/// An error in the selection of what to formalize in `table`.
+fn bad(table: &Table, message: String) -> TableError {
+    TableError::Selection {
+        file: table.file.clone(),
+        message,
+    }
+}
+
+/// The group that the selection names (by its `key = value` pairs), among the groups
+/// of `units` (with the table's key columns `keys`).
+fn choose_group(
+    table: &Table,
+    units: &[analyze::Prepared],
+    keys: &[String],
+    sel: &Selection,
+) -> Result<analyze::Group, TableError> {
+    let mut groups: Vec<&analyze::Group> = Vec::new();
+    for u in units {
+        if !groups.contains(&&u.group) {
+            groups.push(&u.group);
+        }
+    }
+    let listing = |gs: &[&analyze::Group]| {
+        let mut v: Vec<String> = gs.iter().take(8).map(|g| format!("`{g}`")).collect();
+        if gs.len() > 8 {
+            v.push(format!("and {} more", gs.len() - 8));
+        }
+        v.join(", ")
+    };
+    for (k, _) in &sel.group {
+        if !keys.iter().any(|h| h.eq_ignore_ascii_case(k)) {
+            return Err(bad(
+                table,
+                format!(
+                    "no key column `{k}`; the key columns are {}",
+                    if keys.is_empty() {
+                        "none".to_string()
+                    } else {
+                        keys.iter()
+                            .map(|h| format!("`{h}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+    let chosen: Vec<&analyze::Group> = groups
+        .iter()
+        .copied()
+        .filter(|g| {
+            sel.group.iter().all(|(k, v)| {
+                g.0.iter()
+                    .any(|(gk, gv)| gk.eq_ignore_ascii_case(k) && gv.trim() == v.trim())
+            })
+        })
+        .collect();
+    match chosen.as_slice() {
+        [g] => Ok((*g).clone()),
+        [] if groups.is_empty() => Err(bad(
+            table,
+            "no row could be read, so there is nothing to formalize".into(),
+        )),
+        [] => Err(bad(
+            table,
+            format!(
+                "no group matches {}; the groups are {}",
+                sel.group
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                listing(&groups)
+            ),
+        )),
+        many => Err(bad(
+            table,
+            format!(
+                "{} groups match; choose one with --group KEY=VALUE,...: {}",
+                many.len(),
+                listing(many)
+            ),
+        )),
+    }
+}
+
+/// The outcome column(s) of the group's `units` that the selection names, each with
+/// the selector value that picks it (with [`OutcomeChoice::By`]).
+fn choose_columns<'u>(
+    table: &Table,
+    units: &[&'u analyze::Prepared],
+    sel: &Selection,
+) -> Result<Vec<(&'u analyze::Prepared, Option<BigRational>)>, TableError> {
+    let headers: Vec<&str> = units.iter().map(|u| u.outcome.as_str()).collect();
+    let mut chosen_units: Vec<(&analyze::Prepared, Option<BigRational>)> = Vec::new();
+    match &sel.outcome {
+        OutcomeChoice::Only => match units {
+            [u] => chosen_units.push((u, None)),
+            _ => {
+                return Err(bad(table, format!(
+                    "the table has {} outcome columns ({}); name one with --then, or select them by an input with --by",
+                    units.len(),
+                    headers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
+                )))
+            }
+        },
+        OutcomeChoice::Column(c) => match units.iter().find(|u| u.outcome.eq_ignore_ascii_case(c)) {
+            Some(u) => chosen_units.push((u, None)),
+            None => {
+                return Err(bad(table, format!(
+                    "no readable outcome column `{c}`; the outcome columns are {}",
+                    headers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
+                )))
+            }
+        },
+        OutcomeChoice::By(_) => {
+            for u in units {
+                let Some(v) = trailing_number(&u.outcome) else {
+                    return Err(bad(table, format!(
+                        "outcome column `{}` has no number at the end of its header, so --by cannot tell which value selects it",
+                        u.outcome
+                    )));
+                };
+                if let Some((other, _)) = chosen_units.iter().find(|(_, x)| x.as_ref() == Some(&v)) {
+                    return Err(bad(table, format!(
+                        "outcome columns `{}` and `{}` end in the same number",
+                        other.outcome, u.outcome
+                    )));
+                }
+                chosen_units.push((u, Some(v)));
+            }
+        }
+    }
+    Ok(chosen_units)
+}
+
+/// Gives the inputs the SMT-LIB names the selection asks for.
+fn name_inputs(table: &Table, inputs: &mut [Input], sel: &Selection) -> Result<(), TableError> {
+    for (from, to) in &sel.names {
+        let w = analyze::words(from);
+        let Some(i) = inputs
+            .iter()
+            .position(|i| analyze::words(&i.name) == w || i.smt == *from)
+        else {
+            return Err(bad(
+                table,
+                format!(
+                    "no input `{from}` to name; the inputs are {}",
+                    describe_inputs(inputs)
+                ),
+            ));
+        };
+        check_symbol(to).map_err(|m| bad(table, format!("`{to}`: {m}")))?;
+        inputs[i].smt = to.clone();
+    }
+    Ok(())
+}
+
+/// The output constant's name and the selector's (with [`OutcomeChoice::By`]), both
+/// valid symbols, and no name used twice among them and the inputs.
+fn output_and_selector(
+    table: &Table,
+    inputs: &[Input],
+    chosen_units: &[(&analyze::Prepared, Option<BigRational>)],
+    sel: &Selection,
+) -> Result<(String, Option<String>), TableError> {
+    let output = match (&sel.output, &sel.outcome) {
+        (Some(o), _) => o.clone(),
+        (None, OutcomeChoice::By(_)) => "fee".to_string(),
+        (None, _) => analyze::smt_name(&chosen_units[0].0.outcome, inputs),
+    };
+    check_symbol(&output).map_err(|m| bad(table, format!("output `{output}`: {m}")))?;
+    let selector = match &sel.outcome {
+        OutcomeChoice::By(n) => {
+            check_symbol(n).map_err(|m| bad(table, format!("--by `{n}`: {m}")))?;
+            Some(n.clone())
+        }
+        _ => None,
+    };
+    let mut all_names: Vec<&str> = inputs.iter().map(|i| i.smt.as_str()).collect();
+    all_names.push(&output);
+    if let Some(s) = &selector {
+        all_names.push(s);
+    }
+    for (k, a) in all_names.iter().enumerate() {
+        if all_names[..k].contains(a) {
+            return Err(bad(
+                table,
+                format!("the name `{a}` is used twice (inputs, output, --by)"),
+            ));
+        }
+    }
+    Ok((output, selector))
+}
+
+/// The chosen outcome columns (each with its selector value), the inputs, the
+/// selector and the output: what the text, the domain and the hull are written from.
+struct Chosen<'a> {
+    units: &'a [(&'a analyze::Prepared, Option<BigRational>)],
+    inputs: &'a [Input],
+    selector: Option<&'a str>,
+    output: &'a str,
+}
+
+impl Chosen<'_> {
+    /// Writes the declarations of the inputs, the selector and the output.
+    fn declare(&self, text: &mut String) {
+        for i in self.inputs {
+            let _ = writeln!(
+                text,
+                "(declare-const {} Real) ; {}",
+                i.smt,
+                one_line(&i.name)
+            );
+        }
+        if let Some(s) = self.selector {
+            let _ = writeln!(
+                text,
+                "(declare-const {s} Real) ; selects the outcome column"
+            );
+        }
+        let _ = writeln!(text, "(declare-const {} Real)", self.output);
+    }
+
+    /// Writes one guarded clause per cell of the chosen columns; the number of cells.
+    fn clauses(&self, text: &mut String) -> usize {
+        let output = self.output;
+        let mut cells = 0usize;
+        for (u, sv) in self.units {
+            if let Some(v) = sv {
+                let _ = writeln!(
+                    text,
+                    "; column `{}`: {} = {}",
+                    one_line(&u.outcome),
+                    self.selector.unwrap_or_default(),
+                    number(v)
+                );
+            }
+            for spec in &u.specs {
+                let mut guard = guard_parts(&spec.cond, self.inputs);
+                if let (Some(v), Some(s)) = (sv, self.selector) {
+                    guard.push(format!("(= {s} {})", number(v)));
+                }
+                let value = outcome_term(
+                    &spec.outcome,
+                    spec.base.map(|b| self.inputs[b].smt.as_str()),
+                );
+                let _ = writeln!(
+                    text,
+                    "(assert (=> {} (= {output} {value}))) ; line {}",
+                    conj(guard),
+                    spec.line
+                );
+                cells += 1;
+            }
+        }
+        cells
+    }
+
+    /// The row guards of a column.
+    fn boxes(&self, u: &analyze::Prepared) -> Vec<String> {
+        u.specs
+            .iter()
+            .map(|s| conj(guard_parts(&s.cond, self.inputs)))
+            .collect()
+    }
+
+    /// The selector equal to the value of each chosen column, with `prefix` before
+    /// its name.
+    fn selector_values(&self, prefix: &str, s: &str) -> Vec<String> {
+        self.units
+            .iter()
+            .filter_map(|(_, v)| v.as_ref())
+            .map(|v| format!("(= {prefix}{s} {})", number(v)))
+            .collect()
+    }
+
+    /// The domain: the inputs where some row applies (a product of the row guards and
+    /// the selector's values when every column has the same rows).
+    fn domain(&self) -> String {
+        let first = self.boxes(self.units[0].0);
+        let same = self.units.iter().all(|(u, _)| self.boxes(u) == first);
+        match (self.selector, same) {
+            (None, _) => disj(first),
+            (Some(s), true) => conj(vec![disj(first), disj(self.selector_values("", s))]),
+            (Some(s), false) => disj(
+                self.units
+                    .iter()
+                    .flat_map(|(u, v)| {
+                        let v = v.clone().unwrap_or_else(BigRational::zero);
+                        self.boxes(u)
+                            .into_iter()
+                            .map(move |b| format!("(and (= {s} {}) {b})", number(&v)))
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The hull, per input (and the selector), with `prefix` before every name.
+    fn hull(&self, prefix: &str) -> Vec<(String, String)> {
+        let mut hull = Vec::new();
+        for (k, i) in self.inputs.iter().enumerate() {
+            let h = analyze::hull_of(
+                self.units
+                    .iter()
+                    .flat_map(|(u, _)| u.specs.iter().map(move |s| &s.cond[k])),
+            );
+            let mut named = i.clone();
+            named.smt = format!("{prefix}{}", i.smt);
+            let parts = guard_parts(std::slice::from_ref(&h), std::slice::from_ref(&named));
+            if !parts.is_empty() {
+                hull.push((i.smt.clone(), conj(parts)));
+            }
+        }
+        if let Some(s) = self.selector {
+            hull.push((s.to_string(), disj(self.selector_values(prefix, s))));
+        }
+        hull
+    }
 }
 
 fn describe_inputs(inputs: &[Input]) -> String {

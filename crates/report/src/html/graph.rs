@@ -106,126 +106,49 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
         .collect();
     let back = back_edges(n, &proper);
     let layered_drawing = back.is_empty() || n > MAX_CIRCLE;
-    let mut pos = if !layered_drawing {
-        circle(&widths)
-    } else {
-        let forward: Vec<(usize, usize)> = proper
+    let pos = place(&widths, &proper, &back, layered_drawing);
+    let mut canvas = Canvas {
+        node_boxes: pos
             .iter()
-            .enumerate()
-            .filter(|(i, _)| !back.contains(i))
-            .map(|(_, &e)| e)
-            .collect();
-        layered(n, &forward, &widths)
+            .map(|p| Rect::around(p.x, p.y, p.w + 6.0, NODE_H + 6.0))
+            .collect(),
+        placed_labels: Vec::new(),
+        body: String::new(),
+        label_text: String::new(),
+        max_x: pos.iter().map(|p| p.x + p.w / 2.0).fold(0.0, f64::max),
+        max_y: pos.iter().map(|p| p.y + NODE_H / 2.0).fold(0.0, f64::max),
+        // Curves and labels may reach past the nodes on any side.
+        min_x: 0.0,
+        min_y: 0.0,
     };
-
-    // Shift everything so the drawing starts at the margin.
-    let min_x = pos
-        .iter()
-        .map(|p| p.x - p.w / 2.0)
-        .fold(f64::INFINITY, f64::min);
-    let min_y = pos.iter().map(|p| p.y).fold(f64::INFINITY, f64::min) - NODE_H / 2.0;
-    for p in &mut pos {
-        p.x += MARGIN - min_x;
-        p.y += MARGIN - min_y;
-    }
-    let node_boxes: Vec<Rect> = pos
-        .iter()
-        .map(|p| Rect::around(p.x, p.y, p.w + 6.0, NODE_H + 6.0))
-        .collect();
-
-    let mut body = String::new();
-    let mut placed_labels: Vec<Rect> = Vec::new();
-    let mut label_text = String::new();
     let marker = format!("vera-arrow-{id}");
-    let mut max_x = pos.iter().map(|p| p.x + p.w / 2.0).fold(0.0, f64::max);
-    let mut max_y = pos.iter().map(|p| p.y + NODE_H / 2.0).fold(0.0, f64::max);
-    // Curves and labels may reach past the nodes on any side.
-    let (mut min_x, mut min_y) = (0.0f64, 0.0f64);
-
     for (k, e) in edges.iter().enumerate() {
         let a = pos[e.from];
         let (path, mid) = if e.from == e.to {
             self_loop(a)
         } else {
-            let b = pos[e.to];
-            // Parallel and opposite edges between the same two nodes fan out.
-            let siblings: Vec<usize> = edges
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| {
-                    (o.from == e.from && o.to == e.to) || (o.from == e.to && o.to == e.from)
-                })
-                .map(|(i, _)| i)
-                .collect();
-            let rank = siblings.iter().position(|&i| i == k).unwrap_or(0) as f64;
-            let count = siblings.len() as f64;
-            let mut bend = if count > 1.0 {
-                (rank - (count - 1.0) / 2.0) * 36.0 + if e.from < e.to { 0.0 } else { 18.0 }
-            } else {
-                0.0
-            };
-            if count > 1.0 && bend == 0.0 {
-                bend = 18.0;
-            }
-            // In a layered drawing, an edge that skips rows or goes up swings wide of
-            // the nodes in between (up and down edges bend to opposite sides).
-            if layered_drawing && (b.y - a.y).abs() > NODE_H + GAP_Y + 1.0 {
-                bend += a.w.max(b.w) / 2.0 + 30.0;
-            }
-            if layered_drawing && back.iter().any(|&bi| proper[bi] == (e.from, e.to)) {
-                bend += 30.0;
-            }
-            curve(a, b, bend)
+            let bend = edge_bend(
+                &edges,
+                k,
+                &pos,
+                layered_drawing && back.iter().any(|&bi| proper[bi] == (e.from, e.to)),
+                layered_drawing,
+            );
+            curve(a, pos[e.to], bend)
         };
-        min_x = min_x.min(mid.0 - MARGIN);
-        min_y = min_y.min(mid.1 - MARGIN);
-        max_x = max_x.max(mid.0);
-        max_y = max_y.max(mid.1);
+        canvas.reach(mid.0 - MARGIN, mid.1 - MARGIN, mid.0, mid.1);
         let _ = writeln!(
-            body,
+            canvas.body,
             "<path class=\"edge\" d=\"{path}\" marker-end=\"url(#{marker})\"/>"
         );
         if let Some(l) = &e.label {
-            let text = shown(l);
-            let w = text_width(&text, 11.0) + 6.0;
-            let h = 15.0;
-            let mut spot = mid;
-            for step in [0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 4.0, -4.0, 5.0, -5.0] {
-                let r = Rect::around(mid.0, mid.1 + step * h, w, h);
-                if !node_boxes.iter().any(|b| b.overlaps(&r))
-                    && !placed_labels.iter().any(|b| b.overlaps(&r))
-                {
-                    spot = (mid.0, mid.1 + step * h);
-                    break;
-                }
-            }
-            let r = Rect::around(spot.0, spot.1, w, h);
-            max_x = max_x.max(r.x1);
-            max_y = max_y.max(r.y1);
-            min_x = min_x.min(r.x0 - 8.0);
-            min_y = min_y.min(r.y0 - 8.0);
-            placed_labels.push(r);
-            let _ = writeln!(
-                label_text,
-                "<rect class=\"label-bg\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" \
-                 height=\"{h:.1}\" rx=\"3\"/>",
-                r.x0, r.y0, w
-            );
-            let _ = writeln!(
-                label_text,
-                "<text class=\"edge-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" \
-                 dominant-baseline=\"central\"><title>{}</title>{}</text>",
-                spot.0,
-                spot.1,
-                escape(l),
-                escape(&text)
-            );
+            canvas.label(mid, l);
         }
     }
 
-    let (x0, y0) = (min_x.floor(), min_y.floor());
-    let width = (max_x + MARGIN).ceil() - x0;
-    let height = (max_y + MARGIN).ceil() - y0;
+    let (x0, y0) = (canvas.min_x.floor(), canvas.min_y.floor());
+    let width = (canvas.max_x + MARGIN).ceil() - x0;
+    let height = (canvas.max_y + MARGIN).ceil() - y0;
     let _ = writeln!(
         out,
         "<svg class=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
@@ -239,7 +162,7 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
          markerWidth=\"8\" markerHeight=\"8\" markerUnits=\"userSpaceOnUse\" \
          orient=\"auto\"><path class=\"arrowhead\" d=\"M0,0 L10,5 L0,10 z\"/></marker></defs>"
     );
-    out.push_str(&body);
+    out.push_str(&canvas.body);
     for (i, nd) in nodes.iter().enumerate() {
         let p = pos[i];
         let _ = writeln!(
@@ -257,8 +180,137 @@ pub(super) fn svg(out: &mut String, nodes: &[Node], edges: &[Edge], id: usize, c
             escape(&labels[i])
         );
     }
-    out.push_str(&label_text);
+    out.push_str(&canvas.label_text);
     out.push_str("</svg>\n");
+}
+
+/// The nodes' places (of `widths`): on a circle, or in layers of the edges `proper`
+/// without the back edges `back` when `layered_drawing`; shifted so the drawing starts
+/// at the margin.
+fn place(
+    widths: &[f64],
+    proper: &[(usize, usize)],
+    back: &[usize],
+    layered_drawing: bool,
+) -> Vec<Placed> {
+    let mut pos = if !layered_drawing {
+        circle(widths)
+    } else {
+        let forward: Vec<(usize, usize)> = proper
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !back.contains(i))
+            .map(|(_, &e)| e)
+            .collect();
+        layered(widths.len(), &forward, widths)
+    };
+    let min_x = pos
+        .iter()
+        .map(|p| p.x - p.w / 2.0)
+        .fold(f64::INFINITY, f64::min);
+    let min_y = pos.iter().map(|p| p.y).fold(f64::INFINITY, f64::min) - NODE_H / 2.0;
+    for p in &mut pos {
+        p.x += MARGIN - min_x;
+        p.y += MARGIN - min_y;
+    }
+    pos
+}
+
+/// How far edge `k` (between two different nodes) bends: parallel and opposite edges
+/// between the same two nodes fan out; in a layered drawing, an edge that skips rows
+/// or goes up swings wide of the nodes in between (up and down edges bend to opposite
+/// sides), and a back edge (`is_back`) wider still.
+fn edge_bend(
+    edges: &[&Edge],
+    k: usize,
+    pos: &[Placed],
+    is_back: bool,
+    layered_drawing: bool,
+) -> f64 {
+    let e = edges[k];
+    let (a, b) = (pos[e.from], pos[e.to]);
+    let siblings: Vec<usize> = edges
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| (o.from == e.from && o.to == e.to) || (o.from == e.to && o.to == e.from))
+        .map(|(i, _)| i)
+        .collect();
+    let rank = siblings.iter().position(|&i| i == k).unwrap_or(0) as f64;
+    let count = siblings.len() as f64;
+    let mut bend = if count > 1.0 {
+        (rank - (count - 1.0) / 2.0) * 36.0 + if e.from < e.to { 0.0 } else { 18.0 }
+    } else {
+        0.0
+    };
+    if count > 1.0 && bend == 0.0 {
+        bend = 18.0;
+    }
+    if layered_drawing && (b.y - a.y).abs() > NODE_H + GAP_Y + 1.0 {
+        bend += a.w.max(b.w) / 2.0 + 30.0;
+    }
+    if is_back {
+        bend += 30.0;
+    }
+    bend
+}
+
+/// The edges and edge labels drawn so far, the boxes they must keep clear of, and how
+/// far the drawing reaches.
+struct Canvas {
+    node_boxes: Vec<Rect>,
+    placed_labels: Vec<Rect>,
+    body: String,
+    label_text: String,
+    min_x: f64,
+    min_y: f64,
+    max_x: f64,
+    max_y: f64,
+}
+
+impl Canvas {
+    /// Widens the drawing's reach to `(x0, y0)` .. `(x1, y1)`.
+    fn reach(&mut self, x0: f64, y0: f64, x1: f64, y1: f64) {
+        self.min_x = self.min_x.min(x0);
+        self.min_y = self.min_y.min(y0);
+        self.max_x = self.max_x.max(x1);
+        self.max_y = self.max_y.max(y1);
+    }
+
+    /// Draws the label `l` of an edge near its middle `mid`, at the first spot above or
+    /// below that overlaps no node and no other label.
+    fn label(&mut self, mid: (f64, f64), l: &str) {
+        let text = shown(l);
+        let w = text_width(&text, 11.0) + 6.0;
+        let h = 15.0;
+        let mut spot = mid;
+        for step in [0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 4.0, -4.0, 5.0, -5.0] {
+            let r = Rect::around(mid.0, mid.1 + step * h, w, h);
+            if !self.node_boxes.iter().any(|b| b.overlaps(&r))
+                && !self.placed_labels.iter().any(|b| b.overlaps(&r))
+            {
+                spot = (mid.0, mid.1 + step * h);
+                break;
+            }
+        }
+        let r = Rect::around(spot.0, spot.1, w, h);
+        self.reach(r.x0 - 8.0, r.y0 - 8.0, r.x1, r.y1);
+        self.placed_labels.push(r);
+        let _ = writeln!(
+            self.label_text,
+            "<rect class=\"label-bg\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" \
+             height=\"{h:.1}\" rx=\"3\"/>",
+            r.x0, r.y0, w
+        );
+        let _ = writeln!(
+            self.label_text,
+            "<text class=\"edge-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" \
+             dominant-baseline=\"central\"><title>{}</title>{}</text>",
+            spot.0,
+            spot.1,
+            escape(l),
+            escape(&text)
+        );
+    }
 }
 
 /// The indices (into `edges`) of edges that close a cycle, found by depth-first search:

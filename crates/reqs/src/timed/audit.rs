@@ -21,10 +21,10 @@ use super::trace;
 use super::unroll::{at, split_name, unroll, var_at, Unrolled};
 use super::TimeBase;
 use crate::audit::{
-    audit, load_into, Assignment, AuditOptions, Consistency, Redundancy, Session, Vacuity,
-    Violatability, Witness,
+    audit, load_into, Assignment, AuditOptions, Consistency, Redundancy, RequirementAudit, Session,
+    Vacuity, Violatability, Witness,
 };
-use crate::realize::{realizability, Realizability, RealizeOptions};
+use crate::realize::{realizability, EnvConflict, Realizability, RealizeOptions};
 use crate::spec::{Constraint, Requirement, Role, Shape, Spec, Variable};
 use logic::{Model, Op, Sort, Term, Value};
 use serde::Serialize;
@@ -508,38 +508,82 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
     let plain = audit(&u.spec, &plain_options).map_err(|e| match e {
         crate::audit::AuditError::Solver(s) => TimedError::Solver(s),
     })?;
-    let hide = |ids: Vec<String>| -> Vec<String> {
-        ids.into_iter()
-            .filter(|i| !u.monitor_ids.contains(i))
-            .collect()
-    };
     let queries = plain.queries;
     // One session for the witnesses: the plain audit's witnesses show only the
     // variables of the unrolled formula (monitors), and a trace needs the state.
     let mut solver = Solver::start(&options.audit.solver)?;
     let lits = load_into(&mut solver, &u.spec)?;
     let mut s = Session::new(&mut solver, lits);
-
-    let consistency = match &plain.consistency {
-        Consistency::Consistent => consistent_witness(spec, &u, tb, &mut s)?,
-        Consistency::DomainInconsistent { conflict } => TimedConsistency::DomainInconsistent {
-            conflict: hide(conflict.clone()),
-        },
-        Consistency::Inconsistent {
-            conflicts,
-            complete,
-            ..
-        } => TimedConsistency::Inconsistent {
-            conflicts: conflicts.iter().map(|c| hide(c.clone())).collect(),
-            complete: *complete,
-        },
-        Consistency::Unknown { reason } => TimedConsistency::Unknown {
-            reason: reason.clone(),
-        },
-    };
-
+    let back = ReadBack { spec, u: &u, tb, k };
+    let consistency = back.consistency(&plain.consistency, &mut s)?;
     let mut requirements = Vec::new();
     for ra in &plain.requirements {
+        requirements.push(back.requirement(ra, &mut s)?);
+    }
+    induction(spec, &u, options, &mut requirements)?;
+    let (rt_inconsistency, environment) = rt_checks(spec, tb, options, k, &consistency)?;
+    Ok(TimedReport {
+        tick: tb.tick_text.clone(),
+        horizon,
+        bound_too_small,
+        consistency,
+        requirements,
+        not_formalized: plain.not_formalized,
+        rt_inconsistency,
+        environment,
+        queries: queries + s.queries,
+    })
+}
+
+/// A spec, its unrolling to `k` steps and its time base: what the plain audit's
+/// results on the unrolled spec are read back into timed results with.
+struct ReadBack<'a> {
+    spec: &'a Spec,
+    u: &'a Unrolled,
+    tb: &'a TimeBase,
+    k: usize,
+}
+
+impl ReadBack<'_> {
+    /// The ids without the unrolling's monitors.
+    fn hide(&self, ids: Vec<String>) -> Vec<String> {
+        ids.into_iter()
+            .filter(|i| !self.u.monitor_ids.contains(i))
+            .collect()
+    }
+
+    /// The consistency on traces, with a witness run when consistent.
+    fn consistency(
+        &self,
+        plain: &Consistency,
+        s: &mut Session,
+    ) -> Result<TimedConsistency, TimedError> {
+        Ok(match plain {
+            Consistency::Consistent => consistent_witness(self.spec, self.u, self.tb, s)?,
+            Consistency::DomainInconsistent { conflict } => TimedConsistency::DomainInconsistent {
+                conflict: self.hide(conflict.clone()),
+            },
+            Consistency::Inconsistent {
+                conflicts,
+                complete,
+                ..
+            } => TimedConsistency::Inconsistent {
+                conflicts: conflicts.iter().map(|c| self.hide(c.clone())).collect(),
+                complete: *complete,
+            },
+            Consistency::Unknown { reason } => TimedConsistency::Unknown {
+                reason: reason.clone(),
+            },
+        })
+    }
+
+    /// One requirement's timed audit, from its plain audit `ra`, with witness traces.
+    fn requirement(
+        &self,
+        ra: &RequirementAudit,
+        s: &mut Session,
+    ) -> Result<TimedRequirementAudit, TimedError> {
+        let (spec, tb, k) = (self.spec, self.tb, self.k);
         let i = spec
             .requirements
             .iter()
@@ -561,7 +605,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                     because,
                     response_conflict,
                 } => Vacuity::Vacuous {
-                    because: hide(because),
+                    because: self.hide(because),
                     response_conflict,
                 },
                 other => other,
@@ -569,47 +613,86 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         };
         // A trace that satisfies the others and breaks this one serves both as the
         // redundancy and the violatability witness.
-        let breaking = [Term::not(
-            u.spec.requirements[i].formula.clone().expect("formalized"),
-        )];
         let dom = s.lits.domain().to_vec();
         let mut rest = dom.clone();
         rest.extend(s.lits.reqs_except(Some(i)));
-        // The witness trace: the earliest break under `base`. A solver that gives no
-        // answer this time leaves the verdict without its trace (`Err(reason)`); an
-        // unsat answer contradicts the audit and is an error.
-        let mut trace_under = |base: &[Term],
-                               what: &str|
-         -> Result<Result<Model, solver::Undecided>, TimedError> {
-            match s.check(base, &breaking)? {
-                Outcome::Sat(m) => Ok(Ok(shortest_break(&mut s, base, &u, spec, i, m)?)),
-                Outcome::Unknown(reason) => Ok(Err(solver::Undecided::from(reason).map(|why| {
-                    format!(
-                        "{} is {what}, but the query for a trace that shows it gave no answer: {why}",
-                        r.id
-                    )
-                }))),
-                Outcome::Unsat(_) => Err(TimedError::Witness(format!(
-                    "the audit found {} {what}, a second query found no trace",
-                    r.id
-                ))),
-            }
-        };
         let breaks_rest = if matches!(ra.redundancy, Redundancy::NotRedundant { .. }) {
-            Some(trace_under(&rest, "not redundant")?)
+            Some(self.trace_under(s, i, &rest, "not redundant")?)
         } else {
             None
         };
-        let violatability = match &ra.violatability {
+        let violatability = self.violatability(s, i, fits, ra, &breaks_rest, &dom)?;
+        let redundancy = self.redundancy(i, fits, ra, breaks_rest)?;
+        Ok(TimedRequirementAudit {
+            id: r.id.clone(),
+            line: r.line,
+            pattern,
+            needs_steps: needs(r),
+            fits,
+            vacuity_domain: unfit(ra.vacuity_domain.clone()),
+            vacuity: unfit(ra.vacuity_model.clone()),
+            violatability,
+            redundancy,
+            proved_for_every_run: Vec::new(),
+        })
+    }
+
+    /// The witness trace that requirement `i` is `what`: the earliest break under
+    /// `base`. A solver that gives no answer this time leaves the verdict without its
+    /// trace (`Err(reason)`); an unsat answer contradicts the audit and is an error.
+    fn trace_under(
+        &self,
+        s: &mut Session,
+        i: usize,
+        base: &[Term],
+        what: &str,
+    ) -> Result<Result<Model, solver::Undecided>, TimedError> {
+        let r = &self.spec.requirements[i];
+        let breaking = [Term::not(
+            self.u.spec.requirements[i]
+                .formula
+                .clone()
+                .expect("formalized"),
+        )];
+        match s.check(base, &breaking)? {
+            Outcome::Sat(m) => Ok(Ok(shortest_break(s, base, self.u, self.spec, i, m)?)),
+            Outcome::Unknown(reason) => Ok(Err(solver::Undecided::from(reason).map(|why| {
+                format!(
+                    "{} is {what}, but the query for a trace that shows it gave no answer: {why}",
+                    r.id
+                )
+            }))),
+            Outcome::Unsat(_) => Err(TimedError::Witness(format!(
+                "the audit found {} {what}, a second query found no trace",
+                r.id
+            ))),
+        }
+    }
+
+    /// Requirement `i`'s violatability on traces, with the trace that breaks it (the
+    /// one that breaks it under the rest, `breaks_rest`, when there is one; else one
+    /// under the domain `dom`).
+    fn violatability(
+        &self,
+        s: &mut Session,
+        i: usize,
+        fits: bool,
+        ra: &RequirementAudit,
+        breaks_rest: &Option<Result<Model, solver::Undecided>>,
+        dom: &[Term],
+    ) -> Result<TimedViolatability, TimedError> {
+        let (spec, tb, k, u) = (self.spec, self.tb, self.k, self.u);
+        let r = &spec.requirements[i];
+        Ok(match &ra.violatability {
             Violatability::Violatable { .. } => {
-                let m = match &breaks_rest {
+                let m = match breaks_rest {
                     Some(Ok(m)) => Ok(m.clone()),
-                    _ => trace_under(&dom, "violatable")?,
+                    _ => self.trace_under(s, i, dom, "violatable")?,
                 };
                 match m {
                     Err(reason) => TimedViolatability::Unknown { reason },
                     Ok(m) => {
-                        let tr = trace_of(&u, &m, k + 1);
+                        let tr = trace_of(u, &m, k + 1);
                         let v = violations(spec, i, &tr)?;
                         let Some(first) = v.first().copied() else {
                             return Err(TimedError::Witness(format!(
@@ -618,7 +701,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                             )));
                         };
                         TimedViolatability::Violatable {
-                            trace: timeline(&u, tb, &m, first + 1, None),
+                            trace: timeline(u, tb, &m, first + 1, None),
                             at: first,
                         }
                     }
@@ -632,20 +715,33 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                 )),
             },
             Violatability::ImpliedByDomain { because } => TimedViolatability::ImpliedByDomain {
-                because: hide(because.clone()),
+                because: self.hide(because.clone()),
             },
             Violatability::Unknown { reason } => TimedViolatability::Unknown {
                 reason: reason.clone(),
             },
-        };
-        let redundancy = match &ra.redundancy {
-            Redundancy::NotRedundant { .. } => match breaks_rest.clone().expect("asked above") {
+        })
+    }
+
+    /// Requirement `i`'s redundancy on traces, with the trace that breaks it under the
+    /// rest (`breaks_rest`, asked when it is not redundant).
+    fn redundancy(
+        &self,
+        i: usize,
+        fits: bool,
+        ra: &RequirementAudit,
+        breaks_rest: Option<Result<Model, solver::Undecided>>,
+    ) -> Result<TimedRedundancy, TimedError> {
+        let (spec, k, u) = (self.spec, self.k, self.u);
+        let r = &spec.requirements[i];
+        Ok(match &ra.redundancy {
+            Redundancy::NotRedundant { .. } => match breaks_rest.expect("asked above") {
                 Err(reason) => TimedRedundancy::Unknown { reason },
                 Ok(m) => {
-                    let tr = trace_of(&u, &m, k + 1);
+                    let tr = trace_of(u, &m, k + 1);
                     let first = violations(spec, i, &tr)?.first().copied();
                     TimedRedundancy::NotRedundant {
-                        trace: timeline(&u, tb, &m, first.map_or(k + 1, |f| f + 1), None),
+                        trace: timeline(u, self.tb, &m, first.map_or(k + 1, |f| f + 1), None),
                     }
                 }
             },
@@ -653,7 +749,7 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
                 reason: format!("bound too small for {}: it needs {} steps", r.id, needs(r)),
             },
             Redundancy::Redundant { subsumed_by } => TimedRedundancy::Redundant {
-                subsumed_by: hide(subsumed_by.clone()),
+                subsumed_by: self.hide(subsumed_by.clone()),
             },
             Redundancy::Skipped { reason } => TimedRedundancy::Skipped {
                 reason: reason.clone(),
@@ -661,22 +757,20 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
             Redundancy::Unknown { reason } => TimedRedundancy::Unknown {
                 reason: reason.clone(),
             },
-        };
-        requirements.push(TimedRequirementAudit {
-            id: r.id.clone(),
-            line: r.line,
-            pattern,
-            needs_steps: needs(r),
-            fits,
-            vacuity_domain: unfit(ra.vacuity_domain.clone()),
-            vacuity: unfit(ra.vacuity_model.clone()),
-            violatability,
-            redundancy,
-            proved_for_every_run: Vec::new(),
-        });
+        })
     }
-    induction(spec, &u, options, &mut requirements)?;
+}
 
+/// The rt checks: rt-inconsistency of the requirements, then what the environment
+/// (the inputs) can force beyond it; not run when not asked for or when the
+/// requirements are not consistent.
+fn rt_checks(
+    spec: &Spec,
+    tb: &TimeBase,
+    options: &TimedOptions,
+    k: usize,
+    consistency: &TimedConsistency,
+) -> Result<(RtInconsistency, RtInconsistency), TimedError> {
     let longest = spec.requirements.iter().map(needs).max().unwrap_or(1);
     let rt_k = options.rt_horizon.unwrap_or(longest + 2).min(k);
     let not_run = if options.no_rt {
@@ -700,48 +794,45 @@ pub fn audit_timed(spec: &Spec, options: &TimedOptions) -> Result<TimedReport, T
         None if !has_inputs => RtInconsistency::NotChecked {
             reason: "no variable has role = \"input\"".into(),
         },
-        None => match with_first_state(spec, options, rt_check(spec, tb, options, rt_k, true)?)? {
-            // A set already rt-inconsistent needs no environment: only the others.
-            RtInconsistency::Found {
-                mut conflicts,
-                up_to,
-                complete,
-            } => {
-                if let RtInconsistency::Found { conflicts: own, .. } = &rt_inconsistency {
-                    conflicts.retain(|c| {
-                        !own.iter()
-                            .any(|o| o.requirements.iter().all(|x| c.requirements.contains(x)))
-                    });
+        None => {
+            let found = with_first_state(spec, options, rt_check(spec, tb, options, rt_k, true)?)?;
+            beyond_own(found, &rt_inconsistency, tb)
+        }
+    };
+    Ok((rt_inconsistency, environment))
+}
+
+/// The environment's rt-inconsistencies `found` without those of sets already
+/// rt-inconsistent on their own (`own`), which need no environment.
+fn beyond_own(found: RtInconsistency, own: &RtInconsistency, tb: &TimeBase) -> RtInconsistency {
+    match found {
+        RtInconsistency::Found {
+            mut conflicts,
+            up_to,
+            complete,
+        } => {
+            if let RtInconsistency::Found { conflicts: own, .. } = own {
+                conflicts.retain(|c| {
+                    !own.iter()
+                        .any(|o| o.requirements.iter().all(|x| c.requirements.contains(x)))
+                });
+            }
+            if conflicts.is_empty() {
+                RtInconsistency::NoneUpTo {
+                    up_to,
+                    time: tb.show(up_to as u64),
+                    every_prefix: false,
                 }
-                if conflicts.is_empty() {
-                    RtInconsistency::NoneUpTo {
-                        up_to,
-                        time: tb.show(up_to as u64),
-                        every_prefix: false,
-                    }
-                } else {
-                    RtInconsistency::Found {
-                        conflicts,
-                        up_to,
-                        complete,
-                    }
+            } else {
+                RtInconsistency::Found {
+                    conflicts,
+                    up_to,
+                    complete,
                 }
             }
-            other => other,
-        },
-    };
-
-    Ok(TimedReport {
-        tick: tb.tick_text.clone(),
-        horizon,
-        bound_too_small,
-        consistency,
-        requirements,
-        not_formalized: plain.not_formalized,
-        rt_inconsistency,
-        environment,
-        queries: queries + s.queries,
-    })
+        }
+        other => other,
+    }
 }
 
 /// A consistent spec's witness: a looping run when there is one within the horizon.
@@ -881,94 +972,14 @@ fn rt_check(
             ..
         } => (conflicts, complete),
     };
-    let p_of = |w: &Witness| -> Option<usize> {
-        w.iter()
-            .find(|a| a.variable == RT_LENGTH)
-            .and_then(|a| a.value.parse().ok())
-    };
-    // The rt spec with only `set`'s requirements and prefixes ending at most at `bound`.
-    let for_set = |set: &[String], bound: usize| -> Spec {
-        let mut sub = rt.clone();
-        sub.requirements.retain(|r| set.contains(&r.id));
-        sub.domain.push(Constraint {
-            id: "(prefix bound)".into(),
-            text: None,
-            formula: Term::App(
-                Op::Le,
-                vec![Term::var(RT_LENGTH, Sort::Int), Term::int(bound as i64)],
-            ),
-            line: 0,
-        });
-        sub
-    };
     let mut conflicts = Vec::new();
     for f in found {
-        let mut best = (p_of(&f.inputs), f.inputs.clone());
-        // The shortest prefix, with only this set's requirements: bounds 0, 1, 3, 7, ...
-        // first (most dead ends are short), then bisection.
-        if let Some(mut hi) = best.0 {
-            let mut lo = 0;
-            let mut probe = Some(0usize);
-            while lo < hi {
-                let mid = match probe {
-                    Some(b) if b < hi => b,
-                    _ => {
-                        probe = None;
-                        (lo + hi) / 2
-                    }
-                };
-                let sub = for_set(&f.requirements, mid);
-                ro.max_conflicts = 1;
-                let answer = realizability(&sub, &ro)?;
-                match answer {
-                    Realizability::Unrealizable { conflicts: c, .. } if !c.is_empty() => {
-                        let p = p_of(&c[0].inputs).unwrap_or(mid);
-                        best = (Some(p), c[0].inputs.clone());
-                        hi = p.min(mid);
-                        probe = None;
-                    }
-                    _ => {
-                        lo = mid + 1;
-                        probe = probe.map(|b| 2 * b + 1);
-                    }
-                }
-            }
-        }
+        let best = shortest_prefix(&rt, &f, &mut ro)?;
         let p = best
             .0
             .ok_or_else(|| TimedError::Witness("a dead end without its prefix length".into()))?;
-        // Fewer value changes: each schema variable held constant over the prefix
-        // where the dead end stays reachable with the same length.
-        let mut sub = for_set(&f.requirements, p);
-        ro.max_conflicts = 1;
-        let plen = Term::var(RT_LENGTH, Sort::Int);
-        for (n, srt) in &pre.state {
-            if p == 0 {
-                break;
-            }
-            let m = model_of(&best.1, &pre);
-            let first = m.get(&var_at(n, 0)).cloned();
-            if (1..=p).all(|t| m.get(&var_at(n, t)).cloned() == first) {
-                continue;
-            }
-            let mut attempt = sub.clone();
-            attempt.domain.push(Constraint {
-                id: format!("({n} constant)"),
-                text: None,
-                formula: constant_over(n, srt, 0..=pre.k, Some(&plen)),
-                line: 0,
-            });
-            if let Realizability::Unrealizable { conflicts: c, .. } = realizability(&attempt, &ro)?
-            {
-                if let Some(c0) = c.first() {
-                    if p_of(&c0.inputs) == Some(p) {
-                        best.1 = c0.inputs.clone();
-                        sub = attempt;
-                    }
-                }
-            }
-        }
-        let m = model_of(&best.1, &pre);
+        let inputs = steadier_prefix(&rt, &pre, &f.requirements, (p, best.1), &mut ro)?;
+        let m = model_of(&inputs, &pre);
         let tr = trace_of(&pre, &m, p + 1);
         for i in 0..spec.requirements.len() {
             if !violations(spec, i, &tr)?.is_empty() {
@@ -996,6 +1007,111 @@ fn rt_check(
         up_to,
         complete,
     })
+}
+
+/// The prefix length of a dead end's witness.
+fn prefix_length(w: &Witness) -> Option<usize> {
+    w.iter()
+        .find(|a| a.variable == RT_LENGTH)
+        .and_then(|a| a.value.parse().ok())
+}
+
+/// The rt spec `rt` with only `set`'s requirements and prefixes ending at most at
+/// `bound`.
+fn rt_for_set(rt: &Spec, set: &[String], bound: usize) -> Spec {
+    let mut sub = rt.clone();
+    sub.requirements.retain(|r| set.contains(&r.id));
+    sub.domain.push(Constraint {
+        id: "(prefix bound)".into(),
+        text: None,
+        formula: Term::App(
+            Op::Le,
+            vec![Term::var(RT_LENGTH, Sort::Int), Term::int(bound as i64)],
+        ),
+        line: 0,
+    });
+    sub
+}
+
+/// The shortest prefix after which the dead end `f` of `rt` is reached, with only
+/// its set's requirements (its length and witness): bounds 0, 1, 3, 7, ... first (most
+/// dead ends are short), then bisection.
+fn shortest_prefix(
+    rt: &Spec,
+    f: &EnvConflict,
+    ro: &mut RealizeOptions,
+) -> Result<(Option<usize>, Witness), TimedError> {
+    let mut best = (prefix_length(&f.inputs), f.inputs.clone());
+    if let Some(mut hi) = best.0 {
+        let mut lo = 0;
+        let mut probe = Some(0usize);
+        while lo < hi {
+            let mid = match probe {
+                Some(b) if b < hi => b,
+                _ => {
+                    probe = None;
+                    (lo + hi) / 2
+                }
+            };
+            let sub = rt_for_set(rt, &f.requirements, mid);
+            ro.max_conflicts = 1;
+            let answer = realizability(&sub, ro)?;
+            match answer {
+                Realizability::Unrealizable { conflicts: c, .. } if !c.is_empty() => {
+                    let p = prefix_length(&c[0].inputs).unwrap_or(mid);
+                    best = (Some(p), c[0].inputs.clone());
+                    hi = p.min(mid);
+                    probe = None;
+                }
+                _ => {
+                    lo = mid + 1;
+                    probe = probe.map(|b| 2 * b + 1);
+                }
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// The witness `inputs` of a dead end of `set` after a prefix of length `p`, with
+/// fewer value changes: each schema variable held constant over the prefix where the
+/// dead end stays reachable with the same length.
+fn steadier_prefix(
+    rt: &Spec,
+    pre: &Unrolled,
+    set: &[String],
+    (p, mut inputs): (usize, Witness),
+    ro: &mut RealizeOptions,
+) -> Result<Witness, TimedError> {
+    let mut sub = rt_for_set(rt, set, p);
+    ro.max_conflicts = 1;
+    let plen = Term::var(RT_LENGTH, Sort::Int);
+    for (n, srt) in &pre.state {
+        if p == 0 {
+            break;
+        }
+        let m = model_of(&inputs, pre);
+        let first = m.get(&var_at(n, 0)).cloned();
+        if (1..=p).all(|t| m.get(&var_at(n, t)).cloned() == first) {
+            continue;
+        }
+        let mut attempt = sub.clone();
+        attempt.domain.push(Constraint {
+            id: format!("({n} constant)"),
+            text: None,
+            formula: constant_over(n, srt, 0..=pre.k, Some(&plen)),
+            line: 0,
+        });
+        if let Realizability::Unrealizable { conflicts: c, .. } = realizability(&attempt, ro)? {
+            if let Some(c0) = c.first() {
+                if prefix_length(&c0.inputs) == Some(p) {
+                    inputs = c0.inputs.clone();
+                    sub = attempt;
+                }
+            }
+        }
+    }
+    Ok(inputs)
 }
 
 /// Adds the environment's dead ends in the very first state (no prefix): inputs at
@@ -1361,141 +1477,10 @@ fn rt_spec(spec: &Spec, k: usize, env: bool, from_any: bool) -> (Spec, Unrolled)
     };
     let mut free = Vec::new();
     let tr = super::unroll::transition(spec, &mut free);
-    let mut variables: Vec<Variable> = pre
-        .spec
-        .variables
-        .iter()
-        .map(|v| Variable {
-            role: Some(Role::Input),
-            ..v.clone()
-        })
-        .collect();
-    let mut ctx = pre.spec.context.clone();
-    // The prefix length is an Int: the logic must have integers.
-    let logic = match pre.spec.logic.as_str() {
-        l if l.contains("LIA") || l.contains("LIRA") => l.to_string(),
-        l if l.contains("LRA") => l.replace("LRA", "LIRA"),
-        _ => "ALL".to_string(),
-    };
-    ctx.set_logic(&logic);
+    let next_def = next_monitor_defs(&tr);
+    let (variables, ctx, logic) = rt_declarations(&pre, &tr, &next_def, env);
     let p = Term::var(RT_LENGTH, Sort::Int);
-    ctx.declare_const(RT_LENGTH.into(), Sort::Int);
-    variables.push(Variable {
-        name: RT_LENGTH.into(),
-        sort: Sort::Int,
-        unit: None,
-        description: Some("the last step of the prefix".into()),
-        min: None,
-        max: None,
-        role: Some(Role::Input),
-    });
-    // The monitors at the next step are not variables: their definitions are put
-    // into the requirements, so that the system's choice is only the schema's
-    // variables (a learned answer then covers every current state it serves).
-    let mut next_def: std::collections::HashMap<logic::Symbol, Term> = Default::default();
-    for (n, _, d) in &tr.monitors[1] {
-        let d = subst(&cur_next(d), &next_def);
-        if let Term::Var(nn, _) = cur_next(&Term::var(n, Sort::Bool)) {
-            next_def.insert(nn, d);
-        }
-    }
-    for v in &tr.spec.variables {
-        let Term::Var(n, _) = cur_next(&Term::Var(v.name.clone(), v.sort.clone())) else {
-            continue;
-        };
-        if next_def.contains_key(&n) {
-            continue;
-        }
-        let current = n.ends_with("@cur");
-        ctx.declare_const(n.clone(), v.sort.clone());
-        variables.push(Variable {
-            name: n,
-            role: if current || (env && v.role == Some(Role::Input)) {
-                Some(Role::Input)
-            } else {
-                None
-            },
-            ..v.clone()
-        });
-    }
-    let all = |v: Vec<Term>| Term::App(Op::And, v.into_iter().chain([Term::Bool(true)]).collect());
-    let mut domain = Vec::new();
-    for d in &spec.domain {
-        domain.push(Constraint {
-            formula: all((0..k).map(|t| at(&d.formula, t)).collect()),
-            ..d.clone()
-        });
-        domain.push(Constraint {
-            id: format!("{} (next step)", d.id),
-            formula: cur_next(&at(&d.formula, 1)),
-            ..d.clone()
-        });
-    }
-    let item = |id: &str, formula: Term| Constraint {
-        id: id.into(),
-        text: None,
-        formula,
-        line: 0,
-    };
-    domain.push(item(
-        "(prefix length)",
-        Term::App(
-            Op::And,
-            vec![
-                Term::App(
-                    Op::Ge,
-                    vec![
-                        p.clone(),
-                        Term::int(if from_any { k as i64 - 1 } else { 0 }),
-                    ],
-                ),
-                Term::App(Op::Le, vec![p.clone(), Term::int(k as i64 - 1)]),
-            ],
-        ),
-    ));
-    let eq = |n: &logic::Symbol, s: &Sort, def: Term| {
-        Term::App(Op::Eq, vec![Term::Var(n.clone(), s.clone()), def])
-    };
-    domain.push(item(
-        "(monitors)",
-        all(pre
-            .monitors
-            .iter()
-            .flatten()
-            .map(|(n, s, d)| eq(n, s, d.clone()))
-            .collect()),
-    ));
-    // The current state is the state at step p, monitors included.
-    let mut select = Vec::new();
-    for j in 0..k {
-        let mut eqs: Vec<Term> = pre
-            .state
-            .iter()
-            .map(|(n, s)| {
-                eq(
-                    &format!("{n}@cur").as_str().into(),
-                    s,
-                    Term::Var(var_at(n, j), s.clone()),
-                )
-            })
-            .collect();
-        for (n, s) in &free {
-            let base = split_name(n).map_or(&**n, |(b, _)| b);
-            eqs.push(eq(
-                &format!("{base}@cur").as_str().into(),
-                s,
-                Term::Var(var_at(base, j), s.clone()),
-            ));
-        }
-        select.push(Term::App(
-            Op::Implies,
-            vec![
-                Term::App(Op::Eq, vec![p.clone(), Term::int(j as i64)]),
-                all(eqs),
-            ],
-        ));
-    }
-    domain.push(item("(current state)", all(select)));
+    let mut domain = rt_domain(spec, &pre, &free, k, from_any);
     let mut requirements = Vec::new();
     for (i, r) in spec.requirements.iter().enumerate() {
         if pre.ok[i].is_empty() {
@@ -1536,4 +1521,179 @@ fn rt_spec(spec: &Spec, k: usize, env: bool, from_any: bool) -> (Spec, Unrolled)
         ..pre.spec.clone()
     };
     (rt, pre)
+}
+
+/// The definitions of the monitors at the next step of the transition `tr`, over the
+/// current and next states. The monitors at the next step are not variables: their
+/// definitions are put into the requirements, so that the system's choice is only the
+/// schema's variables (a learned answer then covers every current state it serves).
+fn next_monitor_defs(tr: &Unrolled) -> std::collections::HashMap<logic::Symbol, Term> {
+    let mut next_def: std::collections::HashMap<logic::Symbol, Term> = Default::default();
+    for (n, _, d) in &tr.monitors[1] {
+        let d = subst(&cur_next(d), &next_def);
+        if let Term::Var(nn, _) = cur_next(&Term::var(n, Sort::Bool)) {
+            next_def.insert(nn, d);
+        }
+    }
+    next_def
+}
+
+/// The variables of the rt spec (the prefix's and the current state's are inputs, the
+/// next state's the system's unless `env` makes its inputs the environment's), with
+/// the context that declares them and the logic (with integers for the prefix length).
+fn rt_declarations(
+    pre: &Unrolled,
+    tr: &Unrolled,
+    next_def: &std::collections::HashMap<logic::Symbol, Term>,
+    env: bool,
+) -> (Vec<Variable>, logic::Context, String) {
+    let mut variables: Vec<Variable> = pre
+        .spec
+        .variables
+        .iter()
+        .map(|v| Variable {
+            role: Some(Role::Input),
+            ..v.clone()
+        })
+        .collect();
+    let mut ctx = pre.spec.context.clone();
+    // The prefix length is an Int: the logic must have integers.
+    let logic = match pre.spec.logic.as_str() {
+        l if l.contains("LIA") || l.contains("LIRA") => l.to_string(),
+        l if l.contains("LRA") => l.replace("LRA", "LIRA"),
+        _ => "ALL".to_string(),
+    };
+    ctx.set_logic(&logic);
+    ctx.declare_const(RT_LENGTH.into(), Sort::Int);
+    variables.push(Variable {
+        name: RT_LENGTH.into(),
+        sort: Sort::Int,
+        unit: None,
+        description: Some("the last step of the prefix".into()),
+        min: None,
+        max: None,
+        role: Some(Role::Input),
+    });
+    for v in &tr.spec.variables {
+        let Term::Var(n, _) = cur_next(&Term::Var(v.name.clone(), v.sort.clone())) else {
+            continue;
+        };
+        if next_def.contains_key(&n) {
+            continue;
+        }
+        let current = n.ends_with("@cur");
+        ctx.declare_const(n.clone(), v.sort.clone());
+        variables.push(Variable {
+            name: n,
+            role: if current || (env && v.role == Some(Role::Input)) {
+                Some(Role::Input)
+            } else {
+                None
+            },
+            ..v.clone()
+        });
+    }
+    (variables, ctx, logic)
+}
+
+/// The conjunction of `v` (true when empty).
+fn all(v: Vec<Term>) -> Term {
+    Term::App(Op::And, v.into_iter().chain([Term::Bool(true)]).collect())
+}
+
+/// A domain constraint of the rt spec that no line of the spec states.
+fn rt_item(id: &str, formula: Term) -> Constraint {
+    Constraint {
+        id: id.into(),
+        text: None,
+        formula,
+        line: 0,
+    }
+}
+
+/// `n = def`, for the variable `n` of sort `s`.
+fn eq_var(n: &logic::Symbol, s: &Sort, def: Term) -> Term {
+    Term::App(Op::Eq, vec![Term::Var(n.clone(), s.clone()), def])
+}
+
+/// The domain of the rt spec without the requirements' prefix constraints: the
+/// spec's domain at every step of the prefix and at the next step, the prefix length,
+/// the monitors' definitions, and the current state as the state at step p.
+fn rt_domain(
+    spec: &Spec,
+    pre: &Unrolled,
+    free: &[(logic::Symbol, Sort)],
+    k: usize,
+    from_any: bool,
+) -> Vec<Constraint> {
+    let p = Term::var(RT_LENGTH, Sort::Int);
+    let mut domain = Vec::new();
+    for d in &spec.domain {
+        domain.push(Constraint {
+            formula: all((0..k).map(|t| at(&d.formula, t)).collect()),
+            ..d.clone()
+        });
+        domain.push(Constraint {
+            id: format!("{} (next step)", d.id),
+            formula: cur_next(&at(&d.formula, 1)),
+            ..d.clone()
+        });
+    }
+    domain.push(rt_item(
+        "(prefix length)",
+        Term::App(
+            Op::And,
+            vec![
+                Term::App(
+                    Op::Ge,
+                    vec![
+                        p.clone(),
+                        Term::int(if from_any { k as i64 - 1 } else { 0 }),
+                    ],
+                ),
+                Term::App(Op::Le, vec![p.clone(), Term::int(k as i64 - 1)]),
+            ],
+        ),
+    ));
+    domain.push(rt_item(
+        "(monitors)",
+        all(pre
+            .monitors
+            .iter()
+            .flatten()
+            .map(|(n, s, d)| eq_var(n, s, d.clone()))
+            .collect()),
+    ));
+    // The current state is the state at step p, monitors included.
+    let mut select = Vec::new();
+    for j in 0..k {
+        let mut eqs: Vec<Term> = pre
+            .state
+            .iter()
+            .map(|(n, s)| {
+                eq_var(
+                    &format!("{n}@cur").as_str().into(),
+                    s,
+                    Term::Var(var_at(n, j), s.clone()),
+                )
+            })
+            .collect();
+        for (n, s) in free {
+            let base = split_name(n).map_or(&**n, |(b, _)| b);
+            eqs.push(eq_var(
+                &format!("{base}@cur").as_str().into(),
+                s,
+                Term::Var(var_at(base, j), s.clone()),
+            ));
+        }
+        select.push(Term::App(
+            Op::Implies,
+            vec![
+                Term::App(Op::Eq, vec![p.clone(), Term::int(j as i64)]),
+                all(eqs),
+            ],
+        ));
+    }
+    domain.push(rt_item("(current state)", all(select)));
+    domain
 }

@@ -202,9 +202,22 @@ impl Monitor<'_> {
 
 /// The per-step terms of one pattern: when it fires, and "no violation at step t".
 fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
+    let scope = scope_terms(p, m);
+    let trig = trigger_terms(p, m);
+    let fires: Vec<Term> = scope
+        .into_iter()
+        .zip(trig)
+        .map(|(s, g)| and(vec![s, g]))
+        .collect();
+    let ok = timing_terms(p, m, &fires);
+    (fires, ok)
+}
+
+/// Per step, whether the pattern's scope holds (with the monitors it needs).
+fn scope_terms(p: &Pattern, m: &mut Monitor) -> Vec<Term> {
     let k = m.k;
     let c = |f: &Term, t: usize| at(f, t);
-    let scope: Vec<Term> = match &p.scope {
+    match &p.scope {
         Scope::Globally => vec![Term::Bool(true); k + 1],
         Scope::While(s) => (0..=k).map(|t| c(s, t)).collect(),
         Scope::After(e) => m.flags("seen", |t| c(e, t), |t, prev| or(vec![c(e, t), prev])),
@@ -218,8 +231,14 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
             |t| not(c(f, t)),
             |t, prev| and(vec![not(c(f, t)), prev]),
         ),
-    };
-    let trig: Vec<Term> = match &p.trigger {
+    }
+}
+
+/// Per step, whether the pattern's trigger holds (with the monitors it needs).
+fn trigger_terms(p: &Pattern, m: &mut Monitor) -> Vec<Term> {
+    let k = m.k;
+    let c = |f: &Term, t: usize| at(f, t);
+    match &p.trigger {
         Trigger::Always => vec![Term::Bool(true); k + 1],
         Trigger::Level(x) | Trigger::HeldFor(x, 0) => (0..=k).map(|t| c(x, t)).collect(),
         Trigger::Edge(x) => (0..=k)
@@ -254,14 +273,16 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
                 .map(|t| Term::App(Op::Le, vec![l[t].clone(), int(d)]))
                 .collect()
         }
-    };
-    let fires: Vec<Term> = scope
-        .into_iter()
-        .zip(trig)
-        .map(|(s, g)| and(vec![s, g]))
-        .collect();
+    }
+}
+
+/// Per step, "no violation of the pattern's timing at step t", given when it `fires`
+/// (with the monitors it needs).
+fn timing_terms(p: &Pattern, m: &mut Monitor, fires: &[Term]) -> Vec<Term> {
+    let k = m.k;
+    let c = |f: &Term, t: usize| at(f, t);
     let r = |t: usize| c(&p.response, t);
-    let ok: Vec<Term> = match &p.timing {
+    match &p.timing {
         Timing::Immediately | Timing::Within(0) | Timing::For(0) => {
             (0..=k).map(|t| implies(fires[t].clone(), r(t))).collect()
         }
@@ -269,7 +290,7 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
         Timing::Next => {
             // "Fired at the step before" is monitor state, so that a state and its
             // monitors say everything the next step depends on.
-            let fz = fires.clone();
+            let fz = fires;
             let fired = m.flags("fired", |t| fz[t].clone(), |t, _| fz[t].clone());
             (0..=k)
                 .map(|t| {
@@ -283,7 +304,7 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
         }
         Timing::Within(d) => {
             let d = *d as i64;
-            let fz = fires.clone();
+            let fz = fires;
             let w = m.counter(
                 "wait",
                 |t| ite(r(t), int(-1), ite(fz[t].clone(), int(0), int(-1))),
@@ -306,7 +327,7 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
                 Timing::For(_) => (*d as i64, Box::new(r)),
                 _ => (*d as i64 - 1, Box::new(|t| not(r(t)))),
             };
-            let fz = fires.clone();
+            let fz = fires;
             let o = m.counter(
                 "owed",
                 |t| ite(fz[t].clone(), int(len), int(0)),
@@ -329,7 +350,7 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
                 .collect()
         }
         Timing::Until(x) => {
-            let fz = fires.clone();
+            let fz = fires;
             let a = m.flags(
                 "until",
                 |t| and(vec![fz[t].clone(), not(c(x, t))]),
@@ -338,7 +359,7 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
             (0..=k).map(|t| implies(a[t].clone(), r(t))).collect()
         }
         Timing::Before(x) => {
-            let fz = fires.clone();
+            let fz = fires;
             let owed = m.flags(
                 "owed",
                 |t| and(vec![fz[t].clone(), not(r(t))]),
@@ -354,8 +375,7 @@ fn compile(p: &Pattern, m: &mut Monitor) -> (Vec<Term>, Vec<Term>) {
                 })
                 .collect()
         }
-    };
-    (fires, ok)
+    }
 }
 
 /// The plain spec of a timed spec over steps `0 ..= k`.
