@@ -214,19 +214,7 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
             let Some(value) = base.get(&name).cloned() else {
                 continue;
             };
-            let mut changed = base.clone();
-            let movable = alternatives(&value, (info.min.as_ref(), info.max.as_ref()), spec)
-                .into_iter()
-                .any(|alt| {
-                    changed.insert(name.clone(), alt);
-                    let ok =
-                        |t: &Term| logic::eval::eval_bool(t, &changed, &spec.context) == Ok(true);
-                    ok(f)
-                        && domain_of
-                            .get(&name)
-                            .is_none_or(|ds| ds.iter().all(|d| ok(d)))
-                });
-            if !movable {
+            if !movable_in(base, &name, &value, info, f, domain_of.get(&name), spec) {
                 open.push((name, sort, value));
             }
         }
@@ -243,8 +231,16 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
             };
             match checker.model_of(&[f.clone(), any])? {
                 Some(Some(m)) => {
+                    // What the model moves is free, and so is what can move in it
+                    // (one model often frees many: a solver may change one variable
+                    // at a time).
                     let before = open.len();
-                    open.retain(|(n, _, v)| m.get(n).is_none_or(|x| x == v));
+                    open.retain(|(n, _, v)| {
+                        m.get(n).is_none_or(|x| x == v)
+                            && !var_info.get(&**n).is_some_and(|info| {
+                                movable_in(&m, n, v, info, f, domain_of.get(n), spec)
+                            })
+                    });
                     if open.len() == before {
                         // The model names none of them: ask one at a time below.
                         break;
@@ -302,6 +298,28 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
     }
     out.undecided.dedup();
     Ok(out)
+}
+
+/// Whether `name` can take another value than `value` in the model `m` of `f` and the
+/// domain with `f` and the domain constraints that mention it (`domain`) still true:
+/// then `f` does not fix it. Checked by evaluation, without the solver.
+fn movable_in(
+    m: &Model,
+    name: &Symbol,
+    value: &Value,
+    info: &crate::spec::Variable,
+    f: &Term,
+    domain: Option<&Vec<&Term>>,
+    spec: &Spec,
+) -> bool {
+    let mut changed = m.clone();
+    alternatives(value, (info.min.as_ref(), info.max.as_ref()), spec)
+        .into_iter()
+        .any(|alt| {
+            changed.insert(name.clone(), alt);
+            let ok = |t: &Term| logic::eval::eval_bool(t, &changed, &spec.context) == Ok(true);
+            ok(f) && domain.is_none_or(|ds| ds.iter().all(|d| ok(d)))
+        })
 }
 
 /// `n` (of sort `s`) differs from `v`.
