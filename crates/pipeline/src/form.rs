@@ -10,8 +10,9 @@
 //! `{"any": [...]}`. The name is one of the schema's variables; the op is one its sort
 //! allows (`is` for a Boolean, `is` / `is not` for an enumeration, `=` `!=` `<` `<=` `>`
 //! `>=` for a number); the value is `true`/`false`, one of the enumeration's values, or a
-//! number in the variable's unit (an optional `"unit"` must be that unit) or another
-//! numeric variable. The key names sort in the order a person fills them in (`name`,
+//! number in the variable's unit (an optional `"unit"` must be that unit), another
+//! numeric variable, or arithmetic over them ([`Arith`]: `{"sum": [X, Y]}`, difference,
+//! min, max, ratio; units checked). The key names sort in the order a person fills them in (`name`,
 //! `op`, `unit`, `value`; `if`, `then`), because JSON objects here keep their keys
 //! sorted and a server's grammar asks for them in that order.
 //!
@@ -150,7 +151,54 @@ pub enum Operand {
     Number(BigRational),
     /// Another numeric variable.
     Variable(String),
+    /// Arithmetic over numbers and numeric variables: `{"sum": [X, Y]}`, ...
+    Arith(Arith, Box<Operand>, Box<Operand>),
 }
+
+/// The arithmetic a form can write on the right of a numeric atom, each as a one-key
+/// object over a pair: `{"min": [{"sum": ["a", "b"]}, "c"]}` is min(a + b, c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arith {
+    /// `X + Y`.
+    Sum,
+    /// `X - Y`.
+    Difference,
+    /// The smaller of `X` and `Y`.
+    Min,
+    /// The larger of `X` and `Y`.
+    Max,
+    /// `X / Y` (a real quotient; not for integer variables).
+    Ratio,
+}
+
+impl Arith {
+    /// Every operation, in the order the prompt and the schema list them.
+    pub const ALL: [Arith; 5] = [
+        Arith::Sum,
+        Arith::Difference,
+        Arith::Min,
+        Arith::Max,
+        Arith::Ratio,
+    ];
+
+    /// The key a form writes it with.
+    pub fn key(self) -> &'static str {
+        match self {
+            Arith::Sum => "sum",
+            Arith::Difference => "difference",
+            Arith::Min => "min",
+            Arith::Max => "max",
+            Arith::Ratio => "ratio",
+        }
+    }
+
+    fn from_key(k: &str) -> Option<Arith> {
+        Arith::ALL.into_iter().find(|a| a.key() == k)
+    }
+}
+
+/// How deep arithmetic may nest in an answer (`min` of a `sum` is two levels).
+const ARITH_DEPTH: usize = 3;
 
 /// Why an answer is not a valid form: the text sent back to the model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -242,6 +290,7 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
         .filter(chosen)
         .filter(|v| numeric(&v.sort))
         .collect();
+    let arithmetic = offers_arithmetic(spec, names);
     let mut atoms = Vec::new();
     // The atoms a form may demand (`then`, `otherwise`): over outputs only.
     let mut effects = Vec::new();
@@ -266,10 +315,17 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
                 } else {
                     json!({"type": "number"})
                 };
-                let value = if others.is_empty() {
-                    number
+                let mut choices = vec![number];
+                if !others.is_empty() {
+                    choices.push(json!({ "enum": others }));
+                }
+                if arithmetic {
+                    choices.push(json!({"$ref": "#/$defs/arith"}));
+                }
+                let value = if choices.len() == 1 {
+                    choices.remove(0)
                 } else {
-                    json!({"anyOf": [number, {"enum": others}]})
+                    json!({ "anyOf": choices })
                 };
                 (vec!["=", "!=", "<", "<=", ">", ">="], value)
             }
@@ -302,6 +358,9 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
         ]})
     };
     let mut defs = Map::new();
+    if arithmetic {
+        arith_defs(&mut defs, &numeric_vars);
+    }
     defs.insert("atom".into(), json!({"anyOf": atoms}));
     defs.insert("cond".into(), condition("#/$defs/atom"));
     // What a requirement demands (`then`, `otherwise`) is about the system's outputs
@@ -351,6 +410,37 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
             }
         ]
     })
+}
+
+/// Whether a form over `names` is offered arithmetic: when two of them are numbers, so
+/// that one can be compared with a sum, a difference, a min, a max or a ratio of others.
+pub fn offers_arithmetic(spec: &Spec, names: &[&str]) -> bool {
+    spec.variables
+        .iter()
+        .filter(|v| names.contains(&&*v.name) && numeric(&v.sort))
+        .count()
+        >= 2
+}
+
+/// The schema's definitions of arithmetic over `vars`, nested two levels (`arith` is an
+/// operation over leaves or over `arith1`); units are checked when the answer is read.
+fn arith_defs(defs: &mut Map<String, Value>, vars: &[&reqs::spec::Variable]) {
+    let names: Vec<&str> = vars.iter().map(|v| &*v.name).collect();
+    let ops = |term: &str| {
+        let pair = json!({"type": "array", "items": {"$ref": term}, "minItems": 2, "maxItems": 2});
+        let one = |a: Arith| json!({"type": "object", "properties": {a.key(): pair.clone()}, "required": [a.key()], "additionalProperties": false});
+        json!({ "anyOf": Arith::ALL.into_iter().map(one).collect::<Vec<_>>() })
+    };
+    defs.insert(
+        "leaf".into(),
+        json!({"anyOf": [{"type": "number"}, {"enum": names}]}),
+    );
+    defs.insert("arith1".into(), ops("#/$defs/leaf"));
+    defs.insert(
+        "term".into(),
+        json!({"anyOf": [{"$ref": "#/$defs/leaf"}, {"$ref": "#/$defs/arith1"}]}),
+    );
+    defs.insert("arith".into(), ops("#/$defs/term"));
 }
 
 /// An exact number from a JSON number (its shortest decimal form, so `8.5` is 17/2).
@@ -809,10 +899,25 @@ impl Atom {
                         }
                         Operand::Variable(other.clone())
                     }
+                    Value::Object(_) => {
+                        let (operand, unit) =
+                            arith_operand(spec, matches!(k, Kind::Int), value, &vpath, 0)?;
+                        if let (Some(want), Dim::Of(got)) = (&var.unit, &unit) {
+                            if norm_unit(want) != norm_unit(got) {
+                                return Err(err(
+                                    &vpath,
+                                    format!(
+                                        "`{name}` is in {want} and this arithmetic gives {got}: write it so that it gives {want}"
+                                    ),
+                                ));
+                            }
+                        }
+                        operand
+                    }
                     _ => {
                         return Err(err(
                             &vpath,
-                            format!("`{name}` is a number: the value is a number (in its unit) or a numeric variable"),
+                            format!("`{name}` is a number: the value is a number (in its unit), a numeric variable or arithmetic over them"),
                         ))
                     }
                 }
@@ -838,11 +943,7 @@ impl Atom {
                     .iter()
                     .find(|x| &*x.name == v.as_str())
                     .is_some_and(|x| x.sort == Sort::Real);
-                let rhs = match rhs {
-                    Operand::Number(r) => number(r, real),
-                    Operand::Variable(o) => o.clone(),
-                    _ => unreachable!("Booleans and enumerations are handled above"),
-                };
+                let rhs = operand_smtlib(rhs, real);
                 let op = match rel {
                     Relation::Eq | Relation::Is => "=",
                     Relation::Ne | Relation::IsNot => "distinct",
@@ -857,18 +958,158 @@ impl Atom {
     }
 
     fn to_json(&self) -> Value {
-        let value = match &self.value {
-            Operand::Bool(b) => json!(b),
-            Operand::Enum(s) | Operand::Variable(s) => json!(s),
-            Operand::Number(r) => {
-                if r.is_integer() {
-                    json!(r.to_integer().to_string().parse::<i64>().unwrap_or(0))
-                } else {
-                    json!(number(r, true).parse::<f64>().unwrap_or(f64::NAN))
-                }
+        json!({"name": self.variable, "op": self.relation.word(), "value": operand_json(&self.value)})
+    }
+}
+
+/// The unit of an arithmetic operand: a variable without a unit and a bare number fit
+/// any unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Dim {
+    Any,
+    Of(String),
+}
+
+fn norm_unit(u: &str) -> String {
+    u.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Reads one operand of arithmetic (`int`: the compared variable is an integer): a
+/// number, a numeric variable or a one-key object over a pair, with the unit it gives.
+fn arith_operand(
+    spec: &Spec,
+    int: bool,
+    v: &Value,
+    path: &str,
+    depth: usize,
+) -> Result<(Operand, Dim), FormError> {
+    match v {
+        Value::Number(n) => {
+            let r = exact(n).ok_or_else(|| err(path, "not a finite number"))?;
+            if int && !r.is_integer() {
+                return Err(err(
+                    path,
+                    format!("the compared variable is an integer; {v} is not"),
+                ));
             }
-        };
-        json!({"name": self.variable, "op": self.relation.word(), "value": value})
+            Ok((Operand::Number(r), Dim::Any))
+        }
+        Value::String(name) => {
+            let o = spec.variable(name).ok_or_else(|| {
+                err(
+                    path,
+                    format!("`{name}` is neither a number nor a variable of the schema"),
+                )
+            })?;
+            if !numeric(&o.sort) {
+                return Err(err(
+                    path,
+                    format!("`{name}` is not a number: arithmetic is over numbers and numeric variables"),
+                ));
+            }
+            let dim = o.unit.as_ref().map_or(Dim::Any, |u| Dim::Of(u.clone()));
+            Ok((Operand::Variable(name.clone()), dim))
+        }
+        Value::Object(o) => {
+            let keys: Vec<&str> = Arith::ALL.iter().map(|a| a.key()).collect();
+            let (key, pair) = match (o.len(), o.iter().next()) {
+                (1, Some((k, p))) => (k, p),
+                _ => {
+                    return Err(err(
+                        path,
+                        format!(
+                            "arithmetic is one key ({}) over a pair [X, Y]",
+                            keys.join(", ")
+                        ),
+                    ))
+                }
+            };
+            let op = Arith::from_key(key).ok_or_else(|| {
+                err(
+                    path,
+                    format!(
+                        "`{key}` is not arithmetic a form knows; use one of {}",
+                        keys.join(", ")
+                    ),
+                )
+            })?;
+            if depth >= ARITH_DEPTH {
+                return Err(err(
+                    path,
+                    format!("arithmetic nests at most {ARITH_DEPTH} levels deep"),
+                ));
+            }
+            if op == Arith::Ratio && int {
+                return Err(err(
+                    path,
+                    "the compared variable is an integer: a ratio is not (compare a real variable, or multiply out)",
+                ));
+            }
+            let items = match pair.as_array() {
+                Some(items) if items.len() == 2 => items,
+                _ => return Err(err(path, format!("`{key}` takes a pair: [X, Y]"))),
+            };
+            let (a, da) =
+                arith_operand(spec, int, &items[0], &format!("{path}.{key}[0]"), depth + 1)?;
+            let (b, db) =
+                arith_operand(spec, int, &items[1], &format!("{path}.{key}[1]"), depth + 1)?;
+            let dim = match (op, da, db) {
+                (Arith::Ratio, Dim::Of(x), Dim::Of(y)) => Dim::Of(format!("{x}/{y}")),
+                (Arith::Ratio, da, _) if matches!(b, Operand::Number(_)) => da,
+                (Arith::Ratio, _, _) => Dim::Any,
+                (_, Dim::Of(x), Dim::Of(y)) if norm_unit(&x) != norm_unit(&y) => {
+                    return Err(err(
+                        path,
+                        format!(
+                            "`{key}` of a quantity in {x} and one in {y}: both must have one unit"
+                        ),
+                    ))
+                }
+                (_, Dim::Of(x), _) | (_, _, Dim::Of(x)) => Dim::Of(x),
+                _ => Dim::Any,
+            };
+            Ok((Operand::Arith(op, Box::new(a), Box::new(b)), dim))
+        }
+        _ => Err(err(
+            path,
+            "a number, a numeric variable or arithmetic ({\"sum\": [X, Y]}, ...)",
+        )),
+    }
+}
+
+/// A numeric operand as SMT-LIB (`real`: numbers written as reals).
+fn operand_smtlib(o: &Operand, real: bool) -> String {
+    match o {
+        Operand::Number(r) => number(r, real),
+        Operand::Variable(v) => v.clone(),
+        Operand::Arith(op, a, b) => {
+            let (a, b) = (operand_smtlib(a, real), operand_smtlib(b, real));
+            match op {
+                Arith::Sum => format!("(+ {a} {b})"),
+                Arith::Difference => format!("(- {a} {b})"),
+                Arith::Ratio => format!("(/ {a} {b})"),
+                Arith::Min => format!("(ite (<= {a} {b}) {a} {b})"),
+                Arith::Max => format!("(ite (>= {a} {b}) {a} {b})"),
+            }
+        }
+        Operand::Bool(b) => b.to_string(),
+        Operand::Enum(c) => c.clone(),
+    }
+}
+
+/// A numeric operand as a form writes it.
+fn operand_json(o: &Operand) -> Value {
+    match o {
+        Operand::Bool(b) => json!(b),
+        Operand::Enum(s) | Operand::Variable(s) => json!(s),
+        Operand::Number(r) => {
+            if r.is_integer() {
+                json!(r.to_integer().to_string().parse::<i64>().unwrap_or(0))
+            } else {
+                json!(number(r, true).parse::<f64>().unwrap_or(f64::NAN))
+            }
+        }
+        Operand::Arith(op, a, b) => json!({ op.key(): [operand_json(a), operand_json(b)] }),
     }
 }
 
@@ -1206,6 +1447,103 @@ mod tests {
             "{lines}"
         );
         assert!(lines.contains("- rate: a number, output\n"), "{lines}");
+    }
+
+    #[test]
+    fn arithmetic_builds_its_term_checks_units_and_survives_json() {
+        let s = reqs::parse_spec(SourceFile::new(
+            "a.toml",
+            "[spec]\nname = \"a\"\n\
+             [[variables]]\nname = \"flow\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"basal\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"bolus\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"fmax\"\nsort = \"Real\"\nunit = \"ml/hr\"\n\
+             [[variables]]\nname = \"volume\"\nsort = \"Real\"\nunit = \"ml\"\n\
+             [[variables]]\nname = \"hours\"\nsort = \"Real\"\nunit = \"hr\"\n\
+             [[variables]]\nname = \"count\"\nsort = \"Int\"\n\
+             [[variables]]\nname = \"limit\"\nsort = \"Int\"\n",
+        ))
+        .unwrap();
+        let schema = answer_schema(&s);
+        let read = |value: Value| {
+            let f = json!({"always": {"name": "flow", "op": "=", "value": value}});
+            Form::from_json(&s, &f).map(|form| (form, f))
+        };
+        // Every operation, nested as the schema allows, and its SMT-LIB.
+        for (value, term) in [
+            (
+                json!({"sum": ["basal", "bolus"]}),
+                "(= flow (+ basal bolus))",
+            ),
+            (
+                json!({"difference": ["basal", 0.5]}),
+                "(= flow (- basal 0.5))",
+            ),
+            (
+                json!({"max": ["basal", 1]}),
+                "(= flow (ite (>= basal 1.0) basal 1.0))",
+            ),
+            (
+                json!({"min": [{"sum": ["basal", "bolus"]}, "fmax"]}),
+                "(= flow (ite (<= (+ basal bolus) fmax) (+ basal bolus) fmax))",
+            ),
+            (
+                json!({"sum": [{"ratio": ["volume", "hours"]}, "basal"]}),
+                "(= flow (+ (/ volume hours) basal))",
+            ),
+        ] {
+            let (form, answer) = read(value.clone()).unwrap();
+            assert_eq!(form.smtlib(&s), term);
+            llm::jsonschema::validate(&schema, &answer).unwrap();
+            assert_eq!(Form::from_json(&s, &form.to_json()).unwrap(), form);
+        }
+        // Units: a sum of different units, a ratio that gives the wrong one.
+        let e = read(json!({"sum": ["basal", "volume"]}))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ml/hr and one in ml"), "{e}");
+        let e = read(json!({"ratio": ["hours", "volume"]}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is in ml/hr and this arithmetic gives hr/ml"),
+            "{e}"
+        );
+        // A ratio over an integer variable, an unknown key, a pair that is not one, too deep.
+        let int = |value: Value| {
+            Form::from_json(
+                &s,
+                &json!({"always": {"name": "count", "op": "<=", "value": value}}),
+            )
+            .map(|f| f.smtlib(&s))
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            int(json!({"sum": ["limit", 1]})).unwrap(),
+            "(<= count (+ limit 1))"
+        );
+        assert!(int(json!({"ratio": ["limit", 2]}))
+            .unwrap_err()
+            .contains("integer"));
+        assert!(int(json!({"sum": ["limit", 0.5]}))
+            .unwrap_err()
+            .contains("integer"));
+        assert!(int(json!({"times": ["limit", 2]}))
+            .unwrap_err()
+            .contains("`times`"));
+        assert!(int(json!({"sum": ["limit"]})).unwrap_err().contains("pair"));
+        assert!(int(json!({"sum": ["limit", true]}))
+            .unwrap_err()
+            .contains("a numeric variable"));
+        let deep = json!({"sum": [{"sum": [{"sum": [{"sum": [1, 2]}, 3]}, 4]}, 5]});
+        assert!(int(deep).unwrap_err().contains("at most 3 levels"));
+        // The schema offers arithmetic only with two numbers among the names.
+        assert!(offers_arithmetic(&s, &["flow", "basal"]));
+        assert!(!offers_arithmetic(&s, &["flow"]));
+        let one = answer_schema_for(&s, &["flow"]);
+        let sum = json!({"always": {"name": "flow", "op": "=", "value": {"sum": [1, 2]}}});
+        assert!(llm::jsonschema::validate(&one, &sum).is_err());
+        llm::jsonschema::validate(&schema, &sum).unwrap();
     }
 
     #[test]

@@ -183,6 +183,10 @@ fn number_of(t: &Term) -> Option<num_rational::BigRational> {
     }
 }
 
+/// The prompt's line on arithmetic, given when the form offers it
+/// ([`crate::form::offers_arithmetic`]).
+const ARITHMETIC: &str = "- A number can also be compared with arithmetic over numbers and numeric variables, one key over a pair: {\"sum\": [X, Y]}, {\"difference\": [X, Y]}, {\"min\": [X, Y]}, {\"max\": [X, Y]}, {\"ratio\": [X, Y]} (X divided by Y). \"X plus Y, but no more than Z\" is {\"min\": [{\"sum\": [\"X\", \"Y\"]}, \"Z\"]}; \"within 2 of X\" is two atoms, >= {\"difference\": [\"X\", 2]} and <= {\"sum\": [\"X\", 2]}.\n";
+
 fn atom_of(spec: &Spec, t: &Term) -> Option<Atom> {
     let var = |t: &Term| match t {
         Term::Var(n, s) if spec.variables.iter().any(|v| v.name == *n) => {
@@ -457,6 +461,14 @@ pub(crate) fn formalize_by_forms(
             ),
             ("examples", examples.as_str()),
             ("requirement", f.text.as_str()),
+            (
+                "arithmetic",
+                if crate::form::offers_arithmetic(spec, &names) {
+                    ARITHMETIC
+                } else {
+                    ""
+                },
+            ),
         ])?;
         items.push(Item {
             idx,

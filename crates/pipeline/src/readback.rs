@@ -27,7 +27,7 @@
 //! "is true" / "is false"; a variable without a description reads by its name with
 //! underscores as spaces.
 
-use crate::form::{Atom, Cond, Form, Operand, Relation, Trigger};
+use crate::form::{Arith, Atom, Cond, Form, Operand, Relation, Trigger};
 use crate::wording::{self, Reading};
 use logic::{Op, Sort, Term};
 use num_bigint::BigInt;
@@ -112,14 +112,7 @@ fn atom_term(spec: &Spec, a: &Atom) -> Term {
             },
             _ => Term::Var(c.as_str().into(), sort.clone()),
         },
-        Operand::Number(r) => {
-            if sort == Sort::Int && r.is_integer() {
-                Term::Int(r.to_integer())
-            } else {
-                Term::Real(r.clone())
-            }
-        }
-        Operand::Variable(o) => Term::Var(o.as_str().into(), sort_of(o)),
+        numeric => operand_term(numeric, &sort, &sort_of),
     };
     let t = Term::App(op, vec![var, compared]);
     if negative {
@@ -132,6 +125,41 @@ fn atom_term(spec: &Spec, a: &Atom) -> Term {
         )
     } else {
         t
+    }
+}
+
+/// The term of a numeric operand compared with a variable of `sort` (the term
+/// [`Form::smtlib`] writes: `min` and `max` as `ite`).
+fn operand_term(o: &Operand, sort: &Sort, sort_of: &dyn Fn(&str) -> Sort) -> Term {
+    match o {
+        Operand::Number(r) => {
+            if *sort == Sort::Int && r.is_integer() {
+                Term::Int(r.to_integer())
+            } else {
+                Term::Real(r.clone())
+            }
+        }
+        Operand::Variable(v) => Term::Var(v.as_str().into(), sort_of(v)),
+        Operand::Arith(op, a, b) => {
+            let (a, b) = (
+                operand_term(a, sort, sort_of),
+                operand_term(b, sort, sort_of),
+            );
+            match op {
+                Arith::Sum => Term::App(Op::Add, vec![a, b]),
+                Arith::Difference => Term::App(Op::Sub, vec![a, b]),
+                Arith::Ratio => Term::App(Op::Div, vec![a, b]),
+                Arith::Min | Arith::Max => {
+                    let cmp = if *op == Arith::Min { Op::Le } else { Op::Ge };
+                    Term::App(
+                        Op::Ite,
+                        vec![Term::App(cmp, vec![a.clone(), b.clone()]), a, b],
+                    )
+                }
+            }
+        }
+        Operand::Bool(b) => Term::Bool(*b),
+        Operand::Enum(c) => Term::Var(c.as_str().into(), sort.clone()),
     }
 }
 
@@ -801,6 +829,14 @@ impl Reader<'_> {
                             self.num_inner(d, None)
                         ))
                     }
+                    (Op::Ite, [c, a, b]) if smaller_or_larger(c, a, b).is_some() => {
+                        let word = smaller_or_larger(c, a, b).unwrap_or("smaller");
+                        atom(format!(
+                            "the {word} of {} and {}",
+                            self.num_inner(a, u),
+                            self.num_inner(b, u)
+                        ))
+                    }
                     (Op::Ite, [c, a, b]) => Num {
                         text: format!(
                             "{} if {}, otherwise {}",
@@ -815,6 +851,25 @@ impl Reader<'_> {
             }
             _ => atom(format!("the value of `{}`", logic::print::term(t))),
         }
+    }
+}
+
+/// "smaller" for `(ite (<= a b) a b)` (and `<`, or `>=`/`>` with the pair swapped),
+/// "larger" for the converse: a min or a max as a form writes it.
+fn smaller_or_larger(c: &Term, a: &Term, b: &Term) -> Option<&'static str> {
+    match strip(c) {
+        Term::App(op, args) if args.len() == 2 => {
+            let same = args[0] == *a && args[1] == *b;
+            let swapped = args[0] == *b && args[1] == *a;
+            match op {
+                Op::Le | Op::Lt if same => Some("smaller"),
+                Op::Ge | Op::Gt if same => Some("larger"),
+                Op::Ge | Op::Gt if swapped => Some("smaller"),
+                Op::Le | Op::Lt if swapped => Some("larger"),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
@@ -1183,6 +1238,27 @@ sort = "Int"
         // The form's sentence says what its formula says.
         let t = s.parse_formula("f", &f.smtlib(&s)).unwrap();
         assert_eq!(sentence(&s, &t), form_sentence(&s, &f));
+    }
+
+    #[test]
+    fn arithmetic_in_a_form_reads_as_words() {
+        use serde_json::json;
+        let s = spec();
+        let f = Form::from_json(
+            &s,
+            &json!({"if": {"name": "door_open", "op": "is", "value": true},
+                    "then": {"name": "rate", "op": "<=",
+                             "value": {"min": [{"sum": ["max_rate", 2]}, {"difference": ["max_rate", 1]}]}}}),
+        )
+        .unwrap();
+        let said = form_sentence(&s, &f);
+        assert_eq!(
+            said,
+            "If the cassette door is open, then the current infusion rate is at most the smaller of (the maximum infusion rate prescribed plus 2 mL/h) and (the maximum infusion rate prescribed minus 1 mL/h)."
+        );
+        // The sentence of the form is the sentence of its formula.
+        let t = s.parse_formula("f", &f.smtlib(&s)).unwrap();
+        assert_eq!(sentence(&s, &t), said);
     }
 
     #[test]
