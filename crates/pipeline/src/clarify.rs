@@ -240,8 +240,7 @@ pub fn clarify(
     })
 }
 
-/// Screens the selected requirements when no screening was given: the evidence the
-/// first round rewrites from, and the "before" of the statistics.
+/// Screens the selected requirements when no screening was given: the first round's evidence.
 fn first_screening(
     spec: &Spec,
     client: &Client,
@@ -287,8 +286,7 @@ struct Clarifying {
 }
 
 impl Clarifying {
-    /// One round over the requirements still open: asks for rewrites, records the ones
-    /// refused, screens the others; `false` when no requirement was open.
+    /// One round over the open requirements; `false` when none was open.
     fn round(
         &mut self,
         spec: &Spec,
@@ -319,8 +317,7 @@ impl Clarifying {
         Ok(true)
     }
 
-    /// Asks the model to rewrite each open requirement from its evidence; the cleaned
-    /// answers, index for index with `open`.
+    /// Asks for a rewrite of each open requirement from its evidence, cleaned.
     fn ask_rewrites(
         &self,
         spec: &Spec,
@@ -351,9 +348,7 @@ impl Clarifying {
         Ok(texts)
     }
 
-    /// A rewrite that only repeats the text, or that describes the rewrite instead of
-    /// making it, is answered once, in the same conversation, with that fact; a second
-    /// such answer ends the requirement's rounds.
+    /// Tells the model once when a rewrite repeats the text or describes the change instead.
     fn follow_up(
         &self,
         client: &Client,
@@ -361,6 +356,7 @@ impl Clarifying {
         reqs: &[Request],
         texts: &mut [Option<String>],
     ) -> Result<(), PipelineError> {
+        // In the same conversation; a second such answer ends the requirement's rounds.
         let follow_up = |k: usize, t: &Option<String>| -> Option<String> {
             let t = t.as_deref()?;
             if same_text(t, &self.current[open[k]].text) {
@@ -398,8 +394,7 @@ impl Clarifying {
         Ok(())
     }
 
-    /// Counts the round for requirement `i` and records an answer that cannot be taken
-    /// (unchanged, a meta-answer, empty); returns the rewrite to screen otherwise.
+    /// Counts the round and records an answer that cannot be taken; else the rewrite to screen.
     fn sort_answer(&mut self, i: usize, text: Option<String>) -> Option<String> {
         let (current, proposal) = (&self.current[i], &mut self.proposals[i]);
         proposal.rounds += 1;
@@ -441,8 +436,7 @@ impl Clarifying {
         }
     }
 
-    /// Takes the screening of requirement `i`'s rewrite as its current one, unless the
-    /// rewrite could not be screened.
+    /// Takes the screening of a rewrite as current, unless the rewrite could not be screened.
     fn take_screened(&mut self, i: usize, s: Screening) {
         let proposal = &mut self.proposals[i];
         if s.could_not_screen {
@@ -473,8 +467,7 @@ impl Clarifying {
         self.current[i] = s;
     }
 
-    /// Decides, after the last round, which proposals converged to one reading, and
-    /// notes why the others did not.
+    /// Decides which proposals converged to one reading and notes why the others did not.
     fn conclude(&mut self, options: &ClarifyOptions) {
         for (p, s) in self.proposals.iter_mut().zip(&self.current) {
             let changed = !same_text(&p.clarified, &p.original);

@@ -1101,8 +1101,7 @@ pub fn formalize(
     Ok(report(spec, options, out, by_path, checker.queries, halted))
 }
 
-/// The indices of the requirements to formalize: those selected that have no formula
-/// yet, or are to be formalized again; an unknown id selected is an input error.
+/// The requirements to formalize; an unknown id selected is an input error.
 fn wanted(spec: &Spec, options: &FormalizeOptions) -> Result<Vec<usize>, PipelineError> {
     let wanted: Vec<usize> = spec
         .requirements
@@ -1122,8 +1121,7 @@ fn wanted(spec: &Spec, options: &FormalizeOptions) -> Result<Vec<usize>, Pipelin
     Ok(wanted)
 }
 
-/// The entry of requirement `r` before any path ran: no formula, no attempt, the
-/// provenance of the model and `template`.
+/// The entry of a requirement before any path ran: no formula, no attempt.
 fn unanswered(r: &reqs::spec::Requirement, client: &Client, template: &str) -> Formalized {
     Formalized {
         id: r.id.clone(),
@@ -1148,8 +1146,7 @@ fn unanswered(r: &reqs::spec::Requirement, client: &Client, template: &str) -> F
     }
 }
 
-/// Formalizes the requirements of a spec with a `[time]` table as timed patterns; gives
-/// back why the run stops when the provider failed.
+/// Formalizes a timed spec's requirements as patterns; why the run stops, if it does.
 fn by_timed_patterns(
     spec: &Spec,
     client: &Client,
@@ -1182,9 +1179,7 @@ fn by_timed_patterns(
     }
 }
 
-/// The per-requirement paths in turn: the controlled-English parser, voted forms, and
-/// SMT-LIB terms for what neither stated; gives back why the run stops when the
-/// provider failed.
+/// The parser, voted forms, then SMT-LIB terms for the rest; why the run stops, if it does.
 fn by_paths(
     spec: &Spec,
     client: &Client,
@@ -1232,8 +1227,7 @@ fn by_paths(
     Ok(halted)
 }
 
-/// Completes each entry once every path ran (its reading, attempt count and path);
-/// returns how many formulas each path produced.
+/// Completes each entry once every path ran and counts the formulas by path.
 fn settle(spec: &Spec, out: &mut [Formalized]) -> ByPath {
     let mut by_path = ByPath::default();
     for f in out.iter_mut() {

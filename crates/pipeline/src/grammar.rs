@@ -432,15 +432,13 @@ fn words(names: &[String]) -> Expr {
 }
 
 impl Symbols {
-    /// Whether there are Boolean terms of `level`: Boolean variables, or operators over
-    /// the level below.
+    /// Whether there are Boolean terms of `level` (variables, or operators one level down).
     fn has_bool(&self, level: usize) -> bool {
         level > 0 || !self.bools.is_empty()
     }
 }
 
-/// The Boolean terms of `level`: variables, then connectives, comparisons and
-/// (dis)equalities over the terms one level down.
+/// The Boolean terms of `level`: variables, connectives, comparisons, (dis)equalities.
 fn bool_terms(s: &Symbols, level: usize) -> Expr {
     let has_num = !s.nums.is_empty();
     let mut alts = Vec::new();
@@ -518,8 +516,7 @@ fn bool_terms(s: &Symbols, level: usize) -> Expr {
     alt(alts)
 }
 
-/// The numeric terms of `level`: variables and literals, then arithmetic (linear when
-/// the spec is) over the terms one level down.
+/// The numeric terms of `level`: variables, literals and arithmetic one level down.
 fn num_terms(s: &Symbols, level: usize) -> Expr {
     let mut alts = vec![r("nvar"), r("lit")];
     if level > 0 {
@@ -555,8 +552,7 @@ fn num_terms(s: &Symbols, level: usize) -> Expr {
     alt(alts)
 }
 
-/// The terms of enumeration `k` of `level`: its variables and values, and a choice
-/// between terms one level down.
+/// The terms of enumeration `k` of `level`: variables, values, and `ite` one level down.
 fn enum_terms(s: &Symbols, k: usize, level: usize) -> Expr {
     let mut alts = vec![r(&format!("evar-{k}")), r(&format!("eval-{k}"))];
     if level > 0 && s.has_bool(level - 1) {
@@ -574,8 +570,7 @@ fn enum_terms(s: &Symbols, k: usize, level: usize) -> Expr {
     alt(alts)
 }
 
-/// The terminal rules: variable names, numerals, comparison operators and enumeration
-/// values, for the sorts the spec has.
+/// The terminal rules: names, numerals, comparison operators, enumeration values.
 fn terminals(s: &Symbols, rules: &mut Vec<(String, Expr)>) {
     if !s.bools.is_empty() {
         rules.push(("bvar".into(), words(&s.bools)));

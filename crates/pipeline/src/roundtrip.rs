@@ -681,8 +681,7 @@ pub fn run(
     })
 }
 
-/// The trip of requirement `r` before the model is heard: its formula and vera's own
-/// reading of it, with how much of the text that reading covers.
+/// The trip of a requirement before the model is heard: its formula and vera's reading.
 fn unchecked_trip(spec: &Spec, r: &reqs::spec::Requirement, original: &Term) -> Trip {
     let mut trip = Trip {
         id: r.id.clone(),
@@ -715,9 +714,7 @@ struct Tripping<'s> {
 }
 
 impl Tripping<'_> {
-    /// Formalizes the model's sentence for requirement `i` again and compares it with
-    /// the original formula; a sentence whose formula differs gets the repair turn.
-    /// Returns the final sentence.
+    /// Formalizes the sentence again, compares, and repairs once if it differs; final sentence.
     fn reformalize(
         &mut self,
         i: usize,
@@ -753,8 +750,7 @@ impl Tripping<'_> {
         Ok(current)
     }
 
-    /// Asks for the repaired sentence and compares its formula with the original;
-    /// `None` when the model gave no usable answer (the problem is in the trip).
+    /// Asks for the repaired sentence and compares its formula (`None`: no usable answer).
     fn repaired(
         &mut self,
         i: usize,
@@ -787,8 +783,7 @@ impl Tripping<'_> {
     }
 }
 
-/// The repair turn: the formula the sentence gave and a state where it disagrees with
-/// the original.
+/// The repair turn: the formula the sentence gave and a state where it disagrees.
 fn repair_prompt(f: &Term, witness: &Witness) -> String {
     template("roundtrip-repair", REPAIR)
         .render(&[
@@ -801,8 +796,7 @@ fn repair_prompt(f: &Term, witness: &Witness) -> String {
         .expect("all variables given")
 }
 
-/// Sets each trip's embedding cosine of the original text and the final sentence;
-/// returns their mean (`None` when no trip has a sentence).
+/// Sets each trip's embedding cosine of text and sentence; gives back their mean.
 fn embedding_similarity(
     spec: &Spec,
     chosen: &[usize],

@@ -702,8 +702,7 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
     })
 }
 
-/// Checks the names of the enumerations and their values, which must be symbols the
-/// spec can hold and unique across the schema.
+/// Checks the enumerations' names and values: plain symbols, unique in the schema.
 fn check_enums<'a>(
     a: &'a DraftAnswer,
     names: &mut BTreeSet<&'a str>,
@@ -735,8 +734,7 @@ fn check_enums<'a>(
     }
 }
 
-/// Checks each variable's name, sort, bounds and role; returns the bounds read as
-/// numbers, one pair per variable (`None` where absent or unusable).
+/// Checks each variable's name, sort, bounds and role; gives back the bounds read.
 #[allow(clippy::type_complexity)]
 fn check_variables<'a>(
     a: &'a DraftAnswer,
@@ -783,8 +781,7 @@ fn check_variables<'a>(
     bounds
 }
 
-/// Reads the `which` bound (min or max) of variable `v`, number `i`, of a sort that is
-/// `known` or not; a bound its sort cannot have is a problem and is left out.
+/// Reads one bound of a variable; a bound its sort cannot have is a problem, left out.
 fn variable_bound(
     v: &DraftVariable,
     i: usize,
@@ -828,8 +825,7 @@ fn variable_bound(
     }
 }
 
-/// Checks the domain constraint ids: present, on one line, unique, and not one of the
-/// ids the spec gives variable bounds.
+/// Checks the domain constraint ids: present, one line, unique, not a bound's id.
 fn check_domain_ids(a: &DraftAnswer, problems: &mut Vec<(Fault, String)>) {
     let mut ids: BTreeSet<&str> = BTreeSet::new();
     for (i, d) in a.domain.iter().enumerate() {
@@ -854,9 +850,7 @@ fn check_domain_ids(a: &DraftAnswer, problems: &mut Vec<(Fault, String)>) {
     }
 }
 
-/// The schema as TOML, read by the spec loader, and the bounds with min > max left out
-/// of it by variable: a spec cannot hold them, and the checks report them as an empty
-/// range.
+/// The schema as TOML for the spec loader, and the min > max bounds it leaves out.
 #[allow(clippy::type_complexity)]
 fn schema_toml(
     a: &DraftAnswer,
@@ -907,8 +901,7 @@ fn schema_toml(
     (o, inverted)
 }
 
-/// Adds the domain constraints to `spec`; returns those that name only undeclared
-/// symbols (they wait for missing variables), and any other error is a problem.
+/// Adds the domain to `spec`; gives back the constraints that wait for missing variables.
 fn read_domain(
     a: &DraftAnswer,
     spec: &mut Spec,
@@ -1138,8 +1131,7 @@ fn check(
     Ok(findings)
 }
 
-/// Finds the numeric variables whose range is empty (bounds with the constraints over
-/// the variable alone); returns the conflicting constraints of each, by variable.
+/// Finds the numeric variables whose range is empty, with their conflicting constraints.
 fn empty_ranges(
     s: &mut Session<'_>,
     asm: &Assembled,
@@ -1204,9 +1196,7 @@ fn empty_ranges(
     Ok(empty)
 }
 
-/// Checks that the whole domain allows a state; returns one, or `None` with the
-/// conflict (unless an empty range in `empty` already explains it) or the undecided
-/// check as a finding.
+/// A state the whole domain allows, or `None` with the conflict or the undecided check.
 fn whole_domain(
     s: &mut Session<'_>,
     spec: &Spec,
@@ -1236,8 +1226,7 @@ fn whole_domain(
     })
 }
 
-/// Finds the variables the domain fixes to one value that the document does not state
-/// as fixed; returns every fixed variable and the models found on the way.
+/// Finds the variables the domain fixes to one value that the document does not state.
 fn fixed_variables(
     s: &mut Session<'_>,
     a: &DraftAnswer,
@@ -1273,8 +1262,7 @@ fn fixed_variables(
     Ok((fixed, models))
 }
 
-/// Finds the pairs of unfixed variables of one sort the domain forces equal; a pair
-/// that differs in a model already found needs no query.
+/// Finds the pairs of unfixed variables of one sort that the domain forces equal.
 fn forced_equal(
     s: &mut Session<'_>,
     spec: &Spec,
@@ -1283,6 +1271,7 @@ fn forced_equal(
     mut models: Vec<logic::Model>,
     findings: &mut Vec<Finding>,
 ) -> Result<(), SolverError> {
+    // Only pairs that agree in every model found so far need a query.
     let vars: Vec<_> = spec
         .variables
         .iter()
@@ -1963,8 +1952,7 @@ pub fn draft_schema(
     Ok(d.finish(probe, first_attempts, chunks.len()))
 }
 
-/// Asks for the first draft, over the first chunk of requirements: the schema every
-/// later stage extends or repairs.
+/// Asks for the first draft over the first chunk: the schema later stages build on.
 fn ask_draft(
     list: &RequirementList,
     client: &Client,
@@ -2013,8 +2001,7 @@ struct Drafting<'a> {
 }
 
 impl Drafting<'_> {
-    /// Extends the schema with a later chunk of requirements, so a model with a small
-    /// context can draft for a long document; a chunk with no usable extension is noted.
+    /// Extends the schema with a later chunk, so a model with a small context can draft it.
     fn extend(&mut self, chunk: &[Item]) -> Result<(), SchemaError> {
         let span = match (chunk.first(), chunk.last()) {
             (Some(a), Some(b)) => format!("requirements {} to {}", a.id, b.id),
@@ -2065,8 +2052,7 @@ impl Drafting<'_> {
         Ok(())
     }
 
-    /// Runs the bounded repair rounds for the variables the checks found missing, until
-    /// none is missing or the model proposes nothing usable.
+    /// Runs the bounded repair rounds for the variables the checks found missing.
     fn repair_missing(&mut self) -> Result<(), SchemaError> {
         while self.rounds < self.options.repairs {
             let gaps = gaps_text(&self.findings, self.list, &self.answer);
@@ -2097,8 +2083,7 @@ impl Drafting<'_> {
         )
     }
 
-    /// Takes a repair proposal as the schema and checks it again, keeping what salvage
-    /// dropped from it as findings.
+    /// Takes a repair proposal as the schema and checks it again.
     fn accept(&mut self, (merged, asm, added, lost): Proposal) -> Result<(), SchemaError> {
         let what = format!("the proposal of repair round {}", self.rounds);
         let answers = self.options.retries + 1;
@@ -2116,8 +2101,7 @@ impl Drafting<'_> {
         Ok(())
     }
 
-    /// Formalizes the requirements against the checked draft to find names it lacks
-    /// (`DraftOptions::probe`); `None`, with a note, when the draft is not fit for it.
+    /// Formalizes the requirements against the draft to find the names it lacks.
     fn probe(&mut self) -> Result<Option<ProbeReport>, SchemaError> {
         let blocked = self.findings.iter().any(|f| {
             matches!(
@@ -2168,9 +2152,7 @@ impl Drafting<'_> {
         Ok(Some(p))
     }
 
-    /// One more repair round for the names the probe found missing, then formalizes
-    /// those requirements again; returns the ones still missing a name, `None` when no
-    /// proposal came.
+    /// One repair round for the names the probe missed, then the probe again on those.
     #[allow(clippy::type_complexity)]
     fn repair_probed(
         &mut self,
@@ -2214,8 +2196,7 @@ impl Drafting<'_> {
         ))
     }
 
-    /// Notes each domain constraint left out of the schema because it names symbols the
-    /// schema does not declare.
+    /// Notes the domain constraints left out for naming undeclared symbols.
     fn note_undeclared_domain(&mut self) {
         for (id, symbols) in &self.asm.undeclared {
             if let Some(d) = self.answer.domain.iter().find(|d| &d.id == id) {

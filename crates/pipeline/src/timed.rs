@@ -1019,8 +1019,7 @@ impl Questions {
     }
 }
 
-/// The question about two different triggers: edge or level, how long a condition has
-/// held, or simply when the requirement applies.
+/// The question about two different triggers.
 fn trigger_question(x: &Trigger, y: &Trigger, tb: &TimeBase, q: &mut Questions) {
     let same_condition = condition(x).is_some() && condition(x) == condition(y);
     let c = condition(x).map(show).unwrap_or_default();
@@ -1079,8 +1078,7 @@ fn trigger_question(x: &Trigger, y: &Trigger, tb: &TimeBase, q: &mut Questions) 
     }
 }
 
-/// The question about two different timings of the response: a bound one step apart
-/// (is the bound included), two durations, or simply when the response must hold.
+/// The question about two different timings of the response.
 fn timing_question(a: &Pattern, b: &Pattern, tb: &TimeBase, q: &mut Questions) {
     let r = show(&a.response);
     match (&a.timing, &b.timing) {
@@ -1151,8 +1149,7 @@ fn timing_question(a: &Pattern, b: &Pattern, tb: &TimeBase, q: &mut Questions) {
     }
 }
 
-/// The question about two different scopes, and, when a lasting response meets a scope
-/// that ends, whether the obligation outlives the scope.
+/// The question about two different scopes, and whether an obligation outlives one.
 fn scope_question(a: &Pattern, b: &Pattern, q: &mut Questions) {
     q.ask(
         "scope",
@@ -1178,8 +1175,7 @@ fn scope_question(a: &Pattern, b: &Pattern, q: &mut Questions) {
     }
 }
 
-/// The question about the response: the same one, or cut when the scope ends (`(or R
-/// E)` with `E` the scope's end) against running on; else two different responses.
+/// The question about the response: cut when the scope ends, or simply different.
 fn response_question(a: &Pattern, b: &Pattern, q: &mut Questions) {
     let cut = (a.scope == b.scope)
         .then(|| scope_end(&a.scope))
@@ -1391,8 +1387,7 @@ pub fn clarify_timed(
     })
 }
 
-/// Screens the selected requirements when no screening was given: the questions the
-/// first round rewrites from.
+/// Screens the selected requirements when no screening was given.
 fn first_timed_screening(
     spec: &Spec,
     client: &Client,
@@ -1437,8 +1432,7 @@ struct TimedClarifying {
 }
 
 impl TimedClarifying {
-    /// One round over the requirements still open: asks for rewrites, records the ones
-    /// refused, screens the others; `false` when no requirement was open.
+    /// One round over the open requirements; `false` when none was open.
     fn round(
         &mut self,
         spec: &Spec,
@@ -1486,8 +1480,7 @@ impl TimedClarifying {
         Ok(true)
     }
 
-    /// Records an answer for requirement `i` that cannot be taken (empty, unchanged, a
-    /// meta-answer), which ends its rounds; returns the rewrite to screen otherwise.
+    /// Records an answer that cannot be taken, ending its rounds; else the rewrite to screen.
     fn sort_answer(&mut self, i: usize, text: Option<String>) -> Option<String> {
         let classes = self.current[i].classes.len();
         let (why, t) = match text {
@@ -1514,8 +1507,7 @@ impl TimedClarifying {
         None
     }
 
-    /// Takes the screening of requirement `i`'s rewrite as its current one, unless the
-    /// rewrite could not be screened (which ends its rounds).
+    /// Takes the screening of a rewrite as current, unless the rewrite could not be screened.
     fn take_screened(&mut self, i: usize, s: TimedScreening) {
         let proposal = &mut self.proposals[i];
         if s.could_not_screen {
@@ -1543,8 +1535,7 @@ impl TimedClarifying {
         self.current[i] = s;
     }
 
-    /// Decides, after the last round, which proposals converged to one reading (they
-    /// carry its pattern), and notes why the others did not.
+    /// Decides which proposals converged (they carry the pattern) and notes why others did not.
     fn conclude(&mut self, options: &ClarifyOptions) {
         for (p, s) in self.proposals.iter_mut().zip(&self.current) {
             let changed = !same_text(&p.clarified, &p.original);

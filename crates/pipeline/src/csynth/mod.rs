@@ -529,14 +529,14 @@ fn run_loop(
     })
 }
 
-/// The segments to annotate: for a program, those of its own functions (not the C
-/// library's), each function once: a header's static function has a copy in every
-/// unit that includes it, and its annotations have one place, in the header.
+/// The segments to annotate: for a program, its own functions, each function once.
 fn own_segments(
     file: &CFile,
     program: Option<&Workspace<'_>>,
     log: &mut dyn FnMut(&str),
 ) -> Vec<Segment> {
+    // Not the C library's functions; and a header's static function has a copy in
+    // every unit that includes it, while its annotations have one place, in the header.
     let mut seen: std::collections::BTreeMap<String, String> = Default::default();
     let mut skipped: Vec<String> = Vec::new();
     let segs: Vec<Segment> = function_segments(file)
@@ -1106,8 +1106,7 @@ impl Engine<'_> {
             .schema("acsl_clauses", schema)
     }
 
-    /// Runs every point of interest of one segment, then gives the clauses dropped
-    /// there one more chance now that the preconditions are chosen.
+    /// Runs the points of one segment, then revives its dropped clauses with the preconditions.
     fn segment(
         &mut self,
         s: &Segment,
@@ -1153,8 +1152,7 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// The input with every kept clause (for a program, its edited files) and the
-    /// final verification of it, on which kills are attributed.
+    /// The input with every kept clause and its final verification, where kills are counted.
     #[allow(clippy::type_complexity)]
     fn final_build(
         &self,
@@ -1279,8 +1277,7 @@ impl Engine<'_> {
         Ok(report)
     }
 
-    /// Where the point is in the files the user wrote: the file (for a program) and
-    /// the line.
+    /// Where the point is in the files the user wrote (file for a program, and line).
     fn origin_of(&self, poi: &Poi) -> (Option<String>, usize) {
         match &self.judge {
             Judge::Program(ws) => match ws
@@ -1294,8 +1291,7 @@ impl Engine<'_> {
         }
     }
 
-    /// Why a program's point has no place in the original files, which it must have
-    /// before the model is asked for anything (`None`: it has one).
+    /// Why a program's point has no place in the original files (`None`: it has one).
     fn unplaceable(&self, poi: &Poi) -> Result<Option<String>, SynthError> {
         if let Judge::Program(ws) = &self.judge {
             let probe = insertions_for(
@@ -1313,8 +1309,7 @@ impl Engine<'_> {
         Ok(None)
     }
 
-    /// The first prompt at a point: the code, what to annotate and the clause kinds
-    /// allowed there.
+    /// The first prompt at a point: the code, what to annotate, the clause kinds allowed.
     fn point_prompt(
         &self,
         poi: &Poi,
@@ -1341,9 +1336,7 @@ impl Engine<'_> {
         ])?)
     }
 
-    /// Asks for clauses at the point and repairs them, answer after answer, until an
-    /// answer needs no repair or the attempts run out; gives back whether any answer
-    /// failed and whether the last one was clean.
+    /// Asks and repairs until an answer is clean or attempts run out: (any failure, last clean).
     fn converse(
         &mut self,
         seg: &Segment,
@@ -1407,8 +1400,7 @@ impl Engine<'_> {
         Ok((any_failure, last_clean))
     }
 
-    /// Records the clauses of one answer, verifies the new ones, and says whether the
-    /// answer calls for a repair (and with what feedback).
+    /// Records and verifies one answer's clauses and says whether a repair is due.
     #[allow(clippy::too_many_arguments)]
     fn judge_answer(
         &mut self,
