@@ -198,65 +198,136 @@ pub fn clarify(
     let mut checker = Checker::new(&universe, solver)?;
     let first = match screening {
         Some(s) => s,
-        None => {
-            let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
-            let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
-            let requirements = screen_texts(
-                spec,
-                client,
-                &mut checker,
-                &items,
-                &skip,
-                &options.screening,
-            )?;
-            let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-            AmbiguityReport {
-                requirements,
-                summary,
-            }
-        }
+        None => first_screening(spec, client, &mut checker, options)?,
     };
     // Worked examples stay those of the first screening, so that before and after differ
     // only in the text.
     let skip: Vec<String> = first.requirements.iter().map(|s| s.id.clone()).collect();
     // Current screening of every flagged requirement.
-    let mut current: Vec<Screening> = first
+    let current: Vec<Screening> = first
         .requirements
         .iter()
         .filter(|s| s.flagged)
         .cloned()
         .collect();
-    let mut proposals: Vec<Proposal> = current
-        .iter()
-        .map(|s| Proposal {
-            id: s.id.clone(),
-            original: s.text.clone(),
-            clarified: s.text.clone(),
-            rounds: 0,
-            classes_before: s.classes(),
-            classes_after: s.classes(),
-            converged: false,
-            accepted: false,
-            formula: None,
-            pattern: None,
-            history: vec![],
-            note: None,
-        })
-        .collect();
-    let mut flagged_per_round = vec![current.len()];
-    // A requirement whose rewrite came back unchanged is not asked again: the same
-    // evidence would give the same answer.
-    let mut stuck = vec![false; current.len()];
+    let mut run = Clarifying {
+        proposals: current.iter().map(unclarified).collect(),
+        stuck: vec![false; current.len()],
+        current,
+    };
+    let mut flagged_per_round = vec![run.current.len()];
     for _round in 0..options.rounds {
-        let open: Vec<usize> = (0..current.len())
-            .filter(|&i| current[i].flagged && !stuck[i])
-            .collect();
-        if open.is_empty() {
+        if !run.round(spec, client, &mut checker, &skip, options)? {
             break;
         }
+        flagged_per_round.push(run.current.iter().filter(|s| s.flagged).count());
+    }
+    run.conclude(options);
+    let after_items: Vec<&Screening> = first
+        .requirements
+        .iter()
+        .map(|s| run.current.iter().find(|c| c.id == s.id).unwrap_or(s))
+        .collect();
+    let stats = Stats {
+        before: first.summary,
+        after: summarize(&after_items),
+        flagged_per_round,
+    };
+    Ok(ClarifyReport {
+        proposals: run.proposals,
+        stats,
+        screening: first,
+    })
+}
+
+/// Screens the selected requirements when no screening was given: the first round's evidence.
+fn first_screening(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &ClarifyOptions,
+) -> Result<AmbiguityReport, PipelineError> {
+    let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
+    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
+    let requirements = screen_texts(spec, client, checker, &items, &skip, &options.screening)?;
+    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+    Ok(AmbiguityReport {
+        requirements,
+        summary,
+    })
+}
+
+/// The proposal of a flagged requirement before any round: its own text, unclarified.
+fn unclarified(s: &Screening) -> Proposal {
+    Proposal {
+        id: s.id.clone(),
+        original: s.text.clone(),
+        clarified: s.text.clone(),
+        rounds: 0,
+        classes_before: s.classes(),
+        classes_after: s.classes(),
+        converged: false,
+        accepted: false,
+        formula: None,
+        pattern: None,
+        history: vec![],
+        note: None,
+    }
+}
+
+/// The flagged requirements in the loop, index for index: their current screening,
+/// their proposal, and whether asking again is pointless.
+struct Clarifying {
+    current: Vec<Screening>,
+    proposals: Vec<Proposal>,
+    /// A requirement whose rewrite came back unchanged is not asked again: the same
+    /// evidence would give the same answer.
+    stuck: Vec<bool>,
+}
+
+impl Clarifying {
+    /// One round over the open requirements; `false` when none was open.
+    fn round(
+        &mut self,
+        spec: &Spec,
+        client: &Client,
+        checker: &mut Checker,
+        skip: &[String],
+        options: &ClarifyOptions,
+    ) -> Result<bool, PipelineError> {
+        let open: Vec<usize> = (0..self.current.len())
+            .filter(|&i| self.current[i].flagged && !self.stuck[i])
+            .collect();
+        if open.is_empty() {
+            return Ok(false);
+        }
+        let texts = self.ask_rewrites(spec, client, &open, options)?;
+        let mut items = Vec::new();
+        let mut back = Vec::new();
+        for (&i, text) in open.iter().zip(texts) {
+            if let Some(t) = self.sort_answer(i, text) {
+                items.push((self.current[i].id.clone(), t));
+                back.push(i);
+            }
+        }
+        let screened = screen_texts(spec, client, checker, &items, skip, &options.screening)?;
+        for (i, s) in back.into_iter().zip(screened) {
+            self.take_screened(i, s);
+        }
+        Ok(true)
+    }
+
+    /// Asks for a rewrite of each open requirement from its evidence, cleaned.
+    fn ask_rewrites(
+        &self,
+        spec: &Spec,
+        client: &Client,
+        open: &[usize],
+        options: &ClarifyOptions,
+    ) -> Result<Vec<Option<String>>, PipelineError> {
         let mut reqs = Vec::new();
-        for &i in &open {
-            let p = prompt(spec, &current[i], options.screening.samples)?;
+        for &i in open {
+            let p = prompt(spec, &self.current[i], options.screening.samples)?;
             reqs.push(
                 Request::new()
                     .user(p)
@@ -273,161 +344,158 @@ pub fn clarify(
                 Err(e) => return Err(e.into()),
             });
         }
-        // A rewrite that only repeats the text, or that describes the rewrite instead of
-        // making it, is answered once, in the same conversation, with that fact; a second
-        // such answer ends the requirement's rounds.
+        self.follow_up(client, open, &reqs, &mut texts)?;
+        Ok(texts)
+    }
+
+    /// Tells the model once when a rewrite repeats the text or describes the change instead.
+    fn follow_up(
+        &self,
+        client: &Client,
+        open: &[usize],
+        reqs: &[Request],
+        texts: &mut [Option<String>],
+    ) -> Result<(), PipelineError> {
+        // In the same conversation; a second such answer ends the requirement's rounds.
         let follow_up = |k: usize, t: &Option<String>| -> Option<String> {
             let t = t.as_deref()?;
-            if same_text(t, &current[open[k]].text) {
+            if same_text(t, &self.current[open[k]].text) {
                 Some(UNCHANGED.to_string())
             } else {
-                meta_answer(t, &current[open[k]].text)
+                meta_answer(t, &self.current[open[k]].text)
                     .map(|why| format!("{META} The answer was not taken: {why}."))
             }
         };
         let again: Vec<(usize, String)> = (0..open.len())
             .filter_map(|k| follow_up(k, &texts[k]).map(|m| (k, m)))
             .collect();
-        if !again.is_empty() {
-            let follow: Vec<Request> = again
-                .iter()
-                .map(|(k, message)| {
-                    reqs[*k]
-                        .clone()
-                        .assistant(texts[*k].clone().unwrap_or_default())
-                        .user(message.clone())
-                })
-                .collect();
-            for (&(k, _), a) in again
-                .iter()
-                .zip(client.run_all("clarify.unchanged", &follow))
-            {
-                texts[k] = match a {
-                    Ok(c) => clean_text(c.text()),
-                    Err(e) if e.is_answer_problem() => texts[k].take(),
-                    Err(e) => return Err(e.into()),
-                };
-            }
+        if again.is_empty() {
+            return Ok(());
         }
-        let mut items = Vec::new();
-        let mut back = Vec::new();
-        for (&i, text) in open.iter().zip(texts) {
-            proposals[i].rounds += 1;
-            let meta = text
-                .as_deref()
-                .and_then(|t| meta_answer(t, &current[i].text));
-            match text {
-                Some(t) if same_text(&t, &current[i].text) => {
-                    stuck[i] = true;
-                    proposals[i].history.push(Round {
-                        text: t,
-                        classes: current[i].classes(),
-                        rejected: Some("the text is unchanged".into()),
-                    });
-                    proposals[i].note = Some("the model returned the text unchanged".into());
-                }
-                Some(t) if meta.is_some() => {
-                    let why = meta.expect("checked");
-                    stuck[i] = true;
-                    let reason = format!("meta-answer: {why}");
-                    proposals[i].history.push(Round {
-                        text: t,
-                        classes: current[i].classes(),
-                        rejected: Some(reason.clone()),
-                    });
-                    proposals[i].note = Some(format!(
-                        "rejected as a meta-answer twice (the second time after being told so): {why}"
-                    ));
-                }
-                Some(t) => {
-                    items.push((current[i].id.clone(), t));
-                    back.push(i);
-                }
-                None => proposals[i].history.push(Round {
-                    text: String::new(),
-                    classes: current[i].classes(),
-                    rejected: Some("the answer was empty or longer than 2000 characters".into()),
-                }),
-            }
+        let follow: Vec<Request> = again
+            .iter()
+            .map(|(k, message)| {
+                reqs[*k]
+                    .clone()
+                    .assistant(texts[*k].clone().unwrap_or_default())
+                    .user(message.clone())
+            })
+            .collect();
+        for (&(k, _), a) in again
+            .iter()
+            .zip(client.run_all("clarify.unchanged", &follow))
+        {
+            texts[k] = match a {
+                Ok(c) => clean_text(c.text()),
+                Err(e) if e.is_answer_problem() => texts[k].take(),
+                Err(e) => return Err(e.into()),
+            };
         }
-        let screened = screen_texts(
-            spec,
-            client,
-            &mut checker,
-            &items,
-            &skip,
-            &options.screening,
-        )?;
-        for (i, s) in back.into_iter().zip(screened) {
-            if s.could_not_screen {
-                // Not formalizable: a failed rewrite, never progress. The text it was
-                // meant to replace stays current (and counts in the statistics); the
-                // same evidence would bring the same answer, so the rounds end.
-                let why = format!(
-                    "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
-                    s.valid,
-                    s.samples.len()
-                );
-                proposals[i].history.push(Round {
-                    text: s.text.clone(),
-                    classes: current[i].classes(),
-                    rejected: Some(why.clone()),
+        Ok(())
+    }
+
+    /// Counts the round and records an answer that cannot be taken; else the rewrite to screen.
+    fn sort_answer(&mut self, i: usize, text: Option<String>) -> Option<String> {
+        let (current, proposal) = (&self.current[i], &mut self.proposals[i]);
+        proposal.rounds += 1;
+        let meta = text.as_deref().and_then(|t| meta_answer(t, &current.text));
+        match text {
+            Some(t) if same_text(&t, &current.text) => {
+                self.stuck[i] = true;
+                proposal.history.push(Round {
+                    text: t,
+                    classes: current.classes(),
+                    rejected: Some("the text is unchanged".into()),
                 });
-                proposals[i].note = Some(format!("the last rewrite {why}"));
-                stuck[i] = true;
-                continue;
+                proposal.note = Some("the model returned the text unchanged".into());
+                None
             }
-            proposals[i].history.push(Round {
+            Some(t) if meta.is_some() => {
+                let why = meta.expect("checked");
+                self.stuck[i] = true;
+                let reason = format!("meta-answer: {why}");
+                proposal.history.push(Round {
+                    text: t,
+                    classes: current.classes(),
+                    rejected: Some(reason.clone()),
+                });
+                proposal.note = Some(format!(
+                    "rejected as a meta-answer twice (the second time after being told so): {why}"
+                ));
+                None
+            }
+            Some(t) => Some(t),
+            None => {
+                proposal.history.push(Round {
+                    text: String::new(),
+                    classes: current.classes(),
+                    rejected: Some("the answer was empty or longer than 2000 characters".into()),
+                });
+                None
+            }
+        }
+    }
+
+    /// Takes the screening of a rewrite as current, unless the rewrite could not be screened.
+    fn take_screened(&mut self, i: usize, s: Screening) {
+        let proposal = &mut self.proposals[i];
+        if s.could_not_screen {
+            // Not formalizable: a failed rewrite, never progress. The text it was
+            // meant to replace stays current (and counts in the statistics); the
+            // same evidence would bring the same answer, so the rounds end.
+            let why = format!(
+                "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
+                s.valid,
+                s.samples.len()
+            );
+            proposal.history.push(Round {
                 text: s.text.clone(),
-                classes: s.classes(),
-                rejected: None,
+                classes: self.current[i].classes(),
+                rejected: Some(why.clone()),
             });
-            proposals[i].clarified = s.text.clone();
-            proposals[i].classes_after = s.classes();
-            current[i] = s;
+            proposal.note = Some(format!("the last rewrite {why}"));
+            self.stuck[i] = true;
+            return;
         }
-        flagged_per_round.push(current.iter().filter(|s| s.flagged).count());
+        proposal.history.push(Round {
+            text: s.text.clone(),
+            classes: s.classes(),
+            rejected: None,
+        });
+        proposal.clarified = s.text.clone();
+        proposal.classes_after = s.classes();
+        self.current[i] = s;
     }
-    for (p, s) in proposals.iter_mut().zip(&current) {
-        let changed = !same_text(&p.clarified, &p.original);
-        p.converged = s.classes() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
-        if p.note.is_none() && !p.converged {
-            p.note = Some(if !changed {
-                "no rewrite differs from the original text".into()
-            } else if s.classes() == 1 && s.valid < options.min_valid {
-                format!(
-                    "only {} of {} formalizations of the clarified text are valid: too few to show one reading",
-                    s.valid,
-                    s.samples.len()
-                )
-            } else if s.classes() == 0 {
-                "no formalization of the clarified text is valid".into()
-            } else {
-                format!("still {} readings after {} round(s)", s.classes(), p.rounds)
-            });
+
+    /// Decides which proposals converged to one reading and notes why the others did not.
+    fn conclude(&mut self, options: &ClarifyOptions) {
+        for (p, s) in self.proposals.iter_mut().zip(&self.current) {
+            let changed = !same_text(&p.clarified, &p.original);
+            p.converged =
+                s.classes() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
+            if p.note.is_none() && !p.converged {
+                p.note = Some(if !changed {
+                    "no rewrite differs from the original text".into()
+                } else if s.classes() == 1 && s.valid < options.min_valid {
+                    format!(
+                        "only {} of {} formalizations of the clarified text are valid: too few to show one reading",
+                        s.valid,
+                        s.samples.len()
+                    )
+                } else if s.classes() == 0 {
+                    "no formalization of the clarified text is valid".into()
+                } else {
+                    format!("still {} readings after {} round(s)", s.classes(), p.rounds)
+                });
+            }
+            p.accepted = p.converged;
+            p.formula = s
+                .partition
+                .as_ref()
+                .filter(|_| p.converged)
+                .map(|x| x.classes[0].formula.clone());
         }
-        p.accepted = p.converged;
-        p.formula = s
-            .partition
-            .as_ref()
-            .filter(|_| p.converged)
-            .map(|x| x.classes[0].formula.clone());
     }
-    let after_items: Vec<&Screening> = first
-        .requirements
-        .iter()
-        .map(|s| current.iter().find(|c| c.id == s.id).unwrap_or(s))
-        .collect();
-    let stats = Stats {
-        before: first.summary,
-        after: summarize(&after_items),
-        flagged_per_round,
-    };
-    Ok(ClarifyReport {
-        proposals,
-        stats,
-        screening: first,
-    })
 }
 
 /// The follow-up turn after a meta-answer (followed by the reason it was not taken).

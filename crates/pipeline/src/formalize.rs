@@ -1040,23 +1040,7 @@ pub fn formalize(
     let prompts = Prompts::builtin();
     let universe = Universe::of_spec(spec);
     let mut checker = Checker::new(&universe, solver)?;
-    let wanted: Vec<usize> = spec
-        .requirements
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
-        .filter(|(_, r)| {
-            (r.formula.is_none() && r.timed.is_none()) || options.reformalize.contains(&r.id)
-        })
-        .map(|(i, _)| i)
-        .collect();
-    for id in options.only.iter().flatten().chain(&options.reformalize) {
-        {
-            if !spec.requirements.iter().any(|r| &r.id == id) {
-                return Err(PipelineError::Input(format!("no requirement `{id}`")));
-            }
-        }
-    }
+    let wanted = wanted(spec, options)?;
     let ids: Vec<String> = wanted
         .iter()
         .map(|&i| spec.requirements[i].id.clone())
@@ -1070,30 +1054,7 @@ pub fn formalize(
     };
     let mut out: Vec<Formalized> = wanted
         .iter()
-        .map(|&i| {
-            let r = &spec.requirements[i];
-            Formalized {
-                id: r.id.clone(),
-                text: r.text.clone(),
-                formula: None,
-                term: None,
-                pattern: None,
-                timed: None,
-                attempts: vec![],
-                notes: vec![],
-                provenance: Provenance {
-                    provider: client.provider().id().to_string(),
-                    model: client.provider().model().to_string(),
-                    prompt: template.clone(),
-                    attempts: 0,
-                },
-                path: None,
-                vote: None,
-                flagged: false,
-                reads: None,
-                not_parsed: None,
-            }
-        })
+        .map(|&i| unanswered(&spec.requirements[i], client, &template))
         .collect();
     // In a spec with a [time] table, a requirement without a formula (or with a timed
     // pattern, asked again) is formalized as a timed pattern; one that has a formula
@@ -1107,102 +1068,28 @@ pub fn formalize(
     let take = |idx: &[usize], out: &[Formalized]| -> Vec<Formalized> {
         idx.iter().map(|&k| out[k].clone()).collect()
     };
-    let mut halted: Option<String> = None;
     let mut timed_items = take(&timed_idx, &out);
-    if !timed_items.is_empty() {
-        let timed_prompts = crate::timed::TimedPrompts::builtin();
-        for f in &mut timed_items {
-            f.provenance.prompt = match options.mode {
-                Mode::PerRequirement => timed_prompts.one.id(),
-                Mode::Batch => timed_prompts.batch.id(),
-            };
-        }
-        halted = match options.mode {
-            Mode::PerRequirement => crate::timed::formalize_timed(
-                spec,
-                client,
-                &mut checker,
-                options,
-                &timed_prompts,
-                &mut timed_items,
-            )?,
-            Mode::Batch => crate::timed::formalize_timed_batch(
-                spec,
-                client,
-                &mut checker,
-                options,
-                &timed_prompts,
-                &mut timed_items,
-            )?,
-        };
-    }
+    let mut halted = by_timed_patterns(spec, client, &mut checker, options, &mut timed_items)?;
     let mut plain = take(&plain_idx, &out);
     if let Some(reason) = &halted {
         // The provider failed on the timed requirements: the others are not asked.
         let left: Vec<usize> = (0..plain.len()).filter(|&k| !plain[k].accepted()).collect();
         not_asked(reason, left, &mut plain);
     } else if !plain.is_empty() {
-        match options.mode {
-            Mode::PerRequirement => {
-                if options.parse {
-                    by_parser(spec, &mut checker, &mut plain)?;
-                }
-                if options.forms {
-                    halted = crate::formpath::formalize_by_forms(
-                        spec,
-                        client,
-                        &mut checker,
-                        options,
-                        &mut plain,
-                    )?;
-                }
-                // What no form stated goes to the SMT-LIB path (a flagged requirement
-                // had valid forms that disagree: it waits for a person instead).
-                let mut rest: Vec<usize> = (0..plain.len())
-                    .filter(|&k| !plain[k].accepted() && !plain[k].flagged)
-                    .filter(|&k| {
-                        !options.forms
-                            || crate::formpath::inputs_only(spec, &plain[k].text).is_none()
-                    })
-                    .filter(|_| halted.is_none())
-                    .collect();
-                if !rest.is_empty() {
-                    let mut fallback: Vec<Formalized> =
-                        rest.iter().map(|&k| plain[k].clone()).collect();
-                    for f in &mut fallback {
-                        f.provenance.prompt = prompts.one.id();
-                    }
-                    halted = per_requirement(
-                        spec,
-                        client,
-                        &mut checker,
-                        options,
-                        &prompts,
-                        &schema,
-                        &examples,
-                        &mut fallback,
-                    )?;
-                    for (k, mut f) in rest.drain(..).zip(fallback) {
-                        if f.accepted() {
-                            f.path = Some(crate::formpath::Path::Smtlib);
-                        }
-                        plain[k] = f;
-                    }
-                }
-            }
-            Mode::Batch => {
-                halted = batch(
-                    spec,
-                    client,
-                    &mut checker,
-                    options,
-                    &prompts,
-                    &schema,
-                    &examples,
-                    &mut plain,
-                )?
-            }
-        }
+        let ask = (&prompts, schema.as_str(), examples.as_str());
+        halted = match options.mode {
+            Mode::PerRequirement => by_paths(spec, client, &mut checker, options, ask, &mut plain)?,
+            Mode::Batch => batch(
+                spec,
+                client,
+                &mut checker,
+                options,
+                &prompts,
+                &schema,
+                &examples,
+                &mut plain,
+            )?,
+        };
     }
     for (k, f) in timed_idx.iter().zip(timed_items) {
         out[*k] = f;
@@ -1210,8 +1097,140 @@ pub fn formalize(
     for (k, f) in plain_idx.iter().zip(plain) {
         out[*k] = f;
     }
+    let by_path = settle(spec, &mut out);
+    Ok(report(spec, options, out, by_path, checker.queries, halted))
+}
+
+/// The requirements to formalize; an unknown id selected is an input error.
+fn wanted(spec: &Spec, options: &FormalizeOptions) -> Result<Vec<usize>, PipelineError> {
+    let wanted: Vec<usize> = spec
+        .requirements
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| options.only.as_ref().is_none_or(|o| o.contains(&r.id)))
+        .filter(|(_, r)| {
+            (r.formula.is_none() && r.timed.is_none()) || options.reformalize.contains(&r.id)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for id in options.only.iter().flatten().chain(&options.reformalize) {
+        if !spec.requirements.iter().any(|r| &r.id == id) {
+            return Err(PipelineError::Input(format!("no requirement `{id}`")));
+        }
+    }
+    Ok(wanted)
+}
+
+/// The entry of a requirement before any path ran: no formula, no attempt.
+fn unanswered(r: &reqs::spec::Requirement, client: &Client, template: &str) -> Formalized {
+    Formalized {
+        id: r.id.clone(),
+        text: r.text.clone(),
+        formula: None,
+        term: None,
+        pattern: None,
+        timed: None,
+        attempts: vec![],
+        notes: vec![],
+        provenance: Provenance {
+            provider: client.provider().id().to_string(),
+            model: client.provider().model().to_string(),
+            prompt: template.to_string(),
+            attempts: 0,
+        },
+        path: None,
+        vote: None,
+        flagged: false,
+        reads: None,
+        not_parsed: None,
+    }
+}
+
+/// Formalizes a timed spec's requirements as patterns; why the run stops, if it does.
+fn by_timed_patterns(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    items: &mut [Formalized],
+) -> Result<Option<String>, PipelineError> {
+    if items.is_empty() {
+        return Ok(None);
+    }
+    let timed_prompts = crate::timed::TimedPrompts::builtin();
+    for f in items.iter_mut() {
+        f.provenance.prompt = match options.mode {
+            Mode::PerRequirement => timed_prompts.one.id(),
+            Mode::Batch => timed_prompts.batch.id(),
+        };
+    }
+    match options.mode {
+        Mode::PerRequirement => {
+            crate::timed::formalize_timed(spec, client, checker, options, &timed_prompts, items)
+        }
+        Mode::Batch => crate::timed::formalize_timed_batch(
+            spec,
+            client,
+            checker,
+            options,
+            &timed_prompts,
+            items,
+        ),
+    }
+}
+
+/// The parser, voted forms, then SMT-LIB terms for the rest; why the run stops, if it does.
+fn by_paths(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    (prompts, schema, examples): (&Prompts, &str, &str),
+    plain: &mut [Formalized],
+) -> Result<Option<String>, PipelineError> {
+    let mut halted = None;
+    if options.parse {
+        by_parser(spec, checker, plain)?;
+    }
+    if options.forms {
+        halted = crate::formpath::formalize_by_forms(spec, client, checker, options, plain)?;
+    }
+    // What no form stated goes to the SMT-LIB path (a flagged requirement
+    // had valid forms that disagree: it waits for a person instead).
+    let mut rest: Vec<usize> = (0..plain.len())
+        .filter(|&k| !plain[k].accepted() && !plain[k].flagged)
+        .filter(|&k| !options.forms || crate::formpath::inputs_only(spec, &plain[k].text).is_none())
+        .filter(|_| halted.is_none())
+        .collect();
+    if !rest.is_empty() {
+        let mut fallback: Vec<Formalized> = rest.iter().map(|&k| plain[k].clone()).collect();
+        for f in &mut fallback {
+            f.provenance.prompt = prompts.one.id();
+        }
+        halted = per_requirement(
+            spec,
+            client,
+            checker,
+            options,
+            prompts,
+            schema,
+            examples,
+            &mut fallback,
+        )?;
+        for (k, mut f) in rest.drain(..).zip(fallback) {
+            if f.accepted() {
+                f.path = Some(crate::formpath::Path::Smtlib);
+            }
+            plain[k] = f;
+        }
+    }
+    Ok(halted)
+}
+
+/// Completes each entry once every path ran and counts the formulas by path.
+fn settle(spec: &Spec, out: &mut [Formalized]) -> ByPath {
     let mut by_path = ByPath::default();
-    for f in &mut out {
+    for f in out.iter_mut() {
         if let Some(t) = &f.term {
             f.reads = Some(crate::readback::sentence(spec, t));
         }
@@ -1228,6 +1247,18 @@ pub fn formalize(
             None => {}
         }
     }
+    by_path
+}
+
+/// The report of a run: the entries and the counts a reader looks at first.
+fn report(
+    spec: &Spec,
+    options: &FormalizeOptions,
+    out: Vec<Formalized>,
+    by_path: ByPath,
+    queries: usize,
+    halted: Option<String>,
+) -> FormalizeReport {
     // First attempt: no answer of the requirement was rejected.
     let first_attempt = out
         .iter()
@@ -1256,7 +1287,7 @@ pub fn formalize(
         })
         .map(|r| r.id.clone())
         .collect();
-    Ok(FormalizeReport {
+    FormalizeReport {
         mode: options.mode,
         requirements: out,
         first_attempt,
@@ -1265,9 +1296,9 @@ pub fn formalize(
         flagged,
         by_path,
         kept,
-        queries: checker.queries,
+        queries,
         halted,
-    })
+    }
 }
 
 /// The prompt of one requirement (also used by the ambiguity screening).
@@ -1530,13 +1561,7 @@ fn per_requirement(
         }
     }
     if let Some(reason) = &halted {
-        for w in work.iter_mut().filter(|w| !w.done) {
-            out[w.idx].attempts.push(Attempt {
-                answer: String::new(),
-                error: Some(format!("not asked: {reason}")),
-            });
-            w.done = true;
-        }
+        not_asked(reason, work.iter().filter(|w| !w.done).map(|w| w.idx), out);
         return Ok(halted);
     }
     if options.decompose {

@@ -382,147 +382,200 @@ fn render(e: &Expr, top: bool) -> String {
 
 fn build(s: &Symbols, depth: usize) -> Grammar {
     let mut rules: Vec<(String, Expr)> = Vec::new();
-    let sp = || lit(" ");
-    let has_num = !s.nums.is_empty();
-    let has_bool = |level: usize| level > 0 || !s.bools.is_empty();
-    let b = |level: usize| r(&format!("bool-{level}"));
-    let n = |level: usize| r(&format!("num-{level}"));
-    let e = |k: usize, level: usize| r(&format!("enum-{k}-{level}"));
-    let words = |names: &[String]| alt(names.iter().map(|x| lit(x)).collect());
-    // Up to MAX_ARGS arguments of `x` after `first` more: " x" repeated.
-    let more = |x: Expr, at_least: u32| rep(seq(vec![sp(), x]), at_least, MAX_ARGS - 1);
-
-    rules.push(("root".into(), b(depth)));
+    rules.push(("root".into(), bool_at(depth)));
     for level in (0..=depth).rev() {
-        let p = level.wrapping_sub(1);
         // Boolean-valued terms.
-        if has_bool(level) {
-            let mut alts = Vec::new();
-            if !s.bools.is_empty() {
-                alts.push(r("bvar"));
-            }
-            if level > 0 {
-                if has_bool(p) {
-                    alts.push(seq(vec![lit("(not "), b(p), lit(")")]));
-                    alts.push(seq(vec![
-                        lit("("),
-                        alt(vec![lit("and"), lit("or")]),
-                        sp(),
-                        b(p),
-                        more(b(p), 1),
-                        lit(")"),
-                    ]));
-                    for op in ["=>", "xor"] {
-                        alts.push(seq(vec![
-                            lit(&format!("({op} ")),
-                            b(p),
-                            sp(),
-                            b(p),
-                            lit(")"),
-                        ]));
-                    }
-                    alts.push(seq(vec![
-                        lit("(ite "),
-                        b(p),
-                        sp(),
-                        b(p),
-                        sp(),
-                        b(p),
-                        lit(")"),
-                    ]));
-                }
-                if has_num {
-                    alts.push(seq(vec![
-                        lit("("),
-                        r("cmp"),
-                        sp(),
-                        n(p),
-                        sp(),
-                        n(p),
-                        lit(")"),
-                    ]));
-                }
-                let mut pairs = Vec::new();
-                if has_bool(p) {
-                    pairs.push(seq(vec![b(p), sp(), b(p)]));
-                }
-                if has_num {
-                    pairs.push(seq(vec![n(p), sp(), n(p)]));
-                }
-                for k in 0..s.enums.len() {
-                    pairs.push(seq(vec![e(k, p), sp(), e(k, p)]));
-                }
-                if !pairs.is_empty() {
-                    alts.push(seq(vec![
-                        lit("("),
-                        alt(vec![lit("="), lit("distinct")]),
-                        sp(),
-                        alt(pairs),
-                        lit(")"),
-                    ]));
-                }
-            }
-            if alts.is_empty() {
-                // A schema without variables: nothing to say but a constant.
-                alts.push(lit("true"));
-            }
-            rules.push((format!("bool-{level}"), alt(alts)));
+        if s.has_bool(level) {
+            rules.push((format!("bool-{level}"), bool_terms(s, level)));
         }
         // Numeric terms (below the root: the answer itself is Boolean).
-        if has_num && level < depth {
-            let mut alts = vec![r("nvar"), r("lit")];
-            if level > 0 {
-                alts.push(seq(vec![lit("(+ "), n(p), more(n(p), 1), lit(")")]));
-                alts.push(seq(vec![lit("(- "), n(p), more(n(p), 0), lit(")")]));
-                if s.linear {
-                    alts.push(seq(vec![lit("(* "), r("clit"), sp(), n(p), lit(")")]));
-                    alts.push(seq(vec![lit("(* "), n(p), sp(), r("clit"), lit(")")]));
-                    if s.reals {
-                        alts.push(seq(vec![lit("(/ "), n(p), sp(), r("clit"), lit(")")]));
-                    }
-                } else {
-                    alts.push(seq(vec![lit("(* "), n(p), more(n(p), 1), lit(")")]));
-                    if s.reals {
-                        alts.push(seq(vec![lit("(/ "), n(p), sp(), n(p), lit(")")]));
-                    }
-                }
-                alts.push(seq(vec![lit("(abs "), n(p), lit(")")]));
-                if has_bool(p) {
-                    alts.push(seq(vec![
-                        lit("(ite "),
-                        b(p),
-                        sp(),
-                        n(p),
-                        sp(),
-                        n(p),
-                        lit(")"),
-                    ]));
-                }
-            }
-            rules.push((format!("num-{level}"), alt(alts)));
+        if !s.nums.is_empty() && level < depth {
+            rules.push((format!("num-{level}"), num_terms(s, level)));
         }
         // Enumeration-valued terms, one family per enumeration.
         for k in (0..s.enums.len()).filter(|_| level < depth) {
-            let mut alts = vec![r(&format!("evar-{k}")), r(&format!("eval-{k}"))];
-            if level > 0 && has_bool(p) {
+            rules.push((format!("enum-{k}-{level}"), enum_terms(s, k, level)));
+        }
+    }
+    terminals(s, &mut rules);
+    Grammar { rules }
+}
+
+/// The rule of Boolean terms of `level`.
+fn bool_at(level: usize) -> Expr {
+    r(&format!("bool-{level}"))
+}
+
+/// The rule of numeric terms of `level`.
+fn num_at(level: usize) -> Expr {
+    r(&format!("num-{level}"))
+}
+
+/// The rule of terms of enumeration `k` of `level`.
+fn enum_at(k: usize, level: usize) -> Expr {
+    r(&format!("enum-{k}-{level}"))
+}
+
+/// The space between an operator's arguments.
+fn sp() -> Expr {
+    lit(" ")
+}
+
+/// Up to MAX_ARGS arguments of `x` after `first` more: " x" repeated.
+fn more(x: Expr, at_least: u32) -> Expr {
+    rep(seq(vec![sp(), x]), at_least, MAX_ARGS - 1)
+}
+
+/// The alternatives of `names`, each a literal.
+fn words(names: &[String]) -> Expr {
+    alt(names.iter().map(|x| lit(x)).collect())
+}
+
+impl Symbols {
+    /// Whether there are Boolean terms of `level` (variables, or operators one level down).
+    fn has_bool(&self, level: usize) -> bool {
+        level > 0 || !self.bools.is_empty()
+    }
+}
+
+/// The Boolean terms of `level`: variables, connectives, comparisons, (dis)equalities.
+fn bool_terms(s: &Symbols, level: usize) -> Expr {
+    let has_num = !s.nums.is_empty();
+    let mut alts = Vec::new();
+    if !s.bools.is_empty() {
+        alts.push(r("bvar"));
+    }
+    if level > 0 {
+        let p = level - 1;
+        let b = bool_at;
+        let n = num_at;
+        if s.has_bool(p) {
+            alts.push(seq(vec![lit("(not "), b(p), lit(")")]));
+            alts.push(seq(vec![
+                lit("("),
+                alt(vec![lit("and"), lit("or")]),
+                sp(),
+                b(p),
+                more(b(p), 1),
+                lit(")"),
+            ]));
+            for op in ["=>", "xor"] {
                 alts.push(seq(vec![
-                    lit("(ite "),
+                    lit(&format!("({op} ")),
                     b(p),
                     sp(),
-                    e(k, p),
-                    sp(),
-                    e(k, p),
+                    b(p),
                     lit(")"),
                 ]));
             }
-            rules.push((format!("enum-{k}-{level}"), alt(alts)));
+            alts.push(seq(vec![
+                lit("(ite "),
+                b(p),
+                sp(),
+                b(p),
+                sp(),
+                b(p),
+                lit(")"),
+            ]));
+        }
+        if has_num {
+            alts.push(seq(vec![
+                lit("("),
+                r("cmp"),
+                sp(),
+                n(p),
+                sp(),
+                n(p),
+                lit(")"),
+            ]));
+        }
+        let mut pairs = Vec::new();
+        if s.has_bool(p) {
+            pairs.push(seq(vec![b(p), sp(), b(p)]));
+        }
+        if has_num {
+            pairs.push(seq(vec![n(p), sp(), n(p)]));
+        }
+        for k in 0..s.enums.len() {
+            pairs.push(seq(vec![enum_at(k, p), sp(), enum_at(k, p)]));
+        }
+        if !pairs.is_empty() {
+            alts.push(seq(vec![
+                lit("("),
+                alt(vec![lit("="), lit("distinct")]),
+                sp(),
+                alt(pairs),
+                lit(")"),
+            ]));
         }
     }
-    // Terminals.
+    if alts.is_empty() {
+        // A schema without variables: nothing to say but a constant.
+        alts.push(lit("true"));
+    }
+    alt(alts)
+}
+
+/// The numeric terms of `level`: variables, literals and arithmetic one level down.
+fn num_terms(s: &Symbols, level: usize) -> Expr {
+    let mut alts = vec![r("nvar"), r("lit")];
+    if level > 0 {
+        let p = level - 1;
+        let n = num_at;
+        alts.push(seq(vec![lit("(+ "), n(p), more(n(p), 1), lit(")")]));
+        alts.push(seq(vec![lit("(- "), n(p), more(n(p), 0), lit(")")]));
+        if s.linear {
+            alts.push(seq(vec![lit("(* "), r("clit"), sp(), n(p), lit(")")]));
+            alts.push(seq(vec![lit("(* "), n(p), sp(), r("clit"), lit(")")]));
+            if s.reals {
+                alts.push(seq(vec![lit("(/ "), n(p), sp(), r("clit"), lit(")")]));
+            }
+        } else {
+            alts.push(seq(vec![lit("(* "), n(p), more(n(p), 1), lit(")")]));
+            if s.reals {
+                alts.push(seq(vec![lit("(/ "), n(p), sp(), n(p), lit(")")]));
+            }
+        }
+        alts.push(seq(vec![lit("(abs "), n(p), lit(")")]));
+        if s.has_bool(p) {
+            alts.push(seq(vec![
+                lit("(ite "),
+                bool_at(p),
+                sp(),
+                n(p),
+                sp(),
+                n(p),
+                lit(")"),
+            ]));
+        }
+    }
+    alt(alts)
+}
+
+/// The terms of enumeration `k` of `level`: variables, values, and `ite` one level down.
+fn enum_terms(s: &Symbols, k: usize, level: usize) -> Expr {
+    let mut alts = vec![r(&format!("evar-{k}")), r(&format!("eval-{k}"))];
+    if level > 0 && s.has_bool(level - 1) {
+        let p = level - 1;
+        alts.push(seq(vec![
+            lit("(ite "),
+            bool_at(p),
+            sp(),
+            enum_at(k, p),
+            sp(),
+            enum_at(k, p),
+            lit(")"),
+        ]));
+    }
+    alt(alts)
+}
+
+/// The terminal rules: names, numerals, comparison operators, enumeration values.
+fn terminals(s: &Symbols, rules: &mut Vec<(String, Expr)>) {
     if !s.bools.is_empty() {
         rules.push(("bvar".into(), words(&s.bools)));
     }
-    if has_num {
+    if !s.nums.is_empty() {
         rules.push(("nvar".into(), words(&s.nums)));
         let digits = rep(Expr::Range('0', '9'), 0, 11);
         let int = alt(vec![lit("0"), seq(vec![Expr::Range('1', '9'), digits])]);
@@ -550,5 +603,4 @@ fn build(s: &Symbols, depth: usize) -> Grammar {
         rules.push((format!("evar-{k}"), words(vars)));
         rules.push((format!("eval-{k}"), words(values)));
     }
-    Grammar { rules }
 }

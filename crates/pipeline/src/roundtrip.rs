@@ -614,7 +614,12 @@ pub fn run(
     solver: &SolverConfig,
     options: &RoundTripOptions,
 ) -> Result<RoundTripReport, RoundTripError> {
-    let mut checker = Checker::new(spec, solver)?;
+    let mut run = Tripping {
+        spec,
+        client,
+        checker: Checker::new(spec, solver)?,
+        repair: options.repair,
+    };
     let chosen: Vec<usize> = options.selection.indices(spec);
     // Descriptions in one batch (bounded concurrency in the client).
     let describe: Vec<Request> = chosen
@@ -633,25 +638,7 @@ pub fn run(
     for ((&i, req), sentence) in chosen.iter().zip(&describe).zip(sentences) {
         let r = &spec.requirements[i];
         let original = r.formula.clone().expect("formalized");
-        let shown = logic::print::term(&original);
-        let mut trip = Trip {
-            id: r.id.clone(),
-            formula: shown.clone(),
-            sentence: None,
-            reformalized: None,
-            initial: None,
-            repaired: None,
-            problem: None,
-            similarity_milli: None,
-            embedding_similarity_milli: None,
-            flags: Vec::new(),
-            readback: None,
-            readback_overlap_milli: None,
-        };
-        let readback = crate::readback::sentence(spec, &original);
-        trip.readback_overlap_milli =
-            content_overlap(&r.text, &readback).map(|x| (x * 1000.0).round() as u32);
-        trip.readback = Some(readback);
+        let mut trip = unchecked_trip(spec, r, &original);
         let sentence = match sentence {
             Ok(c) => sentence_of(c.text()),
             Err(e) if e.is_answer_problem() => {
@@ -661,53 +648,7 @@ pub fn run(
             }
             Err(e) => return Err(e.into()),
         };
-        let mut current = sentence.clone();
-        match formalize(
-            client,
-            &Sampling::greedy("roundtrip.formalize"),
-            spec,
-            &sentence,
-            Some(i),
-        )? {
-            Ok(f) => {
-                let eq = checker.equivalence(&original, &f)?;
-                trip.reformalized = Some(logic::print::term(&f));
-                if let (Equivalence::Differs { witness, .. }, true) = (&eq, options.repair) {
-                    let fix = template("roundtrip-repair", REPAIR)
-                        .render(&[
-                            ("reformalized", &logic::print::term(&f)),
-                            (
-                                "witness",
-                                &format!("They disagree in this state: {}.", show_witness(witness)),
-                            ),
-                        ])
-                        .expect("all variables given");
-                    let again = req.clone().assistant(sentence.clone()).user(fix);
-                    match client.complete("roundtrip.repair", &again) {
-                        Ok(c) => {
-                            current = sentence_of(c.text());
-                            match formalize(
-                                client,
-                                &Sampling::greedy("roundtrip.formalize"),
-                                spec,
-                                &current,
-                                Some(i),
-                            )? {
-                                Ok(g) => {
-                                    trip.repaired = Some(checker.equivalence(&original, &g)?);
-                                    trip.reformalized = Some(logic::print::term(&g));
-                                }
-                                Err(p) => trip.problem = Some(p),
-                            }
-                        }
-                        Err(e) if e.is_answer_problem() => trip.problem = Some(e.to_string()),
-                        Err(e) => return Err(e.into()),
-                    }
-                }
-                trip.initial = Some(eq);
-            }
-            Err(p) => trip.problem = Some(p),
-        }
+        let current = run.reformalize(i, req, sentence, &original, &mut trip)?;
         let sim = lexical_cosine(&r.text, &current);
         sims.push(sim);
         trip.similarity_milli = Some((sim * 1000.0).round() as u32);
@@ -717,30 +658,7 @@ pub fn run(
     }
     let mut mean_embedding_similarity = None;
     if let Some(e) = &options.embeddings {
-        // One request for every (original text, final sentence) pair; trip k is the
-        // round trip of requirement chosen[k].
-        let pairs: Vec<(usize, String, String)> = trips
-            .iter()
-            .zip(&chosen)
-            .enumerate()
-            .filter_map(|(k, (t, &i))| {
-                Some((k, spec.requirements[i].text.clone(), t.sentence.clone()?))
-            })
-            .collect();
-        let texts: Vec<String> = pairs
-            .iter()
-            .flat_map(|(_, a, b)| [a.clone(), b.clone()])
-            .collect();
-        let vectors = e.embed(&texts)?;
-        let mut sum = 0.0;
-        for (j, (k, _, _)) in pairs.iter().enumerate() {
-            let c = llm::cosine(&vectors[2 * j], &vectors[2 * j + 1]);
-            sum += c;
-            trips[*k].embedding_similarity_milli = Some((c * 1000.0).round() as i32);
-        }
-        if !pairs.is_empty() {
-            mean_embedding_similarity = Some(sum / pairs.len() as f64);
-        }
+        mean_embedding_similarity = embedding_similarity(spec, &chosen, &mut trips, e.as_ref())?;
     }
     let n = trips.len();
     let initial = RateCi::new(trips.iter().filter(|t| t.initially_equivalent()).count(), n);
@@ -761,4 +679,150 @@ pub fn run(
             template("formalize-requirement", FORMALIZE).id(),
         ],
     })
+}
+
+/// The trip of a requirement before the model is heard: its formula and vera's reading.
+fn unchecked_trip(spec: &Spec, r: &reqs::spec::Requirement, original: &Term) -> Trip {
+    let mut trip = Trip {
+        id: r.id.clone(),
+        formula: logic::print::term(original),
+        sentence: None,
+        reformalized: None,
+        initial: None,
+        repaired: None,
+        problem: None,
+        similarity_milli: None,
+        embedding_similarity_milli: None,
+        flags: Vec::new(),
+        readback: None,
+        readback_overlap_milli: None,
+    };
+    let readback = crate::readback::sentence(spec, original);
+    trip.readback_overlap_milli =
+        content_overlap(&r.text, &readback).map(|x| (x * 1000.0).round() as u32);
+    trip.readback = Some(readback);
+    trip
+}
+
+/// What every round trip of a run shares: the spec, the model, the solver with the spec
+/// loaded, and whether a differing formula gets a repair turn.
+struct Tripping<'s> {
+    spec: &'s Spec,
+    client: &'s Client,
+    checker: Checker<'s>,
+    repair: bool,
+}
+
+impl Tripping<'_> {
+    /// Formalizes the sentence again, compares, and repairs once if it differs; final sentence.
+    fn reformalize(
+        &mut self,
+        i: usize,
+        req: &Request,
+        sentence: String,
+        original: &Term,
+        trip: &mut Trip,
+    ) -> Result<String, RoundTripError> {
+        let mut current = sentence.clone();
+        match formalize(
+            self.client,
+            &Sampling::greedy("roundtrip.formalize"),
+            self.spec,
+            &sentence,
+            Some(i),
+        )? {
+            Ok(f) => {
+                let eq = self.checker.equivalence(original, &f)?;
+                trip.reformalized = Some(logic::print::term(&f));
+                if let (Equivalence::Differs { witness, .. }, true) = (&eq, self.repair) {
+                    let again = req
+                        .clone()
+                        .assistant(sentence.clone())
+                        .user(repair_prompt(&f, witness));
+                    if let Some(repaired) = self.repaired(i, &again, original, trip)? {
+                        current = repaired;
+                    }
+                }
+                trip.initial = Some(eq);
+            }
+            Err(p) => trip.problem = Some(p),
+        }
+        Ok(current)
+    }
+
+    /// Asks for the repaired sentence and compares its formula (`None`: no usable answer).
+    fn repaired(
+        &mut self,
+        i: usize,
+        again: &Request,
+        original: &Term,
+        trip: &mut Trip,
+    ) -> Result<Option<String>, RoundTripError> {
+        let current = match self.client.complete("roundtrip.repair", again) {
+            Ok(c) => sentence_of(c.text()),
+            Err(e) if e.is_answer_problem() => {
+                trip.problem = Some(e.to_string());
+                return Ok(None);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        match formalize(
+            self.client,
+            &Sampling::greedy("roundtrip.formalize"),
+            self.spec,
+            &current,
+            Some(i),
+        )? {
+            Ok(g) => {
+                trip.repaired = Some(self.checker.equivalence(original, &g)?);
+                trip.reformalized = Some(logic::print::term(&g));
+            }
+            Err(p) => trip.problem = Some(p),
+        }
+        Ok(Some(current))
+    }
+}
+
+/// The repair turn: the formula the sentence gave and a state where it disagrees.
+fn repair_prompt(f: &Term, witness: &Witness) -> String {
+    template("roundtrip-repair", REPAIR)
+        .render(&[
+            ("reformalized", &logic::print::term(f)),
+            (
+                "witness",
+                &format!("They disagree in this state: {}.", show_witness(witness)),
+            ),
+        ])
+        .expect("all variables given")
+}
+
+/// Sets each trip's embedding cosine of text and sentence; gives back their mean.
+fn embedding_similarity(
+    spec: &Spec,
+    chosen: &[usize],
+    trips: &mut [Trip],
+    e: &dyn Embeddings,
+) -> Result<Option<f64>, RoundTripError> {
+    // One request for every (original text, final sentence) pair; trip k is the
+    // round trip of requirement chosen[k].
+    let pairs: Vec<(usize, String, String)> = trips
+        .iter()
+        .zip(chosen)
+        .enumerate()
+        .filter_map(|(k, (t, &i))| {
+            Some((k, spec.requirements[i].text.clone(), t.sentence.clone()?))
+        })
+        .collect();
+    let texts: Vec<String> = pairs
+        .iter()
+        .flat_map(|(_, a, b)| [a.clone(), b.clone()])
+        .collect();
+    let vectors = e.embed(&texts)?;
+    let mut sum = 0.0;
+    for (j, (k, _, _)) in pairs.iter().enumerate() {
+        let c = llm::cosine(&vectors[2 * j], &vectors[2 * j + 1]);
+        sum += c;
+        trips[*k].embedding_similarity_milli = Some((c * 1000.0).round() as i32);
+    }
+    Ok((!pairs.is_empty()).then(|| sum / pairs.len() as f64))
 }

@@ -678,6 +678,36 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
     if a.variables.is_empty() {
         problems.push((Fault::Whole, "it lists no variables".to_string()));
     }
+    check_enums(a, &mut names, &mut problems);
+    let bounds = check_variables(a, &mut names, &mut problems);
+    check_domain_ids(a, &mut problems);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let (o, inverted) = schema_toml(a, name, &bounds);
+    let mut spec = reqs::parse_spec(SourceFile::new("draft", o)).map_err(|d| {
+        d.0.iter()
+            .filter(|l| l.severity == logic::source::Severity::Error)
+            .map(|l| (Fault::Whole, l.message.clone()))
+            .collect::<Vec<_>>()
+    })?;
+    let undeclared = read_domain(a, &mut spec, &mut problems);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Assembled {
+        spec,
+        undeclared,
+        inverted,
+    })
+}
+
+/// Checks the enumerations' names and values: plain symbols, unique in the schema.
+fn check_enums<'a>(
+    a: &'a DraftAnswer,
+    names: &mut BTreeSet<&'a str>,
+    problems: &mut Vec<(Fault, String)>,
+) {
     for (ei, e) in a.enums.iter().enumerate() {
         if !logic::sexp::is_simple_symbol(&e.name) || SORTS.contains(&e.name.as_str()) {
             problems.push((Fault::Enum(ei), format!(
@@ -702,6 +732,15 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
             }
         }
     }
+}
+
+/// Checks each variable's name, sort, bounds and role; gives back the bounds read.
+#[allow(clippy::type_complexity)]
+fn check_variables<'a>(
+    a: &'a DraftAnswer,
+    names: &mut BTreeSet<&'a str>,
+    problems: &mut Vec<(Fault, String)>,
+) -> Vec<(Option<BigRational>, Option<BigRational>)> {
     let mut bounds: Vec<(Option<BigRational>, Option<BigRational>)> = Vec::new();
     for (i, v) in a.variables.iter().enumerate() {
         if !logic::sexp::is_simple_symbol(&v.name) {
@@ -727,39 +766,8 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
                 ),
             ));
         }
-        let mut bound = |b: &Option<Value>, which: &str| -> Option<BigRational> {
-            let fault = Fault::Bound(i, which == "max");
-            match b {
-                None | Some(Value::Null) => None,
-                Some(_) if !known => None,
-                Some(x) if !numeric => {
-                    problems.push((fault, format!(
-                        "variable `{}` is {} and cannot have a {which} ({x}); bounds are for Int and Real",
-                        v.name, v.sort
-                    )));
-                    None
-                }
-                Some(x) => match rational(x) {
-                    Ok(r) if v.sort == "Int" && !r.is_integer() => {
-                        problems.push((
-                            fault,
-                            format!(
-                                "variable `{}` is Int but its {which} {x} is not an integer",
-                                v.name
-                            ),
-                        ));
-                        None
-                    }
-                    Ok(r) => Some(r),
-                    Err(e) => {
-                        problems.push((fault, format!("{which} of `{}`: {e}", v.name)));
-                        None
-                    }
-                },
-            }
-        };
-        let lo = bound(&v.min, "min");
-        let hi = bound(&v.max, "max");
+        let lo = variable_bound(v, i, known, &v.min, "min", problems);
+        let hi = variable_bound(v, i, known, &v.max, "max", problems);
         bounds.push((lo, hi));
         if let Some(r) = &v.role {
             if r != "input" && r != "output" {
@@ -770,6 +778,55 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
             }
         }
     }
+    bounds
+}
+
+/// Reads one bound of a variable; a bound its sort cannot have is a problem, left out.
+fn variable_bound(
+    v: &DraftVariable,
+    i: usize,
+    known: bool,
+    b: &Option<Value>,
+    which: &str,
+    problems: &mut Vec<(Fault, String)>,
+) -> Option<BigRational> {
+    let numeric = matches!(v.sort.as_str(), "Int" | "Real");
+    let fault = Fault::Bound(i, which == "max");
+    match b {
+        None | Some(Value::Null) => None,
+        Some(_) if !known => None,
+        Some(x) if !numeric => {
+            problems.push((
+                fault,
+                format!(
+                "variable `{}` is {} and cannot have a {which} ({x}); bounds are for Int and Real",
+                v.name, v.sort
+            ),
+            ));
+            None
+        }
+        Some(x) => match rational(x) {
+            Ok(r) if v.sort == "Int" && !r.is_integer() => {
+                problems.push((
+                    fault,
+                    format!(
+                        "variable `{}` is Int but its {which} {x} is not an integer",
+                        v.name
+                    ),
+                ));
+                None
+            }
+            Ok(r) => Some(r),
+            Err(e) => {
+                problems.push((fault, format!("{which} of `{}`: {e}", v.name)));
+                None
+            }
+        },
+    }
+}
+
+/// Checks the domain constraint ids: present, one line, unique, not a bound's id.
+fn check_domain_ids(a: &DraftAnswer, problems: &mut Vec<(Fault, String)>) {
     let mut ids: BTreeSet<&str> = BTreeSet::new();
     for (i, d) in a.domain.iter().enumerate() {
         if d.id.trim().is_empty() || d.id.contains(['\n', '\r']) || !ids.insert(&d.id) {
@@ -791,11 +848,15 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
             ));
         }
     }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    // The schema as TOML, read by the spec loader (bounds with min > max left out: a
-    // spec cannot hold them, and the checks report them as an empty range).
+}
+
+/// The schema as TOML for the spec loader, and the min > max bounds it leaves out.
+#[allow(clippy::type_complexity)]
+fn schema_toml(
+    a: &DraftAnswer,
+    name: &str,
+    bounds: &[(Option<BigRational>, Option<BigRational>)],
+) -> (String, HashMap<String, (BigRational, BigRational)>) {
     let mut inverted = HashMap::new();
     let mut o = format!("[spec]\nname = {}\n", toml_str(name));
     for e in &a.enums {
@@ -807,7 +868,7 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
             values.join(", ")
         );
     }
-    for (v, (lo, hi)) in a.variables.iter().zip(&bounds) {
+    for (v, (lo, hi)) in a.variables.iter().zip(bounds) {
         let _ = writeln!(
             o,
             "\n[[variables]]\nname = {}\nsort = {}",
@@ -837,15 +898,18 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
             let _ = writeln!(o, "role = {}", toml_str(r));
         }
     }
-    let mut spec = reqs::parse_spec(SourceFile::new("draft", o)).map_err(|d| {
-        d.0.iter()
-            .filter(|l| l.severity == logic::source::Severity::Error)
-            .map(|l| (Fault::Whole, l.message.clone()))
-            .collect::<Vec<_>>()
-    })?;
+    (o, inverted)
+}
+
+/// Adds the domain to `spec`; gives back the constraints that wait for missing variables.
+fn read_domain(
+    a: &DraftAnswer,
+    spec: &mut Spec,
+    problems: &mut Vec<(Fault, String)>,
+) -> Vec<(String, Vec<String>)> {
     let mut undeclared = Vec::new();
     for (i, d) in a.domain.iter().enumerate() {
-        match untrusted_formula(&spec, &format!("domain {}", d.id), &d.formula) {
+        match untrusted_formula(spec, &format!("domain {}", d.id), &d.formula) {
             Ok(t) => spec.domain.push(Constraint {
                 id: d.id.clone(),
                 text: d.text.clone().filter(|t| !t.trim().is_empty()),
@@ -863,42 +927,37 @@ fn assemble(a: &DraftAnswer, name: &str) -> Result<Assembled, Vec<(Fault, String
                     .filter(|l| l.severity == logic::source::Severity::Error)
                     .all(|l| l.message.starts_with("undeclared symbol"));
                 if symbols.is_empty() || !only_undeclared {
-                    // A character SMT-LIB does not allow is the problem: what the
-                    // reader made of the rest after it is not.
-                    let lexical: Vec<String> = diags
-                        .0
-                        .iter()
-                        .filter(|l| l.message.starts_with("unexpected character"))
-                        .map(|l| l.message.clone())
-                        .collect();
-                    let msgs: Vec<String> = if lexical.is_empty() {
-                        diags.0.iter().map(|l| l.message.clone()).collect()
-                    } else {
-                        lexical
-                    };
-                    problems.push((
-                        Fault::Domain(i),
-                        format!(
-                            "domain constraint {} `{}`: {}",
-                            d.id,
-                            d.formula,
-                            msgs.join("; ")
-                        ),
-                    ));
+                    problems.push((Fault::Domain(i), domain_problem(d, &diags)));
                 } else {
                     undeclared.push((d.id.clone(), symbols));
                 }
             }
         }
     }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(Assembled {
-        spec,
-        undeclared,
-        inverted,
-    })
+    undeclared
+}
+
+/// The problem of a domain formula that does not read, for the model.
+fn domain_problem(d: &DraftConstraint, diags: &logic::Diagnostics) -> String {
+    // A character SMT-LIB does not allow is the problem: what the
+    // reader made of the rest after it is not.
+    let lexical: Vec<String> = diags
+        .0
+        .iter()
+        .filter(|l| l.message.starts_with("unexpected character"))
+        .map(|l| l.message.clone())
+        .collect();
+    let msgs: Vec<String> = if lexical.is_empty() {
+        diags.0.iter().map(|l| l.message.clone()).collect()
+    } else {
+        lexical
+    };
+    format!(
+        "domain constraint {} `{}`: {}",
+        d.id,
+        d.formula,
+        msgs.join("; ")
+    )
 }
 
 /// What salvage took out of an answer: the item and why.
@@ -1052,7 +1111,34 @@ fn check(
     let mut s = Session::new(&mut solver, lits);
     let all: Vec<Term> = s.lits.domain().to_vec();
 
-    // Empty ranges: each numeric variable's bounds with the constraints over it alone.
+    let empty = empty_ranges(&mut s, asm, &all, &mut findings)?;
+    if let Some(m) = whole_domain(&mut s, spec, &all, &empty, &mut findings)? {
+        let (fixed, models) = fixed_variables(&mut s, a, spec, &all, m, &mut findings)?;
+        forced_equal(&mut s, spec, &all, &fixed, models, &mut findings)?;
+    }
+    *queries += s.queries;
+    drop(s);
+
+    findings.extend(duplicates(a));
+    findings.extend(usage(a, spec, list));
+    for (id, symbols) in &asm.undeclared {
+        findings.push(Finding::MissingVariable {
+            requirement: None,
+            constraint: Some(id.clone()),
+            symbols: symbols.clone(),
+        });
+    }
+    Ok(findings)
+}
+
+/// Finds the numeric variables whose range is empty, with their conflicting constraints.
+fn empty_ranges(
+    s: &mut Session<'_>,
+    asm: &Assembled,
+    all: &[Term],
+    findings: &mut Vec<Finding>,
+) -> Result<BTreeMap<String, Vec<String>>, SolverError> {
+    let spec = &asm.spec;
     let mut empty: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for v in &spec.variables {
         if !matches!(v.sort, Sort::Int | Sort::Real) {
@@ -1061,7 +1147,7 @@ fn check(
         let own: Vec<Term> = spec
             .domain
             .iter()
-            .zip(&all)
+            .zip(all)
             .filter(|(d, _)| {
                 let fv = d.formula.free_vars();
                 fv.len() == 1 && fv.iter().all(|(n, _)| *n == v.name)
@@ -1087,7 +1173,7 @@ fn check(
                     vec![]
                 } else {
                     let min = s.minimize(&[], core, &extra)?;
-                    ids_of(spec, &s, &min)
+                    ids_of(spec, s, &min)
                 };
                 if let Some((lo, hi)) = asm.inverted.get(&*v.name) {
                     ids.insert(0, format!("{}.max = {}", v.name, number_text(hi)));
@@ -1107,13 +1193,22 @@ fn check(
             }),
         }
     }
+    Ok(empty)
+}
 
-    // The whole domain.
-    let model = match s.check(&all, &[])? {
+/// A state the whole domain allows, or `None` with the conflict or the undecided check.
+fn whole_domain(
+    s: &mut Session<'_>,
+    spec: &Spec,
+    all: &[Term],
+    empty: &BTreeMap<String, Vec<String>>,
+    findings: &mut Vec<Finding>,
+) -> Result<Option<logic::Model>, SolverError> {
+    Ok(match s.check(all, &[])? {
         Outcome::Sat(m) => Some(m),
         Outcome::Unsat(core) => {
             let min = s.minimize(&[], core, &[])?;
-            let ids = ids_of(spec, &s, &min);
+            let ids = ids_of(spec, s, &min);
             // Already reported when the conflict is one variable's empty range.
             let explained = empty.values().any(|e| ids.iter().all(|i| e.contains(i)));
             if !explained {
@@ -1128,88 +1223,95 @@ fn check(
             });
             None
         }
-    };
+    })
+}
 
-    if let Some(m) = model {
-        // One value only: the domain fixes the variable.
-        let mut models = vec![m.clone()];
-        let mut fixed: BTreeSet<String> = BTreeSet::new();
-        for v in &spec.variables {
-            let Some(val) = m.get(&v.name) else { continue };
-            let x = Term::Var(v.name.clone(), v.sort.clone());
-            let other = Term::app(Op::Distinct, vec![x, val.to_term()]);
-            match s.check(&all, &[other])? {
-                Outcome::Unsat(_) => {
-                    fixed.insert(v.name.to_string());
-                    let stated = a.variables.iter().any(|d| d.name == *v.name && d.fixed);
-                    if !stated {
-                        findings.push(Finding::SinglePoint {
-                            variable: v.name.to_string(),
-                            value: val.to_string(),
-                        });
-                    }
+/// Finds the variables the domain fixes to one value that the document does not state.
+fn fixed_variables(
+    s: &mut Session<'_>,
+    a: &DraftAnswer,
+    spec: &Spec,
+    all: &[Term],
+    m: logic::Model,
+    findings: &mut Vec<Finding>,
+) -> Result<(BTreeSet<String>, Vec<logic::Model>), SolverError> {
+    let mut models = vec![m.clone()];
+    let mut fixed: BTreeSet<String> = BTreeSet::new();
+    for v in &spec.variables {
+        let Some(val) = m.get(&v.name) else { continue };
+        let x = Term::Var(v.name.clone(), v.sort.clone());
+        let other = Term::app(Op::Distinct, vec![x, val.to_term()]);
+        match s.check(all, &[other])? {
+            Outcome::Unsat(_) => {
+                fixed.insert(v.name.to_string());
+                let stated = a.variables.iter().any(|d| d.name == *v.name && d.fixed);
+                if !stated {
+                    findings.push(Finding::SinglePoint {
+                        variable: v.name.to_string(),
+                        value: val.to_string(),
+                    });
                 }
+            }
+            Outcome::Sat(m2) => models.push(m2),
+            Outcome::Unknown(r) => findings.push(Finding::Undecided {
+                check: format!("whether the domain fixes {}", v.name),
+                reason: r.clone().into(),
+            }),
+        }
+    }
+    Ok((fixed, models))
+}
+
+/// Finds the pairs of unfixed variables of one sort that the domain forces equal.
+fn forced_equal(
+    s: &mut Session<'_>,
+    spec: &Spec,
+    all: &[Term],
+    fixed: &BTreeSet<String>,
+    mut models: Vec<logic::Model>,
+    findings: &mut Vec<Finding>,
+) -> Result<(), SolverError> {
+    // Only pairs that agree in every model found so far need a query.
+    let vars: Vec<_> = spec
+        .variables
+        .iter()
+        .filter(|v| !fixed.contains(&*v.name))
+        .collect();
+    for (i, x) in vars.iter().enumerate() {
+        for y in &vars[i + 1..] {
+            if x.sort != y.sort {
+                continue;
+            }
+            let refuted = models
+                .iter()
+                .any(|m| match (m.get(&x.name), m.get(&y.name)) {
+                    (Some(a), Some(b)) => a != b,
+                    _ => false,
+                });
+            if refuted {
+                continue;
+            }
+            let differ = Term::app(
+                Op::Distinct,
+                vec![
+                    Term::Var(x.name.clone(), x.sort.clone()),
+                    Term::Var(y.name.clone(), y.sort.clone()),
+                ],
+            );
+            match s.check(all, &[differ])? {
+                Outcome::Unsat(_) => findings.push(Finding::ForcedEqual {
+                    a: x.name.to_string(),
+                    b: y.name.to_string(),
+                }),
                 Outcome::Sat(m2) => models.push(m2),
                 Outcome::Unknown(r) => findings.push(Finding::Undecided {
-                    check: format!("whether the domain fixes {}", v.name),
+                    check: format!("whether {} and {} can differ", x.name, y.name),
                     reason: r.clone().into(),
                 }),
             }
         }
-        // Forced equal: pairs of one sort that agree in every model found so far.
-        let vars: Vec<_> = spec
-            .variables
-            .iter()
-            .filter(|v| !fixed.contains(&*v.name))
-            .collect();
-        for (i, x) in vars.iter().enumerate() {
-            for y in &vars[i + 1..] {
-                if x.sort != y.sort {
-                    continue;
-                }
-                let refuted = models
-                    .iter()
-                    .any(|m| match (m.get(&x.name), m.get(&y.name)) {
-                        (Some(a), Some(b)) => a != b,
-                        _ => false,
-                    });
-                if refuted {
-                    continue;
-                }
-                let differ = Term::app(
-                    Op::Distinct,
-                    vec![
-                        Term::Var(x.name.clone(), x.sort.clone()),
-                        Term::Var(y.name.clone(), y.sort.clone()),
-                    ],
-                );
-                match s.check(&all, &[differ])? {
-                    Outcome::Unsat(_) => findings.push(Finding::ForcedEqual {
-                        a: x.name.to_string(),
-                        b: y.name.to_string(),
-                    }),
-                    Outcome::Sat(m2) => models.push(m2),
-                    Outcome::Unknown(r) => findings.push(Finding::Undecided {
-                        check: format!("whether {} and {} can differ", x.name, y.name),
-                        reason: r.clone().into(),
-                    }),
-                }
-            }
-        }
     }
-    *queries += s.queries;
-    drop(s);
-
-    findings.extend(duplicates(a));
-    findings.extend(usage(a, spec, list));
-    for (id, symbols) in &asm.undeclared {
-        findings.push(Finding::MissingVariable {
-            requirement: None,
-            constraint: Some(id.clone()),
-            symbols: symbols.clone(),
-        });
-    }
-    Ok(findings)
+    Ok(())
 }
 
 /// Lower-case unit with `hr`/`hour` as `h` and `sec` as `s`, spaces dropped.
@@ -1796,23 +1898,16 @@ pub fn draft_schema(
         n => list.requirements.chunks(n).collect(),
     };
     let first = chunks.first().copied().unwrap_or(&[]);
-    let user = prompts.draft.render(&[("requirements", &listing(first))])?;
-    let req = Request::new()
-        .user(user)
-        .temperature(0.0)
-        .max_tokens(options.max_tokens)
-        .schema("schema_draft", answer_schema());
     let mut refused = Vec::new();
     let mut attempts = 0;
-    let (mut answer, mut asm, first_dropped) = match ask(
+    let (answer, asm, first_dropped) = match ask_draft(
+        list,
         client,
-        "schema-draft",
-        req,
-        options.retries,
+        options,
+        &prompts,
+        first,
         &mut refused,
         &mut attempts,
-        &|a| domain_ids(a, list),
-        &list.name,
     )? {
         Ok(x) => x,
         Err(reason) => {
@@ -1822,96 +1917,193 @@ pub fn draft_schema(
             })
         }
     };
-    let mut notes = list.notes.clone();
-    let mut dropped: Vec<Finding> = Vec::new();
+    let mut d = Drafting {
+        list,
+        client,
+        config,
+        options,
+        prompts,
+        answer,
+        asm,
+        refused,
+        attempts,
+        notes: list.notes.clone(),
+        dropped: Vec::new(),
+        findings: Vec::new(),
+        queries: 0,
+        rounds: 0,
+        proposed: Vec::new(),
+    };
     keep_dropped(
         first_dropped,
-        &mut dropped,
-        &mut notes,
+        &mut d.dropped,
+        &mut d.notes,
         "the draft",
-        attempts,
+        d.attempts,
     );
     for chunk in chunks.iter().skip(1) {
+        d.extend(chunk)?;
+    }
+    let first_attempts = d.attempts;
+    d.findings = check(&d.answer, &d.asm, list, config, &mut d.queries)?;
+    d.repair_missing()?;
+    let probe = if options.probe { d.probe()? } else { None };
+    d.note_undeclared_domain();
+    Ok(d.finish(probe, first_attempts, chunks.len()))
+}
+
+/// Asks for the first draft over the first chunk: the schema later stages build on.
+fn ask_draft(
+    list: &RequirementList,
+    client: &Client,
+    options: &DraftOptions,
+    prompts: &Prompts,
+    first: &[Item],
+    refused: &mut Vec<String>,
+    attempts: &mut usize,
+) -> Result<Result<(DraftAnswer, Assembled, Dropped), String>, SchemaError> {
+    let user = prompts.draft.render(&[("requirements", &listing(first))])?;
+    let req = Request::new()
+        .user(user)
+        .temperature(0.0)
+        .max_tokens(options.max_tokens)
+        .schema("schema_draft", answer_schema());
+    ask(
+        client,
+        "schema-draft",
+        req,
+        options.retries,
+        refused,
+        attempts,
+        &|a| domain_ids(a, list),
+        &list.name,
+    )
+}
+
+/// One drafting run after the first answer: the schema so far and what the later
+/// stages (extending, checking, repairing, probing) have recorded about it.
+struct Drafting<'a> {
+    list: &'a RequirementList,
+    client: &'a Client,
+    config: &'a SolverConfig,
+    options: &'a DraftOptions,
+    prompts: Prompts,
+    answer: DraftAnswer,
+    asm: Assembled,
+    refused: Vec<String>,
+    attempts: usize,
+    notes: Vec<String>,
+    dropped: Vec<Finding>,
+    findings: Vec<Finding>,
+    queries: usize,
+    rounds: usize,
+    proposed: Vec<String>,
+}
+
+impl Drafting<'_> {
+    /// Extends the schema with a later chunk, so a model with a small context can draft it.
+    fn extend(&mut self, chunk: &[Item]) -> Result<(), SchemaError> {
         let span = match (chunk.first(), chunk.last()) {
             (Some(a), Some(b)) => format!("requirements {} to {}", a.id, b.id),
-            _ => continue,
+            _ => return Ok(()),
         };
         // Compact, and without `serves`: the prompt of a small model is short.
-        let mut shown = serde_json::to_value(&answer).unwrap_or_default();
+        let mut shown = serde_json::to_value(&self.answer).unwrap_or_default();
         if let Some(vs) = shown.get_mut("variables").and_then(Value::as_array_mut) {
             for v in vs.iter_mut().filter_map(Value::as_object_mut) {
                 v.remove("serves");
             }
         }
         let schema_json = shown.to_string();
-        let user = prompts
+        let user = self
+            .prompts
             .extend
             .render(&[("schema", &schema_json), ("requirements", &listing(chunk))])?;
         let req = Request::new()
             .user(user)
             .temperature(0.0)
-            .max_tokens(options.max_tokens)
+            .max_tokens(self.options.max_tokens)
             .schema("schema_extend", answer_schema());
-        let base = answer.clone();
+        let base = self.answer.clone();
+        let list = self.list;
         let combine = move |add: DraftAnswer| domain_ids(extend_draft(&base, add), list);
-        let before = attempts;
+        let before = self.attempts;
         match ask(
-            client,
+            self.client,
             "schema-extend",
             req,
-            options.retries,
-            &mut refused,
-            &mut attempts,
+            self.options.retries,
+            &mut self.refused,
+            &mut self.attempts,
             &combine,
             &list.name,
         )? {
-            Ok((merged, asm2, lost)) => {
+            Ok((merged, asm, lost)) => {
                 let what = format!("the extension for {span}");
-                keep_dropped(lost, &mut dropped, &mut notes, &what, attempts - before);
-                answer = merged;
-                asm = asm2;
+                let answers = self.attempts - before;
+                keep_dropped(lost, &mut self.dropped, &mut self.notes, &what, answers);
+                self.answer = merged;
+                self.asm = asm;
             }
-            Err(reason) => notes.push(format!(
+            Err(reason) => self.notes.push(format!(
                 "no usable extension of the schema for {span} ({reason}); the draft before it is kept"
             )),
         }
+        Ok(())
     }
-    let first_attempts = attempts;
-    let mut queries = 0;
-    let mut findings = check(&answer, &asm, list, config, &mut queries)?;
-    let mut rounds = 0;
-    let mut proposed = Vec::new();
-    while rounds < options.repairs {
-        let gaps = gaps_text(&findings, list, &answer);
-        if gaps.is_empty() {
-            break;
-        }
-        rounds += 1;
-        match propose(
-            client,
-            &prompts,
-            &gaps,
-            &answer,
-            list,
-            options,
-            &mut refused,
-            rounds,
-            &mut notes,
-        )? {
-            Some((merged, asm2, added, lost)) => {
-                let what = format!("the proposal of repair round {rounds}");
-                keep_dropped(lost, &mut dropped, &mut notes, &what, options.retries + 1);
-                proposed.extend(added);
-                answer = merged;
-                asm = asm2;
-                findings = check(&answer, &asm, list, config, &mut queries)?;
+
+    /// Runs the bounded repair rounds for the variables the checks found missing.
+    fn repair_missing(&mut self) -> Result<(), SchemaError> {
+        while self.rounds < self.options.repairs {
+            let gaps = gaps_text(&self.findings, self.list, &self.answer);
+            if gaps.is_empty() {
+                break;
             }
-            None => break,
+            match self.propose_round(&gaps)? {
+                Some(proposal) => self.accept(proposal)?,
+                None => break,
+            }
         }
+        Ok(())
     }
-    let mut probe = None;
-    if options.probe {
-        let blocked = findings.iter().any(|f| {
+
+    /// Asks for the variables `gaps` describes, as one more repair round.
+    fn propose_round(&mut self, gaps: &str) -> Result<Option<Proposal>, SchemaError> {
+        self.rounds += 1;
+        propose(
+            self.client,
+            &self.prompts,
+            gaps,
+            &self.answer,
+            self.list,
+            self.options,
+            &mut self.refused,
+            self.rounds,
+            &mut self.notes,
+        )
+    }
+
+    /// Takes a repair proposal as the schema and checks it again.
+    fn accept(&mut self, (merged, asm, added, lost): Proposal) -> Result<(), SchemaError> {
+        let what = format!("the proposal of repair round {}", self.rounds);
+        let answers = self.options.retries + 1;
+        keep_dropped(lost, &mut self.dropped, &mut self.notes, &what, answers);
+        self.proposed.extend(added);
+        self.answer = merged;
+        self.asm = asm;
+        self.findings = check(
+            &self.answer,
+            &self.asm,
+            self.list,
+            self.config,
+            &mut self.queries,
+        )?;
+        Ok(())
+    }
+
+    /// Formalizes the requirements against the draft to find the names it lacks.
+    fn probe(&mut self) -> Result<Option<ProbeReport>, SchemaError> {
+        let blocked = self.findings.iter().any(|f| {
             matches!(
                 f,
                 Finding::UnsatisfiableDomain { .. }
@@ -1920,113 +2112,138 @@ pub fn draft_schema(
             )
         });
         if blocked {
-            notes.push("formalization probe skipped: the domain allows no state, or the solver could not decide it; fix the draft first".into());
-        } else {
-            let (ok, failed, q) = run_probe(&answer, &asm, list, client, config, options, None)?;
-            let mut p = ProbeReport {
-                formalized: ok.len(),
-                failed,
-                after_repair: None,
-                queries: q,
-            };
-            let missing: Vec<&ProbeFailure> = p
-                .failed
-                .iter()
+            self.notes.push("formalization probe skipped: the domain allows no state, or the solver could not decide it; fix the draft first".into());
+            return Ok(None);
+        }
+        let (ok, failed, q) = run_probe(
+            &self.answer,
+            &self.asm,
+            self.list,
+            self.client,
+            self.config,
+            self.options,
+            None,
+        )?;
+        let mut p = ProbeReport {
+            formalized: ok.len(),
+            failed,
+            after_repair: None,
+            queries: q,
+        };
+        let missing: Vec<(String, Vec<String>)> = p
+            .failed
+            .iter()
+            .filter(|f| !f.undeclared.is_empty())
+            .map(|f| (f.id.clone(), f.undeclared.clone()))
+            .collect();
+        let mut still = missing.clone();
+        if !missing.is_empty() && self.options.repairs > 0 {
+            if let Some(after) = self.repair_probed(&missing, &mut p)? {
+                still = after;
+            }
+        }
+        for (id, symbols) in still {
+            self.findings.push(Finding::MissingVariable {
+                requirement: Some(id),
+                constraint: None,
+                symbols,
+            });
+        }
+        Ok(Some(p))
+    }
+
+    /// One repair round for the names the probe missed, then the probe again on those.
+    #[allow(clippy::type_complexity)]
+    fn repair_probed(
+        &mut self,
+        missing: &[(String, Vec<String>)],
+        p: &mut ProbeReport,
+    ) -> Result<Option<Vec<(String, Vec<String>)>>, SchemaError> {
+        let mut gaps = String::new();
+        for (id, undeclared) in missing {
+            if let Some(r) = self.list.requirements.iter().find(|r| &r.id == id) {
+                let _ = writeln!(
+                    gaps,
+                    "- requirement {}: \"{}\" (formalizing it needed {}, which the schema does not declare)",
+                    id,
+                    r.text.replace('\n', " "),
+                    undeclared.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
+        let Some(proposal) = self.propose_round(&gaps)? else {
+            return Ok(None);
+        };
+        self.accept(proposal)?;
+        let ids: Vec<String> = missing.iter().map(|(id, _)| id.clone()).collect();
+        let (ok2, failed2, q2) = run_probe(
+            &self.answer,
+            &self.asm,
+            self.list,
+            self.client,
+            self.config,
+            self.options,
+            Some(ids),
+        )?;
+        p.queries += q2;
+        p.after_repair = Some(ok2);
+        Ok(Some(
+            failed2
+                .into_iter()
                 .filter(|f| !f.undeclared.is_empty())
-                .collect();
-            let mut still: Vec<(String, Vec<String>)> = missing
-                .iter()
-                .map(|f| (f.id.clone(), f.undeclared.clone()))
-                .collect();
-            if !missing.is_empty() && options.repairs > 0 {
-                let mut gaps = String::new();
-                for f in &missing {
-                    if let Some(r) = list.requirements.iter().find(|r| r.id == f.id) {
-                        let _ = writeln!(
-                            gaps,
-                            "- requirement {}: \"{}\" (formalizing it needed {}, which the schema does not declare)",
-                            f.id,
-                            r.text.replace('\n', " "),
-                            f.undeclared.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-                        );
-                    }
-                }
-                rounds += 1;
-                if let Some((merged, asm2, added, lost)) = propose(
-                    client,
-                    &prompts,
-                    &gaps,
-                    &answer,
-                    list,
-                    options,
-                    &mut refused,
-                    rounds,
-                    &mut notes,
-                )? {
-                    let what = format!("the proposal of repair round {rounds}");
-                    keep_dropped(lost, &mut dropped, &mut notes, &what, options.retries + 1);
-                    proposed.extend(added);
-                    answer = merged;
-                    asm = asm2;
-                    findings = check(&answer, &asm, list, config, &mut queries)?;
-                    let ids: Vec<String> = missing.iter().map(|f| f.id.clone()).collect();
-                    let (ok2, failed2, q2) =
-                        run_probe(&answer, &asm, list, client, config, options, Some(ids))?;
-                    p.queries += q2;
-                    p.after_repair = Some(ok2);
-                    still = failed2
-                        .into_iter()
-                        .filter(|f| !f.undeclared.is_empty())
-                        .map(|f| (f.id, f.undeclared))
-                        .collect();
-                }
+                .map(|f| (f.id, f.undeclared))
+                .collect(),
+        ))
+    }
+
+    /// Notes the domain constraints left out for naming undeclared symbols.
+    fn note_undeclared_domain(&mut self) {
+        for (id, symbols) in &self.asm.undeclared {
+            if let Some(d) = self.answer.domain.iter().find(|d| &d.id == id) {
+                self.notes.push(format!(
+                    "domain constraint {id} `{}` is left out of the schema: it names {}, which the schema does not declare",
+                    d.formula,
+                    symbols.join(", ")
+                ));
             }
-            for (id, symbols) in still {
-                findings.push(Finding::MissingVariable {
-                    requirement: Some(id),
-                    constraint: None,
-                    symbols,
-                });
-            }
-            probe = Some(p);
         }
     }
-    for (id, symbols) in &asm.undeclared {
-        if let Some(d) = answer.domain.iter().find(|d| &d.id == id) {
-            notes.push(format!(
-                "domain constraint {id} `{}` is left out of the schema: it names {}, which the schema does not declare",
-                d.formula,
-                symbols.join(", ")
-            ));
+
+    /// The report and the spec the run ends with; the findings of salvage come first.
+    fn finish(
+        mut self,
+        probe: Option<ProbeReport>,
+        first_attempts: usize,
+        chunks: usize,
+    ) -> SchemaDraft {
+        self.findings.splice(0..0, self.dropped);
+        let mut used_prompts = vec![self.prompts.draft.id(), self.prompts.missing.id()];
+        if chunks > 1 {
+            used_prompts.push(self.prompts.extend.id());
+        }
+        if probe.is_some() {
+            used_prompts.push(crate::formalize::Prompts::builtin().one.id());
+        }
+        SchemaDraft {
+            report: DraftReport {
+                requirements: self.list.requirements.len(),
+                draft: self.answer,
+                findings: self.findings,
+                attempts: first_attempts,
+                chunks,
+                refused: self.refused,
+                repair_rounds: self.rounds,
+                proposed: self.proposed,
+                queries: self.queries,
+                prompts: used_prompts,
+                notes: self.notes,
+                probe,
+            },
+            left_out: left_out_of(&self.asm),
+            spec: self.asm.spec,
+            list: self.list.clone(),
         }
     }
-    findings.splice(0..0, dropped);
-    let mut used_prompts = vec![prompts.draft.id(), prompts.missing.id()];
-    if chunks.len() > 1 {
-        used_prompts.push(prompts.extend.id());
-    }
-    if probe.is_some() {
-        used_prompts.push(crate::formalize::Prompts::builtin().one.id());
-    }
-    Ok(SchemaDraft {
-        report: DraftReport {
-            requirements: list.requirements.len(),
-            draft: answer,
-            findings,
-            attempts: first_attempts,
-            chunks: chunks.len(),
-            refused,
-            repair_rounds: rounds,
-            proposed,
-            queries,
-            prompts: used_prompts,
-            notes,
-            probe,
-        },
-        left_out: left_out_of(&asm),
-        spec: asm.spec,
-        list: list.clone(),
-    })
 }
 
 /// The missing variables, as lines for the repair prompt; empty when none is missing.

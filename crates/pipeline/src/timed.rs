@@ -985,49 +985,76 @@ fn or_of(t: &Term, r: &Term, end: &Term) -> bool {
 /// What tells two patterns apart, from their structure: the kinds and the question in
 /// words.
 pub fn differences(a: &Pattern, b: &Pattern, tb: &TimeBase) -> (Vec<String>, Vec<String>) {
-    let mut kinds: Vec<String> = Vec::new();
-    let mut parts: Vec<String> = Vec::new();
-    let kind = |k: &str, kinds: &mut Vec<String>| {
-        if !kinds.iter().any(|x| x == k) {
-            kinds.push(k.to_string());
-        }
-    };
-    // The trigger.
+    let mut q = Questions::default();
     if a.trigger != b.trigger {
-        let same_condition =
-            condition(&a.trigger).is_some() && condition(&a.trigger) == condition(&b.trigger);
-        let c = condition(&a.trigger).map(show).unwrap_or_default();
-        match (&a.trigger, &b.trigger) {
-            (Trigger::Edge(_), Trigger::Level(_)) | (Trigger::Level(_), Trigger::Edge(_))
-                if same_condition =>
-            {
-                kind("edge-or-level", &mut kinds);
-                parts.push(format!(
-                    "Does the requirement apply once, at the moment {c} becomes true (\"once {c} becomes true\"), or at every moment while {c} holds (\"whenever {c} holds\"), so again at each later step at which {c} is still true?"
+        trigger_question(&a.trigger, &b.trigger, tb, &mut q);
+    }
+    if a.timing != b.timing {
+        timing_question(a, b, tb, &mut q);
+    }
+    if a.scope != b.scope {
+        scope_question(a, b, &mut q);
+    }
+    response_question(a, b, &mut q);
+    if q.parts.is_empty() {
+        q.ask("other", "Which of the two readings is meant?".into());
+    }
+    (q.kinds, q.parts)
+}
+
+/// The questions that tell two readings apart, and their kinds (each listed once).
+#[derive(Default)]
+struct Questions {
+    kinds: Vec<String>,
+    parts: Vec<String>,
+}
+
+impl Questions {
+    /// Adds a question of kind `k`, listing the kind unless it already is.
+    fn ask(&mut self, k: &str, part: String) {
+        if !self.kinds.iter().any(|x| x == k) {
+            self.kinds.push(k.to_string());
+        }
+        self.parts.push(part);
+    }
+}
+
+/// The question about two different triggers.
+fn trigger_question(x: &Trigger, y: &Trigger, tb: &TimeBase, q: &mut Questions) {
+    let same_condition = condition(x).is_some() && condition(x) == condition(y);
+    let c = condition(x).map(show).unwrap_or_default();
+    match (x, y) {
+        (Trigger::Edge(_), Trigger::Level(_)) | (Trigger::Level(_), Trigger::Edge(_))
+            if same_condition =>
+        {
+            q.ask("edge-or-level", format!(
+                "Does the requirement apply once, at the moment {c} becomes true (\"once {c} becomes true\"), or at every moment while {c} holds (\"whenever {c} holds\"), so again at each later step at which {c} is still true?"
+            ));
+        }
+        (Trigger::HeldFor(_, x), Trigger::HeldFor(_, y)) if same_condition => {
+            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+            if hi - lo == 1 {
+                q.ask("strict-bound", format!(
+                    "Does the requirement apply as soon as {c} has held for {} (\"for at least {}\"), or only once it has held for more than {} (\"for more than {}\", that is {})?",
+                    tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
                 ));
-            }
-            (Trigger::HeldFor(_, x), Trigger::HeldFor(_, y)) if same_condition => {
-                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-                if hi - lo == 1 {
-                    kind("strict-bound", &mut kinds);
-                    parts.push(format!(
-                        "Does the requirement apply as soon as {c} has held for {} (\"for at least {}\"), or only once it has held for more than {} (\"for more than {}\", that is {})?",
-                        tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
-                    ));
-                } else {
-                    kind("duration", &mut kinds);
-                    parts.push(format!(
+            } else {
+                q.ask(
+                    "duration",
+                    format!(
                         "How long must {c} have held before the requirement applies: {} or {}?",
                         tb.show(lo),
                         tb.show(hi)
-                    ));
-                }
+                    ),
+                );
             }
-            (Trigger::HeldFor(_, d), other) | (other, Trigger::HeldFor(_, d))
-                if same_condition && matches!(other, Trigger::Level(_) | Trigger::Edge(_)) =>
-            {
-                kind("held-for", &mut kinds);
-                parts.push(format!(
+        }
+        (Trigger::HeldFor(_, d), other) | (other, Trigger::HeldFor(_, d))
+            if same_condition && matches!(other, Trigger::Level(_) | Trigger::Edge(_)) =>
+        {
+            q.ask(
+                "held-for",
+                format!(
                     "Must {c} have held for {} before the requirement applies, or does it apply {}?",
                     tb.show(*d),
                     if matches!(other, Trigger::Edge(_)) {
@@ -1035,108 +1062,121 @@ pub fn differences(a: &Pattern, b: &Pattern, tb: &TimeBase) -> (Vec<String>, Vec
                     } else {
                         format!("at once, whenever {c} holds")
                     }
-                ));
-            }
-            (x, y) => {
-                kind("trigger", &mut kinds);
-                parts.push(format!(
+                ),
+            );
+        }
+        (x, y) => {
+            q.ask(
+                "trigger",
+                format!(
                     "When does the requirement apply: {} or {}?",
                     trigger_words(x, tb),
                     trigger_words(y, tb)
-                ));
-            }
-        }
-    }
-    // The timing.
-    if a.timing != b.timing {
-        let r = show(&a.response);
-        match (&a.timing, &b.timing) {
-            (Timing::Within(x), Timing::Within(y)) => {
-                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-                if hi - lo == 1 {
-                    kind("strict-bound", &mut kinds);
-                    parts.push(format!(
-                        "If {r} first holds exactly {} after the requirement applies, is that still in time (\"within {}\", the bound included) or too late (\"in less than {}\", that is within {})?",
-                        tb.show(hi), tb.show(hi), tb.show(hi), tb.show(lo)
-                    ));
-                } else {
-                    kind("duration", &mut kinds);
-                    parts.push(format!(
-                        "Within how long must {r} follow: {} or {}?",
-                        tb.show(lo),
-                        tb.show(hi)
-                    ));
-                }
-            }
-            (Timing::NotBefore(x), Timing::NotBefore(y)) => {
-                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-                if hi - lo == 1 {
-                    kind("strict-bound", &mut kinds);
-                    parts.push(format!(
-                        "May {r} hold exactly {} after the requirement applies (\"not before {}\"), or only once more than {} has passed (\"after more than {}\", that is not before {})?",
-                        tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
-                    ));
-                } else {
-                    kind("duration", &mut kinds);
-                    parts.push(format!(
-                        "How long must pass before {r} may hold: {} or {}?",
-                        tb.show(lo),
-                        tb.show(hi)
-                    ));
-                }
-            }
-            (Timing::For(x), Timing::For(y)) => {
-                let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-                if hi - lo == 1 {
-                    kind("strict-bound", &mut kinds);
-                    parts.push(format!(
-                        "Must {r} still hold at the moment {} after the requirement applies (\"for {}\", both ends included), or only up to {} later?",
-                        tb.show(hi), tb.show(hi), tb.show(lo)
-                    ));
-                } else {
-                    kind("duration", &mut kinds);
-                    parts.push(format!(
-                        "For how long must {r} hold: {} or {}?",
-                        tb.show(lo),
-                        tb.show(hi)
-                    ));
-                }
-            }
-            (x, y) => {
-                kind("timing", &mut kinds);
-                parts.push(format!(
-                    "When must {r} hold once the requirement applies: {} or {}?",
-                    timing_words(x, tb),
-                    timing_words(y, tb)
-                ));
-            }
-        }
-    }
-    // The scope.
-    if a.scope != b.scope {
-        kind("scope", &mut kinds);
-        parts.push(format!(
-            "Where does the requirement apply: {} or {}?",
-            scope_words(&a.scope),
-            scope_words(&b.scope)
-        ));
-        let lasting = |t: &Timing| !matches!(t, Timing::Immediately);
-        let bounded = |s: &Scope| {
-            matches!(
-                s,
-                Scope::While(_) | Scope::AfterUntil(..) | Scope::Before(_)
-            )
-        };
-        if (lasting(&a.timing) || lasting(&b.timing)) && (bounded(&a.scope) || bounded(&b.scope)) {
-            kind("scope-end", &mut kinds);
-            parts.push(
-                "And if the scope ends while the response is still due: does the obligation run on to its end (how vera reads a scope), or is it cut when the scope ends?"
-                    .into(),
+                ),
             );
         }
     }
-    // The response: the same one, or cut when the scope ends (`(or R E)` with `E` the
-    // scope's end) against running on.
+}
+
+/// The question about two different timings of the response.
+fn timing_question(a: &Pattern, b: &Pattern, tb: &TimeBase, q: &mut Questions) {
+    let r = show(&a.response);
+    match (&a.timing, &b.timing) {
+        (Timing::Within(x), Timing::Within(y)) => {
+            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+            if hi - lo == 1 {
+                q.ask("strict-bound", format!(
+                    "If {r} first holds exactly {} after the requirement applies, is that still in time (\"within {}\", the bound included) or too late (\"in less than {}\", that is within {})?",
+                    tb.show(hi), tb.show(hi), tb.show(hi), tb.show(lo)
+                ));
+            } else {
+                q.ask(
+                    "duration",
+                    format!(
+                        "Within how long must {r} follow: {} or {}?",
+                        tb.show(lo),
+                        tb.show(hi)
+                    ),
+                );
+            }
+        }
+        (Timing::NotBefore(x), Timing::NotBefore(y)) => {
+            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+            if hi - lo == 1 {
+                q.ask("strict-bound", format!(
+                    "May {r} hold exactly {} after the requirement applies (\"not before {}\"), or only once more than {} has passed (\"after more than {}\", that is not before {})?",
+                    tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
+                ));
+            } else {
+                q.ask(
+                    "duration",
+                    format!(
+                        "How long must pass before {r} may hold: {} or {}?",
+                        tb.show(lo),
+                        tb.show(hi)
+                    ),
+                );
+            }
+        }
+        (Timing::For(x), Timing::For(y)) => {
+            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
+            if hi - lo == 1 {
+                q.ask("strict-bound", format!(
+                    "Must {r} still hold at the moment {} after the requirement applies (\"for {}\", both ends included), or only up to {} later?",
+                    tb.show(hi), tb.show(hi), tb.show(lo)
+                ));
+            } else {
+                q.ask(
+                    "duration",
+                    format!(
+                        "For how long must {r} hold: {} or {}?",
+                        tb.show(lo),
+                        tb.show(hi)
+                    ),
+                );
+            }
+        }
+        (x, y) => {
+            q.ask(
+                "timing",
+                format!(
+                    "When must {r} hold once the requirement applies: {} or {}?",
+                    timing_words(x, tb),
+                    timing_words(y, tb)
+                ),
+            );
+        }
+    }
+}
+
+/// The question about two different scopes, and whether an obligation outlives one.
+fn scope_question(a: &Pattern, b: &Pattern, q: &mut Questions) {
+    q.ask(
+        "scope",
+        format!(
+            "Where does the requirement apply: {} or {}?",
+            scope_words(&a.scope),
+            scope_words(&b.scope)
+        ),
+    );
+    let lasting = |t: &Timing| !matches!(t, Timing::Immediately);
+    let bounded = |s: &Scope| {
+        matches!(
+            s,
+            Scope::While(_) | Scope::AfterUntil(..) | Scope::Before(_)
+        )
+    };
+    if (lasting(&a.timing) || lasting(&b.timing)) && (bounded(&a.scope) || bounded(&b.scope)) {
+        q.ask(
+            "scope-end",
+            "And if the scope ends while the response is still due: does the obligation run on to its end (how vera reads a scope), or is it cut when the scope ends?"
+                .into(),
+        );
+    }
+}
+
+/// The question about the response: cut when the scope ends, or simply different.
+fn response_question(a: &Pattern, b: &Pattern, q: &mut Questions) {
     let cut = (a.scope == b.scope)
         .then(|| scope_end(&a.scope))
         .flatten()
@@ -1150,25 +1190,21 @@ pub fn differences(a: &Pattern, b: &Pattern, tb: &TimeBase) -> (Vec<String>, Vec
             }
         });
     if let Some((runs, _)) = cut {
-        kind("scope-end", &mut kinds);
-        parts.push(format!(
+        q.ask("scope-end", format!(
             "If the scope ends ({} holds) while {} is still due, does the obligation run on to its end, or does it end with the scope?",
             scope_end(&a.scope).map(|e| show(&e)).unwrap_or_default(),
             show(&runs.response)
         ));
     } else if a.response != b.response {
-        kind("response", &mut kinds);
-        parts.push(format!(
-            "What is required: {} or {}?",
-            show(&a.response),
-            show(&b.response)
-        ));
+        q.ask(
+            "response",
+            format!(
+                "What is required: {} or {}?",
+                show(&a.response),
+                show(&b.response)
+            ),
+        );
     }
-    if parts.is_empty() {
-        kind("other", &mut kinds);
-        parts.push("Which of the two readings is meant?".into());
-    }
-    (kinds, parts)
 }
 
 /// A timeline as an aligned table: one row per interval of physical time, one column
@@ -1323,58 +1359,97 @@ pub fn clarify_timed(
     let mut checker = Checker::new(&universe, solver)?;
     let first = match screening {
         Some(s) => s,
-        None => {
-            let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
-            let requirements = screen_timed_texts(
-                spec,
-                client,
-                &mut checker,
-                solver,
-                &items,
-                &options.screening,
-            )?;
-            let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-            TimedAmbiguityReport {
-                requirements,
-                summary,
-            }
-        }
+        None => first_timed_screening(spec, client, &mut checker, solver, options)?,
     };
-    let mut current: Vec<TimedScreening> = first
+    let current: Vec<TimedScreening> = first
         .requirements
         .iter()
         .filter(|s| s.flagged)
         .cloned()
         .collect();
-    let mut proposals: Vec<Proposal> = current
-        .iter()
-        .map(|s| Proposal {
-            id: s.id.clone(),
-            original: s.text.clone(),
-            clarified: s.text.clone(),
-            rounds: 0,
-            classes_before: s.classes.len(),
-            classes_after: s.classes.len(),
-            converged: false,
-            accepted: false,
-            formula: None,
-            pattern: None,
-            history: vec![],
-            note: None,
-        })
-        .collect();
-    let mut flagged_per_round = vec![current.len()];
-    let mut stuck = vec![false; current.len()];
+    let mut run = TimedClarifying {
+        proposals: current.iter().map(unclarified).collect(),
+        stuck: vec![false; current.len()],
+        current,
+    };
+    let mut flagged_per_round = vec![run.current.len()];
     for _round in 0..options.rounds {
-        let open: Vec<usize> = (0..current.len())
-            .filter(|&i| current[i].flagged && !stuck[i])
+        if !run.round(spec, client, &mut checker, solver, options)? {
+            break;
+        }
+        flagged_per_round.push(run.current.iter().filter(|s| s.flagged).count());
+    }
+    run.conclude(options);
+    Ok(TimedClarifyReport {
+        proposals: run.proposals,
+        flagged_per_round,
+        screening: first,
+    })
+}
+
+/// Screens the selected requirements when no screening was given.
+fn first_timed_screening(
+    spec: &Spec,
+    client: &Client,
+    checker: &mut Checker,
+    solver: &SolverConfig,
+    options: &ClarifyOptions,
+) -> Result<TimedAmbiguityReport, PipelineError> {
+    let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
+    let requirements =
+        screen_timed_texts(spec, client, checker, solver, &items, &options.screening)?;
+    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+    Ok(TimedAmbiguityReport {
+        requirements,
+        summary,
+    })
+}
+
+/// The proposal of a flagged requirement before any round: its own text, unclarified.
+fn unclarified(s: &TimedScreening) -> Proposal {
+    Proposal {
+        id: s.id.clone(),
+        original: s.text.clone(),
+        clarified: s.text.clone(),
+        rounds: 0,
+        classes_before: s.classes.len(),
+        classes_after: s.classes.len(),
+        converged: false,
+        accepted: false,
+        formula: None,
+        pattern: None,
+        history: vec![],
+        note: None,
+    }
+}
+
+/// The flagged requirements in the timed loop, index for index: their current
+/// screening, their proposal, and whether their rounds have ended.
+struct TimedClarifying {
+    current: Vec<TimedScreening>,
+    proposals: Vec<Proposal>,
+    stuck: Vec<bool>,
+}
+
+impl TimedClarifying {
+    /// One round over the open requirements; `false` when none was open.
+    fn round(
+        &mut self,
+        spec: &Spec,
+        client: &Client,
+        checker: &mut Checker,
+        solver: &SolverConfig,
+        options: &ClarifyOptions,
+    ) -> Result<bool, PipelineError> {
+        let open: Vec<usize> = (0..self.current.len())
+            .filter(|&i| self.current[i].flagged && !self.stuck[i])
             .collect();
         if open.is_empty() {
-            break;
+            return Ok(false);
         }
         let mut reqs = Vec::new();
         for &i in &open {
-            let p = clarify_prompt(spec, &current[i], options.screening.samples)?;
+            let p = clarify_prompt(spec, &self.current[i], options.screening.samples)?;
             reqs.push(
                 Request::new()
                     .user(p)
@@ -1386,118 +1461,105 @@ pub fn clarify_timed(
         let mut items = Vec::new();
         let mut back = Vec::new();
         for (&i, a) in open.iter().zip(answers) {
-            proposals[i].rounds += 1;
+            self.proposals[i].rounds += 1;
             let text = match a {
                 Ok(c) => clean_text(c.text()),
                 Err(e) if e.is_answer_problem() => None,
                 Err(e) => return Err(e.into()),
             };
-            let reject = |why: String, p: &mut Proposal, t: String, classes: usize| {
-                p.history.push(Round {
-                    text: t,
-                    classes,
-                    rejected: Some(why.clone()),
-                });
-                p.note = Some(why);
-            };
-            match text {
-                None => {
-                    reject(
-                        "the answer was empty or longer than 2000 characters".into(),
-                        &mut proposals[i],
-                        String::new(),
-                        current[i].classes.len(),
-                    );
-                    stuck[i] = true;
-                }
-                Some(t) if same_text(&t, &current[i].text) => {
-                    reject(
-                        "the text is unchanged".into(),
-                        &mut proposals[i],
-                        t,
-                        current[i].classes.len(),
-                    );
-                    stuck[i] = true;
-                }
-                Some(t) => match meta_answer(&t, &current[i].text) {
-                    Some(why) => {
-                        reject(
-                            format!("meta-answer: {why}"),
-                            &mut proposals[i],
-                            t,
-                            current[i].classes.len(),
-                        );
-                        stuck[i] = true;
-                    }
-                    None => {
-                        items.push((current[i].id.clone(), t));
-                        back.push(i);
-                    }
-                },
+            if let Some(t) = self.sort_answer(i, text) {
+                items.push((self.current[i].id.clone(), t));
+                back.push(i);
             }
         }
-        let screened = screen_timed_texts(
-            spec,
-            client,
-            &mut checker,
-            solver,
-            &items,
-            &options.screening,
-        )?;
+        let screened =
+            screen_timed_texts(spec, client, checker, solver, &items, &options.screening)?;
         for (i, s) in back.into_iter().zip(screened) {
-            if s.could_not_screen {
-                let why = format!(
-                    "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
-                    s.valid,
-                    s.samples.len()
-                );
-                proposals[i].history.push(Round {
-                    text: s.text.clone(),
-                    classes: current[i].classes.len(),
-                    rejected: Some(why.clone()),
-                });
-                proposals[i].note = Some(format!("the last rewrite {why}"));
-                stuck[i] = true;
-                continue;
+            self.take_screened(i, s);
+        }
+        Ok(true)
+    }
+
+    /// Records an answer that cannot be taken, ending its rounds; else the rewrite to screen.
+    fn sort_answer(&mut self, i: usize, text: Option<String>) -> Option<String> {
+        let classes = self.current[i].classes.len();
+        let (why, t) = match text {
+            None => (
+                "the answer was empty or longer than 2000 characters".to_string(),
+                String::new(),
+            ),
+            Some(t) if same_text(&t, &self.current[i].text) => {
+                ("the text is unchanged".to_string(), t)
             }
-            proposals[i].history.push(Round {
+            Some(t) => match meta_answer(&t, &self.current[i].text) {
+                Some(why) => (format!("meta-answer: {why}"), t),
+                None => return Some(t),
+            },
+        };
+        let p = &mut self.proposals[i];
+        p.history.push(Round {
+            text: t,
+            classes,
+            rejected: Some(why.clone()),
+        });
+        p.note = Some(why);
+        self.stuck[i] = true;
+        None
+    }
+
+    /// Takes the screening of a rewrite as current, unless the rewrite could not be screened.
+    fn take_screened(&mut self, i: usize, s: TimedScreening) {
+        let proposal = &mut self.proposals[i];
+        if s.could_not_screen {
+            let why = format!(
+                "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
+                s.valid,
+                s.samples.len()
+            );
+            proposal.history.push(Round {
                 text: s.text.clone(),
-                classes: s.classes.len(),
-                rejected: None,
+                classes: self.current[i].classes.len(),
+                rejected: Some(why.clone()),
             });
-            proposals[i].clarified = s.text.clone();
-            proposals[i].classes_after = s.classes.len();
-            current[i] = s;
+            proposal.note = Some(format!("the last rewrite {why}"));
+            self.stuck[i] = true;
+            return;
         }
-        flagged_per_round.push(current.iter().filter(|s| s.flagged).count());
+        proposal.history.push(Round {
+            text: s.text.clone(),
+            classes: s.classes.len(),
+            rejected: None,
+        });
+        proposal.clarified = s.text.clone();
+        proposal.classes_after = s.classes.len();
+        self.current[i] = s;
     }
-    for (p, s) in proposals.iter_mut().zip(&current) {
-        let changed = !same_text(&p.clarified, &p.original);
-        p.converged =
-            s.classes.len() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
-        if p.note.is_none() && !p.converged {
-            p.note = Some(if !changed {
-                "no rewrite differs from the original text".into()
-            } else {
-                format!(
-                    "still {} readings after {} round(s)",
-                    s.classes.len(),
-                    p.rounds
-                )
-            });
+
+    /// Decides which proposals converged (they carry the pattern) and notes why others did not.
+    fn conclude(&mut self, options: &ClarifyOptions) {
+        for (p, s) in self.proposals.iter_mut().zip(&self.current) {
+            let changed = !same_text(&p.clarified, &p.original);
+            p.converged =
+                s.classes.len() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
+            if p.note.is_none() && !p.converged {
+                p.note = Some(if !changed {
+                    "no rewrite differs from the original text".into()
+                } else {
+                    format!(
+                        "still {} readings after {} round(s)",
+                        s.classes.len(),
+                        p.rounds
+                    )
+                });
+            }
+            p.accepted = p.converged;
+            p.pattern = s
+                .classes
+                .first()
+                .filter(|_| p.converged)
+                .map(|c| c.pattern.clone());
         }
-        p.accepted = p.converged;
-        p.pattern = s
-            .classes
-            .first()
-            .filter(|_| p.converged)
-            .map(|c| c.pattern.clone());
     }
-    Ok(TimedClarifyReport {
-        proposals,
-        flagged_per_round,
-        screening: first,
-    })
 }
 
 /// Equal up to case, whitespace and punctuation.

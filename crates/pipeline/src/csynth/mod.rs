@@ -455,6 +455,8 @@ enum Judge<'a> {
     Program(&'a Workspace<'a>),
 }
 
+/// The loop behind [`synthesize`] and [`synthesize_program`]: every point of interest
+/// of every segment, then the final build and its report.
 fn run_loop(
     file: &CFile,
     judge: Judge<'_>,
@@ -480,9 +482,61 @@ fn run_loop(
         judge,
         strength_calls: (0, 0),
     };
-    // A program's segments of its own functions (not the C library's), each
-    // function once: a header's static function has a copy in every unit that
-    // includes it, and its annotations have one place, in the header.
+    let segs = own_segments(file, program, log);
+    for s in &segs {
+        e.pois.extend(points_of_interest(file, s));
+    }
+    // The input itself must be accepted by Frama-C.
+    for s in &segs {
+        if let (_, Err(m)) = e.verify(|_| false, &s.functions)? {
+            return Err(SynthError::InputRejected(m.join("\n")));
+        }
+    }
+    let mut points = Vec::new();
+    let mut strength = Vec::new();
+    for s in &segs {
+        e.segment(s, &mut points, log)?;
+        if opts.strengthen {
+            let st = e.strengthen(s, log)?;
+            log(&format!(
+                "  strength: VDR {} -> {} ({} clause(s) added)",
+                pct(st.before.vdr),
+                pct(st.after.vdr),
+                st.added.len()
+            ));
+            strength.push(st);
+        }
+    }
+    // Kills are attributed on the final measurement.
+    let (text, files, fin) = e.final_build(program)?;
+    let acc = client.accounting();
+    let summary = e.summary(&fin.stats, &strength, &acc, start);
+    let report = SynthReport {
+        file: file.path.clone(),
+        options: opts.clone(),
+        prompts: e.prompts.ids(),
+        points,
+        clauses: e.proposals,
+        strength,
+        final_verdict: fin.verdict,
+        summary,
+        llm: acc,
+    };
+    Ok(SynthOutcome {
+        text,
+        files,
+        report,
+    })
+}
+
+/// The segments to annotate: for a program, its own functions, each function once.
+fn own_segments(
+    file: &CFile,
+    program: Option<&Workspace<'_>>,
+    log: &mut dyn FnMut(&str),
+) -> Vec<Segment> {
+    // Not the C library's functions; and a header's static function has a copy in
+    // every unit that includes it, while its annotations have one place, in the header.
     let mut seen: std::collections::BTreeMap<String, String> = Default::default();
     let mut skipped: Vec<String> = Vec::new();
     let segs: Vec<Segment> = function_segments(file)
@@ -522,128 +576,17 @@ fn run_loop(
     for m in &skipped {
         log(m);
     }
-    for s in &segs {
-        e.pois.extend(points_of_interest(file, s));
-    }
-    // The input itself must be accepted by Frama-C.
-    for s in &segs {
-        if let (_, Err(m)) = e.verify(|_| false, &s.functions)? {
-            return Err(SynthError::InputRejected(m.join("\n")));
-        }
-    }
-    let mut points = Vec::new();
-    let mut strength = Vec::new();
-    for s in &segs {
-        log(&format!("segment {} [{}]", s.index, s.functions.join(", ")));
-        for poi in points_of_interest(file, s) {
-            let r = e.point(s, &poi, log)?;
-            let place = match &r.file {
-                Some(f) => format!("{f}:{}", r.line),
-                None => format!("line {}", r.line),
-            };
-            log(&format!(
-                "  {} ({place}): {:?}, {} attempt(s), kept {}",
-                r.at.tag(),
-                r.outcome,
-                r.attempts,
-                r.kept.len()
-            ));
-            points.push(r);
-        }
-        // Loops come before the contract, so a loop invariant can fail only for
-        // want of the precondition chosen later: once preconditions were kept,
-        // the dropped clauses of the segment get one more Houdini pass.
-        let revived = e.revive(s)?;
-        if revived > 0 {
-            log(&format!(
-                "  {revived} dropped clause(s) proved with the preconditions"
-            ));
-            for r in points
-                .iter_mut()
-                .filter(|r| s.functions.contains(&r.at.function))
-            {
-                r.kept = e
-                    .proposals
-                    .iter()
-                    .filter(|p| p.at == r.at && p.status.kept())
-                    .map(|p| p.text.clone())
-                    .collect();
-            }
-        }
-        if opts.strengthen {
-            let st = e.strengthen(s, log)?;
-            log(&format!(
-                "  strength: VDR {} -> {} ({} clause(s) added)",
-                pct(st.before.vdr),
-                pct(st.after.vdr),
-                st.added.len()
-            ));
-            strength.push(st);
-        }
-    }
-    // Kills are attributed on the final measurement.
-    let (text, files, fin) = match program {
-        None => {
-            let text = e.build(|p| p.status.kept())?;
-            let mut out = parse_c(text.as_str()).map_err(SynthError::Parse)?;
-            out.path = file.path.clone();
-            let fin = acsl::verify_file(&out, wp)?;
-            (text, Vec::new(), fin)
-        }
-        Some(ws) => {
-            let ins = e.insertions(|p| p.status.kept())?;
-            let edited = ws.edited(&ins).map_err(SynthError::Place)?;
-            let fin = ws.verify(&edited, wp)?;
-            (String::new(), edited.into_iter().collect(), fin)
-        }
-    };
-    let (vc, vh) = e.counters.get();
-    let mut summary = Summary {
-        verifier_calls: vc + fin.stats.verifier_calls,
-        verifier_cache_hits: vh + fin.stats.cache_hits,
-        strength_verifier_calls: e.strength_calls.0,
-        strength_cache_hits: e.strength_calls.1,
-        ..Summary::default()
-    };
-    for p in &e.proposals {
-        match &p.status {
-            ClauseStatus::Duplicate => summary.duplicates += 1,
-            ClauseStatus::Rejected { .. } => summary.rejected += 1,
-            ClauseStatus::RejectedByFramaC { .. } => summary.rejected_by_frama_c += 1,
-            ClauseStatus::Proved => summary.proved += 1,
-            ClauseStatus::Assumed => summary.assumed += 1,
-            ClauseStatus::Dropped { .. } | ClauseStatus::Pending => summary.dropped += 1,
-        }
-    }
-    summary.proposed = e.proposals.len() - summary.duplicates;
-    let checkable = summary.proposed - summary.assumed;
-    summary.precision = (checkable > 0).then(|| summary.proved as f64 / checkable as f64);
-    for st in &strength {
-        summary.vdr_before.add(&st.before);
-        summary.vdr_after.add(&st.after);
-    }
-    let acc = client.accounting();
-    summary.llm_requests = acc.total.requests;
-    summary.llm_calls = acc.total.calls;
-    summary.input_tokens = acc.total.input_tokens;
-    summary.output_tokens = acc.total.output_tokens;
-    summary.wall_seconds = start.elapsed().as_secs_f64();
-    let report = SynthReport {
-        file: file.path.clone(),
-        options: opts.clone(),
-        prompts: e.prompts.ids(),
-        points,
-        clauses: e.proposals,
-        strength,
-        final_verdict: fin.verdict,
-        summary,
-        llm: acc,
-    };
-    Ok(SynthOutcome {
-        text,
-        files,
-        report,
-    })
+    segs
+}
+
+/// What one answer at a point of interest came to.
+enum Reply {
+    /// No clause that was not proposed before: asking again would repeat it.
+    Nothing,
+    /// Every new clause is settled and nothing is open: no repair.
+    Clean,
+    /// A repair is due, with this feedback.
+    Repair(String),
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -1163,6 +1106,115 @@ impl Engine<'_> {
             .schema("acsl_clauses", schema)
     }
 
+    /// Runs the points of one segment, then revives its dropped clauses with the preconditions.
+    fn segment(
+        &mut self,
+        s: &Segment,
+        points: &mut Vec<PointReport>,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<(), SynthError> {
+        log(&format!("segment {} [{}]", s.index, s.functions.join(", ")));
+        for poi in points_of_interest(self.original, s) {
+            let r = self.point(s, &poi, log)?;
+            let place = match &r.file {
+                Some(f) => format!("{f}:{}", r.line),
+                None => format!("line {}", r.line),
+            };
+            log(&format!(
+                "  {} ({place}): {:?}, {} attempt(s), kept {}",
+                r.at.tag(),
+                r.outcome,
+                r.attempts,
+                r.kept.len()
+            ));
+            points.push(r);
+        }
+        // Loops come before the contract, so a loop invariant can fail only for
+        // want of the precondition chosen later: once preconditions were kept,
+        // the dropped clauses of the segment get one more Houdini pass.
+        let revived = self.revive(s)?;
+        if revived > 0 {
+            log(&format!(
+                "  {revived} dropped clause(s) proved with the preconditions"
+            ));
+            for r in points
+                .iter_mut()
+                .filter(|r| s.functions.contains(&r.at.function))
+            {
+                r.kept = self
+                    .proposals
+                    .iter()
+                    .filter(|p| p.at == r.at && p.status.kept())
+                    .map(|p| p.text.clone())
+                    .collect();
+            }
+        }
+        Ok(())
+    }
+
+    /// The input with every kept clause and its final verification, where kills are counted.
+    #[allow(clippy::type_complexity)]
+    fn final_build(
+        &self,
+        program: Option<&Workspace<'_>>,
+    ) -> Result<(String, Vec<(PathBuf, String)>, acsl::VerifyReport), SynthError> {
+        Ok(match program {
+            None => {
+                let text = self.build(|p| p.status.kept())?;
+                let mut out = parse_c(text.as_str()).map_err(SynthError::Parse)?;
+                out.path = self.original.path.clone();
+                let fin = acsl::verify_file(&out, self.wp)?;
+                (text, Vec::new(), fin)
+            }
+            Some(ws) => {
+                let ins = self.insertions(|p| p.status.kept())?;
+                let edited = ws.edited(&ins).map_err(SynthError::Place)?;
+                let fin = ws.verify(&edited, self.wp)?;
+                (String::new(), edited.into_iter().collect(), fin)
+            }
+        })
+    }
+
+    /// The counts of the run: verifier work, clause fates, strength and model usage.
+    fn summary(
+        &self,
+        fin: &acsl::RunStats,
+        strength: &[SegmentStrength],
+        acc: &llm::Accounting,
+        start: Instant,
+    ) -> Summary {
+        let (vc, vh) = self.counters.get();
+        let mut summary = Summary {
+            verifier_calls: vc + fin.verifier_calls,
+            verifier_cache_hits: vh + fin.cache_hits,
+            strength_verifier_calls: self.strength_calls.0,
+            strength_cache_hits: self.strength_calls.1,
+            ..Summary::default()
+        };
+        for p in &self.proposals {
+            match &p.status {
+                ClauseStatus::Duplicate => summary.duplicates += 1,
+                ClauseStatus::Rejected { .. } => summary.rejected += 1,
+                ClauseStatus::RejectedByFramaC { .. } => summary.rejected_by_frama_c += 1,
+                ClauseStatus::Proved => summary.proved += 1,
+                ClauseStatus::Assumed => summary.assumed += 1,
+                ClauseStatus::Dropped { .. } | ClauseStatus::Pending => summary.dropped += 1,
+            }
+        }
+        summary.proposed = self.proposals.len() - summary.duplicates;
+        let checkable = summary.proposed - summary.assumed;
+        summary.precision = (checkable > 0).then(|| summary.proved as f64 / checkable as f64);
+        for st in strength {
+            summary.vdr_before.add(&st.before);
+            summary.vdr_after.add(&st.after);
+        }
+        summary.llm_requests = acc.total.requests;
+        summary.llm_calls = acc.total.calls;
+        summary.input_tokens = acc.total.input_tokens;
+        summary.output_tokens = acc.total.output_tokens;
+        summary.wall_seconds = start.elapsed().as_secs_f64();
+        summary
+    }
     /// Generation and repair for one point of interest.
     fn point(
         &mut self,
@@ -1173,17 +1225,7 @@ impl Engine<'_> {
         let at = PointId::of(poi);
         let (calls0, hits0) = self.counters.get();
         let code = self.shown_code(seg, Some(&at))?;
-        // Where the point is in the files the user wrote.
-        let (file, line) = match &self.judge {
-            Judge::Program(ws) => match ws
-                .program()
-                .origin(poi.existing.map(|e| e.start).unwrap_or(poi.anchor))
-            {
-                Some(o) => (Some(o.file.display().to_string()), o.line),
-                None => (None, poi.line),
-            },
-            Judge::Harness { .. } => (None, poi.line),
-        };
+        let (file, line) = self.origin_of(poi);
         let place = match &file {
             Some(f) => format!("{f}:{line}"),
             None => format!("line {line}"),
@@ -1203,126 +1245,16 @@ impl Engine<'_> {
             kept: Vec::new(),
             open_goals: Vec::new(),
         };
-        // A program's point must have a place in the original files before the
-        // model is asked for anything.
-        if let Judge::Program(ws) = &self.judge {
-            let probe = insertions_for(
-                self.original,
-                poi,
-                &[
-                    "requires \\true".to_string(),
-                    "assigns \\nothing".to_string(),
-                ],
-            )?;
-            if let Err(reason) = ws.place(&probe) {
-                log(&format!("  {}: skipped: {reason}", at.tag()));
-                return Ok(PointReport {
-                    reason: Some(reason),
-                    outcome: PointOutcome::NotPlaceable,
-                    ..report
-                });
-            }
+        if let Some(reason) = self.unplaceable(poi)? {
+            log(&format!("  {}: skipped: {reason}", at.tag()));
+            return Ok(PointReport {
+                reason: Some(reason),
+                outcome: PointOutcome::NotPlaceable,
+                ..report
+            });
         }
-        let (what, hint) = match poi.kind {
-            PoiKind::Contract => (
-                format!("the contract of function `{}`", poi.function),
-                "Give requires clauses for what the code needs (valid pointers, ranges that avoid overflow), ensures clauses for what it computes, and an assigns clause.",
-            ),
-            PoiKind::Loop { index } => (
-                format!("loop {index} of function `{}` ({place})", poi.function),
-                "Give loop invariants that hold before every iteration (bounds of the loop variables, what the loop has computed so far), a loop assigns clause listing every variable the loop modifies, and a loop variant.",
-            ),
-        };
-        let kinds: Vec<&str> = at.allowed().iter().map(|k| k.keyword()).collect();
-        let first = self.prompts.point.render(&[
-            ("code", &code),
-            ("point", &what),
-            ("kinds", &kinds.join(", ")),
-            ("hint", hint),
-        ])?;
-        let schema = point_schema(at.allowed());
-        let mut turns: Vec<(bool, String)> = vec![(true, first)];
-        let mut any_failure = false;
-        let mut last_clean = false;
-        for attempt in 1..=self.opts.attempts.max(1) {
-            report.attempts = attempt;
-            report.llm_requests += 1;
-            let stage = if attempt == 1 {
-                "c-synth-generate"
-            } else {
-                "c-synth-repair"
-            };
-            let origin = if attempt == 1 {
-                Origin::Generate
-            } else {
-                Origin::Repair
-            };
-            let req = self.request(&turns, schema.clone());
-            let done = match self.client.complete(stage, &req) {
-                Ok(d) => d,
-                Err(e) if e.is_answer_problem() => {
-                    let fb = e.feedback().unwrap_or_else(|| e.to_string());
-                    log(&format!("    answer {attempt}: unusable ({e})"));
-                    any_failure = true;
-                    last_clean = false;
-                    turns.push((false, "(unusable answer)".into()));
-                    turns.push((true, self.prompts.repair.render(&[("problems", &fb)])?));
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            };
-            if done.source == llm::Source::Provider {
-                report.input_tokens += done.response.usage.input_tokens;
-                report.output_tokens += done.response.usage.output_tokens;
-            }
-            let entries = entries(done.json.as_ref());
-            let mut new = Vec::new();
-            let mut refused = Vec::new();
-            for (_, kind, expr) in &entries {
-                let id = self.propose(&at, kind, expr, origin, attempt);
-                match &self.get(id).status {
-                    ClauseStatus::Pending => new.push(id),
-                    ClauseStatus::Rejected { .. } => refused.push(id),
-                    _ => {}
-                }
-            }
-            if new.is_empty() && refused.is_empty() {
-                // Nothing new: asking again with the same feedback would repeat it.
-                last_clean = !any_failure;
-                break;
-            }
-            let h = self.houdini(new, &seg.functions)?;
-            let open: Vec<&Goal> = h
-                .open
-                .iter()
-                .filter(|g| g.function.as_deref() == Some(poi.function.as_str()))
-                .collect();
-            report.open_goals = open.iter().map(|g| goal_line(g)).collect();
-            // Open goals of the function (RTE guards, call preconditions) call for
-            // a repair at the contract, where preconditions go.
-            let needs_repair = !h.failed.is_empty()
-                || !refused.is_empty()
-                || (poi.kind == PoiKind::Contract && !open.is_empty());
-            log(&format!(
-                "    answer {attempt}: {} proposed, {} kept, {} failed, {} refused",
-                entries.len(),
-                h.kept.len(),
-                h.failed.len(),
-                refused.len()
-            ));
-            if !needs_repair {
-                last_clean = true;
-                break;
-            }
-            any_failure = true;
-            last_clean = false;
-            let problems = self.describe(&h.kept, &h.failed, &refused, &open);
-            turns.push((false, done.text().to_string()));
-            turns.push((
-                true,
-                self.prompts.repair.render(&[("problems", &problems)])?,
-            ));
-        }
+        let first = self.point_prompt(poi, &at, &code, &place)?;
+        let (any_failure, last_clean) = self.converse(seg, poi, &at, first, &mut report, log)?;
         let kept: Vec<String> = self
             .proposals
             .iter()
@@ -1343,6 +1275,187 @@ impl Engine<'_> {
         report.verifier_calls = calls1 - calls0;
         report.verifier_cache_hits = hits1 - hits0;
         Ok(report)
+    }
+
+    /// Where the point is in the files the user wrote (file for a program, and line).
+    fn origin_of(&self, poi: &Poi) -> (Option<String>, usize) {
+        match &self.judge {
+            Judge::Program(ws) => match ws
+                .program()
+                .origin(poi.existing.map(|e| e.start).unwrap_or(poi.anchor))
+            {
+                Some(o) => (Some(o.file.display().to_string()), o.line),
+                None => (None, poi.line),
+            },
+            Judge::Harness { .. } => (None, poi.line),
+        }
+    }
+
+    /// Why a program's point has no place in the original files (`None`: it has one).
+    fn unplaceable(&self, poi: &Poi) -> Result<Option<String>, SynthError> {
+        if let Judge::Program(ws) = &self.judge {
+            let probe = insertions_for(
+                self.original,
+                poi,
+                &[
+                    "requires \\true".to_string(),
+                    "assigns \\nothing".to_string(),
+                ],
+            )?;
+            if let Err(reason) = ws.place(&probe) {
+                return Ok(Some(reason));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first prompt at a point: the code, what to annotate, the clause kinds allowed.
+    fn point_prompt(
+        &self,
+        poi: &Poi,
+        at: &PointId,
+        code: &str,
+        place: &str,
+    ) -> Result<String, SynthError> {
+        let (what, hint) = match poi.kind {
+            PoiKind::Contract => (
+                format!("the contract of function `{}`", poi.function),
+                "Give requires clauses for what the code needs (valid pointers, ranges that avoid overflow), ensures clauses for what it computes, and an assigns clause.",
+            ),
+            PoiKind::Loop { index } => (
+                format!("loop {index} of function `{}` ({place})", poi.function),
+                "Give loop invariants that hold before every iteration (bounds of the loop variables, what the loop has computed so far), a loop assigns clause listing every variable the loop modifies, and a loop variant.",
+            ),
+        };
+        let kinds: Vec<&str> = at.allowed().iter().map(|k| k.keyword()).collect();
+        Ok(self.prompts.point.render(&[
+            ("code", code),
+            ("point", &what),
+            ("kinds", &kinds.join(", ")),
+            ("hint", hint),
+        ])?)
+    }
+
+    /// Asks and repairs until an answer is clean or attempts run out: (any failure, last clean).
+    fn converse(
+        &mut self,
+        seg: &Segment,
+        poi: &Poi,
+        at: &PointId,
+        first: String,
+        report: &mut PointReport,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<(bool, bool), SynthError> {
+        let schema = point_schema(at.allowed());
+        let mut turns: Vec<(bool, String)> = vec![(true, first)];
+        let mut any_failure = false;
+        let mut last_clean = false;
+        for attempt in 1..=self.opts.attempts.max(1) {
+            report.attempts = attempt;
+            report.llm_requests += 1;
+            let stage = if attempt == 1 {
+                "c-synth-generate"
+            } else {
+                "c-synth-repair"
+            };
+            let req = self.request(&turns, schema.clone());
+            let done = match self.client.complete(stage, &req) {
+                Ok(d) => d,
+                Err(e) if e.is_answer_problem() => {
+                    let fb = e.feedback().unwrap_or_else(|| e.to_string());
+                    log(&format!("    answer {attempt}: unusable ({e})"));
+                    any_failure = true;
+                    last_clean = false;
+                    turns.push((false, "(unusable answer)".into()));
+                    turns.push((true, self.prompts.repair.render(&[("problems", &fb)])?));
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if done.source == llm::Source::Provider {
+                report.input_tokens += done.response.usage.input_tokens;
+                report.output_tokens += done.response.usage.output_tokens;
+            }
+            match self.judge_answer(seg, poi, at, attempt, &done, report, log)? {
+                Reply::Nothing => {
+                    // Nothing new: asking again with the same feedback would repeat it.
+                    last_clean = !any_failure;
+                    break;
+                }
+                Reply::Clean => {
+                    last_clean = true;
+                    break;
+                }
+                Reply::Repair(problems) => {
+                    any_failure = true;
+                    last_clean = false;
+                    turns.push((false, done.text().to_string()));
+                    turns.push((
+                        true,
+                        self.prompts.repair.render(&[("problems", &problems)])?,
+                    ));
+                }
+            }
+        }
+        Ok((any_failure, last_clean))
+    }
+
+    /// Records and verifies one answer's clauses and says whether a repair is due.
+    #[allow(clippy::too_many_arguments)]
+    fn judge_answer(
+        &mut self,
+        seg: &Segment,
+        poi: &Poi,
+        at: &PointId,
+        attempt: usize,
+        done: &llm::Completion,
+        report: &mut PointReport,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<Reply, SynthError> {
+        let origin = if attempt == 1 {
+            Origin::Generate
+        } else {
+            Origin::Repair
+        };
+        let entries = entries(done.json.as_ref());
+        let mut new = Vec::new();
+        let mut refused = Vec::new();
+        for (_, kind, expr) in &entries {
+            let id = self.propose(at, kind, expr, origin, attempt);
+            match &self.get(id).status {
+                ClauseStatus::Pending => new.push(id),
+                ClauseStatus::Rejected { .. } => refused.push(id),
+                _ => {}
+            }
+        }
+        if new.is_empty() && refused.is_empty() {
+            return Ok(Reply::Nothing);
+        }
+        let h = self.houdini(new, &seg.functions)?;
+        let open: Vec<&Goal> = h
+            .open
+            .iter()
+            .filter(|g| g.function.as_deref() == Some(poi.function.as_str()))
+            .collect();
+        report.open_goals = open.iter().map(|g| goal_line(g)).collect();
+        // Open goals of the function (RTE guards, call preconditions) call for
+        // a repair at the contract, where preconditions go.
+        let needs_repair = !h.failed.is_empty()
+            || !refused.is_empty()
+            || (poi.kind == PoiKind::Contract && !open.is_empty());
+        log(&format!(
+            "    answer {attempt}: {} proposed, {} kept, {} failed, {} refused",
+            entries.len(),
+            h.kept.len(),
+            h.failed.len(),
+            refused.len()
+        ));
+        if !needs_repair {
+            return Ok(Reply::Clean);
+        }
+        Ok(Reply::Repair(
+            self.describe(&h.kept, &h.failed, &refused, &open),
+        ))
     }
 
     /// The repair feedback.
