@@ -851,6 +851,18 @@ struct Parser<'s> {
     units: Vec<String>,
 }
 
+/// What a subject names ([`Parser::named_by`]).
+struct Named<'v> {
+    /// Each variable named, how strongly, and what the sentence says of it.
+    hits: Vec<(Strength, &'v VarInfo<'v>, Vec<Atom>)>,
+    /// The names of every variable the subject could name.
+    named: Vec<String>,
+    /// The strongest match among them.
+    strongest: Option<Strength>,
+    /// The worst refusal met while reading what is said of one.
+    worst: Option<Fail>,
+}
+
 enum SubjectKind {
     Plain,
     /// "both X" / "neither X": exactly two variables.
@@ -1624,6 +1636,84 @@ impl<'s> Parser<'s> {
         Ok(found.into_iter().map(|a| vec![a]).collect())
     }
 
+    /// Every variable the subject's stems name, with what `core` says of it (the
+    /// readings of the strongest match per variable), and the worst refusal met.
+    fn named_by(
+        &self,
+        stems: &[String],
+        core: &[Tok],
+        kind: &SubjectKind,
+        said: usize,
+    ) -> Named<'_> {
+        let mut hits: Vec<(Strength, &VarInfo, Vec<Atom>)> = Vec::new();
+        let mut named: Vec<String> = Vec::new();
+        let mut strongest: Option<Strength> = None;
+        let mut worst: Option<Fail> = None;
+        for vi in &self.vars {
+            let mut results: Vec<(Strength, Vec<Atom>)> = Vec::new();
+            let mut name = |s: Strength| {
+                strongest = strongest.max(Some(s));
+                if !named.contains(&vi.var.name.to_string()) {
+                    named.push(vi.var.name.to_string());
+                }
+            };
+            if vi.kind == Kind::Bool {
+                for (target, predicate) in &vi.readings {
+                    let Some(s) = target.matches(stems) else {
+                        continue;
+                    };
+                    name(s);
+                    if let Some(positive) = predicate_match(core, predicate) {
+                        results.push((s, vec![bool_atom(vi, positive)]));
+                    }
+                }
+                if let Some(s) = vi.noun_match(stems) {
+                    name(s);
+                    let value = match core.iter().map(Tok::word).collect::<Vec<_>>().as_slice() {
+                        [Some("be"), Some("true")] => Some(true),
+                        [Some("be"), Some("false")] => Some(false),
+                        [Some(h)] if wording::stem(h) == "hold" => Some(true),
+                        _ => None,
+                    };
+                    if let Some(v) = value {
+                        results.push((s, vec![bool_atom(vi, v)]));
+                    }
+                }
+            } else if let Some(s) = vi.noun_match(stems) {
+                name(s);
+                if matches!(kind, SubjectKind::No) {
+                    continue;
+                }
+                match self.compare(vi, core) {
+                    Ok(found) => results.extend(found.into_iter().map(|a| (s, a))),
+                    Err(f) => {
+                        let f = f.shift(said);
+                        match &worst {
+                            Some(g) if g.rank() >= f.rank() => {}
+                            _ => worst = Some(f),
+                        }
+                    }
+                }
+            }
+            let Some(best) = results.iter().map(|(s, _)| *s).max() else {
+                continue;
+            };
+            let mut distinct: Vec<Vec<Atom>> = Vec::new();
+            for (s, a) in results {
+                if s == best && !distinct.contains(&a) {
+                    distinct.push(a);
+                }
+            }
+            hits.extend(distinct.into_iter().map(|a| (best, vi, a)));
+        }
+        Named {
+            hits,
+            named,
+            strongest,
+            worst,
+        }
+    }
+
     /// A subject and what is said of it (`core`: "be ...", a verb, a relation), as the
     /// atoms of the one variable (or the two, for "both"/"neither") it names, one
     /// alternative per variable the phrase could name; the flag says the subject was a
@@ -1660,68 +1750,12 @@ impl<'s> Parser<'s> {
         };
         let whole = [subject, core].concat();
         let said = subject.len();
-        // Every variable the phrase names, with what the rest says of it.
-        let mut hits: Vec<(Strength, &VarInfo, Vec<Atom>)> = Vec::new();
-        let mut named: Vec<String> = Vec::new();
-        let mut strongest: Option<Strength> = None;
-        let mut worst: Option<Fail> = None;
-        for vi in &self.vars {
-            let mut results: Vec<(Strength, Vec<Atom>)> = Vec::new();
-            let mut name = |s: Strength| {
-                strongest = strongest.max(Some(s));
-                if !named.contains(&vi.var.name.to_string()) {
-                    named.push(vi.var.name.to_string());
-                }
-            };
-            if vi.kind == Kind::Bool {
-                for (target, predicate) in &vi.readings {
-                    let Some(s) = target.matches(&stems) else {
-                        continue;
-                    };
-                    name(s);
-                    if let Some(positive) = predicate_match(core, predicate) {
-                        results.push((s, vec![bool_atom(vi, positive)]));
-                    }
-                }
-                if let Some(s) = vi.noun_match(&stems) {
-                    name(s);
-                    let value = match core.iter().map(Tok::word).collect::<Vec<_>>().as_slice() {
-                        [Some("be"), Some("true")] => Some(true),
-                        [Some("be"), Some("false")] => Some(false),
-                        [Some(h)] if wording::stem(h) == "hold" => Some(true),
-                        _ => None,
-                    };
-                    if let Some(v) = value {
-                        results.push((s, vec![bool_atom(vi, v)]));
-                    }
-                }
-            } else if let Some(s) = vi.noun_match(&stems) {
-                name(s);
-                if matches!(kind, SubjectKind::No) {
-                    continue;
-                }
-                match self.compare(vi, core) {
-                    Ok(found) => results.extend(found.into_iter().map(|a| (s, a))),
-                    Err(f) => {
-                        let f = f.shift(said);
-                        match &worst {
-                            Some(g) if g.rank() >= f.rank() => {}
-                            _ => worst = Some(f),
-                        }
-                    }
-                }
-            }
-            let Some(best) = results.iter().map(|(s, _)| *s).max() else {
-                continue;
-            };
-            let mut distinct: Vec<Vec<Atom>> = Vec::new();
-            for (s, a) in results {
-                if s == best && !distinct.contains(&a) {
-                    distinct.push(a);
-                }
-            }
-            hits.extend(distinct.into_iter().map(|a| (best, vi, a)));
-        }
+        let Named {
+            hits,
+            named,
+            strongest,
+            worst,
+        } = self.named_by(&stems, core, &kind, said);
         let negated = |atoms: Vec<Atom>| -> Result<Vec<Atom>, Fail> {
             if atoms.len() != 1 {
                 return Err(fail(

@@ -838,90 +838,15 @@ impl Atom {
                 }
                 Operand::Enum(s.to_string())
             }
-            Kind::Int | Kind::Real => {
-                if matches!(relation, Relation::Is | Relation::IsNot) {
-                    return Err(err(
-                        &format!("{path}.op"),
-                        format!("`{name}` is a number: use =, !=, <, <=, > or >="),
-                    ));
-                }
-                if let Some(u) = obj.get("unit") {
-                    let want = var.unit.as_deref();
-                    if u.as_str() != want {
-                        return Err(err(
-                            &format!("{path}.unit"),
-                            match want {
-                                Some(w) => {
-                                    format!("`{name}` is in {w}, not {u}: write the value in {w}")
-                                }
-                                None => format!("`{name}` has no unit: leave `unit` out"),
-                            },
-                        ));
-                    }
-                }
-                match value {
-                    Value::Number(n) => {
-                        let r = exact(n).ok_or_else(|| err(&vpath, "not a finite number"))?;
-                        if matches!(k, Kind::Int) && !r.is_integer() {
-                            return Err(err(
-                                &vpath,
-                                format!("`{name}` is an integer; {value} is not"),
-                            ));
-                        }
-                        Operand::Number(r)
-                    }
-                    Value::String(other) => {
-                        let o = spec
-                            .variables
-                            .iter()
-                            .find(|x| &*x.name == other.as_str())
-                            .ok_or_else(|| {
-                                err(
-                                    &vpath,
-                                    format!("`{other}` is neither a number nor a variable of the schema"),
-                                )
-                            })?;
-                        if !numeric(&o.sort) {
-                            return Err(err(
-                                &vpath,
-                                format!("`{other}` is not a number; compare `{name}` with a number or a numeric variable"),
-                            ));
-                        }
-                        if !same_unit(var, o) {
-                            let unit = var.unit.as_deref().unwrap_or("no unit");
-                            let theirs = o.unit.as_deref().unwrap_or("no unit");
-                            return Err(err(
-                                &vpath,
-                                format!(
-                                    "`{name}` is in {unit} and `{other}` in {theirs}: quantities of different units cannot be compared; compare `{name}` with a number in {unit} or a variable in {unit}"
-                                ),
-                            ));
-                        }
-                        Operand::Variable(other.clone())
-                    }
-                    Value::Object(_) => {
-                        let (operand, unit) =
-                            arith_operand(spec, matches!(k, Kind::Int), value, &vpath, 0)?;
-                        if let (Some(want), Dim::Of(got)) = (&var.unit, &unit) {
-                            if norm_unit(want) != norm_unit(got) {
-                                return Err(err(
-                                    &vpath,
-                                    format!(
-                                        "`{name}` is in {want} and this arithmetic gives {got}: write it so that it gives {want}"
-                                    ),
-                                ));
-                            }
-                        }
-                        operand
-                    }
-                    _ => {
-                        return Err(err(
-                            &vpath,
-                            format!("`{name}` is a number: the value is a number (in its unit), a numeric variable or arithmetic over them"),
-                        ))
-                    }
-                }
-            }
+            Kind::Int | Kind::Real => numeric_operand(
+                spec,
+                var,
+                matches!(k, Kind::Int),
+                relation,
+                obj.get("unit"),
+                value,
+                path,
+            )?,
         };
         Ok(Atom {
             variable: name.to_string(),
@@ -959,6 +884,102 @@ impl Atom {
 
     fn to_json(&self) -> Value {
         json!({"name": self.variable, "op": self.relation.word(), "value": operand_json(&self.value)})
+    }
+}
+
+/// The value of an atom over a number: a number in the variable's unit, another
+/// numeric variable of the same unit, or arithmetic ([`arith_operand`]); `unit` is the
+/// atom's optional `unit` field.
+fn numeric_operand(
+    spec: &Spec,
+    var: &reqs::spec::Variable,
+    int: bool,
+    relation: Relation,
+    unit: Option<&Value>,
+    value: &Value,
+    path: &str,
+) -> Result<Operand, FormError> {
+    let name = &*var.name;
+    let vpath = format!("{path}.value");
+    if matches!(relation, Relation::Is | Relation::IsNot) {
+        return Err(err(
+            &format!("{path}.op"),
+            format!("`{name}` is a number: use =, !=, <, <=, > or >="),
+        ));
+    }
+    if let Some(u) = unit {
+        let want = var.unit.as_deref();
+        if u.as_str() != want {
+            return Err(err(
+                &format!("{path}.unit"),
+                match want {
+                    Some(w) => {
+                        format!("`{name}` is in {w}, not {u}: write the value in {w}")
+                    }
+                    None => format!("`{name}` has no unit: leave `unit` out"),
+                },
+            ));
+        }
+    }
+    match value {
+        Value::Number(n) => {
+            let r = exact(n).ok_or_else(|| err(&vpath, "not a finite number"))?;
+            if int && !r.is_integer() {
+                return Err(err(
+                    &vpath,
+                    format!("`{name}` is an integer; {value} is not"),
+                ));
+            }
+            Ok(Operand::Number(r))
+        }
+        Value::String(other) => {
+            let o = spec
+                .variables
+                .iter()
+                .find(|x| &*x.name == other.as_str())
+                .ok_or_else(|| {
+                    err(
+                        &vpath,
+                        format!("`{other}` is neither a number nor a variable of the schema"),
+                    )
+                })?;
+            if !numeric(&o.sort) {
+                return Err(err(
+                    &vpath,
+                    format!("`{other}` is not a number; compare `{name}` with a number or a numeric variable"),
+                ));
+            }
+            if !same_unit(var, o) {
+                let unit = var.unit.as_deref().unwrap_or("no unit");
+                let theirs = o.unit.as_deref().unwrap_or("no unit");
+                return Err(err(
+                    &vpath,
+                    format!(
+                        "`{name}` is in {unit} and `{other}` in {theirs}: quantities of different units cannot be compared; compare `{name}` with a number in {unit} or a variable in {unit}"
+                    ),
+                ));
+            }
+            Ok(Operand::Variable(other.clone()))
+        }
+        Value::Object(_) => {
+            let (operand, unit) =
+                arith_operand(spec, int, value, &vpath, 0)?;
+            if let (Some(want), Dim::Of(got)) = (&var.unit, &unit) {
+                if norm_unit(want) != norm_unit(got) {
+                    return Err(err(
+                        &vpath,
+                        format!(
+                            "`{name}` is in {want} and this arithmetic gives {got}: write it so that it gives {want}"
+                        ),
+                    ));
+                }
+            }
+            Ok(operand)
+        }
+        _ => Err(err(
+            &vpath,
+            format!("`{name}` is a number: the value is a number (in its unit), a numeric variable or arithmetic over them"),
+        )),
     }
 }
 

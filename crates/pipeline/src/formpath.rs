@@ -418,68 +418,7 @@ pub(crate) fn formalize_by_forms(
     let mut halted: Option<String> = None;
     let prompts = FormPrompts::builtin();
     let vote = options.vote;
-    let asked: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
-    let mut items = Vec::new();
-    for (idx, f) in out.iter_mut().enumerate() {
-        if f.accepted() {
-            // Read without a model (controlled English).
-            continue;
-        }
-        f.provenance.prompt = prompts.one.id();
-        let examples =
-            similar_examples(spec, checker, &prompts, &f.text, &asked, options.examples)?;
-        // Only the variables the text talks about are offered (in the prompt and in
-        // the enforced schema): a formula over any other is screened out anyway.
-        if let Some(inputs) = inputs_only(spec, &f.text) {
-            f.attempts.push(Attempt {
-                answer: String::new(),
-                error: Some(if inputs.is_empty() {
-                    "not asked: the text talks about none of the schema's variables (by name, description, unit or value), so every formula of it would be screened out; name them in the text or write the formula by hand".to_string()
-                } else {
-                    format!(
-                        "not asked: the text talks about inputs only ({}), none of the schema's outputs, so no formula of it could say what the system does; name the output in the text or write the formula by hand",
-                        inputs.join(", ")
-                    )
-                }),
-            });
-            f.provenance.attempts = f.attempts.len();
-            continue;
-        }
-        let mentioned: Vec<&str> = crate::formalize::mentioned_variables(spec, &f.text)
-            .into_iter()
-            .map(|v| &*v.name)
-            .collect();
-        let names: Vec<&str> = if mentioned.is_empty() {
-            spec.variables.iter().map(|v| &*v.name).collect()
-        } else {
-            mentioned
-        };
-        let prompt = prompts.one.render(&[
-            (
-                "schema",
-                crate::form::schema_lines_for(spec, &names).as_str(),
-            ),
-            ("examples", examples.as_str()),
-            ("requirement", f.text.as_str()),
-            (
-                "arithmetic",
-                if crate::form::offers_arithmetic(spec, &names) {
-                    ARITHMETIC
-                } else {
-                    ""
-                },
-            ),
-        ])?;
-        items.push(Item {
-            idx,
-            schema: crate::form::answer_schema_for(spec, &names),
-            prompt,
-            current: None,
-            started: 0,
-            valid: Vec::new(),
-            done: false,
-        });
-    }
+    let mut items = form_items(spec, checker, options, &prompts, out)?;
     let samples = vote.samples.max(1);
     loop {
         // Every open requirement has one conversation running: start the next sample
@@ -519,67 +458,15 @@ pub(crate) fn formalize_by_forms(
         }
         let requests: Vec<Request> = open
             .iter()
-            .map(|&i| {
-                let c = items[i].current.as_ref().expect("open");
-                // A repair turn is drawn warm like the later samples: at the first
-                // sample's temperature 0 a small model mostly repeats what was refused.
-                let temperature = if c.index == 0 && c.repairs == 0 {
-                    options.temperature
-                } else {
-                    vote.temperature
-                };
-                let mut r = Request::new()
-                    .temperature(temperature)
-                    .sample(c.index)
-                    .schema("requirement_form", items[i].schema.clone());
-                r.messages = c.messages.clone();
-                crate::formalize::fit_context(
-                    client,
-                    &mut r.messages,
-                    options.max_tokens.map(|m| m.max(FORM_MAX_TOKENS)),
-                );
-                if let Some(m) = options.max_tokens {
-                    r = r.max_tokens(m.max(FORM_MAX_TOKENS));
-                }
-                r
-            })
+            .map(|&i| form_request(client, options, &items[i]))
             .collect();
         let answers = client.run_all("formalize-form", &requests);
         for (&i, answer) in open.iter().zip(answers) {
             let it = &mut items[i];
             let f = &mut out[it.idx];
             let text = f.text.clone();
-            // JSON that the client's schema check refused is read here too: the form
-            // reader's message names the field and what would be right, where the
-            // schema check can only say that no alternative matched.
-            let json: Result<(String, Value), llm::LlmError> = match answer {
-                Ok(c) => match c.json.clone() {
-                    Some(j) => Ok((excerpt(c.text()), j)),
-                    None => match llm::jsonschema::parse_answer(c.text()) {
-                        Ok(j) => Ok((excerpt(c.text()), j)),
-                        Err(detail) => Err(llm::LlmError::Malformed {
-                            detail,
-                            text: c.text().to_string(),
-                        }),
-                    },
-                },
-                Err(llm::LlmError::Malformed { detail, text }) => {
-                    match llm::jsonschema::parse_answer(&text) {
-                        Ok(j) => Ok((excerpt(&text), j)),
-                        Err(_) => Err(llm::LlmError::Malformed { detail, text }),
-                    }
-                }
-                Err(e) => Err(e),
-            };
-            let outcome: Result<Valid, (String, String)> = match json {
-                Ok((shown, json)) => match Form::from_json(spec, &json) {
-                    Err(e) => Err((shown, e.to_string())),
-                    Ok(form) => match validate_screened(spec, checker, &form.smtlib(spec), &text) {
-                        Ok((term, notes)) => Ok(Valid { term, form, notes }),
-                        Err(ValidateError::Invalid(e)) => Err((shown, e)),
-                        Err(ValidateError::Solver(e)) => return Err(e.into()),
-                    },
-                },
+            let outcome: Result<Valid, (String, String)> = match answer_json(answer) {
+                Ok((shown, json)) => judge_form(spec, checker, shown, &json, &text)?,
                 Err(e) => match answer_problem(&e) {
                     Some(p) => Err(p),
                     None => {
@@ -646,7 +533,165 @@ pub(crate) fn formalize_by_forms(
             }
         }
     }
-    for it in &items {
+    settle_votes(checker, &vote, &items, out)?;
+    Ok(halted)
+}
+
+/// The requirements to ask for forms, each with its prompt and the schema over the
+/// variables its text names; a requirement whose text names inputs only (or nothing the
+/// schema has) gets a "not asked" attempt instead.
+fn form_items(
+    spec: &Spec,
+    checker: &mut Checker,
+    options: &FormalizeOptions,
+    prompts: &FormPrompts,
+    out: &mut [Formalized],
+) -> Result<Vec<Item>, PipelineError> {
+    let asked: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
+    let mut items = Vec::new();
+    for (idx, f) in out.iter_mut().enumerate() {
+        if f.accepted() {
+            // Read without a model (controlled English).
+            continue;
+        }
+        f.provenance.prompt = prompts.one.id();
+        let examples = similar_examples(spec, checker, prompts, &f.text, &asked, options.examples)?;
+        // Only the variables the text talks about are offered (in the prompt and in
+        // the enforced schema): a formula over any other is screened out anyway.
+        if let Some(inputs) = inputs_only(spec, &f.text) {
+            f.attempts.push(Attempt {
+                answer: String::new(),
+                error: Some(if inputs.is_empty() {
+                    "not asked: the text talks about none of the schema's variables (by name, description, unit or value), so every formula of it would be screened out; name them in the text or write the formula by hand".to_string()
+                } else {
+                    format!(
+                        "not asked: the text talks about inputs only ({}), none of the schema's outputs, so no formula of it could say what the system does; name the output in the text or write the formula by hand",
+                        inputs.join(", ")
+                    )
+                }),
+            });
+            f.provenance.attempts = f.attempts.len();
+            continue;
+        }
+        let mentioned: Vec<&str> = crate::formalize::mentioned_variables(spec, &f.text)
+            .into_iter()
+            .map(|v| &*v.name)
+            .collect();
+        let names: Vec<&str> = if mentioned.is_empty() {
+            spec.variables.iter().map(|v| &*v.name).collect()
+        } else {
+            mentioned
+        };
+        let prompt = prompts.one.render(&[
+            (
+                "schema",
+                crate::form::schema_lines_for(spec, &names).as_str(),
+            ),
+            ("examples", examples.as_str()),
+            ("requirement", f.text.as_str()),
+            (
+                "arithmetic",
+                if crate::form::offers_arithmetic(spec, &names) {
+                    ARITHMETIC
+                } else {
+                    ""
+                },
+            ),
+        ])?;
+        items.push(Item {
+            idx,
+            schema: crate::form::answer_schema_for(spec, &names),
+            prompt,
+            current: None,
+            started: 0,
+            valid: Vec::new(),
+            done: false,
+        });
+    }
+    Ok(items)
+}
+
+/// The request for the next turn of `item`'s running conversation.
+fn form_request(client: &Client, options: &FormalizeOptions, item: &Item) -> Request {
+    let c = item.current.as_ref().expect("open");
+    // A repair turn is drawn warm like the later samples: at the first sample's
+    // temperature 0 a small model mostly repeats what was refused.
+    let temperature = if c.index == 0 && c.repairs == 0 {
+        options.temperature
+    } else {
+        options.vote.temperature
+    };
+    let mut r = Request::new()
+        .temperature(temperature)
+        .sample(c.index)
+        .schema("requirement_form", item.schema.clone());
+    r.messages = c.messages.clone();
+    crate::formalize::fit_context(
+        client,
+        &mut r.messages,
+        options.max_tokens.map(|m| m.max(FORM_MAX_TOKENS)),
+    );
+    if let Some(m) = options.max_tokens {
+        r = r.max_tokens(m.max(FORM_MAX_TOKENS));
+    }
+    r
+}
+
+/// A form read from an answer's JSON and its formula screened: the valid answer, or
+/// (the excerpt shown, the problem) for a repair turn.
+fn judge_form(
+    spec: &Spec,
+    checker: &mut Checker,
+    shown: String,
+    json: &Value,
+    text: &str,
+) -> Result<Result<Valid, (String, String)>, PipelineError> {
+    Ok(match Form::from_json(spec, json) {
+        Err(e) => Err((shown, e.to_string())),
+        Ok(form) => match validate_screened(spec, checker, &form.smtlib(spec), text) {
+            Ok((term, notes)) => Ok(Valid { term, form, notes }),
+            Err(ValidateError::Invalid(e)) => Err((shown, e)),
+            Err(ValidateError::Solver(e)) => return Err(e.into()),
+        },
+    })
+}
+
+/// The JSON of an answer with the excerpt shown back to the model. JSON that the
+/// client's schema check refused is read here too: the form reader's message names the
+/// field and what would be right, where the schema check can only say that no
+/// alternative matched.
+fn answer_json(answer: llm::Result<llm::Completion>) -> Result<(String, Value), llm::LlmError> {
+    match answer {
+        Ok(c) => match c.json.clone() {
+            Some(j) => Ok((excerpt(c.text()), j)),
+            None => match llm::jsonschema::parse_answer(c.text()) {
+                Ok(j) => Ok((excerpt(c.text()), j)),
+                Err(detail) => Err(llm::LlmError::Malformed {
+                    detail,
+                    text: c.text().to_string(),
+                }),
+            },
+        },
+        Err(llm::LlmError::Malformed { detail, text }) => {
+            match llm::jsonschema::parse_answer(&text) {
+                Ok(j) => Ok((excerpt(&text), j)),
+                Err(_) => Err(llm::LlmError::Malformed { detail, text }),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Groups each requirement's valid forms by meaning: the largest group's formula when
+/// it agrees enough ([`VoteOptions`]), otherwise the requirement is flagged; either way
+/// its vote is recorded.
+fn settle_votes(
+    checker: &mut Checker,
+    vote: &VoteOptions,
+    items: &[Item],
+    out: &mut [Formalized],
+) -> Result<(), PipelineError> {
+    for it in items {
         let f = &mut out[it.idx];
         f.provenance.attempts = f.attempts.len();
         if it.valid.is_empty() {
@@ -673,7 +718,7 @@ pub(crate) fn formalize_by_forms(
             confidence: agreeing as f64 / valid as f64,
             readings,
         };
-        if agreeing >= needed(&vote) && (agreeing as f64) >= vote.threshold * valid as f64 {
+        if agreeing >= needed(vote) && (agreeing as f64) >= vote.threshold * valid as f64 {
             let winner = &it.valid[classes[0].representative];
             f.formula = Some(logic::print::term(&winner.term));
             f.term = Some(winner.term.clone());
@@ -684,7 +729,7 @@ pub(crate) fn formalize_by_forms(
         }
         f.vote = Some(v);
     }
-    Ok(halted)
+    Ok(())
 }
 
 /// Token limit of a form answer: a form is longer than a term (its JSON keys).
