@@ -364,13 +364,7 @@ impl Builder<'_> {
     /// The choices of [`Self::step`] that make phase `at.p`, with a lower bound (`>` or
     /// `≥`), active: kept as it is (`t`), or entered with its clock reset (`entered`).
     fn step_lower(&mut self, src: &Source, at: PhaseAt, t: Partial, entered: Partial) {
-        let PhaseAt {
-            p,
-            bit,
-            keep,
-            enter,
-            seep_dest,
-        } = at;
+        let (p, bit, keep, enter) = (at.p, at.bit, at.keep, at.enter);
         let Bits { waiting, exact, .. } = t.bits;
         let kept = self.b.and(t.guard, keep);
         if kept != FALSE {
@@ -394,13 +388,13 @@ impl Builder<'_> {
                 let e = entered.with(ex, bit, waiting | bit, exact | bit);
                 self.step(src, p + 1, e);
             }
-            if seep_dest {
+            if at.seep_dest {
                 let ne = self.b.not(enter);
                 self.b.and(remaining, ne)
             } else {
                 FALSE
             }
-        } else if seep_dest {
+        } else if at.seep_dest {
             remaining
         } else {
             self.b.and(remaining, enter)
@@ -413,16 +407,9 @@ impl Builder<'_> {
     /// The choices of [`Self::step`] that make phase `at.p`, with an upper bound (`<` or
     /// `≤`), active: kept as it is (`t`), or entered with its clock reset (`entered`).
     fn step_upper(&mut self, src: &Source, at: PhaseAt, t: Partial, entered: Partial) {
-        let PhaseAt {
-            p,
-            bit,
-            keep,
-            enter,
-            seep_dest,
-        } = at;
+        let (p, bit, guard) = (at.p, at.bit, t.guard);
         let Bits { waiting, exact, .. } = t.bits;
-        let guard = t.guard;
-        if seep_dest {
+        if at.seep_dest {
             // Re-entered at any time: the clock does not matter.
             self.step(src, p + 1, t.with(guard, bit, waiting, exact));
             return;
@@ -432,17 +419,17 @@ impl Builder<'_> {
             if strict_lt {
                 (guard, FALSE, FALSE)
             } else {
-                let ne = self.b.not(enter);
-                (self.b.and(guard, ne), self.b.and(guard, enter), FALSE)
+                let ne = self.b.not(at.enter);
+                (self.b.and(guard, ne), self.b.and(guard, at.enter), FALSE)
             }
         } else {
-            let ne = self.b.not(enter);
-            let k = self.b.and(keep, ne);
+            let ne = self.b.not(at.enter);
+            let k = self.b.and(at.keep, ne);
             let k = self.b.and(guard, k);
             if strict_lt {
-                (self.b.and(guard, enter), FALSE, k)
+                (self.b.and(guard, at.enter), FALSE, k)
             } else {
-                (FALSE, self.b.and(guard, enter), k)
+                (FALSE, self.b.and(guard, at.enter), k)
             }
         };
         if normal != FALSE {
