@@ -350,7 +350,17 @@ impl Elaborator {
         None
     }
 
-    fn arity(&mut self, op: Op, n: usize, min: usize, max: Option<usize>, span: Span) -> bool {
+    /// Checks that `op` has `min` to `max` (no limit: `None`) arguments in `terms`; else
+    /// reports it and gives `None`.
+    fn arity(
+        &mut self,
+        op: Op,
+        terms: &[Term],
+        min: usize,
+        max: Option<usize>,
+        span: Span,
+    ) -> Option<()> {
+        let n = terms.len();
         let ok = n >= min && max.is_none_or(|m| n <= m);
         if !ok {
             let want = match max {
@@ -364,18 +374,21 @@ impl Elaborator {
                 format!("e.g. {}", example(op)),
             );
         }
-        ok
+        ok.then_some(())
+    }
+
+    /// The one argument in `terms` of the unary `op` ([`Self::arity`]).
+    fn single(&mut self, op: Op, terms: Vec<Term>, span: Span) -> Option<Term> {
+        self.arity(op, &terms, 1, Some(1), span)?;
+        terms.into_iter().next()
     }
 
     fn op_app(&mut self, op: Op, args: &[Sexp], span: Span) -> Option<Term> {
         let terms = self.terms(args)?;
-        let n = terms.len();
         let spans: Vec<Span> = args.iter().map(|a| a.span).collect();
         match op {
             Op::Not => {
-                if !self.arity(op, n, 1, Some(1), span) {
-                    return None;
-                }
+                self.arity(op, &terms, 1, Some(1), span)?;
                 let t = self.bools(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
@@ -388,16 +401,12 @@ impl Elaborator {
                 })
             }
             Op::Xor | Op::Implies => {
-                if !self.arity(op, n, 2, None, span) {
-                    return None;
-                }
+                self.arity(op, &terms, 2, None, span)?;
                 let t = self.bools(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
             Op::Eq | Op::Distinct => {
-                if !self.arity(op, n, 2, None, span) {
-                    return None;
-                }
+                self.arity(op, &terms, 2, None, span)?;
                 let t = self.same_sort(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
@@ -407,18 +416,13 @@ impl Elaborator {
             Op::Div => self.div_app(op, terms, &spans, span),
             Op::IntDiv | Op::Mod => self.int_div_app(op, terms, &spans, span),
             Op::Abs => {
-                if !self.arity(op, n, 1, Some(1), span) {
-                    return None;
-                }
+                self.arity(op, &terms, 1, Some(1), span)?;
                 let t = self.numeric(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
             Op::ToReal => self.real_of_int_app(op, terms, &spans, span),
             Op::ToInt | Op::IsInt => {
-                if !self.arity(op, n, 1, Some(1), span) {
-                    return None;
-                }
-                let a = terms.into_iter().next().expect("one");
+                let a = self.single(op, terms, span)?;
                 let a = self.expect(
                     a,
                     &Sort::Real,
@@ -428,9 +432,7 @@ impl Elaborator {
                 Some(Term::App(op, vec![a]))
             }
             Op::Le | Op::Lt | Op::Ge | Op::Gt => {
-                if !self.arity(op, n, 2, None, span) {
-                    return None;
-                }
+                self.arity(op, &terms, 2, None, span)?;
                 let t = self.numeric(terms, &spans, op)?;
                 Some(Term::App(op, t))
             }
@@ -439,10 +441,7 @@ impl Elaborator {
 
     /// `ite`: a Boolean condition and two branches of one sort.
     fn ite_app(&mut self, op: Op, terms: Vec<Term>, spans: &[Span], span: Span) -> Option<Term> {
-        let n = terms.len();
-        if !self.arity(op, n, 3, Some(3), span) {
-            return None;
-        }
+        self.arity(op, &terms, 3, Some(3), span)?;
         let mut it = terms.into_iter();
         let c = it.next().expect("3");
         let c = self.expect(c, &Sort::Bool, spans[0], "the condition of `ite`")?;
@@ -460,14 +459,11 @@ impl Elaborator {
         spans: &[Span],
         span: Span,
     ) -> Option<Term> {
-        let n = terms.len();
-        if n == 1 {
+        if terms.len() == 1 {
             let t = self.numeric(terms, spans, op)?;
             return t.into_iter().next();
         }
-        if !self.arity(op, n, 2, None, span) {
-            return None;
-        }
+        self.arity(op, &terms, 2, None, span)?;
         let t = self.numeric(terms, spans, op)?;
         if op == Op::Mul {
             self.check_linear_mul(&t, span)?;
@@ -477,10 +473,7 @@ impl Elaborator {
 
     /// `-`: a difference, or a negation (of a literal, the negative literal).
     fn sub_app(&mut self, terms: Vec<Term>, spans: &[Span], span: Span) -> Option<Term> {
-        let n = terms.len();
-        if !self.arity(Op::Sub, n, 1, None, span) {
-            return None;
-        }
+        self.arity(Op::Sub, &terms, 1, None, span)?;
         let t = self.numeric(terms, spans, Op::Sub)?;
         if t.len() == 1 {
             let a = t.into_iter().next().expect("one");
@@ -495,14 +488,8 @@ impl Elaborator {
 
     /// `/` over reals: a literal for two literals, by a constant where the logic is linear.
     fn div_app(&mut self, op: Op, terms: Vec<Term>, spans: &[Span], span: Span) -> Option<Term> {
-        let n = terms.len();
-        if !self.arity(op, n, 2, None, span) {
-            return None;
-        }
-        let mut t = Vec::with_capacity(n);
-        for (x, s) in terms.into_iter().zip(spans) {
-            t.push(self.expect(x, &Sort::Real, *s, "an argument of `/`")?);
-        }
+        self.arity(op, &terms, 2, None, span)?;
+        let t = self.each_of_sort(terms, spans, &Sort::Real, "an argument of `/`")?;
         // A quotient of two literals is a literal (this is how models print rationals).
         if let [Term::Real(a), Term::Real(b)] = t.as_slice() {
             if let Some(q) = crate::num::div(a, b) {
@@ -510,6 +497,22 @@ impl Elaborator {
             }
         }
         self.linear_quotient(op, t, span, "division by a non-constant")
+    }
+
+    /// Each of `terms` coerced to `sort` ([`Self::expect`], `what` they are), or `None`
+    /// at the first that cannot be.
+    fn each_of_sort(
+        &mut self,
+        terms: Vec<Term>,
+        spans: &[Span],
+        sort: &Sort,
+        what: &str,
+    ) -> Option<Vec<Term>> {
+        let mut t = Vec::with_capacity(terms.len());
+        for (x, s) in terms.into_iter().zip(spans) {
+            t.push(self.expect(x, sort, *s, what)?);
+        }
+        Some(t)
     }
 
     /// The quotient `op` of `t`, when the logic is not linear or every divisor is a
@@ -530,20 +533,10 @@ impl Elaborator {
         spans: &[Span],
         span: Span,
     ) -> Option<Term> {
-        let n = terms.len();
         let max = if op == Op::Mod { Some(2) } else { None };
-        if !self.arity(op, n, 2, max, span) {
-            return None;
-        }
-        let mut t = Vec::with_capacity(n);
-        for (x, s) in terms.into_iter().zip(spans) {
-            t.push(self.expect(
-                x,
-                &Sort::Int,
-                *s,
-                &format!("an argument of `{}`", op.name()),
-            )?);
-        }
+        self.arity(op, &terms, 2, max, span)?;
+        let what = format!("an argument of `{}`", op.name());
+        let t = self.each_of_sort(terms, spans, &Sort::Int, &what)?;
         self.linear_quotient(op, t, span, &format!("`{}` by a non-constant", op.name()))
     }
 
@@ -555,11 +548,7 @@ impl Elaborator {
         spans: &[Span],
         span: Span,
     ) -> Option<Term> {
-        let n = terms.len();
-        if !self.arity(op, n, 1, Some(1), span) {
-            return None;
-        }
-        let a = terms.into_iter().next().expect("one");
+        let a = self.single(op, terms, span)?;
         match a.sort() {
             Sort::Int => Some(Term::App(op, vec![a])),
             Sort::Real => Some(a),

@@ -14,7 +14,7 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 /// An assignment of values to constants.
@@ -125,6 +125,20 @@ pub fn eval_bool(t: &Term, model: &Model, ctx: &Context) -> Result<bool, EvalErr
     Evaluator::new(model, ctx).eval_bool(t)
 }
 
+/// Evaluates a Boolean term, with the constants of `model` the evaluation read: under a
+/// model that differs from `model` only in other constants, the evaluation takes the
+/// same steps and gives the same result.
+pub fn eval_bool_reading(
+    t: &Term,
+    model: &Model,
+    ctx: &Context,
+) -> (Result<bool, EvalError>, HashSet<Symbol>) {
+    let mut ev = Evaluator::new(model, ctx);
+    ev.reads = Some(HashSet::new());
+    let r = ev.eval_bool(t);
+    (r, ev.reads.unwrap_or_default())
+}
+
 /// Evaluates many terms under one model, sharing the values of definitions between
 /// them. Each call to [`Evaluator::eval`] gets a fresh budget.
 ///
@@ -149,6 +163,8 @@ pub struct Evaluator<'a> {
     cached_words: u64,
     budget: u64,
     fuel: u64,
+    /// The constants read from `model`, when they are recorded.
+    reads: Option<HashSet<Symbol>>,
 }
 
 impl std::fmt::Debug for Evaluator<'_> {
@@ -218,6 +234,7 @@ impl<'a> Evaluator<'a> {
             cached_words: 0,
             budget: DEFAULT_BUDGET,
             fuel: DEFAULT_BUDGET,
+            reads: None,
         }
     }
 
@@ -312,6 +329,9 @@ impl<'a> Evaluator<'a> {
                         }
                         return Ok(v);
                     }
+                }
+                if let Some(reads) = &mut self.reads {
+                    reads.insert(n.clone());
                 }
                 let v = self
                     .model
@@ -675,5 +695,32 @@ mod tests {
         assert_eq!(c(-7, 2), ("-4".into(), "1".into()));
         assert_eq!(c(7, -2), ("-3".into(), "1".into()));
         assert_eq!(c(-7, -2), ("4".into(), "1".into()));
+    }
+
+    #[test]
+    fn reads_are_the_constants_the_evaluation_needed() {
+        let s = crate::parse_script(&crate::SourceFile::new(
+            "r",
+            "(declare-const a Bool) (declare-const b Bool) (declare-const c Int) \
+             (define-fun d () Int (+ c 1)) (assert (or a (> d 1) b))",
+        ))
+        .unwrap();
+        let f = s.assertions().next().unwrap();
+        let reads = |a: bool, c: i64| {
+            let mut m = Model::new();
+            m.insert("a".into(), Value::Bool(a));
+            m.insert("b".into(), Value::Bool(false));
+            m.insert("c".into(), Value::Int(c.into()));
+            let (r, reads) = eval_bool_reading(f, &m, &s.context);
+            let mut reads: Vec<String> = reads.iter().map(|n| n.to_string()).collect();
+            reads.sort();
+            (r, reads)
+        };
+        assert_eq!(reads(true, 0), (Ok(true), vec!["a".to_string()]));
+        assert_eq!(reads(false, 1), (Ok(true), vec!["a".into(), "c".into()]));
+        assert_eq!(
+            reads(false, 0),
+            (Ok(false), vec!["a".into(), "b".into(), "c".into()])
+        );
     }
 }

@@ -227,6 +227,28 @@ pub struct RequirementAudit {
 }
 
 impl RequirementAudit {
+    /// The audit of `req` with these answers, and no fixed variables (they are found
+    /// later, see [`crate::forcing`]).
+    fn new(
+        req: &Requirement,
+        vacuity_domain: Vacuity,
+        vacuity_model: Vacuity,
+        violatability: Violatability,
+        redundancy: Redundancy,
+    ) -> RequirementAudit {
+        RequirementAudit {
+            id: req.id.clone(),
+            line: req.line,
+            kind: kind(req),
+            vacuity_domain,
+            vacuity_model,
+            violatability,
+            redundancy,
+            fixes: Vec::new(),
+            fixes_unknown: false,
+        }
+    }
+
     /// True when any check found a defect or gave no answer.
     pub fn has_findings(&self) -> bool {
         matches!(
@@ -1079,25 +1101,21 @@ fn merge_chunks(
 
 /// The audit of a requirement whose chunk failed: every check unknown for `reason`.
 fn undecided_done(req: &Requirement, reason: &solver::Undecided) -> Done {
-    let unknown = RequirementAudit {
-        id: req.id.clone(),
-        line: req.line,
-        kind: kind(req),
-        vacuity_domain: Vacuity::Unknown {
+    let unknown = RequirementAudit::new(
+        req,
+        Vacuity::Unknown {
             reason: reason.clone(),
         },
-        vacuity_model: Vacuity::Unknown {
+        Vacuity::Unknown {
             reason: reason.clone(),
         },
-        violatability: Violatability::Unknown {
+        Violatability::Unknown {
             reason: reason.clone(),
         },
-        redundancy: Redundancy::Unknown {
+        Redundancy::Unknown {
             reason: reason.clone(),
         },
-        fixes: Vec::new(),
-        fixes_unknown: false,
-    };
+    );
     Done {
         checks: answered(&unknown),
         audit: unknown,
@@ -1481,17 +1499,13 @@ fn audit_one(
             reason: reason.clone().into(),
         },
     };
-    Ok(RequirementAudit {
-        id: req.id.clone(),
-        line: req.line,
-        kind: kind(req),
+    Ok(RequirementAudit::new(
+        req,
         vacuity_domain,
         vacuity_model,
         violatability,
         redundancy,
-        fixes: Vec::new(),
-        fixes_unknown: false,
-    })
+    ))
 }
 
 /// One minimal conflict, or (with `cap > 1`) up to `cap` of them, smallest first, by
@@ -3550,17 +3564,13 @@ fn audit_one_fast(
     let Some(violatability) = one.violatability()? else {
         return Ok(None);
     };
-    let audit = RequirementAudit {
-        id: req.id.clone(),
-        line: req.line,
-        kind: kind(req),
+    let audit = RequirementAudit::new(
+        req,
         vacuity_domain,
         vacuity_model,
         violatability,
         redundancy,
-        fixes: Vec::new(),
-        fixes_unknown: false,
-    };
+    );
     let checks = answered(&audit);
     Ok(Some(Done {
         audit,

@@ -29,7 +29,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use serde::Serialize;
 use solver::SolverConfig;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Why a fixed variable is (or is not) a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -207,6 +207,7 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
             },
         };
         let mut open: Vec<(Symbol, Sort, Value)> = Vec::new();
+        let mut mover = Mover::new(base, f, spec);
         for (name, sort) in f.free_vars() {
             let Some(info) = var_info.get(&*name) else {
                 continue; // not a schema variable (a let or a parameter)
@@ -214,7 +215,7 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
             let Some(value) = base.get(&name).cloned() else {
                 continue;
             };
-            if !movable_in(base, &name, &value, info, f, domain_of.get(&name), spec) {
+            if !mover.movable(&name, &value, info, domain_of.get(&name)) {
                 open.push((name, sort, value));
             }
         }
@@ -235,11 +236,12 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
                     // (one model often frees many: a solver may change one variable
                     // at a time).
                     let before = open.len();
+                    let mut mover = Mover::new(&m, f, spec);
                     open.retain(|(n, _, v)| {
                         m.get(n).is_none_or(|x| x == v)
-                            && !var_info.get(&**n).is_some_and(|info| {
-                                movable_in(&m, n, v, info, f, domain_of.get(n), spec)
-                            })
+                            && !var_info
+                                .get(&**n)
+                                .is_some_and(|info| mover.movable(n, v, info, domain_of.get(n)))
                     });
                     if open.len() == before {
                         // The model names none of them: ask one at a time below.
@@ -300,26 +302,68 @@ pub fn fixes(spec: &Spec, config: &SolverConfig) -> Result<Fixes, EquivError> {
     Ok(out)
 }
 
-/// Whether `name` can take another value than `value` in the model `m` of `f` and the
-/// domain with `f` and the domain constraints that mention it (`domain`) still true:
-/// then `f` does not fix it. Checked by evaluation, without the solver.
-fn movable_in(
-    m: &Model,
-    name: &Symbol,
-    value: &Value,
-    info: &crate::spec::Variable,
-    f: &Term,
-    domain: Option<&Vec<&Term>>,
-    spec: &Spec,
-) -> bool {
-    let mut changed = m.clone();
-    alternatives(value, (info.min.as_ref(), info.max.as_ref()), spec)
-        .into_iter()
-        .any(|alt| {
-            changed.insert(name.clone(), alt);
-            let ok = |t: &Term| logic::eval::eval_bool(t, &changed, &spec.context) == Ok(true);
-            ok(f) && domain.is_none_or(|ds| ds.iter().all(|d| ok(d)))
-        })
+/// Which variables can move in one model `m` of `f` (see [`Mover::movable`]). `f` is
+/// evaluated under `m` once; only a variable that evaluation read can change its value,
+/// so `f` is evaluated again for those variables only, and `m` is copied once.
+struct Mover<'a> {
+    m: &'a Model,
+    /// `m`, with one variable changed while [`Mover::movable`] runs.
+    changed: Model,
+    f: &'a Term,
+    spec: &'a Spec,
+    /// `f` is true under `m`.
+    f_true: bool,
+    /// The variables the evaluation of `f` under `m` read.
+    f_reads: HashSet<Symbol>,
+}
+
+impl<'a> Mover<'a> {
+    /// Evaluates `f` under `m` once, for the questions that follow.
+    fn new(m: &'a Model, f: &'a Term, spec: &'a Spec) -> Mover<'a> {
+        let (value, f_reads) = logic::eval::eval_bool_reading(f, m, &spec.context);
+        Mover {
+            m,
+            changed: m.clone(),
+            f,
+            spec,
+            f_true: value == Ok(true),
+            f_reads,
+        }
+    }
+
+    /// Whether `name` can take another value than `value` in `m` with `f` and the
+    /// domain constraints that mention it (`domain`) still true: then `f` does not fix
+    /// it. Checked by evaluation, without the solver.
+    fn movable(
+        &mut self,
+        name: &Symbol,
+        value: &Value,
+        info: &crate::spec::Variable,
+        domain: Option<&Vec<&Term>>,
+    ) -> bool {
+        let spec = self.spec;
+        // Where `f` did not read `name`, its value does not change with `name`.
+        let f_reads_it = self.f_reads.contains(name);
+        let mut movable = false;
+        for alt in alternatives(value, (info.min.as_ref(), info.max.as_ref()), spec) {
+            self.changed.insert(name.clone(), alt);
+            let changed = &self.changed;
+            let ok = |t: &Term| logic::eval::eval_bool(t, changed, &spec.context) == Ok(true);
+            let f_ok = if f_reads_it { ok(self.f) } else { self.f_true };
+            if f_ok && domain.is_none_or(|ds| ds.iter().all(|d| ok(d))) {
+                movable = true;
+                break;
+            }
+        }
+        // Back to `m`.
+        match self.m.get(name) {
+            Some(v) => self.changed.insert(name.clone(), v.clone()),
+            None => {
+                self.changed.values.remove(name);
+            }
+        }
+        movable
+    }
 }
 
 /// `n` (of sort `s`) differs from `v`.

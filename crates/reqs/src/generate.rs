@@ -165,173 +165,15 @@ pub const PHASES: [&str; 4] = ["Standby", "Prime", "Treat", "Rinse"];
 /// alarms on, valves closed and motors as their phase says serve every input.
 pub fn connected_spec_text(n: usize) -> String {
     let n = n.max(1);
-    let sensors = (n / 4).max(2);
-    let actuators = (n / 6).max(6);
-    // Actuator k is an alarm, a motor or a valve by k mod 3.
-    let alarms: Vec<usize> = (0..actuators).filter(|k| k % 3 == 0).collect();
-    let motors: Vec<usize> = (0..actuators).filter(|k| k % 3 == 1).collect();
-    let valves: Vec<usize> = (0..actuators).filter(|k| k % 3 == 2).collect();
-    let act_name = |k: usize| match k % 3 {
-        0 => format!("alarm{k}"),
-        1 => format!("motor{k}"),
-        _ => format!("valve{k}"),
-    };
-    // Each motor runs in the phases of a fixed pattern (never none, never all).
-    let runs = |m: usize, p: usize| {
-        let pattern = 1 + (m / 3) % 14;
-        pattern & (1 << p) != 0
-    };
-    let mut rng = Mix(0x5eed ^ n as u64);
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "[spec]\nname = \"generated one-component spec with {n} requirements\"\n\n[[enums]]\nname = \"Phase\"\nvalues = [{}]\n\n[[variables]]\nname = \"phase\"\nsort = \"Phase\"\nrole = \"input\"\n",
-        PHASES
-            .iter()
-            .map(|p| format!("\"{p}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    for j in 0..sensors {
-        let _ = write!(
-            out,
-            "\n[[variables]]\nname = \"p{j}\"\nsort = \"Real\"\nunit = \"kPa\"\nmin = 0\nmax = 1000\nrole = \"input\"\n"
-        );
-    }
-    for k in 0..actuators {
-        let _ = write!(
-            out,
-            "\n[[variables]]\nname = \"{}\"\nsort = \"Bool\"\nrole = \"output\"\n",
-            act_name(k)
-        );
-    }
-    // Earlier alarms, for the weaker duplicates: (phase, sensor, threshold, alarm).
-    let mut earlier: Vec<(usize, usize, i64, usize)> = Vec::new();
-    let (mut next_alarm, mut next_lock, mut next_inv, mut next_act) = (0usize, 0, 0, 0);
+    let mut g = Connected::new(n);
+    let mut out = g.schema();
     for i in 0..n {
         let (id, text, formula) = match i % 20 {
-            0..=8 => {
-                let t = next_alarm;
-                next_alarm += 1;
-                let p = rng.below(4);
-                let j = t % sensors;
-                let c = if t % 97 == 50 {
-                    1200
-                } else {
-                    100 + 10 * rng.below(80) as i64
-                };
-                let a = alarms[rng.below(alarms.len())];
-                earlier.push((p, j, c, a));
-                (
-                    format!("ALM-{i}"),
-                    format!(
-                        "In phase {}, a pressure p{j} above {c} kPa shall raise {}.",
-                        PHASES[p],
-                        act_name(a)
-                    ),
-                    format!(
-                        "(=> (and (= phase {}) (> p{j} {c})) {})",
-                        PHASES[p],
-                        act_name(a)
-                    ),
-                )
-            }
-            9 | 10 if !earlier.is_empty() => {
-                let (p, j, c, a) = earlier.swap_remove(rng.below(earlier.len()));
-                let c = c + 20;
-                (
-                    format!("DUP-{i}"),
-                    format!(
-                        "In phase {}, a pressure p{j} above {c} kPa shall raise {}.",
-                        PHASES[p],
-                        act_name(a)
-                    ),
-                    format!(
-                        "(=> (and (= phase {}) (> p{j} {c})) {})",
-                        PHASES[p],
-                        act_name(a)
-                    ),
-                )
-            }
-            9..=14 => {
-                let t = next_lock;
-                next_lock += 1;
-                let j = t % sensors;
-                let k = (j + 1 + rng.below(sensors - 1)) % sensors;
-                let (c, d) = (
-                    300 + 10 * rng.below(60) as i64,
-                    300 + 10 * rng.below(60) as i64,
-                );
-                let v = valves[t % valves.len()];
-                (
-                    format!("LOCK-{i}"),
-                    format!(
-                        "While p{j} is above {c} kPa and p{k} above {d} kPa, {} shall be closed.",
-                        act_name(v)
-                    ),
-                    format!("(=> (and (> p{j} {c}) (> p{k} {d})) (not {}))", act_name(v)),
-                )
-            }
-            15..=17 => {
-                let t = next_inv;
-                next_inv += 1;
-                let p = t % 4;
-                let slot = t / 4;
-                if slot % 3 == 2 {
-                    // Each valve is closed in two phases.
-                    let v = valves[(slot / 3 * 2 + p / 2) % valves.len()];
-                    (
-                        format!("INV-{i}"),
-                        format!("In phase {}, {} shall be closed.", PHASES[p], act_name(v)),
-                        format!("(=> (= phase {}) (not {}))", PHASES[p], act_name(v)),
-                    )
-                } else {
-                    let m = motors[(slot - slot / 3) % motors.len()];
-                    let on = runs(m, p);
-                    (
-                        format!("INV-{i}"),
-                        format!(
-                            "In phase {}, {} shall {}.",
-                            PHASES[p],
-                            act_name(m),
-                            if on { "run" } else { "be stopped" }
-                        ),
-                        if on {
-                            format!("(=> (= phase {}) {})", PHASES[p], act_name(m))
-                        } else {
-                            format!("(=> (= phase {}) (not {}))", PHASES[p], act_name(m))
-                        },
-                    )
-                }
-            }
-            _ => {
-                let t = next_act;
-                next_act += 1;
-                // Interlocks stay within a group of six actuators: the alarm or the
-                // motor of each half shuts that half's valve.
-                let groups = actuators.div_ceil(6);
-                let g = (t % groups) * 6;
-                let (other, v) = match (t / groups) % 4 {
-                    0 => (g, g + 2),
-                    1 => (g + 1, g + 2),
-                    2 => (g + 3, g + 5),
-                    _ => (g + 4, g + 5),
-                };
-                let (other, v) = if v < actuators {
-                    (other, v)
-                } else {
-                    (alarms[t % alarms.len()], valves[t % valves.len()])
-                };
-                (
-                    format!("ACT-{i}"),
-                    format!(
-                        "While {} is on, {} shall be closed.",
-                        act_name(other),
-                        act_name(v)
-                    ),
-                    format!("(=> {} (not {}))", act_name(other), act_name(v)),
-                )
-            }
+            0..=8 => g.alarm(i),
+            9 | 10 if !g.earlier.is_empty() => g.duplicate(i),
+            9..=14 => g.sensor_lock(i),
+            15..=17 => g.phase_invariant(i),
+            _ => g.actuator_lock(i),
         };
         let _ = write!(
             out,
@@ -339,6 +181,230 @@ pub fn connected_spec_text(n: usize) -> String {
         );
     }
     out
+}
+
+/// A generated requirement: its id, text and formula.
+type Generated = (String, String, String);
+
+/// The state of [`connected_spec_text`] while it writes the requirements.
+struct Connected {
+    n: usize,
+    sensors: usize,
+    actuators: usize,
+    alarms: Vec<usize>,
+    motors: Vec<usize>,
+    valves: Vec<usize>,
+    rng: Mix,
+    /// Earlier alarms, for the weaker duplicates: (phase, sensor, threshold, alarm).
+    earlier: Vec<(usize, usize, i64, usize)>,
+    /// How many requirements of each kind are written: alarms, sensor interlocks,
+    /// phase invariants and actuator interlocks.
+    next_alarm: usize,
+    next_lock: usize,
+    next_inv: usize,
+    next_act: usize,
+}
+
+/// The name of actuator `k`: an alarm, a motor or a valve by `k` mod 3.
+fn act_name(k: usize) -> String {
+    match k % 3 {
+        0 => format!("alarm{k}"),
+        1 => format!("motor{k}"),
+        _ => format!("valve{k}"),
+    }
+}
+
+/// Whether motor `m` runs in phase `p`: each motor runs in the phases of a fixed
+/// pattern (never none, never all).
+fn runs(m: usize, p: usize) -> bool {
+    let pattern = 1 + (m / 3) % 14;
+    pattern & (1 << p) != 0
+}
+
+/// The alarm requirement `{prefix}-{i}`: in phase `p`, sensor `j` above `c` raises
+/// alarm `a`.
+fn alarm_requirement(
+    prefix: &str,
+    i: usize,
+    (p, j, c, a): (usize, usize, i64, usize),
+) -> Generated {
+    (
+        format!("{prefix}-{i}"),
+        format!(
+            "In phase {}, a pressure p{j} above {c} kPa shall raise {}.",
+            PHASES[p],
+            act_name(a)
+        ),
+        format!(
+            "(=> (and (= phase {}) (> p{j} {c})) {})",
+            PHASES[p],
+            act_name(a)
+        ),
+    )
+}
+
+impl Connected {
+    /// The generator for `n` requirements (`n > 0`).
+    fn new(n: usize) -> Connected {
+        let actuators = (n / 6).max(6);
+        Connected {
+            n,
+            sensors: (n / 4).max(2),
+            actuators,
+            alarms: (0..actuators).filter(|k| k % 3 == 0).collect(),
+            motors: (0..actuators).filter(|k| k % 3 == 1).collect(),
+            valves: (0..actuators).filter(|k| k % 3 == 2).collect(),
+            rng: Mix(0x5eed ^ n as u64),
+            earlier: Vec::new(),
+            next_alarm: 0,
+            next_lock: 0,
+            next_inv: 0,
+            next_act: 0,
+        }
+    }
+
+    /// The spec's header, enum and variables.
+    fn schema(&self) -> String {
+        let n = self.n;
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "[spec]\nname = \"generated one-component spec with {n} requirements\"\n\n[[enums]]\nname = \"Phase\"\nvalues = [{}]\n\n[[variables]]\nname = \"phase\"\nsort = \"Phase\"\nrole = \"input\"\n",
+            PHASES
+                .iter()
+                .map(|p| format!("\"{p}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for j in 0..self.sensors {
+            let _ = write!(
+                out,
+                "\n[[variables]]\nname = \"p{j}\"\nsort = \"Real\"\nunit = \"kPa\"\nmin = 0\nmax = 1000\nrole = \"input\"\n"
+            );
+        }
+        for k in 0..self.actuators {
+            let _ = write!(
+                out,
+                "\n[[variables]]\nname = \"{}\"\nsort = \"Bool\"\nrole = \"output\"\n",
+                act_name(k)
+            );
+        }
+        out
+    }
+
+    /// Requirement `i`, a phase-guarded threshold alarm (every 97th one vacuous).
+    fn alarm(&mut self, i: usize) -> Generated {
+        let t = self.next_alarm;
+        self.next_alarm += 1;
+        let p = self.rng.below(4);
+        let j = t % self.sensors;
+        let c = if t % 97 == 50 {
+            1200
+        } else {
+            100 + 10 * self.rng.below(80) as i64
+        };
+        let a = self.alarms[self.rng.below(self.alarms.len())];
+        self.earlier.push((p, j, c, a));
+        alarm_requirement("ALM", i, (p, j, c, a))
+    }
+
+    /// Requirement `i`, a weaker duplicate of an earlier alarm (`earlier` not empty).
+    fn duplicate(&mut self, i: usize) -> Generated {
+        let (p, j, c, a) = self.earlier.swap_remove(self.rng.below(self.earlier.len()));
+        alarm_requirement("DUP", i, (p, j, c + 20, a))
+    }
+
+    /// Requirement `i`, a sensor interlock: two pressures above their limits close a
+    /// valve.
+    fn sensor_lock(&mut self, i: usize) -> Generated {
+        let sensors = self.sensors;
+        let t = self.next_lock;
+        self.next_lock += 1;
+        let j = t % sensors;
+        let k = (j + 1 + self.rng.below(sensors - 1)) % sensors;
+        let (c, d) = (
+            300 + 10 * self.rng.below(60) as i64,
+            300 + 10 * self.rng.below(60) as i64,
+        );
+        let v = self.valves[t % self.valves.len()];
+        (
+            format!("LOCK-{i}"),
+            format!(
+                "While p{j} is above {c} kPa and p{k} above {d} kPa, {} shall be closed.",
+                act_name(v)
+            ),
+            format!("(=> (and (> p{j} {c}) (> p{k} {d})) (not {}))", act_name(v)),
+        )
+    }
+
+    /// Requirement `i`, a phase invariant: a valve closed in a phase, or a motor on or
+    /// off in a phase.
+    fn phase_invariant(&mut self, i: usize) -> Generated {
+        let t = self.next_inv;
+        self.next_inv += 1;
+        let p = t % 4;
+        let slot = t / 4;
+        if slot % 3 == 2 {
+            // Each valve is closed in two phases.
+            let v = self.valves[(slot / 3 * 2 + p / 2) % self.valves.len()];
+            return (
+                format!("INV-{i}"),
+                format!("In phase {}, {} shall be closed.", PHASES[p], act_name(v)),
+                format!("(=> (= phase {}) (not {}))", PHASES[p], act_name(v)),
+            );
+        }
+        let m = self.motors[(slot - slot / 3) % self.motors.len()];
+        let on = runs(m, p);
+        (
+            format!("INV-{i}"),
+            format!(
+                "In phase {}, {} shall {}.",
+                PHASES[p],
+                act_name(m),
+                if on { "run" } else { "be stopped" }
+            ),
+            if on {
+                format!("(=> (= phase {}) {})", PHASES[p], act_name(m))
+            } else {
+                format!("(=> (= phase {}) (not {}))", PHASES[p], act_name(m))
+            },
+        )
+    }
+
+    /// Requirement `i`, an actuator interlock: a valve closed while a motor runs or an
+    /// alarm sounds.
+    fn actuator_lock(&mut self, i: usize) -> Generated {
+        let actuators = self.actuators;
+        let t = self.next_act;
+        self.next_act += 1;
+        // Interlocks stay within a group of six actuators: the alarm or the
+        // motor of each half shuts that half's valve.
+        let groups = actuators.div_ceil(6);
+        let g = (t % groups) * 6;
+        let (other, v) = match (t / groups) % 4 {
+            0 => (g, g + 2),
+            1 => (g + 1, g + 2),
+            2 => (g + 3, g + 5),
+            _ => (g + 4, g + 5),
+        };
+        let (other, v) = if v < actuators {
+            (other, v)
+        } else {
+            (
+                self.alarms[t % self.alarms.len()],
+                self.valves[t % self.valves.len()],
+            )
+        };
+        (
+            format!("ACT-{i}"),
+            format!(
+                "While {} is on, {} shall be closed.",
+                act_name(other),
+                act_name(v)
+            ),
+            format!("(=> {} (not {}))", act_name(other), act_name(v)),
+        )
+    }
 }
 
 /// Boolean inputs and outputs of [`timed_spec`]'s schema.

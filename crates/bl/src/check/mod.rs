@@ -1558,22 +1558,13 @@ fn check_on_this_thread(input: &CheckInput, config: &SolverConfig) -> Result<Rep
         Ok(p) => p,
         Err(findings) => {
             return Ok(Report {
-                verdict: Verdict::Rejected,
-                nl_output: input.nl_output.clone().unwrap_or_default(),
-                bl_output: input.bl_output.clone().unwrap_or_default(),
-                mappings: vec![],
-                constraints: vec![],
-                assumptions: input.assumptions.iter().map(|a| a.name.clone()).collect(),
-                exceptions: vec![],
                 findings,
-                counterexample: None,
-                regions: vec![],
-                regions_complete: true,
-                regions_note: None,
-                partition: None,
-                undecided: vec![],
-                reason: None,
-                reason_kind: None,
+                ..empty_report(
+                    Verdict::Rejected,
+                    input.nl_output.clone().unwrap_or_default(),
+                    input.bl_output.clone().unwrap_or_default(),
+                    input.assumptions.iter().map(|a| a.name.clone()).collect(),
+                )
             })
         }
     };
@@ -1683,12 +1674,32 @@ fn run(p: &Problem, input: &CheckInput, s: &mut Solver) -> Result<Report, CheckE
 /// assumptions, with an unknown verdict.
 fn blank_report(p: &Problem) -> Report {
     Report {
-        verdict: Verdict::Unknown,
-        nl_output: p.nl.output_name.clone(),
-        bl_output: p.bl.output_name.clone(),
         mappings: p.phi.iter().map(logic::print::term).collect(),
         constraints: p.psi.iter().map(logic::print::term).collect(),
-        assumptions: p.assumption_names.clone(),
+        ..empty_report(
+            Verdict::Unknown,
+            p.nl.output_name.clone(),
+            p.bl.output_name.clone(),
+            p.assumption_names.clone(),
+        )
+    }
+}
+
+/// A report with `verdict` over the outputs `nl_output` and `bl_output` under
+/// `assumptions`, and nothing else: no mapping, constraint, finding or region.
+fn empty_report(
+    verdict: Verdict,
+    nl_output: String,
+    bl_output: String,
+    assumptions: Vec<String>,
+) -> Report {
+    Report {
+        verdict,
+        nl_output,
+        bl_output,
+        mappings: vec![],
+        constraints: vec![],
+        assumptions,
         exceptions: vec![],
         findings: vec![],
         counterexample: None,

@@ -398,14 +398,66 @@ pub fn unroll_from_any(spec: &Spec, k: usize) -> Unrolled {
     unroll_with(spec, k, Some(&mut Vec::new()))
 }
 
-fn unroll_with(spec: &Spec, k: usize, mut free: Option<&mut Vec<(Symbol, Sort)>>) -> Unrolled {
+/// The plain spec of `spec` over steps `0 ..= k`; with `free`, the monitors at step 0
+/// are left undefined and listed there.
+fn unroll_with(spec: &Spec, k: usize, free: Option<&mut Vec<(Symbol, Sort)>>) -> Unrolled {
     let state: Vec<(Symbol, Sort)> = spec
         .variables
         .iter()
         .map(|v| (v.name.clone(), v.sort.clone()))
         .collect();
-    let mut variables = Vec::new();
     let mut ctx = Context::new();
+    let mut variables = declare_steps(spec, k, &mut ctx);
+    let mut u = Unrolling {
+        k,
+        free,
+        domain: domain_at_steps(spec, k),
+        monitors: vec![Vec::new(); k + 1],
+        monitor_ids: HashSet::new(),
+        requirements: Vec::new(),
+        fires: Vec::new(),
+        ok: Vec::new(),
+    };
+    for (i, r) in spec.requirements.iter().enumerate() {
+        u.requirement(i, r);
+    }
+    let free_decls: Vec<(Symbol, Sort)> = u.free.as_deref().cloned().unwrap_or_default();
+    let monitor_decls = u.monitors.iter().flatten().map(|(n, s, _)| (n, s));
+    let mut counters = false;
+    for (n, s) in free_decls.iter().map(|(n, s)| (n, s)).chain(monitor_decls) {
+        counters |= *s == Sort::Int;
+        ctx.declare_const(n.clone(), s.clone());
+        variables.push(monitor_variable(n, s));
+    }
+    let logic = unrolled_logic(spec, counters);
+    ctx.set_logic(&logic);
+    Unrolled {
+        spec: Spec {
+            name: spec.name.clone(),
+            logic,
+            enums: spec.enums.clone(),
+            variables,
+            domain: u.domain,
+            requirements: u.requirements,
+            context: ctx,
+            time: None,
+            warnings: logic::Diagnostics(Vec::new()),
+            source: spec.source.clone(),
+            reviews: spec.reviews.clone(),
+        },
+        k,
+        state,
+        monitors: u.monitors,
+        monitor_ids: u.monitor_ids,
+        fires: u.fires,
+        ok: u.ok,
+    }
+}
+
+/// Declares the enums of `spec` and its variables at each step `0 ..= k` in `ctx`;
+/// returns those variables (`x@t`), step by step.
+fn declare_steps(spec: &Spec, k: usize, ctx: &mut Context) -> Vec<Variable> {
+    let mut variables = Vec::new();
     for (name, ctors) in &spec.enums {
         ctx.declare_enum(name.clone(), ctors.clone());
     }
@@ -419,118 +471,37 @@ fn unroll_with(spec: &Spec, k: usize, mut free: Option<&mut Vec<(Symbol, Sort)>>
             });
         }
     }
-    // Domain constraints (variable bounds included) at every step, one member each.
-    let mut domain: Vec<Constraint> = spec
-        .domain
+    variables
+}
+
+/// The domain constraints of `spec` (variable bounds included) at every step
+/// `0 ..= k`, one member each.
+fn domain_at_steps(spec: &Spec, k: usize) -> Vec<Constraint> {
+    spec.domain
         .iter()
         .map(|d| Constraint {
             formula: and((0..=k).map(|t| at(&d.formula, t)).collect()),
             ..d.clone()
         })
-        .collect();
-    let mut monitors: Vec<Vec<(Symbol, Sort, Term)>> = vec![Vec::new(); k + 1];
-    let mut monitor_ids = HashSet::new();
-    let mut requirements = Vec::new();
-    let mut fires_all = Vec::new();
-    let mut ok_all = Vec::new();
-    let mut counters = false;
-    for (i, r) in spec.requirements.iter().enumerate() {
-        let mut out = Requirement {
-            formula: None,
-            shape: Shape::Invariant,
-            timed: None,
-            ..r.clone()
-        };
-        if let Some(p) = &r.timed {
-            let mut m = Monitor {
-                index: i,
-                k,
-                defs: &mut monitors,
-                conj: Vec::new(),
-                free_first: free.as_deref_mut(),
-            };
-            let (fires, ok) = compile(p, &mut m);
-            if !m.conj.is_empty() {
-                let id = format!("{} (monitor)", r.id);
-                monitor_ids.insert(id.clone());
-                domain.push(Constraint {
-                    id,
-                    text: Some(format!("the monitor of {}", r.id)),
-                    formula: and(m.conj),
-                    line: r.line,
-                });
-            }
-            ok_all.push(ok.clone());
-            let response = and(ok);
-            // A prohibition (`then = "false"`) is meant never to fire: it has no trigger
-            // to be vacuous, like an invariant.
-            let always = (matches!(p.trigger, Trigger::Always)
-                && matches!(p.scope, Scope::Globally))
-                || p.response == Term::Bool(false);
-            out.formula = Some(response.clone());
-            out.shape = if always {
-                Shape::Invariant
-            } else {
-                Shape::Conditional {
-                    trigger: or(fires.clone()),
-                    response,
-                }
-            };
-            fires_all.push(fires);
-        } else if let Some(f) = &r.formula {
-            let ok: Vec<Term> = (0..=k).map(|t| at(f, t)).collect();
-            ok_all.push(ok.clone());
-            let response = and(ok);
-            out.formula = Some(response.clone());
-            out.shape = match &r.shape {
-                Shape::Conditional { trigger, .. } => {
-                    let fires: Vec<Term> = (0..=k).map(|t| at(trigger, t)).collect();
-                    fires_all.push(fires.clone());
-                    Shape::Conditional {
-                        trigger: or(fires),
-                        response,
-                    }
-                }
-                Shape::Invariant => {
-                    fires_all.push(vec![Term::Bool(true); k + 1]);
-                    Shape::Invariant
-                }
-            };
-        } else {
-            fires_all.push(Vec::new());
-            ok_all.push(Vec::new());
-        }
-        requirements.push(out);
+        .collect()
+}
+
+/// The variable of monitor `name` of sort `sort`.
+fn monitor_variable(name: &Symbol, sort: &Sort) -> Variable {
+    Variable {
+        name: name.clone(),
+        sort: sort.clone(),
+        unit: None,
+        description: Some("monitor".into()),
+        min: None,
+        max: None,
+        role: None,
     }
-    let free_decls: Vec<(Symbol, Sort)> = free.as_deref().cloned().unwrap_or_default();
-    for (n, s) in &free_decls {
-        counters |= *s == Sort::Int;
-        ctx.declare_const(n.clone(), s.clone());
-        variables.push(Variable {
-            name: n.clone(),
-            sort: s.clone(),
-            unit: None,
-            description: Some("monitor".into()),
-            min: None,
-            max: None,
-            role: None,
-        });
-    }
-    for step in &monitors {
-        for (n, s, _) in step {
-            counters |= *s == Sort::Int;
-            ctx.declare_const(n.clone(), s.clone());
-            variables.push(Variable {
-                name: n.clone(),
-                sort: s.clone(),
-                unit: None,
-                description: Some("monitor".into()),
-                min: None,
-                max: None,
-                role: None,
-            });
-        }
-    }
+}
+
+/// The logic of the unrolled spec: integer arithmetic with counters or Int variables,
+/// real with Real variables, datatypes with enums.
+fn unrolled_logic(spec: &Spec, counters: bool) -> String {
     let int = counters || spec.variables.iter().any(|v| v.sort == Sort::Int);
     let real = spec.variables.iter().any(|v| v.sort == Sort::Real);
     let arith = match (int, real) {
@@ -538,32 +509,109 @@ fn unroll_with(spec: &Spec, k: usize, mut free: Option<&mut Vec<(Symbol, Sort)>>
         (true, false) => "LIA",
         _ => "LRA",
     };
-    let logic = if spec.enums.is_empty() {
+    if spec.enums.is_empty() {
         format!("QF_{arith}")
     } else {
         format!("QF_DT{arith}")
-    };
-    ctx.set_logic(&logic);
-    Unrolled {
-        spec: Spec {
-            name: spec.name.clone(),
-            logic,
-            enums: spec.enums.clone(),
-            variables,
-            domain,
-            requirements,
-            context: ctx,
-            time: None,
-            warnings: logic::Diagnostics(Vec::new()),
-            source: spec.source.clone(),
-            reviews: spec.reviews.clone(),
-        },
-        k,
-        state,
-        monitors,
-        monitor_ids,
-        fires: fires_all,
-        ok: ok_all,
+    }
+}
+
+/// What [`unroll_with`] builds from the requirements, one at a time.
+struct Unrolling<'f> {
+    k: usize,
+    /// Where the monitors left undefined at step 0 go, when they are.
+    free: Option<&'f mut Vec<(Symbol, Sort)>>,
+    /// The domain constraints, with one per requirement that has monitors.
+    domain: Vec<Constraint>,
+    monitors: Vec<Vec<(Symbol, Sort, Term)>>,
+    monitor_ids: HashSet<String>,
+    requirements: Vec<Requirement>,
+    fires: Vec<Vec<Term>>,
+    ok: Vec<Vec<Term>>,
+}
+
+impl Unrolling<'_> {
+    /// Unrolls requirement `i`, `r`: its pattern, else its formula at every step (else
+    /// it has no formula).
+    fn requirement(&mut self, i: usize, r: &Requirement) {
+        let mut out = Requirement {
+            formula: None,
+            shape: Shape::Invariant,
+            timed: None,
+            ..r.clone()
+        };
+        if let Some(p) = &r.timed {
+            self.timed(i, r, p, &mut out);
+        } else if let Some(f) = &r.formula {
+            self.untimed(r, f, &mut out);
+        } else {
+            self.fires.push(Vec::new());
+            self.ok.push(Vec::new());
+        }
+        self.requirements.push(out);
+    }
+
+    /// Requirement `i`, `r`, with pattern `p`: its monitors (a domain constraint of their
+    /// own) and its formula and shape in `out`.
+    fn timed(&mut self, i: usize, r: &Requirement, p: &Pattern, out: &mut Requirement) {
+        let mut m = Monitor {
+            index: i,
+            k: self.k,
+            defs: &mut self.monitors,
+            conj: Vec::new(),
+            free_first: self.free.as_deref_mut(),
+        };
+        let (fires, ok) = compile(p, &mut m);
+        if !m.conj.is_empty() {
+            let id = format!("{} (monitor)", r.id);
+            self.monitor_ids.insert(id.clone());
+            self.domain.push(Constraint {
+                id,
+                text: Some(format!("the monitor of {}", r.id)),
+                formula: and(m.conj),
+                line: r.line,
+            });
+        }
+        self.ok.push(ok.clone());
+        let response = and(ok);
+        // A prohibition (`then = "false"`) is meant never to fire: it has no trigger
+        // to be vacuous, like an invariant.
+        let always = (matches!(p.trigger, Trigger::Always) && matches!(p.scope, Scope::Globally))
+            || p.response == Term::Bool(false);
+        out.formula = Some(response.clone());
+        out.shape = if always {
+            Shape::Invariant
+        } else {
+            Shape::Conditional {
+                trigger: or(fires.clone()),
+                response,
+            }
+        };
+        self.fires.push(fires);
+    }
+
+    /// Requirement `r` with formula `f` and no pattern: `f` at every step, its trigger
+    /// too when it is conditional, in `out`.
+    fn untimed(&mut self, r: &Requirement, f: &Term, out: &mut Requirement) {
+        let k = self.k;
+        let ok: Vec<Term> = (0..=k).map(|t| at(f, t)).collect();
+        self.ok.push(ok.clone());
+        let response = and(ok);
+        out.formula = Some(response.clone());
+        out.shape = match &r.shape {
+            Shape::Conditional { trigger, .. } => {
+                let fires: Vec<Term> = (0..=k).map(|t| at(trigger, t)).collect();
+                self.fires.push(fires.clone());
+                Shape::Conditional {
+                    trigger: or(fires),
+                    response,
+                }
+            }
+            Shape::Invariant => {
+                self.fires.push(vec![Term::Bool(true); k + 1]);
+                Shape::Invariant
+            }
+        };
     }
 }
 

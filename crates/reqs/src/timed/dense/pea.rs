@@ -168,6 +168,56 @@ struct Source {
     enter: Vec<Ref>,
 }
 
+/// A transition while [`Builder::step`] builds it one phase at a time: its guard, the
+/// state invariant of its destination so far, the clocks it resets and the destination's
+/// phases so far.
+#[derive(Clone, Copy)]
+struct Partial<'r> {
+    guard: Ref,
+    inv: Ref,
+    resets: &'r [usize],
+    bits: Bits,
+}
+
+impl<'r> Partial<'r> {
+    /// Nothing chosen yet: every guard and invariant true, no reset, no phase.
+    const START: Partial<'static> = Partial {
+        guard: TRUE,
+        inv: TRUE,
+        resets: &[],
+        bits: Bits {
+            active: 0,
+            waiting: 0,
+            exact: 0,
+        },
+    };
+
+    /// This transition under `guard`, with phase `bit` added to the active ones and the
+    /// given waiting and exact phases.
+    fn with(self, guard: Ref, bit: u32, waiting: u32, exact: u32) -> Partial<'r> {
+        Partial {
+            guard,
+            bits: Bits {
+                active: self.bits.active | bit,
+                waiting,
+                exact,
+            },
+            ..self
+        }
+    }
+}
+
+/// Phase `p` as [`Builder::step`] chooses for it: its bit, when the source lets it be
+/// kept or entered, and whether the destination can seep into it.
+#[derive(Clone, Copy)]
+struct PhaseAt {
+    p: usize,
+    bit: u32,
+    keep: Ref,
+    enter: Ref,
+    seep_dest: bool,
+}
+
 struct Builder<'a> {
     ct: &'a CounterTrace,
     b: &'a mut Bdd,
@@ -242,193 +292,156 @@ impl Builder<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn step(
-        &mut self,
-        src: &Source,
-        p: usize,
-        guard: Ref,
-        inv: Ref,
-        resets: &[usize],
-        active: u32,
-        waiting: u32,
-        exact: u32,
-    ) {
-        let inv_next = self.b.prime(inv);
-        if self.b.and(guard, inv_next) == FALSE {
+    /// Extends the partial transition `t` from `src` with a choice for phase `p` and
+    /// then the phases after it, emitting each complete transition.
+    fn step(&mut self, src: &Source, p: usize, t: Partial) {
+        let inv_next = self.b.prime(t.inv);
+        if self.b.and(t.guard, inv_next) == FALSE {
             return;
         }
         let n = self.n();
         if p == n {
-            if active & (1 << (n - 1)) == 0 {
-                self.emit(
-                    src,
-                    guard,
-                    inv,
-                    resets,
-                    Bits {
-                        active,
-                        waiting,
-                        exact,
-                    },
-                );
+            if t.bits.active & (1 << (n - 1)) == 0 {
+                self.emit(src, t.guard, t.inv, t.resets, t.bits);
             }
             return;
         }
         let bit = 1u32 << p;
-        let ph = self.ct[p];
-        let seep_dest = ((active & !waiting) << 1) & bit != 0;
-        let (keep, enter) = (src.keep[p], src.enter[p]);
-
-        // Phase p not active.
-        if seep_dest {
-            // Whenever its formula holds, the run is in it: so it must not hold.
-            let ninv = self.b.not(ph.inv);
-            let inv2 = self.b.and(inv, ninv);
-            self.step(src, p + 1, guard, inv2, resets, active, waiting, exact);
-        } else {
-            let could = self.b.or(enter, keep);
-            let could = self.b.and(could, self.inv_next[p]);
-            let not_could = self.b.not(could);
-            let leave = self.b.and(guard, not_could);
-            if leave != FALSE {
-                self.step(src, p + 1, leave, inv, resets, active, waiting, exact);
-            }
-        }
+        let at = PhaseAt {
+            p,
+            bit,
+            keep: src.keep[p],
+            enter: src.enter[p],
+            seep_dest: t.bits.seep() & bit != 0,
+        };
+        self.step_inactive(src, at, t);
 
         // Phase p active: its formula holds.
-        let inv = self.b.and(inv, ph.inv);
-        let mut reset_p = resets.to_vec();
+        let inv = self.b.and(t.inv, self.ct[p].inv);
+        let mut reset_p = t.resets.to_vec();
         reset_p.push(p);
-        match ph.bound {
-            Bound::Ge(_) | Bound::Gt(_) => {
-                let kept = self.b.and(guard, keep);
-                if kept != FALSE {
-                    if src.bits.waiting & bit != 0 {
-                        // Keep waiting while below the bound, or stop waiting.
-                        let below = self.b.and(kept, self.lt[p]);
-                        let nlt = self.b.not(self.lt[p]);
-                        let above = self.b.and(kept, nlt);
-                        let x = exact | (src.bits.exact & bit);
-                        self.step(
-                            src,
-                            p + 1,
-                            below,
-                            inv,
-                            resets,
-                            active | bit,
-                            waiting | bit,
-                            x,
-                        );
-                        self.step(src, p + 1, above, inv, resets, active | bit, waiting, exact);
-                    } else {
-                        self.step(src, p + 1, kept, inv, resets, active | bit, waiting, exact);
-                    }
-                }
-                let nkeep = self.b.not(keep);
-                let remaining = self.b.and(guard, nkeep);
-                let strict = if matches!(ph.bound, Bound::Ge(_)) {
-                    let ex = self.b.and(remaining, enter);
-                    if ex != FALSE {
-                        self.step(
-                            src,
-                            p + 1,
-                            ex,
-                            inv,
-                            &reset_p,
-                            active | bit,
-                            waiting | bit,
-                            exact | bit,
-                        );
-                    }
-                    if seep_dest {
-                        let ne = self.b.not(enter);
-                        self.b.and(remaining, ne)
-                    } else {
-                        FALSE
-                    }
-                } else if seep_dest {
-                    remaining
-                } else {
-                    self.b.and(remaining, enter)
-                };
-                if strict != FALSE {
-                    self.step(
-                        src,
-                        p + 1,
-                        strict,
-                        inv,
-                        &reset_p,
-                        active | bit,
-                        waiting | bit,
-                        exact,
-                    );
-                }
-            }
-            Bound::Lt(_) | Bound::Le(_) => {
-                if seep_dest {
-                    // Re-entered at any time: the clock does not matter.
-                    self.step(src, p + 1, guard, inv, resets, active | bit, waiting, exact);
-                } else {
-                    let strict_lt = matches!(ph.bound, Bound::Lt(_));
-                    let (normal, exact_entry, kept) = if src.bits.seep() & bit != 0 {
-                        if strict_lt {
-                            (guard, FALSE, FALSE)
-                        } else {
-                            let ne = self.b.not(enter);
-                            (self.b.and(guard, ne), self.b.and(guard, enter), FALSE)
-                        }
-                    } else {
-                        let ne = self.b.not(enter);
-                        let k = self.b.and(keep, ne);
-                        let k = self.b.and(guard, k);
-                        if strict_lt {
-                            (self.b.and(guard, enter), FALSE, k)
-                        } else {
-                            (FALSE, self.b.and(guard, enter), k)
-                        }
-                    };
-                    if normal != FALSE {
-                        self.step(
-                            src,
-                            p + 1,
-                            normal,
-                            inv,
-                            &reset_p,
-                            active | bit,
-                            waiting,
-                            exact,
-                        );
-                    }
-                    if exact_entry != FALSE {
-                        self.step(
-                            src,
-                            p + 1,
-                            exact_entry,
-                            inv,
-                            &reset_p,
-                            active | bit,
-                            waiting,
-                            exact | bit,
-                        );
-                    }
-                    if kept != FALSE {
-                        let x = exact | (src.bits.exact & bit);
-                        self.step(src, p + 1, kept, inv, resets, active | bit, waiting, x);
-                    }
-                }
-            }
+        let t = Partial { inv, ..t };
+        let entered = Partial {
+            resets: &reset_p,
+            ..t
+        };
+        match self.ct[p].bound {
+            Bound::Ge(_) | Bound::Gt(_) => self.step_lower(src, at, t, entered),
+            Bound::Lt(_) | Bound::Le(_) => self.step_upper(src, at, t, entered),
             Bound::None => {
-                let g = if seep_dest {
-                    guard
+                let g = if at.seep_dest {
+                    t.guard
                 } else {
-                    let ke = self.b.or(keep, enter);
-                    self.b.and(guard, ke)
+                    let ke = self.b.or(at.keep, at.enter);
+                    self.b.and(t.guard, ke)
                 };
                 if g != FALSE {
-                    self.step(src, p + 1, g, inv, resets, active | bit, waiting, exact);
+                    let Bits { waiting, exact, .. } = t.bits;
+                    self.step(src, p + 1, t.with(g, bit, waiting, exact));
                 }
             }
+        }
+    }
+
+    /// The choices of [`Self::step`] that leave phase `at.p` out of the destination.
+    fn step_inactive(&mut self, src: &Source, at: PhaseAt, t: Partial) {
+        if at.seep_dest {
+            // Whenever its formula holds, the run is in it: so it must not hold.
+            let ninv = self.b.not(self.ct[at.p].inv);
+            let inv = self.b.and(t.inv, ninv);
+            self.step(src, at.p + 1, Partial { inv, ..t });
+        } else {
+            let could = self.b.or(at.enter, at.keep);
+            let could = self.b.and(could, self.inv_next[at.p]);
+            let not_could = self.b.not(could);
+            let leave = self.b.and(t.guard, not_could);
+            if leave != FALSE {
+                self.step(src, at.p + 1, Partial { guard: leave, ..t });
+            }
+        }
+    }
+
+    /// The choices of [`Self::step`] that make phase `at.p`, with a lower bound (`>` or
+    /// `≥`), active: kept as it is (`t`), or entered with its clock reset (`entered`).
+    fn step_lower(&mut self, src: &Source, at: PhaseAt, t: Partial, entered: Partial) {
+        let (p, bit, keep, enter) = (at.p, at.bit, at.keep, at.enter);
+        let Bits { waiting, exact, .. } = t.bits;
+        let kept = self.b.and(t.guard, keep);
+        if kept != FALSE {
+            if src.bits.waiting & bit != 0 {
+                // Keep waiting while below the bound, or stop waiting.
+                let below = self.b.and(kept, self.lt[p]);
+                let nlt = self.b.not(self.lt[p]);
+                let above = self.b.and(kept, nlt);
+                let x = exact | (src.bits.exact & bit);
+                self.step(src, p + 1, t.with(below, bit, waiting | bit, x));
+                self.step(src, p + 1, t.with(above, bit, waiting, exact));
+            } else {
+                self.step(src, p + 1, t.with(kept, bit, waiting, exact));
+            }
+        }
+        let nkeep = self.b.not(keep);
+        let remaining = self.b.and(t.guard, nkeep);
+        let strict = if matches!(self.ct[p].bound, Bound::Ge(_)) {
+            let ex = self.b.and(remaining, enter);
+            if ex != FALSE {
+                let e = entered.with(ex, bit, waiting | bit, exact | bit);
+                self.step(src, p + 1, e);
+            }
+            if at.seep_dest {
+                let ne = self.b.not(enter);
+                self.b.and(remaining, ne)
+            } else {
+                FALSE
+            }
+        } else if at.seep_dest {
+            remaining
+        } else {
+            self.b.and(remaining, enter)
+        };
+        if strict != FALSE {
+            self.step(src, p + 1, entered.with(strict, bit, waiting | bit, exact));
+        }
+    }
+
+    /// The choices of [`Self::step`] that make phase `at.p`, with an upper bound (`<` or
+    /// `≤`), active: kept as it is (`t`), or entered with its clock reset (`entered`).
+    fn step_upper(&mut self, src: &Source, at: PhaseAt, t: Partial, entered: Partial) {
+        let (p, bit, guard) = (at.p, at.bit, t.guard);
+        let Bits { waiting, exact, .. } = t.bits;
+        if at.seep_dest {
+            // Re-entered at any time: the clock does not matter.
+            self.step(src, p + 1, t.with(guard, bit, waiting, exact));
+            return;
+        }
+        let strict_lt = matches!(self.ct[p].bound, Bound::Lt(_));
+        let (normal, exact_entry, kept) = if src.bits.seep() & bit != 0 {
+            if strict_lt {
+                (guard, FALSE, FALSE)
+            } else {
+                let ne = self.b.not(at.enter);
+                (self.b.and(guard, ne), self.b.and(guard, at.enter), FALSE)
+            }
+        } else {
+            let ne = self.b.not(at.enter);
+            let k = self.b.and(at.keep, ne);
+            let k = self.b.and(guard, k);
+            if strict_lt {
+                (self.b.and(guard, at.enter), FALSE, k)
+            } else {
+                (FALSE, self.b.and(guard, at.enter), k)
+            }
+        };
+        if normal != FALSE {
+            self.step(src, p + 1, entered.with(normal, bit, waiting, exact));
+        }
+        if exact_entry != FALSE {
+            let e = entered.with(exact_entry, bit, waiting, exact | bit);
+            self.step(src, p + 1, e);
+        }
+        if kept != FALSE {
+            let x = exact | (src.bits.exact & bit);
+            self.step(src, p + 1, t.with(kept, bit, waiting, x));
         }
     }
 
@@ -544,11 +557,11 @@ pub fn compile(ct: CounterTrace, bdd: &mut Bdd, aut: usize) -> Pea {
         keep: vec![FALSE; n],
         enter,
     };
-    b.step(&start, 0, TRUE, TRUE, &[], 0, 0, 0);
+    b.step(&start, 0, Partial::START);
     while let Some(bits) = b.todo.pop_front() {
         let loc = b.index[&bits];
         let src = b.source(bits, loc);
-        b.step(&src, 0, TRUE, TRUE, &[], 0, 0, 0);
+        b.step(&src, 0, Partial::START);
     }
     let mut init: Vec<usize> = Vec::new();
     let mut locations = b.locations;
