@@ -277,12 +277,13 @@ pub fn demandable(spec: &Spec, name: &str) -> bool {
 /// `otherwise`) is over the variables [`demandable`] allows only.
 pub fn answer_schema(spec: &Spec) -> Value {
     let all: Vec<&str> = spec.variables.iter().map(|v| &*v.name).collect();
-    answer_schema_for(spec, &all)
+    answer_schema_for(spec, &all, true)
 }
 
 /// [`answer_schema`] over the variables named in `names` only (those a requirement's
-/// text talks about: a formula over any other would be screened out anyway).
-pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
+/// text talks about: a formula over any other would be screened out anyway), with
+/// arithmetic when `arithmetic` is asked for and [`offers_arithmetic`] allows it.
+pub fn answer_schema_for(spec: &Spec, names: &[&str], arithmetic: bool) -> Value {
     let chosen = |v: &&reqs::spec::Variable| names.contains(&&*v.name);
     let numeric_vars: Vec<&reqs::spec::Variable> = spec
         .variables
@@ -290,7 +291,7 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
         .filter(chosen)
         .filter(|v| numeric(&v.sort))
         .collect();
-    let arithmetic = offers_arithmetic(spec, names);
+    let arithmetic = arithmetic && offers_arithmetic(spec, names);
     let mut atoms = Vec::new();
     // The atoms a form may demand (`then`, `otherwise`): over outputs only.
     let mut effects = Vec::new();
@@ -412,8 +413,9 @@ pub fn answer_schema_for(spec: &Spec, names: &[&str]) -> Value {
     })
 }
 
-/// Whether a form over `names` is offered arithmetic: when two of them are numbers, so
-/// that one can be compared with a sum, a difference, a min, a max or a ratio of others.
+/// Whether a form over `names` can be offered arithmetic (when asked for with
+/// `FormalizeOptions::arithmetic`): when two of them are numbers, so that one can be
+/// compared with a sum, a difference, a min, a max or a ratio of others.
 pub fn offers_arithmetic(spec: &Spec, names: &[&str]) -> bool {
     spec.variables
         .iter()
@@ -1561,10 +1563,14 @@ mod tests {
         // The schema offers arithmetic only with two numbers among the names.
         assert!(offers_arithmetic(&s, &["flow", "basal"]));
         assert!(!offers_arithmetic(&s, &["flow"]));
-        let one = answer_schema_for(&s, &["flow"]);
+        let one = answer_schema_for(&s, &["flow"], true);
         let sum = json!({"always": {"name": "flow", "op": "=", "value": {"sum": [1, 2]}}});
         assert!(llm::jsonschema::validate(&one, &sum).is_err());
         llm::jsonschema::validate(&schema, &sum).unwrap();
+        // Not asked for: the schema of earlier versions, without arithmetic.
+        let all: Vec<&str> = s.variables.iter().map(|v| &*v.name).collect();
+        let plain = answer_schema_for(&s, &all, false);
+        assert!(llm::jsonschema::validate(&plain, &sum).is_err());
     }
 
     #[test]

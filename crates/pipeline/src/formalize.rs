@@ -831,6 +831,10 @@ pub struct FormalizeOptions {
     pub forms: bool,
     /// How many forms to draw per requirement and how much they must agree.
     pub vote: crate::formpath::VoteOptions,
+    /// Offer arithmetic in forms (`{"sum": [X, Y]}`, ...; [`crate::form::Arith`]) when
+    /// the text names two numeric variables (default false: not yet measured to help
+    /// the shipped model, docs/formalize.md).
+    pub arithmetic: bool,
     /// Read requirements written in controlled English ([`crate::controlled`]) without
     /// a model first (per-requirement mode; default true).
     pub parse: bool,
@@ -854,6 +858,7 @@ impl Default for FormalizeOptions {
             decompose: true,
             forms: true,
             vote: crate::formpath::VoteOptions::default(),
+            arithmetic: false,
             parse: true,
         }
     }

@@ -183,7 +183,7 @@ fn number_of(t: &Term) -> Option<num_rational::BigRational> {
     }
 }
 
-/// The prompt's line on arithmetic, given when the form offers it
+/// The prompt's line on arithmetic, given when it is asked for and the form offers it
 /// ([`crate::form::offers_arithmetic`]).
 const ARITHMETIC: &str = "- A number can also be compared with arithmetic over numbers and numeric variables, one key over a pair: {\"sum\": [X, Y]}, {\"difference\": [X, Y]}, {\"min\": [X, Y]}, {\"max\": [X, Y]}, {\"ratio\": [X, Y]} (X divided by Y). \"X plus Y, but no more than Z\" is {\"min\": [{\"sum\": [\"X\", \"Y\"]}, \"Z\"]}; \"within 2 of X\" is two atoms, >= {\"difference\": [\"X\", 2]} and <= {\"sum\": [\"X\", 2]}.\n";
 
@@ -591,7 +591,7 @@ fn form_items(
             ("requirement", f.text.as_str()),
             (
                 "arithmetic",
-                if crate::form::offers_arithmetic(spec, &names) {
+                if options.arithmetic && crate::form::offers_arithmetic(spec, &names) {
                     ARITHMETIC
                 } else {
                     ""
@@ -600,7 +600,7 @@ fn form_items(
         ])?;
         items.push(Item {
             idx,
-            schema: crate::form::answer_schema_for(spec, &names),
+            schema: crate::form::answer_schema_for(spec, &names, options.arithmetic),
             prompt,
             current: None,
             started: 0,

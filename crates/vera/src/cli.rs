@@ -870,6 +870,10 @@ pub struct FormArgs {
     /// model about every requirement.
     #[arg(long)]
     pub no_parse: bool,
+    /// Let forms compare a number with arithmetic (sum, difference, min, max, ratio of
+    /// numbers and numeric variables) when the text names two numeric variables.
+    #[arg(long)]
+    pub arithmetic: bool,
 }
 
 impl FormArgs {
@@ -881,6 +885,7 @@ impl FormArgs {
         o.vote.samples = self.forms as usize;
         o.vote.threshold = self.agreement.clamp(0.0, 1.0);
         o.vote.temperature = self.form_temperature.clamp(0.0, 2.0);
+        o.arithmetic = self.arithmetic && !self.smtlib;
     }
 }
 

@@ -170,3 +170,30 @@ fn section_5_with_a_given_schema_and_forms_replays_to_the_documented_table() {
         "the replayed table differs from docs/run.md"
     );
 }
+
+#[test]
+fn section_5_with_arithmetic_in_forms_replays_to_the_documented_table() {
+    let (code, v, _dir) = replay(
+        "pca-section5-arith.jsonl",
+        &[
+            "--schema",
+            "examples/open-pca-pump/section5-schema.toml",
+            "--arithmetic",
+        ],
+    );
+    // Arithmetic offered: still nothing formalized, 17 flagged, one failed outright.
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["formalize"]["by_path"]["form"], 0);
+    assert_eq!(v["formalize"]["flagged"].as_array().unwrap().len(), 17);
+    let failed = v["formalize"]["failed"].as_array().unwrap();
+    let r = failed.iter().find(|f| f["id"] == "5.3(6)").unwrap();
+    assert!(
+        r["reason"].as_str().unwrap().contains("fell into a loop"),
+        "{r}"
+    );
+    assert_eq!(
+        rows(&v),
+        documented_rows("pca-forms-arith"),
+        "the replayed table differs from docs/run.md"
+    );
+}
