@@ -582,6 +582,7 @@ fn form_items(
         } else {
             mentioned
         };
+        let arithmetic = options.arithmetic && crate::form::offers_arithmetic(spec, &names);
         let prompt = prompts.one.render(&[
             (
                 "schema",
@@ -589,18 +590,11 @@ fn form_items(
             ),
             ("examples", examples.as_str()),
             ("requirement", f.text.as_str()),
-            (
-                "arithmetic",
-                if options.arithmetic && crate::form::offers_arithmetic(spec, &names) {
-                    ARITHMETIC
-                } else {
-                    ""
-                },
-            ),
+            ("arithmetic", if arithmetic { ARITHMETIC } else { "" }),
         ])?;
         items.push(Item {
             idx,
-            schema: crate::form::answer_schema_for(spec, &names, options.arithmetic),
+            schema: crate::form::answer_schema_for(spec, &names, arithmetic),
             prompt,
             current: None,
             started: 0,

@@ -1779,72 +1779,6 @@ pub(crate) fn names_not_in_schema(error: &str) -> Vec<String> {
     out
 }
 
-/// Formalizes `ids` (all requirements when `None`) against the draft; returns the ids
-/// formalized, the failures, and the solver queries.
-#[allow(clippy::too_many_arguments)]
-fn run_probe(
-    answer: &DraftAnswer,
-    asm: &Assembled,
-    list: &RequirementList,
-    client: &Client,
-    config: &SolverConfig,
-    options: &DraftOptions,
-    ids: Option<Vec<String>>,
-) -> Result<(Vec<String>, Vec<ProbeFailure>, usize), SchemaError> {
-    let tmp = SchemaDraft {
-        report: DraftReport {
-            requirements: list.requirements.len(),
-            draft: answer.clone(),
-            ..Default::default()
-        },
-        spec: asm.spec.clone(),
-        list: list.clone(),
-        left_out: left_out_of(asm),
-    };
-    let spec = reqs::parse_spec(SourceFile::new(
-        format!("{} (draft)", list.file),
-        tmp.spec_toml(),
-    ))
-    .map_err(SchemaError::Spec)?;
-    let fo = crate::formalize::FormalizeOptions {
-        max_retries: options.probe_retries,
-        only: ids,
-        decompose: false,
-        // A probe looks for variables the schema lacks: a form can only name the
-        // schema's own variables, so the probe asks for terms, whose undeclared names
-        // are what it collects.
-        forms: false,
-        ..Default::default()
-    };
-    let report = crate::formalize::formalize(&spec, client, config, &fo)?;
-    let mut ok = Vec::new();
-    let mut failed = Vec::new();
-    for f in &report.requirements {
-        if f.formula.is_some() {
-            ok.push(f.id.clone());
-            continue;
-        }
-        let mut undeclared: Vec<String> = Vec::new();
-        for a in &f.attempts {
-            for n in a
-                .error
-                .as_deref()
-                .map(names_not_in_schema)
-                .unwrap_or_default()
-            {
-                if !undeclared.contains(&n) {
-                    undeclared.push(n);
-                }
-            }
-        }
-        failed.push(ProbeFailure {
-            id: f.id.clone(),
-            undeclared,
-        });
-    }
-    Ok((ok, failed, report.queries))
-}
-
 fn left_out_of(asm: &Assembled) -> HashMap<String, String> {
     asm.inverted
         .iter()
@@ -2001,6 +1935,74 @@ struct Drafting<'a> {
 }
 
 impl Drafting<'_> {
+    /// Formalizes `ids` (all requirements when `None`) against the draft; returns the ids
+    /// formalized, the failures, and the solver queries.
+    fn run_probe(
+        &self,
+        ids: Option<Vec<String>>,
+    ) -> Result<(Vec<String>, Vec<ProbeFailure>, usize), SchemaError> {
+        let (answer, asm, list, client, config, options) = (
+            &self.answer,
+            &self.asm,
+            self.list,
+            self.client,
+            self.config,
+            self.options,
+        );
+        let tmp = SchemaDraft {
+            report: DraftReport {
+                requirements: list.requirements.len(),
+                draft: answer.clone(),
+                ..Default::default()
+            },
+            spec: asm.spec.clone(),
+            list: list.clone(),
+            left_out: left_out_of(asm),
+        };
+        let spec = reqs::parse_spec(SourceFile::new(
+            format!("{} (draft)", list.file),
+            tmp.spec_toml(),
+        ))
+        .map_err(SchemaError::Spec)?;
+        let fo = crate::formalize::FormalizeOptions {
+            max_retries: options.probe_retries,
+            only: ids,
+            decompose: false,
+            // A probe looks for variables the schema lacks: a form can only name the
+            // schema's own variables, so the probe asks for terms, whose undeclared names
+            // are what it collects.
+            forms: false,
+            ..Default::default()
+        };
+        let report = crate::formalize::formalize(&spec, client, config, &fo)?;
+        let mut ok = Vec::new();
+        let mut failed = Vec::new();
+        for f in &report.requirements {
+            if f.formula.is_some() {
+                ok.push(f.id.clone());
+                continue;
+            }
+            let mut undeclared: Vec<String> = Vec::new();
+            for a in &f.attempts {
+                for n in a
+                    .error
+                    .as_deref()
+                    .map(names_not_in_schema)
+                    .unwrap_or_default()
+                {
+                    if !undeclared.contains(&n) {
+                        undeclared.push(n);
+                    }
+                }
+            }
+            failed.push(ProbeFailure {
+                id: f.id.clone(),
+                undeclared,
+            });
+        }
+        Ok((ok, failed, report.queries))
+    }
+
     /// Extends the schema with a later chunk, so a model with a small context can draft it.
     fn extend(&mut self, chunk: &[Item]) -> Result<(), SchemaError> {
         let span = match (chunk.first(), chunk.last()) {
@@ -2115,15 +2117,7 @@ impl Drafting<'_> {
             self.notes.push("formalization probe skipped: the domain allows no state, or the solver could not decide it; fix the draft first".into());
             return Ok(None);
         }
-        let (ok, failed, q) = run_probe(
-            &self.answer,
-            &self.asm,
-            self.list,
-            self.client,
-            self.config,
-            self.options,
-            None,
-        )?;
+        let (ok, failed, q) = self.run_probe(None)?;
         let mut p = ProbeReport {
             formalized: ok.len(),
             failed,
@@ -2176,15 +2170,7 @@ impl Drafting<'_> {
         };
         self.accept(proposal)?;
         let ids: Vec<String> = missing.iter().map(|(id, _)| id.clone()).collect();
-        let (ok2, failed2, q2) = run_probe(
-            &self.answer,
-            &self.asm,
-            self.list,
-            self.client,
-            self.config,
-            self.options,
-            Some(ids),
-        )?;
+        let (ok2, failed2, q2) = self.run_probe(Some(ids))?;
         p.queries += q2;
         p.after_repair = Some(ok2);
         Ok(Some(
