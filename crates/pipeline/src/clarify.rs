@@ -800,6 +800,26 @@ pub fn not_applicable(spec: &Spec, proposals: &[Proposal]) -> Vec<NotApplicable>
         .collect()
 }
 
+/// `vera clarify --apply`: the accepted proposals of the file `path` (its `text`)
+/// applied to `spec` (read from `spec_file`) and the result written to `out`, never over
+/// one of `inputs` and over an existing file only with `force`. Returns the ids of the
+/// requirements changed; when no proposal is accepted nothing is written.
+pub fn apply_file(
+    spec: &Spec,
+    spec_file: &str,
+    (path, text): (&std::path::Path, &str),
+    out: &std::path::Path,
+    inputs: &[&std::path::Path],
+    force: bool,
+) -> Result<Vec<String>, crate::formalize::PipelineError> {
+    let file = ProposalsFile::read_for(&path.display().to_string(), text, spec, spec_file)?;
+    let (out_text, changed) = apply(spec, &file.proposals);
+    if !changed.is_empty() {
+        crate::formalize::write_new(out, &out_text, inputs, force)?;
+    }
+    Ok(changed)
+}
+
 /// A new spec with the accepted proposals applied: new text, and the converged formula
 /// (the original formula when the proposal has none). Returns the text and the ids changed.
 pub fn apply(spec: &Spec, proposals: &[Proposal]) -> (String, Vec<String>) {

@@ -40,6 +40,9 @@ pub enum PipelineError {
     /// The consistency checker failed.
     #[error(transparent)]
     Check(#[from] bl::check::CheckError),
+    /// A proposals file that cannot be applied.
+    #[error(transparent)]
+    Proposals(#[from] crate::clarify::ProposalsError),
     /// Bad input (an unknown id, an output file that exists, ...).
     #[error("{0}")]
     Input(String),

@@ -1573,6 +1573,55 @@ fn same_text(a: &str, b: &str) -> bool {
     norm(a) == norm(b)
 }
 
+/// A report of the plain or the timed loop, whichever the spec needs.
+#[derive(Debug)]
+pub enum Either<P, T> {
+    /// The spec has no `[time]` table: formulas over one state.
+    Plain(P),
+    /// The spec has a `[time]` table: patterns over traces.
+    Timed(T),
+}
+
+/// Ambiguity screening of a plain or a timed spec ([`crate::ambiguity::screen`] or
+/// [`screen_timed`], by the spec's `[time]` table).
+pub fn screen_any(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &AmbiguityOptions,
+) -> Result<Either<crate::ambiguity::AmbiguityReport, TimedAmbiguityReport>, PipelineError> {
+    Ok(match spec.time {
+        None => Either::Plain(crate::ambiguity::screen(spec, client, solver, options)?),
+        Some(_) => Either::Timed(screen_timed(spec, client, solver, options)?),
+    })
+}
+
+/// Clarification of a plain or a timed spec ([`crate::clarify::clarify`] or
+/// [`clarify_timed`], by the spec's `[time]` table), screening first.
+pub fn clarify_any(
+    spec: &Spec,
+    client: &Client,
+    solver: &SolverConfig,
+    options: &ClarifyOptions,
+) -> Result<Either<crate::clarify::ClarifyReport, TimedClarifyReport>, PipelineError> {
+    Ok(match spec.time {
+        None => Either::Plain(crate::clarify::clarify(
+            spec, client, solver, options, None,
+        )?),
+        Some(_) => Either::Timed(clarify_timed(spec, client, solver, options, None)?),
+    })
+}
+
+impl Either<crate::clarify::ClarifyReport, TimedClarifyReport> {
+    /// The proposals, as the proposals file keeps them.
+    pub fn proposals(&self) -> &[crate::clarify::Proposal] {
+        match self {
+            Either::Plain(r) => &r.proposals,
+            Either::Timed(r) => &r.proposals,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,18 @@ pub struct Answer {
     pub roles: Option<reqs::ask::RolesView>,
 }
 
+impl From<reqs::ask::Asked> for Answer {
+    fn from(a: reqs::ask::Asked) -> Answer {
+        Answer {
+            question: a.question,
+            scenario: logic::print::term(&a.scenario),
+            claim: logic::print::term(&a.claim),
+            verdict: a.verdict,
+            roles: a.roles,
+        }
+    }
+}
+
 /// The status one answer gives: entailed is ok, unknown an error, any other verdict a
 /// finding; a verdict other than the question's `expected` one is an error.
 fn answer_status(a: &Answer) -> Status {

@@ -95,6 +95,21 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+impl Diagnostic {
+    /// The errors of `d` (its warnings left out), each at its file, line and column.
+    pub fn errors_of(d: &logic::Diagnostics) -> Vec<Diagnostic> {
+        d.0.iter()
+            .filter(|l| l.severity == logic::source::Severity::Error)
+            .map(|l| Diagnostic {
+                file: Some(l.file.clone()),
+                line: Some(l.line),
+                column: Some(l.col),
+                message: l.message.clone(),
+            })
+            .collect()
+    }
+}
+
 /// `vera.error.v1`.
 #[derive(serde::Serialize)]
 struct ErrorJson<'a> {

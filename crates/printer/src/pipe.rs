@@ -924,6 +924,38 @@ pub struct DraftBody {
     draft: pipeline::voting::Draft,
 }
 
+/// [`ambiguity_report`] or [`ambiguity_timed_report`], by the report's kind.
+pub fn ambiguity_any_report(
+    spec_path: &Path,
+    rep: pipeline::timed::Either<AmbiguityReport, pipeline::timed::TimedAmbiguityReport>,
+    llm: llm::Accounting,
+    seconds: f64,
+) -> Box<dyn report::Report> {
+    use pipeline::timed::Either;
+    match rep {
+        Either::Plain(r) => Box::new(ambiguity_report(spec_path, r, llm, seconds)),
+        Either::Timed(r) => Box::new(ambiguity_timed_report(spec_path, r, llm, seconds)),
+    }
+}
+
+/// [`clarify_report`] or [`clarify_timed_report`], by the report's kind.
+pub fn clarify_any_report(
+    spec_path: &Path,
+    out: &Path,
+    rep: pipeline::timed::Either<
+        pipeline::clarify::ClarifyReport,
+        pipeline::timed::TimedClarifyReport,
+    >,
+    llm: llm::Accounting,
+    seconds: f64,
+) -> Box<dyn report::Report> {
+    use pipeline::timed::Either;
+    match rep {
+        Either::Plain(r) => Box::new(clarify_report(spec_path, out, r, llm, seconds)),
+        Either::Timed(r) => Box::new(clarify_timed_report(spec_path, out, r, llm, seconds)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::render_partition;

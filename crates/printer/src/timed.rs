@@ -21,6 +21,39 @@ pub struct TimedRun {
     pub seconds: f64,
 }
 
+impl TimedRun {
+    /// The report of `vera audit` on a timed spec in the reading it used: this run's
+    /// for discrete ticks, [`crate::dense::DenseRun`]'s for dense time.
+    pub fn of(
+        file: String,
+        spec: Spec,
+        report: reqs::timed::request::TimedAudit,
+        witnesses: bool,
+        solver: String,
+        seconds: f64,
+    ) -> Box<dyn report::Report> {
+        use reqs::timed::request::TimedAudit;
+        match report {
+            TimedAudit::Dense(report) => Box::new(crate::dense::DenseRun {
+                file,
+                spec,
+                report,
+                witnesses,
+                solver,
+                seconds,
+            }),
+            TimedAudit::Discrete(report) => Box::new(TimedRun {
+                file,
+                spec,
+                report,
+                witnesses,
+                solver,
+                seconds,
+            }),
+        }
+    }
+}
+
 /// The JSON payload of an audit over time (`vera.audit-timed.v1`, and the dense-time
 /// audit's): the report's own fields next to the spec, file, solver and time.
 #[derive(Serialize)]

@@ -121,6 +121,64 @@ pub fn check_questions(questions: &[Question]) -> Result<(), QuestionProblems> {
     }
 }
 
+/// The question of `vera ask --claim C [--scenario S]`, or `None` when a questions
+/// file is given instead; both or neither is an error.
+pub fn claim_question(
+    claim: Option<&str>,
+    scenario: Option<&str>,
+    file_given: bool,
+) -> Result<Option<Question>, AskError> {
+    match (file_given, claim) {
+        (true, None) => Ok(None),
+        (false, Some(c)) => Ok(Some(Question {
+            id: "claim".into(),
+            text: String::new(),
+            scenario: scenario.map(str::to_string),
+            claim: Some(c.to_string()),
+            expected: None,
+        })),
+        (true, Some(_)) => Err(AskError::Usage(
+            "give either --claim or --questions, not both",
+        )),
+        (false, None) => Err(AskError::Usage(
+            "nothing to ask: give --claim TERM, --questions FILE or --derive",
+        )),
+    }
+}
+
+/// Why questions could not be asked.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    /// A scenario or claim that is not a formula over the spec.
+    #[error("{0}")]
+    Formula(logic::Diagnostics),
+    /// A question without a claim.
+    #[error("question {0} has no claim")]
+    NoClaim(String),
+    /// The options do not say what to ask.
+    #[error("{0}")]
+    Usage(&'static str),
+    /// The solver failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+}
+
+/// A question asked: its scenario and claim as terms, the verdict, and for a definite
+/// verdict the roles' view of the scenario.
+#[derive(Debug)]
+pub struct Asked {
+    /// The question.
+    pub question: Question,
+    /// Its scenario (`true` when it has none).
+    pub scenario: Term,
+    /// Its claim.
+    pub claim: Term,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// [`Asker::roles_view`] of the scenario, for an entailed or not entailed claim.
+    pub roles: Option<RolesView>,
+}
+
 /// Answers questions one after the other on one solver session.
 pub struct Asker<'a> {
     spec: &'a Spec,
@@ -131,6 +189,43 @@ pub struct Asker<'a> {
 }
 
 impl<'a> Asker<'a> {
+    /// Parses `text` as a formula over the spec; `what` names it in messages.
+    pub fn formula(&self, what: &str, text: &str) -> Result<Term, AskError> {
+        self.spec
+            .parse_formula(what, text)
+            .map_err(AskError::Formula)
+    }
+
+    /// Asks every question in order (a question without a scenario assumes `true`).
+    pub fn ask_all(&mut self, questions: &[Question]) -> Result<Vec<Asked>, AskError> {
+        let mut asked = Vec::new();
+        for q in questions {
+            let scenario = self.formula(
+                &format!("{} scenario", q.id),
+                q.scenario.as_deref().unwrap_or("true"),
+            )?;
+            let Some(claim_text) = &q.claim else {
+                return Err(AskError::NoClaim(q.id.clone()));
+            };
+            let claim = self.formula(&format!("{} claim", q.id), claim_text)?;
+            let verdict = self.ask(&scenario, &claim)?;
+            let roles = match verdict {
+                Verdict::Entailed { .. } | Verdict::NotEntailed { .. } => {
+                    self.roles_view(&scenario)?
+                }
+                _ => None,
+            };
+            asked.push(Asked {
+                question: q.clone(),
+                scenario,
+                claim,
+                verdict,
+                roles,
+            });
+        }
+        Ok(asked)
+    }
+
     /// Starts a solver and loads the spec.
     pub fn new(spec: &'a Spec, config: &SolverConfig) -> Result<Asker<'a>, SolverError> {
         let mut solver = Solver::start(config)?;

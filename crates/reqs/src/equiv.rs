@@ -586,3 +586,68 @@ pub fn load_candidates(
             file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
         })
 }
+
+/// Why `vera equiv`'s candidate sets could not be partitioned.
+#[derive(Debug, thiserror::Error)]
+pub enum SetsError {
+    /// The options do not say what to compare.
+    #[error("{0}")]
+    Usage(&'static str),
+    /// The candidates file could not be read.
+    #[error(transparent)]
+    Read(#[from] safefile::SafeFileError),
+    /// The candidates file is not one.
+    #[error("{0}")]
+    File(logic::Diagnostics),
+    /// A candidate that is not a formula over the spec.
+    #[error("{0}")]
+    Formula(logic::Diagnostics),
+    /// The checker could not start.
+    #[error(transparent)]
+    Equiv(#[from] EquivError),
+    /// The solver failed.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+}
+
+/// The candidate sets of `vera equiv`: those of the candidates file `file`, or the
+/// terms given on the command line as one set; both or neither is an error.
+pub fn candidate_sets(
+    file: Option<&std::path::Path>,
+    terms: &[String],
+) -> Result<Vec<(String, Vec<String>)>, SetsError> {
+    match file {
+        Some(_) if !terms.is_empty() => Err(SetsError::Usage(
+            "give candidate terms on the command line or --candidates, not both",
+        )),
+        Some(f) => load_candidates(&safefile::read_text(f)?, &f.display().to_string())
+            .map_err(SetsError::File),
+        None if terms.is_empty() => Err(SetsError::Usage(
+            "give at least one candidate TERM, or --candidates FILE",
+        )),
+        None => Ok(vec![("command line".into(), terms.to_vec())]),
+    }
+}
+
+/// Each set of candidate texts parsed over `spec` (the `i`th of set `id` named
+/// `id #i`) and partitioned by equivalence under the spec's domain, on one solver
+/// session; with the number of solver queries.
+pub fn partition_sets(
+    spec: &crate::Spec,
+    sets: &[(String, Vec<String>)],
+    config: &SolverConfig,
+) -> Result<(Vec<(String, Partition)>, usize), SetsError> {
+    let universe = Universe::of_spec(spec);
+    let mut checker = Checker::new(&universe, config)?;
+    let mut results = Vec::new();
+    for (id, texts) in sets {
+        let terms = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| spec.parse_formula(&format!("{id} #{}", i + 1), t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(SetsError::Formula)?;
+        results.push((id.clone(), checker.partition(&terms)?));
+    }
+    Ok((results, checker.queries))
+}

@@ -160,3 +160,75 @@ pub fn require_formula(path: &Path, spec: &Spec) -> Result<(), UseError> {
     }
     Ok(())
 }
+
+/// Why a file given as a spec could not be read as one.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// A file of another format (`vera extract` reads it).
+    #[error("{} is not a spec ({kind:?})", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What it is.
+        kind: Foreign,
+    },
+    /// `--csv-columns` given for a TOML spec.
+    #[error("--csv-columns is for CSV requirement files; {} is a spec already", .0.display())]
+    CsvColumnsForSpec(PathBuf),
+    /// A CSV of requirements without a schema.
+    #[error("{}: a CSV of requirements needs --schema SPEC.toml for its variables", .0.display())]
+    CsvNeedsSchema(PathBuf),
+    /// `--schema` given for a TOML spec.
+    #[error("--schema is for CSV requirement files; {} is a spec already", .0.display())]
+    SchemaForSpec(PathBuf),
+    /// The spec has errors (and perhaps warnings), all located.
+    #[error("{} cannot be used: {} error(s) above", path.display(), .diagnostics.0.iter().filter(|l| l.severity == logic::source::Severity::Error).count())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Every problem found.
+        diagnostics: logic::Diagnostics,
+    },
+    /// The file could not be read.
+    #[error("{0}")]
+    Read(safefile::SafeFileError),
+}
+
+/// Reads the spec at `path`: a TOML spec, or a CSV of requirements over the TOML schema
+/// `schema` (its columns named by `csv_columns`, else recognized from the header row).
+/// A file of another format is refused as [`ReadError::Foreign`], also a `.req` file
+/// under another name whose TOML errors would only confuse. The spec's warnings stay
+/// in [`Spec::warnings`] for the caller to show.
+pub fn read_spec(
+    path: &Path,
+    schema: Option<&Path>,
+    csv_columns: Option<&crate::CsvColumns>,
+) -> Result<Spec, ReadError> {
+    if let Some(kind) = foreign(path) {
+        let path = path.to_path_buf();
+        return Err(ReadError::Foreign { path, kind });
+    }
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let loaded = match (is_csv, schema) {
+        (true, Some(s)) => crate::load_csv_with(path, s, &csv_columns.cloned().unwrap_or_default()),
+        (false, _) if csv_columns.is_some() => {
+            return Err(ReadError::CsvColumnsForSpec(path.to_path_buf()))
+        }
+        (true, None) => return Err(ReadError::CsvNeedsSchema(path.to_path_buf())),
+        (false, Some(_)) => return Err(ReadError::SchemaForSpec(path.to_path_buf())),
+        (false, None) => crate::load(path),
+    };
+    loaded.map_err(|e| match e {
+        crate::LoadError::Invalid(_) if looks_like_req(path) => ReadError::Foreign {
+            path: path.to_path_buf(),
+            kind: Foreign::Req,
+        },
+        crate::LoadError::Invalid(diagnostics) => ReadError::Invalid {
+            path: path.to_path_buf(),
+            diagnostics,
+        },
+        crate::LoadError::Read(e) => ReadError::Read(e),
+    })
+}

@@ -1,8 +1,7 @@
 //! `vera audit` and `vera ask`: terminal and JSON reports for the requirement audits
 //! and scenario questions of the `reqs` crate.
 
-use anyhow::{bail, Context as _, Result};
-use reqs::ask::Verdict;
+use anyhow::{Context as _, Result};
 use reqs::summary::summarize;
 use reqs::{AuditOptions, Spec};
 use std::path::Path;
@@ -66,65 +65,27 @@ fn read_spec(
     schema: Option<&Path>,
     show: impl Fn(&logic::Located) -> bool,
 ) -> Result<Spec> {
-    if let Some(kind) = reqs::input::foreign(path) {
-        bail!("{}", printer::audit::not_a_spec_hint(path, kind));
-    }
-    let is_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let spec = match (is_csv, schema) {
-        (true, Some(s)) => {
-            let columns = crate::files::csv_columns().cloned().unwrap_or_default();
-            reqs::load_csv_with(path, s, &columns)
-        }
-        (false, _) if crate::files::csv_columns().is_some() => bail!(
-            "--csv-columns is for CSV requirement files; {} is a spec already",
-            path.display()
-        ),
-        (true, None) => bail!(
-            "{}: a CSV of requirements needs --schema SPEC.toml for its variables",
-            path.display()
-        ),
-        (false, Some(_)) => bail!(
-            "--schema is for CSV requirement files; {} is a spec already",
-            path.display()
-        ),
-        (false, None) => reqs::load(path),
-    };
-    let spec = match spec {
-        // Printed as they are (warnings as `warning:`), then one line that says so.
-        Err(reqs::LoadError::Invalid(d)) => {
-            // A `.req` file under another name: say what it is rather than list TOML
-            // errors from line 1 on.
-            if reqs::input::looks_like_req(path) {
-                let hint = printer::audit::not_a_spec_hint(path, reqs::input::Foreign::Req);
-                bail!("{}", hint);
+    use reqs::input::ReadError;
+    let spec =
+        reqs::input::read_spec(path, schema, crate::files::csv_columns()).map_err(|e| match e {
+            ReadError::Foreign { path, kind } => {
+                anyhow::anyhow!("{}", printer::audit::not_a_spec_hint(&path, kind))
             }
-            eprintln!("{d}");
-            let errors: Vec<crate::output::Diagnostic> =
-                d.0.iter()
-                    .filter(|l| l.severity == logic::source::Severity::Error)
-                    .map(|l| crate::output::Diagnostic {
-                        file: Some(l.file.clone()),
-                        line: Some(l.line),
-                        column: Some(l.col),
-                        message: l.message.clone(),
-                    })
-                    .collect();
-            return Err(crate::output::Failure {
-                kind: "input",
-                message: format!(
-                    "{} cannot be used: {} error(s) above",
-                    path.display(),
-                    errors.len()
-                ),
-                diagnostics: errors,
-                shown: false,
+            // Printed as they are (warnings as `warning:`), then one line that says so.
+            ReadError::Invalid {
+                ref diagnostics, ..
+            } => {
+                eprintln!("{diagnostics}");
+                crate::output::Failure {
+                    kind: "input",
+                    message: e.to_string(),
+                    diagnostics: crate::output::Diagnostic::errors_of(diagnostics),
+                    shown: false,
+                }
+                .into()
             }
-            .into());
-        }
-        other => other.map_err(|e| anyhow::anyhow!("{e}"))?,
-    };
+            other => anyhow::anyhow!("{other}"),
+        })?;
     let shown = logic::Diagnostics(
         spec.warnings
             .0
@@ -146,65 +107,33 @@ pub fn load_or_report(path: &Path, schema: Option<&Path>) -> anyhow::Result<Spec
 
 /// `vera audit` on a spec with a `[time]` table: the audits on traces.
 fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
+    use reqs::timed::request::{audit_timed_request, RequestError, TimedRequest};
     let solver = &a.solver;
     let spec =
         load_spec_timed(&a.spec, a.csv.schema.as_deref()).map_err(crate::output::input_error)?;
-    let tb = spec.time.clone().expect("timed spec");
-    if spec
-        .requirements
-        .iter()
-        .all(|r| r.timed.is_none() && r.dense.is_none() && r.formula.is_none())
-    {
-        bail!(
-            "nothing to check: {} has no requirement with a formula or a timed pattern",
-            a.spec.display()
-        );
-    }
-    let steps = |what: &str, d: &Option<String>| -> Result<Option<usize>> {
-        match d {
-            None => Ok(None),
-            Some(text) => match tb.duration(text) {
-                Ok(0) => bail!("{what} must be at least one tick"),
-                Ok(n) => Ok(Some(n as usize)),
-                Err(e) => bail!("{what}: {e}"),
-            },
-        }
-    };
-    if tb.semantics == reqs::timed::Semantics::Dense {
-        let mut options = reqs::timed::dense::audit::DenseOptions::new(solver.config());
-        options.bmc_depth = a.depth;
-        let start = std::time::Instant::now();
-        let report = reqs::timed::dense::audit::audit_dense(&spec, &options)
-            .with_context(|| format!("auditing {}", a.spec.display()))?;
-        return Ok(Box::new(printer::dense::DenseRun {
-            file: a.spec.display().to_string(),
-            spec,
-            report,
-            witnesses: a.witnesses,
-            solver: solver.config().kind.to_string(),
-            seconds: start.elapsed().as_secs_f64(),
-        }));
-    }
     let mut audit = AuditOptions::new(solver.config());
     audit.jobs = solver.jobs();
     audit.max_conflicts = a.all_conflicts.max(1);
-    let options = reqs::timed::audit::TimedOptions {
+    let request = TimedRequest {
         audit,
-        horizon: steps("--horizon", &a.horizon)?,
-        rt_horizon: steps("--rt-horizon", &a.rt_horizon)?,
+        horizon: a.horizon.clone(),
+        rt_horizon: a.rt_horizon.clone(),
         no_rt: a.no_rt,
+        bmc_depth: a.depth,
     };
+    let file = a.spec.display().to_string();
     let start = std::time::Instant::now();
-    let report = reqs::timed::audit::audit_timed(&spec, &options)
-        .with_context(|| format!("auditing {}", a.spec.display()))?;
-    Ok(Box::new(printer::timed::TimedRun {
-        file: a.spec.display().to_string(),
-        spec,
-        report,
-        witnesses: a.witnesses,
-        solver: solver.config().kind.to_string(),
-        seconds: start.elapsed().as_secs_f64(),
-    }))
+    let report = audit_timed_request(&spec, &file, &request).map_err(|e| match e {
+        RequestError::Timed(_) | RequestError::Dense(_) => {
+            anyhow::Error::new(e).context(format!("auditing {file}"))
+        }
+        other => other.into(),
+    })?;
+    let (solver, seconds) = (solver.config().kind.to_string(), start.elapsed());
+    let (witnesses, seconds) = (a.witnesses, seconds.as_secs_f64());
+    Ok(printer::timed::TimedRun::of(
+        file, spec, report, witnesses, solver, seconds,
+    ))
 }
 
 /// [`load_or_report`] for the commands that check formulas: a spec without a single
@@ -259,83 +188,33 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
     if reqs::input::is_timed_file(&args.spec) {
         return crate::timed_ask::ask(args);
     }
-    let solver = &args.solver;
     let spec = load_checkable(&args.spec, args.csv.schema.as_deref())?;
-    let parse = |what: &str, text: &str| {
-        spec.parse_formula(what, text)
-            .map_err(|d| anyhow::anyhow!("{d}"))
-    };
-    let mut asker = reqs::Asker::new(&spec, &solver.config())?;
+    let mut asker = reqs::Asker::new(&spec, &args.solver.config())?;
     if args.derive {
-        let scenario = parse("--scenario", args.scenario.as_deref().unwrap_or("true"))?;
+        let scenario = asker.formula("--scenario", args.scenario.as_deref().unwrap_or("true"))?;
         let d = asker.derive(&scenario)?;
-        return Ok(Box::new(printer::ask::derive_report(
-            logic::print::term(&scenario),
-            d,
-        )));
+        let scenario = logic::print::term(&scenario);
+        return Ok(Box::new(printer::ask::derive_report(scenario, d)));
     }
-    let questions = questions_of(args)?;
-    let mut results = Vec::new();
-    for q in &questions {
-        let scenario = parse(
-            &format!("{} scenario", q.id),
-            q.scenario.as_deref().unwrap_or("true"),
-        )?;
-        let Some(claim_text) = &q.claim else {
-            bail!("question {} has no claim", q.id)
-        };
-        let claim = parse(&format!("{} claim", q.id), claim_text)?;
-        let verdict = asker.ask(&scenario, &claim)?;
-        let view = if matches!(
-            verdict,
-            Verdict::Entailed { .. } | Verdict::NotEntailed { .. }
-        ) {
-            asker.roles_view(&scenario)?
-        } else {
-            None
-        };
-        results.push((q, scenario, claim, verdict, view));
-    }
+    let asked = asker.ask_all(&questions_of(args)?)?;
     let file = args.questions.as_ref().map(|q| q.display().to_string());
-    let answers = results
-        .into_iter()
-        .map(
-            |(q, scenario, claim, verdict, roles)| printer::ask::Answer {
-                question: q.clone(),
-                scenario: logic::print::term(&scenario),
-                claim: logic::print::term(&claim),
-                verdict,
-                roles,
-            },
-        )
-        .collect();
+    let answers = asked.into_iter().map(Into::into).collect();
     Ok(Box::new(printer::ask::ask_report(answers, file)))
 }
 
 /// The questions of `vera ask`: the questions file, or the one `--claim`.
 pub(crate) fn questions_of(args: &crate::cli::AskArgs) -> Result<Vec<reqs::Question>> {
-    let questions = questions_as_given(args)?;
-    reqs::ask::check_questions(&questions)?;
-    Ok(questions)
-}
-
-fn questions_as_given(args: &crate::cli::AskArgs) -> Result<Vec<reqs::Question>> {
-    Ok(match (&args.questions, &args.claim) {
-        (Some(q), None) => {
-            let text = safefile::read_text(q)?;
-            reqs::ask::load_questions(&text, &q.display().to_string())
+    let given = (args.claim.as_deref(), args.scenario.as_deref());
+    let questions = match reqs::ask::claim_question(given.0, given.1, args.questions.is_some())? {
+        Some(q) => vec![q],
+        None => {
+            let q = args.questions.as_deref().expect("a questions file");
+            reqs::ask::load_questions(&safefile::read_text(q)?, &q.display().to_string())
                 .map_err(|d| anyhow::anyhow!("{d}"))?
         }
-        (None, Some(c)) => vec![reqs::Question {
-            id: "claim".into(),
-            text: String::new(),
-            scenario: args.scenario.clone(),
-            claim: Some(c.clone()),
-            expected: None,
-        }],
-        (Some(_), Some(_)) => bail!("give either --claim or --questions, not both"),
-        (None, None) => bail!("nothing to ask: give --claim TERM, --questions FILE or --derive"),
-    })
+    };
+    reqs::ask::check_questions(&questions)?;
+    Ok(questions)
 }
 
 /// `vera mutate SPEC`

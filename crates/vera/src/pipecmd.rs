@@ -3,10 +3,9 @@
 
 use crate::output::excerpt;
 use anyhow::{bail, Context as _, Result};
-use pipeline::ambiguity::{AmbiguityOptions, AmbiguityReport};
+use pipeline::ambiguity::AmbiguityOptions;
 use pipeline::clarify::{ClarifyOptions, ProposalsFile};
 use pipeline::formalize::{FormalizeOptions, Mode};
-use reqs::equiv::Universe;
 use std::path::{Path, PathBuf};
 
 pub use crate::llmcmd::LlmArgs;
@@ -25,46 +24,21 @@ fn print_accounting(client: &llm::Client) {
 
 /// `vera equiv SPEC TERM... | --candidates FILE`
 pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
-    let (spec_path, schema, terms) = (a.spec.as_path(), a.csv.schema.as_deref(), &a.terms);
-    let (candidates, solver) = (a.candidates.as_deref(), &a.solver);
-    let spec = crate::audit::load_spec(spec_path, schema)?;
-    let sets: Vec<(String, Vec<String>)> = match candidates {
-        Some(f) => {
-            if !terms.is_empty() {
-                bail!("give candidate terms on the command line or --candidates, not both");
-            }
-            let text = safefile::read_text(f)?;
-            reqs::equiv::load_candidates(&text, &f.display().to_string())
-                .map_err(|d| anyhow::anyhow!("{d}"))?
+    use reqs::equiv::SetsError;
+    let spec = crate::audit::load_spec(&a.spec, a.csv.schema.as_deref())?;
+    let sets = reqs::equiv::candidate_sets(a.candidates.as_deref(), &a.terms);
+    let partitioned = sets.and_then(|s| reqs::equiv::partition_sets(&spec, &s, &a.solver.config()));
+    let (results, queries) = partitioned.map_err(|e| match e {
+        SetsError::Formula(d) => {
+            eprintln!("{d}");
+            crate::output::Reported.into()
         }
-        None => {
-            if terms.is_empty() {
-                bail!("give at least one candidate TERM, or --candidates FILE");
-            }
-            vec![("command line".into(), terms.to_vec())]
-        }
-    };
-    let universe = Universe::of_spec(&spec);
-    let mut checker = reqs::equiv::Checker::new(&universe, &solver.config())?;
-    let mut results = Vec::new();
-    for (id, texts) in &sets {
-        let mut ts = Vec::new();
-        for (i, t) in texts.iter().enumerate() {
-            match spec.parse_formula(&format!("{id} #{}", i + 1), t) {
-                Ok(t) => ts.push(t),
-                Err(d) => {
-                    eprintln!("{d}");
-                    return Err(crate::output::Reported.into());
-                }
-            }
-        }
-        let p = checker.partition(&ts)?;
-        results.push((id.clone(), p));
-    }
+        SetsError::Read(e) => anyhow::Error::new(e),
+        other => anyhow::Error::new(other),
+    })?;
+    let file = a.spec.display().to_string();
     Ok(Box::new(printer::pipe::equiv_report(
-        spec_path.display().to_string(),
-        results,
-        checker.queries,
+        file, results, queries,
     )))
 }
 
@@ -134,38 +108,10 @@ pub fn formalize(a: &crate::cli::FormalizeArgs) -> crate::output::Outcome {
 
 // ------------------------------------------------------------------ ambiguity
 
-/// `vera ambiguity SPEC`
+/// `vera ambiguity SPEC`: formulas, or timed patterns grouped by trace equivalence.
 pub fn ambiguity(a: &crate::cli::AmbiguityArgs) -> crate::output::Outcome {
-    let (spec_path, schema, only) = (a.spec.as_path(), a.csv.schema.as_deref(), &a.only);
-    let (sampling, llm_args, solver) = ((a.samples, a.max_tokens), &a.llm, &a.solver);
-    let spec = crate::audit::load_spec_discrete(spec_path, schema, "ambiguity")?;
-    if spec.time.is_some() {
-        return ambiguity_timed(a, &spec);
-    }
-    let client = llm_args.client()?;
-    let (samples, max_tokens) = sampling;
-    let options = AmbiguityOptions {
-        samples,
-        only: ids(only),
-        max_tokens: Some(max_tokens),
-        ..Default::default()
-    };
-    let start = std::time::Instant::now();
-    let rep: AmbiguityReport =
-        pipeline::ambiguity::screen(&spec, &client, &solver.config(), &options)?;
-    let seconds = start.elapsed().as_secs_f64();
-    print_accounting(&client);
-    Ok(Box::new(printer::pipe::ambiguity_report(
-        spec_path,
-        rep,
-        client.accounting(),
-        seconds,
-    )))
-}
-
-/// `vera ambiguity` on a spec with a `[time]` table: samples of timed patterns grouped
-/// by trace equivalence, with the questions that tell the readings apart.
-fn ambiguity_timed(a: &crate::cli::AmbiguityArgs, spec: &reqs::Spec) -> crate::output::Outcome {
+    let schema = a.csv.schema.as_deref();
+    let spec = crate::audit::load_spec_discrete(&a.spec, schema, "ambiguity")?;
     let client = a.llm.client()?;
     let options = AmbiguityOptions {
         samples: a.samples,
@@ -174,15 +120,15 @@ fn ambiguity_timed(a: &crate::cli::AmbiguityArgs, spec: &reqs::Spec) -> crate::o
         ..Default::default()
     };
     let start = std::time::Instant::now();
-    let rep = pipeline::timed::screen_timed(spec, &client, &a.solver.config(), &options)?;
+    let rep = pipeline::timed::screen_any(&spec, &client, &a.solver.config(), &options)?;
     let seconds = start.elapsed().as_secs_f64();
     print_accounting(&client);
-    Ok(Box::new(printer::pipe::ambiguity_timed_report(
+    Ok(printer::pipe::ambiguity_any_report(
         &a.spec,
         rep,
         client.accounting(),
         seconds,
-    )))
+    ))
 }
 
 // ------------------------------------------------------------------ clarify
@@ -196,28 +142,19 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         inputs.push(s);
     }
     if let Some(pf) = &a.apply {
-        let text = safefile::read_text(pf)?;
-        let (name, spec_name) = (pf.display().to_string(), a.spec.display().to_string());
-        let file = ProposalsFile::read_for(&name, &text, &spec, &spec_name)?;
-        let (out_text, changed) = pipeline::clarify::apply(&spec, &file.proposals);
-        let out = a
-            .out
-            .clone()
-            .unwrap_or_else(|| default_out(&a.spec, "clarified.toml"));
+        let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.spec, "clarified.toml"));
         inputs.push(pf);
+        let (text, spec_name) = (safefile::read_text(pf)?, a.spec.display().to_string());
+        let changed =
+            pipeline::clarify::apply_file(&spec, &spec_name, (pf, &text), &out, &inputs, force)?;
         if changed.is_empty() {
             eprintln!(
                 "nothing to apply: no proposal in {} is accepted (set \"accepted\": true to take one); nothing written",
                 pf.display()
             );
-            return Ok(Box::new(printer::pipe::apply_report(pf, changed, None)));
         }
-        pipeline::formalize::write_new(&out, &out_text, &inputs, force)?;
-        return Ok(Box::new(printer::pipe::apply_report(
-            pf,
-            changed,
-            Some(&out),
-        )));
+        let written = (!changed.is_empty()).then_some(out.as_path());
+        return Ok(Box::new(printer::pipe::apply_report(pf, changed, written)));
     }
     let out = a
         .proposals
@@ -236,48 +173,16 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         },
         ..Default::default()
     };
-    if spec.time.is_some() {
-        return clarify_timed(a, &spec, &client, &options, &out, &inputs);
-    }
     let start = std::time::Instant::now();
-    let rep = pipeline::clarify::clarify(&spec, &client, &solver.config(), &options, None)?;
+    let rep = pipeline::timed::clarify_any(&spec, &client, &solver.config(), &options)?;
     let seconds = start.elapsed().as_secs_f64();
-    let file = ProposalsFile::new(a.spec.display().to_string(), rep.proposals.clone());
+    let file = ProposalsFile::new(a.spec.display().to_string(), rep.proposals().to_vec());
     pipeline::formalize::write_new(&out, &file.to_json()?, &inputs, force)?;
     print_accounting(&client);
-    Ok(Box::new(printer::pipe::clarify_report(
-        &a.spec,
-        &out,
-        rep,
-        client.accounting(),
-        seconds,
-    )))
-}
-
-/// `vera clarify` on a spec with a `[time]` table: the questions of time put to the
-/// model, the rewrites screened again on traces; the proposals file is the same
-/// `vera.clarify.v1` (a converged proposal carries its pattern).
-fn clarify_timed(
-    a: &crate::cli::ClarifyArgs,
-    spec: &reqs::Spec,
-    client: &llm::Client,
-    options: &ClarifyOptions,
-    out: &Path,
-    inputs: &[&Path],
-) -> crate::output::Outcome {
-    let start = std::time::Instant::now();
-    let rep = pipeline::timed::clarify_timed(spec, client, &a.solver.config(), options, None)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let file = ProposalsFile::new(a.spec.display().to_string(), rep.proposals.clone());
-    pipeline::formalize::write_new(out, &file.to_json()?, inputs, crate::files::force())?;
-    print_accounting(client);
-    Ok(Box::new(printer::pipe::clarify_timed_report(
-        &a.spec,
-        out,
-        rep,
-        client.accounting(),
-        seconds,
-    )))
+    let llm = client.accounting();
+    Ok(printer::pipe::clarify_any_report(
+        &a.spec, &out, rep, llm, seconds,
+    ))
 }
 
 // ------------------------------------------------------------------ consistency --nl-text

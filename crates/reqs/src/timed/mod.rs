@@ -20,6 +20,7 @@ pub mod ask;
 pub mod audit;
 pub mod dense;
 pub mod equiv;
+pub mod request;
 pub mod trace;
 pub mod unroll;
 
