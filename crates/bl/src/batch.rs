@@ -1019,3 +1019,72 @@ pub fn merge(parts: Vec<(String, BatchReport)>) -> Result<BatchReport, MergeErro
     merged.merged_from = files;
     Ok(merged)
 }
+
+/// Why the case folders of `vera consistency --batch` could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    /// The root folder cannot be read.
+    #[error("cannot read {}", .root.display())]
+    Read {
+        /// The folder.
+        root: std::path::PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No case under the root.
+    #[error("no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)", .0.display())]
+    NoCases(std::path::PathBuf),
+}
+
+/// The cases under `root` ([`discover`]), or only those of `shard`, with the number of
+/// rows before sharding; a root without any case is an error.
+pub fn cases_under(root: &Path, shard: Option<Shard>) -> Result<(Discovery, usize), FolderError> {
+    let found = discover(root).map_err(|source| FolderError::Read {
+        root: root.to_path_buf(),
+        source,
+    })?;
+    let total_rows = found.rows();
+    if total_rows == 0 {
+        return Err(FolderError::NoCases(root.to_path_buf()));
+    }
+    let found = match shard {
+        Some(k) => found.shard(k),
+        None => found,
+    };
+    Ok((found, total_rows))
+}
+
+/// Why batch report files could not be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeFilesError {
+    /// A file could not be read.
+    #[error(transparent)]
+    Read(#[from] safefile::SafeFileError),
+    /// A file is not a batch report.
+    #[error("{name}: not a consistency batch report ({BATCH_SCHEMA} JSON)")]
+    NotBatch {
+        /// The file.
+        name: String,
+        /// Why it does not read.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The reports do not merge.
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+}
+
+/// [`merge`] of the batch reports in `files` (`vera consistency --merge`).
+pub fn merge_files(files: &[std::path::PathBuf]) -> Result<BatchReport, MergeFilesError> {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = safefile::read_text(f)?;
+        let name = f.display().to_string();
+        match serde_json::from_str(&text) {
+            Ok(rep) => parts.push((name, rep)),
+            Err(source) => return Err(MergeFilesError::NotBatch { name, source }),
+        }
+    }
+    Ok(merge(parts)?)
+}

@@ -2,7 +2,7 @@
 //! implementation checking of the `bl` crate.
 
 use crate::cli::SolverArgs;
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
 use bl::check::{check_consistency, Assumption, Bounds, CheckInput, SideSource};
 use logic::SourceFile;
 use std::path::Path;
@@ -205,19 +205,7 @@ fn batch(
     assumptions: Vec<Assumption>,
     solver: &SolverArgs,
 ) -> crate::output::Outcome {
-    let found =
-        bl::batch::discover(root).with_context(|| format!("cannot read {}", root.display()))?;
-    let total_rows = found.rows();
-    if total_rows == 0 {
-        bail!(
-            "no cases under {} (a case is a folder with a .bl program and an .smt2 formalization)",
-            root.display()
-        );
-    }
-    let found = match args.shard {
-        Some(k) => found.shard(k),
-        None => found,
-    };
+    let (found, total_rows) = bl::batch::cases_under(root, args.shard)?;
     for s in &found.skipped {
         eprintln!(
             "warning: skipped {}: {}",
@@ -260,16 +248,10 @@ fn batch(
 /// `vera consistency --merge A.json B.json ...`: one batch report from several (the
 /// shards of one split, or batches over disjoint case sets).
 fn merge_reports(files: &[std::path::PathBuf], strict_exceptions: bool) -> crate::output::Outcome {
-    let mut parts = Vec::new();
-    for f in files {
-        let text = safefile::read_text(f)?;
-        let name = f.display().to_string();
-        let rep: bl::batch::BatchReport = serde_json::from_str(&text).with_context(|| {
-            format!("{name}: not a consistency batch report (vera.consistency-batch.v1 JSON)")
-        })?;
-        parts.push((name, rep));
-    }
-    let merged = bl::batch::merge(parts)?;
+    let merged = bl::batch::merge_files(files).map_err(|e| match e {
+        bl::batch::MergeFilesError::Read(e) => anyhow::Error::new(e),
+        other => anyhow::Error::new(other),
+    })?;
     Ok(Box::new(printer::bl::batch_rendered(
         merged,
         strict_exceptions,
