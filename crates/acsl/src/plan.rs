@@ -2,10 +2,16 @@
 //! as written (through harnesses cut from its text); anything else — several files,
 //! preprocessor flags, a compilation database, a file with `#include "..."` or `#if`
 //! lines — is preprocessed as a program. This is the policy every `vera c` command
-//! follows, kept here so that it is the same for all of them.
+//! follows, kept here so that it is the same for all of them: [`Input::read`] reads a
+//! command line's files, [`verify`] and [`strength`] are `vera c verify` and
+//! `vera c strength` (one file or a program), with a typed [`CheckError`].
 
 use crate::project::{normalize, CppFlags, FlagError, Preprocessor, Program, Unit};
-use crate::{Diagnostics, WpConfig, WpError};
+use crate::verify::VerifyReport;
+use crate::workspace::Workspace;
+use crate::{
+    CFile, Diagnostics, StrengthError, StrengthOptions, StrengthReport, WpConfig, WpError,
+};
 use std::path::{Path, PathBuf};
 
 /// How the files are preprocessed, as a compiler or the build takes it.
@@ -171,4 +177,185 @@ fn directives(file: &Path) -> impl Iterator<Item = String> {
         })
         .collect::<Vec<_>>()
         .into_iter()
+}
+
+/// Why a command on C files gave no result. Each variant is one way it fails, so a
+/// caller can say which (the command line's error report names a kind for each).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// A named file cannot be read (it does not exist, or is not readable).
+    #[error("cannot read {}: {error}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The file read as written does not parse; every problem is located.
+    #[error("{0}")]
+    Syntax(Diagnostics),
+    /// The files could not be read as a program.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The verifier could not run, or rejected the input.
+    #[error(transparent)]
+    Wp(#[from] WpError),
+    /// The strength of one file read as written could not be measured (whatever the
+    /// reason, the verifier's included).
+    #[error(transparent)]
+    FileStrength(StrengthError),
+    /// The strength of a program could not be measured, for a reason other than the
+    /// verifier ([`CheckError::Wp`]).
+    #[error(transparent)]
+    Strength(StrengthError),
+}
+
+/// One C file read as written: it must exist and parse.
+pub fn read_file(path: &Path) -> Result<CFile, CheckError> {
+    if let Err(error) = std::fs::metadata(path) {
+        return Err(CheckError::Unreadable {
+            path: path.to_path_buf(),
+            error,
+        });
+    }
+    crate::parse_c(path).map_err(CheckError::Syntax)
+}
+
+/// The C input of a command line, read the way [`as_written`] decides.
+pub enum Input {
+    /// One self-contained file, parsed as written.
+    File(CFile),
+    /// A program, preprocessed and parsed, with the preprocessor it used.
+    Program(Program, Preprocessor),
+}
+
+impl Input {
+    /// Reads `files`: one self-contained file as written, anything else preprocessed
+    /// as a program (with `frama_c`'s preprocessor).
+    pub fn read(files: &[PathBuf], cpp: &CppOptions, frama_c: &Path) -> Result<Input, CheckError> {
+        if as_written(files, cpp) {
+            Ok(Input::File(read_file(&files[0])?))
+        } else {
+            let (program, pp) = load_program(files, cpp, frama_c)?;
+            Ok(Input::Program(program, pp))
+        }
+    }
+
+    /// The parsed text: the file, or the program's preprocessed text.
+    pub fn file(&self) -> &CFile {
+        match self {
+            Input::File(f) => f,
+            Input::Program(p, _) => &p.file,
+        }
+    }
+
+    /// The program, when the input is one.
+    pub fn program(&self) -> Option<&Program> {
+        match self {
+            Input::File(_) => None,
+            Input::Program(p, _) => Some(p),
+        }
+    }
+}
+
+/// A result of a command on C files and the files it is about (one file as named, or
+/// a program's files).
+#[derive(Debug, Clone)]
+pub struct Checked<R> {
+    /// The files.
+    pub files: Vec<PathBuf>,
+    /// The result.
+    pub report: R,
+}
+
+impl<R> Checked<R> {
+    /// The files on one line, separated by spaces.
+    pub fn shown(&self) -> String {
+        let names: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        names.join(" ")
+    }
+}
+
+/// `vera c verify`: the files' ACSL annotations checked with Frama-C/WP — one file
+/// through harnesses cut from its text, a program on its original files.
+pub fn verify(
+    files: &[PathBuf],
+    cpp: &CppOptions,
+    cfg: &WpConfig,
+) -> Result<Checked<VerifyReport>, CheckError> {
+    match Input::read(files, cpp, &cfg.frama_c)? {
+        Input::File(file) => Ok(Checked {
+            files: vec![files[0].clone()],
+            report: crate::verify_file(&file, cfg)?,
+        }),
+        Input::Program(program, _) => {
+            let report = crate::verify::verify_program(&program, cfg)?;
+            Ok(Checked {
+                files: report.files.clone(),
+                report,
+            })
+        }
+    }
+}
+
+/// `vera c strength`: the variant discrimination rate of the files' specifications —
+/// for one file, of mutants of its text through harnesses; for a program, of mutants
+/// written into its original files in a private copy ([`Workspace`]).
+pub fn strength(
+    files: &[PathBuf],
+    cpp: &CppOptions,
+    cfg: &WpConfig,
+    opts: &StrengthOptions,
+) -> Result<Checked<StrengthReport>, CheckError> {
+    match Input::read(files, cpp, &cfg.frama_c)? {
+        Input::File(file) => Ok(Checked {
+            files: vec![files[0].clone()],
+            report: crate::strength_file(&file, cfg, opts).map_err(CheckError::FileStrength)?,
+        }),
+        Input::Program(program, pp) => {
+            let ws = Workspace::new(&program, &pp)?;
+            let report = crate::strength_program(&ws, cfg, opts).map_err(|e| match e {
+                StrengthError::Wp(e) => CheckError::Wp(e),
+                e => CheckError::Strength(e),
+            })?;
+            Ok(Checked {
+                files: program.sources(),
+                report,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_read_as_written_or_refused_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.c");
+        match read_file(&missing) {
+            Err(e @ CheckError::Unreadable { .. }) => {
+                assert!(e.to_string().starts_with("cannot read "), "{e}")
+            }
+            other => panic!("not refused as unreadable: {other:?}"),
+        }
+        let bad = dir.path().join("bad.c");
+        std::fs::write(&bad, "int f(int x){return x\n").unwrap();
+        assert!(matches!(read_file(&bad), Err(CheckError::Syntax(_))));
+        let good = dir.path().join("good.c");
+        std::fs::write(&good, "int f(int x){return x;}\n").unwrap();
+        let files = vec![good.clone()];
+        let input = Input::read(&files, &CppOptions::default(), Path::new("frama-c")).unwrap();
+        assert!(input.program().is_none());
+        assert_eq!(input.file().items.len(), 1);
+        let checked = Checked {
+            files: vec![good.clone(), bad.clone()],
+            report: (),
+        };
+        assert_eq!(
+            checked.shown(),
+            format!("{} {}", good.display(), bad.display())
+        );
+    }
 }

@@ -3,7 +3,8 @@
 //! Ultimate/Hanfor `.req` pattern files are turned into vera's timed spec format by
 //! [`req_to_spec`] (the mapping is in the docs of `src/req.rs`), and FRET exports with
 //! their FRETish sentences by [`fret_to_spec`] (the mapping is in the docs of
-//! `src/fretish.rs`).
+//! `src/fretish.rs`). [`import`] is `vera extract FILE`: which of these a file gets,
+//! and the options that do not fit it refused.
 //!
 //! Extraction is deterministic: no language model is involved, and the same bytes give
 //! the same list. Every [`Requirement`] keeps where it came from (file and line, or file
@@ -16,10 +17,12 @@ mod doc;
 mod fret;
 mod fretish;
 mod hanfor;
+mod import;
 mod req;
 mod reqif;
 
 pub use fret::{fret_to_spec, FretError, FretImport, FretOptions, FretRead};
+pub use import::{check_options, import, ImportError, ImportOptions, Imported, Reading};
 pub use req::{
     req_to_spec, req_to_spec_with, ExpectedResult, ReqError, ReqImport, ReqOptions, ReqSemantics,
 };

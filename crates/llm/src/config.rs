@@ -161,6 +161,28 @@ fn d_cache() -> Option<PathBuf> {
     Some(PathBuf::from(".vera-cache/llm.sqlite"))
 }
 
+/// What a command line changes in the configuration it loads
+/// ([`LlmConfig::apply_overrides`]).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Record every exchange in this cassette.
+    pub record: Option<PathBuf>,
+    /// Add to an existing cassette instead of refusing it.
+    pub record_append: bool,
+    /// Answer from this cassette.
+    pub replay: Option<PathBuf>,
+    /// With `replay`: ask the model for the requests the cassette does not hold.
+    pub replay_then_live: bool,
+    /// Do not read or write the cache.
+    pub no_cache: bool,
+    /// Ask again and overwrite cached answers.
+    pub refresh: bool,
+    /// Constrain formula answers with a grammar.
+    pub grammar: bool,
+    /// Requests in flight at once (0 or none: the configuration's).
+    pub concurrency: Option<usize>,
+}
+
 /// The `[llm]` settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -304,6 +326,58 @@ impl LlmConfig {
         };
         cfg.apply_env(|k| std::env::var(k).ok())?;
         Ok(cfg)
+    }
+
+    /// Reads `path` as [`LlmConfig::load`] does, then applies a command line's
+    /// `overrides`.
+    pub fn load_with(path: &Path, overrides: &Overrides) -> Result<LlmConfig> {
+        let mut cfg = LlmConfig::load(Some(path))?;
+        cfg.apply_overrides(overrides)?;
+        Ok(cfg)
+    }
+
+    /// Applies a command line's `overrides`: a cassette to record into (added to with
+    /// `record_append`), one to replay from (answers only from it, so nothing is
+    /// recorded, unless `replay_then_live`; replaying only while asking to record is
+    /// refused), the cache mode, the grammar and the concurrency (0 leaves it).
+    pub fn apply_overrides(&mut self, o: &Overrides) -> Result<()> {
+        if let Some(r) = &o.record {
+            self.record = Some(r.clone());
+        }
+        self.record_append = o.record_append;
+        if o.replay.is_some() && o.record.is_some() && !o.replay_then_live {
+            return Err(LlmError::Options(
+                "--replay answers only from the cassette: nothing new to --record (add --replay-then-live to re-record)".into(),
+            ));
+        }
+        if let Some(r) = &o.replay {
+            self.replay = Some(r.clone());
+            if !o.replay_then_live {
+                self.record = None;
+            }
+            self.replay_then_live = o.replay_then_live;
+        }
+        if o.no_cache {
+            self.cache_mode = CacheMode::Off;
+        } else if o.refresh {
+            self.cache_mode = CacheMode::Refresh;
+        }
+        if o.grammar {
+            self.grammar = true;
+        }
+        if let Some(n) = o.concurrency.filter(|n| *n > 0) {
+            self.concurrency = Some(n);
+        }
+        Ok(())
+    }
+
+    /// The configuration a ping uses: it asks the endpoint itself, never the cache or
+    /// a cassette.
+    pub fn for_ping(mut self) -> LlmConfig {
+        self.cache_mode = CacheMode::Off;
+        self.replay = None;
+        self.record = None;
+        self
     }
 
     /// Applies overrides from `get` (the process environment, or a map in tests).
@@ -801,5 +875,55 @@ cache_mode = "refresh"
             Err(e) => panic!("wrong error {e}"),
             Ok(_) => panic!("no error"),
         }
+    }
+
+    #[test]
+    fn overrides_replay_record_and_cache() {
+        let mut c = LlmConfig::default();
+        let o = Overrides {
+            record: Some("r.jsonl".into()),
+            replay: Some("p.jsonl".into()),
+            ..Default::default()
+        };
+        match c.apply_overrides(&o) {
+            Err(LlmError::Options(m)) => assert!(m.contains("nothing new to --record"), "{m}"),
+            other => panic!("not refused: {other:?}"),
+        }
+        // Replaying alone records nothing; then-live keeps recording.
+        let mut c = LlmConfig {
+            record: Some("old.jsonl".into()),
+            ..LlmConfig::default()
+        };
+        c.apply_overrides(&Overrides {
+            replay: Some("p.jsonl".into()),
+            no_cache: true,
+            concurrency: Some(0),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(c.replay.as_deref(), Some(Path::new("p.jsonl")));
+        assert_eq!(c.record, None);
+        assert_eq!(c.cache_mode, CacheMode::Off);
+        assert_eq!(c.concurrency, None);
+        let mut c = LlmConfig::default();
+        c.apply_overrides(&Overrides {
+            record: Some("r.jsonl".into()),
+            record_append: true,
+            replay: Some("p.jsonl".into()),
+            replay_then_live: true,
+            refresh: true,
+            concurrency: Some(3),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(c.record.as_deref(), Some(Path::new("r.jsonl")));
+        assert!(c.record_append && c.replay_then_live);
+        assert_eq!(c.cache_mode, CacheMode::Refresh);
+        assert_eq!(c.concurrency, Some(3));
+        let p = c.for_ping();
+        assert_eq!(
+            (p.cache_mode, p.replay, p.record),
+            (CacheMode::Off, None, None)
+        );
     }
 }

@@ -19,6 +19,10 @@ pub enum LlmError {
     /// The configuration is invalid (names the setting).
     #[error("llm configuration: {0}")]
     Config(String),
+    /// Options asked for together that exclude each other (replaying only from a
+    /// cassette and recording into one).
+    #[error("{0}")]
+    Options(String),
     /// The environment variable that should hold the API key is not set.
     #[error("the API key variable {var} is not set in the environment")]
     MissingApiKey {

@@ -1374,38 +1374,18 @@ pub enum ExtractFrom {
     Req,
 }
 
-/// How `vera extract` reads a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExtractReading {
-    /// The requirement list, in this format (`None`: detected from the name and first
-    /// bytes).
-    List(Option<extract::Format>),
-    /// The Ultimate/Hanfor `.req` import.
-    Req,
-}
-
 impl ExtractFrom {
-    /// How to read `file`: the format asked for, or for `auto` a `.req` import when the
-    /// name ends in `.req` (any case), else the list format detected later.
-    pub fn reading(self, file: &std::path::Path) -> ExtractReading {
-        use ExtractReading::{List, Req};
+    /// The reading asked for (`None` for `auto`: `extract::Reading::resolve` decides).
+    pub fn asked(self) -> Option<extract::Reading> {
+        use extract::Reading::{List, Req};
         match self {
-            ExtractFrom::Auto => {
-                if file
-                    .extension()
-                    .is_some_and(|e| e.eq_ignore_ascii_case("req"))
-                {
-                    Req
-                } else {
-                    List(None)
-                }
-            }
-            ExtractFrom::Text => List(Some(extract::Format::Text)),
-            ExtractFrom::Markdown => List(Some(extract::Format::Markdown)),
-            ExtractFrom::Fret => List(Some(extract::Format::Fret)),
-            ExtractFrom::Hanfor => List(Some(extract::Format::Hanfor)),
-            ExtractFrom::Reqif => List(Some(extract::Format::Reqif)),
-            ExtractFrom::Req => Req,
+            ExtractFrom::Auto => None,
+            ExtractFrom::Text => Some(List(Some(extract::Format::Text))),
+            ExtractFrom::Markdown => Some(List(Some(extract::Format::Markdown))),
+            ExtractFrom::Fret => Some(List(Some(extract::Format::Fret))),
+            ExtractFrom::Hanfor => Some(List(Some(extract::Format::Hanfor))),
+            ExtractFrom::Reqif => Some(List(Some(extract::Format::Reqif))),
+            ExtractFrom::Req => Some(Req),
         }
     }
 }

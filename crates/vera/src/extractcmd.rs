@@ -3,60 +3,95 @@
 //! (the default) or as JSON (`vera.requirements.v1`); or an Ultimate/Hanfor `.req` file
 //! imported with its formulas as a timed TOML spec (`extract::req_to_spec`,
 //! docs/timed.md); or a FRET export's FRETish sentences imported as a timed spec
-//! (`--timed`, `extract::fret_to_spec`).
+//! (`--timed`, `extract::fret_to_spec`). Which one a file gets, and which options do
+//! not fit it, is `extract::import`'s; here the file is read and the result shown.
 
-use crate::cli::{ExtractReading, TextFormat};
+use crate::cli::TextFormat;
+use extract::{ImportError, Imported, Reading};
 
 /// `vera extract FILE`
 pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
     let name = a.file.display().to_string();
-    let format = match a.from.reading(&a.file) {
-        ExtractReading::Req => return import_req(a, name),
-        ExtractReading::List(format) => format,
+    let reading = Reading::resolve(a.from.asked(), &a.file);
+    let options = extract::ImportOptions {
+        timed: a.timed,
+        skip_unsupported: a.skip_unsupported,
+        tick: a.tick.as_deref(),
+        semantics: match a.semantics {
+            crate::cli::ReqTime::Dense => extract::ReqSemantics::Dense,
+            crate::cli::ReqTime::Discrete => extract::ReqSemantics::Discrete,
+        },
+        json: a.format == TextFormat::Json,
     };
-    if a.timed || a.skip_unsupported || a.tick.is_some() {
-        let bytes = crate::files::read_utf8(&a.file)?;
-        let read_as = format.unwrap_or_else(|| extract::Format::detect(&name, &bytes));
-        if read_as == extract::Format::Fret {
-            return import_fret(a, name, bytes);
+    extract::check_options(reading, &options).map_err(|e| not_imported(&name, e))?;
+    let bytes = match reading {
+        Reading::Req => safefile::read_text(&a.file)?.into_bytes(),
+        Reading::List(_) => crate::files::read_utf8(&a.file)?,
+    };
+    let imported =
+        extract::import(&name, bytes, reading, &options).map_err(|e| not_imported(&name, e))?;
+    match imported {
+        Imported::List(x) => {
+            // What was dropped or repaired is said on standard error too (and kept in
+            // the spec's comments and the JSON's notes): a person checks it there.
+            notes(&x.notes);
+            let run = printer::extract::ExtractRun { x };
+            eprintln!("{}", crate::output::clean(&run.summary()));
+            Ok(Box::new(run))
         }
-        let how = match format {
-            Some(f) => format!("it is read with --from {}", f.name()),
-            None => format!(
-                "its name does not end in .req (--from req reads it as one) and it is read as {}",
-                read_as.name()
-            ),
-        };
-        if a.timed || a.skip_unsupported {
-            anyhow::bail!(
-                "--timed (and --skip-unsupported) imports the FRETish sentences of a FRET export; {} is not read as \
-                 one: {how}",
-                crate::output::clean(&name)
-            );
+        Imported::Req(import) => {
+            notes(&import.notes);
+            let run = printer::extract::ReqRun { file: name, import };
+            eprintln!("{}", crate::output::clean(&run.summary()));
+            Ok(Box::new(run))
         }
-        anyhow::bail!(
-            "--tick sets the time step of a spec imported from an Ultimate .req file or a FRET \
-             export; {} is not read as either: {how}",
-            crate::output::clean(&name)
-        );
+        Imported::Fret(import) => {
+            // With --skip-unsupported, the requirements left out are listed as warnings
+            // (and as comments in the spec).
+            for e in &import.refused {
+                eprintln!(
+                    "warning: {} (not imported)",
+                    printer::extract::comment(&e.to_string())
+                );
+            }
+            notes(&import.notes);
+            let run = printer::extract::FretRun { file: name, import };
+            eprintln!("{}", crate::output::clean(&run.summary()));
+            Ok(Box::new(run))
+        }
     }
-    let bytes = crate::files::read_utf8(&a.file)?;
-    let x = extract::extract(&name, &bytes, format)?;
-    // What was dropped or repaired is said on standard error too (and kept in the
-    // spec's comments and the JSON's notes): a person checks it there.
-    for n in &x.notes {
-        eprintln!("note: {}", printer::extract::comment(n));
-    }
-    let run = printer::extract::ExtractRun { x };
-    eprintln!("{}", crate::output::clean(&run.summary()));
-    Ok(Box::new(run))
 }
 
-/// An import that failed: every error on standard error, then one line that says so
-/// (with `hint` after it).
-fn not_imported(name: &str, errors: &[impl std::fmt::Display], hint: &str) -> anyhow::Error {
-    for e in errors {
-        eprintln!("{}", crate::output::clean(&e.to_string()));
+/// The notes of a reading, on standard error.
+fn notes(notes: &[String]) {
+    for n in notes {
+        eprintln!("note: {}", printer::extract::comment(n));
+    }
+}
+
+/// An import that failed. A `.req` file's or a FRET export's errors are listed all at
+/// once on standard error, each with its place, then one line that says so (exit
+/// status 2); the other errors are one message.
+fn not_imported(name: &str, e: ImportError) -> anyhow::Error {
+    if let ImportError::List(e) = e {
+        return e.into();
+    }
+    let (errors, hint): (Vec<String>, &str) = match &e {
+        ImportError::Req { errors, .. } => (errors.iter().map(|e| e.to_string()).collect(), ""),
+        ImportError::Fret {
+            errors, skippable, ..
+        } => (
+            errors.iter().map(|e| e.to_string()).collect(),
+            if *skippable {
+                " (--skip-unsupported imports the other requirements)"
+            } else {
+                ""
+            },
+        ),
+        _ => return anyhow::anyhow!("{}", crate::output::clean(&e.to_string())),
+    };
+    for e in &errors {
+        eprintln!("{}", crate::output::clean(e));
     }
     eprintln!(
         "error: {} cannot be imported: {} above{hint}",
@@ -68,95 +103,4 @@ fn not_imported(name: &str, errors: &[impl std::fmt::Display], hint: &str) -> an
         }
     );
     crate::output::Reported.into()
-}
-
-/// `vera extract FILE.req`: the timed spec of `req_to_spec`. Its notes go to standard
-/// error (and into the spec as comments); its errors are listed all at once, each with
-/// its place, and exit with status 2.
-fn import_req(a: &crate::cli::ExtractArgs, name: String) -> crate::output::Outcome {
-    if a.skip_unsupported {
-        anyhow::bail!(
-            "--skip-unsupported is for FRET exports; an Ultimate .req file is imported whole \
-             or not at all"
-        );
-    }
-    if a.format == TextFormat::Json {
-        anyhow::bail!(
-            "--format json is not available for an Ultimate .req file: it is imported as a \
-             timed spec, written as TOML (docs/timed.md); leave out --format json"
-        );
-    }
-    let text = safefile::read_text(&a.file)?;
-    let options = extract::ReqOptions {
-        tick: a.tick.as_deref(),
-        semantics: match a.semantics {
-            crate::cli::ReqTime::Dense => extract::ReqSemantics::Dense,
-            crate::cli::ReqTime::Discrete => extract::ReqSemantics::Discrete,
-        },
-    };
-    let import = match extract::req_to_spec_with(&name, &text, &options) {
-        Ok(i) => i,
-        Err(errors) => return Err(not_imported(&name, &errors, "")),
-    };
-    for n in &import.notes {
-        eprintln!("note: {}", printer::extract::comment(n));
-    }
-    let run = printer::extract::ReqRun { file: name, import };
-    eprintln!("{}", crate::output::clean(&run.summary()));
-    Ok(Box::new(run))
-}
-
-/// `vera extract EXPORT.json --timed`: the timed spec of `fret_to_spec`. As for a `.req`
-/// file, notes go to standard error and into the spec, and every error is listed at
-/// once (exit status 2); with `--skip-unsupported`, the requirements that cannot be
-/// imported are listed as warnings and as comments in the spec instead.
-fn import_fret(
-    a: &crate::cli::ExtractArgs,
-    name: String,
-    bytes: Vec<u8>,
-) -> crate::output::Outcome {
-    if a.format == TextFormat::Json {
-        anyhow::bail!(
-            "--format json is not available with --timed: a FRET export is then imported as \
-             a timed spec, written as TOML (docs/timed.md); leave out --format json"
-        );
-    }
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-            anyhow::bail!(
-                "{}:{line}: not UTF-8 (save the file as UTF-8)",
-                crate::output::clean(&name)
-            );
-        }
-    };
-    let options = extract::FretOptions {
-        tick: a.tick.as_deref(),
-        skip_refused: a.skip_unsupported,
-    };
-    let import = match extract::fret_to_spec(&name, &text, &options) {
-        Ok(i) => i,
-        Err(errors) => {
-            let hint = if errors.iter().any(|e| e.requirement.is_some()) {
-                " (--skip-unsupported imports the other requirements)"
-            } else {
-                ""
-            };
-            return Err(not_imported(&name, &errors, hint));
-        }
-    };
-    for e in &import.refused {
-        eprintln!(
-            "warning: {} (not imported)",
-            printer::extract::comment(&e.to_string())
-        );
-    }
-    for n in &import.notes {
-        eprintln!("note: {}", printer::extract::comment(n));
-    }
-    let run = printer::extract::FretRun { file: name, import };
-    eprintln!("{}", crate::output::clean(&run.summary()));
-    Ok(Box::new(run))
 }

@@ -47,32 +47,7 @@ impl LlmArgs {
     /// Ctrl-C handler that stops the run cleanly (answers already received are kept in
     /// the cache and the cassette).
     pub fn client(&self) -> Result<llm::Client> {
-        let mut cfg = llm::LlmConfig::load(Some(&self.llm_config))?;
-        if let Some(r) = &self.record {
-            cfg.record = Some(r.clone());
-        }
-        cfg.record_append = crate::files::force();
-        if self.replay.is_some() && self.record.is_some() && !self.replay_then_live {
-            anyhow::bail!("--replay answers only from the cassette: nothing new to --record (add --replay-then-live to re-record)");
-        }
-        if let Some(r) = &self.replay {
-            cfg.replay = Some(r.clone());
-            if !self.replay_then_live {
-                cfg.record = None;
-            }
-            cfg.replay_then_live = self.replay_then_live;
-        }
-        if self.no_cache {
-            cfg.cache_mode = llm::CacheMode::Off;
-        } else if self.refresh {
-            cfg.cache_mode = llm::CacheMode::Refresh;
-        }
-        if self.grammar {
-            cfg.grammar = true;
-        }
-        if let Some(n) = self.llm_concurrency.filter(|n| *n > 0) {
-            cfg.concurrency = Some(n);
-        }
+        let cfg = llm::LlmConfig::load_with(&self.llm_config, &self.overrides())?;
         let mut b = cfg.builder()?;
         use std::io::IsTerminal;
         if !self.quiet && std::io::stderr().is_terminal() {
@@ -89,6 +64,20 @@ impl LlmArgs {
 }
 
 impl LlmArgs {
+    /// What these options change in the configuration.
+    fn overrides(&self) -> llm::Overrides {
+        llm::Overrides {
+            record: self.record.clone(),
+            record_append: crate::files::force(),
+            replay: self.replay.clone(),
+            replay_then_live: self.replay_then_live,
+            no_cache: self.no_cache,
+            refresh: self.refresh,
+            grammar: self.grammar,
+            concurrency: self.llm_concurrency,
+        }
+    }
+
     /// The embeddings client of the configuration (`embedding_model`), if one is set.
     pub fn embeddings(&self) -> Result<Option<Arc<dyn llm::Embeddings>>> {
         Ok(llm::LlmConfig::load(Some(&self.llm_config))?.embeddings()?)
@@ -129,17 +118,13 @@ impl llm::Observer for Bar {
 /// `vera llm ping [--config vera.toml]`
 pub fn ping(a: &crate::cli::LlmPingArgs) -> crate::output::Outcome {
     let config = a.config.as_path();
-    let mut cfg = match llm::LlmConfig::load(Some(config)) {
-        Ok(c) => c,
+    let cfg = match llm::LlmConfig::load(Some(config)) {
+        Ok(c) => c.for_ping(),
         Err(e) => {
             eprintln!("error: {e}");
             return Err(crate::output::Reported.into());
         }
     };
-    // A ping asks the endpoint itself: never the cache or a cassette.
-    cfg.cache_mode = llm::CacheMode::Off;
-    cfg.replay = None;
-    cfg.record = None;
     let model = cfg.model().unwrap_or_else(|_| "(no model set)".into());
     let client = match cfg.client() {
         Ok(c) => c,

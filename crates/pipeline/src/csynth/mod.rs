@@ -25,8 +25,12 @@
 //! Requires clauses are assumptions: in their own function they produce no goal,
 //! so they are reported as `assumed`, not `proved`, and a precondition that is
 //! literally false is refused. Calls to them are checked in the callers' segments.
+//!
+//! [`job::run`] is `vera c synth` as one call: the files read as one file or a
+//! program, the outputs checked and written, the recall against a reference.
 
 pub mod clause;
+pub mod job;
 pub mod prompt;
 
 use std::collections::BTreeSet;
