@@ -25,6 +25,7 @@
 pub mod ast;
 pub mod batch;
 pub mod check;
+pub mod command;
 pub mod diag;
 pub mod encode;
 pub mod exceptions;

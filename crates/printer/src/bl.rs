@@ -852,3 +852,18 @@ fn batch_cases(report: &bl::batch::BatchReport) -> (Vec<report::Suite>, Vec<Find
     }
     (suites, findings, files)
 }
+
+/// The report of `vera consistency` ([`bl::command::consistency`]); `strict` fails on
+/// stale or broader-than-needed exceptions.
+pub fn consistency(c: bl::command::Consistency, strict: bool) -> Box<dyn report::Report> {
+    use bl::command::Consistency;
+    match c {
+        Consistency::Checked { nl, imp, report } => {
+            Box::new(consistency_report(nl, imp, *report, strict))
+        }
+        Consistency::NotChecked { nl, imp, error } => {
+            Box::new(not_checked(&nl, &imp, &error.to_string()))
+        }
+        Consistency::Batch(report) => Box::new(batch_rendered(*report, strict)),
+    }
+}

@@ -1812,3 +1812,63 @@ pub fn cover_timed_report(
     );
     r
 }
+
+/// The report of `vera tests` ([`rbt::command::generate`]) and its traceability
+/// matrix as CSV (for `--matrix`).
+pub fn generated(g: rbt::command::Generated) -> (Box<dyn report::Report>, String) {
+    use rbt::command::Generated;
+    match g {
+        Generated::Cases {
+            problem,
+            suite,
+            matrix,
+            seconds,
+        } => (Box::new(suite_report(&problem, suite, seconds)), matrix),
+        Generated::Sequences {
+            spec,
+            suite,
+            matrix,
+            seconds,
+        } => {
+            let csv = rows_csv(&matrix);
+            (Box::new(timed_report(&spec, suite, &matrix, seconds)), csv)
+        }
+    }
+}
+
+/// The report of `vera tests run` ([`rbt::command::run`]).
+pub fn ran(r: rbt::command::Ran) -> Box<dyn report::Report> {
+    use rbt::command::Ran;
+    match r {
+        Ran::Cases {
+            problem,
+            suite,
+            report,
+            seconds,
+        } => Box::new(run_report(&problem, &suite, report, seconds)),
+        Ran::Sequences {
+            problem,
+            suite,
+            report,
+            seconds,
+        } => Box::new(run_timed_report(&problem, &suite, report, seconds)),
+    }
+}
+
+/// The report of `vera tests cover` ([`rbt::command::cover`]) of the suite file `name`,
+/// measured with `solver`.
+pub fn covered(c: rbt::command::Covered, name: &str, solver: &str) -> Box<dyn report::Report> {
+    use rbt::command::Covered;
+    match c {
+        Covered::Vectors {
+            problem,
+            report,
+            seconds,
+        } => Box::new(cover_report(&problem, name, report, solver, seconds)),
+        Covered::Sequences {
+            problem,
+            report,
+            seconds,
+        } => Box::new(cover_timed_report(&problem, name, report, solver, seconds)),
+    }
+}

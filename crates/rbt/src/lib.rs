@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod cfunc;
+pub mod command;
 pub mod conditions;
 pub mod cover;
 pub mod generate;

@@ -27,6 +27,7 @@
 
 pub mod analyze;
 pub mod cell;
+pub mod command;
 mod error;
 pub mod model;
 pub mod smt;

@@ -8,14 +8,7 @@ pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
     let bytes = crate::files::read_utf8(&a.file)?;
     let name = a.file.display().to_string();
     let t = table::Table::read(&name, &bytes)?;
-    let mut ranges = Vec::new();
-    for r in &a.range {
-        ranges.extend(table::parse_range(r)?);
-    }
-    let options = table::Options {
-        columns: columns(&a.columns),
-        ranges,
-    };
+    let options = table::command::check_options(columns(&a.columns), &a.range)?;
     let (mut readings, mut reading_rows, mut acc) = (Vec::new(), Vec::new(), None);
     let mut t = t;
     if a.llm {
@@ -60,17 +53,6 @@ fn columns(c: &crate::cli::TableColumnsArgs) -> table::Columns {
     }
 }
 
-fn pairs(args: &[String], what: &str) -> anyhow::Result<Vec<(String, String)>> {
-    args.iter()
-        .map(|a| match a.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                Ok((k.trim().to_string(), v.trim().to_string()))
-            }
-            _ => anyhow::bail!("{what} `{a}`: expected NAME=VALUE"),
-        })
-        .collect()
-}
-
 /// One group of a table as a formalization. Cells that cannot be read are printed as
 /// warnings (they are left out of the formalization, never dropped silently).
 pub(crate) fn formalize(
@@ -83,27 +65,14 @@ pub(crate) fn formalize(
     let bytes = crate::files::read_utf8(path)?;
     let name = path.display().to_string();
     let t = table::Table::read(&name, &bytes)?;
-    let cols = columns(cols);
-    if select.by.is_none() && cols.then.as_ref().is_some_and(|v| v.len() > 1) {
-        anyhow::bail!("--then names one outcome column for a formalization (or give --by INPUT to use several)");
-    }
-    let outcome = match (&select.by, &cols.then) {
-        (Some(by), _) => table::OutcomeChoice::By(by.clone()),
-        (None, Some(v)) if v.len() == 1 => table::OutcomeChoice::Column(v[0].clone()),
-        _ => table::OutcomeChoice::Only,
-    };
-    let sel = table::Selection {
-        group: pairs(&select.group, "--group")?,
-        outcome,
-        names: pairs(&select.names, "--name")?,
+    let choice = table::command::Choice {
+        group: select.group.clone(),
+        by: select.by.clone(),
+        names: select.names.clone(),
         output,
         hull_prefix: hull_prefix.to_string(),
     };
-    let options = table::Options {
-        columns: cols,
-        ranges: Vec::new(),
-    };
-    let f = table::formalize(&t, &options, &sel)?;
+    let f = table::command::formalize(&t, columns(cols), &choice)?;
     for p in &f.problems {
         let col = p.column.map(|c| format!(":{c}")).unwrap_or_default();
         eprintln!("warning: {name}:{}{col}: {}", p.line, clean(&p.message));
