@@ -43,6 +43,9 @@ pub enum PipelineError {
     /// A proposals file that cannot be applied.
     #[error(transparent)]
     Proposals(#[from] crate::clarify::ProposalsError),
+    /// A restatements file that cannot be applied.
+    #[error(transparent)]
+    Restatements(#[from] crate::restate::RestateFileError),
     /// Bad input (an unknown id, an output file that exists, ...).
     #[error("{0}")]
     Input(String),
@@ -1845,6 +1848,18 @@ pub struct OutRequirement {
 }
 
 impl OutRequirement {
+    /// A requirement written back as it is in `spec`: text, formula, origin, pattern.
+    pub fn as_is(spec: &Spec, r: &reqs::spec::Requirement) -> OutRequirement {
+        OutRequirement {
+            id: r.id.clone(),
+            text: r.text.clone(),
+            origin: r.origin,
+            formula: r.formula.as_ref().map(logic::print::term),
+            notes: vec![],
+            timed: OutRequirement::timed_keys(spec, r),
+        }
+    }
+
     /// The keys of a requirement's timed pattern, when it has one and the spec a time base.
     pub fn timed_keys(
         spec: &Spec,

@@ -19,6 +19,7 @@ pub mod formpath;
 pub mod grammar;
 pub mod qa;
 pub mod readback;
+pub mod restate;
 pub mod roundtrip;
 pub mod run;
 pub mod schema;

@@ -1024,3 +1024,101 @@ sort = "Bool"
         }
     }
 }
+
+/// The report of `vera clarify --controlled`: per requirement the rewrite, its formula
+/// and read-back, or why no rewrite was taken; written to `out`. Exit status: 0 when
+/// every requirement looked at reads as controlled English now or was restated, 1 when
+/// some were not restated, 2 when none was (or the provider stopped the run).
+pub fn restate_report(
+    spec_path: &Path,
+    out: &Path,
+    rep: pipeline::restate::RestateFile,
+    llm: llm::Accounting,
+    seconds: f64,
+) -> Rendered<LlmJson<ReportBody<pipeline::restate::RestateFile>>> {
+    use pipeline::restate::RestateStatus as S;
+    let mut o = String::new();
+    for r in &rep.restatements {
+        let tried = r.attempts.len();
+        match r.status {
+            S::Restated => {
+                let _ = writeln!(
+                    o,
+                    "{} {} (answer {tried})\n  was:     {}\n  now:     {}\n  reads:   {}\n  formula: {}{}",
+                    paint(Paint::Id, &r.id),
+                    paint(Paint::Good, "restated"),
+                    r.original,
+                    r.text.as_deref().unwrap_or(""),
+                    r.reads.as_deref().unwrap_or(""),
+                    r.formula.as_deref().unwrap_or(""),
+                    match r.same_as_spec {
+                        Some(true) => "\n  equivalent to the spec's formula",
+                        Some(false) => "\n  NOT equivalent to the spec's formula",
+                        None => "",
+                    }
+                );
+            }
+            S::NotRestated => {
+                let _ = writeln!(
+                    o,
+                    "{} {} after {tried} answer(s)\n  was:     {}",
+                    paint(Paint::Id, &r.id),
+                    paint(Paint::Warn, "not restated"),
+                    r.original
+                );
+                for a in &r.attempts {
+                    let _ = writeln!(
+                        o,
+                        "  - \"{}\": {}",
+                        a.text,
+                        a.refused.as_deref().unwrap_or("taken")
+                    );
+                }
+            }
+            S::Controlled => {
+                let _ = writeln!(
+                    o,
+                    "{} controlled English already: nothing asked",
+                    paint(Paint::Id, &r.id)
+                );
+            }
+            S::NotAsked => {
+                let _ = writeln!(o, "{} not asked", paint(Paint::Id, &r.id));
+            }
+        }
+    }
+    let [restated, not, controlled, not_asked] = rep.counts();
+    let _ = writeln!(
+        o,
+        "\nrestated: {restated}, not restated: {not}, controlled already: {controlled}, not asked: {not_asked}"
+    );
+    if let Some(why) = &rep.halted {
+        let _ = writeln!(o, "the run stopped asking: {why}");
+    }
+    let _ = writeln!(
+        o,
+        "wrote {} ({seconds:.1} s); nothing is accepted: compare each rewrite and its read-back with the original, set \"accepted\": true on those that say the same, then `vera clarify {} --apply {}`",
+        out.display(),
+        spec_path.display(),
+        out.display()
+    );
+    let code = if rep.halted.is_some() || (restated == 0 && not > 0) {
+        Status::Error
+    } else if not > 0 {
+        Status::Findings
+    } else {
+        Status::Ok
+    };
+    Rendered::new(
+        "vera.restate-run.v1",
+        code,
+        o,
+        LlmJson {
+            schema: "vera.restate-run.v1",
+            files: files(&[("file", spec_path), ("restatements_file", out)]),
+            body: ReportBody { report: rep },
+            llm,
+            seconds,
+        },
+    )
+}

@@ -965,9 +965,16 @@ pub struct ClarifyArgs {
     pub spec: PathBuf,
     #[command(flatten)]
     pub csv: CsvArgs,
-    /// Rounds at most.
+    /// Rounds at most (with --controlled: answers asked per requirement).
     #[arg(long, default_value_t = 5)]
     pub rounds: usize,
+    /// Instead of clarifying ambiguous requirements: ask the model to restate each
+    /// requirement the controlled-English reader does not read in the reader's style.
+    /// A restatement is kept only when the reader parses it into a formula the screening
+    /// accepts; it is shown with that formula and its read-back, and written (never
+    /// accepted) to SPEC.restated.json for a person to accept and --apply.
+    #[arg(long, conflicts_with_all = ["samples", "apply"])]
+    pub controlled: bool,
     /// Samples per screening.
     #[arg(long, short = 'n', default_value_t = 5)]
     pub samples: u32,
@@ -980,7 +987,7 @@ pub struct ClarifyArgs {
     /// The proposals file to write (default: SPEC.proposals.json).
     #[arg(long, short = 'o')]
     pub proposals: Option<PathBuf>,
-    /// Apply the accepted proposals of this file instead of clarifying.
+    /// Apply the accepted proposals (or restatements) of this file instead of clarifying.
     #[arg(
         long,
         value_name = "PROPOSALS",

@@ -145,8 +145,12 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.spec, "clarified.toml"));
         inputs.push(pf);
         let (text, spec_name) = (safefile::read_text(pf)?, a.spec.display().to_string());
-        let changed =
-            pipeline::clarify::apply_file(&spec, &spec_name, (pf, &text), &out, &inputs, force)?;
+        let apply = if pipeline::restate::is_restate_file(&text) {
+            pipeline::restate::apply_file
+        } else {
+            pipeline::clarify::apply_file
+        };
+        let changed = apply(&spec, &spec_name, (pf, &text), &out, &inputs, force)?;
         if changed.is_empty() {
             eprintln!(
                 "nothing to apply: no proposal in {} is accepted (set \"accepted\": true to take one); nothing written",
@@ -156,13 +160,33 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         let written = (!changed.is_empty()).then_some(out.as_path());
         return Ok(Box::new(printer::pipe::apply_report(pf, changed, written)));
     }
-    let out = a
-        .proposals
-        .clone()
-        .unwrap_or_else(|| default_out(&a.spec, "proposals.json"));
+    let suffix = if a.controlled {
+        "restated.json"
+    } else {
+        "proposals.json"
+    };
+    let out = (a.proposals.clone()).unwrap_or_else(|| default_out(&a.spec, suffix));
     // Refused before the model is asked: an input, or an existing file without --force.
     safefile::plan_output(&out, force)?;
     let client = llm_args.client()?;
+    let start = std::time::Instant::now();
+    if a.controlled {
+        let options = pipeline::restate::RestateOptions {
+            attempts: a.rounds,
+            only: ids(&a.only),
+            max_tokens: a.max_tokens.min(400),
+            ..Default::default()
+        };
+        let name = a.spec.display().to_string();
+        let rep = pipeline::restate::restate(&spec, &name, &client, &solver.config(), &options)?;
+        pipeline::formalize::write_new(&out, &rep.to_json()?, &inputs, force)?;
+        print_accounting(&client);
+        let seconds = start.elapsed().as_secs_f64();
+        let llm = client.accounting();
+        return Ok(Box::new(printer::pipe::restate_report(
+            &a.spec, &out, rep, llm, seconds,
+        )));
+    }
     let options = ClarifyOptions {
         rounds: a.rounds,
         screening: AmbiguityOptions {
@@ -173,7 +197,6 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         },
         ..Default::default()
     };
-    let start = std::time::Instant::now();
     let rep = pipeline::timed::clarify_any(&spec, &client, &solver.config(), &options)?;
     let seconds = start.elapsed().as_secs_f64();
     let file = ProposalsFile::new(a.spec.display().to_string(), rep.proposals().to_vec());
