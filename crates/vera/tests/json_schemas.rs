@@ -62,6 +62,8 @@ const TAGS: &[&str] = &[
     "vera.mutate.v1",
     "vera.qa.v1",
     "vera.requirements.v1",
+    "vera.restate-run.v1",
+    "vera.restate.v1",
     "vera.roundtrip.v1",
     "vera.run.v1",
     "vera.schema-draft.v1",
@@ -2165,4 +2167,91 @@ fn validation_rejects_a_broken_timed_ambiguity_payload() {
             errs.join("\n")
         );
     }
+}
+
+/// `vera clarify --controlled` on the labeled pump spec against a scripted server: P1
+/// is restated in the reader's words (its formula equivalent to the spec's), P2's only
+/// answer repeats the text and is refused; P4 and P5 read already. The restatements
+/// file is `vera.restate.v1`; with P1 accepted by hand, `--apply` writes the new spec
+/// (`vera.clarify-apply.v1`), whose P1 has the sentence and the reader's formula.
+#[test]
+fn restate_payloads_against_a_scripted_server() {
+    let spec = "examples/labeled/pump.toml";
+    let (port, _) = chat_server::server(|body| {
+        if body.contains("Requirement: If the cassette door is open") {
+            "If the cassette door is open, the pumping mode shall be Stopped.".into()
+        } else if body.contains("Requirement: When an occlusion") {
+            "When an occlusion is detected, the pump shall stop and the alarm shall sound.".into()
+        } else {
+            "I cannot rewrite this.".into()
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).display().to_string();
+    let (file, out) = (p("pump.restated.json"), p("pump.restated.toml"));
+    let j = check_scripted(
+        "vera.restate-run.v1",
+        port,
+        &[
+            "clarify",
+            spec,
+            "--controlled",
+            "--rounds",
+            "1",
+            "-o",
+            &file,
+            "--solver",
+            "z3",
+        ],
+        &[1],
+    );
+    assert_eq!(j["restatements_file"], file.as_str());
+    let rs = j["report"]["restatements"].as_array().unwrap();
+    let by_id = |id: &str| rs.iter().find(|r| r["id"] == id).unwrap();
+    let p1 = by_id("P1");
+    assert_eq!(p1["status"], "restated", "{p1}");
+    assert_eq!(p1["formula"], "(=> door_open (= mode Stopped))");
+    assert_eq!(p1["same_as_spec"], true);
+    assert_eq!(p1["accepted"], false);
+    let p2 = by_id("P2");
+    assert_eq!(p2["status"], "not-restated", "{p2}");
+    assert!(p2["attempts"][0]["refused"]
+        .as_str()
+        .unwrap()
+        .contains("repeats the requirement"));
+    assert_eq!(by_id("P4")["status"], "controlled");
+
+    let mut written = read_json(Path::new(&file));
+    assert_valid("vera.restate.v1", &written, "the restatements file");
+    assert_eq!(written["restatements"], j["report"]["restatements"]);
+    // Nothing accepted: --apply writes nothing.
+    let none = check(
+        "vera.clarify-apply.v1",
+        &["clarify", spec, "--apply", &file, "--out", &out],
+        &[0],
+    );
+    assert_eq!(none["applied"], serde_json::json!([]));
+    assert!(!Path::new(&out).exists());
+    // A person accepts P1.
+    for r in written["restatements"].as_array_mut().unwrap() {
+        if r["id"] == "P1" {
+            r["accepted"] = Value::Bool(true);
+        }
+    }
+    std::fs::write(&file, serde_json::to_string_pretty(&written).unwrap()).unwrap();
+    let applied = check(
+        "vera.clarify-apply.v1",
+        &["clarify", spec, "--apply", &file, "--out", &out],
+        &[0],
+    );
+    assert_eq!(applied["applied"], serde_json::json!(["P1"]));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("If the cassette door is open, the pumping mode shall be Stopped."),
+        "{text}"
+    );
+    assert!(
+        text.contains("restated in controlled English by vera"),
+        "{text}"
+    );
 }
