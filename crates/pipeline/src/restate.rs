@@ -394,15 +394,26 @@ pub enum RestateFileError {
         #[source]
         source: serde_json::Error,
     },
-    /// An accepted restatement that was not restated (it has no sentence to apply).
-    #[error("{file}: {id} is accepted but has no restated sentence (status {status:?}); nothing written")]
+    /// An accepted entry without a sentence to apply.
+    #[error("{file}: {id} is accepted but has no sentence (`text`) to apply; nothing written")]
     NothingToApply {
         /// The file.
         file: String,
         /// The requirement.
         id: String,
-        /// Its status.
-        status: RestateStatus,
+    },
+    /// An accepted sentence the reader does not parse (edited by hand since, or written
+    /// for a requirement that was not restated).
+    #[error(
+        "{file}: {id}: the reader does not parse the accepted sentence: {reason}; nothing written"
+    )]
+    NotReadable {
+        /// The file.
+        file: String,
+        /// The requirement.
+        id: String,
+        /// The reader's refusal.
+        reason: String,
     },
     /// Accepted restatements that no longer fit the spec; nothing is applied.
     #[error(
@@ -421,26 +432,39 @@ pub enum RestateFileError {
 }
 
 impl RestateFile {
-    /// Reads a restatements file (its `text`) to apply to `spec`: refused when an
-    /// accepted entry has no sentence or no longer fits the spec.
+    /// Reads a restatements file (its `text`) to apply to `spec`. Each accepted
+    /// sentence is read again by the reader, and that formula is the one applied: a
+    /// sentence a person edited in the file (or wrote for a requirement the model did
+    /// not restate) counts as written, and a formula edited by hand does not. Refused
+    /// when an accepted entry has no sentence, the reader does not parse it, or its
+    /// requirement no longer has the text the entry was made for.
     pub fn read_for(
         file: &str,
         text: &str,
         spec: &Spec,
         spec_file: &str,
     ) -> Result<RestateFile, RestateFileError> {
-        let f: RestateFile =
+        let mut f: RestateFile =
             serde_json::from_str(text).map_err(|source| RestateFileError::Json {
                 file: file.into(),
                 source,
             })?;
-        for r in f.restatements.iter().filter(|r| r.accepted) {
-            if r.status != RestateStatus::Restated || r.text.is_none() || r.formula.is_none() {
+        for r in f.restatements.iter_mut().filter(|r| r.accepted) {
+            let Some(sentence) = r.text.as_deref().filter(|t| !t.trim().is_empty()) else {
                 return Err(RestateFileError::NothingToApply {
                     file: file.into(),
                     id: r.id.clone(),
-                    status: r.status,
                 });
+            };
+            match crate::controlled::parse(spec, sentence) {
+                Ok(form) => r.formula = Some(form.smtlib(spec)),
+                Err(e) => {
+                    return Err(RestateFileError::NotReadable {
+                        file: file.into(),
+                        id: r.id.clone(),
+                        reason: e.reason,
+                    })
+                }
             }
         }
         let stale: Vec<_> = f

@@ -320,11 +320,34 @@ fn accepted_restatements_are_applied_and_stale_or_empty_ones_refused() {
         Err(RestateFileError::Stale { stale, .. }) => assert_eq!(stale.len(), 1),
         other => panic!("{other:?}"),
     }
-    // An accepted entry with no restatement: refused.
+    // An accepted entry with no sentence: refused.
     let mut empty = rep.clone();
     empty.restatements[1].accepted = true;
     match RestateFile::read_for("r.json", &empty.to_json().unwrap(), &spec, "heating.toml") {
         Err(RestateFileError::NothingToApply { id, .. }) => assert_eq!(id, "H2"),
+        other => panic!("{other:?}"),
+    }
+    // A sentence a person wrote for the requirement the model did not restate is read
+    // by the reader, and its formula applied; a formula edited in the file is not.
+    let mut by_hand = empty.clone();
+    by_hand.restatements[1].text =
+        Some("If the room temperature exceeds 30 degC, the heater shall not run.".into());
+    by_hand.restatements[1].formula = Some("true".into());
+    let read = RestateFile::read_for("r.json", &by_hand.to_json().unwrap(), &spec, "heating.toml")
+        .unwrap();
+    let (out, changed) = apply(&spec, &read);
+    assert_eq!(changed, ["H2"]);
+    let new = reqs::parse_spec(SourceFile::new("new.toml", &out))
+        .unwrap_or_else(|d| panic!("{d}\n{out}"));
+    let h2 = new.requirements.iter().find(|r| r.id == "H2").unwrap();
+    assert_eq!(
+        h2.formula.as_ref().map(logic::print::term).as_deref(),
+        Some("(=> (> temp 30.0) (not heater))")
+    );
+    // A sentence the reader does not parse: refused, naming the requirement.
+    by_hand.restatements[1].text = Some("Heating stops above 30 degC.".into());
+    match RestateFile::read_for("r.json", &by_hand.to_json().unwrap(), &spec, "heating.toml") {
+        Err(RestateFileError::NotReadable { id, .. }) => assert_eq!(id, "H2"),
         other => panic!("{other:?}"),
     }
     assert!(pipeline::restate::is_restate_file(&text));
