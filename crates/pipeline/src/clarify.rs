@@ -776,15 +776,22 @@ pub fn same_words(a: &str, b: &str) -> bool {
 /// The proposal as the spec is now: `Ok` when its requirement exists and still has the
 /// text the proposal clarified (compared with runs of white space as one space).
 pub fn applicable(spec: &Spec, p: &Proposal) -> Result<(), NotApplicable> {
-    let Some(r) = spec.requirements.iter().find(|r| r.id == p.id) else {
-        return Err(NotApplicable::NoSuchRequirement { id: p.id.clone() });
+    fits(spec, &p.id, &p.original)
+}
+
+/// Whether a change made for requirement `id` when its text was `original` fits `spec`
+/// as it is now: the requirement exists and still has that text (runs of white space
+/// as one space). Proposals and restatements alike.
+pub fn fits(spec: &Spec, id: &str, original: &str) -> Result<(), NotApplicable> {
+    let Some(r) = spec.requirements.iter().find(|r| r.id == id) else {
+        return Err(NotApplicable::NoSuchRequirement { id: id.into() });
     };
-    if same_words(&r.text, &p.original) {
+    if same_words(&r.text, original) {
         Ok(())
     } else {
         Err(NotApplicable::TextChanged {
-            id: p.id.clone(),
-            proposed_for: p.original.clone(),
+            id: id.into(),
+            proposed_for: original.into(),
             now: r.text.clone(),
         })
     }

@@ -471,20 +471,7 @@ impl RestateFile {
             .restatements
             .iter()
             .filter(|r| r.accepted)
-            .filter_map(|r| {
-                let Some(now) = spec.requirements.iter().find(|q| q.id == r.id) else {
-                    return Some(crate::clarify::NotApplicable::NoSuchRequirement {
-                        id: r.id.clone(),
-                    });
-                };
-                (!same_words(&now.text, &r.original)).then(|| {
-                    crate::clarify::NotApplicable::TextChanged {
-                        id: r.id.clone(),
-                        proposed_for: r.original.clone(),
-                        now: now.text.clone(),
-                    }
-                })
-            })
+            .filter_map(|r| crate::clarify::fits(spec, &r.id, &r.original).err())
             .collect();
         if !stale.is_empty() {
             return Err(RestateFileError::Stale {
