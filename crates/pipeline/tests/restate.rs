@@ -313,7 +313,7 @@ fn accepted_restatements_are_applied_and_stale_or_empty_ones_refused() {
     // The spec's text changed since: refused.
     let edited = reqs::parse_spec(SourceFile::new(
         "heating.toml",
-        &SPEC.replace("goes off.", "goes off!"),
+        SPEC.replace("goes off.", "goes off!"),
     ))
     .unwrap();
     match RestateFile::read_for("r.json", &text, &edited, "heating.toml") {

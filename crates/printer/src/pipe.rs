@@ -956,75 +956,6 @@ pub fn clarify_any_report(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::render_partition;
-
-    const SPEC: &str = r#"
-[[variables]]
-name = "temp"
-sort = "Real"
-unit = "degC"
-min = 20
-max = 45
-
-[[variables]]
-name = "alarm"
-sort = "Bool"
-"#;
-
-    /// Every reading is shown with its formula, and every pair of readings with a state
-    /// that tells them apart, in the terminal report and in the JSON one.
-    #[test]
-    fn every_reading_has_its_formula_and_a_distinguishing_witness() {
-        let spec = reqs::parse_spec(logic::SourceFile::new("t.toml", SPEC)).unwrap();
-        let universe = reqs::equiv::Universe::of_spec(&spec);
-        let config = solver::SolverConfig::new(solver::SolverKind::Z3);
-        let mut checker = reqs::equiv::Checker::new(&universe, &config).unwrap();
-        let readings = [
-            "(=> (and (> temp 33) (< temp 40)) alarm)",
-            "(=> (and (>= temp 33) (<= temp 40)) alarm)",
-            "(=> (and (> temp 33) (<= temp 40)) alarm)",
-            "(=> (and (> temp 33) (< temp 40)) alarm)",
-        ];
-        let terms: Vec<logic::Term> = readings
-            .iter()
-            .map(|r| spec.parse_formula("reading", r).unwrap())
-            .collect();
-        let p = checker.partition(&terms).unwrap();
-        assert_eq!(p.classes.len(), 3);
-        let mut o = String::new();
-        render_partition(&mut o, &p);
-        for c in &p.classes {
-            assert!(
-                o.contains(&format!("reading {} (", c.label)) && o.contains(&c.formula),
-                "{o}"
-            );
-        }
-        for pair in ["A vs B:", "A vs C:", "B vs C:"] {
-            let at = o.find(pair).unwrap_or_else(|| panic!("{pair}\n{o}"));
-            let next = o[at..].lines().nth(1).unwrap();
-            assert!(
-                next.trim_start().starts_with("- a state ") && next.contains("temp = "),
-                "{pair}: {next}\n{o}"
-            );
-        }
-        // JSON: classes with their formulas, separations with witnesses.
-        let j = serde_json::to_value(&p).unwrap();
-        assert_eq!(j["classes"].as_array().unwrap().len(), 3);
-        for c in j["classes"].as_array().unwrap() {
-            assert!(c["formula"].as_str().unwrap().contains("temp"));
-        }
-        let seps = j["separations"].as_array().unwrap();
-        assert_eq!(seps.len(), 3);
-        for s in seps {
-            let w = s.get("only_a").or(s.get("only_b")).unwrap();
-            assert!(!w["witness"].as_array().unwrap().is_empty(), "{s}");
-            assert!(!w["explanation"].as_str().unwrap().is_empty(), "{s}");
-        }
-    }
-}
-
 /// The report of `vera clarify --controlled`: per requirement the rewrite, its formula
 /// and read-back, or why no rewrite was taken; written to `out`. Exit status: 0 when
 /// every requirement looked at reads as controlled English now or was restated, 1 when
@@ -1121,4 +1052,73 @@ pub fn restate_report(
             seconds,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_partition;
+
+    const SPEC: &str = r#"
+[[variables]]
+name = "temp"
+sort = "Real"
+unit = "degC"
+min = 20
+max = 45
+
+[[variables]]
+name = "alarm"
+sort = "Bool"
+"#;
+
+    /// Every reading is shown with its formula, and every pair of readings with a state
+    /// that tells them apart, in the terminal report and in the JSON one.
+    #[test]
+    fn every_reading_has_its_formula_and_a_distinguishing_witness() {
+        let spec = reqs::parse_spec(logic::SourceFile::new("t.toml", SPEC)).unwrap();
+        let universe = reqs::equiv::Universe::of_spec(&spec);
+        let config = solver::SolverConfig::new(solver::SolverKind::Z3);
+        let mut checker = reqs::equiv::Checker::new(&universe, &config).unwrap();
+        let readings = [
+            "(=> (and (> temp 33) (< temp 40)) alarm)",
+            "(=> (and (>= temp 33) (<= temp 40)) alarm)",
+            "(=> (and (> temp 33) (<= temp 40)) alarm)",
+            "(=> (and (> temp 33) (< temp 40)) alarm)",
+        ];
+        let terms: Vec<logic::Term> = readings
+            .iter()
+            .map(|r| spec.parse_formula("reading", r).unwrap())
+            .collect();
+        let p = checker.partition(&terms).unwrap();
+        assert_eq!(p.classes.len(), 3);
+        let mut o = String::new();
+        render_partition(&mut o, &p);
+        for c in &p.classes {
+            assert!(
+                o.contains(&format!("reading {} (", c.label)) && o.contains(&c.formula),
+                "{o}"
+            );
+        }
+        for pair in ["A vs B:", "A vs C:", "B vs C:"] {
+            let at = o.find(pair).unwrap_or_else(|| panic!("{pair}\n{o}"));
+            let next = o[at..].lines().nth(1).unwrap();
+            assert!(
+                next.trim_start().starts_with("- a state ") && next.contains("temp = "),
+                "{pair}: {next}\n{o}"
+            );
+        }
+        // JSON: classes with their formulas, separations with witnesses.
+        let j = serde_json::to_value(&p).unwrap();
+        assert_eq!(j["classes"].as_array().unwrap().len(), 3);
+        for c in j["classes"].as_array().unwrap() {
+            assert!(c["formula"].as_str().unwrap().contains("temp"));
+        }
+        let seps = j["separations"].as_array().unwrap();
+        assert_eq!(seps.len(), 3);
+        for s in seps {
+            let w = s.get("only_a").or(s.get("only_b")).unwrap();
+            assert!(!w["witness"].as_array().unwrap().is_empty(), "{s}");
+            assert!(!w["explanation"].as_str().unwrap().is_empty(), "{s}");
+        }
+    }
 }
