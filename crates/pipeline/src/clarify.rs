@@ -9,12 +9,11 @@
 //! what differs between formulas and patterns is a trait implemented once for each.
 
 use crate::ambiguity::{
-    screen_texts, summarize, AmbiguityOptions, AmbiguityReport, Screening, Summary,
+    summarize, AmbiguityOptions, AmbiguityReport, Formulas, Screening, Summary,
 };
 use crate::formalize::{render_spec, schema_info, OutRequirement, PipelineError};
-use engine::{Context, Readings, Rejection, Screened};
+use engine::{Readings, Rejection};
 use llm::{Client, Template};
-use reqs::equiv::Checker;
 use reqs::Spec;
 use serde::{Deserialize, Serialize};
 use solver::SolverConfig;
@@ -218,67 +217,11 @@ pub fn clarify(
     })
 }
 
-impl Screened for Screening {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn text(&self) -> &str {
-        &self.text
-    }
-    fn flagged(&self) -> bool {
-        self.flagged
-    }
-    fn classes(&self) -> usize {
-        Screening::classes(self)
-    }
-    fn valid(&self) -> usize {
-        self.valid
-    }
-    fn samples(&self) -> usize {
-        self.samples.len()
-    }
-    fn could_not_screen(&self) -> bool {
-        self.could_not_screen
-    }
-}
-
-/// Formulas over one state: the plain loop. A rewrite that repeats the text or is a
-/// meta-answer is asked once more in the same conversation before it is rejected.
-struct Formulas;
-
+/// The plain loop: a rewrite that repeats the text or is a meta-answer is asked once
+/// more in the same conversation before it is rejected.
 impl Readings for Formulas {
-    type Screening = Screening;
-    type Report = AmbiguityReport;
     const LABEL: &'static str = "clarify";
     const FOLLOW_UP: Option<&'static str> = Some("clarify.unchanged");
-
-    fn screenings(report: &AmbiguityReport) -> &[Screening] {
-        &report.requirements
-    }
-
-    fn report(requirements: Vec<Screening>) -> AmbiguityReport {
-        let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-        AmbiguityReport {
-            requirements,
-            summary,
-        }
-    }
-
-    fn screen(
-        cx: &Context,
-        checker: &mut Checker,
-        items: &[(String, String)],
-        skip: &[String],
-    ) -> Result<Vec<Screening>, PipelineError> {
-        screen_texts(
-            cx.spec,
-            cx.client,
-            checker,
-            items,
-            skip,
-            &cx.options.screening,
-        )
-    }
 
     fn prompt(spec: &Spec, s: &Screening, samples: u32) -> Result<String, PipelineError> {
         prompt(spec, s, samples)

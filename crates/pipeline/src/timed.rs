@@ -17,8 +17,8 @@
 //! trace as a timing table. [`clarify_timed`] is the clarification loop on such
 //! questions.
 
-use crate::ambiguity::AmbiguityOptions;
-use crate::clarify::engine::{self, Context, Readings, Screened};
+use crate::ambiguity::{screen_run, AmbiguityOptions, Screened, Screens, Texts};
+use crate::clarify::engine::{self, Readings};
 use crate::clarify::{ClarifyOptions, Proposal};
 use crate::formalize::{
     answer_problem, excerpt, reading_notes, request, schema_info, unmentioned_variables, Attempt,
@@ -894,14 +894,11 @@ pub fn screen_timed(
     solver: &SolverConfig,
     options: &AmbiguityOptions,
 ) -> Result<TimedAmbiguityReport, PipelineError> {
-    let items = crate::ambiguity::selected(spec, options.only.as_deref())?;
-    let universe = reqs::equiv::Universe::of_spec(spec);
-    let mut checker = Checker::new(&universe, solver)?;
-    let requirements = screen_timed_texts(spec, client, &mut checker, solver, &items, options)?;
-    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-    Ok(TimedAmbiguityReport {
-        requirements,
-        summary,
+    screen_run::<Patterns>(&Texts {
+        spec,
+        client,
+        solver,
+        options,
     })
 }
 
@@ -1388,15 +1385,13 @@ impl Screened for TimedScreening {
     }
 }
 
-/// Patterns over traces: the timed loop. A rejected rewrite ends the requirement's
-/// rounds at once (no follow-up turn); the worked examples of a screening skip the
-/// texts it screens.
+/// Patterns over traces: the timed screening (the worked examples of a screening skip
+/// the texts it screens).
 struct Patterns;
 
-impl Readings for Patterns {
+impl Screens for Patterns {
     type Screening = TimedScreening;
     type Report = TimedAmbiguityReport;
-    const LABEL: &'static str = "clarify.timed";
 
     fn screenings(report: &TimedAmbiguityReport) -> &[TimedScreening] {
         &report.requirements
@@ -1411,20 +1406,19 @@ impl Readings for Patterns {
     }
 
     fn screen(
-        cx: &Context,
+        cx: &Texts,
         checker: &mut Checker,
         items: &[(String, String)],
         _skip: &[String],
     ) -> Result<Vec<TimedScreening>, PipelineError> {
-        screen_timed_texts(
-            cx.spec,
-            cx.client,
-            checker,
-            cx.solver,
-            items,
-            &cx.options.screening,
-        )
+        screen_timed_texts(cx.spec, cx.client, checker, cx.solver, items, cx.options)
     }
+}
+
+/// The timed loop: a rejected rewrite ends the requirement's rounds at once (no
+/// follow-up turn).
+impl Readings for Patterns {
+    const LABEL: &'static str = "clarify.timed";
 
     fn prompt(spec: &Spec, s: &TimedScreening, samples: u32) -> Result<String, PipelineError> {
         clarify_prompt(spec, s, samples)

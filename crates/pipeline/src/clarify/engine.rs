@@ -1,5 +1,5 @@
 //! The one clarification loop of plain and timed specs. What differs between the two
-//! is a [`Readings`]: what a screening is, how texts are screened, the prompt of a
+//! is a [`Readings`] (on top of how their texts are screened): the prompt of a
 //! rewrite, and the few choices the plain loop makes on top (a follow-up turn after a
 //! rewrite that repeats the text or describes the change, the notes of a formula that
 //! did not converge, the formula or the pattern a converged proposal carries). The
@@ -7,29 +7,12 @@
 //! here.
 
 use super::{clean_text, meta_answer, ClarifyOptions, Proposal, Round};
+use crate::ambiguity::{screen_items, selected, Screened, Screens, Texts};
 use crate::formalize::PipelineError;
 use llm::{Client, Request};
 use reqs::equiv::{Checker, Universe};
 use reqs::Spec;
 use solver::SolverConfig;
-
-/// What the loop reads of a screening, plain or timed.
-pub(crate) trait Screened: Clone {
-    /// The requirement id.
-    fn id(&self) -> &str;
-    /// The text screened.
-    fn text(&self) -> &str;
-    /// More than one reading.
-    fn flagged(&self) -> bool;
-    /// Readings (classes) found.
-    fn classes(&self) -> usize;
-    /// Valid formalizations.
-    fn valid(&self) -> usize;
-    /// Formalizations asked for.
-    fn samples(&self) -> usize;
-    /// Too few valid formalizations to compare.
-    fn could_not_screen(&self) -> bool;
-}
 
 /// A rewrite that is not screened.
 pub(crate) enum Rejection {
@@ -54,11 +37,7 @@ impl Rejection {
 
 /// What tells one kind of reading (formulas over one state, patterns over traces) from
 /// the other in the loop.
-pub(crate) trait Readings {
-    /// The screening of one text.
-    type Screening: Screened;
-    /// The screening of a whole run.
-    type Report;
+pub(crate) trait Readings: Screens {
     /// The label of the rewrite requests.
     const LABEL: &'static str;
     /// The label of the follow-up turn, in the same conversation, after a rewrite that
@@ -66,18 +45,6 @@ pub(crate) trait Readings {
     /// rejected at once.
     const FOLLOW_UP: Option<&'static str> = None;
 
-    /// The screenings of a run's report.
-    fn screenings(report: &Self::Report) -> &[Self::Screening];
-    /// The report of a run's screenings (with its totals).
-    fn report(requirements: Vec<Self::Screening>) -> Self::Report;
-    /// Screens texts (id, text) with `cx.options.screening`; `skip` are the ids of the
-    /// first screening.
-    fn screen(
-        cx: &Context,
-        checker: &mut Checker,
-        items: &[(String, String)],
-        skip: &[String],
-    ) -> Result<Vec<Self::Screening>, PipelineError>;
     /// The rewrite prompt of a screening.
     fn prompt(spec: &Spec, s: &Self::Screening, samples: u32) -> Result<String, PipelineError>;
     /// The note a rejected rewrite leaves on its proposal (`None`: the note stays) and
@@ -105,9 +72,12 @@ pub(crate) fn clarify<K: Readings>(
     screening: Option<K::Report>,
 ) -> Result<(K::Report, Outcome<K::Screening>), PipelineError> {
     let cx = Context {
-        spec,
-        client,
-        solver,
+        texts: Texts {
+            spec,
+            client,
+            solver,
+            options: &options.screening,
+        },
         options,
     };
     let universe = Universe::of_spec(spec);
@@ -115,9 +85,8 @@ pub(crate) fn clarify<K: Readings>(
     let first = match screening {
         Some(s) => s,
         None => {
-            let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
-            let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
-            K::report(K::screen(&cx, &mut checker, &items, &skip)?)
+            let items = selected(spec, options.screening.only.as_deref())?;
+            screen_items::<K>(&cx.texts, &mut checker, &items)?
         }
     };
     // Worked examples stay those of the first screening, so that before and after differ
@@ -165,16 +134,12 @@ pub(crate) struct Outcome<S> {
     pub current: Vec<S>,
 }
 
-/// What every screening and round reads.
-pub(crate) struct Context<'a> {
-    /// The spec.
-    pub spec: &'a Spec,
-    /// The model.
-    pub client: &'a Client,
-    /// The solver (the timed screening compares patterns with it).
-    pub solver: &'a SolverConfig,
+/// What every round reads.
+struct Context<'a> {
+    /// The spec, the model, the solver and the options of a screening.
+    texts: Texts<'a>,
     /// The loop's options.
-    pub options: &'a ClarifyOptions,
+    options: &'a ClarifyOptions,
 }
 
 /// The proposal of a flagged requirement before any round: its own text, unclarified.
@@ -228,7 +193,7 @@ impl<K: Readings> Clarifying<K> {
                 back.push(i);
             }
         }
-        let screened = K::screen(cx, checker, &items, skip)?;
+        let screened = K::screen(&cx.texts, checker, &items, skip)?;
         for (i, s) in back.into_iter().zip(screened) {
             self.take_screened(i, s);
         }
@@ -243,7 +208,11 @@ impl<K: Readings> Clarifying<K> {
     ) -> Result<Vec<Option<String>>, PipelineError> {
         let mut reqs = Vec::new();
         for &i in open {
-            let p = K::prompt(cx.spec, &self.current[i], cx.options.screening.samples)?;
+            let p = K::prompt(
+                cx.texts.spec,
+                &self.current[i],
+                cx.options.screening.samples,
+            )?;
             reqs.push(
                 Request::new()
                     .user(p)
@@ -251,7 +220,7 @@ impl<K: Readings> Clarifying<K> {
                     .max_tokens(300),
             );
         }
-        let answers = cx.client.run_all(K::LABEL, &reqs);
+        let answers = cx.texts.client.run_all(K::LABEL, &reqs);
         let mut texts = Vec::new();
         for a in answers {
             texts.push(match a {
@@ -261,7 +230,7 @@ impl<K: Readings> Clarifying<K> {
             });
         }
         if let Some(label) = K::FOLLOW_UP {
-            self.follow_up(cx.client, label, open, &reqs, &mut texts)?;
+            self.follow_up(cx.texts.client, label, open, &reqs, &mut texts)?;
         }
         Ok(texts)
     }
