@@ -902,6 +902,60 @@ pub fn screen_timed(
     })
 }
 
+impl Screened for TimedScreening {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn text(&self) -> &str {
+        &self.text
+    }
+    fn flagged(&self) -> bool {
+        self.flagged
+    }
+    fn classes(&self) -> usize {
+        self.classes.len()
+    }
+    fn valid(&self) -> usize {
+        self.valid
+    }
+    fn samples(&self) -> usize {
+        self.samples.len()
+    }
+    fn could_not_screen(&self) -> bool {
+        self.could_not_screen
+    }
+}
+
+/// Patterns over traces: the timed screening (the worked examples of a screening skip
+/// the texts it screens).
+struct Patterns;
+
+impl Screens for Patterns {
+    type Screening = TimedScreening;
+    type Report = TimedAmbiguityReport;
+
+    fn screenings(report: &TimedAmbiguityReport) -> &[TimedScreening] {
+        &report.requirements
+    }
+
+    fn report(requirements: Vec<TimedScreening>) -> TimedAmbiguityReport {
+        let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+        TimedAmbiguityReport {
+            requirements,
+            summary,
+        }
+    }
+
+    fn screen(
+        cx: &Texts,
+        checker: &mut Checker,
+        items: &[(String, String)],
+        _skip: &[String],
+    ) -> Result<Vec<TimedScreening>, PipelineError> {
+        screen_timed_texts(cx.spec, cx.client, checker, cx.solver, items, cx.options)
+    }
+}
+
 // ------------------------------------------------------------------ questions
 
 fn show(t: &Term) -> String {
@@ -1359,60 +1413,6 @@ pub fn clarify_timed(
         flagged_per_round: run.flagged_per_round,
         screening: first,
     })
-}
-
-impl Screened for TimedScreening {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn text(&self) -> &str {
-        &self.text
-    }
-    fn flagged(&self) -> bool {
-        self.flagged
-    }
-    fn classes(&self) -> usize {
-        self.classes.len()
-    }
-    fn valid(&self) -> usize {
-        self.valid
-    }
-    fn samples(&self) -> usize {
-        self.samples.len()
-    }
-    fn could_not_screen(&self) -> bool {
-        self.could_not_screen
-    }
-}
-
-/// Patterns over traces: the timed screening (the worked examples of a screening skip
-/// the texts it screens).
-struct Patterns;
-
-impl Screens for Patterns {
-    type Screening = TimedScreening;
-    type Report = TimedAmbiguityReport;
-
-    fn screenings(report: &TimedAmbiguityReport) -> &[TimedScreening] {
-        &report.requirements
-    }
-
-    fn report(requirements: Vec<TimedScreening>) -> TimedAmbiguityReport {
-        let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-        TimedAmbiguityReport {
-            requirements,
-            summary,
-        }
-    }
-
-    fn screen(
-        cx: &Texts,
-        checker: &mut Checker,
-        items: &[(String, String)],
-        _skip: &[String],
-    ) -> Result<Vec<TimedScreening>, PipelineError> {
-        screen_timed_texts(cx.spec, cx.client, checker, cx.solver, items, cx.options)
-    }
 }
 
 /// The timed loop: a rejected rewrite ends the requirement's rounds at once (no
