@@ -266,16 +266,134 @@ pub fn screen(
     solver: &SolverConfig,
     options: &AmbiguityOptions,
 ) -> Result<AmbiguityReport, PipelineError> {
-    let items = selected(spec, options.only.as_deref())?;
-    let universe = Universe::of_spec(spec);
-    let mut checker = Checker::new(&universe, solver)?;
-    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
-    let requirements = screen_texts(spec, client, &mut checker, &items, &skip, options)?;
-    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-    Ok(AmbiguityReport {
-        requirements,
-        summary,
+    screen_run::<Formulas>(&Texts {
+        spec,
+        client,
+        solver,
+        options,
     })
+}
+
+/// What a screening reads.
+pub(crate) struct Texts<'a> {
+    /// The spec.
+    pub spec: &'a Spec,
+    /// The model.
+    pub client: &'a Client,
+    /// The solver (the timed screening compares patterns with it).
+    pub solver: &'a SolverConfig,
+    /// How texts are screened.
+    pub options: &'a AmbiguityOptions,
+}
+
+/// What the screening and clarification loops read of the screening of one text,
+/// plain or timed.
+pub(crate) trait Screened: Clone {
+    /// The requirement id.
+    fn id(&self) -> &str;
+    /// The text screened.
+    fn text(&self) -> &str;
+    /// More than one reading.
+    fn flagged(&self) -> bool;
+    /// Readings (classes) found.
+    fn classes(&self) -> usize;
+    /// Valid formalizations.
+    fn valid(&self) -> usize;
+    /// Formalizations asked for.
+    fn samples(&self) -> usize;
+    /// Too few valid formalizations to compare.
+    fn could_not_screen(&self) -> bool;
+}
+
+/// How the texts of one kind of spec are screened: formulas over one state
+/// ([`Formulas`]) or patterns over traces (`crate::timed`).
+pub(crate) trait Screens {
+    /// The screening of one text.
+    type Screening: Screened;
+    /// The screening of a whole run.
+    type Report;
+    /// The screenings of a run's report.
+    fn screenings(report: &Self::Report) -> &[Self::Screening];
+    /// The report of a run's screenings (with its totals).
+    fn report(requirements: Vec<Self::Screening>) -> Self::Report;
+    /// Screens texts (id, text); `skip` are the ids of the whole run (see [`screen_texts`]).
+    fn screen(
+        cx: &Texts,
+        checker: &mut Checker,
+        items: &[(String, String)],
+        skip: &[String],
+    ) -> Result<Vec<Self::Screening>, PipelineError>;
+}
+
+/// Screens the selected requirements (`options.only`, else all).
+pub(crate) fn screen_run<K: Screens>(cx: &Texts) -> Result<K::Report, PipelineError> {
+    let items = selected(cx.spec, cx.options.only.as_deref())?;
+    let universe = Universe::of_spec(cx.spec);
+    let mut checker = Checker::new(&universe, cx.solver)?;
+    screen_items::<K>(cx, &mut checker, &items)
+}
+
+/// Screens texts (id, text) as one run, with an existing checker.
+pub(crate) fn screen_items<K: Screens>(
+    cx: &Texts,
+    checker: &mut Checker,
+    items: &[(String, String)],
+) -> Result<K::Report, PipelineError> {
+    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
+    Ok(K::report(K::screen(cx, checker, items, &skip)?))
+}
+
+/// Formulas over one state: the plain screening.
+pub(crate) struct Formulas;
+
+impl Screens for Formulas {
+    type Screening = Screening;
+    type Report = AmbiguityReport;
+
+    fn screenings(report: &AmbiguityReport) -> &[Screening] {
+        &report.requirements
+    }
+
+    fn report(requirements: Vec<Screening>) -> AmbiguityReport {
+        let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+        AmbiguityReport {
+            requirements,
+            summary,
+        }
+    }
+
+    fn screen(
+        cx: &Texts,
+        checker: &mut Checker,
+        items: &[(String, String)],
+        skip: &[String],
+    ) -> Result<Vec<Screening>, PipelineError> {
+        screen_texts(cx.spec, cx.client, checker, items, skip, cx.options)
+    }
+}
+
+impl Screened for Screening {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn text(&self) -> &str {
+        &self.text
+    }
+    fn flagged(&self) -> bool {
+        self.flagged
+    }
+    fn classes(&self) -> usize {
+        Screening::classes(self)
+    }
+    fn valid(&self) -> usize {
+        self.valid
+    }
+    fn samples(&self) -> usize {
+        self.samples.len()
+    }
+    fn could_not_screen(&self) -> bool {
+        self.could_not_screen
+    }
 }
 
 /// (id, text) of the selected requirements, in spec order.

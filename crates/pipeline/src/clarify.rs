@@ -4,17 +4,22 @@
 //! temperature 0.2; the new text is screened again, up to R rounds. The result is a
 //! list of proposals for the user to accept; nothing is changed in the spec until
 //! [`apply`] writes accepted proposals into a new spec file.
+//!
+//! The loop itself (`engine`) is the same for timed specs ([`crate::timed::clarify_timed`]):
+//! what differs between formulas and patterns is a trait implemented once for each.
 
 use crate::ambiguity::{
-    screen_texts, summarize, AmbiguityOptions, AmbiguityReport, Screening, Summary,
+    summarize, AmbiguityOptions, AmbiguityReport, Formulas, Screening, Summary,
 };
 use crate::formalize::{render_spec, schema_info, OutRequirement, PipelineError};
-use llm::{Client, Request, Template};
-use reqs::equiv::{Checker, Universe};
+use engine::{Readings, Rejection};
+use llm::{Client, Template};
 use reqs::Spec;
 use serde::{Deserialize, Serialize};
 use solver::SolverConfig;
 use std::fmt::Write as _;
+
+pub(crate) mod engine;
 
 /// Options of the loop.
 #[derive(Debug, Clone)]
@@ -194,35 +199,7 @@ pub fn clarify(
     options: &ClarifyOptions,
     screening: Option<AmbiguityReport>,
 ) -> Result<ClarifyReport, PipelineError> {
-    let universe = Universe::of_spec(spec);
-    let mut checker = Checker::new(&universe, solver)?;
-    let first = match screening {
-        Some(s) => s,
-        None => first_screening(spec, client, &mut checker, options)?,
-    };
-    // Worked examples stay those of the first screening, so that before and after differ
-    // only in the text.
-    let skip: Vec<String> = first.requirements.iter().map(|s| s.id.clone()).collect();
-    // Current screening of every flagged requirement.
-    let current: Vec<Screening> = first
-        .requirements
-        .iter()
-        .filter(|s| s.flagged)
-        .cloned()
-        .collect();
-    let mut run = Clarifying {
-        proposals: current.iter().map(unclarified).collect(),
-        stuck: vec![false; current.len()],
-        current,
-    };
-    let mut flagged_per_round = vec![run.current.len()];
-    for _round in 0..options.rounds {
-        if !run.round(spec, client, &mut checker, &skip, options)? {
-            break;
-        }
-        flagged_per_round.push(run.current.iter().filter(|s| s.flagged).count());
-    }
-    run.conclude(options);
+    let (first, run) = engine::clarify::<Formulas>(spec, client, solver, options, screening)?;
     let after_items: Vec<&Screening> = first
         .requirements
         .iter()
@@ -231,7 +208,7 @@ pub fn clarify(
     let stats = Stats {
         before: first.summary,
         after: summarize(&after_items),
-        flagged_per_round,
+        flagged_per_round: run.flagged_per_round,
     };
     Ok(ClarifyReport {
         proposals: run.proposals,
@@ -240,269 +217,53 @@ pub fn clarify(
     })
 }
 
-/// Screens the selected requirements when no screening was given: the first round's evidence.
-fn first_screening(
-    spec: &Spec,
-    client: &Client,
-    checker: &mut Checker,
-    options: &ClarifyOptions,
-) -> Result<AmbiguityReport, PipelineError> {
-    let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
-    let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
-    let requirements = screen_texts(spec, client, checker, &items, &skip, &options.screening)?;
-    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-    Ok(AmbiguityReport {
-        requirements,
-        summary,
-    })
-}
+/// The plain loop: a rewrite that repeats the text or is a meta-answer is asked once
+/// more in the same conversation before it is rejected.
+impl Readings for Formulas {
+    const LABEL: &'static str = "clarify";
+    const FOLLOW_UP: Option<&'static str> = Some("clarify.unchanged");
 
-/// The proposal of a flagged requirement before any round: its own text, unclarified.
-fn unclarified(s: &Screening) -> Proposal {
-    Proposal {
-        id: s.id.clone(),
-        original: s.text.clone(),
-        clarified: s.text.clone(),
-        rounds: 0,
-        classes_before: s.classes(),
-        classes_after: s.classes(),
-        converged: false,
-        accepted: false,
-        formula: None,
-        pattern: None,
-        history: vec![],
-        note: None,
-    }
-}
-
-/// The flagged requirements in the loop, index for index: their current screening,
-/// their proposal, and whether asking again is pointless.
-struct Clarifying {
-    current: Vec<Screening>,
-    proposals: Vec<Proposal>,
-    /// A requirement whose rewrite came back unchanged is not asked again: the same
-    /// evidence would give the same answer.
-    stuck: Vec<bool>,
-}
-
-impl Clarifying {
-    /// One round over the open requirements; `false` when none was open.
-    fn round(
-        &mut self,
-        spec: &Spec,
-        client: &Client,
-        checker: &mut Checker,
-        skip: &[String],
-        options: &ClarifyOptions,
-    ) -> Result<bool, PipelineError> {
-        let open: Vec<usize> = (0..self.current.len())
-            .filter(|&i| self.current[i].flagged && !self.stuck[i])
-            .collect();
-        if open.is_empty() {
-            return Ok(false);
-        }
-        let texts = self.ask_rewrites(spec, client, &open, options)?;
-        let mut items = Vec::new();
-        let mut back = Vec::new();
-        for (&i, text) in open.iter().zip(texts) {
-            if let Some(t) = self.sort_answer(i, text) {
-                items.push((self.current[i].id.clone(), t));
-                back.push(i);
-            }
-        }
-        let screened = screen_texts(spec, client, checker, &items, skip, &options.screening)?;
-        for (i, s) in back.into_iter().zip(screened) {
-            self.take_screened(i, s);
-        }
-        Ok(true)
+    fn prompt(spec: &Spec, s: &Screening, samples: u32) -> Result<String, PipelineError> {
+        prompt(spec, s, samples)
     }
 
-    /// Asks for a rewrite of each open requirement from its evidence, cleaned.
-    fn ask_rewrites(
-        &self,
-        spec: &Spec,
-        client: &Client,
-        open: &[usize],
-        options: &ClarifyOptions,
-    ) -> Result<Vec<Option<String>>, PipelineError> {
-        let mut reqs = Vec::new();
-        for &i in open {
-            let p = prompt(spec, &self.current[i], options.screening.samples)?;
-            reqs.push(
-                Request::new()
-                    .user(p)
-                    .temperature(options.temperature)
-                    .max_tokens(300),
-            );
-        }
-        let answers = client.run_all("clarify", &reqs);
-        let mut texts = Vec::new();
-        for a in answers {
-            texts.push(match a {
-                Ok(c) => clean_text(c.text()),
-                Err(e) if e.is_answer_problem() => None,
-                Err(e) => return Err(e.into()),
-            });
-        }
-        self.follow_up(client, open, &reqs, &mut texts)?;
-        Ok(texts)
-    }
-
-    /// Tells the model once when a rewrite repeats the text or describes the change instead.
-    fn follow_up(
-        &self,
-        client: &Client,
-        open: &[usize],
-        reqs: &[Request],
-        texts: &mut [Option<String>],
-    ) -> Result<(), PipelineError> {
-        // In the same conversation; a second such answer ends the requirement's rounds.
-        let follow_up = |k: usize, t: &Option<String>| -> Option<String> {
-            let t = t.as_deref()?;
-            if same_text(t, &self.current[open[k]].text) {
-                Some(UNCHANGED.to_string())
-            } else {
-                meta_answer(t, &self.current[open[k]].text)
-                    .map(|why| format!("{META} The answer was not taken: {why}."))
-            }
-        };
-        let again: Vec<(usize, String)> = (0..open.len())
-            .filter_map(|k| follow_up(k, &texts[k]).map(|m| (k, m)))
-            .collect();
-        if again.is_empty() {
-            return Ok(());
-        }
-        let follow: Vec<Request> = again
-            .iter()
-            .map(|(k, message)| {
-                reqs[*k]
-                    .clone()
-                    .assistant(texts[*k].clone().unwrap_or_default())
-                    .user(message.clone())
-            })
-            .collect();
-        for (&(k, _), a) in again
-            .iter()
-            .zip(client.run_all("clarify.unchanged", &follow))
-        {
-            texts[k] = match a {
-                Ok(c) => clean_text(c.text()),
-                Err(e) if e.is_answer_problem() => texts[k].take(),
-                Err(e) => return Err(e.into()),
-            };
-        }
-        Ok(())
-    }
-
-    /// Counts the round and records an answer that cannot be taken; else the rewrite to screen.
-    fn sort_answer(&mut self, i: usize, text: Option<String>) -> Option<String> {
-        let (current, proposal) = (&self.current[i], &mut self.proposals[i]);
-        proposal.rounds += 1;
-        let meta = text.as_deref().and_then(|t| meta_answer(t, &current.text));
-        match text {
-            Some(t) if same_text(&t, &current.text) => {
-                self.stuck[i] = true;
-                proposal.history.push(Round {
-                    text: t,
-                    classes: current.classes(),
-                    rejected: Some("the text is unchanged".into()),
-                });
-                proposal.note = Some("the model returned the text unchanged".into());
-                None
-            }
-            Some(t) if meta.is_some() => {
-                let why = meta.expect("checked");
-                self.stuck[i] = true;
-                let reason = format!("meta-answer: {why}");
-                proposal.history.push(Round {
-                    text: t,
-                    classes: current.classes(),
-                    rejected: Some(reason.clone()),
-                });
-                proposal.note = Some(format!(
+    /// After the follow-up: an unchanged or meta rewrite ends the rounds; an empty
+    /// answer does not.
+    fn rejected(r: &Rejection) -> (Option<String>, bool) {
+        match r {
+            Rejection::Empty => (None, false),
+            Rejection::Unchanged => (Some("the model returned the text unchanged".into()), true),
+            Rejection::Meta(why) => (
+                Some(format!(
                     "rejected as a meta-answer twice (the second time after being told so): {why}"
-                ));
-                None
-            }
-            Some(t) => Some(t),
-            None => {
-                proposal.history.push(Round {
-                    text: String::new(),
-                    classes: current.classes(),
-                    rejected: Some("the answer was empty or longer than 2000 characters".into()),
-                });
-                None
-            }
+                )),
+                true,
+            ),
         }
     }
 
-    /// Takes the screening of a rewrite as current, unless the rewrite could not be screened.
-    fn take_screened(&mut self, i: usize, s: Screening) {
-        let proposal = &mut self.proposals[i];
-        if s.could_not_screen {
-            // Not formalizable: a failed rewrite, never progress. The text it was
-            // meant to replace stays current (and counts in the statistics); the
-            // same evidence would bring the same answer, so the rounds end.
-            let why = format!(
-                "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
+    fn unconverged(s: &Screening, options: &ClarifyOptions) -> Option<String> {
+        if s.classes() == 1 && s.valid < options.min_valid {
+            Some(format!(
+                "only {} of {} formalizations of the clarified text are valid: too few to show one reading",
                 s.valid,
                 s.samples.len()
-            );
-            proposal.history.push(Round {
-                text: s.text.clone(),
-                classes: self.current[i].classes(),
-                rejected: Some(why.clone()),
-            });
-            proposal.note = Some(format!("the last rewrite {why}"));
-            self.stuck[i] = true;
-            return;
+            ))
+        } else if s.classes() == 0 {
+            Some("no formalization of the clarified text is valid".into())
+        } else {
+            None
         }
-        proposal.history.push(Round {
-            text: s.text.clone(),
-            classes: s.classes(),
-            rejected: None,
-        });
-        proposal.clarified = s.text.clone();
-        proposal.classes_after = s.classes();
-        self.current[i] = s;
     }
 
-    /// Decides which proposals converged to one reading and notes why the others did not.
-    fn conclude(&mut self, options: &ClarifyOptions) {
-        for (p, s) in self.proposals.iter_mut().zip(&self.current) {
-            let changed = !same_text(&p.clarified, &p.original);
-            p.converged =
-                s.classes() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
-            if p.note.is_none() && !p.converged {
-                p.note = Some(if !changed {
-                    "no rewrite differs from the original text".into()
-                } else if s.classes() == 1 && s.valid < options.min_valid {
-                    format!(
-                        "only {} of {} formalizations of the clarified text are valid: too few to show one reading",
-                        s.valid,
-                        s.samples.len()
-                    )
-                } else if s.classes() == 0 {
-                    "no formalization of the clarified text is valid".into()
-                } else {
-                    format!("still {} readings after {} round(s)", s.classes(), p.rounds)
-                });
-            }
-            p.accepted = p.converged;
-            p.formula = s
-                .partition
-                .as_ref()
-                .filter(|_| p.converged)
-                .map(|x| x.classes[0].formula.clone());
-        }
+    fn keep_reading(p: &mut Proposal, s: &Screening) {
+        p.formula = s
+            .partition
+            .as_ref()
+            .filter(|_| p.converged)
+            .map(|x| x.classes[0].formula.clone());
     }
 }
-
-/// The follow-up turn after a meta-answer (followed by the reason it was not taken).
-const META: &str = "That describes how the requirement should be changed instead of changing it. \
-Answer with the rewritten requirement itself, as it would stand in the specification (for \
-example \"The pump shall ...\"), not with a sentence about the requirement, its text or its \
-readings.";
 
 /// Openings of an answer that talks about the task instead of doing it.
 pub const META_OPENINGS: &[&str] = &[
@@ -613,23 +374,6 @@ pub fn meta_answer(answer: &str, original: &str) -> Option<String> {
         .map(|o| {
             format!("it opens with \"{o}\", describing the task instead of stating the requirement")
         })
-}
-
-/// The follow-up turn after a rewrite that repeats the text.
-const UNCHANGED: &str = "That is the same text as before, so it still admits the readings above. \
-Change the wording so that exactly one of them remains: for example, say whether each \
-boundary value is included, or which condition applies when both could. Answer with the \
-rewritten requirement text alone.";
-
-/// Equal up to case, whitespace and punctuation.
-fn same_text(a: &str, b: &str) -> bool {
-    let norm = |s: &str| -> String {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    norm(a) == norm(b)
 }
 
 /// The proposals file (JSON, `vera.clarify.v1`).

@@ -17,8 +17,9 @@
 //! trace as a timing table. [`clarify_timed`] is the clarification loop on such
 //! questions.
 
-use crate::ambiguity::AmbiguityOptions;
-use crate::clarify::{clean_text, meta_answer, ClarifyOptions, Proposal, Round};
+use crate::ambiguity::{screen_run, AmbiguityOptions, Screened, Screens, Texts};
+use crate::clarify::engine::{self, Readings};
+use crate::clarify::{ClarifyOptions, Proposal};
 use crate::formalize::{
     answer_problem, excerpt, reading_notes, request, schema_info, unmentioned_variables, Attempt,
     FormalizeOptions, Formalized, PipelineError,
@@ -893,15 +894,66 @@ pub fn screen_timed(
     solver: &SolverConfig,
     options: &AmbiguityOptions,
 ) -> Result<TimedAmbiguityReport, PipelineError> {
-    let items = crate::ambiguity::selected(spec, options.only.as_deref())?;
-    let universe = reqs::equiv::Universe::of_spec(spec);
-    let mut checker = Checker::new(&universe, solver)?;
-    let requirements = screen_timed_texts(spec, client, &mut checker, solver, &items, options)?;
-    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-    Ok(TimedAmbiguityReport {
-        requirements,
-        summary,
+    screen_run::<Patterns>(&Texts {
+        spec,
+        client,
+        solver,
+        options,
     })
+}
+
+impl Screened for TimedScreening {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn text(&self) -> &str {
+        &self.text
+    }
+    fn flagged(&self) -> bool {
+        self.flagged
+    }
+    fn classes(&self) -> usize {
+        self.classes.len()
+    }
+    fn valid(&self) -> usize {
+        self.valid
+    }
+    fn samples(&self) -> usize {
+        self.samples.len()
+    }
+    fn could_not_screen(&self) -> bool {
+        self.could_not_screen
+    }
+}
+
+/// Patterns over traces: the timed screening (the worked examples of a screening skip
+/// the texts it screens).
+struct Patterns;
+
+impl Screens for Patterns {
+    type Screening = TimedScreening;
+    type Report = TimedAmbiguityReport;
+
+    fn screenings(report: &TimedAmbiguityReport) -> &[TimedScreening] {
+        &report.requirements
+    }
+
+    fn report(requirements: Vec<TimedScreening>) -> TimedAmbiguityReport {
+        let summary = summarize(&requirements.iter().collect::<Vec<_>>());
+        TimedAmbiguityReport {
+            requirements,
+            summary,
+        }
+    }
+
+    fn screen(
+        cx: &Texts,
+        checker: &mut Checker,
+        items: &[(String, String)],
+        _skip: &[String],
+    ) -> Result<Vec<TimedScreening>, PipelineError> {
+        screen_timed_texts(cx.spec, cx.client, checker, cx.solver, items, cx.options)
+    }
 }
 
 // ------------------------------------------------------------------ questions
@@ -1355,222 +1407,30 @@ pub fn clarify_timed(
     options: &ClarifyOptions,
     screening: Option<TimedAmbiguityReport>,
 ) -> Result<TimedClarifyReport, PipelineError> {
-    let universe = reqs::equiv::Universe::of_spec(spec);
-    let mut checker = Checker::new(&universe, solver)?;
-    let first = match screening {
-        Some(s) => s,
-        None => first_timed_screening(spec, client, &mut checker, solver, options)?,
-    };
-    let current: Vec<TimedScreening> = first
-        .requirements
-        .iter()
-        .filter(|s| s.flagged)
-        .cloned()
-        .collect();
-    let mut run = TimedClarifying {
-        proposals: current.iter().map(unclarified).collect(),
-        stuck: vec![false; current.len()],
-        current,
-    };
-    let mut flagged_per_round = vec![run.current.len()];
-    for _round in 0..options.rounds {
-        if !run.round(spec, client, &mut checker, solver, options)? {
-            break;
-        }
-        flagged_per_round.push(run.current.iter().filter(|s| s.flagged).count());
-    }
-    run.conclude(options);
+    let (first, run) = engine::clarify::<Patterns>(spec, client, solver, options, screening)?;
     Ok(TimedClarifyReport {
         proposals: run.proposals,
-        flagged_per_round,
+        flagged_per_round: run.flagged_per_round,
         screening: first,
     })
 }
 
-/// Screens the selected requirements when no screening was given.
-fn first_timed_screening(
-    spec: &Spec,
-    client: &Client,
-    checker: &mut Checker,
-    solver: &SolverConfig,
-    options: &ClarifyOptions,
-) -> Result<TimedAmbiguityReport, PipelineError> {
-    let items = crate::ambiguity::selected(spec, options.screening.only.as_deref())?;
-    let requirements =
-        screen_timed_texts(spec, client, checker, solver, &items, &options.screening)?;
-    let summary = summarize(&requirements.iter().collect::<Vec<_>>());
-    Ok(TimedAmbiguityReport {
-        requirements,
-        summary,
-    })
-}
+/// The timed loop: a rejected rewrite ends the requirement's rounds at once (no
+/// follow-up turn).
+impl Readings for Patterns {
+    const LABEL: &'static str = "clarify.timed";
 
-/// The proposal of a flagged requirement before any round: its own text, unclarified.
-fn unclarified(s: &TimedScreening) -> Proposal {
-    Proposal {
-        id: s.id.clone(),
-        original: s.text.clone(),
-        clarified: s.text.clone(),
-        rounds: 0,
-        classes_before: s.classes.len(),
-        classes_after: s.classes.len(),
-        converged: false,
-        accepted: false,
-        formula: None,
-        pattern: None,
-        history: vec![],
-        note: None,
-    }
-}
-
-/// The flagged requirements in the timed loop, index for index: their current
-/// screening, their proposal, and whether their rounds have ended.
-struct TimedClarifying {
-    current: Vec<TimedScreening>,
-    proposals: Vec<Proposal>,
-    stuck: Vec<bool>,
-}
-
-impl TimedClarifying {
-    /// One round over the open requirements; `false` when none was open.
-    fn round(
-        &mut self,
-        spec: &Spec,
-        client: &Client,
-        checker: &mut Checker,
-        solver: &SolverConfig,
-        options: &ClarifyOptions,
-    ) -> Result<bool, PipelineError> {
-        let open: Vec<usize> = (0..self.current.len())
-            .filter(|&i| self.current[i].flagged && !self.stuck[i])
-            .collect();
-        if open.is_empty() {
-            return Ok(false);
-        }
-        let mut reqs = Vec::new();
-        for &i in &open {
-            let p = clarify_prompt(spec, &self.current[i], options.screening.samples)?;
-            reqs.push(
-                Request::new()
-                    .user(p)
-                    .temperature(options.temperature)
-                    .max_tokens(300),
-            );
-        }
-        let answers = client.run_all("clarify.timed", &reqs);
-        let mut items = Vec::new();
-        let mut back = Vec::new();
-        for (&i, a) in open.iter().zip(answers) {
-            self.proposals[i].rounds += 1;
-            let text = match a {
-                Ok(c) => clean_text(c.text()),
-                Err(e) if e.is_answer_problem() => None,
-                Err(e) => return Err(e.into()),
-            };
-            if let Some(t) = self.sort_answer(i, text) {
-                items.push((self.current[i].id.clone(), t));
-                back.push(i);
-            }
-        }
-        let screened =
-            screen_timed_texts(spec, client, checker, solver, &items, &options.screening)?;
-        for (i, s) in back.into_iter().zip(screened) {
-            self.take_screened(i, s);
-        }
-        Ok(true)
+    fn prompt(spec: &Spec, s: &TimedScreening, samples: u32) -> Result<String, PipelineError> {
+        clarify_prompt(spec, s, samples)
     }
 
-    /// Records an answer that cannot be taken, ending its rounds; else the rewrite to screen.
-    fn sort_answer(&mut self, i: usize, text: Option<String>) -> Option<String> {
-        let classes = self.current[i].classes.len();
-        let (why, t) = match text {
-            None => (
-                "the answer was empty or longer than 2000 characters".to_string(),
-                String::new(),
-            ),
-            Some(t) if same_text(&t, &self.current[i].text) => {
-                ("the text is unchanged".to_string(), t)
-            }
-            Some(t) => match meta_answer(&t, &self.current[i].text) {
-                Some(why) => (format!("meta-answer: {why}"), t),
-                None => return Some(t),
-            },
-        };
-        let p = &mut self.proposals[i];
-        p.history.push(Round {
-            text: t,
-            classes,
-            rejected: Some(why.clone()),
-        });
-        p.note = Some(why);
-        self.stuck[i] = true;
-        None
+    fn keep_reading(p: &mut Proposal, s: &TimedScreening) {
+        p.pattern = s
+            .classes
+            .first()
+            .filter(|_| p.converged)
+            .map(|c| c.pattern.clone());
     }
-
-    /// Takes the screening of a rewrite as current, unless the rewrite could not be screened.
-    fn take_screened(&mut self, i: usize, s: TimedScreening) {
-        let proposal = &mut self.proposals[i];
-        if s.could_not_screen {
-            let why = format!(
-                "failed: only {} of {} formalizations of this rewrite are valid, too few to screen it",
-                s.valid,
-                s.samples.len()
-            );
-            proposal.history.push(Round {
-                text: s.text.clone(),
-                classes: self.current[i].classes.len(),
-                rejected: Some(why.clone()),
-            });
-            proposal.note = Some(format!("the last rewrite {why}"));
-            self.stuck[i] = true;
-            return;
-        }
-        proposal.history.push(Round {
-            text: s.text.clone(),
-            classes: s.classes.len(),
-            rejected: None,
-        });
-        proposal.clarified = s.text.clone();
-        proposal.classes_after = s.classes.len();
-        self.current[i] = s;
-    }
-
-    /// Decides which proposals converged (they carry the pattern) and notes why others did not.
-    fn conclude(&mut self, options: &ClarifyOptions) {
-        for (p, s) in self.proposals.iter_mut().zip(&self.current) {
-            let changed = !same_text(&p.clarified, &p.original);
-            p.converged =
-                s.classes.len() == 1 && p.rounds > 0 && changed && s.valid >= options.min_valid;
-            if p.note.is_none() && !p.converged {
-                p.note = Some(if !changed {
-                    "no rewrite differs from the original text".into()
-                } else {
-                    format!(
-                        "still {} readings after {} round(s)",
-                        s.classes.len(),
-                        p.rounds
-                    )
-                });
-            }
-            p.accepted = p.converged;
-            p.pattern = s
-                .classes
-                .first()
-                .filter(|_| p.converged)
-                .map(|c| c.pattern.clone());
-        }
-    }
-}
-
-/// Equal up to case, whitespace and punctuation.
-fn same_text(a: &str, b: &str) -> bool {
-    let norm = |s: &str| -> String {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
-    norm(a) == norm(b)
 }
 
 /// A report of the plain or the timed loop, whichever the spec needs.
