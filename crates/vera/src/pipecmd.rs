@@ -153,7 +153,7 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         let changed = apply(&spec, &spec_name, (pf, &text), &out, &inputs, force)?;
         if changed.is_empty() {
             eprintln!(
-                "nothing to apply: no proposal in {} is accepted (set \"accepted\": true to take one); nothing written",
+                "nothing to apply: no entry in {} is accepted (set \"accepted\": true to take one); nothing written",
                 pf.display()
             );
         }
