@@ -14,8 +14,8 @@
 
 use crate::clarify::{clean_text, meta_answer, same_words};
 use crate::formalize::{
-    provider_failure, render_spec, schema_info, validate_screened, OutRequirement, PipelineError,
-    ProviderFailure, ValidateError,
+    answer_problem, provider_failure, render_spec, schema_info, validate_screened, OutRequirement,
+    PipelineError, ProviderFailure, ValidateError,
 };
 use llm::{Client, Request, Template};
 use reqs::equiv::{Checker, Universe};
@@ -146,16 +146,18 @@ pub fn template() -> Template {
         .expect("built-in template")
 }
 
-/// Sentences of `spec` the reader parses (at most `n`, not `skip`), as prompt examples:
-/// the spec's own words in the style asked for.
-fn examples(spec: &Spec, skip: &str, n: usize) -> String {
+/// Sentences of `spec` the reader parses (at most `n`; `readable[i]`: whether it parses
+/// requirement `i`), as prompt examples: the spec's own words in the style asked for.
+/// The same for every requirement asked about, which the reader does not parse.
+fn examples(spec: &Spec, readable: &[bool], n: usize) -> String {
     let mut out = String::new();
     let parsed = spec
         .requirements
         .iter()
-        .filter(|r| r.id != skip && crate::controlled::parse(spec, &r.text).is_ok())
+        .zip(readable)
+        .filter(|(_, ok)| **ok)
         .take(n);
-    for (k, r) in parsed.enumerate() {
+    for (k, (r, _)) in parsed.enumerate() {
         if k == 0 {
             out.push_str("Sentences of this document the reader accepts:\n");
         }
@@ -164,18 +166,21 @@ fn examples(spec: &Spec, skip: &str, n: usize) -> String {
     out
 }
 
-/// The first prompt for requirement `id` with text `text`.
-pub fn prompt(
-    spec: &Spec,
-    id: &str,
-    text: &str,
-    n_examples: usize,
-) -> Result<String, PipelineError> {
-    Ok(template().render(&[
-        ("schema", &schema_info(spec).render()),
-        ("examples", &examples(spec, id, n_examples)),
-        ("requirement", text),
-    ])?)
+/// What every prompt of a run shares: the schema and the examples, rendered once.
+struct Shared {
+    schema: String,
+    examples: String,
+}
+
+impl Shared {
+    /// The first prompt for a requirement with text `text`.
+    fn prompt(&self, text: &str) -> Result<String, PipelineError> {
+        Ok(template().render(&[
+            ("schema", &self.schema),
+            ("examples", &self.examples),
+            ("requirement", text),
+        ])?)
+    }
 }
 
 /// What the reader and the screening make of one answer.
@@ -277,11 +282,16 @@ pub fn restate(
         restatements: Vec::new(),
         halted: None,
     };
-    let wanted = spec
-        .requirements
-        .iter()
-        .filter(|r| options.only.as_ref().is_none_or(|o| o.contains(&r.id)));
-    for r in wanted {
+    let readable: Vec<bool> = (spec.requirements.iter())
+        .map(|r| crate::controlled::parse(spec, &r.text).is_ok())
+        .collect();
+    let shared = Shared {
+        schema: schema_info(spec).render(),
+        examples: examples(spec, &readable, options.examples),
+    };
+    let wanted = (spec.requirements.iter().zip(&readable))
+        .filter(|(r, _)| options.only.as_ref().is_none_or(|o| o.contains(&r.id)));
+    for (r, readable) in wanted {
         let mut item = Restatement {
             id: r.id.clone(),
             original: r.text.clone(),
@@ -293,10 +303,11 @@ pub fn restate(
             accepted: false,
             attempts: Vec::new(),
         };
-        if crate::controlled::parse(spec, &r.text).is_ok() {
+        if *readable {
             item.status = RestateStatus::Controlled;
         } else if out.halted.is_none() {
-            out.halted = ask(spec, &mut checker, client, options, r, &mut item)?;
+            let first = shared.prompt(&r.text)?;
+            out.halted = ask(spec, &mut checker, client, options, first, r, &mut item)?;
         }
         out.restatements.push(item);
     }
@@ -310,10 +321,10 @@ fn ask(
     checker: &mut Checker,
     client: &Client,
     options: &RestateOptions,
+    first: String,
     r: &reqs::spec::Requirement,
     item: &mut Restatement,
 ) -> Result<Option<String>, PipelineError> {
-    let first = prompt(spec, &r.id, &r.text, options.examples)?;
     let mut req = Request::new()
         .user(first)
         .temperature(options.temperature)
@@ -323,12 +334,14 @@ fn ask(
         let answer = match client.complete("restate", &req) {
             Ok(c) => c.text().to_string(),
             Err(e) if e.is_answer_problem() => {
-                let why = e.feedback().unwrap_or_else(|| e.to_string());
+                // Cut off, runaway, filtered, ...: what was shown and why, as the
+                // formalization loop reports it.
+                let (shown, why) = answer_problem(&e).unwrap_or_default();
                 item.attempts.push(RestateAttempt {
-                    text: String::new(),
+                    text: shown.clone(),
                     refused: Some(why.clone()),
                 });
-                req = req.assistant(String::new()).user(format!(
+                req = req.assistant(shown).user(format!(
                     "That answer could not be used: {why}. Answer with the rewritten sentence only."
                 ));
                 continue;

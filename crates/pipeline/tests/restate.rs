@@ -355,3 +355,38 @@ fn accepted_restatements_are_applied_and_stale_or_empty_ones_refused() {
         "{\"schema\": \"vera.clarify.v1\"}"
     ));
 }
+
+#[test]
+fn an_answer_cut_off_is_shown_and_asked_again_in_the_conversation() {
+    for s in solvers() {
+        let client = common::scripted(|r, _| {
+            if !about(r).starts_with("The heater must") {
+                return Ok(Response::text("no"));
+            }
+            if r.messages.len() == 1 {
+                Err(LlmError::Truncated {
+                    partial: "If the alarm sounds, the heater".into(),
+                    output_tokens: 200,
+                })
+            } else {
+                assert_eq!(r.messages[1].content, "If the alarm sounds, the heater");
+                Ok(Response::text(
+                    "If the alarm sounds, the heater shall not run.",
+                ))
+            }
+        });
+        let rep = restate(
+            &spec(),
+            "heating.toml",
+            &client,
+            &s,
+            &RestateOptions::default(),
+        )
+        .unwrap();
+        let h1 = &rep.restatements[0];
+        assert_eq!(h1.status, RestateStatus::Restated, "{h1:?}");
+        assert_eq!(h1.attempts[0].text, "If the alarm sounds, the heater");
+        assert!(h1.attempts[0].refused.is_some(), "{h1:?}");
+        assert!(rep.halted.is_none());
+    }
+}
