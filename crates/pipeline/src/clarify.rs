@@ -554,7 +554,9 @@ pub fn not_applicable(spec: &Spec, proposals: &[Proposal]) -> Vec<NotApplicable>
 /// `vera clarify --apply`: the accepted proposals of the file `path` (its `text`)
 /// applied to `spec` (read from `spec_file`) and the result written to `out`, never over
 /// one of `inputs` and over an existing file only with `force`. Returns the ids of the
-/// requirements changed; when no proposal is accepted nothing is written.
+/// requirements changed; when no proposal is accepted nothing is written. A
+/// restatements file (`vera clarify --controlled`) is applied by
+/// [`crate::restate::apply_file`].
 pub fn apply_file(
     spec: &Spec,
     spec_file: &str,
@@ -563,6 +565,9 @@ pub fn apply_file(
     inputs: &[&std::path::Path],
     force: bool,
 ) -> Result<Vec<String>, crate::formalize::PipelineError> {
+    if crate::restate::is_restate_file(text) {
+        return crate::restate::apply_file(spec, spec_file, (path, text), out, inputs, force);
+    }
     let file = ProposalsFile::read_for(&path.display().to_string(), text, spec, spec_file)?;
     let (out_text, changed) = apply(spec, &file.proposals);
     if !changed.is_empty() {

@@ -145,12 +145,8 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.spec, "clarified.toml"));
         inputs.push(pf);
         let (text, spec_name) = (safefile::read_text(pf)?, a.spec.display().to_string());
-        let apply = if pipeline::restate::is_restate_file(&text) {
-            pipeline::restate::apply_file
-        } else {
-            pipeline::clarify::apply_file
-        };
-        let changed = apply(&spec, &spec_name, (pf, &text), &out, &inputs, force)?;
+        let changed =
+            pipeline::clarify::apply_file(&spec, &spec_name, (pf, &text), &out, &inputs, force)?;
         if changed.is_empty() {
             eprintln!(
                 "nothing to apply: no entry in {} is accepted (set \"accepted\": true to take one); nothing written",
