@@ -371,148 +371,17 @@ fn findings(p: &Problem, s: &Suite) -> report::Findings {
 
 fn page(p: &Problem, s: &Suite, seconds: f64) -> report::html::Page {
     use report::html::{Block, Count, Page, Section, Tone};
-    let mut cards = Vec::new();
-    for r in &s.requirements {
-        let req = p.spec.requirements.iter().find(|q| q.id == r.id);
-        let mut blocks = vec![Block::Text(r.text.clone())];
-        let Some(formula) = &r.formula else {
-            cards.push(Block::Item {
-                title: r.id.clone(),
-                badge: "not formalized".into(),
-                tone: Tone::Warn,
-                blocks: vec![
-                    Block::Text(r.text.clone()),
-                    Block::Text("No formula: no test can be derived.".into()),
-                ],
-            });
-            continue;
-        };
-        blocks.push(Block::Code(formula.clone()));
-        let rows: Vec<Vec<String>> = s
-            .obligations
-            .iter()
-            .filter(|o| o.obligation.requirement == r.id)
-            .map(|o| {
-                let (status, detail) = match &o.status {
-                    Status::Met { cases } => ("met".to_string(), cases.join(" ")),
-                    Status::Unreachable { core } => (
-                        "unreachable".to_string(),
-                        unreachable_reason(&o.obligation.kind, core),
-                    ),
-                    Status::Undecided { reason } => ("undecided".to_string(), reason.to_string()),
-                };
-                vec![
-                    o.obligation
-                        .id
-                        .strip_prefix(&format!("{}/", r.id))
-                        .unwrap_or(&o.obligation.id)
-                        .to_string(),
-                    describe(&o.obligation.kind, o.obligation.condition.as_deref()),
-                    status,
-                    detail,
-                ]
-            })
-            .collect();
-        blocks.push(Block::Table {
-            headers: vec![
-                "obligation".into(),
-                "asks for".into(),
-                "status".into(),
-                "cases / reason".into(),
-            ],
-            rows,
-        });
-        let case_rows: Vec<Vec<String>> = s
-            .cases
-            .iter()
-            .filter(|c| c.requirements.contains(&r.id))
-            .map(|c| {
-                let prefix = format!("{}/", r.id);
-                vec![
-                    c.id.clone(),
-                    c.covers
-                        .iter()
-                        .filter_map(|o| o.strip_prefix(&prefix))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    c.inputs
-                        .iter()
-                        .map(|x| format!("{} = {}", x.variable, x.value))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    c.expected
-                        .iter()
-                        .map(|x| format!("{} = {}", x.variable, x.value.cell()))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ]
-            })
-            .collect();
-        if !case_rows.is_empty() {
-            blocks.push(Block::Table {
-                headers: vec![
-                    "case".into(),
-                    "obligations".into(),
-                    "inputs".into(),
-                    "expected outputs".into(),
-                ],
-                rows: case_rows,
-            });
-        }
-        let (badge, tone) = if r.undecided > 0 {
-            (format!("{} undecided", r.undecided), Tone::Bad)
-        } else if r.unreachable > 0 {
-            (format!("{} unreachable", r.unreachable), Tone::Warn)
-        } else {
-            (format!("{}/{} met", r.met, r.obligations), Tone::Good)
-        };
-        let title = match req {
-            Some(q) => format!("{} (line {})", r.id, q.line),
-            None => r.id.clone(),
-        };
-        cards.push(Block::Item {
-            title,
-            badge,
-            tone,
-            blocks,
-        });
-    }
+    let cards: Vec<Block> = s
+        .requirements
+        .iter()
+        .map(|r| requirement_card(p, s, r))
+        .collect();
     let matrix = rbt::table::matrix_rows(s);
     let (headers, rows) = match matrix.split_first() {
         Some((h, rest)) => (h.clone(), rest.to_vec()),
         None => (vec![], vec![]),
     };
-    let mut all_vars: Vec<String> = s.inputs.clone();
-    all_vars.extend(s.outputs.iter().cloned());
-    let case_rows: Vec<Vec<String>> = s
-        .cases
-        .iter()
-        .map(|c| {
-            let mut row = vec![c.id.clone()];
-            for v in &s.inputs {
-                row.push(
-                    c.inputs
-                        .iter()
-                        .find(|x| &x.variable == v)
-                        .map(|x| x.value.clone())
-                        .unwrap_or_default(),
-                );
-            }
-            for v in &s.outputs {
-                row.push(
-                    c.expected
-                        .iter()
-                        .find(|x| &x.variable == v)
-                        .map(|x| x.value.cell())
-                        .unwrap_or_default(),
-                );
-            }
-            row
-        })
-        .collect();
-    let mut case_headers = vec!["case".to_string()];
-    case_headers.extend(s.inputs.iter().map(|v| format!("{v} (in)")));
-    case_headers.extend(s.outputs.iter().map(|v| format!("{v} (expected)")));
+    let (case_headers, case_rows) = test_table(s);
     let not_formalized = s
         .findings
         .iter()
@@ -552,6 +421,148 @@ fn page(p: &Problem, s: &Suite, seconds: f64) -> report::html::Page {
             },
         ],
     }
+}
+
+/// One requirement's card on the page: its formula, its obligations with their status,
+/// and the cases that cover it.
+fn requirement_card(p: &Problem, s: &Suite, r: &rbt::suite::RequirementRow) -> report::html::Block {
+    use report::html::{Block, Tone};
+    let req = p.spec.requirements.iter().find(|q| q.id == r.id);
+    let mut blocks = vec![Block::Text(r.text.clone())];
+    let Some(formula) = &r.formula else {
+        return Block::Item {
+            title: r.id.clone(),
+            badge: "not formalized".into(),
+            tone: Tone::Warn,
+            blocks: vec![
+                Block::Text(r.text.clone()),
+                Block::Text("No formula: no test can be derived.".into()),
+            ],
+        };
+    };
+    blocks.push(Block::Code(formula.clone()));
+    let rows: Vec<Vec<String>> = s
+        .obligations
+        .iter()
+        .filter(|o| o.obligation.requirement == r.id)
+        .map(|o| {
+            let (status, detail) = match &o.status {
+                Status::Met { cases } => ("met".to_string(), cases.join(" ")),
+                Status::Unreachable { core } => (
+                    "unreachable".to_string(),
+                    unreachable_reason(&o.obligation.kind, core),
+                ),
+                Status::Undecided { reason } => ("undecided".to_string(), reason.to_string()),
+            };
+            vec![
+                o.obligation
+                    .id
+                    .strip_prefix(&format!("{}/", r.id))
+                    .unwrap_or(&o.obligation.id)
+                    .to_string(),
+                describe(&o.obligation.kind, o.obligation.condition.as_deref()),
+                status,
+                detail,
+            ]
+        })
+        .collect();
+    blocks.push(Block::Table {
+        headers: vec![
+            "obligation".into(),
+            "asks for".into(),
+            "status".into(),
+            "cases / reason".into(),
+        ],
+        rows,
+    });
+    let case_rows: Vec<Vec<String>> = s
+        .cases
+        .iter()
+        .filter(|c| c.requirements.contains(&r.id))
+        .map(|c| {
+            let prefix = format!("{}/", r.id);
+            vec![
+                c.id.clone(),
+                c.covers
+                    .iter()
+                    .filter_map(|o| o.strip_prefix(&prefix))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                c.inputs
+                    .iter()
+                    .map(|x| format!("{} = {}", x.variable, x.value))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                c.expected
+                    .iter()
+                    .map(|x| format!("{} = {}", x.variable, x.value.cell()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]
+        })
+        .collect();
+    if !case_rows.is_empty() {
+        blocks.push(Block::Table {
+            headers: vec![
+                "case".into(),
+                "obligations".into(),
+                "inputs".into(),
+                "expected outputs".into(),
+            ],
+            rows: case_rows,
+        });
+    }
+    let (badge, tone) = if r.undecided > 0 {
+        (format!("{} undecided", r.undecided), Tone::Bad)
+    } else if r.unreachable > 0 {
+        (format!("{} unreachable", r.unreachable), Tone::Warn)
+    } else {
+        (format!("{}/{} met", r.met, r.obligations), Tone::Good)
+    };
+    let title = match req {
+        Some(q) => format!("{} (line {})", r.id, q.line),
+        None => r.id.clone(),
+    };
+    Block::Item {
+        title,
+        badge,
+        tone,
+        blocks,
+    }
+}
+
+/// The test table: one row per case, its inputs and expected outputs.
+fn test_table(s: &Suite) -> (Vec<String>, Vec<Vec<String>>) {
+    let case_rows: Vec<Vec<String>> = s
+        .cases
+        .iter()
+        .map(|c| {
+            let mut row = vec![c.id.clone()];
+            for v in &s.inputs {
+                row.push(
+                    c.inputs
+                        .iter()
+                        .find(|x| &x.variable == v)
+                        .map(|x| x.value.clone())
+                        .unwrap_or_default(),
+                );
+            }
+            for v in &s.outputs {
+                row.push(
+                    c.expected
+                        .iter()
+                        .find(|x| &x.variable == v)
+                        .map(|x| x.value.cell())
+                        .unwrap_or_default(),
+                );
+            }
+            row
+        })
+        .collect();
+    let mut case_headers = vec!["case".to_string()];
+    case_headers.extend(s.inputs.iter().map(|v| format!("{v} (in)")));
+    case_headers.extend(s.outputs.iter().map(|v| format!("{v} (expected)")));
+    (case_headers, case_rows)
 }
 
 /// `vera.tests-run.v1`.
@@ -1209,65 +1220,7 @@ pub fn timed_report(
     );
     for r in &suite.sequences {
         match r {
-            SequenceResult::Made { sequence: s } => {
-                let verdict = match s.violated_at {
-                    Some(t) => format!(
-                        "expected verdict: violates {} at {}",
-                        s.requirement,
-                        time.show(t as u64)
-                    ),
-                    None => "expected verdict: every requirement holds".into(),
-                };
-                let _ = writeln!(
-                    o,
-                    "\n{}: {} (trigger step {}, {}); {verdict}",
-                    clean(&s.id),
-                    shape_words(s.shape),
-                    s.trigger_step,
-                    time.show(s.trigger_step as u64)
-                );
-                let mut labels: Vec<String> = vec!["time".into()];
-                labels.extend(s.rows.iter().map(|r| match r.role {
-                    "input" => format!("{} (in)", r.variable),
-                    "output" => format!("{} (out)", r.variable),
-                    _ => r.variable.clone(),
-                }));
-                let mut cols: Vec<Vec<String>> = vec![s.times.clone()];
-                cols.extend(s.rows.iter().map(|r| r.values.clone()));
-                if let rbt::timed::Expectation::Outputs { rows } = &s.expected {
-                    for r in rows {
-                        labels.push(format!("expect {}", r.variable));
-                        cols.push(r.values.iter().map(|e| e.cell()).collect());
-                    }
-                }
-                let lw = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-                let widths: Vec<usize> = (0..s.times.len())
-                    .map(|t| cols.iter().map(|c| c[t].chars().count()).max().unwrap_or(0))
-                    .collect();
-                for (label, col) in labels.iter().zip(&cols) {
-                    let cells: Vec<String> = col
-                        .iter()
-                        .zip(&widths)
-                        .map(|(v, w)| format!("{v:>w$}"))
-                        .collect();
-                    let _ = writeln!(o, "  {:<lw$}  {}", clean(label), clean(&cells.join(" ")));
-                }
-                match &s.expected {
-                    rbt::timed::Expectation::Outputs { .. } => {}
-                    rbt::timed::Expectation::NoValidTrace => {
-                        let _ = writeln!(
-                            o,
-                            "  no expected outputs: no trace with these inputs satisfies the whole spec"
-                        );
-                    }
-                    rbt::timed::Expectation::NoRoles => {
-                        let _ = writeln!(
-                            o,
-                            "  no expected outputs: the spec declares no inputs (role = \"input\")"
-                        );
-                    }
-                }
-            }
+            SequenceResult::Made { sequence: s } => write_sequence(&mut o, s, time),
             SequenceResult::Unreachable {
                 id, core, shape, ..
             } => {
@@ -1305,6 +1258,67 @@ pub fn timed_report(
     r.csv = Some(csv);
     r.page = Some(page);
     r
+}
+
+/// One made sequence as text: its header line and its table (a column per step).
+fn write_sequence(o: &mut String, s: &rbt::timed::Sequence, time: &reqs::timed::TimeBase) {
+    let verdict = match s.violated_at {
+        Some(t) => format!(
+            "expected verdict: violates {} at {}",
+            s.requirement,
+            time.show(t as u64)
+        ),
+        None => "expected verdict: every requirement holds".into(),
+    };
+    let _ = writeln!(
+        o,
+        "\n{}: {} (trigger step {}, {}); {verdict}",
+        clean(&s.id),
+        shape_words(s.shape),
+        s.trigger_step,
+        time.show(s.trigger_step as u64)
+    );
+    let mut labels: Vec<String> = vec!["time".into()];
+    labels.extend(s.rows.iter().map(|r| match r.role {
+        "input" => format!("{} (in)", r.variable),
+        "output" => format!("{} (out)", r.variable),
+        _ => r.variable.clone(),
+    }));
+    let mut cols: Vec<Vec<String>> = vec![s.times.clone()];
+    cols.extend(s.rows.iter().map(|r| r.values.clone()));
+    if let rbt::timed::Expectation::Outputs { rows } = &s.expected {
+        for r in rows {
+            labels.push(format!("expect {}", r.variable));
+            cols.push(r.values.iter().map(|e| e.cell()).collect());
+        }
+    }
+    let lw = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..s.times.len())
+        .map(|t| cols.iter().map(|c| c[t].chars().count()).max().unwrap_or(0))
+        .collect();
+    for (label, col) in labels.iter().zip(&cols) {
+        let cells: Vec<String> = col
+            .iter()
+            .zip(&widths)
+            .map(|(v, w)| format!("{v:>w$}"))
+            .collect();
+        let _ = writeln!(o, "  {:<lw$}  {}", clean(label), clean(&cells.join(" ")));
+    }
+    match &s.expected {
+        rbt::timed::Expectation::Outputs { .. } => {}
+        rbt::timed::Expectation::NoValidTrace => {
+            let _ = writeln!(
+                o,
+                "  no expected outputs: no trace with these inputs satisfies the whole spec"
+            );
+        }
+        rbt::timed::Expectation::NoRoles => {
+            let _ = writeln!(
+                o,
+                "  no expected outputs: the spec declares no inputs (role = \"input\")"
+            );
+        }
+    }
 }
 
 /// Rows as CSV.
