@@ -233,3 +233,107 @@ fn a_planted_violation_of_each_rule_is_caught() {
     assert!(v.iter().any(|x| x.contains("makes an exit code")), "{v:?}");
     assert!(source_violations("vera", "crates/vera/src/cli.rs", bin).is_empty());
 }
+
+/// The longest a library function may be, in lines (its signature and body).
+const LONGEST_FUNCTION: usize = 150;
+
+/// The functions of a source file longer than [`LONGEST_FUNCTION`] lines, outside
+/// `#[cfg(test)]` modules: `file:line: name is N lines`.
+fn long_functions(file: &str, text: &str) -> Vec<String> {
+    use syn::spanned::Spanned;
+    use syn::visit::Visit;
+    struct Finder<'a> {
+        file: &'a str,
+        out: Vec<String>,
+    }
+    impl Finder<'_> {
+        /// From the `fn` keyword to the body's closing brace (doc comments and
+        /// attributes are not counted).
+        fn measure(&mut self, sig: &syn::Signature, body: &syn::Block) {
+            let (start, end) = (sig.fn_token.span.start().line, body.span().end().line);
+            let lines = end - start + 1;
+            if lines > LONGEST_FUNCTION {
+                self.out.push(format!(
+                    "{}:{start}: {} is {lines} lines",
+                    self.file, sig.ident
+                ));
+            }
+        }
+    }
+    fn is_test(attrs: &[syn::Attribute]) -> bool {
+        attrs.iter().any(|a| {
+            a.path().is_ident("test")
+                || (a.path().is_ident("cfg")
+                    && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))
+        })
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            if !is_test(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            if !is_test(&f.attrs) {
+                self.measure(&f.sig, &f.block);
+                syn::visit::visit_item_fn(self, f);
+            }
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            self.measure(&f.sig, &f.block);
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+        fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+            if let Some(body) = &f.default {
+                self.measure(&f.sig, body);
+            }
+            syn::visit::visit_trait_item_fn(self, f);
+        }
+    }
+    let parsed = match syn::parse_file(text) {
+        Ok(p) => p,
+        Err(e) => return vec![format!("{file}: not parsed: {e}")],
+    };
+    let mut finder = Finder {
+        file,
+        out: Vec::new(),
+    };
+    finder.visit_file(&parsed);
+    finder.out
+}
+
+#[test]
+fn no_library_function_is_longer_than_150_lines() {
+    let mut long = Vec::new();
+    let mut measured = 0;
+    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+        if entry.file_name() == "vera" {
+            continue;
+        }
+        let mut files = Vec::new();
+        let src = entry.path().join("src");
+        if src.is_dir() {
+            rust_files(&src, &mut files);
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let shown = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
+            long.extend(long_functions(&shown, &text));
+            measured += 1;
+        }
+    }
+    assert!(measured > 100, "only {measured} files read");
+    assert!(long.is_empty(), "{long:#?}");
+}
+
+#[test]
+fn a_planted_long_function_is_caught_and_one_in_tests_is_not() {
+    let body = "    let x = 1;\n".repeat(LONGEST_FUNCTION);
+    let planted = format!(
+        "/// Doc.\npub fn short() {{}}\n\nfn long() {{\n{body}}}\n\nstruct S;\nimpl S {{\n    fn method(&self) {{\n{body}    }}\n}}\n\n#[cfg(test)]\nmod tests {{\n    fn helper() {{\n{body}    }}\n}}\n"
+    );
+    let v = long_functions("crates/x/src/lib.rs", &planted);
+    assert_eq!(v.len(), 2, "{v:#?}");
+    assert_eq!(v[0], "crates/x/src/lib.rs:4: long is 152 lines");
+    assert_eq!(v[1], "crates/x/src/lib.rs:159: method is 152 lines");
+}
