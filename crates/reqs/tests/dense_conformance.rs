@@ -8,7 +8,9 @@
 //! The files are split into four tests (one per folder) so that they run in parallel;
 //! `cargo test -p reqs --test dense_conformance` runs them all.
 
-use reqs::timed::dense::audit::{audit_dense, DenseConsistency, DenseOptions, DenseVacuity};
+use reqs::timed::dense::audit::{
+    audit_dense, DenseConsistency, DenseOptions, DenseReport, DenseVacuity, Reach,
+};
 use solver::{SolverConfig, SolverKind};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -55,6 +57,15 @@ fn show(a: &Answer) -> String {
 
 /// vera's answer and the file's expected one, or why the file was not audited.
 fn run(path: &Path) -> Result<(Answer, Answer, usize, Option<usize>), String> {
+    run_with(path, &DenseOptions::new(SolverConfig::new(SolverKind::Z3))).map(|(a, _)| a)
+}
+
+/// [`run`] with `options`, and the report.
+#[allow(clippy::type_complexity)]
+fn run_with(
+    path: &Path,
+    options: &DenseOptions,
+) -> Result<((Answer, Answer, usize, Option<usize>), DenseReport), String> {
     let text = std::fs::read_to_string(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let imported = extract::req_to_spec(&name, &text, None).map_err(|e| {
@@ -69,8 +80,7 @@ fn run(path: &Path) -> Result<(Answer, Answer, usize, Option<usize>), String> {
     let expected = imported.expected.clone().ok_or("no #TestSpec line")?;
     let spec = reqs::parse_spec(logic::SourceFile::new(&name, imported.toml.clone()))
         .map_err(|d| format!("the imported spec does not load:\n{d}\n{}", imported.toml))?;
-    let options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
-    let r = audit_dense(&spec, &options).map_err(|e| format!("audit failed: {e}"))?;
+    let r = audit_dense(&spec, options).map_err(|e| format!("audit failed: {e}"))?;
     let set = |v: &[String]| v.iter().cloned().collect::<BTreeSet<_>>();
     let inconsistent = match &r.consistency {
         DenseConsistency::Inconsistent { because } => set(because),
@@ -106,7 +116,8 @@ fn run(path: &Path) -> Result<(Answer, Answer, usize, Option<usize>), String> {
         vacuous: set(&expected.vacuous),
         inconsistent: set(&expected.inconsistent),
     };
-    Ok((vera, ultimate, r.results, expected.results))
+    let results = r.results;
+    Ok(((vera, ultimate, results, expected.results), r))
 }
 
 /// Files whose first line asks for another answer than the peer's own procedure gives,
@@ -183,4 +194,62 @@ fn regression_vacuity() {
 #[test]
 fn regression_parsing() {
     folder("parsing");
+}
+
+/// Without proofs, a requirement the search never sees apply is reported vacuous "for
+/// runs of up to N intervals": the search's own unsatisfiable answers are not
+/// re-checked, so that verdict comes from the checked questions asked again at every
+/// depth (`confirm_not_found`). The verdicts must still be the file's.
+#[test]
+fn without_proofs_what_the_search_does_not_find_is_confirmed() {
+    let mut options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
+    options.prove = false;
+    options.bmc_depth = Some(4);
+    let mut seen = 0;
+    for p in files("vacuity") {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if ![
+            "vacuity_test1.req",
+            "vacuity_test11.req",
+            "vacuity_test41.req",
+        ]
+        .contains(&&*name)
+        {
+            continue;
+        }
+        let ((vera, ultimate, _, _), r) = run_with(&p, &options).unwrap();
+        assert_eq!(vera, ultimate, "{name}");
+        assert!(
+            !ultimate.vacuous.is_empty(),
+            "{name}: pick a file with a vacuous requirement"
+        );
+        for q in &r.requirements {
+            if ultimate.vacuous.contains(&q.id) {
+                assert_eq!(
+                    q.vacuity,
+                    DenseVacuity::Vacuous {
+                        proved: false,
+                        up_to: 5
+                    },
+                    "{name} {}",
+                    q.id
+                );
+            }
+        }
+        for c in &r.rt_checks {
+            assert!(
+                matches!(
+                    c.dead_end,
+                    Reach::Reachable { .. }
+                        | Reach::Unreachable {
+                            proved: false,
+                            up_to: 5
+                        }
+                ),
+                "{name}: {c:?}"
+            );
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
 }

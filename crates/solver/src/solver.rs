@@ -327,7 +327,7 @@ impl Solver {
 
     /// Checks the assertions in force.
     pub fn check(&mut self) -> Result<Outcome, SolverError> {
-        self.query(None)
+        self.query(None, true)
     }
 
     /// Checks the assertions in force together with the assumptions (Boolean
@@ -336,6 +336,24 @@ impl Solver {
     /// Assumptions that are not Boolean constants or their negations are named by
     /// fresh `vera!a<n>` literals, declared and defined in the current scope.
     pub fn check_assuming(&mut self, assumptions: &[Term]) -> Result<Outcome, SolverError> {
+        self.assuming(assumptions, true)
+    }
+
+    /// [`Solver::check_assuming`] for one step of a search whose answers are not
+    /// reported as they come: neither the model of a `sat` answer nor the core of an
+    /// `unsat` one is re-checked, whatever [`SolverConfig::validate`] says (an `unsat`
+    /// answer is confirmed by asking it again in this process and in a second one,
+    /// which costs about twice the query). The caller re-checks what it reports: a
+    /// run against the requirements, and what the search did not find by one
+    /// [`Solver::check_assuming`] at the end.
+    pub fn check_assuming_unchecked(
+        &mut self,
+        assumptions: &[Term],
+    ) -> Result<Outcome, SolverError> {
+        self.assuming(assumptions, false)
+    }
+
+    fn assuming(&mut self, assumptions: &[Term], checked: bool) -> Result<Outcome, SolverError> {
         if let Some(t) = assumptions.iter().find(|t| t.sort() != Sort::Bool) {
             return Err(SolverError::Unsupported(format!(
                 "assumption `{}` is not a Boolean formula",
@@ -344,9 +362,9 @@ impl Solver {
         }
         // cvc5 rejects an empty `(check-sat-assuming ())`; it means plain check-sat.
         if assumptions.is_empty() {
-            return self.query(None);
+            return self.query(None, checked);
         }
-        self.query(Some(assumptions))
+        self.query(Some(assumptions), checked)
     }
 
     /// The values of terms in the model of the last check, which must have been `sat`
@@ -836,7 +854,12 @@ impl Solver {
         Ok(out)
     }
 
-    fn query(&mut self, assumptions: Option<&[Term]>) -> Result<Outcome, SolverError> {
+    /// One check; `checked`: its answer is re-checked when the configuration says so.
+    fn query(
+        &mut self,
+        assumptions: Option<&[Term]>,
+        checked: bool,
+    ) -> Result<Outcome, SolverError> {
         self.model_ready = false;
         self.ensure_running()?;
         let lits = match assumptions {
@@ -847,7 +870,7 @@ impl Solver {
             Some(_) => Command::CheckSatAssuming(lits.clone()),
             None => Command::CheckSat,
         };
-        let r = self.run_query(&c, assumptions, &lits);
+        let r = self.run_query(&c, assumptions, &lits, checked);
         self.flush();
         match r {
             Ok(o) => Ok(o),
@@ -861,12 +884,14 @@ impl Solver {
         c: &Command,
         assumptions: Option<&[Term]>,
         lits: &[Term],
+        checked: bool,
     ) -> Result<Outcome, Fail> {
+        let validate = self.config.validate && checked;
         let ans = self.exchange(c)?;
         match ans.as_symbol() {
             Some("sat") => {
                 let model = self.fetch_model(assumptions.unwrap_or(&[]))?;
-                if self.config.validate {
+                if validate {
                     self.validate_model(&model, assumptions.unwrap_or(&[]))?;
                     self.last_model = Some(model.clone());
                 }
@@ -880,7 +905,7 @@ impl Solver {
                     Some(a) => self.fetch_core(a, lits)?,
                     None => (Vec::new(), Vec::new()),
                 };
-                if self.config.validate {
+                if validate {
                     self.confirm_unsat(&core, &core_lits)?;
                 }
                 Ok(Outcome::Unsat(core))

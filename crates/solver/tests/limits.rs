@@ -15,6 +15,7 @@ both!(
     huge_push_is_refused_before_it_is_sent,
     reset_assertions_forgets_declarations_and_keeps_the_logic,
     unsat_answers_are_confirmed_by_a_second_process,
+    unchecked_answers_are_the_same_and_not_confirmed,
 );
 
 fn model_with_70000_digit_values_is_read_and_shown(kind: SolverKind) {
@@ -130,5 +131,34 @@ fn unsat_answers_are_confirmed_by_a_second_process(kind: SolverKind) {
         recheck.matches("(check-sat-assuming (vera!a0))").count(),
         2,
         "{recheck}"
+    );
+}
+
+fn unchecked_answers_are_the_same_and_not_confirmed(kind: SolverKind) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = solver::SolverConfig::new(kind);
+    c.transcript = Some(dir.path().join("t.smt2"));
+    let mut s = solver::Solver::start(&c).unwrap();
+    script(&mut s, "(declare-const x Int) (assert (> x 0))");
+    let a = [f(&s, "(< x 0)"), f(&s, "(> x 5)")];
+    assert_eq!(
+        s.check_assuming_unchecked(&a).unwrap(),
+        Outcome::Unsat(vec![a[0].clone()])
+    );
+    let Outcome::Sat(m) = s.check_assuming_unchecked(&a[1..]).unwrap() else {
+        panic!("expected sat")
+    };
+    assert!(logic::eval_bool(&a[1], &m, s.context()).unwrap());
+    drop(s);
+    let main = std::fs::read_to_string(dir.path().join("t.smt2")).unwrap();
+    // One check each: the unsat answer was not asked again on its core.
+    let session = main
+        .split("(assert (> x 0))")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{main}"));
+    assert_eq!(session.matches("(check-sat-assuming").count(), 2, "{main}");
+    assert!(
+        !dir.path().join("t.recheck.smt2").exists(),
+        "no second process was started"
     );
 }

@@ -1177,12 +1177,20 @@ fn search(
                 continue;
             };
             let q = &questions[qi];
-            match bmc.check(bad)? {
+            // Unsatisfiable answers here only send the search on; what is reported
+            // as not found is confirmed at the end (`confirm_not_found`).
+            match bmc.search(bad)? {
                 Outcome::Sat(mut mdl) => {
                     if let Question::Rt { .. } = q {
                         // A run that ends where there is no next step at all, if
-                        // one of as many intervals does.
-                        match bmc.check(&q.bad_shifted(sys, k, false))? {
+                        // one of as many intervals does (checked when there is none:
+                        // the report says so).
+                        let exact = q.bad_shifted(sys, k, false);
+                        let found = match bmc.search(&exact)? {
+                            Outcome::Unsat(_) => bmc.check(&exact)?,
+                            other => other,
+                        };
+                        match found {
                             Outcome::Sat(exact) => mdl = exact,
                             _ => epsilon_only[qi] = true,
                         }
@@ -1250,9 +1258,39 @@ fn search(
         }
         bmc.extend()?;
     }
+    let up_to = bmc.depth + 1;
+    settle_open(
+        spec,
+        sys,
+        tb,
+        options,
+        questions,
+        answers,
+        (&deeper, engine_undecided),
+        proofs_tried,
+        up_to,
+    )?;
+    Ok(epsilon_only)
+}
+
+/// What is still open after the search: searched up to `up_to` intervals only, or
+/// found by the engine (`deeper`, with why it had no answer) and not shown by a run
+/// that long.
+#[allow(clippy::too_many_arguments)]
+fn settle_open(
+    spec: &Spec,
+    sys: &System,
+    tb: &TimeBase,
+    options: &DenseOptions,
+    questions: &[Question],
+    answers: &mut [Option<Reach>],
+    (deeper, mut engine_undecided): (&[bool], Vec<Option<solver::Undecided>>),
+    proofs_tried: bool,
+    up_to: usize,
+) -> Result<(), DenseError> {
     // What is still open: searched up to `depth` intervals only, or found by the
     // engine and not shown by a run that long.
-    let up_to = bmc.depth + 1;
+    let mut not_found = Vec::new();
     for (qi, ans) in answers.iter_mut().enumerate() {
         if ans.is_some() {
             continue;
@@ -1277,13 +1315,73 @@ fn search(
                 _ => found_by_engine(),
             }
         } else {
+            not_found.push(qi);
+            continue;
+        });
+    }
+    for (qi, r) in confirm_not_found(spec, sys, tb, options, questions, &not_found, up_to)? {
+        answers[qi] = Some(r);
+    }
+    Ok(())
+}
+
+/// The questions the search left without a run, to be reported as "no run of up to
+/// `up_to` intervals ends there". The search's unsatisfiable answers were not
+/// re-checked ([`Bmc::search`]), so each question is asked again at every depth, in a
+/// session of its own whose answers are ([`Bmc::check`]): a run found now is reported
+/// as found, an undecided check makes the answer undecided.
+fn confirm_not_found(
+    spec: &Spec,
+    sys: &System,
+    tb: &TimeBase,
+    options: &DenseOptions,
+    questions: &[Question],
+    left: &[usize],
+    up_to: usize,
+) -> Result<Vec<(usize, Reach)>, DenseError> {
+    let mut out: Vec<(usize, Reach)> = Vec::new();
+    if left.is_empty() {
+        return Ok(out);
+    }
+    let mut bmc = Bmc::start(sys, &options.solver)?;
+    let mut open: Vec<usize> = left.to_vec();
+    loop {
+        let k = bmc.depth;
+        let mut still = Vec::new();
+        for qi in open {
+            match bmc.check(&questions[qi].bad(sys, k))? {
+                Outcome::Unsat(_) => still.push(qi),
+                Outcome::Sat(m) => {
+                    recheck(spec, sys, &m, k, "a run shown")?;
+                    let trace = trace_of(sys, tb, &m, k);
+                    let intervals = k + 1;
+                    out.push((qi, Reach::Reachable { intervals, trace }));
+                }
+                Outcome::Unknown(r) => out.push((
+                    qi,
+                    Reach::Unknown {
+                        reason: r.clone().into(),
+                        up_to: k,
+                    },
+                )),
+            }
+        }
+        open = still;
+        if open.is_empty() || k + 1 >= up_to {
+            break;
+        }
+        bmc.extend()?;
+    }
+    out.extend(open.into_iter().map(|qi| {
+        (
+            qi,
             Reach::Unreachable {
                 proved: false,
                 up_to,
-            }
-        });
-    }
-    Ok(epsilon_only)
+            },
+        )
+    }));
+    Ok(out)
 }
 
 /// The variables an automaton's formulas mention.

@@ -352,6 +352,28 @@ impl<'a> Bmc<'a> {
         self.solver.pop()?;
         out
     }
+
+    /// [`Bmc::check`] as a step of the search: the answer is not re-checked by the
+    /// solver layer ([`Solver::check_assuming_unchecked`]). A run it shows is taken
+    /// only when `bad` holds in it (else the question is asked again, checked); the
+    /// caller re-checks the run against the requirements, and confirms what the
+    /// search did not find with one checked question at the end.
+    pub fn search(&mut self, bad: &Term) -> Result<Outcome, SolverError> {
+        self.solver.push()?;
+        let out = self
+            .solver
+            .check_assuming_unchecked(std::slice::from_ref(bad));
+        self.solver.pop()?;
+        match out? {
+            Outcome::Sat(m)
+                if logic::eval::eval_bool(bad, &m, self.solver.context()) == Ok(true) =>
+            {
+                Ok(Outcome::Sat(m))
+            }
+            Outcome::Sat(_) => self.check(bad),
+            other => Ok(other),
+        }
+    }
 }
 
 /// What a proof by the fixedpoint engine gave.
