@@ -1288,8 +1288,6 @@ fn settle_open(
     proofs_tried: bool,
     up_to: usize,
 ) -> Result<(), DenseError> {
-    // What is still open: searched up to `depth` intervals only, or found by the
-    // engine and not shown by a run that long.
     let mut not_found = Vec::new();
     for (qi, ans) in answers.iter_mut().enumerate() {
         if ans.is_some() {
@@ -1303,21 +1301,22 @@ fn settle_open(
             up_to,
         }
         };
-        *ans = Some(if deeper[qi] {
-            match engine_undecided[qi].take() {
+        if deeper[qi] {
+            *ans = Some(match engine_undecided[qi].take() {
                 Some(reason) => Reach::Unknown { reason, up_to },
                 None => found_by_engine(),
-            }
+            });
         } else if options.prove && !proofs_tried {
-            match prove_all(sys, questions, &[qi], up_to, &options.solver)?.pop() {
-                Some((_, Engine::Answer(a))) => a,
-                Some((_, Engine::Undecided(reason))) => Reach::Unknown { reason, up_to },
-                _ => found_by_engine(),
-            }
+            *ans = Some(
+                match prove_all(sys, questions, &[qi], up_to, &options.solver)?.pop() {
+                    Some((_, Engine::Answer(a))) => a,
+                    Some((_, Engine::Undecided(reason))) => Reach::Unknown { reason, up_to },
+                    _ => found_by_engine(),
+                },
+            );
         } else {
             not_found.push(qi);
-            continue;
-        });
+        }
     }
     for (qi, r) in confirm_not_found(spec, sys, tb, options, questions, &not_found, up_to)? {
         answers[qi] = Some(r);
