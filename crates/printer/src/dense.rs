@@ -2,7 +2,7 @@
 //! peer's checks, each verdict with what it rests on (a run that shows it, a proof for
 //! every run, or a search up to a number of intervals), runs as interval tables.
 
-use report::{Finding, Findings, Level, Location, Report, Rule, Status};
+use report::{Finding, Findings, Level, Report, Rule, Status};
 use reqs::timed::dense::audit::{DenseConsistency, DenseReport, DenseTrace, DenseVacuity, Reach};
 use reqs::Spec;
 
@@ -93,18 +93,6 @@ fn reach_basis(r: &Reach) -> String {
 }
 
 impl DenseRun {
-    fn place(&self, id: &str) -> Location {
-        let line = self
-            .spec
-            .requirements
-            .iter()
-            .find(|r| r.id == id)
-            .map(|r| r.line)
-            .and_then(|l| u32::try_from(l).ok())
-            .filter(|l| *l > 0);
-        Location::new(&self.file, line)
-    }
-
     fn finding(
         &self,
         rule: &'static str,
@@ -112,16 +100,7 @@ impl DenseRun {
         ids: &[String],
         message: String,
     ) -> Finding {
-        let mut places = ids.iter().map(|id| self.place(id).with_message(id.clone()));
-        Finding {
-            rule,
-            level,
-            message,
-            location: places
-                .next()
-                .or_else(|| Some(Location::new(&self.file, None))),
-            related: places.collect(),
-        }
+        crate::timed::spec_finding(&self.file, &self.spec, rule, level, ids, message)
     }
 }
 

@@ -21,6 +21,42 @@ pub struct TimedRun {
     pub seconds: f64,
 }
 
+/// The place of a requirement or domain constraint of `spec` by id, in `file` (the
+/// spec as named on the command line).
+fn spec_place(file: &str, spec: &Spec, id: &str) -> Location {
+    let line = spec
+        .requirements
+        .iter()
+        .find(|r| r.id == id)
+        .map(|r| r.line)
+        .or_else(|| spec.domain.iter().find(|d| d.id == id).map(|d| d.line))
+        .and_then(|l| u32::try_from(l).ok())
+        .filter(|l| *l > 0);
+    Location::new(file, line)
+}
+
+/// A finding about the requirements `ids` of a timed or dense spec: placed at the
+/// first, the others related (the file itself when there are none).
+pub(crate) fn spec_finding(
+    file: &str,
+    spec: &Spec,
+    rule: &'static str,
+    level: Level,
+    ids: &[String],
+    message: String,
+) -> Finding {
+    let mut places = ids
+        .iter()
+        .map(|id| spec_place(file, spec, id).with_message(id.clone()));
+    Finding {
+        rule,
+        level,
+        message,
+        location: places.next().or_else(|| Some(Location::new(file, None))),
+        related: places.collect(),
+    }
+}
+
 impl TimedRun {
     /// The report of `vera audit` on a timed spec in the reading it used: this run's
     /// for discrete ticks, [`crate::dense::DenseRun`]'s for dense time.
@@ -281,19 +317,6 @@ fn rt_text(o: &mut String, r: &RtInconsistency, env: bool) {
 }
 
 impl TimedRun {
-    fn place(&self, id: &str) -> Location {
-        let line = self
-            .spec
-            .requirements
-            .iter()
-            .find(|r| r.id == id)
-            .map(|r| r.line)
-            .or_else(|| self.spec.domain.iter().find(|d| d.id == id).map(|d| d.line))
-            .and_then(|l| u32::try_from(l).ok())
-            .filter(|l| *l > 0);
-        Location::new(&self.file, line)
-    }
-
     fn finding(
         &self,
         rule: &'static str,
@@ -301,16 +324,7 @@ impl TimedRun {
         ids: &[String],
         message: String,
     ) -> Finding {
-        let mut places = ids.iter().map(|id| self.place(id).with_message(id.clone()));
-        Finding {
-            rule,
-            level,
-            message,
-            location: places
-                .next()
-                .or_else(|| Some(Location::new(&self.file, None))),
-            related: places.collect(),
-        }
+        spec_finding(&self.file, &self.spec, rule, level, ids, message)
     }
 
     fn requirement_lines(&self, a: &TimedRequirementAudit, out: &mut String) {
