@@ -5,7 +5,7 @@ mod common;
 
 use common::{f, script, start};
 use logic::context::MAX_SCOPES;
-use logic::{Command, Sort, Value};
+use logic::{Command, Sort, Term, Value};
 use solver::{Outcome, SolverError, SolverKind};
 use std::time::{Duration, Instant};
 
@@ -101,12 +101,7 @@ fn reset_assertions_forgets_declarations_and_keeps_the_logic(kind: SolverKind) {
 }
 
 fn unsat_answers_are_confirmed_by_a_second_process(kind: SolverKind) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut c = solver::SolverConfig::new(kind);
-    c.transcript = Some(dir.path().join("t.smt2"));
-    let mut s = solver::Solver::start(&c).unwrap();
-    script(&mut s, "(declare-const x Int) (assert (> x 0))");
-    let a = [f(&s, "(< x 0)"), f(&s, "(> x 5)")];
+    let (dir, mut s, a) = x_positive_with_transcript(kind);
     assert_eq!(
         s.check_assuming(&a).unwrap(),
         Outcome::Unsat(vec![a[0].clone()])
@@ -135,12 +130,7 @@ fn unsat_answers_are_confirmed_by_a_second_process(kind: SolverKind) {
 }
 
 fn unchecked_answers_are_the_same_and_not_confirmed(kind: SolverKind) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut c = solver::SolverConfig::new(kind);
-    c.transcript = Some(dir.path().join("t.smt2"));
-    let mut s = solver::Solver::start(&c).unwrap();
-    script(&mut s, "(declare-const x Int) (assert (> x 0))");
-    let a = [f(&s, "(< x 0)"), f(&s, "(> x 5)")];
+    let (dir, mut s, a) = x_positive_with_transcript(kind);
     assert_eq!(
         s.check_assuming_unchecked(&a).unwrap(),
         Outcome::Unsat(vec![a[0].clone()])
@@ -161,4 +151,16 @@ fn unchecked_answers_are_the_same_and_not_confirmed(kind: SolverKind) {
         !dir.path().join("t.recheck.smt2").exists(),
         "no second process was started"
     );
+}
+
+/// A session writing its transcript to `t.smt2` in a fresh folder, over `x > 0`, and
+/// two assumptions: `x < 0` (unsat with it) and `x > 5` (sat).
+fn x_positive_with_transcript(kind: SolverKind) -> (tempfile::TempDir, solver::Solver, [Term; 2]) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = solver::SolverConfig::new(kind);
+    c.transcript = Some(dir.path().join("t.smt2"));
+    let mut s = solver::Solver::start(&c).unwrap();
+    script(&mut s, "(declare-const x Int) (assert (> x 0))");
+    let a = [f(&s, "(< x 0)"), f(&s, "(> x 5)")];
+    (dir, s, a)
 }

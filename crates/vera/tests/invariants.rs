@@ -178,6 +178,25 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every source file of every crate: (crate, path from the root, text).
+fn sources() -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
+        let krate = entry.file_name().to_string_lossy().into_owned();
+        let mut files = Vec::new();
+        let src = entry.path().join("src");
+        if src.is_dir() {
+            rust_files(&src, &mut files);
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let shown = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
+            out.push((krate.clone(), shown, text));
+        }
+    }
+    out
+}
+
 #[test]
 fn every_crate_depends_only_on_what_its_row_allows() {
     let architecture = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
@@ -190,18 +209,8 @@ fn every_crate_depends_only_on_what_its_row_allows() {
 #[test]
 fn no_library_prints_ends_the_process_or_writes_files_on_its_own() {
     let mut violations = Vec::new();
-    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
-        let krate = entry.file_name().to_string_lossy().into_owned();
-        let mut files = Vec::new();
-        let src = entry.path().join("src");
-        if src.is_dir() {
-            rust_files(&src, &mut files);
-        }
-        for f in files {
-            let text = std::fs::read_to_string(&f).unwrap();
-            let shown = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
-            violations.extend(source_violations(&krate, &shown, &text));
-        }
+    for (krate, shown, text) in sources() {
+        violations.extend(source_violations(&krate, &shown, &text));
     }
     assert!(violations.is_empty(), "{violations:#?}");
 }
@@ -306,21 +315,9 @@ fn long_functions(file: &str, text: &str) -> Vec<String> {
 fn no_library_function_is_longer_than_150_lines() {
     let mut long = Vec::new();
     let mut measured = 0;
-    for entry in std::fs::read_dir(root().join("crates")).unwrap().flatten() {
-        if entry.file_name() == "vera" {
-            continue;
-        }
-        let mut files = Vec::new();
-        let src = entry.path().join("src");
-        if src.is_dir() {
-            rust_files(&src, &mut files);
-        }
-        for f in files {
-            let text = std::fs::read_to_string(&f).unwrap();
-            let shown = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
-            long.extend(long_functions(&shown, &text));
-            measured += 1;
-        }
+    for (_, shown, text) in sources().into_iter().filter(|(k, _, _)| k != "vera") {
+        long.extend(long_functions(&shown, &text));
+        measured += 1;
     }
     assert!(measured > 100, "only {measured} files read");
     assert!(long.is_empty(), "{long:#?}");
