@@ -27,9 +27,9 @@ use crate::timed::TimeBase;
 use logic::{Model, Op, Sort, Term, Value};
 use num_rational::BigRational;
 use num_traits::Zero;
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use solver::{Outcome, Solver, SolverConfig, SolverError};
-use std::collections::HashMap;
 
 /// Options of [`audit_dense`].
 #[derive(Debug, Clone)]
@@ -496,7 +496,7 @@ impl DataSat {
         // judge (usually small, and shared by many diagrams).
         let support = sys.bdd.support(f);
         let atoms = sys.bdd.atoms();
-        let mentioned: std::collections::HashSet<(logic::Symbol, bool)> = support
+        let mentioned: rustc_hash::FxHashSet<(logic::Symbol, bool)> = support
             .iter()
             .filter_map(|v| match &atoms[*v as usize] {
                 Atom::Data {
@@ -1066,7 +1066,7 @@ fn ask(
     }
     let mut data = DataSat {
         solver: checker,
-        cache: HashMap::new(),
+        cache: HashMap::default(),
         queries: 0,
     };
     let mut rt_sets: Vec<(Vec<usize>, usize)> = Vec::new();

@@ -14,7 +14,7 @@
 //! next one (*primed*); a clock atom is `c < T` for the clock of one phase.
 
 use logic::{Op, Term};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A node of a diagram: an index into the manager's table (0 is false, 1 is true).
 pub type Ref = u32;
@@ -197,7 +197,7 @@ impl Bdd {
 
     /// `f` with variable `v` fixed to `value`.
     pub fn restrict(&mut self, f: Ref, v: u32, value: bool) -> Ref {
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         self.restrict_rec(f, v, value, &mut memo)
     }
 
@@ -229,7 +229,7 @@ impl Bdd {
     /// `f` with the variables `vars` (sorted) quantified existentially: true where some
     /// values of them make `f` true.
     pub fn exists(&mut self, f: Ref, vars: &[u32]) -> Ref {
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         self.exists_rec(f, vars, &mut memo)
     }
 
@@ -254,7 +254,7 @@ impl Bdd {
 
     /// The variables `f` depends on, in order.
     pub fn support(&self, f: Ref) -> Vec<u32> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![f];
         let mut vars = std::collections::BTreeSet::new();
         while let Some(x) = stack.pop() {
@@ -274,7 +274,7 @@ impl Bdd {
         if let Some(r) = self.prime_memo.get(&f) {
             return *r;
         }
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         let r = self.prime_rec(f, &mut memo);
         self.prime_memo.insert(f, r);
         r
@@ -365,7 +365,7 @@ impl Bdd {
 
     /// The diagram as a term; `atom` gives the term of each variable.
     pub fn to_term(&self, f: Ref, atom: &dyn Fn(&Atom) -> Term) -> Term {
-        let mut memo: HashMap<Ref, Term> = HashMap::new();
+        let mut memo: HashMap<Ref, Term> = HashMap::default();
         self.to_term_rec(f, atom, &mut memo)
     }
 
