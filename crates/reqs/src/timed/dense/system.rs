@@ -347,8 +347,18 @@ impl<'a> Bmc<'a> {
     /// goes with it, so hundreds of questions do not pile up definitions that every
     /// later model would have to cover.
     pub fn check(&mut self, bad: &Term) -> Result<Outcome, SolverError> {
+        self.scoped(bad, true)
+    }
+
+    /// `bad` asked in a scope of its own, its answer re-checked when `checked`.
+    fn scoped(&mut self, bad: &Term, checked: bool) -> Result<Outcome, SolverError> {
         self.solver.push()?;
-        let out = self.solver.check_assuming(std::slice::from_ref(bad));
+        let bad = std::slice::from_ref(bad);
+        let out = if checked {
+            self.solver.check_assuming(bad)
+        } else {
+            self.solver.check_assuming_unchecked(bad)
+        };
         self.solver.pop()?;
         out
     }
@@ -356,15 +366,10 @@ impl<'a> Bmc<'a> {
     /// [`Bmc::check`] as a step of the search: the answer is not re-checked by the
     /// solver layer ([`Solver::check_assuming_unchecked`]). A run it shows is taken
     /// only when `bad` holds in it (else the question is asked again, checked); the
-    /// caller re-checks the run against the requirements, and confirms what the
-    /// search did not find with one checked question at the end.
+    /// caller re-checks the run against the requirements, and asks what the search
+    /// did not find again, checked, at every depth before reporting it.
     pub fn search(&mut self, bad: &Term) -> Result<Outcome, SolverError> {
-        self.solver.push()?;
-        let out = self
-            .solver
-            .check_assuming_unchecked(std::slice::from_ref(bad));
-        self.solver.pop()?;
-        match out? {
+        match self.scoped(bad, false)? {
             Outcome::Sat(m)
                 if logic::eval::eval_bool(bad, &m, self.solver.context()) == Ok(true) =>
             {
