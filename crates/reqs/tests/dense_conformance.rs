@@ -68,7 +68,17 @@ fn run_with(
 ) -> Result<((Answer, Answer, usize, Option<usize>), DenseReport), String> {
     let text = std::fs::read_to_string(path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let imported = extract::req_to_spec(&name, &text, None).map_err(|e| {
+    audit_text(&name, &text, options)
+}
+
+/// [`run_with`] on the text of a `.req` file called `name`.
+#[allow(clippy::type_complexity)]
+fn audit_text(
+    name: &str,
+    text: &str,
+    options: &DenseOptions,
+) -> Result<((Answer, Answer, usize, Option<usize>), DenseReport), String> {
+    let imported = extract::req_to_spec(name, text, None).map_err(|e| {
         format!(
             "not imported: {}",
             e.iter()
@@ -78,7 +88,7 @@ fn run_with(
         )
     })?;
     let expected = imported.expected.clone().ok_or("no #TestSpec line")?;
-    let spec = reqs::parse_spec(logic::SourceFile::new(&name, imported.toml.clone()))
+    let spec = reqs::parse_spec(logic::SourceFile::new(name, imported.toml.clone()))
         .map_err(|d| format!("the imported spec does not load:\n{d}\n{}", imported.toml))?;
     let r = audit_dense(&spec, options).map_err(|e| format!("audit failed: {e}"))?;
     let set = |v: &[String]| v.iter().cloned().collect::<BTreeSet<_>>();
@@ -252,4 +262,47 @@ fn without_proofs_what_the_search_does_not_find_is_confirmed() {
         seen += 1;
     }
     assert_eq!(seen, 3);
+}
+
+/// Many sets with a dead end at the same point: "once xN becomes true it holds for
+/// at least 30" (aN) against "if t has held for 30, not xN afterwards" (bN), for N
+/// from 4 to 7, and invariants that make x5, x6 and x7 equal to x4. Every pair aN, bM
+/// has a dead end where t has held for just under 30 and the x have just risen, and
+/// one run ends at all sixteen (the search reads the others off the run it found for
+/// the first). Every pair is found, at no next step at all, after the same number of
+/// intervals, and no other set is.
+#[test]
+fn dead_ends_at_one_point_are_all_found() {
+    let mut text = String::from("Input t is bool\nCONST T is 30.0\n");
+    let mut pairs = Vec::new();
+    for n in 4..8 {
+        text.push_str(&format!(
+            "Input x{n} is bool\n\
+             a{n}: Globally It is always the case that once \"x{n}\" becomes satisfied, it holds for at least \"T\" time units\n\
+             b{n}: Globally It is always the case that If \"t\" holds for at least \"T\" time units, then \"!x{n}\" holds afterwards\n"
+        ));
+        if n > 4 {
+            text.push_str(&format!(
+                "c{n}: Globally It is always the case that \"x{n} == x4\" holds\n"
+            ));
+        }
+        pairs.extend((4..8).map(|m| format!("a{n}+b{m}")));
+    }
+    let text = format!(
+        "// #TestSpec: rt-inconsistent:{}; vacuous:; inconsistent:; results:-1\n{text}",
+        pairs.join(",")
+    );
+    let options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
+    let ((vera, ultimate, _, _), report) =
+        audit_text("sixteen.req", &text, &options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(vera.rt, ultimate.rt, "{}", show(&vera));
+    assert_eq!(vera.rt.len(), 16);
+    let mut lengths = BTreeSet::new();
+    for c in &report.rt_checks {
+        if let reqs::timed::dense::audit::Reach::Reachable { intervals, .. } = &c.dead_end {
+            assert!(!c.epsilon_only, "{:?}", c.requirements);
+            lengths.insert(*intervals);
+        }
+    }
+    assert_eq!(lengths.len(), 1, "{lengths:?}");
 }

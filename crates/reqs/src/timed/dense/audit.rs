@@ -1202,17 +1202,21 @@ fn search(
                         trace: trace_of(sys, tb, &mdl, k),
                     };
                     // The same run may end at the points other questions ask
-                    // about (vacuity and triggers: one run reaches many): read off
-                    // the model, no solver call. A question the model does not
-                    // settle (a variable it leaves out) is asked as before.
+                    // about (one run reaches many): read off the model, no solver
+                    // call. A dead end is taken only where there is no next step at
+                    // all (the exact point); a question the model does not settle
+                    // (a variable it leaves out) is asked as before.
+                    let holds =
+                        |t: &Term| logic::eval::eval_bool(t, &mdl, &spec.context) == Ok(true);
                     for other in qi + 1..questions.len() {
-                        if let Some(b) = &bads[other] {
-                            if answers[other].is_none()
-                                && !matches!(questions[other], Question::Rt { .. })
-                                && logic::eval::eval_bool(b, &mdl, &spec.context) == Ok(true)
-                            {
-                                answers[other] = Some(reached.clone());
-                            }
+                        let Some(b) = &bads[other] else { continue };
+                        if answers[other].is_some() || !holds(b) {
+                            continue;
+                        }
+                        let q = &questions[other];
+                        if !matches!(q, Question::Rt { .. }) || holds(&q.bad_shifted(sys, k, false))
+                        {
+                            answers[other] = Some(reached.clone());
                         }
                     }
                     answers[qi] = Some(reached);
