@@ -7,6 +7,7 @@
 //! - VERA_BENCH_DENSE_SCALES=1,10,100,1000 (every duration is the scale times 1 to 10
 //!   ticks: 1 to 10,000 ticks at scale 1000);
 //! - VERA_BENCH_DENSE_SEED=1;
+//! - VERA_BENCH_DENSE_JOBS=0 (solver sessions at once; 0: one per core, the default);
 //! - VERA_BENCH_DENSE_WRITE=N:SCALE:PATH: write that generated spec and stop.
 
 use reqs::timed::dense::audit::{
@@ -84,15 +85,25 @@ fn main() {
     }
     let sizes = list("VERA_BENCH_DENSE_SIZES", "50,200,1000");
     let scales = list("VERA_BENCH_DENSE_SCALES", "1,10,100,1000");
-    println!("dense-time audit, generated specs (seed {seed}), z3, one process at a time");
+    // Solver sessions at once (0: one per core, the audit's default).
+    let jobs = list("VERA_BENCH_DENSE_JOBS", "0")
+        .first()
+        .copied()
+        .unwrap_or(0) as usize;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let sessions = if jobs == 0 { cores } else { jobs };
+    println!(
+        "dense-time audit, generated specs (seed {seed}), z3, {sessions} solver session(s) at once on {cores} core(s)"
+    );
     println!("{:>6} {:>6} {:>9}  found", "reqs", "scale", "seconds");
     for n in sizes {
         for scale in &scales {
             let text = reqs::timed::dense::generate::spec_text(n as usize, seed, *scale);
             let spec = reqs::parse_spec(logic::SourceFile::new("dense.toml", text)).expect("loads");
             let start = Instant::now();
-            let r = audit_dense(&spec, &DenseOptions::new(SolverConfig::new(SolverKind::Z3)))
-                .expect("audit runs");
+            let mut options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
+            options.jobs = jobs;
+            let r = audit_dense(&spec, &options).expect("audit runs");
             let secs = start.elapsed().as_secs_f64();
             println!("{n:>6} {scale:>6} {secs:>9.1}  {}", summary(&r));
         }

@@ -270,7 +270,7 @@ fn without_proofs_what_the_search_does_not_find_is_confirmed() {
 /// has a dead end where t has held for just under 30 and the x have just risen, and
 /// one run ends at all sixteen (the search reads the others off the run it found for
 /// the first). Every pair is found, at no next step at all, after the same number of
-/// intervals, and no other set is.
+/// intervals, and no other set is, with one search session or several.
 #[test]
 fn dead_ends_at_one_point_are_all_found() {
     let mut text = String::from("Input t is bool\nCONST T is 30.0\n");
@@ -292,17 +292,21 @@ fn dead_ends_at_one_point_are_all_found() {
         "// #TestSpec: rt-inconsistent:{}; vacuous:; inconsistent:; results:-1\n{text}",
         pairs.join(",")
     );
-    let options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
-    let ((vera, ultimate, _, _), report) =
-        audit_text("sixteen.req", &text, &options).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(vera.rt, ultimate.rt, "{}", show(&vera));
-    assert_eq!(vera.rt.len(), 16);
-    let mut lengths = BTreeSet::new();
-    for c in &report.rt_checks {
-        if let reqs::timed::dense::audit::Reach::Reachable { intervals, .. } = &c.dead_end {
-            assert!(!c.epsilon_only, "{:?}", c.requirements);
-            lengths.insert(*intervals);
+    // One session, and three sharing the questions out.
+    for jobs in [1, 3] {
+        let mut options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
+        options.jobs = jobs;
+        let ((vera, ultimate, _, _), report) =
+            audit_text("sixteen.req", &text, &options).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(vera.rt, ultimate.rt, "jobs {jobs}: {}", show(&vera));
+        assert_eq!(vera.rt.len(), 16);
+        let mut lengths = BTreeSet::new();
+        for c in &report.rt_checks {
+            if let reqs::timed::dense::audit::Reach::Reachable { intervals, .. } = &c.dead_end {
+                assert!(!c.epsilon_only, "jobs {jobs}: {:?}", c.requirements);
+                lengths.insert(*intervals);
+            }
         }
+        assert_eq!(lengths.len(), 1, "jobs {jobs}: {lengths:?}");
     }
-    assert_eq!(lengths.len(), 1, "{lengths:?}");
 }

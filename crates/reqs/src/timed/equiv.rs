@@ -12,7 +12,7 @@
 //! [`super::trace`] and is returned as evidence. An unknown answer is never taken for
 //! equivalence.
 
-use super::audit::{timeline, Timeline};
+use super::audit::{timeline, trace_of, Timeline};
 use super::trace::{self, Trace};
 use super::unroll::{unroll, var_at, Unrolled};
 use super::{Pattern, Timing};
@@ -316,20 +316,6 @@ fn difference(
         }
     }
     Ok(Found::Yes(step, end, best))
-}
-
-fn trace_of(u: &Unrolled, m: &Model, steps: usize) -> Trace {
-    (0..steps)
-        .map(|t| {
-            let mut st = Model::new();
-            for (n, _) in &u.state {
-                if let Some(v) = m.get(&var_at(n, t)) {
-                    st.insert(n.clone(), v.clone());
-                }
-            }
-            st
-        })
-        .collect()
 }
 
 /// The evaluator's word on a distinguishing trace: `holds` holds on it, `other` is

@@ -88,6 +88,7 @@ pub fn audit_timed_request(
     if tb.semantics == Semantics::Dense {
         let mut options = DenseOptions::new(request.audit.solver.clone());
         options.bmc_depth = request.bmc_depth;
+        options.jobs = request.audit.jobs;
         return Ok(TimedAudit::Dense(audit_dense(spec, &options)?));
     }
     let options = TimedOptions {

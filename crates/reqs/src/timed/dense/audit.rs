@@ -43,6 +43,9 @@ pub struct DenseOptions {
     pub prove: bool,
     /// How many automata an rt-inconsistency check takes together (the peer's 2).
     pub rt_range: usize,
+    /// Solver sessions at once for the search and the proofs (0: one per core). The
+    /// verdicts do not depend on it; the runs shown may.
+    pub jobs: usize,
 }
 
 impl DenseOptions {
@@ -53,6 +56,7 @@ impl DenseOptions {
             bmc_depth: None,
             prove: true,
             rt_range: 2,
+            jobs: 0,
         }
     }
 }
@@ -1144,14 +1148,14 @@ fn vacuity_of(checked: &[Reach]) -> DenseVacuity {
 /// proofs leave open; every question gets an answer. Per question: whether its dead end
 /// was shown only a little (ε) after the run's end.
 #[allow(clippy::too_many_arguments)]
-fn search(
+fn search<'a>(
     spec: &Spec,
-    sys: &System,
+    sys: &'a System,
     tb: &TimeBase,
     options: &DenseOptions,
     questions: &[Question],
     answers: &mut [Option<Reach>],
-    bmc: &mut Bmc,
+    bmc: &mut Bmc<'a>,
     depth: usize,
 ) -> Result<Vec<bool>, DenseError> {
     let mut epsilon_only = vec![false; questions.len()];
@@ -1161,8 +1165,22 @@ fn search(
     let mut deeper: Vec<bool> = vec![false; questions.len()];
     // Why the engine left a question open, for those it had no answer for.
     let mut engine_undecided: Vec<Option<solver::Undecided>> = vec![None; questions.len()];
+    // One session per job, all at the same depth; the first is the caller's.
+    let jobs = match options.jobs {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let mut more = Vec::new();
+    for _ in 1..jobs.min(questions.len()).max(1) {
+        let mut b = Bmc::start(sys, &options.solver)?;
+        while b.depth < bmc.depth {
+            b.extend()?;
+        }
+        more.push(b);
+    }
+    let mut bmcs: Vec<&mut Bmc> = std::iter::once(bmc).chain(more.iter_mut()).collect();
     loop {
-        let k = bmc.depth;
+        let k = bmcs[0].depth;
         // The points asked about at this depth, built once: each is checked, and read
         // off the runs found for the questions before it.
         let bads: Vec<Option<Term>> = questions
@@ -1172,62 +1190,41 @@ fn search(
                 (answers[qi].is_none() && (!proofs_tried || deeper[qi])).then(|| q.bad(sys, k))
             })
             .collect();
-        for qi in 0..questions.len() {
-            let Some(bad) = bads[qi].as_ref().filter(|_| answers[qi].is_none()) else {
-                continue;
-            };
-            let q = &questions[qi];
-            // Unsatisfiable answers here only send the search on; what is reported
-            // as not found is confirmed at the end (`confirm_not_found`).
-            match bmc.search(bad)? {
-                Outcome::Sat(mut mdl) => {
-                    if let Question::Rt { .. } = q {
-                        // A run that ends where there is no next step at all, if
-                        // one of as many intervals does (checked when there is none:
-                        // the report says so).
-                        let exact = q.bad_shifted(sys, k, false);
-                        let found = match bmc.search(&exact)? {
-                            Outcome::Unsat(_) => bmc.check(&exact)?,
-                            other => other,
-                        };
-                        match found {
-                            Outcome::Sat(exact) => mdl = exact,
-                            _ => epsilon_only[qi] = true,
-                        }
-                    }
-                    recheck(spec, sys, &mdl, k, "a run shown")?;
-                    last_found = k;
-                    let reached = Reach::Reachable {
-                        intervals: k + 1,
-                        trace: trace_of(sys, tb, &mdl, k),
-                    };
-                    // The same run may end at the points other questions ask
-                    // about (one run reaches many): read off the model, no solver
-                    // call. A dead end is taken only where there is no next step at
-                    // all (the exact point); a question the model does not settle
-                    // (a variable it leaves out) is asked as before.
-                    let holds =
-                        |t: &Term| logic::eval::eval_bool(t, &mdl, &spec.context) == Ok(true);
-                    for other in qi + 1..questions.len() {
-                        let Some(b) = &bads[other] else { continue };
-                        if answers[other].is_some() || !holds(b) {
-                            continue;
-                        }
-                        let q = &questions[other];
-                        if !matches!(q, Question::Rt { .. }) || holds(&q.bad_shifted(sys, k, false))
-                        {
-                            answers[other] = Some(reached.clone());
-                        }
-                    }
-                    answers[qi] = Some(reached);
-                }
-                Outcome::Unsat(_) => {}
-                Outcome::Unknown(r) => {
-                    answers[qi] = Some(Reach::Unknown {
-                        reason: r.clone().into(),
-                        up_to: k,
+        // The questions asked at this depth, shared out among the sessions (every
+        // `n`-th to each, so each session's sequence is the same from run to run).
+        let asked: Vec<usize> = (0..questions.len())
+            .filter(|q| bads[*q].is_some())
+            .collect();
+        let n = bmcs.len();
+        let mut found: Vec<(usize, Reach, bool)> = Vec::new();
+        if n == 1 {
+            found = depth_search(spec, sys, tb, questions, &bads, &asked, bmcs[0])?;
+        } else {
+            std::thread::scope(|scope| {
+                let running: Vec<_> = bmcs
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(j, bmc)| {
+                        let share: Vec<usize> = asked.iter().copied().skip(j).step_by(n).collect();
+                        let bads = &bads;
+                        scope.spawn(move || {
+                            depth_search(spec, sys, tb, questions, bads, &share, bmc)
+                        })
                     })
+                    .collect();
+                for r in running {
+                    found.extend(r.join().expect("a search thread panicked")?);
                 }
+                Ok::<(), DenseError>(())
+            })?;
+        }
+        for (qi, reach, eps) in found {
+            if answers[qi].is_none() {
+                if matches!(reach, Reach::Reachable { .. }) {
+                    last_found = k;
+                }
+                epsilon_only[qi] = eps;
+                answers[qi] = Some(reach);
             }
         }
         let open: Vec<usize> = (0..questions.len())
@@ -1245,7 +1242,7 @@ fn search(
             let open: Vec<usize> = (0..questions.len())
                 .filter(|q| answers[*q].is_none())
                 .collect();
-            let found = prove_all(sys, questions, &open, k + 1, &options.solver)?;
+            let found = prove_all(sys, questions, &open, k + 1, options)?;
             for (qi, r) in found {
                 match r {
                     Engine::Answer(a) => answers[qi] = Some(a),
@@ -1260,9 +1257,11 @@ fn search(
                 break;
             }
         }
-        bmc.extend()?;
+        for b in bmcs.iter_mut() {
+            b.extend()?;
+        }
     }
-    let up_to = bmc.depth + 1;
+    let up_to = bmcs[0].depth + 1;
     settle_open(
         spec,
         sys,
@@ -1275,6 +1274,79 @@ fn search(
         up_to,
     )?;
     Ok(epsilon_only)
+}
+
+/// The questions `share` asked of one session at its depth `k` (their points `bads`),
+/// one after the other: per question answered, the answer and whether the dead end is
+/// only within ε of the run's end. A run found for one question answers the later
+/// questions of the share whose points it ends at (no solver call).
+fn depth_search(
+    spec: &Spec,
+    sys: &System,
+    tb: &TimeBase,
+    questions: &[Question],
+    bads: &[Option<Term>],
+    share: &[usize],
+    bmc: &mut Bmc,
+) -> Result<Vec<(usize, Reach, bool)>, DenseError> {
+    let k = bmc.depth;
+    let mut out: Vec<(usize, Reach, bool)> = Vec::new();
+    let mut done = vec![false; questions.len()];
+    for (i, &qi) in share.iter().enumerate() {
+        let Some(bad) = bads[qi].as_ref().filter(|_| !done[qi]) else {
+            continue;
+        };
+        let q = &questions[qi];
+        // Unsatisfiable answers here only send the search on; what is reported
+        // as not found is confirmed at the end (`confirm_not_found`).
+        let mut mdl = match bmc.search(bad)? {
+            Outcome::Sat(m) => m,
+            Outcome::Unsat(_) => continue,
+            Outcome::Unknown(r) => {
+                let reason = r.clone().into();
+                out.push((qi, Reach::Unknown { reason, up_to: k }, false));
+                continue;
+            }
+        };
+        let mut epsilon_only = false;
+        if let Question::Rt { .. } = q {
+            // A run that ends where there is no next step at all, if one of as many
+            // intervals does (checked when there is none: the report says so).
+            let exact = q.bad_shifted(sys, k, false);
+            let found = match bmc.search(&exact)? {
+                Outcome::Unsat(_) => bmc.check(&exact)?,
+                other => other,
+            };
+            match found {
+                Outcome::Sat(exact) => mdl = exact,
+                _ => epsilon_only = true,
+            }
+        }
+        recheck(spec, sys, &mdl, k, "a run shown")?;
+        let reached = Reach::Reachable {
+            intervals: k + 1,
+            trace: trace_of(sys, tb, &mdl, k),
+        };
+        // The same run may end at the points other questions ask about (one run
+        // reaches many): read off the model, no solver call. A dead end is taken
+        // only where there is no next step at all (the exact point); a question the
+        // model does not settle (a variable it leaves out) is asked as before.
+        let holds = |t: &Term| logic::eval::eval_bool(t, &mdl, &spec.context) == Ok(true);
+        for &other in &share[i + 1..] {
+            let Some(b) = &bads[other] else { continue };
+            if done[other] || !holds(b) {
+                continue;
+            }
+            let q = &questions[other];
+            if !matches!(q, Question::Rt { .. }) || holds(&q.bad_shifted(sys, k, false)) {
+                done[other] = true;
+                out.push((other, reached.clone(), false));
+            }
+        }
+        done[qi] = true;
+        out.push((qi, reached, epsilon_only));
+    }
+    Ok(out)
 }
 
 /// What is still open after the search: searched up to `up_to` intervals only, or
@@ -1312,7 +1384,7 @@ fn settle_open(
             });
         } else if options.prove && !proofs_tried {
             *ans = Some(
-                match prove_all(sys, questions, &[qi], up_to, &options.solver)?.pop() {
+                match prove_all(sys, questions, &[qi], up_to, options)?.pop() {
                     Some((_, Engine::Answer(a))) => a,
                     Some((_, Engine::Undecided(reason))) => Reach::Unknown { reason, up_to },
                     _ => found_by_engine(),
@@ -1412,6 +1484,45 @@ const SUB_PRODUCT_LIMIT: std::time::Duration = std::time::Duration::from_secs(5)
 /// whole never reaches; a part gets [`SUB_PRODUCT_LIMIT`], the whole the solver's
 /// limit. Per question: what the engine made of it (see [`Engine`]).
 fn prove_all(
+    sys: &System,
+    questions: &[Question],
+    open: &[usize],
+    searched: usize,
+    options: &DenseOptions,
+) -> Result<Vec<(usize, Engine)>, SolverError> {
+    let jobs = match options.jobs {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+    .min(open.len())
+    .max(1);
+    if jobs == 1 {
+        return prove_each(sys, questions, open, searched, &options.solver);
+    }
+    // Every `jobs`-th question to each thread (neighbours are often alike in cost); the
+    // answers do not depend on the order.
+    let shares: Vec<Vec<usize>> = (0..jobs)
+        .map(|j| open.iter().copied().skip(j).step_by(jobs).collect())
+        .collect();
+    let mut out = Vec::with_capacity(open.len());
+    std::thread::scope(|scope| {
+        let running: Vec<_> = shares
+            .iter()
+            .map(|share| {
+                scope.spawn(move || prove_each(sys, questions, share, searched, &options.solver))
+            })
+            .collect();
+        for r in running {
+            out.extend(r.join().expect("a proof thread panicked")?);
+        }
+        Ok::<(), SolverError>(())
+    })?;
+    out.sort_by_key(|(q, _)| open.iter().position(|o| o == q));
+    Ok(out)
+}
+
+/// [`prove_all`] for the questions `open`, one after the other in this thread.
+fn prove_each(
     sys: &System,
     questions: &[Question],
     open: &[usize],
