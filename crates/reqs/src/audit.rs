@@ -925,11 +925,7 @@ fn chunk_items(
     jobs: usize,
     fast: bool,
 ) -> Vec<(usize, Vec<usize>)> {
-    let jobs = if jobs == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        jobs
-    };
+    let jobs = solver::job_count(jobs);
     let chunk_size = if fast {
         (todo.len() / (jobs * 16)).max(4)
     } else {

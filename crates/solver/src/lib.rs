@@ -89,6 +89,6 @@ mod transcript;
 
 pub use config::{SolverConfig, SolverKind, UnknownSolver};
 pub use error::{Reason, ReasonKind, SolverError, Undecided};
-pub use pool::Pool;
+pub use pool::{job_count, Pool};
 pub use solver::{Outcome, Solver};
 pub use transcript::transcript_files;

@@ -18,14 +18,18 @@ pub struct Pool {
     exact_transcript: bool,
 }
 
+/// How many solver processes a `jobs` option asks for: 0 means one per available core.
+pub fn job_count(jobs: usize) -> usize {
+    match jobs {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    }
+}
+
 impl Pool {
     /// A pool of up to `jobs` solvers; 0 means one per available core.
     pub fn new(config: SolverConfig, jobs: usize) -> Pool {
-        let jobs = if jobs == 0 {
-            std::thread::available_parallelism().map_or(1, usize::from)
-        } else {
-            jobs
-        };
+        let jobs = job_count(jobs);
         Pool {
             config,
             jobs,

@@ -1166,12 +1166,8 @@ fn search<'a>(
     // Why the engine left a question open, for those it had no answer for.
     let mut engine_undecided: Vec<Option<solver::Undecided>> = vec![None; questions.len()];
     // One session per job, all at the same depth; the first is the caller's.
-    let jobs = match options.jobs {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    };
     let mut more = Vec::new();
-    for _ in 1..jobs.min(questions.len()).max(1) {
+    for _ in 1..solver::job_count(options.jobs).min(questions.len()).max(1) {
         let mut b = Bmc::start(sys, &options.solver)?;
         while b.depth < bmc.depth {
             b.extend()?;
@@ -1190,22 +1186,23 @@ fn search<'a>(
                 (answers[qi].is_none() && (!proofs_tried || deeper[qi])).then(|| q.bad(sys, k))
             })
             .collect();
-        // The questions asked at this depth, shared out among the sessions (every
-        // `n`-th to each, so each session's sequence is the same from run to run).
+        // The questions asked at this depth, shared out among the sessions ([`shares`]).
         let asked: Vec<usize> = (0..questions.len())
             .filter(|q| bads[*q].is_some())
             .collect();
-        let n = bmcs.len();
+        // Fewer questions are asked at every depth than at the one before: a session
+        // without a share now will not get one later.
+        bmcs.truncate(asked.len().max(1));
         let mut found: Vec<(usize, Reach, bool)> = Vec::new();
-        if n == 1 {
+        if bmcs.len() == 1 {
             found = depth_search(spec, sys, tb, questions, &bads, &asked, bmcs[0])?;
         } else {
+            let parts = shares(&asked, bmcs.len());
             std::thread::scope(|scope| {
                 let running: Vec<_> = bmcs
                     .iter_mut()
-                    .enumerate()
-                    .map(|(j, bmc)| {
-                        let share: Vec<usize> = asked.iter().copied().skip(j).step_by(n).collect();
+                    .zip(parts)
+                    .map(|(bmc, share)| {
                         let bads = &bads;
                         scope.spawn(move || {
                             depth_search(spec, sys, tb, questions, bads, &share, bmc)
@@ -1490,26 +1487,17 @@ fn prove_all(
     searched: usize,
     options: &DenseOptions,
 ) -> Result<Vec<(usize, Engine)>, SolverError> {
-    let jobs = match options.jobs {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    }
-    .min(open.len())
-    .max(1);
+    let jobs = solver::job_count(options.jobs).min(open.len()).max(1);
     if jobs == 1 {
         return prove_each(sys, questions, open, searched, &options.solver);
     }
-    // Every `jobs`-th question to each thread (neighbours are often alike in cost); the
-    // answers do not depend on the order.
-    let shares: Vec<Vec<usize>> = (0..jobs)
-        .map(|j| open.iter().copied().skip(j).step_by(jobs).collect())
-        .collect();
+    // The answers do not depend on the order.
     let mut out = Vec::with_capacity(open.len());
     std::thread::scope(|scope| {
-        let running: Vec<_> = shares
-            .iter()
+        let running: Vec<_> = shares(open, jobs)
+            .into_iter()
             .map(|share| {
-                scope.spawn(move || prove_each(sys, questions, share, searched, &options.solver))
+                scope.spawn(move || prove_each(sys, questions, &share, searched, &options.solver))
             })
             .collect();
         for r in running {
@@ -1519,6 +1507,14 @@ fn prove_all(
     })?;
     out.sort_by_key(|(q, _)| open.iter().position(|o| o == q));
     Ok(out)
+}
+
+/// `items` shared out among `n` workers: every `n`-th to each, so each worker gets the
+/// same items on every run, and neighbours (often alike in cost) go to different ones.
+fn shares(items: &[usize], n: usize) -> Vec<Vec<usize>> {
+    (0..n)
+        .map(|j| items.iter().copied().skip(j).step_by(n).collect())
+        .collect()
 }
 
 /// [`prove_all`] for the questions `open`, one after the other in this thread.
