@@ -8,11 +8,14 @@
 //!   ticks: 1 to 10,000 ticks at scale 1000);
 //! - VERA_BENCH_DENSE_SEED=1;
 //! - VERA_BENCH_DENSE_JOBS=0 (solver sessions at once; 0: one per core, the default);
+//! - VERA_BENCH_DENSE_SHAPE=shared or components (how requirements share variables,
+//!   [`reqs::timed::dense::generate::Shape`]; shared by default);
 //! - VERA_BENCH_DENSE_WRITE=N:SCALE:PATH: write that generated spec and stop.
 
 use reqs::timed::dense::audit::{
     audit_dense, DenseConsistency, DenseOptions, DenseReport, DenseVacuity, Reach,
 };
+use reqs::timed::dense::generate::{shaped_text, Shape};
 use solver::{SolverConfig, SolverKind};
 use std::time::Instant;
 
@@ -69,6 +72,11 @@ fn main() {
         .first()
         .copied()
         .unwrap_or(1);
+    let shape = match std::env::var("VERA_BENCH_DENSE_SHAPE").as_deref() {
+        Ok("components") => Shape::Components,
+        Ok("shared") | Err(_) => Shape::Shared,
+        Ok(other) => panic!("VERA_BENCH_DENSE_SHAPE is shared or components, not {other}"),
+    };
     if let Ok(w) = std::env::var("VERA_BENCH_DENSE_WRITE") {
         let parts: Vec<&str> = w.splitn(3, ':').collect();
         let (n, scale, path) = (
@@ -76,11 +84,7 @@ fn main() {
             parts[1].parse().expect("SCALE"),
             parts[2],
         );
-        std::fs::write(
-            path,
-            reqs::timed::dense::generate::spec_text(n, seed, scale),
-        )
-        .expect("written");
+        std::fs::write(path, shaped_text(n, seed, scale, shape)).expect("written");
         return;
     }
     let sizes = list("VERA_BENCH_DENSE_SIZES", "50,200,1000");
@@ -93,12 +97,12 @@ fn main() {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let sessions = if jobs == 0 { cores } else { jobs };
     println!(
-        "dense-time audit, generated specs (seed {seed}), z3, {sessions} solver session(s) at once on {cores} core(s)"
+        "dense-time audit, generated specs (seed {seed}, {shape:?} variables), z3, {sessions} solver session(s) at once on {cores} core(s)"
     );
     println!("{:>6} {:>6} {:>9}  found", "reqs", "scale", "seconds");
     for n in sizes {
         for scale in &scales {
-            let text = reqs::timed::dense::generate::spec_text(n as usize, seed, *scale);
+            let text = shaped_text(n as usize, seed, *scale, shape);
             let spec = reqs::parse_spec(logic::SourceFile::new("dense.toml", text)).expect("loads");
             let start = Instant::now();
             let mut options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));

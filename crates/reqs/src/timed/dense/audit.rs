@@ -1175,6 +1175,12 @@ fn search<'a>(
         more.push(b);
     }
     let mut bmcs: Vec<&mut Bmc> = std::iter::once(bmc).chain(more.iter_mut()).collect();
+    // Questions a search query left undecided (its time limit, say): not asked at
+    // deeper depths, left to the proofs, and reported undecided if no proof decides.
+    let mut bmc_undecided: Vec<Option<Reach>> = vec![None; questions.len()];
+    let asked_now = |qi: usize, answers: &[Option<Reach>], deeper: &[bool], tried: bool| {
+        answers[qi].is_none() && (!tried || deeper[qi])
+    };
     loop {
         let k = bmcs[0].depth;
         // The points asked about at this depth, built once: each is checked, and read
@@ -1183,7 +1189,8 @@ fn search<'a>(
             .iter()
             .enumerate()
             .map(|(qi, q)| {
-                (answers[qi].is_none() && (!proofs_tried || deeper[qi])).then(|| q.bad(sys, k))
+                (asked_now(qi, answers, &deeper, proofs_tried) && bmc_undecided[qi].is_none())
+                    .then(|| q.bad(sys, k))
             })
             .collect();
         // The questions asked at this depth, shared out among the sessions ([`shares`]).
@@ -1216,7 +1223,9 @@ fn search<'a>(
             })?;
         }
         for (qi, reach, eps) in found {
-            if answers[qi].is_none() {
+            if matches!(reach, Reach::Unknown { .. }) {
+                bmc_undecided[qi] = Some(reach);
+            } else if answers[qi].is_none() {
                 if matches!(reach, Reach::Reachable { .. }) {
                     last_found = k;
                 }
@@ -1225,7 +1234,9 @@ fn search<'a>(
             }
         }
         let open: Vec<usize> = (0..questions.len())
-            .filter(|q| answers[*q].is_none() && (!proofs_tried || deeper[*q]))
+            .filter(|q| {
+                asked_now(*q, answers, &deeper, proofs_tried) && bmc_undecided[*q].is_none()
+            })
             .collect();
         if open.is_empty() || k >= depth {
             break;
@@ -1243,6 +1254,7 @@ fn search<'a>(
             for (qi, r) in found {
                 match r {
                     Engine::Answer(a) => answers[qi] = Some(a),
+                    _ if bmc_undecided[qi].is_some() => answers[qi] = bmc_undecided[qi].take(),
                     Engine::Reachable => deeper[qi] = true,
                     Engine::Undecided(why) => {
                         deeper[qi] = true;
@@ -1256,6 +1268,11 @@ fn search<'a>(
         }
         for b in bmcs.iter_mut() {
             b.extend()?;
+        }
+    }
+    for (qi, undecided) in bmc_undecided.into_iter().enumerate() {
+        if answers[qi].is_none() {
+            answers[qi] = undecided;
         }
     }
     let up_to = bmcs[0].depth + 1;
@@ -1472,14 +1489,12 @@ fn variables_of(sys: &System, a: usize) -> std::collections::BTreeSet<logic::Sym
 /// The time limit of a proof on a part of the product (the whole gets the solver's).
 const SUB_PRODUCT_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Proofs that the open questions' points are unreachable. Each is first tried on a
-/// smaller product: the question's automata and every invariant, then rings of the
-/// automata that share a variable with the question's automata and the rings before
-/// (the invariants' own variables do not pull automata in: every automaton shares
-/// some input with some invariant, so that ring would be nearly all), up to all
-/// automata. A product of fewer automata has more runs, so what it never reaches the
-/// whole never reaches; a part gets [`SUB_PRODUCT_LIMIT`], the whole the solver's
-/// limit. Per question: what the engine made of it (see [`Engine`]).
+/// Proofs that the open questions' points are unreachable. Each is first tried on
+/// smaller products, the parts of [`rings`]: a product of fewer automata has more
+/// runs, so what it never reaches the whole never reaches. A part gets
+/// [`SUB_PRODUCT_LIMIT`], the whole the solver's limit; the next part is tried when
+/// the engine finds the point reachable in a part, the whole once it has had no answer
+/// in two. Per question: what the engine made of it (see [`Engine`]).
 fn prove_all(
     sys: &System,
     questions: &[Question],
@@ -1529,31 +1544,15 @@ fn prove_each(
         proved: true,
         up_to: searched,
     };
-    let n = sys.automata.len();
-    let vars: Vec<std::collections::BTreeSet<logic::Symbol>> =
-        (0..n).map(|a| variables_of(sys, a)).collect();
+    let vars = automaton_variables(sys);
     let mut out = Vec::new();
     for q in open {
         let question = &questions[*q];
-        let mut keep: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
-        let mut core = vec![false; n];
-        let mut core_vars = std::collections::BTreeSet::new();
-        for a in question.automata() {
-            keep[a] = true;
-            core[a] = true;
-        }
-        if let Question::Holds { term } = question {
-            // The automata over the formula's variables.
-            core_vars = term.free_vars().into_iter().map(|(n, _)| n).collect();
-            for a in 0..n {
-                if !vars[a].is_disjoint(&core_vars) {
-                    keep[a] = true;
-                    core[a] = true;
-                }
-            }
-        }
+        let rings = rings(sys, question, &vars);
+        let (mut i, mut undecided_parts) = (0, 0);
         let answer = loop {
-            let all = keep.iter().all(|k| *k);
+            let keep = &rings[i];
+            let all = i + 1 == rings.len();
             let part = if all {
                 sys.clone()
             } else {
@@ -1569,48 +1568,99 @@ fn prove_each(
                 c.timeout = c.timeout.min(SUB_PRODUCT_LIMIT);
                 c
             };
-            let config = &limit;
-            let r = part.prove(&bad, config)?;
+            let r = part.prove(&bad, &limit)?;
             match r {
                 Proof::Proved => break Engine::Answer(proved.clone()),
                 Proof::Unknown(reason) if all => break Engine::Undecided(reason),
                 Proof::Reachable if all => break Engine::Reachable,
-                _ => {}
-            }
-            // A wider circle: the automata that share a variable with the core (the
-            // question's automata and those added before; the invariants, always
-            // kept, do not widen the circle by themselves). A ring that adds only
-            // invariants (kept already) widens the core again.
-            let mut grew = false;
-            let mut core_grew = true;
-            while core_grew && !grew {
-                let taken: std::collections::BTreeSet<logic::Symbol> = (0..n)
-                    .filter(|a| core[*a])
-                    .flat_map(|a| vars[a].iter().cloned())
-                    .chain(core_vars.iter().cloned())
-                    .collect();
-                core_grew = false;
-                for a in 0..n {
-                    if !core[a] && !vars[a].is_disjoint(&taken) {
-                        // An invariant joins the product, not the core.
-                        if !sys.automata[a].pea.is_invariant() {
-                            core[a] = true;
-                            core_grew = true;
-                        }
-                        if !keep[a] {
-                            keep[a] = true;
-                            grew = true;
-                        }
-                    }
+                // A part the engine gives no answer for: the next part may still get
+                // one (a proof near the limit, or an invariant it needed), but after
+                // two parts without an answer the wider ones seldom do, so the whole
+                // product is tried next.
+                Proof::Unknown(_) if undecided_parts == 0 => {
+                    undecided_parts += 1;
+                    i += 1;
                 }
-            }
-            if !grew {
-                keep = vec![true; n];
+                Proof::Unknown(_) => i = rings.len() - 1,
+                Proof::Reachable => i += 1,
             }
         };
         out.push((*q, answer));
     }
     Ok(out)
+}
+
+/// The variables each automaton's formulas mention.
+fn automaton_variables(sys: &System) -> Vec<std::collections::BTreeSet<logic::Symbol>> {
+    (0..sys.automata.len())
+        .map(|a| variables_of(sys, a))
+        .collect()
+}
+
+/// The parts of the product a proof of `question` is tried on, smallest first, the
+/// last the whole: the question's automata and every invariant, then rings of the
+/// automata that share a variable with the question's automata and the rings before
+/// (the invariants' own variables do not pull automata in: every automaton shares
+/// some input with some invariant, so that ring would be nearly all).
+fn rings(
+    sys: &System,
+    question: &Question,
+    vars: &[std::collections::BTreeSet<logic::Symbol>],
+) -> Vec<Part> {
+    let n = sys.automata.len();
+    let mut keep: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
+    let mut core = vec![false; n];
+    let mut core_vars = std::collections::BTreeSet::new();
+    for a in question.automata() {
+        keep[a] = true;
+        core[a] = true;
+    }
+    if let Question::Holds { term } = question {
+        // The automata over the formula's variables.
+        core_vars = term.free_vars().into_iter().map(|(n, _)| n).collect();
+        for a in 0..n {
+            if !vars[a].is_disjoint(&core_vars) {
+                keep[a] = true;
+                core[a] = true;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    while !keep.iter().all(|k| *k) {
+        out.push(keep.clone());
+        // A wider circle: the automata that share a variable with the core (the
+        // question's automata and those added before; the invariants, always kept, do
+        // not widen the circle by themselves). A ring that adds only invariants (kept
+        // already) widens the core again.
+        let mut grew = false;
+        let mut core_grew = true;
+        while core_grew && !grew {
+            let taken: std::collections::BTreeSet<logic::Symbol> = (0..n)
+                .filter(|a| core[*a])
+                .flat_map(|a| vars[a].iter().cloned())
+                .chain(core_vars.iter().cloned())
+                .collect();
+            core_grew = false;
+            for a in 0..n {
+                if !core[a] && !vars[a].is_disjoint(&taken) {
+                    // An invariant joins the product, not the core.
+                    if !sys.automata[a].pea.is_invariant() {
+                        core[a] = true;
+                        core_grew = true;
+                    }
+                    if !keep[a] {
+                        keep[a] = true;
+                        grew = true;
+                    }
+                }
+            }
+        }
+        if !grew {
+            keep = vec![true; n];
+        }
+    }
+    out.push(keep);
+    out
 }
 
 /// What the fixedpoint engine made of a question.
@@ -1622,6 +1672,9 @@ enum Engine {
     /// Undecided in the whole product: a deeper search may still show a run.
     Undecided(solver::Undecided),
 }
+
+/// The automata of a part of the product (see [`rings`]).
+type Part = Vec<bool>;
 
 /// The run of the first `n + 1` intervals of a model, for the evaluator.
 fn run_of(sys: &System, m: &Model, n: usize) -> Vec<super::eval::Piece> {
