@@ -571,11 +571,7 @@ fn case_reason(report: &Report) -> Option<String> {
 
 /// Checks every case, in parallel; results in case order.
 pub fn run(cases: &[Case], options: &BatchOptions, config: &SolverConfig) -> Vec<CaseResult> {
-    let jobs = if options.jobs == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        options.jobs
-    };
+    let jobs = solver::job_count(options.jobs);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {

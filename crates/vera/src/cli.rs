@@ -1279,11 +1279,9 @@ impl SolverArgs {
         Ok(())
     }
 
-    /// The number of parallel jobs.
+    /// The number of parallel jobs (`-j 0` or none: one per core).
     pub fn jobs(&self) -> usize {
-        self.jobs
-            .filter(|j| *j > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        solver::job_count(self.jobs.unwrap_or(0))
     }
 }
 

@@ -27,9 +27,7 @@ pub fn serve(a: &ServeArgs) -> anyhow::Result<ExitCode> {
         port: a.port,
         vera,
         check_args,
-        max_checks: a.jobs.map(usize::from).unwrap_or_else(|| {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-        }),
+        max_checks: solver::job_count(a.jobs.map_or(0, usize::from)),
     };
     let stop = serve::run(config, |started| {
         // A closed standard output must not stop the server.
