@@ -200,46 +200,37 @@ fn requirement(out: &mut String, rng: &mut Mix, pool: &Pool, i: usize, scale: u6
         }
     }
     let c = pool.cond(rng);
-    let (pattern, rest) = match rng.below(20) {
+    let pick = rng.below(20);
+    let (pattern, rest) = match pick {
         0..=2 => ("Invariance", format!("R = \"{c}\"\nS = \"{o}\"\n")),
-        3..=6 => (
-            "ResponseDelay",
-            format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{}\"\n", dur(rng)),
-        ),
-        7..=8 => (
-            "EdgeResponseDelay",
-            format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{}\"\n", dur(rng)),
-        ),
-        9..=10 => (
-            "InvarianceBoundL2",
-            format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{}\"\n", dur(rng)),
-        ),
-        11..=12 => (
-            "ResponseBoundL1",
-            format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{}\"\n", dur(rng)),
-        ),
-        13 => {
-            let (c1, c2) = (dur(rng), dur(rng));
-            (
-                "ResponseDelayBoundL1",
-                format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{c1}\"\nc2 = \"{c2}\"\n"),
-            )
+        3..=12 => {
+            let name = match pick {
+                3..=6 => "ResponseDelay",
+                7..=8 => "EdgeResponseDelay",
+                9..=10 => "InvarianceBoundL2",
+                _ => "ResponseBoundL1",
+            };
+            let c1 = dur(rng);
+            (name, format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{c1}\"\n"))
         }
-        14 => {
+        13..=14 => {
             let (c1, c2) = (dur(rng), dur(rng));
-            (
-                "ResponseBoundL12",
-                format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{c1}\"\nc2 = \"{c2}\"\n"),
-            )
+            let name = if pick == 13 {
+                "ResponseDelayBoundL1"
+            } else {
+                "ResponseBoundL12"
+            };
+            let rest = format!("R = \"{c}\"\nS = \"{o}\"\nc1 = \"{c1}\"\nc2 = \"{c2}\"\n");
+            (name, rest)
         }
-        15 => (
-            "ReccurrenceBoundL",
-            format!("R = \"{out_i}\"\nc1 = \"{}\"\n", dur(rng)),
-        ),
-        16 => (
-            "DurationBoundL",
-            format!("R = \"{out_i}\"\nc1 = \"{}\"\n", dur(rng)),
-        ),
+        15..=16 => {
+            let name = if pick == 15 {
+                "ReccurrenceBoundL"
+            } else {
+                "DurationBoundL"
+            };
+            (name, format!("R = \"{out_i}\"\nc1 = \"{}\"\n", dur(rng)))
+        }
         17..=18 => ("Universality", format!("R = \"(or {out_i} {c})\"\n")),
         _ => {
             let input = &pool.inputs[rng.below(pool.inputs.len())];
