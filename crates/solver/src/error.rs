@@ -253,7 +253,8 @@ pub enum SolverError {
         got: String,
     },
     /// An unsat answer could not be confirmed: the re-check of its core in a fresh
-    /// solver process did not answer `unsat` (it gave up, crashed or failed).
+    /// solver process crashed or failed (one that answers `unknown` makes the check's
+    /// outcome unknown instead).
     #[error("the solver's unsat answer could not be confirmed ({}): {detail}{}", core_text(.core), transcript_note(.transcript))]
     UnconfirmedCore {
         /// The core (empty: the assertions alone).

@@ -51,8 +51,9 @@
 //! 3. The core is re-checked in a second process of the same binary and options,
 //!    started on the first re-check and kept in step with the first one (only the
 //!    commands it has not seen are sent). `unsat` confirms the answer; `sat` is
-//!    [`SolverError::InvalidCore`]; anything else (unknown, a crash, an error) is
-//!    [`SolverError::UnconfirmedCore`]. With a transcript, the re-check process
+//!    [`SolverError::InvalidCore`]; `unknown` makes the check's outcome unknown (the
+//!    answer is not confirmed, so it is not given); anything else (a crash, an error)
+//!    is [`SolverError::UnconfirmedCore`]. With a transcript, the re-check process
 //!    writes `<stem>.recheck.smt2` next to it.
 //!
 //! A core that names an assumption that was not asked for is a

@@ -69,7 +69,8 @@ struct Checker {
 
 /// Why an exchange with the process did not produce an answer.
 enum Fail {
-    /// The process died or hung and is gone; a check reports this as unknown.
+    /// The process died or hung and is gone, or the re-check of an unsat answer gave
+    /// up; a check reports this as unknown.
     Lost(Reason),
     /// An error to hand to the caller.
     Err(SolverError),
@@ -1065,6 +1066,13 @@ impl Solver {
                 core: core.to_vec(),
                 transcript,
             })),
+            // The second process gave up (its time limit, say): the answer is
+            // undecided, as it would be had the first process given up.
+            Ok(a) if a == "unknown" => Err(Fail::Lost(Reason::Other(
+                "the unsat answer could not be confirmed: the re-check of its core in a \
+                 second process answered unknown"
+                    .into(),
+            ))),
             Ok(a) => Err(Fail::Err(SolverError::UnconfirmedCore {
                 core: core.to_vec(),
                 detail: format!("the re-check answered {a}"),
