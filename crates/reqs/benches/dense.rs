@@ -95,7 +95,7 @@ fn main() {
         .copied()
         .unwrap_or(0) as usize;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let sessions = if jobs == 0 { cores } else { jobs };
+    let sessions = solver::job_count(jobs);
     println!(
         "dense-time audit, generated specs (seed {seed}, {shape:?} variables), z3, {sessions} solver session(s) at once on {cores} core(s)"
     );

@@ -1178,8 +1178,12 @@ fn search<'a>(
     // Questions a search query left undecided (its time limit, say): not asked at
     // deeper depths, left to the proofs, and reported undecided if no proof decides.
     let mut bmc_undecided: Vec<Option<Reach>> = vec![None; questions.len()];
-    let asked_now = |qi: usize, answers: &[Option<Reach>], deeper: &[bool], tried: bool| {
-        answers[qi].is_none() && (!tried || deeper[qi])
+    let asked_now = |qi: usize,
+                     answers: &[Option<Reach>],
+                     deeper: &[bool],
+                     undecided: &[Option<Reach>],
+                     tried: bool| {
+        answers[qi].is_none() && (!tried || deeper[qi]) && undecided[qi].is_none()
     };
     loop {
         let k = bmcs[0].depth;
@@ -1189,8 +1193,7 @@ fn search<'a>(
             .iter()
             .enumerate()
             .map(|(qi, q)| {
-                (asked_now(qi, answers, &deeper, proofs_tried) && bmc_undecided[qi].is_none())
-                    .then(|| q.bad(sys, k))
+                asked_now(qi, answers, &deeper, &bmc_undecided, proofs_tried).then(|| q.bad(sys, k))
             })
             .collect();
         // The questions asked at this depth, shared out among the sessions ([`shares`]).
@@ -1234,9 +1237,7 @@ fn search<'a>(
             }
         }
         let open: Vec<usize> = (0..questions.len())
-            .filter(|q| {
-                asked_now(*q, answers, &deeper, proofs_tried) && bmc_undecided[*q].is_none()
-            })
+            .filter(|q| asked_now(*q, answers, &deeper, &bmc_undecided, proofs_tried))
             .collect();
         if open.is_empty() || k >= depth {
             break;

@@ -114,8 +114,8 @@ pub fn shaped_text(n: usize, seed: u64, scale: u64, shape: Shape) -> String {
         } else {
             &pool.inputs[..]
         };
-        declare(&mut out, own, "Bool", "input");
-        declare(&mut out, &pool.outputs, "Bool", "output");
+        declare(&mut out, own, "input");
+        declare(&mut out, &pool.outputs, "output");
         let _ = write!(
             out,
             "\n[[variables]]\nname = \"{}\"\nsort = \"Real\"\nmin = 0\nmax = 200\nrole = \"input\"\n\
@@ -161,11 +161,11 @@ fn pools(n: usize, shape: Shape) -> Vec<Pool> {
 }
 
 /// `[[variables]]` entries for Boolean `names` of one role.
-fn declare(out: &mut String, names: &[String], sort: &str, role: &str) {
+fn declare(out: &mut String, names: &[String], role: &str) {
     for name in names {
         let _ = write!(
             out,
-            "\n[[variables]]\nname = \"{name}\"\nsort = \"{sort}\"\nrole = \"{role}\"\n"
+            "\n[[variables]]\nname = \"{name}\"\nsort = \"Bool\"\nrole = \"{role}\"\n"
         );
     }
 }
