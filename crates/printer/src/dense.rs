@@ -3,7 +3,9 @@
 //! every run, or a search up to a number of intervals), runs as interval tables.
 
 use report::{Finding, Findings, Level, Report, Rule, Status};
-use reqs::timed::dense::audit::{DenseConsistency, DenseReport, DenseTrace, DenseVacuity, Reach};
+use reqs::timed::dense::audit::{
+    DenseConsistency, DenseRedundancy, DenseReport, DenseTrace, DenseVacuity, Reach,
+};
 use reqs::Spec;
 
 /// One finished dense-time audit.
@@ -37,6 +39,13 @@ const RULES: &[Rule] = &[
         name: "NeverApplies",
         short: "No run gets to the point where the requirement applies.",
         help: "Check its trigger against the other requirements.",
+        level: Level::Warning,
+    },
+    Rule {
+        id: "VERA-DENSE-REDUNDANT",
+        name: "Redundant",
+        short: "No run the other requirements allow breaks this requirement: they imply it.",
+        help: "Remove it, or check whether one of the requirements it is shown against says more than intended.",
         level: Level::Warning,
     },
     Rule {
@@ -92,6 +101,57 @@ fn reach_basis(r: &Reach) -> String {
     }
 }
 
+/// The redundancy counts, when any requirement was checked.
+fn redundancy_line(o: &mut String, r: &DenseReport) {
+    let count = |f: &dyn Fn(&DenseRedundancy) -> bool| {
+        r.requirements.iter().filter(|a| f(&a.redundancy)).count()
+    };
+    let not = count(&|x| matches!(x, DenseRedundancy::NotRedundant { .. }));
+    let proved = count(&|x| matches!(x, DenseRedundancy::Redundant { proved: true, .. }));
+    let open = count(&|x| {
+        matches!(
+            x,
+            DenseRedundancy::Unknown { .. } | DenseRedundancy::Redundant { proved: false, .. }
+        )
+    });
+    if not + proved + open > 0 {
+        o.push_str(&format!(
+            "redundancy: {proved} redundant (proved), {not} broken by a run the others allow{}\n",
+            if open > 0 {
+                format!(", {open} not decided")
+            } else {
+                String::new()
+            }
+        ));
+    }
+}
+
+/// What the report says of a requirement's redundancy, when it is a finding.
+fn redundancy_text(r: &DenseRedundancy) -> Option<String> {
+    let against = |by: &[String]| match by.len() {
+        0 => "it holds on every run".to_string(),
+        1..=6 => format!("implied by {}", by.join(", ")),
+        n => format!("implied by {}, ... ({n} requirements)", by[..5].join(", ")),
+    };
+    match r {
+        DenseRedundancy::Redundant {
+            proved: true, by, ..
+        } => Some(format!(
+            "redundant: no run the others allow breaks it (proved for every run; {})",
+            against(by)
+        )),
+        DenseRedundancy::Redundant {
+            proved: false,
+            up_to,
+            ..
+        } => Some(format!(
+            "redundant for runs of up to {up_to} intervals; not proved for longer ones"
+        )),
+        DenseRedundancy::Unknown { reason } => Some(format!("redundancy undecided: {reason}")),
+        _ => None,
+    }
+}
+
 impl DenseRun {
     fn finding(
         &self,
@@ -116,6 +176,10 @@ impl Report for DenseRun {
                 matches!(
                     a.vacuity,
                     DenseVacuity::Unknown { .. } | DenseVacuity::Vacuous { proved: false, .. }
+                ) || matches!(
+                    a.redundancy,
+                    DenseRedundancy::Unknown { .. }
+                        | DenseRedundancy::Redundant { proved: false, .. }
                 )
             })
             || r.rt_checks.iter().any(|c| {
@@ -204,8 +268,10 @@ impl Report for DenseRun {
                 reach_basis(&c.dead_end)
             ));
         }
+        redundancy_line(&mut o, r);
         for a in &r.requirements {
-            let line = match &a.vacuity {
+            let mut lines: Vec<String> = Vec::new();
+            let vacuity = match &a.vacuity {
                 DenseVacuity::Vacuous { proved: true, .. } => Some(
                     "vacuous: no run gets to where it applies (proved for every run)".to_string(),
                 ),
@@ -218,9 +284,11 @@ impl Report for DenseRun {
                 DenseVacuity::Unknown { reason } => Some(format!("vacuity undecided: {reason}")),
                 _ => None,
             };
-            if line.is_some() || self.witnesses {
+            lines.extend(vacuity);
+            lines.extend(redundancy_text(&a.redundancy));
+            if !lines.is_empty() || self.witnesses {
                 o.push_str(&format!("\n{} (line {}): {}\n", a.id, a.line, a.pattern));
-                if let Some(l) = line {
+                for l in lines {
                     o.push_str(&format!("  {l}\n"));
                 }
                 if self.witnesses {
@@ -229,6 +297,10 @@ impl Report for DenseRun {
                     }
                     if let DenseVacuity::NotVacuous { trace } = &a.vacuity {
                         o.push_str("  applies after this run:\n");
+                        trace_text(&mut o, trace, "    ");
+                    }
+                    if let DenseRedundancy::NotRedundant { trace } = &a.redundancy {
+                        o.push_str("  broken in the last interval of this run, which the other requirements allow:\n");
                         trace_text(&mut o, trace, "    ");
                     }
                 }
@@ -329,6 +401,18 @@ impl Report for DenseRun {
                     format!("vacuity of {} not decided: {reason}", a.id),
                 )),
                 _ => {}
+            }
+            let (rule, level) = match &a.redundancy {
+                DenseRedundancy::Redundant { proved: true, .. } => {
+                    ("VERA-DENSE-REDUNDANT", Level::Warning)
+                }
+                DenseRedundancy::Redundant { .. } | DenseRedundancy::Unknown { .. } => {
+                    ("VERA-DENSE-UNDECIDED", Level::Error)
+                }
+                _ => continue,
+            };
+            if let Some(text) = redundancy_text(&a.redundancy) {
+                out.push(self.finding(rule, level, me, format!("{}: {text}", a.id)));
             }
         }
         Some(Findings {

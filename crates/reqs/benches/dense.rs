@@ -10,10 +10,12 @@
 //! - VERA_BENCH_DENSE_JOBS=0 (solver sessions at once; 0: one per core, the default);
 //! - VERA_BENCH_DENSE_SHAPE=shared or components (how requirements share variables,
 //!   [`reqs::timed::dense::generate::Shape`]; shared by default);
+//! - VERA_BENCH_DENSE_REDUNDANCY=0: leave out the redundancy checks (on by default,
+//!   as in `vera audit`);
 //! - VERA_BENCH_DENSE_WRITE=N:SCALE:PATH: write that generated spec and stop.
 
 use reqs::timed::dense::audit::{
-    audit_dense, DenseConsistency, DenseOptions, DenseReport, DenseVacuity, Reach,
+    audit_dense, DenseConsistency, DenseOptions, DenseRedundancy, DenseReport, DenseVacuity, Reach,
 };
 use reqs::timed::dense::generate::{shaped_text, Shape};
 use solver::{SolverConfig, SolverKind};
@@ -47,14 +49,34 @@ fn summary(r: &DenseReport) -> String {
                 )
             })
             .count()
-        + usize::from(matches!(r.consistency, DenseConsistency::Unknown { .. }));
+        + usize::from(matches!(r.consistency, DenseConsistency::Unknown { .. }))
+        + r.requirements
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a.redundancy,
+                    DenseRedundancy::Unknown { .. }
+                        | DenseRedundancy::Redundant { proved: false, .. }
+                )
+            })
+            .count();
+    let redundant = r
+        .requirements
+        .iter()
+        .filter(|a| {
+            matches!(
+                a.redundancy,
+                DenseRedundancy::Redundant { proved: true, .. }
+            )
+        })
+        .count();
     let vacuous = r
         .requirements
         .iter()
         .filter(|a| matches!(a.vacuity, DenseVacuity::Vacuous { proved: true, .. }))
         .count();
     format!(
-        "{} checks, {} rt sets with a dead end, {} proved free, {} trivially free; {} vacuous; {} undecided",
+        "{} checks, {} rt sets with a dead end, {} proved free, {} trivially free; {} vacuous; {} redundant; {} undecided",
         r.results,
         r.rt_inconsistent().len(),
         r.rt_checks
@@ -63,6 +85,7 @@ fn summary(r: &DenseReport) -> String {
             .count(),
         r.rt_trivial,
         vacuous,
+        redundant,
         undecided
     )
 }
@@ -107,6 +130,7 @@ fn main() {
             let start = Instant::now();
             let mut options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
             options.jobs = jobs;
+            options.redundancy = std::env::var("VERA_BENCH_DENSE_REDUNDANCY").as_deref() != Ok("0");
             let r = audit_dense(&spec, &options).expect("audit runs");
             let secs = start.elapsed().as_secs_f64();
             println!("{n:>6} {scale:>6} {secs:>9.1}  {}", summary(&r));

@@ -8,7 +8,9 @@
 //! `cargo test -p reqs --test dense_examples -- --ignored` audits those two (Lambda.req,
 //! 48 requirements, and deploy.req, 84: about 15 s each in a release build).
 
-use reqs::timed::dense::audit::{audit_dense, DenseConsistency, DenseOptions, DenseVacuity, Reach};
+use reqs::timed::dense::audit::{
+    audit_dense, DenseConsistency, DenseOptions, DenseRedundancy, DenseVacuity, Reach,
+};
 use solver::{SolverConfig, SolverKind};
 use std::path::{Path, PathBuf};
 
@@ -28,8 +30,11 @@ fn audit(name: &str) -> Result<Vec<String>, String> {
     let start = std::time::Instant::now();
     let r = audit_dense(&spec, &DenseOptions::new(SolverConfig::new(SolverKind::Z3)))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let redundant = (r.requirements.iter())
+        .filter(|a| matches!(a.redundancy, DenseRedundancy::Redundant { .. }))
+        .count();
     eprintln!(
-        "{name}: {} requirements, {} checks, {:.1} s",
+        "{name}: {} requirements, {} checks, {redundant} redundant, {:.1} s",
         spec.requirements.len(),
         r.results,
         start.elapsed().as_secs_f64()
@@ -44,6 +49,19 @@ fn audit(name: &str) -> Result<Vec<String>, String> {
             DenseVacuity::Unknown { .. } | DenseVacuity::Vacuous { proved: false, .. }
         ) {
             problems.push(format!("{name}: vacuity of {}: {:?}", a.id, a.vacuity));
+        }
+        let consistent = matches!(r.consistency, DenseConsistency::Consistent { .. });
+        let not_checked = matches!(a.redundancy, DenseRedundancy::NotChecked { .. });
+        if (consistent && not_checked)
+            || matches!(
+                a.redundancy,
+                DenseRedundancy::Unknown { .. } | DenseRedundancy::Redundant { proved: false, .. }
+            )
+        {
+            problems.push(format!(
+                "{name}: redundancy of {}: {:?}",
+                a.id, a.redundancy
+            ));
         }
     }
     for c in &r.rt_checks {

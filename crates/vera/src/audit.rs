@@ -120,6 +120,7 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
         rt_horizon: a.rt_horizon.clone(),
         no_rt: a.no_rt,
         bmc_depth: a.depth,
+        no_redundancy: a.no_redundancy,
     };
     let file = a.spec.display().to_string();
     let start = std::time::Instant::now();

@@ -452,6 +452,10 @@ pub struct AuditArgs {
     /// every run (default: from the automata's sizes).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+    /// Dense-time specs: skip the redundancy check (whether the other requirements
+    /// imply each one).
+    #[arg(long)]
+    pub no_redundancy: bool,
     #[command(flatten)]
     pub solver: SolverArgs,
     #[command(flatten)]

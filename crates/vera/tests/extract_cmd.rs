@@ -153,6 +153,15 @@ fn a_req_file_imports_to_a_timed_spec_that_audit_loads() {
         audit.contains("rt-inconsistency: 1 set with a dead end"),
         "{audit}\n{err}"
     );
+    // vera's own check: neither requirement implies the other (a run each).
+    assert!(
+        audit.contains("redundancy: 0 redundant (proved), 2 broken by a run the others allow"),
+        "{audit}\n{err}"
+    );
+    let (_, json, _) = vera(&["audit", &spec, "--format", "json"]);
+    assert!(json.contains("\"status\": \"not-redundant\""), "{json}");
+    let (_, quiet, _) = vera(&["audit", &spec, "--no-redundancy"]);
+    assert!(!quiet.contains("redundancy:"), "{quiet}");
     // In discrete time the same file has vera's step-by-step keys.
     let (code, discrete, err) = vera(&["extract", REQ, "--semantics", "discrete"]);
     assert_eq!(code, 0, "{err}");

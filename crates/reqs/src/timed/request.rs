@@ -21,6 +21,8 @@ pub struct TimedRequest {
     pub no_rt: bool,
     /// Dense time: search runs of up to this many intervals first.
     pub bmc_depth: Option<usize>,
+    /// Dense time: skip the redundancy check.
+    pub no_redundancy: bool,
 }
 
 /// The report of the reading the spec asks for.
@@ -89,6 +91,7 @@ pub fn audit_timed_request(
         let mut options = DenseOptions::new(request.audit.solver.clone());
         options.bmc_depth = request.bmc_depth;
         options.jobs = request.audit.jobs;
+        options.redundancy = !request.no_redundancy;
         return Ok(TimedAudit::Dense(audit_dense(spec, &options)?));
     }
     let options = TimedOptions {

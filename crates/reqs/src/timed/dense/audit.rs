@@ -46,6 +46,8 @@ pub struct DenseOptions {
     /// Solver sessions at once for the search and the proofs (0: one per core). The
     /// verdicts do not depend on it; the runs shown may.
     pub jobs: usize,
+    /// Check each requirement's redundancy (whether the others imply it).
+    pub redundancy: bool,
 }
 
 impl DenseOptions {
@@ -57,6 +59,7 @@ impl DenseOptions {
             prove: true,
             rt_range: 2,
             jobs: 0,
+            redundancy: true,
         }
     }
 }
@@ -160,6 +163,38 @@ pub enum DenseVacuity {
     },
 }
 
+/// The redundancy of one requirement: do the other requirements imply it?
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum DenseRedundancy {
+    /// A run the other requirements allow breaks it.
+    NotRedundant {
+        /// The run; the requirement is broken in its last interval.
+        trace: DenseTrace,
+    },
+    /// No run the other requirements allow breaks it.
+    Redundant {
+        /// Proved for every run (else only for runs of up to `up_to` intervals).
+        proved: bool,
+        /// The longest runs searched.
+        up_to: usize,
+        /// The requirements it was shown against (the part of the product a proof
+        /// needed, or all the others).
+        by: Vec<String>,
+    },
+    /// Not checked.
+    NotChecked {
+        /// Why.
+        reason: String,
+    },
+    /// No answer.
+    Unknown {
+        /// Why.
+        #[serde(flatten)]
+        reason: solver::Undecided,
+    },
+}
+
 /// One requirement's audit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DenseRequirementAudit {
@@ -173,6 +208,8 @@ pub struct DenseRequirementAudit {
     pub countertraces: Vec<String>,
     /// Vacuity.
     pub vacuity: DenseVacuity,
+    /// Redundancy.
+    pub redundancy: DenseRedundancy,
 }
 
 /// One rt-inconsistency check: a set of automata (and every invariant).
@@ -234,6 +271,9 @@ impl DenseReport {
                 matches!(
                     r.vacuity,
                     DenseVacuity::Vacuous { .. } | DenseVacuity::Unknown { .. }
+                ) || matches!(
+                    r.redundancy,
+                    DenseRedundancy::Redundant { .. } | DenseRedundancy::Unknown { .. }
                 )
             })
             || self
@@ -353,6 +393,7 @@ pub fn system(spec: &Spec) -> System {
         logic,
         history,
         only: None,
+        violable: Vec::new(),
     }
 }
 
@@ -393,6 +434,9 @@ enum Question {
     Rt { set: Vec<usize>, ndc: Ndc },
     /// A state formula (the trigger of an invariant).
     Holds { term: Term },
+    /// Automaton `a` violated (in a violable system) while no automaton of another
+    /// requirement is: a run the others allow breaks `a`'s requirement.
+    Violated { a: usize },
 }
 
 impl Question {
@@ -402,6 +446,16 @@ impl Question {
             Question::Vacuity { a, .. } => vec![*a],
             Question::Rt { set, .. } => set.clone(),
             Question::Holds { .. } => Vec::new(),
+            Question::Violated { a } => vec![*a],
+        }
+    }
+
+    /// The automaton a run answering the question must break (its requirement's
+    /// other automata may break too); every other automaton must hold on it.
+    fn breaks(&self) -> Option<usize> {
+        match self {
+            Question::Violated { a } => Some(*a),
+            _ => None,
         }
     }
 
@@ -421,6 +475,17 @@ impl Question {
             ),
             Question::Rt { set, ndc } => ndc.bad(sys, set, k, shifted),
             Question::Holds { term } => sys.at(term, k),
+            Question::Violated { a } => {
+                let req = sys.automata[*a].req;
+                let others = sys
+                    .taken()
+                    .filter(|(b, aut)| aut.req != req && sys.is_violable(*b))
+                    .map(|(b, _)| Term::not(sys.at_loc(b, sys.violated(b), k)));
+                let parts: Vec<Term> = std::iter::once(sys.at_loc(*a, sys.violated(*a), k))
+                    .chain(others)
+                    .collect();
+                Term::App(Op::And, parts)
+            }
         }
     }
 }
@@ -797,15 +862,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         });
     }
 
-    let depth = options.bmc_depth.unwrap_or_else(|| {
-        let longest = sys
-            .automata
-            .iter()
-            .map(|a| a.pea.phases.len())
-            .max()
-            .unwrap_or(1);
-        (2 * longest + 2).min(40)
-    });
+    let depth = options.bmc_depth.unwrap_or_else(|| default_depth(&sys));
 
     let Asked {
         questions,
@@ -832,7 +889,8 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
 
     // Bounded model checking until it stops finding answers, then proofs for the rest,
     // then deeper runs for what the proofs leave open.
-    let epsilon_only = if matches!(consistency, DenseConsistency::Consistent { .. }) {
+    let consistent = matches!(consistency, DenseConsistency::Consistent { .. });
+    let epsilon_only = if consistent {
         search(
             spec,
             &sys,
@@ -843,9 +901,14 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             &mut bmc,
             depth,
         )?
+        .epsilon_only
     } else {
         vec![false; questions.len()]
     };
+    drop(bmc);
+    if consistent && options.redundancy {
+        redundancies(spec, &sys, tb, options, depth, &mut requirements)?;
+    }
     let answer = |qi: usize| -> Reach {
         answers[qi].clone().unwrap_or(Reach::Unknown {
             reason: solver::Undecided::other("consistency is undecided"),
@@ -896,6 +959,104 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     })
 }
 
+/// The default search depth: twice the longest countertrace and two, at most 40.
+fn default_depth(sys: &System) -> usize {
+    let longest = (sys.automata.iter())
+        .map(|a| a.pea.phases.len())
+        .max()
+        .unwrap_or(1);
+    (2 * longest + 2).min(40)
+}
+
+/// Redundancy, per requirement with automata (set in `requirements`): whether a run
+/// the other requirements allow breaks one of its automata, asked of the product where every automaton may be
+/// violated ([`System::with_violations`]) with the same search and proofs as the other
+/// questions.
+fn redundancies(
+    spec: &Spec,
+    sys: &System,
+    tb: &TimeBase,
+    options: &DenseOptions,
+    depth: usize,
+    requirements: &mut [DenseRequirementAudit],
+) -> Result<(), DenseError> {
+    let vsys = sys.with_violations(vec![true; sys.automata.len()]);
+    let n = vsys.automata.len();
+    let questions: Vec<Question> = (0..n).map(|a| Question::Violated { a }).collect();
+    let mut answers: Vec<Option<Reach>> = vec![None; n];
+    let mut bmc = Bmc::start(&vsys, &options.solver)?;
+    let found = search(
+        spec,
+        &vsys,
+        tb,
+        options,
+        &questions,
+        &mut answers,
+        &mut bmc,
+        depth,
+    )?;
+    for i in 0..spec.requirements.len() {
+        let auts: Vec<usize> = (0..n).filter(|a| vsys.automata[*a].req == i).collect();
+        if auts.is_empty() {
+            continue;
+        }
+        let reach = |a: &usize| answers[*a].as_ref();
+        let verdict = if let Some(Reach::Reachable { trace, .. }) = auts
+            .iter()
+            .filter_map(reach)
+            .find(|r| matches!(r, Reach::Reachable { .. }))
+        {
+            DenseRedundancy::NotRedundant {
+                trace: trace.clone(),
+            }
+        } else if let Some(Reach::Unknown { reason, .. }) = auts
+            .iter()
+            .filter_map(reach)
+            .find(|r| matches!(r, Reach::Unknown { .. }))
+        {
+            DenseRedundancy::Unknown {
+                reason: reason.clone(),
+            }
+        } else if auts
+            .iter()
+            .all(|a| matches!(reach(a), Some(Reach::Unreachable { .. })))
+        {
+            let mut proved = true;
+            let mut up_to = usize::MAX;
+            let mut by_auts = vec![false; n];
+            for a in &auts {
+                if let Some(Reach::Unreachable {
+                    proved: p,
+                    up_to: u,
+                }) = reach(a)
+                {
+                    proved &= *p;
+                    up_to = up_to.min(*u);
+                }
+                let part = found.proved_in[*a].clone().unwrap_or_else(|| vec![true; n]);
+                for (b, kept) in part.into_iter().enumerate() {
+                    by_auts[b] |= kept;
+                }
+            }
+            let mut by: Vec<String> = Vec::new();
+            for (b, aut) in vsys.automata.iter().enumerate() {
+                if by_auts[b] && aut.req != i && !by.contains(&aut.id) {
+                    by.push(aut.id.clone());
+                }
+            }
+            DenseRedundancy::Redundant { proved, up_to, by }
+        } else {
+            DenseRedundancy::Unknown {
+                reason: solver::Undecided::other("the redundancy check has no answer"),
+            }
+        };
+        if let Some(ra) = (requirements.iter_mut()).find(|ra| ra.id == spec.requirements[i].id) {
+            ra.redundancy = verdict;
+        }
+    }
+    Ok(())
+}
+
 /// Consistency: a first interval that satisfies every requirement. When there is
 /// none, nothing is reachable and every question is answered.
 fn first_interval(
@@ -907,7 +1068,7 @@ fn first_interval(
 ) -> Result<DenseConsistency, DenseError> {
     Ok(match bmc.check(&Term::Bool(true))? {
         Outcome::Sat(mdl) => {
-            recheck(spec, sys, &mdl, 0, "the consistency witness")?;
+            recheck(spec, sys, &mdl, 0, "the consistency witness", None)?;
             DenseConsistency::Consistent {
                 witness: trace_of(sys, tb, &mdl, 0),
             }
@@ -966,6 +1127,9 @@ fn requirement_audits(
                     .map(|a| countertrace_text(sys, a, tb))
                     .collect(),
                 vacuity: DenseVacuity::NotChecked {
+                    reason: "not checked".into(),
+                },
+                redundancy: DenseRedundancy::NotChecked {
                     reason: "not checked".into(),
                 },
             })
@@ -1157,8 +1321,11 @@ fn search<'a>(
     answers: &mut [Option<Reach>],
     bmc: &mut Bmc<'a>,
     depth: usize,
-) -> Result<Vec<bool>, DenseError> {
-    let mut epsilon_only = vec![false; questions.len()];
+) -> Result<Searched, DenseError> {
+    let mut out = Searched {
+        epsilon_only: vec![false; questions.len()],
+        proved_in: vec![None; questions.len()],
+    };
     let mut last_found = 0;
     let mut proofs_tried = false;
     // Questions the fixedpoint engine found reachable: searched deeper.
@@ -1232,7 +1399,7 @@ fn search<'a>(
                 if matches!(reach, Reach::Reachable { .. }) {
                     last_found = k;
                 }
-                epsilon_only[qi] = eps;
+                out.epsilon_only[qi] = eps;
                 answers[qi] = Some(reach);
             }
         }
@@ -1251,10 +1418,12 @@ fn search<'a>(
             let open: Vec<usize> = (0..questions.len())
                 .filter(|q| answers[*q].is_none())
                 .collect();
-            let found = prove_all(sys, questions, &open, k + 1, options)?;
-            for (qi, r) in found {
+            for (qi, r) in prove_all(sys, questions, &open, k + 1, options)? {
                 match r {
-                    Engine::Answer(a) => answers[qi] = Some(a),
+                    Engine::Answer(a, part) => {
+                        answers[qi] = Some(a);
+                        out.proved_in[qi] = Some(part);
+                    }
                     _ if bmc_undecided[qi].is_some() => answers[qi] = bmc_undecided[qi].take(),
                     Engine::Reachable => deeper[qi] = true,
                     Engine::Undecided(why) => {
@@ -1287,8 +1456,17 @@ fn search<'a>(
         (&deeper, engine_undecided),
         proofs_tried,
         up_to,
+        &mut out.proved_in,
     )?;
-    Ok(epsilon_only)
+    Ok(out)
+}
+
+/// What [`search`] tells besides the answers, per question.
+struct Searched {
+    /// The dead end was shown only a little (ε) after the run's end.
+    epsilon_only: Vec<bool>,
+    /// The part of the product a proof of unreachability was made in.
+    proved_in: Vec<Option<Part>>,
 }
 
 /// The questions `share` asked of one session at its depth `k` (their points `bads`),
@@ -1337,7 +1515,14 @@ fn depth_search(
                 _ => epsilon_only = true,
             }
         }
-        recheck(spec, sys, &mdl, k, "a run shown")?;
+        recheck(spec, sys, &mdl, k, "a run shown", q.breaks())?;
+        if let Some(a) = q.breaks() {
+            if !breaks_by_evaluator(spec, sys, &mdl, k, a)? {
+                done[qi] = true;
+                out.push((qi, not_confirmed(sys, a, k), false));
+                continue;
+            }
+        }
         let reached = Reach::Reachable {
             intervals: k + 1,
             trace: trace_of(sys, tb, &mdl, k),
@@ -1378,6 +1563,7 @@ fn settle_open(
     (deeper, mut engine_undecided): (&[bool], Vec<Option<solver::Undecided>>),
     proofs_tried: bool,
     up_to: usize,
+    proved_in: &mut [Option<Part>],
 ) -> Result<(), DenseError> {
     let mut not_found = Vec::new();
     for (qi, ans) in answers.iter_mut().enumerate() {
@@ -1400,7 +1586,10 @@ fn settle_open(
         } else if options.prove && !proofs_tried {
             *ans = Some(
                 match prove_all(sys, questions, &[qi], up_to, options)?.pop() {
-                    Some((_, Engine::Answer(a))) => a,
+                    Some((_, Engine::Answer(a, part))) => {
+                        proved_in[qi] = Some(part);
+                        a
+                    }
                     Some((_, Engine::Undecided(reason))) => Reach::Unknown { reason, up_to },
                     _ => found_by_engine(),
                 },
@@ -1442,7 +1631,14 @@ fn confirm_not_found(
             match bmc.check(&questions[qi].bad(sys, k))? {
                 Outcome::Unsat(_) => still.push(qi),
                 Outcome::Sat(m) => {
-                    recheck(spec, sys, &m, k, "a run shown")?;
+                    let breaks = questions[qi].breaks();
+                    recheck(spec, sys, &m, k, "a run shown", breaks)?;
+                    if let Some(a) = breaks
+                        .filter(|a| !breaks_by_evaluator(spec, sys, &m, k, *a).unwrap_or(false))
+                    {
+                        out.push((qi, not_confirmed(sys, a, k)));
+                        continue;
+                    }
                     let trace = trace_of(sys, tb, &m, k);
                     let intervals = k + 1;
                     out.push((qi, Reach::Reachable { intervals, trace }));
@@ -1554,11 +1750,15 @@ fn prove_each(
         let answer = loop {
             let keep = &rings[i];
             let all = i + 1 == rings.len();
-            let part = if all {
+            let mut part = if all {
                 sys.clone()
             } else {
                 sys.restricted(keep.clone())
             };
+            if let Question::Violated { a } = question {
+                // Only the automaton asked about needs its violated location here.
+                part.violable = (0..part.automata.len()).map(|b| b == *a).collect();
+            }
             let bad = question.bad(&part, 0);
             // A part gets a short time limit: a wider one may still decide, and the
             // whole product gets the full limit.
@@ -1571,7 +1771,7 @@ fn prove_each(
             };
             let r = part.prove(&bad, &limit)?;
             match r {
-                Proof::Proved => break Engine::Answer(proved.clone()),
+                Proof::Proved => break Engine::Answer(proved.clone(), keep.clone()),
                 Proof::Unknown(reason) if all => break Engine::Undecided(reason),
                 Proof::Reachable if all => break Engine::Reachable,
                 // A part the engine gives no answer for: the next part may still get
@@ -1666,8 +1866,8 @@ fn rings(
 
 /// What the fixedpoint engine made of a question.
 enum Engine {
-    /// Proved unreachable.
-    Answer(Reach),
+    /// Proved unreachable, in this part of the product.
+    Answer(Reach, Part),
     /// Reachable in the whole product: a deeper search may show the run.
     Reachable,
     /// Undecided in the whole product: a deeper search may still show a run.
@@ -1704,9 +1904,22 @@ fn run_of(sys: &System, m: &Model, n: usize) -> Vec<super::eval::Piece> {
 
 /// Re-checks a witness run with the evaluator of the countertraces: every requirement
 /// must hold on it. A run that breaks one is an error, never a finding.
-fn recheck(spec: &Spec, sys: &System, m: &Model, n: usize, what: &str) -> Result<(), DenseError> {
+///
+/// A run that answers a redundancy question (`breaks`: the automaton it shows broken)
+/// is not judged on that automaton's requirement (see [`breaks_by_evaluator`]).
+fn recheck(
+    spec: &Spec,
+    sys: &System,
+    m: &Model,
+    n: usize,
+    what: &str,
+    breaks: Option<usize>,
+) -> Result<(), DenseError> {
     let run = run_of(sys, m, n);
     for a in &sys.automata {
+        if breaks.is_some_and(|b| sys.automata[b].req == a.req) {
+            continue;
+        }
         let broken = super::eval::matched(&sys.bdd, &a.pea.phases, &run, &spec.context)
             .map_err(|e| DenseError::Witness(format!("{what}: {}: {e}", a.id)))?;
         if broken {
@@ -1731,6 +1944,37 @@ fn recheck(spec: &Spec, sys: &System, m: &Model, n: usize, what: &str) -> Result
         }
     }
     Ok(())
+}
+
+/// Whether the countertrace evaluator finds automaton `a`'s countertrace in the run. A
+/// run on which the automaton has no next step may still not break the countertrace:
+/// the automaton changes location only between intervals, and some runs need an
+/// interval split for it to follow them (or the peer's automaton is stricter than its
+/// countertrace, as for two patterns; docs/timed.md).
+fn breaks_by_evaluator(
+    spec: &Spec,
+    sys: &System,
+    m: &Model,
+    n: usize,
+    a: usize,
+) -> Result<bool, DenseError> {
+    let run = run_of(sys, m, n);
+    let aut = &sys.automata[a];
+    super::eval::matched(&sys.bdd, &aut.pea.phases, &run, &spec.context)
+        .map_err(|e| DenseError::Witness(format!("a run shown: {}: {e}", aut.id)))
+}
+
+/// The answer when a run that breaks automaton `a` by its automaton does not break its
+/// countertrace ([`breaks_by_evaluator`]).
+fn not_confirmed(sys: &System, a: usize, k: usize) -> Reach {
+    Reach::Unknown {
+        reason: solver::Undecided::other(format!(
+            "a run of {} intervals leaves {}'s automaton without a next step, but its countertrace does not occur in it (the run needs finer intervals)",
+            k + 1,
+            sys.automata[a].id
+        )),
+        up_to: k,
+    }
 }
 
 fn automaton_name(spec: &Spec, a: &Automaton) -> String {

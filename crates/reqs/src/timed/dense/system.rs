@@ -60,6 +60,12 @@ pub struct System {
     /// The automata taken into the product (`None`: all). A product of fewer automata
     /// has more runs: what it never reaches, the whole product never reaches.
     pub only: Option<Vec<bool>>,
+    /// The automata with one more location, [`System::violated`] (empty: none): such an
+    /// automaton goes there, and stays, when the run breaks its requirement (no
+    /// location of its own fits the next interval). The other automata still constrain
+    /// the run; the redundancy checks ask whether one automaton can get there while
+    /// those of other requirements do not.
+    pub violable: Vec<bool>,
 }
 
 fn real(r: &BigRational) -> Term {
@@ -113,6 +119,26 @@ impl System {
             only: Some(keep),
             ..self.clone()
         }
+    }
+
+    /// The same system where the automata `which` may be violated (see
+    /// [`System::violable`]).
+    pub fn with_violations(&self, which: Vec<bool>) -> System {
+        System {
+            violable: which,
+            ..self.clone()
+        }
+    }
+
+    /// Whether automaton `a` may be violated.
+    pub fn is_violable(&self, a: usize) -> bool {
+        self.violable.get(a).copied().unwrap_or(false)
+    }
+
+    /// The location an automaton of a violable system goes to when the run breaks its
+    /// requirement: one past its own.
+    pub fn violated(&self, a: usize) -> usize {
+        self.automata[a].pea.locations.len()
     }
 
     /// The location of automaton `a` at check point `k`.
@@ -229,20 +255,10 @@ impl System {
             let pea = &aut.pea;
             let pc = self.pc(a, k);
             out.push(Term::App(Op::Ge, vec![pc.clone(), Term::int(0)]));
-            out.push(Term::App(
-                Op::Lt,
-                vec![pc.clone(), Term::int(pea.locations.len() as i64)],
-            ));
-            for (l, loc) in pea.locations.iter().enumerate() {
-                let mut here = vec![self.term(a, loc.state_inv, k, false)];
-                for (p, strict) in &loc.clock_inv {
-                    let op = if *strict { Op::Lt } else { Op::Le };
-                    here.push(Term::App(
-                        op,
-                        vec![self.clk(a, *p, k), real(&self.bound(a, *p))],
-                    ));
-                }
-                let here = and(here);
+            let count = pea.locations.len() + usize::from(self.is_violable(a));
+            out.push(Term::App(Op::Lt, vec![pc.clone(), Term::int(count as i64)]));
+            for l in 0..pea.locations.len() {
+                let here = self.location_holds(a, l, k, &|p| self.clk(a, p, k), false);
                 if here != Term::Bool(true) {
                     out.push(Term::App(Op::Implies, vec![self.at_loc(a, l, k), here]));
                 }
@@ -251,16 +267,47 @@ impl System {
         out
     }
 
-    /// The first interval: initial locations, every clock at the interval's length.
+    /// What location `l` of automaton `a` demands at check point `k`: its state
+    /// invariant, and its clock bounds on the clocks `clock(p)` (only those that break
+    /// the requirement when exceeded, when `breaking_only`; see
+    /// [`System::bound_breaks`]).
+    fn location_holds(
+        &self,
+        a: usize,
+        l: usize,
+        k: usize,
+        clock: &dyn Fn(usize) -> Term,
+        breaking_only: bool,
+    ) -> Term {
+        let loc = &self.automata[a].pea.locations[l];
+        let mut here = vec![self.term(a, loc.state_inv, k, false)];
+        for (p, strict) in &loc.clock_inv {
+            if breaking_only && !self.bound_breaks(a, *p) {
+                continue;
+            }
+            let op = if *strict { Op::Lt } else { Op::Le };
+            here.push(Term::App(op, vec![clock(*p), real(&self.bound(a, *p))]));
+        }
+        and(here)
+    }
+
+    /// The first interval: initial locations, every clock at the interval's length (in
+    /// a violable system, the violated location when no initial one fits).
     pub fn init(&self) -> Vec<Term> {
         let mut out = vec![Term::App(Op::Gt, vec![self.delta(0), real(&ticks(0))])];
         for (a, aut) in self.taken() {
-            out.push(or(aut
-                .pea
-                .init
-                .iter()
-                .map(|l| self.at_loc(a, *l, 0))
-                .collect()));
+            let mut starts: Vec<Term> =
+                aut.pea.init.iter().map(|l| self.at_loc(a, *l, 0)).collect();
+            if self.is_violable(a) {
+                let fits: Vec<Term> = (aut.pea.init.iter())
+                    .map(|l| self.location_holds(a, *l, 0, &|p| self.clk(a, p, 0), true))
+                    .collect();
+                starts.push(and(vec![
+                    self.at_loc(a, self.violated(a), 0),
+                    Term::not(or(fits)),
+                ]));
+            }
+            out.push(or(starts));
             for (p, _) in aut.pea.clocks() {
                 out.push(eq(self.clk(a, p, 0), self.delta(0)));
             }
@@ -294,10 +341,78 @@ impl System {
                     alts.push(and(c));
                 }
             }
+            if self.is_violable(a) {
+                alts.extend(self.violation_steps(a, k));
+            }
             out.push(or(alts));
         }
         out.extend(self.invariants(k + 1));
         out
+    }
+}
+
+impl System {
+    /// True when the clock bound of phase `p` of automaton `a` breaks the requirement
+    /// when a run exceeds it: `p` is the last phase of the countertrace that cannot be
+    /// empty and has a lower bound (staying past it completes the countertrace). The
+    /// other clock bounds of a location only make the automaton change location at
+    /// that time (a step the run can always take, the state unchanged).
+    fn bound_breaks(&self, a: usize, p: usize) -> bool {
+        let phases = &self.automata[a].pea.phases;
+        let last = (0..phases.len())
+            .rev()
+            .find(|q| !phases[*q].allow_empty)
+            .unwrap_or(0);
+        p == last && phases[p].bound.is_lower()
+    }
+
+    /// The steps of automaton `a` into (and within) its violated location from check
+    /// point `k`: taken exactly when none of its transitions fits the next interval
+    /// (its guard, and the state invariant and the breaking clock bounds of where it
+    /// leads: the other bounds the run meets by a step at that time); the clocks keep
+    /// growing there.
+    fn violation_steps(&self, a: usize, k: usize) -> Vec<Term> {
+        let d = self.delta(k + 1);
+        let pea = &self.automata[a].pea;
+        let grow: Vec<Term> = (pea.clocks().iter())
+            .map(|(p, _)| {
+                let grown = Term::App(Op::Add, vec![self.clk(a, *p, k), d.clone()]);
+                eq(self.clk(a, *p, k + 1), grown)
+            })
+            .collect();
+        let mut fits = Vec::new();
+        for (l, loc) in pea.locations.iter().enumerate() {
+            for t in &loc.transitions {
+                let clock = |p: usize| {
+                    if t.resets.contains(&p) {
+                        d.clone()
+                    } else {
+                        Term::App(Op::Add, vec![self.clk(a, p, k), d.clone()])
+                    }
+                };
+                fits.push(and(vec![
+                    self.at_loc(a, l, k),
+                    self.term(a, t.guard, k, false),
+                    self.location_holds(a, t.dest, k + 1, &clock, true),
+                ]));
+            }
+        }
+        let v = self.violated(a);
+        let stay = and([
+            vec![self.at_loc(a, v, k), self.at_loc(a, v, k + 1)],
+            grow.clone(),
+        ]
+        .concat());
+        let enter = and([
+            vec![
+                Term::not(self.at_loc(a, v, k)),
+                self.at_loc(a, v, k + 1),
+                Term::not(or(fits)),
+            ],
+            grow,
+        ]
+        .concat());
+        vec![stay, enter]
     }
 }
 

@@ -1,0 +1,96 @@
+//! Redundancy in dense time: a requirement is redundant when no run the other
+//! requirements allow breaks it. Small specs in Ultimate's `.req` syntax with known
+//! answers, in both directions: what another requirement implies is reported redundant
+//! (proved for every run, against that requirement), what none implies is shown broken
+//! by a run (which the audit re-checks with the countertrace evaluator).
+
+use reqs::timed::dense::audit::{audit_dense, DenseOptions, DenseRedundancy, DenseReport};
+use solver::{SolverConfig, SolverKind};
+
+/// The dense audit of a `.req` text.
+fn audit(text: &str) -> DenseReport {
+    let imported = extract::req_to_spec("t.req", text, None).expect("imports");
+    let spec = reqs::parse_spec(logic::SourceFile::new("t.req", imported.toml))
+        .unwrap_or_else(|d| panic!("loads:\n{d}"));
+    audit_dense(&spec, &DenseOptions::new(SolverConfig::new(SolverKind::Z3))).expect("audits")
+}
+
+/// Per requirement id: "redundant by X,Y" (proved), "broken" or what else it is.
+fn verdicts(r: &DenseReport) -> Vec<(String, String)> {
+    r.requirements
+        .iter()
+        .map(|a| {
+            let v = match &a.redundancy {
+                DenseRedundancy::Redundant {
+                    proved: true, by, ..
+                } => format!("redundant by {}", by.join(",")),
+                DenseRedundancy::NotRedundant { trace } => {
+                    assert!(!trace.rows.is_empty(), "a run is shown");
+                    "broken".into()
+                }
+                other => format!("{other:?}"),
+            };
+            (a.id.clone(), v)
+        })
+        .collect()
+}
+
+fn expect(text: &str, want: &[(&str, &str)]) {
+    let got = verdicts(&audit(text));
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(got, want, "{text}");
+}
+
+#[test]
+fn an_invariant_implied_by_a_stronger_one_is_redundant() {
+    expect(
+        "Input p is bool\nInput q is bool\n\
+         A: Globally, it is always the case that \"p\" holds.\n\
+         B: Globally, it is always the case that \"p || q\" holds.\n",
+        &[("A", "broken"), ("B", "redundant by A")],
+    );
+}
+
+#[test]
+fn a_longer_deadline_is_implied_by_a_shorter_one() {
+    expect(
+        "Input p is bool\nOutput q is bool\n\
+         A: Globally, it is always the case that if \"p\" holds then \"q\" holds after at most 5 time units.\n\
+         B: Globally, it is always the case that if \"p\" holds then \"q\" holds after at most 10 time units.\n",
+        &[("A", "broken"), ("B", "redundant by A")],
+    );
+}
+
+#[test]
+fn a_shorter_minimum_duration_is_implied_by_a_longer_one() {
+    expect(
+        "Input p is bool\nOutput q is bool\n\
+         A: Globally, it is always the case that if \"p\" holds then \"q\" holds for at least 3 time units.\n\
+         B: Globally, it is always the case that if \"p\" holds then \"q\" holds for at least 5 time units.\n",
+        &[("A", "redundant by B"), ("B", "broken")],
+    );
+}
+
+#[test]
+fn a_requirement_alone_is_broken_by_some_run_and_a_copy_makes_both_redundant() {
+    let one = "Input R is bool\nInput S is bool\n\
+         A: Globally, it is always the case that once \"R\" becomes satisfied, \"S\" holds for at least 5 time units.\n";
+    expect(one, &[("A", "broken")]);
+    let two = format!(
+        "{one}B: Globally, it is always the case that once \"R\" becomes satisfied, \"S\" holds for at least 5 time units.\n"
+    );
+    expect(&two, &[("A", "redundant by B"), ("B", "redundant by A")]);
+}
+
+#[test]
+fn unrelated_requirements_are_not_redundant() {
+    expect(
+        "Input p is bool\nOutput q is bool\nOutput r is bool\n\
+         A: Globally, it is always the case that if \"p\" holds then \"q\" holds after at most 5 time units.\n\
+         B: Globally, it is always the case that if \"p\" holds then \"r\" holds for at least 5 time units.\n",
+        &[("A", "broken"), ("B", "broken")],
+    );
+}
