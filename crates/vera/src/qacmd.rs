@@ -181,7 +181,7 @@ pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
         None => FaultSource::Generate,
     };
     let selection = Selection {
-        only: crate::pipecmd::ids(&args.only),
+        only: pipeline::command::ids(args.only.as_deref()),
         limit: args.limit_requirements,
     };
     let unknown = selection.unknown(&spec);

@@ -1,0 +1,117 @@
+//! The commands `vera formalize`, `vera ambiguity`, `vera clarify`, `vera consistency
+//! --nl-text` and `vera draft-variables` as library functions: which files are read and
+//! written, the defaults of their paths, the order in which outputs are refused, the
+//! model asked and the loop run, with the result as plain data for `printer::pipe`.
+//! Specs and the model's client come from the caller's [`Env`] (how a spec's problems
+//! are shown, and how a client shows progress, are the caller's); every other file is
+//! read and written through `safefile`. Nothing here prints: what the binary says on
+//! standard error besides the report comes back as `notes`.
+
+mod formalize;
+mod voting;
+
+pub use formalize::{
+    ambiguity, clarify, formalize, Ambiguity, Clarified, Clarify, Formalize, Formalized, Screened,
+};
+pub use voting::{
+    consistency_nl_text, draft_variables, DraftVariables, Drafted, NlChecked, NlText,
+};
+
+use std::path::Path;
+use std::sync::Arc;
+
+/// How a command wants its spec loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Load {
+    /// Formulas only: timed requirements are refused (the command would leave them out).
+    Formulas,
+    /// Timed requirements in discrete time accepted, dense time refused: the command's
+    /// name, for the message.
+    Discrete(&'static str),
+    /// A spec about to be formalized (the warnings about formulas still to be written
+    /// are the caller's to count rather than show).
+    Formalize,
+}
+
+/// What a command needs from its caller: its specs, loaded (with their diagnostics shown
+/// as the caller shows them), and the language model's client (with the caller's
+/// progress display and interrupt handling). Each is asked for at the point where the
+/// command needs it, so what is refused before the model is asked stays so.
+pub trait Env {
+    /// What the caller's part can fail with.
+    type Error;
+    /// The spec at `path` (a CSV of requirements over `schema` when one is given).
+    fn spec(
+        &self,
+        path: &Path,
+        schema: Option<&Path>,
+        load: Load,
+    ) -> Result<reqs::Spec, Self::Error>;
+    /// The language model's client.
+    fn client(&self) -> Result<llm::Client, Self::Error>;
+    /// The embeddings client of the configuration, if one is set.
+    fn embeddings(&self) -> Result<Option<Arc<dyn llm::Embeddings>>, Self::Error>;
+}
+
+/// Why a command cannot give its result. `E` is the error of the caller's [`Env`].
+/// Each wrapped error is shown as it is (its text and its causes).
+#[derive(Debug, thiserror::Error)]
+pub enum Error<E> {
+    /// The caller's part failed (its error, as it is).
+    #[error("{0}")]
+    Caller(E),
+    /// A file that cannot be read, or an output that is refused or cannot be written.
+    #[error(transparent)]
+    File(#[from] safefile::SafeFileError),
+    /// A loop of this crate failed.
+    #[error(transparent)]
+    Pipeline(#[from] crate::formalize::PipelineError),
+    /// A result that cannot be written as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// A bounds file that cannot be used.
+    #[error(transparent)]
+    Bounds(bl::command::Error),
+    /// An assumption that cannot be read.
+    #[error(transparent)]
+    Assumption(bl::check::CheckError),
+    /// The variable specification next to a rule cannot be read.
+    #[error("cannot read the variable specification {path} (give --variables)")]
+    Variables {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: safefile::SafeFileError,
+    },
+    /// The example's variable specification cannot be used.
+    #[error("{path} (the example specification)")]
+    ExampleSpec {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: crate::formalize::PipelineError,
+    },
+    /// The model gave no usable draft (the accounting of the requests made).
+    #[error("{error}")]
+    Draft {
+        /// Why.
+        error: crate::formalize::PipelineError,
+        /// The model's accounting.
+        llm: Box<llm::Accounting>,
+    },
+    /// An option refused, or a combination of options refused.
+    #[error("{0}")]
+    Refused(&'static str),
+}
+
+/// A comma-separated list of requirement ids (`--only`), as the loops take it.
+pub fn ids(only: Option<&str>) -> Option<Vec<String>> {
+    only.map(crate::select::parse_ids)
+}
+
+/// The default output next to `input` (see [`crate::formalize::default_output`]).
+fn default_out(input: &Path, suffix: &str) -> std::path::PathBuf {
+    crate::formalize::default_output(input, "spec", suffix)
+}
