@@ -1,18 +1,21 @@
 //! The commands `vera formalize`, `vera ambiguity`, `vera clarify`, `vera consistency
-//! --nl-text` and `vera draft-variables` as library functions: which files are read and
-//! written, the defaults of their paths, the order in which outputs are refused, the
-//! model asked and the loop run, with the result as plain data for `printer::pipe`.
-//! Specs and the model's client come from the caller's [`Env`] (how a spec's problems
-//! are shown, and how a client shows progress, are the caller's); every other file is
-//! read and written through `safefile`. Nothing here prints: what the binary says on
-//! standard error besides the report comes back as `notes`.
+//! --nl-text`, `vera draft-variables`, `vera qa`, `vera roundtrip`, `vera faults` and
+//! `vera eval` as library functions: which files are read and written, the defaults of
+//! their paths, the order in which outputs are refused, the model asked and the loop
+//! run, with the result as plain data for `printer::pipe` and `printer::qa`. Specs and
+//! the model's client come from the caller's [`Env`] (how a spec's problems are shown,
+//! and how a client shows progress, are the caller's); every other file is read and
+//! written through `safefile`. Nothing here prints: what the binary says on standard
+//! error besides the report comes back as `notes`.
 
 mod formalize;
+mod qa;
 mod voting;
 
 pub use formalize::{
     ambiguity, clarify, formalize, Ambiguity, Clarified, Clarify, Formalize, Formalized, Screened,
 };
+pub use qa::{eval, faults, qa, roundtrip, Answered, Eval, Evaluated, QaLoop, Ran};
 pub use voting::{
     consistency_nl_text, draft_variables, DraftVariables, Drafted, NlChecked, NlText,
 };
@@ -100,6 +103,39 @@ pub enum Error<E> {
         error: crate::formalize::PipelineError,
         /// The model's accounting.
         llm: Box<llm::Accounting>,
+    },
+    /// A questions file that cannot be used: every problem, located.
+    #[error("{0}")]
+    Questions(logic::Diagnostics),
+    /// A list of feedback modes with one that is not known.
+    #[error(transparent)]
+    Mode(#[from] crate::qa::UnknownMode),
+    /// A list of experiments with one that is not known.
+    #[error(transparent)]
+    Experiment(#[from] crate::eval::UnknownExperiment),
+    /// The question-answering loop failed.
+    #[error(transparent)]
+    Qa(#[from] crate::qa::QaError),
+    /// The round trip failed.
+    #[error(transparent)]
+    RoundTrip(#[from] crate::roundtrip::RoundTripError),
+    /// Faulty texts that cannot be read, written or checked.
+    #[error(transparent)]
+    Faults(#[from] crate::faults::FaultError),
+    /// The evaluation failed.
+    #[error(transparent)]
+    Eval(#[from] crate::eval::EvalError),
+    /// `--only` names no formalized requirement of the spec (the ids, comma-separated).
+    #[error("--only names no formalized requirement of the spec: {0}")]
+    UnknownIds(String),
+    /// An output folder that cannot be created.
+    #[error("cannot create {path}")]
+    CreateDir {
+        /// The folder.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
     },
     /// An option refused, or a combination of options refused.
     #[error("{0}")]
