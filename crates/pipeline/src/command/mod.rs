@@ -151,3 +151,91 @@ pub fn ids(only: Option<&str>) -> Option<Vec<String>> {
 fn default_out(input: &Path, suffix: &str) -> std::path::PathBuf {
     crate::formalize::default_output(input, "spec", suffix)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// Specs parsed from a fixed text; a model that must not be asked.
+    struct NoModel;
+
+    impl Env for NoModel {
+        type Error = String;
+        fn spec(&self, _: &Path, _: Option<&Path>, _: Load) -> Result<reqs::Spec, String> {
+            let text = "[[variables]]\nname = \"x\"\nsort = \"Bool\"\n\n[[requirements]]\nid = \"R1\"\ntext = \"x holds\"\nformula = \"x\"\n";
+            reqs::parse_spec(logic::SourceFile::new("t.toml", text)).map_err(|d| d.to_string())
+        }
+        fn client(&self) -> Result<llm::Client, String> {
+            Err("the model was asked".into())
+        }
+        fn embeddings(&self) -> Result<Option<Arc<dyn llm::Embeddings>>, String> {
+            Err("the embeddings were asked".into())
+        }
+    }
+
+    #[test]
+    fn an_existing_output_is_refused_before_the_model_is_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.toml");
+        std::fs::write(&out, "taken").unwrap(); // scratch: a file in our own temp folder
+        let c = Formalize {
+            input: dir.path().join("spec.toml"),
+            schema: None,
+            out: Some(out),
+            options: Default::default(),
+            force: false,
+        };
+        let config = solver::SolverConfig::new(solver::SolverKind::Z3);
+        let e = formalize(&c, &config, &NoModel).err().expect("refused");
+        assert!(matches!(e, Error::File(_)), "{e}");
+    }
+
+    #[test]
+    fn refused_options_are_refused_before_the_model_is_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let rule = dir.path().join("rule.txt");
+        std::fs::write(&rule, "a rule").unwrap(); // scratch: a file in our own temp folder
+        std::fs::write(dir.path().join("model.json"), r#"{"variables": []}"#).unwrap(); // scratch: ours
+        let config = solver::SolverConfig::new(solver::SolverKind::Z3);
+        let c = NlText {
+            rule,
+            variables: None,
+            implementation: None,
+            impl_output: None,
+            nl_output: None,
+            bounds: None,
+            assume: Vec::new(),
+            translations: 3,
+            theta: 0.5,
+            retries: 0,
+        };
+        let e = consistency_nl_text(&c, &config, &NoModel)
+            .err()
+            .expect("refused");
+        assert_eq!(e.to_string(), "--nl-text needs --impl PROGRAM.bl");
+        let c = Eval {
+            spec: PathBuf::from("spec.toml"),
+            questions: None,
+            experiments: "qa".into(),
+            mutants: None,
+            only: None,
+            limit_requirements: None,
+            samples: 1,
+            clarify_rounds: 0,
+            out: dir.path().join("eval"),
+            qa: QaLoop {
+                modes: "none".into(),
+                max_repairs: 0,
+                temperature: 0.0,
+                limit_questions: None,
+            },
+            jobs: 1,
+            force: false,
+        };
+        let e = eval(&c, &config, &NoModel, |_| String::new())
+            .err()
+            .expect("refused");
+        assert_eq!(e.to_string(), "the qa experiment needs --questions FILE");
+    }
+}
