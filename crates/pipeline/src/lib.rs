@@ -8,6 +8,7 @@
 pub mod ambiguity;
 pub mod cells;
 pub mod clarify;
+pub mod command;
 pub mod controlled;
 pub mod csynth;
 pub mod eval;

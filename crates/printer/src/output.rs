@@ -108,6 +108,37 @@ impl Diagnostic {
             })
             .collect()
     }
+
+    /// The problems of a C input (parse or preprocessing), each at its file (the
+    /// input's when the problem names none), line and column (none when not known).
+    pub fn of_c(d: &acsl::Diagnostics) -> Vec<Diagnostic> {
+        let file = d.file.as_ref().map(|p| p.display().to_string());
+        (d.items.iter())
+            .map(|i| Diagnostic {
+                file: (i.file.as_ref().map(|p| p.display().to_string())).or_else(|| file.clone()),
+                line: Some(i.line).filter(|l| *l > 0),
+                column: Some(i.column).filter(|c| *c > 0),
+                message: i.message.clone(),
+            })
+            .collect()
+    }
+
+    /// The messages Frama-C printed when it failed (none for other verifier errors),
+    /// without a location.
+    pub fn of_wp(e: &acsl::WpError) -> Vec<Diagnostic> {
+        let messages = match e {
+            acsl::WpError::FramaC { messages, .. } => messages.as_slice(),
+            _ => &[],
+        };
+        (messages.iter())
+            .map(|m| Diagnostic {
+                file: None,
+                line: None,
+                column: None,
+                message: m.clone(),
+            })
+            .collect()
+    }
 }
 
 /// `vera.error.v1`.

@@ -918,6 +918,32 @@ pub fn draft_report(
     )
 }
 
+/// What `vera draft-variables` says on standard error about its draft (`out`: the file
+/// it was written to, if any): the counts, each refused answer, and a reminder to
+/// review it.
+pub fn draft_notes(draft: &pipeline::voting::Draft, out: Option<&Path>) -> Vec<String> {
+    let mut notes = vec![format!(
+        "drafted {} variables in {} answer(s){}; names shared with the example: {}",
+        draft.spec.variables.len(),
+        draft.attempts,
+        out.map(|o| format!(", written to {}", o.display()))
+            .unwrap_or_default(),
+        if draft.shared_names.is_empty() {
+            "none".to_string()
+        } else {
+            draft.shared_names.join(", ")
+        }
+    )];
+    for r in &draft.refused {
+        notes.push(format!("  refused: {}", excerpt(r, 160)));
+    }
+    notes.push(
+        "review the draft before using it: the descriptions decide how rules are formalized"
+            .to_string(),
+    );
+    notes
+}
+
 /// The body of `vera.draft-variables.v1`.
 #[derive(serde::Serialize)]
 pub struct DraftBody {

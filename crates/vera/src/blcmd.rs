@@ -6,7 +6,7 @@ use bl::command::{Consistency, Error};
 use std::path::Path;
 
 /// An error of `bl::command`: a program's located problems on standard error first.
-fn failed<E>(e: Error<E>) -> anyhow::Error
+pub(crate) fn failed<E>(e: Error<E>) -> anyhow::Error
 where
     E: Into<anyhow::Error> + std::fmt::Display + std::fmt::Debug + Send + Sync + 'static,
 {

@@ -24,25 +24,11 @@ fn fail(kind: &'static str, message: String, diags: &[DiagnosticJson]) -> anyhow
 /// front end writes them).
 fn diagnostics(d: acsl::Diagnostics) -> anyhow::Error {
     eprintln!("{d}");
-    let file = d.file.as_ref().map(|p| p.display().to_string());
-    let items: Vec<DiagnosticJson> = d
-        .items
-        .iter()
-        .map(|i| DiagnosticJson {
-            file: i
-                .file
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .or_else(|| file.clone()),
-            line: Some(i.line).filter(|l| *l > 0),
-            column: Some(i.column).filter(|c| *c > 0),
-            message: i.message.clone(),
-        })
-        .collect();
-    let n = items.len();
+    let items = DiagnosticJson::of_c(&d);
+    let message = format!("{} problem(s) in the C input", items.len());
     crate::output::Failure {
         kind: "syntax",
-        message: format!("{n} problem(s) in the C input"),
+        message,
         diagnostics: items,
         shown: true,
     }
@@ -51,19 +37,7 @@ fn diagnostics(d: acsl::Diagnostics) -> anyhow::Error {
 
 /// A verifier error.
 fn wp_fail(e: acsl::WpError) -> anyhow::Error {
-    let kind = e.kind();
-    let diags: Vec<DiagnosticJson> = match &e {
-        acsl::WpError::FramaC { messages, .. } => messages
-            .iter()
-            .map(|m| DiagnosticJson {
-                file: None,
-                line: None,
-                column: None,
-                message: m.clone(),
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let (kind, diags) = (e.kind(), DiagnosticJson::of_wp(&e));
     let message = format!("{:#}", anyhow::Error::from(e));
     fail(kind, message, &diags)
 }

@@ -6,7 +6,7 @@
 /// an error that is not a report (the rest come from [`report::Status::exit_code`]).
 pub const EXIT_ERROR: u8 = report::Status::Error.exit_code();
 
-pub use printer::text::{clean, excerpt};
+pub use printer::text::clean;
 pub use printer::Rendered;
 
 /// The report of a command whose result is text.

@@ -2,16 +2,12 @@
 //! answering with repair, round-trip fidelity, end-to-end fault detection and the
 //! evaluation harness of the `pipeline` crate.
 
-use crate::audit::load_or_report;
 use crate::output::Rendered;
-use anyhow::{bail, Context as _, Result};
+use crate::pipecmd::{failed, Env};
 use clap::Args;
-use pipeline::eval::{EvalOptions, Experiment, FaultSource};
-use pipeline::faults::FaultyText;
-use pipeline::qa::{QaOptions, QaQuestion};
-use pipeline::select::Selection;
+use pipeline::command::{self as cmd, QaLoop};
 use report::Status;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Options that choose the language model.
 pub use crate::llmcmd::LlmArgs as ModelArgs;
@@ -34,103 +30,46 @@ pub struct QaLoopArgs {
 }
 
 impl QaLoopArgs {
-    fn options(&self) -> Result<QaOptions> {
-        let modes = pipeline::qa::parse_modes(&self.modes)?;
-        if modes.is_empty() {
-            bail!("--modes needs at least one feedback mode");
-        }
-        Ok(QaOptions {
-            modes,
+    fn options(&self) -> QaLoop {
+        QaLoop {
+            modes: self.modes.clone(),
             max_repairs: self.max_repairs,
             temperature: self.temperature,
-            ..QaOptions::default()
-        })
+            limit_questions: self.limit_questions,
+        }
     }
-}
-
-fn load_questions(path: &Path, limit: Option<usize>) -> Result<Vec<QaQuestion>> {
-    let text = safefile::read_text(path)?;
-    let mut qs = pipeline::qa::load_questions(&text, &path.display().to_string())
-        .map_err(|d| anyhow::anyhow!("{d}"))?;
-    if let Some(n) = limit {
-        qs.truncate(n);
-    }
-    Ok(qs)
-}
-
-fn load_mutants(path: &Path) -> Result<Vec<FaultyText>> {
-    let text = safefile::read_text(path)?;
-    Ok(pipeline::faults::load_mutants(
-        &text,
-        &path.display().to_string(),
-    )?)
 }
 
 /// `vera qa SPEC QUESTIONS`
 pub fn qa(a: &crate::cli::QaArgs) -> crate::output::Outcome {
-    let (spec, questions, args, model, solver) = (
-        a.spec.as_path(),
-        a.questions.as_path(),
-        &a.qa,
-        &a.llm,
-        &a.solver,
-    );
-    let spec = load_or_report(spec, None)?;
-    let qs = load_questions(questions, args.limit_questions)?;
-    let options = args.options()?;
-    let client = model.client()?;
-    let start = std::time::Instant::now();
-    let report = pipeline::qa::run(&spec, &qs, &client, &solver.config(), &options)?;
-    let seconds = start.elapsed().as_secs_f64();
+    let (config, env) = (a.solver.config(), Env(&a.llm));
+    let q = cmd::qa(&a.spec, &a.questions, &a.qa.options(), &config, &env).map_err(failed)?;
     Ok(Box::new(printer::qa::qa_report(
-        &spec.name,
-        questions,
-        &qs,
-        report,
-        client.accounting(),
-        seconds,
+        &q.spec,
+        &a.questions,
+        &q.questions,
+        q.report,
+        q.llm,
+        q.seconds,
     )))
 }
 
 /// `vera roundtrip SPEC`
 pub fn roundtrip(a: &crate::cli::RoundtripArgs) -> crate::output::Outcome {
-    let (spec, limit, no_repair, model, solver) =
-        (a.spec.as_path(), a.limit, a.no_repair, &a.llm, &a.solver);
-    let spec = load_or_report(spec, None)?;
-    let client = model.client()?;
-    let options = pipeline::roundtrip::RoundTripOptions {
-        selection: Selection::first(limit),
-        repair: !no_repair,
-        embeddings: model.embeddings()?,
-    };
-    let report = pipeline::roundtrip::run(&spec, &client, &solver.config(), &options)?;
+    let (config, env) = (a.solver.config(), Env(&a.llm));
+    let r = cmd::roundtrip(&a.spec, a.limit, !a.no_repair, &config, &env).map_err(failed)?;
     Ok(Box::new(printer::qa::roundtrip_report(
-        &spec.name,
-        report,
-        client.accounting(),
+        &r.spec, r.report, r.llm,
     )))
 }
 
 /// `vera faults SPEC [--mutants FILE]`
 pub fn faults(a: &crate::cli::FaultsArgs) -> crate::output::Outcome {
-    let (spec, mutants, limit, model, solver) = (
-        a.spec.as_path(),
-        a.mutants.as_deref(),
-        a.limit,
-        &a.llm,
-        &a.solver,
-    );
-    let spec = load_or_report(spec, None)?;
-    let client = model.client()?;
-    let texts = match mutants {
-        Some(p) => load_mutants(p)?,
-        None => pipeline::faults::generate(&spec, &client, &Selection::first(limit))?,
-    };
-    let report = pipeline::faults::run(&spec, &texts, &client, &solver.config())?;
+    let (config, env) = (a.solver.config(), Env(&a.llm));
+    let mutants = a.mutants.as_deref();
+    let f = cmd::faults(&a.spec, mutants, a.limit, &config, &env).map_err(failed)?;
     Ok(Box::new(printer::qa::faults_report(
-        &spec.name,
-        report,
-        client.accounting(),
+        &f.spec, f.report, f.llm,
     )))
 }
 
@@ -168,63 +107,29 @@ pub struct ExperimentArgs {
 
 /// `vera eval SPEC --questions FILE --out DIR`
 pub fn eval(a: &crate::cli::EvalArgs) -> crate::output::Outcome {
-    let (spec, args, model, solver) = (a.spec.as_path(), &a.eval, &a.llm, &a.solver);
-    let spec = load_or_report(spec, None)?;
-    let experiments = pipeline::eval::parse_experiments(&args.experiments)?;
-    let questions = match (&args.questions, experiments.contains(&Experiment::Qa)) {
-        (Some(p), _) => load_questions(p, args.qa.limit_questions)?,
-        (None, true) => bail!("the qa experiment needs --questions FILE"),
-        (None, false) => Vec::new(),
+    let e = &a.eval;
+    let c = cmd::Eval {
+        spec: a.spec.clone(),
+        questions: e.questions.clone(),
+        experiments: e.experiments.clone(),
+        mutants: e.mutants.clone(),
+        only: cmd::ids(e.only.as_deref()),
+        limit_requirements: e.limit_requirements,
+        samples: e.samples,
+        clarify_rounds: e.clarify_rounds,
+        out: e.out.clone(),
+        qa: e.qa.options(),
+        jobs: a.solver.jobs(),
+        force: crate::files::force(),
     };
-    let faults = match &args.mutants {
-        Some(p) => FaultSource::Given(load_mutants(p)?),
-        None => FaultSource::Generate,
-    };
-    let selection = Selection {
-        only: crate::pipecmd::ids(&args.only),
-        limit: args.limit_requirements,
-    };
-    let unknown = selection.unknown(&spec);
-    if !unknown.is_empty() {
-        bail!(
-            "--only names no formalized requirement of the spec: {}",
-            unknown.join(", ")
-        );
-    }
-    let options = EvalOptions {
-        experiments,
-        questions,
-        qa: args.qa.options()?,
-        faults,
-        selection,
-        ambiguity_samples: args.samples,
-        clarify_rounds: args.clarify_rounds,
-        embeddings: model.embeddings()?,
-        jobs: solver.jobs(),
-    };
-    // The outputs are checked before the (long) run, and written atomically after it.
-    let json = args.out.join("eval.json");
-    let md = args.out.join("tables.md");
-    let force = crate::files::force();
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    safefile::plan_output(&json, force)?;
-    safefile::plan_output(&md, force)?;
-    let client = model.client()?;
-    let report = pipeline::eval::run(&spec, &client, &solver.config(), &options)?;
-    safefile::write_atomic(
-        &json,
-        (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
-        force,
-    )?;
-    let tables = printer::tables::eval(&report);
-    safefile::write_atomic(&md, tables.as_bytes(), force)?;
-    eprintln!("wrote {} and {}", json.display(), md.display());
+    let tables = printer::tables::eval;
+    let r = cmd::eval(&c, &a.solver.config(), &Env(&a.llm), tables).map_err(failed)?;
+    eprintln!("wrote {} and {}", r.json.display(), r.md.display());
     // The evaluation measures; its figures are the result, not pass/fail findings.
     Ok(Box::new(Rendered::new(
         "vera.eval.v1",
         Status::Ok,
-        tables,
-        report,
+        r.tables,
+        r.report,
     )))
 }
