@@ -240,7 +240,10 @@ impl Report for DenseRun {
             })
             .collect();
         let proved = r.rt_checks.len() - dead.len() - open.len();
-        o.push_str(&format!(
+        if r.rt_skipped {
+            o.push_str("rt-inconsistency: not checked (--no-rt)\n");
+        } else {
+            o.push_str(&format!(
             "rt-inconsistency: {} set{} with a dead end; {} proved free of dead ends, {} trivially free{}\n",
             dead.len(),
             if dead.len() == 1 { "" } else { "s" },
@@ -252,6 +255,7 @@ impl Report for DenseRun {
                 format!(", {} not decided", open.len())
             }
         ));
+        }
         for c in &dead {
             if let Reach::Reachable { trace, intervals } = &c.dead_end {
                 o.push_str(&format!(

@@ -162,6 +162,14 @@ fn a_req_file_imports_to_a_timed_spec_that_audit_loads() {
     assert!(json.contains("\"status\": \"not-redundant\""), "{json}");
     let (_, quiet, _) = vera(&["audit", &spec, "--no-redundancy"]);
     assert!(!quiet.contains("redundancy:"), "{quiet}");
+    // Without the rt-inconsistency check nothing is found (exit 0), and the report
+    // says the check did not run rather than "0 sets with a dead end".
+    let (code, no_rt, err) = vera(&["audit", &spec, "--no-rt"]);
+    assert_eq!(code, 0, "{no_rt}\n{err}");
+    assert!(
+        no_rt.contains("rt-inconsistency: not checked (--no-rt)"),
+        "{no_rt}"
+    );
     // In discrete time the same file has vera's step-by-step keys.
     let (code, discrete, err) = vera(&["extract", REQ, "--semantics", "discrete"]);
     assert_eq!(code, 0, "{err}");

@@ -92,6 +92,9 @@ pub fn audit_timed_request(
         options.bmc_depth = request.bmc_depth;
         options.jobs = request.audit.jobs;
         options.redundancy = !request.no_redundancy;
+        if request.no_rt {
+            options.rt_range = 0;
+        }
         return Ok(TimedAudit::Dense(audit_dense(spec, &options)?));
     }
     let options = TimedOptions {

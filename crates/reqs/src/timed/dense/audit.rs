@@ -41,7 +41,8 @@ pub struct DenseOptions {
     pub bmc_depth: Option<usize>,
     /// Prove the questions no run answers, for runs of any length.
     pub prove: bool,
-    /// How many automata an rt-inconsistency check takes together (the peer's 2).
+    /// How many automata an rt-inconsistency check takes together (the peer's 2; 0:
+    /// rt-inconsistency is not checked).
     pub rt_range: usize,
     /// Solver sessions at once for the search and the proofs (0: one per core). The
     /// verdicts do not depend on it; the runs shown may.
@@ -248,6 +249,9 @@ pub struct DenseReport {
     /// How many sets were trivially free of dead ends (no clock or state of their
     /// locations lacks a next step).
     pub rt_trivial: usize,
+    /// True when rt-inconsistency was not checked (asked so: `rt_range` 0).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rt_skipped: bool,
     /// The number of results the peer reports for this spec (one per check).
     pub results: usize,
     /// Requirements without a pattern or formula.
@@ -857,6 +861,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             requirements,
             rt_checks: Vec::new(),
             rt_trivial: 0,
+            rt_skipped: options.rt_range == 0,
             results: 1,
             not_formalized,
         });
@@ -954,6 +959,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         requirements,
         rt_checks,
         rt_trivial,
+        rt_skipped: options.rt_range == 0,
         results: 1 + vacuity_checks + rt_total,
         not_formalized,
     })
