@@ -108,12 +108,7 @@ fn redundancy_line(o: &mut String, r: &DenseReport) {
     };
     let not = count(&|x| matches!(x, DenseRedundancy::NotRedundant { .. }));
     let proved = count(&|x| matches!(x, DenseRedundancy::Redundant { proved: true, .. }));
-    let open = count(&|x| {
-        matches!(
-            x,
-            DenseRedundancy::Unknown { .. } | DenseRedundancy::Redundant { proved: false, .. }
-        )
-    });
+    let open = count(&DenseRedundancy::undecided);
     if not + proved + open > 0 {
         o.push_str(&format!(
             "redundancy: {proved} redundant (proved), {not} broken by a run the others allow{}\n",
@@ -176,11 +171,7 @@ impl Report for DenseRun {
                 matches!(
                     a.vacuity,
                     DenseVacuity::Unknown { .. } | DenseVacuity::Vacuous { proved: false, .. }
-                ) || matches!(
-                    a.redundancy,
-                    DenseRedundancy::Unknown { .. }
-                        | DenseRedundancy::Redundant { proved: false, .. }
-                )
+                ) || a.redundancy.undecided()
             })
             || r.rt_checks.iter().any(|c| {
                 matches!(

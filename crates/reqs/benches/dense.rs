@@ -52,13 +52,7 @@ fn summary(r: &DenseReport) -> String {
         + usize::from(matches!(r.consistency, DenseConsistency::Unknown { .. }))
         + r.requirements
             .iter()
-            .filter(|a| {
-                matches!(
-                    a.redundancy,
-                    DenseRedundancy::Unknown { .. }
-                        | DenseRedundancy::Redundant { proved: false, .. }
-                )
-            })
+            .filter(|a| a.redundancy.undecided())
             .count();
     let redundant = r
         .requirements

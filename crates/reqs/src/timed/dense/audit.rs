@@ -196,6 +196,16 @@ pub enum DenseRedundancy {
     },
 }
 
+impl DenseRedundancy {
+    /// Not decided: no answer, or redundant only for runs up to a length.
+    pub fn undecided(&self) -> bool {
+        matches!(
+            self,
+            DenseRedundancy::Unknown { .. } | DenseRedundancy::Redundant { proved: false, .. }
+        )
+    }
+}
+
 /// One requirement's audit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DenseRequirementAudit {
@@ -1006,42 +1016,37 @@ fn redundancies(
         if auts.is_empty() {
             continue;
         }
-        let reach = |a: &usize| answers[*a].as_ref();
-        let verdict = if let Some(Reach::Reachable { trace, .. }) = auts
+        let reaches: Vec<&Reach> = auts.iter().filter_map(|a| answers[*a].as_ref()).collect();
+        let verdict = if let Some(Reach::Reachable { trace, .. }) = reaches
             .iter()
-            .filter_map(reach)
             .find(|r| matches!(r, Reach::Reachable { .. }))
         {
             DenseRedundancy::NotRedundant {
                 trace: trace.clone(),
             }
-        } else if let Some(Reach::Unknown { reason, .. }) = auts
-            .iter()
-            .filter_map(reach)
-            .find(|r| matches!(r, Reach::Unknown { .. }))
+        } else if let Some(Reach::Unknown { reason, .. }) =
+            reaches.iter().find(|r| matches!(r, Reach::Unknown { .. }))
         {
             DenseRedundancy::Unknown {
                 reason: reason.clone(),
             }
-        } else if auts
-            .iter()
-            .all(|a| matches!(reach(a), Some(Reach::Unreachable { .. })))
-        {
+        } else if reaches.len() == auts.len() {
+            // Every automaton's answer is "unreachable".
             let mut proved = true;
             let mut up_to = usize::MAX;
             let mut by_auts = vec![false; n];
-            for a in &auts {
-                if let Some(Reach::Unreachable {
+            for (a, r) in auts.iter().zip(&reaches) {
+                if let Reach::Unreachable {
                     proved: p,
                     up_to: u,
-                }) = reach(a)
+                } = r
                 {
                     proved &= *p;
                     up_to = up_to.min(*u);
                 }
-                let part = found.proved_in[*a].clone().unwrap_or_else(|| vec![true; n]);
-                for (b, kept) in part.into_iter().enumerate() {
-                    by_auts[b] |= kept;
+                match &found.proved_in[*a] {
+                    Some(part) => (by_auts.iter_mut().zip(part)).for_each(|(by, kept)| *by |= kept),
+                    None => by_auts = vec![true; n],
                 }
             }
             let mut by: Vec<String> = Vec::new();
@@ -1521,13 +1526,10 @@ fn depth_search(
                 _ => epsilon_only = true,
             }
         }
-        recheck(spec, sys, &mdl, k, "a run shown", q.breaks())?;
-        if let Some(a) = q.breaks() {
-            if !breaks_by_evaluator(spec, sys, &mdl, k, a)? {
-                done[qi] = true;
-                out.push((qi, not_confirmed(sys, a, k), false));
-                continue;
-            }
+        if let Some(a) = recheck(spec, sys, &mdl, k, "a run shown", q.breaks())? {
+            done[qi] = true;
+            out.push((qi, not_confirmed(sys, a, k), false));
+            continue;
         }
         let reached = Reach::Reachable {
             intervals: k + 1,
@@ -1638,10 +1640,7 @@ fn confirm_not_found(
                 Outcome::Unsat(_) => still.push(qi),
                 Outcome::Sat(m) => {
                     let breaks = questions[qi].breaks();
-                    recheck(spec, sys, &m, k, "a run shown", breaks)?;
-                    if let Some(a) = breaks
-                        .filter(|a| !breaks_by_evaluator(spec, sys, &m, k, *a).unwrap_or(false))
-                    {
+                    if let Some(a) = recheck(spec, sys, &m, k, "a run shown", breaks)? {
                         out.push((qi, not_confirmed(sys, a, k)));
                         continue;
                     }
@@ -1912,7 +1911,12 @@ fn run_of(sys: &System, m: &Model, n: usize) -> Vec<super::eval::Piece> {
 /// must hold on it. A run that breaks one is an error, never a finding.
 ///
 /// A run that answers a redundancy question (`breaks`: the automaton it shows broken)
-/// is not judged on that automaton's requirement (see [`breaks_by_evaluator`]).
+/// is not judged on that automaton's requirement; the answer is that automaton when the
+/// evaluator does not find its countertrace in the run (none without `breaks`). A
+/// run on which the automaton has no next step may still not break its countertrace:
+/// the automaton changes location only between intervals, and some runs need an
+/// interval split for it to follow them (or the peer's automaton is stricter than its
+/// countertrace, as for two patterns; docs/timed.md).
 fn recheck(
     spec: &Spec,
     sys: &System,
@@ -1920,15 +1924,17 @@ fn recheck(
     n: usize,
     what: &str,
     breaks: Option<usize>,
-) -> Result<(), DenseError> {
+) -> Result<Option<usize>, DenseError> {
     let run = run_of(sys, m, n);
+    let matched = |a: &Automaton| {
+        super::eval::matched(&sys.bdd, &a.pea.phases, &run, &spec.context)
+            .map_err(|e| DenseError::Witness(format!("{what}: {}: {e}", a.id)))
+    };
     for a in &sys.automata {
         if breaks.is_some_and(|b| sys.automata[b].req == a.req) {
             continue;
         }
-        let broken = super::eval::matched(&sys.bdd, &a.pea.phases, &run, &spec.context)
-            .map_err(|e| DenseError::Witness(format!("{what}: {}: {e}", a.id)))?;
-        if broken {
+        if matched(a)? {
             let shown: Vec<String> = run
                 .iter()
                 .map(|p| {
@@ -1949,29 +1955,14 @@ fn recheck(
             )));
         }
     }
-    Ok(())
-}
-
-/// Whether the countertrace evaluator finds automaton `a`'s countertrace in the run. A
-/// run on which the automaton has no next step may still not break the countertrace:
-/// the automaton changes location only between intervals, and some runs need an
-/// interval split for it to follow them (or the peer's automaton is stricter than its
-/// countertrace, as for two patterns; docs/timed.md).
-fn breaks_by_evaluator(
-    spec: &Spec,
-    sys: &System,
-    m: &Model,
-    n: usize,
-    a: usize,
-) -> Result<bool, DenseError> {
-    let run = run_of(sys, m, n);
-    let aut = &sys.automata[a];
-    super::eval::matched(&sys.bdd, &aut.pea.phases, &run, &spec.context)
-        .map_err(|e| DenseError::Witness(format!("a run shown: {}: {e}", aut.id)))
+    match breaks {
+        Some(b) if !matched(&sys.automata[b])? => Ok(Some(b)),
+        _ => Ok(None),
+    }
 }
 
 /// The answer when a run that breaks automaton `a` by its automaton does not break its
-/// countertrace ([`breaks_by_evaluator`]).
+/// countertrace ([`recheck`] names it).
 fn not_confirmed(sys: &System, a: usize, k: usize) -> Reach {
     Reach::Unknown {
         reason: solver::Undecided::other(format!(

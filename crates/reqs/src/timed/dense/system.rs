@@ -331,12 +331,8 @@ impl System {
                         self.term(a, t.guard, k, false),
                     ];
                     for (p, _) in &clocks {
-                        let before = if t.resets.contains(p) {
-                            d.clone()
-                        } else {
-                            Term::App(Op::Add, vec![self.clk(a, *p, k), d.clone()])
-                        };
-                        c.push(eq(self.clk(a, *p, k + 1), before));
+                        let next = self.clock_after(a, *p, k, &t.resets);
+                        c.push(eq(self.clk(a, *p, k + 1), next));
                     }
                     alts.push(and(c));
                 }
@@ -352,6 +348,18 @@ impl System {
 }
 
 impl System {
+    /// The clock of phase `p` of automaton `a` at check point `k + 1` after a step
+    /// from `k` that resets the clocks `resets`: the next interval's length, or the
+    /// clock at `k` grown by it.
+    fn clock_after(&self, a: usize, p: usize, k: usize, resets: &[usize]) -> Term {
+        let d = self.delta(k + 1);
+        if resets.contains(&p) {
+            d
+        } else {
+            Term::App(Op::Add, vec![self.clk(a, p, k), d])
+        }
+    }
+
     /// True when the clock bound of phase `p` of automaton `a` breaks the requirement
     /// when a run exceeds it: `p` is the last phase of the countertrace that cannot be
     /// empty and has a lower bound (staying past it completes the countertrace). The
@@ -372,24 +380,14 @@ impl System {
     /// leads: the other bounds the run meets by a step at that time); the clocks keep
     /// growing there.
     fn violation_steps(&self, a: usize, k: usize) -> Vec<Term> {
-        let d = self.delta(k + 1);
         let pea = &self.automata[a].pea;
         let grow: Vec<Term> = (pea.clocks().iter())
-            .map(|(p, _)| {
-                let grown = Term::App(Op::Add, vec![self.clk(a, *p, k), d.clone()]);
-                eq(self.clk(a, *p, k + 1), grown)
-            })
+            .map(|(p, _)| eq(self.clk(a, *p, k + 1), self.clock_after(a, *p, k, &[])))
             .collect();
         let mut fits = Vec::new();
         for (l, loc) in pea.locations.iter().enumerate() {
             for t in &loc.transitions {
-                let clock = |p: usize| {
-                    if t.resets.contains(&p) {
-                        d.clone()
-                    } else {
-                        Term::App(Op::Add, vec![self.clk(a, p, k), d.clone()])
-                    }
-                };
+                let clock = |p: usize| self.clock_after(a, p, k, &t.resets);
                 fits.push(and(vec![
                     self.at_loc(a, l, k),
                     self.term(a, t.guard, k, false),
