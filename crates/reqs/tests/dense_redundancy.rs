@@ -94,3 +94,31 @@ fn unrelated_requirements_are_not_redundant() {
         &[("A", "broken"), ("B", "broken")],
     );
 }
+
+/// The proof that T is implied needs RESP, which T reaches only through `m`, a mode
+/// that every filler reads too. The part the proof is made in grows by the automata
+/// that a run of the smaller part breaks (RESP), not by everything sharing `m`: the
+/// fillers stay out of the `by` list.
+#[test]
+fn a_proof_takes_the_requirements_a_run_of_its_part_breaks_not_all_that_share_a_mode() {
+    let mut text = String::from(
+        "Input m is bool\nOutput o is bool\nOutput z is bool\n\
+         INV: Globally, it is always the case that if \"m\" holds, then \"o\" holds as well.\n\
+         RESP: Globally, it is always the case that if \"m\" holds then \"!o\" holds after at most 6 time units.\n",
+    );
+    let mut want = vec![("INV", "broken".to_string()), ("RESP", "broken".into())];
+    let fillers: Vec<String> = (0..8).map(|k| format!("F{k}")).collect();
+    for (k, f) in fillers.iter().enumerate() {
+        text.push_str(&format!(
+            "Input i{k} is bool\nOutput o{k} is bool\n\
+             {f}: Globally, it is always the case that if \"m && i{k}\" holds then \"o{k}\" holds after at most 3 time units.\n"
+        ));
+        want.push((f, "broken".into()));
+    }
+    text.push_str(
+        "T: Globally, it is always the case that if \"m\" holds for at least 8 time units, then \"z\" holds afterwards.\n",
+    );
+    want.push(("T", "redundant by INV,RESP".into()));
+    let want: Vec<(&str, &str)> = want.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    expect(&text, &want);
+}

@@ -1429,11 +1429,11 @@ fn search<'a>(
             let open: Vec<usize> = (0..questions.len())
                 .filter(|q| answers[*q].is_none())
                 .collect();
-            for (qi, r) in prove_all(sys, questions, &open, k + 1, options)? {
+            for (qi, r) in prove_all(&Ctx { spec, sys, tb }, questions, &open, k + 1, options)? {
                 match r {
                     Engine::Answer(a, part) => {
                         answers[qi] = Some(a);
-                        out.proved_in[qi] = Some(part);
+                        out.proved_in[qi] = part;
                     }
                     _ if bmc_undecided[qi].is_some() => answers[qi] = bmc_undecided[qi].take(),
                     Engine::Reachable => deeper[qi] = true,
@@ -1593,9 +1593,9 @@ fn settle_open(
             });
         } else if options.prove && !proofs_tried {
             *ans = Some(
-                match prove_all(sys, questions, &[qi], up_to, options)?.pop() {
+                match prove_all(&Ctx { spec, sys, tb }, questions, &[qi], up_to, options)?.pop() {
                     Some((_, Engine::Answer(a, part))) => {
-                        proved_in[qi] = Some(part);
+                        proved_in[qi] = part;
                         a
                     }
                     Some((_, Engine::Undecided(reason))) => Reach::Unknown { reason, up_to },
@@ -1698,15 +1698,15 @@ const SUB_PRODUCT_LIMIT: std::time::Duration = std::time::Duration::from_secs(5)
 /// the engine finds the point reachable in a part, the whole once it has had no answer
 /// in two. Per question: what the engine made of it (see [`Engine`]).
 fn prove_all(
-    sys: &System,
+    ctx: &Ctx,
     questions: &[Question],
     open: &[usize],
     searched: usize,
     options: &DenseOptions,
-) -> Result<Vec<(usize, Engine)>, SolverError> {
+) -> Result<Vec<(usize, Engine)>, DenseError> {
     let jobs = solver::job_count(options.jobs).min(open.len()).max(1);
     if jobs == 1 {
-        return prove_each(sys, questions, open, searched, &options.solver);
+        return prove_each(ctx, questions, open, searched, &options.solver);
     }
     // The answers do not depend on the order.
     let mut out = Vec::with_capacity(open.len());
@@ -1714,13 +1714,13 @@ fn prove_all(
         let running: Vec<_> = shares(open, jobs)
             .into_iter()
             .map(|share| {
-                scope.spawn(move || prove_each(sys, questions, &share, searched, &options.solver))
+                scope.spawn(move || prove_each(ctx, questions, &share, searched, &options.solver))
             })
             .collect();
         for r in running {
             out.extend(r.join().expect("a proof thread panicked")?);
         }
-        Ok::<(), SolverError>(())
+        Ok::<(), DenseError>(())
     })?;
     out.sort_by_key(|(q, _)| open.iter().position(|o| o == q));
     Ok(out)
@@ -1735,13 +1735,22 @@ fn shares(items: &[usize], n: usize) -> Vec<Vec<usize>> {
 }
 
 /// [`prove_all`] for the questions `open`, one after the other in this thread.
+///
+/// The part a proof is tried on grows by *localization*: when the engine finds the
+/// point reachable in a part, a run of the part that reaches it is searched for
+/// ([`part_run`]) and judged by the countertrace evaluator against the automata left
+/// out; those the run breaks join the part (they are what keeps the whole from
+/// reaching the point), and the engine is asked again. A run none of them breaks is a
+/// run of the whole: the question is answered by it. Without such a run, the part
+/// widens to the next of [`rings`].
 fn prove_each(
-    sys: &System,
+    ctx: &Ctx,
     questions: &[Question],
     open: &[usize],
     searched: usize,
     config: &SolverConfig,
-) -> Result<Vec<(usize, Engine)>, SolverError> {
+) -> Result<Vec<(usize, Engine)>, DenseError> {
+    let sys = ctx.sys;
     let proved = Reach::Unreachable {
         proved: true,
         up_to: searched,
@@ -1751,10 +1760,10 @@ fn prove_each(
     for q in open {
         let question = &questions[*q];
         let rings = rings(sys, question, &vars);
-        let (mut i, mut undecided_parts) = (0, 0);
+        let mut keep = rings[0].clone();
+        let (mut undecided_parts, mut refinements) = (0, 0);
         let answer = loop {
-            let keep = &rings[i];
-            let all = i + 1 == rings.len();
+            let all = keep.iter().all(|k| *k);
             let mut part = if all {
                 sys.clone()
             } else {
@@ -1774,9 +1783,8 @@ fn prove_each(
                 c.timeout = c.timeout.min(SUB_PRODUCT_LIMIT);
                 c
             };
-            let r = part.prove(&bad, &limit)?;
-            match r {
-                Proof::Proved => break Engine::Answer(proved.clone(), keep.clone()),
+            match part.prove(&bad, &limit)? {
+                Proof::Proved => break Engine::Answer(proved.clone(), Some(keep)),
                 Proof::Unknown(reason) if all => break Engine::Undecided(reason),
                 Proof::Reachable if all => break Engine::Reachable,
                 // A part the engine gives no answer for: the next part may still get
@@ -1785,15 +1793,141 @@ fn prove_each(
                 // product is tried next.
                 Proof::Unknown(_) if undecided_parts == 0 => {
                     undecided_parts += 1;
-                    i += 1;
+                    widen(&mut keep, &rings);
                 }
-                Proof::Unknown(_) => i = rings.len() - 1,
-                Proof::Reachable => i += 1,
+                Proof::Unknown(_) => keep = vec![true; keep.len()],
+                Proof::Reachable => match localize(ctx, &part, question, &keep, &limit)? {
+                    Localized::Breaks(more) if refinements < MAX_REFINEMENTS => {
+                        refinements += 1;
+                        for b in more {
+                            keep[b] = true;
+                        }
+                    }
+                    Localized::Whole(reach) => break Engine::Answer(reach, None),
+                    _ => widen(&mut keep, &rings),
+                },
             }
         };
         out.push((*q, answer));
     }
     Ok(out)
+}
+
+/// How many times [`prove_each`] adds the automata a part's run breaks before it
+/// widens by [`rings`] instead.
+const MAX_REFINEMENTS: usize = 8;
+
+/// `keep` joined with the first of `rings` that adds an automaton (the last is the
+/// whole product).
+fn widen(keep: &mut Part, rings: &[Part]) {
+    let next = rings
+        .iter()
+        .find(|r| r.iter().zip(keep.iter()).any(|(r, k)| *r && !*k));
+    match next {
+        Some(r) => keep.iter_mut().zip(r).for_each(|(k, r)| *k |= *r),
+        None => keep.iter_mut().for_each(|k| *k = true),
+    }
+}
+
+/// What a run of a part tells about the whole product.
+enum Localized {
+    /// The automata left out of the part that the run breaks.
+    Breaks(Vec<usize>),
+    /// No automaton breaks it: the whole product has the run, which answers the
+    /// question.
+    Whole(Reach),
+    /// No run of the part was found (or none that can be judged).
+    NoRun,
+}
+
+/// A run of `part` (the automata `keep` of the whole) reaching the point `question`
+/// asks about, judged against the automata left out ([`Localized`]).
+fn localize(
+    ctx: &Ctx,
+    part: &System,
+    question: &Question,
+    keep: &Part,
+    limit: &SolverConfig,
+) -> Result<Localized, DenseError> {
+    let sys = ctx.sys;
+    let Some((mut m, k)) = part_run(part, question, limit)? else {
+        return Ok(Localized::NoRun);
+    };
+    // The variables the part leaves unconstrained get a default value: the automata
+    // left out are judged on one whole state.
+    for j in 0..=k {
+        for (x, sort) in &sys.state {
+            let v = var_at(x, j);
+            if m.get(&v).is_none() {
+                if let Some(d) = default_value(sort, sys) {
+                    m.insert(v, d);
+                }
+            }
+        }
+    }
+    let run = run_of(sys, &m, k);
+    let breaks = question.breaks();
+    let mut more = Vec::new();
+    for (b, aut) in sys.automata.iter().enumerate() {
+        if keep[b] || breaks.is_some_and(|a| sys.automata[a].req == aut.req) {
+            continue;
+        }
+        // An automaton the evaluator cannot judge on the run joins the part too.
+        if super::eval::matched(&sys.bdd, &aut.pea.phases, &run, &ctx.spec.context).unwrap_or(true)
+        {
+            more.push(b);
+        }
+    }
+    if !more.is_empty() {
+        return Ok(Localized::Breaks(more));
+    }
+    // A dead end's answer also says whether it shows only within ε of the end: left
+    // to the search of the whole product.
+    if matches!(question, Question::Rt { .. }) {
+        return Ok(Localized::NoRun);
+    }
+    match recheck(ctx.spec, sys, &m, k, "a run of a part", breaks) {
+        Ok(None) => Ok(Localized::Whole(Reach::Reachable {
+            intervals: k + 1,
+            trace: trace_of(sys, ctx.tb, &m, k),
+        })),
+        // The run does not pass as a run of the whole (an interval to split, say):
+        // the part widens instead.
+        Ok(Some(_)) | Err(_) => Ok(Localized::NoRun),
+    }
+}
+
+/// A run of `part` of up to [`default_depth`] intervals that reaches the point
+/// `question` asks about, with its last check point.
+fn part_run(
+    part: &System,
+    question: &Question,
+    limit: &SolverConfig,
+) -> Result<Option<(Model, usize)>, SolverError> {
+    let mut bmc = Bmc::start(part, limit)?;
+    let depth = default_depth(part);
+    loop {
+        match bmc.check(&question.bad(part, bmc.depth))? {
+            Outcome::Sat(m) => return Ok(Some((m, bmc.depth))),
+            Outcome::Unknown(_) => return Ok(None),
+            Outcome::Unsat(_) if bmc.depth >= depth => return Ok(None),
+            Outcome::Unsat(_) => bmc.extend()?,
+        }
+    }
+}
+
+/// A value of each sort, for the variables a part's run leaves out: `false`, `0`, the
+/// first constructor.
+fn default_value(sort: &Sort, sys: &System) -> Option<Value> {
+    Some(match sort {
+        Sort::Bool => Value::Bool(false),
+        Sort::Int => Value::Int(0.into()),
+        Sort::Real => Value::Real(BigRational::zero()),
+        Sort::Enum(e) => {
+            let (_, ctors) = sys.enums.iter().find(|(n, _)| n == e)?;
+            Value::Enum(e.clone(), ctors.first()?.clone())
+        }
+    })
 }
 
 /// The variables each automaton's formulas mention.
@@ -1804,64 +1938,74 @@ fn automaton_variables(sys: &System) -> Vec<std::collections::BTreeSet<logic::Sy
 }
 
 /// The parts of the product a proof of `question` is tried on, smallest first, the
-/// last the whole: the question's automata and every invariant, then rings of the
-/// automata that share a variable with the question's automata and the rings before
-/// (the invariants' own variables do not pull automata in: every automaton shares
-/// some input with some invariant, so that ring would be nearly all).
+/// last the whole: the question's automata and every invariant, then wider parts that
+/// add the automata sharing a variable with the automata taken so far (the *core*),
+/// the rarest variables first, each part at least doubling the core. A variable few
+/// automata mention ties the question to the requirements that most likely decide it
+/// (a requirement's own output), where a mode read by every component would pull in
+/// nearly the whole product at once. The invariants' variables do not widen the core:
+/// every automaton shares some input with some invariant, so that would be nearly all.
 fn rings(
     sys: &System,
     question: &Question,
     vars: &[std::collections::BTreeSet<logic::Symbol>],
 ) -> Vec<Part> {
     let n = sys.automata.len();
-    let mut keep: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
+    let invariant: Vec<bool> = (0..n).map(|a| sys.automata[a].pea.is_invariant()).collect();
+    // How many automata (not invariants) mention each variable.
+    let mut uses: HashMap<&logic::Symbol, usize> = HashMap::default();
+    for a in (0..n).filter(|a| !invariant[*a]) {
+        for v in &vars[a] {
+            *uses.entry(v).or_default() += 1;
+        }
+    }
+    let mut keep = invariant.clone();
     let mut core = vec![false; n];
-    let mut core_vars = std::collections::BTreeSet::new();
+    let mut core_vars: std::collections::BTreeSet<logic::Symbol> = Default::default();
     for a in question.automata() {
-        keep[a] = true;
         core[a] = true;
     }
     if let Question::Holds { term } = question {
         // The automata over the formula's variables.
         core_vars = term.free_vars().into_iter().map(|(n, _)| n).collect();
         for a in 0..n {
-            if !vars[a].is_disjoint(&core_vars) {
-                keep[a] = true;
+            if !invariant[a] && !vars[a].is_disjoint(&core_vars) {
                 core[a] = true;
             }
         }
     }
     let mut out = Vec::new();
-    while !keep.iter().all(|k| *k) {
+    loop {
+        for a in (0..n).filter(|a| core[*a]) {
+            keep[a] = true;
+        }
+        if keep.iter().all(|k| *k) {
+            break;
+        }
         out.push(keep.clone());
-        // A wider circle: the automata that share a variable with the core (the
-        // question's automata and those added before; the invariants, always kept, do
-        // not widen the circle by themselves). A ring that adds only invariants (kept
-        // already) widens the core again.
-        let mut grew = false;
-        let mut core_grew = true;
-        while core_grew && !grew {
-            let taken: std::collections::BTreeSet<logic::Symbol> = (0..n)
-                .filter(|a| core[*a])
-                .flat_map(|a| vars[a].iter().cloned())
-                .chain(core_vars.iter().cloned())
-                .collect();
-            core_grew = false;
+        // The core's variables, rarest first, each with the automata it brings in.
+        let mut taken: Vec<&logic::Symbol> = (0..n)
+            .filter(|a| core[*a])
+            .flat_map(|a| vars[a].iter())
+            .chain(core_vars.iter())
+            .collect();
+        taken.sort_by_key(|v| (uses.get(v).copied().unwrap_or(0), *v));
+        taken.dedup();
+        let size = core.iter().filter(|c| **c).count().max(1);
+        let mut added = 0;
+        for v in taken {
+            if added >= size {
+                break;
+            }
             for a in 0..n {
-                if !core[a] && !vars[a].is_disjoint(&taken) {
-                    // An invariant joins the product, not the core.
-                    if !sys.automata[a].pea.is_invariant() {
-                        core[a] = true;
-                        core_grew = true;
-                    }
-                    if !keep[a] {
-                        keep[a] = true;
-                        grew = true;
-                    }
+                if !core[a] && !invariant[a] && vars[a].contains(v) {
+                    core[a] = true;
+                    added += 1;
                 }
             }
         }
-        if !grew {
+        if added == 0 {
+            // Nothing shares a variable with the core: the whole is next.
             keep = vec![true; n];
         }
     }
@@ -1869,10 +2013,17 @@ fn rings(
     out
 }
 
+/// What the proofs read besides the questions.
+struct Ctx<'a> {
+    spec: &'a Spec,
+    sys: &'a System,
+    tb: &'a TimeBase,
+}
+
 /// What the fixedpoint engine made of a question.
 enum Engine {
-    /// Proved unreachable, in this part of the product.
-    Answer(Reach, Part),
+    /// Proved unreachable in this part of the product, or shown by a run.
+    Answer(Reach, Option<Part>),
     /// Reachable in the whole product: a deeper search may show the run.
     Reachable,
     /// Undecided in the whole product: a deeper search may still show a run.
