@@ -2160,3 +2160,74 @@ fn combinations(items: &[usize], m: usize) -> Vec<Vec<usize>> {
     rec(items, m, 0, &mut cur, &mut out);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use solver::SolverKind;
+
+    /// A spec read from Ultimate's `.req` syntax.
+    fn spec(text: &str) -> Spec {
+        let imported = extract::req_to_spec("t.req", text, None).expect("imports");
+        crate::parse_spec(logic::SourceFile::new("t.req", imported.toml)).expect("loads")
+    }
+
+    /// What [`localize`] makes of the question whether a run the others allow breaks
+    /// `id`'s automaton (its redundancy), asked of the part of that automaton and the
+    /// invariants.
+    fn localized(text: &str, id: &str) -> (System, Localized) {
+        let spec = spec(text);
+        let sys = system(&spec);
+        let n = sys.automata.len();
+        let sys = sys.with_violations(vec![true; n]);
+        let tb = spec.time.as_ref().expect("timed");
+        let a = (sys.automata.iter())
+            .position(|a| a.id == id)
+            .expect("the automaton");
+        let question = Question::Violated { a };
+        let keep: Part = (0..n)
+            .map(|b| b == a || sys.automata[b].pea.is_invariant())
+            .collect();
+        let mut part = sys.restricted(keep.clone());
+        part.violable = (0..n).map(|b| b == a).collect();
+        let config = SolverConfig::new(SolverKind::Z3);
+        let ctx = Ctx {
+            spec: &spec,
+            sys: &sys,
+            tb,
+        };
+        let out = localize(&ctx, &part, &question, &keep, &config).expect("localizes");
+        (sys, out)
+    }
+
+    const HEAD: &str = "Input m is bool\nOutput o is bool\nOutput q is bool\n\
+        A: Globally, it is always the case that if \"m\" holds for at least 8 time units, then \"q\" holds afterwards.\n\
+        INV: Globally, it is always the case that if \"m\" holds, then \"o\" holds as well.\n";
+
+    #[test]
+    fn a_run_of_the_part_that_an_automaton_left_out_breaks_brings_it_in() {
+        let text = format!(
+            "{HEAD}RESP: Globally, it is always the case that if \"m\" holds then \"!o\" holds after at most 6 time units.\n"
+        );
+        let (sys, out) = localized(&text, "A");
+        let resp = (sys.automata.iter()).position(|a| a.id == "RESP").unwrap();
+        match out {
+            Localized::Breaks(more) => assert_eq!(more, vec![resp]),
+            Localized::Whole(r) => panic!("RESP breaks every such run, yet: {r:?}"),
+            Localized::NoRun => panic!("the part has a run"),
+        }
+    }
+
+    #[test]
+    fn a_run_of_the_part_that_nothing_left_out_breaks_answers_the_question() {
+        let text = format!(
+            "{HEAD}LATE: Globally, it is always the case that if \"m\" holds then \"!o\" holds after at most 60 time units.\n"
+        );
+        match localized(&text, "A").1 {
+            Localized::Whole(Reach::Reachable { trace, .. }) => assert!(!trace.rows.is_empty()),
+            Localized::Whole(r) => panic!("a run, not {r:?}"),
+            Localized::Breaks(b) => panic!("nothing left out breaks it, yet {b:?}"),
+            Localized::NoRun => panic!("the part has a run"),
+        }
+    }
+}
