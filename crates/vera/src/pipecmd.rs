@@ -17,9 +17,10 @@ impl pipeline::command::Env for Env<'_> {
     type Error = anyhow::Error;
     fn spec(&self, path: &Path, schema: Option<&Path>, load: Load) -> anyhow::Result<reqs::Spec> {
         match load {
-            Load::Formulas => crate::audit::load_or_report(path, schema),
-            Load::Discrete(command) => crate::audit::load_spec_discrete(path, schema, command),
-            Load::Formalize => crate::audit::load_spec_to_formalize(path, schema),
+            Load::Formulas | Load::Checkable => crate::audit::load_or_report(path, schema, load),
+            Load::Timed | Load::Discrete(_) | Load::Formalize => {
+                crate::audit::load(path, schema, load)
+            }
         }
     }
     fn client(&self) -> anyhow::Result<llm::Client> {
@@ -61,7 +62,7 @@ fn print_accounting(llm: &llm::Accounting) {
 /// `vera equiv SPEC TERM... | --candidates FILE`
 pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
     use reqs::equiv::SetsError;
-    let spec = crate::audit::load_spec(&a.spec, a.csv.schema.as_deref())?;
+    let spec = crate::audit::load(&a.spec, a.csv.schema.as_deref(), Load::Formulas)?;
     let sets = reqs::equiv::candidate_sets(a.candidates.as_deref(), &a.terms);
     let partitioned = sets.and_then(|s| reqs::equiv::partition_sets(&spec, &s, &a.solver.config()));
     let (results, queries) = partitioned.map_err(|e| match e {

@@ -12,7 +12,8 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
             "--derive is not available for timed specs yet: ask a claim (`--claim \"at 10 s: F\"`)"
         );
     }
-    let spec = crate::audit::load_spec_discrete(&args.spec, args.csv.schema.as_deref(), "ask")?;
+    let schema = args.csv.schema.as_deref();
+    let spec = crate::audit::load(&args.spec, schema, reqs::input::Load::Discrete("ask"))?;
     let tb = spec
         .time
         .clone()
