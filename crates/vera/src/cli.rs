@@ -396,11 +396,11 @@ pub enum LlmCommand {
 #[derive(Debug, Subcommand)]
 pub enum BlCommand {
     /// Parse and check a BL program; report every error with file:line:col.
-    Check(BlCheckArgs),
+    Check(BlFileArgs),
     /// Print a BL program in canonical layout (the file is not changed).
-    Fmt(BlFmtArgs),
+    Fmt(BlFileArgs),
     /// Print the SMT-LIB encoding of a BL program (one definition per let).
-    Encode(BlEncodeArgs),
+    Encode(BlFileArgs),
     /// Run a BL program on inputs with exact arithmetic.
     Eval(BlEvalArgs),
 }
@@ -1100,23 +1100,9 @@ pub struct LlmPingArgs {
     pub config: PathBuf,
 }
 
-/// The arguments of `vera bl check`.
+/// The arguments of `vera bl check`, `vera bl fmt` and `vera bl encode`.
 #[derive(Debug, Clone, Args)]
-pub struct BlCheckArgs {
-    /// The program.
-    pub file: PathBuf,
-}
-
-/// The arguments of `vera bl fmt`.
-#[derive(Debug, Clone, Args)]
-pub struct BlFmtArgs {
-    /// The program.
-    pub file: PathBuf,
-}
-
-/// The arguments of `vera bl encode`.
-#[derive(Debug, Clone, Args)]
-pub struct BlEncodeArgs {
+pub struct BlFileArgs {
     /// The program.
     pub file: PathBuf,
 }
