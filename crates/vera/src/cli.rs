@@ -326,7 +326,52 @@ pub enum CCommand {
     /// JSON report; the input is never modified.
     ///
     /// Exit status: 0 the output verifies, 1 goals remain open, 2 bad input or setup.
-    Synth(crate::ccmd::SynthArgs),
+    Synth(SynthArgs),
+}
+
+/// Options of `vera c synth`.
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// The C file, or the files of a program (they are never modified; with
+    /// --compile-commands: the units to take from it, all when none is named).
+    #[arg(required_unless_present = "compile_commands")]
+    pub files: Vec<PathBuf>,
+    /// The annotated copy to write (default: FILE.synth.c next to the input); one
+    /// file only.
+    #[arg(long, conflicts_with = "out_dir")]
+    pub out: Option<PathBuf>,
+    /// Treat the files as one program and write an annotated copy of each of its
+    /// own files (sources and the headers they include) under DIR, at its path
+    /// relative to the working directory. Needed for several files.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// The JSON report to write (default: the output with extension .json, or
+    /// DIR/vera-synth.json).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Answers per point of interest: the first one and the repairs.
+    #[arg(long, default_value_t = 3)]
+    pub attempts: usize,
+    /// Skip the VDR-guided strengthening (the VDR is then not measured).
+    #[arg(long)]
+    pub no_strengthen: bool,
+    /// Strengthening rounds per segment.
+    #[arg(long, default_value_t = 1)]
+    pub refine_rounds: usize,
+    /// At most this many mutants per segment.
+    #[arg(long, default_value_t = 16)]
+    pub max_mutants: usize,
+    /// A copy of the file with hand-written ACSL: report recall against it.
+    #[arg(long)]
+    pub reference: Option<PathBuf>,
+    #[command(flatten)]
+    pub cpp: CppArgs,
+    #[command(flatten)]
+    pub llm: crate::llmcmd::LlmArgs,
+    #[command(flatten)]
+    pub wp: WpArgs,
+    #[command(flatten)]
+    pub output: TextOutputArgs,
 }
 
 /// Options of the Frama-C/WP runs.
