@@ -154,41 +154,10 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         out: a.out.clone(),
         force: crate::files::force(),
     };
-    let spec = &a.spec;
-    Ok(
-        match cmd::clarify(&c, &a.solver.config(), &Env(&a.llm)).map_err(failed)? {
-            cmd::Clarified::Applied {
-                proposals,
-                changed,
-                written,
-                notes,
-            } => {
-                print_notes(&notes);
-                let written = written.as_deref();
-                Box::new(printer::pipe::apply_report(&proposals, changed, written))
-            }
-            cmd::Clarified::Restated {
-                out,
-                report,
-                llm,
-                seconds,
-            } => {
-                print_accounting(&llm);
-                Box::new(printer::pipe::restate_report(
-                    spec, &out, *report, llm, seconds,
-                ))
-            }
-            cmd::Clarified::Clarified {
-                out,
-                report,
-                llm,
-                seconds,
-            } => {
-                print_accounting(&llm);
-                printer::pipe::clarify_any_report(spec, &out, *report, llm, seconds)
-            }
-        },
-    )
+    let clarified = cmd::clarify(&c, &a.solver.config(), &Env(&a.llm)).map_err(failed)?;
+    let (report, stderr) = printer::pipe::clarified(&a.spec, clarified);
+    print_notes(&stderr);
+    Ok(report)
 }
 
 /// `vera consistency --nl-text RULE.txt --variables model.json --impl P.bl [--bounds B]`
