@@ -730,6 +730,51 @@ fn check_url(name: &str, base: &str) -> Result<()> {
     }
 }
 
+/// A configuration checked with one small request ([`ping`]).
+#[derive(Debug)]
+pub struct Pinged {
+    /// The configuration, as used for the check (no cache, cassette or replay).
+    pub config: LlmConfig,
+    /// The model it names (`(no model set)` when it names none).
+    pub model: String,
+    /// The answer.
+    pub answer: crate::types::Completion,
+    /// How long the request took, in seconds.
+    pub seconds: f64,
+}
+
+/// Why [`ping`] failed.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct PingError {
+    /// What failed: loading the configuration, building its client, or the request.
+    pub error: LlmError,
+    /// The request to the local model failed (its server may not be running).
+    pub local: bool,
+}
+
+/// Checks the configuration at `path` (its `[llm]` table; `VERA_LLM_*` variables
+/// override it) with one small request, with no cache, cassette or replay.
+pub fn ping(path: &Path) -> std::result::Result<Pinged, PingError> {
+    let failed = |error| PingError {
+        error,
+        local: false,
+    };
+    let config = LlmConfig::load(Some(path)).map_err(failed)?.for_ping();
+    let model = config.model().unwrap_or_else(|_| "(no model set)".into());
+    let client = config.client().map_err(failed)?;
+    let local = matches!(config.provider, ProviderKind::Local);
+    let start = std::time::Instant::now();
+    let answer = client.ping().map_err(|error| PingError { error, local })?;
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(Pinged {
+        config,
+        model,
+        answer,
+        seconds,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,7 +52,7 @@ pub use anthropic::Anthropic;
 pub use cache::{Cache, CacheMode};
 pub use cassette::{Exchange, Recorder, Replayer};
 pub use client::{Client, ClientBuilder};
-pub use config::{Api, LlmConfig, Overrides, ProviderKind};
+pub use config::{ping, Api, LlmConfig, Overrides, PingError, Pinged, ProviderKind};
 pub use embed::{cosine, Embeddings, OpenAiEmbeddings};
 pub use error::{LlmError, Result};
 pub use http::{parse_retry_after, HttpSettings};

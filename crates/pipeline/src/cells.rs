@@ -406,6 +406,73 @@ pub fn apply(table: &Table, readings: &[Reading]) -> Table {
     t
 }
 
+/// A table whose unreadable cells the model was asked to rewrite ([`read_table`]).
+#[derive(Debug)]
+pub struct ReadTable {
+    /// The table, with the accepted rewritings in place of the cells they read.
+    pub table: Table,
+    /// Every rewriting, accepted or not.
+    pub readings: Vec<Reading>,
+    /// The line of each reading's row.
+    pub rows: Vec<u32>,
+    /// The model's accounting (`None`: no cell needed the model, which was not asked).
+    pub llm: Option<llm::Accounting>,
+}
+
+impl ReadTable {
+    /// `table` as it is: no cell rewritten, no model asked.
+    pub fn unread(table: Table) -> Self {
+        let (readings, rows, llm) = (Vec::new(), Vec::new(), None);
+        ReadTable {
+            table,
+            readings,
+            rows,
+            llm,
+        }
+    }
+}
+
+/// Why [`read_table`] failed. `E` is the error of the caller's client.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadTableError<E> {
+    /// The caller's client could not be built (its error, as it is).
+    #[error("{0}")]
+    Client(E),
+    /// The table's columns cannot be read.
+    #[error(transparent)]
+    Table(#[from] table::TableError),
+    /// The model failed (transport, configuration, replay).
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+}
+
+/// The cells of `table` the parser cannot read in `columns` ([`unreadable`]), rewritten
+/// by the model of the `client` (built only when there is such a cell) as
+/// [`read_cells`] does, with the accepted rewritings in place ([`apply`]).
+pub fn read_table<E>(
+    table: Table,
+    columns: &Columns,
+    client: impl FnOnce() -> Result<Client, E>,
+    options: &CellOptions,
+) -> Result<ReadTable, ReadTableError<E>> {
+    let cells = unreadable(&table, columns)?;
+    if cells.is_empty() {
+        return Ok(ReadTable::unread(table));
+    }
+    let client = client().map_err(ReadTableError::Client)?;
+    let names = inputs(&table, columns)?;
+    let readings = read_cells(&table, &cells, &names, &client, options)?;
+    let rows = readings.iter().map(|r| table.rows[r.row].line).collect();
+    let table = apply(&table, &readings);
+    let llm = Some(client.accounting());
+    Ok(ReadTable {
+        table,
+        readings,
+        rows,
+        llm,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -173,6 +173,64 @@ pub fn parse_sections(items: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Why a `vera run` command line is refused before any work is done.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// A report format the run's report has not.
+    #[error("`vera run` has no {0} output: use --format human, json or html (the stages' own commands, such as `vera audit`, write SARIF and JUnit)")]
+    Format(String),
+    /// An output (the report, a transcript) that would land among the run's own files.
+    #[error("{what} {} is inside the run directory {}, whose files vera run keeps: write it elsewhere", .path.display(), .dir.display())]
+    InsideRunDir {
+        /// The option that names it (`-o`, `--transcript`).
+        what: &'static str,
+        /// The output.
+        path: PathBuf,
+        /// The run directory.
+        dir: PathBuf,
+    },
+    /// `--sections` given, but every item is blank.
+    #[error("--sections names no section (give numbers such as 5 or 5.1,5.2)")]
+    NoSection,
+}
+
+/// The checks of a `vera run` command line before any work is done: the report's
+/// `format` (`sarif` and `junit` are the stages' own commands'), the `outputs` (each
+/// with the option that names it) that would land in the run directory `dir`, whose
+/// files the run keeps, and `--sections` items that name no section. Gives back the
+/// section numbers ([`parse_sections`]).
+pub fn check_request(
+    format: &str,
+    dir: &Path,
+    outputs: &[(&'static str, Option<&Path>)],
+    sections: &[String],
+) -> Result<Vec<String>, RequestError> {
+    if matches!(format, "sarif" | "junit") {
+        return Err(RequestError::Format(format.to_string()));
+    }
+    let inside = |p: &Path| {
+        let parent = p
+            .parent()
+            .filter(|x| !x.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        match (std::fs::canonicalize(parent), std::fs::canonicalize(dir)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    };
+    for &(what, p) in outputs {
+        if let Some(p) = p.filter(|p| inside(p)) {
+            let (path, dir) = (p.to_path_buf(), dir.to_path_buf());
+            return Err(RequestError::InsideRunDir { what, path, dir });
+        }
+    }
+    let parsed = parse_sections(sections);
+    if !sections.is_empty() && parsed.is_empty() {
+        return Err(RequestError::NoSection);
+    }
+    Ok(parsed)
+}
+
 /// What [`run`] tells its caller as it goes.
 #[derive(Debug, Clone)]
 pub enum Event {

@@ -846,6 +846,60 @@ pub fn synth_report(
     Ok(Rendered::new("vera.c-synth.v1", status, o, done.value))
 }
 
+/// How an error of a `c` command that is not passed on as it is gets reported: the
+/// [`Failure`](crate::output::Failure), and the front end's located problems to show on
+/// standard error before it, as the front end writes them (the failure then counts as
+/// shown).
+pub type CFailure = (crate::output::Failure, Option<String>);
+
+/// A verifier error, reported.
+pub fn wp_failure(e: acsl::WpError) -> CFailure {
+    let (kind, diagnostics) = (e.kind(), crate::output::Diagnostic::of_wp(&e));
+    let message = crate::text::chain(&e);
+    (
+        crate::output::Failure::new(kind, message, diagnostics),
+        None,
+    )
+}
+
+/// Parse or preprocessing problems, every one located, reported.
+pub fn syntax_failure(d: acsl::Diagnostics) -> CFailure {
+    let items = crate::output::Diagnostic::of_c(&d);
+    let message = format!("{} problem(s) in the C input", items.len());
+    let mut failure = crate::output::Failure::new("syntax", message, items);
+    failure.shown = true;
+    (failure, Some(d.to_string()))
+}
+
+/// An error of `acsl::plan`'s planning, reported; an output the preprocessor's reading
+/// refuses comes back as it is.
+pub fn plan_failure(e: acsl::plan::PlanError) -> Result<CFailure, acsl::plan::PlanError> {
+    use acsl::plan::PlanError;
+    let fail = |kind, e: &PlanError| crate::output::Failure::new(kind, e.to_string(), Vec::new());
+    Ok(match e {
+        PlanError::Flags(_) => (fail("flags", &e), None),
+        PlanError::Missing(_) => (fail("input", &e), None),
+        PlanError::Syntax(d) => syntax_failure(d),
+        PlanError::Wp(e) => wp_failure(e),
+        PlanError::Output(_) => return Err(e),
+    })
+}
+
+/// An error of `acsl::plan`'s reading and checking, reported; an output refused and a
+/// file's strength that could not be measured come back as they are.
+pub fn check_failure(e: acsl::plan::CheckError) -> Result<CFailure, acsl::plan::CheckError> {
+    use acsl::plan::CheckError;
+    let fail = |kind, e: &CheckError| crate::output::Failure::new(kind, e.to_string(), Vec::new());
+    Ok(match e {
+        CheckError::Unreadable { .. } => (fail("input", &e), None),
+        CheckError::Strength(_) => (fail("strength", &e), None),
+        CheckError::Syntax(d) => syntax_failure(d),
+        CheckError::Wp(e) => wp_failure(e),
+        CheckError::Plan(e) => return plan_failure(e).map_err(CheckError::Plan),
+        CheckError::FileStrength(_) => return Err(e),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

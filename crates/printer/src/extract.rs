@@ -295,3 +295,74 @@ fn below_header(toml: &str, extra: &str) -> String {
         _ => format!("{extra}\n{toml}"),
     }
 }
+
+/// The report of `vera extract` on what was imported, with the lines it says on
+/// standard error besides: the requirements a FRET import left out (with
+/// `--skip-unsupported`, as warnings; they are comments in the spec too), the notes of
+/// the reading (what was dropped or repaired, also in the spec's comments and the
+/// JSON's notes: a person checks it there), then the summary.
+pub fn imported(file: String, imported: extract::Imported) -> (Box<dyn report::Report>, String) {
+    let notes = |notes: &[String]| -> Vec<String> {
+        let note = |n: &String| format!("note: {}", comment(n));
+        notes.iter().map(note).collect()
+    };
+    let (run, mut lines): (Box<dyn report::Report>, _) = match imported {
+        extract::Imported::List(x) => {
+            let lines = notes(&x.notes);
+            let run = ExtractRun { x };
+            let summary = run.summary();
+            (Box::new(run), [lines, vec![summary]].concat())
+        }
+        extract::Imported::Req(import) => {
+            let lines = notes(&import.notes);
+            let run = ReqRun { file, import };
+            let summary = run.summary();
+            (Box::new(run), [lines, vec![summary]].concat())
+        }
+        extract::Imported::Fret(import) => {
+            let refused = import.refused.iter();
+            let refused =
+                refused.map(|e| format!("warning: {} (not imported)", comment(&e.to_string())));
+            let lines = [refused.collect(), notes(&import.notes)].concat();
+            let run = FretRun { file, import };
+            let summary = run.summary();
+            (Box::new(run), [lines, vec![summary]].concat())
+        }
+    };
+    if let Some(summary) = lines.last_mut() {
+        *summary = crate::text::clean(summary);
+    }
+    (run, lines.join("\n"))
+}
+
+/// What `vera extract` says on standard error when a `.req` file or a FRET export
+/// cannot be imported: its errors, each with its place, then one line that says so.
+/// `None` for the other errors, which are one message.
+pub fn import_errors(file: &str, e: &extract::ImportError) -> Option<String> {
+    use extract::ImportError;
+    let (errors, hint): (Vec<String>, &str) = match e {
+        ImportError::Req { errors, .. } => (errors.iter().map(|e| e.to_string()).collect(), ""),
+        ImportError::Fret {
+            errors, skippable, ..
+        } => (
+            errors.iter().map(|e| e.to_string()).collect(),
+            if *skippable {
+                " (--skip-unsupported imports the other requirements)"
+            } else {
+                ""
+            },
+        ),
+        _ => return None,
+    };
+    let mut lines: Vec<String> = errors.iter().map(|e| crate::text::clean(e)).collect();
+    lines.push(format!(
+        "error: {} cannot be imported: {} above{hint}",
+        crate::text::clean(file),
+        if errors.len() == 1 {
+            "the error"
+        } else {
+            "the errors"
+        }
+    ));
+    Some(lines.join("\n"))
+}

@@ -82,6 +82,43 @@ fn offered(report: &dyn Report) -> String {
     v.join(", ")
 }
 
+/// An error of a command as it is reported: on standard error as text, and with
+/// `--format json` as a `vera.error.v1` payload (SARIF: a log whose invocation failed;
+/// JUnit: a suite with one erroring case) where the report would have gone
+/// ([`render_error`]).
+#[derive(Debug)]
+pub struct Failure {
+    /// What went wrong, in one word (`input`, `syntax`, `flags`, `setup`, ...).
+    pub kind: &'static str,
+    /// The message.
+    pub message: String,
+    /// Every located problem (already shown on standard error where it was found).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The message is already on standard error too.
+    pub shown: bool,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl Failure {
+    /// A failure of `kind` with `message` and `diagnostics`, not shown yet.
+    pub fn new(kind: &'static str, message: String, diagnostics: Vec<Diagnostic>) -> Self {
+        let shown = false;
+        Failure {
+            kind,
+            message,
+            diagnostics,
+            shown,
+        }
+    }
+}
+
 /// A located problem of a failed command.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Diagnostic {

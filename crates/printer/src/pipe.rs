@@ -982,6 +982,47 @@ pub fn clarify_any_report(
     }
 }
 
+/// The report of `vera clarify` on what it did, with the lines it says on standard
+/// error besides: the notes of `--apply`, or the model's accounting.
+pub fn clarified(
+    spec: &Path,
+    clarified: pipeline::command::Clarified,
+) -> (Box<dyn report::Report>, Vec<String>) {
+    use pipeline::command::Clarified as C;
+    match clarified {
+        C::Applied {
+            proposals,
+            changed,
+            written,
+            notes,
+        } => {
+            let written = written.as_deref();
+            let report = apply_report(&proposals, changed, written);
+            (Box::new(report), notes)
+        }
+        C::Restated {
+            out,
+            report,
+            llm,
+            seconds,
+        } => {
+            let line = crate::tables::accounting_line(&llm);
+            let report = restate_report(spec, &out, *report, llm, seconds);
+            (Box::new(report), vec![line])
+        }
+        C::Clarified {
+            out,
+            report,
+            llm,
+            seconds,
+        } => {
+            let line = crate::tables::accounting_line(&llm);
+            let report = clarify_any_report(spec, &out, *report, llm, seconds);
+            (report, vec![line])
+        }
+    }
+}
+
 /// The report of `vera clarify --controlled`: per requirement the rewrite, its formula
 /// and read-back, or why no rewrite was taken; written to `out`. Exit status: 0 when
 /// every requirement looked at reads as controlled English now or was restated, 1 when

@@ -34,6 +34,22 @@ pub struct TableRun {
     pub llm: Option<llm::Accounting>,
 }
 
+impl TableRun {
+    /// The report of a check of `read.table`, with the model's readings of its cells
+    /// (each with its row's line and its group, as the check keys it).
+    pub fn of(report: table::Report, read: pipeline::cells::ReadTable) -> Self {
+        let group = |r: &Reading| read.table.group_of(r.row, &report.keys);
+        let reading_groups = read.readings.iter().map(group).collect();
+        TableRun {
+            readings: read.readings,
+            reading_rows: read.rows,
+            llm: read.llm,
+            report,
+            reading_groups,
+        }
+    }
+}
+
 const SCHEMA: &str = "vera.table-check.v1";
 
 /// The finding kinds of a table check (SARIF rules).

@@ -326,6 +326,16 @@ pub fn accounting(a: &llm::Accounting) -> String {
     out
 }
 
+/// What `vera llm ping` says on standard error when the check fails: the error, and
+/// for the local model how to start it.
+pub fn ping_error(e: &llm::PingError) -> String {
+    let mut s = format!("error: {e}");
+    if e.local {
+        s.push_str("\nhint: start the local model with `scripts/local-llm start`");
+    }
+    s
+}
+
 /// `vera llm ping`'s text: the endpoint asked, and its answer with the time it took.
 pub fn ping_text(
     cfg: &llm::LlmConfig,

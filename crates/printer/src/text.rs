@@ -72,3 +72,16 @@ pub fn paint(p: Paint, s: &str) -> String {
     };
     format!("\x1b[{code}m{s}\x1b[0m")
 }
+
+/// An error and its causes on one line, each after a colon (as `{:#}` shows an error
+/// with its context).
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
+}

@@ -232,3 +232,113 @@ pub fn read_spec(
         crate::LoadError::Read(e) => ReadError::Read(e),
     })
 }
+
+/// How a command wants its spec loaded: which requirements it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Load {
+    /// Formulas only: timed requirements are refused (the command would leave them out).
+    Formulas,
+    /// Formulas only, and at least one of them: a spec with nothing to check is refused
+    /// rather than passed as having no findings.
+    Checkable,
+    /// Timed requirements accepted, in discrete and in dense time.
+    Timed,
+    /// Timed requirements in discrete time accepted, dense time refused: the command's
+    /// name, for the message.
+    Discrete(&'static str),
+    /// A spec about to be formalized: dense time refused, and the warnings about
+    /// formulas still to be written counted rather than listed ([`Pending`]).
+    Formalize,
+}
+
+/// A spec read for a command, with the warnings its user should see.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The spec (all its warnings still in [`Spec::warnings`]).
+    pub spec: Spec,
+    /// The warnings to show: all of them, but for [`Load::Formalize`] those that only
+    /// say the formalization is still to be done (counted in `pending` instead).
+    pub warnings: logic::Diagnostics,
+    /// For [`Load::Formalize`]: the warnings left out of `warnings`, counted (`None`
+    /// when there are none).
+    pub pending: Option<Pending>,
+}
+
+/// The warnings of a spec about to be formalized that only say the formalization is
+/// still to be done (requirements without a formula, variables no formula uses yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pending {
+    /// Requirements without a formula.
+    pub unformalized: usize,
+    /// Warnings about missing formulas, not listed.
+    pub warnings: usize,
+}
+
+impl std::fmt::Display for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} requirement(s) without a formula; {} warning(s) about missing formulas not shown",
+            self.unformalized, self.warnings
+        )
+    }
+}
+
+/// Whether a warning only says that the formalization is still to be done.
+fn is_pending(l: &logic::Located) -> bool {
+    l.message.ends_with("is not formalized") || l.message.ends_with("is not used by any formula")
+}
+
+/// Reads the spec at `path` for a command that loads it as `how` says ([`read_spec`]),
+/// with the warnings to show; whether the command can use it is [`Loaded::usable`]
+/// (asked after the warnings are shown, so that they come first).
+pub fn load(
+    path: &Path,
+    schema: Option<&Path>,
+    csv_columns: Option<&crate::CsvColumns>,
+    how: Load,
+) -> Result<Loaded, ReadError> {
+    let spec = read_spec(path, schema, csv_columns)?;
+    if how != Load::Formalize {
+        let warnings = spec.warnings.clone();
+        return Ok(Loaded {
+            spec,
+            warnings,
+            pending: None,
+        });
+    }
+    let (pending, shown): (Vec<_>, Vec<_>) = spec.warnings.0.iter().cloned().partition(is_pending);
+    let pending = (!pending.is_empty()).then(|| Pending {
+        unformalized: spec
+            .requirements
+            .iter()
+            .filter(|r| r.formula.is_none())
+            .count(),
+        warnings: pending.len(),
+    });
+    let warnings = logic::Diagnostics(shown);
+    Ok(Loaded {
+        spec,
+        warnings,
+        pending,
+    })
+}
+
+impl Loaded {
+    /// Refuses the spec (read from `path`) when a command that loads it as `how` says
+    /// cannot read it in full.
+    pub fn usable(&self, path: &Path, how: Load) -> Result<(), UseError> {
+        let spec = &self.spec;
+        match how {
+            Load::Formulas => refuse_timed(path, spec),
+            Load::Checkable => refuse_timed(path, spec).and_then(|()| require_formula(path, spec)),
+            Load::Timed => Ok(()),
+            Load::Discrete(command) => refuse_dense(path, spec, command),
+            Load::Formalize if is_dense(spec) => {
+                let path = path.to_path_buf();
+                Err(UseError::DenseFormalize { path })
+            }
+            Load::Formalize => Ok(()),
+        }
+    }
+}

@@ -36,19 +36,19 @@ pub(crate) fn read_bounds(path: &Path) -> Result<bl::check::Bounds> {
 }
 
 /// `vera bl check FILE`
-pub fn check(a: &crate::cli::BlCheckArgs) -> crate::output::Outcome {
+pub fn check(a: &crate::cli::BlFileArgs) -> crate::output::Outcome {
     let p = program(&a.file)?;
     let text = printer::bl::summary_text(&a.file.display().to_string(), &p);
     crate::output::text("bl check", text)
 }
 
 /// `vera bl fmt FILE`
-pub fn fmt(a: &crate::cli::BlFmtArgs) -> crate::output::Outcome {
+pub fn fmt(a: &crate::cli::BlFileArgs) -> crate::output::Outcome {
     crate::output::text("bl fmt", bl::format::program(&program(&a.file)?))
 }
 
 /// `vera bl encode FILE`
-pub fn encode(a: &crate::cli::BlEncodeArgs) -> crate::output::Outcome {
+pub fn encode(a: &crate::cli::BlFileArgs) -> crate::output::Outcome {
     crate::output::text("bl encode", bl::encode_text(&program(&a.file)?))
 }
 

@@ -326,7 +326,52 @@ pub enum CCommand {
     /// JSON report; the input is never modified.
     ///
     /// Exit status: 0 the output verifies, 1 goals remain open, 2 bad input or setup.
-    Synth(crate::ccmd::SynthArgs),
+    Synth(SynthArgs),
+}
+
+/// Options of `vera c synth`.
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// The C file, or the files of a program (they are never modified; with
+    /// --compile-commands: the units to take from it, all when none is named).
+    #[arg(required_unless_present = "compile_commands")]
+    pub files: Vec<PathBuf>,
+    /// The annotated copy to write (default: FILE.synth.c next to the input); one
+    /// file only.
+    #[arg(long, conflicts_with = "out_dir")]
+    pub out: Option<PathBuf>,
+    /// Treat the files as one program and write an annotated copy of each of its
+    /// own files (sources and the headers they include) under DIR, at its path
+    /// relative to the working directory. Needed for several files.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// The JSON report to write (default: the output with extension .json, or
+    /// DIR/vera-synth.json).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Answers per point of interest: the first one and the repairs.
+    #[arg(long, default_value_t = 3)]
+    pub attempts: usize,
+    /// Skip the VDR-guided strengthening (the VDR is then not measured).
+    #[arg(long)]
+    pub no_strengthen: bool,
+    /// Strengthening rounds per segment.
+    #[arg(long, default_value_t = 1)]
+    pub refine_rounds: usize,
+    /// At most this many mutants per segment.
+    #[arg(long, default_value_t = 16)]
+    pub max_mutants: usize,
+    /// A copy of the file with hand-written ACSL: report recall against it.
+    #[arg(long)]
+    pub reference: Option<PathBuf>,
+    #[command(flatten)]
+    pub cpp: CppArgs,
+    #[command(flatten)]
+    pub llm: crate::llmcmd::LlmArgs,
+    #[command(flatten)]
+    pub wp: WpArgs,
+    #[command(flatten)]
+    pub output: TextOutputArgs,
 }
 
 /// Options of the Frama-C/WP runs.
@@ -396,11 +441,11 @@ pub enum LlmCommand {
 #[derive(Debug, Subcommand)]
 pub enum BlCommand {
     /// Parse and check a BL program; report every error with file:line:col.
-    Check(BlCheckArgs),
+    Check(BlFileArgs),
     /// Print a BL program in canonical layout (the file is not changed).
-    Fmt(BlFmtArgs),
+    Fmt(BlFileArgs),
     /// Print the SMT-LIB encoding of a BL program (one definition per let).
-    Encode(BlEncodeArgs),
+    Encode(BlFileArgs),
     /// Run a BL program on inputs with exact arithmetic.
     Eval(BlEvalArgs),
 }
@@ -1100,23 +1145,9 @@ pub struct LlmPingArgs {
     pub config: PathBuf,
 }
 
-/// The arguments of `vera bl check`.
+/// The arguments of `vera bl check`, `vera bl fmt` and `vera bl encode`.
 #[derive(Debug, Clone, Args)]
-pub struct BlCheckArgs {
-    /// The program.
-    pub file: PathBuf,
-}
-
-/// The arguments of `vera bl fmt`.
-#[derive(Debug, Clone, Args)]
-pub struct BlFmtArgs {
-    /// The program.
-    pub file: PathBuf,
-}
-
-/// The arguments of `vera bl encode`.
-#[derive(Debug, Clone, Args)]
-pub struct BlEncodeArgs {
+pub struct BlFileArgs {
     /// The program.
     pub file: PathBuf,
 }
@@ -1470,128 +1501,111 @@ impl From<Format> for report::Format {
     }
 }
 
-impl Command {
-    /// How the report is printed: `--format` and `-o` where the command has them;
-    /// commands that write their own file take `--format` only, the text commands
-    /// print text.
-    fn output(&self) -> OutputArgs {
-        let text = |format: TextFormat| OutputArgs {
-            format: format.into(),
+/// What [`run`] needs of a command before it runs it: how its report is printed
+/// (`--format` and `-o` where the command has them; commands that write their own
+/// file take `--format` only, the text commands print text), its solver options where
+/// it runs a solver, and the call that runs it.
+struct Plan<'a> {
+    output: OutputArgs,
+    solver: Option<&'a SolverArgs>,
+    run: Box<dyn FnOnce() -> crate::output::Outcome + 'a>,
+}
+
+impl<'a> Plan<'a> {
+    fn new(
+        output: impl Into<OutputArgs>,
+        solver: impl Into<Option<&'a SolverArgs>>,
+        run: impl FnOnce() -> crate::output::Outcome + 'a,
+    ) -> Self {
+        let (output, solver, run) = (output.into(), solver.into(), Box::new(run));
+        Plan {
+            output,
+            solver,
+            run,
+        }
+    }
+}
+
+impl From<&OutputArgs> for OutputArgs {
+    fn from(o: &OutputArgs) -> Self {
+        o.clone()
+    }
+}
+
+/// A command that writes its own file, or prints text: no `-o`.
+impl From<TextFormat> for OutputArgs {
+    fn from(format: TextFormat) -> Self {
+        let format = format.into();
+        OutputArgs {
+            format,
             output: None,
-        };
-        match self {
-            Command::Audit(a) => a.output.clone(),
-            Command::Ask(a) => a.output.clone(),
-            Command::Qa(a) => a.output.clone(),
-            Command::Roundtrip(a) => a.output.clone(),
-            Command::Faults(a) => a.output.clone(),
-            Command::Mutate(a) => a.output.clone(),
-            Command::Consistency(a) => a.output.clone(),
-            Command::Equiv(a) => a.output.clone(),
-            Command::Ambiguity(a) => a.output.clone(),
-            Command::C(CCommand::Segments(a)) => a.output.clone(),
-            Command::C(CCommand::Verify(a)) => a.output.clone(),
-            Command::C(CCommand::Strength(a)) => a.output.clone(),
-            Command::Smt(SmtCommand::Check(a)) => a.output.clone(),
-            Command::Table(TableCommand::Check(a)) => a.output.clone(),
-            Command::Run(a) => a.output.clone(),
-            Command::Tests(a) => match &a.command {
-                None => a.output.clone(),
-                Some(TestsCommand::Run(r)) => r.output.clone(),
-                Some(TestsCommand::Cover(c)) => c.output.clone(),
-            },
-            Command::Extract(a) => OutputArgs {
-                format: a.format.into(),
-                output: a.output.clone(),
-            },
-            Command::DraftVariables(a) => text(a.output.format),
-            Command::Formalize(a) => text(a.output.format),
-            Command::Clarify(a) => text(a.output.format),
-            Command::C(CCommand::Synth(a)) => text(a.output.format),
-            Command::Schema(SchemaCommand::Draft(a)) => text(a.output.format),
-            Command::Eval(_)
-            | Command::Serve(_)
-            | Command::Bl(_)
-            | Command::Llm(_)
-            | Command::Smt(SmtCommand::Fmt(_))
-            | Command::Table(TableCommand::Smt(_)) => text(TextFormat::Human),
         }
     }
+}
 
-    /// Runs the command: its report, or an error.
-    fn run(&self) -> crate::output::Outcome {
+impl Command {
+    /// The command's [`Plan`].
+    fn plan(&self) -> Plan<'_> {
+        use crate::{audit, blcmd, ccmd, pipecmd, qacmd, smt, tablecmd};
+        use TextFormat::Human;
         match self {
-            Command::Audit(a) => crate::audit::audit(a),
-            Command::Ask(a) => crate::audit::ask(a),
-            Command::Mutate(a) => crate::audit::mutate(a),
-            Command::Qa(a) => crate::qacmd::qa(a),
-            Command::Roundtrip(a) => crate::qacmd::roundtrip(a),
-            Command::Faults(a) => crate::qacmd::faults(a),
-            Command::Eval(a) => crate::qacmd::eval(a),
-            Command::Consistency(a) => match &a.nl_text {
-                Some(rule) => crate::pipecmd::consistency_nl_text(a, rule),
-                None => crate::blcmd::consistency(a),
-            },
-            Command::DraftVariables(a) => crate::pipecmd::draft_variables(a),
-            Command::Equiv(a) => crate::pipecmd::equiv(a),
-            Command::Formalize(a) => crate::pipecmd::formalize(a),
-            Command::Ambiguity(a) => crate::pipecmd::ambiguity(a),
-            Command::Clarify(a) => crate::pipecmd::clarify(a),
-            Command::Bl(BlCommand::Check(a)) => crate::blcmd::check(a),
-            Command::Bl(BlCommand::Fmt(a)) => crate::blcmd::fmt(a),
-            Command::Bl(BlCommand::Encode(a)) => crate::blcmd::encode(a),
-            Command::Bl(BlCommand::Eval(a)) => crate::blcmd::eval(a),
-            Command::C(CCommand::Segments(a)) => crate::ccmd::segments(a),
-            Command::C(CCommand::Verify(a)) => crate::ccmd::verify(a),
-            Command::C(CCommand::Strength(a)) => crate::ccmd::strength(a),
-            Command::C(CCommand::Synth(a)) => crate::ccmd::synth(a),
-            Command::Llm(LlmCommand::Ping(a)) => crate::llmcmd::ping(a),
-            Command::Smt(SmtCommand::Check(a)) => crate::smt::check(a),
-            Command::Smt(SmtCommand::Fmt(a)) => crate::smt::fmt(a),
-            Command::Table(TableCommand::Check(a)) => crate::tablecmd::check(a),
-            Command::Table(TableCommand::Smt(a)) => crate::tablecmd::smt(a),
-            Command::Extract(a) => crate::extractcmd::extract(a),
-            Command::Schema(SchemaCommand::Draft(a)) => crate::schemacmd::draft(a),
-            Command::Run(a) => crate::runcmd::run(a),
-            Command::Tests(a) => crate::testscmd::tests(a),
-            Command::Serve(_) => Err(anyhow::anyhow!("serve is run by cli::run")),
-        }
-    }
-
-    /// The solver options of a command that runs a solver.
-    fn solver_args(&self) -> Option<&SolverArgs> {
-        Some(match self {
-            Command::Run(a) => &a.solver,
-            Command::Schema(SchemaCommand::Draft(a)) => &a.solver,
-            Command::Audit(a) => &a.solver,
-            Command::Ask(a) => &a.solver,
-            Command::Qa(a) => &a.solver,
-            Command::Roundtrip(a) => &a.solver,
-            Command::Faults(a) => &a.solver,
-            Command::Eval(a) => &a.solver,
-            Command::Mutate(a) => &a.solver,
-            Command::Consistency(a) => &a.solver,
-            Command::Equiv(a) => &a.solver,
-            Command::Formalize(a) => &a.solver,
-            Command::Ambiguity(a) => &a.solver,
-            Command::Clarify(a) => &a.solver,
-            Command::Smt(SmtCommand::Check(a)) => &a.solver,
-            Command::Table(TableCommand::Check(a)) => &a.solver,
-            _ => return None,
-        })
-    }
-
-    /// The `--csv-columns` of a command that reads requirement CSVs.
-    fn csv_columns(&self) -> Option<&reqs::CsvColumns> {
-        match self {
-            Command::Audit(a) => a.csv.csv_columns.as_ref(),
-            Command::Ask(a) => a.csv.csv_columns.as_ref(),
-            Command::Mutate(a) => a.csv.csv_columns.as_ref(),
-            Command::Equiv(a) => a.csv.csv_columns.as_ref(),
-            Command::Formalize(a) => a.csv.csv_columns.as_ref(),
-            Command::Ambiguity(a) => a.csv.csv_columns.as_ref(),
-            Command::Clarify(a) => a.csv.csv_columns.as_ref(),
-            _ => None,
+            Command::Audit(a) => Plan::new(&a.output, &a.solver, || audit::audit(a)),
+            Command::Ask(a) => Plan::new(&a.output, &a.solver, || audit::ask(a)),
+            Command::Mutate(a) => Plan::new(&a.output, &a.solver, || audit::mutate(a)),
+            Command::Qa(a) => Plan::new(&a.output, &a.solver, || qacmd::qa(a)),
+            Command::Roundtrip(a) => Plan::new(&a.output, &a.solver, || qacmd::roundtrip(a)),
+            Command::Faults(a) => Plan::new(&a.output, &a.solver, || qacmd::faults(a)),
+            Command::Eval(a) => Plan::new(Human, &a.solver, || qacmd::eval(a)),
+            Command::Consistency(a) => Plan::new(&a.output, &a.solver, || match &a.nl_text {
+                Some(rule) => pipecmd::consistency_nl_text(a, rule),
+                None => blcmd::consistency(a),
+            }),
+            Command::DraftVariables(a) => {
+                Plan::new(a.output.format, None, || pipecmd::draft_variables(a))
+            }
+            Command::Equiv(a) => Plan::new(&a.output, &a.solver, || pipecmd::equiv(a)),
+            Command::Formalize(a) => {
+                Plan::new(a.output.format, &a.solver, || pipecmd::formalize(a))
+            }
+            Command::Ambiguity(a) => Plan::new(&a.output, &a.solver, || pipecmd::ambiguity(a)),
+            Command::Clarify(a) => Plan::new(a.output.format, &a.solver, || pipecmd::clarify(a)),
+            Command::Bl(BlCommand::Check(a)) => Plan::new(Human, None, || blcmd::check(a)),
+            Command::Bl(BlCommand::Fmt(a)) => Plan::new(Human, None, || blcmd::fmt(a)),
+            Command::Bl(BlCommand::Encode(a)) => Plan::new(Human, None, || blcmd::encode(a)),
+            Command::Bl(BlCommand::Eval(a)) => Plan::new(Human, None, || blcmd::eval(a)),
+            Command::C(CCommand::Segments(a)) => Plan::new(&a.output, None, || ccmd::segments(a)),
+            Command::C(CCommand::Verify(a)) => Plan::new(&a.output, None, || ccmd::verify(a)),
+            Command::C(CCommand::Strength(a)) => Plan::new(&a.output, None, || ccmd::strength(a)),
+            Command::C(CCommand::Synth(a)) => Plan::new(a.output.format, None, || ccmd::synth(a)),
+            Command::Llm(LlmCommand::Ping(a)) => Plan::new(Human, None, || crate::llmcmd::ping(a)),
+            Command::Smt(SmtCommand::Check(a)) => Plan::new(&a.output, &a.solver, || smt::check(a)),
+            Command::Smt(SmtCommand::Fmt(a)) => Plan::new(Human, None, || smt::fmt(a)),
+            Command::Table(TableCommand::Check(a)) => {
+                Plan::new(&a.output, &a.solver, || tablecmd::check(a))
+            }
+            Command::Table(TableCommand::Smt(a)) => Plan::new(Human, None, || tablecmd::smt(a)),
+            Command::Extract(a) => {
+                let output = OutputArgs {
+                    format: a.format.into(),
+                    output: a.output.clone(),
+                };
+                Plan::new(output, None, || crate::extractcmd::extract(a))
+            }
+            Command::Schema(SchemaCommand::Draft(a)) => {
+                Plan::new(a.output.format, &a.solver, || crate::schemacmd::draft(a))
+            }
+            Command::Run(a) => Plan::new(&a.output, &a.solver, || crate::runcmd::run(a)),
+            Command::Tests(a) => {
+                let (output, solver) = match &a.command {
+                    None => (&a.output, &a.solver),
+                    Some(TestsCommand::Run(r)) => (&r.output, &r.solver),
+                    Some(TestsCommand::Cover(c)) => (&c.output, &c.solver),
+                };
+                Plan::new(output, solver, || crate::testscmd::tests(a))
+            }
+            Command::Serve(_) => Plan::new(Human, None, || {
+                Err(anyhow::anyhow!("serve is run by cli::run"))
+            }),
         }
     }
 }
@@ -1612,11 +1626,11 @@ pub fn command_name(m: &clap::ArgMatches) -> String {
 /// [`crate::output::emit`], and its status becomes the exit code here, the one place
 /// where that happens (errors that are not reports exit 2 in `main`).
 pub fn run(cli: Cli, name: &str) -> anyhow::Result<ExitCode> {
-    crate::files::set_csv_columns(cli.command.csv_columns().cloned());
     if let Command::Serve(a) = &cli.command {
         return crate::servecmd::serve(a);
     }
-    let output = cli.command.output();
+    let plan = cli.command.plan();
+    let output = plan.output;
     // An output file that cannot be written is refused before any work is done; one
     // that becomes an input later (a header the preprocessor opens) is refused as soon
     // as the command knows it (`safefile::check_planned`), and in any case when it is
@@ -1624,10 +1638,10 @@ pub fn run(cli: Cli, name: &str) -> anyhow::Result<ExitCode> {
     if let Some(path) = output.file() {
         safefile::plan_output(path, cli.force)?;
     }
-    if let Some(s) = cli.command.solver_args() {
+    if let Some(s) = plan.solver {
         s.plan_transcripts()?;
     }
-    let report = match cli.command.run() {
+    let report = match (plan.run)() {
         Ok(r) => r,
         Err(e) => {
             crate::output::emit_error(name, &e, &output);

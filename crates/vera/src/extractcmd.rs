@@ -7,7 +7,7 @@
 //! not fit it, is `extract::import`'s; here the file is read and the result shown.
 
 use crate::cli::TextFormat;
-use extract::{ImportError, Imported, Reading};
+use extract::{ImportError, Reading};
 
 /// `vera extract FILE`
 pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
@@ -30,43 +30,9 @@ pub fn extract(a: &crate::cli::ExtractArgs) -> crate::output::Outcome {
     };
     let imported =
         extract::import(&name, bytes, reading, &options).map_err(|e| not_imported(&name, e))?;
-    match imported {
-        Imported::List(x) => {
-            // What was dropped or repaired is said on standard error too (and kept in
-            // the spec's comments and the JSON's notes): a person checks it there.
-            notes(&x.notes);
-            let run = printer::extract::ExtractRun { x };
-            eprintln!("{}", crate::output::clean(&run.summary()));
-            Ok(Box::new(run))
-        }
-        Imported::Req(import) => {
-            notes(&import.notes);
-            let run = printer::extract::ReqRun { file: name, import };
-            eprintln!("{}", crate::output::clean(&run.summary()));
-            Ok(Box::new(run))
-        }
-        Imported::Fret(import) => {
-            // With --skip-unsupported, the requirements left out are listed as warnings
-            // (and as comments in the spec).
-            for e in &import.refused {
-                eprintln!(
-                    "warning: {} (not imported)",
-                    printer::extract::comment(&e.to_string())
-                );
-            }
-            notes(&import.notes);
-            let run = printer::extract::FretRun { file: name, import };
-            eprintln!("{}", crate::output::clean(&run.summary()));
-            Ok(Box::new(run))
-        }
-    }
-}
-
-/// The notes of a reading, on standard error.
-fn notes(notes: &[String]) {
-    for n in notes {
-        eprintln!("note: {}", printer::extract::comment(n));
-    }
+    let (run, stderr) = printer::extract::imported(name, imported);
+    eprintln!("{stderr}");
+    Ok(run)
 }
 
 /// An import that failed. A `.req` file's or a FRET export's errors are listed all at
@@ -76,31 +42,11 @@ fn not_imported(name: &str, e: ImportError) -> anyhow::Error {
     if let ImportError::List(e) = e {
         return e.into();
     }
-    let (errors, hint): (Vec<String>, &str) = match &e {
-        ImportError::Req { errors, .. } => (errors.iter().map(|e| e.to_string()).collect(), ""),
-        ImportError::Fret {
-            errors, skippable, ..
-        } => (
-            errors.iter().map(|e| e.to_string()).collect(),
-            if *skippable {
-                " (--skip-unsupported imports the other requirements)"
-            } else {
-                ""
-            },
-        ),
-        _ => return anyhow::anyhow!("{}", crate::output::clean(&e.to_string())),
-    };
-    for e in &errors {
-        eprintln!("{}", crate::output::clean(e));
-    }
-    eprintln!(
-        "error: {} cannot be imported: {} above{hint}",
-        crate::output::clean(name),
-        if errors.len() == 1 {
-            "the error"
-        } else {
-            "the errors"
+    match printer::extract::import_errors(name, &e) {
+        Some(stderr) => {
+            eprintln!("{stderr}");
+            crate::output::Reported.into()
         }
-    );
-    crate::output::Reported.into()
+        None => anyhow::anyhow!("{}", crate::output::clean(&e.to_string())),
+    }
 }

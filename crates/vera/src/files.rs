@@ -66,9 +66,16 @@ pub fn read_utf8(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 
 static CSV_COLUMNS: OnceLock<Option<reqs::CsvColumns>> = OnceLock::new();
 
-/// Remembers `--csv-columns` (how the columns of a requirements CSV are found).
-pub fn set_csv_columns(columns: Option<reqs::CsvColumns>) {
-    let _ = CSV_COLUMNS.set(columns);
+/// Remembers `--csv-columns` (how the columns of a requirements CSV are found) of a
+/// parsed command line (subcommands included).
+pub fn set_csv_columns(m: &clap::ArgMatches) {
+    match m.try_get_one::<reqs::CsvColumns>("csv_columns") {
+        Ok(Some(c)) => drop(CSV_COLUMNS.set(Some(c.clone()))),
+        _ => m
+            .subcommand()
+            .into_iter()
+            .for_each(|(_, m)| set_csv_columns(m)),
+    }
 }
 
 /// The `--csv-columns` given, if any.

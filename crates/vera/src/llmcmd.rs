@@ -117,36 +117,13 @@ impl llm::Observer for Bar {
 
 /// `vera llm ping [--config vera.toml]`
 pub fn ping(a: &crate::cli::LlmPingArgs) -> crate::output::Outcome {
-    let config = a.config.as_path();
-    let cfg = match llm::LlmConfig::load(Some(config)) {
-        Ok(c) => c.for_ping(),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(crate::output::Reported.into());
-        }
-    };
-    let model = cfg.model().unwrap_or_else(|_| "(no model set)".into());
-    let client = match cfg.client() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(crate::output::Reported.into());
-        }
-    };
-    let start = std::time::Instant::now();
-    match client.ping() {
-        Ok(c) => {
-            let seconds = start.elapsed().as_secs_f64();
-            crate::output::text(
-                "llm ping",
-                printer::tables::ping_text(&cfg, &model, &c, seconds),
-            )
+    match llm::ping(&a.config) {
+        Ok(p) => {
+            let text = printer::tables::ping_text(&p.config, &p.model, &p.answer, p.seconds);
+            crate::output::text("llm ping", text)
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            if matches!(cfg.provider, llm::ProviderKind::Local) {
-                eprintln!("hint: start the local model with `scripts/local-llm start`");
-            }
+            eprintln!("{}", printer::tables::ping_error(&e));
             Err(crate::output::Reported.into())
         }
     }

@@ -36,6 +36,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let matches = cli::Cli::command().get_matches();
     files::register_inputs(&matches);
+    files::set_csv_columns(&matches);
     let args = match cli::Cli::from_arg_matches(&matches) {
         Ok(a) => a,
         Err(e) => e.exit(),

@@ -52,29 +52,8 @@ pub fn emit(
     Ok(report.status())
 }
 
-/// An error of a command, reported in the command's format: on standard error as text,
-/// and with `--format json` as a `vera.error.v1` payload (SARIF: a log whose invocation
-/// failed; JUnit: a suite with one erroring case) where the report would have gone
-/// (`-o FILE` or standard output).
-#[derive(Debug)]
-pub struct Failure {
-    /// What went wrong, in one word (`input`, `syntax`, `flags`, `setup`, ...).
-    pub kind: &'static str,
-    /// The message.
-    pub message: String,
-    /// Every located problem (already shown on standard error where it was found).
-    pub diagnostics: Vec<Diagnostic>,
-    /// The message is already on standard error too.
-    pub shown: bool,
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Failure {}
+/// An error of a command, reported in the command's format ([`emit_error`]).
+pub use printer::output::Failure;
 
 /// Bad input (a file that cannot be read or used): a [`Failure`] of kind `input` with
 /// the error's whole text.
@@ -82,13 +61,7 @@ pub fn input_error(e: anyhow::Error) -> anyhow::Error {
     if e.downcast_ref::<Failure>().is_some() || e.downcast_ref::<Reported>().is_some() {
         return e;
     }
-    Failure {
-        kind: "input",
-        message: format!("{e:#}"),
-        diagnostics: Vec::new(),
-        shown: false,
-    }
-    .into()
+    Failure::new("input", format!("{e:#}"), Vec::new()).into()
 }
 
 /// A located problem of a [`Failure`].

@@ -17,9 +17,10 @@ impl pipeline::command::Env for Env<'_> {
     type Error = anyhow::Error;
     fn spec(&self, path: &Path, schema: Option<&Path>, load: Load) -> anyhow::Result<reqs::Spec> {
         match load {
-            Load::Formulas => crate::audit::load_or_report(path, schema),
-            Load::Discrete(command) => crate::audit::load_spec_discrete(path, schema, command),
-            Load::Formalize => crate::audit::load_spec_to_formalize(path, schema),
+            Load::Formulas | Load::Checkable => crate::audit::load_or_report(path, schema, load),
+            Load::Timed | Load::Discrete(_) | Load::Formalize => {
+                crate::audit::load(path, schema, load)
+            }
         }
     }
     fn client(&self) -> anyhow::Result<llm::Client> {
@@ -61,7 +62,7 @@ fn print_accounting(llm: &llm::Accounting) {
 /// `vera equiv SPEC TERM... | --candidates FILE`
 pub fn equiv(a: &crate::cli::EquivArgs) -> crate::output::Outcome {
     use reqs::equiv::SetsError;
-    let spec = crate::audit::load_spec(&a.spec, a.csv.schema.as_deref())?;
+    let spec = crate::audit::load(&a.spec, a.csv.schema.as_deref(), Load::Formulas)?;
     let sets = reqs::equiv::candidate_sets(a.candidates.as_deref(), &a.terms);
     let partitioned = sets.and_then(|s| reqs::equiv::partition_sets(&spec, &s, &a.solver.config()));
     let (results, queries) = partitioned.map_err(|e| match e {
@@ -153,41 +154,10 @@ pub fn clarify(a: &crate::cli::ClarifyArgs) -> crate::output::Outcome {
         out: a.out.clone(),
         force: crate::files::force(),
     };
-    let spec = &a.spec;
-    Ok(
-        match cmd::clarify(&c, &a.solver.config(), &Env(&a.llm)).map_err(failed)? {
-            cmd::Clarified::Applied {
-                proposals,
-                changed,
-                written,
-                notes,
-            } => {
-                print_notes(&notes);
-                let written = written.as_deref();
-                Box::new(printer::pipe::apply_report(&proposals, changed, written))
-            }
-            cmd::Clarified::Restated {
-                out,
-                report,
-                llm,
-                seconds,
-            } => {
-                print_accounting(&llm);
-                Box::new(printer::pipe::restate_report(
-                    spec, &out, *report, llm, seconds,
-                ))
-            }
-            cmd::Clarified::Clarified {
-                out,
-                report,
-                llm,
-                seconds,
-            } => {
-                print_accounting(&llm);
-                printer::pipe::clarify_any_report(spec, &out, *report, llm, seconds)
-            }
-        },
-    )
+    let clarified = cmd::clarify(&c, &a.solver.config(), &Env(&a.llm)).map_err(failed)?;
+    let (report, stderr) = printer::pipe::clarified(&a.spec, clarified);
+    print_notes(&stderr);
+    Ok(report)
 }
 
 /// `vera consistency --nl-text RULE.txt --variables model.json --impl P.bl [--bounds B]`

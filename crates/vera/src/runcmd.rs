@@ -2,49 +2,21 @@
 //! ambiguity, round trip) in one resumable command, and their report.
 
 use pipeline::run::{Event, RunOptions};
-use std::path::Path;
 
 /// `vera run DOC`
 pub fn run(a: &crate::cli::RunArgs) -> crate::output::Outcome {
-    use crate::cli::Format;
     let dir = a
         .dir
         .clone()
         .unwrap_or_else(|| pipeline::run::default_dir(&a.document));
     // Refused before any work: formats the report has not, and outputs that would land
     // on the run's own files.
-    if matches!(a.output.format, Format::Sarif | Format::Junit) {
-        anyhow::bail!(
-            "`vera run` has no {} output: use --format human, json or html (the stages' own commands, such as `vera audit`, write SARIF and JUnit)",
-            if a.output.format == Format::Sarif { "sarif" } else { "junit" }
-        );
-    }
-    let inside = |p: &Path| {
-        let parent = p
-            .parent()
-            .filter(|x| !x.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        match (std::fs::canonicalize(parent), std::fs::canonicalize(&dir)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
-        }
-    };
-    for (what, p) in [
+    let format = clap::ValueEnum::to_possible_value(&a.output.format).expect("a format");
+    let outputs = [
         ("-o", a.output.file()),
         ("--transcript", a.solver.transcript.as_deref()),
-    ] {
-        if let Some(p) = p.filter(|p| inside(p)) {
-            anyhow::bail!(
-                "{what} {} is inside the run directory {}, whose files vera run keeps: write it elsewhere",
-                p.display(),
-                dir.display()
-            );
-        }
-    }
-    let sections = pipeline::run::parse_sections(&a.sections);
-    if !a.sections.is_empty() && sections.is_empty() {
-        anyhow::bail!("--sections names no section (give numbers such as 5 or 5.1,5.2)");
-    }
+    ];
+    let sections = pipeline::run::check_request(format.get_name(), &dir, &outputs, &a.sections)?;
     let client = a.llm.client()?;
     let solver = a.solver.config();
     let options = RunOptions {

@@ -5,43 +5,31 @@ use crate::output::clean;
 
 /// `vera table check FILE`
 pub fn check(a: &crate::cli::TableCheckArgs) -> crate::output::Outcome {
+    use pipeline::cells::{CellOptions, ReadTable, ReadTableError};
     let bytes = crate::files::read_utf8(&a.file)?;
-    let name = a.file.display().to_string();
-    let t = table::Table::read(&name, &bytes)?;
+    let t = table::Table::read(&a.file.display().to_string(), &bytes)?;
     let options = table::command::check_options(columns(&a.columns), &a.range)?;
-    let (mut readings, mut reading_rows, mut acc) = (Vec::new(), Vec::new(), None);
-    let mut t = t;
-    if a.llm {
-        let cells = pipeline::cells::unreadable(&t, &options.columns)?;
-        if !cells.is_empty() {
-            let client = a.llm_args.client()?;
-            let o = pipeline::cells::CellOptions {
-                retries: a.cell_retries,
-                max_cells: a.max_cells,
-                ..Default::default()
-            };
-            let names = pipeline::cells::inputs(&t, &options.columns)?;
-            readings = pipeline::cells::read_cells(&t, &cells, &names, &client, &o)?;
-            reading_rows = readings.iter().map(|r| t.rows[r.row].line).collect();
-            t = pipeline::cells::apply(&t, &readings);
-            acc = Some(client.accounting());
-        }
+    let read = if a.llm {
+        let (retries, max_cells) = (a.cell_retries, a.max_cells);
+        let o = CellOptions {
+            retries,
+            max_cells,
+            ..Default::default()
+        };
+        let client = || a.llm_args.client();
+        let read = pipeline::cells::read_table(t, &options.columns, client, &o);
+        read.map_err(|e| match e {
+            ReadTableError::Client(e) => e,
+            ReadTableError::Table(e) => e.into(),
+            ReadTableError::Llm(e) => e.into(),
+        })?
     } else if a.llm_args.record.is_some() || a.llm_args.replay.is_some() {
         anyhow::bail!("--record and --replay need --llm (the model is asked only with --llm)");
-    }
-    let report = table::check(&t, &options, &a.solver.config())?;
-    // The group of each model-read row, as the check keys it.
-    let reading_groups = readings
-        .iter()
-        .map(|r| t.group_of(r.row, &report.keys))
-        .collect();
-    Ok(Box::new(printer::table::TableRun {
-        report,
-        readings,
-        reading_rows,
-        reading_groups,
-        llm: acc,
-    }))
+    } else {
+        ReadTable::unread(t)
+    };
+    let report = table::check(&read.table, &options, &a.solver.config())?;
+    Ok(Box::new(printer::table::TableRun::of(report, read)))
 }
 
 fn columns(c: &crate::cli::TableColumnsArgs) -> table::Columns {

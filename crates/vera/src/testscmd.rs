@@ -25,7 +25,7 @@ impl rbt::command::Inputs for Files {
         Ok(safefile::read_text(path)?)
     }
     fn spec(&self, path: &Path) -> Result<reqs::Spec> {
-        crate::audit::load_spec_timed(path, None)
+        crate::audit::load(path, None, reqs::input::Load::Timed)
     }
     fn bounds(&self, path: &Path) -> Result<bl::check::Bounds> {
         crate::blcmd::read_bounds(path)

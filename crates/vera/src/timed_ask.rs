@@ -3,7 +3,7 @@
 //! on runs long enough for every obligation the question starts.
 
 use anyhow::{bail, Context as _};
-use reqs::timed::ask::{read_questions, TimedAsker};
+use reqs::timed::ask::{ask_read, read_questions};
 
 /// Answers the questions of `vera ask` on a timed spec.
 pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
@@ -12,7 +12,8 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
             "--derive is not available for timed specs yet: ask a claim (`--claim \"at 10 s: F\"`)"
         );
     }
-    let spec = crate::audit::load_spec_discrete(&args.spec, args.csv.schema.as_deref(), "ask")?;
+    let schema = args.csv.schema.as_deref();
+    let spec = crate::audit::load(&args.spec, schema, reqs::input::Load::Discrete("ask"))?;
     let tb = spec
         .time
         .clone()
@@ -20,24 +21,11 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
     let questions = crate::audit::questions_of(args)?;
     // Every question is read before any is asked: all problems at once.
     let parsed = read_questions(&spec, &tb, &questions, args.questions.is_some())?;
-    let margin = match &args.margin {
-        None => None,
-        Some(m) => Some(
-            tb.duration(m)
-                .map_err(|e| anyhow::anyhow!("--margin: {e}"))? as usize,
-        ),
-    };
     // Each question on runs as long as it needs: its last step plus the margin.
-    let mut answers = Vec::new();
-    for q in &parsed {
-        let mut asker = TimedAsker::new(&spec, q.last_step(), margin, &args.solver.config())
-            .with_context(|| format!("loading {}", args.spec.display()))?;
-        let a = asker
-            .ask(&q.scenario, &q.claim)
-            .with_context(|| format!("question {}", q.question.id))?;
-        answers.push(a);
-    }
-
+    let spec_file = args.spec.display().to_string();
+    let margin = args.margin.as_deref();
+    let config = args.solver.config();
+    let answers = ask_read(&spec, &tb, &spec_file, &parsed, margin, &config)?;
     let asked = parsed
         .into_iter()
         .zip(answers)
@@ -50,8 +38,6 @@ pub fn ask(args: &crate::cli::AskArgs) -> crate::output::Outcome {
         .collect();
     let file = args.questions.as_ref().map(|q| q.display().to_string());
     Ok(Box::new(printer::ask::timed_ask_report(
-        args.spec.display().to_string(),
-        asked,
-        file,
+        spec_file, asked, file,
     )?))
 }

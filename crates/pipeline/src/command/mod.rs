@@ -23,18 +23,9 @@ pub use voting::{
 use std::path::Path;
 use std::sync::Arc;
 
-/// How a command wants its spec loaded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Load {
-    /// Formulas only: timed requirements are refused (the command would leave them out).
-    Formulas,
-    /// Timed requirements in discrete time accepted, dense time refused: the command's
-    /// name, for the message.
-    Discrete(&'static str),
-    /// A spec about to be formalized (the warnings about formulas still to be written
-    /// are the caller's to count rather than show).
-    Formalize,
-}
+/// How a command wants its spec loaded (the rules are `reqs`'s: which requirements a
+/// command reads).
+pub use reqs::input::Load;
 
 /// What a command needs from its caller: its specs, loaded (with their diagnostics shown
 /// as the caller shows them), and the language model's client (with the caller's

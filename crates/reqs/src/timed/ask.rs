@@ -223,6 +223,56 @@ pub fn read_questions<'q>(
     }
 }
 
+/// Why the read questions of a timed spec could not be answered ([`ask_read`]).
+#[derive(Debug, thiserror::Error)]
+pub enum AskReadError {
+    /// The margin is not a duration of the spec's time base.
+    #[error("--margin: {0}")]
+    Margin(String),
+    /// The spec could not be loaded into a solver for a question's runs.
+    #[error("loading {file}")]
+    Load {
+        /// The spec file, as named to the caller.
+        file: String,
+        /// Why.
+        #[source]
+        source: TimedError,
+    },
+    /// A question could not be answered.
+    #[error("question {id}")]
+    Ask {
+        /// The question's id.
+        id: String,
+        /// Why.
+        #[source]
+        source: TimedError,
+    },
+}
+
+/// Answers the questions [`read_questions`] read, in order, each on runs as long as it
+/// needs: its last step plus `margin` (a duration of `tb`, the spec's time base;
+/// default: the longest requirement's durations plus one tick). `file` names the spec
+/// in errors.
+pub fn ask_read(
+    spec: &Spec,
+    tb: &TimeBase,
+    file: &str,
+    questions: &[ReadQuestion<'_>],
+    margin: Option<&str>,
+    config: &SolverConfig,
+) -> Result<Vec<TimedAnswer>, AskReadError> {
+    let margin = margin.map(|m| tb.duration(m).map(|d| d as usize));
+    let margin = margin.transpose().map_err(AskReadError::Margin)?;
+    let answer = |q: &ReadQuestion<'_>| {
+        let file = file.to_string();
+        let mut asker = TimedAsker::new(spec, q.last_step(), margin, config)
+            .map_err(|source| AskReadError::Load { file, source })?;
+        let id = q.question.id.clone();
+        (asker.ask(&q.scenario, &q.claim)).map_err(|source| AskReadError::Ask { id, source })
+    };
+    questions.iter().map(answer).collect()
+}
+
 /// The answer to a question over time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
