@@ -207,10 +207,9 @@ impl Report for DenseRun {
             DenseConsistency::Inconsistent { because } if because.is_empty() => {
                 o.push_str("inconsistent: no first interval satisfies every requirement\n")
             }
-            DenseConsistency::Inconsistent { because } => o.push_str(&format!(
-                "inconsistent: the invariants of {} contradict each other\n",
-                because.join(", ")
-            )),
+            DenseConsistency::Inconsistent { because } => {
+                o.push_str(&format!("inconsistent: {}\n", contradiction(because)))
+            }
             DenseConsistency::Unknown { reason } => {
                 o.push_str(&format!("consistency undecided: {reason}\n"))
             }
@@ -334,10 +333,7 @@ impl Report for DenseRun {
                 if because.is_empty() {
                     "no run satisfies the requirements".into()
                 } else {
-                    format!(
-                        "the invariants of {} contradict each other",
-                        because.join(", ")
-                    )
+                    contradiction(because)
                 },
             )),
             DenseConsistency::Unknown { reason } => out.push(self.finding(
@@ -416,5 +412,17 @@ impl Report for DenseRun {
             findings: out,
             files: vec![self.file.clone()],
         })
+    }
+}
+
+/// What an inconsistency among the requirements `because` is: one that no state
+/// satisfies, or invariants that contradict each other.
+fn contradiction(because: &[String]) -> String {
+    match because {
+        [one] => format!("{one} can never hold: no state satisfies it"),
+        _ => format!(
+            "the invariants of {} contradict each other",
+            because.join(", ")
+        ),
     }
 }

@@ -861,7 +861,20 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             checker.declare_const(&n, s)?;
         }
     }
-    if let Some(because) = contradicting_invariants(&sys, &mut checker, &invariants)? {
+    // A requirement whose automaton has no location admits no run at all (its formula
+    // can never hold, say): nothing else is asked, as when the invariants contradict
+    // each other.
+    let mut empty: Vec<String> = (sys.automata.iter())
+        .filter(|a| a.pea.locations.is_empty())
+        .map(|a| a.id.clone())
+        .collect();
+    empty.dedup();
+    let contradiction = if empty.is_empty() {
+        contradicting_invariants(&sys, &mut checker, &invariants)?
+    } else {
+        Some(empty)
+    };
+    if let Some(because) = contradiction {
         return Ok(DenseReport {
             semantics: "dense",
             tick: tb.tick_text.clone(),
@@ -1886,6 +1899,12 @@ fn localize(
     if matches!(question, Question::Rt { .. }) {
         return Ok(Localized::NoRun);
     }
+    // The evaluator reads the countertraces, and two patterns' automata are stricter
+    // (docs/timed.md): the whole product's automata must take the run too. Asked with
+    // every state and interval length fixed, the query leaves nothing to search.
+    let Some(m) = whole_run(sys, question, &m, k, limit)? else {
+        return Ok(Localized::NoRun);
+    };
     match recheck(ctx.spec, sys, &m, k, "a run of a part", breaks) {
         Ok(None) => Ok(Localized::Whole(Reach::Reachable {
             intervals: k + 1,
@@ -1895,6 +1914,38 @@ fn localize(
         // the part widens instead.
         Ok(Some(_)) | Err(_) => Ok(Localized::NoRun),
     }
+}
+
+/// The run of `m` (check points `0..=k`) as a run of the whole product `sys` that
+/// reaches the point `question` asks about, if it is one.
+fn whole_run(
+    sys: &System,
+    question: &Question,
+    m: &Model,
+    k: usize,
+    limit: &SolverConfig,
+) -> Result<Option<Model>, SolverError> {
+    let mut fixed = vec![question.bad(sys, k)];
+    for j in 0..=k {
+        let delta = std::iter::once(sys.delta(j)).filter_map(|d| match d {
+            Term::Var(n, s) => Some((n, s)),
+            _ => None,
+        });
+        let state = (sys.state.iter()).map(|(x, s)| (var_at(x, j), s.clone()));
+        for (n, s) in state.chain(delta) {
+            if let Some(v) = m.get(&n) {
+                fixed.push(Term::App(Op::Eq, vec![Term::Var(n, s), v.to_term()]));
+            }
+        }
+    }
+    let mut bmc = Bmc::start(sys, limit)?;
+    while bmc.depth < k {
+        bmc.extend()?;
+    }
+    Ok(match bmc.check(&Term::App(Op::And, fixed))? {
+        Outcome::Sat(whole) => Some(whole),
+        _ => None,
+    })
 }
 
 /// A run of `part` of up to [`default_depth`] intervals that reaches the point
@@ -2228,6 +2279,26 @@ mod tests {
             Localized::Whole(r) => panic!("a run, not {r:?}"),
             Localized::Breaks(b) => panic!("nothing left out breaks it, yet {b:?}"),
             Localized::NoRun => panic!("the part has a run"),
+        }
+    }
+
+    #[test]
+    fn a_requirement_that_can_never_hold_makes_the_spec_inconsistent() {
+        for text in [
+            "Output z is bool\nR: Globally, it is never the case that \"!(z) || z\" holds.\n",
+            "Input o is bool\nOutput z is bool\n\
+             R: Globally, it is always the case that \"o && !(o)\" holds.\n\
+             S: Globally, it is always the case that if \"z\" holds then \"!o\" holds after at most 3 time units.\n",
+        ] {
+            let options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
+            let report = audit_dense(&spec(text), &options).expect("audits");
+            assert_eq!(
+                report.consistency,
+                DenseConsistency::Inconsistent {
+                    because: vec!["R".into()]
+                },
+                "{text}"
+            );
         }
     }
 }
