@@ -122,3 +122,78 @@ fn a_proof_takes_the_requirements_a_run_of_its_part_breaks_not_all_that_share_a_
     let want: Vec<(&str, &str)> = want.iter().map(|(a, b)| (*a, b.as_str())).collect();
     expect(&text, &want);
 }
+
+/// An enumeration-typed input: the proofs' Horn problem declares the enumeration (z3
+/// refused the problem with "unknown sort" before, and the audit stopped with an error).
+#[test]
+fn a_proof_over_an_enumeration_variable_is_made() {
+    let text = r#"
+[spec]
+name = "b"
+
+[time]
+tick = "2 s"
+semantics = "dense"
+
+[[enums]]
+name = "Mode"
+values = ["Off", "Idle", "Run"]
+
+[[variables]]
+name = "m"
+sort = "Mode"
+role = "input"
+
+[[variables]]
+name = "o"
+sort = "Bool"
+role = "output"
+
+[[variables]]
+name = "z"
+sort = "Bool"
+role = "output"
+
+[[requirements]]
+id = "INV"
+text = 'Globally, it is always the case that if "m" holds, then "o" holds as well.'
+
+[requirements.timed]
+pattern = "Invariance"
+R = "(= m Run)"
+S = "o"
+
+[[requirements]]
+id = "RESP"
+text = 'Globally, it is always the case that if "m" holds then "!o" holds after at most 6 time units.'
+
+[requirements.timed]
+pattern = "ResponseDelay"
+R = "(= m Run)"
+S = "(not o)"
+c1 = "6 s"
+
+[[requirements]]
+id = "T"
+text = 'Globally, it is always the case that if "m" holds for at least 8 time units, then "z" holds afterwards.'
+
+[requirements.timed]
+pattern = "ResponseBoundL1"
+R = "(= m Run)"
+S = "z"
+c1 = "8 s"
+"#;
+    let spec = reqs::parse_spec(logic::SourceFile::new("t.toml", text.to_string()))
+        .unwrap_or_else(|d| panic!("loads:\n{d}"));
+    let options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
+    let report = audit_dense(&spec, &options).expect("audits");
+    let got = verdicts(&report);
+    assert_eq!(
+        got,
+        [
+            ("INV".to_string(), "broken".to_string()),
+            ("RESP".into(), "broken".into()),
+            ("T".into(), "redundant by INV,RESP".into())
+        ]
+    );
+}

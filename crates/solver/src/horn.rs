@@ -35,6 +35,9 @@ pub struct HornClause {
 /// Relations and clauses.
 #[derive(Debug, Clone, Default)]
 pub struct HornProblem {
+    /// The enumeration sorts the clauses use, with their constructors (declared
+    /// first).
+    pub enums: Vec<(Symbol, Vec<Symbol>)>,
     /// Each relation with the sorts of its arguments.
     pub relations: Vec<(Symbol, Vec<Sort>)>,
     /// The clauses.
@@ -79,6 +82,10 @@ fn symbol_text(s: &str) -> String {
 /// The problem as SMT-LIB text (what [`solve`] sends, without the options).
 pub fn text(problem: &HornProblem) -> Vec<String> {
     let mut lines = vec!["(set-logic HORN)".to_string()];
+    for (name, ctors) in &problem.enums {
+        let declare = logic::Command::DeclareEnum(name.clone(), ctors.clone());
+        lines.push(print::command(&declare));
+    }
     for (name, sorts) in &problem.relations {
         let args: Vec<String> = sorts.iter().map(sort_text).collect();
         lines.push(format!(
@@ -237,6 +244,9 @@ fn read_model(text: &str, problem: &HornProblem) -> Result<Vec<Definition>, Stri
         }
         let mut ctx = Context::new();
         ctx.set_logic("ALL");
+        for (e, ctors) in &problem.enums {
+            ctx.declare_enum(e.clone(), ctors.clone());
+        }
         let mut ps = Vec::new();
         for (pm, s) in params.iter().zip(sorts) {
             let pn = pm
@@ -282,6 +292,7 @@ mod tests {
         let real = |x: i64| Term::Real(num_rational::BigRational::from_integer(x.into()));
         let app = |t: Term| Term::Call(r.clone(), vec![t], Sort::Bool);
         let mk = |bad: i64| HornProblem {
+            enums: Vec::new(),
             relations: vec![(r.clone(), vec![Sort::Real])],
             clauses: vec![
                 HornClause {

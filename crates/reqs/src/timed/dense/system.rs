@@ -532,6 +532,7 @@ impl System {
         let mut step = vec![app(&ctl0)];
         step.extend(self.step(0));
         HornProblem {
+            enums: self.enums.clone(),
             relations: vec![(rel.clone(), sorts)],
             clauses: vec![
                 HornClause {
