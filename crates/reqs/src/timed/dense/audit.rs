@@ -861,20 +861,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             checker.declare_const(&n, s)?;
         }
     }
-    // A requirement whose automaton has no location admits no run at all (its formula
-    // can never hold, say): nothing else is asked, as when the invariants contradict
-    // each other.
-    let mut empty: Vec<String> = (sys.automata.iter())
-        .filter(|a| a.pea.locations.is_empty())
-        .map(|a| a.id.clone())
-        .collect();
-    empty.dedup();
-    let contradiction = if empty.is_empty() {
-        contradicting_invariants(&sys, &mut checker, &invariants)?
-    } else {
-        Some(empty)
-    };
-    if let Some(because) = contradiction {
+    if let Some(because) = contradicting_invariants(&sys, &mut checker, &invariants)? {
         return Ok(DenseReport {
             semantics: "dense",
             tick: tb.tick_text.clone(),
@@ -1168,6 +1155,17 @@ fn contradicting_invariants(
     checker: &mut Solver,
     invariants: &[usize],
 ) -> Result<Option<Vec<String>>, SolverError> {
+    // A requirement whose automaton has no location admits no run at all (its formula
+    // can never hold, say): nothing else is asked, as when the invariants contradict
+    // each other.
+    let mut empty: Vec<String> = (sys.automata.iter())
+        .filter(|a| a.pea.locations.is_empty())
+        .map(|a| a.id.clone())
+        .collect();
+    empty.dedup();
+    if !empty.is_empty() {
+        return Ok(Some(empty));
+    }
     let parts: Vec<Term> = invariants
         .iter()
         .map(|a| sys.term(*a, sys.automata[*a].pea.locations[0].state_inv, 0, false))
