@@ -91,5 +91,5 @@ mod transcript;
 pub use config::{SolverConfig, SolverKind, UnknownSolver};
 pub use error::{Reason, ReasonKind, SolverError, Undecided};
 pub use pool::{job_count, Pool};
-pub use solver::{Outcome, Solver};
+pub use solver::{default_value, Outcome, Solver};
 pub use transcript::transcript_files;

@@ -1315,7 +1315,7 @@ fn probed() -> &'static Mutex<HashSet<(PathBuf, SolverKind)>> {
 
 /// A value of each sort, for the default assignment: `false`, `0`, the first
 /// constructor.
-fn default_value(sort: &Sort, ctx: &Context) -> Option<Value> {
+pub fn default_value(sort: &Sort, ctx: &Context) -> Option<Value> {
     Some(match sort {
         Sort::Bool => Value::Bool(false),
         Sort::Int => Value::Int(0.into()),

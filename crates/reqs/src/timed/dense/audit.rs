@@ -1870,7 +1870,7 @@ fn localize(
         for (x, sort) in &sys.state {
             let v = var_at(x, j);
             if m.get(&v).is_none() {
-                if let Some(d) = default_value(sort, sys) {
+                if let Some(d) = solver::default_value(sort, &ctx.spec.context) {
                     m.insert(v, d);
                 }
             }
@@ -1963,20 +1963,6 @@ fn part_run(
             Outcome::Unsat(_) => bmc.extend()?,
         }
     }
-}
-
-/// A value of each sort, for the variables a part's run leaves out: `false`, `0`, the
-/// first constructor.
-fn default_value(sort: &Sort, sys: &System) -> Option<Value> {
-    Some(match sort {
-        Sort::Bool => Value::Bool(false),
-        Sort::Int => Value::Int(0.into()),
-        Sort::Real => Value::Real(BigRational::zero()),
-        Sort::Enum(e) => {
-            let (_, ctors) = sys.enums.iter().find(|(n, _)| n == e)?;
-            Value::Enum(e.clone(), ctors.first()?.clone())
-        }
-    })
 }
 
 /// The variables each automaton's formulas mention.
