@@ -4,7 +4,8 @@
 
 use report::{Finding, Findings, Level, Report, Rule, Status};
 use reqs::timed::dense::audit::{
-    DenseConsistency, DenseRedundancy, DenseReport, DenseTrace, DenseVacuity, Reach,
+    DenseConsistency, DenseEnvironment, DenseRedundancy, DenseReport, DenseTrace, DenseVacuity,
+    Reach,
 };
 use reqs::Spec;
 
@@ -32,6 +33,13 @@ const RULES: &[Rule] = &[
         name: "DeadEnd",
         short: "After a run every requirement allows, these requirements have no common next step.",
         help: "Look at the run: the requirements demand contradicting things right after it. Add a requirement that avoids it, or change a duration.",
+        level: Level::Error,
+    },
+    Rule {
+        id: "VERA-DENSE-ENV-CONFLICT",
+        name: "EnvironmentForcesDeadEnd",
+        short: "After a run every requirement allows, the environment can choose the next inputs so that these requirements have no common next step.",
+        help: "Look at the run and the requirements: one of them may have to be an assumption on the inputs, or the responses need more time.",
         level: Level::Error,
     },
     Rule {
@@ -98,6 +106,48 @@ fn reach_basis(r: &Reach) -> String {
         }
         Reach::Reachable { intervals, .. } => format!("shown by a run of {intervals} intervals"),
         Reach::Unknown { reason, .. } => format!("undecided: {reason}"),
+    }
+}
+
+/// Conflicts the environment can force: the counts, each conflict with its run, each
+/// set not decided with why.
+fn environment_lines(o: &mut String, e: &DenseEnvironment) {
+    let (checks, trivial) = match e {
+        DenseEnvironment::NotChecked { reason } => {
+            o.push_str(&format!(
+                "conflicts the environment can force: not checked ({reason})\n"
+            ));
+            return;
+        }
+        DenseEnvironment::Checked { checks, trivial } => (checks, trivial),
+    };
+    let (found, open) = (e.conflicts(), e.open());
+    let proved = checks.len() - found.len() - open.len();
+    o.push_str(&format!(
+        "conflicts the environment can force: {} set{}; {proved} proved free, {trivial} trivially free{}\n",
+        found.len(),
+        if found.len() == 1 { "" } else { "s" },
+        if open.is_empty() {
+            String::new()
+        } else {
+            format!(", {} not decided", open.len())
+        }
+    ));
+    for c in found {
+        if let Reach::Reachable { trace, intervals } = &c.dead_end {
+            o.push_str(&format!(
+                "  {}: after this run ({intervals} intervals) every requirement holds, and the environment can choose the next inputs so that these have no common next step:\n",
+                c.requirements.join(", ")
+            ));
+            trace_text(o, trace, "    ");
+        }
+    }
+    for c in open {
+        o.push_str(&format!(
+            "  {}: {}\n",
+            c.requirements.join(", "),
+            reach_basis(&c.dead_end)
+        ));
     }
 }
 
@@ -178,7 +228,8 @@ impl Report for DenseRun {
                     c.dead_end,
                     Reach::Unknown { .. } | Reach::Unreachable { proved: false, .. }
                 )
-            });
+            })
+            || !r.environment.open().is_empty();
         if undecided {
             Status::Error
         } else if r.has_findings() {
@@ -262,6 +313,7 @@ impl Report for DenseRun {
                 reach_basis(&c.dead_end)
             ));
         }
+        environment_lines(&mut o, &r.environment);
         redundancy_line(&mut o, r);
         for a in &r.requirements {
             let mut lines: Vec<String> = Vec::new();
@@ -363,6 +415,31 @@ impl Report for DenseRun {
                     format!("dead ends of {}: {}", c.automata.join(", "), reach_basis(other)),
                 )),
             }
+        }
+        for c in r.environment.conflicts() {
+            if let Reach::Reachable { intervals, .. } = &c.dead_end {
+                out.push(self.finding(
+                    "VERA-DENSE-ENV-CONFLICT",
+                    Level::Error,
+                    &c.requirements,
+                    format!(
+                        "after a run of {intervals} intervals that every requirement allows, the environment can choose the next inputs so that {} have no common next step",
+                        c.requirements.join(", ")
+                    ),
+                ));
+            }
+        }
+        for c in r.environment.open() {
+            out.push(self.finding(
+                "VERA-DENSE-UNDECIDED",
+                Level::Error,
+                &c.requirements,
+                format!(
+                    "dead ends the environment can force on {}: {}",
+                    c.requirements.join(", "),
+                    reach_basis(&c.dead_end)
+                ),
+            ));
         }
         for a in &r.requirements {
             let me = std::slice::from_ref(&a.id);

@@ -31,6 +31,9 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use solver::{Outcome, Solver, SolverConfig, SolverError};
 
+mod env;
+pub use env::DenseEnvironment;
+
 /// Options of [`audit_dense`].
 #[derive(Debug, Clone)]
 pub struct DenseOptions {
@@ -262,6 +265,8 @@ pub struct DenseReport {
     /// True when rt-inconsistency was not checked (asked so: `rt_range` 0).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub rt_skipped: bool,
+    /// Conflicts the environment can force (with `role = "input"` variables).
+    pub environment: DenseEnvironment,
     /// The number of results the peer reports for this spec (one per check).
     pub results: usize,
     /// Requirements without a pattern or formula.
@@ -294,6 +299,8 @@ impl DenseReport {
                 .rt_checks
                 .iter()
                 .any(|c| !matches!(c.dead_end, Reach::Unreachable { proved: true, .. }))
+            || !self.environment.conflicts().is_empty()
+            || !self.environment.open().is_empty()
     }
 }
 
@@ -506,8 +513,27 @@ impl Question {
 
 /// One location vector of a set without a joint next step in some clock region: the
 /// set's locations, the clock atoms `(automaton, phase)` and the cubes (one value per
-/// atom) without a step.
-type Stuck = (Vec<usize>, Vec<(usize, usize)>, Vec<Vec<bool>>);
+/// atom) without a step, each with the condition on the current state under which it
+/// has none (`None`: whatever the state; see [`Judged::StuckIf`]).
+type Stuck = (
+    Vec<usize>,
+    Vec<(usize, usize)>,
+    Vec<(Vec<bool>, Option<Ref>)>,
+);
+
+/// What a judge of next steps ([`ndc`]) makes of one location vector and clock cube
+/// of a set.
+enum Judged {
+    /// A next step exists.
+    Free,
+    /// No next step, whatever the current state.
+    Stuck,
+    /// No next step when this diagram over the current state (the values a step's
+    /// history variables refer to) holds.
+    StuckIf(Ref),
+    /// Not decided.
+    Undecided(solver::Undecided),
+}
 
 /// For rt-inconsistency: per location vector of the set, the clock cubes after which
 /// the set has no joint next step.
@@ -526,7 +552,7 @@ impl Ndc {
                 .collect();
             let stuck: Vec<Term> = cubes
                 .iter()
-                .map(|cube| {
+                .map(|(cube, cond)| {
                     let c: Vec<Term> = atoms
                         .iter()
                         .zip(cube)
@@ -538,6 +564,7 @@ impl Ndc {
                                 Term::not(t)
                             }
                         })
+                        .chain(cond.map(|f| sys.term(0, f, k, shifted)))
                         .collect();
                     Term::App(Op::And, c.into_iter().chain([Term::Bool(true)]).collect())
                 })
@@ -650,6 +677,32 @@ fn ndc(
     data: &mut DataSat,
     steps: &mut Steps,
 ) -> Result<Result<Option<Ndc>, solver::Undecided>, SolverError> {
+    stuck_points(sys, set, primed_inv, data, steps, &mut |sys, data, f| {
+        Ok(match data.sat(sys, f)? {
+            Some(true) => Judged::Free,
+            Some(false) => Judged::Stuck,
+            None => Judged::Undecided(solver::Undecided::other(
+                "whether the next state exists had no answer from the solver",
+            )),
+        })
+    })
+}
+
+/// A judge of a set's joint next steps: given the diagram of the steps (the set's
+/// steps from a location vector in one clock cube, and `primed_inv`), whether there is
+/// none.
+type Judge<'a> = dyn FnMut(&mut System, &mut DataSat, Ref) -> Result<Judged, SolverError> + 'a;
+
+/// The points where the automata of `set` (with `primed_inv`) have no joint next step
+/// by `judge`: per location vector, the clock cubes it finds stuck. `Ok(None)`: none.
+fn stuck_points(
+    sys: &mut System,
+    set: &[usize],
+    primed_inv: Ref,
+    data: &mut DataSat,
+    steps: &mut Steps,
+    judge: &mut Judge,
+) -> Result<Result<Option<Ndc>, solver::Undecided>, SolverError> {
     let mut vectors = Vec::new();
     let sizes: Vec<usize> = set
         .iter()
@@ -681,14 +734,12 @@ fn ndc(
                     break;
                 }
             }
-            match data.sat(sys, f)? {
-                Some(true) => {}
-                Some(false) => stuck.push((0..atoms.len()).map(value).collect::<Vec<bool>>()),
-                None => {
-                    return Ok(Err(solver::Undecided::other(
-                        "whether the next state exists had no answer from the solver",
-                    )))
-                }
+            let cube = || (0..atoms.len()).map(value).collect::<Vec<bool>>();
+            match judge(sys, data, f)? {
+                Judged::Free => {}
+                Judged::Stuck => stuck.push((cube(), None)),
+                Judged::StuckIf(cond) => stuck.push((cube(), Some(cond))),
+                Judged::Undecided(why) => return Ok(Err(why)),
             }
         }
         if !stuck.is_empty() {
@@ -872,6 +923,9 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
             rt_checks: Vec::new(),
             rt_trivial: 0,
             rt_skipped: options.rt_range == 0,
+            environment: DenseEnvironment::NotChecked {
+                reason: "the requirements are not consistent".into(),
+            },
             results: 1,
             not_formalized,
         });
@@ -880,13 +934,15 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
     let depth = options.bmc_depth.unwrap_or_else(|| default_depth(&sys));
 
     let Asked {
-        questions,
+        mut questions,
         mut answers,
         vac_of,
         trigger_of,
         rt_sets,
         rt_trivial,
         rt_total,
+        mut data,
+        mut steps,
     } = ask(
         spec,
         &mut sys,
@@ -897,6 +953,15 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         checker,
     )?;
     let vacuity_checks = vac_of.iter().filter(|v| v.is_some()).count();
+    let env_asked = env::ask_env(
+        spec,
+        &mut sys,
+        (&invariants, &others),
+        options.rt_range,
+        (&mut data, &mut steps),
+        (&mut questions, &mut answers),
+    )?;
+    drop(data);
 
     // Consistency: a first interval.
     let mut bmc = Bmc::start(&sys, &options.solver)?;
@@ -943,7 +1008,33 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         }
         ra.vacuity = vacuity_of(&checked);
     }
-    let rt_checks: Vec<RtCheck> = rt_sets
+    let rt_checks = rt_checks_of(spec, &sys, &rt_sets, &answer, &epsilon_only);
+    let environment = env::environment(spec, &sys, env_asked, consistent, &answer, &epsilon_only);
+    Ok(DenseReport {
+        semantics: "dense",
+        tick: tb.tick_text.clone(),
+        epsilon,
+        automata,
+        consistency,
+        requirements,
+        rt_checks,
+        rt_trivial,
+        rt_skipped: options.rt_range == 0,
+        environment,
+        results: 1 + vacuity_checks + rt_total,
+        not_formalized,
+    })
+}
+
+/// The report's rt checks: per set asked about, its answer.
+fn rt_checks_of(
+    spec: &Spec,
+    sys: &System,
+    rt_sets: &[(Vec<usize>, usize)],
+    answer: &dyn Fn(usize) -> Reach,
+    epsilon_only: &[bool],
+) -> Vec<RtCheck> {
+    rt_sets
         .iter()
         .map(|(set, qi)| {
             let mut reqs: Vec<String> = set.iter().map(|a| sys.automata[*a].id.clone()).collect();
@@ -959,20 +1050,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
                 epsilon_only: epsilon_only[*qi],
             }
         })
-        .collect();
-    Ok(DenseReport {
-        semantics: "dense",
-        tick: tb.tick_text.clone(),
-        epsilon,
-        automata,
-        consistency,
-        requirements,
-        rt_checks,
-        rt_trivial,
-        rt_skipped: options.rt_range == 0,
-        results: 1 + vacuity_checks + rt_total,
-        not_formalized,
-    })
+        .collect()
 }
 
 /// The default search depth: twice the longest countertrace and two, at most 40.
@@ -1202,6 +1280,9 @@ struct Asked {
     rt_trivial: usize,
     /// Every rt set.
     rt_total: usize,
+    /// The pre-check's session and steps, for more questions.
+    data: DataSat,
+    steps: Steps,
 }
 
 /// Builds the questions of [`Asked`] (the rt pre-check asks `checker`).
@@ -1294,6 +1375,8 @@ fn ask(
         rt_sets,
         rt_trivial,
         rt_total: sets.len(),
+        data,
+        steps,
     })
 }
 

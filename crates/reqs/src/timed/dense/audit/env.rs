@@ -1,0 +1,488 @@
+//! Conflicts the environment can force, in dense time: realizability over time.
+//!
+//! With roles in the schema (`role = "input"`: the environment's; every other variable
+//! the system's), a set of requirements has such a conflict at a reachable point when
+//! the environment can choose the next interval's inputs so that the set (with every
+//! invariant) has no joint next step whatever the system chooses, while some other
+//! choice of inputs leaves it one. The second half keeps the points out where the set
+//! has no next step at all: those are rt-inconsistency, which needs no environment.
+//!
+//! Per location vector and clock cube of a set, the diagram `f` of its joint next
+//! steps is judged by [`env_judge`]: with `A` the environment's assumptions over the
+//! next inputs (the invariants and domain constraints over inputs only), the
+//! environment can force a dead end when `∃in. A ∧ ¬∃out. f` and the set has a step
+//! for other inputs when `∃in. A ∧ ∃out. f`. The system's Boolean variables are
+//! quantified in the diagram; Int and Real variables of the system in a next step are
+//! not decided (the check says so). What the two halves leave over the current state
+//! (a history variable's value) becomes a condition on the point asked about. The
+//! points found are then questions like the rt sets' ("is such a point reachable?"),
+//! answered by the same search and proofs.
+//!
+//! The sets asked about: the invariants alone (shrunk to a smallest set that keeps
+//! the conflict), each automaton that is not an invariant, and each pair of those
+//! whose requirements are linked through the system's variables (directly or through
+//! invariants): a pair that is not linked has a conflict only where one of its members
+//! has one on its own. A set is reported only when none of its subsets is.
+
+use super::{
+    automaton_name, combinations, stuck_points, variables_of, DataSat, Judged, Ndc, Question,
+    Reach, RtCheck, Steps,
+};
+use crate::spec::{Role, Spec};
+use crate::timed::dense::bdd::{Atom, Ref, FALSE, TRUE};
+use crate::timed::dense::system::System;
+use logic::{Sort, Symbol, Term};
+use rustc_hash::FxHashSet as HashSet;
+use serde::Serialize;
+use solver::SolverError;
+
+/// Conflicts the environment can force (realizability over time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum DenseEnvironment {
+    /// Not checked.
+    NotChecked {
+        /// Why.
+        reason: String,
+    },
+    /// Checked: every set whose pre-check finds a point the environment can force.
+    Checked {
+        /// The sets asked about (a set with a reachable conflict, or one whose check is
+        /// not decided), minimal: no subset of a set listed has a conflict.
+        checks: Vec<RtCheck>,
+        /// How many sets were free without a search (no point of theirs lets the
+        /// environment force a dead end).
+        trivial: usize,
+    },
+}
+
+impl DenseEnvironment {
+    /// The sets with a conflict the environment can force.
+    pub fn conflicts(&self) -> Vec<&RtCheck> {
+        match self {
+            DenseEnvironment::Checked { checks, .. } => checks
+                .iter()
+                .filter(|c| matches!(c.dead_end, Reach::Reachable { .. }))
+                .collect(),
+            DenseEnvironment::NotChecked { .. } => Vec::new(),
+        }
+    }
+
+    /// The checks not decided for every run.
+    pub fn open(&self) -> Vec<&RtCheck> {
+        match self {
+            DenseEnvironment::Checked { checks, .. } => checks
+                .iter()
+                .filter(|c| {
+                    !matches!(
+                        c.dead_end,
+                        Reach::Reachable { .. } | Reach::Unreachable { proved: true, .. }
+                    )
+                })
+                .collect(),
+            DenseEnvironment::NotChecked { .. } => Vec::new(),
+        }
+    }
+}
+
+/// Which variables the environment chooses, and the history variables (whose value in
+/// a next step is the current state's).
+struct Roles {
+    inputs: HashSet<Symbol>,
+    history: HashSet<Symbol>,
+}
+
+impl Roles {
+    /// The variable a name stands for: a history variable's own variable.
+    fn base<'a>(&'a self, sys: &'a System, n: &'a Symbol) -> &'a Symbol {
+        sys.history
+            .iter()
+            .find(|(h, _, _)| h == n)
+            .map_or(n, |(_, x, _)| x)
+    }
+}
+
+/// The environment's questions, added to the audit's.
+pub(super) struct EnvAsked {
+    /// The sets asked about: the automata, the invariants taken with them, the
+    /// question.
+    pub sets: Vec<(Vec<usize>, Vec<usize>, usize)>,
+    /// Sets free without a search.
+    pub trivial: usize,
+}
+
+/// Why the check is not run on this spec, if it is not.
+fn not_checked(spec: &Spec, sys: &System, rt_range: usize) -> Option<String> {
+    let inputs = spec
+        .variables
+        .iter()
+        .filter(|v| v.role == Some(Role::Input))
+        .count();
+    if rt_range == 0 {
+        return Some("not asked for (--no-rt)".into());
+    }
+    if inputs == 0 {
+        return Some("no variable has role = \"input\"".into());
+    }
+    if inputs == spec.variables.len() {
+        return Some(
+            "every variable is an input: no requirement constrains what the system chooses".into(),
+        );
+    }
+    let roles = roles(spec, sys);
+    let mut timed: Vec<String> = (0..sys.automata.len())
+        .filter(|a| !sys.automata[*a].pea.is_invariant() && inputs_only(sys, &roles, *a))
+        .map(|a| sys.automata[a].id.clone())
+        .collect();
+    timed.dedup();
+    (!timed.is_empty()).then(|| {
+        format!(
+            "{} constrain{} inputs only, over time: the environment's timed assumptions are not modelled",
+            timed.join(", "),
+            if timed.len() == 1 { "s" } else { "" }
+        )
+    })
+}
+
+fn roles(spec: &Spec, sys: &System) -> Roles {
+    Roles {
+        inputs: spec
+            .variables
+            .iter()
+            .filter(|v| v.role == Some(Role::Input))
+            .map(|v| v.name.clone())
+            .collect(),
+        history: sys.history.iter().map(|(h, _, _)| h.clone()).collect(),
+    }
+}
+
+/// True when automaton `a` mentions inputs only (an assumption about the environment).
+fn inputs_only(sys: &System, roles: &Roles, a: usize) -> bool {
+    variables_of(sys, a)
+        .iter()
+        .all(|n| roles.inputs.contains(roles.base(sys, n)))
+}
+
+/// Builds the environment's questions (appended to `questions` and `answers`), or says
+/// why there are none.
+pub(super) fn ask_env(
+    spec: &Spec,
+    sys: &mut System,
+    (invariants, others): (&[usize], &[usize]),
+    rt_range: usize,
+    (data, steps): (&mut DataSat, &mut Steps),
+    (questions, answers): (&mut Vec<Question>, &mut Vec<Option<Reach>>),
+) -> Result<Result<EnvAsked, String>, SolverError> {
+    if let Some(reason) = not_checked(spec, sys, rt_range) {
+        return Ok(Err(reason));
+    }
+    let roles = roles(spec, sys);
+    let (assumed, kept): (Vec<usize>, Vec<usize>) = invariants
+        .iter()
+        .partition(|a| inputs_only(sys, &roles, **a));
+    // The environment's assumptions over the next inputs, and the domain constraints
+    // over the system's variables (kept like invariants).
+    let mut assume = primed_invariants(sys, &assumed);
+    let mut kept_domain = TRUE;
+    for d in &spec.domain {
+        let f = sys.bdd.of_term(&d.formula);
+        let f = sys.bdd.prime(f);
+        let over_inputs = (d.formula.free_vars().iter()).all(|(n, _)| roles.inputs.contains(n));
+        if over_inputs {
+            assume = sys.bdd.and(assume, f);
+        } else {
+            kept_domain = sys.bdd.and(kept_domain, f);
+        }
+    }
+    let mut judge = |sys: &mut System, data: &mut DataSat, f: Ref| {
+        let f = sys.bdd.and(f, kept_domain);
+        env_judge(sys, data, &roles, assume, f)
+    };
+    let mut out = EnvAsked {
+        sets: Vec::new(),
+        trivial: 0,
+    };
+    // The invariants alone, shrunk while the conflict stays.
+    let all = primed_invariants(sys, &kept);
+    let empty = stuck_points(sys, &[], all, data, steps, &mut judge)?;
+    let unconditional = matches!(&empty, Ok(Some(n)) if n.vectors.iter()
+        .all(|(_, _, c)| c.iter().all(|(_, cond)| cond.is_none())));
+    if !matches!(empty, Ok(None)) {
+        let mut keep = kept.clone();
+        let mut i = 0;
+        while i < keep.len() {
+            let mut fewer = keep.clone();
+            fewer.remove(i);
+            let inv = primed_invariants(sys, &fewer);
+            match stuck_points(sys, &[], inv, data, steps, &mut judge)? {
+                Ok(Some(_)) => keep = fewer,
+                _ => i += 1,
+            }
+        }
+        let inv = primed_invariants(sys, &keep);
+        let answer = stuck_points(sys, &[], inv, data, steps, &mut judge)?;
+        push(&mut out, (questions, answers), (Vec::new(), keep), answer);
+    } else {
+        out.trivial += 1;
+    }
+    // With the invariants alone in conflict at every point, every other set's
+    // conflict contains theirs.
+    if unconditional {
+        return Ok(Ok(out));
+    }
+    for (group, invs) in linked(sys, &roles, others, &kept) {
+        let inv = primed_invariants(sys, &invs);
+        let mut sets: Vec<Vec<usize>> = group.iter().map(|a| vec![*a]).collect();
+        for m in 2..=rt_range.min(group.len()) {
+            sets.extend(combinations(&group, m));
+        }
+        for set in sets {
+            match stuck_points(sys, &set, inv, data, steps, &mut judge)? {
+                Ok(None) => out.trivial += 1,
+                answer => push(&mut out, (questions, answers), (set, invs.clone()), answer),
+            }
+        }
+    }
+    Ok(Ok(out))
+}
+
+/// Adds the question of `set` (with invariants `invs`) with the pre-check's `answer`.
+fn push(
+    out: &mut EnvAsked,
+    (questions, answers): (&mut Vec<Question>, &mut Vec<Option<Reach>>),
+    (set, invs): (Vec<usize>, Vec<usize>),
+    answer: Result<Option<Ndc>, solver::Undecided>,
+) {
+    out.sets.push((set.clone(), invs, questions.len()));
+    let (ndc, known) = match answer {
+        Ok(n) => (n.unwrap_or(Ndc { vectors: vec![] }), None),
+        Err(reason) => (
+            Ndc { vectors: vec![] },
+            Some(Reach::Unknown { reason, up_to: 0 }),
+        ),
+    };
+    questions.push(Question::Rt { set, ndc });
+    answers.push(known);
+}
+
+/// The conjunction of the invariants' state invariants over the next state.
+fn primed_invariants(sys: &mut System, invariants: &[usize]) -> Ref {
+    let mut f = TRUE;
+    for a in invariants {
+        let inv = sys.automata[*a].pea.locations[0].state_inv;
+        let p = sys.bdd.prime(inv);
+        f = sys.bdd.and(f, p);
+    }
+    f
+}
+
+/// The automata of `others` in groups linked through the system's variables (two are
+/// linked when they share one, or are linked to invariants of `kept` that do), each
+/// with the invariants linked to it.
+fn linked(
+    sys: &System,
+    roles: &Roles,
+    others: &[usize],
+    kept: &[usize],
+) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let nodes: Vec<usize> = others.iter().chain(kept).copied().collect();
+    let outputs: Vec<Vec<Symbol>> = nodes
+        .iter()
+        .map(|a| {
+            variables_of(sys, *a)
+                .iter()
+                .map(|n| roles.base(sys, n).clone())
+                .filter(|n| !roles.inputs.contains(n))
+                .collect()
+        })
+        .collect();
+    // Union-find over the nodes, joined through their variables.
+    let mut parent: Vec<usize> = (0..nodes.len()).collect();
+    fn find(p: &mut [usize], i: usize) -> usize {
+        let mut r = i;
+        while p[r] != r {
+            r = p[r];
+        }
+        p[i] = r;
+        r
+    }
+    let mut owner: rustc_hash::FxHashMap<&Symbol, usize> = Default::default();
+    for (i, vars) in outputs.iter().enumerate() {
+        for v in vars {
+            match owner.get(v) {
+                Some(&j) => {
+                    let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[ri] = rj;
+                }
+                None => {
+                    owner.insert(v, i);
+                }
+            }
+        }
+    }
+    let mut groups: rustc_hash::FxHashMap<usize, (Vec<usize>, Vec<usize>)> = Default::default();
+    for (i, a) in nodes.iter().enumerate() {
+        let r = find(&mut parent, i);
+        let g = groups.entry(r).or_default();
+        if i < others.len() {
+            g.0.push(*a);
+        } else {
+            g.1.push(*a);
+        }
+    }
+    let mut out: Vec<(Vec<usize>, Vec<usize>)> =
+        groups.into_values().filter(|g| !g.0.is_empty()).collect();
+    out.sort();
+    out
+}
+
+/// Judges one diagram `f` of a set's joint next steps: [`Judged::Stuck`] when the
+/// environment can choose inputs (allowed by `assume`) with no joint step for any
+/// choice of the system's variables, while other inputs leave one.
+fn env_judge(
+    sys: &mut System,
+    data: &mut DataSat,
+    roles: &Roles,
+    assume: Ref,
+    f: Ref,
+) -> Result<Judged, SolverError> {
+    let mut system_bools = Vec::new();
+    for v in sys.bdd.support(f) {
+        match &sys.bdd.atoms()[v as usize] {
+            Atom::Data {
+                term: Term::Var(n, Sort::Bool),
+                primed: true,
+            } if !roles.history.contains(n) && !roles.inputs.contains(n) => {
+                system_bools.push(v);
+            }
+            Atom::Data { term, primed: true } => {
+                let chosen = term
+                    .free_vars()
+                    .into_iter()
+                    .find(|(n, _)| !roles.history.contains(n) && !roles.inputs.contains(n));
+                if let Some((n, _)) = chosen {
+                    return Ok(Judged::Undecided(solver::Undecided::other(format!(
+                        "the system's choice of {n} (not Boolean) in a next step is not decided in dense time"
+                    ))));
+                }
+            }
+            _ => {}
+        }
+    }
+    let g = sys.bdd.exists(f, &system_bools);
+    let ng = sys.bdd.not(g);
+    let forced = sys.bdd.and(assume, ng);
+    let served = sys.bdd.and(assume, g);
+    if forced == FALSE || served == FALSE {
+        return Ok(Judged::Free);
+    }
+    // What is left over the current state, with the Boolean inputs quantified.
+    let mut conds = Vec::new();
+    let mut closed = true;
+    let mut input_data = false;
+    for h in [forced, served] {
+        let bools: Vec<u32> = (sys.bdd.support(h).into_iter())
+            .filter(|v| matches!(&sys.bdd.atoms()[*v as usize], Atom::Data { term: Term::Var(n, Sort::Bool), primed: true } if !roles.history.contains(n)))
+            .collect();
+        let c = sys.bdd.exists(h, &bools);
+        for v in sys.bdd.support(c) {
+            match &sys.bdd.atoms()[v as usize] {
+                Atom::Data { term, primed: true }
+                    if !term
+                        .free_vars()
+                        .iter()
+                        .any(|(n, _)| roles.history.contains(n)) =>
+                {
+                    input_data = true
+                }
+                _ => closed = false,
+            }
+        }
+        conds.push(c);
+    }
+    if closed {
+        // Over the next inputs only: the solver decides both halves.
+        return Ok(match (data.sat(sys, forced)?, data.sat(sys, served)?) {
+            (Some(true), Some(true)) => Judged::Stuck,
+            (Some(false), _) | (_, Some(false)) => Judged::Free,
+            _ => Judged::Undecided(solver::Undecided::other(
+                "whether the environment can force a dead end had no answer from the solver",
+            )),
+        });
+    }
+    if input_data {
+        return Ok(Judged::Undecided(solver::Undecided::other(
+            "a dead end the environment forces through Int or Real inputs that depends on the previous interval is not decided in dense time",
+        )));
+    }
+    let cond = sys.bdd.and(conds[0], conds[1]);
+    Ok(if cond == FALSE {
+        Judged::Free
+    } else {
+        Judged::StuckIf(cond)
+    })
+}
+
+/// The verdict from the answers (`asked`: the questions, or why there are none).
+pub(super) fn environment(
+    spec: &Spec,
+    sys: &System,
+    asked: Result<EnvAsked, String>,
+    consistent: bool,
+    answer: &dyn Fn(usize) -> Reach,
+    epsilon_only: &[bool],
+) -> DenseEnvironment {
+    match asked {
+        Err(reason) => DenseEnvironment::NotChecked { reason },
+        Ok(_) if !consistent => DenseEnvironment::NotChecked {
+            reason: "the requirements are not consistent".into(),
+        },
+        Ok(asked) => DenseEnvironment::Checked {
+            checks: env_checks(spec, sys, &asked, answer, epsilon_only),
+            trivial: asked.trivial,
+        },
+    }
+}
+
+/// The report's checks from the answers: per set asked about, minimal ones only (no
+/// subset with a conflict), without those trivially free.
+fn env_checks(
+    spec: &Spec,
+    sys: &System,
+    asked: &EnvAsked,
+    answer: &dyn Fn(usize) -> Reach,
+    epsilon_only: &[bool],
+) -> Vec<RtCheck> {
+    let all = |(set, invs, _): &(Vec<usize>, Vec<usize>, usize)| -> Vec<usize> {
+        set.iter().chain(invs).copied().collect()
+    };
+    let found: Vec<Vec<usize>> = (asked.sets.iter())
+        .filter(|(_, _, qi)| matches!(answer(*qi), Reach::Reachable { .. }))
+        .map(all)
+        .collect();
+    asked
+        .sets
+        .iter()
+        .filter(|s| {
+            let auts = all(s);
+            !found
+                .iter()
+                .any(|f| f.len() < auts.len() && f.iter().all(|a| auts.contains(a)))
+        })
+        .map(|s| {
+            let (auts, qi) = (all(s), s.2);
+            let mut reqs: Vec<String> = auts.iter().map(|a| sys.automata[*a].id.clone()).collect();
+            reqs.sort();
+            reqs.dedup();
+            RtCheck {
+                requirements: reqs,
+                automata: auts
+                    .iter()
+                    .map(|a| automaton_name(spec, &sys.automata[*a]))
+                    .collect(),
+                dead_end: answer(qi),
+                epsilon_only: epsilon_only[qi],
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,160 @@
+//! Conflicts the environment can force in dense time (realizability over time): after
+//! a run every requirement allows, the environment chooses the next inputs so that a
+//! set of requirements has no common next step whatever the system chooses, while
+//! other inputs leave one. Small specs in Ultimate's `.req` syntax (`Input` and
+//! `Output` declarations give the roles) with known answers, on z3.
+
+use reqs::timed::dense::audit::{audit_dense, DenseEnvironment, DenseOptions, DenseReport, Reach};
+use solver::{SolverConfig, SolverKind};
+
+/// The dense audit of a `.req` text.
+fn audit(text: &str) -> DenseReport {
+    let imported = extract::req_to_spec("t.req", text, None).expect("imports");
+    let spec = reqs::parse_spec(logic::SourceFile::new("t.req", imported.toml))
+        .unwrap_or_else(|d| panic!("loads:\n{d}"));
+    audit_dense(&spec, &DenseOptions::new(SolverConfig::new(SolverKind::Z3))).expect("audits")
+}
+
+/// Per set asked about: its requirements and "forced after N" (a run of N intervals
+/// shown), "free (proved)" or what else its answer is.
+fn verdicts(r: &DenseReport) -> Vec<(String, String)> {
+    let DenseEnvironment::Checked { checks, .. } = &r.environment else {
+        panic!("not checked: {:?}", r.environment)
+    };
+    checks
+        .iter()
+        .map(|c| {
+            let v = match &c.dead_end {
+                Reach::Reachable { intervals, trace } => {
+                    assert_eq!(trace.rows.is_empty(), *intervals == 0, "a run is shown");
+                    format!("forced after {intervals}")
+                }
+                Reach::Unreachable { proved: true, .. } => "free (proved)".into(),
+                other => format!("{other:?}"),
+            };
+            (c.requirements.join(","), v)
+        })
+        .collect()
+}
+
+fn expect(text: &str, want: &[(&str, &str)]) {
+    let r = audit(text);
+    assert!(
+        r.rt_inconsistent().is_empty(),
+        "no rt-inconsistency: {text}"
+    );
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(verdicts(&r), want, "{text}");
+}
+
+#[test]
+fn two_invariants_that_demand_opposite_outputs_for_one_input() {
+    expect(
+        "Input a is bool\nOutput b is bool\n\
+         R1: Globally, it is always the case that \"b\" holds.\n\
+         R2: Globally, it is always the case that if \"a\" holds then \"!b\" holds as well.\n",
+        &[("R1,R2", "forced after 1")],
+    );
+}
+
+#[test]
+fn a_deadline_the_environment_can_take_away() {
+    // a for 2 s with b false: R1 now demands b, and the environment's !a makes R2 forbid
+    // it. Either alone the system can always keep.
+    expect(
+        "Input a is bool\nOutput b is bool\n\
+         R1: Globally, it is always the case that if \"a\" holds then \"b\" holds after at most 2 time units.\n\
+         R2: Globally, it is always the case that if \"!a\" holds then \"!b\" holds as well.\n",
+        &[("R1,R2", "forced after 1")],
+    );
+}
+
+#[test]
+fn requirements_the_system_can_always_keep_have_no_conflict() {
+    expect(
+        "Input a is bool\nOutput b is bool\n\
+         R1: Globally, it is always the case that if \"a\" holds then \"b\" holds as well.\n\
+         R3: Globally, it is always the case that if \"a\" holds then \"b\" holds after at most 2 time units.\n",
+        &[],
+    );
+}
+
+#[test]
+fn a_rising_input_that_two_requirements_answer_differently() {
+    // R3 and R4 clash exactly when c rises, which the environment decides; R4's second
+    // automaton alone (with R3) never gets stuck: proved.
+    let r = audit(
+        "Input c is bool\nOutput x is bool\n\
+         R3: Globally, it is always the case that if \"c\" holds then \"x\" holds as well.\n\
+         R4: Globally, it is always the case that once \"c\" becomes satisfied, \"!x\" holds for at least 3 time units.\n",
+    );
+    let v = verdicts(&r);
+    assert!(
+        v.contains(&("R3,R4".into(), "forced after 1".into())),
+        "{v:?}"
+    );
+    assert!(r.rt_inconsistent().is_empty());
+}
+
+#[test]
+fn sets_not_linked_through_the_system_variables_are_not_paired() {
+    // Two independent conflicts; no pair across them is asked (each would only repeat
+    // one of its members' conflict).
+    let r = audit(
+        "Input a is bool\nInput c is bool\nOutput b is bool\nOutput x is bool\n\
+         R1: Globally, it is always the case that if \"a\" holds then \"b\" holds after at most 2 time units.\n\
+         R2: Globally, it is always the case that if \"!a\" holds then \"!b\" holds as well.\n\
+         R5: Globally, it is always the case that if \"c\" holds then \"x\" holds after at most 2 time units.\n\
+         R6: Globally, it is always the case that if \"!c\" holds then \"!x\" holds as well.\n",
+    );
+    assert_eq!(
+        verdicts(&r),
+        vec![
+            ("R1,R2".to_string(), "forced after 1".to_string()),
+            ("R5,R6".to_string(), "forced after 1".to_string())
+        ]
+    );
+}
+
+#[test]
+fn not_checked_without_a_variable_of_the_system() {
+    let r = audit(
+        "Input a is bool\nInput b is bool\n\
+         R1: Globally, it is always the case that \"b\" holds.\n",
+    );
+    match r.environment {
+        DenseEnvironment::NotChecked { reason } => {
+            assert!(reason.contains("every variable is an input"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn not_checked_with_a_timed_assumption_on_the_inputs() {
+    let r = audit(
+        "Input a is bool\nOutput b is bool\n\
+         A1: Globally, it is always the case that once \"a\" becomes satisfied, \"a\" holds for at least 3 time units.\n\
+         R1: Globally, it is always the case that if \"a\" holds then \"b\" holds as well.\n",
+    );
+    match r.environment {
+        DenseEnvironment::NotChecked { reason } => {
+            assert!(reason.starts_with("A1 constrains inputs only"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_invariant_over_inputs_is_the_environments_assumption() {
+    // Without A1 the environment can choose a and c together; with it, it cannot.
+    let base = "Input a is bool\nInput c is bool\nOutput b is bool\n\
+         R1: Globally, it is always the case that if \"a\" holds then \"b\" holds as well.\n\
+         R2: Globally, it is always the case that if \"c\" holds then \"!b\" holds as well.\n";
+    expect(base, &[("R1,R2", "forced after 1")]);
+    let assumed = format!("{base}A1: Globally, it is always the case that \"!(a && c)\" holds.\n");
+    expect(&assumed, &[]);
+}
