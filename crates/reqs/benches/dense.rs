@@ -15,7 +15,8 @@
 //! - VERA_BENCH_DENSE_WRITE=N:SCALE:PATH: write that generated spec and stop.
 
 use reqs::timed::dense::audit::{
-    audit_dense, DenseConsistency, DenseOptions, DenseRedundancy, DenseReport, DenseVacuity, Reach,
+    audit_dense, DenseConsistency, DenseEnvironment, DenseOptions, DenseRedundancy, DenseReport,
+    DenseVacuity, Reach,
 };
 use reqs::timed::dense::generate::{shaped_text, Shape};
 use solver::{SolverConfig, SolverKind};
@@ -53,7 +54,8 @@ fn summary(r: &DenseReport) -> String {
         + r.requirements
             .iter()
             .filter(|a| a.redundancy.undecided())
-            .count();
+            .count()
+        + r.environment.open().len();
     let redundant = r
         .requirements
         .iter()
@@ -69,8 +71,19 @@ fn summary(r: &DenseReport) -> String {
         .iter()
         .filter(|a| matches!(a.vacuity, DenseVacuity::Vacuous { proved: true, .. }))
         .count();
+    let environment = match &r.environment {
+        DenseEnvironment::NotChecked { reason } => format!("environment not checked ({reason})"),
+        DenseEnvironment::Checked { checks, trivial } => format!(
+            "{} sets the environment can force into a dead end, {} proved free, {trivial} trivially free",
+            r.environment.conflicts().len(),
+            checks
+                .iter()
+                .filter(|c| matches!(c.dead_end, Reach::Unreachable { proved: true, .. }))
+                .count()
+        ),
+    };
     format!(
-        "{} checks, {} rt sets with a dead end, {} proved free, {} trivially free; {} vacuous; {} redundant; {} undecided",
+        "{} checks, {} rt sets with a dead end, {} proved free, {} trivially free; {environment}; {} vacuous; {} redundant; {} undecided",
         r.results,
         r.rt_inconsistent().len(),
         r.rt_checks

@@ -158,3 +158,36 @@ fn an_invariant_over_inputs_is_the_environments_assumption() {
     let assumed = format!("{base}A1: Globally, it is always the case that \"!(a && c)\" holds.\n");
     expect(&assumed, &[]);
 }
+
+#[test]
+fn int_outputs_are_judged_by_a_search_over_the_inputs() {
+    // The environment's a = 1 asks c to be 2 and 3 at once; with R2 only above 5 the
+    // system always has an answer.
+    let clash = "Input a is int\nOutput c is int\n\
+         R1: Globally, it is always the case that if \"a == 1\" holds then \"c == 2\" holds as well.\n\
+         R2: Globally, it is always the case that if \"a > 0\" holds then \"c == 3\" holds as well.\n";
+    expect(clash, &[("R1,R2", "forced after 1")]);
+    expect(&clash.replace("a > 0", "a > 5"), &[]);
+}
+
+#[test]
+fn an_output_that_follows_an_int_input_is_left_undecided_with_the_reason() {
+    // Every input has its own answer (c = a + 1): the search never runs out of
+    // candidates, and the check says so rather than passing.
+    let r = audit(
+        "Input a is int\nOutput c is int\n\
+         R1: Globally, it is always the case that \"c == a + 1\" holds.\n",
+    );
+    let DenseEnvironment::Checked { checks, .. } = &r.environment else {
+        panic!("{:?}", r.environment)
+    };
+    match &checks[..] {
+        [c] => match &c.dead_end {
+            Reach::Unknown { reason, .. } => {
+                assert!(reason.to_string().contains("not settled"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}

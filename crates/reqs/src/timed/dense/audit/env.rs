@@ -12,8 +12,9 @@
 //! next inputs (the invariants and domain constraints over inputs only), the
 //! environment can force a dead end when `∃in. A ∧ ¬∃out. f` and the set has a step
 //! for other inputs when `∃in. A ∧ ∃out. f`. The system's Boolean variables are
-//! quantified in the diagram; Int and Real variables of the system in a next step are
-//! not decided (the check says so). What the two halves leave over the current state
+//! quantified in the diagram; with Int or Real variables of the system a bounded
+//! counterexample-guided search over the inputs decides ([`judge_by_search`]), or says
+//! it did not settle. What the two halves leave over the current state
 //! (a history variable's value) becomes a condition on the point asked about. The
 //! points found are then questions like the rt sets' ("is such a point reachable?"),
 //! answered by the same search and proofs.
@@ -30,11 +31,13 @@ use super::{
 };
 use crate::spec::{Role, Spec};
 use crate::timed::dense::bdd::{Atom, Ref, FALSE, TRUE};
+use crate::timed::dense::system::subst;
 use crate::timed::dense::system::System;
+use crate::timed::unroll::var_at;
 use logic::{Sort, Symbol, Term};
 use rustc_hash::FxHashSet as HashSet;
 use serde::Serialize;
-use solver::SolverError;
+use solver::{Outcome, SolverError};
 
 /// Conflicts the environment can force (realizability over time).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -347,6 +350,7 @@ fn env_judge(
     f: Ref,
 ) -> Result<Judged, SolverError> {
     let mut system_bools = Vec::new();
+    let mut system_data = false;
     for v in sys.bdd.support(f) {
         match &sys.bdd.atoms()[v as usize] {
             Atom::Data {
@@ -360,14 +364,13 @@ fn env_judge(
                     .free_vars()
                     .into_iter()
                     .find(|(n, _)| !roles.history.contains(n) && !roles.inputs.contains(n));
-                if let Some((n, _)) = chosen {
-                    return Ok(Judged::Undecided(solver::Undecided::other(format!(
-                        "the system's choice of {n} (not Boolean) in a next step is not decided in dense time"
-                    ))));
-                }
+                system_data |= chosen.is_some();
             }
             _ => {}
         }
+    }
+    if system_data {
+        return judge_by_search(sys, data, roles, assume, f);
     }
     let g = sys.bdd.exists(f, &system_bools);
     let ng = sys.bdd.not(g);
@@ -442,6 +445,104 @@ pub(super) fn environment(
             trivial: asked.trivial,
         },
     }
+}
+
+/// How many candidate inputs [`judge_by_search`] tries before it gives up.
+const MAX_CANDIDATES: usize = 64;
+
+/// [`env_judge`] for a diagram with Int or Real variables of the system, which the
+/// diagram cannot quantify: a counterexample-guided search over two questions to the
+/// solver. A candidate is a choice of inputs that `assume` allows and no system answer
+/// found so far serves; the check asks for an answer to it. No candidate left: the
+/// system answers every input (free); a candidate without an answer: the environment
+/// forces the dead end (then judged against the set having a step at all). Only for
+/// diagrams over the next state alone.
+fn judge_by_search(
+    sys: &mut System,
+    data: &mut DataSat,
+    roles: &Roles,
+    assume: Ref,
+    f: Ref,
+) -> Result<Judged, SolverError> {
+    let current = |sys: &System, r: Ref| {
+        sys.bdd
+            .support(r)
+            .into_iter()
+            .any(|v| match &sys.bdd.atoms()[v as usize] {
+                Atom::Data { term, primed: true } => term
+                    .free_vars()
+                    .iter()
+                    .any(|(n, _)| roles.history.contains(n)),
+                _ => true,
+            })
+    };
+    if current(sys, f) || current(sys, assume) {
+        return Ok(Judged::Undecided(solver::Undecided::other(
+            "a dead end the environment forces that depends on the previous interval and on Int or Real variables of the system is not decided in dense time",
+        )));
+    }
+    let (ft, at) = (sys.term(0, f, 0, false), sys.term(0, assume, 0, false));
+    let next: Vec<(Symbol, Sort, bool)> = (sys.state.iter())
+        .map(|(n, s)| (var_at(n, 1), s.clone(), roles.inputs.contains(n)))
+        .filter(|(n, _, _)| ft.free_vars().iter().any(|(m, _)| m == n))
+        .collect();
+    let undecided = || {
+        Judged::Undecided(solver::Undecided::other(
+            "whether the environment can force a dead end had no answer from the solver",
+        ))
+    };
+    let mut learned = vec![at];
+    for _ in 0..MAX_CANDIDATES {
+        let candidate = match ask(data, &learned)? {
+            Outcome::Sat(m) => m,
+            Outcome::Unsat(_) => return Ok(Judged::Free),
+            Outcome::Unknown(_) => return Ok(undecided()),
+        };
+        let fixed: Vec<Term> = std::iter::once(ft.clone())
+            .chain(next.iter().filter(|(_, _, i)| *i).map(|(n, s, _)| {
+                let v = value(&candidate, n, s, data.solver.context());
+                Term::App(logic::Op::Eq, vec![Term::Var(n.clone(), s.clone()), v])
+            }))
+            .collect();
+        match ask(data, &fixed)? {
+            Outcome::Unsat(_) => {
+                let served = sys.bdd.and(assume, f);
+                return Ok(match data.sat(sys, served)? {
+                    Some(true) => Judged::Stuck,
+                    Some(false) => Judged::Free,
+                    None => undecided(),
+                });
+            }
+            Outcome::Sat(answer) => {
+                let map: std::collections::HashMap<Symbol, Term> = (next.iter())
+                    .filter(|(_, _, i)| !*i)
+                    .map(|(n, s, _)| (n.clone(), value(&answer, n, s, data.solver.context())))
+                    .collect();
+                learned.push(Term::not(subst(&ft, &map)));
+            }
+            Outcome::Unknown(_) => return Ok(undecided()),
+        }
+    }
+    Ok(Judged::Undecided(solver::Undecided::other(format!(
+        "the environment's choices were not settled after {MAX_CANDIDATES} candidates (Int or Real variables of the system)"
+    ))))
+}
+
+/// `terms` asked of the pre-check's session, in a scope of its own.
+fn ask(data: &mut DataSat, terms: &[Term]) -> Result<Outcome, SolverError> {
+    data.solver.push()?;
+    let out = data.solver.check_assuming(terms);
+    data.solver.pop()?;
+    out
+}
+
+/// The value of `n` in model `m` as a term (the sort's default when the model leaves
+/// it out).
+fn value(m: &logic::Model, n: &Symbol, s: &Sort, ctx: &logic::Context) -> Term {
+    m.get(n)
+        .cloned()
+        .or_else(|| solver::default_value(s, ctx))
+        .map_or(Term::Var(n.clone(), s.clone()), |v| v.to_term())
 }
 
 /// The report's checks from the answers: per set asked about, minimal ones only (no
