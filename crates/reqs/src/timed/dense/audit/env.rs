@@ -19,11 +19,12 @@
 //! points found are then questions like the rt sets' ("is such a point reachable?"),
 //! answered by the same search and proofs.
 //!
-//! The sets asked about: the invariants alone (shrunk to a smallest set that keeps
-//! the conflict), each automaton that is not an invariant, and each pair of those
-//! whose requirements are linked through the system's variables (directly or through
-//! invariants): a pair that is not linked has a conflict only where one of its members
-//! has one on its own. A set is reported only when none of its subsets is.
+//! The automata fall into groups linked through the system's variables (two are linked
+//! when they share one, directly or through other automata). Per group, the sets asked
+//! about are its invariants alone (shrunk to a smallest set that keeps the conflict),
+//! each automaton that is not an invariant, and each pair of those, each with the
+//! group's invariants: a pair across groups has a conflict only where one of its
+//! members has one on its own. A set is reported only when none of its subsets is.
 
 use super::{
     automaton_name, combinations, stuck_points, variables_of, DataSat, Judged, Ndc, Question,
@@ -205,35 +206,19 @@ pub(super) fn ask_env(
         sets: Vec::new(),
         trivial: 0,
     };
-    // The invariants alone, shrunk while the conflict stays.
-    let all = primed_invariants(sys, &kept);
-    let empty = stuck_points(sys, &[], all, data, steps, &mut judge)?;
-    let unconditional = matches!(&empty, Ok(Some(n)) if n.vectors.iter()
-        .all(|(_, _, c)| c.iter().all(|(_, cond)| cond.is_none())));
-    if !matches!(empty, Ok(None)) {
-        let mut keep = kept.clone();
-        let mut i = 0;
-        while i < keep.len() {
-            let mut fewer = keep.clone();
-            fewer.remove(i);
-            let inv = primed_invariants(sys, &fewer);
-            match stuck_points(sys, &[], inv, data, steps, &mut judge)? {
-                Ok(Some(_)) => keep = fewer,
-                _ => i += 1,
-            }
-        }
-        let inv = primed_invariants(sys, &keep);
-        let answer = stuck_points(sys, &[], inv, data, steps, &mut judge)?;
-        push(&mut out, (questions, answers), (Vec::new(), keep), answer);
-    } else {
-        out.trivial += 1;
-    }
-    // With the invariants alone in conflict at every point, every other set's
-    // conflict contains theirs.
-    if unconditional {
-        return Ok(Ok(out));
-    }
     for (group, invs) in linked(sys, &roles, others, &kept) {
+        // The group's invariants alone; when they are in conflict at every point,
+        // every set of the group has theirs.
+        if invariants_alone(
+            sys,
+            (data, steps),
+            &mut judge,
+            &invs,
+            &mut out,
+            (questions, answers),
+        )? {
+            continue;
+        }
         let inv = primed_invariants(sys, &invs);
         let mut sets: Vec<Vec<usize>> = group.iter().map(|a| vec![*a]).collect();
         for m in 2..=rt_range.min(group.len()) {
@@ -247,6 +232,45 @@ pub(super) fn ask_env(
         }
     }
     Ok(Ok(out))
+}
+
+/// The question of invariants `invs` alone (shrunk to a smallest set that keeps a
+/// conflict), when the pre-check finds one; true when they are in conflict at every
+/// point.
+fn invariants_alone(
+    sys: &mut System,
+    (data, steps): (&mut DataSat, &mut Steps),
+    judge: &mut super::Judge,
+    invs: &[usize],
+    out: &mut EnvAsked,
+    (questions, answers): (&mut Vec<Question>, &mut Vec<Option<Reach>>),
+) -> Result<bool, SolverError> {
+    if invs.is_empty() {
+        return Ok(false);
+    }
+    let all = primed_invariants(sys, invs);
+    let empty = stuck_points(sys, &[], all, data, steps, judge)?;
+    if matches!(empty, Ok(None)) {
+        out.trivial += 1;
+        return Ok(false);
+    }
+    let unconditional = matches!(&empty, Ok(Some(n)) if n.vectors.iter()
+        .all(|(_, _, c)| c.iter().all(|(_, cond)| cond.is_none())));
+    let mut keep = invs.to_vec();
+    let mut i = 0;
+    while i < keep.len() {
+        let mut fewer = keep.clone();
+        fewer.remove(i);
+        let inv = primed_invariants(sys, &fewer);
+        match stuck_points(sys, &[], inv, data, steps, judge)? {
+            Ok(Some(_)) => keep = fewer,
+            _ => i += 1,
+        }
+    }
+    let inv = primed_invariants(sys, &keep);
+    let answer = stuck_points(sys, &[], inv, data, steps, judge)?;
+    push(out, (questions, answers), (Vec::new(), keep), answer);
+    Ok(unconditional)
 }
 
 /// Adds the question of `set` (with invariants `invs`) with the pre-check's `answer`.
@@ -279,9 +303,9 @@ fn primed_invariants(sys: &mut System, invariants: &[usize]) -> Ref {
     f
 }
 
-/// The automata of `others` in groups linked through the system's variables (two are
-/// linked when they share one, or are linked to invariants of `kept` that do), each
-/// with the invariants linked to it.
+/// The automata of `others` and the invariants of `kept` in groups linked through the
+/// system's variables (two are linked when they share one, or are linked to an
+/// automaton that does).
 fn linked(
     sys: &System,
     roles: &Roles,
@@ -333,8 +357,7 @@ fn linked(
             g.1.push(*a);
         }
     }
-    let mut out: Vec<(Vec<usize>, Vec<usize>)> =
-        groups.into_values().filter(|g| !g.0.is_empty()).collect();
+    let mut out: Vec<(Vec<usize>, Vec<usize>)> = groups.into_values().collect();
     out.sort();
     out
 }
