@@ -784,3 +784,50 @@ fn audit_of_a_req_file_points_at_extract() {
         "{err}"
     );
 }
+
+#[test]
+fn a_conflict_the_environment_forces_in_dense_time_is_a_finding() {
+    // `Input` and `Output` give the roles: the environment ends `a` after 2 s without
+    // `b`, and R1 and R2 then demand opposite values of `b`.
+    let dir = tempfile::tempdir().unwrap();
+    let req = write_in(
+        dir.path(),
+        "env.req",
+        "Input a is bool\nOutput b is bool\n\
+         R1: Globally, it is always the case that if \"a\" holds then \"b\" holds after at most 2 time units.\n\
+         R2: Globally, it is always the case that if \"!a\" holds then \"!b\" holds as well.\n",
+    );
+    let spec = dir.path().join("env.toml").display().to_string();
+    let (code, _, err) = vera(&["extract", &req, "-o", &spec]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = vera(&["audit", &spec]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(
+        out.contains("rt-inconsistency: 0 sets with a dead end"),
+        "{out}"
+    );
+    assert!(
+        out.contains("conflicts the environment can force: 1 set; 0 proved free"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  R1, R2: after this run (1 intervals) every requirement holds, and the environment can choose the next inputs"),
+        "{out}"
+    );
+    let (_, json, _) = vera(&["audit", &spec, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["environment"]["status"], "checked", "{json}");
+    assert_eq!(
+        v["environment"]["checks"][0]["dead_end"]["status"], "reachable",
+        "{json}"
+    );
+    let (_, sarif, _) = vera(&["audit", &spec, "--format", "sarif"]);
+    assert!(sarif.contains("VERA-DENSE-ENV-CONFLICT"), "{sarif}");
+    // Not asked for: said so, and nothing is found.
+    let (code, out, err) = vera(&["audit", &spec, "--no-rt"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("conflicts the environment can force: not checked (--no-rt)"),
+        "{out}"
+    );
+}

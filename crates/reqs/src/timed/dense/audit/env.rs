@@ -123,7 +123,7 @@ fn not_checked(spec: &Spec, sys: &System, rt_range: usize) -> Option<String> {
         .filter(|v| v.role == Some(Role::Input))
         .count();
     if rt_range == 0 {
-        return Some("not asked for (--no-rt)".into());
+        return Some("--no-rt".into());
     }
     if inputs == 0 {
         return Some("no variable has role = \"input\"".into());
