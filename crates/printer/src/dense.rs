@@ -137,15 +137,21 @@ fn environment_lines(o: &mut String, e: &DenseEnvironment) {
         if let Reach::Reachable { trace, intervals } = &c.dead_end {
             o.push_str(&format!(
                 "  {}: after this run ({intervals} intervals) every requirement holds, and the environment can choose the next inputs so that these have no common next step:\n",
-                c.requirements.join(", ")
+                c.automata.join(", ")
             ));
             trace_text(o, trace, "    ");
+            if !trace.next_inputs.is_empty() {
+                o.push_str(&format!(
+                    "    then the environment chooses: {}\n",
+                    trace.next_inputs.join("  ")
+                ));
+            }
         }
     }
     for c in open {
         o.push_str(&format!(
             "  {}: {}\n",
-            c.requirements.join(", "),
+            c.automata.join(", "),
             reach_basis(&c.dead_end)
         ));
     }

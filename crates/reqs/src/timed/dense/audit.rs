@@ -84,6 +84,11 @@ pub struct DenseInterval {
 pub struct DenseTrace {
     /// The intervals, in order.
     pub rows: Vec<DenseInterval>,
+    /// For a conflict the environment forces: what it chooses for the next interval's
+    /// inputs (`a=false`, or a condition such as `(> temp 100)`); an input not named
+    /// may take any value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next_inputs: Vec<String>,
 }
 
 /// The answer to "is such a point reachable?".
@@ -514,11 +519,12 @@ impl Question {
 /// One location vector of a set without a joint next step in some clock region: the
 /// set's locations, the clock atoms `(automaton, phase)` and the cubes (one value per
 /// atom) without a step, each with the condition on the current state under which it
-/// has none (`None`: whatever the state; see [`Judged::StuckIf`]).
+/// has none (`None`: whatever the state) and, for the environment's dead ends, the
+/// inputs that force it (see [`Judged::Stuck`]).
 type Stuck = (
     Vec<usize>,
     Vec<(usize, usize)>,
-    Vec<(Vec<bool>, Option<Ref>)>,
+    Vec<(Vec<bool>, Option<Ref>, Option<Ref>)>,
 );
 
 /// What a judge of next steps ([`ndc`]) makes of one location vector and clock cube
@@ -526,17 +532,20 @@ type Stuck = (
 enum Judged {
     /// A next step exists.
     Free,
-    /// No next step, whatever the current state.
-    Stuck,
-    /// No next step when this diagram over the current state (the values a step's
-    /// history variables refer to) holds.
-    StuckIf(Ref),
+    /// No next step: when `cond`, a diagram over the current state (the values a
+    /// step's history variables refer to), holds (`None`: always); for the
+    /// environment, when it chooses the next inputs as `choice` says.
+    Stuck {
+        cond: Option<Ref>,
+        choice: Option<Ref>,
+    },
     /// Not decided.
     Undecided(solver::Undecided),
 }
 
 /// For rt-inconsistency: per location vector of the set, the clock cubes after which
 /// the set has no joint next step.
+#[derive(PartialEq)]
 struct Ndc {
     vectors: Vec<Stuck>,
 }
@@ -552,22 +561,7 @@ impl Ndc {
                 .collect();
             let stuck: Vec<Term> = cubes
                 .iter()
-                .map(|(cube, cond)| {
-                    let c: Vec<Term> = atoms
-                        .iter()
-                        .zip(cube)
-                        .map(|((a, p), v)| {
-                            let t = sys.clock_lt(*a, *p, k, shifted);
-                            if *v {
-                                t
-                            } else {
-                                Term::not(t)
-                            }
-                        })
-                        .chain(cond.map(|f| sys.term(0, f, k, shifted)))
-                        .collect();
-                    Term::App(Op::And, c.into_iter().chain([Term::Bool(true)]).collect())
-                })
+                .map(|(cube, cond, _)| cube_term(sys, atoms, cube, *cond, k, shifted))
                 .collect();
             here.push(Term::App(
                 Op::Or,
@@ -583,6 +577,115 @@ impl Ndc {
             alts.into_iter().chain([Term::Bool(false)]).collect(),
         )
     }
+}
+
+/// The term of one clock cube of [`Ndc`] (with its condition) at check point `k`.
+fn cube_term(
+    sys: &System,
+    atoms: &[(usize, usize)],
+    cube: &[bool],
+    cond: Option<Ref>,
+    k: usize,
+    shifted: bool,
+) -> Term {
+    let c: Vec<Term> = atoms
+        .iter()
+        .zip(cube)
+        .map(|((a, p), v)| {
+            let t = sys.clock_lt(*a, *p, k, shifted);
+            if *v {
+                t
+            } else {
+                Term::not(t)
+            }
+        })
+        .chain(cond.map(|f| sys.term(0, f, k, shifted)))
+        .collect();
+    Term::App(Op::And, c.into_iter().chain([Term::Bool(true)]).collect())
+}
+
+impl Ndc {
+    /// The environment's choice where run `m` ends (check point `k`): the inputs of
+    /// the first stuck cube the run ends in.
+    fn choice_at(
+        &self,
+        sys: &System,
+        set: &[usize],
+        m: &Model,
+        ctx: &logic::Context,
+        k: usize,
+    ) -> Vec<String> {
+        let holds = |t: &Term| logic::eval::eval_bool(t, m, ctx) == Ok(true);
+        for (locs, atoms, cubes) in &self.vectors {
+            if !set
+                .iter()
+                .zip(locs)
+                .all(|(a, l)| holds(&sys.at_loc(*a, *l, k)))
+            {
+                continue;
+            }
+            for shifted in [false, true] {
+                for (cube, cond, choice) in cubes {
+                    if let Some(f) = choice {
+                        if holds(&cube_term(sys, atoms, cube, *cond, k, shifted)) {
+                            return choice_text(sys, *f, &holds, k);
+                        }
+                    }
+                }
+            }
+        }
+        Vec::new()
+    }
+}
+
+/// The next inputs a choice diagram `f` names, for a run whose state at check point
+/// `k` satisfies `holds`: the first of its cubes that agrees with that state, its
+/// atoms over the next inputs as text. Nothing when no cube agrees, or when the cube
+/// has two conditions on Int or Real inputs (which may contradict each other).
+fn choice_text(sys: &System, f: Ref, holds: &dyn Fn(&Term) -> bool, k: usize) -> Vec<String> {
+    if sys.bdd.support(f).len() > 16 {
+        return Vec::new();
+    }
+    'cubes: for cube in sys.bdd.cubes(f) {
+        let mut out = Vec::new();
+        let mut data = 0;
+        for (v, value) in cube {
+            let Atom::Data { term, primed } = &sys.bdd.atoms()[v as usize] else {
+                continue 'cubes;
+            };
+            let now = sys.at(term, if *primed { k + 1 } else { k });
+            let at_k = now
+                .free_vars()
+                .iter()
+                .all(|(n, _)| crate::timed::unroll::split_name(n).is_some_and(|(_, t)| t <= k));
+            if at_k {
+                let t = if value { now } else { Term::not(now) };
+                if !holds(&t) {
+                    continue 'cubes;
+                }
+            } else if let Term::Var(n, Sort::Bool) = term {
+                out.push(format!("{n}={value}"));
+            } else {
+                data += 1;
+                out.push(match (term, value) {
+                    (Term::App(Op::Eq, xs), true) if matches!(xs[..], [Term::Var(..), _]) => {
+                        format!(
+                            "{}={}",
+                            logic::print::term(&xs[0]),
+                            logic::print::term(&xs[1])
+                        )
+                    }
+                    (t, true) => logic::print::term(t),
+                    (t, false) => logic::print::term(&Term::not(t.clone())),
+                });
+            }
+        }
+        if data < 2 {
+            out.sort();
+            return out;
+        }
+    }
+    Vec::new()
 }
 
 /// Decides whether a data diagram over the next state is satisfiable: false diagrams
@@ -680,7 +783,10 @@ fn ndc(
     stuck_points(sys, set, primed_inv, data, steps, &mut |sys, data, f| {
         Ok(match data.sat(sys, f)? {
             Some(true) => Judged::Free,
-            Some(false) => Judged::Stuck,
+            Some(false) => Judged::Stuck {
+                cond: None,
+                choice: None,
+            },
             None => Judged::Undecided(solver::Undecided::other(
                 "whether the next state exists had no answer from the solver",
             )),
@@ -737,8 +843,7 @@ fn stuck_points(
             let cube = || (0..atoms.len()).map(value).collect::<Vec<bool>>();
             match judge(sys, data, f)? {
                 Judged::Free => {}
-                Judged::Stuck => stuck.push((cube(), None)),
-                Judged::StuckIf(cond) => stuck.push((cube(), Some(cond))),
+                Judged::Stuck { cond, choice } => stuck.push((cube(), cond, choice)),
                 Judged::Undecided(why) => return Ok(Err(why)),
             }
         }
@@ -875,7 +980,10 @@ fn trace_of(sys: &System, tb: &TimeBase, m: &Model, n: usize) -> DenseTrace {
         }
         t = end;
     }
-    DenseTrace { rows }
+    DenseTrace {
+        rows,
+        next_inputs: Vec::new(),
+    }
 }
 
 /// Runs the dense-time audits.
@@ -961,7 +1069,6 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         (&mut data, &mut steps),
         (&mut questions, &mut answers),
     )?;
-    drop(data);
 
     // Consistency: a first interval.
     let mut bmc = Bmc::start(&sys, &options.solver)?;
@@ -996,20 +1103,22 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         })
     };
 
-    // Vacuity per requirement: vacuous when one of its automata is.
-    for ra in &mut requirements {
-        let Some(i) = spec.requirements.iter().position(|r| r.id == ra.id) else {
-            continue;
-        };
-        let auts: Vec<usize> = (0..nauts).filter(|a| sys.automata[*a].req == i).collect();
-        let mut checked: Vec<Reach> = auts.iter().filter_map(|a| vac_of[*a].map(answer)).collect();
-        if let Some(q) = trigger_of[i] {
-            checked.push(answer(q));
-        }
-        ra.vacuity = vacuity_of(&checked);
-    }
+    vacuities(
+        spec,
+        &sys,
+        &mut requirements,
+        (&vac_of, &trigger_of),
+        &answer,
+    );
     let rt_checks = rt_checks_of(spec, &sys, &rt_sets, &answer, &epsilon_only);
-    let environment = env::environment(spec, &sys, env_asked, consistent, &answer, &epsilon_only);
+    let environment = env::environment(
+        spec,
+        (&mut sys, &mut data, &mut steps),
+        (env_asked, &questions),
+        consistent,
+        &answer,
+        &epsilon_only,
+    )?;
     Ok(DenseReport {
         semantics: "dense",
         tick: tb.tick_text.clone(),
@@ -1024,6 +1133,28 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         results: 1 + vacuity_checks + rt_total,
         not_formalized,
     })
+}
+
+/// Vacuity per requirement: vacuous when one of its automata is (`vac_of`: each
+/// automaton's question; `trigger_of`: each invariant's trigger question).
+fn vacuities(
+    spec: &Spec,
+    sys: &System,
+    requirements: &mut [DenseRequirementAudit],
+    (vac_of, trigger_of): (&[Option<usize>], &[Option<usize>]),
+    answer: &dyn Fn(usize) -> Reach,
+) {
+    for ra in requirements {
+        let Some(i) = spec.requirements.iter().position(|r| r.id == ra.id) else {
+            continue;
+        };
+        let auts = (0..sys.automata.len()).filter(|a| sys.automata[*a].req == i);
+        let mut checked: Vec<Reach> = auts.filter_map(|a| vac_of[a].map(answer)).collect();
+        if let Some(q) = trigger_of[i] {
+            checked.push(answer(q));
+        }
+        ra.vacuity = vacuity_of(&checked);
+    }
 }
 
 /// The report's rt checks: per set asked about, its answer.
@@ -1625,9 +1756,22 @@ fn depth_search(
             out.push((qi, not_confirmed(sys, a, k), false));
             continue;
         }
+        let trace = trace_of(sys, tb, &mdl, k);
         let reached = Reach::Reachable {
             intervals: k + 1,
-            trace: trace_of(sys, tb, &mdl, k),
+            trace: trace.clone(),
+        };
+        // For the environment's dead ends: what it chooses next, per question.
+        let chosen = |q: &Question| match q {
+            Question::Rt { set, ndc } => {
+                let mut trace = trace.clone();
+                trace.next_inputs = ndc.choice_at(sys, set, &mdl, &spec.context, k);
+                Reach::Reachable {
+                    intervals: k + 1,
+                    trace,
+                }
+            }
+            _ => reached.clone(),
         };
         // The same run may end at the points other questions ask about (one run
         // reaches many): read off the model, no solver call. A dead end is taken
@@ -1642,11 +1786,11 @@ fn depth_search(
             let q = &questions[other];
             if !matches!(q, Question::Rt { .. }) || holds(&q.bad_shifted(sys, k, false)) {
                 done[other] = true;
-                out.push((other, reached.clone(), false));
+                out.push((other, chosen(q), false));
             }
         }
         done[qi] = true;
-        out.push((qi, reached, epsilon_only));
+        out.push((qi, chosen(q), epsilon_only));
     }
     Ok(out)
 }

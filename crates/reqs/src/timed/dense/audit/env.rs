@@ -113,6 +113,9 @@ pub(super) struct EnvAsked {
     pub sets: Vec<(Vec<usize>, Vec<usize>, usize)>,
     /// Sets free without a search.
     pub trivial: usize,
+    /// What the pre-check judged by: the roles, the environment's assumptions and the
+    /// domain constraints kept with the invariants.
+    judging: (Roles, Ref, Ref),
 }
 
 /// Why the check is not run on this spec, if it is not.
@@ -205,6 +208,14 @@ pub(super) fn ask_env(
     let mut out = EnvAsked {
         sets: Vec::new(),
         trivial: 0,
+        judging: (
+            Roles {
+                inputs: HashSet::default(),
+                history: HashSet::default(),
+            },
+            assume,
+            kept_domain,
+        ),
     };
     for (group, invs) in linked(sys, &roles, others, &kept) {
         // The group's invariants alone; when they are in conflict at every point,
@@ -231,6 +242,7 @@ pub(super) fn ask_env(
             }
         }
     }
+    out.judging.0 = roles;
     Ok(Ok(out))
 }
 
@@ -255,7 +267,7 @@ fn invariants_alone(
         return Ok(false);
     }
     let unconditional = matches!(&empty, Ok(Some(n)) if n.vectors.iter()
-        .all(|(_, _, c)| c.iter().all(|(_, cond)| cond.is_none())));
+        .all(|(_, _, c)| c.iter().all(|(_, cond, _)| cond.is_none())));
     let mut keep = invs.to_vec();
     let mut i = 0;
     while i < keep.len() {
@@ -429,7 +441,10 @@ fn env_judge(
     if closed {
         // Over the next inputs only: the solver decides both halves.
         return Ok(match (data.sat(sys, forced)?, data.sat(sys, served)?) {
-            (Some(true), Some(true)) => Judged::Stuck,
+            (Some(true), Some(true)) => Judged::Stuck {
+                cond: None,
+                choice: Some(forced),
+            },
             (Some(false), _) | (_, Some(false)) => Judged::Free,
             _ => Judged::Undecided(solver::Undecided::other(
                 "whether the environment can force a dead end had no answer from the solver",
@@ -445,29 +460,74 @@ fn env_judge(
     Ok(if cond == FALSE {
         Judged::Free
     } else {
-        Judged::StuckIf(cond)
+        Judged::Stuck {
+            cond: Some(cond),
+            choice: Some(forced),
+        }
     })
 }
 
-/// The verdict from the answers (`asked`: the questions, or why there are none).
+/// The verdict from the answers (`asked`: the questions, or why there are none). A
+/// conflict found is listed with the fewest of its group's invariants that give the
+/// pre-check the same points ([`fewest_invariants`]).
 pub(super) fn environment(
     spec: &Spec,
-    sys: &System,
-    asked: Result<EnvAsked, String>,
+    (sys, data, steps): (&mut System, &mut DataSat, &mut Steps),
+    (asked, questions): (Result<EnvAsked, String>, &[Question]),
     consistent: bool,
     answer: &dyn Fn(usize) -> Reach,
     epsilon_only: &[bool],
-) -> DenseEnvironment {
-    match asked {
-        Err(reason) => DenseEnvironment::NotChecked { reason },
-        Ok(_) if !consistent => DenseEnvironment::NotChecked {
-            reason: "the requirements are not consistent".into(),
-        },
-        Ok(asked) => DenseEnvironment::Checked {
-            checks: env_checks(spec, sys, &asked, answer, epsilon_only),
-            trivial: asked.trivial,
-        },
+) -> Result<DenseEnvironment, SolverError> {
+    let mut asked = match asked {
+        Err(reason) => return Ok(DenseEnvironment::NotChecked { reason }),
+        Ok(_) if !consistent => {
+            return Ok(DenseEnvironment::NotChecked {
+                reason: "the requirements are not consistent".into(),
+            })
+        }
+        Ok(asked) => asked,
+    };
+    let EnvAsked { sets, judging, .. } = &mut asked;
+    for (set, invs, qi) in sets {
+        if set.is_empty() || !matches!(answer(*qi), Reach::Reachable { .. }) {
+            continue;
+        }
+        if let Question::Rt { ndc, .. } = &questions[*qi] {
+            *invs = fewest_invariants(sys, (data, steps), judging, (set, invs), ndc)?;
+        }
     }
+    Ok(DenseEnvironment::Checked {
+        checks: env_checks(spec, sys, &asked, answer, epsilon_only),
+        trivial: asked.trivial,
+    })
+}
+
+/// The invariants `invs` of a set's question without those the pre-check does not need:
+/// each is left out when the set's points stay the same without it.
+fn fewest_invariants(
+    sys: &mut System,
+    (data, steps): (&mut DataSat, &mut Steps),
+    (roles, assume, kept_domain): &(Roles, Ref, Ref),
+    (set, invs): (&[usize], &[usize]),
+    ndc: &Ndc,
+) -> Result<Vec<usize>, SolverError> {
+    let (assume, kept_domain) = (*assume, *kept_domain);
+    let mut judge = |sys: &mut System, data: &mut DataSat, f: Ref| {
+        let f = sys.bdd.and(f, kept_domain);
+        env_judge(sys, data, roles, assume, f)
+    };
+    let mut keep = invs.to_vec();
+    let mut i = 0;
+    while i < keep.len() {
+        let mut fewer = keep.clone();
+        fewer.remove(i);
+        let inv = primed_invariants(sys, &fewer);
+        match stuck_points(sys, set, inv, data, steps, &mut judge)? {
+            Ok(Some(n)) if n == *ndc => keep = fewer,
+            _ => i += 1,
+        }
+    }
+    Ok(keep)
 }
 
 /// How many candidate inputs [`judge_by_search`] tries before it gives up.
@@ -505,8 +565,14 @@ fn judge_by_search(
         )));
     }
     let (ft, at) = (sys.term(0, f, 0, false), sys.term(0, assume, 0, false));
-    let next: Vec<(Symbol, Sort, bool)> = (sys.state.iter())
-        .map(|(n, s)| (var_at(n, 1), s.clone(), roles.inputs.contains(n)))
+    let next: Vec<(Symbol, Sort, (Symbol, bool))> = (sys.state.iter())
+        .map(|(n, s)| {
+            (
+                var_at(n, 1),
+                s.clone(),
+                (n.clone(), roles.inputs.contains(n)),
+            )
+        })
         .filter(|(n, _, _)| ft.free_vars().iter().any(|(m, _)| m == n))
         .collect();
     let undecided = || {
@@ -522,7 +588,7 @@ fn judge_by_search(
             Outcome::Unknown(_) => return Ok(undecided()),
         };
         let fixed: Vec<Term> = std::iter::once(ft.clone())
-            .chain(next.iter().filter(|(_, _, i)| *i).map(|(n, s, _)| {
+            .chain(next.iter().filter(|(_, _, i)| i.1).map(|(n, s, _)| {
                 let v = value(&candidate, n, s, data.solver.context());
                 Term::App(logic::Op::Eq, vec![Term::Var(n.clone(), s.clone()), v])
             }))
@@ -530,15 +596,26 @@ fn judge_by_search(
         match ask(data, &fixed)? {
             Outcome::Unsat(_) => {
                 let served = sys.bdd.and(assume, f);
+                let mut choice = TRUE;
+                for (n, s, (base, _)) in next.iter().filter(|(_, _, i)| i.1) {
+                    let v = value(&candidate, n, s, data.solver.context());
+                    let eq = Term::App(logic::Op::Eq, vec![Term::Var(base.clone(), s.clone()), v]);
+                    let atom = sys.bdd.of_term(&eq);
+                    let primed = sys.bdd.prime(atom);
+                    choice = sys.bdd.and(choice, primed);
+                }
                 return Ok(match data.sat(sys, served)? {
-                    Some(true) => Judged::Stuck,
+                    Some(true) => Judged::Stuck {
+                        cond: None,
+                        choice: Some(choice),
+                    },
                     Some(false) => Judged::Free,
                     None => undecided(),
                 });
             }
             Outcome::Sat(answer) => {
                 let map: std::collections::HashMap<Symbol, Term> = (next.iter())
-                    .filter(|(_, _, i)| !*i)
+                    .filter(|(_, _, i)| !i.1)
                     .map(|(n, s, _)| (n.clone(), value(&answer, n, s, data.solver.context())))
                     .collect();
                 learned.push(Term::not(subst(&ft, &map)));
@@ -604,9 +681,35 @@ fn env_checks(
                     .iter()
                     .map(|a| automaton_name(spec, &sys.automata[*a]))
                     .collect(),
-                dead_end: answer(qi),
+                dead_end: not_stricter(spec, sys, &s.0, answer(qi)),
                 epsilon_only: epsilon_only[qi],
             }
         })
         .collect()
+}
+
+/// A dead end found for a set with an automaton stricter than its countertrace (a
+/// phase after the first that may be empty and has a formula: the automaton skips it
+/// only where the state changes, so a next interval the countertrace allows may have
+/// no step) is reported undecided: the environment's choice may only keep the state
+/// from changing, which no requirement forbids.
+fn not_stricter(spec: &Spec, sys: &System, set: &[usize], found: Reach) -> Reach {
+    if !matches!(found, Reach::Reachable { .. }) {
+        return found;
+    }
+    let stricter = set.iter().find(|a| {
+        (sys.automata[**a].pea.phases.iter())
+            .skip(1)
+            .any(|ph| ph.allow_empty && ph.inv != TRUE)
+    });
+    match stricter {
+        Some(a) => Reach::Unknown {
+            reason: solver::Undecided::other(format!(
+                "a dead end was found, but the automaton of {} is stricter than its countertrace (a phase that may be empty has a formula), so it may be the automaton's rather than the requirement's",
+                automaton_name(spec, &sys.automata[*a])
+            )),
+            up_to: 0,
+        },
+        None => found,
+    }
 }
