@@ -4,16 +4,9 @@
 //! other inputs leave one. Small specs in Ultimate's `.req` syntax (`Input` and
 //! `Output` declarations give the roles) with known answers, on z3.
 
-use reqs::timed::dense::audit::{audit_dense, DenseEnvironment, DenseOptions, DenseReport, Reach};
-use solver::{SolverConfig, SolverKind};
-
-/// The dense audit of a `.req` text.
-fn audit(text: &str) -> DenseReport {
-    let imported = extract::req_to_spec("t.req", text, None).expect("imports");
-    let spec = reqs::parse_spec(logic::SourceFile::new("t.req", imported.toml))
-        .unwrap_or_else(|d| panic!("loads:\n{d}"));
-    audit_dense(&spec, &DenseOptions::new(SolverConfig::new(SolverKind::Z3))).expect("audits")
-}
+mod dense;
+use dense::audit;
+use reqs::timed::dense::audit::{DenseEnvironment, DenseReport, Reach};
 
 /// Per set asked about: its requirements and "forced after N" (a run of N intervals
 /// shown), "free (proved)" or what else its answer is.

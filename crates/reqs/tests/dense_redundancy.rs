@@ -4,16 +4,10 @@
 //! (proved for every run, against that requirement), what none implies is shown broken
 //! by a run (which the audit re-checks with the countertrace evaluator).
 
+mod dense;
+use dense::audit;
 use reqs::timed::dense::audit::{audit_dense, DenseOptions, DenseRedundancy, DenseReport};
 use solver::{SolverConfig, SolverKind};
-
-/// The dense audit of a `.req` text.
-fn audit(text: &str) -> DenseReport {
-    let imported = extract::req_to_spec("t.req", text, None).expect("imports");
-    let spec = reqs::parse_spec(logic::SourceFile::new("t.req", imported.toml))
-        .unwrap_or_else(|d| panic!("loads:\n{d}"));
-    audit_dense(&spec, &DenseOptions::new(SolverConfig::new(SolverKind::Z3))).expect("audits")
-}
 
 /// Per requirement id: "redundant by X,Y" (proved), "broken" or what else it is.
 fn verdicts(r: &DenseReport) -> Vec<(String, String)> {

@@ -201,10 +201,7 @@ pub(super) fn ask_env(
             kept_domain = sys.bdd.and(kept_domain, f);
         }
     }
-    let mut judge = |sys: &mut System, data: &mut DataSat, f: Ref| {
-        let f = sys.bdd.and(f, kept_domain);
-        env_judge(sys, data, &roles, assume, f)
-    };
+    let mut judge = judge_with(&roles, assume, kept_domain);
     let mut out = EnvAsked {
         sets: Vec::new(),
         trivial: 0,
@@ -242,6 +239,7 @@ pub(super) fn ask_env(
             }
         }
     }
+    drop(judge);
     out.judging.0 = roles;
     Ok(Ok(out))
 }
@@ -268,17 +266,7 @@ fn invariants_alone(
     }
     let unconditional = matches!(&empty, Ok(Some(n)) if n.vectors.iter()
         .all(|(_, _, c)| c.iter().all(|(_, cond, _)| cond.is_none())));
-    let mut keep = invs.to_vec();
-    let mut i = 0;
-    while i < keep.len() {
-        let mut fewer = keep.clone();
-        fewer.remove(i);
-        let inv = primed_invariants(sys, &fewer);
-        match stuck_points(sys, &[], inv, data, steps, judge)? {
-            Ok(Some(_)) => keep = fewer,
-            _ => i += 1,
-        }
-    }
+    let keep = shrink(sys, (data, steps), judge, (&[], invs), &|_| true)?;
     let inv = primed_invariants(sys, &keep);
     let answer = stuck_points(sys, &[], inv, data, steps, judge)?;
     push(out, (questions, answers), (Vec::new(), keep), answer);
@@ -511,23 +499,44 @@ fn fewest_invariants(
     (set, invs): (&[usize], &[usize]),
     ndc: &Ndc,
 ) -> Result<Vec<usize>, SolverError> {
-    let (assume, kept_domain) = (*assume, *kept_domain);
-    let mut judge = |sys: &mut System, data: &mut DataSat, f: Ref| {
-        let f = sys.bdd.and(f, kept_domain);
-        env_judge(sys, data, roles, assume, f)
-    };
+    let mut judge = judge_with(roles, *assume, *kept_domain);
+    shrink(sys, (data, steps), &mut judge, (set, invs), &|n| n == ndc)
+}
+
+/// The invariants `invs` less each one without which the points of `set` are still
+/// found and `same` says they are the same (deletion, one at a time).
+fn shrink(
+    sys: &mut System,
+    (data, steps): (&mut DataSat, &mut Steps),
+    judge: &mut super::Judge,
+    (set, invs): (&[usize], &[usize]),
+    same: &dyn Fn(&Ndc) -> bool,
+) -> Result<Vec<usize>, SolverError> {
     let mut keep = invs.to_vec();
     let mut i = 0;
     while i < keep.len() {
         let mut fewer = keep.clone();
         fewer.remove(i);
         let inv = primed_invariants(sys, &fewer);
-        match stuck_points(sys, set, inv, data, steps, &mut judge)? {
-            Ok(Some(n)) if n == *ndc => keep = fewer,
+        match stuck_points(sys, set, inv, data, steps, judge)? {
+            Ok(Some(n)) if same(&n) => keep = fewer,
             _ => i += 1,
         }
     }
     Ok(keep)
+}
+
+/// The judge of the environment's dead ends ([`env_judge`]) with the domain
+/// constraints kept with the invariants.
+fn judge_with(
+    roles: &Roles,
+    assume: Ref,
+    kept_domain: Ref,
+) -> impl FnMut(&mut System, &mut DataSat, Ref) -> Result<Judged, SolverError> + '_ {
+    move |sys: &mut System, data: &mut DataSat, f: Ref| {
+        let f = sys.bdd.and(f, kept_domain);
+        env_judge(sys, data, roles, assume, f)
+    }
 }
 
 /// How many candidate inputs [`judge_by_search`] tries before it gives up.
