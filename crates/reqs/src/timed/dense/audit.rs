@@ -614,7 +614,7 @@ impl Ndc {
         m: &Model,
         ctx: &logic::Context,
         k: usize,
-    ) -> Vec<String> {
+    ) -> Option<Choice> {
         let holds = |t: &Term| logic::eval::eval_bool(t, m, ctx) == Ok(true);
         for (locs, atoms, cubes) in &self.vectors {
             if !set
@@ -634,20 +634,29 @@ impl Ndc {
                 }
             }
         }
-        Vec::new()
+        None
     }
+}
+
+/// What the environment chooses for the next inputs: as text, and the Boolean inputs'
+/// values; `data`: how many conditions on Int or Real inputs it has besides.
+struct Choice {
+    text: Vec<String>,
+    bools: Vec<(logic::Symbol, bool)>,
+    data: usize,
 }
 
 /// The next inputs a choice diagram `f` names, for a run whose state at check point
 /// `k` satisfies `holds`: the first of its cubes that agrees with that state, its
 /// atoms over the next inputs as text. Nothing when no cube agrees, or when the cube
 /// has two conditions on Int or Real inputs (which may contradict each other).
-fn choice_text(sys: &System, f: Ref, holds: &dyn Fn(&Term) -> bool, k: usize) -> Vec<String> {
+fn choice_text(sys: &System, f: Ref, holds: &dyn Fn(&Term) -> bool, k: usize) -> Option<Choice> {
     if sys.bdd.support(f).len() > 16 {
-        return Vec::new();
+        return None;
     }
     'cubes: for cube in sys.bdd.cubes(f) {
         let mut out = Vec::new();
+        let mut bools = Vec::new();
         let mut data = 0;
         for (v, value) in cube {
             let Atom::Data { term, primed } = &sys.bdd.atoms()[v as usize] else {
@@ -665,6 +674,7 @@ fn choice_text(sys: &System, f: Ref, holds: &dyn Fn(&Term) -> bool, k: usize) ->
                 }
             } else if let Term::Var(n, Sort::Bool) = term {
                 out.push(format!("{n}={value}"));
+                bools.push((n.clone(), value));
             } else {
                 data += 1;
                 out.push(match (term, value) {
@@ -682,10 +692,14 @@ fn choice_text(sys: &System, f: Ref, holds: &dyn Fn(&Term) -> bool, k: usize) ->
         }
         if data < 2 {
             out.sort();
-            return out;
+            return Some(Choice {
+                text: out,
+                bools,
+                data,
+            });
         }
     }
-    Vec::new()
+    None
 }
 
 /// Decides whether a data diagram over the next state is satisfiable: false diagrams
@@ -1763,14 +1777,7 @@ fn depth_search(
         };
         // For the environment's dead ends: what it chooses next, per question.
         let chosen = |q: &Question| match q {
-            Question::Rt { set, ndc } => {
-                let mut trace = trace.clone();
-                trace.next_inputs = ndc.choice_at(sys, set, &mdl, &spec.context, k);
-                Reach::Reachable {
-                    intervals: k + 1,
-                    trace,
-                }
-            }
+            Question::Rt { .. } => env::reached(spec, sys, q, &mdl, k, trace.clone()),
             _ => reached.clone(),
         };
         // The same run may end at the points other questions ask about (one run
@@ -1883,8 +1890,7 @@ fn confirm_not_found(
                         continue;
                     }
                     let trace = trace_of(sys, tb, &m, k);
-                    let intervals = k + 1;
-                    out.push((qi, Reach::Reachable { intervals, trace }));
+                    out.push((qi, env::reached(spec, sys, &questions[qi], &m, k, trace)));
                 }
                 Outcome::Unknown(r) => out.push((
                     qi,

@@ -27,15 +27,18 @@
 //! members has one on its own. A set is reported only when none of its subsets is.
 
 use super::{
-    automaton_name, combinations, stuck_points, variables_of, DataSat, Judged, Ndc, Question,
-    Reach, RtCheck, Steps,
+    automaton_name, combinations, run_of, stuck_points, variables_of, DataSat, DenseTrace, Judged,
+    Ndc, Question, Reach, RtCheck, Steps,
 };
 use crate::spec::{Role, Spec};
 use crate::timed::dense::bdd::{Atom, Ref, FALSE, TRUE};
+use crate::timed::dense::eval::{matched, Piece};
 use crate::timed::dense::system::subst;
 use crate::timed::dense::system::System;
 use crate::timed::unroll::var_at;
 use logic::{Sort, Symbol, Term};
+use num_rational::BigRational;
+use num_traits::Zero;
 use rustc_hash::FxHashSet as HashSet;
 use serde::Serialize;
 use solver::{Outcome, SolverError};
@@ -690,35 +693,128 @@ fn env_checks(
                     .iter()
                     .map(|a| automaton_name(spec, &sys.automata[*a]))
                     .collect(),
-                dead_end: not_stricter(spec, sys, &s.0, answer(qi)),
+                dead_end: answer(qi),
                 epsilon_only: epsilon_only[qi],
             }
         })
         .collect()
 }
 
-/// A dead end found for a set with an automaton stricter than its countertrace (a
-/// phase after the first that may be empty and has a formula: the automaton skips it
-/// only where the state changes, so a next interval the countertrace allows may have
-/// no step) is reported undecided: the environment's choice may only keep the state
-/// from changing, which no requirement forbids.
-fn not_stricter(spec: &Spec, sys: &System, set: &[usize], found: Reach) -> Reach {
-    if !matches!(found, Reach::Reachable { .. }) {
-        return found;
-    }
+/// A dead end the search reached for question `q` at the end of run `m` (check point
+/// `k`; `trace` its table): for the environment's dead ends, with what it chooses next;
+/// for a set with an automaton stricter than its countertrace (a phase after the first
+/// that may be empty and has a formula, which the automaton skips only where the state
+/// changes), confirmed by the countertrace evaluator ([`confirmed`]) or reported
+/// undecided.
+pub(super) fn reached(
+    spec: &Spec,
+    sys: &System,
+    q: &Question,
+    m: &logic::Model,
+    k: usize,
+    mut trace: DenseTrace,
+) -> Reach {
+    let intervals = k + 1;
+    let Question::Rt { set, ndc } = q else {
+        return Reach::Reachable { intervals, trace };
+    };
+    let Some(choice) = ndc.choice_at(sys, set, m, &spec.context, k) else {
+        return Reach::Reachable { intervals, trace };
+    };
+    trace.next_inputs = choice.text.clone();
     let stricter = set.iter().find(|a| {
         (sys.automata[**a].pea.phases.iter())
             .skip(1)
             .any(|ph| ph.allow_empty && ph.inv != TRUE)
     });
-    match stricter {
-        Some(a) => Reach::Unknown {
+    let Some(a) = stricter else {
+        return Reach::Reachable { intervals, trace };
+    };
+    match confirmed(spec, sys, set, m, k, &choice) {
+        Ok(()) => Reach::Reachable { intervals, trace },
+        Err(why) => Reach::Unknown {
             reason: solver::Undecided::other(format!(
-                "a dead end was found, but the automaton of {} is stricter than its countertrace (a phase that may be empty has a formula), so it may be the automaton's rather than the requirement's",
+                "a dead end was found, but the automaton of {} is stricter than its countertrace (a phase that may be empty has a formula), and {why}",
                 automaton_name(spec, &sys.automata[*a])
             )),
             up_to: 0,
         },
-        None => found,
     }
+}
+
+/// The environment's dead end confirmed by the countertrace evaluator: with the
+/// inputs `choice` names, no choice of the set's Boolean system variables for a short
+/// next interval leaves every countertrace of the set and every invariant unmatched.
+fn confirmed(
+    spec: &Spec,
+    sys: &System,
+    set: &[usize],
+    m: &logic::Model,
+    k: usize,
+    choice: &super::Choice,
+) -> Result<(), String> {
+    if choice.data > 0 {
+        return Err("its choice of an Int or Real input cannot be replayed".into());
+    }
+    let inputs: HashSet<Symbol> = (spec.variables.iter())
+        .filter(|v| v.role == Some(Role::Input))
+        .map(|v| v.name.clone())
+        .collect();
+    let mut outputs: Vec<Symbol> = Vec::new();
+    for a in set {
+        for n in variables_of(sys, *a) {
+            let bool_state = sys.state.iter().any(|(x, s)| *x == n && *s == Sort::Bool);
+            if bool_state && !inputs.contains(&n) && !outputs.contains(&n) {
+                outputs.push(n);
+            } else if !bool_state && !inputs.contains(&n) && sys.state.iter().any(|(x, _)| *x == n)
+            {
+                return Err(format!("the system's {n} is not Boolean"));
+            }
+        }
+    }
+    if outputs.len() > 10 {
+        return Err("the set has too many outputs to try".into());
+    }
+    let mut run = run_of(sys, m, k);
+    let last = run.last().map(|p| p.state.clone()).unwrap_or_default();
+    let half = BigRational::new(1.into(), 2.into());
+    let length = if sys.epsilon > BigRational::zero() {
+        &sys.epsilon * &half
+    } else {
+        half
+    };
+    let checked: Vec<usize> = (0..sys.automata.len())
+        .filter(|a| set.contains(a) || sys.automata[*a].pea.is_invariant())
+        .collect();
+    run.push(Piece {
+        length,
+        state: last.clone(),
+    });
+    for bits in 0u32..(1 << outputs.len()) {
+        let mut state = last.clone();
+        for (n, v) in &choice.bools {
+            state.insert(n.clone(), logic::Value::Bool(*v));
+        }
+        for (j, n) in outputs.iter().enumerate() {
+            state.insert(n.clone(), logic::Value::Bool(bits & (1 << j) != 0));
+        }
+        for (h, x, _) in &sys.history {
+            if let Some(v) = last.get(x) {
+                state.insert(h.clone(), v.clone());
+            }
+        }
+        run.last_mut().expect("pushed").state = state;
+        let broken = checked.iter().try_fold(false, |any, a| {
+            let phases = &sys.automata[*a].pea.phases;
+            matched(&sys.bdd, phases, &run, &spec.context).map(|b| any || b)
+        });
+        match broken {
+            Ok(false) => {
+                return Err("the countertraces allow a next interval with those inputs".into())
+            }
+            Ok(true) => {}
+            Err(e) => return Err(format!("the evaluator could not replay it: {e}")),
+        }
+    }
+    Ok(())
 }
