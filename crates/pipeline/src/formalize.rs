@@ -1739,52 +1739,87 @@ fn batch(
     examples: &str,
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
+    let user = prompts.batch.render(&[
+        ("schema", schema),
+        ("examples", examples),
+        ("requirements", &requirement_list(out)),
+    ])?;
+    batch_rounds(
+        client,
+        "formalize",
+        options.max_retries,
+        &prompts.batch_repair,
+        user,
+        out,
+        |f| f.formula.is_none(),
+        |messages, ids| request(messages, options, None).schema("formulas", object_schema(ids)),
+        |json, f| {
+            let text = json.get(&f.id).and_then(Value::as_str).unwrap_or("");
+            let requirement = f.text.clone();
+            match validate_screened(spec, checker, text, &requirement) {
+                Ok((t, notes)) => {
+                    f.formula = Some(logic::print::term(&t));
+                    f.term = Some(t);
+                    f.notes = notes;
+                    Ok((excerpt(text), None))
+                }
+                Err(ValidateError::Invalid(e)) => Ok((excerpt(text), Some(e))),
+                Err(ValidateError::Solver(e)) => Err(e.into()),
+            }
+        },
+    )
+}
+
+/// The requirements of a batch prompt, one `- id: text` line each.
+pub(crate) fn requirement_list(out: &[Formalized]) -> String {
     let mut list = String::new();
     for f in out.iter() {
         let _ = writeln!(list, "- {}: {}", f.id, f.text);
     }
-    let user = prompts.batch.render(&[
-        ("schema", schema),
-        ("examples", examples),
-        ("requirements", &list),
-    ])?;
+    list
+}
+
+/// The rounds of a batch run (formulas or timed patterns) after its first message
+/// `user`: each round asks about the requirements still `open` in one request (`ask`
+/// builds it from the conversation and their ids, `label` names it to the client),
+/// `read` takes each one's part of the answer (the answer as its attempt shows it and
+/// the error that rejected it; an accepted one `read` stores), and the failures go back
+/// in one `repair` turn listing each id's error, up to `max_retries` times. Gives back
+/// why the run stopped when the provider failed (the requirements then asked keep the
+/// failure as their attempt).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn batch_rounds(
+    client: &Client,
+    label: &str,
+    max_retries: usize,
+    repair: &Template,
+    user: String,
+    out: &mut [Formalized],
+    open: impl Fn(&Formalized) -> bool,
+    ask: impl Fn(&[llm::Message], &[&str]) -> Request,
+    mut read: impl FnMut(&Value, &mut Formalized) -> Result<(String, Option<String>), PipelineError>,
+) -> Result<Option<String>, PipelineError> {
     let mut messages = vec![llm::Message::user(user)];
-    for _round in 0..=options.max_retries {
-        let open: Vec<usize> = (0..out.len())
-            .filter(|&i| out[i].formula.is_none())
-            .collect();
+    for _round in 0..=max_retries {
+        let open: Vec<usize> = (0..out.len()).filter(|&i| open(&out[i])).collect();
         if open.is_empty() {
             break;
         }
         let ids: Vec<&str> = open.iter().map(|&i| out[i].id.as_str()).collect();
-        let req = request(&messages, options, None).schema("formulas", object_schema(&ids));
+        let req = ask(&messages, &ids);
         let (answer_text, problems): (String, Vec<(usize, String)>) =
-            match client.complete("formalize", &req) {
+            match client.complete(label, &req) {
                 Ok(c) => {
                     let json = c.json.clone().unwrap_or(Value::Null);
                     let mut problems = Vec::new();
                     for &i in &open {
-                        let id = out[i].id.clone();
-                        let text = json.get(&id).and_then(Value::as_str).unwrap_or("");
-                        let requirement = out[i].text.clone();
-                        match validate_screened(spec, checker, text, &requirement) {
-                            Ok((t, notes)) => {
-                                out[i].attempts.push(Attempt {
-                                    answer: excerpt(text),
-                                    error: None,
-                                });
-                                out[i].formula = Some(logic::print::term(&t));
-                                out[i].term = Some(t);
-                                out[i].notes = notes;
-                            }
-                            Err(ValidateError::Invalid(e)) => {
-                                out[i].attempts.push(Attempt {
-                                    answer: excerpt(text),
-                                    error: Some(e.clone()),
-                                });
-                                problems.push((i, e));
-                            }
-                            Err(ValidateError::Solver(e)) => return Err(e.into()),
+                        let (answer, error) = read(&json, &mut out[i])?;
+                        out[i].attempts.push(Attempt {
+                            answer,
+                            error: error.clone(),
+                        });
+                        if let Some(e) = error {
+                            problems.push((i, e));
                         }
                     }
                     (excerpt(c.text()), problems)
@@ -1810,9 +1845,7 @@ fn batch(
             let _ = writeln!(listed, "- {}: {}", out[*i].id, e.replace('\n', "\n  "));
         }
         let ids: Vec<&str> = problems.iter().map(|(i, _)| out[*i].id.as_str()).collect();
-        let repair = prompts
-            .batch_repair
-            .render(&[("problems", &listed), ("ids", &ids.join(", "))])?;
+        let repair = repair.render(&[("problems", &listed), ("ids", &ids.join(", "))])?;
         messages.push(llm::Message::assistant(answer_text));
         messages.push(llm::Message::user(repair));
     }
