@@ -102,10 +102,25 @@ impl Prompts {
 
 /// The schema of a spec as plain data for prompts.
 pub fn schema_info(spec: &Spec) -> SchemaInfo {
-    let num = |r: &Option<num_rational::BigRational>| {
-        r.as_ref()
-            .map(|r| logic::Value::Real(r.clone()).to_string())
-    };
+    schema_info_with(
+        spec,
+        |r| {
+            logic::Value::Real(r.clone())
+                .to_string()
+                .trim_end_matches(".0")
+                .to_string()
+        },
+        user_domain(spec),
+    )
+}
+
+/// The schema of a spec as plain data for prompts, its variables' bounds written by
+/// `bound` and `domain` the constraints it lists.
+pub(crate) fn schema_info_with<'a>(
+    spec: &'a Spec,
+    bound: impl Fn(&num_rational::BigRational) -> String,
+    domain: impl Iterator<Item = &'a reqs::spec::Constraint>,
+) -> SchemaInfo {
     SchemaInfo {
         variables: spec
             .variables
@@ -115,8 +130,8 @@ pub fn schema_info(spec: &Spec) -> SchemaInfo {
                 sort: v.sort.to_string(),
                 unit: v.unit.clone(),
                 description: v.description.clone(),
-                min: num(&v.min).map(|s| s.trim_end_matches(".0").to_string()),
-                max: num(&v.max).map(|s| s.trim_end_matches(".0").to_string()),
+                min: v.min.as_ref().map(&bound),
+                max: v.max.as_ref().map(&bound),
             })
             .collect(),
         enums: spec
@@ -128,7 +143,7 @@ pub fn schema_info(spec: &Spec) -> SchemaInfo {
                 description: None,
             })
             .collect(),
-        domain: user_domain(spec)
+        domain: domain
             .map(|d| llm::ConstraintInfo {
                 id: d.id.clone(),
                 text: d.text.clone(),

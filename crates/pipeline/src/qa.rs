@@ -220,48 +220,17 @@ pub fn proposal_schema(spec: &Spec) -> Value {
 
 /// The spec's schema as plain data for prompts.
 pub fn schema_info(spec: &Spec) -> SchemaInfo {
-    let num = |r: &Option<num_rational::BigRational>| {
-        r.as_ref().map(|r| {
+    crate::formalize::schema_info_with(
+        spec,
+        |r| {
             if r.is_integer() {
                 r.to_integer().to_string()
             } else {
                 logic::Value::Real(r.clone()).to_string()
             }
-        })
-    };
-    SchemaInfo {
-        variables: spec
-            .variables
-            .iter()
-            .map(|v| llm::VariableInfo {
-                name: v.name.to_string(),
-                sort: v.sort.to_string(),
-                unit: v.unit.clone(),
-                description: v.description.clone(),
-                min: num(&v.min),
-                max: num(&v.max),
-            })
-            .collect(),
-        enums: spec
-            .enums
-            .iter()
-            .map(|(n, vs)| llm::EnumInfo {
-                name: n.to_string(),
-                values: vs.iter().map(|v| v.to_string()).collect(),
-                description: None,
-            })
-            .collect(),
-        domain: spec
-            .domain
-            .iter()
-            .filter(|d| !d.id.contains('.'))
-            .map(|d| llm::ConstraintInfo {
-                id: d.id.clone(),
-                text: d.text.clone(),
-                formula: Some(logic::print::term(&d.formula)),
-            })
-            .collect(),
-    }
+        },
+        spec.domain.iter().filter(|d| !d.id.contains('.')),
+    )
 }
 
 /// Writes a numeric, Boolean or symbolic value as SMT-LIB, or says why it is not one.
