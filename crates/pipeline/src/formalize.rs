@@ -1105,16 +1105,7 @@ pub fn formalize(
         let ask = (&prompts, schema.as_str(), examples.as_str());
         halted = match options.mode {
             Mode::PerRequirement => by_paths(spec, client, &mut checker, options, ask, &mut plain)?,
-            Mode::Batch => batch(
-                spec,
-                client,
-                &mut checker,
-                options,
-                &prompts,
-                &schema,
-                &examples,
-                &mut plain,
-            )?,
+            Mode::Batch => batch(spec, client, &mut checker, options, ask, &mut plain)?,
         };
     }
     for (k, f) in timed_idx.iter().zip(timed_items) {
@@ -1238,9 +1229,7 @@ fn by_paths(
             client,
             checker,
             options,
-            prompts,
-            schema,
-            examples,
+            (prompts, schema, examples),
             &mut fallback,
         )?;
         for (k, mut f) in rest.drain(..).zip(fallback) {
@@ -1466,15 +1455,12 @@ pub(crate) fn answer_problem(e: &LlmError) -> Option<(String, String)> {
     Some((shown, e.feedback().unwrap_or_else(|| e.to_string())))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn per_requirement(
     spec: &Spec,
     client: &Client,
     checker: &mut Checker,
     options: &FormalizeOptions,
-    prompts: &Prompts,
-    schema: &str,
-    examples: &str,
+    (prompts, schema, examples): (&Prompts, &str, &str),
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
     let mut halted: Option<String> = None;
@@ -1743,15 +1729,12 @@ fn decompose(
 /// Batch mode of the formula path: every requirement in one request, the failures
 /// back in one repair turn. Gives back why the run stopped when the provider failed
 /// (the requirements then asked keep the failure as their attempt).
-#[allow(clippy::too_many_arguments)]
 fn batch(
     spec: &Spec,
     client: &Client,
     checker: &mut Checker,
     options: &FormalizeOptions,
-    prompts: &Prompts,
-    schema: &str,
-    examples: &str,
+    (prompts, schema, examples): (&Prompts, &str, &str),
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
     let user = prompts.batch.render(&[
