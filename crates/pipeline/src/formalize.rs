@@ -2228,11 +2228,7 @@ fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> 
             comment(&mut lines, n);
         }
         let decor = table.decor_mut();
-        let old = decor
-            .prefix()
-            .and_then(|p| p.as_str())
-            .unwrap_or("")
-            .to_string();
+        let old = crate::spec_edit::prefix_text(decor);
         let sep = if old.is_empty() || old.ends_with('\n') {
             ""
         } else {
