@@ -1280,13 +1280,11 @@ pub fn clarify_prompt(
 ) -> Result<String, PipelineError> {
     let mut readings = String::new();
     for c in &s.classes {
-        let _ = writeln!(
-            readings,
-            "- reading {} ({} of {} samples): {}",
-            c.label,
-            c.members.len(),
-            s.valid,
-            c.reading
+        crate::clarify::reading_line(
+            &mut readings,
+            &c.label,
+            (c.members.len(), s.valid),
+            &c.reading,
         );
     }
     let mut questions = String::new();
