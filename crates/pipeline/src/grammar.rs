@@ -246,6 +246,18 @@ impl Matcher<'_> {
         v
     }
 
+    /// End positions of the derivations of `e` from any of the positions `at`, in
+    /// order, each once.
+    fn step(&mut self, e: &Expr, at: Vec<usize>) -> Vec<usize> {
+        let mut next = Vec::new();
+        for p in at {
+            next.extend(self.expr(e, p));
+        }
+        next.sort_unstable();
+        next.dedup();
+        next
+    }
+
     fn expr(&mut self, e: &Expr, pos: usize) -> Vec<usize> {
         let mut ends = match e {
             Expr::Lit(s) => {
@@ -266,13 +278,7 @@ impl Matcher<'_> {
             Expr::Seq(items) => {
                 let mut at = vec![pos];
                 for it in items {
-                    let mut next = Vec::new();
-                    for p in at {
-                        next.extend(self.expr(it, p));
-                    }
-                    next.sort_unstable();
-                    next.dedup();
-                    at = next;
+                    at = self.step(it, at);
                     if at.is_empty() {
                         break;
                     }
@@ -296,13 +302,7 @@ impl Matcher<'_> {
                     if k == *max {
                         break;
                     }
-                    let mut next = Vec::new();
-                    for p in at {
-                        next.extend(self.expr(inner, p));
-                    }
-                    next.sort_unstable();
-                    next.dedup();
-                    at = next;
+                    at = self.step(inner, at);
                     if at.is_empty() {
                         break;
                     }
