@@ -142,16 +142,23 @@ struct QaFile {
 
 /// Reads a QA questions file (TOML with `[[questions]]`; see docs/qa.md).
 pub fn load_questions(text: &str, name: &str) -> Result<Vec<QaQuestion>, Diagnostics> {
-    let file = logic::SourceFile::new(name, text);
-    toml::from_str::<QaFile>(text)
-        .map(|q| q.questions)
-        .map_err(|e| {
-            let span = e
-                .span()
-                .map(|r| logic::Span::new(r.start, r.end))
-                .unwrap_or_default();
-            file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
-        })
+    read_toml::<QaFile>(text, name).map(|q| q.questions)
+}
+
+/// Reads a TOML file (`text`, named `name`) of the layout `T`; what does not fit is a
+/// diagnostic located in the file.
+pub(crate) fn read_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    name: &str,
+) -> Result<T, Diagnostics> {
+    toml::from_str::<T>(text).map_err(|e| {
+        let span = e
+            .span()
+            .map(|r| logic::Span::new(r.start, r.end))
+            .unwrap_or_default();
+        logic::SourceFile::new(name, text)
+            .locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
+    })
 }
 
 /// One condition `variable op value` proposed by the model.
