@@ -2046,6 +2046,16 @@ impl<'s> Parser<'s> {
             || w.contains('%')
     }
 
+    /// The refusal of a number followed by `w` that is not its variable's unit: a unit
+    /// error when `w` is a unit, else an unknown word.
+    fn unit_refusal(&self, w: &str) -> Refusal {
+        if self.unit_like(w) {
+            Refusal::Unit
+        } else {
+            Refusal::Unknown
+        }
+    }
+
     fn same_unit(unit: &str, written: &str) -> bool {
         written == unit
             || UNIT_WORDS
@@ -2077,22 +2087,14 @@ impl<'s> Parser<'s> {
         match (unit, vi.var.unit.as_deref()) {
             (Some(w), Some(u)) if !Self::same_unit(u, w) => {
                 return Err(fail(
-                    if self.unit_like(w) {
-                        Refusal::Unit
-                    } else {
-                        Refusal::Unknown
-                    },
+                    self.unit_refusal(w),
                     toks,
                     format!("`{}`: `{name}` is in {u}, not {w}", show(toks)),
                 ))
             }
             (Some(w), None) => {
                 return Err(fail(
-                    if self.unit_like(w) {
-                        Refusal::Unit
-                    } else {
-                        Refusal::Unknown
-                    },
+                    self.unit_refusal(w),
                     toks,
                     format!("`{}`: `{name}` has no unit", show(toks)),
                 ))
