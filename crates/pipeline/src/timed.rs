@@ -357,6 +357,18 @@ fn time_base(spec: &Spec) -> Result<&TimeBase, PipelineError> {
     })
 }
 
+/// The worked examples of a formalization run over `out`: none of them one of its own
+/// requirements.
+fn run_examples(
+    spec: &Spec,
+    prompts: &TimedPrompts,
+    out: &[Formalized],
+    options: &FormalizeOptions,
+) -> String {
+    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
+    timed_examples(spec, prompts, &skip, options.examples)
+}
+
 /// A request for one pattern answer: the conversation, the JSON schema, the options'
 /// temperature and token limit.
 fn timed_request(messages: &[llm::Message], options: &FormalizeOptions) -> Request {
@@ -381,8 +393,7 @@ pub fn formalize_timed(
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
     let tb = time_base(spec)?;
-    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
-    let examples = timed_examples(spec, prompts, &skip, options.examples);
+    let examples = run_examples(spec, prompts, out, options);
     let mut conversations: Vec<Option<Vec<llm::Message>>> = Vec::new();
     // Rejected answers so far, and whether a fresh sample was drawn after a repetition.
     let mut rejected: Vec<Vec<String>> = vec![Vec::new(); out.len()];
@@ -498,8 +509,7 @@ pub fn formalize_timed_batch(
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
     let tb = time_base(spec)?;
-    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
-    let examples = timed_examples(spec, prompts, &skip, options.examples);
+    let examples = run_examples(spec, prompts, out, options);
     let (tick, durations) = time_lines(tb);
     let schema = schema_info(spec).render() + &reading_notes(spec);
     let user = prompts.batch.render(&[
