@@ -157,14 +157,18 @@ impl Grammar {
         out
     }
 
-    /// Whether the grammar derives exactly `text`.
-    pub fn matches(&self, text: &str) -> bool {
-        let index: HashMap<&str, usize> = self
-            .rules
+    /// The place of each rule, by name.
+    fn index(&self) -> HashMap<&str, usize> {
+        self.rules
             .iter()
             .enumerate()
             .map(|(i, (n, _))| (n.as_str(), i))
-            .collect();
+            .collect()
+    }
+
+    /// Whether the grammar derives exactly `text`.
+    pub fn matches(&self, text: &str) -> bool {
+        let index = self.index();
         let mut m = Matcher {
             g: self,
             index,
@@ -177,12 +181,7 @@ impl Grammar {
     /// A random answer the grammar derives, from `seed` (deterministic). Repetitions
     /// lean to their minimum so that answers stay small.
     pub fn sample(&self, seed: u64) -> String {
-        let index: HashMap<&str, usize> = self
-            .rules
-            .iter()
-            .enumerate()
-            .map(|(i, (n, _))| (n.as_str(), i))
-            .collect();
+        let index = self.index();
         let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut out = String::new();
         self.derive(&self.rules[0].1, &index, &mut rng, &mut out);
