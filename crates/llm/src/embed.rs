@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{LlmError, Result};
-use crate::http::{excerpt, Http, HttpSettings};
+use crate::http::{Http, HttpSettings};
 use crate::secret::ApiKey;
 
 /// Something that turns texts into vectors, one per text, in order.
@@ -76,10 +76,7 @@ impl Embeddings for OpenAiEmbeddings {
 /// Reads an embeddings response: `data[*].embedding`, placed by `data[*].index` (in
 /// order when absent). Exactly `n` vectors of one non-zero length are required.
 pub fn parse_embeddings(v: &Value, n: usize) -> Result<Vec<Vec<f64>>> {
-    let bad = |detail: String| LlmError::BadResponse {
-        detail,
-        excerpt: excerpt(&v.to_string()),
-    };
+    let bad = |detail: String| LlmError::bad_response(detail, &v.to_string());
     let data = v
         .get("data")
         .and_then(|d| d.as_array())

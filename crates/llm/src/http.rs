@@ -207,10 +207,8 @@ impl Http {
         };
         let body = redact(key, &body);
         if (200..300).contains(&status) {
-            return serde_json::from_str(&body).map_err(|e| LlmError::BadResponse {
-                detail: format!("not JSON: {e}"),
-                excerpt: excerpt(&body),
-            });
+            return serde_json::from_str(&body)
+                .map_err(|e| LlmError::bad_response(format!("not JSON: {e}"), &body));
         }
         let message = error_message(&body);
         Err(match status {

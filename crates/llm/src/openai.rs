@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{LlmError, Result};
-use crate::http::{excerpt, Http, HttpSettings, Streamed};
+use crate::http::{Http, HttpSettings, Streamed};
 use crate::provider::Provider;
 use crate::secret::ApiKey;
 use crate::types::{FinishReason, Request, Response, Usage};
@@ -163,15 +163,14 @@ impl OpenAi {
         let got = self
             .http
             .post_stream(&self.url, headers, body, self.key.as_ref(), |data| {
-                let v: Value = serde_json::from_str(data).map_err(|e| LlmError::BadResponse {
-                    detail: format!("an event of the stream is not JSON: {e}"),
-                    excerpt: excerpt(data),
+                let v: Value = serde_json::from_str(data).map_err(|e| {
+                    LlmError::bad_response(format!("an event of the stream is not JSON: {e}"), data)
                 })?;
                 if let Some(e) = v.get("error") {
-                    return Err(LlmError::BadResponse {
-                        detail: "the stream reported an error".into(),
-                        excerpt: excerpt(&e.to_string()),
-                    });
+                    return Err(LlmError::bad_response(
+                        "the stream reported an error",
+                        &e.to_string(),
+                    ));
                 }
                 if let Some(m) = v.get("model").and_then(|m| m.as_str()) {
                     model = Some(m.to_string());
@@ -262,10 +261,7 @@ impl Provider for OpenAi {
 
 /// Reads a chat-completions response body.
 pub fn parse_response(v: &Value) -> Result<Response> {
-    let bad = |detail: &str| LlmError::BadResponse {
-        detail: detail.to_string(),
-        excerpt: excerpt(&v.to_string()),
-    };
+    let bad = |detail: &str| LlmError::bad_response(detail, &v.to_string());
     let choice = v
         .get("choices")
         .and_then(|c| c.as_array())
