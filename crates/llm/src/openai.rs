@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{LlmError, Result};
-use crate::http::{Http, HttpSettings, Streamed};
+use crate::http::{bearer, endpoint, Http, HttpSettings, Streamed};
 use crate::provider::Provider;
 use crate::secret::ApiKey;
 use crate::types::{FinishReason, Request, Response, Usage};
@@ -62,7 +62,7 @@ impl OpenAi {
         OpenAi {
             id: id.into(),
             model: model.into(),
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            url: endpoint(base_url, "chat/completions"),
             key,
             structured: StructuredMode::Native,
             grammar: false,
@@ -244,10 +244,7 @@ impl Provider for OpenAi {
         })
     }
     fn complete(&self, request: &Request) -> Result<Response> {
-        let mut headers = Vec::new();
-        if let Some(k) = &self.key {
-            headers.push(("authorization", format!("Bearer {}", k.expose())));
-        }
+        let headers = bearer(self.key.as_ref());
         let body = self.body(request);
         if self.stream {
             return self.complete_streamed(&headers, &body);
