@@ -827,6 +827,10 @@ enum Join {
 /// A way to cut a list: the items (token ranges) and the separators between them.
 type Cut = (Vec<(usize, usize)>, Vec<Sep>);
 
+/// A cut that makes a list: the items (token ranges) and the word joining them (none
+/// for one item).
+type List = (Vec<(usize, usize)>, Option<Join>);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Sep {
     Comma,
@@ -1170,7 +1174,7 @@ impl<'s> Parser<'s> {
 
     /// The cuts of `toks` that make a list (see [`Self::list_join`]), with their join; a
     /// list with commas has three items or more.
-    fn lists(toks: &[Tok], comma_before_two: bool) -> Vec<(Vec<(usize, usize)>, Option<Join>)> {
+    fn lists(toks: &[Tok], comma_before_two: bool) -> Vec<List> {
         Self::cuts(toks)
             .into_iter()
             .filter_map(|(items, seps)| {
