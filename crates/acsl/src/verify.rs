@@ -124,8 +124,9 @@ pub fn combine(runs: &[&WpRun]) -> Verdict {
     }
 }
 
-/// The file name used for harnesses of `file`.
-pub(crate) fn harness_name(file: &CFile) -> String {
+/// The file name used for harnesses of `file` (its own name when it ends in `.c`,
+/// commas replaced; else `input.c`).
+pub fn harness_name(file: &CFile) -> String {
     file.path
         .as_ref()
         .and_then(|p| p.file_name())

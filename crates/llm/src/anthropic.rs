@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{LlmError, Result};
-use crate::http::{excerpt, Http, HttpSettings};
+use crate::http::{endpoint, Http, HttpSettings};
 use crate::openai::{schema_instruction, StructuredMode};
 use crate::provider::Provider;
 use crate::secret::ApiKey;
@@ -38,7 +38,7 @@ impl Anthropic {
         Anthropic {
             id: id.into(),
             model: model.into(),
-            url: format!("{}/messages", base_url.trim_end_matches('/')),
+            url: endpoint(base_url, "messages"),
             key,
             default_max_tokens: 4096,
             structured: StructuredMode::Native,
@@ -126,10 +126,7 @@ impl Provider for Anthropic {
 
 /// Reads a Messages API response body.
 pub fn parse_response(v: &Value) -> Result<Response> {
-    let bad = |detail: &str| LlmError::BadResponse {
-        detail: detail.to_string(),
-        excerpt: excerpt(&v.to_string()),
-    };
+    let bad = |detail: &str| LlmError::bad_response(detail, &v.to_string());
     let content = v
         .get("content")
         .and_then(|c| c.as_array())

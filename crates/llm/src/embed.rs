@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{LlmError, Result};
-use crate::http::{excerpt, Http, HttpSettings};
+use crate::http::{bearer, endpoint, Http, HttpSettings};
 use crate::secret::ApiKey;
 
 /// Something that turns texts into vectors, one per text, in order.
@@ -41,7 +41,7 @@ impl OpenAiEmbeddings {
     ) -> OpenAiEmbeddings {
         OpenAiEmbeddings {
             model: model.into(),
-            url: format!("{}/embeddings", base_url.trim_end_matches('/')),
+            url: endpoint(base_url, "embeddings"),
             key,
             http: Http::new(settings),
         }
@@ -62,10 +62,7 @@ impl Embeddings for OpenAiEmbeddings {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let mut headers = Vec::new();
-        if let Some(k) = &self.key {
-            headers.push(("authorization", format!("Bearer {}", k.expose())));
-        }
+        let headers = bearer(self.key.as_ref());
         let v = self
             .http
             .post_json(&self.url, &headers, &self.body(texts), self.key.as_ref())?;
@@ -76,10 +73,7 @@ impl Embeddings for OpenAiEmbeddings {
 /// Reads an embeddings response: `data[*].embedding`, placed by `data[*].index` (in
 /// order when absent). Exactly `n` vectors of one non-zero length are required.
 pub fn parse_embeddings(v: &Value, n: usize) -> Result<Vec<Vec<f64>>> {
-    let bad = |detail: String| LlmError::BadResponse {
-        detail,
-        excerpt: excerpt(&v.to_string()),
-    };
+    let bad = |detail: String| LlmError::bad_response(detail, &v.to_string());
     let data = v
         .get("data")
         .and_then(|d| d.as_array())

@@ -177,6 +177,14 @@ fn status_hint(status: u16) -> &'static str {
 }
 
 impl LlmError {
+    /// A reply that is not the wire format it should be: what is wrong, and the first
+    /// bytes of `body`.
+    pub(crate) fn bad_response(detail: impl Into<String>, body: &str) -> LlmError {
+        LlmError::BadResponse {
+            detail: detail.into(),
+            excerpt: crate::http::excerpt(body),
+        }
+    }
     /// Transient: worth retrying with backoff.
     pub fn is_retryable(&self) -> bool {
         matches!(

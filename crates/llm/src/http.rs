@@ -44,6 +44,19 @@ pub(crate) struct Http {
     settings: HttpSettings,
 }
 
+/// The URL of `path` under `base_url` (a trailing slash of the base ignored).
+pub(crate) fn endpoint(base_url: &str, path: &str) -> String {
+    format!("{}/{path}", base_url.trim_end_matches('/'))
+}
+
+/// The `authorization: Bearer` header of an OpenAI-compatible request, when there is a
+/// key.
+pub(crate) fn bearer(key: Option<&ApiKey>) -> Vec<(&'static str, String)> {
+    key.map(|k| ("authorization", format!("Bearer {}", k.expose())))
+        .into_iter()
+        .collect()
+}
+
 /// Excerpt length for server text kept in errors.
 const EXCERPT: usize = 300;
 
@@ -207,10 +220,8 @@ impl Http {
         };
         let body = redact(key, &body);
         if (200..300).contains(&status) {
-            return serde_json::from_str(&body).map_err(|e| LlmError::BadResponse {
-                detail: format!("not JSON: {e}"),
-                excerpt: excerpt(&body),
-            });
+            return serde_json::from_str(&body)
+                .map_err(|e| LlmError::bad_response(format!("not JSON: {e}"), &body));
         }
         let message = error_message(&body);
         Err(match status {

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::error::{LlmError, Result};
-use crate::http::{excerpt, Http, HttpSettings, Streamed};
+use crate::http::{bearer, endpoint, Http, HttpSettings, Streamed};
 use crate::provider::Provider;
 use crate::secret::ApiKey;
 use crate::types::{FinishReason, Request, Response, Usage};
@@ -62,7 +62,7 @@ impl OpenAi {
         OpenAi {
             id: id.into(),
             model: model.into(),
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            url: endpoint(base_url, "chat/completions"),
             key,
             structured: StructuredMode::Native,
             grammar: false,
@@ -163,15 +163,14 @@ impl OpenAi {
         let got = self
             .http
             .post_stream(&self.url, headers, body, self.key.as_ref(), |data| {
-                let v: Value = serde_json::from_str(data).map_err(|e| LlmError::BadResponse {
-                    detail: format!("an event of the stream is not JSON: {e}"),
-                    excerpt: excerpt(data),
+                let v: Value = serde_json::from_str(data).map_err(|e| {
+                    LlmError::bad_response(format!("an event of the stream is not JSON: {e}"), data)
                 })?;
                 if let Some(e) = v.get("error") {
-                    return Err(LlmError::BadResponse {
-                        detail: "the stream reported an error".into(),
-                        excerpt: excerpt(&e.to_string()),
-                    });
+                    return Err(LlmError::bad_response(
+                        "the stream reported an error",
+                        &e.to_string(),
+                    ));
                 }
                 if let Some(m) = v.get("model").and_then(|m| m.as_str()) {
                     model = Some(m.to_string());
@@ -245,10 +244,7 @@ impl Provider for OpenAi {
         })
     }
     fn complete(&self, request: &Request) -> Result<Response> {
-        let mut headers = Vec::new();
-        if let Some(k) = &self.key {
-            headers.push(("authorization", format!("Bearer {}", k.expose())));
-        }
+        let headers = bearer(self.key.as_ref());
         let body = self.body(request);
         if self.stream {
             return self.complete_streamed(&headers, &body);
@@ -262,10 +258,7 @@ impl Provider for OpenAi {
 
 /// Reads a chat-completions response body.
 pub fn parse_response(v: &Value) -> Result<Response> {
-    let bad = |detail: &str| LlmError::BadResponse {
-        detail: detail.to_string(),
-        excerpt: excerpt(&v.to_string()),
-    };
+    let bad = |detail: &str| LlmError::bad_response(detail, &v.to_string());
     let choice = v
         .get("choices")
         .and_then(|c| c.as_array())

@@ -293,4 +293,13 @@ impl Completion {
     pub fn text(&self) -> &str {
         &self.response.text
     }
+
+    /// The answer as JSON text: the parsed JSON written out when there is one, else the
+    /// text as it came.
+    pub fn json_text(&self) -> String {
+        self.json
+            .as_ref()
+            .map(|j| j.to_string())
+            .unwrap_or_else(|| self.text().to_string())
+    }
 }

@@ -151,13 +151,11 @@ pub fn prompt(spec: &Spec, s: &Screening, samples: u32) -> Result<String, Pipeli
     let mut readings = String::new();
     if let Some(p) = p {
         for c in &p.classes {
-            let _ = writeln!(
-                readings,
-                "- reading {} ({} of {} samples): {}",
-                c.label,
-                c.members.len(),
-                p.metrics.candidates,
-                c.formula
+            reading_line(
+                &mut readings,
+                &c.label,
+                (c.members.len(), p.metrics.candidates),
+                &c.formula,
             );
         }
     }
@@ -178,6 +176,12 @@ pub fn prompt(spec: &Spec, s: &Screening, samples: u32) -> Result<String, Pipeli
         ("readings", &readings),
         ("witnesses", &witnesses),
     ])?)
+}
+
+/// One reading as a clarification prompt lists it: its label, how many of how many
+/// samples read the text so, and the reading.
+pub(crate) fn reading_line(o: &mut String, label: &str, (n, of): (usize, usize), reading: &str) {
+    let _ = writeln!(o, "- reading {label} ({n} of {of} samples): {reading}");
 }
 
 /// The clarified text from an answer: trimmed, one paragraph, quotes dropped.

@@ -827,6 +827,10 @@ enum Join {
 /// A way to cut a list: the items (token ranges) and the separators between them.
 type Cut = (Vec<(usize, usize)>, Vec<Sep>);
 
+/// A cut that makes a list: the items (token ranges) and the word joining them (none
+/// for one item).
+type List = (Vec<(usize, usize)>, Option<Join>);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Sep {
     Comma,
@@ -1168,10 +1172,64 @@ impl<'s> Parser<'s> {
         Some(Some(word))
     }
 
-    fn separators(toks: &[Tok]) -> usize {
-        toks.iter()
+    /// The cuts of `toks` that make a list (see [`Self::list_join`]), with their join; a
+    /// list with commas has three items or more.
+    fn lists(toks: &[Tok], comma_before_two: bool) -> Vec<List> {
+        Self::cuts(toks)
+            .into_iter()
+            .filter_map(|(items, seps)| {
+                let join = Self::list_join(&seps, comma_before_two)?;
+                let short = join.is_some() && seps.contains(&Sep::Comma) && items.len() < 3;
+                (!short).then_some((items, join))
+            })
+            .collect()
+    }
+
+    /// Every choice of one reading per item of a list: `items` are ranges of
+    /// `toks[skip..]`, each read by `read` (with its place in the list). The failure is
+    /// that of the first item that does not read (counting the tokens before it), or too
+    /// many readings.
+    fn readings<T: Clone>(
+        toks: &[Tok],
+        skip: usize,
+        items: &[(usize, usize)],
+        mut read: impl FnMut(usize, &[Tok]) -> R<T>,
+    ) -> Result<Vec<Vec<T>>, Fail> {
+        let body = &toks[skip..];
+        let mut parts: Vec<Vec<T>> = Vec::new();
+        for (i, (a, b)) in items.iter().enumerate() {
+            parts.push(read(i, &body[*a..*b]).map_err(|f| f.shift(skip + a))?);
+        }
+        product(&parts)
+            .ok_or_else(|| fail(Refusal::Ambiguous, toks, "too many readings to compare"))
+    }
+
+    /// Refuses a condition or response (`what`) with more than ten commas and joining
+    /// words.
+    fn not_too_long(toks: &[Tok], what: &str) -> Result<(), Fail> {
+        let separators = toks
+            .iter()
             .filter(|t| matches!(t, Tok::Comma) || t.is("and") || t.is("or") || t.is("nor"))
-            .count()
+            .count();
+        if separators > 10 {
+            return Err(fail(
+                Refusal::Structure,
+                toks,
+                format!(
+                    "more than ten commas and joining words in one {what}: split the requirement"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The failure of a condition or response that no cut makes a list of.
+    fn not_a_list(toks: &[Tok]) -> Fail {
+        fail(
+            Refusal::Structure,
+            toks,
+            "the commas and joining words do not make a list",
+        )
     }
 
     /// A condition: statements joined by "and" or "or" (with "either", "both",
@@ -1180,13 +1238,7 @@ impl<'s> Parser<'s> {
         if toks.is_empty() {
             return Err(fail(Refusal::Structure, toks, "an empty condition"));
         }
-        if Self::separators(toks) > 10 {
-            return Err(fail(
-                Refusal::Structure,
-                toks,
-                "more than ten commas and joining words in one condition: split the requirement",
-            ));
-        }
+        Self::not_too_long(toks, "condition")?;
         let mut alts = Alts::new();
         let prefix = toks[0].word().and_then(|w| match w {
             "either" => Some(Join::Or),
@@ -1203,41 +1255,21 @@ impl<'s> Parser<'s> {
             if body.is_empty() {
                 continue;
             }
-            for (items, seps) in Self::cuts(body) {
-                let Some(join) = Self::list_join(&seps, false) else {
-                    continue;
-                };
+            for (items, join) in Self::lists(body, false) {
                 match (marker, join) {
                     (None, Some(Join::Nor)) => continue,
                     (Some(m), j) if Some(m) != j => continue,
                     (Some(Join::And), _) if items.len() != 2 => continue,
                     _ => {}
                 }
-                if join.is_some() && seps.contains(&Sep::Comma) && items.len() < 3 {
-                    continue;
-                }
-                let mut parts: Vec<Vec<Vec<Atom>>> = Vec::new();
-                let mut failed = None;
-                for (a, b) in &items {
-                    match self.cond_clause(&body[*a..*b], nominal) {
-                        Ok(v) => parts.push(v),
-                        Err(f) => {
-                            failed = Some(f.shift(skip + a));
-                            break;
-                        }
+                let combos = match Self::readings(toks, skip, &items, |_, item| {
+                    self.cond_clause(item, nominal)
+                }) {
+                    Ok(combos) => combos,
+                    Err(f) => {
+                        alts.fail(f);
+                        continue;
                     }
-                }
-                if let Some(f) = failed {
-                    alts.fail(f);
-                    continue;
-                }
-                let Some(combos) = product(&parts) else {
-                    alts.fail(fail(
-                        Refusal::Ambiguous,
-                        toks,
-                        "too many readings to compare",
-                    ));
-                    continue;
                 };
                 for combo in combos {
                     match join {
@@ -1282,58 +1314,26 @@ impl<'s> Parser<'s> {
                 }
             }
         }
-        alts.finish(|| {
-            fail(
-                Refusal::Structure,
-                toks,
-                "the commas and joining words do not make a list",
-            )
-        })
+        alts.finish(|| Self::not_a_list(toks))
     }
 
     /// A response: statements with "shall", joined by "and" or "or"; after "then", also
     /// statements without "shall".
     fn response(&self, toks: &[Tok], indicative: bool) -> R<Resp> {
-        if Self::separators(toks) > 10 {
-            return Err(fail(
-                Refusal::Structure,
-                toks,
-                "more than ten commas and joining words in one response: split the requirement",
-            ));
-        }
+        Self::not_too_long(toks, "response")?;
         let mut alts = Alts::new();
-        for (items, seps) in Self::cuts(toks) {
-            let Some(join) = Self::list_join(&seps, true) else {
-                continue;
-            };
+        for (items, join) in Self::lists(toks, true) {
             if join == Some(Join::Nor) {
                 continue;
             }
-            if join.is_some() && seps.contains(&Sep::Comma) && items.len() < 3 {
-                continue;
-            }
-            let mut parts: Vec<Vec<Item>> = Vec::new();
-            let mut failed = None;
-            for (i, (a, b)) in items.iter().enumerate() {
-                match self.response_item(&toks[*a..*b], i > 0, indicative) {
-                    Ok(v) => parts.push(v),
-                    Err(f) => {
-                        failed = Some(f.shift(*a));
-                        break;
-                    }
+            let combos = match Self::readings(toks, 0, &items, |i, item| {
+                self.response_item(item, i > 0, indicative)
+            }) {
+                Ok(combos) => combos,
+                Err(f) => {
+                    alts.fail(f);
+                    continue;
                 }
-            }
-            if let Some(f) = failed {
-                alts.fail(f);
-                continue;
-            }
-            let Some(combos) = product(&parts) else {
-                alts.fail(fail(
-                    Refusal::Ambiguous,
-                    toks,
-                    "too many readings to compare",
-                ));
-                continue;
             };
             for combo in combos {
                 // A statement without "shall be" follows one with it.
@@ -1374,13 +1374,7 @@ impl<'s> Parser<'s> {
                 }
             }
         }
-        alts.finish(|| {
-            fail(
-                Refusal::Structure,
-                toks,
-                "the commas and joining words do not make a list",
-            )
-        })
+        alts.finish(|| Self::not_a_list(toks))
     }
 
     // --- statements ----------------------------------------------------------------
@@ -1476,10 +1470,8 @@ impl<'s> Parser<'s> {
                 subjects.push((parts, true));
             }
         } else if subject.iter().any(|t| t.is("and")) {
-            for (items, seps) in Self::cuts(subject) {
-                if Self::list_join(&seps, false) == Some(Some(Join::And))
-                    && !(seps.contains(&Sep::Comma) && items.len() < 3)
-                {
+            for (items, join) in Self::lists(subject, false) {
+                if join == Some(Join::And) {
                     subjects.push((items.iter().map(|(a, b)| &subject[*a..*b]).collect(), false));
                 }
             }
@@ -2058,6 +2050,16 @@ impl<'s> Parser<'s> {
             || w.contains('%')
     }
 
+    /// The refusal of a number followed by `w` that is not its variable's unit: a unit
+    /// error when `w` is a unit, else an unknown word.
+    fn unit_refusal(&self, w: &str) -> Refusal {
+        if self.unit_like(w) {
+            Refusal::Unit
+        } else {
+            Refusal::Unknown
+        }
+    }
+
     fn same_unit(unit: &str, written: &str) -> bool {
         written == unit
             || UNIT_WORDS
@@ -2089,22 +2091,14 @@ impl<'s> Parser<'s> {
         match (unit, vi.var.unit.as_deref()) {
             (Some(w), Some(u)) if !Self::same_unit(u, w) => {
                 return Err(fail(
-                    if self.unit_like(w) {
-                        Refusal::Unit
-                    } else {
-                        Refusal::Unknown
-                    },
+                    self.unit_refusal(w),
                     toks,
                     format!("`{}`: `{name}` is in {u}, not {w}", show(toks)),
                 ))
             }
             (Some(w), None) => {
                 return Err(fail(
-                    if self.unit_like(w) {
-                        Refusal::Unit
-                    } else {
-                        Refusal::Unknown
-                    },
+                    self.unit_refusal(w),
                     toks,
                     format!("`{}`: `{name}` has no unit", show(toks)),
                 ))

@@ -70,18 +70,9 @@ pub enum FaultError {
 
 /// Reads a mutants file (TOML `[[mutants]]` with requirement, text, category).
 pub fn load_mutants(text: &str, name: &str) -> Result<Vec<FaultyText>, FaultError> {
-    let file = logic::SourceFile::new(name, text);
-    toml::from_str::<FaultFile>(text)
+    crate::qa::read_toml::<FaultFile>(text, name)
         .map(|f| f.mutants)
-        .map_err(|e| {
-            let span = e
-                .span()
-                .map(|r| logic::Span::new(r.start, r.end))
-                .unwrap_or_default();
-            FaultError::File(
-                file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())]),
-            )
-        })
+        .map_err(FaultError::File)
 }
 
 /// Asks the model for one faulty version of each selected formalized requirement,

@@ -1149,32 +1149,7 @@ fn number(r: &BigRational, real: bool) -> String {
             i
         }
     } else {
-        let mut d = a.denom().clone();
-        let (mut twos, mut fives) = (0u32, 0u32);
-        let two = BigInt::from(2);
-        let five = BigInt::from(5);
-        let zero = BigInt::from(0);
-        while &d % &two == zero {
-            d /= &two;
-            twos += 1;
-        }
-        while &d % &five == zero {
-            d /= &five;
-            fives += 1;
-        }
-        if d == BigInt::from(1) {
-            // A finite decimal.
-            let digits = twos.max(fives) as usize;
-            let scaled = (&a
-                * BigRational::from_integer(num_traits::pow(BigInt::from(10), digits)))
-            .to_integer()
-            .to_string();
-            let padded = format!("{scaled:0>width$}", width = digits + 1);
-            let (i, f) = padded.split_at(padded.len() - digits);
-            format!("{i}.{f}")
-        } else {
-            format!("(/ {}.0 {}.0)", a.numer(), a.denom())
-        }
+        logic::print::decimal(&a).unwrap_or_else(|| format!("(/ {}.0 {}.0)", a.numer(), a.denom()))
     };
     if neg {
         format!("(- {body})")

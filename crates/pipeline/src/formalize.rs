@@ -102,10 +102,25 @@ impl Prompts {
 
 /// The schema of a spec as plain data for prompts.
 pub fn schema_info(spec: &Spec) -> SchemaInfo {
-    let num = |r: &Option<num_rational::BigRational>| {
-        r.as_ref()
-            .map(|r| logic::Value::Real(r.clone()).to_string())
-    };
+    schema_info_with(
+        spec,
+        |r| {
+            logic::Value::Real(r.clone())
+                .to_string()
+                .trim_end_matches(".0")
+                .to_string()
+        },
+        user_domain(spec),
+    )
+}
+
+/// The schema of a spec as plain data for prompts, its variables' bounds written by
+/// `bound` and `domain` the constraints it lists.
+pub(crate) fn schema_info_with<'a>(
+    spec: &'a Spec,
+    bound: impl Fn(&num_rational::BigRational) -> String,
+    domain: impl Iterator<Item = &'a reqs::spec::Constraint>,
+) -> SchemaInfo {
     SchemaInfo {
         variables: spec
             .variables
@@ -115,8 +130,8 @@ pub fn schema_info(spec: &Spec) -> SchemaInfo {
                 sort: v.sort.to_string(),
                 unit: v.unit.clone(),
                 description: v.description.clone(),
-                min: num(&v.min).map(|s| s.trim_end_matches(".0").to_string()),
-                max: num(&v.max).map(|s| s.trim_end_matches(".0").to_string()),
+                min: v.min.as_ref().map(&bound),
+                max: v.max.as_ref().map(&bound),
             })
             .collect(),
         enums: spec
@@ -128,7 +143,7 @@ pub fn schema_info(spec: &Spec) -> SchemaInfo {
                 description: None,
             })
             .collect(),
-        domain: user_domain(spec)
+        domain: domain
             .map(|d| llm::ConstraintInfo {
                 id: d.id.clone(),
                 text: d.text.clone(),
@@ -1090,16 +1105,7 @@ pub fn formalize(
         let ask = (&prompts, schema.as_str(), examples.as_str());
         halted = match options.mode {
             Mode::PerRequirement => by_paths(spec, client, &mut checker, options, ask, &mut plain)?,
-            Mode::Batch => batch(
-                spec,
-                client,
-                &mut checker,
-                options,
-                &prompts,
-                &schema,
-                &examples,
-                &mut plain,
-            )?,
+            Mode::Batch => batch(spec, client, &mut checker, options, ask, &mut plain)?,
         };
     }
     for (k, f) in timed_idx.iter().zip(timed_items) {
@@ -1223,9 +1229,7 @@ fn by_paths(
             client,
             checker,
             options,
-            prompts,
-            schema,
-            examples,
+            (prompts, schema, examples),
             &mut fallback,
         )?;
         for (k, mut f) in rest.drain(..).zip(fallback) {
@@ -1451,15 +1455,12 @@ pub(crate) fn answer_problem(e: &LlmError) -> Option<(String, String)> {
     Some((shown, e.feedback().unwrap_or_else(|| e.to_string())))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn per_requirement(
     spec: &Spec,
     client: &Client,
     checker: &mut Checker,
     options: &FormalizeOptions,
-    prompts: &Prompts,
-    schema: &str,
-    examples: &str,
+    (prompts, schema, examples): (&Prompts, &str, &str),
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
     let mut halted: Option<String> = None;
@@ -1728,63 +1729,95 @@ fn decompose(
 /// Batch mode of the formula path: every requirement in one request, the failures
 /// back in one repair turn. Gives back why the run stopped when the provider failed
 /// (the requirements then asked keep the failure as their attempt).
-#[allow(clippy::too_many_arguments)]
 fn batch(
     spec: &Spec,
     client: &Client,
     checker: &mut Checker,
     options: &FormalizeOptions,
-    prompts: &Prompts,
-    schema: &str,
-    examples: &str,
+    (prompts, schema, examples): (&Prompts, &str, &str),
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
+    let user = prompts.batch.render(&[
+        ("schema", schema),
+        ("examples", examples),
+        ("requirements", &requirement_list(out)),
+    ])?;
+    batch_rounds(
+        client,
+        "formalize",
+        options.max_retries,
+        &prompts.batch_repair,
+        user,
+        out,
+        |f| f.formula.is_none(),
+        |messages, ids| request(messages, options, None).schema("formulas", object_schema(ids)),
+        |json, f| {
+            let text = json.get(&f.id).and_then(Value::as_str).unwrap_or("");
+            let requirement = f.text.clone();
+            match validate_screened(spec, checker, text, &requirement) {
+                Ok((t, notes)) => {
+                    f.formula = Some(logic::print::term(&t));
+                    f.term = Some(t);
+                    f.notes = notes;
+                    Ok((excerpt(text), None))
+                }
+                Err(ValidateError::Invalid(e)) => Ok((excerpt(text), Some(e))),
+                Err(ValidateError::Solver(e)) => Err(e.into()),
+            }
+        },
+    )
+}
+
+/// The requirements of a batch prompt, one `- id: text` line each.
+pub(crate) fn requirement_list(out: &[Formalized]) -> String {
     let mut list = String::new();
     for f in out.iter() {
         let _ = writeln!(list, "- {}: {}", f.id, f.text);
     }
-    let user = prompts.batch.render(&[
-        ("schema", schema),
-        ("examples", examples),
-        ("requirements", &list),
-    ])?;
+    list
+}
+
+/// The rounds of a batch run (formulas or timed patterns) after its first message
+/// `user`: each round asks about the requirements still `open` in one request (`ask`
+/// builds it from the conversation and their ids, `label` names it to the client),
+/// `read` takes each one's part of the answer (the answer as its attempt shows it and
+/// the error that rejected it; an accepted one `read` stores), and the failures go back
+/// in one `repair` turn listing each id's error, up to `max_retries` times. Gives back
+/// why the run stopped when the provider failed (the requirements then asked keep the
+/// failure as their attempt).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn batch_rounds(
+    client: &Client,
+    label: &str,
+    max_retries: usize,
+    repair: &Template,
+    user: String,
+    out: &mut [Formalized],
+    open: impl Fn(&Formalized) -> bool,
+    ask: impl Fn(&[llm::Message], &[&str]) -> Request,
+    mut read: impl FnMut(&Value, &mut Formalized) -> Result<(String, Option<String>), PipelineError>,
+) -> Result<Option<String>, PipelineError> {
     let mut messages = vec![llm::Message::user(user)];
-    for _round in 0..=options.max_retries {
-        let open: Vec<usize> = (0..out.len())
-            .filter(|&i| out[i].formula.is_none())
-            .collect();
+    for _round in 0..=max_retries {
+        let open: Vec<usize> = (0..out.len()).filter(|&i| open(&out[i])).collect();
         if open.is_empty() {
             break;
         }
         let ids: Vec<&str> = open.iter().map(|&i| out[i].id.as_str()).collect();
-        let req = request(&messages, options, None).schema("formulas", object_schema(&ids));
+        let req = ask(&messages, &ids);
         let (answer_text, problems): (String, Vec<(usize, String)>) =
-            match client.complete("formalize", &req) {
+            match client.complete(label, &req) {
                 Ok(c) => {
                     let json = c.json.clone().unwrap_or(Value::Null);
                     let mut problems = Vec::new();
                     for &i in &open {
-                        let id = out[i].id.clone();
-                        let text = json.get(&id).and_then(Value::as_str).unwrap_or("");
-                        let requirement = out[i].text.clone();
-                        match validate_screened(spec, checker, text, &requirement) {
-                            Ok((t, notes)) => {
-                                out[i].attempts.push(Attempt {
-                                    answer: excerpt(text),
-                                    error: None,
-                                });
-                                out[i].formula = Some(logic::print::term(&t));
-                                out[i].term = Some(t);
-                                out[i].notes = notes;
-                            }
-                            Err(ValidateError::Invalid(e)) => {
-                                out[i].attempts.push(Attempt {
-                                    answer: excerpt(text),
-                                    error: Some(e.clone()),
-                                });
-                                problems.push((i, e));
-                            }
-                            Err(ValidateError::Solver(e)) => return Err(e.into()),
+                        let (answer, error) = read(&json, &mut out[i])?;
+                        out[i].attempts.push(Attempt {
+                            answer,
+                            error: error.clone(),
+                        });
+                        if let Some(e) = error {
+                            problems.push((i, e));
                         }
                     }
                     (excerpt(c.text()), problems)
@@ -1810,9 +1843,7 @@ fn batch(
             let _ = writeln!(listed, "- {}: {}", out[*i].id, e.replace('\n', "\n  "));
         }
         let ids: Vec<&str> = problems.iter().map(|(i, _)| out[*i].id.as_str()).collect();
-        let repair = prompts
-            .batch_repair
-            .render(&[("problems", &listed), ("ids", &ids.join(", "))])?;
+        let repair = repair.render(&[("problems", &listed), ("ids", &ids.join(", "))])?;
         messages.push(llm::Message::assistant(answer_text));
         messages.push(llm::Message::user(repair));
     }
@@ -2197,11 +2228,7 @@ fn formalized_in_place(spec: &Spec, report: &FormalizeReport) -> Option<String> 
             comment(&mut lines, n);
         }
         let decor = table.decor_mut();
-        let old = decor
-            .prefix()
-            .and_then(|p| p.as_str())
-            .unwrap_or("")
-            .to_string();
+        let old = crate::spec_edit::prefix_text(decor);
         let sep = if old.is_empty() || old.ends_with('\n') {
             ""
         } else {

@@ -157,14 +157,18 @@ impl Grammar {
         out
     }
 
-    /// Whether the grammar derives exactly `text`.
-    pub fn matches(&self, text: &str) -> bool {
-        let index: HashMap<&str, usize> = self
-            .rules
+    /// The place of each rule, by name.
+    fn index(&self) -> HashMap<&str, usize> {
+        self.rules
             .iter()
             .enumerate()
             .map(|(i, (n, _))| (n.as_str(), i))
-            .collect();
+            .collect()
+    }
+
+    /// Whether the grammar derives exactly `text`.
+    pub fn matches(&self, text: &str) -> bool {
+        let index = self.index();
         let mut m = Matcher {
             g: self,
             index,
@@ -177,12 +181,7 @@ impl Grammar {
     /// A random answer the grammar derives, from `seed` (deterministic). Repetitions
     /// lean to their minimum so that answers stay small.
     pub fn sample(&self, seed: u64) -> String {
-        let index: HashMap<&str, usize> = self
-            .rules
-            .iter()
-            .enumerate()
-            .map(|(i, (n, _))| (n.as_str(), i))
-            .collect();
+        let index = self.index();
         let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut out = String::new();
         self.derive(&self.rules[0].1, &index, &mut rng, &mut out);
@@ -246,6 +245,18 @@ impl Matcher<'_> {
         v
     }
 
+    /// End positions of the derivations of `e` from any of the positions `at`, in
+    /// order, each once.
+    fn step(&mut self, e: &Expr, at: Vec<usize>) -> Vec<usize> {
+        let mut next = Vec::new();
+        for p in at {
+            next.extend(self.expr(e, p));
+        }
+        next.sort_unstable();
+        next.dedup();
+        next
+    }
+
     fn expr(&mut self, e: &Expr, pos: usize) -> Vec<usize> {
         let mut ends = match e {
             Expr::Lit(s) => {
@@ -266,13 +277,7 @@ impl Matcher<'_> {
             Expr::Seq(items) => {
                 let mut at = vec![pos];
                 for it in items {
-                    let mut next = Vec::new();
-                    for p in at {
-                        next.extend(self.expr(it, p));
-                    }
-                    next.sort_unstable();
-                    next.dedup();
-                    at = next;
+                    at = self.step(it, at);
                     if at.is_empty() {
                         break;
                     }
@@ -296,13 +301,7 @@ impl Matcher<'_> {
                     if k == *max {
                         break;
                     }
-                    let mut next = Vec::new();
-                    for p in at {
-                        next.extend(self.expr(inner, p));
-                    }
-                    next.sort_unstable();
-                    next.dedup();
-                    at = next;
+                    at = self.step(inner, at);
                     if at.is_empty() {
                         break;
                     }

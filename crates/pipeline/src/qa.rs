@@ -142,16 +142,23 @@ struct QaFile {
 
 /// Reads a QA questions file (TOML with `[[questions]]`; see docs/qa.md).
 pub fn load_questions(text: &str, name: &str) -> Result<Vec<QaQuestion>, Diagnostics> {
-    let file = logic::SourceFile::new(name, text);
-    toml::from_str::<QaFile>(text)
-        .map(|q| q.questions)
-        .map_err(|e| {
-            let span = e
-                .span()
-                .map(|r| logic::Span::new(r.start, r.end))
-                .unwrap_or_default();
-            file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
-        })
+    read_toml::<QaFile>(text, name).map(|q| q.questions)
+}
+
+/// Reads a TOML file (`text`, named `name`) of the layout `T`; what does not fit is a
+/// diagnostic located in the file.
+pub(crate) fn read_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    name: &str,
+) -> Result<T, Diagnostics> {
+    toml::from_str::<T>(text).map_err(|e| {
+        let span = e
+            .span()
+            .map(|r| logic::Span::new(r.start, r.end))
+            .unwrap_or_default();
+        logic::SourceFile::new(name, text)
+            .locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
+    })
 }
 
 /// One condition `variable op value` proposed by the model.
@@ -220,48 +227,17 @@ pub fn proposal_schema(spec: &Spec) -> Value {
 
 /// The spec's schema as plain data for prompts.
 pub fn schema_info(spec: &Spec) -> SchemaInfo {
-    let num = |r: &Option<num_rational::BigRational>| {
-        r.as_ref().map(|r| {
+    crate::formalize::schema_info_with(
+        spec,
+        |r| {
             if r.is_integer() {
                 r.to_integer().to_string()
             } else {
                 logic::Value::Real(r.clone()).to_string()
             }
-        })
-    };
-    SchemaInfo {
-        variables: spec
-            .variables
-            .iter()
-            .map(|v| llm::VariableInfo {
-                name: v.name.to_string(),
-                sort: v.sort.to_string(),
-                unit: v.unit.clone(),
-                description: v.description.clone(),
-                min: num(&v.min),
-                max: num(&v.max),
-            })
-            .collect(),
-        enums: spec
-            .enums
-            .iter()
-            .map(|(n, vs)| llm::EnumInfo {
-                name: n.to_string(),
-                values: vs.iter().map(|v| v.to_string()).collect(),
-                description: None,
-            })
-            .collect(),
-        domain: spec
-            .domain
-            .iter()
-            .filter(|d| !d.id.contains('.'))
-            .map(|d| llm::ConstraintInfo {
-                id: d.id.clone(),
-                text: d.text.clone(),
-                formula: Some(logic::print::term(&d.formula)),
-            })
-            .collect(),
-    }
+        },
+        spec.domain.iter().filter(|d| !d.id.contains('.')),
+    )
 }
 
 /// Writes a numeric, Boolean or symbolic value as SMT-LIB, or says why it is not one.

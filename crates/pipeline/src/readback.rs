@@ -30,9 +30,8 @@
 use crate::form::{Arith, Atom, Cond, Form, Operand, Relation, Trigger};
 use crate::wording::{self, Reading};
 use logic::{Op, Sort, Term};
-use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{Signed, Zero};
+use num_traits::Signed;
 use reqs::Spec;
 
 /// The formula `t` over `spec`'s schema as an English sentence (never empty).
@@ -248,29 +247,7 @@ pub(crate) fn number_text(r: &BigRational) -> String {
     }
     let neg = r.is_negative();
     let a = r.abs();
-    let mut d = a.denom().clone();
-    let (mut twos, mut fives) = (0usize, 0usize);
-    let two = BigInt::from(2);
-    let five = BigInt::from(5);
-    while (&d % &two).is_zero() {
-        d /= &two;
-        twos += 1;
-    }
-    while (&d % &five).is_zero() {
-        d /= &five;
-        fives += 1;
-    }
-    let body = if d == BigInt::from(1) {
-        let digits = twos.max(fives);
-        let scaled = (&a * BigRational::from_integer(num_traits::pow(BigInt::from(10), digits)))
-            .to_integer()
-            .to_string();
-        let padded = format!("{scaled:0>width$}", width = digits + 1);
-        let (i, f) = padded.split_at(padded.len() - digits);
-        format!("{i}.{f}")
-    } else {
-        format!("{}/{}", a.numer(), a.denom())
-    };
+    let body = logic::print::decimal(&a).unwrap_or_else(|| format!("{}/{}", a.numer(), a.denom()));
     if neg {
         format!("-{body}")
     } else {

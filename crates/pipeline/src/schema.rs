@@ -1510,11 +1510,7 @@ fn ask(
         *attempts += 1;
         let (shown, problem) = match client.complete(stage, &req) {
             Ok(c) => {
-                let text = c
-                    .json
-                    .as_ref()
-                    .map(|j| j.to_string())
-                    .unwrap_or_else(|| c.text().to_string());
+                let text = c.json_text();
                 match serde_json::from_str::<DraftAnswer>(&text) {
                     Ok(answer) => {
                         let answer = combine(answer);

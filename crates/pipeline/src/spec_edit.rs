@@ -294,11 +294,7 @@ fn edit_lf(source: &str, edits: &[Edit]) -> Result<String, EditError> {
         }
         if let Some(note) = &e.note {
             let decor = table.decor_mut();
-            let old = decor
-                .prefix()
-                .and_then(|p| p.as_str())
-                .unwrap_or("")
-                .to_string();
+            let old = prefix_text(decor);
             let line: String = note
                 .chars()
                 .map(|c| if c.is_control() { ' ' } else { c })
@@ -307,6 +303,15 @@ fn edit_lf(source: &str, edits: &[Edit]) -> Result<String, EditError> {
         }
     }
     Ok(doc.to_string())
+}
+
+/// What stands above a table's header (comments and blank lines), as text.
+pub(crate) fn prefix_text(decor: &toml_edit::Decor) -> String {
+    decor
+        .prefix()
+        .and_then(|p| p.as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Sets `key` to a string, keeping the key's place and the whitespace around its value.

@@ -21,8 +21,8 @@ use crate::ambiguity::{screen_run, AmbiguityOptions, Screened, Screens, Texts};
 use crate::clarify::engine::{self, Readings};
 use crate::clarify::{ClarifyOptions, Proposal};
 use crate::formalize::{
-    answer_problem, excerpt, reading_notes, request, schema_info, unmentioned_variables, Attempt,
-    FormalizeOptions, Formalized, PipelineError,
+    answer_problem, batch_rounds, excerpt, reading_notes, request, requirement_list, schema_info,
+    unmentioned_variables, Attempt, FormalizeOptions, Formalized, PipelineError,
 };
 use llm::{Client, Request, Template};
 use logic::Term;
@@ -338,11 +338,7 @@ pub fn timed_prompt(
     examples: &str,
     text: &str,
 ) -> Result<String, PipelineError> {
-    let Some(tb) = &spec.time else {
-        return Err(PipelineError::Input(
-            "the spec has no [time] table: its requirements are not timed".into(),
-        ));
-    };
+    let tb = time_base(spec)?;
     let (tick, durations) = time_lines(tb);
     let schema = schema_info(spec).render() + &reading_notes(spec);
     Ok(prompts.one.render(&[
@@ -352,6 +348,25 @@ pub fn timed_prompt(
         ("examples", examples),
         ("requirement", text),
     ])?)
+}
+
+/// The time base of a timed spec; an input error when the spec has none.
+fn time_base(spec: &Spec) -> Result<&TimeBase, PipelineError> {
+    spec.time.as_ref().ok_or_else(|| {
+        PipelineError::Input("the spec has no [time] table: its requirements are not timed".into())
+    })
+}
+
+/// The worked examples of a formalization run over `out`: none of them one of its own
+/// requirements.
+fn run_examples(
+    spec: &Spec,
+    prompts: &TimedPrompts,
+    out: &[Formalized],
+    options: &FormalizeOptions,
+) -> String {
+    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
+    timed_examples(spec, prompts, &skip, options.examples)
 }
 
 /// A request for one pattern answer: the conversation, the JSON schema, the options'
@@ -377,13 +392,8 @@ pub fn formalize_timed(
     prompts: &TimedPrompts,
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
-    let Some(tb) = &spec.time else {
-        return Err(PipelineError::Input(
-            "the spec has no [time] table: its requirements are not timed".into(),
-        ));
-    };
-    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
-    let examples = timed_examples(spec, prompts, &skip, options.examples);
+    let tb = time_base(spec)?;
+    let examples = run_examples(spec, prompts, out, options);
     let mut conversations: Vec<Option<Vec<llm::Message>>> = Vec::new();
     // Rejected answers so far, and whether a fresh sample was drawn after a repetition.
     let mut rejected: Vec<Vec<String>> = vec![Vec::new(); out.len()];
@@ -498,105 +508,56 @@ pub fn formalize_timed_batch(
     prompts: &TimedPrompts,
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
-    let Some(tb) = &spec.time else {
-        return Err(PipelineError::Input(
-            "the spec has no [time] table: its requirements are not timed".into(),
-        ));
-    };
-    let skip: Vec<String> = out.iter().map(|f| f.id.clone()).collect();
-    let examples = timed_examples(spec, prompts, &skip, options.examples);
+    let tb = time_base(spec)?;
+    let examples = run_examples(spec, prompts, out, options);
     let (tick, durations) = time_lines(tb);
     let schema = schema_info(spec).render() + &reading_notes(spec);
-    let mut list = String::new();
-    for f in out.iter() {
-        let _ = writeln!(list, "- {}: {}", f.id, f.text);
-    }
     let user = prompts.batch.render(&[
         ("tick", &tick),
         ("durations", &durations),
         ("schema", &schema),
         ("examples", &examples),
-        ("requirements", &list),
+        ("requirements", &requirement_list(out)),
     ])?;
-    let mut messages = vec![llm::Message::user(user)];
-    for _round in 0..=options.max_retries {
-        let open: Vec<usize> = (0..out.len()).filter(|&i| out[i].timed.is_none()).collect();
-        if open.is_empty() {
-            break;
-        }
-        let props: serde_json::Map<String, Value> = open
-            .iter()
-            .map(|&i| (out[i].id.clone(), answer_schema()))
-            .collect();
-        let ids: Vec<&str> = open.iter().map(|&i| out[i].id.as_str()).collect();
-        let object = json!({
-            "type": "object",
-            "properties": props,
-            "required": ids,
-            "additionalProperties": false
-        });
-        let mut o = options.clone();
-        o.max_tokens = options
-            .max_tokens
-            .map(|m| m.max(512).saturating_mul(open.len().min(64) as u32));
-        let req = request(&messages, &o, None).schema("timed_patterns", object);
-        let (answer_text, problems): (String, Vec<(usize, String)>) =
-            match client.complete("formalize.timed", &req) {
-                Ok(c) => {
-                    let json = c.json.clone().unwrap_or(Value::Null);
-                    let mut problems = Vec::new();
-                    for &i in &open {
-                        let v = json.get(&out[i].id).cloned().unwrap_or(Value::Null);
-                        let text = out[i].text.clone();
-                        match validate_timed(spec, checker, &v, &text) {
-                            Ok(p) => {
-                                out[i].attempts.push(Attempt {
-                                    answer: excerpt(&v.to_string()),
-                                    error: None,
-                                });
-                                out[i].pattern = Some(pattern_json(&p, tb));
-                                out[i].timed = Some(p);
-                            }
-                            Err(Rejected::Invalid(e)) => {
-                                out[i].attempts.push(Attempt {
-                                    answer: excerpt(&v.to_string()),
-                                    error: Some(e.clone()),
-                                });
-                                problems.push((i, e));
-                            }
-                            Err(Rejected::Solver(e)) => return Err(e.into()),
-                        }
-                    }
-                    (excerpt(c.text()), problems)
+    batch_rounds(
+        client,
+        "formalize.timed",
+        options.max_retries,
+        &prompts.batch_repair,
+        user,
+        out,
+        |f| f.timed.is_none(),
+        |messages, ids| {
+            let props: serde_json::Map<String, Value> = ids
+                .iter()
+                .map(|id| (id.to_string(), answer_schema()))
+                .collect();
+            let object = json!({
+                "type": "object",
+                "properties": props,
+                "required": ids,
+                "additionalProperties": false
+            });
+            let mut o = options.clone();
+            o.max_tokens = options
+                .max_tokens
+                .map(|m| m.max(512).saturating_mul(ids.len().min(64) as u32));
+            request(messages, &o, None).schema("timed_patterns", object)
+        },
+        |json, f| {
+            let v = json.get(&f.id).cloned().unwrap_or(Value::Null);
+            let text = f.text.clone();
+            match validate_timed(spec, checker, &v, &text) {
+                Ok(p) => {
+                    f.pattern = Some(pattern_json(&p, tb));
+                    f.timed = Some(p);
+                    Ok((excerpt(&v.to_string()), None))
                 }
-                Err(e) => match answer_problem(&e) {
-                    Some((shown, fb)) => {
-                        for &i in &open {
-                            out[i].attempts.push(Attempt {
-                                answer: shown.clone(),
-                                error: Some(fb.clone()),
-                            });
-                        }
-                        (shown, open.iter().map(|&i| (i, fb.clone())).collect())
-                    }
-                    None => return Ok(crate::formalize::request_failed(&e, &open, out)),
-                },
-            };
-        if problems.is_empty() {
-            break;
-        }
-        let mut listed = String::new();
-        for (i, e) in &problems {
-            let _ = writeln!(listed, "- {}: {}", out[*i].id, e.replace('\n', "\n  "));
-        }
-        let ids: Vec<&str> = problems.iter().map(|(i, _)| out[*i].id.as_str()).collect();
-        let repair = prompts
-            .batch_repair
-            .render(&[("problems", &listed), ("ids", &ids.join(", "))])?;
-        messages.push(llm::Message::assistant(answer_text));
-        messages.push(llm::Message::user(repair));
-    }
-    Ok(None)
+                Err(Rejected::Invalid(e)) => Ok((excerpt(&v.to_string()), Some(e))),
+                Err(Rejected::Solver(e)) => Err(e.into()),
+            }
+        },
+    )
 }
 
 // ------------------------------------------------------------------ ambiguity over time
@@ -745,11 +706,7 @@ pub fn screen_timed_texts(
     items: &[(String, String)],
     options: &AmbiguityOptions,
 ) -> Result<Vec<TimedScreening>, PipelineError> {
-    let Some(tb) = &spec.time else {
-        return Err(PipelineError::Input(
-            "the spec has no [time] table: its requirements are not timed".into(),
-        ));
-    };
+    let tb = time_base(spec)?;
     let prompts = TimedPrompts::builtin();
     let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
     let examples = timed_examples(spec, &prompts, &skip, options.examples);
@@ -1069,6 +1026,23 @@ impl Questions {
         }
         self.parts.push(part);
     }
+
+    /// Adds the question about two different durations (ticks): about the end of the
+    /// bound (`strict`, given the shorter and the longer) when they are one step apart,
+    /// else which of the two (`which`).
+    fn durations(
+        &mut self,
+        (x, y): (u64, u64),
+        strict: impl FnOnce(u64, u64) -> String,
+        which: impl FnOnce(u64, u64) -> String,
+    ) {
+        let (lo, hi) = (x.min(y), x.max(y));
+        if hi - lo == 1 {
+            self.ask("strict-bound", strict(lo, hi));
+        } else {
+            self.ask("duration", which(lo, hi));
+        }
+    }
 }
 
 /// The question about two different triggers.
@@ -1084,22 +1058,14 @@ fn trigger_question(x: &Trigger, y: &Trigger, tb: &TimeBase, q: &mut Questions) 
             ));
         }
         (Trigger::HeldFor(_, x), Trigger::HeldFor(_, y)) if same_condition => {
-            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-            if hi - lo == 1 {
-                q.ask("strict-bound", format!(
+            q.durations(
+                (*x, *y),
+                |lo, hi| format!(
                     "Does the requirement apply as soon as {c} has held for {} (\"for at least {}\"), or only once it has held for more than {} (\"for more than {}\", that is {})?",
                     tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
-                ));
-            } else {
-                q.ask(
-                    "duration",
-                    format!(
-                        "How long must {c} have held before the requirement applies: {} or {}?",
-                        tb.show(lo),
-                        tb.show(hi)
-                    ),
-                );
-            }
+                ),
+                |lo, hi| format!("How long must {c} have held before the requirement applies: {} or {}?", tb.show(lo), tb.show(hi)),
+            );
         }
         (Trigger::HeldFor(_, d), other) | (other, Trigger::HeldFor(_, d))
             if same_condition && matches!(other, Trigger::Level(_) | Trigger::Edge(_)) =>
@@ -1135,58 +1101,34 @@ fn timing_question(a: &Pattern, b: &Pattern, tb: &TimeBase, q: &mut Questions) {
     let r = show(&a.response);
     match (&a.timing, &b.timing) {
         (Timing::Within(x), Timing::Within(y)) => {
-            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-            if hi - lo == 1 {
-                q.ask("strict-bound", format!(
+            q.durations(
+                (*x, *y),
+                |lo, hi| format!(
                     "If {r} first holds exactly {} after the requirement applies, is that still in time (\"within {}\", the bound included) or too late (\"in less than {}\", that is within {})?",
                     tb.show(hi), tb.show(hi), tb.show(hi), tb.show(lo)
-                ));
-            } else {
-                q.ask(
-                    "duration",
-                    format!(
-                        "Within how long must {r} follow: {} or {}?",
-                        tb.show(lo),
-                        tb.show(hi)
-                    ),
-                );
-            }
+                ),
+                |lo, hi| format!("Within how long must {r} follow: {} or {}?", tb.show(lo), tb.show(hi)),
+            );
         }
         (Timing::NotBefore(x), Timing::NotBefore(y)) => {
-            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-            if hi - lo == 1 {
-                q.ask("strict-bound", format!(
+            q.durations(
+                (*x, *y),
+                |lo, hi| format!(
                     "May {r} hold exactly {} after the requirement applies (\"not before {}\"), or only once more than {} has passed (\"after more than {}\", that is not before {})?",
                     tb.show(lo), tb.show(lo), tb.show(lo), tb.show(lo), tb.show(hi)
-                ));
-            } else {
-                q.ask(
-                    "duration",
-                    format!(
-                        "How long must pass before {r} may hold: {} or {}?",
-                        tb.show(lo),
-                        tb.show(hi)
-                    ),
-                );
-            }
+                ),
+                |lo, hi| format!("How long must pass before {r} may hold: {} or {}?", tb.show(lo), tb.show(hi)),
+            );
         }
         (Timing::For(x), Timing::For(y)) => {
-            let (lo, hi) = ((*x).min(*y), (*x).max(*y));
-            if hi - lo == 1 {
-                q.ask("strict-bound", format!(
+            q.durations(
+                (*x, *y),
+                |lo, hi| format!(
                     "Must {r} still hold at the moment {} after the requirement applies (\"for {}\", both ends included), or only up to {} later?",
                     tb.show(hi), tb.show(hi), tb.show(lo)
-                ));
-            } else {
-                q.ask(
-                    "duration",
-                    format!(
-                        "For how long must {r} hold: {} or {}?",
-                        tb.show(lo),
-                        tb.show(hi)
-                    ),
-                );
-            }
+                ),
+                |lo, hi| format!("For how long must {r} hold: {} or {}?", tb.show(lo), tb.show(hi)),
+            );
         }
         (x, y) => {
             q.ask(
@@ -1348,13 +1290,11 @@ pub fn clarify_prompt(
 ) -> Result<String, PipelineError> {
     let mut readings = String::new();
     for c in &s.classes {
-        let _ = writeln!(
-            readings,
-            "- reading {} ({} of {} samples): {}",
-            c.label,
-            c.members.len(),
-            s.valid,
-            c.reading
+        crate::clarify::reading_line(
+            &mut readings,
+            &c.label,
+            (c.members.len(), s.valid),
+            &c.reading,
         );
     }
     let mut questions = String::new();

@@ -759,11 +759,7 @@ pub fn draft_variables(
     for attempt in 0..=repairs {
         let (answer, problem) = match client.complete("draft-variables", &req) {
             Ok(c) => {
-                let text = c
-                    .json
-                    .as_ref()
-                    .map(|j| j.to_string())
-                    .unwrap_or_else(|| c.text().to_string());
+                let text = c.json_text();
                 match VariableSpec::from_json(&text).and_then(check_draft) {
                     Ok(spec) => {
                         let shared_names = spec

@@ -39,6 +39,7 @@ use std::time::Instant;
 
 use acsl::annotate::insertions_for;
 use acsl::strength::Fate;
+use acsl::verify::harness_name;
 use acsl::workspace::Workspace;
 use acsl::wp::Counters;
 use acsl::{
@@ -423,7 +424,7 @@ pub fn synthesize(
     log: &mut dyn FnMut(&str),
 ) -> Result<SynthOutcome, SynthError> {
     let judge = Judge::Harness {
-        file_name: file_name(file),
+        file_name: harness_name(file),
     };
     run_loop(file, judge, client, wp, opts, log)
 }
@@ -596,16 +597,6 @@ enum Reply {
 fn pct(v: Option<f64>) -> String {
     v.map(|v| format!("{:.0}%", 100.0 * v))
         .unwrap_or_else(|| "n/a".into())
-}
-
-fn file_name(file: &CFile) -> String {
-    file.path
-        .as_ref()
-        .and_then(|p| p.file_name())
-        // Frama-C splits file names at commas: the harness's own name has none.
-        .map(|n| n.to_string_lossy().replace(',', "_"))
-        .filter(|n| n.ends_with(".c"))
-        .unwrap_or_else(|| "input.c".into())
 }
 
 /// An expression without a leading clause label (`name: ...`).
@@ -1764,7 +1755,7 @@ pub fn recall(
     wp: &WpConfig,
 ) -> Result<RecallReport, SynthError> {
     let counters = Counters::default();
-    let name = file_name(synthesized);
+    let name = harness_name(synthesized);
     let mut clauses = Vec::new();
     let mut refs: Vec<(Poi, ClauseKind, String)> = Vec::new();
     for seg in function_segments(reference) {

@@ -49,26 +49,7 @@ impl Prompts {
 /// The answer schema for one point of interest.
 pub fn point_schema(kinds: &[ClauseKind]) -> Value {
     let names: Vec<&str> = kinds.iter().map(|k| k.keyword()).collect();
-    json!({
-        "type": "object",
-        "properties": {
-            "clauses": {
-                "type": "array",
-                "maxItems": 8,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"type": "string", "enum": names},
-                        "expr": {"type": "string", "minLength": 1, "maxLength": 400}
-                    },
-                    "required": ["kind", "expr"],
-                    "additionalProperties": false
-                }
-            }
-        },
-        "required": ["clauses"],
-        "additionalProperties": false
-    })
+    clauses_schema(&names, None)
 }
 
 /// The answer schema for strengthening: each clause names its point.
@@ -78,6 +59,24 @@ pub fn strengthen_schema(points: &[String]) -> Value {
         .chain(ClauseKind::LOOP.iter())
         .map(|k| k.keyword())
         .collect();
+    clauses_schema(&kinds, Some(points))
+}
+
+/// The answer schema of up to eight clauses of the `kinds` named, each naming its
+/// point (one of `points`) when given.
+fn clauses_schema(kinds: &[&str], points: Option<&[String]>) -> Value {
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    if let Some(points) = points {
+        properties.insert("at".into(), json!({"type": "string", "enum": points}));
+        required.push("at");
+    }
+    properties.insert("kind".into(), json!({"type": "string", "enum": kinds}));
+    properties.insert(
+        "expr".into(),
+        json!({"type": "string", "minLength": 1, "maxLength": 400}),
+    );
+    required.extend(["kind", "expr"]);
     json!({
         "type": "object",
         "properties": {
@@ -86,12 +85,8 @@ pub fn strengthen_schema(points: &[String]) -> Value {
                 "maxItems": 8,
                 "items": {
                     "type": "object",
-                    "properties": {
-                        "at": {"type": "string", "enum": points},
-                        "kind": {"type": "string", "enum": kinds},
-                        "expr": {"type": "string", "minLength": 1, "maxLength": 400}
-                    },
-                    "required": ["at", "kind", "expr"],
+                    "properties": properties,
+                    "required": required,
                     "additionalProperties": false
                 }
             }
