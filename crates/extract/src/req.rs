@@ -114,6 +114,7 @@
 //! refused.
 
 use crate::one_line;
+use crate::timed_spec::{Doc, Lines, ReqOut, SpecOut, TimeOut, VarOut};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -377,33 +378,6 @@ fn header(file: &str, dense: bool, micro: bool) -> String {
         "# Imported from the Ultimate requirements file {shown} (vera extract, .req import).\n\
          {unit_note}\n\n"
     )
-}
-
-/// Where the lines of a text start: 1-based line and column (in characters) of a byte
-/// offset, without rescanning the text.
-struct Lines<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Lines<'a> {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Lines { text, starts }
-    }
-
-    fn at(&self, pos: usize) -> (u32, u32) {
-        let pos = pos.min(self.text.len());
-        let l = self.starts.partition_point(|&s| s <= pos).saturating_sub(1);
-        let start = self.starts[l];
-        let col = self
-            .text
-            .get(start..pos)
-            .map_or(pos - start, |s| s.chars().count());
-        (l as u32 + 1, col as u32 + 1)
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2267,45 +2241,6 @@ fn smt(n: &Node, real: bool, out: &mut String) {
 // ---------------------------------------------------------------------------------------
 // From parsed statements to the spec
 
-#[derive(Serialize)]
-struct Doc {
-    spec: SpecOut,
-    time: TimeOut,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    variables: Vec<VarOut>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    requirements: Vec<ReqOut>,
-}
-
-#[derive(Serialize)]
-struct SpecOut {
-    name: String,
-}
-
-#[derive(Serialize)]
-struct TimeOut {
-    tick: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    semantics: Option<&'static str>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    durations: BTreeMap<String, String>,
-}
-
-#[derive(Serialize)]
-struct VarOut {
-    name: String,
-    sort: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    role: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-struct ReqOut {
-    id: String,
-    text: String,
-    timed: Timed,
-}
-
 #[derive(Serialize, Default)]
 struct Timed {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -2817,7 +2752,7 @@ impl Builder<'_> {
         t
     }
 
-    fn requirements(&mut self, toks: &[Tok], reqs: &[Req]) -> (Vec<ReqOut>, Vec<String>) {
+    fn requirements(&mut self, toks: &[Tok], reqs: &[Req]) -> (Vec<ReqOut<Timed>>, Vec<String>) {
         let mut out = Vec::new();
         let mut notes = Vec::new();
         let mut between = Vec::new();
