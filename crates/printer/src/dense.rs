@@ -2,22 +2,13 @@
 //! peer's checks, each verdict with what it rests on (a run that shows it, a proof for
 //! every run, or a search up to a number of intervals), runs as interval tables.
 
-use report::{Finding, Findings, Level, Report, Rule, Status};
+use report::{Findings, Level, Report, Rule, Status};
 use reqs::timed::dense::audit::{
     DenseConsistency, DenseRedundancy, DenseReport, DenseTrace, DenseVacuity, Reach,
 };
-use reqs::Spec;
 
 /// One finished dense-time audit.
-pub struct DenseRun {
-    /// The spec file as named on the command line.
-    pub file: String,
-    pub spec: Spec,
-    pub report: DenseReport,
-    pub witnesses: bool,
-    pub solver: String,
-    pub seconds: f64,
-}
+pub type DenseRun = crate::timed::OverTimeRun<DenseReport>;
 
 const RULES: &[Rule] = &[
     Rule {
@@ -144,18 +135,6 @@ fn redundancy_text(r: &DenseRedundancy) -> Option<String> {
         )),
         DenseRedundancy::Unknown { reason } => Some(format!("redundancy undecided: {reason}")),
         _ => None,
-    }
-}
-
-impl DenseRun {
-    fn finding(
-        &self,
-        rule: &'static str,
-        level: Level,
-        ids: &[String],
-        message: String,
-    ) -> Finding {
-        crate::timed::spec_finding(&self.file, &self.spec, rule, level, ids, message)
     }
 }
 
@@ -312,14 +291,7 @@ impl Report for DenseRun {
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&crate::timed::OverTimeJson {
-            schema: self.schema(),
-            spec: &self.spec.name,
-            file: &self.file,
-            solver: &self.solver,
-            report: &self.report,
-            seconds: self.seconds,
-        })
+        self.over_time_json(self.schema())
     }
 
     fn findings(&self) -> Option<Findings> {

@@ -10,15 +10,44 @@ use reqs::timed::audit::{
 use reqs::Spec;
 use serde::Serialize;
 
-/// One finished timed audit.
-pub struct TimedRun {
+/// One finished audit over time; `R` is the report of the reading it used (discrete
+/// ticks or dense time).
+pub struct OverTimeRun<R> {
     /// The spec file as named on the command line.
     pub file: String,
     pub spec: Spec,
-    pub report: TimedReport,
+    pub report: R,
     pub witnesses: bool,
     pub solver: String,
     pub seconds: f64,
+}
+
+/// One finished timed audit.
+pub type TimedRun = OverTimeRun<TimedReport>;
+
+impl<R: Serialize> OverTimeRun<R> {
+    /// A finding about the requirements `ids` of this run's spec ([`spec_finding`]).
+    pub(crate) fn finding(
+        &self,
+        rule: &'static str,
+        level: Level,
+        ids: &[String],
+        message: String,
+    ) -> Finding {
+        spec_finding(&self.file, &self.spec, rule, level, ids, message)
+    }
+
+    /// The JSON payload under `schema` ([`OverTimeJson`]).
+    pub(crate) fn over_time_json(&self, schema: &'static str) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&OverTimeJson {
+            schema,
+            spec: &self.spec.name,
+            file: &self.file,
+            solver: &self.solver,
+            report: &self.report,
+            seconds: self.seconds,
+        })
+    }
 }
 
 /// The place of a requirement or domain constraint of `spec` by id, in `file` (the
@@ -93,14 +122,14 @@ impl TimedRun {
 /// The JSON payload of an audit over time (`vera.audit-timed.v1`, and the dense-time
 /// audit's): the report's own fields next to the spec, file, solver and time.
 #[derive(Serialize)]
-pub(crate) struct OverTimeJson<'a, R> {
-    pub(crate) schema: &'static str,
-    pub(crate) spec: &'a str,
-    pub(crate) file: &'a str,
-    pub(crate) solver: &'a str,
+struct OverTimeJson<'a, R> {
+    schema: &'static str,
+    spec: &'a str,
+    file: &'a str,
+    solver: &'a str,
     #[serde(flatten)]
-    pub(crate) report: &'a R,
-    pub(crate) seconds: f64,
+    report: &'a R,
+    seconds: f64,
 }
 
 /// The last lines of an audit over time: what was not formalized, then the cost.
@@ -317,16 +346,6 @@ fn rt_text(o: &mut String, r: &RtInconsistency, env: bool) {
 }
 
 impl TimedRun {
-    fn finding(
-        &self,
-        rule: &'static str,
-        level: Level,
-        ids: &[String],
-        message: String,
-    ) -> Finding {
-        spec_finding(&self.file, &self.spec, rule, level, ids, message)
-    }
-
     fn requirement_lines(&self, a: &TimedRequirementAudit, out: &mut String) {
         let mut lines = Vec::new();
         if !a.fits {
@@ -517,14 +536,7 @@ impl Report for TimedRun {
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&OverTimeJson {
-            schema: self.schema(),
-            spec: &self.spec.name,
-            file: &self.file,
-            solver: &self.solver,
-            report: &self.report,
-            seconds: self.seconds,
-        })
+        self.over_time_json(self.schema())
     }
 
     fn findings(&self) -> Option<Findings> {
