@@ -72,20 +72,11 @@ pub fn hidden(name: &str, value: &str) -> String {
 /// characters as character references, everything else as it is), so an id or a path
 /// with such a character still names the same requirement or file.
 pub fn attr(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' => out.push(c),
-            '\u{0}'..='\u{1F}' | '\u{7F}' => out.push_str(&format!("&#{};", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
+    report::html::escape_markup(s, Some("&#39;"), |out, c| match c {
+        '\t' | '\n' => out.push(c),
+        '\u{0}'..='\u{1F}' | '\u{7F}' => out.push_str(&format!("&#{};", c as u32)),
+        c => out.push(c),
+    })
 }
 
 /// A message box (`kind`: `notice` or `error`), with the id the tests look for.
