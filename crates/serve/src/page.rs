@@ -15,6 +15,12 @@ pub const SCRIPT: &str = include_str!("../assets/app.js");
 /// The Content-Security-Policy of every page.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// The page of the one file `path`: the frame titled with the path, which is also its
+/// only crumb.
+pub fn file_frame(path: &str, csrf: &str, body: &str) -> String {
+    frame(path, &[(String::new(), path.to_string())], csrf, body)
+}
+
 /// A whole page: the frame around `body` (HTML already escaped where needed).
 pub fn frame(title: &str, crumbs: &[(String, String)], csrf: &str, body: &str) -> String {
     let mut nav = String::from("<a href=\"/\">vera</a>");
