@@ -341,6 +341,20 @@ async fn script() -> impl IntoResponse {
     )
 }
 
+/// The preview of a change, answered with `status`.
+pub fn preview_page(
+    app: &App,
+    status: StatusCode,
+    crumbs: &[(String, String)],
+    body: &str,
+) -> Response {
+    (
+        status,
+        Html(page::frame("Preview", crumbs, &app.csrf, body)),
+    )
+        .into_response()
+}
+
 /// An error page with a status.
 pub fn error_page(app: &App, status: StatusCode, title: &str, message: &str) -> Response {
     (

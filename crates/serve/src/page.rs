@@ -15,6 +15,15 @@ pub const SCRIPT: &str = include_str!("../assets/app.js");
 /// The Content-Security-Policy of every page.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// The form that saves a previewed change: the hidden `fields` posted to `action`,
+/// and a button that names the `file` it writes.
+pub fn apply_form(action: &str, fields: &str, file: &str) -> String {
+    format!(
+        "<form id=\"apply-form\" method=\"post\" action=\"{action}\">{fields}<button id=\"apply\" type=\"submit\">Save to {}</button></form>",
+        escape(file)
+    )
+}
+
 /// The page of the one file `path`: the frame titled with the path, which is also its
 /// only crumb.
 pub fn file_frame(path: &str, csrf: &str, body: &str) -> String {

@@ -1315,11 +1315,7 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 now: l.version.clone(),
             },
         ));
-        return (
-            StatusCode::CONFLICT,
-            Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
-        )
-            .into_response();
+        return app::preview_page(&app, StatusCode::CONFLICT, &crumbs, &body);
     }
     match compute(rel, &l.text, &f) {
         Err(e) => {
@@ -1331,11 +1327,7 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 "<p><a href=\"{}\">Back to the edit form</a></p>",
                 escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&f.id)))
             ));
-            (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
-            )
-                .into_response()
+            app::preview_page(&app, StatusCode::UNPROCESSABLE_ENTITY, &crumbs, &body)
         }
         Ok(new) => {
             if new == l.text {
@@ -1345,9 +1337,9 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 ));
             }
             body.push_str(&page::diff(rel, &l.text, &new));
-            body.push_str(&format!(
-                "<form id=\"apply-form\" method=\"post\" action=\"/spec/apply\">{}<button id=\"apply\" type=\"submit\">Save to {}</button></form>",
-                [
+            body.push_str(&page::apply_form(
+                "/spec/apply",
+                &[
                     hidden("path", rel),
                     hidden("id", &f.id),
                     hidden("text", &f.text),
@@ -1363,9 +1355,9 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                     hidden("csrf", &app.csrf),
                 ]
                 .concat(),
-                escape(rel)
+                rel,
             ));
-            Html(page::frame("Preview", &crumbs, &app.csrf, &body)).into_response()
+            app::preview_page(&app, StatusCode::OK, &crumbs, &body)
         }
     }
 }
