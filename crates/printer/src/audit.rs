@@ -883,7 +883,7 @@ fn capped(cap: usize, listed_up_to: Option<usize>) -> String {
 }
 
 /// `ids`, or what is known when the list is empty.
-fn ids_or(v: &[String], empty: &str) -> String {
+pub(crate) fn ids_or(v: &[String], empty: &str) -> String {
     if v.is_empty() {
         empty.to_string()
     } else {

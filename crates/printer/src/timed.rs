@@ -365,11 +365,7 @@ impl TimedRun {
             TimedViolatability::ImpliedByDomain { because } => lines.push(format!(
                 "implied by the domain {} ({})",
                 within(a, "implied_by_domain"),
-                if because.is_empty() {
-                    "it holds in every trace: a tautology".to_string()
-                } else {
-                    because.join(", ")
-                }
+                crate::audit::ids_or(because, "it holds in every trace: a tautology")
             )),
             TimedViolatability::Unknown { reason } => {
                 lines.push(format!("violatability undecided: {reason}"))
@@ -380,11 +376,7 @@ impl TimedRun {
             TimedRedundancy::Redundant { subsumed_by } => lines.push(format!(
                 "redundant {}: already enforced by {}",
                 within(a, "redundancy"),
-                if subsumed_by.is_empty() {
-                    "nothing else: it holds in every trace".to_string()
-                } else {
-                    subsumed_by.join(", ")
-                }
+                crate::audit::ids_or(subsumed_by, "nothing else: it holds in every trace")
             )),
             TimedRedundancy::Unknown { reason } => {
                 lines.push(format!("redundancy undecided: {reason}"))
