@@ -1315,7 +1315,7 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 now: l.version.clone(),
             },
         ));
-        return app::preview_page(&app, StatusCode::CONFLICT, &crumbs, &body);
+        return app::preview_page(app, StatusCode::CONFLICT, &crumbs, &body);
     }
     match compute(rel, &l.text, &f) {
         Err(e) => {
@@ -1327,7 +1327,7 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 "<p><a href=\"{}\">Back to the edit form</a></p>",
                 escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&f.id)))
             ));
-            app::preview_page(&app, StatusCode::UNPROCESSABLE_ENTITY, &crumbs, &body)
+            app::preview_page(app, StatusCode::UNPROCESSABLE_ENTITY, &crumbs, &body)
         }
         Ok(new) => {
             if new == l.text {
@@ -1357,7 +1357,7 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 .concat(),
                 rel,
             ));
-            app::preview_page(&app, StatusCode::OK, &crumbs, &body)
+            app::preview_page(app, StatusCode::OK, &crumbs, &body)
         }
     }
 }
