@@ -109,6 +109,26 @@ pub struct Item {
 }
 
 impl Item {
+    /// An item that has no contract and no body: all but a function definition.
+    fn declared(
+        kind: ItemKind,
+        name: String,
+        defines: Vec<String>,
+        refs: BTreeSet<String>,
+        span: Span,
+    ) -> Item {
+        Item {
+            kind,
+            name,
+            defines,
+            refs,
+            span,
+            contract: None,
+            body: None,
+            loops: Vec::new(),
+        }
+    }
+
     /// The span including the attached contract.
     pub fn full_span(&self) -> Span {
         match self.contract {
@@ -506,16 +526,13 @@ fn top_level_items(root: Node<'_>, text: &str) -> Vec<Item> {
                 if let Some(c) = contract {
                     items.push(logic_item(c, text));
                 }
-                items.push(Item {
-                    kind: ItemKind::Preprocessor,
-                    name: String::new(),
-                    defines: preproc_defines(node, text),
-                    refs: BTreeSet::new(),
-                    span: Span::of(node),
-                    contract: None,
-                    body: None,
-                    loops: Vec::new(),
-                });
+                items.push(Item::declared(
+                    ItemKind::Preprocessor,
+                    String::new(),
+                    preproc_defines(node, text),
+                    BTreeSet::new(),
+                    Span::of(node),
+                ));
             }
             _ => {
                 if let Some(c) = contract {
@@ -567,16 +584,7 @@ fn logic_item(span: Span, text: &str) -> Item {
             break;
         }
     }
-    Item {
-        kind: ItemKind::Logic,
-        name,
-        defines: Vec::new(),
-        refs: BTreeSet::new(),
-        span,
-        contract: None,
-        body: None,
-        loops: Vec::new(),
-    }
+    Item::declared(ItemKind::Logic, name, Vec::new(), BTreeSet::new(), span)
 }
 
 /// The identifier a declarator declares (through pointers, arrays, functions, inits).
@@ -739,23 +747,28 @@ fn type_item(node: Node<'_>, text: &str) -> Item {
             }
         }
     }
-    collect_type_defs(node, text, &mut defines);
+    let refs = outside_refs(node, text, &mut defines);
+    Item::declared(
+        ItemKind::Type,
+        defines.first().cloned().unwrap_or_default(),
+        defines,
+        refs,
+        Span::of(node),
+    )
+}
+
+/// The names `node` refers to that it does not define: `defines` gets the types it
+/// defines too, and neither those nor the parameter names of function-pointer types
+/// count as references.
+fn outside_refs(node: Node<'_>, text: &str, defines: &mut Vec<String>) -> BTreeSet<String> {
+    collect_type_defs(node, text, defines);
     let mut refs = BTreeSet::new();
     collect_refs(node, text, &mut refs);
-    for d in &defines {
+    for d in defines.iter() {
         refs.remove(d);
     }
     remove_field_names(node, text, &mut refs);
-    Item {
-        kind: ItemKind::Type,
-        name: defines.first().cloned().unwrap_or_default(),
-        defines,
-        refs,
-        span: Span::of(node),
-        contract: None,
-        body: None,
-        loops: Vec::new(),
-    }
+    refs
 }
 
 fn remove_field_names(node: Node<'_>, text: &str, refs: &mut BTreeSet<String>) {
@@ -795,28 +808,13 @@ fn declaration_item(node: Node<'_>, text: &str) -> Item {
         ItemKind::Global
     };
     let mut defines = names.clone();
-    collect_type_defs(node, text, &mut defines);
-    let mut refs = BTreeSet::new();
-    collect_refs(node, text, &mut refs);
-    for d in &defines {
-        refs.remove(d);
-    }
-    remove_field_names(node, text, &mut refs);
+    let refs = outside_refs(node, text, &mut defines);
     let name = names
         .first()
         .cloned()
         .or_else(|| defines.first().cloned())
         .unwrap_or_default();
-    Item {
-        kind,
-        name,
-        defines,
-        refs,
-        span: Span::of(node),
-        contract: None,
-        body: None,
-        loops: Vec::new(),
-    }
+    Item::declared(kind, name, defines, refs, Span::of(node))
 }
 
 fn loop_kind(kind: &str) -> Option<LoopKind> {

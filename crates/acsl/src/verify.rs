@@ -283,14 +283,18 @@ pub fn verify_file(file: &CFile, cfg: &WpConfig) -> Result<VerifyReport, WpError
     Ok(report)
 }
 
-/// Apply `f` to every file name in the report's goals, properties and warnings.
-pub(crate) fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mut String)) {
-    let runs = report
+/// Every WP run of the report: the segments' and the lemmas'.
+fn runs_mut(report: &mut VerifyReport) -> impl Iterator<Item = &mut WpRun> {
+    report
         .segments
         .iter_mut()
         .map(|s| &mut s.run)
-        .chain(report.lemmas.as_mut());
-    for run in runs {
+        .chain(report.lemmas.as_mut())
+}
+
+/// Apply `f` to every file name in the report's goals, properties and warnings.
+pub(crate) fn for_each_location(report: &mut VerifyReport, mut f: impl FnMut(&mut String)) {
+    for run in runs_mut(report) {
         for g in &mut run.goals {
             if let Some(x) = &mut g.file {
                 f(x);
@@ -589,12 +593,7 @@ fn crlf_line(annotations: &[(usize, usize)], reported: usize) -> usize {
 /// program's runs read the original files), and of the goals that prove them.
 fn correct_crlf_lines(report: &mut VerifyReport) {
     let mut texts: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
-    let runs = report
-        .segments
-        .iter_mut()
-        .map(|s| &mut s.run)
-        .chain(report.lemmas.as_mut());
-    for run in runs {
+    for run in runs_mut(report) {
         let mut moved: HashMap<String, usize> = HashMap::new();
         for p in &mut run.properties {
             let Some(f) = &p.file else { continue };

@@ -212,28 +212,28 @@ impl Expr {
         let mut out = Vec::new();
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
-            match &e.kind {
-                ExprKind::Num(_) => {}
-                ExprKind::Var(v) => out.push((v.as_str(), e.span)),
-                ExprKind::Paren(x) => stack.push(x),
-                ExprKind::Bin(_, a, b) => {
-                    stack.push(b);
-                    stack.push(a);
-                }
-                ExprKind::If {
-                    lhs,
-                    rhs,
-                    then_,
-                    else_,
-                    ..
-                } => {
-                    stack.push(else_);
-                    stack.push(then_);
-                    stack.push(rhs);
-                    stack.push(lhs);
-                }
+            if let ExprKind::Var(v) = &e.kind {
+                out.push((v.as_str(), e.span));
             }
+            stack.extend(e.children().rev());
         }
         out
+    }
+
+    /// The direct subexpressions, in source order.
+    pub fn children(&self) -> impl DoubleEndedIterator<Item = &Expr> {
+        let children: [Option<&Expr>; 4] = match &self.kind {
+            ExprKind::Num(_) | ExprKind::Var(_) => [None, None, None, None],
+            ExprKind::Paren(x) => [Some(x), None, None, None],
+            ExprKind::Bin(_, a, b) => [Some(a), Some(b), None, None],
+            ExprKind::If {
+                lhs,
+                rhs,
+                then_,
+                else_,
+                ..
+            } => [Some(lhs), Some(rhs), Some(then_), Some(else_)],
+        };
+        children.into_iter().flatten()
     }
 }

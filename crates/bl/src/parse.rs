@@ -322,25 +322,27 @@ impl<'a> Parser<'a> {
 
     /// An expression and its height (a literal is 1).
     fn expr(&mut self) -> Result<(Expr, usize), Bail> {
-        let (mut lhs, mut h) = self.mult()?;
-        while let Tok::Op(op @ (BinOp::Add | BinOp::Sub)) = *self.peek() {
-            self.bump();
-            let (rhs, rh) = self.mult()?;
-            let span = lhs.span.to(rhs.span);
-            (lhs, h) = self.node(
-                ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),
-                span,
-                h.max(rh) + 1,
-            )?;
-        }
-        Ok((lhs, h))
+        self.chain([BinOp::Add, BinOp::Sub], Self::mult)
     }
 
     fn mult(&mut self) -> Result<(Expr, usize), Bail> {
-        let (mut lhs, mut h) = self.unary()?;
-        while let Tok::Op(op @ (BinOp::Mul | BinOp::Div)) = *self.peek() {
+        self.chain([BinOp::Mul, BinOp::Div], Self::unary)
+    }
+
+    /// A left-associative chain of the operators `ops` between what `operand` reads,
+    /// and its height.
+    fn chain(
+        &mut self,
+        ops: [BinOp; 2],
+        operand: fn(&mut Self) -> Result<(Expr, usize), Bail>,
+    ) -> Result<(Expr, usize), Bail> {
+        let (mut lhs, mut h) = operand(self)?;
+        while let Tok::Op(op) = *self.peek() {
+            if !ops.contains(&op) {
+                break;
+            }
             self.bump();
-            let (rhs, rh) = self.unary()?;
+            let (rhs, rh) = operand(self)?;
             let span = lhs.span.to(rhs.span);
             (lhs, h) = self.node(
                 ExprKind::Bin(op, Box::new(lhs), Box::new(rhs)),

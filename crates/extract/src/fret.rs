@@ -121,7 +121,8 @@ pub(crate) fn extract(file: &str, text: &str, x: &mut Extraction) -> Result<(), 
 // src/fretish.rs).
 
 use crate::fretish::{self, Flags, Sentence, Smt, Sort, Sym, Timed};
-use std::collections::HashMap;
+use crate::timed_spec::{Doc, Lines, ReqOut, SpecOut, TimeOut, VarOut};
+use std::collections::{BTreeMap, HashMap};
 
 /// A problem at a position of a FRET export (1-based line and column, in characters, of
 /// the JSON file; line 0 when the problem has no place in the file, e.g. a bad tick).
@@ -369,32 +370,6 @@ fn decoded_offsets(raw: &str, start: usize) -> Vec<usize> {
     out
 }
 
-/// 1-based line and column (in characters) of byte offsets, with an index of line starts.
-struct Lines<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Lines<'a> {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Lines { text, starts }
-    }
-
-    fn at(&self, pos: usize) -> (u32, u32) {
-        let pos = pos.min(self.text.len());
-        let l = self.starts.partition_point(|&s| s <= pos).saturating_sub(1);
-        let start = self.starts[l];
-        let col = self
-            .text
-            .get(start..pos)
-            .map_or(pos - start, |s| s.chars().count());
-        (l as u32 + 1, col as u32 + 1)
-    }
-}
-
 /// `"1 s"`, `"100 ms"`, `"2 min"`, `"1 h"`: the tick, normalized, or why not.
 fn check_tick(s: &str) -> Result<String, String> {
     let t = s.trim();
@@ -483,41 +458,6 @@ fn literal(a: &str, sort: Sort) -> Option<String> {
             Some(format!("{}{digits}", if neg { "-" } else { "" }))
         }
     }
-}
-
-#[derive(serde::Serialize)]
-struct DocOut {
-    spec: SpecOut,
-    time: TimeOut,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    variables: Vec<VarOut>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    requirements: Vec<ReqOut>,
-}
-
-#[derive(serde::Serialize)]
-struct SpecOut {
-    name: String,
-}
-
-#[derive(serde::Serialize)]
-struct TimeOut {
-    tick: String,
-}
-
-#[derive(serde::Serialize)]
-struct VarOut {
-    name: String,
-    sort: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    role: Option<&'static str>,
-}
-
-#[derive(serde::Serialize)]
-struct ReqOut {
-    id: String,
-    text: String,
-    timed: Timed,
 }
 
 /// SMT-LIB's reserved words and operator names: not usable as variable names.
@@ -697,9 +637,13 @@ pub fn fret_to_spec(
     let stem = std::path::Path::new(file)
         .file_stem()
         .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
-    let doc = DocOut {
+    let doc = Doc {
         spec: SpecOut { name: stem },
-        time: TimeOut { tick: tick.clone() },
+        time: TimeOut {
+            tick: tick.clone(),
+            semantics: None,
+            durations: BTreeMap::new(),
+        },
         variables,
         requirements: lowered.out_reqs,
     };
@@ -918,7 +862,7 @@ fn infer_sorts(ones: &mut [One], g: &Glossary) -> (HashMap<String, Sort>, Vec<St
 /// The requirements mapped to timed requirements, with what the notes need.
 #[derive(Default)]
 struct Lowered {
-    out_reqs: Vec<ReqOut>,
+    out_reqs: Vec<ReqOut<Timed>>,
     /// The variables used, in order of first use.
     used_vars: Vec<String>,
     /// The constants replaced by their values, in order of first use.

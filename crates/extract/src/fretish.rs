@@ -595,18 +595,11 @@ impl P<'_> {
     }
 
     fn not(&mut self) -> Result<Expr, Raw> {
-        let at = self.at(self.i);
         if self.op() == Some("!") {
-            self.i += 1;
-            self.deeper()?;
-            let x = self.not();
-            self.depth -= 1;
-            return Ok(Expr {
-                at,
-                e: E::Un("!", Box::new(x?)),
-            });
+            return self.prefix("!", Self::not);
         }
         if self.is_kw(self.i, "if") {
+            let at = self.at(self.i);
             self.i += 1;
             let a = self.expr()?;
             if !self.is_kw(self.i, "then") {
@@ -620,6 +613,24 @@ impl P<'_> {
             });
         }
         self.rel()
+    }
+
+    /// The prefix operator at the current token, `name` applied to what `operand`
+    /// reads after it.
+    fn prefix(
+        &mut self,
+        name: &'static str,
+        operand: fn(&mut Self) -> Result<Expr, Raw>,
+    ) -> Result<Expr, Raw> {
+        let at = self.at(self.i);
+        self.i += 1;
+        self.deeper()?;
+        let x = operand(self);
+        self.depth -= 1;
+        Ok(Expr {
+            at,
+            e: E::Un(name, Box::new(x?)),
+        })
     }
 
     fn rel(&mut self) -> Result<Expr, Raw> {
@@ -652,16 +663,8 @@ impl P<'_> {
     }
 
     fn neg(&mut self) -> Result<Expr, Raw> {
-        let at = self.at(self.i);
         if self.op() == Some("-") {
-            self.i += 1;
-            self.deeper()?;
-            let x = self.neg();
-            self.depth -= 1;
-            return Ok(Expr {
-                at,
-                e: E::Un("neg", Box::new(x?)),
-            });
+            return self.prefix("neg", Self::neg);
         }
         self.left(&["^"], Self::atom)
     }
@@ -1041,25 +1044,15 @@ impl P<'_> {
         }
         let t = match w.as_str() {
             "satisfy" => return Ok(Timing::Null),
-            "immediately" | "initially" => {
+            "immediately" | "initially" | "finally" | "eventually" | "always" | "never" => {
                 self.i += 1;
-                Timing::Immediately
-            }
-            "finally" => {
-                self.i += 1;
-                Timing::Finally
-            }
-            "eventually" => {
-                self.i += 1;
-                Timing::Eventually
-            }
-            "always" => {
-                self.i += 1;
-                Timing::Always
-            }
-            "never" => {
-                self.i += 1;
-                Timing::Never
+                match w.as_str() {
+                    "immediately" | "initially" => Timing::Immediately,
+                    "finally" => Timing::Finally,
+                    "eventually" => Timing::Eventually,
+                    "always" => Timing::Always,
+                    _ => Timing::Never,
+                }
             }
             "within" | "for" | "after" => {
                 self.i += 1;
@@ -1130,23 +1123,8 @@ impl P<'_> {
             let name = self.kind(k) == Some(K::Word) && !is_keyword(self.src(k));
             let next = self.src(k + 1).to_ascii_lowercase();
             let follows = self.kind(k + 1) == Some(K::Comma)
-                || matches!(
-                    next.as_str(),
-                    "satisfy"
-                        | "with"
-                        | "within"
-                        | "for"
-                        | "after"
-                        | "until"
-                        | "before"
-                        | "immediately"
-                        | "initially"
-                        | "at"
-                        | "always"
-                        | "never"
-                        | "eventually"
-                        | "finally"
-                );
+                || matches!(next.as_str(), "satisfy" | "with")
+                || TIMING_WORDS.contains(&next.as_str());
             (name && follows).then_some(k)
         };
         let before_is_name =
@@ -1195,21 +1173,7 @@ impl P<'_> {
             probability = Some(self.at(self.i));
             while self.i < self.toks.len()
                 && !self.is_kw(self.i, "satisfy")
-                && !matches!(
-                    self.src(self.i).to_ascii_lowercase().as_str(),
-                    "within"
-                        | "for"
-                        | "after"
-                        | "until"
-                        | "before"
-                        | "immediately"
-                        | "initially"
-                        | "at"
-                        | "always"
-                        | "never"
-                        | "eventually"
-                        | "finally"
-                )
+                && !TIMING_WORDS.contains(&self.src(self.i).to_ascii_lowercase().as_str())
             {
                 self.i += 1;
             }
@@ -1315,6 +1279,22 @@ pub(crate) enum Sym {
     /// text): not imported.
     Defined(String),
 }
+
+/// The words that start a timing (`within 3 ticks`, `always`, `until C`, ...).
+const TIMING_WORDS: &[&str] = &[
+    "within",
+    "for",
+    "after",
+    "until",
+    "before",
+    "immediately",
+    "initially",
+    "at",
+    "always",
+    "never",
+    "eventually",
+    "finally",
+];
 
 /// The temporal functions FRET has and vera's one-state formulas do not.
 const TEMPORAL: &[&str] = &[

@@ -20,6 +20,7 @@ mod hanfor;
 mod import;
 mod req;
 mod reqif;
+mod timed_spec;
 
 pub use fret::{fret_to_spec, FretError, FretImport, FretOptions, FretRead};
 pub use import::{check_options, import, ImportError, ImportOptions, Imported, Reading};

@@ -114,6 +114,7 @@
 //! refused.
 
 use crate::one_line;
+use crate::timed_spec::{Doc, Lines, ReqOut, SpecOut, TimeOut, VarOut};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -377,33 +378,6 @@ fn header(file: &str, dense: bool, micro: bool) -> String {
         "# Imported from the Ultimate requirements file {shown} (vera extract, .req import).\n\
          {unit_note}\n\n"
     )
-}
-
-/// Where the lines of a text start: 1-based line and column (in characters) of a byte
-/// offset, without rescanning the text.
-struct Lines<'a> {
-    text: &'a str,
-    starts: Vec<usize>,
-}
-
-impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Lines<'a> {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Lines { text, starts }
-    }
-
-    fn at(&self, pos: usize) -> (u32, u32) {
-        let pos = pos.min(self.text.len());
-        let l = self.starts.partition_point(|&s| s <= pos).saturating_sub(1);
-        let start = self.starts[l];
-        let col = self
-            .text
-            .get(start..pos)
-            .map_or(pos - start, |s| s.chars().count());
-        (l as u32 + 1, col as u32 + 1)
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -983,6 +957,13 @@ impl Parser<'_> {
         Failed
     }
 
+    /// An error at the current token, whose message `msg` makes from the token as
+    /// [`Self::describe`] shows it.
+    fn error_at_token(&mut self, msg: impl FnOnce(&str) -> String) -> Failed {
+        let d = self.describe(self.pos);
+        self.error(self.at(self.pos), msg(&d))
+    }
+
     fn is_label(&self, i: usize) -> bool {
         self.tok(i)
             .is_some_and(|t| matches!(t.kind, Tk::Word | Tk::Num))
@@ -1034,8 +1015,7 @@ impl Parser<'_> {
     /// `cid ::= ID | cid . ID` (the dots without spaces around them).
     fn name(&mut self) -> Result<(String, usize), Failed> {
         if !self.is_kind(self.pos, Tk::Word) {
-            let d = self.describe(self.pos);
-            return Err(self.error(self.at(self.pos), format!("expected a name, found {d}")));
+            return Err(self.error_at_token(|d| format!("expected a name, found {d}")));
         }
         let at = self.at(self.pos);
         let mut end = self.toks[self.pos].end;
@@ -1056,8 +1036,7 @@ impl Parser<'_> {
             self.pos += 1;
             Ok(())
         } else {
-            let d = self.describe(self.pos);
-            Err(self.error(self.at(self.pos), format!("expected \"{kw}\", found {d}")))
+            Err(self.error_at_token(|d| format!("expected \"{kw}\", found {d}")))
         }
     }
 
@@ -1090,21 +1069,12 @@ impl Parser<'_> {
             "int" => Sort::Int,
             "real" => Sort::Real,
             _ => {
-                let d = self.describe(self.pos);
-                return Err(self.error(
-                    self.at(self.pos),
-                    format!("unsupported type {d}: a variable is bool, int or real"),
-                ));
+                return Err(self.error_at_token(|d| {
+                    format!("unsupported type {d}: a variable is bool, int or real")
+                }));
             }
         };
-        self.pos += 1;
-        self.end_of_statement()?;
-        self.decls.push(Decl {
-            name,
-            at,
-            kind: DeclKind::Var(sort, role),
-        });
-        Ok(())
+        self.declare(name, at, DeclKind::Var(sort, role))
     }
 
     /// `CONST NAME is 5` (also `-5`, `2.5`, `-2.5`, `true`, `false`).
@@ -1129,20 +1099,20 @@ impl Parser<'_> {
                 ConstVal::Bool(self.is_kw(self.pos, "true"))
             }
             _ => {
-                let d = self.describe(self.pos);
-                return Err(self.error(
-                    self.at(self.pos),
-                    format!("expected the constant's value (a number, true or false), found {d}"),
-                ));
+                return Err(self.error_at_token(|d| {
+                    format!("expected the constant's value (a number, true or false), found {d}")
+                }));
             }
         };
+        self.declare(name, at, DeclKind::Const(val))
+    }
+
+    /// The current token ends declaration `name` of `kind` (at `at`): the statement must
+    /// end after it.
+    fn declare(&mut self, name: String, at: usize, kind: DeclKind) -> Result<(), Failed> {
         self.pos += 1;
         self.end_of_statement()?;
-        self.decls.push(Decl {
-            name,
-            at,
-            kind: DeclKind::Const(val),
-        });
+        self.decls.push(Decl { name, at, kind });
         Ok(())
     }
 
@@ -1151,11 +1121,7 @@ impl Parser<'_> {
             self.pos += 1;
             Ok(self.pos - 1)
         } else {
-            let d = self.describe(self.pos);
-            Err(self.error(
-                self.at(self.pos),
-                format!("expected a quoted formula (\"...\"), found {d}"),
-            ))
+            Err(self.error_at_token(|d| format!("expected a quoted formula (\"...\"), found {d}")))
         }
     }
 
@@ -1186,14 +1152,12 @@ impl Parser<'_> {
                 Scope::Between(q, self.expr_slot()?)
             }
             _ => {
-                let d = self.describe(self.pos);
-                return Err(self.error(
-                    self.at(self.pos),
+                return Err(self.error_at_token(|d| {
                     format!(
                         "expected a scope (Globally, Before \"R\", After \"Q\", After \"Q\" until \
                          \"R\" or Between \"Q\" and \"R\"), found {d}"
-                    ),
-                ));
+                    )
+                }));
             }
         };
         if self.is_kind(self.pos, Tk::Comma) {
@@ -1827,6 +1791,21 @@ impl FormulaParser<'_> {
         }
     }
 
+    /// The `)` that closes the one argument of function `f`.
+    fn close_call(&mut self, f: &str) -> ExResult<()> {
+        if self.peek() != Some(&ETok::RPar) {
+            return Err((
+                self.at(),
+                format!(
+                    "expected \")\" ({f} takes one argument), found {}",
+                    self.found()
+                ),
+            ));
+        }
+        self.i += 1;
+        Ok(())
+    }
+
     fn deeper(&mut self) -> ExResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -2017,16 +1996,7 @@ impl FormulaParser<'_> {
                 self.in_prev = false;
                 let x = x?;
                 self.depth -= 1;
-                if self.peek() != Some(&ETok::RPar) {
-                    return Err((
-                        self.at(),
-                        format!(
-                            "expected \")\" (prev takes one argument), found {}",
-                            self.found()
-                        ),
-                    ));
-                }
-                self.i += 1;
+                self.close_call("prev")?;
                 return Ok(x);
             }
             ETok::Id(name) if self.peek() == Some(&ETok::LPar) => {
@@ -2040,16 +2010,7 @@ impl FormulaParser<'_> {
                 self.deeper()?;
                 let x = self.implies()?;
                 self.depth -= 1;
-                if self.peek() != Some(&ETok::RPar) {
-                    return Err((
-                        self.at(),
-                        format!(
-                            "expected \")\" (abs takes one argument), found {}",
-                            self.found()
-                        ),
-                    ));
-                }
-                self.i += 1;
+                self.close_call("abs")?;
                 Ex::Abs(Box::new(x))
             }
             ETok::Id(name) => match self.syms.get(&name) {
@@ -2279,45 +2240,6 @@ fn smt(n: &Node, real: bool, out: &mut String) {
 
 // ---------------------------------------------------------------------------------------
 // From parsed statements to the spec
-
-#[derive(Serialize)]
-struct Doc {
-    spec: SpecOut,
-    time: TimeOut,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    variables: Vec<VarOut>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    requirements: Vec<ReqOut>,
-}
-
-#[derive(Serialize)]
-struct SpecOut {
-    name: String,
-}
-
-#[derive(Serialize)]
-struct TimeOut {
-    tick: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    semantics: Option<&'static str>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    durations: BTreeMap<String, String>,
-}
-
-#[derive(Serialize)]
-struct VarOut {
-    name: String,
-    sort: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    role: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-struct ReqOut {
-    id: String,
-    text: String,
-    timed: Timed,
-}
 
 #[derive(Serialize, Default)]
 struct Timed {
@@ -2597,6 +2519,42 @@ impl Builder<'_> {
         Some(format!("{} s", normal_decimal(n)))
     }
 
+    /// Records that `s` is neither a number nor a name.
+    fn bad_duration(&mut self, at: usize, s: &str) {
+        self.raw.push((
+            at,
+            format!(
+                "bad duration \"{s}\": a duration is a non-negative number of time units or \
+                 the name of a constant"
+            ),
+        ));
+    }
+
+    /// The value of the constant `name` used as a duration, or `None` (with an error)
+    /// when `name` is undeclared, a variable, or a constant that is not a non-negative
+    /// number.
+    fn constant_duration(&mut self, at: usize, name: &str) -> Option<String> {
+        let problem = match self.syms.get(name) {
+            Some((Sym::Const(ConstVal::Int(false, v) | ConstVal::Real(false, v)), _)) => {
+                return Some(v.clone());
+            }
+            None => "not a number nor a declared constant".to_string(),
+            Some((Sym::Var(_), _)) => {
+                "a variable; a duration is a number or a constant".to_string()
+            }
+            Some((Sym::Const(c), _)) => {
+                let shown = match c {
+                    ConstVal::Int(_, v) | ConstVal::Real(_, v) => format!("-{v}"),
+                    ConstVal::Bool(b) => b.to_string(),
+                };
+                format!("the constant is {shown}, not a non-negative number of time units")
+            }
+        };
+        self.raw
+            .push((at, format!("bad duration \"{name}\": {problem}")));
+        None
+    }
+
     fn duration(&mut self, d: &Dur) -> Option<String> {
         if let Some(u) = &d.unit {
             self.raw.push((
@@ -2612,54 +2570,11 @@ impl Builder<'_> {
         match &d.val {
             DurVal::Num(n) => self.seconds(d.at, n),
             DurVal::Bad(s) => {
-                self.raw.push((
-                    d.at,
-                    format!(
-                        "bad duration \"{s}\": a duration is a non-negative number of time units \
-                         or the name of a constant"
-                    ),
-                ));
+                self.bad_duration(d.at, s);
                 None
             }
             DurVal::Name(name) => {
-                let value = match self.syms.get(name) {
-                    None => {
-                        self.raw.push((
-                            d.at,
-                            format!(
-                                "bad duration \"{name}\": not a number nor a declared constant"
-                            ),
-                        ));
-                        return None;
-                    }
-                    Some((Sym::Var(_), _)) => {
-                        self.raw.push((
-                            d.at,
-                            format!(
-                                "bad duration \"{name}\": a variable; a duration is a number or a \
-                                 constant"
-                            ),
-                        ));
-                        return None;
-                    }
-                    Some((Sym::Const(ConstVal::Int(false, v) | ConstVal::Real(false, v)), _)) => {
-                        v.clone()
-                    }
-                    Some((Sym::Const(c), _)) => {
-                        let shown = match c {
-                            ConstVal::Int(_, v) | ConstVal::Real(_, v) => format!("-{v}"),
-                            ConstVal::Bool(b) => b.to_string(),
-                        };
-                        self.raw.push((
-                            d.at,
-                            format!(
-                                "bad duration \"{name}\": the constant is {shown}, not a \
-                                 non-negative number of time units"
-                            ),
-                        ));
-                        return None;
-                    }
-                };
+                let value = self.constant_duration(d.at, name)?;
                 let s = self.seconds(d.at, &value)?;
                 self.durations.insert(name.clone(), s);
                 Some(name.clone())
@@ -2736,51 +2651,15 @@ impl Builder<'_> {
     /// Dense time: a duration as `"<value> s"` (or `us`), or the name of a constant (then
     /// a named duration), after checking it is a whole number of ticks.
     fn dense_duration(&mut self, d: &Dur) -> Option<String> {
-        if let DurVal::Bad(s) = &d.val {
-            self.raw.push((
-                d.at,
-                format!(
-                    "bad duration \"{s}\": a duration is a non-negative number of time units \
-                     or the name of a constant"
-                ),
-            ));
-            return None;
-        }
-        if let DurVal::Name(name) = &d.val {
-            match self.syms.get(name) {
-                None => {
-                    self.raw.push((
-                        d.at,
-                        format!("bad duration \"{name}\": not a number nor a declared constant"),
-                    ));
-                    return None;
-                }
-                Some((Sym::Var(_), _)) => {
-                    self.raw.push((
-                        d.at,
-                        format!(
-                            "bad duration \"{name}\": a variable; a duration is a number or a \
-                             constant"
-                        ),
-                    ));
-                    return None;
-                }
-                Some((Sym::Const(ConstVal::Int(false, _) | ConstVal::Real(false, _)), _)) => {}
-                Some((Sym::Const(c), _)) => {
-                    let shown = match c {
-                        ConstVal::Int(_, v) | ConstVal::Real(_, v) => format!("-{v}"),
-                        ConstVal::Bool(b) => b.to_string(),
-                    };
-                    self.raw.push((
-                        d.at,
-                        format!(
-                            "bad duration \"{name}\": the constant is {shown}, not a \
-                             non-negative number of time units"
-                        ),
-                    ));
-                    return None;
-                }
+        match &d.val {
+            DurVal::Bad(s) => {
+                self.bad_duration(d.at, s);
+                return None;
             }
+            DurVal::Name(name) => {
+                self.constant_duration(d.at, name)?;
+            }
+            DurVal::Num(_) => {}
         }
         let Some(v) = self.dense_value(d) else {
             self.raw
@@ -2873,7 +2752,7 @@ impl Builder<'_> {
         t
     }
 
-    fn requirements(&mut self, toks: &[Tok], reqs: &[Req]) -> (Vec<ReqOut>, Vec<String>) {
+    fn requirements(&mut self, toks: &[Tok], reqs: &[Req]) -> (Vec<ReqOut<Timed>>, Vec<String>) {
         let mut out = Vec::new();
         let mut notes = Vec::new();
         let mut between = Vec::new();
@@ -3010,10 +2889,6 @@ fn discrete_timed(
             t.initially = Some(true);
             t.then = e(0);
         }
-        Kind::Invariance => {
-            t.if_ = Some(e(0));
-            t.then = e(1);
-        }
         Kind::Persistence => {
             t.if_ = Some(e(0));
             t.then = e(0);
@@ -3023,54 +2898,57 @@ fn discrete_timed(
                 _ => "false".into(),
             });
         }
-        Kind::ResponseDelay => {
-            t.if_ = Some(e(0));
-            t.then = e(1);
-            t.within = d(0);
+        kind => {
+            // A trigger on the first formula (`if`: while it holds, `when`: once it
+            // becomes true), perhaps held for the first duration, then a response with
+            // perhaps a bound on the next duration.
+            use Bound::{For, Unbounded, Within};
+            use Trigger::{If, When};
+            let (trigger, held, then, bound) = match kind {
+                Kind::Invariance => (If, false, e(1), Unbounded),
+                Kind::ResponseDelay => (If, false, e(1), Within),
+                Kind::EdgeResponseDelay => (When, false, e(1), Within),
+                Kind::InvarianceBoundL2 => (If, false, e(1), For),
+                Kind::EdgeResponseBoundL2 => (When, false, e(1), For),
+                Kind::DurationBoundL => (When, false, e(0), For),
+                Kind::DurationBoundU => (If, true, "false".into(), Unbounded),
+                Kind::ResponseBoundL1 | Kind::BndEntryCondition => (If, true, e(1), Unbounded),
+                Kind::ResponseBoundL12 => (If, true, e(1), For),
+                Kind::ResponseDelayBoundL1 => (If, true, e(1), Within),
+                _ => return None,
+            };
+            match trigger {
+                If => t.if_ = Some(e(0)),
+                When => t.when = Some(e(0)),
+            }
+            if held {
+                t.held_for = d(0);
+            }
+            t.then = then;
+            let next = usize::from(held);
+            match bound {
+                Unbounded => {}
+                Within => t.within = d(next),
+                For => t.for_ = d(next),
+            }
         }
-        Kind::EdgeResponseDelay => {
-            t.when = Some(e(0));
-            t.then = e(1);
-            t.within = d(0);
-        }
-        Kind::InvarianceBoundL2 => {
-            t.if_ = Some(e(0));
-            t.then = e(1);
-            t.for_ = d(0);
-        }
-        Kind::EdgeResponseBoundL2 => {
-            t.when = Some(e(0));
-            t.then = e(1);
-            t.for_ = d(0);
-        }
-        Kind::DurationBoundL => {
-            t.when = Some(e(0));
-            t.then = e(0);
-            t.for_ = d(0);
-        }
-        Kind::DurationBoundU => {
-            t.if_ = Some(e(0));
-            t.held_for = d(0);
-            t.then = "false".into();
-        }
-        Kind::ResponseBoundL1 | Kind::BndEntryCondition => {
-            t.if_ = Some(e(0));
-            t.held_for = d(0);
-            t.then = e(1);
-        }
-        Kind::ResponseBoundL12 => {
-            t.if_ = Some(e(0));
-            t.held_for = d(0);
-            t.then = e(1);
-            t.for_ = d(1);
-        }
-        Kind::ResponseDelayBoundL1 => {
-            t.if_ = Some(e(0));
-            t.held_for = d(0);
-            t.then = e(1);
-            t.within = d(1);
-        }
-        _ => return None,
     }
     Some(t)
+}
+
+/// How a discrete timed pattern's trigger reads its formula.
+enum Trigger {
+    /// `if`: while the formula holds.
+    If,
+    /// `when`: once the formula becomes true.
+    When,
+}
+
+/// The bound a discrete timed pattern puts on its response.
+enum Bound {
+    Unbounded,
+    /// `within`: the response comes within the duration.
+    Within,
+    /// `for`: the response holds for the duration.
+    For,
 }

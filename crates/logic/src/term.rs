@@ -296,6 +296,24 @@ impl Term {
         Term::App(op, args)
     }
 
+    /// The conjunction of `terms`: `true` for none, the term itself for one.
+    pub fn conjunction(mut terms: Vec<Term>) -> Term {
+        match terms.len() {
+            0 => Term::Bool(true),
+            1 => terms.pop().unwrap_or(Term::Bool(true)),
+            _ => Term::App(Op::And, terms),
+        }
+    }
+
+    /// The disjunction of `terms`: `false` for none, the term itself for one.
+    pub fn disjunction(mut terms: Vec<Term>) -> Term {
+        match terms.len() {
+            0 => Term::Bool(false),
+            1 => terms.pop().unwrap_or(Term::Bool(false)),
+            _ => Term::App(Op::Or, terms),
+        }
+    }
+
     /// The sort of the term. Terms are well sorted by construction, so this is cheap.
     pub fn sort(&self) -> Sort {
         match self {

@@ -854,6 +854,22 @@ fn cause_notes(lines: &mut Vec<String>, report: &reqs::AuditReport, finding: &st
     }
 }
 
+/// How far a list of conflicts goes: all of them (`complete`), up to a cap (of
+/// `min_cap` or more: a smaller one goes unsaid), or up to an undecided answer.
+fn extent(complete: bool, incomplete: Option<&reqs::Incomplete>, min_cap: usize) -> String {
+    match incomplete {
+        _ if complete => " (all of them)".to_string(),
+        Some(reqs::Incomplete::Cap { cap, listed_up_to }) if *cap >= min_cap => {
+            capped(*cap, *listed_up_to)
+        }
+        Some(reqs::Incomplete::Unknown { reason }) => format!(
+            " ({} — there may be more: {reason})",
+            paint(Paint::Warn, "incomplete")
+        ),
+        _ => String::new(),
+    }
+}
+
 /// What a conflict list stopped by its cap says about the conflicts not listed.
 fn capped(cap: usize, listed_up_to: Option<usize>) -> String {
     match listed_up_to {
@@ -867,7 +883,7 @@ fn capped(cap: usize, listed_up_to: Option<usize>) -> String {
 }
 
 /// `ids`, or what is known when the list is empty.
-fn ids_or(v: &[String], empty: &str) -> String {
+pub(crate) fn ids_or(v: &[String], empty: &str) -> String {
     if v.is_empty() {
         empty.to_string()
     } else {
@@ -901,15 +917,7 @@ fn human_realizability(o: &mut String, r: &Realizability, text_of: &dyn Fn(&str)
             complete,
             incomplete,
         } => {
-            let extent = match incomplete {
-                _ if *complete => " (all of them)".to_string(),
-                Some(reqs::Incomplete::Cap { cap, listed_up_to }) => capped(*cap, *listed_up_to),
-                Some(reqs::Incomplete::Unknown { reason }) => format!(
-                    " ({} — there may be more: {reason})",
-                    paint(Paint::Warn, "incomplete")
-                ),
-                None => String::new(),
-            };
+            let extent = extent(*complete, incomplete.as_ref(), 0);
             let _ = writeln!(
                 o,
                 "realizability: {} — {} conflict(s) the environment can force{extent}",
@@ -988,17 +996,7 @@ fn consistency_text(
             complete,
             incomplete,
         } => {
-            let extent = match incomplete {
-                _ if *complete => " (all of them)".to_string(),
-                Some(reqs::Incomplete::Cap { cap, listed_up_to }) if *cap > 1 => {
-                    capped(*cap, *listed_up_to)
-                }
-                Some(reqs::Incomplete::Unknown { reason }) => format!(
-                    " ({} — there may be more: {reason})",
-                    paint(Paint::Warn, "incomplete")
-                ),
-                _ => String::new(),
-            };
+            let extent = extent(*complete, incomplete.as_ref(), 2);
             let _ = writeln!(
                 o,
                 "consistency: {} — {} minimal conflict(s){extent}",
@@ -1083,25 +1081,23 @@ fn requirement_findings(
         }
         Vacuity::Vacuous {
             because,
-            response_conflict: false,
+            response_conflict,
         } => {
+            let why = if *response_conflict {
+                format!(
+                    ": whenever its trigger holds, its response contradicts {}",
+                    ids_or(because, "the trigger itself")
+                )
+            } else {
+                format!(
+                    " because of {}",
+                    ids_or(because, "its own trigger, which cannot hold")
+                )
+            };
             lines.push(format!(
-                "{}: {} can never fire because of {}",
+                "{}: {} can never fire{why}",
                 paint(Paint::Bad, "vacuous"),
-                a.id,
-                ids_or(because, "its own trigger, which cannot hold")
-            ));
-            cause_notes(&mut lines, report, "vacuous", &a.id);
-        }
-        Vacuity::Vacuous {
-            because,
-            response_conflict: true,
-        } => {
-            lines.push(format!(
-                "{}: {} can never fire: whenever its trigger holds, its response contradicts {}",
-                paint(Paint::Bad, "vacuous"),
-                a.id,
-                ids_or(because, "the trigger itself")
+                a.id
             ));
             cause_notes(&mut lines, report, "vacuous", &a.id);
         }

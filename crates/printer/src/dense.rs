@@ -2,23 +2,14 @@
 //! peer's checks, each verdict with what it rests on (a run that shows it, a proof for
 //! every run, or a search up to a number of intervals), runs as interval tables.
 
-use report::{Finding, Findings, Level, Report, Rule, Status};
+use report::{Findings, Level, Report, Rule, Status};
 use reqs::timed::dense::audit::{
     DenseConsistency, DenseEnvironment, DenseRedundancy, DenseReport, DenseTrace, DenseVacuity,
     Reach,
 };
-use reqs::Spec;
 
 /// One finished dense-time audit.
-pub struct DenseRun {
-    /// The spec file as named on the command line.
-    pub file: String,
-    pub spec: Spec,
-    pub report: DenseReport,
-    pub witnesses: bool,
-    pub solver: String,
-    pub seconds: f64,
-}
+pub type DenseRun = crate::timed::OverTimeRun<DenseReport>;
 
 const RULES: &[Rule] = &[
     Rule {
@@ -203,18 +194,6 @@ fn redundancy_text(r: &DenseRedundancy) -> Option<String> {
     }
 }
 
-impl DenseRun {
-    fn finding(
-        &self,
-        rule: &'static str,
-        level: Level,
-        ids: &[String],
-        message: String,
-    ) -> Finding {
-        crate::timed::spec_finding(&self.file, &self.spec, rule, level, ids, message)
-    }
-}
-
 impl Report for DenseRun {
     fn schema(&self) -> &'static str {
         "vera.audit-dense.v1"
@@ -370,14 +349,7 @@ impl Report for DenseRun {
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&crate::timed::OverTimeJson {
-            schema: self.schema(),
-            spec: &self.spec.name,
-            file: &self.file,
-            solver: &self.solver,
-            report: &self.report,
-            seconds: self.seconds,
-        })
+        self.over_time_json(self.schema())
     }
 
     fn findings(&self) -> Option<Findings> {

@@ -11,7 +11,8 @@ pub struct ExtractRun {
     pub x: Extraction,
 }
 
-/// The report of `vera extract` on a `.req` file: the timed spec it was imported as.
+/// What `vera extract` read from a `.req` file: the timed spec it was imported as
+/// (shown as an [`ImportedSpec`]).
 pub struct ReqRun {
     /// The file as named on the command line.
     pub file: String,
@@ -19,7 +20,7 @@ pub struct ReqRun {
     pub import: ReqImport,
 }
 
-/// The report of `vera extract --timed` on a FRET export.
+/// What `vera extract --timed` read from a FRET export (shown as an [`ImportedSpec`]).
 pub struct FretRun {
     /// The file as named on the command line.
     pub file: String,
@@ -64,26 +65,6 @@ impl FretRun {
             extra.push_str(&format!("# not imported: {}\n", comment(&e.to_string())));
         }
         below_header(&i.toml, &extra)
-    }
-}
-
-impl report::Report for FretRun {
-    fn schema(&self) -> &'static str {
-        // Never rendered: `import_fret` refuses `--format json` before reading the file.
-        SCHEMA
-    }
-
-    fn status(&self) -> Status {
-        import_status(self.import.requirements)
-    }
-
-    fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        w.write_all(self.toml().as_bytes())?;
-        w.flush()
-    }
-
-    fn json(&self) -> serde_json::Result<String> {
-        import_json("a FRET export read with --timed")
     }
 }
 
@@ -248,40 +229,42 @@ impl ReqRun {
     }
 }
 
-impl report::Report for ReqRun {
+/// An import that yields no requirement is a finding: there is nothing to check.
+/// A spec imported from a `.req` file or a FRET export (`what`), as a report: its TOML
+/// with the comments of the import, and no JSON form.
+struct ImportedSpec {
+    what: &'static str,
+    toml: String,
+    requirements: usize,
+}
+
+impl report::Report for ImportedSpec {
     fn schema(&self) -> &'static str {
-        // Never rendered: `import_req` refuses `--format json` before reading the file.
+        // Never rendered: `import_req` and `import_fret` refuse `--format json` before
+        // reading the file.
         SCHEMA
     }
 
     fn status(&self) -> Status {
-        import_status(self.import.requirements)
+        if self.requirements == 0 {
+            Status::Findings
+        } else {
+            Status::Ok
+        }
     }
 
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-        w.write_all(self.toml().as_bytes())?;
+        w.write_all(self.toml.as_bytes())?;
         w.flush()
     }
 
+    /// An imported spec has no JSON form: it is TOML.
     fn json(&self) -> serde_json::Result<String> {
-        import_json("a .req file")
+        Err(serde::ser::Error::custom(format!(
+            "{} is imported as a TOML spec only",
+            self.what
+        )))
     }
-}
-
-/// An import that yields no requirement is a finding: there is nothing to check.
-fn import_status(requirements: usize) -> Status {
-    if requirements == 0 {
-        Status::Findings
-    } else {
-        Status::Ok
-    }
-}
-
-/// An imported spec has no JSON form: it is TOML.
-fn import_json(what: &str) -> serde_json::Result<String> {
-    Err(serde::ser::Error::custom(format!(
-        "{what} is imported as a TOML spec only"
-    )))
 }
 
 /// `toml` with the comment lines `extra` put below its header comment (the first
@@ -316,8 +299,12 @@ pub fn imported(file: String, imported: extract::Imported) -> (Box<dyn report::R
         extract::Imported::Req(import) => {
             let lines = notes(&import.notes);
             let run = ReqRun { file, import };
-            let summary = run.summary();
-            (Box::new(run), [lines, vec![summary]].concat())
+            let spec = ImportedSpec {
+                what: "a .req file",
+                toml: run.toml(),
+                requirements: run.import.requirements,
+            };
+            (Box::new(spec), [lines, vec![run.summary()]].concat())
         }
         extract::Imported::Fret(import) => {
             let refused = import.refused.iter();
@@ -325,8 +312,12 @@ pub fn imported(file: String, imported: extract::Imported) -> (Box<dyn report::R
                 refused.map(|e| format!("warning: {} (not imported)", comment(&e.to_string())));
             let lines = [refused.collect(), notes(&import.notes)].concat();
             let run = FretRun { file, import };
-            let summary = run.summary();
-            (Box::new(run), [lines, vec![summary]].concat())
+            let spec = ImportedSpec {
+                what: "a FRET export read with --timed",
+                toml: run.toml(),
+                requirements: run.import.requirements,
+            };
+            (Box::new(spec), [lines, vec![run.summary()]].concat())
         }
     };
     if let Some(summary) = lines.last_mut() {

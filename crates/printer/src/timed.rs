@@ -10,15 +10,44 @@ use reqs::timed::audit::{
 use reqs::Spec;
 use serde::Serialize;
 
-/// One finished timed audit.
-pub struct TimedRun {
+/// One finished audit over time; `R` is the report of the reading it used (discrete
+/// ticks or dense time).
+pub struct OverTimeRun<R> {
     /// The spec file as named on the command line.
     pub file: String,
     pub spec: Spec,
-    pub report: TimedReport,
+    pub report: R,
     pub witnesses: bool,
     pub solver: String,
     pub seconds: f64,
+}
+
+/// One finished timed audit.
+pub type TimedRun = OverTimeRun<TimedReport>;
+
+impl<R: Serialize> OverTimeRun<R> {
+    /// A finding about the requirements `ids` of this run's spec ([`spec_finding`]).
+    pub(crate) fn finding(
+        &self,
+        rule: &'static str,
+        level: Level,
+        ids: &[String],
+        message: String,
+    ) -> Finding {
+        spec_finding(&self.file, &self.spec, rule, level, ids, message)
+    }
+
+    /// The JSON payload under `schema` ([`OverTimeJson`]).
+    pub(crate) fn over_time_json(&self, schema: &'static str) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&OverTimeJson {
+            schema,
+            spec: &self.spec.name,
+            file: &self.file,
+            solver: &self.solver,
+            report: &self.report,
+            seconds: self.seconds,
+        })
+    }
 }
 
 /// The place of a requirement or domain constraint of `spec` by id, in `file` (the
@@ -93,14 +122,14 @@ impl TimedRun {
 /// The JSON payload of an audit over time (`vera.audit-timed.v1`, and the dense-time
 /// audit's): the report's own fields next to the spec, file, solver and time.
 #[derive(Serialize)]
-pub(crate) struct OverTimeJson<'a, R> {
-    pub(crate) schema: &'static str,
-    pub(crate) spec: &'a str,
-    pub(crate) file: &'a str,
-    pub(crate) solver: &'a str,
+struct OverTimeJson<'a, R> {
+    schema: &'static str,
+    spec: &'a str,
+    file: &'a str,
+    solver: &'a str,
     #[serde(flatten)]
-    pub(crate) report: &'a R,
-    pub(crate) seconds: f64,
+    report: &'a R,
+    seconds: f64,
 }
 
 /// The last lines of an audit over time: what was not formalized, then the cost.
@@ -317,16 +346,6 @@ fn rt_text(o: &mut String, r: &RtInconsistency, env: bool) {
 }
 
 impl TimedRun {
-    fn finding(
-        &self,
-        rule: &'static str,
-        level: Level,
-        ids: &[String],
-        message: String,
-    ) -> Finding {
-        spec_finding(&self.file, &self.spec, rule, level, ids, message)
-    }
-
     fn requirement_lines(&self, a: &TimedRequirementAudit, out: &mut String) {
         let mut lines = Vec::new();
         if !a.fits {
@@ -346,11 +365,7 @@ impl TimedRun {
             TimedViolatability::ImpliedByDomain { because } => lines.push(format!(
                 "implied by the domain {} ({})",
                 within(a, "implied_by_domain"),
-                if because.is_empty() {
-                    "it holds in every trace: a tautology".to_string()
-                } else {
-                    because.join(", ")
-                }
+                crate::audit::ids_or(because, "it holds in every trace: a tautology")
             )),
             TimedViolatability::Unknown { reason } => {
                 lines.push(format!("violatability undecided: {reason}"))
@@ -361,11 +376,7 @@ impl TimedRun {
             TimedRedundancy::Redundant { subsumed_by } => lines.push(format!(
                 "redundant {}: already enforced by {}",
                 within(a, "redundancy"),
-                if subsumed_by.is_empty() {
-                    "nothing else: it holds in every trace".to_string()
-                } else {
-                    subsumed_by.join(", ")
-                }
+                crate::audit::ids_or(subsumed_by, "nothing else: it holds in every trace")
             )),
             TimedRedundancy::Unknown { reason } => {
                 lines.push(format!("redundancy undecided: {reason}"))
@@ -517,14 +528,7 @@ impl Report for TimedRun {
     }
 
     fn json(&self) -> serde_json::Result<String> {
-        serde_json::to_string_pretty(&OverTimeJson {
-            schema: self.schema(),
-            spec: &self.spec.name,
-            file: &self.file,
-            solver: &self.solver,
-            report: &self.report,
-            seconds: self.seconds,
-        })
+        self.over_time_json(self.schema())
     }
 
     fn findings(&self) -> Option<Findings> {

@@ -44,20 +44,32 @@ pub struct Vectors {
     pub ignored: Vec<String>,
 }
 
-/// Reads a suite CSV: a header naming columns, one vector per row. Columns named as a
-/// spec variable give its value (empty, `free` or `undecided` leave it open); an `id`
-/// column labels the vectors; other columns are ignored (and listed). A cell that is not
-/// a value of its variable's sort is an error at `file:line:column`; all are reported.
-pub fn read_vectors(p: &Problem, file: &str, text: &str) -> Result<Vectors, ReadError> {
+/// A reader of the suite CSV `text` (of `file`) past its header, and the header's
+/// columns: rows may differ in length, cells are trimmed, a byte order mark is skipped.
+pub(crate) fn suite_csv<'t>(
+    file: &str,
+    text: &'t str,
+) -> Result<(csv::Reader<&'t [u8]>, Vec<String>), ReadError> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)
         .trim(csv::Trim::All)
         .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
-    let header: Vec<String> = match rdr.headers() {
-        Ok(h) => h.iter().map(String::from).collect(),
-        Err(e) => return Err(ReadError(vec![format!("{file}: {e}")])),
-    };
+    match rdr.headers() {
+        Ok(h) => {
+            let header = h.iter().map(String::from).collect();
+            Ok((rdr, header))
+        }
+        Err(e) => Err(ReadError(vec![format!("{file}: {e}")])),
+    }
+}
+
+/// Reads a suite CSV: a header naming columns, one vector per row. Columns named as a
+/// spec variable give its value (empty, `free` or `undecided` leave it open); an `id`
+/// column labels the vectors; other columns are ignored (and listed). A cell that is not
+/// a value of its variable's sort is an error at `file:line:column`; all are reported.
+pub fn read_vectors(p: &Problem, file: &str, text: &str) -> Result<Vectors, ReadError> {
+    let (mut rdr, header) = suite_csv(file, text)?;
     let mut columns: Vec<Option<&reqs::spec::Variable>> = Vec::new();
     let mut ignored = Vec::new();
     let mut id_col = None;

@@ -41,6 +41,14 @@ pub enum Kill {
     Sure,
 }
 
+/// The formula of the requirement a mutant replaces: the `index`th of the spec.
+fn replaced(p: &Problem, index: usize) -> Term {
+    p.spec.requirements[index]
+        .formula
+        .clone()
+        .expect("a mutant of a formalized requirement")
+}
+
 /// The kill matrix of mutants on probes: `matrix[m][c]`. A mutant is the index of the
 /// requirement it replaces (in the spec's requirements) and its formula. `unknown`
 /// answers count as [`Kill::No`] and are counted in the second value.
@@ -56,10 +64,7 @@ pub fn kill_matrix(
     let mut unknown = 0;
     let mut out = Vec::new();
     for (index, m) in mutants {
-        let original = p.spec.requirements[*index]
-            .formula
-            .clone()
-            .expect("a mutant of a formalized requirement");
+        let original = replaced(p, *index);
         let others = s.members_except(*index);
         let mut row = Vec::new();
         for probe in probes {
@@ -136,10 +141,7 @@ pub fn revealable(
     let mut out = Vec::new();
     let mut unknown = 0;
     for (index, m) in mutants {
-        let original = p.spec.requirements[*index]
-            .formula
-            .clone()
-            .expect("a mutant of a formalized requirement");
+        let original = replaced(p, *index);
         let others = s.members_except(*index);
         out.push(
             match s.check(&others, &[m.clone(), Term::not(original)], false)? {

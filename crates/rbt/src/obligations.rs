@@ -206,13 +206,10 @@ pub fn of_requirement(p: &Problem, r: &Requirement, boundaries: bool) -> Vec<Obl
     out
 }
 
+/// The conjunction of `v` without its `true`s.
 fn and(mut v: Vec<Term>) -> Term {
     v.retain(|t| *t != Term::Bool(true));
-    match v.len() {
-        0 => Term::Bool(true),
-        1 => v.pop().expect("one"),
-        _ => Term::app(Op::And, v),
-    }
+    Term::conjunction(v)
 }
 
 /// The boundary points of a comparison: point, step text, the comparison's outcome

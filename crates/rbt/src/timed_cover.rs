@@ -61,15 +61,7 @@ pub fn read_sequences(
         Ok(v) => (v.vectors, Vec::new()),
         Err(e) => (Vec::new(), e.0),
     };
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
-    let header: Vec<String> = match rdr.headers() {
-        Ok(h) => h.iter().map(String::from).collect(),
-        Err(e) => return Err(ReadError(vec![format!("{file}: {e}")])),
-    };
+    let (mut rdr, header) = crate::cover::suite_csv(file, text)?;
     let col = |name: &str| header.iter().position(|h| h.eq_ignore_ascii_case(name));
     let (Some(seq_col), Some(step_col)) = (col("sequence"), col("step")) else {
         return Err(ReadError(vec![format!(

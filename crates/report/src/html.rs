@@ -154,29 +154,44 @@ use std::fmt::Write as _;
 /// not allow in a document, are replaced by their Unicode control pictures (U+0000
 /// becomes `␀`).
 pub fn escape(s: &str) -> String {
+    escape_markup(s, Some("&#39;"), |out, c| match c {
+        '\t' | '\n' | '\r' => out.push(c),
+        '\u{0}'..='\u{1F}' | '\u{7F}' => {
+            let picture = if c == '\u{7F}' {
+                '\u{2421}'
+            } else {
+                char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}')
+            };
+            out.push(picture);
+        }
+        // Bidirectional overrides and isolates would reorder the text around them
+        // (a name that reads backwards): shown as their code point instead.
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+        c => out.push(c),
+    })
+}
+
+/// Escapes `s` for markup (HTML or XML): `&`, `<` and `>` always become character
+/// references; with `apostrophe` (the reference that stands for `'`: `&#39;` or
+/// `&apos;`), `"` and `'` do too, for quoted attribute values. `other` appends what
+/// stands for every other character: the escapers differ in what they do with control
+/// characters.
+pub fn escape_markup(
+    s: &str,
+    apostrophe: Option<&str>,
+    mut other: impl FnMut(&mut String, char),
+) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            '\u{0}'..='\u{1F}' | '\u{7F}' => {
-                let picture = if c == '\u{7F}' {
-                    '\u{2421}'
-                } else {
-                    char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}')
-                };
-                out.push(picture);
-            }
-            // Bidirectional overrides and isolates would reorder the text around them
-            // (a name that reads backwards): shown as their code point instead.
-            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
-            }
-            c => out.push(c),
+        match (c, apostrophe) {
+            ('&', _) => out.push_str("&amp;"),
+            ('<', _) => out.push_str("&lt;"),
+            ('>', _) => out.push_str("&gt;"),
+            ('"', Some(_)) => out.push_str("&quot;"),
+            ('\'', Some(a)) => out.push_str(a),
+            _ => other(&mut out, c),
         }
     }
     out

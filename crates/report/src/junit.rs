@@ -162,17 +162,10 @@ fn replacement(c: char) -> Option<char> {
 /// `>` is escaped too, so `]]>` can never appear; a carriage return is written as a
 /// character reference so that line-end normalization keeps it.
 pub fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\r' => out.push_str("&#13;"),
-            c => out.push(replacement(c).unwrap_or(c)),
-        }
-    }
-    out
+    crate::html::escape_markup(s, None, |out, c| match c {
+        '\r' => out.push_str("&#13;"),
+        c => out.push(replacement(c).unwrap_or(c)),
+    })
 }
 
 /// Escapes `s` for a double-quoted attribute value.
@@ -180,21 +173,12 @@ pub fn text(s: &str) -> String {
 /// Tab, line feed and carriage return are written as character references, which
 /// attribute-value normalization leaves alone (a literal one would become a space).
 pub fn attr(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' => out.push_str("&#9;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            c => out.push(replacement(c).unwrap_or(c)),
-        }
-    }
-    out
+    crate::html::escape_markup(s, Some("&apos;"), |out, c| match c {
+        '\t' => out.push_str("&#9;"),
+        '\n' => out.push_str("&#10;"),
+        '\r' => out.push_str("&#13;"),
+        c => out.push(replacement(c).unwrap_or(c)),
+    })
 }
 
 #[cfg(test)]

@@ -115,15 +115,19 @@ pub fn render_ambiguity(report: &Value) -> Result<String, ViewError> {
     Ok(o)
 }
 
-/// The summary counts of a screening.
-fn summary(o: &mut String, s: &At<'_>) -> Result<(), ViewError> {
+/// The counts of a screening's summary `s` that it has (with `undecided`, the timed
+/// screening's undecided pairs too).
+fn counts(o: &mut String, s: &At<'_>, undecided: bool) -> Result<(), ViewError> {
     o.push_str("<ul class=\"counts ambiguity-counts\">\n");
-    for (key, label, class) in [
+    let rows = [
         ("requirements", "requirements", "neutral"),
         ("flagged", "ambiguity-sensitive", "flagged"),
         ("could_not_screen", "not screened", "not-screened"),
         ("invalid_samples", "invalid samples", "invalid"),
-    ] {
+        ("undecided", "undecided pairs", "undecided"),
+    ];
+    let shown = if undecided { &rows[..] } else { &rows[..4] };
+    for (key, label, class) in shown {
         if let Some(n) = s.opt(key)? {
             let _ = writeln!(
                 o,
@@ -133,6 +137,12 @@ fn summary(o: &mut String, s: &At<'_>) -> Result<(), ViewError> {
         }
     }
     o.push_str("</ul>\n");
+    Ok(())
+}
+
+/// The summary counts of a screening.
+fn summary(o: &mut String, s: &At<'_>) -> Result<(), ViewError> {
+    counts(o, s, false)?;
     if let Some(a) = s.opt("pairwise_agreement")? {
         let _ = writeln!(
             o,
@@ -234,39 +244,57 @@ fn requirement(o: &mut String, r: &At<'_>, proposal: Option<&At<'_>>) -> Result<
     Ok(())
 }
 
+/// How many samples the classes have in all.
+fn members(classes: &[At<'_>]) -> Result<u64, ViewError> {
+    let mut n = 0;
+    for c in classes {
+        n += c.field("members")?.items()?.len() as u64;
+    }
+    Ok(n)
+}
+
+/// The start of class `c`'s row of a readings table, up to its last cell's content:
+/// its label, its size out of `total`, and the numbers of its samples (#1 is sample 0).
+/// Returns the label.
+fn class_row_start<'a>(
+    o: &mut String,
+    c: &At<'a>,
+    samples: &[At<'_>],
+    total: u64,
+) -> Result<&'a str, ViewError> {
+    let label = c.str_field("label")?;
+    let size = c.field("members")?.items()?.len() as u64;
+    let mut numbers = Vec::new();
+    for s in samples {
+        if s.opt_str("class")? == Some(label) {
+            numbers.push(format!("#{}", s.field("index")?.count()? + 1));
+        }
+    }
+    let _ = write!(
+        o,
+        "<tr class=\"reading\" data-class=\"{}\"><td class=\"class-label\">{}</td><td class=\"class-size\" data-size=\"{size}\">{size} of {total}{}</td><td>",
+        escape(label),
+        escape(label),
+        if numbers.is_empty() {
+            String::new()
+        } else {
+            format!(" <span class=\"members\">({})</span>", numbers.join(" "))
+        },
+    );
+    Ok(label)
+}
+
 /// The classes, separations and undecided pairs of a partition.
 fn partition(o: &mut String, p: &At<'_>, samples: &[At<'_>]) -> Result<(), ViewError> {
     let classes = p.field("classes")?.items()?;
     let mut labels = Vec::new();
-    let candidates: u64 = {
-        let mut n = 0;
-        for c in &classes {
-            n += c.field("members")?.items()?.len() as u64;
-        }
-        n
-    };
+    let candidates = members(&classes)?;
     o.push_str("<table class=\"readings\">\n<thead><tr><th>reading</th><th>samples</th><th>formula (representative)</th></tr></thead>\n<tbody>\n");
     for c in &classes {
-        let label = c.str_field("label")?;
-        labels.push(label);
-        let size = c.field("members")?.items()?.len() as u64;
-        // The samples of the class, by their own numbers (#1 is sample 0).
-        let mut numbers = Vec::new();
-        for s in samples {
-            if s.opt_str("class")? == Some(label) {
-                numbers.push(format!("#{}", s.field("index")?.count()? + 1));
-            }
-        }
+        labels.push(class_row_start(o, c, samples, candidates)?);
         let _ = writeln!(
             o,
-            "<tr class=\"reading\" data-class=\"{}\"><td class=\"class-label\">{}</td><td class=\"class-size\" data-size=\"{size}\">{size} of {candidates}{}</td><td><code class=\"formula\">{}</code></td></tr>",
-            escape(label),
-            escape(label),
-            if numbers.is_empty() {
-                String::new()
-            } else {
-                format!(" <span class=\"members\">({})</span>", numbers.join(" "))
-            },
+            "<code class=\"formula\">{}</code></td></tr>",
             escape(c.str_field("formula")?)
         );
     }
@@ -610,23 +638,7 @@ fn render_timed(root: &At<'_>) -> Result<String, ViewError> {
             .unwrap_or_default()
     );
     if let Some(s) = rep.opt("summary")? {
-        o.push_str("<ul class=\"counts ambiguity-counts\">\n");
-        for (key, label, class) in [
-            ("requirements", "requirements", "neutral"),
-            ("flagged", "ambiguity-sensitive", "flagged"),
-            ("could_not_screen", "not screened", "not-screened"),
-            ("invalid_samples", "invalid samples", "invalid"),
-            ("undecided", "undecided pairs", "undecided"),
-        ] {
-            if let Some(n) = s.opt(key)? {
-                let _ = writeln!(
-                    o,
-                    "<li class=\"count {class}\" data-count=\"{key}\"><span class=\"value\">{}</span> {label}</li>",
-                    n.count()?
-                );
-            }
-        }
-        o.push_str("</ul>\n");
+        counts(&mut o, &s, true)?;
     }
     let requirements = rep.field("requirements")?.items()?;
     if requirements.is_empty() {
@@ -650,30 +662,13 @@ fn timed_requirement(o: &mut String, r: &At<'_>) -> Result<(), ViewError> {
     );
     let classes = r.field("classes")?.items()?;
     if !classes.is_empty() {
-        let mut total = 0u64;
-        for c in &classes {
-            total += c.field("members")?.items()?.len() as u64;
-        }
+        let total = members(&classes)?;
         o.push_str("<table class=\"readings\">\n<thead><tr><th>reading</th><th>samples</th><th>pattern (representative)</th></tr></thead>\n<tbody>\n");
         for c in &classes {
-            let label = c.str_field("label")?;
-            let size = c.field("members")?.items()?.len() as u64;
-            let mut numbers = Vec::new();
-            for s in &samples {
-                if s.opt_str("class")? == Some(label) {
-                    numbers.push(format!("#{}", s.field("index")?.count()? + 1));
-                }
-            }
+            class_row_start(o, c, &samples, total)?;
             let _ = write!(
                 o,
-                "<tr class=\"reading\" data-class=\"{}\"><td class=\"class-label\">{}</td><td class=\"class-size\" data-size=\"{size}\">{size} of {total}{}</td><td><span class=\"reading-words\">{}</span>",
-                escape(label),
-                escape(label),
-                if numbers.is_empty() {
-                    String::new()
-                } else {
-                    format!(" <span class=\"members\">({})</span>", numbers.join(" "))
-                },
+                "<span class=\"reading-words\">{}</span>",
                 escape(c.str_field("reading")?)
             );
             pattern(o, &c.field("pattern")?)?;

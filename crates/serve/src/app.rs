@@ -341,6 +341,20 @@ async fn script() -> impl IntoResponse {
     )
 }
 
+/// The preview of a change, answered with `status`.
+pub fn preview_page(
+    app: &App,
+    status: StatusCode,
+    crumbs: &[(String, String)],
+    body: &str,
+) -> Response {
+    (
+        status,
+        Html(page::frame("Preview", crumbs, &app.csrf, body)),
+    )
+        .into_response()
+}
+
 /// An error page with a status.
 pub fn error_page(app: &App, status: StatusCode, title: &str, message: &str) -> Response {
     (
@@ -386,13 +400,7 @@ async fn file(AxState(app): AxState<Arc<App>>, q: axum::extract::Query<PathQuery
                 page::escape(&q.path),
                 page::escape(&text)
             );
-            Html(page::frame(
-                &q.path,
-                &[(String::new(), q.path.clone())],
-                &app.csrf,
-                &body,
-            ))
-            .into_response()
+            Html(page::file_frame(&q.path, &app.csrf, &body)).into_response()
         }
         _ => error_page(
             &app,
@@ -628,17 +636,27 @@ struct StartForm {
     path: String,
 }
 
+/// The script's requests carry the token in `x-vera-csrf`: `403` when it is missing or
+/// wrong.
+fn csrf_header(app: &App, headers: &HeaderMap) -> Result<(), Response> {
+    let csrf = headers
+        .get("x-vera-csrf")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if app.csrf_ok(csrf) {
+        Ok(())
+    } else {
+        Err((StatusCode::FORBIDDEN, "missing or wrong CSRF token").into_response())
+    }
+}
+
 async fn start_job(
     AxState(app): AxState<Arc<App>>,
     headers: HeaderMap,
     form: axum::extract::Form<StartForm>,
 ) -> Response {
-    let csrf = headers
-        .get("x-vera-csrf")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !app.csrf_ok(csrf) {
-        return (StatusCode::FORBIDDEN, "missing or wrong CSRF token").into_response();
+    if let Err(refused) = csrf_header(&app, &headers) {
+        return refused;
     }
     // One spelling per file (`./a.toml` and `a.toml` are one target).
     let rel = match app.root.normalize(&form.path) {
@@ -703,12 +721,8 @@ async fn cancel_job(
     headers: HeaderMap,
     UrlPath(id): UrlPath<u64>,
 ) -> Response {
-    let csrf = headers
-        .get("x-vera-csrf")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !app.csrf_ok(csrf) {
-        return (StatusCode::FORBIDDEN, "missing or wrong CSRF token").into_response();
+    if let Err(refused) = csrf_header(&app, &headers) {
+        return refused;
     }
     if app.jobs.cancel(id) {
         StatusCode::NO_CONTENT.into_response()

@@ -629,11 +629,7 @@ pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<ExceptionForm>) 
     let mut body = format!("<h1>Preview: accept <code>{}</code></h1>", escape(&f.id));
     if p.version != f.version {
         body.push_str(&changed_html(&f.path, &p.exc_rel));
-        return (
-            StatusCode::CONFLICT,
-            Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
-        )
-            .into_response();
+        return app::preview_page(&app, StatusCode::CONFLICT, &crumbs, &body);
     }
     match &p.new {
         Err(e) => {
@@ -645,17 +641,13 @@ pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<ExceptionForm>) 
                 "<p><a href=\"{}\">Back to the case</a></p>",
                 escape(&case_link(&f.path))
             ));
-            (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
-            )
-                .into_response()
+            app::preview_page(&app, StatusCode::UNPROCESSABLE_ENTITY, &crumbs, &body)
         }
         Ok(new) => {
             body.push_str(&page::diff(&p.exc_rel, &p.old, new));
-            body.push_str(&format!(
-                "<form id=\"apply-form\" method=\"post\" action=\"/case/exception/apply\">{}<button id=\"apply\" type=\"submit\">Save to {}</button></form>",
-                [
+            body.push_str(&page::apply_form(
+                "/case/exception/apply",
+                &[
                     hidden("path", &f.path),
                     hidden("id", &f.id),
                     hidden("cases", &f.cases),
@@ -668,9 +660,9 @@ pub async fn preview(State(app): State<Arc<App>>, Form(f): Form<ExceptionForm>) 
                     hidden("csrf", &app.csrf),
                 ]
                 .concat(),
-                escape(&p.exc_rel)
+                &p.exc_rel,
             ));
-            Html(page::frame("Preview", &crumbs, &app.csrf, &body)).into_response()
+            app::preview_page(&app, StatusCode::OK, &crumbs, &body)
         }
     }
 }

@@ -125,6 +125,32 @@ pub struct Spec {
     pub version: String,
 }
 
+/// A check of `vera` on the one served file `rel`: `args` makes its arguments from the
+/// file's path argument, the file as resolved inside the folder (no link in it), so
+/// the command line names no link. It runs in the folder, and its version is that of
+/// the file's bytes.
+pub fn file_job(
+    app: &crate::app::App,
+    kind: &str,
+    rel: &str,
+    args: impl FnOnce(String) -> Vec<String>,
+) -> Result<Spec, String> {
+    let path = app.root.existing(rel).map_err(|e| e.to_string())?;
+    let bytes = crate::app::read_limited(&path).map_err(|e| e.to_string())?;
+    let resolved = app
+        .root
+        .relative(&path)
+        .ok_or_else(|| format!("`{rel}` is not a path inside the served folder"))?;
+    Ok(Spec {
+        kind: kind.into(),
+        target: rel.to_string(),
+        program: app.vera.clone(),
+        args: args(path_arg(&resolved)),
+        cwd: app.root.dir().to_path_buf(),
+        version: crate::page::version(bytes.as_deref()),
+    })
+}
+
 /// A path relative to the served folder as a check's argument: one that starts with
 /// `-` is written `./-...`, so that it is not read as an option.
 pub fn path_arg(rel: &str) -> String {

@@ -15,6 +15,21 @@ pub const SCRIPT: &str = include_str!("../assets/app.js");
 /// The Content-Security-Policy of every page.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// The form that saves a previewed change: the hidden `fields` posted to `action`,
+/// and a button that names the `file` it writes.
+pub fn apply_form(action: &str, fields: &str, file: &str) -> String {
+    format!(
+        "<form id=\"apply-form\" method=\"post\" action=\"{action}\">{fields}<button id=\"apply\" type=\"submit\">Save to {}</button></form>",
+        escape(file)
+    )
+}
+
+/// The page of the one file `path`: the frame titled with the path, which is also its
+/// only crumb.
+pub fn file_frame(path: &str, csrf: &str, body: &str) -> String {
+    frame(path, &[(String::new(), path.to_string())], csrf, body)
+}
+
 /// A whole page: the frame around `body` (HTML already escaped where needed).
 pub fn frame(title: &str, crumbs: &[(String, String)], csrf: &str, body: &str) -> String {
     let mut nav = String::from("<a href=\"/\">vera</a>");
@@ -72,20 +87,11 @@ pub fn hidden(name: &str, value: &str) -> String {
 /// characters as character references, everything else as it is), so an id or a path
 /// with such a character still names the same requirement or file.
 pub fn attr(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' => out.push(c),
-            '\u{0}'..='\u{1F}' | '\u{7F}' => out.push_str(&format!("&#{};", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
+    report::html::escape_markup(s, Some("&#39;"), |out, c| match c {
+        '\t' | '\n' => out.push(c),
+        '\u{0}'..='\u{1F}' | '\u{7F}' => out.push_str(&format!("&#{};", c as u32)),
+        c => out.push(c),
+    })
 }
 
 /// A message box (`kind`: `notice` or `error`), with the id the tests look for.

@@ -29,7 +29,7 @@
 //! [`plot_case`] is a pure function of its arguments (apart from the solver process it
 //! starts); nothing here reads a request or writes a response.
 
-use bl::check::side::{rename_command, rename_term};
+use bl::check::side::{output_sides, prefixed, qualified};
 use bl::check::{BoundItem, Bounds, Region, Side, SideLabel};
 use logic::{Command, Context, Model, Op, Sort, SourceFile, Symbol, Term, Value};
 use num_rational::BigRational;
@@ -298,20 +298,6 @@ struct CaseModel {
     notes: Vec<String>,
 }
 
-fn prefixer(label: SideLabel) -> impl Fn(&str) -> Symbol {
-    move |n: &str| Arc::from(format!("{}{n}", label.prefix()).as_str())
-}
-
-fn qualified(name: &str) -> (Option<SideLabel>, &str) {
-    if let Some(r) = name.strip_prefix("nl.") {
-        (Some(SideLabel::Nl), r)
-    } else if let Some(r) = name.strip_prefix("bl.") {
-        (Some(SideLabel::Bl), r)
-    } else {
-        (None, name)
-    }
-}
-
 fn load_sides(case: &CaseFiles) -> Result<(Side, Side), PlotError> {
     let nl = Side::from_smt(SideLabel::Nl, &case.nl).map_err(|d| PlotError::Parse {
         side: "NL",
@@ -336,16 +322,7 @@ fn load_sides(case: &CaseFiles) -> Result<(Side, Side), PlotError> {
 fn outputs(case: &CaseFiles, nl: &Side, bl: &Side) -> Result<(String, String), PlotError> {
     let (mut out_nl, mut out_bl) = (case.nl_output.clone(), case.bl_output.clone());
     let items: &[BoundItem] = case.bounds.as_ref().map_or(&[], |b| &b.items);
-    let sides_of = |n: &str| {
-        let (q, m) = qualified(n);
-        let mut v = Vec::new();
-        for (l, s) in [(SideLabel::Nl, nl), (SideLabel::Bl, bl)] {
-            if !matches!(q, Some(q) if q != l) && (s.has_const(m) || s.has_function(m)) {
-                v.push(l);
-            }
-        }
-        v
-    };
+    let sides_of = |n: &str| output_sides(n, nl, bl);
     for it in items {
         let names = match it {
             BoundItem::Outputs { variables } => variables,
@@ -392,21 +369,8 @@ fn outputs(case: &CaseFiles, nl: &Side, bl: &Side) -> Result<(String, String), P
 
 fn side_model(side: Side, output: &str) -> Result<SideModel, PlotError> {
     let label = side.label;
-    let f = prefixer(label);
-    let mut decls: Vec<Command> = side
-        .commands
-        .iter()
-        .filter(|c| !matches!(c, Command::Assert(_)))
-        .map(|c| rename_command(c, &f))
-        .collect();
-    let asserts: Vec<Term> = side
-        .commands
-        .iter()
-        .filter_map(|c| match c {
-            Command::Assert(t) => Some(rename_term(t, &f)),
-            _ => None,
-        })
-        .collect();
+    let f = prefixed(label);
+    let (mut decls, asserts) = side.renamed();
     let mut inputs = Vec::new();
     let output_term;
     if let Some(sort) = side.sort_of(output).filter(|_| side.has_const(output)) {
@@ -630,16 +594,7 @@ fn restrict_relational(
     mapped: &HashSet<(SideLabel, String)>,
     sides: [&mut SideModel; 2],
 ) {
-    let ranged: HashSet<String> = items
-        .iter()
-        .flat_map(|it| match it {
-            BoundItem::Ranges { variables, .. } => variables
-                .iter()
-                .map(|v| qualified(v).1.to_string())
-                .collect(),
-            _ => Vec::new(),
-        })
-        .collect();
+    let ranged = bl::check::bounds::ranged_names(items);
     for s in sides {
         let label = s.label;
         let relational = s.side.program.is_none() && matches!(s.output, Term::Var(..));
@@ -1441,31 +1396,12 @@ fn bl_thresholds(
                 return false;
             }
             *budget -= 1;
-            match &e.kind {
-                ExprKind::Num(_) => {}
-                ExprKind::Var(v) => {
-                    if dep.contains(v) {
-                        return true;
-                    }
-                }
-                ExprKind::Paren(x) => stack.push(x),
-                ExprKind::Bin(_, a, b) => {
-                    stack.push(a);
-                    stack.push(b);
-                }
-                ExprKind::If {
-                    lhs,
-                    rhs,
-                    then_,
-                    else_,
-                    ..
-                } => {
-                    stack.push(lhs);
-                    stack.push(rhs);
-                    stack.push(then_);
-                    stack.push(else_);
+            if let ExprKind::Var(v) = &e.kind {
+                if dep.contains(v) {
+                    return true;
                 }
             }
+            stack.extend(e.children());
         }
         false
     };
@@ -1489,35 +1425,18 @@ fn bl_thresholds(
                 return;
             }
             *budget -= 1;
-            match &e.kind {
-                ExprKind::Num(_) | ExprKind::Var(_) => {}
-                ExprKind::Paren(x) => stack.push(x),
-                ExprKind::Bin(_, a, b) => {
-                    stack.push(a);
-                    stack.push(b);
-                }
-                ExprKind::If {
-                    lhs,
-                    rhs,
-                    then_,
-                    else_,
-                    ..
-                } => {
-                    match (num(lhs), num(rhs)) {
-                        (Some(k), None) if vars_depend(rhs, &dep, budget) => {
-                            out.insert(k);
-                        }
-                        (None, Some(k)) if vars_depend(lhs, &dep, budget) => {
-                            out.insert(k);
-                        }
-                        _ => {}
+            if let ExprKind::If { lhs, rhs, .. } = &e.kind {
+                match (num(lhs), num(rhs)) {
+                    (Some(k), None) if vars_depend(rhs, &dep, budget) => {
+                        out.insert(k);
                     }
-                    stack.push(lhs);
-                    stack.push(rhs);
-                    stack.push(then_);
-                    stack.push(else_);
+                    (None, Some(k)) if vars_depend(lhs, &dep, budget) => {
+                        out.insert(k);
+                    }
+                    _ => {}
                 }
             }
+            stack.extend(e.children());
         }
         if vars_depend(e, &dep, budget) {
             dep.insert(l.name.clone());

@@ -84,44 +84,26 @@ pub async fn show(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -> Re
             ));
         }
     }
-    Html(page::frame(
-        &q.path,
-        &[(String::new(), q.path.clone())],
-        &app.csrf,
-        &body,
-    ))
-    .into_response()
+    Html(page::file_frame(&q.path, &app.csrf, &body)).into_response()
 }
 
 /// `vera c verify FILE --format json` as a check job.
 pub fn verify_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
-    let path = app.root.existing(rel).map_err(|e| e.to_string())?;
-    let bytes = app::read_limited(&path).map_err(|e| e.to_string())?;
-    // The command line names the file as resolved inside the folder (no link in it).
-    let resolved = app
-        .root
-        .relative(&path)
-        .ok_or_else(|| format!("`{rel}` is not a path inside the served folder"))?;
-    let mut args = vec![
-        "c".to_string(),
-        "verify".into(),
-        crate::jobs::path_arg(&resolved),
-        "--format".into(),
-        "json".into(),
-    ];
-    args.extend(
-        app.check_args
-            .iter()
-            .filter(|a| *a != "--solver" && *a != "cvc5")
-            .cloned(),
-    );
-    Ok(crate::jobs::Spec {
-        kind: "c-verify".into(),
-        target: rel.to_string(),
-        program: app.vera.clone(),
-        args,
-        cwd: app.root.dir().to_path_buf(),
-        version: page::version(bytes.as_deref()),
+    crate::jobs::file_job(app, "c-verify", rel, |file| {
+        let mut args = vec![
+            "c".to_string(),
+            "verify".into(),
+            file,
+            "--format".into(),
+            "json".into(),
+        ];
+        args.extend(
+            app.check_args
+                .iter()
+                .filter(|a| *a != "--solver" && *a != "cvc5")
+                .cloned(),
+        );
+        args
     })
 }
 
@@ -237,11 +219,5 @@ pub async fn c_source(State(app): State<Arc<App>>, Query(q): Query<PathQuery>) -
         body.push_str("<p class=\"meta\">No proof results for this file yet: run the proof above (Frama-C/WP), or save a report with <code>vera c verify FILE --format json -o FILE.verify.json</code> in this folder.</p>");
         body.push_str(&format!("<pre class=\"source\">{}</pre>", escape(&source)));
     }
-    Html(page::frame(
-        rel,
-        &[(String::new(), rel.clone())],
-        &app.csrf,
-        &body,
-    ))
-    .into_response()
+    Html(page::file_frame(rel, &app.csrf, &body)).into_response()
 }

@@ -15,32 +15,20 @@ use std::sync::Arc;
 
 /// The audit of a spec as a check job.
 pub fn audit_job(app: &App, rel: &str) -> Result<crate::jobs::Spec, String> {
-    let path = app.root.existing(rel).map_err(|e| e.to_string())?;
-    let bytes = app::read_limited(&path).map_err(|e| e.to_string())?;
-    // The command line names the file as resolved inside the folder (no link in it).
-    let resolved = app
-        .root
-        .relative(&path)
-        .ok_or_else(|| format!("`{rel}` is not a path inside the served folder"))?;
     let cache = app.scratch.path().join("audit");
-    let mut args = vec![
-        "audit".to_string(),
-        crate::jobs::path_arg(&resolved),
-        "--format".into(),
-        "json".into(),
-        "--all-conflicts".into(),
-        "10".into(),
-        "--cache-dir".into(),
-        cache.display().to_string(),
-    ];
-    args.extend(app.check_args.iter().cloned());
-    Ok(crate::jobs::Spec {
-        kind: "audit".into(),
-        target: rel.to_string(),
-        program: app.vera.clone(),
-        args,
-        cwd: app.root.dir().to_path_buf(),
-        version: page::version(bytes.as_deref()),
+    crate::jobs::file_job(app, "audit", rel, |file| {
+        let mut args = vec![
+            "audit".to_string(),
+            file,
+            "--format".into(),
+            "json".into(),
+            "--all-conflicts".into(),
+            "10".into(),
+            "--cache-dir".into(),
+            cache.display().to_string(),
+        ];
+        args.extend(app.check_args.iter().cloned());
+        args
     })
 }
 
@@ -942,6 +930,8 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
     let (l, spec, rel) = (&c.loaded, &c.spec, &q.path);
     let r = &spec.requirements[c.index];
     let id = r.id.clone();
+    let crumbs = [(spec_link(rel), rel.clone()), (String::new(), r.id.clone())];
+    let page_of = |body: &str| Html(page::frame(&r.id, &crumbs, &app.csrf, body)).into_response();
     let mut body = format!(
         "<h1>{}</h1><p class=\"req-text\">{}</p><p><code>{}</code></p>{}<p><a class=\"edit\" data-id=\"{}\" href=\"{}\">Edit this requirement</a></p>",
         escape(&r.id),
@@ -962,13 +952,7 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         body.push_str(
             "<p class=\"meta\">No audit on this page yet: run it from the spec page.</p>",
         );
-        return Html(page::frame(
-            &r.id,
-            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
-            &app.csrf,
-            &body,
-        ))
-        .into_response();
+        return page_of(&body);
     };
     body.push_str(&stale_note_for(report, &l.version));
     body.push_str(&shared_findings(&json, rel, spec, &id));
@@ -989,23 +973,11 @@ pub async fn requirement(State(app): State<Arc<App>>, Query(q): Query<SpecQuery>
         } else {
             "<p>The audit has no entry for this requirement: it was not in the spec when the audit ran. Run the audit again.</p>"
         });
-        return Html(page::frame(
-            &r.id,
-            &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
-            &app.csrf,
-            &body,
-        ))
-        .into_response();
+        return page_of(&body);
     };
     let review_box = |finding: &str| review_box(&app, spec, rel, r, &l.version, finding);
     body.push_str(&check_sections(a, rel, spec, &review_box));
-    Html(page::frame(
-        &r.id,
-        &[(spec_link(rel), rel.clone()), (String::new(), r.id.clone())],
-        &app.csrf,
-        &body,
-    ))
-    .into_response()
+    page_of(&body)
 }
 
 /// The edit form of a requirement.
@@ -1343,11 +1315,7 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 now: l.version.clone(),
             },
         ));
-        return (
-            StatusCode::CONFLICT,
-            Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
-        )
-            .into_response();
+        return app::preview_page(app, StatusCode::CONFLICT, &crumbs, &body);
     }
     match compute(rel, &l.text, &f) {
         Err(e) => {
@@ -1359,11 +1327,7 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 "<p><a href=\"{}\">Back to the edit form</a></p>",
                 escape(&format!("/spec/edit?path={}&id={}", enc(rel), enc(&f.id)))
             ));
-            (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Html(page::frame("Preview", &crumbs, &app.csrf, &body)),
-            )
-                .into_response()
+            app::preview_page(app, StatusCode::UNPROCESSABLE_ENTITY, &crumbs, &body)
         }
         Ok(new) => {
             if new == l.text {
@@ -1373,9 +1337,9 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                 ));
             }
             body.push_str(&page::diff(rel, &l.text, &new));
-            body.push_str(&format!(
-                "<form id=\"apply-form\" method=\"post\" action=\"/spec/apply\">{}<button id=\"apply\" type=\"submit\">Save to {}</button></form>",
-                [
+            body.push_str(&page::apply_form(
+                "/spec/apply",
+                &[
                     hidden("path", rel),
                     hidden("id", &f.id),
                     hidden("text", &f.text),
@@ -1391,9 +1355,9 @@ fn preview_page(app: &App, f: EditForm) -> Response {
                     hidden("csrf", &app.csrf),
                 ]
                 .concat(),
-                escape(rel)
+                rel,
             ));
-            Html(page::frame("Preview", &crumbs, &app.csrf, &body)).into_response()
+            app::preview_page(app, StatusCode::OK, &crumbs, &body)
         }
     }
 }

@@ -1090,22 +1090,6 @@ fn real(r: &BigRational) -> Term {
     Term::Real(r.clone())
 }
 
-fn and(mut v: Vec<Term>) -> Term {
-    match v.len() {
-        0 => Term::Bool(true),
-        1 => v.pop().unwrap_or(Term::Bool(true)),
-        _ => Term::app(Op::And, v),
-    }
-}
-
-fn or(mut v: Vec<Term>) -> Term {
-    match v.len() {
-        0 => Term::Bool(false),
-        1 => v.pop().unwrap_or(Term::Bool(false)),
-        _ => Term::app(Op::Or, v),
-    }
-}
-
 /// The interval as a formula over `x`.
 pub fn interval_term(i: &Interval, x: &Term) -> Term {
     let mut v = Vec::new();
@@ -1124,7 +1108,7 @@ pub fn interval_term(i: &Interval, x: &Term) -> Term {
             vec![x.clone(), real(&h.value)],
         ));
     }
-    and(v)
+    Term::conjunction(v)
 }
 
 impl Unit<'_> {
@@ -1141,7 +1125,7 @@ impl Unit<'_> {
                 t => parts.push(t),
             }
         }
-        and(parts)
+        Term::conjunction(parts)
     }
 
     fn outcome_term(&self, s: &Spec) -> Term {
@@ -1283,7 +1267,10 @@ impl Unit<'_> {
         s.declare_const(NONE, Sort::Bool)?;
         s.assert(&Term::app(
             Op::Eq,
-            vec![Term::var(NONE, Sort::Bool), Term::not(or(conds.clone()))],
+            vec![
+                Term::var(NONE, Sort::Bool),
+                Term::not(Term::disjunction(conds.clone())),
+            ],
         ))?;
         let none = Term::var(NONE, Sort::Bool);
         let gaps = self.find_gaps(s, summary, report, &conds)?;
@@ -1313,7 +1300,7 @@ impl Unit<'_> {
         let n = self.inputs.len();
         let any = Term::not(Term::var(NONE, Sort::Bool));
         // The same for vera's evaluator, which re-checks every witness.
-        let any_row = or(conds.to_vec());
+        let any_row = Term::disjunction(conds.to_vec());
         let gaps: Vec<Vec<Interval>> = if n == 0 {
             Vec::new()
         } else if n == 1 {
@@ -1384,7 +1371,7 @@ impl Unit<'_> {
         if self.inputs.is_empty() {
             summary.gaps_exact = true;
         } else if !summary.truncated {
-            let in_gaps = or(gaps.iter().map(|g| self.box_term(g)).collect());
+            let in_gaps = Term::disjunction(gaps.iter().map(|g| self.box_term(g)).collect());
             let missed = self.ask(
                 s,
                 &[none, Term::not(in_gaps)],
@@ -1416,7 +1403,7 @@ impl Unit<'_> {
         let (sa, sb) = (&self.specs[a], &self.specs[b]);
         let (oa, ob) = (self.outcome_term(sa), self.outcome_term(sb));
         let differ = Term::not(Term::app(Op::Eq, vec![oa, ob]));
-        let both = and(vec![conds.0.clone(), conds.1.clone()]);
+        let both = Term::conjunction(vec![conds.0.clone(), conds.1.clone()]);
         let question = format!(
             "do rows {} and {} give different outcomes",
             sa.line, sb.line

@@ -16,6 +16,7 @@
 
 use num_rational::BigRational;
 use serde::Deserialize;
+use std::collections::HashSet;
 
 /// One entry of a bounds file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -217,6 +218,21 @@ impl BoundsError {
             message: crate::diag::message(message),
         }
     }
+}
+
+/// The names (without their `nl.` / `bl.` qualifier) that some `ranges` entry of
+/// `items` bounds.
+pub fn ranged_names(items: &[BoundItem]) -> HashSet<String> {
+    items
+        .iter()
+        .flat_map(|it| match it {
+            BoundItem::Ranges { variables, .. } => variables
+                .iter()
+                .map(|v| super::side::qualified(v).1.to_string())
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect()
 }
 
 impl Bounds {

@@ -56,29 +56,21 @@ fn empty(iv: &Iv) -> bool {
 
 /// The larger lower end (the tighter one).
 fn max_lo(a: &Option<End>, b: &Option<End>) -> Option<End> {
-    match (a, b) {
-        (None, x) | (x, None) => x.clone(),
-        (Some(x), Some(y)) => Some(if x.v != y.v {
-            if x.v > y.v {
-                x.clone()
-            } else {
-                y.clone()
-            }
-        } else {
-            End {
-                v: x.v.clone(),
-                closed: x.closed && y.closed,
-            }
-        }),
-    }
+    tighter(a, b, std::cmp::Ordering::Greater)
 }
 
 /// The smaller upper end (the tighter one).
 fn min_hi(a: &Option<End>, b: &Option<End>) -> Option<End> {
+    tighter(a, b, std::cmp::Ordering::Less)
+}
+
+/// The tighter of two ends of the same side: the one whose value compares to the
+/// other's as `tighter` says, or the value they share, closed only when both are.
+fn tighter(a: &Option<End>, b: &Option<End>, tighter: std::cmp::Ordering) -> Option<End> {
     match (a, b) {
         (None, x) | (x, None) => x.clone(),
         (Some(x), Some(y)) => Some(if x.v != y.v {
-            if x.v < y.v {
+            if x.v.cmp(&y.v) == tighter {
                 x.clone()
             } else {
                 y.clone()
@@ -253,23 +245,7 @@ fn iv_term(var: &Term, iv: &Iv) -> Term {
         let op = if h.closed { Op::Le } else { Op::Lt };
         parts.push(Term::app(op, vec![var.clone(), Term::Real(h.v.clone())]));
     }
-    and(parts)
-}
-
-fn and(mut v: Vec<Term>) -> Term {
-    match v.len() {
-        0 => Term::Bool(true),
-        1 => v.pop().unwrap_or(Term::Bool(true)),
-        _ => Term::app(Op::And, v),
-    }
-}
-
-fn or(mut v: Vec<Term>) -> Term {
-    match v.len() {
-        0 => Term::Bool(false),
-        1 => v.pop().unwrap_or(Term::Bool(false)),
-        _ => Term::app(Op::Or, v),
-    }
+    Term::conjunction(parts)
 }
 
 /// The guard of a set of values of `var`; `fallback` builds it from the conditions.
@@ -278,7 +254,7 @@ fn guard(var: &Term, set: &Set, fallback: impl FnOnce() -> Term) -> Term {
         return Term::Bool(true);
     }
     if set.len() <= MAX_PIECES {
-        or(set.iter().map(|iv| iv_term(var, iv)).collect())
+        Term::disjunction(set.iter().map(|iv| iv_term(var, iv)).collect())
     } else {
         fallback()
     }
@@ -291,7 +267,7 @@ fn clauses(x: &Term, t: &Term, prefix: &mut Vec<Term>, out: &mut Vec<Term>) {
         out.push(if prefix.is_empty() {
             eq
         } else {
-            Term::app(Op::Implies, vec![and(prefix.to_vec()), eq])
+            Term::app(Op::Implies, vec![Term::conjunction(prefix.to_vec()), eq])
         });
     };
     let Some((var, arms, last)) = chain(t) else {
@@ -312,7 +288,7 @@ fn clauses(x: &Term, t: &Term, prefix: &mut Vec<Term>, out: &mut Vec<Term>) {
                     parts.push(Term::not((*c2).clone()));
                 }
             }
-            and(parts)
+            Term::conjunction(parts)
         });
         prefix.push(g);
         deep(|| clauses(x, value, prefix, out));
@@ -320,10 +296,11 @@ fn clauses(x: &Term, t: &Term, prefix: &mut Vec<Term>, out: &mut Vec<Term>) {
     }
     if !remaining.is_empty() {
         let g = guard(var, &remaining, || {
-            and(arms
-                .iter()
-                .map(|(c, _, _)| Term::not((*c).clone()))
-                .collect())
+            Term::conjunction(
+                arms.iter()
+                    .map(|(c, _, _)| Term::not((*c).clone()))
+                    .collect(),
+            )
         });
         prefix.push(g);
         deep(|| clauses(x, last, prefix, out));

@@ -38,7 +38,9 @@ use crate::diag::Diagnostics;
 use logic::{Command, Context, Model, Op, Sort, SourceFile, Symbol, Term, Value};
 use num_rational::BigRational;
 use serde::{Deserialize, Serialize};
-use side::{inline_calls, rename_command, rename_term, substitute};
+use side::{
+    inline_calls, output_sides, prefixed, qualified, rename_command, rename_term, substitute,
+};
 use solver::{Outcome, Reason, Solver, SolverConfig, SolverError};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -496,10 +498,6 @@ impl Prepared {
     }
 }
 
-fn pre(label: SideLabel) -> impl Fn(&str) -> Symbol {
-    move |n: &str| Arc::from(format!("{}{n}", label.prefix()).as_str())
-}
-
 fn numeric(t: Term) -> Term {
     if t.sort() == Sort::Int {
         logic::elab::to_real(t)
@@ -548,29 +546,6 @@ fn bounds_err(index: usize, message: String) -> CheckError {
         let (file, positions) = &*f.borrow();
         CheckError::Bounds(BoundsError::invalid(file, positions, index, &message))
     })
-}
-
-/// Splits an optional `nl.` / `bl.` qualifier.
-fn qualified(name: &str) -> (Option<SideLabel>, &str) {
-    if let Some(r) = name.strip_prefix("nl.") {
-        (Some(SideLabel::Nl), r)
-    } else if let Some(r) = name.strip_prefix("bl.") {
-        (Some(SideLabel::Bl), r)
-    } else {
-        (None, name)
-    }
-}
-
-/// Which sides have `name` as an output candidate (constant or function).
-fn output_sides(name: &str, nl: &Side, bl: &Side) -> Vec<SideLabel> {
-    let (q, n) = qualified(name);
-    let mut v = Vec::new();
-    for (l, s) in [(SideLabel::Nl, nl), (SideLabel::Bl, bl)] {
-        if q.is_none_or(|q| q == l) && (s.has_const(n) || s.has_function(n)) {
-            v.push(l);
-        }
-    }
-    v
 }
 
 /// Assigns two names to the two sides; errors name what is unknown or ambiguous.
@@ -656,21 +631,8 @@ struct Part {
 
 fn prepare_side(side: Side, output: &str) -> Result<Prepared, Finding> {
     let label = side.label;
-    let f = pre(label);
-    let decls: Vec<Command> = side
-        .commands
-        .iter()
-        .filter(|c| !matches!(c, Command::Assert(_)))
-        .map(|c| rename_command(c, &f))
-        .collect();
-    let asserts: Vec<Term> = side
-        .commands
-        .iter()
-        .filter_map(|c| match c {
-            Command::Assert(t) => Some(rename_term(t, &f)),
-            _ => None,
-        })
-        .collect();
+    let f = prefixed(label);
+    let (decls, asserts) = side.renamed();
     let solver_asserts = asserts.iter().flat_map(flat::for_solver).collect();
     let mut p = Prepared {
         label,
@@ -757,7 +719,7 @@ fn var_of(p: &Prepared, name: &str) -> Option<Term> {
         return Some(i.var.clone());
     }
     let s = p.side.sort_of(name).filter(|_| p.side.has_const(name))?;
-    Some(Term::Var(pre(p.label)(name), s))
+    Some(Term::Var(prefixed(p.label)(name), s))
 }
 
 fn eq(a: Term, b: Term) -> Term {
@@ -1146,16 +1108,7 @@ fn keep_mapped_inputs(
     sides: [&mut Prepared; 2],
     mapped: &HashSet<(SideLabel, String)>,
 ) {
-    let ranged: HashSet<String> = items
-        .iter()
-        .flat_map(|it| match it {
-            BoundItem::Ranges { variables, .. } => variables
-                .iter()
-                .map(|v| qualified(v).1.to_string())
-                .collect(),
-            _ => Vec::new(),
-        })
-        .collect();
+    let ranged = bounds::ranged_names(items);
     for p in sides {
         let label = p.label;
         if p.side.program.is_none()
@@ -2282,7 +2235,7 @@ fn covered(
     undecided: &mut Vec<Undecided>,
 ) -> Result<(), CheckError> {
     let label = side.label;
-    let named = pre(label);
+    let named = prefixed(label);
     let none = Term::not(Term::app(
         Op::Or,
         guards
@@ -2345,7 +2298,7 @@ fn functional(
             }
             pairs.push((
                 n.to_string(),
-                Term::Var(pre(label)(n), sort.clone()),
+                Term::Var(prefixed(label)(n), sort.clone()),
                 Term::Var(copy(n), sort.clone()),
             ));
         }
@@ -2542,7 +2495,7 @@ fn atoms(side: &Prepared, ctx: &Context) -> Vec<Term> {
     let mut seen = HashSet::new();
     if let Some(prog) = &side.side.program {
         // Inline every binding so conditions are over inputs.
-        let f = pre(side.label);
+        let f = prefixed(side.label);
         let mut defs: BTreeMap<Symbol, Term> = BTreeMap::new();
         for l in &prog.lets {
             if let crate::Binding::Expr(e) = &l.value {

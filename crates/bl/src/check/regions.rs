@@ -632,7 +632,7 @@ pub(super) struct Enumerated {
 fn over_inputs(side: &Prepared, ctx: &Context) -> Option<Term> {
     let input_syms = side.input_symbols();
     let t = if let Some(prog) = &side.side.program {
-        let f = pre(side.label);
+        let f = prefixed(side.label);
         let mut defs: BTreeMap<Symbol, Term> = BTreeMap::new();
         for l in &prog.lets {
             if let crate::Binding::Expr(e) = &l.value {

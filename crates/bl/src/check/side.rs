@@ -61,6 +61,35 @@ impl SideLabel {
     }
 }
 
+/// Splits an optional `nl.` / `bl.` qualifier.
+pub fn qualified(name: &str) -> (Option<SideLabel>, &str) {
+    if let Some(r) = name.strip_prefix("nl.") {
+        (Some(SideLabel::Nl), r)
+    } else if let Some(r) = name.strip_prefix("bl.") {
+        (Some(SideLabel::Bl), r)
+    } else {
+        (None, name)
+    }
+}
+
+/// Moves a name into the namespace of side `label` (`x` becomes `nl.x`).
+pub fn prefixed(label: SideLabel) -> impl Fn(&str) -> Symbol {
+    move |n: &str| Arc::from(format!("{}{n}", label.prefix()).as_str())
+}
+
+/// Which sides have `name` (perhaps qualified) as an output candidate: a constant or
+/// a function.
+pub fn output_sides(name: &str, nl: &Side, bl: &Side) -> Vec<SideLabel> {
+    let (q, n) = qualified(name);
+    let mut v = Vec::new();
+    for (l, s) in [(SideLabel::Nl, nl), (SideLabel::Bl, bl)] {
+        if q.is_none_or(|q| q == l) && (s.has_const(n) || s.has_function(n)) {
+            v.push(l);
+        }
+    }
+    v
+}
+
 /// A side as loaded, with its own (unprefixed) names.
 #[derive(Debug, Clone)]
 pub struct Side {
@@ -196,6 +225,27 @@ impl Side {
     /// True when `name` is a function of this side with parameters.
     pub fn has_function(&self, name: &str) -> bool {
         self.context.fun(name).is_some_and(|f| !f.params.is_empty())
+    }
+
+    /// The side's declarations and definitions, and its assertions, moved into its
+    /// namespace ([`prefixed`]).
+    pub fn renamed(&self) -> (Vec<Command>, Vec<Term>) {
+        let f = prefixed(self.label);
+        let decls = self
+            .commands
+            .iter()
+            .filter(|c| !matches!(c, Command::Assert(_)))
+            .map(|c| rename_command(c, &f))
+            .collect();
+        let asserts = self
+            .commands
+            .iter()
+            .filter_map(|c| match c {
+                Command::Assert(t) => Some(rename_term(t, &f)),
+                _ => None,
+            })
+            .collect();
+        (decls, asserts)
     }
 
     /// The sort of a constant, or of a function's result.
