@@ -12,7 +12,7 @@ pub struct ExtractRun {
 }
 
 /// What `vera extract` read from a `.req` file: the timed spec it was imported as
-/// (shown as an [`ImportedSpec`]).
+/// (shown as an imported spec, like a FRET export).
 pub struct ReqRun {
     /// The file as named on the command line.
     pub file: String,
@@ -20,7 +20,7 @@ pub struct ReqRun {
     pub import: ReqImport,
 }
 
-/// What `vera extract --timed` read from a FRET export (shown as an [`ImportedSpec`]).
+/// What `vera extract --timed` read from a FRET export (shown as an imported spec, like a `.req` file).
 pub struct FretRun {
     /// The file as named on the command line.
     pub file: String,
