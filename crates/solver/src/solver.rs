@@ -767,14 +767,22 @@ impl Solver {
     }
 
     /// Sends an acknowledged command, restarting the process first if needed. A
-    /// process found dead is restarted and the command tried once more.
+    /// process found dead is restarted and the command tried once more. So is a
+    /// command the solver refused as "canceled": z3's timer for the query before can
+    /// fire after that query has answered and cancel the next command (seen with
+    /// millisecond limits), which then had no effect.
     fn ack(&mut self, c: &Command) -> Result<(), SolverError> {
-        let mut tried = false;
+        let (mut tried, mut canceled) = (false, false);
         loop {
             self.ensure_running()?;
             match self.expect_ack(c) {
                 Ok(()) => return Ok(()),
                 Err(Fail::Lost(Reason::Crashed(_))) if !tried => tried = true,
+                Err(Fail::Err(SolverError::Solver { message, .. }))
+                    if !canceled && message.ends_with("canceled") =>
+                {
+                    canceled = true
+                }
                 Err(f) => {
                     self.flush();
                     return Err(self.to_error(c, f));
