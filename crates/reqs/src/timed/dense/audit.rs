@@ -579,6 +579,17 @@ impl Ndc {
     }
 }
 
+/// The conjunction of the invariants' state invariants over the next state.
+fn primed_invariants(sys: &mut System, invariants: &[usize]) -> Ref {
+    let mut f = TRUE;
+    for a in invariants {
+        let inv = sys.automata[*a].pea.locations[0].state_inv;
+        let p = sys.bdd.prime(inv);
+        f = sys.bdd.and(f, p);
+    }
+    f
+}
+
 /// The term of one clock cube of [`Ndc`] (with its condition) at check point `k`.
 fn cube_term(
     sys: &System,
@@ -617,10 +628,12 @@ impl Ndc {
     ) -> Option<Choice> {
         let holds = |t: &Term| logic::eval::eval_bool(t, m, ctx) == Ok(true);
         for (locs, atoms, cubes) in &self.vectors {
-            if !set
-                .iter()
-                .zip(locs)
-                .all(|(a, l)| holds(&sys.at_loc(*a, *l, k)))
+            // An rt set's points have no choice: nothing to evaluate.
+            if cubes.iter().all(|(_, _, choice)| choice.is_none())
+                || !set
+                    .iter()
+                    .zip(locs)
+                    .all(|(a, l)| holds(&sys.at_loc(*a, *l, k)))
             {
                 continue;
             }
@@ -1474,12 +1487,7 @@ fn ask(
     } else {
         combinations(others, m)
     };
-    let mut primed_inv = TRUE;
-    for a in invariants {
-        let inv = sys.automata[*a].pea.locations[0].state_inv;
-        let p = sys.bdd.prime(inv);
-        primed_inv = sys.bdd.and(primed_inv, p);
-    }
+    let primed_inv = primed_invariants(sys, invariants);
     let mut data = DataSat {
         solver: checker,
         cache: HashMap::default(),

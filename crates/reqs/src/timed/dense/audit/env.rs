@@ -27,8 +27,8 @@
 //! members has one on its own. A set is reported only when none of its subsets is.
 
 use super::{
-    automaton_name, combinations, run_of, stuck_points, variables_of, DataSat, DenseTrace, Judged,
-    Ndc, Question, Reach, RtCheck, Steps,
+    automaton_name, combinations, primed_invariants, run_of, stuck_points, variables_of, DataSat,
+    DenseTrace, Judged, Ndc, Question, Reach, RtCheck, Steps,
 };
 use crate::spec::{Role, Spec};
 use crate::timed::dense::bdd::{Atom, Ref, FALSE, TRUE};
@@ -94,6 +94,7 @@ impl DenseEnvironment {
 
 /// Which variables the environment chooses, and the history variables (whose value in
 /// a next step is the current state's).
+#[derive(Clone)]
 struct Roles {
     inputs: HashSet<Symbol>,
     history: HashSet<Symbol>,
@@ -208,14 +209,7 @@ pub(super) fn ask_env(
     let mut out = EnvAsked {
         sets: Vec::new(),
         trivial: 0,
-        judging: (
-            Roles {
-                inputs: HashSet::default(),
-                history: HashSet::default(),
-            },
-            assume,
-            kept_domain,
-        ),
+        judging: (roles.clone(), assume, kept_domain),
     };
     for (group, invs) in linked(sys, &roles, others, &kept) {
         // The group's invariants alone; when they are in conflict at every point,
@@ -242,8 +236,6 @@ pub(super) fn ask_env(
             }
         }
     }
-    drop(judge);
-    out.judging.0 = roles;
     Ok(Ok(out))
 }
 
@@ -293,17 +285,6 @@ fn push(
     };
     questions.push(Question::Rt { set, ndc });
     answers.push(known);
-}
-
-/// The conjunction of the invariants' state invariants over the next state.
-fn primed_invariants(sys: &mut System, invariants: &[usize]) -> Ref {
-    let mut f = TRUE;
-    for a in invariants {
-        let inv = sys.automata[*a].pea.locations[0].state_inv;
-        let p = sys.bdd.prime(inv);
-        f = sys.bdd.and(f, p);
-    }
-    f
 }
 
 /// The automata of `others` and the invariants of `kept` in groups linked through the
@@ -756,10 +737,7 @@ fn confirmed(
     if choice.data > 0 {
         return Err("its choice of an Int or Real input cannot be replayed".into());
     }
-    let inputs: HashSet<Symbol> = (spec.variables.iter())
-        .filter(|v| v.role == Some(Role::Input))
-        .map(|v| v.name.clone())
-        .collect();
+    let inputs = roles(spec, sys).inputs;
     let mut outputs: Vec<Symbol> = Vec::new();
     for a in set {
         for n in variables_of(sys, *a) {
