@@ -14,6 +14,7 @@ pub mod generate;
 pub mod input;
 mod marco;
 pub mod mutate;
+pub mod progress;
 pub mod realize;
 pub mod spec;
 pub mod summary;

@@ -271,3 +271,81 @@ fn a_dead_end_of_a_stricter_automaton_that_the_evaluator_replays_is_a_conflict()
         &[("R1,R2", "forced after 1"), ("R1,R2", "forced after 2")],
     );
 }
+
+/// Every stage the audit told of: its name, its number of steps and the steps
+/// reported done, in the order they came.
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<(String, usize, Vec<usize>)>>);
+
+impl reqs::progress::Observer for Recorded {
+    fn stage(&self, name: &str, total: usize) {
+        self.0
+            .lock()
+            .unwrap()
+            .push((name.into(), total, Vec::new()));
+    }
+    fn step(&self, done: usize, _note: &str) {
+        let mut stages = self.0.lock().unwrap();
+        stages
+            .last_mut()
+            .expect("a step within a stage")
+            .2
+            .push(done);
+    }
+}
+
+#[test]
+fn the_audit_tells_its_stages_and_how_far_each_has_got() {
+    use reqs::timed::dense::audit::DenseOptions;
+    use solver::{SolverConfig, SolverKind};
+    let recorded = std::sync::Arc::new(Recorded::default());
+    let mut options = DenseOptions::new(SolverConfig::new(SolverKind::Z3));
+    options.progress = reqs::progress::Progress::to(recorded.clone());
+    options.jobs = 2;
+    let r = dense::audit_with(
+        "Input a is bool\nInput c is bool\nOutput b is bool\nOutput d is bool\n\
+         R1: Globally, it is always the case that if \"a\" holds then \"b\" holds after at most 2 time units.\n\
+         R2: Globally, it is always the case that if \"c\" holds then \"d\" holds after at most 3 time units.\n\
+         R3: Globally, it is always the case that once \"d\" becomes satisfied, it holds for at least 4 time units.\n\
+         R4: Globally, it is always the case that if \"!a\" holds then \"!b\" holds as well.\n",
+        &options,
+    );
+    let stages = recorded.0.lock().unwrap().clone();
+    let names: Vec<&str> = stages.iter().map(|s| s.0.as_str()).collect();
+    // The rt pre-check first, one step per pair of the three automata that are not
+    // invariants: the pairs judged so far, before each and at the end.
+    let (name, total, steps) = &stages[0];
+    assert_eq!(
+        name,
+        "rt-inconsistency: sets of automata without a next step"
+    );
+    assert_eq!(*total, 3);
+    assert_eq!(*total, r.rt_checks.len() + r.rt_trivial);
+    assert_eq!(steps, &[0, 1, 2, 3]);
+    // Then the environment's groups, the search, and the redundancy check's own search.
+    let at = |n: &str| {
+        names
+            .iter()
+            .position(|s| *s == n)
+            .unwrap_or_else(|| panic!("{n} in {names:?}"))
+    };
+    let env = &stages[at("environment: groups of automata")];
+    assert_eq!(env.2.last(), Some(&env.1), "every group judged");
+    assert!(at("environment: groups of automata") < at("runs searched, by intervals"));
+    assert!(at("runs searched, by intervals") < at("redundancy: runs searched, by intervals"));
+    for (name, total, steps) in &stages {
+        assert!(
+            steps.iter().all(|d| d <= total),
+            "{name}: {steps:?} of {total}"
+        );
+        if name.ends_with("by intervals") {
+            assert!(steps.windows(2).all(|w| w[0] < w[1]), "{name}: {steps:?}");
+        }
+        if name.ends_with("proofs for runs of any length") {
+            // One step per question, from two threads: each count once.
+            let mut sorted = steps.clone();
+            sorted.sort();
+            assert_eq!(sorted, (1..=*total).collect::<Vec<_>>(), "{name}");
+        }
+    }
+}

@@ -60,6 +60,7 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     let mut audit = AuditOptions::new(solver.config());
     audit.jobs = solver.jobs();
     audit.max_conflicts = a.all_conflicts.max(1);
+    let bar = std::sync::Arc::new(crate::progress::Bar::default());
     let request = TimedRequest {
         audit,
         horizon: a.horizon.clone(),
@@ -67,6 +68,7 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
         no_rt: a.no_rt,
         bmc_depth: a.depth,
         no_redundancy: a.no_redundancy,
+        progress: reqs::progress::Progress::to(bar.clone()),
     };
     let file = a.spec.display().to_string();
     let start = std::time::Instant::now();
@@ -76,6 +78,8 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
         }
         other => other.into(),
     })?;
+    drop(request);
+    drop(bar);
     let (solver, seconds) = (solver.config().kind.to_string(), start.elapsed());
     let (witnesses, seconds) = (a.witnesses, seconds.as_secs_f64());
     Ok(printer::timed::TimedRun::of(

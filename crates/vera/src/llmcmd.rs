@@ -4,7 +4,7 @@
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Options that choose and drive the language model.
 #[derive(Debug, Clone, Args)]
@@ -51,7 +51,7 @@ impl LlmArgs {
         let mut b = cfg.builder()?;
         use std::io::IsTerminal;
         if !self.quiet && std::io::stderr().is_terminal() {
-            b = b.observer(Arc::new(Bar::default()));
+            b = b.observer(Arc::new(crate::progress::Bar::default()));
         }
         let client = b.build();
         let token = client.cancel_token();
@@ -81,37 +81,6 @@ impl LlmArgs {
     /// The embeddings client of the configuration (`embedding_model`), if one is set.
     pub fn embeddings(&self) -> Result<Option<Arc<dyn llm::Embeddings>>> {
         Ok(llm::LlmConfig::load(Some(&self.llm_config))?.embeddings()?)
-    }
-}
-
-/// A progress bar for LLM batches: done/total, cache hits and ETA.
-#[derive(Default)]
-struct Bar {
-    bar: Mutex<Option<indicatif::ProgressBar>>,
-}
-
-impl llm::Observer for Bar {
-    fn batch_started(&self, stage: &str, total: usize) {
-        let b = indicatif::ProgressBar::new(total as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix} {bar:30} {pos}/{len} {msg} eta {eta}",
-            )
-            .expect("valid template"),
-        );
-        b.set_prefix(stage.to_string());
-        *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(b);
-    }
-    fn request_finished(&self, p: &llm::Progress<'_>) {
-        if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            b.set_position(p.done as u64);
-            b.set_message(format!("({} cached)", p.cached));
-        }
-    }
-    fn batch_finished(&self, _stage: &str, _stats: &llm::Stats) {
-        if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            b.finish_and_clear();
-        }
     }
 }
 

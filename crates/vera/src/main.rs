@@ -21,6 +21,7 @@ mod interrupt;
 mod llmcmd;
 mod output;
 mod pipecmd;
+mod progress;
 mod qacmd;
 mod runcmd;
 mod schemacmd;

@@ -23,6 +23,8 @@ pub struct TimedRequest {
     pub bmc_depth: Option<usize>,
     /// Dense time: skip the redundancy check.
     pub no_redundancy: bool,
+    /// Dense time: where the audit tells how far it has got.
+    pub progress: crate::progress::Progress,
 }
 
 /// The report of the reading the spec asks for.
@@ -92,6 +94,7 @@ pub fn audit_timed_request(
         options.bmc_depth = request.bmc_depth;
         options.jobs = request.audit.jobs;
         options.redundancy = !request.no_redundancy;
+        options.progress = request.progress.clone();
         if request.no_rt {
             options.rt_range = 0;
         }

@@ -52,6 +52,8 @@ pub struct DenseOptions {
     pub jobs: usize,
     /// Check each requirement's redundancy (whether the others imply it).
     pub redundancy: bool,
+    /// Where the audit tells how far it has got (stage by stage).
+    pub progress: crate::progress::Progress,
 }
 
 impl DenseOptions {
@@ -64,6 +66,7 @@ impl DenseOptions {
             rt_range: 2,
             jobs: 0,
             redundancy: true,
+            progress: Default::default(),
         }
     }
 }
@@ -1092,7 +1095,7 @@ pub fn audit_dense(spec: &Spec, options: &DenseOptions) -> Result<DenseReport, D
         spec,
         &mut sys,
         (&invariants, &others),
-        options.rt_range,
+        options,
         (&mut data, &mut steps),
         (&mut questions, &mut answers),
     )?;
@@ -1234,6 +1237,10 @@ fn redundancies(
 ) -> Result<(), DenseError> {
     let vsys = sys.with_violations(vec![true; sys.automata.len()]);
     let n = vsys.automata.len();
+    let options = &DenseOptions {
+        progress: options.progress.prefixed("redundancy: "),
+        ..options.clone()
+    };
     let questions: Vec<Question> = (0..n).map(|a| Question::Violated { a }).collect();
     let mut answers: Vec<Option<Reach>> = vec![None; n];
     let mut bmc = Bmc::start(&vsys, &options.solver)?;
@@ -1496,7 +1503,13 @@ fn ask(
     let mut rt_sets: Vec<(Vec<usize>, usize)> = Vec::new();
     let mut rt_trivial = 0;
     let mut steps = Steps::default();
-    for set in &sets {
+    let progress = &options.progress;
+    progress.stage(
+        "rt-inconsistency: sets of automata without a next step",
+        sets.len(),
+    );
+    for (done, set) in sets.iter().enumerate() {
+        progress.step(done, "");
         match ndc(sys, set, primed_inv, &mut data, &mut steps)? {
             Ok(None) => rt_trivial += 1,
             Ok(Some(n)) => {
@@ -1519,6 +1532,7 @@ fn ask(
             }
         }
     }
+    progress.step(sets.len(), "");
 
     Ok(Asked {
         questions,
@@ -1610,6 +1624,8 @@ fn search<'a>(
                      tried: bool| {
         answers[qi].is_none() && (!tried || deeper[qi]) && undecided[qi].is_none()
     };
+    let progress = &options.progress;
+    progress.stage("runs searched, by intervals", depth);
     loop {
         let k = bmcs[0].depth;
         // The points asked about at this depth, built once: each is checked, and read
@@ -1664,6 +1680,7 @@ fn search<'a>(
         let open: Vec<usize> = (0..questions.len())
             .filter(|q| asked_now(*q, answers, &deeper, &bmc_undecided, proofs_tried))
             .collect();
+        progress.step(k + 1, &format!("{} questions open", open.len()));
         if open.is_empty() || k >= depth {
             break;
         }
@@ -1676,7 +1693,10 @@ fn search<'a>(
             let open: Vec<usize> = (0..questions.len())
                 .filter(|q| answers[*q].is_none())
                 .collect();
-            for (qi, r) in prove_all(&Ctx { spec, sys, tb }, questions, &open, k + 1, options)? {
+            progress.stage("proofs for runs of any length", open.len());
+            let proved = prove_all(&Ctx { spec, sys, tb }, questions, &open, k + 1, options)?;
+            progress.stage("runs searched further, by intervals", depth);
+            for (qi, r) in proved {
                 match r {
                     Engine::Answer(a, part) => {
                         answers[qi] = Some(a);
@@ -1885,8 +1905,11 @@ fn confirm_not_found(
     }
     let mut bmc = Bmc::start(sys, &options.solver)?;
     let mut open: Vec<usize> = left.to_vec();
+    let progress = &options.progress;
+    progress.stage("runs not found, confirmed by intervals", up_to);
     loop {
         let k = bmc.depth;
+        progress.step(k, &format!("{} questions", open.len()));
         let mut still = Vec::new();
         for qi in open {
             match bmc.check(&questions[qi].bad(sys, k))? {
@@ -1957,8 +1980,9 @@ fn prove_all(
     options: &DenseOptions,
 ) -> Result<Vec<(usize, Engine)>, DenseError> {
     let jobs = solver::job_count(options.jobs).min(open.len()).max(1);
+    let counter = options.progress.counter();
     if jobs == 1 {
-        return prove_each(ctx, questions, open, searched, &options.solver);
+        return prove_each(ctx, questions, open, searched, (&options.solver, &counter));
     }
     // The answers do not depend on the order.
     let mut out = Vec::with_capacity(open.len());
@@ -1966,7 +1990,8 @@ fn prove_all(
         let running: Vec<_> = shares(open, jobs)
             .into_iter()
             .map(|share| {
-                scope.spawn(move || prove_each(ctx, questions, &share, searched, &options.solver))
+                let with = (&options.solver, &counter);
+                scope.spawn(move || prove_each(ctx, questions, &share, searched, with))
             })
             .collect();
         for r in running {
@@ -2000,7 +2025,7 @@ fn prove_each(
     questions: &[Question],
     open: &[usize],
     searched: usize,
-    config: &SolverConfig,
+    (config, counter): (&SolverConfig, &crate::progress::Counter),
 ) -> Result<Vec<(usize, Engine)>, DenseError> {
     let sys = ctx.sys;
     let proved = Reach::Unreachable {
@@ -2061,6 +2086,7 @@ fn prove_each(
             }
         };
         out.push((*q, answer));
+        counter.tick();
     }
     Ok(out)
 }

@@ -28,7 +28,7 @@
 
 use super::{
     automaton_name, combinations, primed_invariants, run_of, stuck_points, variables_of, DataSat,
-    DenseTrace, Judged, Ndc, Question, Reach, RtCheck, Steps,
+    DenseOptions, DenseTrace, Judged, Ndc, Question, Reach, RtCheck, Steps,
 };
 use crate::spec::{Role, Spec};
 use crate::timed::dense::bdd::{Atom, Ref, FALSE, TRUE};
@@ -180,10 +180,11 @@ pub(super) fn ask_env(
     spec: &Spec,
     sys: &mut System,
     (invariants, others): (&[usize], &[usize]),
-    rt_range: usize,
+    options: &DenseOptions,
     (data, steps): (&mut DataSat, &mut Steps),
     (questions, answers): (&mut Vec<Question>, &mut Vec<Option<Reach>>),
 ) -> Result<Result<EnvAsked, String>, SolverError> {
+    let rt_range = options.rt_range;
     if let Some(reason) = not_checked(spec, sys, rt_range) {
         return Ok(Err(reason));
     }
@@ -211,7 +212,11 @@ pub(super) fn ask_env(
         trivial: 0,
         judging: (roles.clone(), assume, kept_domain),
     };
-    for (group, invs) in linked(sys, &roles, others, &kept) {
+    let groups = linked(sys, &roles, others, &kept);
+    let (progress, total) = (&options.progress, groups.len());
+    progress.stage("environment: groups of automata", total);
+    for (done, (group, invs)) in groups.into_iter().enumerate() {
+        progress.step(done, "");
         // The group's invariants alone; when they are in conflict at every point,
         // every set of the group has theirs.
         if invariants_alone(
@@ -236,6 +241,7 @@ pub(super) fn ask_env(
             }
         }
     }
+    progress.step(total, "");
     Ok(Ok(out))
 }
 
