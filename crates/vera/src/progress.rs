@@ -15,6 +15,8 @@ impl Bar {
         let b = indicatif::ProgressBar::new(total as u64);
         b.set_style(indicatif::ProgressStyle::with_template(template).expect("valid template"));
         b.set_prefix(stage.to_string());
+        // Redrawn every second, so the time spent shows while a step takes long.
+        b.enable_steady_tick(std::time::Duration::from_secs(1));
         if let Some(old) = self.lock().replace(b) {
             old.finish_and_clear();
         }

@@ -108,6 +108,19 @@ impl Roles {
             .find(|(h, _, _)| h == n)
             .map_or(n, |(_, x, _)| x)
     }
+
+    /// A variable the system chooses in the next step: neither an input nor a history
+    /// variable.
+    fn chosen(&self, n: &Symbol) -> bool {
+        !self.history.contains(n) && !self.inputs.contains(n)
+    }
+
+    /// `term` reads the current state (a history variable).
+    fn reads_history(&self, term: &Term) -> bool {
+        term.free_vars()
+            .iter()
+            .any(|(n, _)| self.history.contains(n))
+    }
 }
 
 /// The environment's questions, added to the audit's.
@@ -369,15 +382,11 @@ fn env_judge(
             Atom::Data {
                 term: Term::Var(n, Sort::Bool),
                 primed: true,
-            } if !roles.history.contains(n) && !roles.inputs.contains(n) => {
+            } if roles.chosen(n) => {
                 system_bools.push(v);
             }
             Atom::Data { term, primed: true } => {
-                let chosen = term
-                    .free_vars()
-                    .into_iter()
-                    .find(|(n, _)| !roles.history.contains(n) && !roles.inputs.contains(n));
-                system_data |= chosen.is_some();
+                system_data |= term.free_vars().iter().any(|(n, _)| roles.chosen(n));
             }
             _ => {}
         }
@@ -403,12 +412,7 @@ fn env_judge(
         let c = sys.bdd.exists(h, &bools);
         for v in sys.bdd.support(c) {
             match &sys.bdd.atoms()[v as usize] {
-                Atom::Data { term, primed: true }
-                    if !term
-                        .free_vars()
-                        .iter()
-                        .any(|(n, _)| roles.history.contains(n)) =>
-                {
+                Atom::Data { term, primed: true } if !roles.reads_history(term) => {
                     input_data = true
                 }
                 _ => closed = false,
@@ -551,10 +555,7 @@ fn judge_by_search(
             .support(r)
             .into_iter()
             .any(|v| match &sys.bdd.atoms()[v as usize] {
-                Atom::Data { term, primed: true } => term
-                    .free_vars()
-                    .iter()
-                    .any(|(n, _)| roles.history.contains(n)),
+                Atom::Data { term, primed: true } => roles.reads_history(term),
                 _ => true,
             })
     };
