@@ -50,12 +50,17 @@ struct Node {
     hi: Ref,
 }
 
+/// How many results of [`Bdd::ite`] are kept at the most.
+const ITE_MEMO_LIMIT: usize = 1 << 22;
+
 /// A table of diagrams over one set of atoms.
 #[derive(Debug, Clone, Default)]
 pub struct Bdd {
     nodes: Vec<Node>,
     unique: HashMap<Node, Ref>,
     ite_memo: HashMap<(Ref, Ref, Ref), Ref>,
+    /// `ite_memo` is emptied when it holds this many results.
+    memo_limit: usize,
     prime_memo: HashMap<Ref, Ref>,
     atoms: Vec<Atom>,
     atom_index: HashMap<(String, bool), u32>,
@@ -72,6 +77,7 @@ impl Bdd {
         };
         Bdd {
             nodes: vec![leaf, leaf],
+            memo_limit: ITE_MEMO_LIMIT,
             ..Bdd::default()
         }
     }
@@ -164,6 +170,11 @@ impl Bdd {
         let lo = self.ite(f0, g0, h0);
         let hi = self.ite(f1, g1, h1);
         let r = self.mk(v, lo, hi);
+        // A cache only: emptied when full, so thousands of conjunctions (the rt
+        // pre-check's pairs) do not keep every intermediate result.
+        if self.ite_memo.len() >= self.memo_limit {
+            self.ite_memo.clear();
+        }
         self.ite_memo.insert((f, g, h), r);
         r
     }
@@ -475,5 +486,38 @@ mod tests {
         assert_eq!(b.prime(c), c);
         let r = b.restrict(cube, b.support(c)[0], true);
         assert_eq!(r, pa);
+    }
+
+    proptest::proptest! {
+        /// A table whose results cache is emptied every few entries gives the same
+        /// diagrams (the same node numbers) as one that keeps them all, and each is
+        /// the function asked for on every assignment of its eight variables.
+        #[test]
+        fn emptying_the_cache_changes_no_diagram(ops in proptest::collection::vec((0u8..3, 0usize..64, 0usize..64), 1..60)) {
+            let (mut kept, mut emptied) = (Bdd::new(), Bdd::new());
+            emptied.memo_limit = 3;
+            // Each diagram with its truth table over the 256 assignments.
+            let mut fs: Vec<(Ref, Ref, [bool; 256])> = (0..8u32)
+                .map(|v| {
+                    let table = std::array::from_fn(|a| a & (1 << v) != 0);
+                    (kept.var(v), emptied.var(v), table)
+                })
+                .collect();
+            for (op, i, j) in ops {
+                let ((f1, f2, tf), (g1, g2, tg)) = (fs[i % fs.len()], fs[j % fs.len()]);
+                let made = match op {
+                    0 => (kept.and(f1, g1), emptied.and(f2, g2), std::array::from_fn(|a| tf[a] && tg[a])),
+                    1 => (kept.or(f1, g1), emptied.or(f2, g2), std::array::from_fn(|a| tf[a] || tg[a])),
+                    _ => (kept.not(f1), emptied.not(f2), std::array::from_fn(|a| !tf[a])),
+                };
+                fs.push(made);
+            }
+            for (f1, f2, table) in fs {
+                proptest::prop_assert_eq!(f1, f2);
+                for (a, want) in table.iter().enumerate() {
+                    proptest::prop_assert_eq!(emptied.eval(f2, &|v| a & (1 << v) != 0), *want);
+                }
+            }
+        }
     }
 }
