@@ -1644,28 +1644,12 @@ fn search<'a>(
         // Fewer questions are asked at every depth than at the one before: a session
         // without a share now will not get one later.
         bmcs.truncate(asked.len().max(1));
-        let mut found: Vec<(usize, Reach, bool)> = Vec::new();
-        if bmcs.len() == 1 {
-            found = depth_search(spec, sys, tb, questions, &bads, &asked, bmcs[0])?;
-        } else {
-            let parts = shares(&asked, bmcs.len());
-            std::thread::scope(|scope| {
-                let running: Vec<_> = bmcs
-                    .iter_mut()
-                    .zip(parts)
-                    .map(|(bmc, share)| {
-                        let bads = &bads;
-                        scope.spawn(move || {
-                            depth_search(spec, sys, tb, questions, bads, &share, bmc)
-                        })
-                    })
-                    .collect();
-                for r in running {
-                    found.extend(r.join().expect("a search thread panicked")?);
-                }
-                Ok::<(), DenseError>(())
-            })?;
-        }
+        let found = sessions_search(
+            &Ctx { spec, sys, tb },
+            questions,
+            (&bads, &asked),
+            &mut bmcs,
+        )?;
         for (qi, reach, eps) in found {
             if matches!(reach, Reach::Unknown { .. }) {
                 bmc_undecided[qi] = Some(reach);
@@ -1737,6 +1721,34 @@ fn search<'a>(
         &mut out.proved_in,
     )?;
     Ok(out)
+}
+
+/// One depth of [`search`]: the questions `asked` (their points `bads`) shared out
+/// among the sessions `bmcs` ([`shares`]), each share in a thread of its own.
+fn sessions_search(
+    ctx: &Ctx,
+    questions: &[Question],
+    (bads, asked): (&[Option<Term>], &[usize]),
+    bmcs: &mut [&mut Bmc],
+) -> Result<Vec<(usize, Reach, bool)>, DenseError> {
+    let Ctx { spec, sys, tb } = *ctx;
+    if let [bmc] = bmcs {
+        return depth_search(spec, sys, tb, questions, bads, asked, bmc);
+    }
+    let mut found = Vec::new();
+    let parts = shares(asked, bmcs.len());
+    std::thread::scope(|scope| {
+        let running: Vec<_> = (bmcs.iter_mut().zip(parts))
+            .map(|(bmc, share)| {
+                scope.spawn(move || depth_search(spec, sys, tb, questions, bads, &share, bmc))
+            })
+            .collect();
+        for r in running {
+            found.extend(r.join().expect("a search thread panicked")?);
+        }
+        Ok::<(), DenseError>(())
+    })?;
+    Ok(found)
 }
 
 /// What [`search`] tells besides the answers, per question.
