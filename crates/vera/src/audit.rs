@@ -60,7 +60,15 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
     let mut audit = AuditOptions::new(solver.config());
     audit.jobs = solver.jobs();
     audit.max_conflicts = a.all_conflicts.max(1);
-    let bar = std::sync::Arc::new(crate::progress::Bar::default());
+    // Bars only for a person watching: elsewhere the audit is told of no observer,
+    // and its loops skip the calls.
+    use std::io::IsTerminal;
+    let progress = if std::io::stderr().is_terminal() {
+        let bar = std::sync::Arc::new(crate::progress::Bar::default());
+        reqs::progress::Progress::to(bar)
+    } else {
+        reqs::progress::Progress::default()
+    };
     let request = TimedRequest {
         audit,
         horizon: a.horizon.clone(),
@@ -68,7 +76,7 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
         no_rt: a.no_rt,
         bmc_depth: a.depth,
         no_redundancy: a.no_redundancy,
-        progress: reqs::progress::Progress::to(bar.clone()),
+        progress,
     };
     let file = a.spec.display().to_string();
     let start = std::time::Instant::now();
@@ -78,8 +86,7 @@ fn audit_timed(a: &crate::cli::AuditArgs) -> crate::output::Outcome {
         }
         other => other.into(),
     })?;
-    drop(request);
-    drop(bar);
+    drop(request); // the last owner of the bar: it is cleared before the report
     let (solver, seconds) = (solver.config().kind.to_string(), start.elapsed());
     let (witnesses, seconds) = (a.witnesses, seconds.as_secs_f64());
     Ok(printer::timed::TimedRun::of(

@@ -1677,7 +1677,6 @@ fn search<'a>(
             let open: Vec<usize> = (0..questions.len())
                 .filter(|q| answers[*q].is_none())
                 .collect();
-            progress.stage("proofs for runs of any length", open.len());
             let proved = prove_all(&Ctx { spec, sys, tb }, questions, &open, k + 1, options)?;
             progress.stage("runs searched further, by intervals", depth);
             for (qi, r) in proved {
@@ -1992,6 +1991,9 @@ fn prove_all(
     options: &DenseOptions,
 ) -> Result<Vec<(usize, Engine)>, DenseError> {
     let jobs = solver::job_count(options.jobs).min(open.len()).max(1);
+    options
+        .progress
+        .stage("proofs for runs of any length", open.len());
     let counter = options.progress.counter();
     if jobs == 1 {
         return prove_each(ctx, questions, open, searched, (&options.solver, &counter));
