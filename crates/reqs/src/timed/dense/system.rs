@@ -46,7 +46,9 @@ pub struct System {
     /// The automata.
     pub automata: Vec<Automaton>,
     /// The diagrams of every automaton's invariants and guards.
-    pub bdd: super::bdd::Bdd,
+    /// Shared: a part of the product ([`System::restricted`]) is a cheap copy; the
+    /// table is written only while the audit prepares its questions ([`System::bdd_mut`]).
+    pub bdd: std::sync::Arc<super::bdd::Bdd>,
     /// The peer's ε for dead-end checks: half the greatest common divisor of the
     /// durations, in ticks (0 without durations).
     pub epsilon: BigRational,
@@ -66,6 +68,10 @@ pub struct System {
     /// the run; the redundancy checks ask whether one automaton can get there while
     /// those of other requirements do not.
     pub violable: Vec<bool>,
+    /// Each automaton's constraints hold only under its own literal
+    /// ([`System::act`]): one session then answers for any part of the product, the
+    /// part's literals assumed ([`Bmc::check_part`]).
+    pub guarded: bool,
 }
 
 fn real(r: &BigRational) -> Term {
@@ -105,6 +111,11 @@ fn eq(a: Term, b: Term) -> Term {
 }
 
 impl System {
+    /// The diagrams, to add to (copied first if a part still shares them).
+    pub fn bdd_mut(&mut self) -> &mut super::bdd::Bdd {
+        std::sync::Arc::make_mut(&mut self.bdd)
+    }
+
     /// The automata of the product, with their numbers.
     pub fn taken(&self) -> impl Iterator<Item = (usize, &Automaton)> {
         self.automata
@@ -127,6 +138,33 @@ impl System {
         System {
             violable: which,
             ..self.clone()
+        }
+    }
+
+    /// The same system with every automaton's constraints under its literal (see
+    /// [`System::guarded`]).
+    pub fn guarded(&self) -> System {
+        System {
+            guarded: true,
+            ..self.clone()
+        }
+    }
+
+    /// The literal automaton `a`'s constraints hold under in a guarded system.
+    pub fn act(&self, a: usize) -> Term {
+        Term::Var(format!("vera.act.{a}").into(), Sort::Bool)
+    }
+
+    /// `terms`, automaton `a`'s constraints, added to `out`: under its literal in a
+    /// guarded system.
+    fn push_own(&self, out: &mut Vec<Term>, a: usize, terms: Vec<Term>) {
+        if self.guarded {
+            let t = and(terms);
+            if t != Term::Bool(true) {
+                out.push(Term::App(Op::Implies, vec![self.act(a), t]));
+            }
+        } else {
+            out.extend(terms);
         }
     }
 
@@ -220,6 +258,12 @@ impl System {
         if let Term::Var(n, s) = self.delta(k) {
             out.push((n, s));
         }
+        if self.guarded && k == 0 {
+            out.extend(self.taken().map(|(a, _)| match self.act(a) {
+                Term::Var(n, s) => (n, s),
+                _ => unreachable!("a literal is a variable"),
+            }));
+        }
         out
     }
 
@@ -254,15 +298,16 @@ impl System {
         for (a, aut) in self.taken() {
             let pea = &aut.pea;
             let pc = self.pc(a, k);
-            out.push(Term::App(Op::Ge, vec![pc.clone(), Term::int(0)]));
+            let mut own = vec![Term::App(Op::Ge, vec![pc.clone(), Term::int(0)])];
             let count = pea.locations.len() + usize::from(self.is_violable(a));
-            out.push(Term::App(Op::Lt, vec![pc.clone(), Term::int(count as i64)]));
+            own.push(Term::App(Op::Lt, vec![pc.clone(), Term::int(count as i64)]));
             for l in 0..pea.locations.len() {
                 let here = self.location_holds(a, l, k, &|p| self.clk(a, p, k), false);
                 if here != Term::Bool(true) {
-                    out.push(Term::App(Op::Implies, vec![self.at_loc(a, l, k), here]));
+                    own.push(Term::App(Op::Implies, vec![self.at_loc(a, l, k), here]));
                 }
             }
+            self.push_own(&mut out, a, own);
         }
         out
     }
@@ -307,10 +352,11 @@ impl System {
                     Term::not(or(fits)),
                 ]));
             }
-            out.push(or(starts));
+            let mut own = vec![or(starts)];
             for (p, _) in aut.pea.clocks() {
-                out.push(eq(self.clk(a, p, 0), self.delta(0)));
+                own.push(eq(self.clk(a, p, 0), self.delta(0)));
             }
+            self.push_own(&mut out, a, own);
         }
         out.extend(self.invariants(0));
         out
@@ -340,7 +386,7 @@ impl System {
             if self.is_violable(a) {
                 alts.extend(self.violation_steps(a, k));
             }
-            out.push(or(alts));
+            self.push_own(&mut out, a, vec![or(alts)]);
         }
         out.extend(self.invariants(k + 1));
         out
@@ -471,6 +517,32 @@ impl<'a> Bmc<'a> {
             self.solver.check_assuming(bad)
         } else {
             self.solver.check_assuming_unchecked(bad)
+        };
+        self.solver.pop()?;
+        out
+    }
+
+    /// Is `bad` possible at the last check point of a run of the part `keep` of the
+    /// product? The session's system must be guarded ([`System::guarded`]). Unchecked
+    /// as [`Bmc::search`] is, unless `checked`: an unsatisfiable answer then holds for
+    /// the whole product too (a part has more runs).
+    pub fn check_part(
+        &mut self,
+        bad: &Term,
+        keep: &[bool],
+        checked: bool,
+    ) -> Result<Outcome, SolverError> {
+        let mut assumed = vec![bad.clone()];
+        assumed.extend(
+            (self.sys.taken())
+                .filter(|(a, _)| keep[*a])
+                .map(|(a, _)| self.sys.act(a)),
+        );
+        self.solver.push()?;
+        let out = if checked {
+            self.solver.check_assuming(&assumed)
+        } else {
+            self.solver.check_assuming_unchecked(&assumed)
         };
         self.solver.pop()?;
         out

@@ -210,13 +210,13 @@ pub(super) fn ask_env(
     let mut assume = primed_invariants(sys, &assumed);
     let mut kept_domain = TRUE;
     for d in &spec.domain {
-        let f = sys.bdd.of_term(&d.formula);
-        let f = sys.bdd.prime(f);
+        let f = sys.bdd_mut().of_term(&d.formula);
+        let f = sys.bdd_mut().prime(f);
         let over_inputs = (d.formula.free_vars().iter()).all(|(n, _)| roles.inputs.contains(n));
         if over_inputs {
-            assume = sys.bdd.and(assume, f);
+            assume = sys.bdd_mut().and(assume, f);
         } else {
-            kept_domain = sys.bdd.and(kept_domain, f);
+            kept_domain = sys.bdd_mut().and(kept_domain, f);
         }
     }
     let mut judge = judge_with(&roles, assume, kept_domain);
@@ -394,10 +394,10 @@ fn env_judge(
     if system_data {
         return judge_by_search(sys, data, roles, assume, f);
     }
-    let g = sys.bdd.exists(f, &system_bools);
-    let ng = sys.bdd.not(g);
-    let forced = sys.bdd.and(assume, ng);
-    let served = sys.bdd.and(assume, g);
+    let g = sys.bdd_mut().exists(f, &system_bools);
+    let ng = sys.bdd_mut().not(g);
+    let forced = sys.bdd_mut().and(assume, ng);
+    let served = sys.bdd_mut().and(assume, g);
     if forced == FALSE || served == FALSE {
         return Ok(Judged::Free);
     }
@@ -409,7 +409,7 @@ fn env_judge(
         let bools: Vec<u32> = (sys.bdd.support(h).into_iter())
             .filter(|v| matches!(&sys.bdd.atoms()[*v as usize], Atom::Data { term: Term::Var(n, Sort::Bool), primed: true } if !roles.history.contains(n)))
             .collect();
-        let c = sys.bdd.exists(h, &bools);
+        let c = sys.bdd_mut().exists(h, &bools);
         for v in sys.bdd.support(c) {
             match &sys.bdd.atoms()[v as usize] {
                 Atom::Data { term, primed: true } if !roles.reads_history(term) => {
@@ -438,7 +438,7 @@ fn env_judge(
             "a dead end the environment forces through Int or Real inputs that depends on the previous interval is not decided in dense time",
         )));
     }
-    let cond = sys.bdd.and(conds[0], conds[1]);
+    let cond = sys.bdd_mut().and(conds[0], conds[1]);
     Ok(if cond == FALSE {
         Judged::Free
     } else {
@@ -528,7 +528,7 @@ fn judge_with(
     kept_domain: Ref,
 ) -> impl FnMut(&mut System, &mut DataSat, Ref) -> Result<Judged, SolverError> + '_ {
     move |sys: &mut System, data: &mut DataSat, f: Ref| {
-        let f = sys.bdd.and(f, kept_domain);
+        let f = sys.bdd_mut().and(f, kept_domain);
         env_judge(sys, data, roles, assume, f)
     }
 }
@@ -595,14 +595,14 @@ fn judge_by_search(
             .collect();
         match ask(data, &fixed)? {
             Outcome::Unsat(_) => {
-                let served = sys.bdd.and(assume, f);
+                let served = sys.bdd_mut().and(assume, f);
                 let mut choice = TRUE;
                 for (n, s, (base, _)) in next.iter().filter(|(_, _, i)| i.1) {
                     let v = value(&candidate, n, s, data.solver.context());
                     let eq = Term::App(logic::Op::Eq, vec![Term::Var(base.clone(), s.clone()), v]);
-                    let atom = sys.bdd.of_term(&eq);
-                    let primed = sys.bdd.prime(atom);
-                    choice = sys.bdd.and(choice, primed);
+                    let atom = sys.bdd_mut().of_term(&eq);
+                    let primed = sys.bdd_mut().prime(atom);
+                    choice = sys.bdd_mut().and(choice, primed);
                 }
                 return Ok(match data.sat(sys, served)? {
                     Some(true) => Judged::Stuck {
