@@ -1624,8 +1624,11 @@ fn search<'a>(
     let mut bmcs: Vec<&mut Bmc> = std::iter::once(bmc).chain(more.iter_mut()).collect();
     // A large product is searched a part at a time first ([`local`]), in guarded
     // sessions of their own, one per session of the whole.
-    let guarded = sys.guarded();
-    let mut parts = part_sessions(&guarded, bmcs.len(), bmcs[0].depth, options)?;
+    let guarded = (sys.automata.len() >= options.parts_from).then(|| sys.guarded());
+    let mut parts = match &guarded {
+        Some(g) => part_sessions(g, bmcs.len(), bmcs[0].depth, &options.solver)?,
+        None => Vec::new(),
+    };
     let keeps: Vec<std::sync::Mutex<Option<Part>>> =
         questions.iter().map(|_| Default::default()).collect();
     // Questions a search query left undecided (its time limit, say): not asked at
@@ -1745,20 +1748,17 @@ fn search<'a>(
 /// 1,000 a query of the whole takes about half a second and one of a part a tenth.
 const PARTS_FROM: usize = 600;
 
-/// `n` sessions of the guarded system `guarded` at depth `depth` for the search by
-/// parts, none when the product is smaller than [`DenseOptions::parts_from`].
+/// `n` sessions of the guarded system `guarded` at depth `depth`, for the search by
+/// parts.
 fn part_sessions<'g>(
     guarded: &'g System,
     n: usize,
     depth: usize,
-    options: &DenseOptions,
+    config: &SolverConfig,
 ) -> Result<Vec<Bmc<'g>>, SolverError> {
-    if guarded.automata.len() < options.parts_from {
-        return Ok(Vec::new());
-    }
     (0..n)
         .map(|_| {
-            let mut p = Bmc::start(guarded, &options.solver)?;
+            let mut p = Bmc::start(guarded, config)?;
             while p.depth < depth {
                 p.extend()?;
             }

@@ -69,8 +69,8 @@ pub struct System {
     /// those of other requirements do not.
     pub violable: Vec<bool>,
     /// Each automaton's constraints hold only under its own literal
-    /// ([`System::act`]): one session then answers for any part of the product, the
-    /// part's literals assumed ([`Bmc::check_part`]).
+    /// ([`System::act`]): the solver's core of an unsatisfiable query then names the
+    /// automata that forbid its point ([`Bmc::check_guarded`]).
     pub guarded: bool,
 }
 
@@ -506,13 +506,13 @@ impl<'a> Bmc<'a> {
     /// goes with it, so hundreds of questions do not pile up definitions that every
     /// later model would have to cover.
     pub fn check(&mut self, bad: &Term) -> Result<Outcome, SolverError> {
-        self.scoped(bad, true)
+        self.scoped(std::slice::from_ref(bad), true)
     }
 
-    /// `bad` asked in a scope of its own, its answer re-checked when `checked`.
-    fn scoped(&mut self, bad: &Term, checked: bool) -> Result<Outcome, SolverError> {
+    /// `bad` (the assumptions) asked in a scope of its own, its answer re-checked when
+    /// `checked`.
+    fn scoped(&mut self, bad: &[Term], checked: bool) -> Result<Outcome, SolverError> {
         self.solver.push()?;
-        let bad = std::slice::from_ref(bad);
         let out = if checked {
             self.solver.check_assuming(bad)
         } else {
@@ -522,30 +522,14 @@ impl<'a> Bmc<'a> {
         out
     }
 
-    /// Is `bad` possible at the last check point of a run of the part `keep` of the
-    /// product? The session's system must be guarded ([`System::guarded`]). Unchecked
-    /// as [`Bmc::search`] is, unless `checked`: an unsatisfiable answer then holds for
-    /// the whole product too (a part has more runs).
-    pub fn check_part(
-        &mut self,
-        bad: &Term,
-        keep: &[bool],
-        checked: bool,
-    ) -> Result<Outcome, SolverError> {
+    /// Is `bad` possible with every automaton's literal assumed (the whole product)?
+    /// The session's system must be guarded ([`System::guarded`]); an unsatisfiable
+    /// answer names in its core the literals of the automata that forbid `bad`. Not
+    /// re-checked, as [`Bmc::search`] is not.
+    pub fn check_guarded(&mut self, bad: &Term) -> Result<Outcome, SolverError> {
         let mut assumed = vec![bad.clone()];
-        assumed.extend(
-            (self.sys.taken())
-                .filter(|(a, _)| keep[*a])
-                .map(|(a, _)| self.sys.act(a)),
-        );
-        self.solver.push()?;
-        let out = if checked {
-            self.solver.check_assuming(&assumed)
-        } else {
-            self.solver.check_assuming_unchecked(&assumed)
-        };
-        self.solver.pop()?;
-        out
+        assumed.extend(self.sys.taken().map(|(a, _)| self.sys.act(a)));
+        self.scoped(&assumed, false)
     }
 
     /// [`Bmc::check`] as a step of the search: the answer is not re-checked by the
@@ -554,7 +538,7 @@ impl<'a> Bmc<'a> {
     /// caller re-checks the run against the requirements, and asks what the search
     /// did not find again, checked, at every depth before reporting it.
     pub fn search(&mut self, bad: &Term) -> Result<Outcome, SolverError> {
-        match self.scoped(bad, false)? {
+        match self.scoped(std::slice::from_ref(bad), false)? {
             Outcome::Sat(m)
                 if logic::eval::eval_bool(bad, &m, self.solver.context()) == Ok(true) =>
             {

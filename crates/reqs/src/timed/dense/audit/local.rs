@@ -1,16 +1,14 @@
 //! The search of one question on a part of the product first.
 //!
 //! At a thousand requirements one query of the whole product takes about half a
-//! second, and the search asks thousands. Most questions are about a few automata: a
-//! run of the part made of those automata and the invariants, judged by the
-//! countertrace evaluator against the automata left out, tells which of those would
-//! forbid it (they join the part and the part is asked again) or that none does.
-//! Only then is the whole product asked, with every state and interval length fixed
-//! to the part's run, which leaves the solver nothing to search. A part that has no
-//! run of this many intervals answers for the whole product: a part has more runs.
-//!
-//! The parts are asked in one session per thread whose automata are each under a
-//! literal of their own ([`System::guarded`]); a part is the literals it assumes.
+//! second, and the search asks thousands. Most questions are about a few automata: the
+//! part made of those automata and the invariants is asked first, in a solver session
+//! of its own. A part that has no run of this many intervals answers for the whole
+//! product (a part has more runs). A run of the part is asked of the whole product with
+//! the part's variables and the intervals' lengths fixed; when the whole has no such
+//! run, a session where each automaton is under a literal of its own
+//! ([`System::guarded`]) names in its core the automata that forbid it, they join the
+//! part, and the part is asked again.
 
 use super::{Ctx, Part, Question};
 use crate::timed::dense::system::{Bmc, System};
@@ -28,7 +26,7 @@ pub(super) enum Found {
     Whole,
 }
 
-/// How many times the automata a part's run breaks are added before the whole
+/// How many times the automata that forbid a part's run are added before the whole
 /// product is asked instead.
 const MAX_ROUNDS: usize = 6;
 
@@ -106,7 +104,7 @@ pub(super) fn find(
         }
         // The automata in the solver's core that the part left out are what forbids
         // the part's run.
-        let Outcome::Unsat(core) = guarded.check_part(&fixed, &vec![true; n], false)? else {
+        let Outcome::Unsat(core) = guarded.check_guarded(&fixed)? else {
             return Ok(Found::Whole);
         };
         let mut grew = false;
