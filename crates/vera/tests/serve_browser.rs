@@ -296,8 +296,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        plain_http::stop_server(&mut self.child);
     }
 }
 

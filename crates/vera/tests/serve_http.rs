@@ -58,8 +58,7 @@ struct Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        plain_http::stop_server(&mut self.child);
     }
 }
 

@@ -101,3 +101,20 @@ pub fn form(fields: &[(String, String)]) -> String {
         .collect::<Vec<_>>()
         .join("&")
 }
+
+/// Stops a `vera serve` child as a user's Ctrl-C would (SIGTERM), so that it removes
+/// its scratch folder; killed outright when it has not exited within five seconds.
+pub fn stop_server(child: &mut std::process::Child) {
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < until {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
