@@ -1831,7 +1831,9 @@ impl Sessions<'_, '_, '_> {
         (shifted, bad): (bool, &Term),
         checked: bool,
     ) -> Result<Outcome, SolverError> {
-        if let Some(part) = self.part.as_deref_mut() {
+        // Runs of one interval are asked of the whole product: nearly every question
+        // has one, and a part would cost a session and a query of the whole besides.
+        if let Some(part) = self.part.as_deref_mut().filter(|_| self.whole.depth >= 1) {
             let mut keep = self.keeps[qi].lock().expect("a part's lock");
             let keep = keep.get_or_insert_with(|| local::first_part(ctx.sys, q));
             match local::find(ctx, (self.whole, part), (q, shifted, bad), keep, checked)? {
