@@ -177,10 +177,18 @@ fn redundancy_text(r: &DenseRedundancy) -> Option<String> {
     };
     match r {
         DenseRedundancy::Redundant {
-            proved: true, by, ..
+            proved: true,
+            by,
+            minimal,
+            ..
         } => Some(format!(
-            "redundant: no run the others allow breaks it (proved for every run; {})",
-            against(by)
+            "redundant: no run the others allow breaks it (proved for every run; {}{})",
+            against(by),
+            if *minimal || by.is_empty() {
+                ""
+            } else {
+                "; some of them may not be needed"
+            }
         )),
         DenseRedundancy::Redundant {
             proved: false,

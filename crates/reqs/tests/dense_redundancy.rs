@@ -16,8 +16,17 @@ fn verdicts(r: &DenseReport) -> Vec<(String, String)> {
         .map(|a| {
             let v = match &a.redundancy {
                 DenseRedundancy::Redundant {
-                    proved: true, by, ..
+                    proved: true,
+                    by,
+                    minimal: true,
+                    ..
                 } => format!("redundant by {}", by.join(",")),
+                DenseRedundancy::Redundant {
+                    proved: true,
+                    by,
+                    minimal: false,
+                    ..
+                } => format!("redundant by {} (not shown minimal)", by.join(",")),
                 DenseRedundancy::NotRedundant { trace } => {
                     assert!(!trace.rows.is_empty(), "a run is shown");
                     "broken".into()
@@ -77,6 +86,48 @@ fn a_requirement_alone_is_broken_by_some_run_and_a_copy_makes_both_redundant() {
         "{one}B: Globally, it is always the case that once \"R\" becomes satisfied, \"S\" holds for at least 5 time units.\n"
     );
     expect(&two, &[("A", "redundant by B"), ("B", "redundant by A")]);
+}
+
+/// Every invariant is in the first part a proof is made in, so the proof that B is
+/// redundant was made with C, D and E beside A; the list names only A, the one B
+/// needs (it used to name all four). E ("s or q") follows from C and D together (r
+/// gives q by D, not r gives s by C), and A is not named for it.
+#[test]
+fn the_list_of_a_redundancy_names_only_what_it_needs() {
+    expect(
+        "Input p is bool\nInput q is bool\nInput r is bool\nInput s is bool\n\
+         A: Globally, it is always the case that \"p\" holds.\n\
+         B: Globally, it is always the case that \"p || q\" holds.\n\
+         C: Globally, it is always the case that \"r || s\" holds.\n\
+         D: Globally, it is always the case that \"!r || q\" holds.\n\
+         E: Globally, it is always the case that \"s || q\" holds.\n",
+        &[
+            ("A", "broken"),
+            ("B", "redundant by A"),
+            ("C", "broken"),
+            ("D", "broken"),
+            ("E", "redundant by C,D"),
+        ],
+    );
+}
+
+/// A requirement implied by two others together, neither alone: both are named, and
+/// the third requirement over one of their variables is not.
+#[test]
+fn a_redundancy_that_needs_two_requirements_names_both() {
+    expect(
+        "Input p is bool\nInput q is bool\nInput r is bool\n\
+         A1: Globally, it is always the case that \"!p || q\" holds.\n\
+         A2: Globally, it is always the case that \"p\" holds.\n\
+         B: Globally, it is always the case that \"q\" holds.\n\
+         C: Globally, it is always the case that \"q || r\" holds.\n",
+        &[
+            ("A1", "redundant by B"),
+            ("A2", "broken"),
+            ("B", "redundant by A1,A2"),
+            ("C", "redundant by B"),
+        ],
+    );
 }
 
 #[test]

@@ -33,6 +33,7 @@ use solver::{Outcome, Solver, SolverConfig, SolverError};
 
 mod env;
 mod local;
+mod minimal;
 pub use env::DenseEnvironment;
 
 /// Options of [`audit_dense`].
@@ -197,9 +198,12 @@ pub enum DenseRedundancy {
         proved: bool,
         /// The longest runs searched.
         up_to: usize,
-        /// The requirements it was shown against (the part of the product a proof
-        /// needed, or all the others).
+        /// The requirements it was shown against: when proved, cut down to a set
+        /// the proof still holds with ([`minimal`]); else all the others.
         by: Vec<String>,
+        /// No requirement of `by` can be dropped (the fixedpoint engine answered
+        /// every proof the cut asked); false when some may be superfluous.
+        minimal: bool,
     },
     /// Not checked.
     NotChecked {
@@ -1262,6 +1266,8 @@ fn redundancies(
         &mut bmc,
         depth,
     )?;
+    // The proved ones, whose lists are cut down after.
+    let mut to_shrink = Vec::new();
     for i in 0..spec.requirements.len() {
         let auts: Vec<usize> = (0..n).filter(|a| vsys.automata[*a].req == i).collect();
         if auts.is_empty() {
@@ -1300,13 +1306,15 @@ fn redundancies(
                     None => by_auts = vec![true; n],
                 }
             }
-            let mut by: Vec<String> = Vec::new();
-            for (b, aut) in vsys.automata.iter().enumerate() {
-                if by_auts[b] && aut.req != i && !by.contains(&aut.id) {
-                    by.push(aut.id.clone());
-                }
+            if proved {
+                to_shrink.push((i, auts.clone(), by_auts.clone()));
             }
-            DenseRedundancy::Redundant { proved, up_to, by }
+            DenseRedundancy::Redundant {
+                proved,
+                up_to,
+                by: requirements_of(&vsys, &by_auts, i),
+                minimal: false,
+            }
         } else {
             DenseRedundancy::Unknown {
                 reason: solver::Undecided::other("the redundancy check has no answer"),
@@ -1316,7 +1324,65 @@ fn redundancies(
             ra.redundancy = verdict;
         }
     }
+    for (i, shrunk) in shrink_all(&vsys, &to_shrink, options)? {
+        let ra = (requirements.iter_mut()).find(|ra| ra.id == spec.requirements[i].id);
+        if let Some(DenseRedundancy::Redundant { by, minimal, .. }) =
+            ra.map(|ra| &mut ra.redundancy)
+        {
+            *by = requirements_of(&vsys, &shrunk.keep, i);
+            *minimal = shrunk.minimal;
+        }
+    }
     Ok(())
+}
+
+/// The ids of the requirements other than the `i`-th with an automaton in `keep`.
+fn requirements_of(sys: &System, keep: &Part, i: usize) -> Vec<String> {
+    let mut by: Vec<String> = Vec::new();
+    for (b, aut) in sys.automata.iter().enumerate() {
+        if keep[b] && aut.req != i && !by.contains(&aut.id) {
+            by.push(aut.id.clone());
+        }
+    }
+    by
+}
+
+/// [`minimal::shrink`] for each proved redundancy `(requirement, its automata, the
+/// automata its proofs used)`, the jobs' sessions at once; those the engine could not
+/// prove again with fewer are left out of the answer.
+fn shrink_all(
+    vsys: &System,
+    asked: &[(usize, Vec<usize>, Part)],
+    options: &DenseOptions,
+) -> Result<Vec<(usize, minimal::Shrunk)>, DenseError> {
+    let jobs = solver::job_count(options.jobs).min(asked.len()).max(1);
+    options
+        .progress
+        .stage("requirements that imply each redundant one", asked.len());
+    let counter = options.progress.counter();
+    let each = |share: Vec<usize>| -> Result<Vec<(usize, minimal::Shrunk)>, DenseError> {
+        let mut out = Vec::new();
+        for j in share {
+            let (i, own, by) = &asked[j];
+            if let Some(s) = minimal::shrink(vsys, own, by, &options.solver)? {
+                out.push((*i, s));
+            }
+            counter.tick();
+        }
+        Ok(out)
+    };
+    let all: Vec<usize> = (0..asked.len()).collect();
+    let mut out = Vec::new();
+    std::thread::scope(|scope| {
+        let running: Vec<_> = (shares(&all, jobs).into_iter())
+            .map(|share| scope.spawn(|| each(share)))
+            .collect();
+        for r in running {
+            out.extend(r.join().expect("a shrinking thread panicked")?);
+        }
+        Ok::<(), DenseError>(())
+    })?;
+    Ok(out)
 }
 
 /// Consistency: a first interval that satisfies every requirement. When there is
