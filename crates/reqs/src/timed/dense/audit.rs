@@ -1372,13 +1372,23 @@ fn shrink_all(
         Ok(out)
     };
     let all: Vec<usize> = (0..asked.len()).collect();
+    in_threads(&all, jobs, each)
+}
+
+/// `each` run on [`shares`] of `items`, one thread per share, the answers joined in
+/// the shares' order.
+fn in_threads<T: Send>(
+    items: &[usize],
+    jobs: usize,
+    each: impl Fn(Vec<usize>) -> Result<Vec<T>, DenseError> + Sync,
+) -> Result<Vec<T>, DenseError> {
     let mut out = Vec::new();
     std::thread::scope(|scope| {
-        let running: Vec<_> = (shares(&all, jobs).into_iter())
+        let running: Vec<_> = (shares(items, jobs).into_iter())
             .map(|share| scope.spawn(|| each(share)))
             .collect();
         for r in running {
-            out.extend(r.join().expect("a shrinking thread panicked")?);
+            out.extend(r.join().expect("a worker thread panicked")?);
         }
         Ok::<(), DenseError>(())
     })?;
@@ -2164,19 +2174,14 @@ fn prove_all(
         return prove_each(ctx, questions, open, searched, (&options.solver, &counter));
     }
     // The answers do not depend on the order.
-    let mut out = Vec::with_capacity(open.len());
-    std::thread::scope(|scope| {
-        let running: Vec<_> = shares(open, jobs)
-            .into_iter()
-            .map(|share| {
-                let with = (&options.solver, &counter);
-                scope.spawn(move || prove_each(ctx, questions, &share, searched, with))
-            })
-            .collect();
-        for r in running {
-            out.extend(r.join().expect("a proof thread panicked")?);
-        }
-        Ok::<(), DenseError>(())
+    let mut out = in_threads(open, jobs, |share| {
+        prove_each(
+            ctx,
+            questions,
+            &share,
+            searched,
+            (&options.solver, &counter),
+        )
     })?;
     out.sort_by_key(|(q, _)| open.iter().position(|o| o == q));
     Ok(out)
