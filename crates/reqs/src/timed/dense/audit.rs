@@ -199,7 +199,7 @@ pub enum DenseRedundancy {
         /// The longest runs searched.
         up_to: usize,
         /// The requirements it was shown against: when proved, cut down to a set
-        /// the proof still holds with ([`minimal`]); else all the others.
+        /// the proof still holds with (see `minimal`); else all the others.
         by: Vec<String>,
         /// No requirement of `by` can be dropped (the fixedpoint engine answered
         /// every proof the cut asked); false when some may be superfluous.
