@@ -9,7 +9,9 @@
 //! automata only adds runs, so a group whose removal lets a run through is needed
 //! whatever else is dropped later, and one pass of single removals leaves a set from
 //! which no requirement can be dropped: a minimal one, when the engine answered every
-//! proof it was asked.
+//! proof it was asked. The first proof that runs out of time ends the cut (the set so
+//! far is kept and not called minimal), so a product the engine finds hard costs one
+//! time limit more, not one per requirement of the list.
 
 use super::{Part, Question, SUB_PRODUCT_LIMIT};
 use crate::timed::dense::system::{Proof, System};
@@ -59,30 +61,32 @@ pub(super) fn shrink(
         auts.iter()
             .any(|b| !super::variables_of(vsys, *b).is_disjoint(&near))
     });
-    let mut answered = true;
-    let mut holds = |groups: &[(usize, Vec<usize>)]| -> Result<bool, SolverError> {
-        let (proved, all) = proves(vsys, own, groups, &limit)?;
-        answered &= all;
-        Ok(proved)
-    };
     // With one automaton the proof that found the redundancy was this one (the part
     // `by`, only that automaton violable); with more, each was proved in a part that
     // may have held the others, which the cut leaves out, so the whole of `by` is
     // asked first.
-    if own.len() > 1 && !holds(&groups)? {
+    if own.len() > 1 && proves(vsys, own, &groups, &limit)? != (true, true) {
         return Ok(None);
     }
+    let mut answered = true;
     let mut chunk = groups.len().div_ceil(2).max(1);
-    loop {
+    'cut: loop {
         let mut start = 0;
         while start < groups.len() {
             let end = (start + chunk).min(groups.len());
             let mut without = groups[..start].to_vec();
             without.extend_from_slice(&groups[end..]);
-            if holds(&without)? {
+            let (proved, all) = proves(vsys, own, &without, &limit)?;
+            answered = all;
+            if proved {
                 groups = without;
             } else {
                 start = end;
+            }
+            // A proof that ran out ends the cut: on a product where the engine runs
+            // out, each further drop could cost its whole limit too.
+            if !answered {
+                break 'cut;
             }
         }
         if chunk == 1 {
