@@ -646,6 +646,11 @@ mod tests {
             Err(SafeFileError::IsInput { .. })
         ));
         assert_eq!(fs::read_to_string(&input).unwrap(), "x");
+        // The inputs are process-wide and remembered by device and inode: were the
+        // file removed, a file another test makes next could get its inode and be
+        // refused as an input (`existing_output_needs_force_and_is_replaced_atomically`
+        // failed so once in CI).
+        std::mem::forget(dir);
     }
 
     #[test]
@@ -756,5 +761,8 @@ mod tests {
             read_text_limited(Path::new("/dev/zero"), 1 << 16),
             Err(SafeFileError::TooLarge { .. })
         ));
+        // `bin` was read, so it is an input for the rest of the process: it stays, so
+        // that no other test's new file gets its inode (see below).
+        std::mem::forget(dir);
     }
 }
