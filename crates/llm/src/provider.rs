@@ -4,6 +4,8 @@
 //! around any provider, so the scripted provider exercises the same paths as the HTTP
 //! ones.
 
+use std::sync::Arc;
+
 use crate::error::Result;
 use crate::types::{Request, Response};
 
@@ -31,38 +33,29 @@ pub trait Provider: Send + Sync {
     }
 }
 
-impl<P: Provider + ?Sized> Provider for std::sync::Arc<P> {
-    fn context_window(&self) -> Option<u32> {
-        (**self).context_window()
-    }
-    fn id(&self) -> &str {
-        (**self).id()
-    }
-    fn model(&self) -> &str {
-        (**self).model()
-    }
-    fn accepts_grammar(&self) -> bool {
-        (**self).accepts_grammar()
-    }
-    fn complete(&self, request: &Request) -> Result<Response> {
-        (**self).complete(request)
-    }
+/// Forwards every method of [`Provider`] through a smart pointer to the provider it
+/// holds (a blanket impl over `Deref` would also cover types that other crates own).
+macro_rules! forward_provider {
+    ($pointer:ident) => {
+        impl<P: Provider + ?Sized> Provider for $pointer<P> {
+            fn context_window(&self) -> Option<u32> {
+                (**self).context_window()
+            }
+            fn id(&self) -> &str {
+                (**self).id()
+            }
+            fn model(&self) -> &str {
+                (**self).model()
+            }
+            fn accepts_grammar(&self) -> bool {
+                (**self).accepts_grammar()
+            }
+            fn complete(&self, request: &Request) -> Result<Response> {
+                (**self).complete(request)
+            }
+        }
+    };
 }
 
-impl<P: Provider + ?Sized> Provider for Box<P> {
-    fn context_window(&self) -> Option<u32> {
-        (**self).context_window()
-    }
-    fn id(&self) -> &str {
-        (**self).id()
-    }
-    fn model(&self) -> &str {
-        (**self).model()
-    }
-    fn accepts_grammar(&self) -> bool {
-        (**self).accepts_grammar()
-    }
-    fn complete(&self, request: &Request) -> Result<Response> {
-        (**self).complete(request)
-    }
-}
+forward_provider!(Arc);
+forward_provider!(Box);
