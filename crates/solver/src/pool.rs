@@ -69,13 +69,22 @@ impl Pool {
         f: impl Fn(&mut Solver, &T) -> Result<R, SolverError> + Sync,
     ) -> Vec<Result<R, SolverError>> {
         let next = AtomicUsize::new(0);
-        let workers = self.jobs.min(items.len());
+        self.in_workers(items.len(), || self.work(items, &f, &next))
+    }
+
+    /// Runs `work` on as many worker threads as there are jobs (at most `n`) and puts
+    /// the `(index, result)` pairs they return in index order; together they must
+    /// return every index below `n`. A worker's panic is resumed here.
+    fn in_workers<R: Send>(
+        &self,
+        n: usize,
+        work: impl Fn() -> Vec<(usize, Result<R, SolverError>)> + Sync,
+    ) -> Vec<Result<R, SolverError>> {
+        let workers = self.jobs.min(n);
         let mut results: Vec<Option<Result<R, SolverError>>> =
-            std::iter::repeat_with(|| None).take(items.len()).collect();
+            std::iter::repeat_with(|| None).take(n).collect();
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| s.spawn(|| self.work(items, &f, &next)))
-                .collect();
+            let handles: Vec<_> = (0..workers).map(|_| s.spawn(&work)).collect();
             for h in handles {
                 match h.join() {
                     Ok(done) => {
@@ -140,60 +149,47 @@ impl Pool {
         f: impl Fn(&mut Solver, &S, &T) -> Result<R, SolverError> + Sync,
     ) -> Vec<Result<R, SolverError>> {
         let next = AtomicUsize::new(0);
-        let workers = self.jobs.min(items.len());
-        let mut results: Vec<Option<Result<R, SolverError>>> =
-            std::iter::repeat_with(|| None).take(items.len()).collect();
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut solver = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-                        let mut needs_reset = solver.is_some();
-                        let mut state: Option<S> = None;
-                        let mut done = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::SeqCst);
-                            if i >= items.len() {
-                                break;
-                            }
-                            let r = (|| {
-                                let sv = match &mut solver {
-                                    Some(sv) => sv,
-                                    None => solver.insert(self.start_one()?),
-                                };
-                                if state.is_none() {
-                                    if needs_reset {
-                                        sv.reset()?;
-                                        needs_reset = false;
-                                    }
-                                    state = Some(setup(sv)?);
-                                }
-                                f(sv, state.as_ref().expect("set up"), &items[i])
-                            })();
-                            done.push((i, r));
-                        }
-                        if let Some(sv) = solver {
-                            self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(sv);
-                        }
-                        done
-                    })
-                })
-                .collect();
-            for h in handles {
-                match h.join() {
-                    Ok(done) => {
-                        for (i, r) in done {
-                            results[i] = Some(r);
-                        }
-                    }
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
+        self.in_workers(items.len(), || self.work_with(items, &setup, &f, &next))
+    }
+
+    /// One worker of [`Pool::map_with`]: takes items until none is left, setting its
+    /// solver up before the first (and again after a failed setup).
+    fn work_with<T, S, R>(
+        &self,
+        items: &[T],
+        setup: &(impl Fn(&mut Solver) -> Result<S, SolverError> + Sync),
+        f: &(impl Fn(&mut Solver, &S, &T) -> Result<R, SolverError> + Sync),
+        next: &AtomicUsize,
+    ) -> Vec<(usize, Result<R, SolverError>)> {
+        let mut solver = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut needs_reset = solver.is_some();
+        let mut state: Option<S> = None;
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            if i >= items.len() {
+                break;
             }
-        });
-        results
-            .into_iter()
-            .map(|r| r.expect("every item was taken by a worker"))
-            .collect()
+            let r = (|| {
+                let sv = match &mut solver {
+                    Some(sv) => sv,
+                    None => solver.insert(self.start_one()?),
+                };
+                if state.is_none() {
+                    if needs_reset {
+                        sv.reset()?;
+                        needs_reset = false;
+                    }
+                    state = Some(setup(sv)?);
+                }
+                f(sv, state.as_ref().expect("set up"), &items[i])
+            })();
+            done.push((i, r));
+        }
+        if let Some(sv) = solver {
+            self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(sv);
+        }
+        done
     }
 
     fn start_one(&self) -> Result<Solver, SolverError> {
