@@ -41,6 +41,21 @@ fn sym(s: &str) -> Symbol {
     Arc::from(s)
 }
 
+/// `f` of every item, in order, going on after a failure so that every error is
+/// reported; `None` if any failed.
+fn every<I: IntoIterator, T>(items: I, mut f: impl FnMut(I::Item) -> Option<T>) -> Option<Vec<T>> {
+    let items = items.into_iter();
+    let mut out = Vec::with_capacity(items.size_hint().0);
+    let mut ok = true;
+    for item in items {
+        match f(item) {
+            Some(t) => out.push(t),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
 /// True when the term has no free constants (only literals, and operators over them).
 pub fn is_constant(t: &Term) -> bool {
     t.free_vars().is_empty()
@@ -317,15 +332,7 @@ impl Elaborator {
 
     /// Elaborates every argument, reporting all errors; `None` if any failed.
     fn terms(&mut self, args: &[Sexp]) -> Option<Vec<Term>> {
-        let mut out = Vec::with_capacity(args.len());
-        let mut ok = true;
-        for a in args {
-            match self.term(a) {
-                Some(t) => out.push(t),
-                None => ok = false,
-            }
-        }
-        ok.then_some(out)
+        every(args, |a| self.term(a))
     }
 
     /// Coerces `t` to `want`: an Int term where a Real is wanted becomes a real literal
@@ -593,20 +600,10 @@ impl Elaborator {
     }
 
     fn bools(&mut self, terms: Vec<Term>, spans: &[Span], op: Op) -> Option<Vec<Term>> {
-        let mut out = Vec::with_capacity(terms.len());
-        let mut ok = true;
-        for (t, s) in terms.into_iter().zip(spans) {
-            match self.expect(
-                t,
-                &Sort::Bool,
-                *s,
-                &format!("an argument of `{}`", op.name()),
-            ) {
-                Some(t) => out.push(t),
-                None => ok = false,
-            }
-        }
-        ok.then_some(out)
+        let what = format!("an argument of `{}`", op.name());
+        every(terms.into_iter().zip(spans), |(t, s)| {
+            self.expect(t, &Sort::Bool, *s, &what)
+        })
     }
 
     fn numeric(&mut self, terms: Vec<Term>, spans: &[Span], op: Op) -> Option<Vec<Term>> {
