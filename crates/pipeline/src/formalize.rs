@@ -961,6 +961,13 @@ impl Formalized {
     pub fn accepted(&self) -> bool {
         self.formula.is_some() || self.timed.is_some()
     }
+
+    /// Keeps an accepted term (printed by vera as the formula) with its screening notes.
+    pub(crate) fn keep_formula(&mut self, t: Term, notes: Vec<ScreenFinding>) {
+        self.formula = Some(logic::print::term(&t));
+        self.term = Some(t);
+        self.notes = notes;
+    }
 }
 
 /// What [`formalize`] produced.
@@ -1003,8 +1010,8 @@ pub struct ByPath {
     pub smtlib: usize,
 }
 
+/// A requirement's conversation in the per-requirement rounds.
 struct Work {
-    idx: usize,
     messages: Vec<llm::Message>,
     done: bool,
     /// Rejected answers so far (trimmed), to notice a repetition.
@@ -1039,9 +1046,7 @@ fn by_parser(
                     answer: format!("[controlled English] {}", form.to_json()),
                     error: None,
                 });
-                f.formula = Some(logic::print::term(&t));
-                f.term = Some(t);
-                f.notes = notes;
+                f.keep_formula(t, notes);
                 f.path = Some(crate::formpath::Path::Parser);
                 f.provenance.provider = "vera".into();
                 f.provenance.model = "controlled English".into();
@@ -1455,6 +1460,8 @@ pub(crate) fn answer_problem(e: &LlmError) -> Option<(String, String)> {
     Some((shown, e.feedback().unwrap_or_else(|| e.to_string())))
 }
 
+/// The SMT-LIB path, one request per requirement (see [`repair_rounds`]); then, unless
+/// the provider failed, the clause-by-clause strategy for what is left.
 fn per_requirement(
     spec: &Spec,
     client: &Client,
@@ -1463,121 +1470,50 @@ fn per_requirement(
     (prompts, schema, examples): (&Prompts, &str, &str),
     out: &mut [Formalized],
 ) -> Result<Option<String>, PipelineError> {
-    let mut halted: Option<String> = None;
     let grammar = if options.grammar {
         formula_grammar(spec, client)
     } else {
         None
     };
-    let mut work: Vec<Work> = Vec::new();
-    for (idx, f) in out.iter().enumerate() {
-        let user = requirement_prompt(prompts, schema, examples, &f.text)?;
-        work.push(Work {
-            idx,
-            messages: vec![llm::Message::user(user)],
-            done: false,
-            rejected: Vec::new(),
-            resampled: false,
-        });
+    let mut firsts = Vec::new();
+    for f in out.iter() {
+        firsts.push(requirement_prompt(prompts, schema, examples, &f.text)?);
     }
-    for _round in 0..=options.max_retries {
-        let open: Vec<usize> = (0..work.len()).filter(|&i| !work[i].done).collect();
-        if open.is_empty() || halted.is_some() {
-            break;
-        }
-        let reqs: Vec<Request> = open
-            .iter()
-            .map(|&i| {
-                let mut messages = work[i].messages.clone();
-                fit_context(client, &mut messages, options.max_tokens);
-                let mut r = request(&messages, options, grammar.as_deref());
-                if work[i].resampled {
-                    r = r.temperature(RESAMPLE_TEMPERATURE).sample(1);
-                }
-                r
-            })
-            .collect();
-        let answers = client.run_all("formalize", &reqs);
-        for (&i, a) in open.iter().zip(answers) {
-            let text = out[work[i].idx].text.clone();
-            let (shown, error, raw) = match a {
-                Ok(c) => match validate_screened(spec, checker, c.text(), &text) {
-                    Ok((t, notes)) => {
-                        let f = &mut out[work[i].idx];
-                        f.attempts.push(Attempt {
-                            answer: excerpt(c.text()),
-                            error: None,
-                        });
-                        f.formula = Some(logic::print::term(&t));
-                        f.term = Some(t);
-                        f.notes = notes;
-                        work[i].done = true;
-                        continue;
-                    }
-                    Err(ValidateError::Invalid(e)) => {
-                        (excerpt(c.text()), e, c.text().trim().to_string())
-                    }
-                    Err(ValidateError::Solver(e)) => return Err(e.into()),
-                },
-                Err(e) => match answer_problem(&e) {
-                    Some((shown, fb)) => {
-                        let raw = shown.clone();
-                        (shown, fb, raw)
-                    }
-                    None => {
-                        let reason = match provider_failure(&e) {
-                            ProviderFailure::ThisRequest(r) => r,
-                            ProviderFailure::Everything(r) => {
-                                halted.get_or_insert(r.clone());
-                                r
-                            }
-                        };
-                        out[work[i].idx].attempts.push(Attempt {
-                            answer: String::new(),
-                            error: Some(reason),
-                        });
-                        work[i].done = true;
-                        continue;
-                    }
-                },
-            };
-            let repeated = work[i].rejected.contains(&raw);
-            work[i].rejected.push(raw);
-            if repeated && work[i].resampled {
-                // Asked differently once already: more turns would only repeat it.
-                out[work[i].idx].attempts.push(Attempt {
-                    answer: shown,
-                    error: Some(format!(
-                        "stopped: the model repeated a rejected answer again ({error})"
-                    )),
-                });
-                work[i].done = true;
-                continue;
+    let turns = Turns {
+        label: "formalize",
+        max_retries: options.max_retries,
+        repair: &prompts.repair,
+        again: "This is the same answer as before, which was already rejected. Write a different term: think about what the requirement demands, clause by clause, and conjoin the clauses.",
+        trim_problems: false,
+    };
+    let (halted, left) = repair_rounds(
+        client,
+        &turns,
+        firsts,
+        out,
+        |messages| {
+            let mut messages = messages.to_vec();
+            fit_context(client, &mut messages, options.max_tokens);
+            request(&messages, options, grammar.as_deref())
+        },
+        |c, f| match validate_screened(spec, checker, c.text(), &f.text) {
+            Ok((t, notes)) => {
+                f.keep_formula(t, notes);
+                Ok(Ok(()))
             }
-            out[work[i].idx].attempts.push(Attempt {
-                answer: shown.clone(),
-                error: Some(error.clone()),
-            });
-            let problem = if repeated {
-                // A different strategy: say so, and sample afresh at a higher temperature.
-                work[i].resampled = true;
-                format!(
-                    "{error}\nThis is the same answer as before, which was already rejected. Write a different term: think about what the requirement demands, clause by clause, and conjoin the clauses."
-                )
-            } else {
-                error
-            };
-            let repair = prompts.repair.render(&[("problem", &problem)])?;
-            work[i].messages.push(llm::Message::assistant(shown));
-            work[i].messages.push(llm::Message::user(repair));
-        }
-    }
+            Err(ValidateError::Invalid(error)) => Ok(Err(Refused {
+                error,
+                raw: c.text().trim().to_string(),
+            })),
+            Err(ValidateError::Solver(e)) => Err(e.into()),
+        },
+    )?;
     if let Some(reason) = &halted {
-        not_asked(reason, work.iter().filter(|w| !w.done).map(|w| w.idx), out);
+        not_asked(reason, left, out);
         return Ok(halted);
     }
     if options.decompose {
-        for w in work.iter().filter(|w| !w.done) {
+        for i in left {
             let halt = decompose(
                 spec,
                 client,
@@ -1585,7 +1521,7 @@ fn per_requirement(
                 options,
                 (prompts, schema, examples),
                 grammar.as_deref(),
-                &mut out[w.idx],
+                &mut out[i],
             )?;
             if halt.is_some() {
                 return Ok(halt);
@@ -1593,6 +1529,160 @@ fn per_requirement(
         }
     }
     Ok(None)
+}
+
+/// How the per-requirement rounds of one kind of answer (SMT-LIB terms or timed
+/// patterns) talk to the model.
+pub(crate) struct Turns<'a> {
+    /// Names the requests to the client.
+    pub label: &'a str,
+    /// Repair turns after the first attempt.
+    pub max_retries: usize,
+    /// The repair turn (its `problem` is the error).
+    pub repair: &'a Template,
+    /// What the repair turn says after the error when the answer repeats a rejected one.
+    pub again: &'a str,
+    /// An answer problem of the client (a truncated or malformed answer) is compared
+    /// with the rejected answers trimmed (the timed path), else as shown.
+    pub trim_problems: bool,
+}
+
+/// An answer `read` did not accept (see [`repair_rounds`]).
+pub(crate) struct Refused {
+    /// Why, as the repair turn says it.
+    pub error: String,
+    /// The answer as it is compared with the rejected ones, to notice a repetition.
+    pub raw: String,
+}
+
+/// The rounds of a per-requirement run (formulas or timed patterns) after the first
+/// message of each requirement of `out` (`firsts`, in order): each round asks every
+/// requirement still open in its own request (`ask` builds it from the conversation; a
+/// requirement that repeated a rejected answer is sampled afresh at
+/// [`RESAMPLE_TEMPERATURE`]), `read` checks an answer and keeps an accepted one in the
+/// entry, and a refused one goes back with its error in a repair turn, up to
+/// `max_retries` times; a second repetition ends the requirement's turns. A provider
+/// failure is the attempt of the requirement asked; when it stops the run, the
+/// requirements still open at the next round are marked not asked. Gives back why the
+/// run stopped, if it did, and the requirements still open after the last round
+/// (none when a next round marked them not asked).
+pub(crate) fn repair_rounds(
+    client: &Client,
+    turns: &Turns,
+    firsts: Vec<String>,
+    out: &mut [Formalized],
+    ask: impl Fn(&[llm::Message]) -> Request,
+    mut read: impl FnMut(
+        &llm::Completion,
+        &mut Formalized,
+    ) -> Result<Result<(), Refused>, PipelineError>,
+) -> Result<(Option<String>, Vec<usize>), PipelineError> {
+    let mut work: Vec<Work> = firsts
+        .into_iter()
+        .map(|user| Work {
+            messages: vec![llm::Message::user(user)],
+            done: false,
+            rejected: Vec::new(),
+            resampled: false,
+        })
+        .collect();
+    let mut halted: Option<String> = None;
+    for _round in 0..=turns.max_retries {
+        let open: Vec<usize> = (0..work.len()).filter(|&i| !work[i].done).collect();
+        if open.is_empty() {
+            break;
+        }
+        if let Some(reason) = &halted {
+            not_asked(reason, open, out);
+            return Ok((halted, Vec::new()));
+        }
+        let reqs: Vec<Request> = open
+            .iter()
+            .map(|&i| {
+                let r = ask(&work[i].messages);
+                if work[i].resampled {
+                    r.temperature(RESAMPLE_TEMPERATURE).sample(1)
+                } else {
+                    r
+                }
+            })
+            .collect();
+        let answers = client.run_all(turns.label, &reqs);
+        for (&i, a) in open.iter().zip(answers) {
+            let (shown, error, raw) = match a {
+                Ok(c) => match read(&c, &mut out[i])? {
+                    Ok(()) => {
+                        out[i].attempts.push(Attempt {
+                            answer: excerpt(c.text()),
+                            error: None,
+                        });
+                        work[i].done = true;
+                        continue;
+                    }
+                    Err(Refused { error, raw }) => (excerpt(c.text()), error, raw),
+                },
+                Err(e) => match answer_problem(&e) {
+                    Some((shown, fb)) => {
+                        let raw = if turns.trim_problems {
+                            shown.trim().to_string()
+                        } else {
+                            shown.clone()
+                        };
+                        (shown, fb, raw)
+                    }
+                    None => {
+                        work[i].done = true;
+                        if let Some(r) = request_failed(&e, &[i], out) {
+                            halted.get_or_insert(r);
+                        }
+                        continue;
+                    }
+                },
+            };
+            repair_turn(turns, &mut work[i], &mut out[i], (shown, error, raw))?;
+        }
+    }
+    let left = (0..work.len()).filter(|&i| !work[i].done).collect();
+    Ok((halted, left))
+}
+
+/// A refused answer (as shown, the error, as compared): recorded as the requirement's
+/// attempt and sent back in a repair turn, unless it repeats a rejected answer after
+/// the fresh sample (then the requirement's turns end).
+fn repair_turn(
+    turns: &Turns,
+    w: &mut Work,
+    f: &mut Formalized,
+    (shown, error, raw): (String, String, String),
+) -> Result<(), PipelineError> {
+    let repeated = w.rejected.contains(&raw);
+    w.rejected.push(raw);
+    if repeated && w.resampled {
+        // Asked differently once already: more turns would only repeat it.
+        f.attempts.push(Attempt {
+            answer: shown,
+            error: Some(format!(
+                "stopped: the model repeated a rejected answer again ({error})"
+            )),
+        });
+        w.done = true;
+        return Ok(());
+    }
+    f.attempts.push(Attempt {
+        answer: shown.clone(),
+        error: Some(error.clone()),
+    });
+    let problem = if repeated {
+        // A different strategy: say so, and sample afresh at a higher temperature.
+        w.resampled = true;
+        format!("{error}\n{}", turns.again)
+    } else {
+        error
+    };
+    let repair = turns.repair.render(&[("problem", &problem)])?;
+    w.messages.push(llm::Message::assistant(shown));
+    w.messages.push(llm::Message::user(repair));
+    Ok(())
 }
 
 /// The sentences of a requirement text: split after `.`, `!` or `?` followed by
@@ -1713,9 +1803,7 @@ fn decompose(
                 answer: format!("[clauses conjoined] {}", excerpt(&conj)),
                 error: None,
             });
-            f.formula = Some(logic::print::term(&t));
-            f.term = Some(t);
-            f.notes = notes;
+            f.keep_formula(t, notes);
         }
         Err(ValidateError::Invalid(e)) => f.attempts.push(Attempt {
             answer: format!("[clauses conjoined] {}", excerpt(&conj)),
@@ -1756,9 +1844,7 @@ fn batch(
             let requirement = f.text.clone();
             match validate_screened(spec, checker, text, &requirement) {
                 Ok((t, notes)) => {
-                    f.formula = Some(logic::print::term(&t));
-                    f.term = Some(t);
-                    f.notes = notes;
+                    f.keep_formula(t, notes);
                     Ok((excerpt(text), None))
                 }
                 Err(ValidateError::Invalid(e)) => Ok((excerpt(text), Some(e))),

@@ -21,8 +21,9 @@ use crate::ambiguity::{screen_run, AmbiguityOptions, Screened, Screens, Texts};
 use crate::clarify::engine::{self, Readings};
 use crate::clarify::{ClarifyOptions, Proposal};
 use crate::formalize::{
-    answer_problem, batch_rounds, excerpt, reading_notes, request, requirement_list, schema_info,
-    unmentioned_variables, Attempt, FormalizeOptions, Formalized, PipelineError,
+    batch_rounds, excerpt, reading_notes, repair_rounds, request, requirement_list, schema_info,
+    unmentioned_variables, FormalizeOptions, Formalized, PipelineError, Refused, Turns,
+    ValidateError,
 };
 use llm::{Client, Request, Template};
 use logic::Term;
@@ -267,23 +268,19 @@ fn screen_pattern(
     Ok(None)
 }
 
-/// Why a timed answer was not accepted.
-enum Rejected {
-    Invalid(String),
-    Solver(solver::SolverError),
-}
-
+/// Reads a JSON answer into a pattern ([`parse_timed_answer`]) and screens it against
+/// the domain and the requirement's `text`.
 fn validate_timed(
     spec: &Spec,
     checker: &mut Checker,
     v: &Value,
     text: &str,
-) -> Result<Pattern, Rejected> {
-    let p = parse_timed_answer(spec, v).map_err(Rejected::Invalid)?;
+) -> Result<Pattern, ValidateError> {
+    let p = parse_timed_answer(spec, v).map_err(ValidateError::Invalid)?;
     match screen_pattern(spec, checker, &p, text) {
         Ok(None) => Ok(p),
-        Ok(Some(why)) => Err(Rejected::Invalid(why)),
-        Err(e) => Err(Rejected::Solver(e)),
+        Ok(Some(why)) => Err(ValidateError::Invalid(why)),
+        Err(e) => Err(ValidateError::Solver(e)),
     }
 }
 
@@ -394,105 +391,47 @@ pub fn formalize_timed(
 ) -> Result<Option<String>, PipelineError> {
     let tb = time_base(spec)?;
     let examples = run_examples(spec, prompts, out, options);
-    let mut conversations: Vec<Option<Vec<llm::Message>>> = Vec::new();
-    // Rejected answers so far, and whether a fresh sample was drawn after a repetition.
-    let mut rejected: Vec<Vec<String>> = vec![Vec::new(); out.len()];
-    let mut resampled = vec![false; out.len()];
+    let mut firsts = Vec::new();
     for f in out.iter() {
-        let user = timed_prompt(spec, prompts, &examples, &f.text)?;
-        conversations.push(Some(vec![llm::Message::user(user)]));
+        firsts.push(timed_prompt(spec, prompts, &examples, &f.text)?);
     }
-    let mut halted: Option<String> = None;
-    for _round in 0..=options.max_retries {
-        let open: Vec<usize> = (0..out.len())
-            .filter(|&i| conversations[i].is_some())
-            .collect();
-        if open.is_empty() {
-            break;
-        }
-        if let Some(reason) = &halted {
-            crate::formalize::not_asked(reason, open, out);
-            break;
-        }
-        let reqs: Vec<Request> = open
-            .iter()
-            .map(|&i| {
-                let r = timed_request(conversations[i].as_deref().unwrap_or(&[]), options);
-                if resampled[i] {
-                    r.temperature(crate::formalize::RESAMPLE_TEMPERATURE)
-                        .sample(1)
-                } else {
-                    r
+    let turns = Turns {
+        label: "formalize.timed",
+        max_retries: options.max_retries,
+        repair: &prompts.repair,
+        again: "This is the same answer as before, which was already rejected. Write a different pattern: read the requirement again, clause by clause, and choose the keys that say when it applies and when its response is due.",
+        trim_problems: true,
+    };
+    // The requirements still open after the last round keep their last rejected
+    // attempt, even when the provider failed in that round.
+    let (halted, _left) = repair_rounds(
+        client,
+        &turns,
+        firsts,
+        out,
+        |messages| timed_request(messages, options),
+        |c, f| {
+            let json = c.json.clone().unwrap_or(Value::Null);
+            match validate_timed(spec, checker, &json, &f.text) {
+                Ok(p) => {
+                    keep_pattern(f, p, tb);
+                    Ok(Ok(()))
                 }
-            })
-            .collect();
-        let answers = client.run_all("formalize.timed", &reqs);
-        for (&i, a) in open.iter().zip(answers) {
-            let text = out[i].text.clone();
-            let (shown, error) = match a {
-                Ok(c) => {
-                    let json = c.json.clone().unwrap_or(Value::Null);
-                    match validate_timed(spec, checker, &json, &text) {
-                        Ok(p) => {
-                            let f = &mut out[i];
-                            f.attempts.push(Attempt {
-                                answer: excerpt(c.text()),
-                                error: None,
-                            });
-                            f.pattern = Some(pattern_json(&p, tb));
-                            f.timed = Some(p);
-                            conversations[i] = None;
-                            continue;
-                        }
-                        Err(Rejected::Invalid(e)) => (excerpt(c.text()), e),
-                        Err(Rejected::Solver(e)) => return Err(e.into()),
-                    }
-                }
-                Err(e) => match answer_problem(&e) {
-                    Some(pair) => pair,
-                    None => {
-                        conversations[i] = None;
-                        if let Some(r) = crate::formalize::request_failed(&e, &[i], out) {
-                            halted.get_or_insert(r);
-                        }
-                        continue;
-                    }
-                },
-            };
-            let raw = shown.trim().to_string();
-            let repeated = rejected[i].contains(&raw);
-            rejected[i].push(raw);
-            if repeated && resampled[i] {
-                // Asked differently once already: more turns would only repeat it.
-                out[i].attempts.push(Attempt {
-                    answer: shown,
-                    error: Some(format!(
-                        "stopped: the model repeated a rejected answer again ({error})"
-                    )),
-                });
-                conversations[i] = None;
-                continue;
+                Err(ValidateError::Invalid(error)) => Ok(Err(Refused {
+                    error,
+                    raw: excerpt(c.text()).trim().to_string(),
+                })),
+                Err(ValidateError::Solver(e)) => Err(e.into()),
             }
-            out[i].attempts.push(Attempt {
-                answer: shown.clone(),
-                error: Some(error.clone()),
-            });
-            let problem = if repeated {
-                resampled[i] = true;
-                format!(
-                    "{error}\nThis is the same answer as before, which was already rejected. Write a different pattern: read the requirement again, clause by clause, and choose the keys that say when it applies and when its response is due."
-                )
-            } else {
-                error
-            };
-            let repair = prompts.repair.render(&[("problem", &problem)])?;
-            if let Some(conv) = conversations[i].as_mut() {
-                conv.push(llm::Message::assistant(shown));
-                conv.push(llm::Message::user(repair));
-            }
-        }
-    }
+        },
+    )?;
     Ok(halted)
+}
+
+/// Keeps an accepted pattern in the entry, with its JSON object.
+fn keep_pattern(f: &mut Formalized, p: Pattern, tb: &TimeBase) {
+    f.pattern = Some(pattern_json(&p, tb));
+    f.timed = Some(p);
 }
 
 /// Batch mode of the timed path: every requirement in one request whose answer maps ids
@@ -549,12 +488,11 @@ pub fn formalize_timed_batch(
             let text = f.text.clone();
             match validate_timed(spec, checker, &v, &text) {
                 Ok(p) => {
-                    f.pattern = Some(pattern_json(&p, tb));
-                    f.timed = Some(p);
+                    keep_pattern(f, p, tb);
                     Ok((excerpt(&v.to_string()), None))
                 }
-                Err(Rejected::Invalid(e)) => Ok((excerpt(&v.to_string()), Some(e))),
-                Err(Rejected::Solver(e)) => Err(e.into()),
+                Err(ValidateError::Invalid(e)) => Ok((excerpt(&v.to_string()), Some(e))),
+                Err(ValidateError::Solver(e)) => Err(e.into()),
             }
         },
     )
@@ -746,7 +684,7 @@ pub fn screen_timed_texts(
                 }
                 Err(e) if e.is_answer_problem() => (
                     String::new(),
-                    Err(Rejected::Invalid(
+                    Err(ValidateError::Invalid(
                         e.feedback().unwrap_or_else(|| e.to_string()),
                     )),
                 ),
@@ -764,7 +702,7 @@ pub fn screen_timed_texts(
                     });
                     valid.push((samples.len() - 1, p));
                 }
-                Err(Rejected::Invalid(e)) => samples.push(TimedSample {
+                Err(ValidateError::Invalid(e)) => samples.push(TimedSample {
                     index: i,
                     answer,
                     pattern: None,
@@ -772,7 +710,7 @@ pub fn screen_timed_texts(
                     error: Some(e),
                     class: None,
                 }),
-                Err(Rejected::Solver(e)) => return Err(e.into()),
+                Err(ValidateError::Solver(e)) => return Err(e.into()),
             }
         }
         let longest = valid.iter().map(|(_, p)| p.longest()).max().unwrap_or(0) as usize;
