@@ -9,7 +9,7 @@ use crate::formalize::{
     examples, excerpt, requirement_prompt, schema_info, validate_screened, PipelineError, Prompts,
     ValidateError,
 };
-use llm::{Client, Request};
+use llm::{Client, Completion, LlmError, Request};
 use reqs::equiv::{Checker, Partition, Universe};
 use reqs::Spec;
 use serde::Serialize;
@@ -168,48 +168,33 @@ pub fn screen_texts(
     let schema = schema_info(spec).render();
     let ex = examples(spec, &prompts, skip, options.examples);
     let grammar = crate::formalize::formula_grammar(spec, client);
-    let mut reqs = Vec::new();
+    let mut users = Vec::new();
     for (_, text) in items {
-        let user = requirement_prompt(&prompts, &schema, &ex, text)?;
-        for i in 0..options.samples {
-            let mut r = Request::new()
-                .user(user.clone())
-                .temperature(options.temperature)
-                .sample(i);
-            if let Some(m) = options.max_tokens {
-                r = r.max_tokens(m);
-            }
-            if let Some(g) = &grammar {
-                r = r.grammar(g.clone());
-            }
-            reqs.push(r);
-        }
+        users.push(requirement_prompt(&prompts, &schema, &ex, text)?);
     }
+    let reqs = sample_requests(&users, options, |mut r| {
+        if let Some(m) = options.max_tokens {
+            r = r.max_tokens(m);
+        }
+        if let Some(g) = &grammar {
+            r = r.grammar(g.clone());
+        }
+        r
+    });
     let mut answers = client.run_all("ambiguity", &reqs).into_iter();
     let mut out = Vec::new();
     for (id, text) in items {
         let mut samples = Vec::new();
         let mut terms = Vec::new();
         let mut which = Vec::new();
-        for i in 0..options.samples {
-            let a = answers.next().expect("one answer per request");
-            let (answer, result) = match a {
-                Ok(c) => (
-                    excerpt(c.text()),
-                    validate_screened(spec, checker, c.text(), text).map(|(t, _)| t),
-                ),
-                Err(e) if e.is_answer_problem() => (
-                    String::new(),
-                    Err(ValidateError::Invalid(
-                        e.feedback().unwrap_or_else(|| e.to_string()),
-                    )),
-                ),
-                Err(e) => return Err(e.into()),
-            };
+        let read = read_samples(&mut answers, options.samples, |c| {
+            validate_screened(spec, checker, c.text(), text).map(|(t, _)| t)
+        })?;
+        for (index, answer, result) in read {
             match result {
                 Ok(t) => {
                     samples.push(Sample {
-                        index: i,
+                        index,
                         answer,
                         formula: Some(logic::print::term(&t)),
                         error: None,
@@ -218,14 +203,13 @@ pub fn screen_texts(
                     which.push(samples.len() - 1);
                     terms.push(t);
                 }
-                Err(ValidateError::Invalid(e)) => samples.push(Sample {
-                    index: i,
+                Err(e) => samples.push(Sample {
+                    index,
                     answer,
                     formula: None,
                     error: Some(e),
                     class: None,
                 }),
-                Err(ValidateError::Solver(e)) => return Err(e.into()),
             }
         }
         let partition = if terms.is_empty() {
@@ -255,6 +239,68 @@ pub fn screen_texts(
             flagged,
             explanations,
         });
+    }
+    Ok(out)
+}
+
+/// The requests of a screening: `options.samples` of each prompt (one user message
+/// each) at the options' temperature, with distinct sample indices so that the cache
+/// keeps them apart; `kind` adds what the kind of answer needs (token limit, grammar or
+/// schema).
+pub(crate) fn sample_requests(
+    users: &[String],
+    options: &AmbiguityOptions,
+    kind: impl Fn(Request) -> Request,
+) -> Vec<Request> {
+    let mut reqs = Vec::new();
+    for user in users {
+        for i in 0..options.samples {
+            reqs.push(kind(
+                Request::new()
+                    .user(user.clone())
+                    .temperature(options.temperature)
+                    .sample(i),
+            ));
+        }
+    }
+    reqs
+}
+
+/// One sample as [`read_samples`] gives it: its index, its answer (shortened), and what
+/// it reads as or why it is not valid.
+pub(crate) type SampleRead<T> = (u32, String, Result<T, String>);
+
+/// The `n` samples of one text, taken from a screening's `answers`: each one's index,
+/// its answer (shortened) and what `validate` reads in it, or why it is not valid (an
+/// answer problem of the client is an invalid sample with its feedback). A provider or
+/// solver failure ends the screening.
+pub(crate) fn read_samples<T>(
+    answers: &mut impl Iterator<Item = Result<Completion, LlmError>>,
+    n: u32,
+    mut validate: impl FnMut(&Completion) -> Result<T, ValidateError>,
+) -> Result<Vec<SampleRead<T>>, PipelineError> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let Some(a) = answers.next() else {
+            return Err(PipelineError::Input(
+                "the client returned fewer answers than requests".into(),
+            ));
+        };
+        let (answer, result) = match a {
+            Ok(c) => (excerpt(c.text()), validate(&c)),
+            Err(e) if e.is_answer_problem() => (
+                String::new(),
+                Err(ValidateError::Invalid(
+                    e.feedback().unwrap_or_else(|| e.to_string()),
+                )),
+            ),
+            Err(e) => return Err(e.into()),
+        };
+        match result {
+            Ok(t) => out.push((i, answer, Ok(t))),
+            Err(ValidateError::Invalid(e)) => out.push((i, answer, Err(e))),
+            Err(ValidateError::Solver(e)) => return Err(e.into()),
+        }
     }
     Ok(out)
 }

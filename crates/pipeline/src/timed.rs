@@ -17,7 +17,9 @@
 //! trace as a timing table. [`clarify_timed`] is the clarification loop on such
 //! questions.
 
-use crate::ambiguity::{screen_run, AmbiguityOptions, Screened, Screens, Texts};
+use crate::ambiguity::{
+    read_samples, sample_requests, screen_run, AmbiguityOptions, Screened, Screens, Texts,
+};
 use crate::clarify::engine::{self, Readings};
 use crate::clarify::{ClarifyOptions, Proposal};
 use crate::formalize::{
@@ -648,52 +650,31 @@ pub fn screen_timed_texts(
     let prompts = TimedPrompts::builtin();
     let skip: Vec<String> = items.iter().map(|(i, _)| i.clone()).collect();
     let examples = timed_examples(spec, &prompts, &skip, options.examples);
-    let mut reqs = Vec::new();
+    let mut users = Vec::new();
     for (_, text) in items {
-        let user = timed_prompt(spec, &prompts, &examples, text)?;
-        for i in 0..options.samples {
-            let mut r = Request::new()
-                .user(user.clone())
-                .temperature(options.temperature)
-                .sample(i)
-                .schema("timed_pattern", answer_schema());
-            if let Some(m) = options.max_tokens {
-                r = r.max_tokens(m.max(512));
-            }
-            reqs.push(r);
-        }
+        users.push(timed_prompt(spec, &prompts, &examples, text)?);
     }
+    let reqs = sample_requests(&users, options, |r| {
+        let r = r.schema("timed_pattern", answer_schema());
+        match options.max_tokens {
+            Some(m) => r.max_tokens(m.max(512)),
+            None => r,
+        }
+    });
     let mut answers = client.run_all("ambiguity.timed", &reqs).into_iter();
     let mut out = Vec::new();
     for (id, text) in items {
         let mut samples = Vec::new();
         let mut valid: Vec<(usize, Pattern)> = Vec::new();
-        for i in 0..options.samples {
-            let Some(a) = answers.next() else {
-                return Err(PipelineError::Input(
-                    "the client returned fewer answers than requests".into(),
-                ));
-            };
-            let (answer, result) = match a {
-                Ok(c) => {
-                    let json = c.json.clone().unwrap_or(Value::Null);
-                    (
-                        excerpt(c.text()),
-                        validate_timed(spec, checker, &json, text),
-                    )
-                }
-                Err(e) if e.is_answer_problem() => (
-                    String::new(),
-                    Err(ValidateError::Invalid(
-                        e.feedback().unwrap_or_else(|| e.to_string()),
-                    )),
-                ),
-                Err(e) => return Err(e.into()),
-            };
+        let read = read_samples(&mut answers, options.samples, |c| {
+            let json = c.json.clone().unwrap_or(Value::Null);
+            validate_timed(spec, checker, &json, text)
+        })?;
+        for (index, answer, result) in read {
             match result {
                 Ok(p) => {
                     samples.push(TimedSample {
-                        index: i,
+                        index,
                         answer,
                         pattern: Some(pattern_json(&p, tb)),
                         reading: Some(p.describe(tb)),
@@ -702,15 +683,14 @@ pub fn screen_timed_texts(
                     });
                     valid.push((samples.len() - 1, p));
                 }
-                Err(ValidateError::Invalid(e)) => samples.push(TimedSample {
-                    index: i,
+                Err(e) => samples.push(TimedSample {
+                    index,
                     answer,
                     pattern: None,
                     reading: None,
                     error: Some(e),
                     class: None,
                 }),
-                Err(ValidateError::Solver(e)) => return Err(e.into()),
             }
         }
         let longest = valid.iter().map(|(_, p)| p.longest()).max().unwrap_or(0) as usize;
