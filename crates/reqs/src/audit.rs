@@ -393,13 +393,6 @@ pub fn components(spec: &Spec) -> Vec<Component> {
         .map(|(i, v)| (&*v.name, i))
         .collect();
     let mut parent: Vec<usize> = (0..spec.variables.len()).collect();
-    fn find(p: &mut [usize], mut x: usize) -> usize {
-        while p[x] != x {
-            p[x] = p[p[x]];
-            x = p[x];
-        }
-        x
-    }
     let vars_of = |t: &Term| -> Vec<usize> {
         t.free_vars()
             .iter()
@@ -419,10 +412,7 @@ pub fn components(spec: &Spec) -> Vec<Component> {
         )
         .collect();
     for (_, _, vs) in &members {
-        for w in vs.windows(2) {
-            let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
-            parent[a] = b;
-        }
+        unite(&mut parent, vs);
     }
     let mut by_root: std::collections::BTreeMap<usize, Component> = Default::default();
     let mut closed: Vec<Component> = Vec::new();
@@ -450,6 +440,24 @@ pub fn components(spec: &Spec) -> Vec<Component> {
         .chain(closed)
         .filter(|c| !c.domain.is_empty() || !c.requirements.is_empty())
         .collect()
+}
+
+/// Union-find over indices `0..p.len()` (`p[i]` is `i`'s parent): the root of `x`'s
+/// set, halving the path on the way.
+pub(crate) fn find(p: &mut [usize], mut x: usize) -> usize {
+    while p[x] != x {
+        p[x] = p[p[x]];
+        x = p[x];
+    }
+    x
+}
+
+/// Union-find (see [`find`]): puts every index of `xs` in one set.
+pub(crate) fn unite(p: &mut [usize], xs: &[usize]) {
+    for w in xs.windows(2) {
+        let (a, b) = (find(p, w[0]), find(p, w[1]));
+        p[a] = b;
+    }
 }
 
 /// Declares the schema (or one component of it) and asserts its members under their
@@ -1745,18 +1753,8 @@ impl<'a> Facts<'a> {
         let hub = var_members.iter().map(|m| m.len() > limit).collect();
         // Components of the variables under the domain constraints alone.
         let mut parent: Vec<usize> = (0..spec.variables.len()).collect();
-        fn find(p: &mut [usize], mut x: usize) -> usize {
-            while p[x] != x {
-                p[x] = p[p[x]];
-                x = p[x];
-            }
-            x
-        }
         for vs in &dom_vars {
-            for w in vs.windows(2) {
-                let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
-                parent[a] = b;
-            }
+            unite(&mut parent, vs);
         }
         let mut root_index: HashMap<usize, usize> = HashMap::new();
         let mut var_dcomp = Vec::with_capacity(spec.variables.len());

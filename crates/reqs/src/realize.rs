@@ -29,7 +29,7 @@
 //! requirements and the domain are unsat, and the inputs satisfy `DomIn` under vera's own
 //! evaluator.
 
-use crate::audit::{witness, Incomplete, Witness};
+use crate::audit::{find, unite, witness, Incomplete, Witness};
 use crate::spec::{Role, Spec};
 use logic::{Model, Op, Sort, Symbol, Term, Value};
 use serde::Serialize;
@@ -529,20 +529,7 @@ fn groups(spec: &Spec, roles: &Roles) -> Vec<Group> {
             .filter_map(|(n, _)| index.get(&**n).copied())
             .collect()
     };
-    fn find(p: &mut [usize], mut x: usize) -> usize {
-        while p[x] != x {
-            p[x] = p[p[x]];
-            x = p[x];
-        }
-        x
-    }
     let mut parent: Vec<usize> = (0..spec.variables.len()).collect();
-    let union = |parent: &mut Vec<usize>, vs: &[usize]| {
-        for w in vs.windows(2) {
-            let (a, b) = (find(parent, w[0]), find(parent, w[1]));
-            parent[a] = b;
-        }
-    };
     // Inputs are linked by the input-only constraints, outputs by everything else.
     let mut members: Vec<(bool, usize, Vec<usize>)> = Vec::new();
     for &d in &roles.dom_io {
@@ -555,10 +542,10 @@ fn groups(spec: &Spec, roles: &Roles) -> Vec<Group> {
     }
     for (_, _, vs) in &members {
         let outs: Vec<usize> = vs.iter().copied().filter(|v| !is_input[*v]).collect();
-        union(&mut parent, &outs);
+        unite(&mut parent, &outs);
     }
     for &d in &roles.dom_in {
-        union(&mut parent, &vars_of(&spec.domain[d].formula));
+        unite(&mut parent, &vars_of(&spec.domain[d].formula));
     }
     let mut by_key: std::collections::BTreeMap<(usize, usize), Group> = Default::default();
     for (is_dom, k, vs) in members {
