@@ -6,7 +6,7 @@
 //! one solver process answers every check incrementally; a pool of such processes
 //! splits the per-requirement checks. Cores are minimized by deletion.
 
-use crate::spec::{Requirement, Shape, Spec};
+use crate::spec::{Requirement, Shape, Spec, Variable};
 use logic::{Model, Sort, Symbol, Term, Value};
 use serde::Serialize;
 use solver::{Outcome, Pool, Solver, SolverConfig, SolverError};
@@ -631,14 +631,17 @@ pub fn witness(spec: &Spec, model: &Model, terms: &[&Term]) -> Witness {
     spec.variables
         .iter()
         .filter(|v| names.contains(&v.name))
-        .filter_map(|v| {
-            model.get(&v.name).map(|val| Assignment {
-                variable: v.name.to_string(),
-                value: val.to_string(),
-                unit: v.unit.clone(),
-            })
-        })
+        .filter_map(|v| assignment(v, model))
         .collect()
+}
+
+/// The value of schema variable `v` in `model`, with its unit, when the model has one.
+fn assignment(v: &Variable, model: &Model) -> Option<Assignment> {
+    model.get(&v.name).map(|val| Assignment {
+        variable: v.name.to_string(),
+        value: val.to_string(),
+        unit: v.unit.clone(),
+    })
 }
 
 /// Runs the four audits.
@@ -1799,6 +1802,18 @@ impl<'a> Facts<'a> {
         }
     }
 
+    /// The schema variables of `members`, and `also`, sorted, each once.
+    fn vars_with(&self, members: &[MemberRef], also: &[usize]) -> Vec<usize> {
+        let mut vars: Vec<usize> = members
+            .iter()
+            .flat_map(|m| self.vars(*m).iter().copied())
+            .chain(also.iter().copied())
+            .collect();
+        vars.sort_unstable();
+        vars.dedup();
+        vars
+    }
+
     /// The schema variables of some terms, sorted, each once.
     fn vars_of(&self, ts: &[Term]) -> Vec<usize> {
         let mut out: Vec<usize> = ts
@@ -1937,6 +1952,16 @@ impl Overlay<'_> {
             }
         }
         m
+    }
+
+    /// True when every term of `x` and every member in `check` holds in this state.
+    fn holds_all(&self, facts: &Facts, x: &[Term], check: &[MemberRef]) -> bool {
+        x.iter().all(|t| {
+            let vs = facts.vars_of(std::slice::from_ref(t));
+            self.holds(facts, t, &vs)
+        }) && check
+            .iter()
+            .all(|m| self.holds(facts, facts.formula(*m), facts.vars(*m)))
     }
 
     /// True when `t` (over `vars`) evaluates to true in this state.
@@ -2156,7 +2181,7 @@ impl Fast<'_, '_> {
                 base: Some(&self.bases[*b]),
                 delta: delta.clone(),
             };
-            if self.confirm(&o, x, &members) {
+            if o.holds_all(self.facts, x, &members) {
                 return Ok(Some(State {
                     model: o.model(facts, &xv),
                     graft: Graft {
@@ -2253,7 +2278,7 @@ impl Fast<'_, '_> {
                 changed.push(*v);
             }
             let o = Overlay { base, delta };
-            if self.confirm(&o, x, &check(&changed)) {
+            if o.holds_all(self.facts, x, &check(&changed)) {
                 return Some(Graft {
                     base: g.base,
                     delta: o.delta,
@@ -2261,17 +2286,6 @@ impl Fast<'_, '_> {
             }
         }
         None
-    }
-
-    /// True when every term of `x` and every member in `check` holds in `o`.
-    fn confirm(&self, o: &Overlay, x: &[Term], check: &[MemberRef]) -> bool {
-        let facts = self.facts;
-        x.iter().all(|t| {
-            let vs = facts.vars_of(std::slice::from_ref(t));
-            o.holds(facts, t, &vs)
-        }) && check
-            .iter()
-            .all(|m| o.holds(facts, facts.formula(*m), facts.vars(*m)))
     }
 
     /// The relaxed local query: `x` with the members that mention its non-hub variables
@@ -2308,13 +2322,7 @@ impl Fast<'_, '_> {
         let facts = self.facts;
         let xv = facts.vars_of(x);
         let mut members = members.to_vec();
-        let mut vars: Vec<usize> = members
-            .iter()
-            .flat_map(|m| facts.vars(*m).iter().copied())
-            .chain(xv.iter().copied())
-            .collect();
-        vars.sort_unstable();
-        vars.dedup();
+        let vars = facts.vars_with(&members, &xv);
         // Bounds and other domain constraints on the variables involved.
         for &v in &vars {
             members.extend(facts.var_domain[v].iter().map(|d| MemberRef::Dom(*d)));
@@ -2324,13 +2332,7 @@ impl Fast<'_, '_> {
         if members.len() > LOCAL_LIMIT {
             return Ok(Err(Vec::new()));
         }
-        let mut vars: Vec<usize> = members
-            .iter()
-            .flat_map(|m| facts.vars(*m).iter().copied())
-            .chain(xv.iter().copied())
-            .collect();
-        vars.sort_unstable();
-        vars.dedup();
+        let vars = facts.vars_with(&members, &xv);
         self.scratch.push()?;
         let r = self.relaxed_in_scope(x, exclude, &members, &vars);
         self.scratch.pop()?;
@@ -2375,14 +2377,7 @@ impl Fast<'_, '_> {
         match answer {
             Outcome::Unsat(core) => {
                 let min = minimize_in(self.scratch, core, &mut self.queries)?;
-                Ok(Ok(Local::Unsat(
-                    members
-                        .iter()
-                        .zip(&lits)
-                        .filter(|(_, l)| min.contains(l))
-                        .map(|(m, _)| *m)
-                        .collect(),
-                )))
+                Ok(Ok(Local::Unsat(in_core(members, &lits, &min))))
             }
             Outcome::Unknown(_) => Ok(Err(Vec::new())),
             Outcome::Sat(m) => {
@@ -2412,7 +2407,7 @@ impl Fast<'_, '_> {
                         base: Some(base),
                         delta,
                     };
-                    if self.confirm(&o, x, &check) {
+                    if o.holds_all(self.facts, x, &check) {
                         return Ok(Ok(Local::State(State {
                             model: o.model(facts, vars),
                             graft: Graft {
@@ -2509,13 +2504,7 @@ impl Fast<'_, '_> {
             d.sort_unstable();
             d.into_iter().map(MemberRef::Dom).collect()
         };
-        let mut vars: Vec<usize> = members
-            .iter()
-            .flat_map(|m| facts.vars(*m).iter().copied())
-            .chain(xv.iter().copied())
-            .collect();
-        vars.sort_unstable();
-        vars.dedup();
+        let vars = facts.vars_with(&members, &xv);
         self.scratch.push()?;
         let r = (|| {
             for v in &vars {
@@ -2537,7 +2526,7 @@ impl Fast<'_, '_> {
                             .filter_map(|v| m.get(facts.name(*v)).map(|val| (*v, val.clone())))
                             .collect(),
                     };
-                    if self.confirm(&o, x, &members) {
+                    if o.holds_all(self.facts, x, &members) {
                         Found::State(State {
                             model: o.model(facts, &vars),
                             graft: Graft {
@@ -2553,14 +2542,7 @@ impl Fast<'_, '_> {
                 }
                 Outcome::Unsat(core) => {
                     let min = minimize_in(self.scratch, core, &mut self.queries)?;
-                    Found::Unsat(
-                        members
-                            .iter()
-                            .zip(&lits)
-                            .filter(|(_, l)| min.contains(l))
-                            .map(|(m, _)| *m)
-                            .collect(),
-                    )
+                    Found::Unsat(in_core(&members, &lits, &min))
                 }
                 Outcome::Unknown(r) => Found::Unknown(r.clone().into()),
             })
@@ -2596,6 +2578,17 @@ fn guard_members(
         solver.assert(&and(guarded))?;
     }
     Ok(lits)
+}
+
+/// The members (guarded by `lits`, as [`guard_members`] returns them) whose literal is
+/// in `core`.
+fn in_core(members: &[MemberRef], lits: &[Term], core: &[Term]) -> Vec<MemberRef> {
+    members
+        .iter()
+        .zip(lits)
+        .filter(|(_, l)| core.contains(l))
+        .map(|(m, _)| *m)
+        .collect()
 }
 
 /// Deletion-based minimization of a core of assumption literals (see
@@ -3162,12 +3155,7 @@ impl Prior {
             base: base.map(|b| &self.bases[b]),
             delta: delta.to_vec(),
         };
-        x.iter().all(|t| {
-            let vs = facts.vars_of(std::slice::from_ref(t));
-            o.holds(facts, t, &vs)
-        }) && check
-            .iter()
-            .all(|m| o.holds(facts, facts.formula(*m), facts.vars(*m)))
+        o.holds_all(facts, x, &check)
     }
 
     /// The results of requirement `i` that still hold.
