@@ -1607,45 +1607,28 @@ impl crate::marco::Oracle for ConsistencyOracle<'_, '_, '_> {
         })
     }
 
-    fn fine(&mut self, set: &[usize]) -> Result<Result<bool, solver::Undecided>, SolverError> {
+    /// Fine when satisfiable; every member of `within` that the satisfying state also
+    /// satisfies (vera's evaluator on the solver's model) can join at once.
+    fn fine(
+        &mut self,
+        set: &[usize],
+        within: &[usize],
+    ) -> Result<Result<Option<Vec<usize>>, solver::Undecided>, SolverError> {
         Ok(match self.check(set)? {
-            Outcome::Sat(_) => Ok(true),
-            Outcome::Unsat(_) => Ok(false),
+            Outcome::Sat(m) => Ok(Some(
+                within
+                    .iter()
+                    .copied()
+                    .filter(|&j| {
+                        self.spec.requirements[j].formula.as_ref().is_some_and(|f| {
+                            logic::eval::eval_bool(f, &m, &self.spec.context) == Ok(true)
+                        })
+                    })
+                    .collect(),
+            )),
+            Outcome::Unsat(_) => Ok(None),
             Outcome::Unknown(r) => Err(r.clone().into()),
         })
-    }
-
-    /// One member at a time, but every member the satisfying state also satisfies
-    /// (vera's evaluator on the solver's model) joins at once.
-    fn grow(
-        &mut self,
-        seed: &[usize],
-        within: &[usize],
-    ) -> Result<Result<Vec<usize>, solver::Undecided>, SolverError> {
-        let mut grown = seed.to_vec();
-        for &k in within {
-            if grown.contains(&k) {
-                continue;
-            }
-            let mut bigger = grown.clone();
-            bigger.push(k);
-            match self.check(&bigger)? {
-                Outcome::Sat(m) => {
-                    grown = bigger;
-                    for &j in within {
-                        let holds = self.spec.requirements[j].formula.as_ref().is_some_and(|f| {
-                            logic::eval::eval_bool(f, &m, &self.spec.context) == Ok(true)
-                        });
-                        if holds && !grown.contains(&j) {
-                            grown.push(j);
-                        }
-                    }
-                }
-                Outcome::Unsat(_) => {}
-                Outcome::Unknown(r) => return Ok(Err(r.clone().into())),
-            }
-        }
-        Ok(Ok(grown))
     }
 }
 

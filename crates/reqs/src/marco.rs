@@ -39,18 +39,24 @@ pub(crate) trait Oracle {
     type Evidence;
     /// Does `set` hold a conflict? If so, a minimal one within it.
     fn probe(&mut self, set: &[usize]) -> Result<Probe<Self::Evidence>, SolverError>;
-    /// Is `set` free of conflict? `Err(reason)` when the solver cannot tell. Used to grow
-    /// a good subset; the default asks [`Oracle::probe`].
-    fn fine(&mut self, set: &[usize]) -> Result<Result<bool, solver::Undecided>, SolverError> {
+    /// Is `set` free of conflict? `Ok(Some(more))` when it is, where `more` are members
+    /// of `within` that can join it at once and keep it so (it may be empty); `Ok(None)`
+    /// when it is not; `Err(reason)` when the solver cannot tell. Used to grow a good
+    /// subset; the default asks [`Oracle::probe`] and names no more members.
+    fn fine(
+        &mut self,
+        set: &[usize],
+        _within: &[usize],
+    ) -> Result<Result<Option<Vec<usize>>, solver::Undecided>, SolverError> {
         Ok(match self.probe(set)? {
-            Probe::Fine => Ok(true),
-            Probe::Conflict(..) => Ok(false),
+            Probe::Fine => Ok(Some(Vec::new())),
+            Probe::Conflict(..) => Ok(None),
             Probe::Unknown(r) => Err(r),
         })
     }
     /// A maximal subset of `within` that contains the good subset `seed` and is free of
-    /// conflict; `Err(reason)` when the solver cannot tell. The default adds one member
-    /// at a time.
+    /// conflict; `Err(reason)` when the solver cannot tell. Adds one member at a time,
+    /// with the members [`Oracle::fine`] says can join along with it.
     fn grow(
         &mut self,
         seed: &[usize],
@@ -63,9 +69,16 @@ pub(crate) trait Oracle {
             }
             let mut bigger = grown.clone();
             bigger.push(k);
-            match self.fine(&bigger)? {
-                Ok(true) => grown = bigger,
-                Ok(false) => {}
+            match self.fine(&bigger, within)? {
+                Ok(Some(more)) => {
+                    grown = bigger;
+                    for j in more {
+                        if !grown.contains(&j) {
+                            grown.push(j);
+                        }
+                    }
+                }
+                Ok(None) => {}
                 Err(r) => return Ok(Err(r)),
             }
         }
