@@ -6,7 +6,7 @@
 use crate::problem::Problem;
 use crate::values;
 use logic::{Model, Op, Sort, Term, Value};
-use reqs::audit::{load_into, Loaded};
+use reqs::audit::{check_with, load_into, Loaded};
 use reqs::Spec;
 use solver::{Outcome, Solver, SolverConfig, SolverError};
 
@@ -125,20 +125,7 @@ impl<'p> Session<'p> {
         if grid {
             assume.extend(self.grid.clone());
         }
-        if !extra.is_empty() {
-            self.solver.push()?;
-            for t in extra {
-                if let Err(e) = self.solver.assert(t) {
-                    self.solver.pop()?;
-                    return Err(e);
-                }
-            }
-        }
-        let r = self.solver.check_assuming(&assume);
-        if !extra.is_empty() {
-            self.solver.pop()?;
-        }
-        r
+        check_with(&mut self.solver, &assume, extra)
     }
 
     /// True when the problem has a grid.
@@ -165,29 +152,10 @@ impl<'p> Session<'p> {
         Ok(core)
     }
 
-    /// The ids of the members behind literals: requirements in spec order, then domain
-    /// constraints.
+    /// The ids of the members behind literals, each once: requirements in spec order,
+    /// then domain constraints.
     pub fn ids(&self, lits: &[Term]) -> Vec<String> {
-        let spec = &self.problem.spec;
-        let mut reqs = Vec::new();
-        let mut dom = Vec::new();
-        for l in lits {
-            if let Some(id) = self.lits.id_of(spec, l) {
-                if let Some(i) = spec.requirements.iter().position(|r| r.id == id) {
-                    reqs.push(i);
-                } else if let Some(i) = spec.domain.iter().position(|d| d.id == id) {
-                    dom.push(i);
-                }
-            }
-        }
-        reqs.sort_unstable();
-        reqs.dedup();
-        dom.sort_unstable();
-        dom.dedup();
-        reqs.iter()
-            .map(|i| spec.requirements[*i].id.clone())
-            .chain(dom.iter().map(|i| spec.domain[*i].id.clone()))
-            .collect()
+        self.lits.distinct_ids(&self.problem.spec, lits)
     }
 
     /// The schema variables of a model, every variable present: one the solver left

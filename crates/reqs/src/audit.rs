@@ -344,7 +344,24 @@ impl Loaded {
     }
 
     pub(crate) fn ids(&self, spec: &Spec, lits: &[Term]) -> Vec<String> {
-        // Requirements first, in spec order, then domain constraints.
+        let (reqs, dom) = self.member_indices(lits);
+        ids_in_order(spec, reqs, dom)
+    }
+
+    /// The ids of the members behind literals, each once: requirements in spec order,
+    /// then domain constraints.
+    pub fn distinct_ids(&self, spec: &Spec, lits: &[Term]) -> Vec<String> {
+        let (mut reqs, mut dom) = self.member_indices(lits);
+        for v in [&mut reqs, &mut dom] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        ids_in_order(spec, reqs, dom)
+    }
+
+    /// The requirements and the domain constraints behind literals (indices into the
+    /// spec), in the order of the literals.
+    fn member_indices(&self, lits: &[Term]) -> (Vec<usize>, Vec<usize>) {
         let mut reqs = Vec::new();
         let mut dom = Vec::new();
         for l in lits {
@@ -356,13 +373,19 @@ impl Loaded {
                 }
             }
         }
-        reqs.sort_unstable();
-        dom.sort_unstable();
-        reqs.iter()
-            .map(|i| spec.requirements[*i].id.clone())
-            .chain(dom.iter().map(|i| spec.domain[*i].id.clone()))
-            .collect()
+        (reqs, dom)
     }
+}
+
+/// Ids for people: the requirements `reqs` first, in spec order, then the domain
+/// constraints `dom` (indices into the spec).
+fn ids_in_order(spec: &Spec, mut reqs: Vec<usize>, mut dom: Vec<usize>) -> Vec<String> {
+    reqs.sort_unstable();
+    dom.sort_unstable();
+    reqs.iter()
+        .map(|i| spec.requirements[*i].id.clone())
+        .chain(dom.iter().map(|i| spec.domain[*i].id.clone()))
+        .collect()
 }
 
 /// Declares the schema and asserts every member under its literal.
@@ -568,20 +591,7 @@ impl<'s> Session<'s> {
             }
             return solver.check_assuming(assumptions);
         }
-        if !extra.is_empty() {
-            self.solver.push()?;
-            for t in extra {
-                if let Err(e) = self.solver.assert(t) {
-                    self.solver.pop()?;
-                    return Err(e);
-                }
-            }
-        }
-        let r = self.solver.check_assuming(assumptions);
-        if !extra.is_empty() {
-            self.solver.pop()?;
-        }
-        r
+        check_with(self.solver, assumptions, extra)
     }
 
     /// Deletion-based minimization: the smallest subset of `core` (with `fixed` always
@@ -614,6 +624,29 @@ impl<'s> Session<'s> {
         }
         Ok(core)
     }
+}
+
+/// Checks `assumptions` on `solver` with `extra` asserted for this query only (in a
+/// scope of its own, popped again when `extra` is not empty).
+pub fn check_with(
+    solver: &mut Solver,
+    assumptions: &[Term],
+    extra: &[Term],
+) -> Result<Outcome, SolverError> {
+    if !extra.is_empty() {
+        solver.push()?;
+        for t in extra {
+            if let Err(e) = solver.assert(t) {
+                solver.pop()?;
+                return Err(e);
+            }
+        }
+    }
+    let r = solver.check_assuming(assumptions);
+    if !extra.is_empty() {
+        solver.pop()?;
+    }
+    r
 }
 
 /// The model restricted to the schema variables that occur in `terms`, in schema order,
@@ -1836,26 +1869,14 @@ impl<'a> Facts<'a> {
                 MemberRef::Dom(i) => dom.push(*i),
             }
         }
-        reqs.sort_unstable();
-        dom.sort_unstable();
-        reqs.iter()
-            .map(|i| self.spec.requirements[*i].id.clone())
-            .chain(dom.iter().map(|i| self.spec.domain[*i].id.clone()))
-            .collect()
+        ids_in_order(self.spec, reqs, dom)
     }
 
     /// [`witness`], without a pass over the whole schema.
     fn witness(&self, model: &Model, formula: &Term) -> Witness {
         let vars = self.vars_of(std::slice::from_ref(formula));
         vars.into_iter()
-            .filter_map(|i| {
-                let v = &self.spec.variables[i];
-                model.get(&v.name).map(|val| Assignment {
-                    variable: v.name.to_string(),
-                    value: val.to_string(),
-                    unit: v.unit.clone(),
-                })
-            })
+            .filter_map(|i| assignment(&self.spec.variables[i], model))
             .collect()
     }
 
