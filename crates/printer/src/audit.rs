@@ -367,13 +367,7 @@ impl Report for AuditRun {
         let findings = !matches!(r.consistency, Consistency::Consistent)
             || matches!(r.realizability, Realizability::Unrealizable { .. })
             || r.requirements.iter().any(RequirementAudit::has_findings);
-        if unknown {
-            Status::Error
-        } else if findings {
-            Status::Findings
-        } else {
-            Status::Ok
-        }
+        Status::of(unknown, findings)
     }
 
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -783,13 +783,10 @@ fn batch_status(report: &bl::batch::BatchReport, strict_exceptions: bool) -> Sta
     let flagged_exceptions = results
         .iter()
         .any(|r| !exception_findings(r.report.as_ref()).is_empty());
-    if failed {
-        Status::Error
-    } else if inconsistent || (strict_exceptions && flagged_exceptions) {
-        Status::Findings
-    } else {
-        Status::Ok
-    }
+    Status::of(
+        failed,
+        inconsistent || (strict_exceptions && flagged_exceptions),
+    )
 }
 
 /// A batch's JUnit suites (one per dataset), SARIF findings and the files they are

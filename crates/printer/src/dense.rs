@@ -223,13 +223,7 @@ impl Report for DenseRun {
                 )
             })
             || !r.environment.open().is_empty();
-        if undecided {
-            Status::Error
-        } else if r.has_findings() {
-            Status::Findings
-        } else {
-            Status::Ok
-        }
+        Status::of(undecided, r.has_findings())
     }
 
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {

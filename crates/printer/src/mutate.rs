@@ -25,13 +25,7 @@ pub fn mutate_report(
         .iter()
         .filter(|m| m.detection == Detection::Equivalent)
         .collect();
-    let status = if unknown {
-        Status::Error
-    } else if undetected.is_empty() {
-        Status::Ok
-    } else {
-        Status::Findings
-    };
+    let status = Status::of(unknown, !undetected.is_empty());
     let mut o = String::new();
     let _ = writeln!(
         o,

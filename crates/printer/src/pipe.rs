@@ -277,13 +277,10 @@ pub fn formalize_report(
             report.kept.len()
         );
     }
-    let status = if report.halted.is_some() {
-        Status::Error
-    } else if report.failed.is_empty() && report.flagged.is_empty() {
-        Status::Ok
-    } else {
-        Status::Findings
-    };
+    let status = Status::of(
+        report.halted.is_some(),
+        !report.failed.is_empty() || !report.flagged.is_empty(),
+    );
     Rendered::new(
         "vera.formalize.v1",
         status,
@@ -491,13 +488,7 @@ pub fn ambiguity_timed_report(
         "\n{} of {} timed requirements ambiguity-sensitive (readings compared on traces), {} could not be screened; {} invalid samples; {} pair(s) of readings undecided\n({seconds:.1} s)",
         s.flagged, s.requirements, s.could_not_screen, s.invalid_samples, s.undecided
     );
-    let status = if s.could_not_screen > 0 || s.undecided > 0 {
-        Status::Error
-    } else if s.flagged > 0 {
-        Status::Findings
-    } else {
-        Status::Ok
-    };
+    let status = Status::of(s.could_not_screen > 0 || s.undecided > 0, s.flagged > 0);
     let page = ambiguity_timed_page(spec_path, &rep, seconds);
     let mut r = Rendered::new(
         "vera.ambiguity-timed.v1",
@@ -1100,13 +1091,7 @@ pub fn restate_report(
         spec_path.display(),
         out.display()
     );
-    let code = if rep.halted.is_some() || (restated == 0 && not > 0) {
-        Status::Error
-    } else if not > 0 {
-        Status::Findings
-    } else {
-        Status::Ok
-    };
+    let code = Status::of(rep.halted.is_some() || (restated == 0 && not > 0), not > 0);
     Rendered::new(
         "vera.restate-run.v1",
         code,

@@ -352,13 +352,7 @@ pub fn run_report(
 ) -> serde_json::Result<Rendered<serde_json::Value>> {
     let rows = table(report);
     let text = human(report, &rows, seconds);
-    let status = if report.undecided() {
-        Status::Error
-    } else if report.has_findings() {
-        Status::Findings
-    } else {
-        Status::Ok
-    };
+    let status = Status::of(report.undecided(), report.has_findings());
     let page = page(report, &rows, seconds);
     let payload = serde_json::to_value(RunJson {
         schema: RUN_TAG,

@@ -131,13 +131,7 @@ pub fn draft_report(
         "review the schema, then: vera formalize {}",
         out.display()
     );
-    let status = if d.undecided() {
-        Status::Error
-    } else if r.findings.is_empty() {
-        Status::Ok
-    } else {
-        Status::Findings
-    };
+    let status = Status::of(d.undecided(), !r.findings.is_empty());
     Rendered::new(
         SCHEMA_TAG,
         status,

@@ -25,13 +25,7 @@ pub fn check_report(solver: &str, reports: Vec<FileReport>, many: bool) -> Rende
         r.error.is_some() || r.checks.iter().any(|c| c.answer == "unknown") || r.disagrees()
     });
     let any_unsat = reports.iter().any(|r| r.last_answer() == Some("unsat"));
-    let status = if failed {
-        Status::Error
-    } else if any_unsat {
-        Status::Findings
-    } else {
-        Status::Ok
-    };
+    let status = Status::of(failed, any_unsat);
     let text = human_text(&reports, many);
     let findings = smt_findings(&reports);
     let suites = smt_suites(&reports);

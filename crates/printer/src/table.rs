@@ -412,13 +412,10 @@ impl report::Report for TableRun {
 
     fn status(&self) -> Status {
         let r = &self.report;
-        if !r.undecided.is_empty() {
-            Status::Error
-        } else if !r.findings.is_empty() || !r.problems.is_empty() || self.used_readings() > 0 {
-            Status::Findings
-        } else {
-            Status::Ok
-        }
+        Status::of(
+            !r.undecided.is_empty(),
+            !r.findings.is_empty() || !r.problems.is_empty() || self.used_readings() > 0,
+        )
     }
 
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -24,13 +24,7 @@ pub struct TestsJson {
 /// made in `seconds`. An undecided obligation makes it an error, a finding (an
 /// unreachable obligation, ...) a finding.
 pub fn suite_report(p: &Problem, suite: Suite, seconds: f64) -> Rendered<TestsJson> {
-    let status = if suite.has_errors() {
-        RStatus::Error
-    } else if suite.findings.is_empty() {
-        RStatus::Ok
-    } else {
-        RStatus::Findings
-    };
+    let status = RStatus::of(suite.has_errors(), !suite.findings.is_empty());
     let text = human(p, &suite, seconds);
     let findings = findings(p, &suite);
     let page = page(p, &suite, seconds);
@@ -596,13 +590,7 @@ pub fn run_report(
     report: rbt::run::RunReport,
     seconds: f64,
 ) -> Rendered<RunJson> {
-    let status = if report.errors > 0 || suite.has_errors() {
-        RStatus::Error
-    } else if report.failed > 0 {
-        RStatus::Findings
-    } else {
-        RStatus::Ok
-    };
+    let status = RStatus::of(report.errors > 0 || suite.has_errors(), report.failed > 0);
     let items = case_items(&report);
     let text = human_run(p, suite, &report, &items, seconds);
     let suites = vec![run_junit(p, &report.implementation, &items)];
@@ -937,13 +925,10 @@ pub fn cover_report(
 ) -> Rendered<CoverJson> {
     use rbt::cover::{Coverage, Validity};
     let missed = r.count(|c| matches!(c, Coverage::Missed));
-    let status = if r.has_errors() {
-        RStatus::Error
-    } else if missed > 0 || r.invalid() > 0 || !r.not_exercised.is_empty() {
-        RStatus::Findings
-    } else {
-        RStatus::Ok
-    };
+    let status = RStatus::of(
+        r.has_errors(),
+        missed > 0 || r.invalid() > 0 || !r.not_exercised.is_empty(),
+    );
     let mut o = String::new();
     let valid = r
         .vectors
@@ -1182,13 +1167,10 @@ pub fn timed_report(
         .filter(|r| matches!(r, SequenceResult::Unreachable { .. }))
         .count();
     let undecided = suite.sequences.len() - made - unreachable;
-    let status = if undecided > 0 {
-        RStatus::Error
-    } else if unreachable > 0 || !suite.not_formalized.is_empty() {
-        RStatus::Findings
-    } else {
-        RStatus::Ok
-    };
+    let status = RStatus::of(
+        undecided > 0,
+        unreachable > 0 || !suite.not_formalized.is_empty(),
+    );
     let timed_count = spec
         .requirements
         .iter()
@@ -1582,13 +1564,7 @@ pub fn run_timed_report(
         .sequences
         .iter()
         .any(|r| matches!(r, rbt::timed::SequenceResult::Undecided { .. }));
-    let status = if report.errors > 0 || undecided {
-        RStatus::Error
-    } else if report.failed > 0 {
-        RStatus::Findings
-    } else {
-        RStatus::Ok
-    };
+    let status = RStatus::of(report.errors > 0 || undecided, report.failed > 0);
     let time = p.spec.time.as_ref().expect("a timed spec");
     let items = sequence_items(&report, time);
     let text = human_run_timed(suite, &report, &items, seconds);
@@ -1721,13 +1697,10 @@ pub fn cover_timed_report(
     use rbt::cover::Validity as SequenceValidity;
     use rbt::timed_cover::ShapeCoverage;
     let missed = r.count(|c| matches!(c, ShapeCoverage::Missed));
-    let status = if r.has_errors() {
-        RStatus::Error
-    } else if missed > 0 || r.invalid() > 0 || !r.not_exercised.is_empty() {
-        RStatus::Findings
-    } else {
-        RStatus::Ok
-    };
+    let status = RStatus::of(
+        r.has_errors(),
+        missed > 0 || r.invalid() > 0 || !r.not_exercised.is_empty(),
+    );
     let time = p.spec.time.as_ref().expect("a timed spec");
     let mut o = String::new();
     let valid = r

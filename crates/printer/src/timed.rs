@@ -425,13 +425,7 @@ impl Report for TimedRun {
                     || matches!(a.violatability, TimedViolatability::Unknown { .. })
                     || matches!(a.redundancy, TimedRedundancy::Unknown { .. })
             });
-        if unknown {
-            Status::Error
-        } else if r.has_findings() || !r.bound_too_small.is_empty() {
-            Status::Findings
-        } else {
-            Status::Ok
-        }
+        Status::of(unknown, r.has_findings() || !r.bound_too_small.is_empty())
     }
 
     fn human(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {

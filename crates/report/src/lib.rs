@@ -42,6 +42,16 @@ impl Status {
     pub fn worst(self, other: Status) -> Status {
         self.max(other)
     }
+
+    /// The status of a run that failed or left something undecided (`error`), else
+    /// found something (`findings`), else neither.
+    pub const fn of(error: bool, findings: bool) -> Status {
+        match (error, findings) {
+            (true, _) => Status::Error,
+            (false, true) => Status::Findings,
+            (false, false) => Status::Ok,
+        }
+    }
 }
 
 /// Output formats a report may be rendered in.
