@@ -337,16 +337,30 @@ pub fn timed_prompt(
     examples: &str,
     text: &str,
 ) -> Result<String, PipelineError> {
-    let tb = time_base(spec)?;
-    let (tick, durations) = time_lines(tb);
+    render_timed(
+        spec,
+        &prompts.one,
+        &[("examples", examples), ("requirement", text)],
+    )
+}
+
+/// A formalization prompt of the timed path: the tick, the named durations and the
+/// schema with its reading notes, then `rest` (the worked examples and what to
+/// formalize).
+fn render_timed(
+    spec: &Spec,
+    template: &Template,
+    rest: &[(&str, &str)],
+) -> Result<String, PipelineError> {
+    let (tick, durations) = time_lines(time_base(spec)?);
     let schema = schema_info(spec).render() + &reading_notes(spec);
-    Ok(prompts.one.render(&[
-        ("tick", &tick),
-        ("durations", &durations),
-        ("schema", &schema),
-        ("examples", examples),
-        ("requirement", text),
-    ])?)
+    let mut vars = vec![
+        ("tick", tick.as_str()),
+        ("durations", durations.as_str()),
+        ("schema", schema.as_str()),
+    ];
+    vars.extend_from_slice(rest);
+    Ok(template.render(&vars)?)
 }
 
 /// The time base of a timed spec; an input error when the spec has none.
@@ -451,15 +465,14 @@ pub fn formalize_timed_batch(
 ) -> Result<Option<String>, PipelineError> {
     let tb = time_base(spec)?;
     let examples = run_examples(spec, prompts, out, options);
-    let (tick, durations) = time_lines(tb);
-    let schema = schema_info(spec).render() + &reading_notes(spec);
-    let user = prompts.batch.render(&[
-        ("tick", &tick),
-        ("durations", &durations),
-        ("schema", &schema),
-        ("examples", &examples),
-        ("requirements", &requirement_list(out)),
-    ])?;
+    let user = render_timed(
+        spec,
+        &prompts.batch,
+        &[
+            ("examples", &examples),
+            ("requirements", &requirement_list(out)),
+        ],
+    )?;
     batch_rounds(
         client,
         "formalize.timed",
