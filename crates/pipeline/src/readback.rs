@@ -949,6 +949,11 @@ sort = "Int"
         reqs::parse_spec(SourceFile::new("t.toml", SCHEMA)).unwrap()
     }
 
+    /// The form of a JSON object, which must be one.
+    fn form(s: &Spec, v: serde_json::Value) -> Form {
+        Form::from_json(s, &v).unwrap()
+    }
+
     fn read(formula: &str) -> String {
         let s = spec();
         let t = s.parse_formula("f", formula).unwrap();
@@ -1179,35 +1184,32 @@ sort = "Int"
     fn forms_keep_their_word() {
         use serde_json::json;
         let s = spec();
-        let f = Form::from_json(
+        let f = form(
             &s,
-            &json!({"during": {"name": "key_state", "op": "is", "value": "IgnitionOn"},
+            json!({"during": {"name": "key_state", "op": "is", "value": "IgnitionOn"},
                     "then": {"all": [{"name": "low_beam_left", "op": "is", "value": true},
                                      {"name": "rate", "op": "<=", "value": 5}]}}),
-        )
-        .unwrap();
+        );
         assert_eq!(
             form_sentence(&s, &f),
             "While the position of the key is IgnitionOn, the left low beam is on and the current infusion rate is at most 5 mL/h."
         );
-        let f = Form::from_json(
+        let f = form(
             &s,
-            &json!({"if": {"name": "door_open", "op": "is", "value": true},
+            json!({"if": {"name": "door_open", "op": "is", "value": true},
                     "then": {"name": "alarm", "op": "is", "value": true},
                     "otherwise": {"any": [{"name": "key_state", "op": "is not", "value": "NoKey"},
                                      {"name": "count", "op": "!=", "value": 3}]}}),
-        )
-        .unwrap();
+        );
         assert_eq!(
             form_sentence(&s, &f),
             "If the cassette door is open, then the alarm sounds; otherwise, either the position of the key is not NoKey or count differs from 3."
         );
-        let f = Form::from_json(
+        let f = form(
             &s,
-            &json!({"never": {"all": [{"name": "door_open", "op": "is", "value": true},
+            json!({"never": {"all": [{"name": "door_open", "op": "is", "value": true},
                                                        {"name": "alarm", "op": "is", "value": false}]}}),
-        )
-        .unwrap();
+        );
         assert_eq!(
             form_sentence(&s, &f),
             "Never: both the cassette door is open and the alarm does not sound."
@@ -1221,13 +1223,12 @@ sort = "Int"
     fn arithmetic_in_a_form_reads_as_words() {
         use serde_json::json;
         let s = spec();
-        let f = Form::from_json(
+        let f = form(
             &s,
-            &json!({"if": {"name": "door_open", "op": "is", "value": true},
+            json!({"if": {"name": "door_open", "op": "is", "value": true},
                     "then": {"name": "rate", "op": "<=",
                              "value": {"min": [{"sum": ["max_rate", 2]}, {"difference": ["max_rate", 1]}]}}}),
-        )
-        .unwrap();
+        );
         let said = form_sentence(&s, &f);
         assert_eq!(
             said,
