@@ -110,14 +110,7 @@ pub fn mutants(requirement: &str, formula: &Term) -> Vec<Mutant> {
         // Guard removal: drop a conjunct, or replace a mode/flag test by true.
         match t {
             Term::App(Op::And, args) => {
-                for (i, a) in args.iter().enumerate() {
-                    let mut rest = args.clone();
-                    rest.remove(i);
-                    let nt = if rest.len() == 1 {
-                        rest.remove(0)
-                    } else {
-                        Term::app(Op::And, rest)
-                    };
+                for (a, nt) in without_each(Op::And, args) {
                     push(
                         Category::GuardRemoval,
                         format!("trigger without `{}`", logic::print::term(a)),
@@ -133,14 +126,7 @@ pub fn mutants(requirement: &str, formula: &Term) -> Vec<Mutant> {
         }
         // False-alarm suppression: drop a disjunct, or move a threshold so the trigger fires later.
         if let Term::App(Op::Or, args) = t {
-            for (i, a) in args.iter().enumerate() {
-                let mut rest = args.clone();
-                rest.remove(i);
-                let nt = if rest.len() == 1 {
-                    rest.remove(0)
-                } else {
-                    Term::app(Op::Or, rest)
-                };
+            for (a, nt) in without_each(Op::Or, args) {
                 push(
                     Category::FalseAlarmSuppression,
                     format!("trigger no longer fires on `{}`", logic::print::term(a)),
@@ -168,6 +154,23 @@ pub fn mutants(requirement: &str, formula: &Term) -> Vec<Mutant> {
         rebuild(trigger.as_ref(), &Term::not(response.clone())),
     );
     out
+}
+
+/// For each argument of `op` applied to `args`: the argument, and `op` applied to the
+/// others (the one left alone when just one is left).
+fn without_each(op: Op, args: &[Term]) -> Vec<(&Term, Term)> {
+    (0..args.len())
+        .map(|i| {
+            let mut rest = args.to_vec();
+            rest.remove(i);
+            let without = if rest.len() == 1 {
+                rest.remove(0)
+            } else {
+                Term::app(op, rest)
+            };
+            (&args[i], without)
+        })
+        .collect()
 }
 
 /// Numeric literal plus/minus one unit.
