@@ -78,15 +78,7 @@ struct QuestionsFile {
 /// Reads a questions file (TOML with `[[questions]]`).
 pub fn load_questions(text: &str, name: &str) -> Result<Vec<Question>, logic::Diagnostics> {
     let file = logic::SourceFile::new(name, text);
-    toml::from_str::<QuestionsFile>(text)
-        .map(|q| q.questions)
-        .map_err(|e| {
-            let span = e
-                .span()
-                .map(|r| logic::Span::new(r.start, r.end))
-                .unwrap_or_default();
-            file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
-        })
+    crate::spec::read_toml::<QuestionsFile>(&file, None).map(|q| q.questions)
 }
 
 /// The problems of a list of questions, one per line: an id used twice, an

@@ -571,20 +571,12 @@ pub fn load_candidates(
     name: &str,
 ) -> Result<Vec<(String, Vec<String>)>, logic::Diagnostics> {
     let file = logic::SourceFile::new(name, text);
-    toml::from_str::<CandidatesFile>(text)
-        .map(|f| {
-            f.requirements
-                .into_iter()
-                .map(|s| (s.id, s.candidates))
-                .collect()
-        })
-        .map_err(|e| {
-            let span = e
-                .span()
-                .map(|r| logic::Span::new(r.start, r.end))
-                .unwrap_or_default();
-            file.locate_all(&[logic::Diagnostic::error(span, e.message().to_string())])
-        })
+    crate::spec::read_toml::<CandidatesFile>(&file, None).map(|f| {
+        f.requirements
+            .into_iter()
+            .map(|s| (s.id, s.candidates))
+            .collect()
+    })
 }
 
 /// Why `vera equiv`'s candidate sets could not be partitioned.

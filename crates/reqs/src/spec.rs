@@ -395,19 +395,30 @@ pub fn load(path: &std::path::Path) -> Result<Spec, LoadError> {
 
 /// Checks a TOML spec held in memory.
 pub fn parse_spec(file: SourceFile) -> Result<Spec, Diagnostics> {
-    let raw: RawSpec = match toml::from_str(file.text()) {
-        Ok(r) => r,
-        Err(e) => {
-            let span = e
-                .span()
-                .map(|r| Span::new(r.start, r.end))
-                .unwrap_or_default();
-            let msg = e.message().to_string();
-            return Err(file.locate_all(&[Diagnostic::error(span, msg)
-                .with_hint("see docs/spec-format.md for the fields of each table")]));
-        }
-    };
+    let raw: RawSpec = read_toml(
+        &file,
+        Some("see docs/spec-format.md for the fields of each table"),
+    )?;
     Loader::new(&file).load(raw, None)
+}
+
+/// Reads the TOML text of `file`; what does not read (TOML syntax, or a table that does
+/// not fit `T`) is one diagnostic located in the file, with `hint` when one is given.
+pub(crate) fn read_toml<T: serde::de::DeserializeOwned>(
+    file: &SourceFile,
+    hint: Option<&str>,
+) -> Result<T, Diagnostics> {
+    toml::from_str(file.text()).map_err(|e| {
+        let span = e
+            .span()
+            .map(|r| Span::new(r.start, r.end))
+            .unwrap_or_default();
+        let d = Diagnostic::error(span, e.message().to_string());
+        file.locate_all(&[match hint {
+            Some(h) => d.with_hint(h),
+            None => d,
+        }])
+    })
 }
 
 /// Reads requirements from a CSV over the schema (enums, variables, domain) of a TOML
@@ -649,13 +660,7 @@ pub fn parse_csv_with(
     csv_file: &SourceFile,
     columns: &CsvColumns,
 ) -> Result<Spec, Diagnostics> {
-    let mut raw: RawSpec = toml::from_str(schema.text()).map_err(|e| {
-        let span = e
-            .span()
-            .map(|r| Span::new(r.start, r.end))
-            .unwrap_or_default();
-        schema.locate_all(&[Diagnostic::error(span, e.message().to_string())])
-    })?;
+    let mut raw: RawSpec = read_toml(&schema, None)?;
     raw.requirements.clear();
     let diags = quote_problems(csv_file.text());
     if !diags.is_empty() {

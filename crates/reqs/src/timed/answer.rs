@@ -9,7 +9,7 @@
 //! a pattern as the keys a spec file would hold.
 
 use super::{Pattern, Scope, TimeBase, Timing, Trigger};
-use crate::spec::{Loader, RawTimed, Spec};
+use crate::spec::{read_toml, Loader, RawTimed, Spec};
 use logic::source::{Diagnostic, Diagnostics, SourceFile, Span};
 use serde::Deserialize;
 use toml::Spanned;
@@ -117,19 +117,8 @@ pub fn parse_pattern(spec: &Spec, keys: &[(String, KeyValue)]) -> Result<Pattern
     if !diags.is_empty() {
         return Err(file.locate_all(&diags));
     }
-    let raw: Wrapper = match toml::from_str(&text) {
-        Ok(r) => r,
-        Err(e) => {
-            let span = e
-                .span()
-                .map(|r| Span::new(r.start, r.end))
-                .unwrap_or_default();
-            return Err(
-                file.locate_all(&[Diagnostic::error(span, e.message().to_string())
-                    .with_hint(format!("the keys are {}", KEYS.join(", ")))]),
-            );
-        }
-    };
+    let hint = format!("the keys are {}", KEYS.join(", "));
+    let raw: Wrapper = read_toml(&file, Some(&hint))?;
     let mut loader = Loader::new(&file);
     match loader.pattern(&raw.timed, tb, &spec.context) {
         Some(p) => Ok(p),
