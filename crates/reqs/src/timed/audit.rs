@@ -17,6 +17,7 @@
 //!   rt horizon, each set found by the realizability audit's exists-forall loop with the
 //!   prefix as the environment's choice.
 
+use super::dense::system::subst;
 use super::trace;
 use super::unroll::{at, split_name, unroll, var_at, Unrolled};
 use super::TimeBase;
@@ -1177,25 +1178,6 @@ fn with_first_state(
         },
         other => other,
     })
-}
-
-/// The term with the variables in `map` replaced by their terms.
-fn subst(t: &Term, map: &std::collections::HashMap<logic::Symbol, Term>) -> Term {
-    match t {
-        Term::Var(n, _) => map.get(n).cloned().unwrap_or_else(|| t.clone()),
-        Term::App(op, args) => Term::App(*op, args.iter().map(|a| subst(a, map)).collect()),
-        Term::Call(f, args, s) => Term::Call(
-            f.clone(),
-            args.iter().map(|a| subst(a, map)).collect(),
-            s.clone(),
-        ),
-        Term::Let(b, body) => Term::Let(
-            b.iter().map(|(n, v)| (n.clone(), subst(v, map))).collect(),
-            Box::new(subst(body, map)),
-        ),
-        Term::Named(inner, n) => Term::Named(Box::new(subst(inner, map)), n.clone()),
-        other => other.clone(),
-    }
 }
 
 /// "`x` keeps its step-0 value at the steps of `range`" (with `upto`, only at steps
