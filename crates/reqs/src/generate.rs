@@ -127,11 +127,12 @@ pub fn spec_text(n: usize) -> String {
 }
 
 /// A small deterministic generator (splitmix64), so that specs are reproducible
-/// without a dependency.
-struct Mix(u64);
+/// without a dependency. The state is the seed to start from.
+pub(crate) struct Mix(pub(crate) u64);
 
 impl Mix {
-    fn next(&mut self) -> u64 {
+    /// The next number.
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -140,7 +141,7 @@ impl Mix {
     }
 
     /// A number in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 }
