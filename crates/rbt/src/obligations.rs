@@ -166,40 +166,34 @@ pub fn of_requirement(p: &Problem, r: &Requirement, boundaries: bool) -> Vec<Obl
         ));
     }
     if boundaries {
-        for (k, o) in tconds.iter().enumerate() {
-            for (point, step, outcome, offset) in boundary_points(p, o, false) {
-                out.push(ob(
-                    format!("T{}@{}", k + 1, point.name()),
-                    Kind::Boundary {
-                        part: Part::Trigger,
-                        index: k + 1,
-                        point,
-                        step,
-                        outcome,
-                    },
-                    Some(&o.atom),
-                    and(vec![offset, decides(&trigger, o)]),
-                ));
-            }
-        }
-        for (k, o) in rconds.iter().enumerate() {
-            let mentions_input = o.atom.free_vars().iter().any(|(n, _)| p.roles.is_input(n));
-            if !mentions_input {
-                continue;
-            }
-            for (point, step, outcome, offset) in boundary_points(p, o, true) {
-                out.push(ob(
-                    format!("R{}@{}", k + 1, point.name()),
-                    Kind::Boundary {
-                        part: Part::Response,
-                        index: k + 1,
-                        point,
-                        step,
-                        outcome,
-                    },
-                    Some(&o.atom),
-                    and(vec![trigger.clone(), offset, decides(&response, o)]),
-                ));
+        // The trigger's conditions at every boundary point; the response's that read an
+        // input at the points where they hold, under the trigger.
+        let parts = [
+            (Part::Trigger, "T", &tconds, &trigger, Term::Bool(true)),
+            (Part::Response, "R", &rconds, &response, trigger.clone()),
+        ];
+        for (part, letter, conds, whole, under) in parts {
+            let holding_only = part == Part::Response;
+            for (k, o) in conds.iter().enumerate() {
+                let mentions_input = || o.atom.free_vars().iter().any(|(n, _)| p.roles.is_input(n));
+                if holding_only && !mentions_input() {
+                    continue;
+                }
+                for (point, step, outcome, offset) in boundary_points(p, o, holding_only) {
+                    out.push(ob(
+                        format!("{letter}{}@{}", k + 1, point.name()),
+                        Kind::Boundary {
+                            part,
+                            index: k + 1,
+                            point,
+                            step,
+                            outcome,
+                        },
+                        Some(&o.atom),
+                        // `and` drops the trigger part's `true`.
+                        and(vec![under.clone(), offset, decides(whole, o)]),
+                    ));
+                }
             }
         }
     }
