@@ -8,6 +8,7 @@
 //! variables a requirement, the ratio of Ultimate's industrial examples: `deploy.req`
 //! has 120 variables for 84 requirements, `PCU_B_sample2.req` 101 for 109).
 
+use crate::generate::Mix;
 use std::fmt::Write as _;
 
 /// Boolean inputs and outputs of the shared schema.
@@ -30,22 +31,6 @@ pub enum Shape {
     /// outputs, a Real and an Int input of its own, and two Boolean mode inputs read
     /// by every component.
     Components,
-}
-
-struct Mix(u64);
-
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// The variables one requirement may read and the outputs it may constrain.
